@@ -1,0 +1,38 @@
+# Two entry points for a bare machine with python3: `make fuzz` and `make test`.
+PYTHON ?= python3
+VENV   := .venv
+PY     := $(VENV)/bin/python
+STAMP  := $(VENV)/.installed
+MAX_TIME ?= 60
+export HYPOTHESIS_PROFILE ?= ci
+
+.PHONY: fuzz test lint bench coverage clean
+
+$(STAMP): pyproject.toml
+	$(PYTHON) -m venv $(VENV)
+	$(PY) -m pip install --quiet --upgrade pip
+	$(PY) -m pip install --quiet -e '.[test,impls]'
+	touch $(STAMP)
+
+## The main job: a bounded fuzz campaign over every target against urllib.parse.
+fuzz: $(STAMP)
+	$(VENV)/bin/pctfuzz fuzz --max-time $(MAX_TIME)
+
+## The whole suite under the derandomized `ci` Hypothesis profile, then lint and types.
+test: $(STAMP)
+	$(PY) -m pytest
+	$(VENV)/bin/ruff check src tests harness benchmarks
+	$(VENV)/bin/mypy src
+
+lint: $(STAMP)
+	$(VENV)/bin/ruff check src tests harness benchmarks
+	$(VENV)/bin/mypy src
+
+bench: $(STAMP)
+	$(PY) benchmarks/bench_reference.py
+
+coverage: $(STAMP)
+	$(VENV)/bin/pctfuzz coverage
+
+clean:
+	rm -rf $(VENV) .hypothesis .pytest_cache .mypy_cache .ruff_cache htmlcov .coverage

@@ -1,0 +1,145 @@
+"""The ``pctfuzz`` command.
+
+Exit codes (the same for every subcommand):
+  0  success; for fuzz/replay: nothing new / nothing reproduces
+  1  fuzz: a new finding was saved; replay: at least one input reproduces
+  2  usage error or unusable input (unknown set or encoding, malformed file, ...)
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import sys
+from collections.abc import Sequence
+
+from . import __version__
+from .errors import PctfuzzError
+from .reference import percent_decode, percent_encode
+from .sets import ALIASES, SETS
+
+EXIT_OK = 0
+EXIT_FOUND = 1
+EXIT_USAGE = 2
+
+#: Largest TEXT or stdin the encode/decode commands accept, in bytes.
+MAX_INPUT_BYTES = 256 * 1024 * 1024
+
+#: Modules that add more subcommands; each has ``add_command(subparsers)`` which sets
+#: ``func`` (args -> exit code) on its parser.
+COMMAND_MODULES: tuple[str, ...] = (
+    # one line per module in pctfuzz/commands/
+)
+
+
+class _Parser(argparse.ArgumentParser):
+    """argparse, but usage errors are one line and exit 2."""
+
+    def error(self, message: str) -> None:  # type: ignore[override]
+        self.exit(EXIT_USAGE, f"{self.prog}: error: {message}\n")
+
+
+def _read_input(text: str | None, as_bytes: bool) -> str | bytes:
+    """TEXT if given, else all of stdin without one trailing newline."""
+    if text is not None:
+        data = text.encode("utf-8", "surrogateescape")
+    else:
+        data = sys.stdin.buffer.read(MAX_INPUT_BYTES + 1)
+        if data.endswith(b"\n"):
+            data = data[:-2] if data.endswith(b"\r\n") else data[:-1]
+    if len(data) > MAX_INPUT_BYTES:
+        raise PctfuzzError(f"input is larger than {MAX_INPUT_BYTES} bytes")
+    if as_bytes:
+        return data
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise PctfuzzError(
+            f"input is not valid UTF-8 at byte {exc.start}; use --bytes to encode raw bytes"
+        ) from None
+
+
+def _cmd_encode(args: argparse.Namespace) -> int:
+    value = _read_input(args.text, args.bytes)
+    plus = True if args.plus else None
+    sys.stdout.write(
+        percent_encode(value, args.set, encoding=args.encoding, space_as_plus=plus) + "\n"
+    )
+    return EXIT_OK
+
+
+def _cmd_decode(args: argparse.Namespace) -> int:
+    value = _read_input(args.text, True)
+    if args.plus:
+        value = value.replace(b"+", b" ")
+    decoded = percent_decode(value)
+    if args.bytes:
+        sys.stdout.buffer.write(decoded)
+        sys.stdout.flush()
+    else:
+        sys.stdout.write(decoded.decode("utf-8", "replace") + "\n")
+    return EXIT_OK
+
+
+def _cmd_sets(args: argparse.Namespace) -> int:
+    aliases: dict[str, list[str]] = {}
+    for alias, name in ALIASES.items():
+        aliases.setdefault(name, []).append(alias)
+    width = max(map(len, SETS))
+    for name, pes in SETS.items():
+        extra = f" (alias: {', '.join(aliases[name])})" if name in aliases else ""
+        print(f"{name:<{width}}  {pes.description}{extra}")
+        if args.verbose:
+            print(f"{'':<{width}}  source: {pes.source}")
+            print(f"{'':<{width}}  printable ASCII left as is: {pes.printable_safe!r}")
+    return EXIT_OK
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = _Parser(
+        prog="pctfuzz",
+        description="Reference URL percent-encoder, property checks and fuzzing harness.",
+        epilog="Exit codes: 0 ok / nothing new, 1 finding or reproduction, 2 usage or input error.",
+    )
+    parser.add_argument("--version", action="version", version=f"pctfuzz {__version__}")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
+    sub.required = True
+
+    enc = sub.add_parser("encode", help="percent-encode TEXT (or stdin)")
+    enc.add_argument("text", nargs="?", metavar="TEXT", help="text to encode; stdin if absent")
+    enc.add_argument("--set", default="component", metavar="NAME", help="percent-encode set")
+    enc.add_argument("--encoding", default="utf-8", metavar="LABEL", help="WHATWG label")
+    enc.add_argument("--plus", action="store_true", help="write space as + (spaceAsPlus)")
+    enc.add_argument("--bytes", action="store_true", help="encode the raw input bytes")
+    enc.set_defaults(func=_cmd_encode)
+
+    dec = sub.add_parser("decode", help="percent-decode TEXT (or stdin)")
+    dec.add_argument("text", nargs="?", metavar="TEXT", help="text to decode; stdin if absent")
+    dec.add_argument("--plus", action="store_true", help="read + as space first (form style)")
+    dec.add_argument("--bytes", action="store_true", help="write the raw decoded bytes")
+    dec.set_defaults(func=_cmd_decode)
+
+    sets = sub.add_parser("sets", help="list the percent-encode sets")
+    sets.add_argument("-v", "--verbose", action="store_true", help="show sources and safe chars")
+    sets.set_defaults(func=_cmd_sets)
+
+    for module in COMMAND_MODULES:
+        importlib.import_module(module).add_command(sub)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    try:
+        code: int = args.func(args)
+    except PctfuzzError as exc:
+        print(f"pctfuzz {args.command}: error: {exc}", file=sys.stderr)
+        return EXIT_USAGE
+    except KeyboardInterrupt:
+        return 130
+    return code
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,1 @@
+"""Subcommands beyond encode/decode/sets; each module has ``add_command(subparsers)``."""
