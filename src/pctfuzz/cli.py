@@ -29,6 +29,9 @@ MAX_INPUT_BYTES = 256 * 1024 * 1024
 #: ``func`` (args -> exit code) on its parser.
 COMMAND_MODULES: tuple[str, ...] = (
     # one line per module in pctfuzz/commands/
+    "pctfuzz.commands.fuzz",
+    "pctfuzz.commands.coverage",
+    "pctfuzz.commands.divergences",
 )
 
 
@@ -42,7 +45,14 @@ class _Parser(argparse.ArgumentParser):
 def _read_input(text: str | None, as_bytes: bool) -> str | bytes:
     """TEXT if given, else all of stdin without one trailing newline."""
     if text is not None:
-        data = text.encode("utf-8", "surrogateescape")
+        # The OS hands argv over with undecodable bytes as U+DC80-U+DCFF
+        # (surrogateescape): turn them back into the bytes that were typed.
+        try:
+            data = text.encode("utf-8", "surrogateescape")
+        except UnicodeEncodeError as exc:
+            raise PctfuzzError(
+                f"TEXT is not valid UTF-8: lone surrogate at index {exc.start}"
+            ) from None
     else:
         data = sys.stdin.buffer.read(MAX_INPUT_BYTES + 1)
         if data.endswith(b"\n"):

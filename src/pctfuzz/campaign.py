@@ -1,0 +1,255 @@
+"""Bounded fuzzing campaigns: atheris targets as libFuzzer subprocesses.
+
+``run_campaign`` gives each target an equal share of ``max_time * jobs`` seconds,
+runs up to ``jobs`` targets at once, and reads libFuzzer's status lines to report
+progress. The harness processes run in record mode (see ``fuzzing.py``): findings
+are saved as they happen and fuzzing goes on. When libFuzzer itself stops on an
+input (per-input timeout, RSS limit, an uncaught error) the input is saved as a
+finding of kind timeout/oom/crash and the target restarts for the rest of its share.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from collections.abc import Callable, Sequence
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from .errors import PctfuzzError
+from .targets import TARGETS, get_target
+
+__all__ = ["CampaignResult", "TargetStats", "default_harness_dir", "run_campaign"]
+
+_STATUS = re.compile(
+    r"^#(?P<execs>\d+)\s+(?P<event>\w+)\s+cov: (?P<cov>\d+) ft: (?P<ft>\d+) "
+    r"corp: (?P<units>\d+)/(?P<size>\S+).*?exec/s: (?P<eps>\d+)"
+)
+_FINDING = re.compile(r"^pctfuzz: (?P<word>NEW|KNOWN) FINDING (?P<kind>\S+) (?P<id>\S+)")
+_ARTIFACT = re.compile(r"Test unit written to (?P<path>\S+)")
+_DEATH = (
+    ("timeout", re.compile(r"ERROR: libFuzzer: timeout")),
+    ("oom", re.compile(r"ERROR: libFuzzer: (out-of-memory|malloc)")),
+    ("crash", re.compile(r"ERROR: libFuzzer: |=== Uncaught Python exception")),
+)
+
+
+@dataclass
+class TargetStats:
+    """What one target did during the campaign (summed over restarts)."""
+
+    target: str
+    seconds: float = 0.0
+    execs: int = 0
+    exec_per_s: int = 0
+    initial_cov: int | None = None  # libFuzzer's cov: once the seed corpus is loaded
+    cov: int = 0
+    ft: int = 0
+    corpus_units: int = 0
+    new_findings: list[str] = field(default_factory=list)
+    known_findings: list[str] = field(default_factory=list)
+    restarts: int = 0
+    errors: list[str] = field(default_factory=list)
+
+    @property
+    def findings(self) -> int:
+        return len(self.new_findings) + len(self.known_findings)
+
+
+@dataclass
+class CampaignResult:
+    stats: list[TargetStats]
+    seconds: float
+
+    @property
+    def new_findings(self) -> list[str]:
+        return [f for s in self.stats for f in s.new_findings]
+
+    def summary(self) -> str:
+        """The end-of-campaign table."""
+        head = ("target", "secs", "execs", "exec/s", "cov0", "cov", "ft", "corpus", "new",
+                "known")
+        rows = [
+            (s.target, f"{s.seconds:.0f}", str(s.execs), str(s.exec_per_s),
+             str(s.initial_cov or 0), str(s.cov),
+             str(s.ft), str(s.corpus_units), str(len(s.new_findings)),
+             str(len(s.known_findings)))
+            for s in self.stats
+        ]
+        widths = [max(len(r[i]) for r in [head, *rows]) for i in range(len(head))]
+        lines = ["  ".join(c.rjust(w) if i else c.ljust(w) for i, (c, w) in
+                           enumerate(zip(row, widths, strict=True))) for row in [head, *rows]]
+        lines.insert(1, "  ".join("-" * w for w in widths))
+        new = self.new_findings
+        lines.append(f"{len(new)} new finding(s) in {self.seconds:.0f} s"
+                     + (": " + ", ".join(new) if new else ""))
+        return "\n".join(lines)
+
+
+def default_harness_dir() -> Path:
+    """``./harness`` when run from the project, else the one beside the source tree."""
+    here = Path.cwd() / "harness"
+    if here.is_dir():
+        return here
+    return Path(__file__).resolve().parents[2] / "harness"
+
+
+def _command(target: str, harness: Path, corpus: Path, seconds: int, artifacts: Path,
+             timeout: int, rss_limit_mb: int, extra: Sequence[str]) -> list[str]:
+    cmd = [
+        sys.executable,
+        str(harness / f"fuzz_{target}.py"),
+        str(corpus / target),
+        f"-max_total_time={seconds}",
+        f"-timeout={timeout}",
+        f"-rss_limit_mb={rss_limit_mb}",
+        f"-artifact_prefix={artifacts}/",
+        "-max_len=4096",
+        "-print_final_stats=1",
+    ]
+    dictionary = harness / f"{target}.dict"
+    if dictionary.is_file():
+        cmd.append(f"-dict={dictionary}")
+    return [*cmd, *extra]
+
+
+def _run_target(target: str, seconds: float, *, harness: Path, corpus: Path, findings: Path,
+                impl: str, timeout: int, rss_limit_mb: int, extra: Sequence[str],
+                progress: Callable[[TargetStats], None] | None) -> TargetStats:
+    stats = TargetStats(target)
+    deadline = time.monotonic() + seconds
+    started = time.monotonic()
+    (corpus / target).mkdir(parents=True, exist_ok=True)
+    findings.mkdir(parents=True, exist_ok=True)
+    env = dict(os.environ, PCTFUZZ_FINDINGS=str(findings), PCTFUZZ_CORPUS=str(corpus),
+               PCTFUZZ_IMPL=impl, PYTHONUNBUFFERED="1")
+    base_execs = 0
+    while (left := deadline - time.monotonic()) >= 2:
+        with tempfile.TemporaryDirectory(prefix=f"pctfuzz-{target}-") as artifacts:
+            cmd = _command(target, harness, corpus, int(left), Path(artifacts), timeout,
+                           rss_limit_mb, extra)
+            death, artifact, run_execs = _watch(cmd, env, stats, base_execs, progress)
+            base_execs += run_execs
+            if death is None:
+                break
+            stats.restarts += 1
+            _record_death(target, death, artifact, impl, findings, corpus, stats)
+    stats.seconds = time.monotonic() - started
+    stats.execs = base_execs
+    if stats.seconds > 0:
+        stats.exec_per_s = int(stats.execs / stats.seconds)
+    return stats
+
+
+def _watch(cmd: list[str], env: dict[str, str], stats: TargetStats, base_execs: int,
+           progress: Callable[[TargetStats], None] | None) -> tuple[str | None, Path | None, int]:
+    """Run one libFuzzer process; returns (why it died or None, artifact, execs)."""
+    proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
+                            stdin=subprocess.DEVNULL, env=env, text=True, errors="replace")
+    assert proc.stderr is not None
+    death: str | None = None
+    artifact: Path | None = None
+    execs = 0
+    last_progress = 0.0
+    tail: list[str] = []
+    for line in proc.stderr:
+        line = line.rstrip("\n")
+        tail = [*tail[-30:], line]
+        if m := _STATUS.match(line):
+            execs = int(m["execs"])
+            if m["event"] == "INITED" and stats.initial_cov is None:
+                stats.initial_cov = int(m["cov"])
+            stats.execs = base_execs + execs
+            stats.exec_per_s = int(m["eps"])
+            stats.cov = max(stats.cov, int(m["cov"]))
+            stats.ft = max(stats.ft, int(m["ft"]))
+            stats.corpus_units = int(m["units"])
+        elif m := _FINDING.match(line):
+            bucket = stats.new_findings if m["word"] == "NEW" else stats.known_findings
+            if m["id"] not in bucket:
+                bucket.append(m["id"])
+        elif m := _ARTIFACT.search(line):
+            artifact = Path(m["path"])
+        elif death is None:
+            for kind, pattern in _DEATH:
+                if pattern.search(line):
+                    death = kind
+                    break
+        if m2 := re.match(r"^stat::number_of_executed_units:\s+(\d+)", line):
+            execs = int(m2[1])
+        if progress and time.monotonic() - last_progress > 5:
+            last_progress = time.monotonic()
+            progress(stats)
+    code = proc.wait()
+    if code != 0 and death is None:
+        death = "crash"
+        stats.errors.append(f"exit {code}: " + " | ".join(tail[-5:]))
+    return death, artifact, execs
+
+
+def _record_death(target: str, kind: str, artifact: Path | None, impl: str, findings: Path,
+                  corpus: Path, stats: TargetStats) -> None:
+    """Save the input libFuzzer stopped on as a finding (timeout / oom / crash)."""
+    from .store import Corpus, FindingStore, new_stop_finding
+
+    if artifact is None or not artifact.is_file():
+        stats.errors.append(f"{kind} without an input file")
+        return
+    data = artifact.read_bytes()
+    tgt = get_target(target)
+    finding = new_stop_finding(target=tgt, kind=kind, raw_input=data,
+                               impl=impl if tgt.differential else None)
+    stored, is_new = FindingStore(findings).record(finding)
+    Corpus(corpus).add(target, data)
+    (stats.new_findings if is_new else stats.known_findings).append(stored.id)
+
+
+def run_campaign(
+    targets: Sequence[str] = (),
+    *,
+    max_time: float = 60,
+    jobs: int | None = None,
+    impl: str = "urllib",
+    corpus: Path = Path("corpus"),
+    findings: Path = Path("findings"),
+    harness: Path | None = None,
+    timeout: int = 5,
+    rss_limit_mb: int = 2048,
+    libfuzzer_args: Sequence[str] = (),
+    progress: Callable[[TargetStats], None] | None = None,
+) -> CampaignResult:
+    """Fuzz ``targets`` (default: all) for about ``max_time`` seconds of wall time."""
+    names = list(targets) or list(TARGETS)
+    for name in names:
+        get_target(name)
+    if max_time <= 0:
+        raise PctfuzzError(f"--max-time must be positive, not {max_time}")
+    jobs = max(1, jobs or os.cpu_count() or 1)
+    harness = harness or default_harness_dir()
+    missing = [n for n in names if not (harness / f"fuzz_{n}.py").is_file()]
+    if missing:
+        raise PctfuzzError(f"no harness script for {', '.join(missing)} in {harness}")
+    share = max(4.0, max_time * min(jobs, len(names)) / len(names))
+    started = time.monotonic()
+    lock = threading.Lock()
+
+    def report(stats: TargetStats) -> None:
+        if progress:
+            with lock:
+                progress(stats)
+
+    with ThreadPoolExecutor(max_workers=min(jobs, len(names))) as pool:
+        futures = [
+            pool.submit(_run_target, name, share, harness=harness, corpus=corpus,
+                        findings=findings, impl=impl, timeout=timeout,
+                        rss_limit_mb=rss_limit_mb, extra=libfuzzer_args, progress=report)
+            for name in names
+        ]
+        stats = [f.result() for f in futures]
+    return CampaignResult(stats, time.monotonic() - started)

@@ -1,0 +1,270 @@
+"""Fuzz targets: a name, a case type, a stable byte format, a strategy and a check.
+
+A target is written once and run by every driver (DESIGN.md "The one idea"):
+Hypothesis draws cases from ``strategy()``, atheris builds them from raw bytes with
+``from_bytes``, replay rebuilds them from a finding's JSON; all call ``check``.
+
+Byte formats (stable: corpus files and findings' raw inputs depend on them; the
+tables ``FUZZ_SETS`` and ``FUZZ_ENCODINGS`` only ever grow at the end):
+
+``encode`` / ``diff_encode``  ``[flags][encoding][payload...]``
+    flags bit 7: payload is bytes (else text); bit 6: space_as_plus;
+    bits 0-5: index into ``FUZZ_SETS`` (modulo its length).
+    encoding: < 0x80 -> UTF-8, else ``FUZZ_ENCODINGS[byte % len]``.
+``decode`` / ``diff_decode`` and ``form_parse`` / ``diff_form_parse``  ``[flags][payload...]``
+    flags bit 0: payload is text (else bytes).
+``form`` / ``diff_form``  ``[encoding][len][name][len][value]...``
+    lengths are one byte (0-255) of UTF-8 bytes; a truncated last field takes
+    what is there.
+Text payloads are UTF-8 with lone surrogates allowed (``surrogatepass``); bytes that
+are not such UTF-8 are decoded with U+FFFD replacement, so every byte string is a case.
+Missing header bytes read as 0.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Iterator, Mapping
+from dataclasses import dataclass
+from types import MappingProxyType
+from typing import TYPE_CHECKING, Any, cast
+
+from .cases import Case, DecodeCase, EncodeCase, FormCase, FormParseCase
+from .encoding import lookup
+from .errors import PctfuzzError
+from .sets import get_set
+
+if TYPE_CHECKING:
+    from hypothesis.strategies import SearchStrategy
+
+__all__ = [
+    "FUZZ_ENCODINGS",
+    "FUZZ_SETS",
+    "TARGETS",
+    "Target",
+    "get_target",
+]
+
+#: Set names by byte index. Append only.
+FUZZ_SETS: tuple[str, ...] = (
+    "c0-control",
+    "fragment",
+    "query",
+    "special-query",
+    "path",
+    "userinfo",
+    "component",
+    "application/x-www-form-urlencoded",
+    "rfc3986-unreserved",
+    "rfc3986-pchar",
+    "rfc3986-query",
+    "encodeURIComponent",
+    "encodeURI",
+    "data-uri",
+    "query-value",
+)
+
+#: Encoding labels (canonical names) by byte index. Append only.
+FUZZ_ENCODINGS: tuple[str, ...] = (
+    "UTF-8",
+    "Shift_JIS",
+    "EUC-JP",
+    "ISO-2022-JP",
+    "EUC-KR",
+    "Big5",
+    "gb18030",
+    "GBK",
+    "windows-1252",
+    "windows-1251",
+    "ISO-8859-2",
+    "KOI8-R",
+    "x-user-defined",
+)
+
+_TARGET_NAME = re.compile(r"^[A-Za-z0-9_-]+$")
+
+
+def _text(payload: bytes) -> str:
+    try:
+        return payload.decode("utf-8", "surrogatepass")
+    except UnicodeDecodeError:
+        return payload.decode("utf-8", "replace")
+
+
+def _text_bytes(text: str) -> bytes:
+    return text.encode("utf-8", "surrogatepass")
+
+
+def _encoding_from_byte(byte: int) -> str:
+    """Header byte -> label: below 0x80 is UTF-8 (half of all inputs), else the table."""
+    return "UTF-8" if byte < 0x80 else FUZZ_ENCODINGS[byte % len(FUZZ_ENCODINGS)]
+
+
+def _encoding_to_byte(label: str) -> int:
+    """Inverse of ``_encoding_from_byte``: the smallest byte that selects ``label``."""
+    name = lookup(label).name
+    if name not in FUZZ_ENCODINGS:
+        raise PctfuzzError(f"encoding {label!r} has no byte in the fuzz format")
+    if name == "UTF-8":
+        return 0
+    return 0x80 + (FUZZ_ENCODINGS.index(name) - 0x80) % len(FUZZ_ENCODINGS)
+
+
+# --- encode ------------------------------------------------------------------------------
+def encode_from_bytes(data: bytes) -> EncodeCase:
+    flags = data[0] if data else 0
+    enc = data[1] if len(data) > 1 else 0
+    payload = data[2:]
+    value: str | bytes = payload if flags & 0x80 else _text(payload)
+    return EncodeCase(
+        value,
+        FUZZ_SETS[(flags & 0x3F) % len(FUZZ_SETS)],
+        _encoding_from_byte(enc),
+        bool(flags & 0x40),
+    )
+
+
+def encode_to_bytes(case: EncodeCase) -> bytes:
+    flags = FUZZ_SETS.index(get_set(case.set_name).name)
+    flags |= 0x40 if case.space_as_plus else 0
+    enc = _encoding_to_byte(case.encoding)
+    if isinstance(case.value, bytes):
+        return bytes([flags | 0x80, enc]) + case.value
+    return bytes([flags, enc]) + _text_bytes(case.value)
+
+
+# --- decode and form-parse: one flag byte then the payload ---------------------------------
+def _flagged_value(data: bytes) -> str | bytes:
+    payload = data[1:]
+    return _text(payload) if data and data[0] & 1 else payload
+
+
+def _flag_and_value(value: str | bytes) -> bytes:
+    return b"\x00" + value if isinstance(value, bytes) else b"\x01" + _text_bytes(value)
+
+
+def decode_from_bytes(data: bytes) -> DecodeCase:
+    return DecodeCase(_flagged_value(data))
+
+
+def decode_to_bytes(case: DecodeCase) -> bytes:
+    return _flag_and_value(case.value)
+
+
+def form_parse_from_bytes(data: bytes) -> FormParseCase:
+    return FormParseCase(_flagged_value(data))
+
+
+def form_parse_to_bytes(case: FormParseCase) -> bytes:
+    return _flag_and_value(case.text)
+
+
+# --- form serializer: length-prefixed names and values -------------------------------------
+def form_from_bytes(data: bytes) -> FormCase:
+    encoding = _encoding_from_byte(data[0] if data else 0)
+    fields: list[str] = []
+    pos = 1
+    while pos < len(data):
+        size = data[pos]
+        fields.append(_text(data[pos + 1 : pos + 1 + size]))
+        pos += 1 + size
+    if len(fields) % 2:
+        fields.append("")
+    pairs = tuple(zip(fields[0::2], fields[1::2], strict=True))
+    return FormCase(pairs, encoding)
+
+
+def form_to_bytes(case: FormCase) -> bytes:
+    out = bytearray([_encoding_to_byte(case.encoding)])
+    for name, value in case.pairs:
+        for item in (name, value):
+            raw = _text_bytes(item)
+            if len(raw) > 255:
+                raise PctfuzzError("form fields longer than 255 UTF-8 bytes have no byte format")
+            out.append(len(raw))
+            out += raw
+    return bytes(out)
+
+
+# --- the registry --------------------------------------------------------------------------
+Check = Callable[[Any, Any], None]
+
+
+@dataclass(frozen=True)
+class Target:
+    """One fuzz target. ``check(case, impl)`` raises ``Violation``/``Divergence`` on a
+    failure; ``impl`` is the implementation under test (ignored unless ``differential``)."""
+
+    name: str
+    description: str
+    case_type: type
+    from_bytes: Callable[[bytes], Any]
+    to_bytes: Callable[[Any], bytes]
+    strategy_name: str
+    check_name: str
+    differential: bool
+
+    def __post_init__(self) -> None:
+        if not _TARGET_NAME.match(self.name):
+            raise ValueError(f"target name {self.name!r}: letters, digits, _ and - only")
+
+    def check(self, case: Case, impl: Any = None) -> None:
+        """Run the shared check (imported lazily so the harness loads only what it runs).
+
+        ``impl``: for a differential target, the implementation under test (an
+        ``oracles`` adapter); for an invariant target, the ``properties.Codec`` whose
+        invariants are checked (default: the reference; ``faults`` are wrong on purpose).
+        """
+        if self.differential:
+            from . import differential
+
+            cast(Check, getattr(differential, self.check_name))(case, impl)
+        else:
+            from . import properties
+
+            codec = properties.REFERENCE if impl is None else impl
+            cast(Check, getattr(properties, self.check_name))(case, codec)
+
+    def strategy(self) -> SearchStrategy[Any]:
+        """The Hypothesis strategy for this target's cases."""
+        from . import strategies
+
+        return cast("SearchStrategy[Any]", getattr(strategies, self.strategy_name)())
+
+    def run_bytes(self, data: bytes, impl: Any = None) -> Case:
+        """Build the case from fuzzer bytes, check it, and return it."""
+        case = self.from_bytes(data)
+        self.check(case, impl)
+        return cast(Case, case)
+
+
+def _targets() -> Iterator[Target]:
+    kinds = (
+        ("encode", EncodeCase, encode_from_bytes, encode_to_bytes, "encode_cases", "check_encode",
+         "percent_encode over every set, encoding and spaceAsPlus"),
+        ("decode", DecodeCase, decode_from_bytes, decode_to_bytes, "decode_cases", "check_decode",
+         "percent_decode of arbitrary str/bytes"),
+        ("form", FormCase, form_from_bytes, form_to_bytes, "form_cases", "check_form",
+         "application/x-www-form-urlencoded serializer (and parse back)"),
+        ("form_parse", FormParseCase, form_parse_from_bytes, form_parse_to_bytes,
+         "form_parse_cases", "check_form_parse",
+         "application/x-www-form-urlencoded parser on arbitrary input"),
+    )
+    for name, case_type, from_bytes, to_bytes, strategy, check, what in kinds:
+        yield Target(name, f"invariants: {what}", case_type, from_bytes, to_bytes,
+                     strategy, check, differential=False)
+    for name, case_type, from_bytes, to_bytes, strategy, check, what in kinds:
+        yield Target(f"diff_{name}", f"differential vs --impl: {what}", case_type,
+                     from_bytes, to_bytes, strategy, check, differential=True)
+
+
+#: name -> target, invariant targets first.
+TARGETS: Mapping[str, Target] = MappingProxyType({t.name: t for t in _targets()})
+
+
+def get_target(name: str) -> Target:
+    """Look a target up by name; ``PctfuzzError`` listing the known ones otherwise."""
+    try:
+        return TARGETS[name]
+    except KeyError:
+        raise PctfuzzError(f"unknown target {name!r}; known: {', '.join(TARGETS)}") from None

@@ -1,0 +1,112 @@
+"""The atheris driver's parts that run without libFuzzer: minimization, failure
+classification, recording findings, and instrumenting the implementation under test."""
+
+from __future__ import annotations
+
+import base64
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from pctfuzz.cases import EncodeCase
+from pctfuzz.fuzzing import Recorder, classify, minimize
+from pctfuzz.store import FindingStore
+from pctfuzz.targets import TARGETS
+from pctfuzz.violations import Divergence, Violation
+
+
+def test_minimize_finds_the_shortest_failing_input() -> None:
+    data = b"xxxxxxxx~yyyyyyyyy~zzz"
+    assert minimize(data, lambda d: b"~" in d) == b"~"
+    assert minimize(data, lambda d: d.count(b"~") == 2) == b"~~"
+
+
+def test_minimize_keeps_the_input_when_nothing_smaller_fails() -> None:
+    assert minimize(b"abc", lambda d: d == b"abc") == b"abc"
+
+
+def test_minimize_is_bounded() -> None:
+    calls = 0
+
+    def slow(d: bytes) -> bool:
+        nonlocal calls
+        calls += 1
+        return True
+
+    minimize(b"x" * 10_000, slow, max_tries=50)
+    assert calls <= 50
+
+
+def test_classify() -> None:
+    violation = Violation("round-trip", None)
+    assert classify(violation) == ("violation", "round-trip", violation)
+    divergence = Divergence("encode", None, impl="urllib", expected="a", actual="b")
+    assert classify(divergence)[:2] == ("divergence", "encode")
+    boom = ValueError("boom")
+    crashed = Divergence("encode", None, impl="urllib", impl_error=boom)
+    assert classify(crashed) == ("crash", "encode", boom)
+    key_error = KeyError("x")
+    assert classify(key_error) == ("crash", None, key_error)
+
+
+def test_recorder_saves_one_minimized_finding_per_signature(tmp_path: Path) -> None:
+    from broken_impls import TildeEncodingUrllib
+
+    target = TARGETS["diff_encode"]
+    recorder = Recorder(target, TildeEncodingUrllib(), "broken_impls:TildeEncodingUrllib",
+                        tmp_path / "findings", tmp_path / "corpus")
+    inputs = [b"\x06\x00hello ~ world", b"\x06\x00~~~~", b"\x06\x00a~"]
+    for data in inputs:
+        try:
+            target.run_bytes(data, recorder.impl)
+        except Exception as exc:
+            recorder.record(data, exc)
+        else:
+            pytest.fail(f"{data!r} should diverge")
+    recorder.flush()
+
+    findings = list(FindingStore(tmp_path / "findings").iter_findings())
+    assert len(findings) == 1
+    finding = findings[0]
+    assert finding.kind == "divergence" and finding.hits == 3 and finding.minimized
+    case = finding.rebuild_case()
+    assert isinstance(case, EncodeCase) and case.value == "~"
+    assert finding.impl == "broken_impls:TildeEncodingUrllib"
+    # The original and the minimized input are both in the corpus, named by sha1.
+    corpus = sorted(p.read_bytes() for p in (tmp_path / "corpus" / "diff_encode").iterdir())
+    assert inputs[0] in corpus and base64.b64decode(finding.raw_input or "") in corpus
+
+
+def test_harness_instruments_urllib_parse(tmp_path: Path) -> None:
+    """atheris imports urllib.parse itself, so the driver must instrument it after the
+    fact: its functions' code objects change."""
+    script = (
+        "import atheris, urllib.parse as up\n"
+        "before = up.quote.__code__, up._Quoter.__missing__.__code__\n"
+        "from pctfuzz.fuzzing import instrument_modules\n"
+        "n = instrument_modules(['urllib.parse'])\n"
+        "after = up.quote.__code__, up._Quoter.__missing__.__code__\n"
+        "print(n, before[0] is not after[0], before[1] is not after[1])\n"
+    )
+    out = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True,
+                         check=True).stdout.split()
+    assert int(out[0]) > 20 and out[1:] == ["True", "True"]
+
+
+def test_finding_file_is_plain_json(tmp_path: Path) -> None:
+    target = TARGETS["encode"]
+    from pctfuzz.faults import FAULTS
+
+    recorder = Recorder(target, FAULTS["lowercase-hex"], "lowercase-hex", tmp_path, None)
+    data = b"\x06\x00\xc3\xa9"
+    with pytest.raises(Violation) as info:
+        target.run_bytes(data, recorder.impl)
+    recorder.record(data, info.value)
+    (path,) = tmp_path.glob("*.json")
+    record = json.loads(path.read_text("ascii"))
+    assert record["kind"] == "violation" and record["target"] == "encode"
+    # Minimized: one byte of the two-byte "é" is enough (U+FFFD also has hex letters).
+    assert record["case"]["value"] == {"text": "\ufffd"} and record["minimized"]

@@ -1,0 +1,102 @@
+"""Targets: the byte formats are total and lossless, and every target's check runs
+the shared invariant or differential check."""
+
+from __future__ import annotations
+
+import dataclasses
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from pctfuzz.cases import EncodeCase, FormCase
+from pctfuzz.encoding import lookup
+from pctfuzz.errors import PctfuzzError
+from pctfuzz.faults import FAULTS
+from pctfuzz.seeds import seed_cases
+from pctfuzz.targets import FUZZ_ENCODINGS, FUZZ_SETS, TARGETS, get_target
+from pctfuzz.violations import Divergence, Violation
+
+
+def _normalized(case: object) -> object:
+    """Cases as the byte format keeps them: canonical encoding names."""
+    if isinstance(case, EncodeCase | FormCase):
+        return dataclasses.replace(case, encoding=lookup(case.encoding).name)
+    return case
+
+
+def test_target_names_are_oss_fuzz_safe_and_paired() -> None:
+    names = list(TARGETS)
+    assert names == ["encode", "decode", "form", "form_parse",
+                     "diff_encode", "diff_decode", "diff_form", "diff_form_parse"]
+    assert all(TARGETS[f"diff_{n}"].differential for n in names[:4])
+    assert not any(TARGETS[n].differential for n in names[:4])
+
+
+def test_unknown_target_names_the_known_ones() -> None:
+    with pytest.raises(PctfuzzError, match="'nope'.*encode, decode"):
+        get_target("nope")
+
+
+@pytest.mark.parametrize("name", list(TARGETS))
+@given(data=st.binary(max_size=64))
+def test_every_byte_string_is_a_case(name: str, data: bytes) -> None:
+    target = TARGETS[name]
+    case = target.from_bytes(data)
+    assert isinstance(case, target.case_type)
+    # The case has a byte form, and that form decodes to the same case.
+    assert target.from_bytes(target.to_bytes(case)) == case
+
+
+@pytest.mark.parametrize("name", ["encode", "decode", "form", "form_parse"])
+def test_seed_cases_survive_the_byte_format(name: str) -> None:
+    target = TARGETS[name]
+    for case in seed_cases(target.case_type.type):
+        assert target.from_bytes(target.to_bytes(case)) == _normalized(case)
+
+
+def test_encode_format_is_stable() -> None:
+    """Pinned bytes: committed corpus files and findings depend on this layout."""
+    target = TARGETS["encode"]
+    assert target.from_bytes(b"") == EncodeCase("", "c0-control", "UTF-8", False)
+    assert target.from_bytes(b"\x06\x00a b") == EncodeCase("a b", "component", "UTF-8")
+    assert target.from_bytes(b"\x47\x00a b") == EncodeCase(
+        "a b", "application/x-www-form-urlencoded", "UTF-8", True)
+    assert target.from_bytes(b"\x86\x00\xff") == EncodeCase(b"\xff", "component", "UTF-8")
+    shift_jis = 0x80 + (1 - 0x80) % len(FUZZ_ENCODINGS)
+    assert target.from_bytes(bytes([3, shift_jis]) + "¥".encode()) == EncodeCase(
+        "¥", "special-query", "Shift_JIS")
+    assert FUZZ_SETS[6] == "component" and FUZZ_ENCODINGS[1] == "Shift_JIS"
+
+
+def test_form_format_is_length_prefixed() -> None:
+    target = TARGETS["form"]
+    assert target.from_bytes(b"\x00\x01a\x03b c\x01=") == FormCase(
+        (("a", "b c"), ("=", "")), "UTF-8")
+    with pytest.raises(PctfuzzError, match="255"):
+        target.to_bytes(FormCase((("x" * 300, ""),)))
+
+
+@pytest.mark.parametrize("name", list(TARGETS))
+def test_every_seed_passes_its_check(name: str) -> None:
+    target = TARGETS[name]
+    for case in seed_cases(target.case_type.type):
+        target.check(case, None)
+
+
+def test_invariant_target_catches_a_fault() -> None:
+    """An invariant target given a wrong codec reports a Violation."""
+    case = EncodeCase("a~b", "component")
+    TARGETS["encode"].check(case)  # the reference is fine
+    with pytest.raises(Violation):
+        TARGETS["encode"].check(case, FAULTS["tilde-encoded"])
+
+
+def test_differential_target_reports_a_broken_impl() -> None:
+    from broken_impls import TildeEncodingUrllib
+
+    case = EncodeCase("a~b", "component")
+    TARGETS["diff_encode"].check(case, None)  # urllib agrees with the reference here
+    with pytest.raises(Divergence) as info:
+        TARGETS["diff_encode"].check(case, TildeEncodingUrllib())
+    assert (info.value.expected, info.value.actual) == ("a~b", "a%7Eb")
