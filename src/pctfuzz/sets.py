@@ -17,7 +17,6 @@ Sources:
 
 from __future__ import annotations
 
-import string
 from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from types import MappingProxyType

@@ -1,0 +1,231 @@
+"""The encode, decode and sets commands of the ``pctfuzz`` CLI.
+
+Run in-process through ``pctfuzz.cli.main`` (fast), and once through
+``python -m pctfuzz.cli`` in a subprocess (the real entry point, exit codes, stdin).
+"""
+
+from __future__ import annotations
+
+import io
+import subprocess
+import sys
+from collections.abc import Callable
+
+import pytest
+
+from pctfuzz.cli import EXIT_OK, EXIT_USAGE, main
+from pctfuzz.sets import SETS
+
+
+def run(
+    argv: list[str],
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+    stdin: bytes | None = None,
+) -> tuple[int, str, str]:
+    if stdin is not None:
+        monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO(stdin)))
+    code = main(argv)
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+#: ``cli(*argv, stdin=None) -> (exit code, stdout, stderr)``
+Runner = Callable[..., tuple[int, str, str]]
+
+
+@pytest.fixture
+def cli(capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch) -> Runner:
+    def runner(*argv: str, stdin: bytes | None = None) -> tuple[int, str, str]:
+        return run(list(argv), capsys, monkeypatch, stdin)
+
+    return runner
+
+
+# --- encode --------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("argv", "expected"),
+    [
+        (["encode", "a b/c"], "a%20b%2Fc"),  # default set: component
+        (["encode", "--set", "path", "a b/c?"], "a%20b/c%3F"),
+        (["encode", "--set", "form", "--plus", "a b~"], "a+b%7E"),
+        (["encode", "--set", "form", "a b"], "a%20b"),
+        (["encode", "--set", "query-value", "a b+"], "a+b%2B"),  # recipe default plus
+        (["encode", "--set", "rfc3986-unreserved", "caf\u00e9"], "caf%C3%A9"),
+        (["encode", "--bytes", "\u00e9"], "%C3%A9"),
+        # A raw byte in argv arrives as a surrogateescape code point (U+DC80-U+DCFF).
+        (["encode", "--bytes", "a\udcff"], "a%FF"),
+        (["encode", ""], ""),
+        (["encode", "--", "-x"], "-x"),
+    ],
+)
+def test_encode(cli: Runner, argv: list[str], expected: str) -> None:
+    assert cli(*argv) == (EXIT_OK, expected + "\n", "")
+
+
+def test_encode_legacy_encoding(cli: Runner) -> None:
+    assert cli("encode", "--encoding", "shift_jis", "--set", "special-query", " \u203d") == (
+        EXIT_OK,
+        "%20%26%238253%3B\n",
+        "",
+    )
+    code, out, _ = cli(
+        "encode", "--encoding", "Shift_JIS", "--set", "form", "--plus", "1+1 \u2261 2%20\u203d"
+    )
+    assert (code, out) == (EXIT_OK, "1%2B1+%81%DF+2%2520%26%238253%3B\n")
+
+
+@pytest.mark.parametrize(
+    ("stdin", "argv", "expected"),
+    [
+        (b"a b\n", [], "a%20b"),  # one trailing newline dropped
+        (b"a b\r\n", [], "a%20b"),
+        (b"a\n\n", [], "a%0A"),  # only one
+        (b"a b", [], "a%20b"),
+        (b"", [], ""),
+        (b"caf\xc3\xa9\n", ["--set", "fragment"], "caf%C3%A9"),
+        (b"\xff\x00 ", ["--bytes"], "%FF%00%20"),
+    ],
+)
+def test_encode_stdin(cli: Runner, stdin: bytes, argv: list[str], expected: str) -> None:
+    assert cli("encode", *argv, stdin=stdin) == (EXIT_OK, expected + "\n", "")
+
+
+# --- decode --------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("argv", "expected"),
+    [
+        (["decode", "caf%C3%A9"], "caf\u00e9"),
+        (["decode", "a+b%20c"], "a+b c"),
+        (["decode", "--plus", "a+b%20c%2B"], "a b c+"),
+        (["decode", "%"], "%"),
+        (["decode", "%4%zz%4a"], "%4%zzJ"),
+        (["decode", "%FF"], "\ufffd"),  # text output: UTF-8 decode with replacement
+    ],
+)
+def test_decode(cli: Runner, argv: list[str], expected: str) -> None:
+    assert cli(*argv) == (EXIT_OK, expected + "\n", "")
+
+
+def test_decode_stdin(cli: Runner) -> None:
+    assert cli("decode", stdin=b"%41+%42\n") == (EXIT_OK, "A+B\n", "")
+    assert cli("decode", "--plus", stdin=b"%41+%42") == (EXIT_OK, "A B\n", "")
+    # Not UTF-8 on input is fine for decode: it works on bytes.
+    assert cli("decode", stdin=b"\xff%41") == (EXIT_OK, "\ufffdA\n", "")
+
+
+def test_decode_bytes(
+    capsysbinary: pytest.CaptureFixture[bytes], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    assert main(["decode", "--bytes", "%FF%00+a"]) == EXIT_OK
+    assert capsysbinary.readouterr().out == b"\xff\x00+a"  # raw, no newline added
+    assert main(["decode", "--bytes", "--plus", "%FF+a"]) == EXIT_OK
+    assert capsysbinary.readouterr().out == b"\xff a"
+
+
+# --- sets ----------------------------------------------------------------------------------
+
+
+def test_sets_lists_every_set(cli: Runner) -> None:
+    code, out, err = cli("sets")
+    assert (code, err) == (EXIT_OK, "")
+    lines = out.splitlines()
+    assert [line.split()[0] for line in lines] == list(SETS)
+    form_line = lines[list(SETS).index("application/x-www-form-urlencoded")]
+    assert "(alias: " in form_line and "form" in form_line
+
+
+def test_sets_verbose(cli: Runner) -> None:
+    code, out, _ = cli("sets", "--verbose")
+    assert code == EXIT_OK
+    for pes in SETS.values():
+        assert f"source: {pes.source}" in out
+        assert f"printable ASCII left as is: {pes.printable_safe!r}" in out
+
+
+# --- errors and help -----------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("argv", "stdin", "command", "needle"),
+    [
+        (["encode", "--set", "nope", "x"], None, "encode", "'nope'"),
+        (["encode", "--encoding", "klingon", "x"], None, "encode", "'klingon'"),
+        (["encode"], b"\xffabc", "encode", "not valid UTF-8 at byte 0"),
+        (["encode", "ab\udcff"], None, "encode", "not valid UTF-8 at byte 2"),
+        (["encode", "a\ud800"], None, "encode", "not valid UTF-8: lone surrogate at index 1"),
+    ],
+)
+def test_errors_exit_2_with_one_line(
+    cli: Runner, argv: list[str], stdin: bytes | None, command: str, needle: str
+) -> None:
+    code, out, err = cli(*argv, stdin=stdin)
+    assert code == EXIT_USAGE
+    assert out == ""
+    assert err.count("\n") == 1 and err.endswith("\n")
+    assert err.startswith(f"pctfuzz {command}: error: ")
+    assert needle in err
+
+
+@pytest.mark.parametrize(
+    "argv", [["encode", "--nope"], ["decode", "a", "b"], ["frobnicate"], [], ["sets", "x"]]
+)
+def test_usage_errors_exit_2(argv: list[str], capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit) as info:
+        main(argv)
+    assert info.value.code == EXIT_USAGE
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and err.startswith("pctfuzz") and ": error: " in err
+
+
+@pytest.mark.parametrize("command", ["encode", "decode", "sets"])
+def test_help_for_each_subcommand(command: str, capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit) as info:
+        main([command, "--help"])
+    assert info.value.code == 0
+    out = capsys.readouterr().out
+    assert out.startswith(f"usage: pctfuzz {command}")
+
+
+def test_top_level_help(capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit) as info:
+        main(["--help"])
+    assert info.value.code == 0
+    out = capsys.readouterr().out
+    for command in ("encode", "decode", "sets"):
+        assert command in out
+
+
+# --- the real entry point ------------------------------------------------------------------
+
+
+def test_module_entry_point_subprocess() -> None:
+    ok = subprocess.run(
+        [sys.executable, "-m", "pctfuzz.cli", "encode", "--set", "form", "--plus"],
+        input=b"caf\xc3\xa9 au lait\n",
+        capture_output=True,
+        timeout=60,
+        check=False,
+    )
+    assert (ok.returncode, ok.stdout, ok.stderr) == (0, b"caf%C3%A9+au+lait\n", b"")
+    bad = subprocess.run(
+        [sys.executable, "-m", "pctfuzz.cli", "encode", "--set", "nope", "x"],
+        capture_output=True,
+        timeout=60,
+        check=False,
+    )
+    assert bad.returncode == EXIT_USAGE and bad.stdout == b""
+    assert bad.stderr.decode().count("\n") == 1 and b"'nope'" in bad.stderr
+    raw = subprocess.run(
+        [sys.executable, "-m", "pctfuzz.cli", "encode", b"caf\xe9"],
+        capture_output=True,
+        timeout=60,
+        check=False,
+    )
+    assert (raw.returncode, raw.stdout) == (EXIT_USAGE, b"")
+    assert raw.stderr.startswith(b"pctfuzz encode: error: input is not valid UTF-8 at byte 3")
+    assert raw.stderr.count(b"\n") == 1

@@ -1,0 +1,122 @@
+"""application/x-www-form-urlencoded serializer and parser: API, errors, edge cases.
+
+The WPT parser and stringifier tables are run in test_conformance.py.
+"""
+
+from __future__ import annotations
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from pctfuzz.errors import InputTypeError, NotScalarValueError, UnknownEncodingError
+from pctfuzz.form import form_urldecode, form_urlencode
+
+scalar_text = st.text(st.characters(codec="utf-8"), max_size=20)
+
+
+@settings(deadline=None)
+@given(st.lists(st.tuples(scalar_text, scalar_text), max_size=5))
+def test_serialize_then_parse_round_trips(pairs: list[tuple[str, str]]) -> None:
+    # Every pair survives, including empty names and values: the serializer always
+    # writes "name=value", so no sequence is empty... except the pair ("", "") alone,
+    # which serializes to "=" and parses back to [("", "")].
+    assert form_urldecode(form_urlencode(pairs)) == pairs
+
+
+@settings(deadline=None)
+@given(st.text(st.sampled_from("ab=&+% %41\u00e9"), max_size=30))
+def test_parse_never_raises_and_serialization_is_a_fixpoint(text: str) -> None:
+    pairs = form_urldecode(text)
+    once = form_urlencode(pairs)
+    assert form_urlencode(form_urldecode(once)) == once
+
+
+def test_serializer_basics() -> None:
+    assert form_urlencode([]) == ""
+    assert form_urlencode([("a", "b"), ("c", "d")]) == "a=b&c=d"
+    assert form_urlencode([("a b", "c~d")]) == "a+b=c%7Ed"
+    assert form_urlencode([("*-._", "!'()")]) == "*-._=%21%27%28%29"
+    assert form_urlencode((["x", "y"],)) == "x=y"  # type: ignore[arg-type]  # lists work
+    assert form_urlencode(iter([("k", "v")])) == "k=v"  # any iterable
+
+
+def test_serializer_legacy_encoding() -> None:
+    # Seed 000: Shift_JIS with the form set and spaceAsPlus, via the serializer.
+    assert form_urlencode([("1+1 \u2261 2%20\u203d", "\u00a5")], encoding="shift_jis") == (
+        "1%2B1+%81%DF+2%2520%26%238253%3B=%5C"
+    )
+
+
+def test_serializer_utf16_labels_mean_utf8() -> None:
+    # URL 5.2: the serializer uses encoding's *output encoding* ("get an output
+    # encoding": UTF-16BE/LE -> UTF-8).
+    for label in ("utf-16", "utf-16le", "utf-16be"):
+        assert form_urlencode([("\u00e9", "a b")], encoding=label) == "%C3%A9=a+b"
+
+
+def test_serializer_unknown_encoding() -> None:
+    with pytest.raises(UnknownEncodingError, match="'klingon'"):
+        form_urlencode([("a", "b")], encoding="klingon")
+
+
+def test_serializer_surrogates() -> None:
+    with pytest.raises(NotScalarValueError):
+        form_urlencode([("a\ud800", "b")])
+    assert form_urlencode([("a\ud800", "\udfff")], surrogates="replace") == ("a%EF%BF%BD=%EF%BF%BD")
+
+
+@pytest.mark.parametrize("bad", ["a=b", b"a=b"])
+def test_serializer_rejects_strings(bad: object) -> None:
+    with pytest.raises(InputTypeError, match=r"^pairs must be an iterable") as info:
+        form_urlencode(bad)  # type: ignore[arg-type]
+    assert isinstance(info.value, TypeError)
+
+
+@pytest.mark.parametrize("bad_pair", [("a",), ("a", "b", "c"), "ab", None, 7])
+def test_serializer_rejects_malformed_pairs(bad_pair: object) -> None:
+    with pytest.raises(InputTypeError, match=r"^pairs\[1\] must be a \(name, value\) pair"):
+        form_urlencode([("ok", "ok"), bad_pair])  # type: ignore[list-item]
+
+
+@pytest.mark.parametrize(
+    ("pair", "what"), [((1, "b"), "name"), (("a", None), "value"), ((b"a", "b"), "name")]
+)
+def test_serializer_names_the_bad_item(pair: tuple[object, object], what: str) -> None:
+    with pytest.raises(InputTypeError, match=rf"^pairs\[0\] {what} must be str") as info:
+        form_urlencode([pair])  # type: ignore[list-item]
+    assert isinstance(info.value, TypeError)
+
+
+def test_serializer_not_iterable() -> None:
+    with pytest.raises(TypeError):
+        form_urlencode(42)  # type: ignore[arg-type]
+
+
+# --- parser ------------------------------------------------------------------------------
+
+
+def test_parser_basics() -> None:
+    assert form_urldecode("a=1&b=2") == [("a", "1"), ("b", "2")]
+    assert form_urldecode("a=b=c") == [("a", "b=c")]
+    assert form_urldecode("%2B=%2B+") == [("+", "+ ")]
+    assert form_urldecode("a%26b=c%3Dd") == [("a&b", "c=d")]
+    assert form_urldecode("?a=b") == [("?a", "b")]  # no leading "?" stripping here
+    assert form_urldecode(";a=b;c") == [(";a", "b;c")]  # only "&" separates
+
+
+def test_parser_bytes_input() -> None:
+    assert form_urldecode(b"a=%C3%A9&\xff=x") == [("a", "\u00e9"), ("\ufffd", "x")]
+    assert form_urldecode(bytearray(b"k=v")) == [("k", "v")]  # type: ignore[arg-type]
+    assert form_urldecode(memoryview(b"k=v")) == [("k", "v")]  # type: ignore[arg-type]
+
+
+def test_parser_lone_surrogates_become_fffd() -> None:
+    assert form_urldecode("a\ud800=\udfff") == [("a\ufffd", "\ufffd")]
+
+
+@pytest.mark.parametrize("bad", [42, None, [("a", "b")]])
+def test_parser_wrong_type(bad: object) -> None:
+    with pytest.raises(InputTypeError, match=r"^text must be str or bytes") as info:
+        form_urldecode(bad)  # type: ignore[arg-type]
+    assert isinstance(info.value, TypeError)
