@@ -22,7 +22,8 @@ pytestmark = pytest.mark.slow
 
 
 def pctfuzz(*args: str, cwd: Path = ROOT) -> subprocess.CompletedProcess[str]:
-    env = dict(os.environ, PYTHONPATH=os.pathsep.join([str(TESTS), os.environ.get("PYTHONPATH", "")]))
+    path = os.pathsep.join([str(TESTS), os.environ.get("PYTHONPATH", "")])
+    env = dict(os.environ, PYTHONPATH=path)
     return subprocess.run([sys.executable, "-m", "pctfuzz.cli", *args], cwd=cwd, env=env,
                           capture_output=True, text=True, timeout=300, check=False)
 

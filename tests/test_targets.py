@@ -34,7 +34,7 @@ def test_target_names_are_oss_fuzz_safe_and_paired() -> None:
 
 
 def test_unknown_target_names_the_known_ones() -> None:
-    with pytest.raises(PctfuzzError, match="'nope'.*encode, decode"):
+    with pytest.raises(PctfuzzError, match=r"'nope'.*encode, decode"):
         get_target("nope")
 
 

@@ -80,6 +80,7 @@ def _cmd_encode(args: argparse.Namespace) -> int:
 
 def _cmd_decode(args: argparse.Namespace) -> int:
     value = _read_input(args.text, True)
+    assert isinstance(value, bytes)
     if args.plus:
         value = value.replace(b"+", b" ")
     decoded = percent_decode(value)

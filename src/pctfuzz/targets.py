@@ -27,7 +27,7 @@ import re
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
 from types import MappingProxyType
-from typing import TYPE_CHECKING, Any, cast
+from typing import TYPE_CHECKING, Any, TypeAlias, cast
 
 from .cases import Case, DecodeCase, EncodeCase, FormCase, FormParseCase
 from .encoding import lookup
@@ -186,6 +186,8 @@ def form_to_bytes(case: FormCase) -> bytes:
     return bytes(out)
 
 
+CaseType: TypeAlias = type[EncodeCase] | type[DecodeCase] | type[FormCase] | type[FormParseCase]
+
 # --- the registry --------------------------------------------------------------------------
 Check = Callable[[Any, Any], None]
 
@@ -197,7 +199,7 @@ class Target:
 
     name: str
     description: str
-    case_type: type
+    case_type: CaseType
     from_bytes: Callable[[bytes], Any]
     to_bytes: Callable[[Any], bytes]
     strategy_name: str
