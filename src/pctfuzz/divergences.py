@@ -1,0 +1,1054 @@
+"""The ONE registry of accepted differences between the reference and an implementation.
+
+DESIGN.md "Differential: what equal means": an implementation under test agrees with
+the reference on a case when both give the same answer, or both raise, and a
+difference is accepted only when an entry here explains it. Each entry has:
+
+- ``id``, ``impl`` (the adapter name it is written for; variants inherit their parent's
+  entries, see ``pctfuzz.oracles``), ``check`` (``encode``, ``decode``, ``form``,
+  ``form-parse``);
+- ``applies(case) -> bool``: a narrow predicate on the case (the feature that triggers
+  the difference: a set, a lone surrogate, a legacy encoding...);
+- ``reconcile(case, expected, actual)``: the *exact* statement of the difference. Given
+  the reference's and the implementation's outcomes it returns them with this entry's
+  difference taken out (e.g. the reference's ``%7E`` written back as ``~``), or None
+  when the outcomes do not show it. A case is accepted only if, after every applicable
+  entry has reconciled (in ``DIVERGENCES`` order: entries that replace a whole outcome,
+  such as a refusal or a model of the implementation, before entries that rewrite text
+  inside one), the two outcomes are equal: so the ``~``
+  entry accepts "differs only in ``~`` vs ``%7E``" and nothing else, and two entries
+  can explain one case together (``~`` *and* space as ``%20``);
+- ``reference`` and ``implementation``: the observed behaviours, in words;
+- ``citation`` (WHATWG/RFC section, CPython docs, upstream issue) and ``why`` accepted;
+- ``example``: a pinned case on which the divergence happens today. The test suite
+  asserts, for every entry, that the example still diverges and is accepted, so a
+  change upstream (a fix!) is noticed; ``active()`` says whether the entry applies to
+  the running versions (an upstream fix turns it off instead of breaking the tests).
+
+``pctfuzz divergences`` prints the table; ``render_markdown()`` renders it for the README.
+"""
+
+from __future__ import annotations
+
+import re
+import sys
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass, field
+from typing import Any, TypeAlias
+
+from .cases import Case, DecodeCase, EncodeCase, FormCase, FormParseCase
+from .errors import NotScalarValueError, PctfuzzError
+from .form import form_urldecode, form_urlencode
+from .reference import percent_decode, percent_encode
+from .sets import FORM, get_set
+
+__all__ = [
+    "CHECKS",
+    "DIVERGENCES",
+    "KnownDivergence",
+    "Outcome",
+    "case_text",
+    "divergences_for",
+    "example_outcomes",
+    "explain",
+    "get_divergence",
+    "reference_answer",
+    "reference_outcome",
+    "render_markdown",
+]
+
+#: The four differential checks, named as in findings (``Divergence.check``).
+CHECKS: tuple[str, ...] = ("encode", "decode", "form", "form-parse")
+
+
+# --- outcomes ------------------------------------------------------------------------------
+@dataclass(frozen=True, eq=False)
+class Outcome:
+    """What one side answered: a value, or the exception it raised."""
+
+    value: Any = None
+    error: BaseException | None = None
+
+    @property
+    def raised(self) -> bool:
+        return self.error is not None
+
+    def same(self, other: Outcome) -> bool:
+        """Equal values, or both raised exceptions of the same type."""
+        if self.error is not None or other.error is not None:
+            return type(self.error) is type(other.error)
+        return bool(self.value == other.value)
+
+    def describe(self) -> str:
+        if self.error is not None:
+            return f"raises {type(self.error).__name__}: {self.error}"
+        return repr(self.value)
+
+
+Reconcile: TypeAlias = Callable[[Case, Outcome, Outcome], "tuple[Outcome, Outcome] | None"]
+
+
+def reference_answer(check: str, case: Case) -> Any:
+    """The reference's answer to a differential check (the same calls the adapters
+    answer): ``percent_encode(value, set, encoding=, space_as_plus=)``,
+    ``percent_decode``, ``form_urlencode(pairs, encoding=)``, ``form_urldecode``."""
+    if check == "encode" and isinstance(case, EncodeCase):
+        return percent_encode(
+            case.value, case.set_name, encoding=case.encoding, space_as_plus=case.space_as_plus
+        )
+    if check == "decode" and isinstance(case, DecodeCase):
+        return percent_decode(case.value)
+    if check == "form" and isinstance(case, FormCase):
+        return form_urlencode(case.pairs, encoding=case.encoding)
+    if check == "form-parse" and isinstance(case, FormParseCase):
+        return form_urldecode(case.text)
+    raise PctfuzzError(f"check {check!r} does not take a {type(case).__name__}")
+
+
+def reference_outcome(check: str, case: Case) -> Outcome:
+    """The reference's outcome; only ``NotScalarValueError`` counts as an answer (the
+    standard's inputs are scalar value strings), other errors propagate."""
+    try:
+        return Outcome(reference_answer(check, case))
+    except NotScalarValueError as exc:
+        return Outcome(error=exc)
+
+
+# --- the entry type ------------------------------------------------------------------------
+def _always() -> bool:
+    return True
+
+
+@dataclass(frozen=True)
+class KnownDivergence:
+    """One accepted difference (see the module docstring for each field)."""
+
+    id: str
+    impl: str
+    check: str
+    summary: str
+    applies: Callable[[Case], bool] = field(repr=False)
+    reconcile: Reconcile = field(repr=False)
+    reference: str
+    implementation: str
+    citation: str
+    why: str
+    example: Case
+    active: Callable[[], bool] = field(default=_always, repr=False)
+
+    def __post_init__(self) -> None:
+        if self.check not in CHECKS:
+            raise ValueError(f"divergence {self.id}: unknown check {self.check!r}")
+
+    def matches(self, case: Case, expected: Outcome, actual: Outcome) -> bool:
+        """This entry alone explains the difference between the two outcomes."""
+        if not (self.active() and self.applies(case)):
+            return False
+        pair = self.reconcile(case, expected, actual)
+        return pair is not None and pair[0].same(pair[1])
+
+
+# --- helpers for predicates and reconcilers --------------------------------------------------
+def _has_lone_surrogate(text: str) -> bool:
+    return any(0xD800 <= ord(c) <= 0xDFFF for c in text)
+
+
+def _count_lone_surrogates(text: str) -> int:
+    return sum(1 for c in text if 0xD800 <= ord(c) <= 0xDFFF)
+
+
+def _strip_lone_surrogates(text: str) -> str:
+    return "".join(c for c in text if not 0xD800 <= ord(c) <= 0xDFFF)
+
+
+def _surrogates_to_fffd(text: str) -> str:
+    return "".join("\ufffd" if 0xD800 <= ord(c) <= 0xDFFF else c for c in text)
+
+
+def _is_utf8_label(label: str) -> bool:
+    from . import encoding as _encoding
+
+    try:
+        return bool(_encoding.lookup(label).is_utf8)
+    except PctfuzzError:
+        return False
+
+
+def _str_value_with_surrogate(case: Case) -> bool:
+    value = getattr(case, "value", None)
+    return isinstance(value, str) and _has_lone_surrogate(value)
+
+
+def _pairs_with_surrogate(case: Case) -> bool:
+    return isinstance(case, FormCase) and any(
+        _has_lone_surrogate(n) or _has_lone_surrogate(v) for n, v in case.pairs
+    )
+
+
+def _text_with_surrogate(case: Case) -> bool:
+    return (
+        isinstance(case, FormParseCase)
+        and isinstance(case.text, str)
+        and (_has_lone_surrogate(case.text))
+    )
+
+
+def _errors(expected_type: type[BaseException], actual_type: type[BaseException]) -> Reconcile:
+    """Both sides refuse the case, with these exception types."""
+
+    def reconcile(case: Case, expected: Outcome, actual: Outcome) -> tuple[Outcome, Outcome] | None:
+        if isinstance(expected.error, expected_type) and isinstance(actual.error, actual_type):
+            return actual, actual
+        return None
+
+    return reconcile
+
+
+def _replace_in_expected(mapping: dict[str, str]) -> Reconcile:
+    """The implementation writes some bytes as themselves where the reference writes
+    ``%HH``: replace those triplets in the reference's string answer."""
+
+    def reconcile(case: Case, expected: Outcome, actual: Outcome) -> tuple[Outcome, Outcome] | None:
+        if expected.raised or not isinstance(expected.value, str):
+            return None
+        text = expected.value
+        for old, new in mapping.items():
+            text = text.replace(old, new)
+        return Outcome(text), actual
+
+    return reconcile
+
+
+def _pairs_surrogates_to_fffd(
+    case: Case, expected: Outcome, actual: Outcome
+) -> tuple[Outcome, Outcome] | None:
+    """The parser kept the input's lone surrogates (the reference writes U+FFFD):
+    write them as U+FFFD in the implementation's answer, if it kept exactly those."""
+    if actual.raised or not isinstance(case, FormParseCase) or not isinstance(case.text, str):
+        return None
+    pairs: list[tuple[str, str]] = actual.value
+    kept = sum(_count_lone_surrogates(n) + _count_lone_surrogates(v) for n, v in pairs)
+    if kept != _count_lone_surrogates(case.text):
+        return None
+    return expected, Outcome([(_surrogates_to_fffd(n), _surrogates_to_fffd(v)) for n, v in pairs])
+
+
+def _whatwg_form_bytes(data: bytes) -> list[tuple[bytes, bytes]]:
+    """WHATWG URL 5.1 up to (not including) the UTF-8 decode: the raw name/value bytes."""
+    out: list[tuple[bytes, bytes]] = []
+    for sequence in data.split(b"&"):
+        if sequence:
+            name, _, value = sequence.partition(b"=")
+            name, value = name.replace(b"+", b" "), value.replace(b"+", b" ")
+            out.append((percent_decode(name), percent_decode(value)))
+    return out
+
+
+def _is_valid_utf8(data: bytes) -> bool:
+    try:
+        data.decode("utf-8")
+    except UnicodeDecodeError:
+        return False
+    return True
+
+
+# Fixed by gh-74668 (bytes with non-ASCII data in parse_qsl): 3.11.9, 3.12.3, 3.13.0.
+def _parse_qsl_bytes_ascii_only() -> bool:
+    v = sys.version_info
+    return v < (3, 11, 9) or (3, 12) <= v < (3, 12, 3)
+
+
+# --- urllib ----------------------------------------------------------------------------------
+def _urllib_qsl_bytes(
+    case: Case, expected: Outcome, actual: Outcome
+) -> tuple[Outcome, Outcome] | None:
+    if not isinstance(case, FormParseCase) or not isinstance(case.text, bytes):
+        return None
+    if isinstance(actual.error, UnicodeDecodeError) and not case.text.isascii():
+        return actual, actual
+    if (
+        isinstance(actual.error, UnicodeEncodeError)
+        and case.text.isascii()
+        and not expected.raised
+        and not all(n.isascii() and v.isascii() for n, v in expected.value)
+    ):
+        return actual, actual
+    return None
+
+
+def _unquote_keeps_surrogates(
+    case: Case, expected: Outcome, actual: Outcome
+) -> tuple[Outcome, Outcome] | None:
+    if not isinstance(case, DecodeCase) or not isinstance(case.value, str) or expected.raised:
+        return None
+    from .oracles.urllib_parse import unquoted_bytes
+
+    # unquote decodes only ASCII runs, so the surrogates reach its answer unchanged.
+    return Outcome(percent_decode(unquoted_bytes(case.value))), actual
+
+
+# --- urllib with legacy encodings -------------------------------------------------------------
+# urllib encodes with a Python codec and errors="xmlcharrefreplace", then percent-encodes
+# the bytes with safe=. That whole behaviour is one exact model, ``_urllib_legacy_model``;
+# three entries say *why* it can differ from the reference, each with a narrow predicate.
+def _legacy_text_case(case: Case) -> tuple[str, str] | None:
+    """(value, Python codec) for a str encode/form case with a legacy encoding."""
+    from .oracles import Unsupported
+    from .oracles.urllib_parse import python_codec
+
+    label = getattr(case, "encoding", None)
+    if not isinstance(label, str) or _is_utf8_label(label):
+        return None
+    try:
+        codec, _ = python_codec(label)
+    except (Unsupported, PctfuzzError):
+        return None
+    if isinstance(case, EncodeCase) and isinstance(case.value, str):
+        return case.value, codec
+    if isinstance(case, FormCase):
+        return "".join(n + v for n, v in case.pairs), codec
+    return None
+
+
+def _whatwg_char_bytes(label: str, char: str) -> bytes:
+    """The WHATWG encoder's output for one code point, an error written as ``&#N;``."""
+    from . import encoding as _encoding
+
+    return b"".join(
+        run if isinstance(run, bytes) else f"&#{run};".encode("ascii")
+        for run in _encoding.encode_runs(_encoding.lookup(label), char)
+    )
+
+
+def _python_char_bytes(codec: str, char: str) -> bytes:
+    return char.encode(codec, "xmlcharrefreplace")
+
+
+def _legacy_has_surrogate(case: Case) -> bool:
+    found = _legacy_text_case(case)
+    return found is not None and _has_lone_surrogate(found[0])
+
+
+def _legacy_codec_differs(case: Case) -> bool:
+    """Some scalar value of the input is encoded differently by the Python codec and the
+    WHATWG encoder (NCRs written alike, as ``&#N;``)."""
+    found = _legacy_text_case(case)
+    if found is None:
+        return False
+    text, codec = found
+    label = getattr(case, "encoding", "")
+    return any(
+        _python_char_bytes(codec, c) != _whatwg_char_bytes(label, c)
+        for c in set(text)
+        if not 0xD800 <= ord(c) <= 0xDFFF
+    )
+
+
+def _legacy_ncr_visible(case: Case) -> bool:
+    """Some code point is unencodable for both encoders, and the set leaves one of
+    ``& # ;`` as is, so urllib's ``&#N;`` is not the reference's ``%26%23N%3B``."""
+    found = _legacy_text_case(case)
+    if found is None or not isinstance(case, EncodeCase):
+        return False
+    text, codec = found
+    pes = get_set(case.set_name)
+    if all(ord(c) in pes for c in "&#;"):
+        return False
+    label = getattr(case, "encoding", "")
+    for c in set(text):
+        if 0xD800 <= ord(c) <= 0xDFFF or ord(c) < 0x80:
+            continue
+        ncr = f"&#{ord(c)};".encode("ascii")
+        if _python_char_bytes(codec, c) == ncr and _whatwg_char_bytes(label, c) == ncr:
+            return True
+    return False
+
+
+def _iso_2022_jp_roman(case: Case) -> bool:
+    """ISO-2022-JP input with a code point that puts the encoder in its Roman state."""
+    found = _legacy_text_case(case)
+    return (
+        found is not None
+        and _encoding_name(getattr(case, "encoding", "")) == "ISO-2022-JP"
+        and any(c in found[0] for c in "\u00a5\u203e")
+    )
+
+
+def _encoding_name(label: str) -> str | None:
+    from . import encoding as _encoding
+
+    try:
+        return _encoding.lookup(label).name
+    except PctfuzzError:
+        return None
+
+
+def _urllib_legacy_model(
+    case: Case, expected: Outcome, actual: Outcome
+) -> tuple[Outcome, Outcome] | None:
+    """urllib's answer: the reference's percent-encoding of the Python codec's bytes."""
+    found = _legacy_text_case(case)
+    if found is None:
+        return None
+    _, codec = found
+    if isinstance(case, EncodeCase) and isinstance(case.value, str):
+        data = case.value.encode(codec, "xmlcharrefreplace")
+        model = percent_encode(data, case.set_name, space_as_plus=case.space_as_plus)
+    elif isinstance(case, FormCase):
+        model = "&".join(
+            percent_encode(n.encode(codec, "xmlcharrefreplace"), FORM, space_as_plus=True)
+            + "="
+            + percent_encode(v.encode(codec, "xmlcharrefreplace"), FORM, space_as_plus=True)
+            for n, v in case.pairs
+        )
+    else:  # pragma: no cover - _legacy_text_case filters
+        return None
+    return Outcome(model), actual
+
+
+# --- yarl ------------------------------------------------------------------------------------
+#: What yarl's QUERY_PART_QUOTER (safe "?/:@", qs=True) leaves as is that the form set encodes.
+YARL_QUERY_PART_SAFE = "!$'(),/:?@~"
+
+
+def _yarl_drops_surrogates_encode(
+    case: Case, expected: Outcome, actual: Outcome
+) -> tuple[Outcome, Outcome] | None:
+    if not isinstance(case, EncodeCase) or not isinstance(case.value, str):
+        return None
+    if not isinstance(expected.error, NotScalarValueError):
+        return None
+    stripped = EncodeCase(
+        _strip_lone_surrogates(case.value), case.set_name, case.encoding, case.space_as_plus
+    )
+    return reference_outcome("encode", stripped), actual
+
+
+def _yarl_drops_surrogates_form(
+    case: Case, expected: Outcome, actual: Outcome
+) -> tuple[Outcome, Outcome] | None:
+    if not isinstance(case, FormCase) or not isinstance(expected.error, NotScalarValueError):
+        return None
+    stripped = FormCase(
+        tuple((_strip_lone_surrogates(n), _strip_lone_surrogates(v)) for n, v in case.pairs),
+        case.encoding,
+    )
+    return reference_outcome("form", stripped), actual
+
+
+def _yarl_text_decode(
+    case: Case, expected: Outcome, actual: Outcome
+) -> tuple[Outcome, Outcome] | None:
+    if expected.raised or not isinstance(expected.value, bytes):
+        return None
+    if _is_valid_utf8(expected.value):
+        return None
+    return Outcome(expected.value.decode("utf-8", "replace").encode("utf-8")), actual
+
+
+def _yarl_unquoter_keeps_surrogates(
+    case: Case, expected: Outcome, actual: Outcome
+) -> tuple[Outcome, Outcome] | None:
+    if not isinstance(case, DecodeCase) or not isinstance(case.value, str):
+        return None
+    if not isinstance(actual.value, bytes):
+        return None
+    text = actual.value.decode("utf-8", "surrogatepass")
+    if _count_lone_surrogates(text) != _count_lone_surrogates(case.value):
+        return None
+    return expected, Outcome(_surrogates_to_fffd(text).encode("utf-8"))
+
+
+_PCT_TRIPLET = re.compile("%[0-9A-Fa-f]{2}")
+
+
+def _yarl_requote_model(
+    case: Case, expected: Outcome, actual: Outcome
+) -> tuple[Outcome, Outcome] | None:
+    """yarl's requoting quoter: a valid ``%HH`` of the input is an escape, written as the
+    character if that is safe, else as ``%HH`` in uppercase; any other ``%`` is data
+    (``%25``); the rest is encoded like the reference; lone surrogates are dropped."""
+    if not isinstance(case, EncodeCase) or not isinstance(case.value, str):
+        return None
+    from .oracles.yarl_quoting import ALWAYS_SAFE, QS_CHARS
+
+    pes = get_set(case.set_name)
+    plus = case.space_as_plus
+    safe = set(pes.printable_safe) | set(ALWAYS_SAFE) | (set() if plus else set(QS_CHARS))
+    safe -= {"%", " "} if plus else {"%"}
+
+    def data(segment: str) -> str:
+        return "%25".join(
+            percent_encode(part, pes, space_as_plus=plus) for part in segment.split("%")
+        )
+
+    value = _strip_lone_surrogates(case.value)
+    out: list[str] = []
+    pos = 0
+    for match in _PCT_TRIPLET.finditer(value):
+        out.append(data(value[pos : match.start()]))
+        char = chr(int(match.group()[1:], 16))
+        out.append(char if char in safe else match.group().upper())
+        pos = match.end()
+    out.append(data(value[pos:]))
+    return Outcome("".join(out)), actual
+
+
+# --- ada -------------------------------------------------------------------------------------
+def _ada_invalid_utf8(
+    case: Case, expected: Outcome, actual: Outcome
+) -> tuple[Outcome, Outcome] | None:
+    if not isinstance(case, FormParseCase) or not isinstance(actual.error, UnicodeDecodeError):
+        return None
+    text = case.text
+    data = text if isinstance(text, bytes) else text.encode("utf-8", "replace")
+    if all(_is_valid_utf8(n) and _is_valid_utf8(v) for n, v in _whatwg_form_bytes(data)):
+        return None
+    return actual, actual
+
+
+# --- the registry ----------------------------------------------------------------------------
+_WHATWG_PCT = "WHATWG URL Standard 1.3 (percent-encode after encoding)"
+_WHATWG_FORM = "WHATWG URL Standard 5.2 (application/x-www-form-urlencoded serializer)"
+_WHATWG_FORM_PARSE = "WHATWG URL Standard 5.1 (application/x-www-form-urlencoded parser)"
+_QUOTE_DOCS = (
+    "CPython docs, urllib.parse.quote: \"Letters, digits, and the characters '_.-~' are "
+    'never quoted" (changed in 3.7: RFC 3986 unreserved)'
+)
+
+_ENTRIES: list[tuple[int, KnownDivergence]] = []
+#: Reconcile phases: an entry that replaces an outcome (a refusal, a model of the
+#: implementation) runs before one that rewrites text inside an outcome, so both apply.
+_REPLACE, _REWRITE = 0, 1
+
+
+def _entry(*, phase: int = _REPLACE, **kwargs: Any) -> None:
+    _ENTRIES.append((phase, KnownDivergence(**kwargs)))
+
+
+_entry(
+    phase=_REWRITE,
+    id="urllib-quote-tilde",
+    impl="urllib",
+    check="encode",
+    summary="quote leaves ~ unencoded; the form set encodes it",
+    applies=lambda case: isinstance(case, EncodeCase) and get_set(case.set_name) is FORM,
+    reconcile=_replace_in_expected({"%7E": "~"}),
+    reference="percent-encodes 0x7E as %7E (the application/x-www-form-urlencoded set has ~)",
+    implementation="leaves ~ as is whatever safe= says",
+    citation=f"{_WHATWG_PCT}, form set; {_QUOTE_DOCS}",
+    why="urllib's always-safe characters are RFC 3986 unreserved; ~ means the same "
+    "either way, and only the form set (a browser compatibility set) encodes it",
+    example=EncodeCase("~", FORM.name),
+)
+_entry(
+    id="urllib-quote-lone-surrogate",
+    impl="urllib",
+    check="encode",
+    summary="quote raises UnicodeEncodeError for a lone surrogate (reference: NotScalarValueError)",
+    applies=lambda case: (
+        _str_value_with_surrogate(case) and _is_utf8_label(getattr(case, "encoding", ""))
+    ),
+    reconcile=_errors(NotScalarValueError, UnicodeEncodeError),
+    reference="refuses: NotScalarValueError (input must be a scalar value string)",
+    implementation="refuses: UnicodeEncodeError from str.encode('utf-8', 'strict')",
+    citation=f"{_WHATWG_PCT} takes a scalar value string (Infra); CPython docs quote(): "
+    "errors='strict' by default",
+    why="both refuse the input; only the exception type differs",
+    example=EncodeCase("\ud800", "component"),
+)
+_entry(
+    id="urllib-unquote-to-bytes-lone-surrogate",
+    impl="urllib",
+    check="decode",
+    summary="unquote_to_bytes raises UnicodeEncodeError for a str with a lone surrogate",
+    applies=_str_value_with_surrogate,
+    reconcile=lambda case, expected, actual: (
+        (actual, actual)
+        if not expected.raised and isinstance(actual.error, UnicodeEncodeError)
+        else None
+    ),
+    reference="decodes, writing the lone surrogate as U+FFFD (EF BF BD), as the URL "
+    "parser's scalar-value conversion does",
+    implementation="raises UnicodeEncodeError: it UTF-8 encodes a str strictly first",
+    citation="WHATWG URL Standard 1.3 (percent-decode a string: UTF-8 encode); "
+    "CPython Lib/urllib/parse.py unquote_to_bytes (string.encode('utf-8'))",
+    why="a lone surrogate is not text a URL can hold; refusing it is reasonable",
+    example=DecodeCase("\ud800"),
+)
+_entry(
+    phase=_REWRITE,
+    id="urllib-urlencode-tilde",
+    impl="urllib",
+    check="form",
+    summary="urlencode leaves ~ unencoded; the form serializer encodes it",
+    applies=lambda case: isinstance(case, FormCase),
+    reconcile=_replace_in_expected({"%7E": "~"}),
+    reference="writes ~ as %7E",
+    implementation="writes ~ as itself (quote_plus/quote never quote it)",
+    citation=f"{_WHATWG_FORM}; {_QUOTE_DOCS}",
+    why="same cause as urllib-quote-tilde; servers decode both forms alike",
+    example=FormCase((("~", "~"),)),
+)
+_entry(
+    id="urllib-urlencode-lone-surrogate",
+    impl="urllib",
+    check="form",
+    summary="urlencode raises UnicodeEncodeError for a lone surrogate (reference: "
+    "NotScalarValueError)",
+    applies=lambda case: (
+        _pairs_with_surrogate(case) and _is_utf8_label(getattr(case, "encoding", ""))
+    ),
+    reconcile=_errors(NotScalarValueError, UnicodeEncodeError),
+    reference="refuses: NotScalarValueError",
+    implementation="refuses: UnicodeEncodeError",
+    citation=f"{_WHATWG_FORM} (names and values are scalar value strings)",
+    why="both refuse the input; only the exception type differs",
+    example=FormCase((("\udc80", ""),)),
+)
+_entry(
+    id="urllib-parse-qsl-lone-surrogate",
+    impl="urllib",
+    check="form-parse",
+    summary="parse_qsl/unquote_plus keep a lone surrogate of the input; the reference "
+    "writes U+FFFD",
+    applies=_text_with_surrogate,
+    reconcile=_pairs_surrogates_to_fffd,
+    reference="U+FFFD for each lone surrogate (USVString conversion, then UTF-8)",
+    implementation="passes the lone surrogate through unchanged (unquote only decodes ASCII runs)",
+    citation=f"{_WHATWG_FORM_PARSE}; URLSearchParams(init) takes a USVString (WebIDL); "
+    "CPython Lib/urllib/parse.py unquote (_asciire split)",
+    why="Python str may hold lone surrogates; urllib leaves non-ASCII text alone by design",
+    example=FormParseCase("\ud800"),
+)
+_entry(
+    id="urllib-parse-qsl-bytes-ascii-only",
+    impl="urllib",
+    check="form-parse",
+    summary="parse_qsl(bytes) fails on non-ASCII input bytes or non-ASCII decoded output",
+    applies=lambda case: isinstance(case, FormParseCase) and isinstance(case.text, bytes),
+    reconcile=_urllib_qsl_bytes,
+    reference="parses the bytes; names and values are UTF-8 decoded with U+FFFD",
+    implementation="UnicodeDecodeError for non-ASCII bytes; UnicodeEncodeError when a "
+    "decoded name or value is not ASCII (result coerced back with 'ascii')",
+    citation="CPython docs urllib.parse, 'Parsing ASCII Encoded Bytes'; "
+    "python/cpython#74668 (bpo-30483), fixed in 3.11.9, 3.12.3, 3.13",
+    why="documented ASCII-only bytes support in this Python; fixed upstream, so the "
+    "entry is active only on Python versions without the fix",
+    example=FormParseCase(b"%C3%A9"),
+    active=_parse_qsl_bytes_ascii_only,
+)
+_LEGACY_MODEL = (
+    "model: the reference's percent-encoding (same set) of value.encode(codec, "
+    "'xmlcharrefreplace'), codec = the WHATWG encoding's name in Python's codec registry"
+)
+for _check, _fn, _example_encode in (
+    ("encode", "quote", True),
+    ("form", "urlencode", False),
+):
+    _entry(
+        id=f"urllib-{_fn}-legacy-lone-surrogate",
+        impl="urllib",
+        check=_check,
+        summary=f"{_fn} with a legacy encoding writes a lone surrogate as an NCR",
+        applies=_legacy_has_surrogate,
+        reconcile=_urllib_legacy_model,
+        reference="refuses: NotScalarValueError",
+        implementation="errors='xmlcharrefreplace' accepts lone surrogates: '\\ud800' -> "
+        f"&#55296; (percent-encoded by the set); {_LEGACY_MODEL}",
+        citation=f"{_WHATWG_PCT if _example_encode else _WHATWG_FORM}; Python docs, "
+        "codecs error handlers: xmlcharrefreplace",
+        why="Python's error handler, not urllib, decides; the input is outside the standard's",
+        example=EncodeCase("\ud800", "special-query", "windows-1252")
+        if _example_encode
+        else FormCase((("\ud800", ""),), "windows-1252"),
+    )
+    _entry(
+        id=f"urllib-{_fn}-python-codec",
+        impl="urllib",
+        check=_check,
+        summary=f"{_fn} encodes with Python's codec, whose table differs from the WHATWG "
+        "encoder's for some code points",
+        applies=_legacy_codec_differs,
+        reconcile=_urllib_legacy_model,
+        reference="the WHATWG encoder (index jis0208 / EUC-KR = cp949 / Big5-HKSCS / "
+        "GBK = gb18030 two-byte / C1 controls in windows-125x ...); unencodable -> NCR",
+        implementation=f"Python's codec of that name (shift_jis, euc_kr, big5, gbk, cp125x "
+        f"...); {_LEGACY_MODEL}",
+        citation="WHATWG Encoding Standard (indexes and encoders, sections 9-14); "
+        "pctfuzz.encoding.DIFFERENCES lists the corrections",
+        why="a Python codec is not the WHATWG encoder of the same name; urllib has no "
+        "other way to choose an encoding",
+        example=EncodeCase("\u0081", "component", "windows-1252")
+        if _example_encode
+        else FormCase((("\u20ac", ""),), "GBK"),
+    )
+    _entry(
+        id=f"urllib-{_fn}-iso-2022-jp-roman",
+        impl="urllib",
+        check=_check,
+        summary=f"{_fn} with ISO-2022-JP leaves the Roman state (ESC ( J) before any ASCII",
+        applies=_iso_2022_jp_roman,
+        reconcile=_urllib_legacy_model,
+        reference="after ¥ or ‾ (Roman state) ASCII other than \\ and ~ is written in "
+        "that state, without switching back (ESC ( B) first",
+        implementation="Python's iso2022_jp writes ESC ( B before the next ASCII "
+        f"character; {_LEGACY_MODEL}",
+        citation="WHATWG Encoding Standard 12.2.2 (ISO-2022-JP encoder, step 6: Roman state "
+        "and ASCII code points)",
+        why="both byte sequences decode to the same text; Python's encoder is simply "
+        "more eager to return to ASCII",
+        example=EncodeCase("\u00a5a", "special-query", "ISO-2022-JP")
+        if _example_encode
+        else FormCase((("\u00a5a", ""),), "ISO-2022-JP"),
+    )
+_entry(
+    id="urllib-quote-ncr-unescaped",
+    impl="urllib",
+    check="encode",
+    summary="quote writes an unencodable code point as &#N; and percent-encodes that with "
+    "the set; the reference always writes %26%23N%3B",
+    applies=_legacy_ncr_visible,
+    reconcile=_urllib_legacy_model,
+    reference="%26%23 + decimal + %3B whatever the set (the encode-or-fail error branch)",
+    implementation="&#N; from xmlcharrefreplace, then & and ; stay as they are when the "
+    "set leaves them (special-query, query, path...); " + _LEGACY_MODEL,
+    citation=f"{_WHATWG_PCT}, step for a potentialError",
+    why="both mean the same NCR once decoded; the form serializer (whose set encodes & # ;) "
+    "agrees, so only the bare percent-encode API differs",
+    example=EncodeCase("\u0100", "special-query", "windows-1252"),
+)
+_entry(
+    id="urllib-unquote-lone-surrogate",
+    impl="urllib-unquote",
+    check="decode",
+    summary="unquote passes a lone surrogate of the input through",
+    applies=_str_value_with_surrogate,
+    reconcile=_unquote_keeps_surrogates,
+    reference="U+FFFD (EF BF BD) for each lone surrogate",
+    implementation="keeps it: only ASCII runs are percent-decoded (the adapter writes "
+    "U+DC80-U+DCFF as the byte surrogateescape gives, others as surrogatepass bytes)",
+    citation="WHATWG URL Standard 1.3 (percent-decode a string); CPython "
+    "Lib/urllib/parse.py unquote (_asciire split)",
+    why="Python str may hold lone surrogates; unquote leaves non-ASCII text alone by design",
+    example=DecodeCase("\ud800"),
+)
+_entry(
+    phase=_REWRITE,
+    id="urllib-urlencode-quote-via-quote",
+    impl="urllib-unquote",
+    check="form",
+    summary="urlencode(quote_via=quote) writes space as %20",
+    applies=lambda case: isinstance(case, FormCase),
+    reconcile=_replace_in_expected({"+": "%20"}),
+    reference="space as + (spaceAsPlus is true for the serializer)",
+    implementation="space as %20: quote, unlike quote_plus, has no spaceAsPlus",
+    citation=f"{_WHATWG_FORM}; CPython docs urlencode: quote_via defaults to quote_plus",
+    why="quote_via=quote is an explicit opt-out of '+'; both decode to a space",
+    example=FormCase((("a b", ""),)),
+)
+_entry(
+    id="yarl-quoter-drops-lone-surrogates",
+    impl="yarl",
+    check="encode",
+    summary="_Quoter silently drops lone surrogates",
+    applies=_str_value_with_surrogate,
+    reconcile=_yarl_drops_surrogates_encode,
+    reference="refuses: NotScalarValueError",
+    implementation="encodes the value with every lone surrogate removed "
+    "(str.encode('utf8', errors='ignore'))",
+    citation="aio-libs/yarl#1751 and #1799 (both quoters drop lone surrogates, on purpose)",
+    why="upstream's deliberate choice; the rest of the value is encoded as the reference does",
+    example=EncodeCase("a\ud800", "path"),
+)
+_entry(
+    id="yarl-requote-normalizes-escapes",
+    impl="yarl-requote",
+    check="encode",
+    summary="requoting treats %HH in the input as an escape: decoded if safe, else uppercased",
+    applies=lambda case: (
+        isinstance(case, EncodeCase) and isinstance(case.value, str) and "%" in case.value
+    ),
+    reconcile=_yarl_requote_model,
+    reference="'%' is data like any other character: left as is if the set allows it, "
+    "else %25 ('%41' -> '%41' or '%2541')",
+    implementation="'%41' -> 'A', '%2f' -> '%2F' (kept, uppercased), '%zz' -> '%25zz': "
+    "the value is taken as partly encoded already",
+    citation="RFC 3986 2.4 (when to encode or decode) and 6.2.2.1-2 (case and "
+    "percent-encoding normalization); yarl docs: URL(..., encoded=False) requotes",
+    why="requoting is the documented purpose of yarl's default quoter; the reference "
+    "answers a different question (encode this text), so the model states it exactly",
+    example=EncodeCase("%41", "path"),
+)
+_entry(
+    id="yarl-unquoter-text",
+    impl="yarl",
+    check="decode",
+    summary="_Unquoter decodes to text: escapes that are not UTF-8 become U+FFFD",
+    applies=lambda case: isinstance(case, DecodeCase),
+    reconcile=_yarl_text_decode,
+    reference="the percent-decoded bytes, whatever they are",
+    implementation="those bytes UTF-8 decoded with U+FFFD for maximal invalid subparts "
+    "(replace_invalid=True), i.e. the reference's percent_decode_text",
+    citation="WHATWG URL Standard 1.3 (percent-decode: bytes); Encoding Standard 6 "
+    "(UTF-8 decode without BOM); yarl/_quoters.py UNQUOTER_PLUS",
+    why="yarl's API is text-only; on valid UTF-8 the answers are identical",
+    example=DecodeCase("%FF"),
+)
+_entry(
+    id="yarl-unquoter-lone-surrogate",
+    impl="yarl",
+    check="decode",
+    summary="_Unquoter passes a lone surrogate of the input through",
+    applies=_str_value_with_surrogate,
+    reconcile=_yarl_unquoter_keeps_surrogates,
+    reference="U+FFFD (EF BF BD) for each lone surrogate",
+    implementation="keeps it (the adapter writes it as its surrogatepass bytes)",
+    citation="WHATWG URL Standard 1.3 (percent-decode a string)",
+    why="yarl does not validate text it does not need to decode",
+    example=DecodeCase("\ud800"),
+)
+_entry(
+    id="yarl-query-drops-lone-surrogates",
+    impl="yarl",
+    check="form",
+    summary="the query API silently drops lone surrogates",
+    applies=_pairs_with_surrogate,
+    reconcile=_yarl_drops_surrogates_form,
+    reference="refuses: NotScalarValueError",
+    implementation="serializes with every lone surrogate removed",
+    citation="aio-libs/yarl#1751 and #1799",
+    why="upstream's deliberate choice (see yarl-quoter-drops-lone-surrogates)",
+    example=FormCase((("\ud800", ""),)),
+)
+_entry(
+    phase=_REWRITE,
+    id="yarl-query-part-safe",
+    impl="yarl",
+    check="form",
+    summary="the query API leaves ! $ ' ( ) , / : ? @ ~ unencoded",
+    applies=lambda case: isinstance(case, FormCase),
+    reconcile=_replace_in_expected({f"%{ord(c):02X}": c for c in YARL_QUERY_PART_SAFE}),
+    reference="percent-encodes them (the form set is everything but alphanumerics * - . _)",
+    implementation="keeps them: QUERY_PART_QUOTER = _Quoter(safe='?/:@', qs=True) plus "
+    "the always-safe unreserved and sub-delims !$'()*,",
+    citation=f"{_WHATWG_FORM}; RFC 3986 3.4 (query = *( pchar / '/' / '?' ), so these "
+    "need no escaping in a query); yarl/_quoters.py",
+    why="RFC 3986 allows them in a query and they are not form delimiters (& = + ; are "
+    "still encoded)",
+    example=FormCase((("/", "?"),)),
+)
+_entry(
+    id="yarl-query-lone-surrogate",
+    impl="yarl",
+    check="form-parse",
+    summary="the query parser keeps a lone surrogate of the input",
+    applies=_text_with_surrogate,
+    reconcile=_pairs_surrogates_to_fffd,
+    reference="U+FFFD for each lone surrogate",
+    implementation="passes it through unchanged",
+    citation=_WHATWG_FORM_PARSE,
+    why="yarl does not validate text it does not need to decode",
+    example=FormParseCase("\ud800"),
+)
+_entry(
+    id="ada-lone-surrogate-rejected",
+    impl="ada",
+    check="encode",
+    summary="the URL setters refuse a lone surrogate with ValueError",
+    applies=_str_value_with_surrogate,
+    reconcile=_errors(NotScalarValueError, ValueError),
+    reference="refuses: NotScalarValueError",
+    implementation="refuses: ValueError ('Invalid value for ...') or UnicodeEncodeError "
+    "from the binding's value.encode()",
+    citation=f"{_WHATWG_PCT} takes a scalar value string",
+    why="both refuse the input; only the exception type differs",
+    example=EncodeCase("\ud800", "fragment"),
+)
+_entry(
+    id="ada-search-params-lone-surrogate",
+    impl="ada",
+    check="form",
+    summary="URLSearchParams.append refuses a lone surrogate with UnicodeEncodeError",
+    applies=_pairs_with_surrogate,
+    reconcile=_errors(NotScalarValueError, UnicodeEncodeError),
+    reference="refuses: NotScalarValueError",
+    implementation="refuses: UnicodeEncodeError from the binding's key.encode()",
+    citation=_WHATWG_FORM,
+    why="both refuse the input; only the exception type differs",
+    example=FormCase((("\ud800", ""),)),
+)
+_entry(
+    id="ada-search-params-parse-lone-surrogate",
+    impl="ada",
+    check="form-parse",
+    summary="URLSearchParams(text) refuses a lone surrogate (the reference replaces it)",
+    applies=_text_with_surrogate,
+    reconcile=lambda case, expected, actual: (
+        (actual, actual)
+        if not expected.raised and isinstance(actual.error, UnicodeEncodeError)
+        else None
+    ),
+    reference="U+FFFD for each lone surrogate (the USVString conversion of the argument)",
+    implementation="UnicodeEncodeError from the binding's params.encode()",
+    citation=f"{_WHATWG_FORM_PARSE}; WebIDL USVString",
+    why="the Python binding, not ada, refuses; JS engines convert before calling ada",
+    example=FormParseCase("\ud800"),
+)
+_entry(
+    id="ada-search-params-invalid-utf8",
+    impl="ada",
+    check="form-parse",
+    summary="URLSearchParams raises UnicodeDecodeError when a decoded name or value is not UTF-8",
+    applies=lambda case: isinstance(case, FormParseCase),
+    reconcile=_ada_invalid_utf8,
+    reference="UTF-8 decode without BOM: U+FFFD for invalid sequences ('%FF' -> U+FFFD)",
+    implementation="ada keeps the raw bytes and the binding decodes them strictly: "
+    "UnicodeDecodeError from items()/get()",
+    citation=f"{_WHATWG_FORM_PARSE} step 3.5 (UTF-8 decode without BOM); ada-url/ada#793 "
+    "(ada does no Unicode validation); ada_url/ada_adapter.py _get_str",
+    why="a bug in ada-url's Python binding (reported as a finding); registered so the "
+    "differential test keeps checking every other input",
+    example=FormParseCase("%FF"),
+)
+
+#: Every accepted divergence, in reconcile order (entries replacing a refusal come
+#: before entries rewriting text, so yarl's dropped surrogates compose with its safe set).
+DIVERGENCES: tuple[KnownDivergence, ...] = tuple(
+    entry for _, entry in sorted(_ENTRIES, key=lambda item: item[0])
+)
+
+_BY_ID = {d.id: d for d in DIVERGENCES}
+if len(_BY_ID) != len(DIVERGENCES):  # pragma: no cover - a registry typo
+    raise RuntimeError("duplicate divergence ids")
+
+
+def get_divergence(entry_id: str) -> KnownDivergence:
+    """The entry with this id; ``PctfuzzError`` if there is none."""
+    try:
+        return _BY_ID[entry_id]
+    except KeyError:
+        raise PctfuzzError(f"unknown divergence {entry_id!r}") from None
+
+
+def divergences_for(
+    impl: str | Iterable[str] | None = None, check: str | None = None
+) -> list[KnownDivergence]:
+    """Entries for these implementation names (all if None) and check (all if None),
+    grouped by implementation and check (``DIVERGENCES`` keeps reconcile order)."""
+    names = {impl} if isinstance(impl, str) else set(impl) if impl is not None else None
+    from .oracles import IMPLS
+
+    order = {name: index for index, name in enumerate(IMPLS)}
+    found = [
+        d
+        for d in DIVERGENCES
+        if (names is None or d.impl in names) and (check is None or d.check == check)
+    ]
+    # Display order: by implementation, then check; registry order within those.
+    return sorted(found, key=lambda d: (order.get(d.impl, len(order)), CHECKS.index(d.check)))
+
+
+def explain(
+    check: str, impl_names: Sequence[str], case: Case, expected: Outcome, actual: Outcome
+) -> tuple[str, ...] | None:
+    """Ids of the entries that together explain the difference, or None if they do not.
+
+    Every active entry for ``check`` and one of ``impl_names`` whose predicate accepts
+    ``case`` reconciles the outcomes, in registry order; the difference is explained if
+    the reconciled outcomes are the same. The ids returned are those that changed one.
+    """
+    used: list[str] = []
+    for entry in DIVERGENCES:
+        if entry.check != check or entry.impl not in impl_names:
+            continue
+        try:
+            if not (entry.active() and entry.applies(case)):
+                continue
+            pair = entry.reconcile(case, expected, actual)
+        except Exception:
+            # An answer of an unexpected shape (a new bug) is not explained by the entry;
+            # leaving it unexplained reports it.
+            continue
+        if pair is None:
+            continue
+        if not (pair[0].same(expected) and pair[1].same(actual)):
+            used.append(entry.id)
+        expected, actual = pair
+    if used and expected.same(actual):
+        return tuple(used)
+    return None
+
+
+# --- rendering -------------------------------------------------------------------------------
+def case_text(case: Case) -> str:
+    """A short Python-like rendering of a case, defaults left out."""
+    if isinstance(case, EncodeCase):
+        parts = [repr(case.value), f"set={case.set_name!r}"]
+        if case.encoding != "utf-8":
+            parts.append(f"encoding={case.encoding!r}")
+        if case.space_as_plus:
+            parts.append("space_as_plus=True")
+        return f"encode({', '.join(parts)})"
+    if isinstance(case, DecodeCase):
+        return f"decode({case.value!r})"
+    if isinstance(case, FormCase):
+        pairs = list(case.pairs)
+        extra = "" if case.encoding == "utf-8" else f", encoding={case.encoding!r}"
+        return f"form({pairs!r}{extra})"
+    return f"form_parse({case.text!r})"
+
+
+def example_outcomes(entry: KnownDivergence) -> tuple[Outcome, Outcome]:
+    """(reference, implementation) outcomes on the entry's pinned example."""
+    from .differential import run_impl
+    from .oracles import get_impl
+
+    expected = reference_outcome(entry.check, entry.example)
+    actual = run_impl(entry.check, entry.example, get_impl(entry.impl))
+    if actual is None:  # pragma: no cover - an example must be expressible
+        raise PctfuzzError(f"divergence {entry.id}: {entry.impl} does not support its example")
+    return expected, actual
+
+
+def _md(text: str) -> str:
+    return text.replace("|", "\\|").replace("\n", " ")
+
+
+def render_markdown(impl: str | Iterable[str] | None = None, *, outcomes: bool = False) -> str:
+    """The registry as a Markdown table (entries for ``impl`` names only, if given). With
+    ``outcomes``, each row also shows both answers on the pinned example (this runs
+    the implementations, so they must be installed)."""
+    rows = divergences_for(impl)
+    header = [
+        "id",
+        "impl",
+        "check",
+        "what differs",
+        "example",
+        "reference",
+        "implementation",
+        "citation",
+        "why accepted",
+    ]
+    lines = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
+    for entry in rows:
+        if outcomes:
+            expected, actual = example_outcomes(entry)
+            ref, got = expected.describe(), actual.describe()
+        else:
+            ref, got = entry.reference, entry.implementation
+        status = "" if entry.active() else " (inactive here: fixed upstream)"
+        cells = [
+            f"`{entry.id}`",
+            entry.impl,
+            entry.check,
+            entry.summary + status,
+            f"`{case_text(entry.example)}`",
+            ref,
+            got,
+            entry.citation,
+            entry.why,
+        ]
+        lines.append("| " + " | ".join(_md(c) for c in cells) + " |")
+    return "\n".join(lines) + "\n"

@@ -1,0 +1,212 @@
+"""Differential checks (``pctfuzz.differential``): outside the divergence registry, every
+implementation agrees with the reference -- over every set, the decoder, the form
+serializer and the form parser; and a disagreement is reported as a ``Divergence``
+carrying what a finding needs."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from pctfuzz import strategies
+from pctfuzz.cases import DecodeCase, EncodeCase, FormCase, FormParseCase
+from pctfuzz.differential import (
+    check_decode,
+    check_encode,
+    check_form,
+    check_form_parse,
+    resolve_impl,
+    run_impl,
+)
+from pctfuzz.errors import UnknownEncodingError
+from pctfuzz.oracles import Adapter, Unsupported, get_impl, impl_names
+from pctfuzz.oracles.urllib_parse import UrllibAdapter
+from pctfuzz.sets import SETS
+from pctfuzz.violations import Divergence
+
+IMPLS = impl_names()  # urllib, urllib-unquote, yarl, yarl-c, yarl-requote, ada
+
+CHECKS: dict[str, tuple[Callable[..., Any], Callable[[], st.SearchStrategy[Any]]]] = {
+    "encode": (check_encode, strategies.encode_cases),
+    "decode": (check_decode, strategies.decode_cases),
+    "form": (check_form, lambda: strategies.form_cases(surrogates=True)),
+    "form-parse": (check_form_parse, strategies.form_parse_cases),
+}
+
+
+# --- Hypothesis: the implementations agree outside the registry ------------------------------
+@pytest.mark.parametrize("check_name", list(CHECKS))
+@pytest.mark.parametrize("impl_name", IMPLS)
+def test_agrees_outside_the_registry(impl_name: str, check_name: str) -> None:
+    """A Divergence here is a finding: the implementation and the reference differ in a
+    way no registry entry explains (see ``pctfuzz divergences``)."""
+    check, strategy = CHECKS[check_name]
+    impl = get_impl(impl_name)
+
+    @given(strategy())
+    def run(case: Any) -> None:
+        check(case, impl)
+
+    run()
+
+
+def _supports_set(impl_name: str, set_name: str) -> bool:
+    impl = get_impl(impl_name)
+    for plus in (False, True):
+        try:
+            impl.encode(EncodeCase("a", set_name, "utf-8", plus))
+        except Unsupported:
+            continue
+        return True
+    return False
+
+
+@pytest.mark.parametrize("set_name", list(SETS))
+@pytest.mark.parametrize("impl_name", IMPLS)
+def test_every_set_agrees(impl_name: str, set_name: str) -> None:
+    """Each set on its own, so none is left to chance: str (lone surrogates included)
+    and bytes, any encoding label, with and without spaceAsPlus."""
+    if not _supports_set(impl_name, set_name):
+        pytest.skip(f"{impl_name} cannot express the {set_name} set")
+    impl = get_impl(impl_name)
+
+    @settings(max_examples=40)
+    @given(
+        st.builds(
+            EncodeCase,
+            st.one_of(strategies.text_values(), strategies.binary_values()),
+            st.just(set_name),
+            strategies.encoding_labels(),
+            st.booleans(),
+        )
+    )
+    def run(case: EncodeCase) -> None:
+        check_encode(case, impl)
+
+    run()
+
+
+@pytest.mark.parametrize("impl_name", IMPLS)
+def test_every_implementation_answers_something(impl_name: str) -> None:
+    """The differential tests are not vacuous: each implementation answers (agrees on)
+    at least one plain case of every check it implements."""
+    impl = get_impl(impl_name)
+    answered = {
+        "encode": check_encode(EncodeCase("a b/é", "fragment"), impl),
+        "decode": check_decode(DecodeCase("a%20b%C3%A9"), impl),
+        "form": check_form(FormCase((("a", "é"),)), impl),
+        "form-parse": check_form_parse(FormParseCase("a+b=%C3%A9&c"), impl),
+    }
+    supported = {name for name, result in answered.items() if result is not None}
+    assert all(answered[name] == () for name in supported)
+    assert supported >= ({"encode", "form", "form-parse"} if impl_name == "ada" else set(CHECKS))
+
+
+# --- what a check returns and raises ---------------------------------------------------------
+class Buggy(Adapter):
+    name = "buggy"
+
+    def encode(self, case: EncodeCase) -> str:
+        return "%7e"
+
+    def decode(self, case: DecodeCase) -> bytes:
+        raise RuntimeError("crashed")
+
+    def form_serialize(self, case: FormCase) -> str:
+        if case.pairs:
+            raise Unsupported("only empty forms")
+        return ""
+
+    def form_parse(self, case: FormParseCase) -> list[tuple[str, str]]:
+        return [("a", "b")]
+
+
+def test_results_agree_unsupported_accepted() -> None:
+    assert check_encode(EncodeCase("a b", "component")) == ()  # default impl: urllib
+    assert check_encode(EncodeCase("a b", "component"), "urllib") == ()
+    assert check_form(FormCase((("a", "b"),)), Buggy()) is None
+    assert check_form(FormCase(()), Buggy()) == ()
+    assert check_encode(EncodeCase("~", "form"), "urllib") == ("urllib-quote-tilde",)
+
+
+def test_value_divergence_carries_evidence() -> None:
+    with pytest.raises(Divergence) as info:
+        check_encode(EncodeCase("~", "component"), Buggy())
+    exc = info.value
+    assert (exc.check, exc.impl, exc.expected, exc.actual) == ("encode", "buggy", "~", "%7e")
+    assert exc.impl_error is None
+    assert exc.position == 0
+    assert exc.case == EncodeCase("~", "component")
+    assert exc.evidence()["impl"] == "buggy"
+
+    with pytest.raises(Divergence) as info:
+        check_form_parse(FormParseCase("a=c"), Buggy())
+    assert info.value.position == 0 and info.value.expected == [("a", "c")]
+
+
+def test_impl_exception_is_a_crash_finding() -> None:
+    from pctfuzz.fuzzing import classify
+
+    with pytest.raises(Divergence) as info:
+        check_decode(DecodeCase("%41"), Buggy())
+    exc = info.value
+    assert isinstance(exc.impl_error, RuntimeError)
+    assert exc.actual is None and exc.expected == b"A"
+    assert "buggy raised RuntimeError: crashed" in str(exc)
+    kind, check, located = classify(exc)
+    assert (kind, check, located) == ("crash", "decode", exc.impl_error)
+
+
+def test_reference_refusal_is_compared_too() -> None:
+    # The reference refuses a lone surrogate; an implementation that answers anyway
+    # diverges unless the registry says so.
+    with pytest.raises(Divergence) as info:
+        check_encode(EncodeCase("\ud800", "component"), Buggy())
+    exc = info.value
+    assert exc.actual == "%7e"
+    assert exc.expected.startswith("raises NotScalarValueError")
+    assert "reference raises NotScalarValueError" in exc.detail
+
+
+def test_error_vs_error_needs_an_entry() -> None:
+    class Refuses(UrllibAdapter):
+        name = "refuses"
+        registry_names = ("refuses",)  # none of urllib's entries
+
+    with pytest.raises(Divergence) as info:
+        check_encode(EncodeCase("\ud800", "component"), Refuses())
+    assert isinstance(info.value.impl_error, UnicodeEncodeError)
+    assert check_encode(EncodeCase("\ud800", "component"), "urllib") == (
+        "urllib-quote-lone-surrogate",
+    )
+
+
+def test_answer_of_the_wrong_shape_is_reported_not_crashed_on() -> None:
+    class Shapeless(UrllibAdapter):
+        name = "shapeless"
+        registry_names = ("shapeless", "urllib")
+
+        def form_parse(self, case: FormParseCase) -> list[tuple[str, str]]:
+            return None  # type: ignore[return-value]
+
+    with pytest.raises(Divergence):
+        check_form_parse(FormParseCase("\ud800"), Shapeless())
+
+
+def test_usage_errors_propagate() -> None:
+    with pytest.raises(UnknownEncodingError):
+        check_encode(EncodeCase("a", "component", "no-such-label"), "urllib")
+
+
+def test_resolve_and_run() -> None:
+    impl = resolve_impl("yarl")
+    assert resolve_impl("yarl") is impl  # names are cached
+    assert resolve_impl(impl) is impl
+    assert resolve_impl(None).name == "urllib"
+    assert run_impl("decode", DecodeCase(b"a"), impl) is None  # Unsupported
+    outcome = run_impl("decode", DecodeCase("%41"), impl)
+    assert outcome is not None and outcome.value == b"A"

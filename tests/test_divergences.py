@@ -1,0 +1,292 @@
+"""The divergence registry (``pctfuzz.divergences``), tested in both directions:
+
+- every entry's pinned example still diverges today, and the entry accepts it, so an
+  upstream change (a fix in urllib.parse, yarl or ada) makes a test fail and gets noticed;
+- entries are narrow: an implementation with a *different* bug on the same kind of input
+  is still reported (fake adapters below add one bug to a real one).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from urllib.parse import quote, unquote_to_bytes
+
+import pytest
+
+from pctfuzz.cases import DecodeCase, EncodeCase, FormCase, FormParseCase, case_from_json
+from pctfuzz.cli import main
+from pctfuzz.differential import check_decode, check_encode, check_form, check_form_parse
+from pctfuzz.divergences import (
+    CHECKS,
+    DIVERGENCES,
+    KnownDivergence,
+    Outcome,
+    case_text,
+    divergences_for,
+    example_outcomes,
+    explain,
+    get_divergence,
+    reference_outcome,
+    render_markdown,
+)
+from pctfuzz.errors import PctfuzzError
+from pctfuzz.oracles import IMPLS, get_impl, registry_names
+from pctfuzz.oracles.urllib_parse import UrllibAdapter, UrllibUnquoteAdapter
+from pctfuzz.oracles.yarl_quoting import YarlAdapter
+from pctfuzz.sets import FORM
+from pctfuzz.violations import Divergence
+
+IDS = [entry.id for entry in DIVERGENCES]
+
+
+@pytest.fixture(params=DIVERGENCES, ids=IDS)
+def entry(request: pytest.FixtureRequest) -> KnownDivergence:
+    result: KnownDivergence = request.param
+    return result
+
+
+# --- every entry, pinned -------------------------------------------------------------------
+def test_pinned_example_still_diverges_and_is_accepted(entry: KnownDivergence) -> None:
+    expected, actual = example_outcomes(entry)
+    impl = get_impl(entry.impl)
+    if not entry.active():
+        # Fixed upstream in this version: the divergence must really be gone.
+        assert expected.same(actual), f"{entry.id} is inactive but still diverges"
+        return
+    assert not expected.same(actual), (
+        f"{entry.id}: the divergence disappeared ({expected.describe()}); "
+        "did the implementation change? update or remove the entry"
+    )
+    assert entry.applies(entry.example)
+    accepted = explain(entry.check, registry_names(impl), entry.example, expected, actual)
+    assert accepted is not None and entry.id in accepted
+    # And the shared differential check accepts it with this entry.
+    checks: dict[str, Callable[..., tuple[str, ...] | None]] = {
+        "encode": check_encode,
+        "decode": check_decode,
+        "form": check_form,
+        "form-parse": check_form_parse,
+    }
+    result = checks[entry.check](entry.example, impl)
+    assert result is not None and entry.id in result
+
+
+def test_entry_is_complete(entry: KnownDivergence) -> None:
+    assert entry.impl in IMPLS
+    assert entry.check in CHECKS
+    for text in (entry.summary, entry.reference, entry.implementation, entry.citation, entry.why):
+        assert text.strip()
+    assert entry.id.startswith(entry.impl.split("-")[0] + "-")
+    # The example is a real, replayable case.
+    assert case_from_json(entry.example.to_json()) == entry.example
+    assert type(entry.example).type == {
+        "encode": "encode",
+        "decode": "decode",
+        "form": "form",
+        "form-parse": "form-parse",
+    }[entry.check]
+
+
+def test_ids_are_unique_and_found() -> None:
+    assert len(set(IDS)) == len(IDS)
+    assert get_divergence(IDS[0]) is DIVERGENCES[0]
+    with pytest.raises(PctfuzzError, match="unknown divergence"):
+        get_divergence("nope")
+
+
+def test_filters() -> None:
+    assert {d.impl for d in divergences_for("yarl")} == {"yarl"}
+    assert {d.check for d in divergences_for(check="decode")} == {"decode"}
+    both = divergences_for(["urllib", "urllib-unquote"], "form")
+    assert {d.impl for d in both} == {"urllib", "urllib-unquote"}
+    assert len(divergences_for()) == len(DIVERGENCES)
+
+
+def test_parse_qsl_bytes_entry_follows_the_python_version() -> None:
+    entry = get_divergence("urllib-parse-qsl-bytes-ascii-only")
+    import sys
+
+    v = sys.version_info
+    assert entry.active() == (v < (3, 11, 9) or (3, 12) <= v < (3, 12, 3))
+
+
+# --- narrowness: a different bug on the same input is still reported ----------------------
+class TildeAndLowercase(UrllibAdapter):
+    """urllib, but hex digits in lowercase."""
+
+    name = "urllib-lowercase"
+    registry_names = ("urllib-lowercase", "urllib")
+
+    def encode(self, case: EncodeCase) -> str:
+        return re.sub("%[0-9A-F]{2}", lambda m: m.group().lower(), super().encode(case))
+
+
+class LosesLastChar(UrllibAdapter):
+    name = "urllib-lossy"
+    registry_names = ("urllib-lossy", "urllib")
+
+    def encode(self, case: EncodeCase) -> str:
+        return super().encode(case)[:-1]
+
+    def form_serialize(self, case: FormCase) -> str:
+        return super().form_serialize(case)[:-1]
+
+
+class WrongSafeForLegacy(UrllibAdapter):
+    """urllib with safe='' whatever the set (wrong for special-query)."""
+
+    name = "urllib-wrong-safe"
+    registry_names = ("urllib-wrong-safe", "urllib")
+
+    def encode(self, case: EncodeCase) -> str:
+        assert isinstance(case.value, str)
+        return quote(case.value, safe="", encoding="windows-1252", errors="xmlcharrefreplace")
+
+
+class SurrogateAndMore(UrllibAdapter):
+    """parse_qsl, plus a stray extra surrogate / a wrong value."""
+
+    name = "urllib-extra"
+    registry_names = ("urllib-extra", "urllib")
+
+    def form_parse(self, case: FormParseCase) -> list[tuple[str, str]]:
+        pairs = super().form_parse(case)
+        return [(n + "\udfff", v) for n, v in pairs]
+
+
+class RaisesOtherError(UrllibAdapter):
+    name = "urllib-typeerror"
+    registry_names = ("urllib-typeerror", "urllib")
+
+    def encode(self, case: EncodeCase) -> str:
+        raise TypeError("boom")
+
+    def decode(self, case: DecodeCase) -> bytes:
+        if isinstance(case.value, str) and any(0xD800 <= ord(c) < 0xE000 for c in case.value):
+            raise TypeError("boom")
+        return unquote_to_bytes(case.value)
+
+
+class YarlAmpersand(YarlAdapter):
+    """yarl's query API, but with & left unencoded too."""
+
+    name = "yarl-amp"
+    registry_names = ("yarl-amp", "yarl")
+
+    def form_serialize(self, case: FormCase) -> str:
+        return super().form_serialize(case).replace("%26", "&")
+
+
+class UnquoteDropsSurrogates(UrllibUnquoteAdapter):
+    name = "urllib-unquote-drop"
+    registry_names = ("urllib-unquote-drop", "urllib-unquote", "urllib")
+
+    def decode(self, case: DecodeCase) -> bytes:
+        value = case.value
+        if isinstance(value, str):
+            value = "".join(c for c in value if not 0xD800 <= ord(c) < 0xE000)
+        return super().decode(DecodeCase(value))
+
+
+@pytest.mark.parametrize(
+    ("impl", "check", "case"),
+    [
+        (TildeAndLowercase(), check_encode, EncodeCase("~\x7f", FORM.name)),
+        (TildeAndLowercase(), check_encode, EncodeCase("é~", FORM.name)),
+        (LosesLastChar(), check_encode, EncodeCase("a~", FORM.name)),
+        (LosesLastChar(), check_form, FormCase((("~", "~a"),))),
+        (LosesLastChar(), check_encode, EncodeCase("\u0100a", "special-query", "windows-1252")),
+        (WrongSafeForLegacy(), check_encode, EncodeCase("\u0100/", "special-query", "latin1")),
+        (SurrogateAndMore(), check_form_parse, FormParseCase("\ud800=1")),
+        (RaisesOtherError(), check_encode, EncodeCase("\ud800", "component")),
+        (RaisesOtherError(), check_decode, DecodeCase("\ud800")),
+        (YarlAmpersand(), check_form, FormCase((("/&", "?"),))),
+        (UnquoteDropsSurrogates(), check_decode, DecodeCase("\ud800%41")),
+    ],
+    ids=lambda value: getattr(value, "name", None) or type(value).__name__,
+)
+def test_entries_do_not_mask_other_bugs(impl: object, check: object, case: object) -> None:
+    with pytest.raises(Divergence):
+        check(case, impl)  # type: ignore[operator]
+
+
+def test_two_entries_explain_one_case_together() -> None:
+    # urlencode(quote_via=quote): space as %20 AND ~ unencoded, in one value.
+    assert check_form(FormCase((("a b~", ""),)), "urllib-unquote") == (
+        "urllib-urlencode-tilde",
+        "urllib-urlencode-quote-via-quote",
+    )
+    # yarl drops the surrogate AND leaves / unencoded.
+    assert check_form(FormCase((("/\ud800", ""),)), "yarl") == (
+        "yarl-query-drops-lone-surrogates",
+        "yarl-query-part-safe",
+    )
+    # Python's codec for GBK (no €) AND urllib's ~, in the form set.
+    assert check_encode(EncodeCase("€~", FORM.name, "GBK"), "urllib") == (
+        "urllib-quote-python-codec",
+        "urllib-quote-tilde",
+    )
+
+
+def test_entries_leave_agreeing_cases_alone() -> None:
+    assert check_encode(EncodeCase("abc", FORM.name), "urllib") == ()
+    expected = reference_outcome("encode", EncodeCase("abc", FORM.name))
+    assert explain("encode", ("urllib",), EncodeCase("abc", FORM.name), expected, expected) is None
+
+
+def test_outcome_comparison() -> None:
+    assert Outcome("a").same(Outcome("a"))
+    assert not Outcome("a").same(Outcome(b"a"))
+    assert Outcome(error=ValueError("x")).same(Outcome(error=ValueError("y")))
+    assert not Outcome(error=ValueError("x")).same(Outcome(error=UnicodeError("x")))
+    assert not Outcome(None).same(Outcome(error=ValueError()))
+    assert Outcome(error=KeyError("k")).describe().startswith("raises KeyError")
+
+
+# --- rendering -----------------------------------------------------------------------------
+def test_render_markdown_lists_every_entry() -> None:
+    table = render_markdown()
+    lines = table.splitlines()
+    assert lines[0].startswith("| id | impl | check |")
+    assert len(lines) == 2 + len(DIVERGENCES)
+    for entry in DIVERGENCES:
+        assert f"`{entry.id}`" in table
+    only = render_markdown("ada")
+    assert "`ada-search-params-invalid-utf8`" in only and "`urllib-quote-tilde`" not in only
+
+
+def test_render_markdown_with_outcomes_shows_both_answers() -> None:
+    table = render_markdown("urllib", outcomes=True)
+    assert "'%7E'" in table and "'~'" in table
+
+
+def test_case_text() -> None:
+    assert case_text(EncodeCase("~", FORM.name)) == (
+        "encode('~', set='application/x-www-form-urlencoded')"
+    )
+    assert case_text(EncodeCase("a", "path", "GBK", True)) == (
+        "encode('a', set='path', encoding='GBK', space_as_plus=True)"
+    )
+    assert case_text(DecodeCase(b"%FF")) == "decode(b'%FF')"
+    assert case_text(FormCase((("a", "b"),), "Big5")) == "form([('a', 'b')], encoding='Big5')"
+    assert case_text(FormParseCase("\ud800")) == "form_parse('\\ud800')"
+
+
+def test_cli_divergences(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["divergences"]) == 0
+    out = capsys.readouterr().out
+    for entry in DIVERGENCES:
+        assert entry.id in out
+
+    assert main(["divergences", "--impl", "yarl-c", "-v"]) == 0
+    out = capsys.readouterr().out
+    assert "yarl-query-part-safe" in out and "citation:" in out and "urllib-" not in out
+
+    assert main(["divergences", "--impl", "urllib-unquote", "--markdown"]) == 0
+    out = capsys.readouterr().out
+    assert out.startswith("| id |")
+    assert "`urllib-urlencode-quote-via-quote`" in out and "`urllib-quote-tilde`" in out
+
+    assert main(["divergences", "--impl", "nope"]) == 2
+    assert "unknown implementation" in capsys.readouterr().err
