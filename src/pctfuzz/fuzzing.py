@@ -30,14 +30,15 @@ from .cases import Case
 from .targets import Target, get_target
 from .violations import Divergence, Violation
 
-__all__ = ["Recorder", "classify", "instrument_modules", "main", "minimize"]
+__all__ = ["Recorder", "classify", "instrument_modules", "main", "minimize", "modules_under_test"]
 
-#: Modules of each built-in implementation that atheris must instrument after the fact:
-#: atheris itself imports urllib.parse, so ``instrument_imports`` alone never sees it.
-IMPL_MODULES: dict[str, tuple[str, ...]] = {
-    "urllib": ("urllib.parse",),
-    "yarl": ("yarl._quoting_py", "yarl._quoters"),
-}
+def modules_under_test(impl: Any) -> tuple[str, ...]:
+    """The Python modules holding the code of the implementation under test: the
+    adapter's ``modules_under_test``, else the adapter's own module. atheris itself
+    imports urllib.parse, so ``instrument_imports`` alone never sees it: these modules
+    are instrumented after the fact."""
+    declared: tuple[str, ...] = tuple(getattr(impl, "modules_under_test", ()) or ())
+    return declared or (type(impl).__module__,)
 
 
 def classify(exc: BaseException) -> tuple[str, str | None, BaseException]:
@@ -138,6 +139,7 @@ class Recorder:
         self.target = target
         self.impl = impl
         self.impl_name = impl_name
+        self.impl_modules = modules_under_test(impl) if target.differential else ()
         self.findings = FindingStore(findings_dir)
         self.corpus = Corpus(corpus_dir) if corpus_dir is not None else None
         self.pending: dict[str, int] = {}  # signature -> hits not yet written
@@ -148,7 +150,8 @@ class Recorder:
         from .store import signature_for
 
         kind, check, located = classify(exc)
-        return signature_for(self.target.name, kind, located, check)
+        return signature_for(self.target.name, kind, located, check,
+                             impl=self.impl_name, impl_modules=self.impl_modules)
 
     def _fails_same(self, signature: str) -> Callable[[bytes], bool]:
         def still_fails(candidate: bytes) -> bool:
@@ -172,10 +175,13 @@ class Recorder:
         try:
             case = self.target.run_bytes(small, self.impl)
         except Exception as again:
+            # Raised while the original failure is being handled: keep its traceback
+            # free of that unrelated context.
+            again.__suppress_context__ = True
             small_exc = again
             case = self.target.from_bytes(small)
         finding = build_finding(self.target, self.impl_name, case, small, small_exc,
-                                minimized=small != data)
+                                minimized=small != data, impl_modules=self.impl_modules)
         stored, is_new = self.findings.record(finding)
         self.ids[signature] = stored.id
         if self.corpus is not None:
@@ -194,7 +200,8 @@ class Recorder:
 
 
 def build_finding(target: Target, impl_name: str | None, case: Case, raw: bytes | None,
-                  exc: BaseException, *, minimized: bool) -> Any:
+                  exc: BaseException, *, minimized: bool,
+                  impl_modules: tuple[str, ...] = ()) -> Any:
     """A ``store.Finding`` for a failure of ``target`` on ``case``."""
     from .store import new_finding
 
@@ -207,7 +214,8 @@ def build_finding(target: Target, impl_name: str | None, case: Case, raw: bytes 
         case=case,
         raw_input=raw,
         evidence=exc.evidence() if isinstance(exc, Violation) else {"error": repr(exc)},
-        impl=impl_name if target.differential else None,
+        impl=impl_name,
+        impl_modules=impl_modules,
         minimized=minimized,
     )
 
@@ -231,7 +239,7 @@ def main(target_name: str, argv: list[str] | None = None) -> None:
     elif target.differential:
         impl_name = os.environ.get("PCTFUZZ_IMPL", "urllib")
         impl = get_impl(impl_name)
-        instrument_modules(IMPL_MODULES.get(impl_name, (type(impl).__module__,)))
+        instrument_modules(modules_under_test(impl))
     findings_dir = os.environ.get("PCTFUZZ_FINDINGS")
     corpus_dir = os.environ.get("PCTFUZZ_CORPUS")
     recorder = (

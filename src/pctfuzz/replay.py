@@ -74,7 +74,15 @@ def run_case(target: Target, case: Any, impl: Any, timeout: float = DEFAULT_TIME
     return False, "", None
 
 
-def _impl_for(name: str | None, cache: dict[str, Any]) -> Any:
+def _impl_for(target: Target, name: str | None, cache: dict[str, Any]) -> Any:
+    """What ``target.check`` runs against: an implementation under test (differential
+    targets, default ``urllib``), or the reference unless a fault codec is named."""
+    if not target.differential:
+        # Invariant targets check the reference; a finding recorded against one of the
+        # deliberately wrong codecs (PCTFUZZ_FAULT) names it, and replays against it.
+        from .faults import FAULTS
+
+        return FAULTS.get(name or "")
     from .oracles import get_impl
 
     name = name or "urllib"
@@ -129,16 +137,14 @@ def replay_paths(paths: Sequence[Path], *, target: str | None = None, impl: str 
                 tgt = get_target(finding.target)
                 case = finding.rebuild_case()
                 chosen = impl or finding.impl
-                fails, evidence, _ = run_case(
-                    tgt, case, _impl_for(chosen, impls) if tgt.differential else None, timeout)
+                fails, evidence, _ = run_case(tgt, case, _impl_for(tgt, chosen, impls), timeout)
                 yield Verdict(path, tgt.name, fails, evidence, finding.id, finding.status)
             else:
                 assert info is not None
                 tgt = get_target(info)
                 data = path.read_bytes()
                 case = tgt.from_bytes(data)
-                fails, evidence, _ = run_case(
-                    tgt, case, _impl_for(impl, impls) if tgt.differential else None, timeout)
+                fails, evidence, _ = run_case(tgt, case, _impl_for(tgt, impl, impls), timeout)
                 yield Verdict(path, tgt.name, fails, evidence)
         except (PctfuzzError, OSError) as exc:
             yield path, str(exc)

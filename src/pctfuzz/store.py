@@ -70,7 +70,6 @@ __all__ = [
     "DEFAULT_FINDING_MAX_SIZE",
     "FINDING_KINDS",
     "FINDING_STATUSES",
-    "IMPL_MODULES",
     "SCHEMA_VERSION",
     "Corpus",
     "Finding",
@@ -96,13 +95,6 @@ DEFAULT_FINDING_MAX_SIZE: Final = 16 << 20  # 16 MiB
 FINDING_KINDS: Final = frozenset({"crash", "violation", "divergence", "timeout", "oom"})
 FINDING_STATUSES: Final = frozenset({"new", "known-divergence", "fixed"})
 
-#: Module prefixes of each implementation under test, used by ``signature_for``.
-IMPL_MODULES: Final[Mapping[str, tuple[str, ...]]] = {
-    "urllib": ("urllib.parse",),
-    "yarl": ("yarl",),
-    "ada-url": ("ada_url",),
-    "ada_url": ("ada_url",),
-}
 #: Distribution whose version ``collect_versions`` records for each implementation
 #: (None: part of the standard library, so the Python version says it all).
 _IMPL_DISTRIBUTIONS: Final[Mapping[str, str | None]] = {
@@ -500,12 +492,12 @@ def signature_for(
     """What makes two findings the same bug, as one line:
 
         <target>|<kind>|<check>|<exception type>|<module:function>
-        [|impl_error=<type>@<module:function>]
+        [|impl_error=<type>@<module:function>][|impl=<implementation under test>]
 
     ``check`` defaults to ``exc.check`` for a ``Violation``. The location is the
-    innermost traceback frame in the ``pctfuzz`` package or in an implementation
-    under test (every ``IMPL_MODULES`` entry, plus ``impl_modules``: module-name
-    prefixes), falling back to the innermost frame. For a ``Divergence`` whose implementation
+    innermost traceback frame in the ``pctfuzz`` package or in the implementation
+    under test (``impl_modules``: module-name prefixes, the adapter's
+    ``modules_under_test``), falling back to the innermost frame. For a ``Divergence`` whose implementation
     raised, the implementation error's type and location are appended. ``exc`` may
     be None (a timeout or OOM seen from outside the process). The raw input, the
     message text and line numbers never take part.
@@ -515,8 +507,7 @@ def signature_for(
         raise StoreError("<finding>", f"kind must be one of {sorted(FINDING_KINDS)}, not {kind!r}")
     if check is None and isinstance(exc, Violation):
         check = exc.check
-    known = (m for mods in IMPL_MODULES.values() for m in mods)
-    prefixes = ("pctfuzz", *IMPL_MODULES.get(impl or "", ()), *impl_modules, *known)
+    prefixes = ("pctfuzz", *impl_modules)
     parts = [target, kind, check if check is not None else "-"]
     if exc is None:
         parts += ["-", "-"]
@@ -525,6 +516,9 @@ def signature_for(
         if isinstance(exc, Divergence) and exc.impl_error is not None:
             err = exc.impl_error
             parts.append(f"impl_error={_qualified_type(err)}@{_location(err, prefixes[1:])}")
+    if impl:
+        # The same check failing for two implementations is two bugs, not one.
+        parts.append(f"impl={impl}")
     return "|".join(_one_line(p, 300).replace("|", "%7C") for p in parts)
 
 
