@@ -497,8 +497,9 @@ def signature_for(
     ``check`` defaults to ``exc.check`` for a ``Violation``. The location is the
     innermost traceback frame in the ``pctfuzz`` package or in the implementation
     under test (``impl_modules``: module-name prefixes, the adapter's
-    ``modules_under_test``), falling back to the innermost frame. For a ``Divergence`` whose implementation
-    raised, the implementation error's type and location are appended. ``exc`` may
+    ``modules_under_test``), falling back to the innermost frame. For a
+    ``Divergence`` whose implementation raised, the implementation error's type and
+    location are appended; then the implementation's name, if any. ``exc`` may
     be None (a timeout or OOM seen from outside the process). The raw input, the
     message text and line numbers never take part.
     """
