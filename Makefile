@@ -6,7 +6,7 @@ STAMP  := $(VENV)/.installed
 MAX_TIME ?= 60
 export HYPOTHESIS_PROFILE ?= ci
 
-.PHONY: fuzz test lint bench coverage clean
+.PHONY: fuzz test lint bench coverage docs clean
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -30,6 +30,11 @@ lint: $(STAMP)
 
 bench: $(STAMP)
 	$(PY) benchmarks/bench_reference.py
+
+docs: $(STAMP)
+	$(PY) -c 'from pctfuzz.divergences import render_markdown as r; import pathlib; \
+	p = pathlib.Path("docs/divergences.md"); head = p.read_text().split("| id |")[0]; \
+	p.write_text(head + r() + "\n")'
 
 coverage: $(STAMP)
 	$(VENV)/bin/pctfuzz coverage
