@@ -65,13 +65,34 @@ def _supports_set(impl_name: str, set_name: str) -> bool:
     return False
 
 
-@pytest.mark.parametrize("set_name", list(SETS))
-@pytest.mark.parametrize("impl_name", IMPLS)
+#: Every (implementation, set) pair the implementation can express; the others are
+#: Unsupported by design (e.g. ada only has the sets its URL setters use).
+EXPRESSIBLE = [(i, s) for i in IMPLS for s in SETS if _supports_set(i, s)]
+
+
+#: Sets each implementation cannot express (pinned, so a lost capability is noticed):
+#: yarl's quoter always leaves some sub-delims unencoded (e.g. ' and $,+&=; with
+#: qs=False), which these sets encode; ada has only its URL setters' sets.
+NOT_EXPRESSIBLE = {
+    "urllib": set(),
+    "urllib-unquote": set(),
+    "yarl": {"application/x-www-form-urlencoded", "component", "encodeURIComponent",
+             "rfc3986-unreserved", "special-query"},
+    "ada": {"c0-control", "component", "data-uri", "encodeURI", "encodeURIComponent",
+            "query-value", "rfc3986-pchar", "rfc3986-query", "rfc3986-unreserved"},
+}
+
+
+def test_expressible_sets() -> None:
+    for name in IMPLS:
+        missing = set(SETS) - {s for i, s in EXPRESSIBLE if i == name}
+        assert missing == NOT_EXPRESSIBLE[name.replace("-c", "").replace("-requote", "")], name
+
+
+@pytest.mark.parametrize(("impl_name", "set_name"), EXPRESSIBLE)
 def test_every_set_agrees(impl_name: str, set_name: str) -> None:
     """Each set on its own, so none is left to chance: str (lone surrogates included)
     and bytes, any encoding label, with and without spaceAsPlus."""
-    if not _supports_set(impl_name, set_name):
-        pytest.skip(f"{impl_name} cannot express the {set_name} set")
     impl = get_impl(impl_name)
 
     @settings(max_examples=40)
