@@ -203,8 +203,10 @@ _HEX_PAIRS: dict[bytes, bytes] = {
 #: Every valid "%HH".
 _TRIPLET_SET = frozenset(b"%" + pair for pair in _HEX_PAIRS)
 
-#: Up to this many "%", a plain loop beats ``_decode_block``'s fixed set-up cost.
+#: Up to this many "%", or this many bytes, a plain loop beats ``_decode_block``'s
+#: fixed set-up cost.
 _FEW_PERCENTS = 12
+_SHORT = 96
 
 
 def _decode_few(data: bytes) -> bytes:
@@ -212,14 +214,16 @@ def _decode_few(data: bytes) -> bytes:
     pieces = data.split(b"%")
     out = [pieces[0]]
     append = out.append
+    hex_pairs = _HEX_PAIRS
     for piece in pieces[1:]:
         # Each piece followed a "%": decode its first two bytes if they are hex.
-        byte = _HEX_PAIRS.get(piece[:2])
-        if byte is None:
+        # (try/except: valid escapes are the common case, and cheaper than a test.)
+        try:
+            append(hex_pairs[piece[:2]])
+        except KeyError:
             append(b"%")
             append(piece)
         else:
-            append(byte)
             append(piece[2:])
     return b"".join(out)
 
@@ -282,9 +286,10 @@ def percent_decode(value: str | bytes) -> bytes:
         data = value if type(value) is bytes else bytes(value)
     else:
         raise InputTypeError(f"value must be str or bytes, not {type_name(value)}")
-    percents = data.count(b"%")
-    if percents <= _FEW_PERCENTS:
-        return _decode_few(data) if percents else data
+    if b"%" not in data:
+        return data
+    if len(data) <= _SHORT or data.count(b"%") <= _FEW_PERCENTS:
+        return _decode_few(data)
     if len(data) <= _BLOCK:
         return _decode_block(data)
     # Cut into blocks, moving each cut forward past a "%HH" it would split.
