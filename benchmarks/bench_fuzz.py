@@ -43,9 +43,10 @@ _EPS = re.compile(r"exec/s: (\d+)")
 def _run(cmd: list[str], env: dict[str, str] | None = None, timeout: float = 600
          ) -> tuple[str, float]:
     started = time.monotonic()
-    proc = subprocess.run(cmd, capture_output=True, text=True, errors="replace", env=env,
-                          timeout=timeout, check=False)
-    return proc.stderr, time.monotonic() - started
+    # atheris prints the Python traceback on stdout and libFuzzer's lines on stderr.
+    proc = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+                          errors="replace", env=env, timeout=timeout, check=False)
+    return proc.stdout, time.monotonic() - started
 
 
 def exec_rate(script: list[str], seconds: int, dictionary: Path | None) -> dict[str, float]:
@@ -117,7 +118,7 @@ def main() -> int:
         print(f"{target:<18}{rate:>10.0f}{rate / empty_rate:>10.3f}")
     print(f"\ntime to first finding (limit {args.fault_limit} s, includes ~1 s start-up):")
     for name, took in ttff.items():
-        print(f"  {name:<28}{'not found' if took is None else f'{took:.1f} s'}")
+        print(f"  {name:<36}{'not found' if took is None else f'{took:.1f} s'}")
     return 0
 
 
