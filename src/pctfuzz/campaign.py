@@ -1,16 +1,27 @@
 """Bounded fuzzing campaigns: atheris targets as libFuzzer subprocesses.
 
-``run_campaign`` gives each target an equal share of ``max_time * jobs`` seconds,
-runs up to ``jobs`` targets at once, and reads libFuzzer's status lines to report
-progress. The harness processes run in record mode (see ``fuzzing.py``): findings
-are saved as they happen and fuzzing goes on. When libFuzzer itself stops on an
-input (per-input timeout, RSS limit, an uncaught error) the input is saved as a
-finding of kind timeout/oom/crash and the target restarts for the rest of its share.
+``run_campaign`` runs ``jobs`` libFuzzer processes at once. With at least as many
+targets as jobs, each target gets one process and an equal share of
+``max_time * jobs`` seconds, up to ``jobs`` targets at a time. With fewer targets
+than jobs, every target runs for the whole ``max_time`` with ``jobs // targets``
+processes (the first ``jobs % targets`` targets get one more): libFuzzer's own
+``-jobs`` model, processes of one target sharing its corpus folder (each picks up
+the others' new inputs through ``-reload``) with different ``-seed`` values, their
+findings deduplicated by the findings store (same signature, one record, hits
+added). A target's stats are summed over its processes (``workers``).
+
+It reads libFuzzer's status lines to report progress. The harness processes run in
+record mode (see ``fuzzing.py``): findings are saved as they happen and fuzzing goes
+on. When libFuzzer itself stops on an input (per-input timeout, RSS limit, an uncaught
+error) the input is saved as a finding of kind timeout/oom/crash and the process
+restarts for the rest of its share.
 """
 
 from __future__ import annotations
 
+import functools
 import os
+import random
 import re
 import subprocess
 import sys
@@ -25,7 +36,14 @@ from pathlib import Path
 from .errors import PctfuzzError
 from .targets import TARGETS, get_target
 
-__all__ = ["CampaignResult", "TargetStats", "default_harness_dir", "run_campaign"]
+__all__ = [
+    "CampaignResult",
+    "TargetStats",
+    "default_harness_dir",
+    "merge_stats",
+    "plan_workers",
+    "run_campaign",
+]
 
 _STATUS = re.compile(
     r"^#(?P<execs>\d+)\s+(?P<event>\w+)\s+cov: (?P<cov>\d+) ft: (?P<ft>\d+) "
@@ -56,6 +74,7 @@ class TargetStats:
     known_findings: list[str] = field(default_factory=list)
     restarts: int = 0
     errors: list[str] = field(default_factory=list)
+    workers: int = 1  # libFuzzer processes that fuzzed this target at the same time
 
     @property
     def findings(self) -> int:
@@ -87,6 +106,9 @@ class CampaignResult:
                            enumerate(zip(row, widths, strict=True))) for row in [head, *rows]]
         lines.insert(1, "  ".join("-" * w for w in widths))
         new = self.new_findings
+        parallel = [f"{s.target}={s.workers}" for s in self.stats if s.workers > 1]
+        if parallel:
+            lines.append("processes per target: " + ", ".join(parallel))
         lines.append(f"{len(new)} new finding(s) in {self.seconds:.0f} s"
                      + (": " + ", ".join(new) if new else ""))
         return "\n".join(lines)
@@ -119,9 +141,10 @@ def _command(target: str, harness: Path, corpus: Path, seconds: int, artifacts: 
     return [*cmd, *extra]
 
 
-def _run_target(target: str, seconds: float, *, harness: Path, corpus: Path, findings: Path,
+def _run_worker(target: str, seconds: float, *, harness: Path, corpus: Path, findings: Path,
                 impl: str, timeout: int, rss_limit_mb: int, extra: Sequence[str],
                 progress: Callable[[TargetStats], None] | None) -> TargetStats:
+    """One libFuzzer process of ``target`` (restarted after a stop) for ``seconds``."""
     stats = TargetStats(target)
     deadline = time.monotonic() + seconds
     started = time.monotonic()
@@ -145,6 +168,90 @@ def _run_target(target: str, seconds: float, *, harness: Path, corpus: Path, fin
     if stats.seconds > 0:
         stats.exec_per_s = int(stats.execs / stats.seconds)
     return stats
+
+
+def merge_stats(target: str, parts: Sequence[TargetStats]) -> TargetStats:
+    """One target's stats summed over its processes: execs, exec/s and restarts add
+    up; coverage, features and corpus size are the largest any process saw; a finding
+    new to any process is new."""
+    if len(parts) == 1:
+        return parts[0]
+    new: list[str] = []
+    known: list[str] = []
+    for part in parts:
+        new += [f for f in part.new_findings if f not in new]
+    for part in parts:
+        known += [f for f in part.known_findings if f not in new and f not in known]
+    initial = [p.initial_cov for p in parts if p.initial_cov is not None]
+    return TargetStats(
+        target,
+        seconds=max(p.seconds for p in parts),
+        execs=sum(p.execs for p in parts),
+        exec_per_s=sum(p.exec_per_s for p in parts),
+        initial_cov=min(initial) if initial else None,
+        cov=max(p.cov for p in parts),
+        ft=max(p.ft for p in parts),
+        corpus_units=max(p.corpus_units for p in parts),
+        new_findings=new,
+        known_findings=known,
+        restarts=sum(p.restarts for p in parts),
+        errors=[f"[process {i}] {e}" for i, p in enumerate(parts, 1) for e in p.errors],
+        workers=len(parts),
+    )
+
+
+def _seeded(extra: Sequence[str], workers: int) -> list[list[str]]:
+    """``extra`` for each process with its own ``-seed``: the given seed plus the
+    process index, else a random base plus the index."""
+    given = [a for a in extra if a.startswith("-seed=")]
+    rest = [a for a in extra if not a.startswith("-seed=")]
+    try:
+        base = int(given[-1].split("=", 1)[1]) if given else 0
+    except ValueError:
+        raise PctfuzzError(f"bad libFuzzer option {given[-1]!r}") from None
+    if base <= 0:
+        base = random.SystemRandom().randrange(1, 2**30)
+    return [[*rest, f"-seed={base + i}"] for i in range(workers)]
+
+
+def _run_target(target: str, seconds: float, *, workers: int = 1, harness: Path,
+                corpus: Path, findings: Path, impl: str, timeout: int, rss_limit_mb: int,
+                extra: Sequence[str],
+                progress: Callable[[TargetStats], None] | None) -> TargetStats:
+    """``workers`` libFuzzer processes of ``target`` on its shared corpus folder."""
+    worker = functools.partial(_run_worker, target, seconds, harness=harness, corpus=corpus,
+                               findings=findings, impl=impl, timeout=timeout,
+                               rss_limit_mb=rss_limit_mb)
+    if workers <= 1:
+        return worker(extra=extra, progress=progress)
+    parts = [TargetStats(target) for _ in range(workers)]
+    lock = threading.Lock()
+
+    def report(index: int) -> Callable[[TargetStats], None]:
+        def update(stats: TargetStats) -> None:
+            with lock:
+                parts[index] = stats
+                if progress:
+                    progress(merge_stats(target, parts))
+        return update
+
+    # Different seeds, so the processes do not walk the same mutations in lockstep.
+    with ThreadPoolExecutor(max_workers=workers) as pool:
+        futures = [
+            pool.submit(worker, extra=args, progress=report(i))
+            for i, args in enumerate(_seeded(extra, workers))
+        ]
+        done = [f.result() for f in futures]
+    return merge_stats(target, done)
+
+
+def plan_workers(targets: Sequence[str], jobs: int) -> list[int]:
+    """Processes per target for ``jobs``: one each when targets >= jobs; otherwise
+    ``jobs`` spread over the targets (the first ones get the remainder)."""
+    if jobs <= len(targets):
+        return [1] * len(targets)
+    base, extra = divmod(jobs, len(targets))
+    return [base + (i < extra) for i in range(len(targets))]
 
 
 def _watch(cmd: list[str], env: dict[str, str], stats: TargetStats, base_execs: int,
@@ -235,6 +342,7 @@ def run_campaign(
     missing = [n for n in names if not (harness / f"fuzz_{n}.py").is_file()]
     if missing:
         raise PctfuzzError(f"no harness script for {', '.join(missing)} in {harness}")
+    workers = plan_workers(names, jobs)
     share = max(4.0, max_time * min(jobs, len(names)) / len(names))
     started = time.monotonic()
     lock = threading.Lock()
@@ -246,10 +354,10 @@ def run_campaign(
 
     with ThreadPoolExecutor(max_workers=min(jobs, len(names))) as pool:
         futures = [
-            pool.submit(_run_target, name, share, harness=harness, corpus=corpus,
-                        findings=findings, impl=impl, timeout=timeout,
+            pool.submit(_run_target, name, share, workers=count, harness=harness,
+                        corpus=corpus, findings=findings, impl=impl, timeout=timeout,
                         rss_limit_mb=rss_limit_mb, extra=libfuzzer_args, progress=report)
-            for name in names
+            for name, count in zip(names, workers, strict=True)
         ]
         stats = [f.result() for f in futures]
     return CampaignResult(stats, time.monotonic() - started)

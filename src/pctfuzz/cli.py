@@ -32,6 +32,7 @@ COMMAND_MODULES: tuple[str, ...] = (
     "pctfuzz.commands.fuzz",
     "pctfuzz.commands.coverage",
     "pctfuzz.commands.divergences",
+    "pctfuzz.commands.report",
 )
 
 

@@ -5,9 +5,12 @@ from __future__ import annotations
 import argparse
 import os
 import sys
+import time
 from pathlib import Path
+from typing import Any, TextIO
 
 from ..cli import EXIT_FOUND, EXIT_OK, EXIT_USAGE
+from ..errors import PctfuzzError
 
 
 def _cmd_targets(args: argparse.Namespace) -> int:
@@ -27,11 +30,45 @@ def _progress(stats: object) -> None:
           f"corpus={stats.corpus_units} findings={stats.findings}", file=sys.stderr, flush=True)
 
 
+def _outputs(args: argparse.Namespace) -> tuple[str | None, str | None, str | None]:
+    """(--json, --sarif, --junit), checked before any work starts."""
+    from ..reports import check_destinations
+
+    dests = (args.json, args.sarif, args.junit)
+    check_destinations(*dests)
+    return dests
+
+
+def _human(dests: tuple[str | None, ...]) -> TextIO:
+    """Where the human-readable lines go: stderr when a report is written to stdout."""
+    return sys.stderr if "-" in dests else sys.stdout
+
+
+def _write_reports(document: dict[str, Any], json_dest: str | None, sarif: str | None,
+                   junit: str | None) -> None:
+    import json
+
+    from ..reports import to_json_text, to_junit, to_sarif, write_output
+
+    if json_dest is not None:
+        write_output(json_dest, to_json_text(document))
+    if sarif is not None:
+        write_output(sarif, json.dumps(to_sarif(document), indent=2, ensure_ascii=False) + "\n")
+    if junit is not None:
+        write_output(junit, to_junit(document))
+
+
 def _cmd_fuzz(args: argparse.Namespace) -> int:
     from ..campaign import run_campaign
     from ..oracles import get_impl
+    from ..reports import fuzz_results
+    from ..store import utc_now
 
+    dests = _outputs(args)
+    if args.jobs is not None and args.jobs < 1:
+        raise PctfuzzError(f"--jobs must be at least 1, not {args.jobs}")
     get_impl(args.impl)  # fail fast, before any process starts
+    started = utc_now()
     result = run_campaign(
         args.targets,
         max_time=args.max_time,
@@ -43,28 +80,54 @@ def _cmd_fuzz(args: argparse.Namespace) -> int:
         rss_limit_mb=args.rss_limit_mb,
         progress=None if args.quiet else _progress,
     )
-    print(result.summary())
+    out = _human(dests)
+    print(result.summary(), file=out)
     for stats in result.stats:
         for error in stats.errors:
             print(f"[{stats.target}] {error}", file=sys.stderr)
-    return EXIT_FOUND if result.new_findings else EXIT_OK
+    code = EXIT_FOUND if result.new_findings else EXIT_OK
+    if any(d is not None for d in dests):
+        from ..targets import TARGETS
+
+        settings = {
+            "targets": list(args.targets) or list(TARGETS), "max_time": args.max_time,
+            "jobs": args.jobs, "impl": args.impl, "corpus": args.corpus,
+            "findings": args.findings, "timeout": args.timeout,
+            "rss_limit_mb": args.rss_limit_mb,
+        }
+        document = fuzz_results(result, settings=settings, findings_dir=Path(args.findings),
+                                started=started, exit_code=code)
+        _write_reports(document, *dests)
+    return code
 
 
 def _cmd_replay(args: argparse.Namespace) -> int:
     from ..replay import Verdict, replay_paths
+    from ..reports import replay_results
+    from ..store import utc_now
 
+    dests = _outputs(args)
+    out = _human(dests)
+    started, clock = utc_now(), time.monotonic()
+    items: list[Verdict | tuple[Path, str]] = []
     reproduced = unusable = 0
     for item in replay_paths([Path(p) for p in args.paths], target=args.target,
                              impl=args.impl, timeout=args.timeout):
+        items.append(item)
         if isinstance(item, Verdict):
             reproduced += item.reproduces
-            print(item.line())
+            print(item.line(), file=out)
         else:
             unusable += 1
             print(f"{item[0]}: error: {item[1]}", file=sys.stderr)
-    if reproduced:
-        return EXIT_FOUND
-    return EXIT_USAGE if unusable else EXIT_OK
+    code = EXIT_FOUND if reproduced else EXIT_USAGE if unusable else EXIT_OK
+    if any(d is not None for d in dests):
+        settings = {"paths": list(args.paths), "target": args.target, "impl": args.impl,
+                    "timeout": args.timeout}
+        document = replay_results(items, settings=settings, started=started,
+                                  seconds=time.monotonic() - clock, exit_code=code)
+        _write_reports(document, *dests)
+    return code
 
 
 def _cmd_corpus_seed(args: argparse.Namespace) -> int:
@@ -86,6 +149,37 @@ def _cmd_corpus_seed(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
+def _cmd_corpus_merge(args: argparse.Namespace) -> int:
+    from ..campaign import default_harness_dir
+    from ..merge import merge_target
+    from ..oracles import get_impl
+    from ..targets import TARGETS, get_target
+
+    names = args.targets or list(TARGETS)
+    for name in names:
+        get_target(name)
+    get_impl(args.impl)
+    corpus = Path(args.corpus)
+    if not corpus.is_dir():
+        raise PctfuzzError(f"corpus folder {corpus} does not exist")
+    harness = Path(args.harness) if args.harness else default_harness_dir()
+    for name in names:
+        if not args.targets and not (corpus / name).is_dir():
+            continue  # merging everything: skip targets that have no folder
+        result = merge_target(name, corpus, harness=harness, impl=args.impl,
+                              inputs=[Path(p) for p in args.input], timeout=args.timeout)
+        print(result.line())
+    return EXIT_OK
+
+
+def _add_report_options(parser: argparse.ArgumentParser) -> None:
+    group = parser.add_argument_group("machine-readable results (FILE or - for stdout)")
+    group.add_argument("--json", metavar="FILE",
+                       help="results as JSON (schema: pctfuzz.reports.RESULTS_SCHEMA)")
+    group.add_argument("--sarif", metavar="FILE", help="SARIF 2.1.0 log (code scanning)")
+    group.add_argument("--junit", metavar="FILE", help="JUnit XML (CI test reports)")
+
+
 def add_command(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     targets = sub.add_parser("targets", help="list the fuzz targets")
     targets.set_defaults(func=_cmd_targets)
@@ -98,7 +192,8 @@ def add_command(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> Non
     fuzz.add_argument("--max-time", type=float, default=60, metavar="SECONDS",
                       help="wall-clock budget for the whole campaign (default 60)")
     fuzz.add_argument("--jobs", type=int, default=os.cpu_count() or 1, metavar="N",
-                      help="targets fuzzed at once (default: cores)")
+                      help="libFuzzer processes at once (default: cores); with fewer targets "
+                      "than N, each target gets several processes on its shared corpus")
     fuzz.add_argument("--impl", default="urllib", metavar="NAME",
                       help="implementation under test: a registered name or module:Class")
     fuzz.add_argument("--corpus", default="corpus", metavar="DIR")
@@ -108,6 +203,7 @@ def add_command(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> Non
     fuzz.add_argument("--rss-limit-mb", type=int, default=2048, metavar="MB",
                       help="memory limit; exceeding it is an oom finding")
     fuzz.add_argument("-q", "--quiet", action="store_true", help="no progress lines")
+    _add_report_options(fuzz)
     fuzz.set_defaults(func=_cmd_fuzz)
 
     replay = sub.add_parser(
@@ -119,6 +215,7 @@ def add_command(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> Non
     replay.add_argument("--target", metavar="NAME", help="target of raw inputs")
     replay.add_argument("--impl", metavar="NAME", help="override the implementation")
     replay.add_argument("--timeout", type=float, default=5, metavar="SECONDS")
+    _add_report_options(replay)
     replay.set_defaults(func=_cmd_replay)
 
     corpus = sub.add_parser("corpus", help="manage the corpus")
@@ -128,3 +225,19 @@ def add_command(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> Non
     seed.add_argument("targets", nargs="*", metavar="TARGET", help="default: all targets")
     seed.add_argument("--corpus", default="corpus", metavar="DIR")
     seed.set_defaults(func=_cmd_corpus_seed)
+
+    merge = corpus_sub.add_parser(
+        "merge", help="shrink each target's corpus to the inputs that add coverage",
+        description="libFuzzer -merge=1: replace corpus/<target> by the smallest set of its "
+        "inputs (plus --input folders) with the same coverage, atomically.")
+    merge.add_argument("targets", nargs="*", metavar="TARGET",
+                       help="default: every target with a corpus folder")
+    merge.add_argument("--corpus", default="corpus", metavar="DIR")
+    merge.add_argument("--input", action="append", default=[], metavar="DIR",
+                       help="another folder of inputs to merge in (repeatable)")
+    merge.add_argument("--impl", default="urllib", metavar="NAME",
+                       help="implementation the diff_* targets run (it shapes coverage)")
+    merge.add_argument("--harness", metavar="DIR", help="harness folder (default: ./harness)")
+    merge.add_argument("--timeout", type=int, default=5, metavar="SECONDS",
+                       help="per-input time limit")
+    merge.set_defaults(func=_cmd_corpus_merge)

@@ -1,0 +1,124 @@
+"""``pctfuzz report`` (the findings table, an HTML page, JSON) and ``pctfuzz export``
+(findings as a standalone pytest file). See ``pctfuzz.reports``."""
+
+from __future__ import annotations
+
+import argparse
+import re
+import sys
+from pathlib import Path
+from typing import Any
+
+from ..cli import EXIT_OK
+from ..errors import PctfuzzError
+
+__all__ = ["add_command"]
+
+_ID = re.compile(r"[0-9a-f]{16}")
+
+
+def _cmd_report(args: argparse.Namespace) -> int:
+    from ..reports import (
+        check_destinations,
+        findings_table,
+        load_campaign,
+        render_html,
+        report_results,
+        to_json_text,
+        write_output,
+    )
+    from ..store import FindingStore, StoreProblem
+
+    if args.schema:
+        import json
+
+        from ..reports import RESULTS_SCHEMA
+
+        print(json.dumps(RESULTS_SCHEMA, indent=2))
+        return EXIT_OK
+    check_destinations(args.html, args.json)
+    folder = Path(args.findings)
+    if not folder.is_dir():
+        raise PctfuzzError(f"findings folder {folder} does not exist")
+    campaign = load_campaign(Path(args.campaign)) if args.campaign else None
+    problems: list[StoreProblem] = []
+    findings = list(FindingStore(folder).iter_findings(problems))
+    document = report_results(
+        findings, findings_dir=folder, problems=problems, campaign=campaign,
+        settings={"findings": args.findings, "campaign": args.campaign})
+    out = sys.stderr if "-" in (args.html, args.json) else sys.stdout
+    if document["findings"]:
+        print(findings_table(document["findings"]), file=out)
+    print(f"{len(document['findings'])} finding(s) in {folder}", file=out)
+    for problem in problems:
+        print(f"skipped {problem}", file=sys.stderr)
+    if args.json is not None:
+        write_output(args.json, to_json_text(document))
+    if args.html is not None:
+        write_output(args.html, render_html(document, findings))
+    return EXIT_OK
+
+
+def _collect(items: list[str], findings_dir: Path) -> list[tuple[Any, str]]:
+    """(Finding, source) for finding files, folders of them, and ids in ``findings_dir``."""
+    from ..store import FindingStore, StoreError, load_finding
+
+    chosen: list[tuple[Any, str]] = []
+    for item in items:
+        path = Path(item)
+        if path.is_dir() and not path.is_symlink():
+            store = FindingStore(path)
+            problems: list[Any] = []
+            chosen += [(f, str(path / f.file_name)) for f in store.iter_findings(problems)]
+            if problems:
+                raise PctfuzzError(str(problems[0]))
+        elif path.exists() or path.is_symlink() or not _ID.fullmatch(item):
+            chosen.append((load_finding(path), str(path)))
+        else:
+            try:
+                finding = FindingStore(findings_dir).get(item)
+            except StoreError as exc:
+                raise PctfuzzError(str(exc)) from None
+            chosen.append((finding, str(findings_dir / finding.file_name)))
+    unique = {f.id: (f, source) for f, source in chosen}
+    return list(unique.values())
+
+
+def _cmd_export(args: argparse.Namespace) -> int:
+    from ..reports import check_destinations, export_tests, write_output
+
+    check_destinations(args.output)
+    findings = _collect(args.findings, Path(args.findings_dir))
+    source = export_tests(findings)
+    write_output(args.output, source)
+    if args.output != "-":
+        print(f"{len(findings)} finding(s) exported to {args.output}", file=sys.stderr)
+    return EXIT_OK
+
+
+def add_command(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    report = sub.add_parser(
+        "report", help="summarize the findings (table, HTML, JSON)",
+        description="Print the findings table (target, kind, status, hits, first seen, "
+        "signature); --html writes a single-file HTML report, --json the results document.")
+    report.add_argument("--findings", default="findings", metavar="DIR")
+    report.add_argument("--html", metavar="FILE", help="write an HTML report")
+    report.add_argument("--json", metavar="FILE", help="write JSON (FILE or - for stdout)")
+    report.add_argument("--campaign", metavar="FILE",
+                        help="a `pctfuzz fuzz --json` file: add its per-target statistics")
+    report.add_argument("--schema", action="store_true",
+                        help="print the JSON Schema of --json output (fuzz, replay, report)")
+    report.set_defaults(func=_cmd_report)
+
+    export = sub.add_parser(
+        "export", help="write findings as a standalone pytest file",
+        description="Write a pytest module with one test per finding that fails while the "
+        "finding reproduces. Differential findings against urllib call urllib.parse "
+        "directly; the others run pctfuzz's check (no findings store needed).")
+    export.add_argument("findings", nargs="+", metavar="FINDING",
+                        help="finding JSON files, folders of them, or finding ids")
+    export.add_argument("-o", "--output", default="-", metavar="FILE",
+                        help="the test file to write (default: stdout)")
+    export.add_argument("--findings", dest="findings_dir", default="findings", metavar="DIR",
+                        help="where to look finding ids up (default: findings)")
+    export.set_defaults(func=_cmd_export)

@@ -1,0 +1,174 @@
+"""``pctfuzz corpus merge`` (libFuzzer -merge=1) and how ``--jobs`` spreads processes."""
+
+from __future__ import annotations
+
+import hashlib
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from pctfuzz.campaign import TargetStats, merge_stats, plan_workers
+from pctfuzz.cli import EXIT_OK, EXIT_USAGE, main
+from pctfuzz.errors import PctfuzzError
+from pctfuzz.merge import exchange_dirs, harness_launcher, merge_target
+
+ROOT = Path(__file__).resolve().parent.parent
+HARNESS = ROOT / "harness"
+
+
+def _files(folder: Path) -> dict[str, bytes]:
+    return {p.name: p.read_bytes() for p in folder.iterdir()}
+
+
+@pytest.fixture
+def corpus(tmp_path: Path) -> Path:
+    root = tmp_path / "corpus"
+    shutil.copytree(ROOT / "corpus" / "decode", root / "decode")
+    return root
+
+
+def test_merge_keeps_a_smaller_corpus_with_the_same_coverage(corpus: Path) -> None:
+    before = _files(corpus / "decode")
+    first = merge_target("decode", corpus, harness=HARNESS)
+    after = _files(corpus / "decode")
+    assert first.files_before == len(before) and first.files_after == len(after)
+    assert 0 < len(after) < len(before) and first.edges > 0
+    assert all(hashlib.sha1(data).hexdigest() == name for name, data in after.items())
+    assert all(before.get(name) == data for name, data in after.items())
+    # Same coverage: merging the merged corpus keeps all of it and reaches the same edges.
+    second = merge_target("decode", corpus, harness=HARNESS)
+    assert (second.edges, second.features) == (first.edges, first.features)
+    assert second.files_after <= len(after)
+    assert set(_files(corpus / "decode")) <= set(after)
+    assert [p.name for p in corpus.iterdir()] == ["decode"]  # no leftovers
+
+
+def test_merge_adds_inputs_that_add_coverage(corpus: Path, tmp_path: Path) -> None:
+    first = merge_target("decode", corpus, harness=HARNESS)
+    extra = tmp_path / "extra"
+    extra.mkdir()
+    inputs = [b"\x00" + b"%41" * 100, b"\x01\xff\xfe%", b"\x00%%%%%%",
+              b"\x01" + "\ud800".encode("utf-8", "surrogatepass") + b"%41"]
+    for data in inputs:
+        (extra / hashlib.sha1(data).hexdigest()).write_bytes(data)
+    result = merge_target("decode", corpus, harness=HARNESS, inputs=[extra])
+    assert result.edges > first.edges and result.features > first.features
+    merged = _files(corpus / "decode")
+    assert result.files_after == len(merged) > first.files_after
+    assert set(merged) & {p.name for p in extra.iterdir()}
+    assert _files(extra) == {hashlib.sha1(d).hexdigest(): d for d in inputs}  # untouched
+
+
+def test_cli_corpus_merge(corpus: Path, capsys: pytest.CaptureFixture[str],
+                          monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.chdir(corpus.parent)  # relative paths, harness found beside the sources
+    assert main(["corpus", "merge", "decode", "--corpus", "corpus"]) == EXIT_OK
+    assert capsys.readouterr().out.startswith("decode: ")
+    # all targets: those without a folder are skipped
+    assert main(["corpus", "merge", "--corpus", str(corpus)]) == EXIT_OK
+    assert capsys.readouterr().out.count("\n") == 1
+    for argv in (["corpus", "merge", "nope", "--corpus", str(corpus)],
+                 ["corpus", "merge", "--corpus", str(corpus / "missing")],
+                 ["corpus", "merge", "decode", "--corpus", str(corpus), "--input",
+                  str(corpus / "missing")],
+                 ["corpus", "merge", "decode", "--corpus", str(corpus), "--harness",
+                  str(corpus)]):
+        assert main(argv) == EXIT_USAGE
+        assert len(capsys.readouterr().err.strip().splitlines()) == 1
+
+
+def test_failed_merge_leaves_the_corpus_alone(corpus: Path, tmp_path: Path) -> None:
+    harness = tmp_path / "harness"
+    harness.mkdir()
+    (harness / "fuzz_decode.py").write_text("import sys\nsys.exit(3)\n")
+    before = _files(corpus / "decode")
+    with pytest.raises(PctfuzzError, match="merge failed"):
+        merge_target("decode", corpus, harness=harness)
+    assert _files(corpus / "decode") == before
+    assert [p.name for p in corpus.iterdir()] == ["decode"]
+
+
+def test_exchange_dirs_swaps_atomically(tmp_path: Path) -> None:
+    a, b = tmp_path / "a", tmp_path / "b"
+    a.mkdir()
+    b.mkdir()
+    (a / "1").write_text("a")
+    (b / "2").write_text("b")
+    if not exchange_dirs(a, b):
+        pytest.skip("renameat2(RENAME_EXCHANGE) not available here")
+    assert [p.name for p in a.iterdir()] == ["2"] and [p.name for p in b.iterdir()] == ["1"]
+
+
+def test_launcher_is_its_own_argv0(tmp_path: Path) -> None:
+    script = tmp_path / "show.py"
+    script.write_text("import sys\nprint(sys.argv[0], __name__, __file__)\n")
+    launcher = harness_launcher(script, tmp_path)
+    out = subprocess.run([str(launcher)], capture_output=True, text=True, check=True).stdout
+    assert out.split() == [str(launcher), "__main__", str(script.resolve())]
+    with pytest.raises(PctfuzzError):
+        harness_launcher(script, tmp_path, python=sys.executable + " -S")
+
+
+# ------------------------------------------------------------------------- --jobs N
+
+
+def test_plan_workers() -> None:
+    assert plan_workers(["a"], 1) == [1]
+    assert plan_workers(["a"], 4) == [4]
+    assert plan_workers(["a", "b", "c"], 2) == [1, 1, 1]
+    assert plan_workers(["a", "b", "c"], 7) == [3, 2, 2]
+
+
+def test_merge_stats_sums_processes() -> None:
+    one = TargetStats("t", seconds=5, execs=100, exec_per_s=20, initial_cov=10, cov=30, ft=50,
+                      corpus_units=7, new_findings=["a"], known_findings=["b"], restarts=1,
+                      errors=["boom"])
+    two = TargetStats("t", seconds=6, execs=300, exec_per_s=50, initial_cov=9, cov=25, ft=60,
+                      corpus_units=8, new_findings=["b"], known_findings=["a", "c"])
+    merged = merge_stats("t", [one, two])
+    assert (merged.execs, merged.exec_per_s, merged.seconds) == (400, 70, 6)
+    assert (merged.initial_cov, merged.cov, merged.ft, merged.corpus_units) == (9, 30, 60, 8)
+    assert merged.new_findings == ["a", "b"] and merged.known_findings == ["c"]
+    assert merged.workers == 2 and merged.restarts == 1
+    assert merged.errors == ["[process 1] boom"]
+
+
+def test_merge_keeps_hidden_files_and_refuses_links(corpus: Path, tmp_path: Path) -> None:
+    (corpus / "decode" / ".gitkeep").write_text("")
+    merge_target("decode", corpus, harness=HARNESS)
+    assert (corpus / "decode" / ".gitkeep").is_file()
+    before = _files(corpus / "decode")
+    (corpus / "decode" / "link").symlink_to(tmp_path)
+    with pytest.raises(PctfuzzError, match="symlink or sub-folder"):
+        merge_target("decode", corpus, harness=HARNESS)
+    assert {p.name for p in (corpus / "decode").iterdir()} == {*before, "link"}
+
+
+def test_inputs_added_during_a_merge_are_carried_over(tmp_path: Path) -> None:
+    """What a running campaign writes to the old folder while the merge runs is kept;
+    a file still being written (bytes not matching its sha1 name) is not."""
+    from pctfuzz.merge import _carry_over
+
+    old, new = tmp_path / "old", tmp_path / "new"
+    old.mkdir()
+    new.mkdir()
+    measured = {"a" * 40: 1}
+    (old / ("a" * 40)).write_bytes(b"x")
+    late = b"found meanwhile"
+    (old / hashlib.sha1(late).hexdigest()).write_bytes(late)
+    (old / ("b" * 40)).write_bytes(b"half-writ")
+    (old / "crash-seed").write_bytes(b"any name")
+    assert _carry_over(old, new, measured) == 2
+    assert _files(new) == {hashlib.sha1(late).hexdigest(): late, "crash-seed": b"any name"}
+
+
+def test_each_process_gets_its_own_seed() -> None:
+    from pctfuzz.campaign import _seeded
+
+    assert _seeded(["-seed=7", "-x=1"], 3) == [["-x=1", "-seed=7"], ["-x=1", "-seed=8"],
+                                                ["-x=1", "-seed=9"]]
+    seeds = [args[-1] for args in _seeded([], 2)]
+    assert len(set(seeds)) == 2 and all(s.startswith("-seed=") for s in seeds)

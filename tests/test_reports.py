@@ -1,0 +1,362 @@
+"""Machine-readable results (JSON, SARIF, JUnit), ``pctfuzz report`` and ``pctfuzz export``.
+
+The JSON output is validated against ``pctfuzz.reports.RESULTS_SCHEMA`` and the SARIF
+output against the published SARIF 2.1.0 JSON schema (vendored, unchanged, in
+``src/pctfuzz/data``). One test runs a real 5-second campaign with two processes of
+one target against a deliberately broken urllib adapter.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+import xml.etree.ElementTree as ET
+from pathlib import Path
+from typing import Any
+
+import jsonschema
+import pytest
+
+from pctfuzz import differential
+from pctfuzz.cases import DecodeCase, EncodeCase, FormCase
+from pctfuzz.cli import EXIT_FOUND, EXIT_OK, EXIT_USAGE, main
+from pctfuzz.reports import (
+    RESULTS_SCHEMA,
+    export_tests,
+    render_html,
+    report_results,
+    to_junit,
+    to_sarif,
+)
+from pctfuzz.store import Finding, FindingStore, new_finding
+
+ROOT = Path(__file__).resolve().parent.parent
+TESTS = Path(__file__).resolve().parent
+SARIF_SCHEMA = json.loads(
+    (ROOT / "src" / "pctfuzz" / "data" / "sarif-schema-2.1.0.json").read_text(encoding="utf-8")
+)
+HOSTILE = "<script>alert('x')</script>\"&]]>\x00\x1b[31m\ud800\u2028"
+
+
+def validate_results(document: dict[str, Any]) -> None:
+    jsonschema.Draft202012Validator(
+        RESULTS_SCHEMA, format_checker=jsonschema.FormatChecker()
+    ).validate(document)
+
+
+def validate_sarif(log: dict[str, Any]) -> None:
+    jsonschema.Draft4Validator(SARIF_SCHEMA, format_checker=jsonschema.FormatChecker()).validate(
+        log
+    )
+
+
+def pctfuzz(*args: str, cwd: Path = ROOT) -> subprocess.CompletedProcess[str]:
+    path = os.pathsep.join([str(TESTS), os.environ.get("PYTHONPATH", "")])
+    env = dict(os.environ, PYTHONPATH=path)
+    return subprocess.run([sys.executable, "-m", "pctfuzz.cli", *args], cwd=cwd, env=env,
+                          capture_output=True, text=True, timeout=120, check=False)
+
+
+def _divergence(case: Any, check: Any, impl: str = "urllib") -> Finding:
+    """A real Divergence of the tilde-breaking adapter, recorded as found with ``impl``."""
+    from broken_impls import TildeEncodingUrllib
+
+    try:
+        check(case, TildeEncodingUrllib())
+    except Exception as exc:
+        return new_finding(f"diff_{case.type.replace('-', '_')}", "divergence", exc, case=case,
+                           impl=impl)
+    raise AssertionError(f"{case!r} does not diverge")
+
+
+@pytest.fixture
+def store(tmp_path: Path) -> FindingStore:
+    """A findings folder with a divergence, a hostile-text violation and a timeout."""
+    store = FindingStore(tmp_path / "findings")
+    store.record(_divergence(EncodeCase("a~b", "component"), differential.check_encode))
+    hostile = new_finding("decode", "violation", None, case=DecodeCase(HOSTILE),
+                          check="decode-robustness", expected=HOSTILE, actual=repr(HOSTILE),
+                          evidence={"detail": HOSTILE})
+    store.record(hostile)
+    store.record(new_finding("encode", "timeout", None, raw_input=b"\x00\xff" + HOSTILE.encode(
+        "utf-8", "surrogatepass")))
+    return store
+
+
+# ---------------------------------------------------------------- schema and renderers
+
+
+def test_results_schema_is_a_valid_draft_2020_12_schema(
+        capsys: pytest.CaptureFixture[str]) -> None:
+    jsonschema.Draft202012Validator.check_schema(RESULTS_SCHEMA)
+    assert main(["report", "--schema"]) == EXIT_OK
+    assert json.loads(capsys.readouterr().out) == RESULTS_SCHEMA
+    jsonschema.Draft4Validator.check_schema(SARIF_SCHEMA)
+    assert SARIF_SCHEMA["properties"]["version"]["enum"] == ["2.1.0"]
+
+
+def test_report_document_sarif_and_junit_are_valid(store: FindingStore) -> None:
+    findings = list(store.iter_findings())
+    document = report_results(findings, findings_dir=store.root)
+    validate_results(document)
+    assert {f["kind"] for f in document["findings"]} == {"divergence", "violation", "timeout"}
+    # a report's SARIF lists the findings whose status is new
+    log = to_sarif(document)
+    validate_sarif(log)
+    results = log["runs"][0]["results"]
+    assert len(results) == 3
+    rules = {r["ruleId"] for r in results}
+    assert rules == {"divergence/encode", "violation/decode-robustness", "timeout"}
+    for result in results:
+        finding = next(f for f in findings if f.id == result["fingerprints"]["pctfuzzFindingId/v1"])
+        assert result["partialFingerprints"]["pctfuzzSignature/v1"] == finding.signature
+        uri = result["locations"][0]["physicalLocation"]["artifactLocation"]["uri"]
+        assert uri.endswith(finding.file_name)
+    # the JSON text is valid UTF-8 (the lone surrogate was escaped)
+    json.dumps(log, ensure_ascii=False).encode("utf-8")
+    ET.fromstring(to_junit(document))
+
+
+def test_sarif_schema_rejects_a_broken_log(store: FindingStore) -> None:
+    """The vendored schema has teeth: a result without its message is invalid."""
+    log = to_sarif(report_results(store.iter_findings(), findings_dir=store.root))
+    del log["runs"][0]["results"][0]["message"]
+    with pytest.raises(jsonschema.ValidationError):
+        validate_sarif(log)
+    log["version"] = "2.0.0"
+    with pytest.raises(jsonschema.ValidationError):
+        validate_sarif(log)
+
+
+def test_html_escapes_hostile_text(store: FindingStore) -> None:
+    findings = list(store.iter_findings())
+    page = render_html(report_results(findings, findings_dir=store.root), findings)
+    assert "<script>" not in page and "alert(&#x27;x&#x27;)" in page
+    assert "\x00" not in page and "\x1b" not in page and "\\x1b[31m" in page
+    page.encode("utf-8")  # no lone surrogate left
+    assert page.count("<details>") == 3
+    assert "Content-Security-Policy" in page
+
+
+# ------------------------------------------------------------------------ real campaign
+
+
+def test_campaign_with_two_processes_writes_json_sarif_junit(tmp_path: Path) -> None:
+    """One target, --jobs 2: two libFuzzer processes share the corpus; the divergence
+    they both hit is stored once and reported once, in all three formats."""
+    corpus = tmp_path / "corpus"
+    shutil.copytree(ROOT / "corpus" / "diff_encode", corpus / "diff_encode")
+    findings = tmp_path / "findings"
+    out = {ext: tmp_path / f"results.{ext}" for ext in ("json", "sarif", "xml")}
+    run = pctfuzz("fuzz", "diff_encode", "--max-time", "5", "--jobs", "2", "--quiet",
+                  "--impl", "broken_impls:TildeEncodingUrllib", "--corpus", str(corpus),
+                  "--findings", str(findings), "--json", str(out["json"]),
+                  "--sarif", str(out["sarif"]), "--junit", str(out["xml"]), cwd=tmp_path)
+    assert run.returncode == EXIT_FOUND, run.stdout + run.stderr
+    assert "processes per target: diff_encode=2" in run.stdout
+
+    document = json.loads(out["json"].read_text())
+    validate_results(document)
+    (stats,) = document["targets"]
+    assert stats["target"] == "diff_encode" and stats["workers"] == 2
+    assert stats["execs"] > 0 and stats["exec_per_s"] > 0
+    records = list(findings.glob("*.json"))
+    assert len(stats["new_findings"]) == len(records) >= 1
+    assert not set(stats["new_findings"]) & set(stats["known_findings"])
+    tilde = [f for f in document["findings"] if "%7E" in (f["actual"] or "")]
+    assert tilde and tilde[0]["new"] is True and tilde[0]["kind"] == "divergence"
+    assert document["exit_code"] == 1 and document["summary"]["new_findings"] == len(records)
+
+    log = json.loads(out["sarif"].read_text())
+    validate_sarif(log)
+    results = log["runs"][0]["results"]
+    assert len(results) == len(records)
+    located = {r["locations"][0]["physicalLocation"]["artifactLocation"]["uri"] for r in results}
+    assert located == {f"findings/{p.name}" for p in records}
+    assert all(r["ruleId"].startswith(("divergence/", "crash/")) for r in results)
+
+    suite = ET.parse(out["xml"]).getroot().find("testsuite")
+    assert suite is not None
+    cases = suite.findall("testcase")
+    assert [c.get("name") for c in cases] == ["diff_encode"]
+    assert cases[0].find("failure") is not None and suite.get("failures") == "1"
+
+    # Replaying the finding: reproduces with the broken adapter, not with urllib.
+    path = findings / tilde[0]["path"].rsplit("/", 1)[-1]
+    replay_json = tmp_path / "replay.json"
+    again = pctfuzz("replay", str(path), "--json", str(replay_json), "--junit", "-",
+                    "--sarif", str(tmp_path / "replay.sarif"), cwd=tmp_path)
+    assert again.returncode == EXIT_FOUND, again.stderr
+    junit = ET.fromstring(again.stdout)  # --junit - : XML alone on stdout
+    replayed = [c for c in junit.iter("testcase") if c.get("classname", "").startswith(
+        "pctfuzz.replay.")]
+    assert len(replayed) == 1 and replayed[0].find("failure") is not None
+    replay_doc = json.loads(replay_json.read_text())
+    validate_results(replay_doc)
+    assert replay_doc["summary"]["reproduced"] == 1
+    assert replay_doc["findings"][0]["reproduces"] is True
+    replay_log = json.loads((tmp_path / "replay.sarif").read_text())
+    validate_sarif(replay_log)
+    assert len(replay_log["runs"][0]["results"]) == 1
+
+    fixed = pctfuzz("replay", "--impl", "urllib", str(path), "--json", "-", cwd=tmp_path)
+    assert fixed.returncode == EXIT_OK
+    fixed_doc = json.loads(fixed.stdout)
+    validate_results(fixed_doc)
+    assert fixed_doc["summary"]["reproduced"] == 0
+    assert to_sarif(fixed_doc)["runs"][0]["results"] == []
+
+    # The campaign file feeds the HTML report.
+    html_path = tmp_path / "report.html"
+    report = pctfuzz("report", "--findings", str(findings), "--campaign", str(out["json"]),
+                     "--html", str(html_path), cwd=tmp_path)
+    assert report.returncode == EXIT_OK, report.stderr
+    assert "diff_encode" in report.stdout and "divergence" in report.stdout
+    page = html_path.read_text()
+    assert "exec/s" in page and str(stats["execs"]) in page
+
+
+def test_replay_unusable_input_is_a_junit_error(tmp_path: Path,
+                                                capsys: pytest.CaptureFixture[str]) -> None:
+    bad = tmp_path / "nope.json"
+    bad.write_text("{not json")
+    out = tmp_path / "r.xml"
+    assert main(["replay", str(bad), "--junit", str(out), "--json", str(tmp_path / "r.json")]
+                ) == EXIT_USAGE
+    suite = ET.parse(out).getroot()
+    assert suite.get("errors") == "1"
+    document = json.loads((tmp_path / "r.json").read_text())
+    validate_results(document)
+    assert document["errors"][0]["path"] == str(bad)
+
+
+# ------------------------------------------------------------------------------ usage
+
+
+@pytest.mark.parametrize("argv", [
+    ["fuzz", "decode", "--json", "-", "--sarif", "-"],
+    ["fuzz", "decode", "--json", "/nonexistent-folder/x.json"],
+    ["fuzz", "decode", "--jobs", "0"],
+    ["replay", "findings", "--junit", "/nonexistent-folder/x.xml"],
+    ["report", "--findings", "/nonexistent-folder"],
+    ["export", "/nonexistent-folder/x.json"],
+    ["export", "0123456789abcdef", "--findings", "/nonexistent-folder"],
+])
+def test_bad_usage_exits_2_with_one_line(argv: list[str],
+                                         capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(argv) == EXIT_USAGE
+    err = capsys.readouterr().err.strip()
+    assert len(err.splitlines()) == 1 and "error" in err
+
+
+def test_report_table_json_and_bad_campaign(store: FindingStore, tmp_path: Path,
+                                            capsys: pytest.CaptureFixture[str]) -> None:
+    (store.root / "garbage.json").write_text("[]")
+    assert main(["report", "--findings", str(store.root), "--json", "-"]) == EXIT_OK
+    captured = capsys.readouterr()
+    document = json.loads(captured.out)
+    validate_results(document)
+    assert document["summary"]["findings"] == 3 and len(document["errors"]) == 1
+    assert "target" in captured.err and "signature" in captured.err
+    assert "\x1b" not in captured.err  # control characters never reach the terminal
+
+    bad = tmp_path / "campaign.json"
+    for text in ("not json", '{"format": "other"}', json.dumps({
+            "format": "pctfuzz-results", "schema_version": 1, "targets": "x"})):
+        bad.write_text(text)
+        assert main(["report", "--findings", str(store.root), "--campaign", str(bad)]) == 2
+        assert len(capsys.readouterr().err.strip().splitlines()) == 1
+
+
+# ----------------------------------------------------------------------------- export
+
+
+def _run_pytest(folder: Path, test_file: Path, *, with_pctfuzz: bool = True
+                ) -> subprocess.CompletedProcess[str]:
+    env = dict(os.environ)
+    if with_pctfuzz:
+        env["PYTHONPATH"] = os.pathsep.join([str(TESTS), env.get("PYTHONPATH", "")])
+    args = [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-p",
+            "no:randomly", str(test_file)]
+    if not with_pctfuzz:
+        # -S skips the site module, so the editable install's .pth is never read and
+        # pctfuzz is not importable; pytest is found through PYTHONPATH.
+        import _pytest
+        import pluggy
+
+        paths = {str(Path(m.__file__).resolve().parent.parent) for m in (_pytest, pluggy)}
+        env["PYTHONPATH"] = os.pathsep.join(sorted(paths))
+        args = [sys.executable, "-S", *args[1:]]
+    return subprocess.run(args, cwd=folder, env=env, capture_output=True, text=True,
+                          timeout=120, check=False)
+
+
+def test_export_urllib_divergence_calls_urllib_directly(tmp_path: Path) -> None:
+    """A divergence recorded against urllib exports as a test calling urllib.parse with
+    the reference's answer inlined: it passes on the real urllib (nothing to fix) and
+    fails once urllib.parse.quote encodes '~' (the bug reproduces)."""
+    finding = _divergence(EncodeCase("a~b c", "component"), differential.check_encode)
+    decode = new_finding("diff_decode", "divergence", None, case=DecodeCase(b"%41%zz"),
+                         check="decode", impl="urllib")
+    source = export_tests([(finding, "findings/x.json"), (decode, "findings/y.json")])
+    assert "import pctfuzz" not in source and "from pctfuzz" not in source
+    assert "urllib.parse.quote(" in source and "unquote_to_bytes" in source
+    test_file = tmp_path / "test_exported.py"
+    test_file.write_text(source)
+
+    passing = _run_pytest(tmp_path, test_file, with_pctfuzz=False)
+    assert passing.returncode == 0, passing.stdout + passing.stderr
+    assert "2 passed" in passing.stdout
+
+    (tmp_path / "conftest.py").write_text(
+        "import urllib.parse\n"
+        "_quote = urllib.parse.quote\n"
+        "urllib.parse.quote = lambda *a, **k: _quote(*a, **k).replace('~', '%7E')\n")
+    failing = _run_pytest(tmp_path, test_file, with_pctfuzz=False)
+    assert failing.returncode == 1, failing.stdout + failing.stderr
+    assert "1 failed, 1 passed" in failing.stdout
+
+
+def test_export_command_for_invariant_and_registry_covered_findings(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """A fault codec's finding (invariants) and a urllib form finding that a registry
+    entry covers (urllib leaves '~' alone) go through pctfuzz's check, without the
+    store: the first fails while it reproduces, the second passes (explained)."""
+    from pctfuzz.faults import FAULTS
+    from pctfuzz.targets import get_target
+
+    store = FindingStore(tmp_path / "findings")
+    fault = next(name for name in FAULTS if "tilde" in name)
+    tilde_case = EncodeCase("~", "component")
+    with pytest.raises(Exception) as caught:
+        get_target("encode").check(tilde_case, FAULTS[fault])
+    stored, _ = store.record(new_finding("encode", "violation", caught.value, case=tilde_case,
+                                         impl=fault))
+    form = new_finding("diff_form", "divergence", None, case=FormCase((("a b", "~é"),)),
+                       check="form", impl="urllib")
+    store.record(form)
+    out = tmp_path / "test_regressions.py"
+    assert main(["export", stored.id, str(store.root / form.file_name), "--findings",
+                 str(store.root), "-o", str(out)]) == EXIT_OK
+    source = out.read_text()
+    assert f"FAULTS[{fault!r}]" in source and "get_impl('urllib')" in source
+    assert "urllib.parse.urlencode" not in source
+    assert "FindingStore" not in source and "load_finding" not in source
+    shutil.rmtree(store.root)  # no store needed
+    run = _run_pytest(tmp_path, out)
+    assert run.returncode == 1 and "1 failed, 1 passed" in run.stdout, run.stdout + run.stderr
+
+    # Against the reference the invariant finding no longer reproduces.
+    out.write_text(source.replace(f"FAULTS[{fault!r}]", "None"))
+    run = _run_pytest(tmp_path, out)
+    assert run.returncode == 0 and "2 passed" in run.stdout, run.stdout + run.stderr
+
+
+def test_export_hostile_finding_is_valid_python(store: FindingStore) -> None:
+    findings = [(f, str(store.root / f.file_name)) for f in store.iter_findings()]
+    source = export_tests(findings)
+    compile(source, "exported", "exec")
+    assert "\x00" not in source and "\x1b" not in source and "\u2028" not in source
