@@ -127,9 +127,27 @@ def minimize(
 
 
 class Recorder:
-    """Record mode: turns failures into stored, deduplicated, minimized findings."""
+    """Record mode: turns failures into stored, deduplicated, minimized findings.
 
-    #: How often in-memory hit counts are written back to the findings folder.
+    The first failure of each signature in a process is minimized and written at once
+    (``FindingStore.record``). Later hits of it are counted in memory and added to the
+    record (``FindingStore.add_hits``) on the first hit at least ``flush_seconds`` after
+    the last flush, and when libFuzzer ends the process normally (``-max_total_time``,
+    ``-runs``: see ``_flush_at_exit``). So what a kill -9 -- or libFuzzer's own
+    ``_Exit`` after a timeout, an RSS-limit stop or a deadly signal -- can lose is, per
+    process and signature, the hits counted since its last flush: hits that all came
+    within one ``flush_seconds`` window. Findings themselves are never lost once
+    written. ``flush_seconds`` is ``PCTFUZZ_FLUSH_SECONDS`` (default 5).
+
+    A findings or corpus folder that cannot be written (full disk, a hostile lock file,
+    a record made unreadable meanwhile) is reported on stderr as one line
+    ``pctfuzz: WARNING: CANNOT SAVE ...`` naming the file, and fuzzing goes on: a store
+    error is never raised out of ``TestOneInput``, where libFuzzer would report it as a
+    crash of the target. A corrupt record moved aside by the store is reported the same
+    way (``pctfuzz: WARNING: <file>: <why>; moved to <name>``).
+    """
+
+    #: Default seconds between writes of in-memory hit counts (``PCTFUZZ_FLUSH_SECONDS``).
     FLUSH_SECONDS = 5.0
 
     def __init__(self, target: Target, impl: Any, impl_name: str | None,
@@ -144,6 +162,8 @@ class Recorder:
         self.corpus = Corpus(corpus_dir) if corpus_dir is not None else None
         self.pending: dict[str, int] = {}  # signature -> hits not yet written
         self.ids: dict[str, str] = {}  # signature -> finding id
+        self.unsaved: set[str] = set()  # signatures whose record could not be written
+        self.flush_seconds = _env_seconds("PCTFUZZ_FLUSH_SECONDS", self.FLUSH_SECONDS)
         self.last_flush = time.monotonic()
 
     def signature(self, exc: BaseException) -> str:
@@ -167,8 +187,10 @@ class Recorder:
         signature = self.signature(exc)
         if signature in self.ids:
             self.pending[signature] = self.pending.get(signature, 0) + 1
-            if time.monotonic() - self.last_flush > self.FLUSH_SECONDS:
+            if time.monotonic() - self.last_flush > self.flush_seconds:
                 self.flush()
+            return
+        if signature in self.unsaved:  # reported once; do not minimize it on every hit
             return
         small = minimize(data, self._fails_same(signature))
         small_exc: BaseException = exc
@@ -182,21 +204,86 @@ class Recorder:
             case = self.target.from_bytes(small)
         finding = build_finding(self.target, self.impl_name, case, small, small_exc,
                                 minimized=small != data, impl_modules=self.impl_modules)
-        stored, is_new = self.findings.record(finding)
+        from .store import StoreError
+
+        try:
+            stored, is_new = self.findings.record(finding)
+        except StoreError as err:
+            self.unsaved.add(signature)
+            _warn(f"CANNOT SAVE FINDING {signature}: {err}")
+            return
+        finally:  # e.g. an unreadable record of this id that had to be moved aside
+            for problem in self.findings.problems:
+                _warn(str(problem))
+            self.findings.problems.clear()
         self.ids[signature] = stored.id
         if self.corpus is not None:
-            self.corpus.add(self.target.name, data)
-            self.corpus.add(self.target.name, small)
+            try:
+                self.corpus.add(self.target.name, data)
+                self.corpus.add(self.target.name, small)
+            except StoreError as err:
+                _warn(f"CANNOT SAVE INPUT of {stored.id}: {err}")
         word = "NEW" if is_new else "KNOWN"
         print(f"pctfuzz: {word} FINDING {stored.kind} {stored.id} {signature}",
               file=sys.stderr, flush=True)
 
     def flush(self) -> None:
+        from .store import StoreError
+
         for signature, hits in self.pending.items():
             if hits:
-                self.findings.add_hits(self.ids[signature], hits)
+                try:
+                    self.findings.add_hits(self.ids[signature], hits)
+                except StoreError as exc:
+                    _warn(f"CANNOT SAVE {hits} HIT(S) of {self.ids[signature]}: {exc}")
         self.pending.clear()
         self.last_flush = time.monotonic()
+
+
+def _warn(message: str) -> None:
+    print(f"pctfuzz: WARNING: {message}", file=sys.stderr, flush=True)
+
+
+def _env_seconds(name: str, default: float) -> float:
+    try:
+        value = float(os.environ.get(name, default))
+    except ValueError:
+        return default
+    return value if value >= 0 else default
+
+
+#: ctypes callbacks registered with ``__cxa_atexit``; kept alive until the process ends.
+_EXIT_HOOKS: list[Any] = []
+
+
+def _flush_at_exit(recorder: Recorder) -> bool:
+    """Make ``recorder.flush()`` run when libFuzzer ends the process normally.
+
+    ``atheris.Fuzz()`` never returns: at ``-max_total_time`` or ``-runs`` libFuzzer
+    calls C ``exit()``, which runs neither Python ``finally`` blocks nor ``atexit``
+    handlers, so the hits counted since the last flush used to be lost at the end of
+    every run (the ``finally`` in ``main`` never ran). C ``exit()`` does run handlers
+    registered with ``__cxa_atexit`` (what C's ``atexit`` compiles to; glibc exports no
+    ``atexit`` symbol), and it runs them on the fuzzing thread, which holds the GIL
+    inside ``Fuzz()``, so a ctypes callback can flush there. libFuzzer's ``_Exit``
+    after a timeout/OOM/deadly signal and a kill -9 skip it: see ``Recorder``.
+    Returns whether the hook is installed (False where ``__cxa_atexit`` is missing).
+    """
+    import ctypes
+
+    def hook(_arg: Any) -> None:
+        try:
+            recorder.flush()
+        except BaseException as exc:  # never raise into C; say what was lost
+            _warn(f"CANNOT SAVE HITS at exit: {type(exc).__name__}: {exc}")
+
+    try:
+        register = ctypes.CDLL(None).__cxa_atexit
+    except (AttributeError, OSError):
+        return False
+    callback = ctypes.CFUNCTYPE(None, ctypes.c_void_p)(hook)
+    _EXIT_HOOKS.append(callback)
+    return bool(register(callback, None, None) == 0)
 
 
 def build_finding(target: Target, impl_name: str | None, case: Case, raw: bytes | None,
@@ -260,8 +347,10 @@ def main(target_name: str, argv: list[str] | None = None) -> None:
             recorder.record(data, exc)
 
     atheris.Setup(argv, test_one_input)
+    if recorder is not None:
+        _flush_at_exit(recorder)
     try:
         atheris.Fuzz()
-    finally:
+    finally:  # only if Fuzz() returns or raises (not libFuzzer's exit(): see above)
         if recorder is not None:
             recorder.flush()

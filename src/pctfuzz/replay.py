@@ -4,11 +4,18 @@ A finding is rebuilt from its case JSON (never by re-decoding its raw bytes), an
 against the implementation it was found with, unless another is named. A raw input
 is decoded with its target's byte format; its target is the name of its folder or
 given explicitly.
+
+Inputs are data, never trusted: raw inputs are read like the corpus reads them
+(regular files only, symlinks never followed, size checked before reading); a
+finding's recorded implementation is resolved by ``_recorded_impl``, which never
+calls a function a record names. Every unusable input is one ``(path, message)``.
 """
 
 from __future__ import annotations
 
+import re
 import signal
+import sys
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -25,8 +32,10 @@ __all__ = ["Verdict", "replay_paths", "run_case"]
 DEFAULT_TIMEOUT = 5.0
 
 
-class _Timeout(Exception):
-    pass
+class _Timeout(BaseException):
+    """Raised by the replay alarm. A BaseException, so that ``except Exception`` in an
+    adapter or in ``differential.run_impl`` (which turns an implementation's exception
+    into a crash Divergence) cannot swallow it: a hang replays as a timeout."""
 
 
 @dataclass(frozen=True)
@@ -44,7 +53,12 @@ class Verdict:
         word = "reproduces" if self.reproduces else "no longer reproduces"
         what = f"finding {self.finding_id}" if self.finding_id else "input"
         tail = f": {self.evidence}" if self.evidence else ""
-        return f"{self.path}: {word} ({self.target}, {what}){tail}"
+        return f"{_printable(str(self.path))}: {word} ({self.target}, {what}){tail}"
+
+
+def _printable(text: str) -> str:
+    """``text`` on one line: a name with a newline or control character is escaped."""
+    return text if text.isprintable() else repr(text)[1:-1]
 
 
 def run_case(target: Target, case: Any, impl: Any, timeout: float = DEFAULT_TIMEOUT
@@ -74,9 +88,11 @@ def run_case(target: Target, case: Any, impl: Any, timeout: float = DEFAULT_TIME
     return False, "", None
 
 
-def _impl_for(target: Target, name: str | None, cache: dict[str, Any]) -> Any:
+def _impl_for(target: Target, name: str | None, cache: dict[tuple[str, bool], Any],
+              *, recorded: bool = False) -> Any:
     """What ``target.check`` runs against: an implementation under test (differential
-    targets, default ``urllib``), or the reference unless a fault codec is named."""
+    targets, default ``urllib``), or the reference unless a fault codec is named.
+    ``recorded``: the name comes from a finding record, not from ``--impl``."""
     if not target.differential:
         # Invariant targets check the reference; a finding recorded against one of the
         # deliberately wrong codecs (PCTFUZZ_FAULT) names it, and replays against it.
@@ -86,9 +102,51 @@ def _impl_for(target: Target, name: str | None, cache: dict[str, Any]) -> Any:
     from .oracles import get_impl
 
     name = name or "urllib"
-    if name not in cache:
-        cache[name] = get_impl(name)
-    return cache[name]
+    key = (name, recorded)
+    if key not in cache:
+        cache[key] = _recorded_impl(name) if recorded else get_impl(name)
+    return cache[key]
+
+
+_IMPORT_PATH = re.compile(r"[A-Za-z_][\w]*(\.[A-Za-z_][\w]*)*:[A-Za-z_][\w]*(\.[A-Za-z_][\w]*)*")
+
+
+def _recorded_impl(name: str) -> Any:
+    """The implementation a finding record names, without trusting the record.
+
+    ``get_impl`` imports ``module:Name`` and *calls* ``Name`` when it is a function,
+    so a record naming ``os:abort``, ``os:fork`` or ``builtins:breakpoint`` made replay
+    run it. From a record, only a built-in name, or an import path of an adapter
+    *class* (one defining encode/decode/form_serialize/form_parse) in a module outside
+    the standard library, is accepted; anything else is a one-line error telling the
+    user to name the implementation with ``--impl`` if they trust it.
+    """
+    from .oracles import IMPLS, METHODS, get_impl
+
+    if name in IMPLS or name.lower() in IMPLS:
+        return get_impl(name)
+
+    def refuse(why: str) -> PctfuzzError:
+        return PctfuzzError(f"recorded implementation {name[:100]!r} {why}; "
+                            "pass --impl to replay against an implementation you trust")
+
+    if not _IMPORT_PATH.fullmatch(name):
+        raise refuse("is neither a built-in name nor an import path package.module:Class")
+    module_name, _, attr = name.partition(":")
+    if module_name.partition(".")[0] in sys.stdlib_module_names:
+        raise refuse("is in the standard library; not imported from a record")
+    import importlib
+    import inspect
+
+    try:
+        obj: Any = importlib.import_module(module_name)
+        for part in attr.split("."):
+            obj = getattr(obj, part)
+    except (ImportError, AttributeError) as exc:
+        raise refuse(f"cannot be loaded ({type(exc).__name__}: {exc})") from None
+    if not inspect.isclass(obj) or not all(callable(getattr(obj, m, None)) for m in METHODS):
+        raise refuse("is not an adapter class")
+    return get_impl(name)
 
 
 def _inputs(paths: Sequence[Path], target: str | None) -> Iterator[tuple[str, Path, str | None]]:
@@ -97,19 +155,30 @@ def _inputs(paths: Sequence[Path], target: str | None) -> Iterator[tuple[str, Pa
         if path.is_symlink():
             yield "error", path, "is a symbolic link; not followed"
         elif path.is_dir():
-            entries = sorted(p for p in path.iterdir() if not p.name.startswith("."))
+            try:
+                entries = sorted(p for p in path.iterdir() if not p.name.startswith("."))
+            except OSError as exc:
+                yield "error", path, f"cannot be listed: {exc.strerror or exc}"
+                continue
             if target is None and path.name not in TARGETS and any(
                 p.name in TARGETS and p.is_dir() for p in entries
             ):
                 # A corpus root: one folder per target.
                 yield from _inputs([p for p in entries if p.name in TARGETS], None)
-            else:
-                yield from _inputs([p for p in entries if not p.is_dir()], target or (
-                    path.name if path.name in TARGETS else None))
+                continue
+            inner = target or (path.name if path.name in TARGETS else None)
+            for entry in entries:
+                if entry.is_dir() and not entry.is_symlink():
+                    # A folder where an input file belongs (in a target folder, or named
+                    # like a finding) is reported; other subfolders are not ours.
+                    if inner is not None or entry.suffix == ".json":
+                        yield "error", entry, "is a directory, expected a file"
+                    continue
+                yield from _inputs([entry], inner)
+        elif not path.exists():  # before the .json test: a missing record "does not exist"
+            yield "error", path, "does not exist"
         elif path.suffix == ".json" and target is None and path.parent.name not in TARGETS:
             yield "finding", path, None
-        elif not path.exists():
-            yield "error", path, "does not exist"
         else:
             name = target or path.parent.name
             if name not in TARGETS:
@@ -122,11 +191,11 @@ def _inputs(paths: Sequence[Path], target: str | None) -> Iterator[tuple[str, Pa
 def replay_paths(paths: Sequence[Path], *, target: str | None = None, impl: str | None = None,
                  timeout: float = DEFAULT_TIMEOUT) -> Iterator[Verdict | tuple[Path, str]]:
     """Verdicts for every input under ``paths``; unusable inputs as (path, message)."""
-    from .store import load_finding
+    from .store import StoreError, load_finding, read_input
 
     if target is not None:
         get_target(target)
-    impls: dict[str, Any] = {}
+    impls: dict[tuple[str, bool], Any] = {}
     for kind, path, info in _inputs(paths, target):
         try:
             if kind == "error":
@@ -137,14 +206,20 @@ def replay_paths(paths: Sequence[Path], *, target: str | None = None, impl: str 
                 tgt = get_target(finding.target)
                 case = finding.rebuild_case()
                 chosen = impl or finding.impl
-                fails, evidence, _ = run_case(tgt, case, _impl_for(tgt, chosen, impls), timeout)
+                runner = _impl_for(tgt, chosen, impls, recorded=impl is None)
+                fails, evidence, _ = run_case(tgt, case, runner, timeout)
                 yield Verdict(path, tgt.name, fails, evidence, finding.id, finding.status)
             else:
                 assert info is not None
                 tgt = get_target(info)
-                data = path.read_bytes()
+                data = read_input(path)  # regular file, no symlink, size checked first
                 case = tgt.from_bytes(data)
                 fails, evidence, _ = run_case(tgt, case, _impl_for(tgt, impl, impls), timeout)
                 yield Verdict(path, tgt.name, fails, evidence)
         except (PctfuzzError, OSError) as exc:
-            yield path, str(exc)
+            # A StoreError about this very file names it already: the caller prints
+            # the path, so give the message alone (no "path: error: path: ...").
+            if isinstance(exc, StoreError) and exc.path == path:
+                yield path, exc.message
+            else:
+                yield path, str(exc)

@@ -34,6 +34,8 @@ Guarantees (local POSIX filesystems; ``flock`` is not reliable over NFS)
       of one signature yield ``hits == N`` and one file. The kernel drops the lock
       of a killed holder. Lock files are left in place on purpose (unlinking a lock
       file races with its next user); readers never lock, they rely on atomicity.
+      (Hits a driver counts in memory before it calls ``add_hits`` are the driver's
+      to lose: see ``fuzzing.Recorder`` for what a kill can cost.)
     - Only records that ``load_finding`` accepts are ever written.
 """
 
@@ -84,6 +86,7 @@ __all__ = [
     "load_finding",
     "new_finding",
     "new_stop_finding",
+    "read_input",
     "signature_for",
     "utc_now",
     "validate_target",
@@ -213,6 +216,14 @@ def _read_regular_file(path: Path, limit: int) -> bytes:
     if len(data) > limit:
         raise StoreError(path, f"grew past the {limit}-byte limit while being read")
     return data
+
+
+def read_input(path: os.PathLike[str] | str, max_size: int = DEFAULT_CORPUS_MAX_SIZE) -> bytes:
+    """The bytes of one raw input file, read as ``Corpus.iter`` reads: a regular file
+    (never through a symlink; a FIFO never blocks) of at most ``max_size`` bytes,
+    checked before it is read. ``StoreError`` naming the file otherwise. For inputs
+    named on the command line (``pctfuzz replay``)."""
+    return _read_regular_file(Path(path), max_size)
 
 
 def _check_stat(path: Path, st: os.stat_result, limit: int) -> None:
@@ -350,6 +361,12 @@ class Corpus:
         if resolved != self.root / folder.name or not resolved.is_relative_to(self.root):
             raise StoreError(folder, f"resolves outside the corpus root {_show(self.root)}")
         return folder
+
+    def ensure_dir(self, target: str) -> Path:
+        """``root/target``, created if missing. ``StoreError`` (one line) if it is a
+        symlink, not a directory, or resolves outside the root: what a campaign must
+        check before it gives the folder to libFuzzer, which follows symlinks."""
+        return self._target_dir(target, create=True)
 
     def add(self, target: str, data: bytes) -> Path | None:
         """Store ``data``; its path, or None if an identical input is already there."""
@@ -880,6 +897,14 @@ class FindingStore:
             self.root.mkdir(parents=True, exist_ok=True)
         except OSError as exc:
             raise StoreError(self.root, f"cannot create folder: {exc.strerror}") from None
+
+    def ensure_root(self) -> Path:
+        """The findings folder, created if missing; ``StoreError`` (one line) if it
+        cannot be (a file in the way, no permission). For start-up checks."""
+        self._ensure_root()
+        if not self.root.is_dir():
+            raise StoreError(self.root, "is not a directory")
+        return self.root
 
     @contextlib.contextmanager
     def _locked(self, ident: str) -> Iterator[None]:

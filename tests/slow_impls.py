@@ -1,0 +1,121 @@
+"""Implementations under test that hang, blow up memory, or fail on every input.
+
+For the reliability tests (``tests/test_reliability.py``) and ``benchmarks/kill_test.py``:
+importable as ``slow_impls:QuadraticDecoder`` etc. (``--impl``) when ``tests/`` is on
+``PYTHONPATH``. Each is urllib.parse (``UrllibAdapter``) with one deliberate defect in
+``decode``, so the ``diff_decode`` target reaches it; every other answer is urllib's.
+
+- ``QuadraticDecoder``: time quadratic in the number of ``%`` once there are at least
+  ``FLOOD`` of them (a "percent flood"): ``HANG_STEP * count**2`` seconds of pure-Python
+  busy work, so 4 ``%`` already take 8 s. libFuzzer's ``-timeout`` stops it; replay's
+  SIGALRM timeout interrupts it (pure Python, so the signal handler gets to run).
+- ``MemoryHog``: on a percent flood, allocates ``HOG_MB`` MiB (default 512, env
+  ``PCTFUZZ_TEST_HOG_MB``) of *touched* memory and holds it ``HOG_HOLD`` seconds, so
+  libFuzzer's RSS thread (it samples once a second) blames this input, then returns the
+  right answer. Only ``-rss_limit_mb`` turns it into a finding.
+- ``CountingCrash``: raises on every input, and appends one byte to the file named by
+  ``PCTFUZZ_TEST_COUNT_FILE`` for every call that is a *hit* (a libFuzzer execution),
+  not for the recorder's own re-runs while it minimizes a new finding. The file's size
+  is then exactly the number of hits the findings store should hold.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+import time
+
+from pctfuzz.cases import DecodeCase
+from pctfuzz.oracles.urllib_parse import UrllibAdapter
+
+#: How many ``%`` make a flood.
+FLOOD = 4
+#: Seconds of busy work per ``%`` squared.
+HANG_STEP = 0.5
+#: MiB allocated by ``MemoryHog`` on a flood.
+HOG_MB = int(os.environ.get("PCTFUZZ_TEST_HOG_MB", "512"))
+#: Seconds ``MemoryHog`` holds the memory.
+HOG_HOLD = 1.5
+
+
+def percent_count(case: DecodeCase) -> int:
+    value = case.value
+    return value.count(b"%") if isinstance(value, bytes) else value.count("%")
+
+
+class QuadraticDecoder(UrllibAdapter):
+    """urllib's decoder, but quadratic-time (with a large constant) on percent floods."""
+
+    name = "urllib-quadratic"
+
+    def decode(self, case: DecodeCase) -> bytes:
+        count = percent_count(case)
+        if count >= FLOOD:
+            deadline = time.monotonic() + HANG_STEP * count * count
+            spins = 0
+            while time.monotonic() < deadline:  # pure Python: signals are handled
+                spins += 1
+        return super().decode(case)
+
+
+class MemoryHog(UrllibAdapter):
+    """urllib's decoder, but a percent flood allocates ``HOG_MB`` MiB for a while."""
+
+    name = "urllib-memory-hog"
+
+    def decode(self, case: DecodeCase) -> bytes:
+        if percent_count(case) >= FLOOD:
+            # bytes * n fills every page, so all of it is resident (a bytearray(n) of
+            # zeros would be mapped lazily and never count against the RSS limit).
+            ballast = b"\xa5" * (HOG_MB << 20)
+            time.sleep(HOG_HOLD)
+            del ballast
+        return super().decode(case)
+
+
+class CountedError(RuntimeError):
+    """What ``CountingCrash`` raises."""
+
+
+_count_fd: int | None = None
+
+
+def _is_hit() -> bool:
+    """True unless called from the recorder's minimization or re-run of a new finding."""
+    frame = sys._getframe(2)
+    while frame is not None:
+        code = frame.f_code
+        if code.co_name == "record" and code.co_filename.endswith("fuzzing.py"):
+            return False
+        frame = frame.f_back  # type: ignore[assignment]
+    return True
+
+
+def _count_hit() -> None:
+    global _count_fd
+    path = os.environ.get("PCTFUZZ_TEST_COUNT_FILE")
+    if not path or not _is_hit():
+        return
+    if _count_fd is None:
+        _count_fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
+    os.write(_count_fd, b".")  # one O_APPEND write: atomic between processes
+
+
+class CountingCrash(UrllibAdapter):
+    """Raises ``CountedError`` from ``decode`` on every input, counting its hits."""
+
+    name = "urllib-counting-crash"
+
+    def decode(self, case: DecodeCase) -> bytes:
+        _count_hit()
+        raise CountedError("counted")
+
+
+def touch_marker() -> None:
+    """Not an implementation: a zero-argument function with a side effect (it creates
+    the file named by ``PCTFUZZ_TEST_MARKER``). A finding record naming it as its
+    ``impl`` must not make replay call it."""
+    path = os.environ.get("PCTFUZZ_TEST_MARKER")
+    if path:
+        with open(path, "w") as handle:
+            handle.write("touch_marker was called\n")
