@@ -16,15 +16,12 @@ and its libFuzzer children, also any descendant that left the group -- then chec
 - every corpus file is whole: the sha1 of its bytes is its name;
 - no process of the campaign survives the kill.
 
-A corpus file that is *not* whole is counted apart (``torn_corpus``), not as a
-problem of pctfuzz: libFuzzer writes the new inputs it finds straight into
-``corpus/<target>/<sha1>`` (fopen, fwrite, fclose: no temp file, no rename), so a
-kill between its fopen and its write leaves an empty or partial file under a sha1
-name. Rare -- seen once (an empty file, in the first second of a run, when libFuzzer
-writes dozens of inputs) in the first ~260 kills measured -- but possible on every
-kill. pctfuzz's own writes (findings, ``Corpus.add``) are atomic. Making the corpus
-whole needs the campaign to give libFuzzer a private output folder and import its
-files through ``Corpus.add``.
+A corpus file that is *not* whole is counted apart (``torn_corpus``). libFuzzer
+writes new inputs with a plain fopen/fwrite (no temp file, no rename), so a kill can
+leave a partial file under a sha1 name; the campaign therefore gives libFuzzer a
+private copy of the corpus and imports only whole files through ``Corpus.add``
+(``campaign.py``). Before that change, ~1 torn file was seen in ~260 kills; the test
+now requires none.
 
 All kills share one corpus and one findings folder, so every campaign also starts on
 what the killed ones left behind. ``--lanes 2`` runs two such kill loops at once on

@@ -19,9 +19,6 @@ Real campaigns, real kill -9, real hostile files; each test says what it proves.
    profile draws the same examples in two runs and two processes.
 6. Bounded memory -- encode/decode at 16 MiB stay under ``bench_memory.BOUNDS``.
 
-Tests marked ``xfail(strict=True)`` state properties that need a change in
-``campaign.py`` (owned elsewhere); each reason names the change.
-
 Opt-in long variant: ``PCTFUZZ_LONG_TESTS=1`` makes the kill test 200 kills (one
 lane, ~8 min) instead of 20 (two concurrent lanes, ~20 s). The default run takes
 about 70 s on 2 cores.
@@ -195,8 +192,8 @@ def test_kill_nine_at_random_moments_never_corrupts_the_store(tmp_path: Path) ->
     before the kill are still there with no fewer hits, temp files left by killed
     writers are ignored by the readers, no process survives. At the end:
     ``cleanup_stale_temp`` removes every temp file, and ``pctfuzz replay`` reproduces
-    every finding. Corpus files written by pctfuzz are whole; a corpus file libFuzzer
-    itself was writing when killed can be torn (see the xfail below)."""
+    every finding. Every corpus file is whole: libFuzzer writes only into a private
+    copy, whose files are imported only when their sha1 matches their name."""
     kills = 200 if LONG else 20
     seed = int(os.environ.get("PCTFUZZ_KILL_SEED", "7"))
     report = kill_test.run_kills(tmp_path, kills, seed=seed, lanes=1 if LONG else 2,
@@ -208,9 +205,7 @@ def test_kill_nine_at_random_moments_never_corrupts_the_store(tmp_path: Path) ->
     assert report.kills_with_fuzzer_running >= kills // 2, report.summary()
     assert report.kills_after_a_finding >= kills // 2, report.summary()
     assert report.findings >= 1 and report.replayed == report.findings
-    if report.torn_corpus:
-        pytest.xfail(f"libFuzzer left {len(report.torn_corpus)} torn corpus file(s) "
-                     f"(its writes are not atomic): {sorted(report.torn_corpus)}")
+    assert not report.torn_corpus, sorted(report.torn_corpus)
 
 
 # ------------------------------------------------------------------- 2. concurrency
@@ -504,9 +499,6 @@ def test_replay_verdict_for_a_file_with_a_newline_in_its_name_is_one_line(
     assert "\n" not in verdict.line() and "two\\nlines" in verdict.line()
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "commands/fuzz.py _cmd_replay prints the raw path before ': error: '; a name with a "
-    "newline splits the line. Print it escaped (store._show / repr without quotes)."))
 def test_replay_error_for_a_file_with_a_newline_in_its_name_is_one_line(
     tmp_path: Path,
 ) -> None:
@@ -638,8 +630,8 @@ def test_recorder_reports_store_errors_instead_of_raising(
 
 
 def test_start_up_checks_name_the_folder_in_one_line(tmp_path: Path) -> None:
-    """``Corpus.ensure_dir`` / ``FindingStore.ensure_root``: what a campaign should call
-    before giving folders to libFuzzer (see the xfail below)."""
+    """``Corpus.ensure_dir`` / ``FindingStore.ensure_root``: what a campaign calls
+    before giving folders to libFuzzer."""
     from pctfuzz.store import Corpus, StoreError
 
     corpus, outside = tmp_path / "corpus", tmp_path / "outside"
@@ -691,10 +683,6 @@ def test_unwritable_finding_is_not_turned_into_a_crash(locked_campaign: dict[str
 
 
 @pytest.mark.slow
-@pytest.mark.xfail(strict=True, reason=(
-    "campaign.py _watch swallows the recorder's 'pctfuzz: WARNING: ...' lines; it should "
-    "add them to TargetStats.errors (printed by pctfuzz fuzz) so the user sees why a "
-    "finding was not saved."))
 def test_campaign_reports_the_finding_it_could_not_save(
     locked_campaign: dict[str, Any],
 ) -> None:
@@ -703,11 +691,6 @@ def test_campaign_reports_the_finding_it_could_not_save(
 
 
 @pytest.mark.slow
-@pytest.mark.xfail(strict=True, reason=(
-    "campaign.py passes corpus/<target> to libFuzzer as its output folder, and libFuzzer "
-    "writes new inputs with fopen(<dir>/<sha1>, 'wb'): through any symlink of that name, "
-    "and non-atomically (a kill leaves a torn file). Give libFuzzer a private output "
-    "folder and import its new files with Corpus.add (atomic, never follows symlinks)."))
 def test_libfuzzer_never_writes_through_a_symlink_in_the_corpus(tmp_path: Path) -> None:
     """Deterministic: a first run (fixed -seed, -runs) shows which inputs libFuzzer
     writes; the second run, same seed, finds dangling symlinks of those names."""
@@ -746,13 +729,6 @@ def _make_findings_file(corpus: Path, findings: Path, outside: Path) -> None:
 @pytest.mark.slow
 @pytest.mark.parametrize("make", [_make_target_symlink, _make_target_file,
                                   _make_findings_file])
-@pytest.mark.xfail(strict=True, reason=(
-    "campaign.py _run_worker mkdirs corpus/<target> and the findings folder without "
-    "checks: a symlinked target folder lets libFuzzer write outside the corpus, a file "
-    "there is a FileExistsError traceback. In run_campaign, before any process starts, "
-    "call Corpus(corpus).ensure_dir(name) for each target and "
-    "FindingStore(findings).ensure_root(): their StoreError is a PctfuzzError, so the CLI "
-    "prints one line and exits 2."))
 def test_campaign_refuses_a_target_folder_it_cannot_use(tmp_path: Path, make: Any) -> None:
     corpus, findings, outside = tmp_path / "corpus", tmp_path / "findings", tmp_path / "out"
     outside.mkdir()
@@ -839,10 +815,6 @@ def test_memory_blowup_becomes_an_oom_finding(stop_campaigns: dict[str, Any]) ->
 
 
 @pytest.mark.slow
-@pytest.mark.xfail(strict=True, reason=(
-    "campaign.py _record_death adds the input libFuzzer stopped on to corpus/<target>, "
-    "so every restart loads it as a seed and stops on it again (the target spends the "
-    "rest of its share timing out). Keep it in the finding (raw_input) only."))
 def test_restart_does_not_load_the_input_that_stopped_libfuzzer(
     stop_campaigns: dict[str, Any],
 ) -> None:

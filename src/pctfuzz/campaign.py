@@ -5,10 +5,17 @@ targets as jobs, each target gets one process and an equal share of
 ``max_time * jobs`` seconds, up to ``jobs`` targets at a time. With fewer targets
 than jobs, every target runs for the whole ``max_time`` with ``jobs // targets``
 processes (the first ``jobs % targets`` targets get one more): libFuzzer's own
-``-jobs`` model, processes of one target sharing its corpus folder (each picks up
-the others' new inputs through ``-reload``) with different ``-seed`` values, their
-findings deduplicated by the findings store (same signature, one record, hits
-added). A target's stats are summed over its processes (``workers``).
+``-jobs`` model, with different ``-seed`` values, their findings deduplicated by the
+findings store (same signature, one record, hits added). A target's stats are summed
+over its processes (``workers``).
+
+libFuzzer never writes into ``corpus/<target>`` itself: it writes new inputs with a
+plain ``fopen(dir/sha1, "wb")``, which follows a symlink of that name out of the
+folder and leaves a torn file when killed. Each process gets a private copy of the
+corpus (``corpus/.libfuzzer-<target>-<pid>-*``); afterwards its new inputs whose sha1
+matches their name are added through ``store.Corpus`` (atomic, no symlinks followed)
+and the copy is removed. Copies left by killed processes are imported at the next
+start-up. Processes of one target therefore share new inputs at restarts, not live.
 
 It reads libFuzzer's status lines to report progress. The harness processes run in
 record mode (see ``fuzzing.py``): findings are saved as they happen and fuzzing goes
@@ -20,9 +27,11 @@ restarts for the rest of its share.
 from __future__ import annotations
 
 import functools
+import hashlib
 import os
 import random
 import re
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -32,9 +41,13 @@ from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from .errors import PctfuzzError
 from .targets import TARGETS, get_target
+
+if TYPE_CHECKING:
+    from .store import Corpus
 
 __all__ = [
     "CampaignResult",
@@ -122,12 +135,12 @@ def default_harness_dir() -> Path:
     return Path(__file__).resolve().parents[2] / "harness"
 
 
-def _command(target: str, harness: Path, corpus: Path, seconds: int, artifacts: Path,
+def _command(target: str, harness: Path, out_dir: Path, seconds: int, artifacts: Path,
              timeout: int, rss_limit_mb: int, extra: Sequence[str]) -> list[str]:
     cmd = [
         sys.executable,
         str(harness / f"fuzz_{target}.py"),
-        str(corpus / target),
+        str(out_dir),
         f"-max_total_time={seconds}",
         f"-timeout={timeout}",
         f"-rss_limit_mb={rss_limit_mb}",
@@ -145,29 +158,106 @@ def _run_worker(target: str, seconds: float, *, harness: Path, corpus: Path, fin
                 impl: str, timeout: int, rss_limit_mb: int, extra: Sequence[str],
                 progress: Callable[[TargetStats], None] | None) -> TargetStats:
     """One libFuzzer process of ``target`` (restarted after a stop) for ``seconds``."""
+    from .store import Corpus
+
     stats = TargetStats(target)
     deadline = time.monotonic() + seconds
     started = time.monotonic()
-    (corpus / target).mkdir(parents=True, exist_ok=True)
-    findings.mkdir(parents=True, exist_ok=True)
     env = dict(os.environ, PCTFUZZ_FINDINGS=str(findings), PCTFUZZ_CORPUS=str(corpus),
                PCTFUZZ_IMPL=impl, PYTHONUNBUFFERED="1")
+    store = Corpus(corpus)
     base_execs = 0
     while (left := deadline - time.monotonic()) >= 2:
-        with tempfile.TemporaryDirectory(prefix=f"pctfuzz-{target}-") as artifacts:
-            cmd = _command(target, harness, corpus, int(left), Path(artifacts), timeout,
-                           rss_limit_mb, extra)
-            death, artifact, run_execs = _watch(cmd, env, stats, base_execs, progress)
+        # Artifact folders carry the pid, so a later start-up can remove those of
+        # campaigns that were killed (a TemporaryDirectory's cleanup never ran).
+        with tempfile.TemporaryDirectory(prefix=f"{_ARTIFACTS}{os.getpid()}-") as artifacts:
+            staging = _stage(store, target)
+            try:
+                cmd = _command(target, harness, staging, int(left), Path(artifacts), timeout,
+                               rss_limit_mb, extra)
+                death, artifact, run_execs = _watch(cmd, env, stats, base_execs, progress)
+            finally:
+                _unstage(store, target, staging)
             base_execs += run_execs
             if death is None:
                 break
             stats.restarts += 1
-            _record_death(target, death, artifact, impl, findings, corpus, stats)
+            _record_death(target, death, artifact, impl, findings, stats)
     stats.seconds = time.monotonic() - started
     stats.execs = base_execs
     if stats.seconds > 0:
         stats.exec_per_s = int(stats.execs / stats.seconds)
     return stats
+
+
+_STAGING = ".libfuzzer-"
+_ARTIFACTS = "pctfuzz-artifacts-"
+_SHA1_NAME = re.compile(r"[0-9a-f]{40}")
+_MAX_ERRORS = 20
+
+
+def _stage(store: Corpus, target: str) -> Path:
+    """A private copy of ``target``'s corpus for one libFuzzer process to read and
+    write (see the module docstring). Only entries ``Corpus.iter`` accepts are copied:
+    no symlinks, folders or oversized files reach libFuzzer."""
+    staging = Path(tempfile.mkdtemp(prefix=f"{_STAGING}{target}-{os.getpid()}-",
+                                    dir=store.root))
+    for path, data in store.iter(target):
+        (staging / path.name).write_bytes(data)
+    return staging
+
+
+def _unstage(store: Corpus, target: str, staging: Path) -> int:
+    """Add the new inputs libFuzzer wrote to ``staging`` (whole files only: the name
+    must be the sha1 of the bytes) to the corpus, then remove ``staging``."""
+    added = 0
+    try:
+        entries = list(os.scandir(staging))
+    except OSError:
+        return 0
+    for entry in entries:
+        if not (_SHA1_NAME.fullmatch(entry.name) and entry.is_file(follow_symlinks=False)):
+            continue
+        try:
+            data = Path(entry.path).read_bytes()
+        except OSError:
+            continue
+        if hashlib.sha1(data).hexdigest() == entry.name and len(data) <= store.max_size:
+            added += store.add(target, data) is not None
+    shutil.rmtree(staging, ignore_errors=True)
+    return added
+
+
+def _pid_alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
+
+
+def _recover(store: Corpus, names: Sequence[str]) -> None:
+    """Start-up: import the private corpus copies and remove the artifact folders that
+    killed campaigns left behind, and stale temp files of killed writers."""
+    pattern = re.compile(rf"{re.escape(_STAGING)}(?P<target>[A-Za-z0-9_-]+?)-(?P<pid>\d+)-")
+    try:
+        entries = list(os.scandir(store.root))
+    except OSError:
+        entries = []
+    for entry in entries:
+        m = pattern.match(entry.name)
+        if m and m["target"] in names and entry.is_dir(follow_symlinks=False) and not (
+                _pid_alive(int(m["pid"]))):
+            _unstage(store, m["target"], Path(entry.path))
+    artifacts = re.compile(rf"{re.escape(_ARTIFACTS)}(?P<pid>\d+)-")
+    tmp = Path(tempfile.gettempdir())
+    for entry in os.scandir(tmp):
+        m = artifacts.match(entry.name)
+        if m and entry.is_dir(follow_symlinks=False) and not _pid_alive(int(m["pid"])):
+            shutil.rmtree(entry.path, ignore_errors=True)
+    store.cleanup_stale_temp(3600)
 
 
 def merge_stats(target: str, parts: Sequence[TargetStats]) -> TargetStats:
@@ -281,6 +371,10 @@ def _watch(cmd: list[str], env: dict[str, str], stats: TargetStats, base_execs: 
             bucket = stats.new_findings if m["word"] == "NEW" else stats.known_findings
             if m["id"] not in bucket:
                 bucket.append(m["id"])
+        elif line.startswith("pctfuzz: WARNING:"):
+            # The recorder could not save something (e.g. a hostile findings folder).
+            if line not in stats.errors and len(stats.errors) < _MAX_ERRORS:
+                stats.errors.append(line)
         elif m := _ARTIFACT.search(line):
             artifact = Path(m["path"])
         elif death is None:
@@ -301,9 +395,12 @@ def _watch(cmd: list[str], env: dict[str, str], stats: TargetStats, base_execs: 
 
 
 def _record_death(target: str, kind: str, artifact: Path | None, impl: str, findings: Path,
-                  corpus: Path, stats: TargetStats) -> None:
-    """Save the input libFuzzer stopped on as a finding (timeout / oom / crash)."""
-    from .store import Corpus, FindingStore, new_stop_finding
+                  stats: TargetStats) -> None:
+    """Save the input libFuzzer stopped on as a finding (timeout / oom / crash).
+
+    The input is kept in the finding only, not added to the corpus: the restarted
+    process would load it as a seed and stop on it again."""
+    from .store import FindingStore, new_stop_finding
 
     if artifact is None or not artifact.is_file():
         stats.errors.append(f"{kind} without an input file")
@@ -313,7 +410,6 @@ def _record_death(target: str, kind: str, artifact: Path | None, impl: str, find
     finding = new_stop_finding(target=tgt, kind=kind, raw_input=data,
                                impl=impl if tgt.differential else None)
     stored, is_new = FindingStore(findings).record(finding)
-    Corpus(corpus).add(target, data)
     (stats.new_findings if is_new else stats.known_findings).append(stored.id)
 
 
@@ -342,6 +438,17 @@ def run_campaign(
     missing = [n for n in names if not (harness / f"fuzz_{n}.py").is_file()]
     if missing:
         raise PctfuzzError(f"no harness script for {', '.join(missing)} in {harness}")
+    from .store import Corpus, FindingStore
+
+    # Check the folders before any process starts: a symlinked or blocked folder is a
+    # one-line error (exit 2), never a traceback or a write outside the folders.
+    store = Corpus(corpus)
+    for name in names:
+        store.ensure_dir(name)
+    findings_store = FindingStore(findings)
+    findings_store.ensure_root()
+    findings_store.cleanup_stale_temp(3600)
+    _recover(store, names)
     workers = plan_workers(names, jobs)
     share = max(4.0, max_time * min(jobs, len(names)) / len(names))
     started = time.monotonic()

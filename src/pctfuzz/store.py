@@ -86,6 +86,7 @@ __all__ = [
     "load_finding",
     "new_finding",
     "new_stop_finding",
+    "printable_path",
     "read_input",
     "signature_for",
     "utc_now",
@@ -121,7 +122,7 @@ _FIELDS: Final = (
 # --------------------------------------------------------------------------- errors
 
 
-def _show(path: os.PathLike[str] | str) -> str:
+def printable_path(path: os.PathLike[str] | str) -> str:
     """A path as one printable line (undecodable or control characters escaped)."""
     text = os.fspath(path)
     return text if text.isprintable() else repr(text)[1:-1]
@@ -142,7 +143,7 @@ class StoreError(PctfuzzError, ValueError):
     def __init__(self, path: os.PathLike[str] | str, message: str) -> None:
         self.path = Path(path)
         self.message = _one_line(message, 500)
-        super().__init__(f"{_show(path)}: {self.message}")
+        super().__init__(f"{printable_path(path)}: {self.message}")
 
 
 class FindingFormatError(StoreError, CaseFormatError):
@@ -165,7 +166,7 @@ class StoreProblem:
         return cls(exc.path, exc.message)
 
     def __str__(self) -> str:
-        return f"{_show(self.path)}: {_one_line(self.message, 500)}"
+        return f"{printable_path(self.path)}: {_one_line(self.message, 500)}"
 
 
 def validate_target(target: object) -> str:
@@ -319,7 +320,7 @@ def _inside(root: Path, path: Path) -> Path:
     """``path`` (whose parent must exist) if its resolved parent lies in ``root``."""
     parent = path.parent.resolve()
     if not parent.is_relative_to(root):
-        raise StoreError(path, f"resolves outside the store root {_show(root)}")
+        raise StoreError(path, f"resolves outside the store root {printable_path(root)}")
     return parent / path.name
 
 
@@ -359,7 +360,8 @@ class Corpus:
             raise StoreError(folder, "is not a directory")
         resolved = folder.resolve()
         if resolved != self.root / folder.name or not resolved.is_relative_to(self.root):
-            raise StoreError(folder, f"resolves outside the corpus root {_show(self.root)}")
+            root = printable_path(self.root)
+            raise StoreError(folder, f"resolves outside the corpus root {root}")
         return folder
 
     def ensure_dir(self, target: str) -> Path:
@@ -969,7 +971,8 @@ class FindingStore:
             raise StoreError(
                 path, f"unreadable record cannot be moved aside: {err.strerror}"
             ) from exc
-        self.problems.append(StoreProblem(path, f"{exc.message}; moved to {_show(aside.name)}"))
+        moved = printable_path(aside.name)
+        self.problems.append(StoreProblem(path, f"{exc.message}; moved to {moved}"))
 
     def iter_findings(self, problems: list[StoreProblem] | None = None) -> Iterator[Finding]:
         """Yield every valid ``*.json`` record, sorted by file name; each invalid one

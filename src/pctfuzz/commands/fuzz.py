@@ -104,7 +104,7 @@ def _cmd_fuzz(args: argparse.Namespace) -> int:
 def _cmd_replay(args: argparse.Namespace) -> int:
     from ..replay import Verdict, replay_paths
     from ..reports import replay_results
-    from ..store import utc_now
+    from ..store import printable_path, utc_now
 
     dests = _outputs(args)
     out = _human(dests)
@@ -119,7 +119,7 @@ def _cmd_replay(args: argparse.Namespace) -> int:
             print(item.line(), file=out)
         else:
             unusable += 1
-            print(f"{item[0]}: error: {item[1]}", file=sys.stderr)
+            print(f"{printable_path(item[0])}: error: {item[1]}", file=sys.stderr)
     code = EXIT_FOUND if reproduced else EXIT_USAGE if unusable else EXIT_OK
     if any(d is not None for d in dests):
         settings = {"paths": list(args.paths), "target": args.target, "impl": args.impl,
