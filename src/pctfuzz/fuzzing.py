@@ -137,7 +137,7 @@ class Recorder:
     ``_Exit`` after a timeout, an RSS-limit stop or a deadly signal -- can lose is, per
     process and signature, the hits counted since its last flush: hits that all came
     within one ``flush_seconds`` window. Findings themselves are never lost once
-    written. ``flush_seconds`` is ``PCTFUZZ_FLUSH_SECONDS`` (default 5).
+    written. ``flush_seconds`` is ``PCTFUZZ_FLUSH_SECONDS`` (default 1).
 
     A findings or corpus folder that cannot be written (full disk, a hostile lock file,
     a record made unreadable meanwhile) is reported on stderr as one line
@@ -148,7 +148,7 @@ class Recorder:
     """
 
     #: Default seconds between writes of in-memory hit counts (``PCTFUZZ_FLUSH_SECONDS``).
-    FLUSH_SECONDS = 5.0
+    FLUSH_SECONDS = 1.0
 
     def __init__(self, target: Target, impl: Any, impl_name: str | None,
                  findings_dir: Path, corpus_dir: Path | None) -> None:
