@@ -28,6 +28,7 @@ means"):
 from __future__ import annotations
 
 import codecs
+from collections.abc import Callable
 from urllib.parse import (
     parse_qsl,
     quote,
@@ -111,6 +112,9 @@ class UrllibAdapter(Adapter):
     def decode(self, case: DecodeCase) -> bytes:
         return unquote_to_bytes(case.value)
 
+    #: The quoter urlencode uses (its default; the ``urllib-unquote`` variant uses quote).
+    quote_via: Callable[..., str] = staticmethod(quote_plus)
+
     def form_serialize(self, case: FormCase) -> str:
         encoding, errors = python_codec(case.encoding)
         return urlencode(
@@ -118,7 +122,7 @@ class UrllibAdapter(Adapter):
             safe=FORM.printable_safe,
             encoding=encoding,
             errors=errors,
-            quote_via=quote_plus,
+            quote_via=self.quote_via,
         )
 
     def form_parse(self, case: FormParseCase) -> list[tuple[str, str]]:
@@ -146,15 +150,7 @@ class UrllibUnquoteAdapter(UrllibAdapter):
     def decode(self, case: DecodeCase) -> bytes:
         return unquoted_bytes(unquote(case.value, encoding="utf-8", errors="surrogateescape"))
 
-    def form_serialize(self, case: FormCase) -> str:
-        encoding, errors = python_codec(case.encoding)
-        return urlencode(
-            list(case.pairs),
-            safe=FORM.printable_safe,
-            encoding=encoding,
-            errors=errors,
-            quote_via=quote,
-        )
+    quote_via: Callable[..., str] = staticmethod(quote)
 
     def form_parse(self, case: FormParseCase) -> list[tuple[str, str]]:
         text = case.text
