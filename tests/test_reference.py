@@ -325,10 +325,13 @@ def test_both_decode_paths_and_small_blocks(
     data: bytes, block: int, few: int, set_name: str, plus: bool
 ) -> None:
     # Blocks of 3-9 bytes put cuts everywhere, including inside "%HH" triplets; `few`
-    # forces the vectorized path (0, 1) or the split loop (10**9) whatever the input.
+    # forces the vectorized path (0, 1) or the split loop (10**9) whatever the input,
+    # for decoding and likewise for encoding (cells, or str.translate).
     with pytest.MonkeyPatch.context() as patch:
         patch.setattr(reference, "_BLOCK", block)
         patch.setattr(reference, "_FEW_PERCENTS", few)
+        patch.setattr(reference, "_SHORT", min(few, 96))
+        patch.setattr(reference, "_SHORT_ENCODE", min(few, 32))
         assert percent_decode(data) == spec_decode(data)
         assert percent_encode(data, set_name, space_as_plus=plus) == spec_encode_bytes(
             data, get_set(set_name), plus
