@@ -217,6 +217,8 @@ _SHORT = 96
 def _decode_few(data: bytes) -> bytes:
     """Percent-decode by splitting on "%": one Python step per "%" (for short inputs)."""
     pieces = data.split(b"%")
+    if len(pieces) == 1:
+        return data
     out = [pieces[0]]
     append = out.append
     hex_pairs = _HEX_PAIRS
@@ -291,8 +293,6 @@ def percent_decode(value: str | bytes) -> bytes:
         data = value if type(value) is bytes else bytes(value)
     else:
         raise InputTypeError(f"value must be str or bytes, not {type_name(value)}")
-    if b"%" not in data:
-        return data
     if len(data) <= _SHORT or data.count(b"%") <= _FEW_PERCENTS:
         return _decode_few(data)
     if len(data) <= _BLOCK:
