@@ -6,7 +6,11 @@ the path, as in the campaign test.
 
 from __future__ import annotations
 
+import os
+import re
+
 from pctfuzz.cases import EncodeCase
+from pctfuzz.oracles import Unsupported
 from pctfuzz.oracles.urllib_parse import UrllibAdapter
 
 
@@ -17,3 +21,45 @@ class TildeEncodingUrllib(UrllibAdapter):
 
     def encode(self, case: EncodeCase) -> str:
         return super().encode(case).replace("~", "%7E")
+
+
+class PlantedBugsUrllib(UrllibAdapter):
+    """urllib.parse with the bugs named in ``PCTFUZZ_TEST_BUGS`` (comma-separated),
+    so one campaign can plant several bugs and a later one "fix" some:
+
+    - ``hex``: percent-encodings written with lowercase hex digits;
+    - ``tilde``: ``~`` percent-encoded as ``%7E``;
+    - ``plus``: space written as ``+`` where the set wants ``%20``;
+    - ``lt``: ``<`` left raw.
+
+    It answers UTF-8 and bytes only: a planted bug stacked on urllib's accepted
+    legacy-encoding differences is a composite that no registry entry models.
+    """
+
+    name = "urllib-planted"
+
+    def encode(self, case: EncodeCase) -> str:
+        if isinstance(case.value, str) and case.encoding.upper() not in ("UTF-8", "UTF8"):
+            raise Unsupported("the planted-bug adapter answers UTF-8 and bytes only")
+        bugs = set(os.environ.get("PCTFUZZ_TEST_BUGS", "").split(","))
+        out = super().encode(case)
+        if "hex" in bugs:
+            out = re.sub("%[0-9A-F]{2}", lambda m: m[0].lower(), out)
+        if "tilde" in bugs:
+            out = out.replace("~", "%7E")
+        if "plus" in bugs and not case.space_as_plus:
+            out = out.replace("%20", "+")
+        if "lt" in bugs:
+            out = out.replace("%3C", "<").replace("%3c", "<")
+        return out
+
+
+class FailsInHarness(UrllibAdapter):
+    """Loads in the ``pctfuzz fuzz`` process but not in its libFuzzer children (which
+    have ``PCTFUZZ_CORPUS`` set): a target whose harness cannot start."""
+
+    name = "fails-in-harness"
+
+    def __init__(self) -> None:
+        if "PCTFUZZ_CORPUS" in os.environ:
+            raise RuntimeError("this adapter cannot start in a harness")

@@ -22,7 +22,7 @@ from pctfuzz.differential import (
     resolve_impl,
     run_impl,
 )
-from pctfuzz.errors import UnknownEncodingError
+from pctfuzz.errors import PctfuzzError, UnknownEncodingError
 from pctfuzz.oracles import Adapter, Unsupported, get_impl, impl_names
 from pctfuzz.oracles.urllib_parse import UrllibAdapter
 from pctfuzz.sets import SETS
@@ -170,7 +170,7 @@ def test_value_divergence_carries_evidence() -> None:
 
 
 def test_impl_exception_is_a_crash_finding() -> None:
-    from pctfuzz.fuzzing import classify
+    from pctfuzz.identity import classify
 
     with pytest.raises(Divergence) as info:
         check_decode(DecodeCase("%41"), Buggy())
@@ -193,17 +193,60 @@ def test_reference_refusal_is_compared_too() -> None:
     assert "reference raises NotScalarValueError" in exc.detail
 
 
-def test_error_vs_error_needs_an_entry() -> None:
+def test_error_vs_error_needs_an_entry_unless_both_refuse_a_non_scalar() -> None:
     class Refuses(UrllibAdapter):
         name = "refuses"
         registry_names = ("refuses",)  # none of urllib's entries
 
+    class RefusesWithTypeError(Refuses):
+        def encode(self, case: EncodeCase) -> str:
+            if isinstance(case.value, str) and not case.value.isascii():
+                raise TypeError("not text")
+            return super().encode(case)
+
+    # Both refuse a lone surrogate, with UnicodeEncodeError (a ValueError): agreement,
+    # with no registry entry (issue 10: "both refuse = agreement").
+    assert check_encode(EncodeCase("\ud800", "component"), Refuses()) == ()
+    assert check_form(FormCase((("\udc80", ""),)), Refuses()) == ()
+    # A TypeError is not a refusal of a non-scalar string: it needs an entry.
     with pytest.raises(Divergence) as info:
-        check_encode(EncodeCase("\ud800", "component"), Refuses())
-    assert isinstance(info.value.impl_error, UnicodeEncodeError)
-    assert check_encode(EncodeCase("\ud800", "component"), "urllib") == (
-        "urllib-quote-lone-surrogate",
-    )
+        check_encode(EncodeCase("\ud800", "component"), RefusesWithTypeError())
+    assert isinstance(info.value.impl_error, TypeError)
+
+
+def test_surrogate_only_differences_are_not_findings() -> None:
+    """Issue 10: an adapter raising UnicodeEncodeError, and one declaring
+    ``scalar_values = "replace"`` that maps lone surrogates to U+FFFD (WebIDL
+    USVString, as JavaScript does), give no finding on lone-surrogate cases."""
+
+    class Usv(UrllibAdapter):
+        name = "usv"
+        registry_names = ("usv",)
+        scalar_values = "replace"
+
+        def encode(self, case: EncodeCase) -> str:
+            if isinstance(case.value, str):
+                fixed = "".join("\ufffd" if 0xD800 <= ord(c) <= 0xDFFF else c
+                                for c in case.value)
+                case = EncodeCase(fixed, case.set_name, case.encoding, case.space_as_plus)
+            return super().encode(case)
+
+    class Strict(Usv):
+        scalar_values = "strict"
+
+    for value in ("\ud800", "a\udfffb", "\ud83d"):
+        assert check_encode(EncodeCase(value, "path"), Usv()) == ()
+    # Without the declaration the same adapter is a finding: it answers where the
+    # reference refuses.
+    with pytest.raises(Divergence) as info:
+        check_encode(EncodeCase("\ud800", "path"), Strict())
+    assert info.value.difference == "unit=lone-surrogate;diff=value-for-non-scalar"
+
+    class Wrong(Usv):
+        scalar_values = "utf-16"
+
+    with pytest.raises(PctfuzzError, match="scalar_values"):
+        check_encode(EncodeCase("a", "path"), Wrong())
 
 
 def test_answer_of_the_wrong_shape_is_reported_not_crashed_on() -> None:

@@ -12,7 +12,8 @@ from pathlib import Path
 import pytest
 
 from pctfuzz.cases import EncodeCase
-from pctfuzz.fuzzing import Recorder, classify, minimize
+from pctfuzz.fuzzing import Recorder, minimize
+from pctfuzz.identity import classify
 from pctfuzz.store import FindingStore
 from pctfuzz.targets import TARGETS
 from pctfuzz.violations import Divergence, Violation

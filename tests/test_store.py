@@ -29,9 +29,8 @@ from pctfuzz.store import (
     load_finding,
     new_finding,
     new_stop_finding,
-    signature_for,
 )
-from pctfuzz.violations import Divergence, Violation
+from pctfuzz.violations import Violation
 
 T0 = "2024-05-01T12:00:00.000Z"
 T1 = "2024-05-02T12:00:00.000Z"
@@ -84,61 +83,6 @@ def _finding(raw: bytes = b"\x00\xff%zz", value: str | bytes = "a\ud800b", **kw:
         versions=VERSIONS,
         **kw,
     )
-
-
-# -------------------------------------------------------------------- signatures
-
-
-def test_signature_same_bug_from_two_inputs_and_two_lines() -> None:
-    a = signature_for("encode", "violation", _caught(_outer, "short"), None)
-    b = signature_for("encode", "violation", _caught(_outer, "a much longer input"), None)
-    assert a == b
-    assert a == f"encode|violation|round-trip|pctfuzz.violations.Violation|{__name__}:_inner_check"
-    assert "short" not in a and "longer" not in a
-
-
-def test_signature_separates_check_type_place_target_kind() -> None:
-    exc = _caught(_outer, "x")
-    base = signature_for("encode", "violation", exc, "round-trip")
-    assert signature_for("encode", "violation", exc, "alphabet") != base
-    assert signature_for("decode", "violation", exc, "round-trip") != base
-    assert signature_for("encode", "crash", exc, "round-trip") != base
-    assert signature_for("encode", "violation", _caught(_other_place, "x"), None) != base
-    assert signature_for("encode", "violation", ValueError("x"), "round-trip") != base
-    assert store.finding_id(base) == hashlib.sha256(base.encode()).hexdigest()[:16]
-
-
-def test_signature_location_is_innermost_relevant_frame() -> None:
-    exc = _caught(_parse_bad_json)
-    # no relevant frame: the innermost frame at all, module-qualified, no line number
-    anywhere = signature_for("decode", "crash", exc, None)
-    assert anywhere.startswith("decode|crash|-|json.decoder.JSONDecodeError|json.decoder:")
-    # this module declared as the implementation under test: its frame wins over json's
-    mine = signature_for("decode", "crash", exc, None, impl_modules=[__name__])
-    assert mine.endswith(f"|{__name__}:_parse_bad_json")
-    # a frame inside the pctfuzz package is always relevant
-    inside = signature_for("decode", "crash", _caught(_bad_case), None)
-    assert inside == "decode|crash|-|pctfuzz.errors.CaseFormatError|pctfuzz.cases:case_from_json"
-    # no traceback at all (a timeout seen from outside)
-    assert signature_for("decode", "timeout", None, None) == "decode|timeout|-|-|-"
-
-
-def test_signature_of_divergence_names_the_impl_error() -> None:
-    impl_error = _caught(_parse_bad_json)
-    div = _caught(_raise_divergence, impl_error)
-    sig = signature_for("diff_encode", "divergence", div, None)
-    assert "|impl_error=json.decoder.JSONDecodeError@json.decoder:" in sig
-
-
-def _raise_divergence(impl_error: BaseException) -> None:
-    raise Divergence("quote", "x", impl="urllib", impl_error=impl_error)
-
-
-def test_signature_rejects_bad_target_and_kind() -> None:
-    with pytest.raises(StoreError):
-        signature_for("../x", "crash", None, None)
-    with pytest.raises(StoreError):
-        signature_for("x", "explosion", None, None)
 
 
 # ------------------------------------------------------------- findings round trip
@@ -236,7 +180,7 @@ def test_new_stop_finding_rebuilds_the_case() -> None:
             return DecodeCase(data)
 
     f = new_stop_finding(target=FakeTarget(), kind="timeout", raw_input=b"%%%", now=T0)
-    assert f.signature == "decode|timeout|-|-|-"
+    assert f.signature == "decode|timeout|-|-"
     assert f.rebuild_case() == DecodeCase(b"%%%") and f.raw_bytes() == b"%%%"
     g = new_stop_finding(target="decode", kind="oom", raw_input=b"")
     assert g.case is None
@@ -587,7 +531,8 @@ def test_finding_file_is_plain_sorted_json(tmp_path: Path) -> None:
     f, _ = findings.record(_finding(raw=b"\x00"))
     data = json.loads(findings.path_for(f).read_text())
     assert list(data) == sorted(data)
-    assert data["schema"] == 1 and data["hits"] == 1 and data["status"] == "new"
+    assert data["schema"] == 2 and data["hits"] == 1 and data["status"] == "new"
+    assert data["signature_version"] == 2
     assert base64.b64decode(data["raw_input"]) == b"\x00"
     assert data["case"] == {
         "type": "encode",
@@ -596,3 +541,51 @@ def test_finding_file_is_plain_sorted_json(tmp_path: Path) -> None:
         "encoding": "utf-8",
         "space_as_plus": False,
     }
+
+
+# ------------------------------------------- identity format and unreadable records
+
+
+def test_schema_1_record_reads_as_signature_version_1(tmp_path: Path) -> None:
+    f, _ = FindingStore(tmp_path).record(_finding(raw=b"\x01"))
+    path = FindingStore(tmp_path).path_for(f)
+    data = json.loads(path.read_text())
+    del data["signature_version"]
+    data["schema"] = 1
+    path.write_text(json.dumps(data))
+    old = load_finding(path)
+    assert old.signature_version == 1 and old.schema == 2
+    data["signature_version"] = 1  # schema 1 never had the field
+    path.write_text(json.dumps(data))
+    with pytest.raises(FindingFormatError, match="signature_version"):
+        load_finding(path)
+
+
+def test_unreadable_record_is_left_alone_not_replaced(tmp_path: Path,
+                                                      monkeypatch: pytest.MonkeyPatch) -> None:
+    """EACCES on an existing record (root ignores chmod, so os.open is made to fail):
+    the record is never moved aside or overwritten; record() raises StoreReadError."""
+    findings = FindingStore(tmp_path)
+    first, _ = findings.record(dataclasses_replace_status(findings, _finding(raw=b"\x02")))
+    path = findings.path_for(first)
+    before = path.read_bytes()
+    real_open = os.open
+
+    def deny(file: Any, flags: int, *args: Any, **kw: Any) -> int:
+        if os.fspath(file) == os.fspath(path):
+            raise PermissionError(13, "Permission denied")
+        return real_open(file, flags, *args, **kw)
+
+    monkeypatch.setattr(os, "open", deny)
+    with pytest.raises(store.StoreReadError, match="Permission denied"):
+        findings.record(_finding(raw=b"\x02"))
+    monkeypatch.undo()
+    assert path.read_bytes() == before
+    assert [p.name for p in tmp_path.iterdir() if ".corrupt-" in p.name] == []
+    assert load_finding(path).status == "known-divergence"
+
+
+def dataclasses_replace_status(findings: FindingStore, finding: Finding) -> Finding:
+    """``finding`` stored and triaged as known-divergence (a status worth keeping)."""
+    stored, _ = findings.record(finding)
+    return findings.update_status(stored.id, "known-divergence")

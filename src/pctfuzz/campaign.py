@@ -44,6 +44,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from .errors import PctfuzzError
+from .fuzz_protocol import FINDING, LOST, WARNING_PREFIX
 from .targets import TARGETS, get_target
 
 if TYPE_CHECKING:
@@ -62,7 +63,6 @@ _STATUS = re.compile(
     r"^#(?P<execs>\d+)\s+(?P<event>\w+)\s+cov: (?P<cov>\d+) ft: (?P<ft>\d+) "
     r"corp: (?P<units>\d+)/(?P<size>\S+).*?exec/s: (?P<eps>\d+)"
 )
-_FINDING = re.compile(r"^pctfuzz: (?P<word>NEW|KNOWN) FINDING (?P<kind>\S+) (?P<id>\S+)")
 _ARTIFACT = re.compile(r"Test unit written to (?P<path>\S+)")
 _DEATH = (
     ("timeout", re.compile(r"ERROR: libFuzzer: timeout")),
@@ -87,11 +87,22 @@ class TargetStats:
     known_findings: list[str] = field(default_factory=list)
     restarts: int = 0
     errors: list[str] = field(default_factory=list)
+    #: what should have been stored and was not (``pctfuzz: LOST`` lines, a stop
+    #: finding that could not be saved): the campaign is then incomplete
+    lost: list[str] = field(default_factory=list)
     workers: int = 1  # libFuzzer processes that fuzzed this target at the same time
 
     @property
     def findings(self) -> int:
         return len(self.new_findings) + len(self.known_findings)
+
+    def problems(self) -> list[str]:
+        """Why this target's part of the campaign is incomplete (empty if it is not):
+        something lost, or no execution at all (the harness never started)."""
+        problems = [f"lost {what}" for what in self.lost]
+        if self.execs == 0:
+            problems.append("ran 0 executions (the harness did not start; see errors)")
+        return problems
 
 
 @dataclass
@@ -101,7 +112,24 @@ class CampaignResult:
 
     @property
     def new_findings(self) -> list[str]:
-        return [f for s in self.stats for f in s.new_findings]
+        """Distinct ids of the findings first saved by this campaign."""
+        return list(dict.fromkeys(f for s in self.stats for f in s.new_findings))
+
+    @property
+    def known_findings(self) -> list[str]:
+        """Distinct ids of findings seen again that existed before this campaign."""
+        new = set(self.new_findings)
+        return list(dict.fromkeys(f for s in self.stats for f in s.known_findings
+                                  if f not in new))
+
+    def problems(self) -> list[str]:
+        """``<target>: <why>`` for each reason the campaign is incomplete."""
+        return [f"{s.target}: {p}" for s in self.stats for p in s.problems()]
+
+    @property
+    def incomplete(self) -> bool:
+        """A finding or hits were lost, or a target never ran: never a green run."""
+        return bool(self.problems())
 
     def summary(self) -> str:
         """The end-of-campaign table."""
@@ -124,6 +152,8 @@ class CampaignResult:
             lines.append("processes per target: " + ", ".join(parallel))
         lines.append(f"{len(new)} new finding(s) in {self.seconds:.0f} s"
                      + (": " + ", ".join(new) if new else ""))
+        for problem in self.problems():
+            lines.append(f"INCOMPLETE: {problem}")
         return "\n".join(lines)
 
 
@@ -286,6 +316,7 @@ def merge_stats(target: str, parts: Sequence[TargetStats]) -> TargetStats:
         known_findings=known,
         restarts=sum(p.restarts for p in parts),
         errors=[f"[process {i}] {e}" for i, p in enumerate(parts, 1) for e in p.errors],
+        lost=[f"[process {i}] {w}" for i, p in enumerate(parts, 1) for w in p.lost],
         workers=len(parts),
     )
 
@@ -367,11 +398,20 @@ def _watch(cmd: list[str], env: dict[str, str], stats: TargetStats, base_execs: 
             stats.cov = max(stats.cov, int(m["cov"]))
             stats.ft = max(stats.ft, int(m["ft"]))
             stats.corpus_units = int(m["units"])
-        elif m := _FINDING.match(line):
-            bucket = stats.new_findings if m["word"] == "NEW" else stats.known_findings
-            if m["id"] not in bucket:
-                bucket.append(m["id"])
-        elif line.startswith("pctfuzz: WARNING:"):
+        elif m := FINDING.match(line):
+            # A restarted process, or another process of this target, prints KNOWN
+            # for a finding this campaign saved: it is counted once, as new.
+            if m["word"] == "NEW":
+                if m["id"] not in stats.new_findings:
+                    stats.new_findings.append(m["id"])
+                if m["id"] in stats.known_findings:
+                    stats.known_findings.remove(m["id"])
+            elif m["id"] not in stats.new_findings and m["id"] not in stats.known_findings:
+                stats.known_findings.append(m["id"])
+        elif m := LOST.match(line):
+            if m["what"] not in stats.lost and len(stats.lost) < _MAX_ERRORS:
+                stats.lost.append(m["what"])
+        elif line.startswith(WARNING_PREFIX):
             # The recorder could not save something (e.g. a hostile findings folder).
             if line not in stats.errors and len(stats.errors) < _MAX_ERRORS:
                 stats.errors.append(line)
@@ -405,12 +445,20 @@ def _record_death(target: str, kind: str, artifact: Path | None, impl: str, find
     if artifact is None or not artifact.is_file():
         stats.errors.append(f"{kind} without an input file")
         return
+    from .store import StoreError
+
     data = artifact.read_bytes()
     tgt = get_target(target)
     finding = new_stop_finding(target=tgt, kind=kind, raw_input=data,
                                impl=impl if tgt.differential else None)
-    stored, is_new = FindingStore(findings).record(finding)
-    (stats.new_findings if is_new else stats.known_findings).append(stored.id)
+    try:
+        stored, is_new = FindingStore(findings).record(finding)
+    except StoreError as exc:
+        stats.lost.append(f"{kind} finding {finding.id}: {exc}")
+        return
+    bucket = stats.new_findings if is_new else stats.known_findings
+    if stored.id not in stats.new_findings and stored.id not in bucket:
+        bucket.append(stored.id)
 
 
 def run_campaign(

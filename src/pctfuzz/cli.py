@@ -2,8 +2,12 @@
 
 Exit codes (the same for every subcommand):
   0  success; for fuzz/replay: nothing new / nothing reproduces
-  1  fuzz: a new finding was saved; replay: at least one input reproduces
+  1  fuzz: a new finding was saved; replay: at least one input reproduces or fails
+     differently
   2  usage error or unusable input (unknown set or encoding, malformed file, ...)
+  3  fuzz: the run is incomplete -- a finding or its hits could not be saved, a
+     record could not be read, or a target ran no execution -- even if something
+     new was found: nothing lost is ever reported as a clean or ordinary run
 """
 
 from __future__ import annotations
@@ -21,6 +25,7 @@ from .sets import ALIASES, SETS
 EXIT_OK = 0
 EXIT_FOUND = 1
 EXIT_USAGE = 2
+EXIT_INCOMPLETE = 3
 
 #: Largest TEXT or stdin the encode/decode commands accept, in bytes.
 MAX_INPUT_BYTES = 256 * 1024 * 1024
@@ -111,7 +116,8 @@ def build_parser() -> argparse.ArgumentParser:
     parser = _Parser(
         prog="pctfuzz",
         description="Reference URL percent-encoder, property checks and fuzzing harness.",
-        epilog="Exit codes: 0 ok / nothing new, 1 finding or reproduction, 2 usage or input error.",
+        epilog="Exit codes: 0 ok / nothing new, 1 finding or reproduction, 2 usage or input "
+        "error, 3 incomplete run (a finding lost, a target that never ran).",
     )
     parser.add_argument("--version", action="version", version=f"pctfuzz {__version__}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)

@@ -7,19 +7,25 @@ the invariants in ``properties``. Each check:
    ``NotScalarValueError`` for a str that is not a scalar value string;
 2. asks the implementation (an adapter, see ``pctfuzz.oracles``): a value, an
    exception, or ``Unsupported`` -- then the check returns ``None`` (skipped);
-3. returns ``()`` when the two agree (equal values, or exceptions of the same type);
+3. returns ``()`` when the two agree: equal values, exceptions of the same type, or
+   both refuse a str that is not a scalar value string (``both_refuse``: the reference
+   raises ``NotScalarValueError``, the implementation any ``ValueError``). An adapter
+   declaring ``scalar_values = "replace"`` is compared with the reference's
+   ``surrogates="replace"`` answer (WebIDL USVString: lone surrogate -> U+FFFD);
 4. returns the ids of the registry entries (``pctfuzz.divergences``) that together
    explain the difference, when they do;
 5. otherwise raises ``pctfuzz.violations.Divergence`` with ``check``, ``case``,
    ``impl`` (its name), ``expected`` (the reference's value, or a description of its
    exception), ``actual`` (the implementation's value, or None) and ``impl_error``
-   (the implementation's exception, if it raised).
+   (the implementation's exception, if it raised), and ``difference``, the class of
+   the difference (``pctfuzz.identity``) that makes the finding's signature.
 
 An exception from the implementation on a case it claims to support is a finding: the
 fuzzer classifies a ``Divergence`` with ``impl_error`` set as kind ``crash``, located
 at that exception (``pctfuzz.fuzzing.classify``). When the *reference* refuses a case
 and the implementation refuses it too, with a different exception type, that too needs
-a registry entry: error-versus-error behaviour is part of what is compared.
+a registry entry (unless both refuse a non-scalar str, see 3): error-versus-error
+behaviour is part of what is compared.
 
 ``impl`` may be an adapter, a name or import path for ``oracles.get_impl``, or None
 (``urllib``).
@@ -31,18 +37,23 @@ import functools
 from typing import Any
 
 from .cases import Case, DecodeCase, EncodeCase, FormCase, FormParseCase
-from .divergences import Outcome, explain, reference_outcome
+from .divergences import Outcome, explain, reconcile, reference_outcome
+from .errors import NotScalarValueError, PctfuzzError
+from .identity import difference, unit_difference
 from .oracles import Impl, Unsupported, get_impl, impl_name, registry_names
+from .reference import Surrogates
 from .violations import Divergence
 
 __all__ = [
     "Outcome",
+    "both_refuse",
     "check_decode",
     "check_encode",
     "check_form",
     "check_form_parse",
     "resolve_impl",
     "run_impl",
+    "scalar_values",
 ]
 
 #: check name -> the adapter method answering it.
@@ -87,13 +98,35 @@ def _first_difference(expected: Any, actual: Any) -> int | None:
     return None
 
 
+def scalar_values(impl: object) -> Surrogates:
+    """How the implementation treats a str that is not a scalar value string: the
+    adapter's ``scalar_values``. ``"strict"`` (the default): it refuses one, as the
+    reference does. ``"replace"``: it converts lone surrogates to U+FFFD first, as
+    WebIDL's USVString conversion does for JavaScript APIs; the reference is then
+    asked with ``surrogates="replace"``."""
+    mode = getattr(impl, "scalar_values", "strict")
+    if mode not in ("strict", "replace"):
+        raise PctfuzzError(f"{impl_name(impl)}: scalar_values must be 'strict' or 'replace', "
+                           f"not {mode!r}")
+    return "replace" if mode == "replace" else "strict"
+
+
+def both_refuse(expected: Outcome, actual: Outcome) -> bool:
+    """The reference refused a non-scalar str and the implementation refused it too
+    with a ``ValueError`` (``UnicodeEncodeError`` included): agreement, whatever the
+    exception's type, since neither gave an answer."""
+    return isinstance(expected.error, NotScalarValueError) and isinstance(
+        actual.error, ValueError)
+
+
 def _check(check: str, case: Case, impl: Impl | str | None) -> tuple[str, ...] | None:
     adapter = resolve_impl(impl)
     actual = run_impl(check, case, adapter)
     if actual is None:
         return None
-    expected = reference_outcome(check, case)
-    if expected.same(actual):
+    surrogates = scalar_values(adapter)
+    expected = reference_outcome(check, case, surrogates=surrogates)
+    if expected.same(actual) or both_refuse(expected, actual):
         return ()
     accepted = explain(check, registry_names(adapter), case, expected, actual)
     if accepted is not None:
@@ -115,6 +148,49 @@ def _check(check: str, case: Case, impl: Impl | str | None) -> tuple[str, ...] |
         if expected.raised or actual.raised
         else _first_difference(expected.value, actual.value),
         detail=detail,
+        difference=_difference(check, case, adapter, expected, actual, surrogates),
+    )
+
+
+#: Prefixes of an encode input tried to locate the unit where the outputs part.
+_MAX_PREFIXES = 128
+
+
+def _difference(check: str, case: Case, adapter: Impl, expected: Outcome, actual: Outcome,
+                surrogates: Surrogates) -> str:
+    """The class of an unexplained difference (``pctfuzz.identity``).
+
+    For encode, the unit is located on the implementation's own behaviour: the
+    shortest prefix of the input whose outputs differ after the registry's
+    reconciliation. So an accepted difference earlier in the input (a legacy-encoding
+    model, ``~`` left raw) never becomes the class, and a bug that shows only in
+    context (``%`` before two hex digits) is located where it shows."""
+    if check == "encode" and isinstance(case, EncodeCase):
+        names = registry_names(adapter)
+        for end in range(1, min(len(case.value), _MAX_PREFIXES) + 1):
+            sub = EncodeCase(case.value[:end], case.set_name, case.encoding,
+                             case.space_as_plus)
+            got = run_impl(check, sub, adapter)
+            if got is None:
+                continue
+            want = reference_outcome(check, sub, surrogates=surrogates)
+            if want.same(got) or both_refuse(want, got):
+                continue
+            _used, fixed_want, fixed_got = reconcile(check, names, sub, want, got)
+            if fixed_want.same(fixed_got):
+                continue
+            # A refusal reconciled into a model of the implementation's answer (a lone
+            # surrogate in a legacy encoding) is compared as the model's value.
+            pairs = [(str(w.value), str(g.value)) for w, g in
+                     ((fixed_want, fixed_got), (want, got)) if not (w.raised or g.raised)]
+            if not pairs:
+                break
+            return unit_difference(case.value, end - 1, pairs, case.encoding)
+    return difference(
+        check, case,
+        expected.error if expected.error is not None else expected.value,
+        actual.error if actual.error is not None else actual.value,
+        surrogates=surrogates,
     )
 
 

@@ -39,7 +39,7 @@ from typing import Any, TypeAlias
 from .cases import Case, DecodeCase, EncodeCase, FormCase, FormParseCase
 from .errors import NotScalarValueError, PctfuzzError
 from .form import form_urldecode, form_urlencode
-from .reference import percent_decode, percent_encode
+from .reference import Surrogates, percent_decode, percent_encode
 from .sets import FORM, get_set
 
 __all__ = [
@@ -52,6 +52,7 @@ __all__ = [
     "example_outcomes",
     "explain",
     "get_divergence",
+    "reconcile",
     "reference_answer",
     "reference_outcome",
     "render_markdown",
@@ -88,28 +89,31 @@ class Outcome:
 Reconcile: TypeAlias = Callable[[Case, Outcome, Outcome], "tuple[Outcome, Outcome] | None"]
 
 
-def reference_answer(check: str, case: Case) -> Any:
+def reference_answer(check: str, case: Case, *, surrogates: Surrogates = "strict") -> Any:
     """The reference's answer to a differential check (the same calls the adapters
     answer): ``percent_encode(value, set, encoding=, space_as_plus=)``,
-    ``percent_decode``, ``form_urlencode(pairs, encoding=)``, ``form_urldecode``."""
+    ``percent_decode``, ``form_urlencode(pairs, encoding=)``, ``form_urldecode``.
+    ``surrogates="replace"`` answers as for a WebIDL USVString (lone surrogate ->
+    U+FFFD first), for implementations that declare ``scalar_values = "replace"``."""
     if check == "encode" and isinstance(case, EncodeCase):
         return percent_encode(
-            case.value, case.set_name, encoding=case.encoding, space_as_plus=case.space_as_plus
+            case.value, case.set_name, encoding=case.encoding, space_as_plus=case.space_as_plus,
+            surrogates=surrogates,
         )
     if check == "decode" and isinstance(case, DecodeCase):
         return percent_decode(case.value)
     if check == "form" and isinstance(case, FormCase):
-        return form_urlencode(case.pairs, encoding=case.encoding)
+        return form_urlencode(case.pairs, encoding=case.encoding, surrogates=surrogates)
     if check == "form-parse" and isinstance(case, FormParseCase):
         return form_urldecode(case.text)
     raise PctfuzzError(f"check {check!r} does not take a {type(case).__name__}")
 
 
-def reference_outcome(check: str, case: Case) -> Outcome:
+def reference_outcome(check: str, case: Case, *, surrogates: Surrogates = "strict") -> Outcome:
     """The reference's outcome; only ``NotScalarValueError`` counts as an answer (the
     standard's inputs are scalar value strings), other errors propagate."""
     try:
-        return Outcome(reference_answer(check, case))
+        return Outcome(reference_answer(check, case, surrogates=surrogates))
     except NotScalarValueError as exc:
         return Outcome(error=exc)
 
@@ -191,17 +195,6 @@ def _text_with_surrogate(case: Case) -> bool:
         and isinstance(case.text, str)
         and (_has_lone_surrogate(case.text))
     )
-
-
-def _errors(expected_type: type[BaseException], actual_type: type[BaseException]) -> Reconcile:
-    """Both sides refuse the case, with these exception types."""
-
-    def reconcile(case: Case, expected: Outcome, actual: Outcome) -> tuple[Outcome, Outcome] | None:
-        if isinstance(expected.error, expected_type) and isinstance(actual.error, actual_type):
-            return actual, actual
-        return None
-
-    return reconcile
 
 
 def _replace_in_expected(mapping: dict[str, str]) -> Reconcile:
@@ -542,22 +535,6 @@ _entry(
     example=EncodeCase("~", FORM.name),
 )
 _entry(
-    id="urllib-quote-lone-surrogate",
-    impl="urllib",
-    check="encode",
-    summary="quote raises UnicodeEncodeError for a lone surrogate (reference: NotScalarValueError)",
-    applies=lambda case: (
-        _str_value_with_surrogate(case) and _is_utf8_label(getattr(case, "encoding", ""))
-    ),
-    reconcile=_errors(NotScalarValueError, UnicodeEncodeError),
-    reference="refuses: NotScalarValueError (input must be a scalar value string)",
-    implementation="refuses: UnicodeEncodeError from str.encode('utf-8', 'strict')",
-    citation=f"{_WHATWG_PCT} takes a scalar value string (Infra); CPython docs quote(): "
-    "errors='strict' by default",
-    why="both refuse the input; only the exception type differs",
-    example=EncodeCase("\ud800", "component"),
-)
-_entry(
     id="urllib-unquote-to-bytes-lone-surrogate",
     impl="urllib",
     check="decode",
@@ -589,22 +566,6 @@ _entry(
     citation=f"{_WHATWG_FORM}; {_QUOTE_DOCS}",
     why="same cause as urllib-quote-tilde; servers decode both forms alike",
     example=FormCase((("~", "~"),)),
-)
-_entry(
-    id="urllib-urlencode-lone-surrogate",
-    impl="urllib",
-    check="form",
-    summary="urlencode raises UnicodeEncodeError for a lone surrogate (reference: "
-    "NotScalarValueError)",
-    applies=lambda case: (
-        _pairs_with_surrogate(case) and _is_utf8_label(getattr(case, "encoding", ""))
-    ),
-    reconcile=_errors(NotScalarValueError, UnicodeEncodeError),
-    reference="refuses: NotScalarValueError",
-    implementation="refuses: UnicodeEncodeError",
-    citation=f"{_WHATWG_FORM} (names and values are scalar value strings)",
-    why="both refuse the input; only the exception type differs",
-    example=FormCase((("\udc80", ""),)),
 )
 _entry(
     id="urllib-parse-qsl-lone-surrogate",
@@ -852,33 +813,6 @@ _entry(
     example=FormParseCase("\ud800"),
 )
 _entry(
-    id="ada-lone-surrogate-rejected",
-    impl="ada",
-    check="encode",
-    summary="the URL setters refuse a lone surrogate with ValueError",
-    applies=_str_value_with_surrogate,
-    reconcile=_errors(NotScalarValueError, ValueError),
-    reference="refuses: NotScalarValueError",
-    implementation="refuses: ValueError ('Invalid value for ...') or UnicodeEncodeError "
-    "from the binding's value.encode()",
-    citation=f"{_WHATWG_PCT} takes a scalar value string",
-    why="both refuse the input; only the exception type differs",
-    example=EncodeCase("\ud800", "fragment"),
-)
-_entry(
-    id="ada-search-params-lone-surrogate",
-    impl="ada",
-    check="form",
-    summary="URLSearchParams.append refuses a lone surrogate with UnicodeEncodeError",
-    applies=_pairs_with_surrogate,
-    reconcile=_errors(NotScalarValueError, UnicodeEncodeError),
-    reference="refuses: NotScalarValueError",
-    implementation="refuses: UnicodeEncodeError from the binding's key.encode()",
-    citation=_WHATWG_FORM,
-    why="both refuse the input; only the exception type differs",
-    example=FormCase((("\ud800", ""),)),
-)
-_entry(
     id="ada-search-params-parse-lone-surrogate",
     impl="ada",
     check="form-parse",
@@ -949,15 +883,13 @@ def divergences_for(
     return sorted(found, key=lambda d: (order.get(d.impl, len(order)), CHECKS.index(d.check)))
 
 
-def explain(
+def reconcile(
     check: str, impl_names: Sequence[str], case: Case, expected: Outcome, actual: Outcome
-) -> tuple[str, ...] | None:
-    """Ids of the entries that together explain the difference, or None if they do not.
-
-    Every active entry for ``check`` and one of ``impl_names`` whose predicate accepts
-    ``case`` reconciles the outcomes, in registry order; the difference is explained if
-    the reconciled outcomes are the same. The ids returned are those that changed one.
-    """
+) -> tuple[tuple[str, ...], Outcome, Outcome]:
+    """Apply every active entry for ``check`` and one of ``impl_names`` whose predicate
+    accepts ``case``, in registry order: (ids of the entries that changed an outcome,
+    the reference's outcome and the implementation's with those differences taken out).
+    What still differs between the two is what no entry explains."""
     used: list[str] = []
     for entry in DIVERGENCES:
         if entry.check != check or entry.impl not in impl_names:
@@ -975,8 +907,18 @@ def explain(
         if not (pair[0].same(expected) and pair[1].same(actual)):
             used.append(entry.id)
         expected, actual = pair
+    return tuple(used), expected, actual
+
+
+def explain(
+    check: str, impl_names: Sequence[str], case: Case, expected: Outcome, actual: Outcome
+) -> tuple[str, ...] | None:
+    """Ids of the entries that together explain the difference, or None if they do not:
+    the difference is explained if the ``reconcile``d outcomes are the same. The ids
+    returned are those that changed one."""
+    used, expected, actual = reconcile(check, impl_names, case, expected, actual)
     if used and expected.same(actual):
-        return tuple(used)
+        return used
     return None
 
 

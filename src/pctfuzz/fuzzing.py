@@ -27,10 +27,12 @@ from pathlib import Path
 from typing import Any
 
 from .cases import Case
+from .fuzz_protocol import finding_line, lost_line, say, warning_line
+from .identity import classify, signature_of
 from .targets import Target, get_target
-from .violations import Divergence, Violation
+from .violations import Violation
 
-__all__ = ["Recorder", "classify", "instrument_modules", "main", "minimize", "modules_under_test"]
+__all__ = ["Recorder", "instrument_modules", "main", "minimize", "modules_under_test"]
 
 def modules_under_test(impl: Any) -> tuple[str, ...]:
     """The Python modules holding the code of the implementation under test: the
@@ -39,20 +41,6 @@ def modules_under_test(impl: Any) -> tuple[str, ...]:
     are instrumented after the fact."""
     declared: tuple[str, ...] = tuple(getattr(impl, "modules_under_test", ()) or ())
     return declared or (type(impl).__module__,)
-
-
-def classify(exc: BaseException) -> tuple[str, str | None, BaseException]:
-    """(kind, check name, exception whose traceback locates the bug) for a failure.
-
-    A ``Divergence`` whose implementation *raised* is a crash of the implementation
-    under test, located at the implementation's exception; any exception that is not a
-    ``Violation`` is a crash of the reference or the check itself.
-    """
-    if isinstance(exc, Divergence) and exc.impl_error is not None:
-        return "crash", exc.check, exc.impl_error
-    if isinstance(exc, Violation):
-        return exc.kind, exc.check, exc
-    return "crash", None, exc
 
 
 def instrument_modules(names: Iterable[str]) -> int:
@@ -139,12 +127,14 @@ class Recorder:
     within one ``flush_seconds`` window. Findings themselves are never lost once
     written. ``flush_seconds`` is ``PCTFUZZ_FLUSH_SECONDS`` (default 1).
 
-    A findings or corpus folder that cannot be written (full disk, a hostile lock file,
-    a record made unreadable meanwhile) is reported on stderr as one line
-    ``pctfuzz: WARNING: CANNOT SAVE ...`` naming the file, and fuzzing goes on: a store
-    error is never raised out of ``TestOneInput``, where libFuzzer would report it as a
-    crash of the target. A corrupt record moved aside by the store is reported the same
-    way (``pctfuzz: WARNING: <file>: <why>; moved to <name>``).
+    A finding or hits that cannot be saved (full disk, read-only folder, a hostile lock
+    file, an unreadable record) are reported on stderr as one ``pctfuzz: LOST ...``
+    line (``fuzz_protocol``), which makes the campaign end incomplete, and fuzzing goes
+    on: a store error is never raised out of ``TestOneInput``, where libFuzzer would
+    report it as a crash of the target. An input that cannot be added to the corpus
+    is a ``pctfuzz: WARNING: CANNOT SAVE INPUT ...`` line. A corrupt record moved aside
+    by the store is reported the same way (``pctfuzz: WARNING: <file>: <why>; moved to
+    <name>``).
     """
 
     #: Default seconds between writes of in-memory hit counts (``PCTFUZZ_FLUSH_SECONDS``).
@@ -166,25 +156,27 @@ class Recorder:
         self.flush_seconds = _env_seconds("PCTFUZZ_FLUSH_SECONDS", self.FLUSH_SECONDS)
         self.last_flush = time.monotonic()
 
-    def signature(self, exc: BaseException) -> str:
-        from .store import signature_for
-
-        kind, check, located = classify(exc)
-        return signature_for(self.target.name, kind, located, check,
-                             impl=self.impl_name, impl_modules=self.impl_modules)
+    def signature(self, exc: BaseException, data: bytes) -> str:
+        """The signature of ``exc``, raised on input ``data`` (``pctfuzz.identity``)."""
+        try:
+            case = self.target.from_bytes(data)
+        except Exception:
+            case = None
+        return signature_of(self.target.name, exc, case=case, subject=self.impl,
+                            impl=self.impl_name, code_under_test=self.impl_modules)
 
     def _fails_same(self, signature: str) -> Callable[[bytes], bool]:
         def still_fails(candidate: bytes) -> bool:
             try:
                 self.target.run_bytes(candidate, self.impl)
             except Exception as exc:
-                return self.signature(exc) == signature
+                return self.signature(exc, candidate) == signature
             return False
 
         return still_fails
 
     def record(self, data: bytes, exc: Exception) -> None:
-        signature = self.signature(exc)
+        signature = self.signature(exc, data)
         if signature in self.ids:
             self.pending[signature] = self.pending.get(signature, 0) + 1
             if time.monotonic() - self.last_flush > self.flush_seconds:
@@ -203,14 +195,15 @@ class Recorder:
             small_exc = again
             case = self.target.from_bytes(small)
         finding = build_finding(self.target, self.impl_name, case, small, small_exc,
-                                minimized=small != data, impl_modules=self.impl_modules)
+                                minimized=small != data,
+                                signature=self.signature(small_exc, small))
         from .store import StoreError
 
         try:
             stored, is_new = self.findings.record(finding)
         except StoreError as err:
             self.unsaved.add(signature)
-            _warn(f"CANNOT SAVE FINDING {signature}: {err}")
+            say(lost_line(f"FINDING {signature}", err))
             return
         finally:  # e.g. an unreadable record of this id that had to be moved aside
             for problem in self.findings.problems:
@@ -223,9 +216,7 @@ class Recorder:
                 self.corpus.add(self.target.name, small)
             except StoreError as err:
                 _warn(f"CANNOT SAVE INPUT of {stored.id}: {err}")
-        word = "NEW" if is_new else "KNOWN"
-        print(f"pctfuzz: {word} FINDING {stored.kind} {stored.id} {signature}",
-              file=sys.stderr, flush=True)
+        say(finding_line(is_new, stored.kind, stored.id, signature))
 
     def flush(self) -> None:
         from .store import StoreError
@@ -235,13 +226,13 @@ class Recorder:
                 try:
                     self.findings.add_hits(self.ids[signature], hits)
                 except StoreError as exc:
-                    _warn(f"CANNOT SAVE {hits} HIT(S) of {self.ids[signature]}: {exc}")
+                    say(lost_line(f"{hits} HIT(S) of {self.ids[signature]}", exc))
         self.pending.clear()
         self.last_flush = time.monotonic()
 
 
 def _warn(message: str) -> None:
-    print(f"pctfuzz: WARNING: {message}", file=sys.stderr, flush=True)
+    say(warning_line(message))
 
 
 def _env_seconds(name: str, default: float) -> float:
@@ -275,7 +266,7 @@ def _flush_at_exit(recorder: Recorder) -> bool:
         try:
             recorder.flush()
         except BaseException as exc:  # never raise into C; say what was lost
-            _warn(f"CANNOT SAVE HITS at exit: {type(exc).__name__}: {exc}")
+            say(lost_line("HITS at exit", f"{type(exc).__name__}: {exc}"))
 
     try:
         register = ctypes.CDLL(None).__cxa_atexit
@@ -287,8 +278,7 @@ def _flush_at_exit(recorder: Recorder) -> bool:
 
 
 def build_finding(target: Target, impl_name: str | None, case: Case, raw: bytes | None,
-                  exc: BaseException, *, minimized: bool,
-                  impl_modules: tuple[str, ...] = ()) -> Any:
+                  exc: BaseException, *, minimized: bool, signature: str) -> Any:
     """A ``store.Finding`` for a failure of ``target`` on ``case``."""
     from .store import new_finding
 
@@ -296,13 +286,13 @@ def build_finding(target: Target, impl_name: str | None, case: Case, raw: bytes 
     return new_finding(
         target=target.name,
         kind=kind,
-        check=check,
         exc=located,
+        signature=signature,
         case=case,
         raw_input=raw,
+        check=check,
         evidence=exc.evidence() if isinstance(exc, Violation) else {"error": repr(exc)},
         impl=impl_name,
-        impl_modules=impl_modules,
         minimized=minimized,
     )
 

@@ -23,10 +23,11 @@ from types import FrameType
 from typing import Any
 
 from .errors import PctfuzzError
-from .fuzzing import classify
+from .fuzzing import modules_under_test
+from .identity import SIGNATURE_VERSION, signature_of, stop_signature
 from .targets import TARGETS, Target, get_target
 
-__all__ = ["Verdict", "replay_paths", "run_case"]
+__all__ = ["FAILING_OUTCOMES", "Run", "Verdict", "replay_paths", "run_case"]
 
 #: Seconds a replayed input may run before it counts as a hang (timeout findings).
 DEFAULT_TIMEOUT = 5.0
@@ -38,22 +39,46 @@ class _Timeout(BaseException):
     into a crash Divergence) cannot swallow it: a hang replays as a timeout."""
 
 
+#: What replaying one input found: ``reproduces`` and ``fails differently`` are
+#: failures (exit 1); the others are not.
+FAILING_OUTCOMES = frozenset({"reproduces", "fails differently"})
+
+
 @dataclass(frozen=True)
 class Verdict:
-    """The outcome of replaying one input."""
+    """The outcome of replaying one input.
+
+    ``outcome`` is one of: ``reproduces`` (the finding's own signature fails again),
+    ``fails differently`` (another failure: ``signature`` says which), ``accepted``
+    (the implementation still differs, and the registry entries ``accepted`` explain
+    it), ``unsupported`` (the implementation no longer answers the case), ``no longer
+    reproduces`` (it passes). A raw corpus input has no signature to compare: any
+    failure ``reproduces`` (its signature is in the evidence).
+    """
 
     path: Path
     target: str
-    reproduces: bool
+    outcome: str
     evidence: str
     finding_id: str | None = None
     status: str | None = None  # the finding's recorded status
+    signature: str | None = None  # the failure observed now, if any
+    accepted: tuple[str, ...] = ()
+
+    @property
+    def reproduces(self) -> bool:
+        """Whether replaying it failed (its own bug, or another one)."""
+        return self.outcome in FAILING_OUTCOMES
 
     def line(self) -> str:
-        word = "reproduces" if self.reproduces else "no longer reproduces"
         what = f"finding {self.finding_id}" if self.finding_id else "input"
+        word = self.outcome
+        if self.outcome == "fails differently" and self.signature:
+            word = f"fails differently: {self.signature}"
+        elif self.outcome == "accepted":
+            word = f"accepted by {', '.join(self.accepted)}"
         tail = f": {self.evidence}" if self.evidence else ""
-        return f"{_printable(str(self.path))}: {word} ({self.target}, {what}){tail}"
+        return f"{_printable(str(self.path))}: {_printable(word)} ({self.target}, {what}){tail}"
 
 
 def _printable(text: str) -> str:
@@ -61,9 +86,22 @@ def _printable(text: str) -> str:
     return text if text.isprintable() else repr(text)[1:-1]
 
 
-def run_case(target: Target, case: Any, impl: Any, timeout: float = DEFAULT_TIMEOUT
-             ) -> tuple[bool, str, str | None]:
-    """(fails?, evidence, kind) for one case; a run longer than ``timeout`` is a timeout."""
+@dataclass(frozen=True)
+class Run:
+    """One run of a target's check on a case: ``signature`` of the failure (None if
+    it passed), its evidence, and the registry entries that accepted a difference
+    (``accepted``), or ``supported=False`` if the implementation did not answer."""
+
+    signature: str | None
+    evidence: str = ""
+    accepted: tuple[str, ...] = ()
+    supported: bool = True
+
+
+def run_case(target: Target, case: Any, impl: Any, timeout: float = DEFAULT_TIMEOUT, *,
+             impl_name: str | None = None) -> Run:
+    """Run ``target``'s check on ``case`` against ``impl`` (named ``impl_name`` in
+    signatures); a run longer than ``timeout`` seconds is a timeout."""
 
     def on_alarm(signum: int, frame: FrameType | None) -> None:
         raise _Timeout
@@ -73,19 +111,51 @@ def run_case(target: Target, case: Any, impl: Any, timeout: float = DEFAULT_TIME
         previous = signal.signal(signal.SIGALRM, on_alarm)
         signal.setitimer(signal.ITIMER_REAL, timeout)
     try:
-        target.check(case, impl)
+        result = target.check(case, impl)
     except _Timeout:
-        return True, f"ran longer than {timeout:g} s", "timeout"
+        return Run(stop_signature(target.name, "timeout", impl_name),
+                   f"ran longer than {timeout:g} s")
     except MemoryError:
-        return True, "MemoryError", "oom"
+        return Run(stop_signature(target.name, "oom", impl_name), "MemoryError")
     except Exception as exc:
-        kind, _check, _located = classify(exc)
-        return True, f"{type(exc).__name__}: {exc}"[:500], kind
+        code = modules_under_test(impl) if target.differential else ()
+        signature = signature_of(target.name, exc, case=case, subject=impl, impl=impl_name,
+                                 code_under_test=code)
+        return Run(signature, f"{type(exc).__name__}: {exc}"[:500])
     finally:
         if use_alarm:
             signal.setitimer(signal.ITIMER_REAL, 0)
             signal.signal(signal.SIGALRM, previous)
-    return False, "", None
+    if result is None:
+        return Run(None, "the implementation does not answer this case", supported=False)
+    return Run(None, accepted=result)
+
+
+def _without_impl(signature: str) -> str:
+    head, sep, tail = signature.rpartition("|impl=")
+    return head if sep and "|" not in tail else signature
+
+
+def _finding_verdict(path: Path, finding: Any, run: Run, *, overridden: bool) -> Verdict:
+    """Compare a replay with the finding's signature (see ``Verdict``)."""
+    def verdict(outcome: str, evidence: str = run.evidence) -> Verdict:
+        return Verdict(path, finding.target, outcome, evidence, finding.id, finding.status,
+                       run.signature, run.accepted)
+
+    if run.signature is None:
+        if not run.supported:
+            return verdict("unsupported")
+        return verdict("accepted" if run.accepted else "no longer reproduces")
+    recorded, observed = finding.signature, run.signature
+    if overridden:  # --impl: the same bug in another implementation still reproduces
+        recorded, observed = _without_impl(recorded), _without_impl(observed)
+    if finding.signature_version < SIGNATURE_VERSION:
+        # An older format cannot be recomputed: the same target, kind and check is
+        # the best match until `pctfuzz migrate` rewrites the record.
+        same = observed.split("|")[:3] == recorded.split("|")[:3]
+        note = f" (signature format {finding.signature_version}; run pctfuzz migrate)"
+        return verdict("reproduces" if same else "fails differently", run.evidence + note)
+    return verdict("reproduces" if observed == recorded else "fails differently")
 
 
 def _impl_for(target: Target, name: str | None, cache: dict[tuple[str, bool], Any],
@@ -207,15 +277,20 @@ def replay_paths(paths: Sequence[Path], *, target: str | None = None, impl: str 
                 case = finding.rebuild_case()
                 chosen = impl or finding.impl
                 runner = _impl_for(tgt, chosen, impls, recorded=impl is None)
-                fails, evidence, _ = run_case(tgt, case, runner, timeout)
-                yield Verdict(path, tgt.name, fails, evidence, finding.id, finding.status)
+                run = run_case(tgt, case, runner, timeout, impl_name=chosen)
+                yield _finding_verdict(path, finding, run, overridden=impl is not None)
             else:
                 assert info is not None
                 tgt = get_target(info)
                 data = read_input(path)  # regular file, no symlink, size checked first
                 case = tgt.from_bytes(data)
-                fails, evidence, _ = run_case(tgt, case, _impl_for(tgt, impl, impls), timeout)
-                yield Verdict(path, tgt.name, fails, evidence)
+                name = (impl or "urllib") if tgt.differential else impl
+                run = run_case(tgt, case, _impl_for(tgt, impl, impls), timeout, impl_name=name)
+                # A raw input has no recorded signature: any failure reproduces.
+                outcome = "reproduces" if run.signature else "no longer reproduces"
+                evidence = f"{run.evidence} [{run.signature}]" if run.signature else ""
+                yield Verdict(path, tgt.name, outcome, evidence, signature=run.signature,
+                              accepted=run.accepted)
         except (PctfuzzError, OSError) as exc:
             # A StoreError about this very file names it already: the caller prints
             # the path, so give the message alone (no "path: error: path: ...").

@@ -98,7 +98,8 @@ RESULTS_SCHEMA: Final[dict[str, Any]] = {
         "python": {"type": "string", "description": "implementation and version"},
         "started": {"type": "string", "format": "date-time"},
         "seconds": {"type": "number", "minimum": 0, "description": "wall-clock duration"},
-        "exit_code": {"enum": [0, 1, 2], "description": "the command's exit code"},
+        "exit_code": {"enum": [0, 1, 2, 3, 4, 129, 130, 143],
+                      "description": "the command's exit code (see pctfuzz --help)"},
         "settings": {
             "type": "object",
             "description": "the options the run used (fuzz: targets, max_time, jobs, impl, "
@@ -175,6 +176,9 @@ RESULTS_SCHEMA: Final[dict[str, Any]] = {
                 "new_findings": {**_IDS, "description": "ids first recorded by this run"},
                 "known_findings": {**_IDS, "description": "ids already in the store"},
                 "errors": {"type": "array", "items": {"type": "string"}},
+                "problems": {"type": "array", "items": {"type": "string"},
+                             "description": "why this target's run is incomplete (fuzz): "
+                             "a finding or hits lost, or no execution at all"},
                 "replayed": _COUNT,
                 "reproduced": _COUNT,
                 "findings": _COUNT,
@@ -393,6 +397,7 @@ def fuzz_results(result: Any, *, settings: Mapping[str, Any], findings_dir: Path
             "new_findings": list(stats.new_findings),
             "known_findings": list(stats.known_findings),
             "errors": [clean(e) for e in stats.errors],
+            "problems": [clean(p) for p in stats.problems()],
         })
         for ident, new in [*((i, True) for i in stats.new_findings),
                            *((i, False) for i in stats.known_findings)]:
@@ -403,6 +408,7 @@ def fuzz_results(result: Any, *, settings: Mapping[str, Any], findings_dir: Path
                 continue
             findings.append(finding_entry(finding, findings_dir / finding.file_name, new=new))
         errors += [_error(e, target=stats.target) for e in stats.errors]
+        errors += [_error(f"INCOMPLETE: {p}", target=stats.target) for p in stats.problems()]
     return _document("fuzz", settings=settings, started=started, seconds=result.seconds,
                      exit_code=exit_code, targets=targets, findings=findings, replays=[],
                      errors=errors)
@@ -626,13 +632,15 @@ def to_sarif(document: Mapping[str, Any]) -> dict[str, Any]:
             "properties": props,
         })
     invocation: dict[str, Any] = {
-        "executionSuccessful": document["exit_code"] != 2,
+        # 2 usage, 3 incomplete (a finding lost, a target that never ran), 4 internal
+        "executionSuccessful": document["exit_code"] not in (2, 3, 4),
         "exitCode": document["exit_code"],
         "startTimeUtc": document["started"],
     }
     if document["errors"]:
         invocation["toolExecutionNotifications"] = [
-            {"level": "warning", "message": {"text": e["message"] or "error"},
+            {"level": "error" if e["message"].startswith("INCOMPLETE") else "warning",
+             "message": {"text": e["message"] or "error"},
              **({"locations": [{"physicalLocation": {
                  "artifactLocation": _artifact_location(e["path"])}}]} if e["path"] else {})}
             for e in document["errors"]
@@ -693,6 +701,10 @@ def to_junit(document: Mapping[str, Any]) -> str:
         else:
             out = f"replayed={target.get('replayed', 0)} reproduced={target.get('reproduced', 0)}"
         _el(case, "system-out", out)
+        if target.get("problems"):
+            errors += 1
+            _el(case, "error", "\n".join(target["problems"]),
+                message=_one_line("; ".join(target["problems"]), 200), type="incomplete")
         if target["errors"]:
             _el(case, "system-err", "\n".join(target["errors"]))
     findings_by_path = {f["path"]: f for f in document["findings"]}

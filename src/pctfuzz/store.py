@@ -60,11 +60,17 @@ from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
-from types import TracebackType
 from typing import Any, Final
 
 from .cases import Case, case_from_json
 from .errors import CaseFormatError, PctfuzzError, type_name
+from .identity import (
+    FINDING_KINDS,
+    SIGNATURE_VERSION,
+    finding_id,
+    signature_of,
+    stop_signature,
+)
 from .violations import Divergence, Violation
 
 __all__ = [
@@ -80,6 +86,7 @@ __all__ = [
     "FindingStore",
     "StoreError",
     "StoreProblem",
+    "StoreReadError",
     "cleanup_stale_temp",
     "collect_versions",
     "finding_id",
@@ -88,15 +95,16 @@ __all__ = [
     "new_stop_finding",
     "printable_path",
     "read_input",
-    "signature_for",
     "utc_now",
     "validate_target",
 ]
 
-SCHEMA_VERSION: Final = 1
+#: Record format. Schema 2 added ``signature_version``; schema-1 records are still read
+#: (as signature version 1) so that ``pctfuzz migrate`` can rewrite them.
+SCHEMA_VERSION: Final = 2
+_READABLE_SCHEMAS: Final = (1, 2)
 DEFAULT_CORPUS_MAX_SIZE: Final = 1 << 20  # 1 MiB: seeds may exceed libFuzzer's -max_len
 DEFAULT_FINDING_MAX_SIZE: Final = 16 << 20  # 16 MiB
-FINDING_KINDS: Final = frozenset({"crash", "violation", "divergence", "timeout", "oom"})
 FINDING_STATUSES: Final = frozenset({"new", "known-divergence", "fixed"})
 
 #: Distribution whose version ``collect_versions`` records for each implementation
@@ -113,7 +121,8 @@ _ID_RE: Final = re.compile(r"[0-9a-f]{16}")
 _TEMP_RE: Final = re.compile(r"\..+\.[0-9]+\.[0-9a-f]{12}\.tmp")
 _MAX_SIGNATURE_LEN: Final = 4096
 _FIELDS: Final = (
-    "schema", "id", "target", "kind", "signature", "case", "raw_input", "expected",
+    "schema", "id", "target", "kind", "signature", "signature_version", "case", "raw_input",
+    "expected",
     "actual", "evidence", "traceback", "versions", "impl", "first_seen", "last_seen",
     "hits", "status", "minimized",
 )  # fmt: skip
@@ -144,6 +153,11 @@ class StoreError(PctfuzzError, ValueError):
         self.path = Path(path)
         self.message = _one_line(message, 500)
         super().__init__(f"{printable_path(path)}: {self.message}")
+
+
+class StoreReadError(StoreError, OSError):
+    """A file that exists could not be read (permission, I/O error): not malformed, so
+    it is never moved aside or replaced; the caller reports it and leaves it alone."""
 
 
 class FindingFormatError(StoreError, CaseFormatError):
@@ -192,13 +206,13 @@ def _read_regular_file(path: Path, limit: int) -> bytes:
     except FileNotFoundError:
         raise StoreError(path, "vanished while being read") from None
     except OSError as exc:
-        raise StoreError(path, f"cannot be examined: {exc.strerror}") from None
+        raise StoreReadError(path, f"cannot be examined: {exc.strerror}") from None
     _check_stat(path, st, limit)
     flags = os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC
     try:
         fd = os.open(path, flags)
     except OSError as exc:
-        raise StoreError(path, f"cannot be read: {exc.strerror}") from None
+        raise StoreReadError(path, f"cannot be read: {exc.strerror}") from None
     try:
         _check_stat(path, os.fstat(fd), limit)
         chunks: list[bytes] = []
@@ -210,7 +224,7 @@ def _read_regular_file(path: Path, limit: int) -> bytes:
             chunks.append(chunk)
             remaining -= len(chunk)
     except OSError as exc:
-        raise StoreError(path, f"cannot be read: {exc.strerror}") from None
+        raise StoreReadError(path, f"cannot be read: {exc.strerror}") from None
     finally:
         os.close(fd)
     data = b"".join(chunks)
@@ -458,90 +472,6 @@ def _parse_time(text: str) -> datetime:
     return stamp
 
 
-def finding_id(signature: str) -> str:
-    """The id of a signature: the first 16 hex digits of its sha256."""
-    return hashlib.sha256(signature.encode("utf-8", "surrogatepass")).hexdigest()[:16]
-
-
-def _qualified_type(exc: BaseException) -> str:
-    cls = type(exc)
-    if cls.__module__ == "builtins":
-        return cls.__qualname__
-    return f"{cls.__module__}.{cls.__qualname__}"
-
-
-def _module_matches(module: str, prefixes: Iterable[str]) -> bool:
-    return any(module == p or module.startswith(p + ".") for p in prefixes)
-
-
-def _frame_location(frame_module: str, code_file: str, qualname: str) -> str:
-    if frame_module and frame_module != "__main__":
-        return f"{frame_module}:{qualname}"
-    return f"{Path(code_file).name}:{qualname}"
-
-
-def _location(exc: BaseException, prefixes: tuple[str, ...]) -> str:
-    """``module:qualname`` of the innermost frame of ``exc``'s traceback inside one of
-    ``prefixes``; else of the innermost frame at all; ``-`` without a traceback.
-    No line numbers and no paths, so it survives edits and moves between machines."""
-    tb: TracebackType | None = exc.__traceback__
-    innermost: str = "-"
-    relevant: str | None = None
-    while tb is not None:
-        frame = tb.tb_frame
-        module = frame.f_globals.get("__name__")
-        module = module if isinstance(module, str) else ""
-        where = _frame_location(module, frame.f_code.co_filename, frame.f_code.co_qualname)
-        innermost = where
-        if module and _module_matches(module, prefixes):
-            relevant = where
-        tb = tb.tb_next
-    return relevant if relevant is not None else innermost
-
-
-def signature_for(
-    target: str,
-    kind: str,
-    exc: BaseException | None,
-    check: str | None,
-    *,
-    impl: str | None = None,
-    impl_modules: Iterable[str] = (),
-) -> str:
-    """What makes two findings the same bug, as one line:
-
-        <target>|<kind>|<check>|<exception type>|<module:function>
-        [|impl_error=<type>@<module:function>][|impl=<implementation under test>]
-
-    ``check`` defaults to ``exc.check`` for a ``Violation``. The location is the
-    innermost traceback frame in the ``pctfuzz`` package or in the implementation
-    under test (``impl_modules``: module-name prefixes, the adapter's
-    ``modules_under_test``), falling back to the innermost frame. For a
-    ``Divergence`` whose implementation raised, the implementation error's type and
-    location are appended; then the implementation's name, if any. ``exc`` may
-    be None (a timeout or OOM seen from outside the process). The raw input, the
-    message text and line numbers never take part.
-    """
-    validate_target(target)
-    if kind not in FINDING_KINDS:
-        raise StoreError("<finding>", f"kind must be one of {sorted(FINDING_KINDS)}, not {kind!r}")
-    if check is None and isinstance(exc, Violation):
-        check = exc.check
-    prefixes = ("pctfuzz", *impl_modules)
-    parts = [target, kind, check if check is not None else "-"]
-    if exc is None:
-        parts += ["-", "-"]
-    else:
-        parts += [_qualified_type(exc), _location(exc, prefixes)]
-        if isinstance(exc, Divergence) and exc.impl_error is not None:
-            err = exc.impl_error
-            parts.append(f"impl_error={_qualified_type(err)}@{_location(err, prefixes[1:])}")
-    if impl:
-        # The same check failing for two implementations is two bugs, not one.
-        parts.append(f"impl={impl}")
-    return "|".join(_one_line(p, 300).replace("|", "%7C") for p in parts)
-
-
 def collect_versions(impl: str | None = None) -> dict[str, str]:
     """Python, pctfuzz, platform, and the implementation's library version."""
     try:
@@ -567,7 +497,8 @@ def collect_versions(impl: str | None = None) -> dict[str, str]:
 
 @dataclass(frozen=True, kw_only=True)
 class Finding:
-    """One distinct finding (schema 1). Build one with ``new_finding`` or
+    """One distinct finding (schema 2; its signature's format is ``signature_version``,
+    see ``pctfuzz.identity``). Build one with ``new_finding`` or
     ``new_stop_finding``; the JSON file holds exactly these fields."""
 
     schema: int = SCHEMA_VERSION
@@ -575,6 +506,7 @@ class Finding:
     target: str
     kind: str
     signature: str
+    signature_version: int = SIGNATURE_VERSION
     case: dict[str, Any] | None = None
     raw_input: str | None = None
     expected: str | None = None
@@ -635,6 +567,7 @@ def new_finding(
     exc: BaseException | None = None,
     *,
     case: Case | Mapping[str, Any] | None = None,
+    signature: str | None = None,
     raw_input: bytes | None = None,
     check: str | None = None,
     impl: str | None = None,
@@ -648,7 +581,9 @@ def new_finding(
     minimized: bool = False,
     now: str | None = None,
 ) -> Finding:
-    """A new finding (``hits=1``) for ``exc`` raised while checking ``case``.
+    """A new finding (``hits=1``) for ``exc`` raised while checking ``case``, with the
+    ``signature`` that ``pctfuzz.identity`` gave the failure (default:
+    ``identity.signature_of`` from ``exc`` alone, which knows no codec under test).
 
     For a ``Violation``, ``expected``/``actual``/``evidence`` default to its own
     (reprs), and for a ``Divergence`` ``impl`` defaults to ``exc.impl``.
@@ -661,7 +596,12 @@ def new_finding(
         evidence = exc.evidence() if evidence is None else evidence
     elif exc is not None and evidence is None:
         evidence = {"exception": _one_line(f"{type(exc).__name__}: {exc}", 1000)}
-    signature = signature_for(target, kind, exc, check, impl=impl, impl_modules=impl_modules)
+    validate_target(target)
+    if kind not in FINDING_KINDS:
+        raise StoreError("<finding>", f"kind must be one of {sorted(FINDING_KINDS)}, not {kind!r}")
+    if signature is None:
+        signature = signature_of(target, exc, kind=kind, check=check, impl=impl,
+                                 code_under_test=tuple(impl_modules))
     if traceback is None:
         traceback = "".join(_traceback.format_exception(exc)) if exc is not None else ""
     case_json: dict[str, Any] | None
@@ -677,6 +617,7 @@ def new_finding(
         target=target,
         kind=kind,
         signature=signature,
+        signature_version=SIGNATURE_VERSION,
         case=case_json,
         raw_input=None if raw_input is None else base64.b64encode(raw_input).decode("ascii"),
         expected=expected,
@@ -705,7 +646,8 @@ def new_stop_finding(
 
     ``target`` is a ``targets.Target`` (anything with ``name`` and ``from_bytes``) or
     a target name. There is no Python exception, so the signature is
-    ``<target>|<kind>|-|-|-``: one such finding per target and kind. The case is
+    ``identity.stop_signature``: one such finding per target, kind and
+    implementation. The case is
     rebuilt with ``target.from_bytes`` when possible (None if that fails too).
     """
     name = target if isinstance(target, str) else str(target.name)
@@ -719,6 +661,7 @@ def new_stop_finding(
         name,
         kind,
         None,
+        signature=stop_signature(name, kind, impl),
         case=case,
         raw_input=raw_input,
         impl=impl,
@@ -750,6 +693,7 @@ _TYPES: Final[Mapping[str, tuple[type, ...]]] = {
     "target": (str,),
     "kind": (str,),
     "signature": (str,),
+    "signature_version": (int,),
     "case": (dict, type(None)),
     "raw_input": _OptStr,
     "expected": _OptStr,
@@ -777,11 +721,16 @@ def _finding_from_obj(data: object, source: Path) -> Finding:
     schema = data["schema"]
     if type(schema) is not int:
         raise bad(f"field 'schema' must be int, not {type_name(schema)}")
-    if schema != SCHEMA_VERSION:
+    if schema not in _READABLE_SCHEMAS:
         newer = " (written by a newer pctfuzz)" if schema > SCHEMA_VERSION else ""
         raise bad(
-            f"unsupported schema version {schema}{newer}; this pctfuzz reads {SCHEMA_VERSION}"
+            f"unsupported schema version {schema}{newer}; this pctfuzz reads "
+            f"{', '.join(map(str, _READABLE_SCHEMAS))}"
         )
+    if schema == 1:  # before signature_version: its signatures are of format 1
+        if "signature_version" in data:
+            raise bad("unknown field(s) 'signature_version'")
+        data = {**data, "schema": SCHEMA_VERSION, "signature_version": 1}
     unknown = sorted(set(data) - set(_FIELDS))
     if unknown:
         raise bad(f"unknown field(s) {', '.join(map(_short, unknown))}")
@@ -816,6 +765,9 @@ def _finding_from_obj(data: object, source: Path) -> Finding:
         )
     if data["hits"] < 1:
         raise bad(f"hits must be >= 1, got {data['hits']}")
+    if not 1 <= data["signature_version"] <= SIGNATURE_VERSION:
+        raise bad(f"signature_version must be 1..{SIGNATURE_VERSION}, "
+                  f"got {data['signature_version']}")
     try:
         first = _parse_time(data["first_seen"])
         last = _parse_time(data["last_seen"])
@@ -938,9 +890,12 @@ class FindingStore:
         ``first_seen``/``last_seen`` widen, ``status`` is kept, and the smaller
         reproducer (raw input length, then case JSON length; ties keep the old one)
         is kept together with its expected/actual/evidence/traceback/versions. An
-        existing file that does not load is renamed to ``<name>.corrupt-<time>``
-        (reported in ``problems``) and replaced. A returned status of ``fixed`` on a
-        known finding means the bug is back: the caller decides what to do.
+        existing file that reads but does not parse is renamed to
+        ``<name>.corrupt-<time>`` (reported in ``problems``) and replaced; one that
+        cannot be read (``StoreReadError``: permission, I/O error) is left alone and
+        the error raised, so its triage status and history are never lost. A returned
+        status of ``fixed`` on a known finding means the bug is back: the caller
+        decides what to do.
         """
         try:
             normalized = json.loads(_dumps(finding.to_json()))
@@ -953,6 +908,8 @@ class FindingStore:
             if os.path.lexists(path):
                 try:
                     old = self.load(path)
+                except StoreReadError:
+                    raise  # unreadable, not malformed: left alone, the finding is unsaved
                 except StoreError as exc:
                     self._move_aside(path, exc)
             if old is None:

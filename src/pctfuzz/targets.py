@@ -189,7 +189,7 @@ def form_to_bytes(case: FormCase) -> bytes:
 CaseType: TypeAlias = type[EncodeCase] | type[DecodeCase] | type[FormCase] | type[FormParseCase]
 
 # --- the registry --------------------------------------------------------------------------
-Check = Callable[[Any, Any], None]
+Check = Callable[[Any, Any], "tuple[str, ...] | None"]
 
 
 @dataclass(frozen=True)
@@ -210,22 +210,25 @@ class Target:
         if not _TARGET_NAME.match(self.name):
             raise ValueError(f"target name {self.name!r}: letters, digits, _ and - only")
 
-    def check(self, case: Case, impl: Any = None) -> None:
+    def check(self, case: Case, impl: Any = None) -> tuple[str, ...] | None:
         """Run the shared check (imported lazily so the harness loads only what it runs).
 
         ``impl``: for a differential target, the implementation under test (an
         ``oracles`` adapter); for an invariant target, the ``properties.Codec`` whose
         invariants are checked (default: the reference; ``faults`` are wrong on purpose).
+        Returns what a differential check returns -- None when the implementation does
+        not answer the case, else the ids of the registry entries that accepted a
+        difference (``()``: they agree) -- and ``()`` for an invariant target.
         """
         if self.differential:
             from . import differential
 
-            cast(Check, getattr(differential, self.check_name))(case, impl)
-        else:
-            from . import properties
+            return cast(Check, getattr(differential, self.check_name))(case, impl)
+        from . import properties
 
-            codec = properties.REFERENCE if impl is None else impl
-            cast(Check, getattr(properties, self.check_name))(case, codec)
+        codec = properties.REFERENCE if impl is None else impl
+        cast(Check, getattr(properties, self.check_name))(case, codec)
+        return ()
 
     def strategy(self) -> SearchStrategy[Any]:
         """The Hypothesis strategy for this target's cases."""

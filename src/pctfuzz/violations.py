@@ -64,6 +64,8 @@ class Divergence(Violation):
 
     ``expected`` is the reference's answer, ``actual`` the implementation's; when the
     implementation raised, ``actual`` is None and ``impl_error`` holds the exception.
+    ``difference`` is the class of the difference (``pctfuzz.identity``): what makes
+    this finding's signature, so two different bugs are two findings.
     """
 
     kind: ClassVar[str] = "divergence"
@@ -79,9 +81,11 @@ class Divergence(Violation):
         impl_error: BaseException | None = None,
         position: int | None = None,
         detail: str = "",
+        difference: str = "-",
     ) -> None:
         self.impl = impl
         self.impl_error = impl_error
+        self.difference = difference
         if impl_error is not None and not detail:
             detail = f"{impl} raised {type(impl_error).__name__}: {impl_error}"
         super().__init__(
@@ -91,6 +95,7 @@ class Divergence(Violation):
     def evidence(self) -> dict[str, Any]:
         data = super().evidence()
         data["impl"] = self.impl
+        data["difference"] = self.difference
         if self.impl_error is not None:
             data["impl_error"] = f"{type(self.impl_error).__name__}: {self.impl_error}"
         return data

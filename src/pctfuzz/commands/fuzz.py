@@ -9,7 +9,7 @@ import time
 from pathlib import Path
 from typing import Any, TextIO
 
-from ..cli import EXIT_FOUND, EXIT_OK, EXIT_USAGE
+from ..cli import EXIT_FOUND, EXIT_INCOMPLETE, EXIT_OK, EXIT_USAGE
 from ..errors import PctfuzzError
 
 
@@ -85,7 +85,9 @@ def _cmd_fuzz(args: argparse.Namespace) -> int:
     for stats in result.stats:
         for error in stats.errors:
             print(f"[{stats.target}] {error}", file=sys.stderr)
-    code = EXIT_FOUND if result.new_findings else EXIT_OK
+    # Incomplete wins over "new finding": a lost finding may be the one that matters.
+    code = (EXIT_INCOMPLETE if result.incomplete else
+            EXIT_FOUND if result.new_findings else EXIT_OK)
     if any(d is not None for d in dests):
         from ..targets import TARGETS
 
@@ -128,6 +130,15 @@ def _cmd_replay(args: argparse.Namespace) -> int:
                                   seconds=time.monotonic() - clock, exit_code=code)
         _write_reports(document, *dests)
     return code
+
+
+def _cmd_migrate(args: argparse.Namespace) -> int:
+    from ..migrate import migrate_findings
+
+    for migration in migrate_findings(Path(args.findings), impl=args.impl):
+        if migration.outcome != "current" or args.verbose:
+            print(migration.line())
+    return EXIT_OK
 
 
 def _cmd_corpus_seed(args: argparse.Namespace) -> int:
@@ -187,7 +198,8 @@ def add_command(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> Non
     fuzz = sub.add_parser(
         "fuzz", help="run a bounded atheris campaign",
         description="Fuzz the targets as atheris subprocesses within the time budget. "
-        "Exit 0: no new finding; 1: a new finding was saved; 2: usage error.")
+        "Exit 0: no new finding; 1: a new finding was saved; 2: usage error; 3: incomplete "
+        "(a finding or hits lost, a record unreadable, a target with 0 executions).")
     fuzz.add_argument("targets", nargs="*", metavar="TARGET", help="default: all targets")
     fuzz.add_argument("--max-time", type=float, default=60, metavar="SECONDS",
                       help="wall-clock budget for the whole campaign (default 60)")
@@ -217,6 +229,17 @@ def add_command(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> Non
     replay.add_argument("--timeout", type=float, default=5, metavar="SECONDS")
     _add_report_options(replay)
     replay.set_defaults(func=_cmd_replay)
+
+    migrate = sub.add_parser(
+        "migrate", help="rewrite findings recorded with an older signature format",
+        description="Replay each finding of an older signature format and rewrite it under "
+        "the current signature (new id), keeping its status, history and hits.")
+    migrate.add_argument("--findings", default="findings", metavar="DIR")
+    migrate.add_argument("--impl", metavar="NAME",
+                         help="implementation for findings that name one not built in")
+    migrate.add_argument("-v", "--verbose", action="store_true",
+                         help="also list records that are current")
+    migrate.set_defaults(func=_cmd_migrate)
 
     corpus = sub.add_parser("corpus", help="manage the corpus")
     corpus_sub = corpus.add_subparsers(dest="corpus_command", metavar="ACTION")

@@ -1,0 +1,46 @@
+"""The lines a harness process writes on stderr for the campaign that runs it.
+
+One home for both sides: ``fuzzing.Recorder`` prints these lines and ``campaign``
+parses them, so the format cannot drift apart. Every line starts with ``pctfuzz: ``
+so it never mixes with libFuzzer's own output.
+
+``pctfuzz: NEW FINDING <kind> <id> <signature>``
+    a finding was saved for the first time (``KNOWN`` instead of ``NEW``: the record
+    existed already, from an earlier run or another process).
+``pctfuzz: LOST <what>: <why>``
+    something that should have been stored was not: a finding, or hits of one (a
+    full disk, a read-only folder, an unreadable record). The campaign then ends
+    with ``EXIT_INCOMPLETE``, never as a clean run.
+``pctfuzz: WARNING: <message>``
+    anything else worth saying (an input not added to the corpus, a corrupt record
+    moved aside); reported, not an error of the run.
+"""
+
+from __future__ import annotations
+
+import re
+import sys
+
+__all__ = ["FINDING", "LOST", "finding_line", "lost_line", "say", "warning_line"]
+
+FINDING = re.compile(r"^pctfuzz: (?P<word>NEW|KNOWN) FINDING (?P<kind>\S+) (?P<id>[0-9a-f]{16})"
+                     r"(?: (?P<signature>.*))?$")
+LOST = re.compile(r"^pctfuzz: LOST (?P<what>.*)$")
+WARNING_PREFIX = "pctfuzz: WARNING: "
+
+
+def finding_line(is_new: bool, kind: str, ident: str, signature: str) -> str:
+    return f"pctfuzz: {'NEW' if is_new else 'KNOWN'} FINDING {kind} {ident} {signature}"
+
+
+def lost_line(what: str, why: object) -> str:
+    return f"pctfuzz: LOST {what}: {why}"
+
+
+def warning_line(message: str) -> str:
+    return f"{WARNING_PREFIX}{message}"
+
+
+def say(line: str) -> None:
+    """Write one protocol line to stderr, at once."""
+    print(line, file=sys.stderr, flush=True)

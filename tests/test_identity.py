@@ -1,0 +1,161 @@
+"""Finding identity (issue 10): one signature per distinct bug, independent of
+pctfuzz's own code layout, pinned for the committed findings."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from pctfuzz.cases import DecodeCase, EncodeCase, FormCase, FormParseCase
+from pctfuzz.differential import check_decode, check_encode, check_form, check_form_parse
+from pctfuzz.errors import PctfuzzError
+from pctfuzz.identity import crash_class, difference, finding_id, make_signature, signature_of
+from pctfuzz.oracles.urllib_parse import UrllibAdapter
+from pctfuzz.violations import Divergence
+
+FINDINGS = Path(__file__).resolve().parents[1] / "findings"
+
+#: The committed findings' signatures (format 2). A refactor of pctfuzz that changes
+#: one of these re-identifies the finding: that is a bug of the refactor.
+PINNED = {
+    "a85ab511459cc30f": "decode|violation|decode-robustness|raised=ValueError@pctfuzz"
+                        "|impl=decode-raises",
+    "305d7f0ee11e56ba": "encode|violation|output-alphabet|unit=0x7E;diff=encoded"
+                        "|impl=tilde-encoded",
+    "406634919686c447": "encode|violation|round-trip|unit=0x32;diff=missing-output"
+                        "|impl=percent-raw",
+    "51612fa0b081930c": "encode|violation|output-alphabet|unit=0x25;diff=left-raw"
+                        "|impl=percent-raw",
+    "635b24d8ac82b01c": "encode|violation|unreserved-idempotence|unit=0x7E;diff=encoded"
+                        "|impl=tilde-encoded",
+    "72eb8ad94b142fd3": "encode|violation|output-alphabet|unit=*;diff=hex-case"
+                        "|impl=lowercase-hex",
+    "bc0badf69222e36e": "form|violation|form-serializer|field=name;unit=0x20;"
+                        "diff=space-as-%20|impl=form-space-as-%20",
+    "c66272d77fd26d3d": "form_parse|violation|form-parse|-|impl=form-plus-kept",
+}
+
+
+def test_committed_findings_have_their_pinned_signatures() -> None:
+    found = {}
+    for path in sorted(FINDINGS.glob("*.json")):
+        record = json.loads(path.read_text())
+        assert record["signature_version"] == 2, path.name
+        found[record["id"]] = record["signature"]
+    assert found == PINNED
+    assert all(finding_id(sig) == ident for ident, sig in PINNED.items())
+    # no pctfuzz module path or function name in any of them
+    assert not any("pctfuzz." in sig or ":" in sig for sig in PINNED.values())
+
+
+class ThreeBugs(UrllibAdapter):
+    """urllib with three planted encode bugs: lowercase hex, ``~`` encoded in every set,
+    and space written as ``+`` in the path set."""
+
+    name = "three-bugs"
+    registry_names = ("three-bugs",)
+
+    def encode(self, case: EncodeCase) -> str:
+        out = super().encode(case)
+        out = "".join(out[i:i + 3].lower() if out[i] == "%" else out[i]
+                      for i in range(len(out)) if i == 0 or "%" not in out[max(0, i - 2):i])
+        out = out.replace("~", "%7E")
+        return out.replace("%20", "+") if case.set_name == "path" else out
+
+
+def _class(case: EncodeCase, impl: UrllibAdapter) -> str:
+    with pytest.raises(Divergence) as info:
+        check_encode(case, impl)
+    return info.value.difference
+
+
+def test_three_planted_bugs_have_three_classes_whatever_the_input() -> None:
+    impl = ThreeBugs()
+    hex_case = {_class(EncodeCase(v, "component"), impl) for v in ("<", "a[b", "é", "x\x7f")}
+    assert hex_case == {"unit=*;diff=hex-case"}
+    assert _class(EncodeCase("a~", "path"), impl) == "unit=0x7E;diff=encoded"
+    assert _class(EncodeCase("a b", "path"), impl) == "unit=0x20;diff=space-as-plus"
+
+
+@pytest.mark.parametrize(("case", "actual", "klass"), [
+    (EncodeCase("~", "application/x-www-form-urlencoded"), "~",
+     "unit=0x7E;diff=left-raw"),
+    (EncodeCase("%41", "component"), "%41", "unit=pct-triplet;diff=left-raw"),
+    (EncodeCase("é", "component"), "%E9", "unit=non-ascii;diff=other-bytes"),
+    (EncodeCase("é", "component"), "é", "unit=non-ascii;diff=left-raw"),
+    (EncodeCase("ab", "component"), "a", "unit=0x62;diff=missing-output"),
+    (EncodeCase("ab", "component"), "abc", "unit=end;diff=extra-output"),
+    (EncodeCase(" ", "query-value", space_as_plus=True), "%20",
+     "unit=0x20;diff=space-as-%20"),
+    (EncodeCase(b"\xff", "component"), "%ff", "unit=*;diff=hex-case"),
+    (EncodeCase("ア", "component", "Shift_JIS"), "%E3%82%A2",
+     "unit=non-ascii;diff=other-bytes;enc=Shift_JIS"),
+    (DecodeCase(b"%41"), b"%41", "seg=pct-digits;diff=not-decoded"),
+    (DecodeCase(b"%4a"), b"%4a", "seg=pct-lower;diff=not-decoded"),
+    (DecodeCase(b"a+b"), b"a b", "seg=plus;diff=plus-as-space"),
+    (DecodeCase(b"%zz"), b"", "seg=pct-invalid;diff=missing-output"),
+    (DecodeCase("\ud800"), b"\xed\xa0\x80", "seg=lone-surrogate;diff=changed"),
+    (FormCase((("a", "b c"),)), "a=b%20c", "field=value;unit=0x20;diff=space-as-%20"),
+    (FormCase((("a", "b"), ("c", "d"))), "a=b;c=d", "field=separator;unit=0x26;diff=changed"),
+    (FormParseCase("a=b&&c"), [("a", "b"), ("", ""), ("c", "")], "field=name;seg=ascii;"
+     "diff=changed"),
+    (FormParseCase("a=b&c"), [("a", "b")], "field=pairs;diff=missing-pair"),
+    (FormParseCase("a=%41+b"), [("a", "%41 b")], "field=value;seg=pct-digits;diff=changed"),
+    (FormParseCase("a=b=c"), [("a", "b")], "field=value;seg=equals;diff=changed"),
+])
+def test_difference_classes(case: object, actual: object, klass: str) -> None:
+    question = {EncodeCase: "encode", DecodeCase: "decode", FormCase: "form",
+                FormParseCase: "form-parse"}[type(case)]
+    from pctfuzz.divergences import reference_answer
+
+    expected = reference_answer(question, case)  # type: ignore[arg-type]
+    assert difference(question, case, expected, actual) == klass  # type: ignore[arg-type]
+
+
+def test_crash_class_names_the_code_under_test_not_pctfuzz() -> None:
+    def deep() -> None:
+        raise KeyError("x")
+
+    try:
+        deep()
+    except KeyError as exc:
+        assert crash_class(exc, (__name__,)) == (
+            f"raised=KeyError@{__name__}:test_crash_class_names_the_code_under_test_not_pctfuzz"
+            ".<locals>.deep")
+    exc2 = _caught_divergence(DecodeCase(b"a"))
+    sig = signature_of("diff_decode", exc2, case=DecodeCase(b"a"), impl="raises",
+                       code_under_test=(__name__,))
+    assert sig == f"diff_decode|crash|decode|raised=ValueError@{__name__}:_Raises.decode" \
+                  "|impl=raises"
+
+
+class _Raises(UrllibAdapter):
+    name = "raises"
+
+    def decode(self, case: DecodeCase) -> bytes:
+        raise ValueError("no")
+
+
+def _caught_divergence(case: DecodeCase) -> BaseException:
+    try:
+        check_decode(case, _Raises())
+    except Divergence as exc:
+        return exc
+    raise AssertionError("did not diverge")
+
+
+def test_signature_parts_and_validation() -> None:
+    assert make_signature("decode", "timeout", None, "-") == "decode|timeout|-|-"
+    assert make_signature("x", "divergence", "encode", "a|b", "i") == \
+        "x|divergence|encode|a%7Cb|impl=i"
+    with pytest.raises(PctfuzzError, match="kind"):
+        make_signature("x", "explosion", None, "-")
+
+
+def test_urllib_form_and_parse_agree_on_the_cases_above() -> None:
+    """Guard: the classes above are computed against the reference, and urllib itself
+    agrees with the reference on them outside its registry."""
+    assert check_form(FormCase((("a", "b c"),)), "urllib") == ()
+    assert check_form_parse(FormParseCase("a=b&&c"), "urllib") == ()

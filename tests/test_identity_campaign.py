@@ -1,0 +1,130 @@
+"""Issue 10 end to end: real campaigns where every distinct bug is its own finding,
+and where a lost finding or a target that never ran is never a green exit."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+import uuid
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from pctfuzz.cli import EXIT_FOUND, EXIT_INCOMPLETE
+
+ROOT = Path(__file__).resolve().parent.parent
+TESTS = Path(__file__).resolve().parent
+PLANTED = "broken_impls:PlantedBugsUrllib"
+
+pytestmark = pytest.mark.slow
+
+
+def pctfuzz(*args: str, bugs: str = "") -> subprocess.CompletedProcess[str]:
+    path = os.pathsep.join([str(TESTS), os.environ.get("PYTHONPATH", "")])
+    env = dict(os.environ, PYTHONPATH=path, PCTFUZZ_TEST_BUGS=bugs)
+    return subprocess.run([sys.executable, "-m", "pctfuzz.cli", *args], cwd=ROOT, env=env,
+                          capture_output=True, text=True, timeout=300, check=False)
+
+
+def _corpus(tmp: Path) -> Path:
+    corpus = tmp / "corpus"
+    shutil.copytree(ROOT / "corpus" / "diff_encode", corpus / "diff_encode")
+    return corpus
+
+
+def _classes(findings: Path) -> dict[str, str]:
+    """class part of the signature -> record file, for the divergence findings."""
+    out = {}
+    for path in findings.glob("divergence-*.json"):
+        record = json.loads(path.read_text())
+        out[record["signature"].split("|")[3]] = str(path)
+    return out
+
+
+def test_three_planted_bugs_are_three_findings_and_a_fourth_is_new(tmp_path: Path) -> None:
+    corpus, findings = _corpus(tmp_path), tmp_path / "findings"
+    common = ("fuzz", "diff_encode", "--jobs", "1", "--impl", PLANTED,
+              "--corpus", str(corpus), "--findings", str(findings))
+    run = pctfuzz(*common, "--max-time", "15", bugs="hex,tilde,plus")
+    assert run.returncode == EXIT_FOUND, run.stdout + run.stderr
+    classes = _classes(findings)
+    shapes = {c.rsplit("diff=", 1)[1] for c in classes}
+    assert {"hex-case", "encoded", "space-as-plus"} <= shapes, classes
+
+    assert len(classes) == 3, classes  # one finding per bug, whatever the byte or set
+    hex_case = [p for c, p in classes.items() if c.endswith("diff=hex-case")]
+    others = [p for c, p in classes.items() if not c.endswith("diff=hex-case")]
+
+    # Fix one bug: its finding no longer reproduces, the other two still do.
+    fixed = pctfuzz("replay", *hex_case, bugs="tilde,plus")
+    assert fixed.returncode == 0 and "no longer reproduces" in fixed.stdout, fixed.stdout
+    still = pctfuzz("replay", *others, bugs="tilde,plus")
+    assert still.returncode == EXIT_FOUND
+    assert still.stdout.count(": reproduces") == len(others), still.stdout
+
+    # A fourth bug, added later, on the same findings folder: a new finding, exit 1.
+    again = pctfuzz(*common, "--max-time", "10", bugs="tilde,plus,lt")
+    assert again.returncode == EXIT_FOUND, again.stdout + again.stderr
+    new = set(_classes(findings)) - set(classes)
+    assert any("unit=0x3C;diff=left-raw" in c for c in new), new
+    assert len(new) == 1, new
+
+
+@pytest.fixture
+def tmpfs(tmp_path: Path) -> Iterator[Path]:
+    """A 64 KiB tmpfs of this test's own (root only; skipped where mount is refused)."""
+    mount = tmp_path / f"tmpfs-{uuid.uuid4().hex[:8]}"
+    mount.mkdir()
+    done = subprocess.run(["mount", "-t", "tmpfs", "-o", "size=64k", "tmpfs", str(mount)],
+                          capture_output=True, text=True, check=False)
+    if done.returncode != 0:
+        pytest.skip(f"cannot mount a tmpfs here: {done.stderr.strip()}")
+    try:
+        yield mount
+    finally:
+        subprocess.run(["umount", "-l", str(mount)], check=False)
+
+
+def _incomplete_run(tmp_path: Path, findings: Path) -> None:
+    corpus = _corpus(tmp_path)
+    out = tmp_path / "results.json"
+    junit = tmp_path / "results.xml"
+    run = pctfuzz("fuzz", "diff_encode", "--jobs", "1", "--max-time", "6", "--impl", PLANTED,
+                  "--corpus", str(corpus), "--findings", str(findings),
+                  "--json", str(out), "--junit", str(junit), bugs="tilde")
+    assert run.returncode == EXIT_INCOMPLETE, run.stdout + run.stderr
+    assert "INCOMPLETE: diff_encode: lost FINDING" in run.stdout, run.stdout
+    document = json.loads(out.read_text())
+    assert document["exit_code"] == EXIT_INCOMPLETE
+    assert any(e["message"].startswith("INCOMPLETE") for e in document["errors"])
+    assert document["targets"][0]["problems"]
+    assert 'type="incomplete"' in junit.read_text()
+
+
+def test_read_only_findings_folder_is_an_incomplete_run(tmp_path: Path, tmpfs: Path) -> None:
+    subprocess.run(["mount", "-o", "remount,ro", str(tmpfs)], check=True)
+    _incomplete_run(tmp_path, tmpfs)
+
+
+def test_full_findings_disk_is_an_incomplete_run(tmp_path: Path, tmpfs: Path) -> None:
+    with open(tmpfs / "filler", "wb") as handle:
+        try:
+            handle.write(b"\0" * (128 << 10))
+        except OSError:
+            pass  # ENOSPC: the disk is full, as wanted
+    _incomplete_run(tmp_path, tmpfs)
+
+
+def test_harness_that_cannot_start_is_an_incomplete_run(tmp_path: Path) -> None:
+    out = tmp_path / "results.json"
+    run = pctfuzz("fuzz", "diff_decode", "--jobs", "1", "--max-time", "4",
+                  "--impl", "broken_impls:FailsInHarness", "--corpus", str(tmp_path / "c"),
+                  "--findings", str(tmp_path / "f"), "--json", str(out))
+    assert run.returncode == EXIT_INCOMPLETE, run.stdout + run.stderr
+    assert "ran 0 executions" in run.stdout
+    document = json.loads(out.read_text())
+    assert document["exit_code"] == EXIT_INCOMPLETE and document["errors"]
