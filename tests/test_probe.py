@@ -102,6 +102,7 @@ def test_requote_uri_like() -> None:
     assert report.invalid_escapes == "mixed ('%zz': encoded, '%4': kept)"
     assert report.outputs["invalid_escapes"]["%zz"] == "%25zz"
     assert report.space == "%20" and report.plus == "raw"
+    assert report.hex_case == "upper"  # "%2f" kept as given is not the encoder's own case
 
 
 def test_lowercase_hex() -> None:

@@ -267,7 +267,13 @@ def probe(fn: Encoder, target: str = "", *, set_name: str | None = None) -> Prob
         "normalization": {t: _call(fn, t) for t in NORMALIZATION},
         "surrogates": {t: _call(fn, t) for t in SURROGATES},
     }
-    all_outputs = [r for group in (singles, *battery.values()) for r in group.values()]
+    # Hex case from the encoder's own escapes: inputs holding "%" may come back as given.
+    produced = [
+        r
+        for name, group in (("singles", singles), *battery.items())
+        if "escapes" not in name
+        for r in group.values()
+    ]
     return ProbeReport(
         target=target,
         exact=exact,
@@ -286,7 +292,7 @@ def probe(fn: Encoder, target: str = "", *, set_name: str | None = None) -> Prob
         invalid_escapes=_uniform(
             {t: _invalid(t, r) for t, r in battery["invalid_escapes"].items()}
         ),
-        hex_case=_hex_case([r for r in all_outputs if isinstance(r, str)]),
+        hex_case=_hex_case([r for r in produced if isinstance(r, str)]),
         space=_one(singles[" "], " ", encoded="%20", alt={"+": "+"}),
         plus=_one(singles["+"], "+", encoded="encoded"),
         normalization=_normalization(battery["normalization"]),
