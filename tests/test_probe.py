@@ -171,22 +171,49 @@ def test_non_ascii_encodings() -> None:
     assert iri.non_ascii == "raw"
 
 
-def test_irregular_bytes_are_counted_as_encoded_and_void_exact() -> None:
-    def no_nul(s: str) -> str:
-        if "\x00" in s:
-            raise ValueError("NUL")
+@pytest.mark.parametrize(
+    ("safe", "spec"), [("", "rfc3986-unreserved"), ("/", "rfc3986-unreserved-/")]
+)
+@pytest.mark.parametrize("refused", ["\x00", "/", "a"])
+def test_a_byte_refused_everywhere_is_taken_from_the_nearest_set(
+    safe: str, spec: str, refused: str
+) -> None:
+    def refuses(s: str) -> str:
+        if refused in s:
+            raise ValueError("no")
+        return urllib.parse.quote(s, safe=safe)
+
+    report = probe(refuses)
+    assert report.irregular == {refused: "raises ValueError: no"} and report.context == {}
+    expected = "rfc3986-unreserved" if refused == "/" else spec  # "/" unknown: as the nearest
+    assert (report.exact, report.nearest, report.spec) == (None, "rfc3986-unreserved", expected)
+
+
+def test_a_byte_refused_alone_is_decided_in_context() -> None:
+    # As ada's path setter: "." alone is a dot segment, "a.b" is not.
+    def dots(s: str) -> str:
+        if s == ".":
+            raise ValueError("dot segment")
         return urllib.parse.quote(s, safe="")
 
-    report = probe(no_nul)
-    assert report.irregular == {"\x00": "raises ValueError: NUL"}
-    assert (report.exact, report.nearest, report.spec) == (None, "rfc3986-unreserved",
-                                                           "rfc3986-unreserved")
+    report = probe(dots)
+    assert report.irregular == {".": "raises ValueError: dot segment"}
+    assert report.context == {}
+    assert (report.exact, report.spec) == (None, "rfc3986-unreserved")
+    encodes_dot = probe(lambda s: "?" if s == "." else urllib.parse.quote(s).replace(".", "%2E"))
+    assert encodes_dot.irregular == {".": "?"}
+    assert encodes_dot.spec == "rfc3986-unreserved+.-/"  # "a.b" -> "a%2Eb": encoded
 
 
 def test_context_mismatch_voids_exact() -> None:
-    # Leaves ";" raw when alone, encodes it inside other text.
-    report = probe(lambda s: urllib.parse.quote(s, safe=";" if len(s) == 1 else ""))
-    assert report.context == {"a;b": "a%3Bb"}
+    # Leaves ";" raw when alone, encodes it inside other text; refuses "a/b".
+    def fn(s: str) -> str:
+        if s == "a/b":
+            raise ValueError("no")
+        return urllib.parse.quote(s, safe=";" if len(s) == 1 else "")
+
+    report = probe(fn)
+    assert report.context == {"a;b": "a%3Bb", "a/b": "raises ValueError: no"}
     assert report.exact is None and report.spec == "rfc3986-unreserved-;"
 
 

@@ -36,6 +36,7 @@ __all__ = ["Encoder", "ProbeReport", "load_encoder", "probe"]
 Encoder = Callable[[str], Any]
 
 _ASCII = range(0x80)
+_ALL_ASCII = frozenset(_ASCII)
 _HIGH = frozenset(range(0x80, 0x100))
 _ESCAPE = re.compile(r"%([0-9A-Fa-f]{2})")
 
@@ -207,6 +208,28 @@ def _one(result: str | BaseException, c: str, *, encoded: str, alt: Mapping[str,
     return f"other ({_show(result)!a})"
 
 
+def _membership(out: str | BaseException | None, c: str) -> bool | None:
+    """True if ``out`` is ``c`` encoded (its %HH, or + for space), False if ``c`` itself,
+    None for anything else."""
+    if not isinstance(out, str):
+        return None
+    if out == c:
+        return False
+    if _escape_of(out, ord(c)) or (c == " " and out == "+"):
+        return True
+    return None
+
+
+def _middle(out: str | BaseException, head: str | BaseException,
+            tail: str | BaseException) -> str | None:
+    """What ``fn("a{c}b")`` made of ``c``: ``out`` without ``fn("a")`` and ``fn("b")``."""
+    if not (isinstance(out, str) and isinstance(head, str) and isinstance(tail, str)):
+        return None
+    if len(out) < len(head) + len(tail) or not out.startswith(head) or not out.endswith(tail):
+        return None
+    return out[len(head) : len(out) - len(tail)]
+
+
 def _hex_case(outputs: list[str]) -> str:
     letters = "".join(h for out in outputs for m in _ESCAPE.finditer(out) for h in m[1])
     upper, lower = any(c in "ABCDEF" for c in letters), any(c in "abcdef" for c in letters)
@@ -230,33 +253,39 @@ def probe(fn: Encoder, target: str = "", *, set_name: str | None = None) -> Prob
         first = _show(singles["a"])
         raise PctfuzzError(f"{target or 'the encoder'} answered no ASCII character: {first}")
     encoded: set[int] = set()
+    unknown: set[int] = set()
     irregular: dict[str, str] = {}
-    for c, result in singles.items():
-        if result == c:
-            continue
-        encoded.add(ord(c))
-        if isinstance(result, BaseException) or not (
-            _escape_of(result, ord(c)) or (c == " " and result == "+")
-        ):
-            irregular[c] = _show(result)
     context: dict[str, str] = {}
+    # Context answers count only when "a" and "b" alone were answered.
+    judged = isinstance(singles["a"], str) and isinstance(singles["b"], str)
     for c, result in singles.items():
+        alone = _membership(result, c)
         inner = _call(fn, f"a{c}b")
-        parts = (singles["a"], result, singles["b"])
-        if all(isinstance(p, str) for p in parts):
-            if inner != "".join(p for p in parts if isinstance(p, str)):
-                context[f"a{c}b"] = _show(inner)
-        elif not isinstance(inner, BaseException):
+        within = _membership(_middle(inner, singles["a"], singles["b"]), c)
+        if alone is None:
+            irregular[c] = _show(result)
+        elif judged and within != alone:
             context[f"a{c}b"] = _show(inner)
+        answer = alone if alone is not None else within  # "a{c}b" decides what c alone did not
+        if answer is None:
+            unknown.add(ord(c))
+        elif answer:
+            encoded.add(ord(c))
 
+    # Bytes with no answer match any set: the nearest set decides them in ``spec``.
+    known = _ALL_ASCII - unknown
     plus_space = singles[" "] == "+"
     members = frozenset(encoded) | _HIGH
     ranked = sorted(
         enumerate(SETS.values()),
-        key=lambda item: (len(item[1].members ^ members), item[1].space_as_plus != plus_space,
-                          item[0]),
+        key=lambda item: (
+            len((item[1].members ^ members) & known),
+            item[1].space_as_plus != plus_space,
+            item[0],
+        ),
     )
     nearest = ranked[0][1]
+    members |= nearest.members & unknown
     same_as = [pes.name for pes in SETS.values() if pes.members == members]
     exact = nearest.name if nearest.members == members and not irregular and not context else None
 
@@ -278,7 +307,7 @@ def probe(fn: Encoder, target: str = "", *, set_name: str | None = None) -> Prob
         target=target,
         exact=exact,
         nearest=nearest.name,
-        distance=len(nearest.members ^ members),
+        distance=len(nearest.members ^ members),  # unknown bytes already agree
         spec=format_spec(nearest.name, members - nearest.members, nearest.members - members),
         same_as=same_as,
         urllib_safe=urllib_safe_spec(members),
