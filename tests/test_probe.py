@@ -310,3 +310,16 @@ def test_probe_unusable_target_exits_2_in_one_line(cli: Run, argv: list[str]) ->
     code, out, err = cli(*argv)
     assert (code, out) == (EXIT_USAGE, "")
     assert err.startswith("pctfuzz probe: error: ") and err.count("\n") == 1
+
+
+def refuses_nul(text: str) -> str:
+    if "\x00" in text:
+        raise ValueError("NUL")
+    return urllib.parse.quote(text, safe="")
+
+
+def test_probe_text_irregular(cli: Run) -> None:
+    code, out, _ = cli("probe", "test_probe:refuses_nul")
+    assert code == EXIT_OK
+    assert "exact set: none (the bytes match rfc3986-unreserved, but some answers below" in out
+    assert "irregular: '\\x00' -> 'raises ValueError: NUL'\n" in out

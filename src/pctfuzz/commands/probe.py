@@ -24,6 +24,11 @@ def render(report: ProbeReport) -> str:
         others = [n for n in report.same_as if n != report.exact]
         lines.append(f"exact set: {report.exact}" + (f" (same bytes: {', '.join(others)})"
                                                      if others else ""))
+    elif report.distance == 0:
+        lines.append(
+            f"exact set: none (the bytes match {report.nearest}, but some answers below are "
+            "irregular or depend on context)"
+        )
     else:
         lines.append("exact set: none")
         differ = "1 byte differs" if report.distance == 1 else f"{report.distance} bytes differ"
