@@ -7,12 +7,25 @@ how ``pctfuzz.sets`` builds it.
 
 from __future__ import annotations
 
+import json
+import re
 import string
+import urllib.parse
 
 import pytest
 
-from pctfuzz.errors import InputTypeError, PctfuzzError, UnknownSetError
+from pctfuzz.cases import EncodeCase, case_from_json
+from pctfuzz.cli import EXIT_OK, EXIT_USAGE, main
+from pctfuzz.errors import CaseFormatError, InputTypeError, PctfuzzError, UnknownSetError
+from pctfuzz.reference import percent_encode
 from pctfuzz.sets import ALIASES, SETS, WHATWG_DERIVATION, PercentEncodeSet, get_set, set_names
+from pctfuzz.setspec import (
+    byte_ranges,
+    canonical_spec,
+    format_spec,
+    spec_for_members,
+    urllib_safe_spec,
+)
 
 PRINTABLE = "".join(chr(c) for c in range(0x20, 0x7F))
 C0_AND_HIGH = frozenset(range(0x00, 0x20)) | frozenset(range(0x7F, 0x100))
@@ -272,3 +285,176 @@ def test_union_and_everything_but() -> None:
     assert PercentEncodeSet.everything_but("e", range(0x80), source="t").members == set(
         range(0x80, 0x100)
     )
+
+
+# --- set specs (pctfuzz.setspec) -----------------------------------------------------------
+
+# requests.utils.requote_uri quotes with this safe= when the input holds an invalid escape.
+REQUESTS_SAFE = "!#$&'()*+,/:;=?@[]~"
+
+
+def _ascii_raw(spec: str) -> str:
+    return "".join(chr(b) for b in range(0x80) if b not in get_set(spec))
+
+
+def test_spec_examples_from_the_grammar() -> None:
+    encode_uri = SETS["encodeURI"]
+    assert get_set("encodeURI-[]").members == encode_uri.members - {0x5B, 0x5D}
+    # The same set, measured on urllib: quote(s, safe=REQUESTS_SAFE) leaves exactly these raw.
+    assert _ascii_raw("encodeURI-[]") == "".join(
+        chr(b) for b in range(0x80) if urllib.parse.quote(chr(b), safe=REQUESTS_SAFE) == chr(b)
+    )
+    assert get_set("component+~-%25").members == SETS["component"].members - {0x25} | {0x7E}
+    assert get_set("path+a-a") is SETS["path"]  # left to right: added, then removed again
+    assert 0x61 in get_set("path-a+a")
+
+
+@pytest.mark.parametrize("safe", ["", "/", "/:@", " %+-", "\x00\x1f\x7f", REQUESTS_SAFE])
+def test_urllib_safe_is_what_quote_implements(safe: str) -> None:
+    pes = get_set("urllib-safe:" + "".join(f"%{ord(c):02x}" for c in safe))
+    for b in range(0x100):
+        encoded = urllib.parse.quote_from_bytes(bytes([b]), safe=safe) != chr(b)
+        assert encoded == (b in pes), hex(b)
+
+
+def test_urllib_safe_takes_the_rest_literally() -> None:
+    # After the colon "+", "-" and ":" are characters, not operators.
+    assert _ascii_raw("urllib-safe:+-:") == _ascii_raw("urllib-safe:%2B%2D%3A")
+    assert "+" in _ascii_raw("urllib-safe:+-:") and ":" in _ascii_raw("urllib-safe:+-:")
+
+
+@pytest.mark.parametrize(
+    ("spec", "raw", "encoded"),
+    [
+        ("component-+", "+", ""),  # first character after an operator is literal
+        ("rfc3986-unreserved+-", "", "-"),
+        ("rfc3986-pchar++--", "-", "+"),  # "++" encodes "+", then "--" leaves "-" raw again
+    ],
+)
+def test_literal_plus_and_minus_after_an_operator(spec: str, raw: str, encoded: str) -> None:
+    for c in raw:
+        assert ord(c) not in get_set(spec)
+    for c in encoded:
+        assert ord(c) in get_set(spec)
+
+
+def test_operator_chars_are_escapes_elsewhere() -> None:
+    assert get_set("component-+%2D$").members == get_set("component-%2B$").members
+    assert get_set("component-+-$").members == get_set("component-%2B$").members
+    assert 0x2D in get_set("rfc3986-unreserved+a%2D")
+
+
+@pytest.mark.parametrize(
+    ("spec", "position", "problem"),
+    [
+        ("component+", 10, "needs at least one character"),
+        ("query-value-", 12, "needs at least one character"),
+        ("component+%8", 11, "two hex digits"),
+        ("component+%zz", 11, "two hex digits"),
+        ("component+a%", 12, "two hex digits"),
+        ("component-%80", 11, "0x80-0xFF are always encoded"),
+        ("urllib-safe:/%Ff", 14, "0x80-0xFF are always encoded"),
+        ("component-\u00e9", 11, "not ASCII"),
+        ("component-\t", 11, "write it as %09"),
+        ("nope+x", 1, "no set name"),
+        ("fragment -x", 1, "no set name"),
+    ],
+)
+def test_bad_specs_name_the_position(spec: str, position: int, problem: str) -> None:
+    with pytest.raises(UnknownSetError) as info:
+        get_set(spec)
+    message = str(info.value)
+    assert f"character {position}" in message and problem in message
+    assert repr(spec) in message and "\n" not in message
+
+
+EQUAL_SPECS = [
+    "encodeURI-[]",
+    "encodeuri-][",  # aliases are case-free; order does not matter
+    "encodeURI-%5b%5D",
+    "encodeURI-[-]",
+    "encodeURI-[]+a-a",
+    "urllib-safe:" + REQUESTS_SAFE,
+]
+
+
+def test_equal_sets_have_equal_canonical_specs() -> None:
+    assert {canonical_spec(spec) for spec in EQUAL_SPECS} == {"encodeURI-[]"}
+    assert {get_set(spec) for spec in EQUAL_SPECS} == {get_set("encodeURI-[]")}
+    assert get_set("encodeURI-[]") is get_set("encodeURI-[]")  # cached
+    assert canonical_spec("urllib-safe:/") == "rfc3986-unreserved-/"
+    assert canonical_spec("component-%7f%20+%25") == "component-%20%7F"
+
+
+def test_spec_equal_to_a_named_set_is_that_set() -> None:
+    assert get_set("encodeURI+#") is SETS["rfc3986-query"]  # data-uri has the same bytes
+    assert get_set("component+%25") is SETS["component"]
+    assert get_set("urllib-safe:") is SETS["rfc3986-unreserved"]
+    assert canonical_spec("encodeURIComponent") == "component"  # the first equal name
+    assert canonical_spec(SETS["query-value"]) == "query-value"
+
+
+@pytest.mark.parametrize("base", list(SETS))
+def test_canonical_spec_round_trips_every_one_byte_change(base: str) -> None:
+    pes = SETS[base]
+    for b in range(0x80):
+        members = pes.members ^ {b}
+        spec = spec_for_members(members, pes.space_as_plus)
+        rebuilt = get_set(spec)
+        assert rebuilt.members == members and rebuilt.space_as_plus == pes.space_as_plus
+        assert canonical_spec(spec) == spec == rebuilt.name
+        escapes = re.findall("%..", spec)
+        assert all(e == e.upper() for e in escapes) and " " not in spec
+
+
+def test_space_as_plus_comes_from_the_base() -> None:
+    assert get_set("query-value-#").space_as_plus
+    assert percent_encode("a b#", "query-value-#") == "a+b#"
+    assert not get_set("encodeURI+#&%2B").space_as_plus  # same bytes as query-value, not it
+    assert get_set("encodeURI+#&%2B") is not SETS["query-value"]
+
+
+def test_specs_encode_and_survive_a_case_round_trip() -> None:
+    assert percent_encode("a[b] c", "encodeURI-[]") == "a[b]%20c"
+    case = EncodeCase("[x]", "encodeuri-[]")
+    again = case_from_json(json.loads(json.dumps(case.to_json())))
+    assert again == case and again.set_name == "encodeuri-[]"
+    with pytest.raises(CaseFormatError, match="character 10"):
+        case_from_json({"type": "encode", "value": {"text": "x"}, "set": "component+"})
+
+
+def test_spec_helpers() -> None:
+    assert byte_ranges(get_set("encodeURI-[]").members) == (
+        "0x00-0x20, 0x22, 0x25, 0x3C, 0x3E, 0x5C, 0x5E, 0x60, 0x7B-0x7D, 0x7F-0xFF"
+    )
+    assert urllib_safe_spec(get_set("urllib-safe:/%25 ").members) == "urllib-safe:%20%25/"
+    assert urllib_safe_spec(get_set("rfc3986-unreserved+a").members) is None  # a always safe
+    assert format_spec("path", [0x61, 0x2B], [0x20]) == "path+%2Ba-%20"
+    with pytest.raises(UnknownSetError, match="0x80-0xFF"):
+        spec_for_members(range(0x7F))
+
+
+# --- pctfuzz sets --spec -------------------------------------------------------------------
+
+
+def test_sets_spec_prints_the_members(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["sets", "--spec", "encodeuri-]["]) == EXIT_OK
+    out = capsys.readouterr().out.splitlines()
+    assert out[0] == "spec: encodeURI-[]"
+    printable = "".join(c for c in _ascii_raw("encodeURI-[]") if " " <= c <= "~")
+    assert f"printable ASCII left raw: {printable!r}" in out
+    assert f"encoded bytes: {byte_ranges(get_set('encodeURI-[]').members)}" in out
+    assert "as urllib quote(safe=): urllib-safe:!#$&'()*+,/:;=?@[]" in out
+
+
+def test_sets_spec_of_a_named_set(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["sets", "--spec", "encodeURIComponent"]) == EXIT_OK
+    out = capsys.readouterr().out
+    assert "spec: component\n" in out and "same bytes as: component, encodeURIComponent\n" in out
+
+
+def test_sets_spec_bad_spec_is_one_line_exit_2(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["sets", "--spec", "encodeURI-[]+%G0"]) == EXIT_USAGE
+    out, err = capsys.readouterr()
+    assert out == ""
+    assert err.count("\n") == 1 and "character 14" in err and err.startswith("pctfuzz sets: error:")

@@ -20,7 +20,8 @@ from collections.abc import Sequence
 from . import __version__
 from .errors import PctfuzzError
 from .reference import percent_decode, percent_encode
-from .sets import ALIASES, SETS
+from .sets import ALIASES, SETS, get_set
+from .setspec import byte_ranges, canonical_spec, urllib_safe_spec
 
 EXIT_OK = 0
 EXIT_FOUND = 1
@@ -38,6 +39,7 @@ COMMAND_MODULES: tuple[str, ...] = (
     "pctfuzz.commands.coverage",
     "pctfuzz.commands.divergences",
     "pctfuzz.commands.report",
+    "pctfuzz.commands.probe",
 )
 
 
@@ -98,7 +100,24 @@ def _cmd_decode(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
+def _cmd_set_spec(spec: str) -> int:
+    """``sets --spec``: what one spec (or name) contains; a bad spec is UnknownSetError -> 2."""
+    pes = get_set(spec)
+    same = [name for name, named in SETS.items() if named.members == pes.members]
+    print(f"spec: {canonical_spec(pes)}")
+    print(f"description: {pes.description}")
+    if same:
+        print(f"same bytes as: {', '.join(same)}")
+    print(f"space as +: {'yes' if pes.space_as_plus else 'no'} (recipe default)")
+    print(f"printable ASCII left raw: {pes.printable_safe!r}")
+    print(f"encoded bytes: {byte_ranges(pes.members)}")
+    print(f"as urllib quote(safe=): {urllib_safe_spec(pes.members) or 'not expressible'}")
+    return EXIT_OK
+
+
 def _cmd_sets(args: argparse.Namespace) -> int:
+    if args.spec is not None:
+        return _cmd_set_spec(args.spec)
     aliases: dict[str, list[str]] = {}
     for alias, name in ALIASES.items():
         aliases.setdefault(name, []).append(alias)
@@ -139,6 +158,12 @@ def build_parser() -> argparse.ArgumentParser:
 
     sets = sub.add_parser("sets", help="list the percent-encode sets")
     sets.add_argument("-v", "--verbose", action="store_true", help="show sources and safe chars")
+    sets.add_argument(
+        "--spec",
+        metavar="SPEC",
+        help="show one set: a name, or a spec like encodeURI-[] or urllib-safe:/ "
+        "(grammar: pctfuzz.setspec)",
+    )
     sets.set_defaults(func=_cmd_sets)
 
     for module in COMMAND_MODULES:

@@ -21,7 +21,7 @@ from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from types import MappingProxyType
 
-from .errors import InputTypeError, UnknownSetError, type_name
+from .errors import InputTypeError, type_name
 
 __all__ = [
     "ALIASES",
@@ -282,7 +282,8 @@ def set_names() -> list[str]:
 
 
 def get_set(name: str | PercentEncodeSet) -> PercentEncodeSet:
-    """Look a set up by canonical name or alias (case-sensitive names, case-free aliases)."""
+    """Look a set up by canonical name, alias (case-sensitive names, case-free aliases)
+    or set spec such as ``encodeURI-[]`` (``pctfuzz.setspec``; cached)."""
     if isinstance(name, PercentEncodeSet):
         return name
     if not isinstance(name, str):
@@ -292,7 +293,8 @@ def get_set(name: str | PercentEncodeSet) -> PercentEncodeSet:
         canonical = ALIASES.get(name.lower())
         found = SETS.get(canonical) if canonical else None
     if found is None:
-        raise UnknownSetError(
-            f"unknown percent-encode set {name!r}; known sets: {', '.join(SETS)}"
-        )
+        # Not a name: a set spec (``pctfuzz.setspec``), which raises UnknownSetError.
+        from .setspec import parse_spec  # here: setspec builds on this module's registry
+
+        found = parse_spec(name)
     return found

@@ -82,6 +82,7 @@ __all__ = [
     "Adapter",
     "Impl",
     "Unsupported",
+    "function_adapter",
     "get_impl",
     "impl_name",
     "impl_names",
@@ -300,3 +301,7 @@ def get_impl(spec: str | Impl | None = None) -> Impl:
         with contextlib.suppress(AttributeError, TypeError):
             obj.name = label  # type: ignore[attr-defined]
     return obj  # type: ignore[return-value]
+
+
+# Re-exported last: oracles.function subclasses Adapter from this module.
+from .function import function_adapter  # noqa: E402

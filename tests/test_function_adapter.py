@@ -1,0 +1,116 @@
+"""``function_adapter``: an adapter from plain callables, compared with the reference."""
+
+from __future__ import annotations
+
+import re
+from urllib.parse import parse_qsl, quote, unquote, unquote_to_bytes, urlencode
+
+import pytest
+
+from pctfuzz.cases import DecodeCase, EncodeCase, FormCase, FormParseCase
+from pctfuzz.differential import check_decode, check_encode, check_form, check_form_parse
+from pctfuzz.errors import PctfuzzError, UnknownSetError
+from pctfuzz.oracles import function_adapter, get_impl
+from pctfuzz.probe import load_encoder, probe
+from pctfuzz.violations import Divergence
+
+URLLIB = function_adapter(
+    "my-urllib",
+    encode=lambda s: quote(s, safe="/"),
+    decode=unquote_to_bytes,
+    form_serialize=urlencode,
+    form_parse=lambda text: parse_qsl(text, keep_blank_values=True),
+    sets={"path": "urllib-safe:/"},
+)
+
+
+def test_it_is_an_adapter() -> None:
+    assert get_impl(URLLIB) is URLLIB
+    assert URLLIB.name == "my-urllib" and URLLIB.registry_names == ("my-urllib",)
+    assert dict(URLLIB.sets) == {"path": "urllib-safe:/"}
+    assert "urllib.parse" in URLLIB.modules_under_test
+    assert not any(m.startswith("pctfuzz") for m in URLLIB.modules_under_test)
+
+
+@pytest.mark.parametrize("set_name", ["urllib-safe:/", "rfc3986-unreserved-/"])
+def test_encode_answers_its_set_in_any_spelling(set_name: str) -> None:
+    assert check_encode(EncodeCase("a/b c\u00e9~", set_name), URLLIB) == ()
+
+
+@pytest.mark.parametrize(
+    "case",
+    [
+        EncodeCase("a/b", "component"),  # another set
+        EncodeCase(b"a/b", "urllib-safe:/"),  # bytes
+        EncodeCase("a/b", "urllib-safe:/", "windows-1252"),  # another encoding
+        EncodeCase("a b", "urllib-safe:/", space_as_plus=True),  # space as + asked for
+    ],
+)
+def test_encode_cases_it_cannot_express_are_unsupported(case: EncodeCase) -> None:
+    assert check_encode(case, URLLIB) is None
+
+
+def test_space_as_plus_matters_only_with_a_space() -> None:
+    assert check_encode(EncodeCase("a/b", "urllib-safe:/", space_as_plus=True), URLLIB) == ()
+
+
+def test_a_wrong_encoder_diverges() -> None:
+    lower = function_adapter(
+        "lower",
+        encode=lambda s: re.sub("%[0-9A-F]{2}", lambda m: m[0].lower(), quote(s, safe="/")),
+        sets={"path": "urllib-safe:/"},
+    )
+    with pytest.raises(Divergence):
+        check_encode(EncodeCase("a<b", "urllib-safe:/"), lower)  # %3c
+
+
+def test_one_function_per_set() -> None:
+    two = function_adapter(
+        "two",
+        encode={"path": lambda s: quote(s, safe="/"), "all": lambda s: quote(s, safe="")},
+        sets={"path": "urllib-safe:/", "all": "urllib-safe:"},
+    )
+    assert check_encode(EncodeCase("a/b", "urllib-safe:/"), two) == ()
+    assert check_encode(EncodeCase("a/b", "rfc3986-unreserved"), two) == ()
+    assert check_encode(EncodeCase("a/b", "path"), two) is None
+
+
+def test_decode_form_serialize_and_form_parse() -> None:
+    assert check_decode(DecodeCase("%41%zz%FF"), URLLIB) == ()
+    assert check_decode(DecodeCase(b"%41"), URLLIB) is None  # str only
+    assert check_form(FormCase((("a b", "c&d=\u00e9"),)), URLLIB) == ()
+    assert check_form(FormCase((("a", "b"),), "windows-1252"), URLLIB) is None
+    assert check_form_parse(FormParseCase("a=1&b=%20+"), URLLIB) == ()
+    assert check_form_parse(FormParseCase(b"a=1"), URLLIB) is None
+
+
+def test_a_str_decoder_is_compared_as_utf8() -> None:
+    text = function_adapter("unquote", decode=unquote)
+    assert text.decode(DecodeCase("%FF")) == "\ufffd".encode()  # unquote: errors="replace"
+    with pytest.raises(Divergence):
+        check_decode(DecodeCase("%FF"), text)  # the reference gives the byte 0xFF
+
+
+def test_unanswered_questions_are_unsupported() -> None:
+    only_decode = function_adapter("d", decode=unquote_to_bytes)
+    assert check_encode(EncodeCase("x"), only_decode) is None
+    assert check_form(FormCase((("a", "b"),)), only_decode) is None
+    assert check_form_parse(FormParseCase("a=b"), only_decode) is None
+
+
+def test_sets_and_encode_must_pair_up() -> None:
+    with pytest.raises(PctfuzzError, match="exactly one set"):
+        function_adapter("x", encode=quote, sets={"a": "path", "b": "query"})
+    with pytest.raises(PctfuzzError, match="exactly one set"):
+        function_adapter("x", encode=quote)
+    with pytest.raises(PctfuzzError, match="same labels"):
+        function_adapter("x", encode={"a": quote}, sets={"b": "path"})
+    with pytest.raises(UnknownSetError, match="character 5"):
+        function_adapter("x", encode=quote, sets={"a": "path+"})
+
+
+def test_probe_uses_the_declared_label() -> None:
+    fn, spec = load_encoder("test_function_adapter:URLLIB", "path")
+    assert spec == "rfc3986-unreserved-/"
+    report = probe(fn, "test_function_adapter:URLLIB", set_name=spec)
+    assert report.spec == "rfc3986-unreserved-/" and report.urllib_safe == "urllib-safe:/"
