@@ -20,7 +20,16 @@ class TildeEncodingUrllib(UrllibAdapter):
     name = "urllib-tilde-broken"
 
     def encode(self, case: EncodeCase) -> str:
+        _utf8_or_bytes(case)
         return super().encode(case).replace("~", "%7E")
+
+
+def _utf8_or_bytes(case: EncodeCase) -> None:
+    """Planted bugs answer UTF-8 and bytes only: a bug stacked on urllib's accepted
+    legacy-encoding differences (ISO-2022-JP's Roman mode...) is a composite that no
+    registry entry models, and would be a second finding of the same planted bug."""
+    if isinstance(case.value, str) and case.encoding.upper() not in ("UTF-8", "UTF8"):
+        raise Unsupported("this planted-bug adapter answers UTF-8 and bytes only")
 
 
 class PlantedBugsUrllib(UrllibAdapter):
@@ -32,15 +41,13 @@ class PlantedBugsUrllib(UrllibAdapter):
     - ``plus``: space written as ``+`` where the set wants ``%20``;
     - ``lt``: ``<`` left raw.
 
-    It answers UTF-8 and bytes only: a planted bug stacked on urllib's accepted
-    legacy-encoding differences is a composite that no registry entry models.
+    It answers UTF-8 and bytes only (see ``_utf8_or_bytes``).
     """
 
     name = "urllib-planted"
 
     def encode(self, case: EncodeCase) -> str:
-        if isinstance(case.value, str) and case.encoding.upper() not in ("UTF-8", "UTF8"):
-            raise Unsupported("the planted-bug adapter answers UTF-8 and bytes only")
+        _utf8_or_bytes(case)
         bugs = set(os.environ.get("PCTFUZZ_TEST_BUGS", "").split(","))
         out = super().encode(case)
         if "hex" in bugs:

@@ -50,7 +50,10 @@ def test_broken_oracle_is_found_minimized_and_replayed(tmp_path: Path) -> None:
     assert tilde, records
     record = tilde[0]
     assert record["impl"] == broken and record["status"] == "new"
-    assert record["minimized"] and record["case"]["value"] == {"text": "~"}
+    # Minimized to a few characters that write byte 0x7E: "~", or "‾" in Shift_JIS
+    # (one bug, one class: pctfuzz.identity names the byte, not the character).
+    assert record["minimized"] and len(record["case"]["value"]["text"]) <= 3, record["case"]
+    assert record["signature"].split("|")[3] == "unit=0x7E;diff=encoded"
     path = next(findings.glob(f"*{record['id']}.json"))
 
     again = pctfuzz("replay", str(path))

@@ -4,6 +4,7 @@ pctfuzz's own code layout, pinned for the committed findings."""
 from __future__ import annotations
 
 import json
+import os
 from pathlib import Path
 
 import pytest
@@ -159,3 +160,29 @@ def test_urllib_form_and_parse_agree_on_the_cases_above() -> None:
     agrees with the reference on them outside its registry."""
     assert check_form(FormCase((("a", "b c"),)), "urllib") == ()
     assert check_form_parse(FormParseCase("a=b&&c"), "urllib") == ()
+
+
+def test_campaign_counts_a_finding_once_across_restarts_and_processes() -> None:
+    """A restarted harness prints KNOWN for the finding it printed NEW before (the JSON
+    once said 16 findings for 2 on disk); a LOST line makes the target incomplete."""
+    import sys
+
+    from pctfuzz.campaign import CampaignResult, TargetStats, _watch
+    from pctfuzz.fuzz_protocol import finding_line, lost_line
+
+    lines = [finding_line(True, "divergence", "0123456789abcdef", "s"),
+             finding_line(False, "divergence", "0123456789abcdef", "s"),
+             finding_line(False, "divergence", "fedcba9876543210", "t"),
+             lost_line("FINDING x|y", "No space left on device"),
+             "#100\tDONE   cov: 5 ft: 5 corp: 1/1b exec/s: 10 rss: 30Mb"]
+    script = "import sys\n" + "".join(f"print({line!r}, file=sys.stderr)\n" for line in lines)
+    stats = TargetStats("diff_encode")
+    for _restart in range(2):
+        _watch([sys.executable, "-c", script], dict(os.environ), stats, 0, None)
+    assert stats.new_findings == ["0123456789abcdef"]
+    assert stats.known_findings == ["fedcba9876543210"]
+    assert stats.lost == ["FINDING x|y: No space left on device"]
+    result = CampaignResult([stats, TargetStats("decode", execs=5)], 1.0)
+    assert result.incomplete and result.problems() == [
+        "diff_encode: lost FINDING x|y: No space left on device"]
+    assert result.new_findings == ["0123456789abcdef"]

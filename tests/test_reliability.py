@@ -321,7 +321,8 @@ def _hostile_tree(tmp: Path) -> tuple[list[str], dict[Path, str], list[Path], di
     markers = {"call": tmp / "called.marker", "unpickle": tmp / "unpickled.marker",
                "eval": tmp / "evaluated.marker"}
     base = _tilde_finding(tmp / "scratch")
-    good = [_variant(findings, base, "good")]
+    good = [findings / base.file_name]  # the record as found: it reproduces
+    good[0].write_bytes(base.to_bytes())
     bad: dict[Path, str] = {}
 
     def write(name: str, content: bytes, fragment: str) -> None:
@@ -343,7 +344,7 @@ def _hostile_tree(tmp: Path) -> tuple[list[str], dict[Path, str], list[Path], di
           "invalid UTF-8")
     write("misnamed.json", text, "file name does not match")
     for label, changes, fragment in [
-        ("future", {"schema": 2}, "written by a newer pctfuzz"),
+        ("future", {"schema": 3}, "written by a newer pctfuzz"),
         ("old", {"schema": 0}, "unsupported schema version 0"),
         ("schema-str", {"schema": "1"}, "field 'schema' must be int"),
         ("extra", {"extra": 1}, "unknown field"),
@@ -613,7 +614,7 @@ def test_recorder_reports_store_errors_instead_of_raising(
         except Exception as exc:
             recorder.record(data, exc)  # never raises a StoreError
     warnings = capsys.readouterr().err.splitlines()
-    assert len(warnings) == 1 and warnings[0].startswith("pctfuzz: WARNING: CANNOT SAVE")
+    assert len(warnings) == 1 and warnings[0].startswith("pctfuzz: LOST FINDING")
     assert str(lock) in warnings[0] and not (tmp_path / "victim").exists()
 
     lock.unlink()
@@ -676,7 +677,9 @@ def test_unwritable_finding_is_not_turned_into_a_crash(locked_campaign: dict[str
     stopped and restarted over and over, fuzzing goes on, nothing is written through
     the symlinked lock."""
     run = locked_campaign["run"]
-    assert run.returncode == 0, run.stdout + run.stderr
+    # The lost finding makes the run incomplete (exit 3), never green (issue 10).
+    assert run.returncode == 3, run.stdout + run.stderr
+    assert "INCOMPLETE: diff_encode: lost FINDING" in run.stdout
     assert not list(locked_campaign["findings"].glob("*.json"))
     assert _row(run.stdout, "diff_encode")["execs"] > 1000, run.stdout
     assert not list(locked_campaign["outside"].iterdir())

@@ -152,46 +152,69 @@ def _check(check: str, case: Case, impl: Impl | str | None) -> tuple[str, ...] |
     )
 
 
-#: Prefixes of an encode input tried to locate the unit where the outputs part.
-_MAX_PREFIXES = 128
-
-
 def _difference(check: str, case: Case, adapter: Impl, expected: Outcome, actual: Outcome,
                 surrogates: Surrogates) -> str:
     """The class of an unexplained difference (``pctfuzz.identity``).
 
     For encode, the unit is located on the implementation's own behaviour: the
     shortest prefix of the input whose outputs differ after the registry's
-    reconciliation. So an accepted difference earlier in the input (a legacy-encoding
-    model, ``~`` left raw) never becomes the class, and a bug that shows only in
-    context (``%`` before two hex digits) is located where it shows."""
-    if check == "encode" and isinstance(case, EncodeCase):
+    reconciliation (found by doubling, then bisection: O(log n) calls, so the class of
+    a long input costs little and equals that of its minimized form). So an accepted
+    difference earlier in the input (a legacy-encoding model, ``~`` left raw) never
+    becomes the class, and a bug that shows only in context (``%`` before two hex
+    digits) is located where it shows."""
+    if check == "encode" and isinstance(case, EncodeCase) and case.value:
         names = registry_names(adapter)
-        for end in range(1, min(len(case.value), _MAX_PREFIXES) + 1):
-            sub = EncodeCase(case.value[:end], case.set_name, case.encoding,
-                             case.space_as_plus)
-            got = run_impl(check, sub, adapter)
-            if got is None:
-                continue
-            want = reference_outcome(check, sub, surrogates=surrogates)
-            if want.same(got) or both_refuse(want, got):
-                continue
-            _used, fixed_want, fixed_got = reconcile(check, names, sub, want, got)
-            if fixed_want.same(fixed_got):
-                continue
-            # A refusal reconciled into a model of the implementation's answer (a lone
-            # surrogate in a legacy encoding) is compared as the model's value.
-            pairs = [(str(w.value), str(g.value)) for w, g in
-                     ((fixed_want, fixed_got), (want, got)) if not (w.raised or g.raised)]
-            if not pairs:
-                break
-            return unit_difference(case.value, end - 1, pairs, case.encoding)
+        value = case.value
+        seen: dict[int, str | None] = {}
+
+        def differs(end: int) -> str | None:
+            """The class if ``value[:end]`` shows an unexplained difference."""
+            if end not in seen:
+                seen[end] = _prefix_class(case, value, end, adapter, names, surrogates)
+            return seen[end]
+
+        high = 1
+        while high < len(value) and differs(high) is None:
+            high = min(2 * high, len(value))
+        if differs(high) is not None:
+            low = high // 2  # differs(low) is None, or low == 0
+            while high - low > 1:
+                middle = (low + high) // 2
+                if differs(middle) is None:
+                    low = middle
+                else:
+                    high = middle
+            found = differs(high)
+            assert found is not None
+            return found
     return difference(
         check, case,
         expected.error if expected.error is not None else expected.value,
         actual.error if actual.error is not None else actual.value,
         surrogates=surrogates,
     )
+
+
+def _prefix_class(case: EncodeCase, value: str | bytes, end: int, adapter: Impl,
+                  names: tuple[str, ...], surrogates: Surrogates) -> str | None:
+    sub = EncodeCase(value[:end], case.set_name, case.encoding, case.space_as_plus)
+    got = run_impl("encode", sub, adapter)
+    if got is None:
+        return None
+    want = reference_outcome("encode", sub, surrogates=surrogates)
+    if want.same(got) or both_refuse(want, got):
+        return None
+    _used, fixed_want, fixed_got = reconcile("encode", names, sub, want, got)
+    if fixed_want.same(fixed_got):
+        return None
+    # A refusal reconciled into a model of the implementation's answer (a lone
+    # surrogate in a legacy encoding) is compared as the model's value.
+    pairs = [(str(w.value), str(g.value)) for w, g in
+             ((fixed_want, fixed_got), (want, got)) if not (w.raised or g.raised)]
+    if not pairs:
+        return None
+    return unit_difference(value, end - 1, pairs, case.encoding)
 
 
 def check_encode(case: EncodeCase, impl: Impl | str | None = None) -> tuple[str, ...] | None:
