@@ -190,7 +190,7 @@ def _ada() -> Impl:
 
 
 def _node() -> Impl:
-    """Node.js built-ins through the peer protocol: encodeURIComponent, encodeURI, URLSearchParams"""
+    """Node.js built-ins (peer protocol): encodeURIComponent, encodeURI, URLSearchParams"""
     from .process import NodeAdapter
 
     return NodeAdapter()

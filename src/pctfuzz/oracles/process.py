@@ -48,6 +48,7 @@ different remote exceptions never share a finding.
 from __future__ import annotations
 
 import contextlib
+import itertools
 import json
 import os
 import re
@@ -138,7 +139,7 @@ def _astral_split(text: str) -> bool:
     """A high surrogate followed by a low one: one character in UTF-16, two here."""
     return any(
         0xD800 <= ord(a) <= 0xDBFF and 0xDC00 <= ord(b) <= 0xDFFF
-        for a, b in zip(text, text[1:], strict=False)
+        for a, b in itertools.pairwise(text)
     )
 
 
@@ -166,7 +167,8 @@ class _Peer:
     """One running peer process: write a line, read a line, with a deadline."""
 
     def __init__(self, command: Sequence[str], env: dict[str, str] | None) -> None:
-        self.stderr: IO[bytes] = tempfile.TemporaryFile()
+        # A file, not a pipe: a peer writing much to stderr must never block on it.
+        self.stderr: IO[bytes] = tempfile.TemporaryFile()  # noqa: SIM115 - closed in close()
         try:
             self.proc = subprocess.Popen(
                 list(command),
@@ -356,8 +358,10 @@ class ProcessAdapter(Adapter):
             peer.close()
 
     def __del__(self) -> None:
-        with contextlib.suppress(Exception):
+        try:  # noqa: SIM105 - contextlib may be gone at interpreter exit
             self.close()
+        except Exception:
+            pass
 
     # --- one request --------------------------------------------------------------------------
     def request(self, question: str, fields: dict[str, Any]) -> Any:
@@ -416,7 +420,7 @@ class ProcessAdapter(Adapter):
             "encoding": _encoding_name(case.encoding),
             "space_as_plus": case.space_as_plus,
         }
-        return _expect(self.request("encode", fields), str, "encode")
+        return _expect_str(self.request("encode", fields), "encode")
 
     def decode(self, case: DecodeCase) -> bytes:
         import base64
@@ -433,7 +437,7 @@ class ProcessAdapter(Adapter):
             "pairs": [[_text(n), _text(v)] for n, v in case.pairs],
             "encoding": _encoding_name(case.encoding),
         }
-        return _expect(self.request("form_serialize", fields), str, "form_serialize")
+        return _expect_str(self.request("form_serialize", fields), "form_serialize")
 
     def form_parse(self, case: FormParseCase) -> list[tuple[str, str]]:
         answer = self.request("form_parse", {"text": _value(case.text)})
@@ -445,9 +449,9 @@ class ProcessAdapter(Adapter):
         raise PeerProtocolError(f"form_parse answered {answer!r:.200}, not [[name, value], ...]")
 
 
-def _expect(answer: Any, kind: type, question: str) -> Any:
-    if not isinstance(answer, kind):
-        raise PeerProtocolError(f"{question} answered {answer!r:.200}, not a {kind.__name__}")
+def _expect_str(answer: Any, question: str) -> str:
+    if not isinstance(answer, str):
+        raise PeerProtocolError(f"{question} answered {answer!r:.200}, not a string")
     return answer
 
 
