@@ -5,8 +5,9 @@ request and one answer per line, in order:
 
 1. **Handshake.** pctfuzz writes ``{"protocol": "pctfuzz-peer", "version": 1}``; the
    peer answers ``{"protocol": "pctfuzz-peer", "version": 1, "peer": NAME, "runtime":
-   TEXT, "implementations": {IMPL: {"version": V, "questions": [...]} or
-   {"unavailable": REASON}}}``.
+   TEXT, "implementations": {IMPL: {"version": V, "questions": [...], "sets": [...]}
+   or {"unavailable": REASON}}}``; ``sets`` (optional) lists the set names ``encode``
+   may answer, so other sets are ``Unsupported`` without a round trip.
 2. **Requests**, one per case: ``{"id": N, "impl": IMPL, "q": QUESTION, ...}`` where
    QUESTION is one of the adapter's four (``pctfuzz.oracles``):
    ``encode`` (``value``, ``set``: canonical set name, ``encoding``: WHATWG encoding
@@ -300,6 +301,7 @@ class ProcessAdapter(Adapter):
         self._failed: str | None = None
         #: The handshake's answer: {"peer", "runtime", "implementations", ...}.
         self.peer_info: dict[str, Any] = {}
+        self._sets: frozenset[str] | None = None
         self._start()
 
     # --- the process ------------------------------------------------------------------------
@@ -322,6 +324,8 @@ class ProcessAdapter(Adapter):
             raise
         self._peer = peer
         self.peer_info = info
+        sets = info["implementations"][self.peer_impl].get("sets")
+        self._sets = frozenset(sets) if isinstance(sets, list) else None
 
     def _handshake(self, line: bytes) -> dict[str, Any]:
         try:
@@ -414,9 +418,13 @@ class ProcessAdapter(Adapter):
 
     # --- the four questions ---------------------------------------------------------------------
     def encode(self, case: EncodeCase) -> str:
+        set_name = get_set(case.set_name).name
+        if self._sets is not None and set_name not in self._sets:
+            # Declared in the handshake: no round trip for a set the peer never encodes.
+            raise Unsupported(f"{self.name} does not percent-encode with the {set_name} set")
         fields = {
             "value": _value(case.value),
-            "set": get_set(case.set_name).name,
+            "set": set_name,
             "encoding": _encoding_name(case.encoding),
             "space_as_plus": case.space_as_plus,
         }
