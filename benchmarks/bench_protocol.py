@@ -18,7 +18,6 @@ Speed is never asserted in tests; the figures go in the issue's closing notes.
 from __future__ import annotations
 
 import argparse
-import os
 import random
 import sys
 import time

@@ -245,9 +245,6 @@ class _Peer:
                 raise self.died()
             self.buffer += chunk
 
-    def alive(self) -> bool:
-        return self.proc.poll() is None and self.pid == os.getpid()
-
     def close(self) -> None:
         if self.pid != os.getpid():
             return  # a forked child does not own its parent's peer
@@ -371,10 +368,15 @@ class ProcessAdapter(Adapter):
     def request(self, question: str, fields: dict[str, Any]) -> Any:
         """Ask the peer one question; its ``ok`` value, or raise (module docstring)."""
         peer = self._peer
-        if peer is None or not peer.alive():
-            if peer is not None:
-                peer.close()
+        if peer is not None and peer.pid != os.getpid():
+            peer = self._peer = None  # forked: the parent's peer is not ours to use
+        if peer is not None and peer.proc.poll() is not None:
+            # Died since its last answer: surfaced on this request, never swallowed.
             self._peer = None
+            error = peer.died()
+            peer.close()
+            raise PeerDied(f"{error} (since its last answer)")
+        if peer is None:
             if self._failed is not None:
                 raise PeerUnavailable(self._failed)
             try:
@@ -502,7 +504,11 @@ def _node_env() -> dict[str, str] | None:
 class _NodePeerAdapter(ProcessAdapter):
     def __init__(self, *, timeout: float | None = None) -> None:
         self.peer_env = _node_env()
-        super().__init__(node_peer_command(), timeout=timeout)
+        try:
+            command = node_peer_command()
+        except PeerUnavailable as exc:
+            raise PeerUnavailable(f"{self.name}: {exc}") from None
+        super().__init__(command, timeout=timeout)
 
 
 class NodeAdapter(_NodePeerAdapter):
