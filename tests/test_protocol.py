@@ -79,6 +79,23 @@ def test_missing_npm_package_is_not_available(tmp_path: Path) -> None:
     assert built_in.encode(EncodeCase("a b", "component")) == "a%20b"
 
 
+@needs_node
+def test_node_modules_from_the_environment(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """PCTFUZZ_NODE_MODULES: an install whose package folder has no node_modules (a
+    wheel) finds whatwg-url in the folder it names."""
+    from pctfuzz.oracles.process import _node_env
+
+    script = tmp_path / "peer.js"
+    shutil.copy(PEER_JS / "peer.js", script)
+    monkeypatch.setenv("PCTFUZZ_NODE_MODULES", str(PEER_JS / "node_modules"))
+    monkeypatch.delenv("NODE_PATH", raising=False)
+    extra = _node_env()
+    assert extra == {"NODE_PATH": str(PEER_JS / "node_modules")}
+    adapter = _Adapter([NODE or "node", str(script)], "whatwg-url", env={**os.environ, **extra})
+    assert adapter.encode(EncodeCase("a b", "fragment")) == "a%20b"
+    adapter.close()
+
+
 # --- each question, against the reference ------------------------------------------------------
 def _sets_of(name: str) -> list[str]:
     impl = get_impl(name)
