@@ -30,8 +30,9 @@ Failures of the peer itself are ``PeerError``s, never a hang:
   fails, or the peer reports the implementation unavailable. Raised when the adapter is
   made (``get_impl``), so the command line prints one line and the rest of pctfuzz
   still runs.
-- ``PeerDied``: the peer exited while a request was outstanding (exit status and the
-  last line of its stderr in the message); ``PeerTimeout``: no answer within
+- ``PeerDied``: the peer exited while a request was outstanding, or since its last
+  answer (found at the next request); exit status and the last line of its stderr are
+  in the message. ``PeerTimeout``: no answer within
   ``timeout`` seconds (``PCTFUZZ_PEER_TIMEOUT``, default 10), and the peer is killed;
   ``PeerProtocolError``: an answer that is not JSON, has the wrong shape or id, or a
   handshake of another protocol or version.
