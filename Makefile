@@ -8,10 +8,11 @@ export HYPOTHESIS_PROFILE ?= ci
 
 .PHONY: fuzz test lint bench coverage docs clean
 
-$(STAMP): pyproject.toml
+$(STAMP): pyproject.toml src/pctfuzz/peers/node/package-lock.json
 	$(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install --quiet --upgrade pip
 	$(PY) -m pip install --quiet -e '.[test,impls]'
+	if command -v npm >/dev/null; then npm ci --no-audit --no-fund --silent --prefix src/pctfuzz/peers/node; else echo "npm not found: the Node.js peers are not available (docs/protocol.md)"; fi
 	touch $(STAMP)
 
 ## The main job: a bounded fuzz campaign over every target against urllib.parse.

@@ -35,7 +35,9 @@ known to do differently):
 - ``yarl``: yarl's pure-Python ``_Quoter``/``_Unquoter`` and its query API;
 - ``yarl-c``: the same with yarl's compiled quoter (``yarl._quoting_c``);
 - ``yarl-requote``: yarl's quoter with ``requote=True`` (existing escapes normalized);
-- ``ada``: ada-url (WHATWG URL in C++): URL setters and ``URLSearchParams``.
+- ``ada``: ada-url (WHATWG URL in C++): URL setters and ``URLSearchParams``;
+- ``node``, ``node-querystring``, ``whatwg-url``: Node.js and the whatwg-url npm
+  package, through the process line protocol (``pctfuzz.oracles.process``).
 
 Plug your own with ``get_impl("package.module:Name")`` (``--impl`` on the command
 line): ``Name`` may be a class (instantiated without arguments), a factory function,
@@ -188,6 +190,27 @@ def _ada() -> Impl:
     return AdaAdapter()
 
 
+def _node() -> Impl:
+    """Node.js built-ins (peer protocol): encodeURIComponent, encodeURI, URLSearchParams"""
+    from .process import NodeAdapter
+
+    return NodeAdapter()
+
+
+def _node_querystring() -> Impl:
+    """Node.js querystring through the peer protocol: escape, unescape, stringify, parse"""
+    from .process import NodeQuerystringAdapter
+
+    return NodeQuerystringAdapter()
+
+
+def _whatwg_url() -> Impl:
+    """whatwg-url npm package through the peer protocol: URL setters, URLSearchParams"""
+    from .process import WhatwgUrlAdapter
+
+    return WhatwgUrlAdapter()
+
+
 #: name -> factory (no arguments) of a built-in implementation. ``urllib`` is the default.
 IMPLS: Mapping[str, Callable[[], Impl]] = MappingProxyType(
     {
@@ -197,6 +220,9 @@ IMPLS: Mapping[str, Callable[[], Impl]] = MappingProxyType(
         "yarl-c": _yarl_c,
         "yarl-requote": _yarl_requote,
         "ada": _ada,
+        "node": _node,
+        "node-querystring": _node_querystring,
+        "whatwg-url": _whatwg_url,
     }
 )
 

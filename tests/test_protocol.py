@@ -1,0 +1,440 @@
+"""The process line protocol (``pctfuzz.oracles.process``, docs/protocol.md) and the
+built-in Node.js peers: the handshake, every question against the reference outside the
+registry, and every way a peer can fail (dies, hangs, garbage, wrong version, no node)
+ending in a clear error or finding, never a hang."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import signal
+import subprocess
+import sys
+import textwrap
+import uuid
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from pctfuzz import strategies
+from pctfuzz.cases import DecodeCase, EncodeCase, FormCase, FormParseCase
+from pctfuzz.differential import check_decode, check_encode, check_form, check_form_parse
+from pctfuzz.errors import PctfuzzError
+from pctfuzz.oracles import Unsupported, get_impl
+from pctfuzz.oracles.process import (
+    PeerDied,
+    PeerProtocolError,
+    PeerTimeout,
+    PeerUnavailable,
+    ProcessAdapter,
+    RemoteError,
+    remote_error_type,
+)
+from pctfuzz.reference import percent_decode, percent_encode
+from pctfuzz.violations import Divergence
+
+NODE = shutil.which("node")
+needs_node = pytest.mark.skipif(NODE is None, reason="not available: node not found on PATH")
+PEERS = ["node", "node-querystring", "whatwg-url"]
+ROOT = Path(__file__).resolve().parents[1]
+PEER_JS = ROOT / "src" / "pctfuzz" / "peers" / "node"
+
+
+# --- the handshake ---------------------------------------------------------------------------
+@needs_node
+@pytest.mark.parametrize("name", PEERS)
+def test_handshake_names_peer_versions_and_questions(name: str) -> None:
+    impl = get_impl(name)
+    assert isinstance(impl, ProcessAdapter)
+    info = impl.peer_info
+    assert (info["protocol"], info["version"]) == ("pctfuzz-peer", 1)
+    assert info["peer"] == "pctfuzz-node-peer"
+    node_version = subprocess.run([NODE or "node", "--version"], capture_output=True,
+                                  text=True, check=True).stdout.strip()
+    assert info["runtime"] == f"node {node_version}"
+    own = info["implementations"][name]
+    assert own["questions"] == ["encode", "decode", "form_serialize", "form_parse"]
+    if name == "whatwg-url":
+        lock = json.loads((PEER_JS / "package.json").read_text())
+        assert impl.version == lock["dependencies"]["whatwg-url"]
+    else:
+        assert impl.version == node_version
+
+
+@needs_node
+def test_missing_npm_package_is_not_available(tmp_path: Path) -> None:
+    """The peer reports whatwg-url unavailable when it cannot require it; the built-ins
+    of the same peer still work."""
+    script = tmp_path / "peer.js"
+    shutil.copy(PEER_JS / "peer.js", script)  # no node_modules beside this copy
+    env = {k: v for k, v in os.environ.items() if k != "NODE_PATH"}
+    with pytest.raises(PeerUnavailable, match=r"not available: the whatwg-url npm package"):
+        _Adapter([NODE or "node", str(script)], "whatwg-url", env=env)
+    built_in = _Adapter([NODE or "node", str(script)], "node", env=env)
+    assert built_in.encode(EncodeCase("a b", "component")) == "a%20b"
+
+
+@needs_node
+def test_node_modules_from_the_environment(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """PCTFUZZ_NODE_MODULES: an install whose package folder has no node_modules (a
+    wheel) finds whatwg-url in the folder it names."""
+    from pctfuzz.oracles.process import _node_env
+
+    script = tmp_path / "peer.js"
+    shutil.copy(PEER_JS / "peer.js", script)
+    monkeypatch.setenv("PCTFUZZ_NODE_MODULES", str(PEER_JS / "node_modules"))
+    monkeypatch.delenv("NODE_PATH", raising=False)
+    extra = _node_env()
+    assert extra == {"NODE_PATH": str(PEER_JS / "node_modules")}
+    adapter = _Adapter([NODE or "node", str(script)], "whatwg-url", env={**os.environ, **extra})
+    assert adapter.encode(EncodeCase("a b", "fragment")) == "a%20b"
+    adapter.close()
+
+
+# --- each question, against the reference ------------------------------------------------------
+def _sets_of(name: str) -> list[str]:
+    impl = get_impl(name)
+    assert isinstance(impl, ProcessAdapter)
+    return sorted(impl.peer_info["implementations"][name]["sets"])
+
+
+def _encode_cases(name: str) -> st.SearchStrategy[EncodeCase]:
+    return st.builds(
+        EncodeCase,
+        st.one_of(strategies.text_values(), strategies.binary_values()),
+        st.sampled_from(_sets_of(name)),
+        strategies.encoding_labels(),
+        st.booleans(),
+    )
+
+
+CHECKS: dict[str, tuple[Callable[..., Any], Callable[[str], st.SearchStrategy[Any]]]] = {
+    "encode": (check_encode, _encode_cases),
+    "decode": (check_decode, lambda name: strategies.decode_cases()),
+    "form": (check_form, lambda name: strategies.form_cases(surrogates=True)),
+    "form-parse": (check_form_parse, lambda name: strategies.form_parse_cases()),
+}
+
+
+@needs_node
+@pytest.mark.parametrize("check_name", list(CHECKS))
+@pytest.mark.parametrize("name", PEERS)
+def test_agrees_outside_the_registry(name: str, check_name: str) -> None:
+    """Only the sets the peer declares, so every encode case is a real round trip."""
+    check, strategy = CHECKS[check_name]
+    impl = get_impl(name)
+
+    @settings(max_examples=150)
+    @given(strategy(name))
+    def run(case: Any) -> None:
+        check(case, impl)
+
+    run()
+
+
+@needs_node
+def test_node_answers() -> None:
+    node = get_impl("node")
+    value = "a b/é?#&=+~!*'()\x00\x7f\U0001f600"
+    assert node.encode(EncodeCase(value, "component")) == percent_encode(value, "component")
+    component = percent_encode(value, "component")
+    assert node.encode(EncodeCase(value, "encodeURIComponent")) == component
+    assert node.encode(EncodeCase(value, "encodeURI")) == percent_encode(value, "encodeURI")
+    form = "application/x-www-form-urlencoded"
+    assert node.encode(EncodeCase(value, form, "utf-8", True)) == percent_encode(
+        value, form, space_as_plus=True
+    )
+    assert node.decode(DecodeCase("%41%C3%A9%F0%9F%98%80")) == "Aé😀".encode()
+    assert node.form_serialize(FormCase((("a b", "é&="),))) == "a+b=%C3%A9%26%3D"
+    assert node.form_parse(FormParseCase("?a=b+c&&%41")) == [("?a", "b c"), ("A", "")]
+
+
+@needs_node
+def test_querystring_and_whatwg_url_answer() -> None:
+    qs, whatwg = get_impl("node-querystring"), get_impl("whatwg-url")
+    assert qs.encode(EncodeCase("a b~!", "component")) == "a%20b~!"
+    assert qs.decode(DecodeCase("a%20b%zz")) == b"a b%zz"
+    assert qs.form_serialize(FormCase((("a", "1"), ("a", "2"), ("b", "")))) == "a=1&a=2&b="
+    assert qs.form_parse(FormParseCase("a=1&b=x+y")) == [("a", "1"), ("b", "x y")]
+    for set_name in ("fragment", "query", "special-query", "path", "userinfo"):
+        text = "a b\"#<>`'?^{}:;=@[\\]|$%&+,"
+        assert whatwg.encode(EncodeCase(text, set_name)) == percent_encode(text, set_name)
+    assert whatwg.decode(DecodeCase(b"%41%FF%")) == percent_decode(b"%41%FF%")
+    assert whatwg.decode(DecodeCase("\ud800%41")) == b"\xef\xbf\xbdA"
+
+
+@needs_node
+@pytest.mark.parametrize(
+    ("name", "case", "reason"),
+    [
+        ("node", EncodeCase(b"a", "component"), "takes a string"),
+        ("node", EncodeCase("a", "component", "Shift_JIS"), "UTF-8"),
+        ("node", EncodeCase("a", "component", "utf-8", True), "never write space"),
+        ("node", EncodeCase("a", "path"), "does not percent-encode with the path set"),
+        ("node", FormParseCase(b"a=b"), "takes a string"),
+        ("node-querystring", FormCase((("a", "1"), ("b", "2"), ("a", "3"))), "order is lost"),
+        ("node-querystring", FormParseCase("a=1&b=2&a=3"), "order"),
+        ("node-querystring", FormParseCase("b=1&0=2"), "array-index"),
+        ("whatwg-url", EncodeCase("a\tb", "fragment"), "tab and newline"),
+        ("whatwg-url", EncodeCase("a/../b", "path"), r"'\.' and '\.\.'"),
+        # Two lone surrogates in a row are one astral character in UTF-16.
+        ("node", EncodeCase("\ud83d\ude00", "component"), "one character in UTF-16"),
+        ("node", FormCase((("\ud83d\ude00", ""),)), "one character in UTF-16"),
+    ],
+)
+def test_unsupported_cases(name: str, case: Any, reason: str) -> None:
+    impl = get_impl(name)
+    method = {
+        EncodeCase: impl.encode,
+        DecodeCase: impl.decode,
+        FormCase: impl.form_serialize,
+        FormParseCase: impl.form_parse,
+    }[type(case)]
+    with pytest.raises(Unsupported, match=reason):
+        method(case)
+
+
+@needs_node
+def test_remote_exceptions_keep_their_type() -> None:
+    node = get_impl("node")
+    with pytest.raises(RemoteError, match="URI malformed") as info:
+        node.decode(DecodeCase("%"))
+    assert type(info.value) is remote_error_type("URIError")
+    assert type(info.value).__name__ == "URIError"
+    assert remote_error_type("URIError") is not remote_error_type("TypeError")
+    assert remote_error_type("not an identifier!") is RemoteError
+    # Accepted only through its registry entry, and a lone surrogate comes back intact.
+    assert check_decode(DecodeCase("%"), node) == ("node-decodeuricomponent-malformed",)
+    assert node.form_parse(FormParseCase("\ud800")) == [("\ufffd", "")]
+    assert get_impl("node-querystring").form_parse(FormParseCase("\ud800")) == [("\ud800", "")]
+
+
+# --- peers that fail ----------------------------------------------------------------------------
+class _Adapter(ProcessAdapter):
+    name = "fake"
+
+    def __init__(self, command: list[str], peer_impl: str = "fake", *,
+                 env: dict[str, str] | None = None, timeout: float = 5.0) -> None:
+        self.env = env
+        super().__init__(command, peer_impl, name=peer_impl, timeout=timeout)
+
+    def _environment(self) -> dict[str, str] | None:
+        return self.env
+
+
+# A Python peer speaking the protocol, whose behaviour on request N is chosen by argv.
+FAKE = textwrap.dedent(
+    """
+    import json, os, sys, time
+    mode, when = sys.argv[1], int(sys.argv[2])
+    hello = json.loads(sys.stdin.readline())
+    version = 2 if mode == "version" else hello["version"]
+    impls = {"fake": {"version": "0", "questions": ["encode"]}}
+    print(json.dumps({"protocol": "pctfuzz-peer", "version": version, "peer": "fake",
+                      "runtime": "python", "implementations": impls}), flush=True)
+    for n, line in enumerate(sys.stdin, 1):
+        request = json.loads(line)
+        if n == when:
+            if mode == "die":
+                sys.stderr.write("fake peer: giving up\\n"); sys.stderr.flush()
+                os._exit(3)
+            if mode == "hang":
+                time.sleep(3600)
+            if mode == "garbage":
+                print("this is not json", flush=True); continue
+            if mode == "wrong-id":
+                print(json.dumps({"id": request["id"] + 1, "ok": "x"}), flush=True); continue
+            if mode == "shape":
+                print(json.dumps({"id": request["id"], "ok": 1, "error": 2}), flush=True)
+                continue
+        print(json.dumps({"id": request["id"], "ok": request["value"].upper()}), flush=True)
+    """
+)
+
+
+@pytest.fixture
+def fake(tmp_path: Path) -> Callable[..., _Adapter]:
+    script = tmp_path / "fake_peer.py"
+    script.write_text(FAKE)
+
+    def make(mode: str, when: int = 2, timeout: float = 5.0) -> _Adapter:
+        return _Adapter([sys.executable, str(script), mode, str(when)], timeout=timeout)
+
+    return make
+
+
+def _encode(adapter: ProcessAdapter, text: str = "a") -> str:
+    return adapter.encode(EncodeCase(text, "component"))
+
+
+def test_fake_peer_answers(fake: Callable[..., _Adapter]) -> None:
+    adapter = fake("none", 0)
+    assert [_encode(adapter, t) for t in ("a", "b\ud800")] == ["A", "B\ud800"]
+    adapter.close()
+
+
+def test_peer_that_dies_is_a_clear_error_and_restarts(fake: Callable[..., _Adapter]) -> None:
+    adapter = fake("die", 2)
+    assert _encode(adapter) == "A"
+    with pytest.raises(PeerDied, match=r"exited with status 3: fake peer: giving up"):
+        _encode(adapter)
+    # The next request starts a fresh peer (whose request 1 succeeds again).
+    assert _encode(adapter) == "A"
+    adapter.close()
+
+
+def test_peer_that_hangs_is_killed(fake: Callable[..., _Adapter]) -> None:
+    adapter = fake("hang", 1, timeout=0.5)
+    peer = adapter._peer
+    assert peer is not None
+    with pytest.raises(PeerTimeout, match=r"did not answer within 0.5 s"):
+        _encode(adapter)
+    assert peer.proc.poll() is not None  # killed, not left behind
+    adapter.close()
+
+
+@pytest.mark.parametrize(
+    ("mode", "message"),
+    [
+        ("garbage", r"answer is not JSON: b'this is not json'"),
+        ("wrong-id", r"answer to request 1 has the wrong shape"),
+        ("shape", r"answer to request 1 has the wrong shape"),
+    ],
+)
+def test_garbage_answers_are_protocol_errors(
+    fake: Callable[..., _Adapter], mode: str, message: str
+) -> None:
+    adapter = fake(mode, 1)
+    with pytest.raises(PeerProtocolError, match=message):
+        _encode(adapter)
+    adapter.close()
+
+
+def test_wrong_version_or_no_protocol_is_unavailable(
+    fake: Callable[..., _Adapter], tmp_path: Path
+) -> None:
+    with pytest.raises(PeerUnavailable, match=r"speaks 'pctfuzz-peer' version 2, not .* 1"):
+        fake("version", 0)
+    silent = tmp_path / "exits.py"
+    silent.write_text("import sys; sys.stdin.readline(); print('hello'); sys.exit(0)\n")
+    with pytest.raises(PeerUnavailable, match=r"handshake answer is not JSON"):
+        _Adapter([sys.executable, str(silent)])
+    with pytest.raises(PeerUnavailable, match=r"cannot start"):
+        _Adapter([str(tmp_path / "no-such-peer")])
+
+
+def test_peer_death_is_a_crash_finding(fake: Callable[..., _Adapter]) -> None:
+    """Through the differential check, a dead peer is a Divergence whose impl_error is
+    PeerDied: the fuzzer records it as kind crash, its own signature."""
+    from pctfuzz.fuzzing import classify
+
+    adapter = fake("die", 1)
+    with pytest.raises(Divergence) as info:
+        check_encode(EncodeCase("a", "component"), adapter)
+    assert isinstance(info.value.impl_error, PeerDied)
+    kind, _check, located = classify(info.value)
+    assert kind == "crash" and isinstance(located, PeerDied)
+    adapter.close()
+
+
+@needs_node
+def test_killed_node_peer_is_a_clear_error() -> None:
+    adapter = get_impl("node")
+    assert isinstance(adapter, ProcessAdapter)
+    fresh = type(adapter)()  # its own peer: the cached one is shared with other tests
+    peer = fresh._peer
+    assert peer is not None
+    os.kill(peer.proc.pid, signal.SIGKILL)
+    peer.proc.wait()
+    with pytest.raises(Divergence) as info:
+        check_encode(EncodeCase("a", "component"), fresh)
+    assert isinstance(info.value.impl_error, PeerDied)
+    assert "killed by signal 9" in str(info.value.impl_error)
+    assert check_encode(EncodeCase("a b", "component"), fresh) == ()  # restarted
+    fresh.close()
+
+
+@needs_node
+@pytest.mark.slow
+def test_killing_the_peer_mid_campaign_gives_a_finding(tmp_path: Path) -> None:
+    """A real campaign: the Node peer of the libFuzzer process is killed while it runs;
+    the campaign records a crash finding naming PeerDied and ends on its own."""
+    import time
+
+    marker = uuid.uuid4().hex
+    corpus, findings = tmp_path / "corpus", tmp_path / "findings"
+    shutil.copytree(ROOT / "corpus", corpus)
+    env = {**os.environ, "PCTFUZZ_TEST_MARK": marker}
+    pctfuzz = Path(sys.executable).with_name("pctfuzz")
+    command = [str(pctfuzz), "fuzz", "diff_encode", "--impl", "node", "--max-time", "12",
+               "--jobs", "1", "--corpus", str(corpus), "--findings", str(findings)]
+    campaign = subprocess.Popen(command, env=env, stdout=subprocess.PIPE,
+                                stderr=subprocess.STDOUT, text=True)
+    killed = None
+    try:
+        for _ in range(200):  # up to ~20 s for the harness to start its peer
+            killed = _find_peer(marker, campaign.pid)
+            if killed is not None:
+                time.sleep(1.0)  # past its handshake: the harness is fuzzing through it
+                os.kill(killed, signal.SIGKILL)
+                break
+            time.sleep(0.1)
+        output, _ = campaign.communicate(timeout=180)  # a hang fails here, not forever
+    finally:
+        if campaign.poll() is None:
+            campaign.kill()
+    assert killed is not None, "the campaign never started a node peer"
+    assert campaign.returncode == 1, output  # a new finding
+    records = [json.loads(p.read_text()) for p in findings.glob("*.json")]
+    died = [r for r in records if "PeerDied" in r["signature"]]
+    assert died and died[0]["kind"] == "crash", output
+    assert "killed by signal 9" in json.dumps(died[0]["evidence"])
+
+
+def _find_peer(marker: str, campaign: int) -> int | None:
+    """A node peer started by a harness of the campaign (not by the campaign's own
+    process, which checks --impl before it starts the harnesses)."""
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            cmdline = (entry / "cmdline").read_bytes()
+            environ = (entry / "environ").read_bytes()
+            parent = int((entry / "stat").read_text().rpartition(")")[2].split()[1])
+        except (OSError, ValueError, IndexError):
+            continue
+        if parent == campaign or b"peer.js" not in cmdline:
+            continue
+        if f"PCTFUZZ_TEST_MARK={marker}".encode() in environ:
+            return int(entry.name)
+    return None
+
+
+# --- no node --------------------------------------------------------------------------------
+def test_missing_node_is_not_available(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    monkeypatch.setenv("PATH", str(tmp_path))  # an empty folder: no node
+    for name in PEERS:
+        with pytest.raises(PctfuzzError, match=r"not available: node not found"):
+            get_impl(name)
+    assert get_impl("urllib").encode(EncodeCase("a b", "component")) == "a%20b"
+
+
+def test_missing_node_on_the_command_line(tmp_path: Path) -> None:
+    """One line, exit 2, no traceback; the rest of pctfuzz still runs."""
+    pctfuzz = str(Path(sys.executable).with_name("pctfuzz"))
+    env = {**os.environ, "PATH": str(tmp_path)}
+    run = subprocess.run([pctfuzz, "fuzz", "diff_encode", "--impl", "node", "--max-time", "1",
+                          "--corpus", str(tmp_path / "c"), "--findings", str(tmp_path / "f")],
+                         env=env, capture_output=True, text=True, timeout=120)
+    assert run.returncode == 2
+    assert run.stderr.strip().splitlines() == [
+        "pctfuzz fuzz: error: node: not available: node not found on PATH (install Node.js)"
+    ]
+    ok = subprocess.run([pctfuzz, "encode", "a b"], env=env, capture_output=True, text=True,
+                        timeout=60)
+    assert (ok.returncode, ok.stdout) == (0, "a%20b\n")
