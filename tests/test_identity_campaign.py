@@ -3,6 +3,7 @@ and where a lost finding or a target that never ran is never a green exit."""
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import shutil
@@ -111,11 +112,8 @@ def test_read_only_findings_folder_is_an_incomplete_run(tmp_path: Path, tmpfs: P
 
 
 def test_full_findings_disk_is_an_incomplete_run(tmp_path: Path, tmpfs: Path) -> None:
-    with open(tmpfs / "filler", "wb") as handle:
-        try:
-            handle.write(b"\0" * (128 << 10))
-        except OSError:
-            pass  # ENOSPC: the disk is full, as wanted
+    with open(tmpfs / "filler", "wb") as handle, contextlib.suppress(OSError):
+        handle.write(b"\0" * (128 << 10))  # ENOSPC: the disk is full, as wanted
     _incomplete_run(tmp_path, tmpfs)
 
 

@@ -415,10 +415,7 @@ def _form_class(case: FormCase, expected: str, actual: str, surrogates: str) -> 
 
 def _form_sequences(text: str | bytes) -> list[bytes]:
     """The input's non-empty ``&``-separated sequences, as the parser sees them."""
-    if isinstance(text, str):
-        data = re.sub("[\ud800-\udfff]", "\ufffd", text).encode()
-    else:
-        data = text
+    data = re.sub("[\ud800-\udfff]", "\ufffd", text).encode() if isinstance(text, str) else text
     return [s for s in data.split(b"&") if s]
 
 
