@@ -184,10 +184,12 @@ def test_campaign_with_two_processes_writes_json_sarif_junit(tmp_path: Path) -> 
     assert [c.get("name") for c in cases] == ["diff_encode"]
     assert cases[0].find("failure") is not None and suite.get("failures") == "1"
 
-    # Replaying the finding: reproduces with the broken adapter, not with urllib.
+    # Replaying the finding: reproduces with the broken adapter, not with urllib. A
+    # record's own import path is never imported: the user names the adapter.
     path = findings / tilde[0]["path"].rsplit("/", 1)[-1]
     replay_json = tmp_path / "replay.json"
-    again = pctfuzz("replay", str(path), "--json", str(replay_json), "--junit", "-",
+    again = pctfuzz("replay", str(path), "--impl", "broken_impls:TildeEncodingUrllib",
+                    "--json", str(replay_json), "--junit", "-",
                     "--sarif", str(tmp_path / "replay.sarif"), cwd=tmp_path)
     assert again.returncode == EXIT_FOUND, again.stderr
     junit = ET.fromstring(again.stdout)  # --junit - : XML alone on stdout

@@ -4,12 +4,21 @@ Exit codes (the same for every subcommand):
   0  success; for fuzz/replay: nothing new / nothing reproduces
   1  fuzz: a new finding was saved; replay: at least one input reproduces
   2  usage error or unusable input (unknown set or encoding, malformed file, ...)
+  3  run incomplete: a finding could not be saved, a target never ran, a store could
+     not be read
+  4  internal error: a bug in pctfuzz, reported as one line (``PCTFUZZ_DEBUG=1``
+     prints the traceback)
+  129/130/143  stopped by SIGHUP/SIGINT/SIGTERM
+
+Exit 4 is never 1, so a crash of the tool cannot read as "a finding" in CI. A reader
+of stdout that goes away (``pctfuzz ... | head -1``) ends the command quietly.
 """
 
 from __future__ import annotations
 
 import argparse
 import importlib
+import os
 import sys
 from collections.abc import Sequence
 
@@ -17,10 +26,13 @@ from . import __version__
 from .errors import PctfuzzError
 from .reference import percent_decode, percent_encode
 from .sets import ALIASES, SETS
+from .text import one_line
 
 EXIT_OK = 0
 EXIT_FOUND = 1
 EXIT_USAGE = 2
+EXIT_INCOMPLETE = 3
+EXIT_INTERNAL = 4
 
 #: Largest TEXT or stdin the encode/decode commands accept, in bytes.
 MAX_INPUT_BYTES = 256 * 1024 * 1024
@@ -111,7 +123,9 @@ def build_parser() -> argparse.ArgumentParser:
     parser = _Parser(
         prog="pctfuzz",
         description="Reference URL percent-encoder, property checks and fuzzing harness.",
-        epilog="Exit codes: 0 ok / nothing new, 1 finding or reproduction, 2 usage or input error.",
+        epilog="Exit codes: 0 ok / nothing new, 1 finding or reproduction, 2 usage or input "
+        "error, 3 run incomplete, 4 internal error (a pctfuzz bug; PCTFUZZ_DEBUG=1 shows the "
+        "traceback).",
     )
     parser.add_argument("--version", action="version", version=f"pctfuzz {__version__}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
@@ -140,16 +154,44 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+def _stdout_gone() -> int:
+    """The reader of stdout went away (``| head -1``): end quietly, exit 0.
+
+    Python would print "BrokenPipeError" when it flushes stdout at exit; pointing the
+    descriptor at /dev/null first makes that flush succeed (the standard recipe of the
+    ``signal`` module's documentation)."""
+    devnull = os.open(os.devnull, os.O_WRONLY)
+    os.dup2(devnull, sys.stdout.fileno())
+    os.close(devnull)
+    return EXIT_OK
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser()
-    args = parser.parse_args(argv)
+    try:
+        args = parser.parse_args(argv)
+    except BrokenPipeError:  # --help or --version into a closed pipe
+        return _stdout_gone()
     try:
         code: int = args.func(args)
+        sys.stdout.flush()  # a closed pipe shows here, not in the interpreter's exit
     except PctfuzzError as exc:
-        print(f"pctfuzz {args.command}: error: {exc}", file=sys.stderr)
+        print(f"pctfuzz {args.command}: error: {one_line(str(exc))}", file=sys.stderr)
         return EXIT_USAGE
     except KeyboardInterrupt:
         return 130
+    except BrokenPipeError:
+        return _stdout_gone()
+    except Exception as exc:
+        # A bug in pctfuzz: one line and its own exit code, never 1 ("a finding").
+        if os.environ.get("PCTFUZZ_DEBUG"):
+            import traceback
+
+            traceback.print_exc()
+        print(f"pctfuzz {args.command}: internal error: {type(exc).__name__}: "
+              f"{one_line(str(exc), 500)} (please report; rerun with PCTFUZZ_DEBUG=1 for the "
+              "traceback)", file=sys.stderr)
+        return EXIT_INTERNAL
     return code
 
 

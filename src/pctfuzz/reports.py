@@ -31,6 +31,7 @@ import platform
 import pprint
 import re
 import sys
+import tempfile
 import urllib.parse
 import xml.etree.ElementTree as ET
 from collections import Counter
@@ -41,6 +42,7 @@ from typing import Any, Final
 
 from . import __version__
 from .errors import PctfuzzError
+from .text import one_line
 
 __all__ = [
     "RESULTS_FORMAT",
@@ -527,21 +529,38 @@ def check_destinations(*dests: str | None) -> None:
 
 
 def write_output(dest: str, text: str) -> None:
-    """Write ``text`` (UTF-8) to ``dest`` atomically, or to stdout for ``-``."""
+    """Write ``text`` (UTF-8) to ``dest`` atomically, or to stdout for ``-``.
+
+    The temporary file is made by ``tempfile.mkstemp`` in the destination folder:
+    a random name, created with ``O_EXCL``, so a symlink planted at a temporary name
+    is never followed (creation fails on it instead, and another name is tried). It is
+    fsynced and renamed over ``dest``; a symlink at ``dest`` itself is replaced, not
+    followed. A reader sees the old file or the new one, never part of one."""
     if dest == "-":
         sys.stdout.write(text)
         sys.stdout.flush()
         return
     path = Path(dest)
-    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+    data = text.encode("utf-8", "backslashreplace")
+    folder = path.parent if str(path.parent) else Path(".")
+    tmp: str | None = None
     try:
-        with open(tmp, "w", encoding="utf-8", errors="backslashreplace") as handle:
-            handle.write(text)
+        fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=folder)
+        with os.fdopen(fd, "wb") as handle:
+            mask = os.umask(0)
+            os.umask(mask)
+            os.fchmod(handle.fileno(), 0o666 & ~mask)  # mkstemp makes 0600
+            handle.write(data)
+            handle.flush()
+            os.fsync(handle.fileno())
         os.replace(tmp, path)
+        tmp = None
     except OSError as exc:
-        with contextlib.suppress(OSError):
-            os.unlink(tmp)
-        raise PctfuzzError(f"{dest}: cannot be written: {exc.strerror}") from None
+        raise PctfuzzError(f"{one_line(dest)}: cannot be written: {exc.strerror or exc}") from None
+    finally:
+        if tmp is not None:
+            with contextlib.suppress(OSError):
+                os.unlink(tmp)
 
 
 def to_json_text(document: Mapping[str, Any]) -> str:
@@ -905,7 +924,8 @@ def _comment(text: str) -> str:
 
 
 def _func_name(finding: Any, used: set[str]) -> str:
-    base = f"test_{finding.kind}_{finding.target}_{finding.id}".replace("-", "_")
+    # The loader validated kind, target and id; an identifier is still made sure of.
+    base = re.sub(r"\W", "_", f"test_{finding.kind}_{finding.target}_{finding.id}", flags=re.ASCII)
     name, n = base, 1
     while name in used:
         n += 1
@@ -1037,7 +1057,14 @@ def export_tests(findings: Sequence[tuple[Any, str]]) -> str:
     used: set[str] = set()
     bodies: list[str] = []
     needs: set[str] = set()
+    from .replay import is_builtin_impl
+
     for finding, source in findings:
+        if not is_builtin_impl(get_target(finding.target), finding.impl):
+            # The test would import it: a record never chooses code that runs.
+            raise PctfuzzError(f"{one_line(source)}: names implementation "
+                               f"{one_line(str(finding.impl), 100)!r}, which is not built in; "
+                               "not exported")
         body = _direct_test(finding)
         if body is not None:
             needs.add("urllib")
@@ -1053,12 +1080,14 @@ def export_tests(findings: Sequence[tuple[Any, str]]) -> str:
             if finding.kind == "timeout":
                 needs.add("timeout")
         check = finding_check(finding)
+        # Comments hold record text through ``_comment`` only (ASCII, no newline), so
+        # no value of a record can end a comment and become source.
         doc = [
-            f"# {finding.kind} in {finding.target}" + (f" ({check})" if check else "")
-            + (f" against {finding.impl}" if finding.impl else ""),
+            _comment(f"# {finding.kind} in {finding.target}" + (f" ({check})" if check else "")
+                     + (f" against {finding.impl}" if finding.impl else "")),
             f"# signature: {_comment(finding.signature)}",
-            f"# finding: {_comment(source)} (status {finding.status}, {finding.hits} hit(s), "
-            f"first seen {finding.first_seen})",
+            _comment(f"# finding: {source} (status {finding.status}, {finding.hits} hit(s), "
+                     f"first seen {finding.first_seen})"),
         ]
         if finding.expected is not None or finding.actual is not None:
             doc.append(f"# recorded: expected {_comment(str(finding.expected))[:300]}, "
