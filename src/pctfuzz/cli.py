@@ -52,7 +52,7 @@ class _Parser(argparse.ArgumentParser):
     """argparse, but usage errors are one line and exit 2."""
 
     def error(self, message: str) -> None:  # type: ignore[override]
-        self.exit(EXIT_USAGE, f"{self.prog}: error: {message}\n")
+        self.exit(EXIT_USAGE, f"{self.prog}: error: {one_line(message)}\n")
 
 
 def _read_input(text: str | None, as_bytes: bool) -> str | bytes:

@@ -26,6 +26,7 @@ from __future__ import annotations
 import contextlib
 import html
 import json
+import math
 import os
 import platform
 import pprint
@@ -270,8 +271,7 @@ def _xml_text(text: str) -> str:
 
 
 def _one_line(text: str, limit: int = 300) -> str:
-    text = text if text.isprintable() else ascii(text)[1:-1]
-    return text if len(text) <= limit else text[: limit - 3] + "..."
+    return one_line(text, limit)
 
 
 def _now() -> str:
@@ -484,15 +484,30 @@ def report_results(findings: Iterable[Any], *, findings_dir: Path,
                      errors=errors)
 
 
+def _no_constant(name: str) -> Any:
+    raise ValueError(f"{name} is not valid JSON")
+
+
+def _finite_float(text: str) -> float:
+    value = float(text)
+    if not math.isfinite(value):
+        raise ValueError(f"{text[:40]} is not a finite number")
+    return value
+
+
 def load_campaign(path: Path) -> dict[str, Any]:
     """A results document written by ``pctfuzz fuzz --json``; ``PctfuzzError`` (one
     line) if the file is missing, too big, not JSON or not such a document."""
     try:
         if path.stat().st_size > 64 << 20:
             raise PctfuzzError(f"{path}: campaign file over 64 MiB")
-        data = json.loads(path.read_text(encoding="utf-8"))
+        # Strict JSON: NaN, Infinity and 1e999 would make the report unwritable later.
+        data = json.loads(path.read_text(encoding="utf-8"), parse_constant=_no_constant,
+                          parse_float=_finite_float)
     except OSError as exc:
         raise PctfuzzError(f"{path}: cannot read campaign file: {exc.strerror}") from None
+    except RecursionError:
+        raise PctfuzzError(f"{path}: campaign file is not JSON: nested too deeply") from None
     except (UnicodeDecodeError, ValueError) as exc:
         raise PctfuzzError(f"{path}: campaign file is not JSON: {_one_line(str(exc))}") from None
     if not isinstance(data, dict) or data.get("format") != RESULTS_FORMAT:
@@ -751,8 +766,8 @@ def findings_table(entries: Sequence[Mapping[str, Any]]) -> str:
     first seen), every cell on one printable line."""
     head = ("target", "kind", "status", "hits", "first seen", "signature")
     rows = [
-        (e["target"], e["kind"], e["status"], str(e["hits"]), e["first_seen"],
-         _one_line(e["signature"], 400))
+        tuple(one_line(str(cell), 400) for cell in (
+            e["target"], e["kind"], e["status"], e["hits"], e["first_seen"], e["signature"]))
         for e in entries
     ]
     widths = [max(len(r[i]) for r in [head, *rows]) for i in range(len(head) - 1)]
