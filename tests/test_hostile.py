@@ -442,3 +442,31 @@ def test_recorder_survives_a_record_it_cannot_rewrite(tmp_path: Path,
     assert "non-finite number" in err and "moved to" in err
     (stored,) = FindingStore(findings).iter_findings([])
     assert stored.id == planted["id"] and stored.hits == 1
+
+
+def test_campaign_says_which_corpus_entries_it_skips(tmp_path: Path,
+                                                     capsys: pytest.CaptureFixture[str]) -> None:
+    """A 200 MB file and a sub-folder in ``corpus/<target>/`` are not given to libFuzzer:
+    one warning line each, naming the entry and why (once per process)."""
+    import shutil
+
+    from pctfuzz import campaign
+    from pctfuzz.store import Corpus
+
+    store = Corpus(tmp_path / "corpus")
+    store.add("decode", b"\x01a%41")
+    folder = store.dir("decode")
+    huge = folder / ("0" * 40)
+    with huge.open("wb") as handle:
+        handle.truncate(200 * 1024 * 1024)  # sparse
+    (folder / "sub").mkdir()
+    (folder / "sub" / "inner").write_bytes(b"\x01x")
+    for _ in range(2):
+        staging = campaign._stage(store, "decode")
+        assert sorted(p.name for p in staging.iterdir()) == [Corpus.name_for(b"\x01a%41")]
+        shutil.rmtree(staging)
+    warnings = capsys.readouterr().err.splitlines()
+    assert len(warnings) == 2, warnings
+    assert all(w.startswith("pctfuzz: WARNING: [decode] corpus entry skipped: ") for w in warnings)
+    assert any(f"{huge}: is 209715200 bytes, over the 1048576-byte limit" in w for w in warnings)
+    assert any(f"{folder / 'sub'}: is a directory" in w for w in warnings)

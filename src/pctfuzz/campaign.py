@@ -47,7 +47,7 @@ from .errors import PctfuzzError
 from .targets import TARGETS, get_target
 
 if TYPE_CHECKING:
-    from .store import Corpus
+    from .store import Corpus, StoreProblem
 
 __all__ = [
     "CampaignResult",
@@ -202,9 +202,19 @@ def _stage(store: Corpus, target: str) -> Path:
     no symlinks, folders or oversized files reach libFuzzer."""
     staging = Path(tempfile.mkdtemp(prefix=f"{_STAGING}{target}-{os.getpid()}-",
                                     dir=store.root))
-    for path, data in store.iter(target):
+    problems: list[StoreProblem] = []
+    for path, data in store.iter(target, problems=problems):
         (staging / path.name).write_bytes(data)
+    for problem in problems:  # a huge file or a sub-folder is not fuzzed: say so, once
+        if str(problem) not in _SKIPPED:
+            _SKIPPED.add(str(problem))
+            print(f"pctfuzz: WARNING: [{target}] corpus entry skipped: {problem}",
+                  file=sys.stderr, flush=True)
     return staging
+
+
+#: Corpus entries already reported as skipped by ``_stage`` (one warning each).
+_SKIPPED: set[str] = set()
 
 
 def _unstage(store: Corpus, target: str, staging: Path) -> int:
