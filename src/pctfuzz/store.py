@@ -324,6 +324,33 @@ def _inside(root: Path, path: Path) -> Path:
     return parent / path.name
 
 
+@contextlib.contextmanager
+def _shared_flock(folder: Path) -> Iterator[None]:
+    """A shared ``flock`` on ``folder`` itself, held while one input is added, so that
+    ``merge`` (which takes it exclusively around its final carry-over and swap) never
+    swaps the folder between an add's temp file and its link. Best effort where a
+    folder cannot be opened or locked."""
+    held = None
+    for _ in range(100):
+        try:
+            fd = os.open(folder, os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)
+        except OSError:
+            break
+        try:
+            fcntl.flock(fd, fcntl.LOCK_SH)
+            if os.fstat(fd).st_ino == os.stat(folder).st_ino:
+                held = fd  # the folder that is in place now: keep its lock
+                break
+        except OSError:
+            pass
+        os.close(fd)  # swapped meanwhile: lock the new one
+    try:
+        yield
+    finally:
+        if held is not None:
+            os.close(held)
+
+
 # -------------------------------------------------------------------------- corpus
 
 
@@ -379,10 +406,11 @@ class Corpus:
                 self.dir(target), f"input of {len(data)} bytes is over the {self.max_size} limit"
             )
         folder = self._target_dir(target, create=True)
-        path = _inside(self.root, folder / self.name_for(data))
-        if os.path.lexists(path):
-            return None
-        return path if _atomic_write(path, data, exclusive=True) else None
+        with _shared_flock(folder):  # a merge swaps the folder under an exclusive one
+            path = _inside(self.root, folder / self.name_for(data))
+            if os.path.lexists(path):
+                return None
+            return path if _atomic_write(path, data, exclusive=True) else None
 
     def iter(
         self,

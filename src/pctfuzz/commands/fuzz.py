@@ -162,13 +162,33 @@ def _cmd_corpus_merge(args: argparse.Namespace) -> int:
     if not corpus.is_dir():
         raise PctfuzzError(f"corpus folder {corpus} does not exist")
     harness = Path(args.harness) if args.harness else default_harness_dir()
+    keep = _finding_inputs(Path(args.findings))
     for name in names:
         if not args.targets and not (corpus / name).is_dir():
             continue  # merging everything: skip targets that have no folder
         result = merge_target(name, corpus, harness=harness, impl=args.impl,
-                              inputs=[Path(p) for p in args.input], timeout=args.timeout)
+                              inputs=[Path(p) for p in args.input], timeout=args.timeout,
+                              keep=keep.get(name, []))
         print(result.line())
+        for line in result.skipped:
+            print(f"[{name}] {line}", file=sys.stderr)
     return EXIT_OK
+
+
+def _finding_inputs(folder: Path) -> dict[str, list[bytes]]:
+    """Target -> raw inputs of its findings, which a merge must keep. Timeouts and OOMs
+    are left out: in the corpus, they would stop every campaign that starts."""
+    from ..store import FindingStore, StoreProblem
+
+    problems: list[StoreProblem] = []
+    keep: dict[str, list[bytes]] = {}
+    for finding in FindingStore(folder).iter_findings(problems):
+        raw = finding.raw_bytes()
+        if raw is not None and finding.kind not in ("timeout", "oom"):
+            keep.setdefault(finding.target, []).append(raw)
+    for problem in problems:
+        print(f"skipped {problem}", file=sys.stderr)
+    return keep
 
 
 def _add_report_options(parser: argparse.ArgumentParser) -> None:
@@ -236,6 +256,8 @@ def add_command(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> Non
     merge.add_argument("--corpus", type=folder_path, default="corpus", metavar="DIR")
     merge.add_argument("--input", action="append", default=[], metavar="DIR",
                        help="another folder of inputs to merge in (repeatable)")
+    merge.add_argument("--findings", type=folder_path, default="findings", metavar="DIR",
+                       help="findings whose inputs the merge keeps (default: findings)")
     merge.add_argument("--impl", default="urllib", metavar="NAME",
                        help="implementation the diff_* targets run (it shapes coverage)")
     merge.add_argument("--harness", metavar="DIR", help="harness folder (default: ./harness)")
