@@ -470,3 +470,39 @@ def test_campaign_says_which_corpus_entries_it_skips(tmp_path: Path,
     assert all(w.startswith("pctfuzz: WARNING: [decode] corpus entry skipped: ") for w in warnings)
     assert any(f"{huge}: is 209715200 bytes, over the 1048576-byte limit" in w for w in warnings)
     assert any(f"{folder / 'sub'}: is a directory" in w for w in warnings)
+
+
+@pytest.fixture
+def tiny_disk(tmp_path: Path) -> Iterator[Path]:
+    """A 64 KiB tmpfs (needs root and permission to mount), unmounted afterwards."""
+    mount = tmp_path / "disk"
+    mount.mkdir()
+    if os.geteuid() != 0:
+        pytest.skip("mounting a tmpfs needs root")
+    run = subprocess.run(["mount", "-t", "tmpfs", "-o", "size=64k", "tmpfs", str(mount)],
+                         capture_output=True, text=True, check=False)
+    if run.returncode != 0:
+        pytest.skip(f"cannot mount a tmpfs here: {run.stderr.strip()}")
+    try:
+        yield mount
+    finally:
+        subprocess.run(["umount", str(mount)], check=False)
+
+
+def test_output_on_a_full_disk_is_one_line_and_leaves_nothing(
+        tiny_disk: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """A report that does not fit: one line naming the file and "No space left on
+    device", exit 2, the previous file intact, no temporary file left behind."""
+    dest = tiny_disk / "report.json"
+    dest.write_text("previous\n")
+    with pytest.raises(Exception) as caught:
+        write_output(str(dest), "x" * (1 << 20))
+    assert "No space left on device" in str(caught.value) and "\n" not in str(caught.value)
+    assert dest.read_text() == "previous\n"
+    assert sorted(p.name for p in tiny_disk.iterdir()) == ["report.json"]
+    findings = tiny_disk.parent / "findings"
+    write_record(findings, "diff_encode", EncodeCase("a" * 100_000, "path"))
+    assert main(["report", "--findings", str(findings), "--html", str(dest)]) == EXIT_USAGE
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "cannot be written: No space left on device" in err
+    assert sorted(p.name for p in tiny_disk.iterdir()) == ["report.json"]
