@@ -342,3 +342,17 @@ def test_merge_keeps_every_finding_input(corpus: Path, tmp_path: Path,
     assert hashlib.sha1(hang).hexdigest() not in after
     assert after <= kept_names | {hashlib.sha1(duplicate).hexdigest()}
     assert first.files_after > 0
+
+
+def test_merge_copes_with_names_libfuzzer_cannot_take(corpus: Path) -> None:
+    """A corpus file named with a newline (which would break libFuzzer's control
+    file) or with spaces is merged like any other: libFuzzer sees sha1 names only."""
+    folder = corpus / "decode"
+    odd = {"line\nbreak": b"\x01%41%42\n", "with spaces\tand tab": b"\x00%%%zz"}
+    for name, data in odd.items():
+        (folder / name).write_bytes(data)
+    result = merge_target("decode", corpus, harness=HARNESS)
+    merged = _files(folder)
+    assert result.files_after == len(merged) > 0
+    assert not set(odd) & set(merged)  # renamed to their sha1, if they add coverage
+    assert all(hashlib.sha1(data).hexdigest() == name for name, data in merged.items())
