@@ -294,7 +294,8 @@ def run_kills(workdir: Path, kills: int, *, seed: int = 0, lanes: int = 1,
     report.corpus_files, torn, _ = corpus_files(corpus / TARGET)
     report.torn_corpus.update(torn)
     if final:
-        run = subprocess.run([sys.executable, "-m", "pctfuzz.cli", "replay", str(findings)],
+        run = subprocess.run([sys.executable, "-m", "pctfuzz.cli", "replay", "--impl", IMPL,
+                              str(findings)],
                              cwd=ROOT, env=campaign_env(), capture_output=True, text=True,
                              timeout=300, check=False)
         lines = run.stdout.splitlines()

@@ -56,7 +56,10 @@ def test_broken_oracle_is_found_minimized_and_replayed(tmp_path: Path) -> None:
     assert record["signature"].split("|")[3] == "unit=0x7E;diff=encoded"
     path = next(findings.glob(f"*{record['id']}.json"))
 
-    again = pctfuzz("replay", str(path))
+    # A record's own adapter path is never imported: the user names it with --impl.
+    refused = pctfuzz("replay", str(path))
+    assert refused.returncode == 2 and "which is not built in" in refused.stderr
+    again = pctfuzz("replay", "--impl", broken, str(path))
     assert again.returncode == 1 and ": reproduces" in again.stdout
 
     fixed = pctfuzz("replay", "--impl", "urllib", str(path))

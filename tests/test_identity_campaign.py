@@ -61,9 +61,9 @@ def test_three_planted_bugs_are_three_findings_and_a_fourth_is_new(tmp_path: Pat
     others = [p for c, p in classes.items() if not c.endswith("diff=hex-case")]
 
     # Fix one bug: its finding no longer reproduces, the other two still do.
-    fixed = pctfuzz("replay", *hex_case, bugs="tilde,plus")
+    fixed = pctfuzz("replay", "--impl", PLANTED, *hex_case, bugs="tilde,plus")
     assert fixed.returncode == 0 and "no longer reproduces" in fixed.stdout, fixed.stdout
-    still = pctfuzz("replay", *others, bugs="tilde,plus")
+    still = pctfuzz("replay", "--impl", PLANTED, *others, bugs="tilde,plus")
     assert still.returncode == EXIT_FOUND
     assert still.stdout.count(": reproduces") == len(others), still.stdout
 

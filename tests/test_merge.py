@@ -3,8 +3,13 @@
 from __future__ import annotations
 
 import hashlib
+import os
 import subprocess
 import sys
+import tempfile
+import threading
+import time
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import pytest
@@ -13,6 +18,7 @@ from pctfuzz.campaign import TargetStats, merge_stats, plan_workers
 from pctfuzz.cli import EXIT_OK, EXIT_USAGE, main
 from pctfuzz.errors import PctfuzzError
 from pctfuzz.merge import exchange_dirs, harness_launcher, merge_target
+from pctfuzz.scratch import OWNER_FILE, remove_abandoned
 from pctfuzz.seeds import seed_cases
 from pctfuzz.store import Corpus
 from pctfuzz.targets import TARGETS
@@ -179,3 +185,174 @@ def test_each_process_gets_its_own_seed() -> None:
                                                 ["-x=1", "-seed=9"]]
     seeds = [args[-1] for args in _seeded([], 2)]
     assert len(set(seeds)) == 2 and all(s.startswith("-seed=") for s in seeds)
+
+
+# ------------------------------------------- issue 14: concurrent merges and leftovers
+
+
+def _dead_pid() -> int:
+    proc = subprocess.Popen(["true"])
+    proc.wait()
+    return proc.pid
+
+
+def _owned(parent: Path, name: str, owner: int | None) -> Path:
+    folder = parent / name
+    folder.mkdir()
+    (folder / "data").write_bytes(b"x")
+    if owner is not None:
+        (folder / OWNER_FILE).write_text(f"{owner}\n")
+    return folder
+
+
+def test_only_abandoned_folders_pctfuzz_made_are_removed(tmp_path: Path) -> None:
+    """Removed: named ``<prefix><pid>-*``, holding an owner file with that pid, whose
+    process is gone. Kept: no owner file (another program's), a live owner, an owner
+    file naming another pid, a symlink, a name without a pid."""
+    dead, live = _dead_pid(), os.getppid()
+    gone = _owned(tmp_path, f".merge-decode-{dead}-abc", dead)
+    kept = [_owned(tmp_path, f".merge-decode-{dead}-other", None),
+            _owned(tmp_path, f".merge-decode-{live}-live", live),
+            _owned(tmp_path, f".merge-decode-{dead}-lies", live),
+            _owned(tmp_path, ".merge-decode-nopid", dead)]
+    (tmp_path / f".merge-decode-{dead}-link").symlink_to(gone)
+    kept.append(tmp_path / f".merge-decode-{dead}-link")
+    assert remove_abandoned(tmp_path, ".merge-decode-") == [gone]
+    assert not gone.exists() and all(os.path.lexists(p) for p in kept)
+
+
+def test_start_up_removes_only_artifact_folders_pctfuzz_made(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from pctfuzz.campaign import _artifacts_dir, _recover
+
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))
+    dead = _dead_pid()
+    theirs = _owned(tmp_path, f"pctfuzz-artifacts-{dead}-theirs", None)
+    ours = _owned(tmp_path, f"pctfuzz-artifacts-{dead}-ours", dead)
+    with _artifacts_dir() as running:
+        assert (Path(running) / OWNER_FILE).read_text() == f"{os.getpid()}\n"
+        _recover(Corpus(tmp_path / "corpus"), [])
+        assert Path(running).is_dir()  # our own, alive
+    assert not Path(running).exists() and not ours.exists() and theirs.is_dir()
+
+
+def test_merge_removes_leftovers_of_killed_merges(
+        corpus: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    tmpdir = tmp_path / "tmp"
+    tmpdir.mkdir()
+    monkeypatch.setattr(tempfile, "tempdir", str(tmpdir))
+    dead = _dead_pid()
+    staging = _owned(corpus, f".merge-decode-{dead}-x", dead)
+    work = _owned(tmpdir, f"pctfuzz-merge-{dead}-y", dead)
+    foreign = _owned(tmpdir, "pctfuzz-merge-someone-else", None)
+    merge_target("decode", corpus, harness=HARNESS)
+    assert not staging.exists() and not work.exists() and foreign.is_dir()
+    assert [p.name for p in corpus.iterdir()] == ["decode"]
+    assert [p.name for p in tmpdir.iterdir()] == [foreign.name]  # nothing of its own left
+
+
+def test_a_merge_waits_for_another_within_a_bound(corpus: Path) -> None:
+    """A merge of a corpus whose merge lock is held fails in one line after
+    ``lock_timeout``, leaving the corpus as it was; two merges at once both finish."""
+    import fcntl
+
+    before = _files(corpus / "decode")
+    fd = os.open(corpus, os.O_RDONLY | os.O_DIRECTORY)
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX)
+        with pytest.raises(PctfuzzError, match=r"another merge of .* is running; gave up"):
+            merge_target("decode", corpus, harness=HARNESS, lock_timeout=0.5)
+    finally:
+        os.close(fd)
+    assert _files(corpus / "decode") == before
+    with ThreadPoolExecutor(2) as pool:
+        results = list(pool.map(lambda _: merge_target("decode", corpus, harness=HARNESS,
+                                                       max_seconds=120), range(2)))
+    assert all(r.files_after > 0 for r in results)
+    assert [p.name for p in corpus.iterdir()] == ["decode"]
+
+
+def test_adds_and_deletes_during_a_merge(corpus: Path) -> None:
+    """While a merge runs, one thread adds inputs through ``Corpus.add`` and another
+    deletes seed files: every add succeeds and its file is in the corpus right after
+    ``add`` returns and after the merge; deleted files stay deleted; the merge ends."""
+    store = Corpus(corpus)
+    folder = corpus / "decode"
+    victims = sorted(folder.iterdir())[:5]
+    stop = threading.Event()
+    added: list[Path] = []
+    missing: list[Path] = []
+    errors: list[BaseException] = []
+
+    def add_loop() -> None:
+        n = 0
+        while not stop.is_set():
+            n += 1
+            try:
+                path = store.add("decode", b"\x01added %d" % n)
+            except BaseException as exc:  # a failed add is what this test looks for
+                errors.append(exc)
+                continue
+            if path is not None:
+                added.append(path)
+                if not path.exists():
+                    missing.append(path)
+
+    def delete_loop() -> None:
+        for path in victims:
+            path.unlink()
+            time.sleep(0.05)
+
+    with ThreadPoolExecutor(3) as pool:
+        adder = pool.submit(add_loop)
+        deleter = pool.submit(delete_loop)
+        merge = pool.submit(merge_target, "decode", corpus, harness=HARNESS, max_seconds=120)
+        result = merge.result(timeout=180)
+        deleter.result()
+        stop.set()
+        adder.result()
+    assert not errors and not missing and len(added) > 10
+    present = set(_files(folder))
+    assert {p.name for p in added} <= present
+    assert not {p.name for p in victims} & present
+    assert result.carried_over > 0
+
+
+def test_merge_keeps_every_finding_input(corpus: Path, tmp_path: Path,
+                                         monkeypatch: pytest.MonkeyPatch,
+                                         capsys: pytest.CaptureFixture[str]) -> None:
+    """Inputs of findings stay in the corpus even when they add no coverage; the input
+    of a timeout finding is not put in (it would stop every campaign on start)."""
+    from pctfuzz.store import FindingStore, new_finding, new_stop_finding
+
+    first = merge_target("decode", corpus, harness=HARNESS)
+    kept_names = set(_files(corpus / "decode"))
+    duplicate = b"\x01" + b"a" * 7  # coverage the merged corpus already has
+    findings = FindingStore(tmp_path / "findings")
+    findings.record(new_finding("decode", "violation", None, check="decode-robustness",
+                                case=TARGETS["decode"].from_bytes(duplicate),
+                                raw_input=duplicate))
+    hang = b"\x01%%%%hang"
+    findings.record(new_stop_finding(target=TARGETS["decode"], kind="timeout", raw_input=hang))
+    monkeypatch.chdir(ROOT)
+    assert main(["corpus", "merge", "decode", "--corpus", str(corpus), "--findings",
+                 str(findings.root)]) == EXIT_OK
+    after = set(_files(corpus / "decode"))
+    assert hashlib.sha1(duplicate).hexdigest() in after
+    assert hashlib.sha1(hang).hexdigest() not in after
+    assert after <= kept_names | {hashlib.sha1(duplicate).hexdigest()}
+    assert first.files_after > 0
+
+
+def test_merge_copes_with_names_libfuzzer_cannot_take(corpus: Path) -> None:
+    """A corpus file named with a newline (which would break libFuzzer's control
+    file) or with spaces is merged like any other: libFuzzer sees sha1 names only."""
+    folder = corpus / "decode"
+    odd = {"line\nbreak": b"\x01%41%42\n", "with spaces\tand tab": b"\x00%%%zz"}
+    for name, data in odd.items():
+        (folder / name).write_bytes(data)
+    result = merge_target("decode", corpus, harness=HARNESS)
+    merged = _files(folder)
+    assert result.files_after == len(merged) > 0
+    assert not set(odd) & set(merged)  # renamed to their sha1, if they add coverage
+    assert all(hashlib.sha1(data).hexdigest() == name for name, data in merged.items())

@@ -184,10 +184,12 @@ def test_campaign_with_two_processes_writes_json_sarif_junit(tmp_path: Path) -> 
     assert [c.get("name") for c in cases] == ["diff_encode"]
     assert cases[0].find("failure") is not None and suite.get("failures") == "1"
 
-    # Replaying the finding: reproduces with the broken adapter, not with urllib.
+    # Replaying the finding: reproduces with the broken adapter, not with urllib. A
+    # record's own import path is never imported: the user names the adapter.
     path = findings / tilde[0]["path"].rsplit("/", 1)[-1]
     replay_json = tmp_path / "replay.json"
-    again = pctfuzz("replay", str(path), "--json", str(replay_json), "--junit", "-",
+    again = pctfuzz("replay", str(path), "--impl", "broken_impls:TildeEncodingUrllib",
+                    "--json", str(replay_json), "--junit", "-",
                     "--sarif", str(tmp_path / "replay.sarif"), cwd=tmp_path)
     assert again.returncode == EXIT_FOUND, again.stderr
     junit = ET.fromstring(again.stdout)  # --junit - : XML alone on stdout
@@ -247,7 +249,11 @@ def test_replay_unusable_input_is_a_junit_error(tmp_path: Path,
 ])
 def test_bad_usage_exits_2_with_one_line(argv: list[str],
                                          capsys: pytest.CaptureFixture[str]) -> None:
-    assert main(argv) == EXIT_USAGE
+    try:
+        code = main(argv)
+    except SystemExit as exc:  # refused by argparse itself (--jobs 0)
+        code = exc.code
+    assert code == EXIT_USAGE
     err = capsys.readouterr().err.strip()
     assert len(err.splitlines()) == 1 and "error" in err
 

@@ -26,6 +26,7 @@ restarts for the rest of its share.
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import hashlib
 import os
@@ -37,7 +38,7 @@ import sys
 import tempfile
 import threading
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -45,10 +46,11 @@ from typing import TYPE_CHECKING
 
 from .errors import PctfuzzError
 from .fuzz_protocol import FINDING, LOST, WARNING_PREFIX
+from .scratch import owned_dir, remove_abandoned
 from .targets import TARGETS, get_target
 
 if TYPE_CHECKING:
-    from .store import Corpus
+    from .store import Corpus, StoreProblem
 
 __all__ = [
     "CampaignResult",
@@ -198,9 +200,9 @@ def _run_worker(target: str, seconds: float, *, harness: Path, corpus: Path, fin
     store = Corpus(corpus)
     base_execs = 0
     while (left := deadline - time.monotonic()) >= 2:
-        # Artifact folders carry the pid, so a later start-up can remove those of
-        # campaigns that were killed (a TemporaryDirectory's cleanup never ran).
-        with tempfile.TemporaryDirectory(prefix=f"{_ARTIFACTS}{os.getpid()}-") as artifacts:
+        # Artifact folders carry the pid and an owner file, so a later start-up can
+        # remove those of campaigns that were killed, and only those (``scratch``).
+        with _artifacts_dir() as artifacts:
             staging = _stage(store, target)
             try:
                 cmd = _command(target, harness, staging, int(left), Path(artifacts), timeout,
@@ -232,9 +234,19 @@ def _stage(store: Corpus, target: str) -> Path:
     no symlinks, folders or oversized files reach libFuzzer."""
     staging = Path(tempfile.mkdtemp(prefix=f"{_STAGING}{target}-{os.getpid()}-",
                                     dir=store.root))
-    for path, data in store.iter(target):
+    problems: list[StoreProblem] = []
+    for path, data in store.iter(target, problems=problems):
         (staging / path.name).write_bytes(data)
+    for problem in problems:  # a huge file or a sub-folder is not fuzzed: say so, once
+        if str(problem) not in _SKIPPED:
+            _SKIPPED.add(str(problem))
+            print(f"pctfuzz: WARNING: [{target}] corpus entry skipped: {problem}",
+                  file=sys.stderr, flush=True)
     return staging
+
+
+#: Corpus entries already reported as skipped by ``_stage`` (one warning each).
+_SKIPPED: set[str] = set()
 
 
 def _unstage(store: Corpus, target: str, staging: Path) -> int:
@@ -281,13 +293,18 @@ def _recover(store: Corpus, names: Sequence[str]) -> None:
         if m and m["target"] in names and entry.is_dir(follow_symlinks=False) and not (
                 _pid_alive(int(m["pid"]))):
             _unstage(store, m["target"], Path(entry.path))
-    artifacts = re.compile(rf"{re.escape(_ARTIFACTS)}(?P<pid>\d+)-")
-    tmp = Path(tempfile.gettempdir())
-    for entry in os.scandir(tmp):
-        m = artifacts.match(entry.name)
-        if m and entry.is_dir(follow_symlinks=False) and not _pid_alive(int(m["pid"])):
-            shutil.rmtree(entry.path, ignore_errors=True)
+    remove_abandoned(tempfile.gettempdir(), _ARTIFACTS)
     store.cleanup_stale_temp(3600)
+
+
+@contextlib.contextmanager
+def _artifacts_dir() -> Iterator[str]:
+    """A ``pctfuzz-artifacts-<pid>-*`` folder with its owner file, removed afterwards."""
+    folder = owned_dir(_ARTIFACTS)
+    try:
+        yield str(folder)
+    finally:
+        shutil.rmtree(folder, ignore_errors=True)
 
 
 def merge_stats(target: str, parts: Sequence[TargetStats]) -> TargetStats:

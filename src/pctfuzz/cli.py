@@ -8,12 +8,19 @@ Exit codes (the same for every subcommand):
   3  fuzz: the run is incomplete -- a finding or its hits could not be saved, a
      record could not be read, or a target ran no execution -- even if something
      new was found: nothing lost is ever reported as a clean or ordinary run
+  4  internal error: a bug in pctfuzz, reported as one line (``PCTFUZZ_DEBUG=1``
+     prints the traceback)
+  129/130/143  stopped by SIGHUP/SIGINT/SIGTERM
+
+Exit 4 is never 1, so a crash of the tool cannot read as "a finding" in CI. A reader
+of stdout that goes away (``pctfuzz ... | head -1``) ends the command quietly.
 """
 
 from __future__ import annotations
 
 import argparse
 import importlib
+import os
 import sys
 from collections.abc import Sequence
 
@@ -22,11 +29,14 @@ from .errors import PctfuzzError
 from .reference import percent_decode, percent_encode
 from .sets import ALIASES, SETS, get_set
 from .setspec import byte_ranges, canonical_spec, urllib_safe_spec
+from .sets import ALIASES, SETS
+from .text import one_line
 
 EXIT_OK = 0
 EXIT_FOUND = 1
 EXIT_USAGE = 2
 EXIT_INCOMPLETE = 3
+EXIT_INTERNAL = 4
 
 #: Largest TEXT or stdin the encode/decode commands accept, in bytes.
 MAX_INPUT_BYTES = 256 * 1024 * 1024
@@ -47,7 +57,7 @@ class _Parser(argparse.ArgumentParser):
     """argparse, but usage errors are one line and exit 2."""
 
     def error(self, message: str) -> None:  # type: ignore[override]
-        self.exit(EXIT_USAGE, f"{self.prog}: error: {message}\n")
+        self.exit(EXIT_USAGE, f"{self.prog}: error: {one_line(message)}\n")
 
 
 def _read_input(text: str | None, as_bytes: bool) -> str | bytes:
@@ -136,7 +146,8 @@ def build_parser() -> argparse.ArgumentParser:
         prog="pctfuzz",
         description="Reference URL percent-encoder, property checks and fuzzing harness.",
         epilog="Exit codes: 0 ok / nothing new, 1 finding or reproduction, 2 usage or input "
-        "error, 3 incomplete run (a finding lost, a target that never ran).",
+        "error, 3 run incomplete, 4 internal error (a pctfuzz bug; PCTFUZZ_DEBUG=1 shows the "
+        "traceback).",
     )
     parser.add_argument("--version", action="version", version=f"pctfuzz {__version__}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
@@ -171,16 +182,44 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+def _stdout_gone() -> int:
+    """The reader of stdout went away (``| head -1``): end quietly, exit 0.
+
+    Python would print "BrokenPipeError" when it flushes stdout at exit; pointing the
+    descriptor at /dev/null first makes that flush succeed (the standard recipe of the
+    ``signal`` module's documentation)."""
+    devnull = os.open(os.devnull, os.O_WRONLY)
+    os.dup2(devnull, sys.stdout.fileno())
+    os.close(devnull)
+    return EXIT_OK
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser()
-    args = parser.parse_args(argv)
+    try:
+        args = parser.parse_args(argv)
+    except BrokenPipeError:  # --help or --version into a closed pipe
+        return _stdout_gone()
     try:
         code: int = args.func(args)
+        sys.stdout.flush()  # a closed pipe shows here, not in the interpreter's exit
     except PctfuzzError as exc:
-        print(f"pctfuzz {args.command}: error: {exc}", file=sys.stderr)
+        print(f"pctfuzz {args.command}: error: {one_line(str(exc))}", file=sys.stderr)
         return EXIT_USAGE
     except KeyboardInterrupt:
         return 130
+    except BrokenPipeError:
+        return _stdout_gone()
+    except Exception as exc:
+        # A bug in pctfuzz: one line and its own exit code, never 1 ("a finding").
+        if os.environ.get("PCTFUZZ_DEBUG"):
+            import traceback
+
+            traceback.print_exc()
+        print(f"pctfuzz {args.command}: internal error: {type(exc).__name__}: "
+              f"{one_line(str(exc), 500)} (please report; rerun with PCTFUZZ_DEBUG=1 for the "
+              "traceback)", file=sys.stderr)
+        return EXIT_INTERNAL
     return code
 
 

@@ -2,11 +2,14 @@
 
 libFuzzer's ``-merge=1 NEW OLD...`` runs every input of the OLD folders and copies
 into NEW the smallest set that reaches the same coverage features. ``merge_target``
-runs it into a fresh hidden folder beside the target's folder, then swaps the two
+runs it on a private copy of the inputs (each named by its sha1), into a fresh hidden
+folder ``.merge-<target>-<pid>-*`` beside the target's folder, then swaps the two
 folders atomically (``renameat2(RENAME_EXCHANGE)`` on Linux; elsewhere two renames,
 with a moment where the folder is absent), so a reader sees the old corpus or the new
 one. Files that a running campaign added to the old folder while the merge ran are
-carried over. Output files keep libFuzzer's names: the sha1 of their bytes.
+carried over, files deleted meanwhile stay deleted, and the inputs of findings are
+kept whatever their coverage (``keep``). Output files keep libFuzzer's names: the sha1
+of their bytes. ``merge_target`` documents the locking.
 
 libFuzzer's merge (like ``-fork`` and ``-jobs``) re-runs the fuzzer binary as a child
 process through the shell, using ``argv[0]``. An atheris harness is a Python script,
@@ -21,6 +24,7 @@ from __future__ import annotations
 import contextlib
 import ctypes
 import ctypes.util
+import fcntl
 import hashlib
 import os
 import re
@@ -28,11 +32,13 @@ import shutil
 import subprocess
 import sys
 import tempfile
-from collections.abc import Sequence
+import time
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
 from .errors import PctfuzzError
+from .scratch import owned_dir, remove_abandoned
 from .targets import get_target
 
 __all__ = ["MergeResult", "exchange_dirs", "harness_launcher", "merge_target"]
@@ -103,14 +109,14 @@ def exchange_dirs(a: Path, b: Path) -> bool:
     return True
 
 
-def _replace_dir(new: Path, target: Path) -> Path:
-    """Put ``new`` in place of ``target``; returns where the old folder now is."""
+def _replace_dir(new: Path, target: Path, aside: Path) -> Path:
+    """Put ``new`` in place of ``target``; returns where the old folder now is (``new``
+    after an exchange, else ``aside``: there is then a moment without ``target``)."""
     if exchange_dirs(new, target):
         return new  # the names were swapped: ``new`` now holds the old corpus
-    old = target.with_name(f".{target.name}.old-{os.getpid()}")
-    os.rename(target, old)
+    os.rename(target, aside)
     os.rename(new, target)
-    return old
+    return aside
 
 
 # ---------------------------------------------------------------------------- merge
@@ -128,12 +134,21 @@ class MergeResult:
     features: int
     edges: int
     carried_over: int = 0  # files a campaign added while the merge ran
+    kept: int = 0  # finding inputs put back that the merge had dropped
+    skipped: tuple[str, ...] = ()  # one line per input not merged (too big, a link, ...)
 
     def line(self) -> str:
         extra = f", {self.carried_over} added meanwhile kept" if self.carried_over else ""
+        extra += f", {self.kept} finding input(s) kept" if self.kept else ""
         return (f"{self.target}: {self.files_before} -> {self.files_after} files "
                 f"({self.bytes_before} -> {self.bytes_after} bytes), {self.edges} edges, "
                 f"{self.features} features{extra}")
+
+
+#: Seconds a merge waits for another merge of the same corpus before it gives up.
+LOCK_TIMEOUT = 600.0
+_STAGING = ".merge-"  # + <target>-<pid>-<random>, in the corpus root
+_WORK = "pctfuzz-merge-"  # + <pid>-<random>, in TMPDIR
 
 
 def _snapshot(folder: Path) -> dict[str, int]:
@@ -142,7 +157,8 @@ def _snapshot(folder: Path) -> dict[str, int]:
     for entry in os.scandir(folder):
         if entry.name.startswith(".") or not entry.is_file(follow_symlinks=False):
             continue
-        files[entry.name] = entry.stat(follow_symlinks=False).st_size
+        with contextlib.suppress(FileNotFoundError):  # deleted meanwhile
+            files[entry.name] = entry.stat(follow_symlinks=False).st_size
     return files
 
 
@@ -158,12 +174,65 @@ def _rename_by_sha1(folder: Path) -> None:
                 path.rename(final)
 
 
+@contextlib.contextmanager
+def _flock(folder: Path, *, timeout: float | None, what: str) -> Iterator[None]:
+    """An exclusive ``flock`` on the folder itself (no lock file is left anywhere);
+    with ``timeout``, ``PctfuzzError`` once it has waited that long."""
+    fd = os.open(folder, os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)
+    try:
+        deadline = None if timeout is None else time.monotonic() + timeout
+        while True:
+            try:
+                fcntl.flock(fd, fcntl.LOCK_EX | (fcntl.LOCK_NB if deadline else 0))
+                break
+            except BlockingIOError:
+                if deadline is not None and time.monotonic() >= deadline:
+                    raise PctfuzzError(f"{what}; gave up after {timeout:g} s") from None
+                time.sleep(0.1)
+        yield
+    finally:
+        os.close(fd)  # releases the lock
+
+
+def _copy_inputs(folders: Sequence[Path], dest: Path) -> tuple[int, list[str]]:
+    """Copy the plain files of ``folders`` into ``dest``, each named by its sha1, and
+    read as the corpus reads them (no symlink followed, size checked first). libFuzzer
+    then merges a private copy: inputs deleted meanwhile do not make it retry, and odd
+    file names never reach its control file. Returns (count, skip messages)."""
+    from .store import StoreError, read_input
+
+    count, skipped = 0, []
+    for folder in folders:
+        for name in sorted(_snapshot(folder)):
+            try:
+                data = read_input(folder / name)
+            except StoreError as exc:
+                if "vanished" not in exc.message:  # deleted meanwhile: not an error
+                    skipped.append(f"skipped {exc}")
+                continue
+            final = dest / hashlib.sha1(data).hexdigest()
+            if not final.exists():
+                final.write_bytes(data)
+                count += 1
+    return count, skipped
+
+
 def merge_target(target: str, corpus: Path, *, harness: Path, impl: str = "urllib",
                  inputs: Sequence[Path] = (), timeout: int = 5, rss_limit_mb: int = 2048,
-                 max_seconds: float = 3600) -> MergeResult:
+                 max_seconds: float = 3600, keep: Sequence[bytes] = (),
+                 lock_timeout: float = LOCK_TIMEOUT) -> MergeResult:
     """Replace ``corpus/target`` by the minimal corpus with the same coverage (plus
-    whatever in ``inputs`` folders adds coverage). ``PctfuzzError`` if the merge fails;
-    the old corpus is then left as it was."""
+    whatever in ``inputs`` folders adds coverage, plus every input of ``keep``: the
+    raw inputs of findings, which must never be dropped). ``PctfuzzError`` if the merge
+    fails; the old corpus is then left as it was.
+
+    Safe against concurrent work on the corpus: merges of one corpus folder run one at
+    a time (a ``flock`` on the corpus root; a merge that waited ``lock_timeout`` s
+    fails with one line); inputs added (``store.Corpus.add``) or deleted while the
+    merge ran are honoured: the final carry-over and the swap hold an exclusive lock on
+    the target folder, which ``Corpus.add`` takes shared, so an add returns either
+    before the carry-over (and is carried over) or after the swap (into the new
+    folder). Leftovers of killed merges are removed first (``scratch``)."""
     get_target(target)
     # libFuzzer runs in a scratch folder: every path it gets must be absolute.
     corpus, harness = Path(corpus).absolute(), Path(harness).absolute()
@@ -184,13 +253,29 @@ def merge_target(target: str, corpus: Path, *, harness: Path, impl: str = "urlli
         if entry.is_symlink() or entry.is_dir(follow_symlinks=False):
             raise PctfuzzError(f"{folder / entry.name}: a corpus folder holds plain files "
                                "only (symlink or sub-folder found); not merged")
+    with _flock(corpus, timeout=lock_timeout,
+                what=f"{target}: another merge of {corpus} is running"):
+        remove_abandoned(corpus, f"{_STAGING}{target}-")
+        remove_abandoned(tempfile.gettempdir(), _WORK)
+        return _merge_locked(target, corpus, folder, script, impl=impl, inputs=inputs,
+                             timeout=timeout, rss_limit_mb=rss_limit_mb,
+                             max_seconds=max_seconds, keep=keep)
+
+
+def _merge_locked(target: str, corpus: Path, folder: Path, script: Path, *, impl: str,
+                  inputs: Sequence[Path], timeout: int, rss_limit_mb: int,
+                  max_seconds: float, keep: Sequence[bytes]) -> MergeResult:
     before = _snapshot(folder)
-    if not before and not inputs:
+    if not before and not inputs and not keep:
         return MergeResult(target, 0, 0, 0, 0, 0, 0)
-    staging = Path(tempfile.mkdtemp(prefix=f".merge-{target}-", dir=corpus))
+    staging = owned_dir(f"{_STAGING}{target}-", corpus)
     try:
-        with tempfile.TemporaryDirectory(prefix="pctfuzz-merge-") as tmp:
-            work = Path(tmp)
+        merged, snapshot = staging / "merged", staging / "snapshot"
+        merged.mkdir()
+        snapshot.mkdir()
+        _, skipped = _copy_inputs([folder, *inputs], snapshot)
+        work = owned_dir(_WORK)
+        try:
             launcher = harness_launcher(script, work)
             (work / "findings").mkdir()
             env = dict(os.environ, PCTFUZZ_FINDINGS=str(work / "findings"), PCTFUZZ_IMPL=impl,
@@ -199,7 +284,7 @@ def merge_target(target: str, corpus: Path, *, harness: Path, impl: str = "urlli
             cmd = [str(launcher), "-merge=1", f"-timeout={timeout}",
                    f"-rss_limit_mb={rss_limit_mb}", f"-artifact_prefix={work}/",
                    f"-merge_control_file={work / 'merge.control'}",
-                   str(staging), str(folder), *map(str, inputs)]
+                   str(merged), str(snapshot)]
             try:
                 proc = subprocess.run(cmd, cwd=work, env=env, stdin=subprocess.DEVNULL,
                                       stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
@@ -207,27 +292,38 @@ def merge_target(target: str, corpus: Path, *, harness: Path, impl: str = "urlli
                                       check=False)
             except subprocess.TimeoutExpired:
                 raise PctfuzzError(f"{target}: merge took longer than {max_seconds:g} s") from None
+        finally:
+            shutil.rmtree(work, ignore_errors=True)
         done = _MERGE_DONE.search(proc.stderr)
         if proc.returncode != 0 or done is None:
             tail = " | ".join(proc.stderr.strip().splitlines()[-3:])
             raise PctfuzzError(f"{target}: libFuzzer merge failed (exit {proc.returncode}): "
                                f"{tail[-400:]}")
-        _rename_by_sha1(staging)
-        after = _snapshot(staging)
-        if before and not after:
+        _rename_by_sha1(merged)
+        if before and not _snapshot(merged):
             raise PctfuzzError(f"{target}: merge kept no input of {len(before)}; corpus left as is")
-        _copy_hidden(folder, staging)  # .gitkeep and the like are not inputs: keep them
-        # Inputs a running campaign wrote while the merge ran were not measured: keep them.
-        carried = _carry_over(folder, staging, before)
-        old = _replace_dir(staging, folder)
-        carried += _carry_over(old, folder, before)
-        shutil.rmtree(old, ignore_errors=True)
+        kept = 0
+        for data in keep:  # a finding's input stays, whether or not it adds coverage
+            path = merged / hashlib.sha1(data).hexdigest()
+            if not path.exists():
+                path.write_bytes(data)
+                kept += 1
+        with _flock(folder, timeout=None, what=""):
+            # No add is in progress now, and none starts until the swap is done.
+            now = _snapshot(folder)
+            for name in before.keys() - now.keys():  # deleted while the merge ran
+                with contextlib.suppress(FileNotFoundError):
+                    (merged / name).unlink()
+            _copy_hidden(folder, merged)  # .gitkeep and the like are not inputs: keep them
+            # Inputs a running campaign wrote while the merge ran were not measured: keep them.
+            carried = _carry_over(folder, merged, before)
+            _replace_dir(merged, folder, staging / "old")
     finally:
-        if staging.exists() and staging != folder:
-            shutil.rmtree(staging, ignore_errors=True)
+        shutil.rmtree(staging, ignore_errors=True)
     final = _snapshot(folder)
     return MergeResult(target, len(before), len(final), sum(before.values()),
-                       sum(final.values()), int(done["ft"]), int(done["cov"]), carried)
+                       sum(final.values()), int(done["ft"]), int(done["cov"]), carried, kept,
+                       tuple(skipped))
 
 
 def _carry_over(source: Path, dest: Path, measured: dict[str, int]) -> int:

@@ -7,15 +7,14 @@ given explicitly.
 
 Inputs are data, never trusted: raw inputs are read like the corpus reads them
 (regular files only, symlinks never followed, size checked before reading); a
-finding's recorded implementation is resolved by ``_recorded_impl``, which never
-calls a function a record names. Every unusable input is one ``(path, message)``.
+finding's recorded implementation must be a built-in one (``check_recorded_impl``):
+nothing a record names is ever imported or called; ``--impl`` (the user's choice)
+replaces it. Every unusable input is one ``(path, message)``.
 """
 
 from __future__ import annotations
 
-import re
 import signal
-import sys
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -26,8 +25,10 @@ from .errors import PctfuzzError
 from .fuzzing import modules_under_test
 from .identity import SIGNATURE_VERSION, signature_of, stop_signature
 from .targets import TARGETS, Target, get_target
+from .text import one_line
 
-__all__ = ["FAILING_OUTCOMES", "Run", "Verdict", "replay_paths", "run_case"]
+__all__ = ["FAILING_OUTCOMES", "Run", "Verdict", "check_recorded_impl", "is_builtin_impl",
+           "replay_paths", "run_case"]
 
 #: Seconds a replayed input may run before it counts as a hang (timeout findings).
 DEFAULT_TIMEOUT = 5.0
@@ -78,12 +79,8 @@ class Verdict:
         elif self.outcome == "accepted":
             word = f"accepted by {', '.join(self.accepted)}"
         tail = f": {self.evidence}" if self.evidence else ""
-        return f"{_printable(str(self.path))}: {_printable(word)} ({self.target}, {what}){tail}"
-
-
-def _printable(text: str) -> str:
-    """``text`` on one line: a name with a newline or control character is escaped."""
-    return text if text.isprintable() else repr(text)[1:-1]
+        return (f"{one_line(str(self.path))}: {one_line(word)} ({self.target}, {what})"
+                f"{one_line(tail)}")
 
 
 @dataclass(frozen=True)
@@ -158,65 +155,55 @@ def _finding_verdict(path: Path, finding: Any, run: Run, *, overridden: bool) ->
     return verdict("reproduces" if observed == recorded else "fails differently")
 
 
-def _impl_for(target: Target, name: str | None, cache: dict[tuple[str, bool], Any],
-              *, recorded: bool = False) -> Any:
+def _impl_for(target: Target, name: str | None, cache: dict[str | None, Any], *,
+              recorded: bool = False) -> Any:
     """What ``target.check`` runs against: an implementation under test (differential
     targets, default ``urllib``), or the reference unless a fault codec is named.
-    ``recorded``: the name comes from a finding record, not from ``--impl``."""
+
+    ``recorded``: the name comes from a finding record, not from ``--impl``. A record
+    is untrusted (it may come with a bug report), so its name must be a built-in one:
+    nothing it names is ever imported or called (see ``check_recorded_impl``)."""
+    from .faults import FAULTS
+
+    if recorded:
+        check_recorded_impl(target, name)
     if not target.differential:
         # Invariant targets check the reference; a finding recorded against one of the
         # deliberately wrong codecs (PCTFUZZ_FAULT) names it, and replays against it.
-        from .faults import FAULTS
-
         return FAULTS.get(name or "")
     from .oracles import get_impl
 
-    name = name or "urllib"
-    key = (name, recorded)
-    if key not in cache:
-        cache[key] = _recorded_impl(name) if recorded else get_impl(name)
-    return cache[key]
+    if name not in cache:
+        cache[name] = get_impl(name or "urllib")
+    return cache[name]
 
 
-_IMPORT_PATH = re.compile(r"[A-Za-z_][\w]*(\.[A-Za-z_][\w]*)*:[A-Za-z_][\w]*(\.[A-Za-z_][\w]*)*")
+def check_recorded_impl(target: Target, name: str | None) -> None:
+    """``PctfuzzError`` (one line) unless a record's implementation is built in.
+
+    ``get_impl`` imports ``module:Name`` and instantiates or calls ``Name``, so a
+    record naming ``evil_mod:Anything`` or ``os:abort`` would run code of the record's
+    choosing as soon as it is replayed (Python puts the current folder and
+    ``PYTHONPATH`` on the import path). Any other implementation must be named by the
+    user with ``--impl``, which then replaces the record's."""
+    if not is_builtin_impl(target, name):
+        assert name is not None
+        raise PctfuzzError(f"names implementation {one_line(name, 100)!r}, which is not "
+                           "built in; pass --impl to replay it against your own")
 
 
-def _recorded_impl(name: str) -> Any:
-    """The implementation a finding record names, without trusting the record.
+def is_builtin_impl(target: Target, name: str | None) -> bool:
+    """``name`` (from a record) is None or built in: an adapter of
+    ``pctfuzz.oracles.IMPLS`` for a differential target, a codec of ``pctfuzz.faults``
+    for an invariant target. What replay and export may use without importing."""
+    from .faults import FAULTS
+    from .oracles import IMPLS
 
-    ``get_impl`` imports ``module:Name`` and *calls* ``Name`` when it is a function,
-    so a record naming ``os:abort``, ``os:fork`` or ``builtins:breakpoint`` made replay
-    run it. From a record, only a built-in name, or an import path of an adapter
-    *class* (one defining encode/decode/form_serialize/form_parse) in a module outside
-    the standard library, is accepted; anything else is a one-line error telling the
-    user to name the implementation with ``--impl`` if they trust it.
-    """
-    from .oracles import IMPLS, METHODS, get_impl
-
-    if name in IMPLS or name.lower() in IMPLS:
-        return get_impl(name)
-
-    def refuse(why: str) -> PctfuzzError:
-        return PctfuzzError(f"recorded implementation {name[:100]!r} {why}; "
-                            "pass --impl to replay against an implementation you trust")
-
-    if not _IMPORT_PATH.fullmatch(name):
-        raise refuse("is neither a built-in name nor an import path package.module:Class")
-    module_name, _, attr = name.partition(":")
-    if module_name.partition(".")[0] in sys.stdlib_module_names:
-        raise refuse("is in the standard library; not imported from a record")
-    import importlib
-    import inspect
-
-    try:
-        obj: Any = importlib.import_module(module_name)
-        for part in attr.split("."):
-            obj = getattr(obj, part)
-    except (ImportError, AttributeError) as exc:
-        raise refuse(f"cannot be loaded ({type(exc).__name__}: {exc})") from None
-    if not inspect.isclass(obj) or not all(callable(getattr(obj, m, None)) for m in METHODS):
-        raise refuse("is not an adapter class")
-    return get_impl(name)
+    if name is None:
+        return True
+    if target.differential:
+        return name in IMPLS or name.lower() in IMPLS
+    return name in FAULTS
 
 
 def _inputs(paths: Sequence[Path], target: str | None) -> Iterator[tuple[str, Path, str | None]]:
@@ -265,7 +252,7 @@ def replay_paths(paths: Sequence[Path], *, target: str | None = None, impl: str 
 
     if target is not None:
         get_target(target)
-    impls: dict[tuple[str, bool], Any] = {}
+    impls: dict[str | None, Any] = {}
     for kind, path, info in _inputs(paths, target):
         try:
             if kind == "error":

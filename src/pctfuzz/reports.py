@@ -26,11 +26,13 @@ from __future__ import annotations
 import contextlib
 import html
 import json
+import math
 import os
 import platform
 import pprint
 import re
 import sys
+import tempfile
 import urllib.parse
 import xml.etree.ElementTree as ET
 from collections import Counter
@@ -41,6 +43,7 @@ from typing import Any, Final
 
 from . import __version__
 from .errors import PctfuzzError
+from .text import one_line
 
 __all__ = [
     "RESULTS_FORMAT",
@@ -272,8 +275,7 @@ def _xml_text(text: str) -> str:
 
 
 def _one_line(text: str, limit: int = 300) -> str:
-    text = text if text.isprintable() else ascii(text)[1:-1]
-    return text if len(text) <= limit else text[: limit - 3] + "..."
+    return one_line(text, limit)
 
 
 def _now() -> str:
@@ -488,15 +490,30 @@ def report_results(findings: Iterable[Any], *, findings_dir: Path,
                      errors=errors)
 
 
+def _no_constant(name: str) -> Any:
+    raise ValueError(f"{name} is not valid JSON")
+
+
+def _finite_float(text: str) -> float:
+    value = float(text)
+    if not math.isfinite(value):
+        raise ValueError(f"{text[:40]} is not a finite number")
+    return value
+
+
 def load_campaign(path: Path) -> dict[str, Any]:
     """A results document written by ``pctfuzz fuzz --json``; ``PctfuzzError`` (one
     line) if the file is missing, too big, not JSON or not such a document."""
     try:
         if path.stat().st_size > 64 << 20:
             raise PctfuzzError(f"{path}: campaign file over 64 MiB")
-        data = json.loads(path.read_text(encoding="utf-8"))
+        # Strict JSON: NaN, Infinity and 1e999 would make the report unwritable later.
+        data = json.loads(path.read_text(encoding="utf-8"), parse_constant=_no_constant,
+                          parse_float=_finite_float)
     except OSError as exc:
         raise PctfuzzError(f"{path}: cannot read campaign file: {exc.strerror}") from None
+    except RecursionError:
+        raise PctfuzzError(f"{path}: campaign file is not JSON: nested too deeply") from None
     except (UnicodeDecodeError, ValueError) as exc:
         raise PctfuzzError(f"{path}: campaign file is not JSON: {_one_line(str(exc))}") from None
     if not isinstance(data, dict) or data.get("format") != RESULTS_FORMAT:
@@ -533,21 +550,38 @@ def check_destinations(*dests: str | None) -> None:
 
 
 def write_output(dest: str, text: str) -> None:
-    """Write ``text`` (UTF-8) to ``dest`` atomically, or to stdout for ``-``."""
+    """Write ``text`` (UTF-8) to ``dest`` atomically, or to stdout for ``-``.
+
+    The temporary file is made by ``tempfile.mkstemp`` in the destination folder:
+    a random name, created with ``O_EXCL``, so a symlink planted at a temporary name
+    is never followed (creation fails on it instead, and another name is tried). It is
+    fsynced and renamed over ``dest``; a symlink at ``dest`` itself is replaced, not
+    followed. A reader sees the old file or the new one, never part of one."""
     if dest == "-":
         sys.stdout.write(text)
         sys.stdout.flush()
         return
     path = Path(dest)
-    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+    data = text.encode("utf-8", "backslashreplace")
+    folder = path.parent if str(path.parent) else Path(".")
+    tmp: str | None = None
     try:
-        with open(tmp, "w", encoding="utf-8", errors="backslashreplace") as handle:
-            handle.write(text)
+        fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=folder)
+        with os.fdopen(fd, "wb") as handle:
+            mask = os.umask(0)
+            os.umask(mask)
+            os.fchmod(handle.fileno(), 0o666 & ~mask)  # mkstemp makes 0600
+            handle.write(data)
+            handle.flush()
+            os.fsync(handle.fileno())
         os.replace(tmp, path)
+        tmp = None
     except OSError as exc:
-        with contextlib.suppress(OSError):
-            os.unlink(tmp)
-        raise PctfuzzError(f"{dest}: cannot be written: {exc.strerror}") from None
+        raise PctfuzzError(f"{one_line(dest)}: cannot be written: {exc.strerror or exc}") from None
+    finally:
+        if tmp is not None:
+            with contextlib.suppress(OSError):
+                os.unlink(tmp)
 
 
 def to_json_text(document: Mapping[str, Any]) -> str:
@@ -744,8 +778,8 @@ def findings_table(entries: Sequence[Mapping[str, Any]]) -> str:
     first seen), every cell on one printable line."""
     head = ("target", "kind", "status", "hits", "first seen", "signature")
     rows = [
-        (e["target"], e["kind"], e["status"], str(e["hits"]), e["first_seen"],
-         _one_line(e["signature"], 400))
+        tuple(one_line(str(cell), 400) for cell in (
+            e["target"], e["kind"], e["status"], e["hits"], e["first_seen"], e["signature"]))
         for e in entries
     ]
     widths = [max(len(r[i]) for r in [head, *rows]) for i in range(len(head) - 1)]
@@ -917,7 +951,8 @@ def _comment(text: str) -> str:
 
 
 def _func_name(finding: Any, used: set[str]) -> str:
-    base = f"test_{finding.kind}_{finding.target}_{finding.id}".replace("-", "_")
+    # The loader validated kind, target and id; an identifier is still made sure of.
+    base = re.sub(r"\W", "_", f"test_{finding.kind}_{finding.target}_{finding.id}", flags=re.ASCII)
     name, n = base, 1
     while name in used:
         n += 1
@@ -1049,7 +1084,14 @@ def export_tests(findings: Sequence[tuple[Any, str]]) -> str:
     used: set[str] = set()
     bodies: list[str] = []
     needs: set[str] = set()
+    from .replay import is_builtin_impl
+
     for finding, source in findings:
+        if not is_builtin_impl(get_target(finding.target), finding.impl):
+            # The test would import it: a record never chooses code that runs.
+            raise PctfuzzError(f"{one_line(source)}: names implementation "
+                               f"{one_line(str(finding.impl), 100)!r}, which is not built in; "
+                               "not exported")
         body = _direct_test(finding)
         if body is not None:
             needs.add("urllib")
@@ -1065,12 +1107,14 @@ def export_tests(findings: Sequence[tuple[Any, str]]) -> str:
             if finding.kind == "timeout":
                 needs.add("timeout")
         check = finding_check(finding)
+        # Comments hold record text through ``_comment`` only (ASCII, no newline), so
+        # no value of a record can end a comment and become source.
         doc = [
-            f"# {finding.kind} in {finding.target}" + (f" ({check})" if check else "")
-            + (f" against {finding.impl}" if finding.impl else ""),
+            _comment(f"# {finding.kind} in {finding.target}" + (f" ({check})" if check else "")
+                     + (f" against {finding.impl}" if finding.impl else "")),
             f"# signature: {_comment(finding.signature)}",
-            f"# finding: {_comment(source)} (status {finding.status}, {finding.hits} hit(s), "
-            f"first seen {finding.first_seen})",
+            _comment(f"# finding: {source} (status {finding.status}, {finding.hits} hit(s), "
+                     f"first seen {finding.first_seen})"),
         ]
         if finding.expected is not None or finding.actual is not None:
             doc.append(f"# recorded: expected {_comment(str(finding.expected))[:300]}, "

@@ -49,6 +49,7 @@ import fcntl
 import hashlib
 import importlib.metadata
 import json
+import math
 import os
 import platform
 import re
@@ -71,6 +72,7 @@ from .identity import (
     signature_of,
     stop_signature,
 )
+from .text import one_line
 from .violations import Divergence, Violation
 
 __all__ = [
@@ -133,13 +135,11 @@ _FIELDS: Final = (
 
 def printable_path(path: os.PathLike[str] | str) -> str:
     """A path as one printable line (undecodable or control characters escaped)."""
-    text = os.fspath(path)
-    return text if text.isprintable() else repr(text)[1:-1]
+    return one_line(os.fspath(path))
 
 
 def _one_line(text: str, limit: int = 200) -> str:
-    text = text if text.isprintable() else repr(text)[1:-1]
-    return text if len(text) <= limit else text[: limit - 3] + "..."
+    return one_line(text, limit)
 
 
 def _short(value: object, limit: int = 60) -> str:
@@ -338,6 +338,33 @@ def _inside(root: Path, path: Path) -> Path:
     return parent / path.name
 
 
+@contextlib.contextmanager
+def _shared_flock(folder: Path) -> Iterator[None]:
+    """A shared ``flock`` on ``folder`` itself, held while one input is added, so that
+    ``merge`` (which takes it exclusively around its final carry-over and swap) never
+    swaps the folder between an add's temp file and its link. Best effort where a
+    folder cannot be opened or locked."""
+    held = None
+    for _ in range(100):
+        try:
+            fd = os.open(folder, os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)
+        except OSError:
+            break
+        try:
+            fcntl.flock(fd, fcntl.LOCK_SH)
+            if os.fstat(fd).st_ino == os.stat(folder).st_ino:
+                held = fd  # the folder that is in place now: keep its lock
+                break
+        except OSError:
+            pass
+        os.close(fd)  # swapped meanwhile: lock the new one
+    try:
+        yield
+    finally:
+        if held is not None:
+            os.close(held)
+
+
 # -------------------------------------------------------------------------- corpus
 
 
@@ -393,10 +420,11 @@ class Corpus:
                 self.dir(target), f"input of {len(data)} bytes is over the {self.max_size} limit"
             )
         folder = self._target_dir(target, create=True)
-        path = _inside(self.root, folder / self.name_for(data))
-        if os.path.lexists(path):
-            return None
-        return path if _atomic_write(path, data, exclusive=True) else None
+        with _shared_flock(folder):  # a merge swaps the folder under an exclusive one
+            path = _inside(self.root, folder / self.name_for(data))
+            if os.path.lexists(path):
+                return None
+            return path if _atomic_write(path, data, exclusive=True) else None
 
     def iter(
         self,
@@ -678,6 +706,41 @@ def _reject_constant(name: str) -> Any:
     raise ValueError(f"{name} is not valid JSON")
 
 
+#: ``first_seen``/``last_seen`` as ``utc_now`` writes them (``+00:00`` accepted for
+#: "Z"). ``datetime.fromisoformat`` alone takes any character between date and time,
+#: a newline included.
+_UTC_STAMP: Final = re.compile(r"\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d{1,6})?(Z|\+00:00)")
+_MAX_LABEL_LEN: Final = 300
+
+
+def _label_problem(value: object) -> str | None:
+    """Why ``value`` cannot be a name field of a record (impl, check, versions): these
+    are printed and exported, so they must be one printable line. None if it can."""
+    if not isinstance(value, str):
+        return f"must be str, not {type_name(value)}"
+    if not 0 < len(value) <= _MAX_LABEL_LEN:
+        return f"must be 1..{_MAX_LABEL_LEN} characters"
+    if not value.isprintable():
+        return "must be one printable line (no control characters)"
+    return None
+
+
+def _non_finite(value: object) -> bool:
+    """``value`` (decoded JSON) holds a float that is not finite, as ``1e999`` decodes
+    to: such a record could never be written back (``allow_nan=False``). Iterative,
+    so any depth the JSON decoder accepted is fine here."""
+    stack = [value]
+    while stack:
+        item = stack.pop()
+        if isinstance(item, float) and not math.isfinite(item):
+            return True
+        if isinstance(item, dict):
+            stack.extend(item.values())
+        elif isinstance(item, list):
+            stack.extend(item)
+    return False
+
+
 def _no_duplicates(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
     result: dict[str, Any] = {}
     for key, value in pairs:
@@ -768,6 +831,18 @@ def _finding_from_obj(data: object, source: Path) -> Finding:
     if not 1 <= data["signature_version"] <= SIGNATURE_VERSION:
         raise bad(f"signature_version must be 1..{SIGNATURE_VERSION}, "
                   f"got {data['signature_version']}")
+    if _non_finite(data):
+        raise bad("holds a non-finite number (NaN, Infinity, or a literal like 1e999)")
+    for name, value in (("impl", data["impl"]), ("evidence.check", data["evidence"].get("check"))):
+        problem = None if value is None else _label_problem(value)
+        if problem:
+            raise bad(f"field {name!r} {problem}")
+    for key, value in data["versions"].items():
+        problem = _label_problem(key) or _label_problem(value)
+        if problem:
+            raise bad(f"versions[{_short(key)}] {problem}")
+    if not all(_UTC_STAMP.fullmatch(data[name]) for name in ("first_seen", "last_seen")):
+        raise bad("first_seen/last_seen must be ISO 8601 UTC timestamps")
     try:
         first = _parse_time(data["first_seen"])
         last = _parse_time(data["last_seen"])
@@ -782,12 +857,16 @@ def _finding_from_obj(data: object, source: Path) -> Finding:
             raise bad("raw_input is not valid base64") from None
     if data["case"] is not None:
         try:
-            case_from_json(data["case"])
+            case = case_from_json(data["case"])
         except PctfuzzError as exc:
             raise bad(f"case: {exc}") from None
-    for key, value in data["versions"].items():
-        if not isinstance(value, str):
-            raise bad(f"versions[{_short(key)}] must be str, not {type_name(value)}")
+        from .targets import TARGETS
+
+        known = TARGETS.get(target)
+        if known is not None and type(case) is not known.case_type:
+            # e.g. a decode case under diff_encode: replaying it would run the wrong check
+            raise bad(f"case: a {type(case).__name__} does not belong to target {target} "
+                      f"(expects {known.case_type.__name__})")
     return Finding(**data)
 
 

@@ -11,6 +11,7 @@ from typing import Any, TextIO
 
 from ..cli import EXIT_FOUND, EXIT_INCOMPLETE, EXIT_OK, EXIT_USAGE
 from ..errors import PctfuzzError
+from .args import JOBS_PER_CORE, folder_path, job_count, positive_seconds, whole_seconds
 
 
 def _cmd_targets(args: argparse.Namespace) -> int:
@@ -65,8 +66,6 @@ def _cmd_fuzz(args: argparse.Namespace) -> int:
     from ..store import utc_now
 
     dests = _outputs(args)
-    if args.jobs is not None and args.jobs < 1:
-        raise PctfuzzError(f"--jobs must be at least 1, not {args.jobs}")
     get_impl(args.impl)  # fail fast, before any process starts
     started = utc_now()
     result = run_campaign(
@@ -174,13 +173,33 @@ def _cmd_corpus_merge(args: argparse.Namespace) -> int:
     if not corpus.is_dir():
         raise PctfuzzError(f"corpus folder {corpus} does not exist")
     harness = Path(args.harness) if args.harness else default_harness_dir()
+    keep = _finding_inputs(Path(args.findings))
     for name in names:
         if not args.targets and not (corpus / name).is_dir():
             continue  # merging everything: skip targets that have no folder
         result = merge_target(name, corpus, harness=harness, impl=args.impl,
-                              inputs=[Path(p) for p in args.input], timeout=args.timeout)
+                              inputs=[Path(p) for p in args.input], timeout=args.timeout,
+                              keep=keep.get(name, []))
         print(result.line())
+        for line in result.skipped:
+            print(f"[{name}] {line}", file=sys.stderr)
     return EXIT_OK
+
+
+def _finding_inputs(folder: Path) -> dict[str, list[bytes]]:
+    """Target -> raw inputs of its findings, which a merge must keep. Timeouts and OOMs
+    are left out: in the corpus, they would stop every campaign that starts."""
+    from ..store import FindingStore, StoreProblem
+
+    problems: list[StoreProblem] = []
+    keep: dict[str, list[bytes]] = {}
+    for finding in FindingStore(folder).iter_findings(problems):
+        raw = finding.raw_bytes()
+        if raw is not None and finding.kind not in ("timeout", "oom"):
+            keep.setdefault(finding.target, []).append(raw)
+    for problem in problems:
+        print(f"skipped {problem}", file=sys.stderr)
+    return keep
 
 
 def _add_report_options(parser: argparse.ArgumentParser) -> None:
@@ -201,16 +220,17 @@ def add_command(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> Non
         "Exit 0: no new finding; 1: a new finding was saved; 2: usage error; 3: incomplete "
         "(a finding or hits lost, a record unreadable, a target with 0 executions).")
     fuzz.add_argument("targets", nargs="*", metavar="TARGET", help="default: all targets")
-    fuzz.add_argument("--max-time", type=float, default=60, metavar="SECONDS",
+    fuzz.add_argument("--max-time", type=positive_seconds, default=60, metavar="SECONDS",
                       help="wall-clock budget for the whole campaign (default 60)")
-    fuzz.add_argument("--jobs", type=int, default=os.cpu_count() or 1, metavar="N",
-                      help="libFuzzer processes at once (default: cores); with fewer targets "
-                      "than N, each target gets several processes on its shared corpus")
+    fuzz.add_argument("--jobs", type=job_count, default=os.cpu_count() or 1, metavar="N",
+                      help="libFuzzer processes at once (default: cores, at most "
+                      f"{JOBS_PER_CORE} per core); with fewer targets than N, each target "
+                      "gets several processes on its shared corpus")
     fuzz.add_argument("--impl", default="urllib", metavar="NAME",
                       help="implementation under test: a registered name or module:Class")
-    fuzz.add_argument("--corpus", default="corpus", metavar="DIR")
-    fuzz.add_argument("--findings", default="findings", metavar="DIR")
-    fuzz.add_argument("--timeout", type=int, default=5, metavar="SECONDS",
+    fuzz.add_argument("--corpus", type=folder_path, default="corpus", metavar="DIR")
+    fuzz.add_argument("--findings", type=folder_path, default="findings", metavar="DIR")
+    fuzz.add_argument("--timeout", type=whole_seconds, default=5, metavar="SECONDS",
                       help="per-input time limit; a slower input is a timeout finding")
     fuzz.add_argument("--rss-limit-mb", type=int, default=2048, metavar="MB",
                       help="memory limit; exceeding it is an oom finding")
@@ -226,7 +246,8 @@ def add_command(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> Non
                         help="finding JSON files, raw corpus files, or folders")
     replay.add_argument("--target", metavar="NAME", help="target of raw inputs")
     replay.add_argument("--impl", metavar="NAME", help="override the implementation")
-    replay.add_argument("--timeout", type=float, default=5, metavar="SECONDS")
+    replay.add_argument("--timeout", type=positive_seconds, default=5, metavar="SECONDS",
+                        help="per-input time limit; a slower input is a timeout (default 5)")
     _add_report_options(replay)
     replay.set_defaults(func=_cmd_replay)
 
@@ -246,7 +267,7 @@ def add_command(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> Non
     corpus_sub.required = True
     seed = corpus_sub.add_parser("seed", help="write the spec-vector seeds for each target")
     seed.add_argument("targets", nargs="*", metavar="TARGET", help="default: all targets")
-    seed.add_argument("--corpus", default="corpus", metavar="DIR")
+    seed.add_argument("--corpus", type=folder_path, default="corpus", metavar="DIR")
     seed.set_defaults(func=_cmd_corpus_seed)
 
     merge = corpus_sub.add_parser(
@@ -255,12 +276,14 @@ def add_command(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> Non
         "inputs (plus --input folders) with the same coverage, atomically.")
     merge.add_argument("targets", nargs="*", metavar="TARGET",
                        help="default: every target with a corpus folder")
-    merge.add_argument("--corpus", default="corpus", metavar="DIR")
+    merge.add_argument("--corpus", type=folder_path, default="corpus", metavar="DIR")
     merge.add_argument("--input", action="append", default=[], metavar="DIR",
                        help="another folder of inputs to merge in (repeatable)")
+    merge.add_argument("--findings", type=folder_path, default="findings", metavar="DIR",
+                       help="findings whose inputs the merge keeps (default: findings)")
     merge.add_argument("--impl", default="urllib", metavar="NAME",
                        help="implementation the diff_* targets run (it shapes coverage)")
     merge.add_argument("--harness", metavar="DIR", help="harness folder (default: ./harness)")
-    merge.add_argument("--timeout", type=int, default=5, metavar="SECONDS",
+    merge.add_argument("--timeout", type=whole_seconds, default=5, metavar="SECONDS",
                        help="per-input time limit")
     merge.set_defaults(func=_cmd_corpus_merge)

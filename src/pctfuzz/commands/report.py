@@ -11,6 +11,7 @@ from typing import Any
 
 from ..cli import EXIT_OK
 from ..errors import PctfuzzError
+from .args import folder_path
 
 __all__ = ["add_command"]
 
@@ -101,7 +102,7 @@ def add_command(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> Non
         "report", help="summarize the findings (table, HTML, JSON)",
         description="Print the findings table (target, kind, status, hits, first seen, "
         "signature); --html writes a single-file HTML report, --json the results document.")
-    report.add_argument("--findings", default="findings", metavar="DIR")
+    report.add_argument("--findings", type=folder_path, default="findings", metavar="DIR")
     report.add_argument("--html", metavar="FILE", help="write an HTML report")
     report.add_argument("--json", metavar="FILE", help="write JSON (FILE or - for stdout)")
     report.add_argument("--campaign", metavar="FILE",
@@ -119,6 +120,7 @@ def add_command(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> Non
                         help="finding JSON files, folders of them, or finding ids")
     export.add_argument("-o", "--output", default="-", metavar="FILE",
                         help="the test file to write (default: stdout)")
-    export.add_argument("--findings", dest="findings_dir", default="findings", metavar="DIR",
+    export.add_argument("--findings", dest="findings_dir", type=folder_path, default="findings",
+                        metavar="DIR",
                         help="where to look finding ids up (default: findings)")
     export.set_defaults(func=_cmd_export)
