@@ -29,7 +29,6 @@ from .errors import PctfuzzError
 from .reference import percent_decode, percent_encode
 from .sets import ALIASES, SETS, get_set
 from .setspec import byte_ranges, canonical_spec, urllib_safe_spec
-from .sets import ALIASES, SETS
 from .text import one_line
 
 EXIT_OK = 0
