@@ -1229,33 +1229,6 @@ _entry(
     "Node.js bug, not reported upstream yet, registered so every other input is checked",
     example=FormParseCase("%FF\u00e9"),
 )
-_entry(
-    id="whatwg-url-usvstring-encode",
-    impl="whatwg-url",
-    check="encode",
-    summary="the URL setters and URLSearchParams convert a lone surrogate to U+FFFD",
-    applies=_str_value_with_surrogate,
-    reconcile=_usvstring_encode,
-    reference="refuses: NotScalarValueError",
-    implementation="encodes the value with each lone surrogate as U+FFFD (%EF%BF%BD)",
-    citation=f"{_USVSTRING}; WHATWG URL Standard 6.1 (URL attributes are USVString)",
-    why="the standard's own API converts before the algorithm runs (the adapter declares "
-    "scalar_values = 'replace')",
-    example=EncodeCase("\ud800", "fragment"),
-)
-_entry(
-    id="whatwg-url-usvstring-form",
-    impl="whatwg-url",
-    check="form",
-    summary="URLSearchParams converts lone surrogates to U+FFFD",
-    applies=_pairs_with_surrogate,
-    reconcile=_usvstring_form,
-    reference="refuses: NotScalarValueError",
-    implementation="serializes with each lone surrogate as U+FFFD (%EF%BF%BD)",
-    citation=f"{_USVSTRING}; WHATWG URL Standard 6.2",
-    why="the standard's own API converts before the serializer runs",
-    example=FormCase((("\ud800", ""),)),
-)
 
 
 #: Every accepted divergence, in reconcile order (entries replacing a refusal come
