@@ -320,14 +320,18 @@ byte_soup = st.binary(max_size=60) | st.lists(
     st.sampled_from([0, 1, 10**9]),
     st.sampled_from(SET_NAMES),
     st.booleans(),
+    st.booleans(),
 )
 def test_both_decode_paths_and_small_blocks(
-    data: bytes, block: int, few: int, set_name: str, plus: bool
+    data: bytes, block: int, few: int, set_name: str, plus: bool, escapes: bool
 ) -> None:
     # Blocks of 3-9 bytes put cuts everywhere, including inside "%HH" triplets; `few`
     # forces the vectorized path (0, 1) or the split loop (10**9) whatever the input,
-    # for decoding and likewise for encoding (cells, or str.translate).
+    # for decoding and likewise for encoding (cells, or str.translate). Without
+    # `escapes`, valid inputs skip the escape_decode path too.
     with pytest.MonkeyPatch.context() as patch:
+        if not escapes:
+            patch.setattr(reference, "_decode_escapes", lambda data: None)
         patch.setattr(reference, "_BLOCK", block)
         patch.setattr(reference, "_FEW_PERCENTS", few)
         patch.setattr(reference, "_SHORT", min(few, 96))
@@ -369,3 +373,73 @@ def test_tiny_set_without_pad_byte() -> None:
     pes = PercentEncodeSet("tiny", frozenset(b"%A"), "test")
     assert percent_encode("A%B\u00e9", pes) == "%41%25B\u00c3\u00a9"
     assert percent_encode("A%B", PercentEncodeSet("empty", frozenset(), "test")) == "A%B"
+
+
+# --- the fast paths, each against the general path ---------------------------------------
+
+#: Valid percent-encoded bytes, with the backslashes and "x" the escape path rewrites.
+valid_encoded = st.lists(
+    st.sampled_from([b"%41", b"%4a", b"%fF", b"%00", b"%5C", b"\\", b"\\x", b"x4", b"a", b"\xff"])
+    | st.binary(max_size=3).filter(lambda b: b"%" not in b),
+    max_size=30,
+).map(b"".join)
+
+
+@settings(deadline=None)
+@given(valid_encoded)
+def test_escape_decode_path_on_valid_input(data: bytes) -> None:
+    assert reference._decode_escapes(data) == spec_decode(data)
+    assert percent_decode(data) == spec_decode(data)
+
+
+@settings(deadline=None)
+@given(byte_soup | valid_encoded)
+def test_escape_decode_path_declines_only_invalid_percent(data: bytes) -> None:
+    # None exactly when some "%" does not start a "%HH" (the other paths handle it).
+    valid = re.fullmatch(rb"(?:[^%]|%[0-9A-Fa-f]{2})*", data, re.DOTALL) is not None
+    decoded = reference._decode_escapes(data)
+    assert (decoded is not None) == valid
+    if decoded is not None:
+        assert decoded == spec_decode(data)
+
+
+@st.composite
+def unchanged_text(draw: st.DrawFn) -> tuple[str, bool, str]:
+    """A set name, spaceAsPlus, and ASCII text with nothing that set would change."""
+    set_name = draw(st.sampled_from(SET_NAMES))
+    plus = draw(st.booleans())
+    members = get_set(set_name).members | ({0x20} if plus else set())
+    kept = [chr(b) for b in range(0x80) if b not in members]
+    text = draw(st.text(st.sampled_from(kept), max_size=60) if kept else st.just(""))
+    return set_name, plus, text + draw(st.sampled_from(["", " ", "%", "\u00e9"]))
+
+
+@settings(deadline=None)
+@given(unchanged_text())
+def test_no_op_fast_path_matches_general_path(case: tuple[str, bool, str]) -> None:
+    # Mostly inputs with nothing to encode (returned as is), some with one last
+    # character that may need encoding: the same result as the table path.
+    set_name, plus, text = case
+    tables = reference._encoder(get_set(set_name), plus)
+    general = reference._encode_changed(text.encode("utf-8"), tables)
+    assert percent_encode(text, set_name, space_as_plus=plus) == general
+    assert percent_encode(text.encode("utf-8"), set_name, space_as_plus=plus) == general
+    assert general == spec_encode_utf8(text, set_name, plus)
+
+
+def test_call_cache_keeps_calls_apart() -> None:
+    # Cached per (set, spaceAsPlus, label) as passed: each call still gets its own tables.
+    for _ in range(2):
+        assert percent_encode("a b~", "form", space_as_plus=True) == "a+b%7E"
+        assert percent_encode("a b~", "form", space_as_plus=False) == "a%20b%7E"
+        assert percent_encode("a b~", "form") == "a%20b%7E"
+        assert percent_encode("a b~", "query-value") == "a+b~"
+        assert percent_encode("a b~", "query-value", space_as_plus=0) == "a%20b~"
+        assert percent_encode("\u00e9", "form", encoding="latin1") == "%E9"
+        assert percent_encode("\u00e9", "form", encoding="utf-8") == "%C3%A9"
+
+
+def test_unknown_label_ignored_for_bytes_only() -> None:
+    assert percent_encode(b"a b", "component", encoding="no-such-label") == "a%20b"
+    with pytest.raises(UnknownEncodingError):
+        percent_encode("a b", "component", encoding="no-such-label")
