@@ -33,8 +33,8 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "src"))
 
-from pctfuzz.form import form_urldecode, form_urlencode  # noqa: E402
-from pctfuzz.targets import TARGETS, form_from_bytes  # noqa: E402
+from pctfuzz.form import form_urldecode, form_urlencode
+from pctfuzz.targets import TARGETS, form_from_bytes
 
 try:
     import ada_url
@@ -125,7 +125,8 @@ def main(argv: list[str] | None = None) -> int:
         json.dump({"python": platform.python_version(), "rows": rows}, sys.stdout, indent=2)
         print()
         return 0
-    print(f"form codec on 1 MiB `form` inputs, best of {repeat}; Python {platform.python_version()}")
+    python = platform.python_version()
+    print(f"form codec on 1 MiB `form` inputs, best of {repeat}; Python {python}")
     header = (
         f"{'input':<28}{'pairs':>8}{'serialize s':>13}{'parse s':>10}{'form check s':>14}"
         f"{'µs/pair':>9}{'ada ser. s':>12}{'ada parse s':>13}"

@@ -127,12 +127,12 @@ def test_parser_wrong_type(bad: object) -> None:
 # --- the batch paths, each against a pair-by-pair transcription of the spec -----------------
 
 
-def spec_serialize(pairs: list[tuple[str, str]]) -> str:
+def spec_serialize(pairs: list[tuple[str, str]], encoding: str = "utf-8") -> str:
     """WHATWG URL 5.2 as written: each name and value encoded alone, then joined."""
     return "&".join(
-        percent_encode(name, "form", space_as_plus=True)
+        percent_encode(name, "form", encoding=encoding, space_as_plus=True)
         + "="
-        + percent_encode(value, "form", space_as_plus=True)
+        + percent_encode(value, "form", encoding=encoding, space_as_plus=True)
         for name, value in pairs
     )
 
@@ -161,21 +161,36 @@ edge_text = st.text(
 )
 
 
+ascii_text = st.text(st.characters(max_codepoint=0x7F), max_size=8)
+
+
 @settings(deadline=None)
-@given(st.lists(st.tuples(edge_text, edge_text), max_size=8), st.booleans())
-def test_batch_serializer_matches_pair_by_pair(pairs: list[tuple[str, str]], loop: bool) -> None:
+@given(
+    st.lists(st.tuples(edge_text, edge_text), max_size=8)
+    | st.lists(st.tuples(ascii_text, ascii_text), max_size=8),
+    st.sampled_from(["utf-8", "windows-1252", "shift_jis", "iso-2022-jp", "gb18030", "utf-16le"]),
+    st.booleans(),
+)
+def test_batch_serializer_matches_pair_by_pair(
+    pairs: list[tuple[str, str]], encoding: str, loop: bool
+) -> None:
     with pytest.MonkeyPatch.context() as patch:
         if loop:  # force the pair-by-pair loop
-            patch.setattr(form, "_serialize_utf8", lambda pairs: None)
-        assert form_urlencode(pairs) == spec_serialize(pairs)
+            patch.setattr(form, "_serialize_at_once", lambda pairs, encoding: None)
+        assert form_urlencode(pairs, encoding=encoding) == spec_serialize(pairs, encoding)
 
 
 def test_batch_serializer_declines_what_the_loop_must_decide() -> None:
-    assert form._serialize_utf8([]) is None
-    assert form._serialize_utf8([("a", "b"), ("c", 1)]) is None
-    assert form._serialize_utf8([("a", "b"), "cd"]) is None
-    assert form._serialize_utf8([("a", "\udcfe")]) is None  # a stand-in as data
-    assert form._serialize_utf8([("a", "b"), ["c", "d"]]) == "a=b&c=d"
+    assert form._serialize_at_once([], "utf-8") is None
+    assert form._serialize_at_once([("a", "b"), ("c", 1)], "utf-8") is None
+    assert form._serialize_at_once([("a", "b"), "cd"], "utf-8") is None
+    assert form._serialize_at_once([("a", "\udcfe")], "utf-8") is None  # a stand-in as data
+    assert form._serialize_at_once([("a", "b"), ["c", "d"]], "utf-8") == "a=b&c=d"
+    # Other encodings: ASCII-only pairs, where the encoder writes ASCII as is.
+    assert form._serialize_at_once([("a b", "~")], "windows-1252") == "a+b=%7E"
+    assert form._serialize_at_once([("\u00e9", "b")], "windows-1252") is None
+    assert form._serialize_at_once([("a", "b")], "iso-2022-jp") is None  # ESC is an error
+    assert form._serialize_at_once([("a", "b")], "klingon") is None
 
 
 #: Bytes around the parser's FF separator: "%FF"/"%ff" and a raw FF (a field

@@ -443,3 +443,28 @@ def test_unknown_label_ignored_for_bytes_only() -> None:
     assert percent_encode(b"a b", "component", encoding="no-such-label") == "a%20b"
     with pytest.raises(UnknownEncodingError):
         percent_encode("a b", "component", encoding="no-such-label")
+
+
+@settings(deadline=None)
+@given(
+    st.text(st.characters(max_codepoint=0x7F), max_size=30),
+    st.sampled_from(SET_NAMES),
+    st.sampled_from(["windows-1252", "shift_jis", "euc-kr", "big5", "gb18030", "iso-2022-jp"]),
+)
+def test_ascii_fast_path_in_legacy_encodings(text: str, set_name: str, label: str) -> None:
+    # ASCII text skips the legacy encoder where it writes ASCII as is: the same as
+    # through the encoder (forced by a fresh call cache that believes no encoder does).
+    fast = percent_encode(text, set_name, encoding=label)
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(reference, "_CALLS", {})
+        patch.setattr(reference, "_ascii_as_is", lambda enc: False)
+        assert percent_encode(text, set_name, encoding=label) == fast
+
+
+def test_ascii_as_is_per_encoding() -> None:
+    from pctfuzz import encoding
+
+    assert reference._ascii_as_is(encoding.lookup("windows-1252"))
+    assert reference._ascii_as_is(encoding.lookup("shift_jis"))
+    assert not reference._ascii_as_is(encoding.lookup("iso-2022-jp"))  # ESC, SO, SI
+    assert percent_encode("\x1b", "component", encoding="iso-2022-jp") == "%26%2365533%3B"

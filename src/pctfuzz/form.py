@@ -4,23 +4,32 @@ The serializer is what ``URLSearchParams.toString()`` and HTML form submission u
 the parser is what ``new URLSearchParams(string)`` uses.
 
 Both do their per-byte work on the whole input at once where the result is provably
-the same as pair by pair (see ``_serialize_utf8`` and ``_decode_fields``), so that a
+the same as pair by pair (see ``_serialize_at_once`` and ``_decode_fields``), so that a
 megabyte of tiny pairs costs little more than a megabyte of one pair.
 """
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Iterable, Sequence
 from itertools import chain
 from operator import methodcaller
 from typing import Any
 
-from . import encoding as _encoding
-from .errors import InputTypeError, PctfuzzError, type_name
-from .reference import Surrogates, percent_decode, percent_encode, to_scalar_value_string
+from .errors import InputTypeError, type_name
+from .reference import (
+    Surrogates,
+    _encoding_facts,
+    percent_decode,
+    percent_encode,
+    to_scalar_value_string,
+)
 from .sets import FORM
 
 __all__ = ["form_urldecode", "form_urlencode"]
+
+#: The form set by name: ``percent_encode`` caches its look-ups for names.
+_FORM = FORM.name
 
 #: Stand-ins for "=" and "&" while all pairs are encoded as one string. Lone
 #: surrogates U+DCFE and U+DCFF, whose "surrogateescape" UTF-8 encoding is the single
@@ -46,10 +55,12 @@ def form_urlencode(
         raise InputTypeError(f"pairs must be an iterable of (name, value), not {type_name(pairs)}")
     if not isinstance(pairs, list | tuple):
         pairs = list(pairs)
-    if _is_utf8(encoding):
-        fast = _serialize_utf8(pairs)
-        if fast is not None:
-            return fast
+    fast = _serialize_at_once(pairs, encoding)
+    if fast is not None:
+        return fast
+    encode = functools.partial(
+        percent_encode, encoding=encoding, space_as_plus=True, surrogates=surrogates
+    )
     out: list[str] = []
     for index, pair in enumerate(pairs):
         if not isinstance(pair, tuple | list) or len(pair) != 2:
@@ -58,31 +69,19 @@ def form_urlencode(
         for what, item in (("name", name), ("value", value)):
             if not isinstance(item, str):
                 raise InputTypeError(f"pairs[{index}] {what} must be str, not {type_name(item)}")
-        out.append(
-            percent_encode(name, FORM, encoding=encoding, space_as_plus=True, surrogates=surrogates)
-            + "="
-            + percent_encode(
-                value, FORM, encoding=encoding, space_as_plus=True, surrogates=surrogates
-            )
-        )
+        out.append(encode(name, _FORM) + "=" + encode(value, _FORM))
     return "&".join(out)
 
 
-def _is_utf8(label: object) -> bool:
-    """True if ``label`` names an encoding whose output encoding is UTF-8; False for a
-    bad label too (the pair-by-pair loop raises then, if there is a pair)."""
-    try:
-        return _encoding.lookup(label).is_utf8  # type: ignore[arg-type]
-    except PctfuzzError:
-        return False
-
-
-def _serialize_utf8(pairs: Sequence[Any]) -> str | None:
-    """The UTF-8 serializer on all pairs at once: one string with stand-ins for "=" and
-    "&", one percent-encode, then the stand-ins' triplets replaced.
+def _serialize_at_once(pairs: Sequence[Any], encoding: str) -> str | None:
+    """The serializer on all pairs at once: one string with stand-ins for "=" and "&",
+    one percent-encode, then the stand-ins' triplets replaced. For UTF-8, and for
+    ASCII-only pairs in an encoding that writes ASCII as is (then the bytes are the
+    same as UTF-8's).
 
     None when the pair-by-pair loop must decide: no pairs, a pair that is not a
-    (str, str) tuple or list, or a lone surrogate (an error or U+FFFD there).
+    (str, str) tuple or list, a lone surrogate (an error or U+FFFD there), another
+    encoding, or a bad label (an error there).
     """
     if not pairs or not {type(pair) for pair in pairs} <= {tuple, list}:
         return None
@@ -91,10 +90,15 @@ def _serialize_utf8(pairs: Sequence[Any]) -> str | None:
     fields: list[str] = list(chain.from_iterable(pairs))
     if not {type(field) for field in fields} <= {str}:
         return None  # (a str subclass too: the loop accepts it, and takes its time)
-    try:
-        "".join(fields).encode("utf-8")  # a lone surrogate raises (Python never pairs them)
-    except UnicodeEncodeError:
-        return None
+    is_utf8, ascii_as_is = _encoding_facts(encoding)
+    text = "".join(fields)
+    if not (ascii_as_is and text.isascii()):
+        if not is_utf8:
+            return None
+        try:
+            text.encode("utf-8")  # a lone surrogate raises (Python never pairs them)
+        except UnicodeEncodeError:
+            return None
     # name0 = value0 & name1 = value1 ... built by slice assignment, not per pair.
     count = len(pairs)
     parts = [_AMPERSAND] * (4 * count - 1)
@@ -102,7 +106,7 @@ def _serialize_utf8(pairs: Sequence[Any]) -> str | None:
     parts[1::4] = [_EQUALS] * count
     parts[2::4] = fields[1::2]
     data = "".join(parts).encode("utf-8", "surrogateescape")
-    encoded = percent_encode(data, FORM, space_as_plus=True)
+    encoded = percent_encode(data, _FORM, space_as_plus=True)
     return encoded.replace(_EQUALS_OUT, "=").replace(_AMPERSAND_OUT, "&")
 
 

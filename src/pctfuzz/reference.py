@@ -156,25 +156,45 @@ def _check_surrogates(surrogates: str) -> None:
         raise PctfuzzError(f"surrogates must be 'strict' or 'replace', not {surrogates!r}")
 
 
-#: (encode_set, space_as_plus, encoding) as passed -> (tables, encoding is UTF-8), for
-#: set names and str labels: the look-ups cost more than encoding a short input.
-_CALLS: dict[tuple[object, object, object], tuple[_Encoder, bool]] = {}
+@dataclass(frozen=True)
+class _Call:
+    """What ``percent_encode`` needs from its set, spaceAsPlus and encoding arguments."""
+
+    tables: _Encoder
+    is_utf8: bool
+    #: ASCII text encodes to the same bytes (UTF-8 and every WHATWG encoder but
+    #: ISO-2022-JP, whose encoder rejects ESC, SO and SI); False for a bad label.
+    ascii_as_is: bool
+
+
+#: (encode_set, space_as_plus, encoding) as passed -> _Call, for set names and str
+#: labels: the look-ups cost more than encoding a short input.
+_CALLS: dict[tuple[object, object, object], _Call] = {}
 _MAX_CALLS = 256
+
+_ASCII = "".join(map(chr, range(0x80)))
+
+
+@functools.cache
+def _ascii_as_is(enc: _encoding.Encoding) -> bool:
+    runs = list(_encoding.encode_runs(enc, _ASCII))
+    chunks = [run for run in runs if isinstance(run, bytes)]
+    return len(chunks) == len(runs) and b"".join(chunks) == _ASCII.encode()
 
 
 def _resolve(
     encode_set: str | PercentEncodeSet, space_as_plus: bool | None, encoding: str
-) -> tuple[_Encoder, bool]:
+) -> _Call:
     """The slow path of ``percent_encode``'s argument look-up (raises on a bad set)."""
     pes = get_set(encode_set)
     plus = pes.space_as_plus if space_as_plus is None else bool(space_as_plus)
     try:
-        is_utf8 = _encoding.lookup(encoding).is_utf8
+        enc = _encoding.lookup(encoding)
     except PctfuzzError:
         # An error only for str values (bytes ignore ``encoding``): the str path
         # looks the label up again and raises there.
-        return _encoder(pes, plus), False
-    resolved = _encoder(pes, plus), is_utf8
+        return _Call(_encoder(pes, plus), is_utf8=False, ascii_as_is=False)
+    resolved = _Call(_encoder(pes, plus), enc.is_utf8, _ascii_as_is(enc))
     # Only keys whose equality means "same call": a set name, None or a bool, a str label.
     if (
         type(encode_set) is str
@@ -185,6 +205,16 @@ def _resolve(
             _CALLS.clear()
         _CALLS[encode_set, space_as_plus, encoding] = resolved
     return resolved
+
+
+def _encoding_facts(encoding: str) -> tuple[bool, bool]:
+    """(is UTF-8, writes ASCII text as its bytes) for a label; (False, False) for a
+    label that is not one. For the form serializer's batch path."""
+    try:
+        call = _CALLS["component", None, encoding]
+    except (KeyError, TypeError):
+        call = _resolve("component", None, encoding)
+    return call.is_utf8, call.ascii_as_is
 
 
 def percent_encode(
@@ -210,19 +240,20 @@ def percent_encode(
     same algorithm.
     """
     try:
-        enc_tables, is_utf8 = _CALLS[encode_set, space_as_plus, encoding]
+        call = _CALLS[encode_set, space_as_plus, encoding]
     except (KeyError, TypeError):  # not seen yet, or an unhashable (wrong) argument
-        enc_tables, is_utf8 = _resolve(encode_set, space_as_plus, encoding)
+        call = _resolve(encode_set, space_as_plus, encoding)
+    enc_tables = call.tables
 
     if type(value) is str or isinstance(value, str):
         if surrogates != "strict":
             _check_surrogates(surrogates)
-        if is_utf8:
-            if value.isascii():
-                data = value.encode("ascii")
-                if not data.translate(None, enc_tables.keep):
-                    return value  # nothing to encode (a common input): it is the output
-                return _encode_changed(data, enc_tables)
+        if value.isascii() and call.ascii_as_is:
+            data = value.encode("ascii")
+            if not data.translate(None, enc_tables.keep):
+                return value  # nothing to encode (a common input): it is the output
+            return _encode_changed(data, enc_tables)
+        if call.is_utf8:
             try:
                 data = value.encode("utf-8")
             except UnicodeEncodeError:
