@@ -42,7 +42,7 @@ except ImportError:  # the `impls` extra is not installed: no peer column
     ada_url = None
 
 MiB = 1 << 20
-#: Header bytes of the byte format: below 0x80 is UTF-8; 0x80 + i is FUZZ_ENCODINGS[i].
+#: The header byte for UTF-8 (any byte below 0x80).
 UTF8 = b"\x00"
 
 
@@ -57,9 +57,9 @@ def fill(header: bytes, unit: bytes) -> bytes:
 
 
 def legacy_header(name: str) -> bytes:
-    from pctfuzz.targets import FUZZ_ENCODINGS
+    from pctfuzz.targets import _encoding_to_byte
 
-    return bytes([0x80 + FUZZ_ENCODINGS.index(name)])
+    return bytes([_encoding_to_byte(name)])
 
 
 INPUTS: dict[str, Callable[[], bytes]] = {
@@ -71,8 +71,19 @@ INPUTS: dict[str, Callable[[], bytes]] = {
     "2-byte pairs, UTF-8": lambda: fill(UTF8, fields("é".encode(), "é".encode())),
     # 131,071 pairs of 3 bytes with "=", "&", "%" and "+" in them.
     "3-byte pairs, reserved": lambda: fill(UTF8, fields(b"a=&", b"%+b")),
+    # 524,287 pairs ("", ""): the most pairs a 1 MiB input can hold.
+    "empty pairs": lambda: fill(UTF8, fields(b"", b"")),
     # 262,143 pairs ("a", "b") in windows-1252: a legacy output encoding.
     "1-byte pairs, windows-1252": lambda: fill(legacy_header("windows-1252"), fields(b"a", b"b")),
+    # 174,762 pairs ("é", "é") in windows-1252: the legacy encoder on every field.
+    "2-byte pairs, windows-1252": lambda: fill(
+        legacy_header("windows-1252"), fields("é".encode(), "é".encode())
+    ),
+    # 174,762 pairs ("é", "é") in Shift_JIS, whose encoder cannot write "é": each
+    # field is a numeric character reference ("%26%23233%3B").
+    "2-byte pairs, Shift_JIS": lambda: fill(
+        legacy_header("Shift_JIS"), fields("é".encode(), "é".encode())
+    ),
 }
 
 
@@ -100,6 +111,9 @@ def ada_parse(text: str) -> list[tuple[str, str]]:
 def measure(label: str, data: bytes, repeat: int) -> dict[str, Any]:
     case = form_from_bytes(data)
     pairs, encoding = case.pairs, case.encoding
+    # The label's last word names the encoding when it is not UTF-8.
+    named = label.rsplit(", ", 1)[-1]
+    assert encoding == (named if named in ("windows-1252", "Shift_JIS") else "UTF-8"), label
     text = form_urlencode(pairs, encoding=encoding)
     row: dict[str, Any] = {"input": label, "bytes": len(data), "pairs": len(pairs)}
     row["serialize_s"] = best(lambda: form_urlencode(pairs, encoding=encoding), repeat)
@@ -128,7 +142,7 @@ def main(argv: list[str] | None = None) -> int:
     python = platform.python_version()
     print(f"form codec on 1 MiB `form` inputs, best of {repeat}; Python {python}")
     header = (
-        f"{'input':<28}{'pairs':>8}{'serialize s':>13}{'parse s':>10}{'form check s':>14}"
+        f"{'input':<30}{'pairs':>8}{'serialize s':>13}{'parse s':>10}{'form check s':>14}"
         f"{'µs/pair':>9}{'ada ser. s':>12}{'ada parse s':>13}"
     )
     print(header)
@@ -139,7 +153,7 @@ def main(argv: list[str] | None = None) -> int:
             for key, width in (("ada_serialize_s", 12), ("ada_parse_s", 13))
         )
         print(
-            f"{row['input']:<28}{row['pairs']:>8}{row['serialize_s']:>13.3f}"
+            f"{row['input']:<30}{row['pairs']:>8}{row['serialize_s']:>13.3f}"
             f"{row['parse_s']:>10.3f}{row['check_s']:>14.3f}"
             f"{row['check_s'] / row['pairs'] * 1e6:>9.2f}{ada}"
         )

@@ -13,6 +13,7 @@ from pctfuzz import form
 from pctfuzz.errors import InputTypeError, NotScalarValueError, UnknownEncodingError
 from pctfuzz.form import form_urldecode, form_urlencode
 from pctfuzz.reference import percent_decode, percent_encode
+from pctfuzz.targets import FUZZ_ENCODINGS
 
 scalar_text = st.text(st.characters(codec="utf-8"), max_size=20)
 
@@ -155,7 +156,8 @@ def spec_parse(data: bytes) -> list[tuple[str, str]]:
 #: Characters next to the stand-ins: "=", "&", "%", the lead byte of U+DCxx, FE/FF
 #: look-alikes, astral and CJK.
 edge_text = st.text(
-    st.sampled_from("a =&%+~\u00fe\u00ff\ud7ff\ue000\ufffd\U0001f600\u4e2d\u00e9FE")
+    st.sampled_from("a =&%+~\x00\x01\x1f\u00fe\u00ff\ud7ff\ue000\ufffd\U0001f600\u4e2d\u00e9FE")
+    | st.sampled_from("\u3042\uff71\u00a5\u203e\u20ac\u0401\uf780\U00020000")
     | st.characters(codec="utf-8"),
     max_size=8,
 )
@@ -168,7 +170,7 @@ ascii_text = st.text(st.characters(max_codepoint=0x7F), max_size=8)
 @given(
     st.lists(st.tuples(edge_text, edge_text), max_size=8)
     | st.lists(st.tuples(ascii_text, ascii_text), max_size=8),
-    st.sampled_from(["utf-8", "windows-1252", "shift_jis", "iso-2022-jp", "gb18030", "utf-16le"]),
+    st.sampled_from((*FUZZ_ENCODINGS, "utf-16le", "latin1")),
     st.booleans(),
 )
 def test_batch_serializer_matches_pair_by_pair(
@@ -186,10 +188,14 @@ def test_batch_serializer_declines_what_the_loop_must_decide() -> None:
     assert form._serialize_at_once([("a", "b"), "cd"], "utf-8") is None
     assert form._serialize_at_once([("a", "\udcfe")], "utf-8") is None  # a stand-in as data
     assert form._serialize_at_once([("a", "b"), ["c", "d"]], "utf-8") == "a=b&c=d"
-    # Other encodings: ASCII-only pairs, where the encoder writes ASCII as is.
-    assert form._serialize_at_once([("a b", "~")], "windows-1252") == "a+b=%7E"
-    assert form._serialize_at_once([("\u00e9", "b")], "windows-1252") is None
-    assert form._serialize_at_once([("a", "b")], "iso-2022-jp") is None  # ESC is an error
+    # Other encodings: two C0 controls not in the fields stand in.
+    assert form._serialize_at_once([("a b", "~\u00e9")], "windows-1252") == "a+b=%7E%E9"
+    assert form._serialize_at_once([("\x00", "\x01\x02")], "shift_jis") == "%00=%01%02"
+    every_control = "".join(map(chr, range(0x20)))
+    assert form._serialize_at_once([("a", every_control[2:])], "big5") is not None
+    assert form._serialize_at_once([("a", every_control[1:])], "big5") is None
+    assert form._serialize_at_once([("a", every_control)], "big5") is None
+    assert form._serialize_at_once([("a", "b")], "iso-2022-jp") is None  # stateful
     assert form._serialize_at_once([("a", "b")], "klingon") is None
 
 

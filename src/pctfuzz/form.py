@@ -16,14 +16,9 @@ from itertools import chain
 from operator import methodcaller
 from typing import Any
 
-from .errors import InputTypeError, type_name
-from .reference import (
-    Surrogates,
-    _encoding_facts,
-    percent_decode,
-    percent_encode,
-    to_scalar_value_string,
-)
+from . import encoding as _encoding
+from .errors import InputTypeError, PctfuzzError, type_name
+from .reference import Surrogates, percent_decode, percent_encode, to_scalar_value_string
 from .sets import FORM
 
 __all__ = ["form_urldecode", "form_urlencode"]
@@ -75,13 +70,12 @@ def form_urlencode(
 
 def _serialize_at_once(pairs: Sequence[Any], encoding: str) -> str | None:
     """The serializer on all pairs at once: one string with stand-ins for "=" and "&",
-    one percent-encode, then the stand-ins' triplets replaced. For UTF-8, and for
-    ASCII-only pairs in an encoding that writes ASCII as is (then the bytes are the
-    same as UTF-8's).
+    one percent-encode, then the stand-ins' triplets replaced by "=" and "&".
 
     None when the pair-by-pair loop must decide: no pairs, a pair that is not a
-    (str, str) tuple or list, a lone surrogate (an error or U+FFFD there), another
-    encoding, or a bad label (an error there).
+    (str, str) tuple or list, a lone surrogate (an error or U+FFFD there), a bad
+    label (an error there), ISO-2022-JP (its encoder has state, which each name and
+    value starts afresh), or no two C0 controls left to stand in (see below).
     """
     if not pairs or not {type(pair) for pair in pairs} <= {tuple, list}:
         return None
@@ -90,24 +84,43 @@ def _serialize_at_once(pairs: Sequence[Any], encoding: str) -> str | None:
     fields: list[str] = list(chain.from_iterable(pairs))
     if not {type(field) for field in fields} <= {str}:
         return None  # (a str subclass too: the loop accepts it, and takes its time)
-    is_utf8, ascii_as_is = _encoding_facts(encoding)
     text = "".join(fields)
-    if not (ascii_as_is and text.isascii()):
-        if not is_utf8:
-            return None
-        try:
-            text.encode("utf-8")  # a lone surrogate raises (Python never pairs them)
-        except UnicodeEncodeError:
-            return None
-    # name0 = value0 & name1 = value1 ... built by slice assignment, not per pair.
-    count = len(pairs)
-    parts = [_AMPERSAND] * (4 * count - 1)
+    try:
+        text.encode("utf-8")  # a lone surrogate raises (Python never pairs them)
+        name = _encoding.lookup(encoding).name
+    except (UnicodeEncodeError, PctfuzzError):
+        return None
+    if name == "UTF-8":
+        data = _join_pairs(fields, _EQUALS, _AMPERSAND).encode("utf-8", "surrogateescape")
+        encoded = percent_encode(data, _FORM, space_as_plus=True)
+        return encoded.replace(_EQUALS_OUT, "=").replace(_AMPERSAND_OUT, "&")
+    if name == "ISO-2022-JP":
+        return None
+    # Other encoders are stateless, and only a C0 control becomes a byte below 0x20:
+    # ASCII is written as is, and every byte of a multi-byte sequence (Shift_JIS,
+    # EUC-JP, EUC-KR, Big5, GBK, gb18030) or of x-user-defined and the single-byte
+    # encodings is 0x30 or above. So two C0 controls absent from the fields stand in,
+    # and their "%HH" (the form set encodes every C0 control) marks where they were.
+    equals, ampersand = ([c for c in _C0_CONTROLS if c not in text] + ["", ""])[:2]
+    if not ampersand:
+        return None
+    encoded = percent_encode(
+        _join_pairs(fields, equals, ampersand), _FORM, encoding=encoding, space_as_plus=True
+    )
+    return encoded.replace(f"%{ord(equals):02X}", "=").replace(f"%{ord(ampersand):02X}", "&")
+
+
+_C0_CONTROLS = [chr(c) for c in range(0x20)]
+
+
+def _join_pairs(fields: list[str], equals: str, ampersand: str) -> str:
+    """name0 ``equals`` value0 ``ampersand`` name1 ... (by slice assignment, not per pair)."""
+    count = len(fields) // 2
+    parts = [ampersand] * (4 * count - 1)
     parts[0::4] = fields[0::2]
-    parts[1::4] = [_EQUALS] * count
+    parts[1::4] = [equals] * count
     parts[2::4] = fields[1::2]
-    data = "".join(parts).encode("utf-8", "surrogateescape")
-    encoded = percent_encode(data, _FORM, space_as_plus=True)
-    return encoded.replace(_EQUALS_OUT, "=").replace(_AMPERSAND_OUT, "&")
+    return "".join(parts)
 
 
 def form_urldecode(text: str | bytes) -> list[tuple[str, str]]:

@@ -207,16 +207,6 @@ def _resolve(
     return resolved
 
 
-def _encoding_facts(encoding: str) -> tuple[bool, bool]:
-    """(is UTF-8, writes ASCII text as its bytes) for a label; (False, False) for a
-    label that is not one. For the form serializer's batch path."""
-    try:
-        call = _CALLS["component", None, encoding]
-    except (KeyError, TypeError):
-        call = _resolve("component", None, encoding)
-    return call.is_utf8, call.ascii_as_is
-
-
 def percent_encode(
     value: str | bytes,
     encode_set: str | PercentEncodeSet = "component",
