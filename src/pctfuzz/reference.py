@@ -65,6 +65,9 @@ class _Encoder:
     keep: bytes
     #: True if every byte >= 0x80 changes, so non-ASCII UTF-8 always has work to do.
     high_changes: bool
+    #: True if the bytes "&#N;" encode to "%26%23N%3B", the encoded numeric character
+    #: reference of WHATWG 1.3 step 5.3 (true for the form and component sets).
+    ncr_as_is: bool
     #: Three ``bytes.translate`` tables, one per column of a 3-byte output cell.
     first: bytes
     high: bytes
@@ -95,6 +98,7 @@ def _encoder(encode_set: PercentEncodeSet, space_as_plus: bool) -> _Encoder:
     return _Encoder(
         keep=bytes(b for b in range(0x100) if b not in changed),
         high_changes=all(b in changed for b in range(0x80, 0x100)),
+        ncr_as_is=[table[b] for b in b"&#;0123456789"] == ["%26", "%23", "%3B", *"0123456789"],
         first=bytes(first),
         high=bytes(high),
         low=bytes(low),
@@ -252,8 +256,13 @@ def percent_encode(
                 return _encode_changed(data, enc_tables)
             return _encode_bytes(data, enc_tables)
         value = to_scalar_value_string(value, surrogates)
+        runs = _encoding.encode_runs(_encoding.lookup(encoding), value)
+        if enc_tables.ncr_as_is:
+            # One percent-encode of all bytes, with each reference written as "&#N;".
+            data = b"".join([run if isinstance(run, bytes) else b"&#%d;" % run for run in runs])
+            return _encode_bytes(data, enc_tables)
         out: list[str] = []
-        for chunk in _encoding.encode_runs(_encoding.lookup(encoding), value):
+        for chunk in runs:
             if isinstance(chunk, int):
                 # "%26%23", the decimal code point, "%3B": an HTML numeric character
                 # reference, itself percent-encoded (WHATWG 1.3 step 5.3).
