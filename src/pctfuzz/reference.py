@@ -9,8 +9,11 @@ Speed comes from doing all per-byte work in C, with no Python code run per byte
 (see ``_encode_bytes`` and ``_decode_block``): built-in ``bytes.translate`` with
 256-entry tables, strided slice assignment, and big integers used as vectors of
 8-bit lanes. Long inputs are processed in blocks of ``_BLOCK`` bytes, so memory stays
-bounded and time stays linear. The tests compare both directions with byte-by-byte
-transcriptions of the spec's loops (tests/test_reference.py).
+bounded and time stays linear. Two common inputs take shorter paths: text with nothing
+to encode is returned as is after one ``bytes.translate`` deletion pass, and text whose
+every "%" starts a "%HH" is decoded by ``codecs.escape_decode`` (``_decode_escapes``).
+The tests compare every path with byte-by-byte transcriptions of the spec's loops
+(tests/test_reference.py).
 """
 
 from __future__ import annotations
