@@ -395,9 +395,10 @@ def percent_decode(value: str | bytes) -> bytes:
 def _decode_chunk(data: bytes) -> bytes:
     """Percent-decode at most about ``_BLOCK`` bytes, no "%HH" cut off at the end."""
     percents = data.count(b"%")
-    # Each "%HH" takes three bytes, so more "%" than that means an invalid one; the
-    # escape path would then waste its rewrite (costly with dense "%").
-    if 3 * percents <= len(data):
+    # Each "%HH" takes three bytes, so more "%" than that means an invalid one, as
+    # does a "%" in the last two bytes (a cut-off input): the escape path would then
+    # waste its rewrite (costly with dense "%").
+    if 3 * percents <= len(data) and b"%" not in data[-2:]:
         decoded = _decode_escapes(data)
         if decoded is not None:
             return decoded
