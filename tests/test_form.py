@@ -9,8 +9,11 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from pctfuzz import form
 from pctfuzz.errors import InputTypeError, NotScalarValueError, UnknownEncodingError
 from pctfuzz.form import form_urldecode, form_urlencode
+from pctfuzz.reference import percent_decode, percent_encode
+from pctfuzz.targets import FUZZ_ENCODINGS
 
 scalar_text = st.text(st.characters(codec="utf-8"), max_size=20)
 
@@ -120,3 +123,103 @@ def test_parser_wrong_type(bad: object) -> None:
     with pytest.raises(InputTypeError, match=r"^text must be str or bytes") as info:
         form_urldecode(bad)  # type: ignore[arg-type]
     assert isinstance(info.value, TypeError)
+
+
+# --- the batch paths, each against a pair-by-pair transcription of the spec -----------------
+
+
+def spec_serialize(pairs: list[tuple[str, str]], encoding: str = "utf-8") -> str:
+    """WHATWG URL 5.2 as written: each name and value encoded alone, then joined."""
+    return "&".join(
+        percent_encode(name, "form", encoding=encoding, space_as_plus=True)
+        + "="
+        + percent_encode(value, "form", encoding=encoding, space_as_plus=True)
+        for name, value in pairs
+    )
+
+
+def spec_parse(data: bytes) -> list[tuple[str, str]]:
+    """WHATWG URL 5.1 as written: split, skip empty, partition, "+", decode each."""
+    out = []
+    for sequence in data.split(b"&"):
+        if sequence:
+            name, _, value = sequence.partition(b"=")
+            out.append(
+                tuple(
+                    percent_decode(item.replace(b"+", b" ")).decode("utf-8", "replace")
+                    for item in (name, value)
+                )
+            )
+    return out  # type: ignore[return-value]
+
+
+#: Characters next to the stand-ins: "=", "&", "%", the lead byte of U+DCxx, FE/FF
+#: look-alikes, astral and CJK.
+edge_text = st.text(
+    st.sampled_from("a =&%+~\x00\x01\x1f\u00fe\u00ff\ud7ff\ue000\ufffd\U0001f600\u4e2d\u00e9FE")
+    | st.sampled_from("\u3042\uff71\u00a5\u203e\u20ac\u0401\uf780\U00020000")
+    | st.characters(codec="utf-8"),
+    max_size=8,
+)
+
+
+ascii_text = st.text(st.characters(max_codepoint=0x7F), max_size=8)
+
+
+@settings(deadline=None)
+@given(
+    st.lists(st.tuples(edge_text, edge_text), max_size=8)
+    | st.lists(st.tuples(ascii_text, ascii_text), max_size=8),
+    st.sampled_from((*FUZZ_ENCODINGS, "utf-16le", "latin1")),
+    st.booleans(),
+)
+def test_batch_serializer_matches_pair_by_pair(
+    pairs: list[tuple[str, str]], encoding: str, loop: bool
+) -> None:
+    with pytest.MonkeyPatch.context() as patch:
+        if loop:  # force the pair-by-pair loop
+            patch.setattr(form, "_serialize_at_once", lambda pairs, encoding: None)
+        assert form_urlencode(pairs, encoding=encoding) == spec_serialize(pairs, encoding)
+
+
+def test_batch_serializer_declines_what_the_loop_must_decide() -> None:
+    assert form._serialize_at_once([], "utf-8") is None
+    assert form._serialize_at_once([("a", "b"), ("c", 1)], "utf-8") is None
+    assert form._serialize_at_once([("a", "b"), "cd"], "utf-8") is None
+    assert form._serialize_at_once([("a", "\udcfe")], "utf-8") is None  # a stand-in as data
+    assert form._serialize_at_once([("a", "b"), ["c", "d"]], "utf-8") == "a=b&c=d"
+    # Other encodings: two C0 controls not in the fields stand in.
+    assert form._serialize_at_once([("a b", "~\u00e9")], "windows-1252") == "a+b=%7E%E9"
+    assert form._serialize_at_once([("\x00", "\x01\x02")], "shift_jis") == "%00=%01%02"
+    every_control = "".join(map(chr, range(0x20)))
+    assert form._serialize_at_once([("a", every_control[2:])], "big5") is not None
+    assert form._serialize_at_once([("a", every_control[1:])], "big5") is None
+    assert form._serialize_at_once([("a", every_control)], "big5") is None
+    assert form._serialize_at_once([("a", "b")], "iso-2022-jp") is None  # stateful
+    assert form._serialize_at_once([("a", "b")], "klingon") is None
+
+
+#: Bytes around the parser's FF separator: "%FF"/"%ff" and a raw FF (a field
+#: decoding to FF), truncated and invalid UTF-8, "&", "=", "+".
+parse_soup = st.lists(
+    st.sampled_from(
+        [b"a", b"&", b"=", b"+", b"%", b"%41", b"%FF", b"%ff", b"\xff", b"\xfe", b"%C3",
+         b"%A9", b"\xc3", b"%E2%82", b"%26", b"%3D", b"\xed\xa0\x80", b"%F0%9F%98%80"]
+    ),
+    max_size=30,
+).map(b"".join)
+
+
+@settings(deadline=None)
+@given(parse_soup | st.binary(max_size=40))
+def test_batch_parser_matches_pair_by_pair(data: bytes) -> None:
+    assert form_urldecode(data) == spec_parse(data)
+
+
+def test_batch_parser_each_fallback() -> None:
+    # Valid UTF-8 (one decode), invalid UTF-8 (fields decoded with "replace"), and a
+    # field decoding to FF (fields percent-decoded one by one).
+    assert form_urldecode(b"a=%C3%A9&b=c") == [("a", "\u00e9"), ("b", "c")]
+    assert form_urldecode(b"a=%C3&b=\xe2\x82") == [("a", "\ufffd"), ("b", "\ufffd")]
+    assert form_urldecode(b"a=%FF&%ff=\xff") == [("a", "\ufffd"), ("\ufffd", "\ufffd")]
+    assert form._decode_fields([b"%41", b"%FF", b""]) == ["A", "\ufffd", ""]

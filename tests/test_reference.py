@@ -6,6 +6,7 @@ compare the table-driven implementation with a byte-by-byte transcription of the
 
 from __future__ import annotations
 
+import dataclasses
 import re
 
 import pytest
@@ -320,14 +321,18 @@ byte_soup = st.binary(max_size=60) | st.lists(
     st.sampled_from([0, 1, 10**9]),
     st.sampled_from(SET_NAMES),
     st.booleans(),
+    st.booleans(),
 )
 def test_both_decode_paths_and_small_blocks(
-    data: bytes, block: int, few: int, set_name: str, plus: bool
+    data: bytes, block: int, few: int, set_name: str, plus: bool, escapes: bool
 ) -> None:
     # Blocks of 3-9 bytes put cuts everywhere, including inside "%HH" triplets; `few`
     # forces the vectorized path (0, 1) or the split loop (10**9) whatever the input,
-    # for decoding and likewise for encoding (cells, or str.translate).
+    # for decoding and likewise for encoding (cells, or str.translate). Without
+    # `escapes`, valid inputs skip the escape_decode path too.
     with pytest.MonkeyPatch.context() as patch:
+        if not escapes:
+            patch.setattr(reference, "_decode_escapes", lambda data: None)
         patch.setattr(reference, "_BLOCK", block)
         patch.setattr(reference, "_FEW_PERCENTS", few)
         patch.setattr(reference, "_SHORT", min(few, 96))
@@ -369,3 +374,125 @@ def test_tiny_set_without_pad_byte() -> None:
     pes = PercentEncodeSet("tiny", frozenset(b"%A"), "test")
     assert percent_encode("A%B\u00e9", pes) == "%41%25B\u00c3\u00a9"
     assert percent_encode("A%B", PercentEncodeSet("empty", frozenset(), "test")) == "A%B"
+
+
+# --- the fast paths, each against the general path ---------------------------------------
+
+#: Valid percent-encoded bytes, with the backslashes and "x" the escape path rewrites.
+valid_encoded = st.lists(
+    st.sampled_from([b"%41", b"%4a", b"%fF", b"%00", b"%5C", b"\\", b"\\x", b"x4", b"a", b"\xff"])
+    | st.binary(max_size=3).filter(lambda b: b"%" not in b),
+    max_size=30,
+).map(b"".join)
+
+
+@settings(deadline=None)
+@given(valid_encoded)
+def test_escape_decode_path_on_valid_input(data: bytes) -> None:
+    assert reference._decode_escapes(data) == spec_decode(data)
+    assert percent_decode(data) == spec_decode(data)
+
+
+@settings(deadline=None)
+@given(byte_soup | valid_encoded)
+def test_escape_decode_path_declines_only_invalid_percent(data: bytes) -> None:
+    # None exactly when some "%" does not start a "%HH" (the other paths handle it).
+    valid = re.fullmatch(rb"(?:[^%]|%[0-9A-Fa-f]{2})*", data, re.DOTALL) is not None
+    decoded = reference._decode_escapes(data)
+    assert (decoded is not None) == valid
+    if decoded is not None:
+        assert decoded == spec_decode(data)
+
+
+@st.composite
+def unchanged_text(draw: st.DrawFn) -> tuple[str, bool, str]:
+    """A set name, spaceAsPlus, and ASCII text with nothing that set would change."""
+    set_name = draw(st.sampled_from(SET_NAMES))
+    plus = draw(st.booleans())
+    members = get_set(set_name).members | ({0x20} if plus else set())
+    kept = [chr(b) for b in range(0x80) if b not in members]
+    text = draw(st.text(st.sampled_from(kept), max_size=60) if kept else st.just(""))
+    return set_name, plus, text + draw(st.sampled_from(["", " ", "%", "\u00e9"]))
+
+
+@settings(deadline=None)
+@given(unchanged_text())
+def test_no_op_fast_path_matches_general_path(case: tuple[str, bool, str]) -> None:
+    # Mostly inputs with nothing to encode (returned as is), some with one last
+    # character that may need encoding: the same result as the table path.
+    set_name, plus, text = case
+    tables = reference._encoder(get_set(set_name), plus)
+    general = reference._encode_changed(text.encode("utf-8"), tables)
+    assert percent_encode(text, set_name, space_as_plus=plus) == general
+    assert percent_encode(text.encode("utf-8"), set_name, space_as_plus=plus) == general
+    assert general == spec_encode_utf8(text, set_name, plus)
+
+
+def test_call_cache_keeps_calls_apart() -> None:
+    # Cached per (set, spaceAsPlus, label) as passed: each call still gets its own tables.
+    for _ in range(2):
+        assert percent_encode("a b~", "form", space_as_plus=True) == "a+b%7E"
+        assert percent_encode("a b~", "form", space_as_plus=False) == "a%20b%7E"
+        assert percent_encode("a b~", "form") == "a%20b%7E"
+        assert percent_encode("a b~", "query-value") == "a+b~"
+        assert percent_encode("a b~", "query-value", space_as_plus=0) == "a%20b~"
+        assert percent_encode("\u00e9", "form", encoding="latin1") == "%E9"
+        assert percent_encode("\u00e9", "form", encoding="utf-8") == "%C3%A9"
+
+
+def test_unknown_label_ignored_for_bytes_only() -> None:
+    assert percent_encode(b"a b", "component", encoding="no-such-label") == "a%20b"
+    with pytest.raises(UnknownEncodingError):
+        percent_encode("a b", "component", encoding="no-such-label")
+
+
+@settings(deadline=None)
+@given(
+    st.text(st.characters(max_codepoint=0x7F), max_size=30),
+    st.sampled_from(SET_NAMES),
+    st.sampled_from(["windows-1252", "shift_jis", "euc-kr", "big5", "gb18030", "iso-2022-jp"]),
+)
+def test_ascii_fast_path_in_legacy_encodings(text: str, set_name: str, label: str) -> None:
+    # ASCII text skips the legacy encoder where it writes ASCII as is: the same as
+    # through the encoder (forced by a fresh call cache that believes no encoder does).
+    fast = percent_encode(text, set_name, encoding=label)
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(reference, "_CALLS", {})
+        patch.setattr(reference, "_ascii_as_is", lambda enc: False)
+        assert percent_encode(text, set_name, encoding=label) == fast
+
+
+def test_ascii_as_is_per_encoding() -> None:
+    from pctfuzz import encoding
+
+    assert reference._ascii_as_is(encoding.lookup("windows-1252"))
+    assert reference._ascii_as_is(encoding.lookup("shift_jis"))
+    assert not reference._ascii_as_is(encoding.lookup("iso-2022-jp"))  # ESC, SO, SI
+    assert percent_encode("\x1b", "component", encoding="iso-2022-jp") == "%26%2365533%3B"
+
+
+@settings(deadline=None)
+@given(
+    st.text(st.sampled_from("a &#;09%\u00e9\u00a5\u3042\u4e2d\U0001f600\x1b"), max_size=20),
+    st.sampled_from(SET_NAMES),
+    st.sampled_from(["windows-1252", "shift_jis", "euc-kr", "big5", "iso-2022-jp", "koi8-r"]),
+)
+def test_references_in_one_pass_match_run_by_run(text: str, set_name: str, label: str) -> None:
+    # Sets that write "&#N;" as "%26%23N%3B" encode all runs at once; the same result
+    # as run by run (forced by tables that say they do not).
+    fast = percent_encode(text, set_name, encoding=label)
+    tables = reference._encoder(get_set(set_name), get_set(set_name).space_as_plus)
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(reference, "_CALLS", {})
+        patch.setattr(reference, "_ascii_as_is", lambda enc: False)
+        patch.setattr(
+            reference, "_encoder", lambda pes, plus: dataclasses.replace(tables, ncr_as_is=False)
+        )
+        assert percent_encode(text, set_name, encoding=label) == fast
+
+
+def test_ncr_as_is_per_set() -> None:
+    assert reference._encoder(get_set("form"), True).ncr_as_is
+    assert reference._encoder(get_set("component"), False).ncr_as_is
+    assert not reference._encoder(get_set("query"), False).ncr_as_is  # "&" is left as is
+    assert percent_encode("\u4e2d", "query", encoding="windows-1252") == "%26%2320013%3B"

@@ -2,17 +2,36 @@
 
 The serializer is what ``URLSearchParams.toString()`` and HTML form submission use;
 the parser is what ``new URLSearchParams(string)`` uses.
+
+Both do their per-byte work on the whole input at once where the result is provably
+the same as pair by pair (see ``_serialize_at_once`` and ``_decode_fields``), so that a
+megabyte of tiny pairs costs little more than a megabyte of one pair.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+import functools
+from collections.abc import Iterable, Sequence
+from itertools import chain
+from operator import methodcaller
+from typing import Any
 
-from .errors import InputTypeError, type_name
+from . import encoding as _encoding
+from .errors import InputTypeError, PctfuzzError, type_name
 from .reference import Surrogates, percent_decode, percent_encode, to_scalar_value_string
 from .sets import FORM
 
 __all__ = ["form_urldecode", "form_urlencode"]
+
+#: The form set by name: ``percent_encode`` caches its look-ups for names.
+_FORM = FORM.name
+
+#: Stand-ins for "=" and "&" while all pairs are encoded as one string. Lone
+#: surrogates U+DCFE and U+DCFF, whose "surrogateescape" UTF-8 encoding is the single
+#: byte FE or FF: bytes that valid UTF-8 never has, so their triplets "%FE" and "%FF"
+#: occur in the output exactly where the stand-ins were.
+_EQUALS, _AMPERSAND = "\udcfe", "\udcff"
+_EQUALS_OUT, _AMPERSAND_OUT = "%FE", "%FF"
 
 
 def form_urlencode(
@@ -29,6 +48,14 @@ def form_urlencode(
     """
     if isinstance(pairs, str | bytes):
         raise InputTypeError(f"pairs must be an iterable of (name, value), not {type_name(pairs)}")
+    if not isinstance(pairs, list | tuple):
+        pairs = list(pairs)
+    fast = _serialize_at_once(pairs, encoding)
+    if fast is not None:
+        return fast
+    encode = functools.partial(
+        percent_encode, encoding=encoding, space_as_plus=True, surrogates=surrogates
+    )
     out: list[str] = []
     for index, pair in enumerate(pairs):
         if not isinstance(pair, tuple | list) or len(pair) != 2:
@@ -37,14 +64,63 @@ def form_urlencode(
         for what, item in (("name", name), ("value", value)):
             if not isinstance(item, str):
                 raise InputTypeError(f"pairs[{index}] {what} must be str, not {type_name(item)}")
-        out.append(
-            percent_encode(name, FORM, encoding=encoding, space_as_plus=True, surrogates=surrogates)
-            + "="
-            + percent_encode(
-                value, FORM, encoding=encoding, space_as_plus=True, surrogates=surrogates
-            )
-        )
+        out.append(encode(name, _FORM) + "=" + encode(value, _FORM))
     return "&".join(out)
+
+
+def _serialize_at_once(pairs: Sequence[Any], encoding: str) -> str | None:
+    """The serializer on all pairs at once: one string with stand-ins for "=" and "&",
+    one percent-encode, then the stand-ins' triplets replaced by "=" and "&".
+
+    None when the pair-by-pair loop must decide: no pairs, a pair that is not a
+    (str, str) tuple or list, a lone surrogate (an error or U+FFFD there), a bad
+    label (an error there), ISO-2022-JP (its encoder has state, which each name and
+    value starts afresh), or no two C0 controls left to stand in (see below).
+    """
+    if not pairs or not {type(pair) for pair in pairs} <= {tuple, list}:
+        return None
+    if {len(pair) for pair in pairs} != {2}:
+        return None
+    fields: list[str] = list(chain.from_iterable(pairs))
+    if not {type(field) for field in fields} <= {str}:
+        return None  # (a str subclass too: the loop accepts it, and takes its time)
+    text = "".join(fields)
+    try:
+        text.encode("utf-8")  # a lone surrogate raises (Python never pairs them)
+        name = _encoding.lookup(encoding).name
+    except (UnicodeEncodeError, PctfuzzError):
+        return None
+    if name == "UTF-8":
+        data = _join_pairs(fields, _EQUALS, _AMPERSAND).encode("utf-8", "surrogateescape")
+        encoded = percent_encode(data, _FORM, space_as_plus=True)
+        return encoded.replace(_EQUALS_OUT, "=").replace(_AMPERSAND_OUT, "&")
+    if name == "ISO-2022-JP":
+        return None
+    # Other encoders are stateless, and only a C0 control becomes a byte below 0x20:
+    # ASCII is written as is, and every byte of a multi-byte sequence (Shift_JIS,
+    # EUC-JP, EUC-KR, Big5, GBK, gb18030) or of x-user-defined and the single-byte
+    # encodings is 0x30 or above. So two C0 controls absent from the fields stand in,
+    # and their "%HH" (the form set encodes every C0 control) marks where they were.
+    equals, ampersand = ([c for c in _C0_CONTROLS if c not in text] + ["", ""])[:2]
+    if not ampersand:
+        return None
+    encoded = percent_encode(
+        _join_pairs(fields, equals, ampersand), _FORM, encoding=encoding, space_as_plus=True
+    )
+    return encoded.replace(f"%{ord(equals):02X}", "=").replace(f"%{ord(ampersand):02X}", "&")
+
+
+_C0_CONTROLS = [chr(c) for c in range(0x20)]
+
+
+def _join_pairs(fields: list[str], equals: str, ampersand: str) -> str:
+    """name0 ``equals`` value0 ``ampersand`` name1 ... (by slice assignment, not per pair)."""
+    count = len(fields) // 2
+    parts = [ampersand] * (4 * count - 1)
+    parts[0::4] = fields[0::2]
+    parts[1::4] = [equals] * count
+    parts[2::4] = fields[1::2]
+    return "".join(parts)
 
 
 def form_urldecode(text: str | bytes) -> list[tuple[str, str]]:
@@ -62,16 +138,39 @@ def form_urldecode(text: str | bytes) -> list[tuple[str, str]]:
         data = bytes(text)
     else:
         raise InputTypeError(f"text must be str or bytes, not {type_name(text)}")
-    pairs: list[tuple[str, str]] = []
-    for sequence in data.split(b"&"):
-        if not sequence:
-            continue
-        name, _, value = sequence.partition(b"=")
-        pairs.append(
-            (
-                percent_decode(name.replace(b"+", b" ")).decode("utf-8", "replace"),
-                percent_decode(value.replace(b"+", b" ")).decode("utf-8", "replace"),
-            )
-        )
-    return pairs
+    # "+" -> space on the whole input: the same bytes as per name and value, since
+    # neither "&" nor "=" is "+".
+    data = data.replace(b"+", b" ")
+    # Sequences, then (name, "=", value) triples, all in C: no Python step per pair.
+    triples = list(chain.from_iterable(map(_PARTITION, filter(None, data.split(b"&")))))
+    del triples[1::3]  # the "=" (or b"" when there is none): now name, value, name, ...
+    fields = _decode_fields(triples)
+    return list(zip(fields[0::2], fields[1::2], strict=True))
 
+
+_PARTITION = methodcaller("partition", b"=")
+_UTF8_DECODE = methodcaller("decode", "utf-8", "replace")
+
+
+def _decode_fields(fields: list[bytes]) -> list[str]:
+    """Percent-decode, then UTF-8 decode without BOM, each field.
+
+    All fields are percent-decoded as one string with the byte FF between them (FF is
+    not a hex digit, so no "%HH" spans two fields), then UTF-8 decoded at once with FF
+    as U+DCFF ("surrogateescape"; FF never starts a UTF-8 sequence and ends any) and
+    split there. That is each field's decode if it splits into as many pieces (no
+    field decoded to an FF of its own) and no other surrogate is left (each field is
+    valid UTF-8, so "replace" has nothing to replace); otherwise fields go one by one.
+    """
+    decoded = percent_decode(b"\xff".join(fields))
+    text = decoded.decode("utf-8", "surrogateescape")
+    pieces = text.split("\udcff")
+    if len(pieces) == len(fields):
+        try:
+            "".join(pieces).encode("utf-8")
+        except UnicodeEncodeError:  # a field that is not valid UTF-8
+            pass
+        else:
+            return pieces
+        return list(map(_UTF8_DECODE, decoded.split(b"\xff")))
+    return [percent_decode(field).decode("utf-8", "replace") for field in fields]

@@ -9,14 +9,17 @@ Speed comes from doing all per-byte work in C, with no Python code run per byte
 (see ``_encode_bytes`` and ``_decode_block``): built-in ``bytes.translate`` with
 256-entry tables, strided slice assignment, and big integers used as vectors of
 8-bit lanes. Long inputs are processed in blocks of ``_BLOCK`` bytes, so memory stays
-bounded and time stays linear. The tests compare both directions with byte-by-byte
-transcriptions of the spec's loops (tests/test_reference.py).
+bounded and time stays linear. Two common inputs take shorter paths: text with nothing
+to encode is returned as is after one ``bytes.translate`` deletion pass, and text whose
+every "%" starts a "%HH" is decoded by ``codecs.escape_decode`` (``_decode_escapes``).
+The tests compare every path with byte-by-byte transcriptions of the spec's loops
+(tests/test_reference.py).
 """
 
 from __future__ import annotations
 
 import functools
-import re
+from codecs import escape_decode as _escape_decode  # type: ignore[attr-defined]
 from dataclasses import dataclass
 from typing import Literal
 
@@ -60,8 +63,14 @@ _UPPER_HEX = b"0123456789ABCDEF"
 class _Encoder:
     """Byte tables for one (set, spaceAsPlus) pair; see ``_encode_bytes``."""
 
-    #: Matches a byte that is not written as itself (the "nothing to do" test).
-    changes: re.Pattern[bytes]
+    #: The bytes written as themselves, as a deletion set: ``data.translate(None, keep)``
+    #: is empty iff nothing in ``data`` changes (one C pass, no output built then).
+    keep: bytes
+    #: True if every byte >= 0x80 changes, so non-ASCII UTF-8 always has work to do.
+    high_changes: bool
+    #: True if the bytes "&#N;" encode to "%26%23N%3B", the encoded numeric character
+    #: reference of WHATWG 1.3 step 5.3 (true for the form and component sets).
+    ncr_as_is: bool
     #: Three ``bytes.translate`` tables, one per column of a 3-byte output cell.
     first: bytes
     high: bytes
@@ -90,7 +99,9 @@ def _encoder(encode_set: PercentEncodeSet, space_as_plus: bool) -> _Encoder:
     for b, out in enumerate(table):  # (the columns are unused when pad is None)
         first[b], high[b], low[b] = out.encode("latin-1") + bytes([pad or 0]) * (3 - len(out))
     return _Encoder(
-        changes=re.compile(b"[" + re.escape(changed) + b"]") if changed else re.compile(b"(?!)"),
+        keep=bytes(b for b in range(0x100) if b not in changed),
+        high_changes=all(b in changed for b in range(0x80, 0x100)),
+        ncr_as_is=[table[b] for b in b"&#;0123456789"] == ["%26", "%23", "%3B", *"0123456789"],
         first=bytes(first),
         high=bytes(high),
         low=bytes(low),
@@ -108,15 +119,20 @@ def _encode_bytes(data: bytes, enc: _Encoder) -> str:
     ``bytes.translate`` calls produce the three columns of all cells at once, strided
     slice assignment interleaves them, and one more ``translate`` deletes the pads.
     """
-    if enc.changes.search(data) is None:
+    if not data.translate(None, enc.keep):
         return data.decode("latin-1")
+    return _encode_changed(data, enc)
+
+
+def _encode_changed(data: bytes, enc: _Encoder) -> str:
+    """``_encode_bytes`` without the "nothing to do" test (the caller knows better)."""
     if enc.pad is None or len(data) <= _SHORT_ENCODE:
         # Short inputs: one str.translate beats the cells' fixed cost (measured
         # crossover ~40 bytes). Also the path for custom sets with no byte to pad with.
         return data.decode("latin-1").translate(enc.table)
     if len(data) > _BLOCK:
         return "".join(
-            [_encode_bytes(data[i : i + _BLOCK], enc) for i in range(0, len(data), _BLOCK)]
+            [_encode_changed(data[i : i + _BLOCK], enc) for i in range(0, len(data), _BLOCK)]
         )
     cells = bytearray(3 * len(data))
     cells[0::3] = data.translate(enc.first)
@@ -147,6 +163,57 @@ def _check_surrogates(surrogates: str) -> None:
         raise PctfuzzError(f"surrogates must be 'strict' or 'replace', not {surrogates!r}")
 
 
+@dataclass(frozen=True)
+class _Call:
+    """What ``percent_encode`` needs from its set, spaceAsPlus and encoding arguments."""
+
+    tables: _Encoder
+    is_utf8: bool
+    #: ASCII text encodes to the same bytes (UTF-8 and every WHATWG encoder but
+    #: ISO-2022-JP, whose encoder rejects ESC, SO and SI); False for a bad label.
+    ascii_as_is: bool
+
+
+#: (encode_set, space_as_plus, encoding) as passed -> _Call, for set names and str
+#: labels: the look-ups cost more than encoding a short input.
+_CALLS: dict[tuple[object, object, object], _Call] = {}
+_MAX_CALLS = 256
+
+_ASCII = "".join(map(chr, range(0x80)))
+
+
+@functools.cache
+def _ascii_as_is(enc: _encoding.Encoding) -> bool:
+    runs = list(_encoding.encode_runs(enc, _ASCII))
+    chunks = [run for run in runs if isinstance(run, bytes)]
+    return len(chunks) == len(runs) and b"".join(chunks) == _ASCII.encode()
+
+
+def _resolve(
+    encode_set: str | PercentEncodeSet, space_as_plus: bool | None, encoding: str
+) -> _Call:
+    """The slow path of ``percent_encode``'s argument look-up (raises on a bad set)."""
+    pes = get_set(encode_set)
+    plus = pes.space_as_plus if space_as_plus is None else bool(space_as_plus)
+    try:
+        enc = _encoding.lookup(encoding)
+    except PctfuzzError:
+        # An error only for str values (bytes ignore ``encoding``): the str path
+        # looks the label up again and raises there.
+        return _Call(_encoder(pes, plus), is_utf8=False, ascii_as_is=False)
+    resolved = _Call(_encoder(pes, plus), enc.is_utf8, _ascii_as_is(enc))
+    # Only keys whose equality means "same call": a set name, None or a bool, a str label.
+    if (
+        type(encode_set) is str
+        and (space_as_plus is None or type(space_as_plus) is bool)
+        and type(encoding) is str
+    ):
+        if len(_CALLS) >= _MAX_CALLS:  # bounded: labels have many spellings
+            _CALLS.clear()
+        _CALLS[encode_set, space_as_plus, encoding] = resolved
+    return resolved
+
+
 def percent_encode(
     value: str | bytes,
     encode_set: str | PercentEncodeSet = "component",
@@ -169,24 +236,36 @@ def percent_encode(
     set; other combinations are allowed here (useful for fuzzing) and follow the
     same algorithm.
     """
-    pes = get_set(encode_set)
-    plus = pes.space_as_plus if space_as_plus is None else bool(space_as_plus)
-    enc_tables = _encoder(pes, plus)
+    try:
+        call = _CALLS[encode_set, space_as_plus, encoding]
+    except (KeyError, TypeError):  # not seen yet, or an unhashable (wrong) argument
+        call = _resolve(encode_set, space_as_plus, encoding)
+    enc_tables = call.tables
 
-    if isinstance(value, str):
-        _check_surrogates(surrogates)
-        enc = _encoding.lookup(encoding)
-        if enc.is_utf8:
+    if type(value) is str or isinstance(value, str):
+        if surrogates != "strict":
+            _check_surrogates(surrogates)
+        if value.isascii() and call.ascii_as_is:
+            data = value.encode("ascii")
+            if not data.translate(None, enc_tables.keep):
+                return value  # nothing to encode (a common input): it is the output
+            return _encode_changed(data, enc_tables)
+        if call.is_utf8:
             try:
                 data = value.encode("utf-8")
             except UnicodeEncodeError:
                 data = to_scalar_value_string(value, surrogates).encode("utf-8")
-            if value.isascii() and enc_tables.changes.search(data) is None:
-                return value  # nothing to encode: skip building an equal string
+            if enc_tables.high_changes:
+                return _encode_changed(data, enc_tables)
             return _encode_bytes(data, enc_tables)
         value = to_scalar_value_string(value, surrogates)
+        runs = _encoding.encode_runs(_encoding.lookup(encoding), value)
+        if enc_tables.ncr_as_is:
+            # One percent-encode of all bytes, with each reference written as "&#N;".
+            data = b"".join([run if isinstance(run, bytes) else b"&#%d;" % run for run in runs])
+            return _encode_bytes(data, enc_tables)
         out: list[str] = []
-        for chunk in _encoding.encode_runs(enc, value):
+        for chunk in runs:
             if isinstance(chunk, int):
                 # "%26%23", the decimal code point, "%3B": an HTML numeric character
                 # reference, itself percent-encoded (WHATWG 1.3 step 5.3).
@@ -293,10 +372,12 @@ def percent_decode(value: str | bytes) -> bytes:
         data = value if type(value) is bytes else bytes(value)
     else:
         raise InputTypeError(f"value must be str or bytes, not {type_name(value)}")
-    if len(data) <= _SHORT or data.count(b"%") <= _FEW_PERCENTS:
-        return _decode_few(data)
+    if 0x25 not in data:  # (an int: much faster than b"%" for short data)
+        return data
     if len(data) <= _BLOCK:
-        return _decode_block(data)
+        return _decode_chunk(data)
+    if data.count(b"%") <= _FEW_PERCENTS:
+        return _decode_few(data)
     # Cut into blocks, moving each cut forward past a "%HH" it would split.
     out: list[bytes] = []
     start = 0
@@ -306,9 +387,40 @@ def percent_decode(value: str | bytes) -> bytes:
             end += 1
         elif data[end - 1 : end + 2] in _TRIPLET_SET:
             end += 2
-        out.append(_decode_block(data[start:end]))
+        out.append(_decode_chunk(data[start:end]))
         start = end
     return b"".join(out)
+
+
+def _decode_chunk(data: bytes) -> bytes:
+    """Percent-decode at most about ``_BLOCK`` bytes, no "%HH" cut off at the end."""
+    percents = data.count(b"%")
+    # Each "%HH" takes three bytes, so more "%" than that means an invalid one, as
+    # does a "%" in the last two bytes (a cut-off input): the escape path would then
+    # waste its rewrite (costly with dense "%").
+    if 3 * percents <= len(data) and 0x25 not in data[-2:]:
+        decoded = _decode_escapes(data)
+        if decoded is not None:
+            return decoded
+    if len(data) <= _SHORT or percents <= _FEW_PERCENTS:
+        return _decode_few(data)
+    return _decode_block(data)
+
+
+def _decode_escapes(data: bytes) -> bytes | None:
+    """Percent-decode ``data`` in C if every "%" in it starts a "%HH"; else None.
+
+    Written with backslashes for "%" (and for the backslashes already there), a
+    valid percent-encoded string is a valid Python bytes literal body using only
+    ``\\xHH`` and ``\\\\``, which ``codecs.escape_decode`` decodes: ``\\x`` takes
+    exactly two hex digits of either case, like "%HH". A "%" not followed by two
+    hex digits becomes an invalid ``\\x`` escape, which raises ValueError: that input
+    goes to the other decoders, which keep such a "%" (at most one wasted pass).
+    """
+    try:
+        return _escape_decode(data.replace(b"\\", b"\\\\").replace(b"%", b"\\x"))[0]
+    except ValueError:
+        return None
 
 
 def percent_decode_text(value: str | bytes) -> str:
