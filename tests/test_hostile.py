@@ -286,10 +286,13 @@ def test_one_line_escapes_what_a_terminal_would_act_on(text: str, expected: str)
 
 def test_report_table_cells_are_one_printable_line() -> None:
     hostile = "\x1b]0;pwned\x07\nforged row\u202e"
-    entry = {"target": hostile, "kind": hostile, "status": hostile, "hits": 1,
-             "first_seen": hostile, "signature": hostile}
+    entry = {"id": hostile, "target": hostile, "kind": hostile, "status": hostile, "hits": 1,
+             "impl": hostile, "version": hostile, "case": hostile, "expected": hostile,
+             "actual": hostile, "first_seen": hostile, "signature": hostile,
+             "reproduce": hostile, "note": hostile}
     lines = findings_table([entry, entry]).splitlines()
-    assert len(lines) == 4 and all(line.isprintable() for line in lines)
+    # header, rule, then per finding its row, signature, reproduce and note lines
+    assert len(lines) == 2 + 2 * 4 and all(line.isprintable() for line in lines)
 
 
 def test_replay_verdict_evidence_is_one_line(tmp_path: Path) -> None:

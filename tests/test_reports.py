@@ -366,3 +366,27 @@ def test_export_hostile_finding_is_valid_python(store: FindingStore) -> None:
     source = export_tests(findings)
     compile(source, "exported", "exec")
     assert "\x00" not in source and "\x1b" not in source and "\u2028" not in source
+
+
+def test_triage_sets_status_and_note_and_report_shows_them(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    import shutil
+
+    findings = tmp_path / "findings"
+    shutil.copytree(Path(__file__).resolve().parents[1] / "findings", findings)
+    ident = "72eb8ad94b142fd3"
+    assert main(["triage", ident, "--status", "known-divergence", "--note", "planted fault",
+                 "--findings", str(findings)]) == EXIT_OK
+    record = next(findings.glob(f"*{ident}.json"))
+    data = json.loads(record.read_text())
+    assert data["status"] == "known-divergence" and data["note"] == "planted fault"
+    capsys.readouterr()
+    assert main(["report", "--findings", str(findings)]) == EXIT_OK
+    out = capsys.readouterr().out
+    assert "note: planted fault" in out
+    assert f"reproduce: pctfuzz replay {record}" in out
+    assert "encode('^', set='rfc3986-pchar'" in out  # the case, not only its signature
+    assert main(["triage", "0000000000000000", "--status", "fixed",
+                 "--findings", str(findings)]) == 2
+    assert main(["triage", ident, "--status", "fixed", "--note", "two\nlines",
+                 "--findings", str(findings)]) == 2

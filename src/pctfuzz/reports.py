@@ -31,6 +31,7 @@ import os
 import platform
 import pprint
 import re
+import shlex
 import sys
 import tempfile
 import urllib.parse
@@ -218,6 +219,10 @@ RESULTS_SCHEMA: Final[dict[str, Any]] = {
                 "actual": _STR_OR_NULL,
                 "minimized": {"type": "boolean"},
                 "summary": {"type": "string", "description": "one line for humans"},
+                "case": {"type": "string", "description": "the case as a short call"},
+                "version": {**_STR_OR_NULL, "description": "the implementation's version"},
+                "note": {**_STR_OR_NULL, "description": "the triager's note"},
+                "reproduce": {"type": "string", "description": "the command that replays it"},
             },
         },
         "replay": {
@@ -315,6 +320,42 @@ def _summary_line(finding: Any, check: str | None) -> str:
     return clean(_one_line(what, 500))
 
 
+def _version(finding: Any) -> str | None:
+    """The recorded version of the finding's implementation, if one is known."""
+    version = finding.versions.get(finding.impl) if finding.impl else None
+    return clean(version) if version and version != "unknown" else None
+
+
+def _case_text(finding: Any) -> str:
+    """The finding's case as a short call (``encode('~', set='path')``), or its raw
+    input's length when the record has no case."""
+    from .divergences import case_text
+
+    try:
+        return case_text(finding.rebuild_case())
+    except PctfuzzError:
+        raw = finding.raw_bytes()
+        return f"raw input of {len(raw)} bytes" if raw is not None else "-"
+
+
+def reproduce_command(finding: Any, path: Path | str | None) -> str:
+    """The command that replays ``finding``: ``pctfuzz replay FILE``, with ``--impl``
+    when the record names an implementation that is not built in (replay never loads
+    what a record names: the user says it)."""
+    from .replay import is_builtin_impl
+    from .targets import get_target
+
+    where = os.fspath(path) if path is not None else f"findings/{finding.file_name}"
+    command = f"pctfuzz replay {shlex.quote(where)}"
+    try:
+        builtin = is_builtin_impl(get_target(finding.target), finding.impl)
+    except PctfuzzError:
+        builtin = True
+    if finding.impl and not builtin:
+        command += f" --impl {shlex.quote(finding.impl)}"
+    return command
+
+
 def finding_entry(finding: Any, path: Path | str | None, *, new: bool | None = None,
                   reproduces: bool | None = None) -> dict[str, Any]:
     """One ``findings`` item for a ``store.Finding``."""
@@ -336,6 +377,10 @@ def finding_entry(finding: Any, path: Path | str | None, *, new: bool | None = N
         "actual": clean(finding.actual) if finding.actual is not None else None,
         "minimized": finding.minimized,
         "summary": _summary_line(finding, check),
+        "case": clean(one_line(_case_text(finding), 300)),
+        "version": _version(finding),
+        "note": clean(finding.note) if finding.note is not None else None,
+        "reproduce": clean(reproduce_command(finding, path)),
     }
     if reproduces is not None:
         entry["reproduces"] = reproduces
@@ -774,20 +819,26 @@ def to_junit(document: Mapping[str, Any]) -> str:
 
 
 def findings_table(entries: Sequence[Mapping[str, Any]]) -> str:
-    """The findings as an aligned text table (target, kind, signature, status, hits,
-    first seen), every cell on one printable line."""
-    head = ("target", "kind", "status", "hits", "first seen", "signature")
+    """The findings as an aligned text table (id, target, kind, status, hits,
+    implementation and version, case, expected, actual), every cell on one printable
+    line; under each finding, its file and the command that replays it."""
+    head = ("id", "target", "kind", "status", "hits", "impl", "case", "expected", "actual")
     rows = [
-        tuple(one_line(str(cell), 400) for cell in (
-            e["target"], e["kind"], e["status"], e["hits"], e["first_seen"], e["signature"]))
+        tuple(one_line(str(cell), 60) for cell in (
+            e["id"], e["target"], e["kind"], e["status"], e["hits"],
+            (f"{e['impl']} {e['version']}" if e.get("version") else e["impl"]) or "reference",
+            e.get("case", ""), e["expected"] or "", e["actual"] or ""))
         for e in entries
     ]
-    widths = [max(len(r[i]) for r in [head, *rows]) for i in range(len(head) - 1)]
-    lines = []
-    for row in [head, *rows]:
-        cells = [c.ljust(w) for c, w in zip(row[:-1], widths, strict=True)]
-        lines.append("  ".join([*cells, row[-1]]).rstrip())
-    lines.insert(1, "  ".join("-" * w for w in [*widths, len(head[-1])]))
+    widths = [max(len(r[i]) for r in [head, *rows]) for i in range(len(head))]
+    lines = ["  ".join(c.ljust(w) for c, w in zip(head, widths, strict=True)).rstrip(),
+             "  ".join("-" * w for w in widths)]
+    for entry, row in zip(entries, rows, strict=True):
+        lines.append("  ".join(c.ljust(w) for c, w in zip(row, widths, strict=True)).rstrip())
+        lines.append(f"    signature: {one_line(entry['signature'], 300)}")
+        lines.append(f"    reproduce: {one_line(entry.get('reproduce', ''), 400)}")
+        if entry.get("note"):
+            lines.append(f"    note: {one_line(entry['note'], 400)}")
     return "\n".join(lines)
 
 
@@ -877,7 +928,11 @@ def render_html(document: Mapping[str, Any], findings: Sequence[Any] = ()) -> st
         detail = [f"<details><summary>{_h(f['summary'])}</summary><dl>",
                   f"<dt>signature</dt><dd><code>{_h(f['signature'])}</code></dd>",
                   f"<dt>file</dt><dd><code>{_h(f['path'] or '')}</code></dd>",
-                  f"<dt>implementation</dt><dd>{_h(f['impl'] or 'reference')}</dd>",
+                  f"<dt>implementation</dt><dd>{_h(f['impl'] or 'reference')}"
+                  f"{' ' + _h(f['version']) if f.get('version') else ''}</dd>",
+                  f"<dt>case</dt><dd><code>{_h(f.get('case', ''))}</code></dd>",
+                  f"<dt>reproduce</dt><dd><code>{_h(f.get('reproduce', ''))}</code></dd>",
+                  *([f"<dt>note</dt><dd>{_h(f['note'])}</dd>"] if f.get("note") else []),
                   f"<dt>expected</dt><dd><pre>{_h(f['expected'])}</pre></dd>",
                   f"<dt>actual</dt><dd><pre>{_h(f['actual'])}</pre></dd>",
                   f"<dt>last seen</dt><dd>{_h(f['last_seen'])}</dd>"]
@@ -892,11 +947,12 @@ def render_html(document: Mapping[str, Any], findings: Sequence[Any] = ()) -> st
                 detail.append(f"<dt>traceback</dt><dd><pre>{_h(record.traceback)}</pre></dd>")
         detail.append("</dl></details>")
         rows.append([_h(f["target"]), _h(f["kind"]), _h(f["check"] or ""),
+                     _h(f["impl"] or "reference"),
                      f'<span class="{_h(f["status"])}">{_h(f["status"])}</span>', _h(f["hits"]),
                      _h(f["first_seen"]), f"<code>{_h(f['id'])}</code>" + "".join(detail)])
     if rows:
-        parts.append(_table(["target", "kind", "check", "status", "hits", "first seen",
-                             "finding"], rows, {4}))
+        parts.append(_table(["target", "kind", "check", "implementation", "status", "hits",
+                             "first seen", "finding"], rows, {5}))
     if document["errors"]:
         parts.append("<h2>Skipped files</h2><ul>")
         parts += [f"<li><code>{_h(e['path'] or '')}</code>: {_h(e['message'])}</li>"

@@ -126,7 +126,7 @@ _FIELDS: Final = (
     "schema", "id", "target", "kind", "signature", "signature_version", "case", "raw_input",
     "expected",
     "actual", "evidence", "traceback", "versions", "impl", "first_seen", "last_seen",
-    "hits", "status", "minimized",
+    "hits", "status", "minimized", "note",
 )  # fmt: skip
 
 
@@ -548,6 +548,7 @@ class Finding:
     hits: int = 1
     status: str = "new"
     minimized: bool = False
+    note: str | None = None  # the triager's words (``pctfuzz triage --note``)
 
     @property
     def file_name(self) -> str:
@@ -770,6 +771,7 @@ _TYPES: Final[Mapping[str, tuple[type, ...]]] = {
     "hits": (int,),
     "status": (str,),
     "minimized": (bool,),
+    "note": _OptStr,
 }
 
 
@@ -793,7 +795,7 @@ def _finding_from_obj(data: object, source: Path) -> Finding:
     if schema == 1:  # before signature_version: its signatures are of format 1
         if "signature_version" in data:
             raise bad("unknown field(s) 'signature_version'")
-        data = {**data, "schema": SCHEMA_VERSION, "signature_version": 1}
+        data = {**data, "schema": SCHEMA_VERSION, "signature_version": 1, "note": None}
     unknown = sorted(set(data) - set(_FIELDS))
     if unknown:
         raise bad(f"unknown field(s) {', '.join(map(_short, unknown))}")
@@ -837,6 +839,8 @@ def _finding_from_obj(data: object, source: Path) -> Finding:
         problem = None if value is None else _label_problem(value)
         if problem:
             raise bad(f"field {name!r} {problem}")
+    if data["note"] is not None and (len(data["note"]) > 2000 or not data["note"].isprintable()):
+        raise bad("field 'note' must be one printable line of at most 2000 characters")
     for key, value in data["versions"].items():
         problem = _label_problem(key) or _label_problem(value)
         if problem:
@@ -1048,14 +1052,19 @@ class FindingStore:
         """The finding with id ``ident`` (``FindingNotFoundError`` if absent)."""
         return self.load(self._path_of_id(ident))
 
-    def update_status(self, ident: str, status: str) -> Finding:
-        """Set the status of finding ``ident`` (under its lock); returns the new record."""
+    def update_status(self, ident: str, status: str, note: str | None = None) -> Finding:
+        """Set the status of finding ``ident`` (and its ``note``, when given) under its
+        lock; returns the new record."""
         if status not in FINDING_STATUSES:
             allowed = ", ".join(sorted(FINDING_STATUSES))
             raise StoreError(self.root, f"status must be one of {allowed}; got {_short(status)}")
+        if note is not None and (len(note) > 2000 or not note.isprintable()):
+            raise StoreError(self.root, "a note is one printable line of at most 2000 "
+                             "characters")
         with self._locked(ident):
             current = self.get(ident)
-            updated = dataclasses.replace(current, status=status)
+            updated = dataclasses.replace(current, status=status,
+                                          note=current.note if note is None else note)
             self._write(updated)
             return updated
 

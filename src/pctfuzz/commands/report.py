@@ -60,6 +60,20 @@ def _cmd_report(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
+def _cmd_triage(args: argparse.Namespace) -> int:
+    """Set a finding's status (and note): the triage verdict a later campaign keeps."""
+    from ..store import FindingStore, StoreError
+
+    store = FindingStore(Path(args.findings))
+    try:
+        updated = store.update_status(args.id, args.status, args.note)
+    except StoreError as exc:
+        raise PctfuzzError(str(exc)) from None
+    note = f" ({updated.note})" if updated.note else ""
+    print(f"{updated.id}: {updated.status}{note}")
+    return EXIT_OK
+
+
 def _collect(items: list[str], findings_dir: Path) -> list[tuple[Any, str]]:
     """(Finding, source) for finding files, folders of them, and ids in ``findings_dir``."""
     from ..store import FindingStore, StoreError, load_finding
@@ -100,8 +114,10 @@ def _cmd_export(args: argparse.Namespace) -> int:
 def add_command(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     report = sub.add_parser(
         "report", help="summarize the findings (table, HTML, JSON)",
-        description="Print the findings table (target, kind, status, hits, first seen, "
-        "signature); --html writes a single-file HTML report, --json the results document.")
+        description="Print the findings table (id, target, kind, status, hits, "
+        "implementation and version, case, expected, actual; then each signature and the "
+        "command that reproduces it); --html writes a single-file HTML report, --json the "
+        "results document.")
     report.add_argument("--findings", type=folder_path, default="findings", metavar="DIR")
     report.add_argument("--html", metavar="FILE", help="write an HTML report")
     report.add_argument("--json", metavar="FILE", help="write JSON (FILE or - for stdout)")
@@ -110,6 +126,18 @@ def add_command(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> Non
     report.add_argument("--schema", action="store_true",
                         help="print the JSON Schema of --json output (fuzz, replay, report)")
     report.set_defaults(func=_cmd_report)
+
+    triage = sub.add_parser(
+        "triage", help="set a finding's status: new, known-divergence or fixed",
+        description="Record the triage verdict of finding ID in its record (kept by later "
+        "campaigns, shown by report). A fixed finding that fails again in a campaign is "
+        "reported as back.")
+    triage.add_argument("id", metavar="ID", help="the finding's 16-hex-digit id")
+    triage.add_argument("--status", required=True,
+                        choices=("new", "known-divergence", "fixed"))
+    triage.add_argument("--note", metavar="TEXT", help="one line: why (an upstream issue...)")
+    triage.add_argument("--findings", type=folder_path, default="findings", metavar="DIR")
+    triage.set_defaults(func=_cmd_triage)
 
     export = sub.add_parser(
         "export", help="write findings as a standalone pytest file",
