@@ -33,12 +33,12 @@ def die_with_parent() -> None:
     parent = os.environ.get("PCTFUZZ_PARENT_PID")
     if not parent:
         return
+    import contextlib
     import ctypes
 
-    try:
+    # Not Linux: no prctl; the parent's own stop at its deadline or signal still holds.
+    with contextlib.suppress(AttributeError, OSError):
         ctypes.CDLL(None, use_errno=True).prctl(_PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
-    except (AttributeError, OSError):  # not Linux: the parent's own stop still applies
-        pass
     if str(os.getppid()) != parent:
         os._exit(1)
 

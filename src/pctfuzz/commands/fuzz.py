@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import math
 import os
+import signal
 import sys
 import time
 from pathlib import Path
@@ -128,6 +129,9 @@ def _cmd_fuzz(args: argparse.Namespace) -> int:
     )
     out = _human(dests)
     print(result.summary(), file=out)
+    if result.stopped_by:
+        print(f"pctfuzz: stopped by {signal.Signals(result.stopped_by).name} after "
+              f"{result.seconds:.0f} s", file=sys.stderr)
     for stats in result.stats:
         for error in stats.errors:
             print(f"[{stats.target}] {error}", file=sys.stderr)
