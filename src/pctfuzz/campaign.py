@@ -297,57 +297,84 @@ def slice_seconds(max_time: float, rotation: int) -> float:
     return min(300.0, max(shortest, max_time / rotation / 2))
 
 
-def _run_slot(plan: Sequence[str], slice_len: float, *, supervisor: _Supervisor,
-              extra: Sequence[str], **run: object) -> list[TargetStats]:
+@dataclass(frozen=True)
+class _Job:
+    """What every process of a campaign is given."""
+
+    harness: Path | None
+    corpus: Path
+    findings: Path
+    impl: str
+    timeout: int
+    rss_limit_mb: int
+
+
+def _run_slot(plan: Sequence[str], slice_len: float, job: _Job, *, supervisor: _Supervisor,
+              extra: Sequence[str],
+              progress: Callable[[TargetStats], None] | None) -> list[TargetStats]:
     """One process slot: slices of the targets of ``plan`` in turn until the deadline;
     returns the stats of each target it ran (summed over its slices)."""
+    from .store import Corpus
+
     stats = {name: TargetStats(name) for name in plan}
-    for name in itertools.cycle(plan):
-        left = supervisor.remaining()
-        if left < MIN_SLICE:
-            break
-        _run_slice(stats[name], min(slice_len, left), supervisor=supervisor, extra=extra,
-                   **run)  # type: ignore[arg-type]
+    store = Corpus(job.corpus)
+    # One private corpus copy per target, kept across the slot's slices: the copy is
+    # paid once (seconds for a large corpus), and each process resumes where the last
+    # one of its target stopped.
+    stagings: dict[str, tuple[Path, set[str]]] = {}
+    try:
+        for name in itertools.cycle(plan):
+            left = supervisor.remaining()
+            if left < MIN_SLICE:
+                break
+            if name not in stagings:
+                staging = _stage(store, name)
+                stagings[name] = staging, set(os.listdir(staging))
+            _run_slice(stats[name], min(slice_len, left), *stagings[name], job,
+                       supervisor=supervisor, extra=extra, progress=progress)
+    finally:
+        for name, (staging, known) in stagings.items():
+            _unstage(store, name, staging, known=known)
     for s in stats.values():
         if s.seconds > 0:
             s.exec_per_s = int(s.execs / s.seconds)
     return [s for s in stats.values() if s.seconds > 0]
 
 
-def _run_slice(stats: TargetStats, seconds: float, *, supervisor: _Supervisor,
-               harness: Path | None, corpus: Path, findings: Path, impl: str, timeout: int,
-               rss_limit_mb: int, extra: Sequence[str],
+def _run_slice(stats: TargetStats, seconds: float, staging: Path, known: set[str], job: _Job,
+               *, supervisor: _Supervisor, extra: Sequence[str],
                progress: Callable[[TargetStats], None] | None) -> None:
-    """One slice of ``stats.target`` (restarted after a stop on an input), added to
-    ``stats``."""
+    """One slice of ``stats.target`` (restarted after a stop on an input) on its
+    private corpus copy ``staging``, whose new inputs are then added to the corpus;
+    the slice's figures are added to ``stats``."""
     from .store import Corpus
 
     target = stats.target
     started = time.monotonic()
     deadline = started + seconds
-    env = dict(os.environ, PCTFUZZ_FINDINGS=str(findings), PCTFUZZ_CORPUS=str(corpus),
-               PCTFUZZ_IMPL=impl, PCTFUZZ_PARENT_PID=str(os.getpid()), PYTHONUNBUFFERED="1")
-    store = Corpus(corpus)
+    env = dict(os.environ, PCTFUZZ_FINDINGS=str(job.findings), PCTFUZZ_CORPUS=str(job.corpus),
+               PCTFUZZ_IMPL=job.impl, PCTFUZZ_PARENT_PID=str(os.getpid()),
+               PYTHONUNBUFFERED="1")
+    store = Corpus(job.corpus)
     base_execs = stats.execs
     while (left := min(deadline - time.monotonic(), supervisor.remaining())) >= MIN_SLICE:
         # Artifact folders carry the pid, so a later start-up can remove those of
         # campaigns that were killed (a TemporaryDirectory's cleanup never ran).
         with tempfile.TemporaryDirectory(prefix=f"{_ARTIFACTS}{os.getpid()}-") as artifacts:
-            staging = _stage(store, target)
             try:
                 # libFuzzer's clock starts after the interpreter's start-up.
                 budget = max(1, int(left - STARTUP))
-                cmd = _command(target, harness, staging, budget, Path(artifacts), timeout,
-                               rss_limit_mb, extra)
+                cmd = _command(target, job.harness, staging, budget, Path(artifacts),
+                               job.timeout, job.rss_limit_mb, extra)
                 death, artifact, run_execs = _watch(cmd, env, stats, base_execs, progress,
                                                     supervisor)
             finally:
-                _unstage(store, target, staging)
+                _unstage(store, target, staging, known=known, remove=False)
             base_execs += run_execs
             if death is None:
                 break
             stats.restarts += 1
-            _record_death(target, death, artifact, impl, findings, stats)
+            _record_death(target, death, artifact, job.impl, job.findings, stats)
     stats.seconds += time.monotonic() - started
     stats.execs = base_execs
 
@@ -369,15 +396,20 @@ def _stage(store: Corpus, target: str) -> Path:
     return staging
 
 
-def _unstage(store: Corpus, target: str, staging: Path) -> int:
+def _unstage(store: Corpus, target: str, staging: Path, *, known: set[str] | None = None,
+             remove: bool = True) -> int:
     """Add the new inputs libFuzzer wrote to ``staging`` (whole files only: the name
-    must be the sha1 of the bytes) to the corpus, then remove ``staging``."""
+    must be the sha1 of the bytes) to the corpus, then remove ``staging`` (unless
+    ``remove`` is false). Names in ``known`` (already in the corpus) are not read
+    again; the names imported are added to it."""
     added = 0
     try:
         entries = list(os.scandir(staging))
     except OSError:
         return 0
     for entry in entries:
+        if known is not None and entry.name in known:
+            continue
         if not (_SHA1_NAME.fullmatch(entry.name) and entry.is_file(follow_symlinks=False)):
             continue
         try:
@@ -386,7 +418,10 @@ def _unstage(store: Corpus, target: str, staging: Path) -> int:
             continue
         if hashlib.sha1(data).hexdigest() == entry.name and len(data) <= store.max_size:
             added += store.add(target, data) is not None
-    shutil.rmtree(staging, ignore_errors=True)
+            if known is not None:
+                known.add(entry.name)
+    if remove:
+        shutil.rmtree(staging, ignore_errors=True)
     return added
 
 
@@ -589,17 +624,17 @@ def run_campaign(
     _recover(store, names)
     started = time.monotonic()
     supervisor = _Supervisor(started + max_time)
-    parts = _run_slots(order_targets(names), jobs, max_time, supervisor, progress,
-                       harness=harness, corpus=corpus, findings=findings, impl=impl,
-                       timeout=timeout, rss_limit_mb=rss_limit_mb, extra=libfuzzer_args)
+    job = _Job(harness, corpus, findings, impl, timeout, rss_limit_mb)
+    parts = _run_slots(order_targets(names), jobs, max_time, job, supervisor, progress,
+                       libfuzzer_args)
     stats = [merge_stats(name, parts[name]) if parts[name] else TargetStats(name)
              for name in names]
     return CampaignResult(stats, time.monotonic() - started, supervisor.stop_signal)
 
 
-def _run_slots(names: list[str], jobs: int, max_time: float, supervisor: _Supervisor,
-               progress: Callable[[TargetStats], None] | None, *, extra: Sequence[str],
-               **run: object) -> dict[str, list[TargetStats]]:
+def _run_slots(names: list[str], jobs: int, max_time: float, job: _Job,
+               supervisor: _Supervisor, progress: Callable[[TargetStats], None] | None,
+               extra: Sequence[str]) -> dict[str, list[TargetStats]]:
     """Run the process slots of ``plan_rotation`` in threads, the main thread
     enforcing the deadline and handling signals; each target's stats per slot."""
     plans = plan_rotation(names, jobs)
@@ -624,8 +659,8 @@ def _run_slots(names: list[str], jobs: int, max_time: float, supervisor: _Superv
             # walk the same mutations in lockstep.
             args = next(seeded[plan[0]]) if plan[0] in seeded else list(extra)
             futures.append(pool.submit(_run_slot, plan, slice_seconds(max_time, len(plan)),
-                                       supervisor=supervisor, extra=args,
-                                       progress=reporter(slot), **run))
+                                       job, supervisor=supervisor, extra=args,
+                                       progress=reporter(slot)))
         while not all(f.done() for f in futures):
             wait(futures, timeout=0.2, return_when=FIRST_EXCEPTION)
             if any(f.done() and f.exception() for f in futures):
