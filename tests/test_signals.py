@@ -103,7 +103,12 @@ def test_sigkill_of_the_campaign_takes_its_children(tmp_path: Path) -> None:
     proc = _start(tmp_path, "--impl", "broken_impls:TildeEncodingUrllib")
     findings = tmp_path / "findings"
     _wait_for_children(proc, findings, 2)
+    for _ in range(300):  # the first hit is minimized before it is written
+        if list(findings.glob("*.json")):
+            break
+        time.sleep(0.1)
     assert list(findings.glob("*.json")), "no finding being written to"
+    time.sleep(1)  # hits are being flushed every second
     proc.kill()
     proc.communicate(timeout=10)
     for _ in range(50):

@@ -51,7 +51,7 @@ import tempfile
 import threading
 import time
 from collections.abc import Callable, Iterator, Sequence
-from concurrent.futures import FIRST_EXCEPTION, ThreadPoolExecutor, wait
+from concurrent.futures import ThreadPoolExecutor, wait
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -201,7 +201,9 @@ class _Supervisor:
         return 0.0 if self.stopped_at is not None else self.deadline - time.monotonic()
 
     def start(self, cmd: list[str], env: dict[str, str]) -> subprocess.Popen[str] | None:
-        """Start ``cmd``, or None once the campaign is stopping."""
+        """Start ``cmd``, or None once the campaign is stopping. Called from the slot's
+        thread, which waits for the process: ``PR_SET_PDEATHSIG`` fires when the
+        *thread* that started a process ends, not only the whole campaign."""
         with self._lock:
             if self.stopped_at is not None:
                 return None
@@ -662,7 +664,7 @@ def _run_slots(names: list[str], jobs: int, max_time: float, job: _Job,
                                        job, supervisor=supervisor, extra=args,
                                        progress=reporter(slot)))
         while not all(f.done() for f in futures):
-            wait(futures, timeout=0.2, return_when=FIRST_EXCEPTION)
+            wait(futures, timeout=0.2)
             if any(f.done() and f.exception() for f in futures):
                 supervisor.stop()
             supervisor.tick()
