@@ -7,7 +7,8 @@
 # For every harness/fuzz_<target>.py it writes to $OUT:
 #   fuzz_<target>                  the fuzzer (name = script basename without .py)
 #   fuzz_<target>_seed_corpus.zip  the files of corpus/<target>, flat
-#   fuzz_<target>.dict             harness/<target>.dict, the libFuzzer dictionary
+#   fuzz_<target>.dict             the libFuzzer dictionary, from the package data
+#                                  (src/pctfuzz/data/dicts; harness/<target>.dict links there)
 #   fuzz_<target>.options          libFuzzer options (max_len as in `pctfuzz fuzz`)
 # The fuzzers run in crash mode (no PCTFUZZ_FINDINGS): a failed check is a crash.
 
@@ -39,8 +40,8 @@ with zipfile.ZipFile(archive, "w", zipfile.ZIP_DEFLATED) as out:
             out.write(entry.path, entry.name)
 PY
   fi
-  if [ -f "harness/$target.dict" ]; then
-    cp "harness/$target.dict" "$OUT/$name.dict"
+  if [ -f "src/pctfuzz/data/dicts/$target.dict" ]; then
+    cp "src/pctfuzz/data/dicts/$target.dict" "$OUT/$name.dict"
   fi
   printf '[libfuzzer]\nmax_len = 4096\n' > "$OUT/$name.options"
   built=$((built + 1))

@@ -11,6 +11,7 @@ import os
 import shutil
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -98,3 +99,48 @@ def test_fuzz_usage_errors_exit_2(tmp_path: Path) -> None:
     assert pctfuzz("fuzz", "nope", "--max-time", "1").returncode == 2
     bad_impl = pctfuzz("fuzz", "--impl", "no.such.module:Thing", "--max-time", "1")
     assert bad_impl.returncode == 2 and "no.such.module" in bad_impl.stderr
+
+
+def test_rotation_puts_differential_targets_first_and_shares_the_slots() -> None:
+    from pctfuzz.campaign import order_targets, plan_rotation, slice_seconds
+    from pctfuzz.targets import TARGETS
+
+    names = order_targets(list(TARGETS))
+    assert names[:4] == ["diff_encode", "diff_decode", "diff_form", "diff_form_parse"]
+    slots = plan_rotation(names, 2)
+    assert slots[0][0] == "diff_encode" and slots[1][0] == "diff_decode"
+    assert sorted(n for slot in slots for n in slot) == sorted(TARGETS)
+    assert plan_rotation(["encode", "decode"], 5) == [["encode"]] * 3 + [["decode"]] * 2
+    # Two turns per target where the budget allows; one slice for a lone target; a
+    # short budget still gives every target of a slot a turn.
+    assert slice_seconds(600, 4) == 75 and slice_seconds(60, 1) == 60
+    assert slice_seconds(12, 4) * 4 <= 12
+
+
+@pytest.mark.parametrize("count", [1, 3, 8])
+def test_max_time_holds_whatever_the_number_of_targets(tmp_path: Path, count: int) -> None:
+    """The parent holds the deadline: start-up, slices and stop fit in --max-time
+    (a behaviour bound of +-5 s, not a speed figure)."""
+    from pctfuzz.campaign import order_targets
+    from pctfuzz.targets import TARGETS
+
+    names = order_targets(list(TARGETS))[:count]
+    started = time.monotonic()
+    run = pctfuzz("fuzz", *names, "--max-time", "12", "--jobs", "2", "-q",
+                  "--corpus", str(tmp_path / "corpus"), "--findings", str(tmp_path / "f"))
+    elapsed = time.monotonic() - started
+    assert run.returncode == 0, run.stdout + run.stderr
+    assert abs(elapsed - 12) <= 5, elapsed
+    rows = {line.split()[0]: line.split() for line in run.stdout.splitlines()
+            if line.split() and line.split()[0] in names}
+    ran = [name for name, row in rows.items() if int(row[2]) > 0]
+    # Every target runs when the budget has a slice for each (8 targets, 2 slots:
+    # 4 slices of 3 s per slot in 12 s, the last possibly cut by the deadline).
+    assert set(ran) >= set(names[:6]), rows
+
+
+@pytest.mark.parametrize("value", ["nan", "inf", "-inf", "1e309", "0", "-3", "abc"])
+def test_max_time_must_be_positive_and_finite(value: str) -> None:
+    run = pctfuzz("fuzz", "decode", "--max-time", value)
+    assert run.returncode == 2
+    assert run.stderr.count("\n") == 1 and "--max-time" in run.stderr, run.stderr

@@ -1,13 +1,24 @@
 """Bounded fuzzing campaigns: atheris targets as libFuzzer subprocesses.
 
-``run_campaign`` runs ``jobs`` libFuzzer processes at once. With at least as many
-targets as jobs, each target gets one process and an equal share of
-``max_time * jobs`` seconds, up to ``jobs`` targets at a time. With fewer targets
-than jobs, every target runs for the whole ``max_time`` with ``jobs // targets``
-processes (the first ``jobs % targets`` targets get one more): libFuzzer's own
-``-jobs`` model, with different ``-seed`` values, their findings deduplicated by the
-findings store (same signature, one record, hits added). A target's stats are summed
-over its processes (``workers``).
+**Scheduling** (``plan_rotation``, ``slice_seconds``). ``run_campaign`` runs ``jobs``
+libFuzzer processes at once. The differential targets come first. With at least as
+many targets as jobs, process slot ``i`` rotates through targets ``i``, ``i + jobs``,
+... in short slices (``-max_total_time`` of a few seconds, longer for long campaigns),
+so every target runs early and often. With fewer targets than jobs, each target has
+``jobs // targets`` slots for the whole time (the first ``jobs % targets`` one more):
+libFuzzer's own ``-jobs`` model, with different ``-seed`` values, their findings
+deduplicated by the findings store (same signature, one record, hits added). A
+target's stats are summed over its slots (``workers``).
+
+**Process management** (``_Supervisor``). The parent holds the deadline: a process
+still running ``DEADLINE_GRACE`` seconds after it (libFuzzer's clock starts after its
+start-up) is sent SIGTERM, and SIGKILL ``KILL_AFTER`` seconds later. SIGINT, SIGTERM
+and SIGHUP to the campaign stop the processes the same way; the campaign then imports
+their new inputs and returns normally (``CampaignResult.stopped_by``), so the summary
+and result files are still written. The processes run in their own session (a
+terminal's Ctrl-C reaches the campaign only) and die with it if it is killed
+(``PR_SET_PDEATHSIG``, set by ``pctfuzz.harness``). A stopped process loses the hits
+it counted since its last flush (at most ``PCTFUZZ_FLUSH_SECONDS``), like a kill -9.
 
 libFuzzer never writes into ``corpus/<target>`` itself: it writes new inputs with a
 plain ``fopen(dir/sha1, "wb")``, which follows a symlink of that name out of the
@@ -21,25 +32,26 @@ It reads libFuzzer's status lines to report progress. The harness processes run 
 record mode (see ``fuzzing.py``): findings are saved as they happen and fuzzing goes
 on. When libFuzzer itself stops on an input (per-input timeout, RSS limit, an uncaught
 error) the input is saved as a finding of kind timeout/oom/crash and the process
-restarts for the rest of its share.
+restarts for the rest of its slice.
 """
 
 from __future__ import annotations
 
 import contextlib
-import functools
 import hashlib
+import itertools
 import os
 import random
 import re
 import shutil
+import signal
 import subprocess
 import sys
 import tempfile
 import threading
 import time
 from collections.abc import Callable, Iterator, Sequence
-from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import ThreadPoolExecutor, wait
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -57,6 +69,8 @@ __all__ = [
     "TargetStats",
     "default_harness_dir",
     "merge_stats",
+    "order_targets",
+    "plan_rotation",
     "plan_workers",
     "run_campaign",
 ]
@@ -98,12 +112,15 @@ class TargetStats:
     def findings(self) -> int:
         return len(self.new_findings) + len(self.known_findings)
 
-    def problems(self) -> list[str]:
+    def problems(self, *, stopped: bool = False) -> list[str]:
         """Why this target's part of the campaign is incomplete (empty if it is not):
-        something lost, or no execution at all (the harness never started)."""
+        something lost, or no execution at all (its harness never started, or the
+        budget left it no slice). A campaign ``stopped`` by a signal did not promise
+        to run every target: then only what was lost counts."""
         problems = [f"lost {what}" for what in self.lost]
-        if self.execs == 0:
-            problems.append("ran 0 executions (the harness did not start; see errors)")
+        if self.execs == 0 and not stopped:
+            problems.append("ran 0 executions (its harness did not start, or --max-time "
+                            "left it no time; see errors)")
         return problems
 
 
@@ -111,6 +128,7 @@ class TargetStats:
 class CampaignResult:
     stats: list[TargetStats]
     seconds: float
+    stopped_by: int | None = None  # the signal that stopped the campaign early
 
     @property
     def new_findings(self) -> list[str]:
@@ -126,7 +144,8 @@ class CampaignResult:
 
     def problems(self) -> list[str]:
         """``<target>: <why>`` for each reason the campaign is incomplete."""
-        return [f"{s.target}: {p}" for s in self.stats for p in s.problems()]
+        stopped = self.stopped_by is not None
+        return [f"{s.target}: {p}" for s in self.stats for p in s.problems(stopped=stopped)]
 
     @property
     def incomplete(self) -> bool:
@@ -167,11 +186,19 @@ def default_harness_dir() -> Path:
     return Path(__file__).resolve().parents[2] / "harness"
 
 
-def _command(target: str, harness: Path, out_dir: Path, seconds: int, artifacts: Path,
-             timeout: int, rss_limit_mb: int, extra: Sequence[str]) -> list[str]:
-    cmd = [
-        sys.executable,
-        str(harness / f"fuzz_{target}.py"),
+def _command(target: str, harness: Path | None, out_dir: Path, seconds: int,
+             artifacts: Path, timeout: int, rss_limit_mb: int,
+             extra: Sequence[str]) -> list[str]:
+    """The libFuzzer process of one slice: ``python -m pctfuzz.harness TARGET`` (it
+    adds the packaged dictionary), or a ``fuzz_<target>.py`` script of ``harness``."""
+    if harness is None:
+        cmd = [sys.executable, "-m", "pctfuzz.harness", target]
+    else:
+        cmd = [sys.executable, str(harness / f"fuzz_{target}.py")]
+        dictionary = harness / f"{target}.dict"
+        if dictionary.is_file():
+            cmd.append(f"-dict={dictionary}")
+    cmd += [
         str(out_dir),
         f"-max_total_time={seconds}",
         f"-timeout={timeout}",
@@ -180,46 +207,213 @@ def _command(target: str, harness: Path, out_dir: Path, seconds: int, artifacts:
         "-max_len=4096",
         "-print_final_stats=1",
     ]
-    dictionary = harness / f"{target}.dict"
-    if dictionary.is_file():
-        cmd.append(f"-dict={dictionary}")
     return [*cmd, *extra]
 
 
-def _run_worker(target: str, seconds: float, *, harness: Path, corpus: Path, findings: Path,
-                impl: str, timeout: int, rss_limit_mb: int, extra: Sequence[str],
-                progress: Callable[[TargetStats], None] | None) -> TargetStats:
-    """One libFuzzer process of ``target`` (restarted after a stop) for ``seconds``."""
+#: Seconds after the deadline before the processes still running get SIGTERM.
+DEADLINE_GRACE = 1.0
+#: Seconds after SIGTERM before SIGKILL.
+KILL_AFTER = 2.0
+#: A slice shorter than this is not started.
+MIN_SLICE = 2.0
+#: About how long a harness process takes to start (Python, atheris, instrumentation).
+STARTUP = 1.0
+
+
+class _Supervisor:
+    """The live libFuzzer processes of a campaign: started in their own session,
+    stopped together (SIGTERM, then SIGKILL) at the deadline or on a signal."""
+
+    def __init__(self, deadline: float) -> None:
+        self.deadline = deadline
+        self.stop_signal: int | None = None
+        self.stopped_at: float | None = None
+        self._lock = threading.Lock()
+        self._live: set[subprocess.Popen[str]] = set()
+        self._stopped: set[int] = set()  # pids this supervisor signalled
+
+    def remaining(self) -> float:
+        return 0.0 if self.stopped_at is not None else self.deadline - time.monotonic()
+
+    def start(self, cmd: list[str], env: dict[str, str]) -> subprocess.Popen[str] | None:
+        """Start ``cmd``, or None once the campaign is stopping. Called from the slot's
+        thread, which waits for the process: ``PR_SET_PDEATHSIG`` fires when the
+        *thread* that started a process ends, not only the whole campaign."""
+        with self._lock:
+            if self.stopped_at is not None:
+                return None
+            proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
+                                    stdin=subprocess.DEVNULL, env=env, text=True,
+                                    errors="replace", start_new_session=True)
+            self._live.add(proc)
+            return proc
+
+    def finished(self, proc: subprocess.Popen[str]) -> bool:
+        """Forget ``proc`` (it has exited); True if this supervisor stopped it."""
+        with self._lock:
+            self._live.discard(proc)
+            return proc.pid in self._stopped
+
+    def stop(self, signum: int | None = None) -> None:
+        """No new process; SIGTERM to the running ones (libFuzzer exits at once)."""
+        with self._lock:
+            if signum is not None and self.stop_signal is None:
+                self.stop_signal = signum
+            if self.stopped_at is None:
+                self.stopped_at = time.monotonic()
+            self._signal_all(signal.SIGTERM)
+
+    def kill(self) -> None:
+        with self._lock:
+            self._signal_all(signal.SIGKILL)
+
+    def _signal_all(self, signum: int) -> None:
+        for proc in self._live:
+            self._stopped.add(proc.pid)
+            with contextlib.suppress(ProcessLookupError):
+                proc.send_signal(signum)
+
+    def tick(self) -> None:
+        """Enforce the deadline: called by the main thread a few times a second."""
+        now = time.monotonic()
+        if self.stopped_at is None and now >= self.deadline + DEADLINE_GRACE:
+            self.stop()
+        elif self.stopped_at is not None and now >= self.stopped_at + KILL_AFTER:
+            self.kill()
+
+
+#: What a campaign does on these signals: stop (see the module docstring).
+STOP_SIGNALS = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
+
+
+@contextlib.contextmanager
+def _stop_on_signals(supervisor: _Supervisor) -> Iterator[None]:
+    """SIGINT/SIGTERM/SIGHUP stop the campaign (a second one kills the processes at
+    once). Handlers can only be set from the main thread; elsewhere nothing changes."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+
+    def handler(signum: int, _frame: object) -> None:
+        if supervisor.stopped_at is not None and supervisor.stop_signal is not None:
+            supervisor.kill()
+        supervisor.stop(signum)
+
+    previous = {s: signal.signal(s, handler) for s in STOP_SIGNALS}
+    try:
+        yield
+    finally:
+        for signum, old in previous.items():
+            signal.signal(signum, old)
+
+
+def order_targets(names: Sequence[str]) -> list[str]:
+    """The differential targets first (they run the implementation under test), each
+    group in the given order."""
+    return sorted(names, key=lambda n: not get_target(n).differential)
+
+
+def plan_rotation(names: Sequence[str], jobs: int) -> list[list[str]]:
+    """The targets each of the ``jobs`` process slots rotates through: targets ``i``,
+    ``i + jobs``, ... for slot ``i``; with fewer targets than jobs, one target per slot
+    and ``plan_workers`` slots per target."""
+    if jobs < len(names):
+        return [list(names[i::jobs]) for i in range(jobs)]
+    return [[name] for name, count in zip(names, plan_workers(names, jobs), strict=True)
+            for _ in range(count)]
+
+
+def slice_seconds(max_time: float, rotation: int) -> float:
+    """Seconds per slice for a slot rotating through ``rotation`` targets: about two
+    turns each within the budget, from 5 s (a start-up costs about a second; shorter
+    when the budget has less than 5 s per target, so each still gets a turn) to 300 s.
+    A slot with one target runs it in one slice."""
+    if rotation <= 1:
+        return max_time
+    shortest = max(MIN_SLICE + 1, min(5.0, max_time / rotation))
+    return min(300.0, max(shortest, max_time / rotation / 2))
+
+
+@dataclass(frozen=True)
+class _Job:
+    """What every process of a campaign is given."""
+
+    harness: Path | None
+    corpus: Path
+    findings: Path
+    impl: str
+    timeout: int
+    rss_limit_mb: int
+
+
+def _run_slot(plan: Sequence[str], slice_len: float, job: _Job, *, supervisor: _Supervisor,
+              extra: Sequence[str],
+              progress: Callable[[TargetStats], None] | None) -> list[TargetStats]:
+    """One process slot: slices of the targets of ``plan`` in turn until the deadline;
+    returns the stats of each target it ran (summed over its slices)."""
     from .store import Corpus
 
-    stats = TargetStats(target)
-    deadline = time.monotonic() + seconds
+    stats = {name: TargetStats(name) for name in plan}
+    store = Corpus(job.corpus)
+    # One private corpus copy per target, kept across the slot's slices: the copy is
+    # paid once (seconds for a large corpus), and each process resumes where the last
+    # one of its target stopped.
+    stagings: dict[str, tuple[Path, set[str]]] = {}
+    try:
+        for name in itertools.cycle(plan):
+            left = supervisor.remaining()
+            if left < MIN_SLICE:
+                break
+            if name not in stagings:
+                staging = _stage(store, name)
+                stagings[name] = staging, set(os.listdir(staging))
+            _run_slice(stats[name], min(slice_len, left), *stagings[name], job,
+                       supervisor=supervisor, extra=extra, progress=progress)
+    finally:
+        for name, (staging, known) in stagings.items():
+            _unstage(store, name, staging, known=known)
+    for s in stats.values():
+        if s.seconds > 0:
+            s.exec_per_s = int(s.execs / s.seconds)
+    return [s for s in stats.values() if s.seconds > 0]
+
+
+def _run_slice(stats: TargetStats, seconds: float, staging: Path, known: set[str], job: _Job,
+               *, supervisor: _Supervisor, extra: Sequence[str],
+               progress: Callable[[TargetStats], None] | None) -> None:
+    """One slice of ``stats.target`` (restarted after a stop on an input) on its
+    private corpus copy ``staging``, whose new inputs are then added to the corpus;
+    the slice's figures are added to ``stats``."""
+    from .store import Corpus
+
+    target = stats.target
     started = time.monotonic()
-    env = dict(os.environ, PCTFUZZ_FINDINGS=str(findings), PCTFUZZ_CORPUS=str(corpus),
-               PCTFUZZ_IMPL=impl, PYTHONUNBUFFERED="1")
-    store = Corpus(corpus)
-    base_execs = 0
-    while (left := deadline - time.monotonic()) >= 2:
+    deadline = started + seconds
+    env = dict(os.environ, PCTFUZZ_FINDINGS=str(job.findings), PCTFUZZ_CORPUS=str(job.corpus),
+               PCTFUZZ_IMPL=job.impl, PCTFUZZ_PARENT_PID=str(os.getpid()),
+               PYTHONUNBUFFERED="1")
+    store = Corpus(job.corpus)
+    base_execs = stats.execs
+    while (left := min(deadline - time.monotonic(), supervisor.remaining())) >= MIN_SLICE:
         # Artifact folders carry the pid and an owner file, so a later start-up can
         # remove those of campaigns that were killed, and only those (``scratch``).
         with _artifacts_dir() as artifacts:
-            staging = _stage(store, target)
             try:
-                cmd = _command(target, harness, staging, int(left), Path(artifacts), timeout,
-                               rss_limit_mb, extra)
-                death, artifact, run_execs = _watch(cmd, env, stats, base_execs, progress)
+                # libFuzzer's clock starts after the interpreter's start-up.
+                budget = max(1, int(left - STARTUP))
+                cmd = _command(target, job.harness, staging, budget, Path(artifacts),
+                               job.timeout, job.rss_limit_mb, extra)
+                death, artifact, run_execs = _watch(cmd, env, stats, base_execs, progress,
+                                                    supervisor)
             finally:
-                _unstage(store, target, staging)
+                _unstage(store, target, staging, known=known, remove=False)
             base_execs += run_execs
             if death is None:
                 break
             stats.restarts += 1
-            _record_death(target, death, artifact, impl, findings, stats)
-    stats.seconds = time.monotonic() - started
+            _record_death(target, death, artifact, job.impl, job.findings, stats)
+    stats.seconds += time.monotonic() - started
     stats.execs = base_execs
-    if stats.seconds > 0:
-        stats.exec_per_s = int(stats.execs / stats.seconds)
-    return stats
 
 
 _STAGING = ".libfuzzer-"
@@ -249,15 +443,20 @@ def _stage(store: Corpus, target: str) -> Path:
 _SKIPPED: set[str] = set()
 
 
-def _unstage(store: Corpus, target: str, staging: Path) -> int:
+def _unstage(store: Corpus, target: str, staging: Path, *, known: set[str] | None = None,
+             remove: bool = True) -> int:
     """Add the new inputs libFuzzer wrote to ``staging`` (whole files only: the name
-    must be the sha1 of the bytes) to the corpus, then remove ``staging``."""
+    must be the sha1 of the bytes) to the corpus, then remove ``staging`` (unless
+    ``remove`` is false). Names in ``known`` (already in the corpus) are not read
+    again; the names imported are added to it."""
     added = 0
     try:
         entries = list(os.scandir(staging))
     except OSError:
         return 0
     for entry in entries:
+        if known is not None and entry.name in known:
+            continue
         if not (_SHA1_NAME.fullmatch(entry.name) and entry.is_file(follow_symlinks=False)):
             continue
         try:
@@ -266,7 +465,10 @@ def _unstage(store: Corpus, target: str, staging: Path) -> int:
             continue
         if hashlib.sha1(data).hexdigest() == entry.name and len(data) <= store.max_size:
             added += store.add(target, data) is not None
-    shutil.rmtree(staging, ignore_errors=True)
+            if known is not None:
+                known.add(entry.name)
+    if remove:
+        shutil.rmtree(staging, ignore_errors=True)
     return added
 
 
@@ -352,37 +554,6 @@ def _seeded(extra: Sequence[str], workers: int) -> list[list[str]]:
     return [[*rest, f"-seed={base + i}"] for i in range(workers)]
 
 
-def _run_target(target: str, seconds: float, *, workers: int = 1, harness: Path,
-                corpus: Path, findings: Path, impl: str, timeout: int, rss_limit_mb: int,
-                extra: Sequence[str],
-                progress: Callable[[TargetStats], None] | None) -> TargetStats:
-    """``workers`` libFuzzer processes of ``target`` on its shared corpus folder."""
-    worker = functools.partial(_run_worker, target, seconds, harness=harness, corpus=corpus,
-                               findings=findings, impl=impl, timeout=timeout,
-                               rss_limit_mb=rss_limit_mb)
-    if workers <= 1:
-        return worker(extra=extra, progress=progress)
-    parts = [TargetStats(target) for _ in range(workers)]
-    lock = threading.Lock()
-
-    def report(index: int) -> Callable[[TargetStats], None]:
-        def update(stats: TargetStats) -> None:
-            with lock:
-                parts[index] = stats
-                if progress:
-                    progress(merge_stats(target, parts))
-        return update
-
-    # Different seeds, so the processes do not walk the same mutations in lockstep.
-    with ThreadPoolExecutor(max_workers=workers) as pool:
-        futures = [
-            pool.submit(worker, extra=args, progress=report(i))
-            for i, args in enumerate(_seeded(extra, workers))
-        ]
-        done = [f.result() for f in futures]
-    return merge_stats(target, done)
-
-
 def plan_workers(targets: Sequence[str], jobs: int) -> list[int]:
     """Processes per target for ``jobs``: one each when targets >= jobs; otherwise
     ``jobs`` spread over the targets (the first ones get the remainder)."""
@@ -393,10 +564,13 @@ def plan_workers(targets: Sequence[str], jobs: int) -> list[int]:
 
 
 def _watch(cmd: list[str], env: dict[str, str], stats: TargetStats, base_execs: int,
-           progress: Callable[[TargetStats], None] | None) -> tuple[str | None, Path | None, int]:
-    """Run one libFuzzer process; returns (why it died or None, artifact, execs)."""
-    proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
-                            stdin=subprocess.DEVNULL, env=env, text=True, errors="replace")
+           progress: Callable[[TargetStats], None] | None,
+           supervisor: _Supervisor) -> tuple[str | None, Path | None, int]:
+    """Run one libFuzzer process; returns (why it died or None, artifact, execs). A
+    process the supervisor stopped did not die on an input."""
+    proc = supervisor.start(cmd, env)
+    if proc is None:
+        return None, None, 0
     assert proc.stderr is not None
     death: str | None = None
     artifact: Path | None = None
@@ -445,6 +619,8 @@ def _watch(cmd: list[str], env: dict[str, str], stats: TargetStats, base_execs: 
             last_progress = time.monotonic()
             progress(stats)
     code = proc.wait()
+    if supervisor.finished(proc):
+        return None, None, execs
     if code != 0 and death is None:
         death = "crash"
         stats.errors.append(f"exit {code}: " + " | ".join(tail[-5:]))
@@ -492,17 +668,19 @@ def run_campaign(
     libfuzzer_args: Sequence[str] = (),
     progress: Callable[[TargetStats], None] | None = None,
 ) -> CampaignResult:
-    """Fuzz ``targets`` (default: all) for about ``max_time`` seconds of wall time."""
+    """Fuzz ``targets`` (default: all) for ``max_time`` seconds of wall time (plus
+    about a second to stop and import). ``harness``: a folder of ``fuzz_<target>.py``
+    scripts to run instead of ``python -m pctfuzz.harness``."""
     names = list(targets) or list(TARGETS)
     for name in names:
         get_target(name)
-    if max_time <= 0:
+    if not max_time > 0:  # also NaN
         raise PctfuzzError(f"--max-time must be positive, not {max_time}")
     jobs = max(1, jobs or os.cpu_count() or 1)
-    harness = harness or default_harness_dir()
-    missing = [n for n in names if not (harness / f"fuzz_{n}.py").is_file()]
-    if missing:
-        raise PctfuzzError(f"no harness script for {', '.join(missing)} in {harness}")
+    if harness is not None:
+        missing = [n for n in names if not (harness / f"fuzz_{n}.py").is_file()]
+        if missing:
+            raise PctfuzzError(f"no harness script for {', '.join(missing)} in {harness}")
     from .store import Corpus, FindingStore
 
     # Check the folders before any process starts: a symlinked or blocked folder is a
@@ -514,22 +692,52 @@ def run_campaign(
     findings_store.ensure_root()
     findings_store.cleanup_stale_temp(3600)
     _recover(store, names)
-    workers = plan_workers(names, jobs)
-    share = max(4.0, max_time * min(jobs, len(names)) / len(names))
     started = time.monotonic()
+    supervisor = _Supervisor(started + max_time)
+    job = _Job(harness, corpus, findings, impl, timeout, rss_limit_mb)
+    parts = _run_slots(order_targets(names), jobs, max_time, job, supervisor, progress,
+                       libfuzzer_args)
+    stats = [merge_stats(name, parts[name]) if parts[name] else TargetStats(name)
+             for name in names]
+    return CampaignResult(stats, time.monotonic() - started, supervisor.stop_signal)
+
+
+def _run_slots(names: list[str], jobs: int, max_time: float, job: _Job,
+               supervisor: _Supervisor, progress: Callable[[TargetStats], None] | None,
+               extra: Sequence[str]) -> dict[str, list[TargetStats]]:
+    """Run the process slots of ``plan_rotation`` in threads, the main thread
+    enforcing the deadline and handling signals; each target's stats per slot."""
+    plans = plan_rotation(names, jobs)
+    slots_of = {name: sum(name in plan for plan in plans) for name in names}
+    seeded = {name: iter(_seeded(extra, n)) for name, n in slots_of.items() if n > 1}
     lock = threading.Lock()
+    live: dict[tuple[int, str], TargetStats] = {}
 
-    def report(stats: TargetStats) -> None:
-        if progress:
-            with lock:
-                progress(stats)
+    def reporter(slot: int) -> Callable[[TargetStats], None]:
+        def report(stats: TargetStats) -> None:
+            if progress:
+                with lock:  # one line per target, summed over its slots
+                    live[slot, stats.target] = stats
+                    progress(merge_stats(stats.target, [
+                        s for (_, t), s in live.items() if t == stats.target]))
+        return report
 
-    with ThreadPoolExecutor(max_workers=min(jobs, len(names))) as pool:
-        futures = [
-            pool.submit(_run_target, name, share, workers=count, harness=harness,
-                        corpus=corpus, findings=findings, impl=impl, timeout=timeout,
-                        rss_limit_mb=rss_limit_mb, extra=libfuzzer_args, progress=report)
-            for name, count in zip(names, workers, strict=True)
-        ]
-        stats = [f.result() for f in futures]
-    return CampaignResult(stats, time.monotonic() - started)
+    with _stop_on_signals(supervisor), ThreadPoolExecutor(max_workers=len(plans)) as pool:
+        futures = []
+        for slot, plan in enumerate(plans):
+            # Several slots of one target: different seeds, so the processes do not
+            # walk the same mutations in lockstep.
+            args = next(seeded[plan[0]]) if plan[0] in seeded else list(extra)
+            futures.append(pool.submit(_run_slot, plan, slice_seconds(max_time, len(plan)),
+                                       job, supervisor=supervisor, extra=args,
+                                       progress=reporter(slot)))
+        while not all(f.done() for f in futures):
+            wait(futures, timeout=0.2)
+            if any(f.done() and f.exception() for f in futures):
+                supervisor.stop()
+            supervisor.tick()
+    parts: dict[str, list[TargetStats]] = {name: [] for name in names}
+    for future in futures:
+        for stats in future.result():
+            parts[stats.target].append(stats)
+    return parts

@@ -444,7 +444,8 @@ def fuzz_results(result: Any, *, settings: Mapping[str, Any], findings_dir: Path
             "new_findings": list(stats.new_findings),
             "known_findings": list(stats.known_findings),
             "errors": [clean(e) for e in stats.errors],
-            "problems": [clean(p) for p in stats.problems()],
+            "problems": [clean(p) for p in
+                         stats.problems(stopped=result.stopped_by is not None)],
         })
         for ident, new in [*((i, True) for i in stats.new_findings),
                            *((i, False) for i in stats.known_findings)]:
@@ -455,7 +456,8 @@ def fuzz_results(result: Any, *, settings: Mapping[str, Any], findings_dir: Path
                 continue
             findings.append(finding_entry(finding, findings_dir / finding.file_name, new=new))
         errors += [_error(e, target=stats.target) for e in stats.errors]
-        errors += [_error(f"INCOMPLETE: {p}", target=stats.target) for p in stats.problems()]
+        errors += [_error(f"INCOMPLETE: {p}", target=stats.target)
+                   for p in stats.problems(stopped=result.stopped_by is not None)]
     return _document("fuzz", settings=settings, started=started, seconds=result.seconds,
                      exit_code=exit_code, targets=targets, findings=findings, replays=[],
                      errors=errors)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import signal
 import sys
 import time
 from pathlib import Path
@@ -59,15 +60,49 @@ def _write_reports(document: dict[str, Any], json_dest: str | None, sarif: str |
         write_output(junit, to_junit(document))
 
 
+def _apply_project(args: argparse.Namespace) -> Path:
+    """Fill the options not given on the command line from ``[tool.pctfuzz]``, then
+    from the built-in defaults; returns the project root. Folders from the table are
+    relative to the root, folders given as flags to the current folder. The root goes
+    on ``sys.path`` and ``PYTHONPATH`` (for the harness processes), so an adapter
+    module of the project is importable as ``--impl module:Class`` from any subfolder.
+    """
+    from ..config import load_config
+
+    project = load_config()
+    values = project.values
+    args.targets = args.targets or list(values.get("targets", []))
+    if args.max_time is None:
+        args.max_time = float(values.get("max-time", 60))
+    if args.jobs is None:
+        args.jobs = values.get("jobs", os.cpu_count() or 1)
+    if args.impl is None:
+        args.impl = values.get("impl", "urllib")
+    args.corpus = args.corpus or str(project.path("corpus", "corpus"))
+    args.findings = args.findings or str(project.path("findings", "findings"))
+    if project.pyproject is not None:
+        root = str(project.root)
+        if root not in sys.path:
+            sys.path.insert(0, root)
+        os.environ["PYTHONPATH"] = os.pathsep.join(
+            p for p in (root, os.environ.get("PYTHONPATH")) if p)
+    return project.root
+
+
 def _cmd_fuzz(args: argparse.Namespace) -> int:
     from ..campaign import run_campaign
     from ..oracles import get_impl
     from ..reports import fuzz_results
-    from ..store import utc_now
+    from ..store import printable_path, utc_now
 
+    root = _apply_project(args)
     dests = _outputs(args)
     get_impl(args.impl)  # fail fast, before any process starts
     started = utc_now()
+    where = [printable_path(p) for p in (root, Path(args.corpus).absolute(),
+                                         Path(args.findings).absolute())]
+    print("pctfuzz: project {}; corpus {}; findings {}".format(*where), file=_human(dests),
+          flush=True)
     result = run_campaign(
         args.targets,
         max_time=args.max_time,
@@ -81,12 +116,17 @@ def _cmd_fuzz(args: argparse.Namespace) -> int:
     )
     out = _human(dests)
     print(result.summary(), file=out)
+    if result.stopped_by:
+        print(f"pctfuzz: stopped by {signal.Signals(result.stopped_by).name} after "
+              f"{result.seconds:.0f} s", file=sys.stderr)
     for stats in result.stats:
         for error in stats.errors:
             print(f"[{stats.target}] {error}", file=sys.stderr)
     # Incomplete wins over "new finding": a lost finding may be the one that matters.
+    # A new finding outranks a stop by a signal (exit 128 + the signal number).
+    stopped = 128 + result.stopped_by if result.stopped_by else EXIT_OK
     code = (EXIT_INCOMPLETE if result.incomplete else
-            EXIT_FOUND if result.new_findings else EXIT_OK)
+            EXIT_FOUND if result.new_findings else stopped)
     if any(d is not None for d in dests):
         from ..targets import TARGETS
 
@@ -217,19 +257,26 @@ def add_command(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> Non
     fuzz = sub.add_parser(
         "fuzz", help="run a bounded atheris campaign",
         description="Fuzz the targets as atheris subprocesses within the time budget. "
-        "Exit 0: no new finding; 1: a new finding was saved; 2: usage error; 3: incomplete "
-        "(a finding or hits lost, a record unreadable, a target with 0 executions).")
+        "Defaults come from [tool.pctfuzz] in the nearest pyproject.toml that has one "
+        "(the project root; else the current folder). Exit 0: no new finding; 1: a new "
+        "finding was saved; 2: usage error; 3: incomplete (a finding or hits lost, a record "
+        "unreadable, a target with 0 executions); 129/130/143: stopped by "
+        "SIGHUP/SIGINT/SIGTERM.")
     fuzz.add_argument("targets", nargs="*", metavar="TARGET", help="default: all targets")
-    fuzz.add_argument("--max-time", type=positive_seconds, default=60, metavar="SECONDS",
+    # Defaults come from [tool.pctfuzz] (see _apply_project), then from these helps.
+    fuzz.add_argument("--max-time", type=positive_seconds, metavar="SECONDS",
                       help="wall-clock budget for the whole campaign (default 60)")
-    fuzz.add_argument("--jobs", type=job_count, default=os.cpu_count() or 1, metavar="N",
+    fuzz.add_argument("--jobs", type=job_count, metavar="N",
                       help="libFuzzer processes at once (default: cores, at most "
                       f"{JOBS_PER_CORE} per core); with fewer targets than N, each target "
                       "gets several processes on its shared corpus")
-    fuzz.add_argument("--impl", default="urllib", metavar="NAME",
-                      help="implementation under test: a registered name or module:Class")
-    fuzz.add_argument("--corpus", type=folder_path, default="corpus", metavar="DIR")
-    fuzz.add_argument("--findings", type=folder_path, default="findings", metavar="DIR")
+    fuzz.add_argument("--impl", metavar="NAME",
+                      help="implementation under test: a registered name or module:Class "
+                      "(default urllib)")
+    fuzz.add_argument("--corpus", type=folder_path, metavar="DIR",
+                      help="default: corpus/ in the project root")
+    fuzz.add_argument("--findings", type=folder_path, metavar="DIR",
+                      help="default: findings/ in the project root")
     fuzz.add_argument("--timeout", type=whole_seconds, default=5, metavar="SECONDS",
                       help="per-input time limit; a slower input is a timeout finding")
     fuzz.add_argument("--rss-limit-mb", type=int, default=2048, metavar="MB",

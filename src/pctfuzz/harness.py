@@ -1,0 +1,80 @@
+"""``python -m pctfuzz.harness TARGET [libFuzzer flags]``: the atheris fuzzer of one
+target, shipped inside the package (what ``pctfuzz fuzz`` starts, so an installed
+wheel fuzzes from any folder). ``harness/fuzz_<target>.py`` are the same program as
+OSS-Fuzz scripts.
+
+- **Coverage.** pctfuzz must be imported inside ``atheris.instrument_imports`` so its
+  code carries libFuzzer counters. ``-m`` imports the ``pctfuzz`` package (and the
+  reference it re-exports) before this module runs, where the hook cannot see it, so
+  those modules are dropped from ``sys.modules`` and imported again inside the hook.
+- **Dictionary.** The target's dictionary from the package data
+  (``pctfuzz/data/dicts/<target>.dict``) is added unless a ``-dict=`` flag is given.
+- **Dies with its parent.** With ``PCTFUZZ_PARENT_PID`` set (``pctfuzz fuzz`` sets
+  it), the process asks Linux for SIGKILL when its parent goes (``PR_SET_PDEATHSIG``),
+  then checks that the parent is still the one named (it may have died before the
+  request): a campaign killed with SIGKILL leaves no libFuzzer process writing to its
+  store.
+
+Exit 2 with a one-line usage error for a missing or unknown TARGET.
+"""
+
+import os
+import signal
+import sys
+from pathlib import Path
+
+_PR_SET_PDEATHSIG = 1
+_USAGE = "usage: python -m pctfuzz.harness TARGET [libFuzzer flags]"
+
+
+def die_with_parent() -> None:
+    """SIGKILL this process when its parent ends (Linux ``prctl``); exit at once if
+    the parent named by ``PCTFUZZ_PARENT_PID`` is already gone."""
+    parent = os.environ.get("PCTFUZZ_PARENT_PID")
+    if not parent:
+        return
+    import contextlib
+    import ctypes
+
+    # Not Linux: no prctl; the parent's own stop at its deadline or signal still holds.
+    with contextlib.suppress(AttributeError, OSError):
+        ctypes.CDLL(None, use_errno=True).prctl(_PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
+    if str(os.getppid()) != parent:
+        os._exit(1)
+
+
+def _import_instrumented() -> None:
+    """Import pctfuzz again, inside the atheris hook (see the module docstring)."""
+    import atheris
+
+    for name in [m for m in sys.modules if m == "pctfuzz" or m.startswith("pctfuzz.")]:
+        del sys.modules[name]
+    with atheris.instrument_imports(include=["pctfuzz"]):
+        import pctfuzz.fuzzing  # noqa: F401
+
+
+def run(argv: list[str]) -> None:
+    """Fuzz ``argv[1]`` with the libFuzzer flags ``argv[2:]`` (never returns normally:
+    libFuzzer ends the process)."""
+    args = argv[1:]
+    if not args or args[0].startswith("-"):
+        print(f"{_USAGE}\npctfuzz.harness: error: TARGET is required", file=sys.stderr)
+        sys.exit(2)
+    die_with_parent()
+    _import_instrumented()
+    from pctfuzz import fuzzing
+    from pctfuzz.targets import TARGETS
+
+    target, flags = args[0], args[1:]
+    if target not in TARGETS:
+        print(f"pctfuzz.harness: error: unknown target {target!r} "
+              f"(known: {', '.join(TARGETS)})", file=sys.stderr)
+        sys.exit(2)
+    dictionary = Path(fuzzing.__file__).parent / "data" / "dicts" / f"{target}.dict"
+    if dictionary.is_file() and not any(f.startswith("-dict=") for f in flags):
+        flags.append(f"-dict={dictionary}")
+    fuzzing.main(target, [argv[0], *flags])
+
+
+if __name__ == "__main__":
+    run(sys.argv)
