@@ -167,7 +167,9 @@ def test_campaign_counts_a_finding_once_across_restarts_and_processes() -> None:
     once said 16 findings for 2 on disk); a LOST line makes the target incomplete."""
     import sys
 
-    from pctfuzz.campaign import CampaignResult, TargetStats, _watch
+    import time
+
+    from pctfuzz.campaign import CampaignResult, TargetStats, _Supervisor, _watch
     from pctfuzz.fuzz_protocol import finding_line, lost_line
 
     lines = [finding_line(True, "divergence", "0123456789abcdef", "s"),
@@ -178,7 +180,8 @@ def test_campaign_counts_a_finding_once_across_restarts_and_processes() -> None:
     script = "import sys\n" + "".join(f"print({line!r}, file=sys.stderr)\n" for line in lines)
     stats = TargetStats("diff_encode")
     for _restart in range(2):
-        _watch([sys.executable, "-c", script], dict(os.environ), stats, 0, None)
+        _watch([sys.executable, "-c", script], dict(os.environ), stats, 0, None,
+               _Supervisor(time.monotonic() + 60))
     assert stats.new_findings == ["0123456789abcdef"]
     assert stats.known_findings == ["fedcba9876543210"]
     assert stats.lost == ["FINDING x|y: No space left on device"]
