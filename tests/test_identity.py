@@ -166,7 +166,6 @@ def test_campaign_counts_a_finding_once_across_restarts_and_processes() -> None:
     """A restarted harness prints KNOWN for the finding it printed NEW before (the JSON
     once said 16 findings for 2 on disk); a LOST line makes the target incomplete."""
     import sys
-
     import time
 
     from pctfuzz.campaign import CampaignResult, TargetStats, _Supervisor, _watch
