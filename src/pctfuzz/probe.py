@@ -17,7 +17,6 @@ non-ASCII text. Nothing here prints; ``pctfuzz.commands.probe`` renders the repo
 
 from __future__ import annotations
 
-import importlib
 import inspect
 import re
 import unicodedata
@@ -342,7 +341,9 @@ def _import(target: str) -> object:
     if not module_name or not attr:
         raise PctfuzzError(f"target {target!r}: expected module:function or module:Class")
     try:
-        obj: object = importlib.import_module(module_name)
+        from .oracles import import_user_module
+
+        obj: object = import_user_module(module_name)
     except Exception as exc:  # the user's module failed to import: say why, in one line
         raise PctfuzzError(
             f"target {target!r}: cannot import {module_name!r}: {type(exc).__name__}: {exc}"

@@ -246,8 +246,12 @@ def _inputs(paths: Sequence[Path], target: str | None) -> Iterator[tuple[str, Pa
 
 
 def replay_paths(paths: Sequence[Path], *, target: str | None = None, impl: str | None = None,
-                 timeout: float = DEFAULT_TIMEOUT) -> Iterator[Verdict | tuple[Path, str]]:
-    """Verdicts for every input under ``paths``; unusable inputs as (path, message)."""
+                 timeout: float = DEFAULT_TIMEOUT, trusted: Sequence[str] = (),
+                 ) -> Iterator[Verdict | tuple[Path, str]]:
+    """Verdicts for every input under ``paths``; unusable inputs as (path, message).
+
+    ``trusted``: implementations the user named elsewhere (``[tool.pctfuzz] impl``): a
+    record naming one of them replays against it, as if given with ``--impl``."""
     from .store import StoreError, load_finding, read_input
 
     if target is not None:
@@ -263,7 +267,8 @@ def replay_paths(paths: Sequence[Path], *, target: str | None = None, impl: str 
                 tgt = get_target(finding.target)
                 case = finding.rebuild_case()
                 chosen = impl or finding.impl
-                runner = _impl_for(tgt, chosen, impls, recorded=impl is None)
+                runner = _impl_for(tgt, chosen, impls,
+                                   recorded=impl is None and chosen not in trusted)
                 run = run_case(tgt, case, runner, timeout, impl_name=chosen)
                 yield _finding_verdict(path, finding, run, overridden=impl is not None)
             else:

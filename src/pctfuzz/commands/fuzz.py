@@ -147,13 +147,21 @@ def _cmd_replay(args: argparse.Namespace) -> int:
     from ..reports import replay_results
     from ..store import printable_path, utc_now
 
+    from ..config import load_config
+
     dests = _outputs(args)
     out = _human(dests)
+    # The project's own adapter ([tool.pctfuzz] impl) is the user's word, like --impl:
+    # records naming it replay against it, and the project root is importable.
+    project = load_config()
+    trusted = [str(project.values["impl"])] if "impl" in project.values else []
+    if project.pyproject is not None and str(project.root) not in sys.path:
+        sys.path.insert(0, str(project.root))
     started, clock = utc_now(), time.monotonic()
     items: list[Verdict | tuple[Path, str]] = []
     reproduced = unusable = 0
     for item in replay_paths([Path(p) for p in args.paths], target=args.target,
-                             impl=args.impl, timeout=args.timeout):
+                             impl=args.impl, timeout=args.timeout, trusted=trusted):
         items.append(item)
         if isinstance(item, Verdict):
             reproduced += item.reproduces

@@ -71,9 +71,11 @@ from __future__ import annotations
 import contextlib
 import importlib
 import inspect
+import os
+import sys
 from collections.abc import Callable, Mapping
 from types import MappingProxyType
-from typing import Protocol, runtime_checkable
+from typing import Any, Protocol, runtime_checkable
 
 from ..cases import DecodeCase, EncodeCase, FormCase, FormParseCase
 from ..errors import PctfuzzError
@@ -257,6 +259,20 @@ def _missing_methods(obj: object) -> list[str]:
     return [m for m in METHODS if not callable(getattr(obj, m, None))]
 
 
+def import_user_module(name: str) -> Any:
+    """Import a module the *user* named (``--impl``, ``pctfuzz probe``): as ``python -m``
+    would, the current folder is searched too, after the import path, so a module
+    beside the user's shell works with the ``pctfuzz`` console script. Never used for
+    a name that comes from a record (see ``replay``)."""
+    try:
+        return importlib.import_module(name)
+    except ModuleNotFoundError as exc:
+        if exc.name != name.partition(".")[0] or os.getcwd() in sys.path:
+            raise
+    sys.path.append(os.getcwd())
+    return importlib.import_module(name)
+
+
 def _from_import_path(spec: str) -> object:
     module_name, _, attr = spec.partition(":")
     if not module_name or not attr:
@@ -265,7 +281,7 @@ def _from_import_path(spec: str) -> object:
             "or an import path package.module:Name"
         )
     try:
-        module = importlib.import_module(module_name)
+        module = import_user_module(module_name)
     except ImportError as exc:
         raise PctfuzzError(
             f"implementation {spec!r}: cannot import {module_name!r}: {exc}"
