@@ -143,11 +143,10 @@ def _cmd_fuzz(args: argparse.Namespace) -> int:
 
 
 def _cmd_replay(args: argparse.Namespace) -> int:
+    from ..config import load_config
     from ..replay import Verdict, replay_paths
     from ..reports import replay_results
     from ..store import printable_path, utc_now
-
-    from ..config import load_config
 
     dests = _outputs(args)
     out = _human(dests)
