@@ -126,3 +126,32 @@ def test_harness_that_cannot_start_is_an_incomplete_run(tmp_path: Path) -> None:
     assert "ran 0 executions" in run.stdout
     document = json.loads(out.read_text())
     assert document["exit_code"] == EXIT_INCOMPLETE and document["errors"]
+
+
+def _corpus_on(mount: Path) -> Path:
+    """Three seed inputs of ``decode`` on the small tmpfs (4 KiB a file there)."""
+    (corpus := mount / "corpus" / "decode").mkdir(parents=True)
+    for path in sorted((ROOT / "corpus" / "decode").iterdir())[:3]:
+        shutil.copy(path, corpus / path.name)
+    return corpus.parent
+
+
+@pytest.mark.parametrize("how", ["full", "read-only"])
+def test_corpus_disk_full_or_read_only_the_run_goes_on(tmp_path: Path, tmpfs: Path,
+                                                       how: str) -> None:
+    """Issue 14: a corpus folder that cannot take the private copy or new inputs: the
+    campaign fuzzes from a copy in the temporary folder, says so, and ends normally
+    with its summary and --json; nothing is left behind in the corpus root."""
+    corpus = _corpus_on(tmpfs)
+    if how == "full":
+        with open(tmpfs / "filler", "wb") as handle, contextlib.suppress(OSError):
+            handle.write(b"\0" * (128 << 10))
+    else:
+        subprocess.run(["mount", "-o", "remount,ro", str(tmpfs)], check=True)
+    out = tmp_path / "results.json"
+    run = pctfuzz("fuzz", "decode", "--jobs", "1", "--max-time", "5", "--corpus", str(corpus),
+                  "--findings", str(tmp_path / "findings"), "--json", str(out))
+    assert run.returncode == 0, run.stdout + run.stderr
+    assert "cannot take a private copy" in run.stderr
+    assert "0 new finding(s)" in run.stdout and json.loads(out.read_text())["exit_code"] == 0
+    assert sorted(p.name for p in corpus.iterdir()) == ["decode"]

@@ -39,7 +39,6 @@ from __future__ import annotations
 
 import contextlib
 import hashlib
-import itertools
 import os
 import random
 import re
@@ -351,7 +350,7 @@ def _run_slot(plan: Sequence[str], slice_len: float, job: _Job, *, supervisor: _
               progress: Callable[[TargetStats], None] | None) -> list[TargetStats]:
     """One process slot: slices of the targets of ``plan`` in turn until the deadline;
     returns the stats of each target it ran (summed over its slices)."""
-    from .store import Corpus
+    from .store import Corpus, StoreError
 
     stats = {name: TargetStats(name) for name in plan}
     store = Corpus(job.corpus)
@@ -359,13 +358,22 @@ def _run_slot(plan: Sequence[str], slice_len: float, job: _Job, *, supervisor: _
     # paid once (seconds for a large corpus), and each process resumes where the last
     # one of its target stopped.
     stagings: dict[str, tuple[Path, set[str]]] = {}
+    runnable = list(plan)
+    turn = 0
     try:
-        for name in itertools.cycle(plan):
+        while runnable:
+            name = runnable[turn % len(runnable)]
+            turn += 1
             left = supervisor.remaining()
             if left < MIN_SLICE:
                 break
             if name not in stagings:
-                staging = _stage(store, name)
+                try:
+                    staging = _stage(store, name)
+                except StoreError as exc:  # it cannot run: 0 executions, an incomplete run
+                    stats[name].errors.append(str(exc))
+                    runnable.remove(name)
+                    continue
                 stagings[name] = staging, set(os.listdir(staging))
             _run_slice(stats[name], min(slice_len, left), *stagings[name], job,
                        supervisor=supervisor, extra=extra, progress=progress)
@@ -425,12 +433,36 @@ _MAX_ERRORS = 20
 def _stage(store: Corpus, target: str) -> Path:
     """A private copy of ``target``'s corpus for one libFuzzer process to read and
     write (see the module docstring). Only entries ``Corpus.iter`` accepts are copied:
-    no symlinks, folders or oversized files reach libFuzzer."""
-    staging = Path(tempfile.mkdtemp(prefix=f"{_STAGING}{target}-{os.getpid()}-",
-                                    dir=store.root))
+    no symlinks, folders or oversized files reach libFuzzer.
+
+    The copy goes in the corpus root (where a killed campaign's copy is recovered
+    from). If that folder is full or read-only, the partial copy is removed and the
+    copy goes to the temporary folder instead: fuzzing goes on, and what it finds is
+    imported through ``Corpus.add`` as far as the corpus can take it. ``StoreError``
+    (one line) if no copy can be made at all."""
+    from .store import StoreError
+
     problems: list[StoreProblem] = []
-    for path, data in store.iter(target, problems=problems):
-        (staging / path.name).write_bytes(data)
+    prefix = f"{_STAGING}{target}-{os.getpid()}-"
+    for where in (store.root, Path(tempfile.gettempdir())):
+        staging: Path | None = None
+        try:
+            staging = Path(tempfile.mkdtemp(prefix=prefix, dir=where))
+            problems = []
+            for path, data in store.iter(target, problems=problems):
+                (staging / path.name).write_bytes(data)
+            break
+        except OSError as exc:
+            if staging is not None:
+                shutil.rmtree(staging, ignore_errors=True)
+            failure = exc
+    else:
+        raise StoreError(store.root, f"no private corpus copy for {target}: "
+                         f"{failure.strerror or failure}")
+    if staging.parent != store.root:
+        print(f"pctfuzz: WARNING: [{target}] corpus folder {store.root} cannot take a "
+              f"private copy ({failure.strerror}); fuzzing from {staging}",
+              file=sys.stderr, flush=True)
     for problem in problems:  # a huge file or a sub-folder is not fuzzed: say so, once
         if str(problem) not in _SKIPPED:
             _SKIPPED.add(str(problem))
@@ -441,6 +473,8 @@ def _stage(store: Corpus, target: str) -> Path:
 
 #: Corpus entries already reported as skipped by ``_stage`` (one warning each).
 _SKIPPED: set[str] = set()
+#: Corpus folders already reported as unable to take new inputs (one warning each).
+_UNSAVED: set[str] = set()
 
 
 def _unstage(store: Corpus, target: str, staging: Path, *, known: set[str] | None = None,
@@ -449,6 +483,8 @@ def _unstage(store: Corpus, target: str, staging: Path, *, known: set[str] | Non
     must be the sha1 of the bytes) to the corpus, then remove ``staging`` (unless
     ``remove`` is false). Names in ``known`` (already in the corpus) are not read
     again; the names imported are added to it."""
+    from .store import StoreError
+
     added = 0
     try:
         entries = list(os.scandir(staging))
@@ -464,7 +500,14 @@ def _unstage(store: Corpus, target: str, staging: Path, *, known: set[str] | Non
         except OSError:
             continue
         if hashlib.sha1(data).hexdigest() == entry.name and len(data) <= store.max_size:
-            added += store.add(target, data) is not None
+            try:
+                added += store.add(target, data) is not None
+            except StoreError as exc:  # a full or read-only corpus: say so once, go on
+                if str(store.root) not in _UNSAVED:
+                    _UNSAVED.add(str(store.root))
+                    print(f"pctfuzz: WARNING: [{target}] new inputs not added to the "
+                          f"corpus: {exc}", file=sys.stderr, flush=True)
+                continue
             if known is not None:
                 known.add(entry.name)
     if remove:
