@@ -60,6 +60,30 @@ def _write_reports(document: dict[str, Any], json_dest: str | None, sarif: str |
         write_output(junit, to_junit(document))
 
 
+def _describe_new_findings(idents: list[str], findings: Path, out: TextIO) -> None:
+    """Under the summary: each new finding in one readable line (what went in, what
+    the reference says, what came out) and the exact command that reproduces it."""
+    from ..reports import finding_entry
+    from ..store import FindingStore, StoreError
+    from ..text import one_line
+
+    store = FindingStore(findings)
+    for ident in idents:
+        try:
+            finding = store.get(ident)
+        except StoreError as exc:
+            print(f"  {ident}: {exc}", file=out)
+            continue
+        entry = finding_entry(finding, findings / finding.file_name, new=True)
+        impl = entry["impl"] or "reference"
+        print(one_line(f"  {ident} {entry['kind']} in {impl}: {entry['case']}: expected "
+                       f"{entry['expected']}, got {entry['actual']}", 300), file=out)
+        print(f"    reproduce: {one_line(entry['reproduce'], 300)}", file=out)
+    if idents:
+        print(f"  findings in {findings}; `pctfuzz report --findings {findings}` lists them all",
+              file=out)
+
+
 def _apply_project(args: argparse.Namespace) -> Path:
     """Fill the options not given on the command line from ``[tool.pctfuzz]``, then
     from the built-in defaults; returns the project root. Folders from the table are
@@ -116,6 +140,7 @@ def _cmd_fuzz(args: argparse.Namespace) -> int:
     )
     out = _human(dests)
     print(result.summary(), file=out)
+    _describe_new_findings(result.new_findings, Path(args.findings), out)
     if result.stopped_by:
         print(f"pctfuzz: stopped by {signal.Signals(result.stopped_by).name} after "
               f"{result.seconds:.0f} s", file=sys.stderr)
