@@ -359,6 +359,7 @@ def _run_slot(plan: Sequence[str], slice_len: float, job: _Job, *, supervisor: _
     # one of its target stopped.
     stagings: dict[str, tuple[Path, set[str]]] = {}
     runnable = list(plan)
+    started: set[str] = set()
     turn = 0
     try:
         while runnable:
@@ -375,8 +376,14 @@ def _run_slot(plan: Sequence[str], slice_len: float, job: _Job, *, supervisor: _
                     runnable.remove(name)
                     continue
                 stagings[name] = staging, set(os.listdir(staging))
-            _run_slice(stats[name], min(slice_len, left), *stagings[name], job,
-                       supervisor=supervisor, extra=extra, progress=progress)
+            # Until every target of the slot has had its first turn, a slice leaves
+            # each of the others an equal share of what is left: start-up and a slow
+            # machine must not push the last target out of the budget.
+            waiting = [n for n in runnable if n not in started]
+            share = left / len(waiting) if name in waiting else left
+            started.add(name)
+            _run_slice(stats[name], min(slice_len, max(MIN_SLICE, share)), *stagings[name],
+                       job, supervisor=supervisor, extra=extra, progress=progress)
     finally:
         for name, (staging, known) in stagings.items():
             _unstage(store, name, staging, known=known)
