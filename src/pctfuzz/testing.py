@@ -1,0 +1,126 @@
+"""pctfuzz's checks inside your own test suite: ready-made Hypothesis tests and
+strategies, run by your pytest under your Hypothesis profile.
+
+A test file of three lines checks your adapter against the reference, with the same
+differential checks the fuzzer runs (``pctfuzz.differential``)::
+
+    # tests/test_urls_vs_whatwg.py
+    from pctfuzz.testing import differential_tests
+    from mypkg.urls import MyAdapter
+    globals().update(differential_tests(MyAdapter))
+
+``differential_tests`` returns ``{"test_pctfuzz_encode": f, "test_pctfuzz_decode": f,
+...}``: one Hypothesis test per question. A case the adapter does not answer
+(``Unsupported``) passes; a difference outside the registry fails with the
+``Divergence`` (what went in, what the reference says, what came out), and Hypothesis
+shrinks it and keeps it in *your* example database. Encode cases are drawn from the
+adapter's declared ``sets`` when it has them (``oracles.function_adapter`` declares
+them), else from every registered set. ``invariant_tests(codec)`` does the same with
+the invariants for a ``properties.Codec``. The strategies are re-exported for tests of
+your own.
+"""
+
+from __future__ import annotations
+
+import inspect
+from collections.abc import Callable, Iterable, Mapping
+from typing import Any
+
+from hypothesis import given
+from hypothesis import strategies as st
+
+from . import differential, properties
+from .cases import EncodeCase
+from .oracles import impl_name
+from .sets import get_set
+from .strategies import (
+    binary_values,
+    decode_cases,
+    encode_cases,
+    encoding_labels,
+    form_cases,
+    form_parse_cases,
+    text_values,
+)
+
+__all__ = [
+    "decode_cases",
+    "differential_tests",
+    "encode_cases",
+    "encode_cases_for",
+    "form_cases",
+    "form_parse_cases",
+    "invariant_tests",
+]
+
+#: question -> (the differential check, the strategy of its cases)
+_QUESTIONS: dict[str, tuple[Callable[[Any, Any], Any], Callable[[], st.SearchStrategy[Any]]]] = {
+    "encode": (differential.check_encode, encode_cases),
+    "decode": (differential.check_decode, decode_cases),
+    "form": (differential.check_form, form_cases),
+    "form_parse": (differential.check_form_parse, form_parse_cases),
+}
+
+
+def encode_cases_for(set_specs: Iterable[str]) -> st.SearchStrategy[EncodeCase]:
+    """``EncodeCase`` for the given sets (names or set specs, ``pctfuzz.setspec``) only,
+    in any encoding, str or bytes."""
+    specs = list(set_specs)
+    for spec in specs:
+        get_set(spec)  # an unknown set is an error now, not inside every example
+    return st.builds(EncodeCase, st.one_of(text_values(), binary_values()),
+                     st.sampled_from(specs), encoding_labels(), st.booleans())
+
+
+def _declared_sets(impl: Any) -> list[str]:
+    sets = getattr(impl, "sets", None)
+    if isinstance(sets, Mapping):
+        return [spec if isinstance(spec, str) else spec.name for spec in sets.values()]
+    return []
+
+
+def differential_tests(impl: Any, *, questions: Iterable[str] = tuple(_QUESTIONS),
+                       ) -> dict[str, Callable[[], None]]:
+    """One Hypothesis test per question (``encode``, ``decode``, ``form``,
+    ``form_parse``) comparing ``impl`` (an adapter or adapter class, or a built-in
+    name such as ``"urllib"``) with the reference outside the divergence registry."""
+    built: Any = impl() if inspect.isclass(impl) else impl
+    adapter = differential.resolve_impl(built)
+    tests: dict[str, Callable[[], None]] = {}
+    for question in questions:
+        check, strategy = _QUESTIONS[question]
+        cases = strategy()
+        if question == "encode" and (declared := _declared_sets(adapter)):
+            cases = encode_cases_for(declared)
+        tests[f"test_pctfuzz_{question}"] = _test(check, adapter, cases, question)
+    return tests
+
+
+def _test(check: Callable[[Any, Any], Any], impl: Any, cases: st.SearchStrategy[Any],
+          question: str) -> Callable[[], None]:
+    @given(cases)
+    def test(case: Any) -> None:
+        check(case, impl)  # raises Divergence on a difference no registry entry accepts
+
+    test.__name__ = test.__qualname__ = f"test_pctfuzz_{question}"
+    test.__doc__ = f"pctfuzz: {question} of {impl_name(impl)} against the reference"
+    return test
+
+
+#: invariant check -> its strategy
+_INVARIANTS: dict[str, tuple[Callable[[Any, Any], None], Callable[[], st.SearchStrategy[Any]]]] = {
+    "encode": (properties.check_encode, encode_cases),
+    "decode": (properties.check_decode, decode_cases),
+    "form": (properties.check_form, form_cases),
+    "form_parse": (properties.check_form_parse, form_parse_cases),
+}
+
+
+def invariant_tests(codec: properties.Codec) -> dict[str, Callable[[], None]]:
+    """One Hypothesis test per invariant group for ``codec`` (a ``properties.Codec``:
+    your own encode/decode functions with the reference's meaning)."""
+    tests: dict[str, Callable[[], None]] = {}
+    for name, (check, strategy) in _INVARIANTS.items():
+        test = _test(check, codec, strategy(), f"invariants_{name}")
+        tests[test.__name__] = test
+    return tests
