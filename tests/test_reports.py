@@ -19,6 +19,8 @@ from typing import Any
 
 import jsonschema
 import pytest
+from hypothesis import Phase, given, settings
+from hypothesis import strategies as st
 
 from pctfuzz import differential
 from pctfuzz.cases import DecodeCase, EncodeCase, FormCase
@@ -295,7 +297,10 @@ def _run_pytest(folder: Path, test_file: Path, *, with_pctfuzz: bool = True
 
         paths = {str(Path(m.__file__).resolve().parent.parent) for m in (_pytest, pluggy)}
         env["PYTHONPATH"] = os.pathsep.join(sorted(paths))
-        args = [sys.executable, "-S", *args[1:]]
+        # pctfuzz's own pytest plugin is registered in that site-packages' metadata
+        # although the module is not importable here: a machine without pctfuzz
+        # has neither.
+        args = [sys.executable, "-S", *args[1:3], "-p", "no:pctfuzz", *args[3:]]
     return subprocess.run(args, cwd=folder, env=env, capture_output=True, text=True,
                           timeout=120, check=False)
 
@@ -390,3 +395,35 @@ def test_triage_sets_status_and_note_and_report_shows_them(
                  "--findings", str(findings)]) == 2
     assert main(["triage", ident, "--status", "fixed", "--note", "two\nlines",
                  "--findings", str(findings)]) == 2
+
+
+def test_export_hypothesis_examples_are_literals_that_run(tmp_path: Path) -> None:
+    """``export --hypothesis`` writes @example decorators; a case value holding Python
+    source stays a string literal."""
+    import ast
+
+    hostile = 'x"); import os; os.system("touch pwned'
+    store = FindingStore(tmp_path / "findings")
+    stored, _ = store.record(new_finding("encode", "violation", None,
+                                         case=EncodeCase(hostile, "path")))
+    out = tmp_path / "pctfuzz_examples.py"
+    assert main(["export", "--hypothesis", str(store.root), "-o", str(out)]) == EXIT_OK
+    source = out.read_text()
+    tree = ast.parse(source)
+    names = {n.targets[0].id for n in tree.body if isinstance(n, ast.Assign)}  # type: ignore[attr-defined]
+    assert names == {"ENCODE_EXAMPLES", "DECODE_EXAMPLES", "FORM_EXAMPLES",
+                     "FORM_PARSE_EXAMPLES"}
+    namespace: dict[str, object] = {}
+    exec(compile(tree, str(out), "exec"), namespace)  # imports hypothesis and pctfuzz only
+    assert len(namespace["ENCODE_EXAMPLES"]) == 1  # type: ignore[arg-type]
+    assert not (tmp_path / "pwned").exists() and stored.id in source
+    seen: list[object] = []
+
+    @namespace["with_examples"](namespace["ENCODE_EXAMPLES"])  # type: ignore[operator,misc]
+    @given(case=st.none())
+    @settings(database=None, phases=[Phase.explicit])
+    def test(case: object) -> None:
+        seen.append(case)
+
+    test()
+    assert seen == [EncodeCase(hostile, "path")]

@@ -100,11 +100,11 @@ def _collect(items: list[str], findings_dir: Path) -> list[tuple[Any, str]]:
 
 
 def _cmd_export(args: argparse.Namespace) -> int:
-    from ..reports import check_destinations, export_tests, write_output
+    from ..reports import check_destinations, export_examples, export_tests, write_output
 
     check_destinations(args.output)
     findings = _collect(args.findings, Path(args.findings_dir))
-    source = export_tests(findings)
+    source = export_examples(findings) if args.hypothesis else export_tests(findings)
     write_output(args.output, source)
     if args.output != "-":
         print(f"{len(findings)} finding(s) exported to {args.output}", file=sys.stderr)
@@ -146,6 +146,9 @@ def add_command(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> Non
         "directly; the others run pctfuzz's check (no findings store needed).")
     export.add_argument("findings", nargs="+", metavar="FINDING",
                         help="finding JSON files, folders of them, or finding ids")
+    export.add_argument("--hypothesis", action="store_true",
+                        help="write Hypothesis @example decorators (ENCODE_EXAMPLES, ...) "
+                        "for your own @given tests instead of a test module")
     export.add_argument("-o", "--output", default="-", metavar="FILE",
                         help="the test file to write (default: stdout)")
     export.add_argument("--findings", dest="findings_dir", type=folder_path, default="findings",
