@@ -145,3 +145,23 @@ def test_max_time_must_be_positive_and_finite(value: str) -> None:
     run = pctfuzz("fuzz", "decode", "--max-time", value)
     assert run.returncode == 2
     assert run.stderr.count("\n") == 1 and "--max-time" in run.stderr, run.stderr
+
+
+def test_coverage_measures_the_reference_and_the_code_under_test(tmp_path: Path) -> None:
+    """``pctfuzz coverage`` runs an invariant target's corpus against the reference (not
+    against an adapter, which made every input fail before) and reports the reference
+    and the code under test apart; a missing corpus is an error, not an empty report."""
+    html = tmp_path / "html"
+    run = pctfuzz("coverage", "encode", "diff_decode", "--html", str(html))
+    assert run.returncode == 0, run.stdout + run.stderr
+    assert " 0 fail " in run.stdout, run.stdout  # the committed corpus passes
+    figures = dict(line.rsplit(": ", 1) for line in run.stdout.splitlines()
+                   if line.endswith("branch coverage"))
+    reference = float(figures["reference"].split("%")[0])
+    under_test = float(figures["code under test (urllib.parse)"].split("%")[0])
+    assert reference > 50 and under_test > 0, figures
+    assert (html / "index.html").is_file()
+    missing = pctfuzz("coverage", "--corpus", str(tmp_path / "nothere"),
+                      "--html", str(tmp_path / "h2"))
+    assert missing.returncode == 2 and "does not exist" in missing.stderr
+    assert not (tmp_path / "h2").exists()
