@@ -193,12 +193,29 @@ def _stdout_gone() -> int:
     return EXIT_OK
 
 
+#: Commands that take options for libFuzzer after ``--`` (``pctfuzz fuzz … -- -max_len=64``).
+PASSTHROUGH_COMMANDS = ("fuzz",)
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser()
+    words = list(sys.argv[1:] if argv is None else argv)
+    # Everything after "--" goes to libFuzzer untouched (argparse would take it as
+    # positional TARGETs).
+    passthrough: list[str] = []
+    if "--" in words:
+        cut = words.index("--")
+        words, passthrough = words[:cut], words[cut + 1:]
     try:
-        args = parser.parse_args(argv)
+        args = parser.parse_args(words)
     except BrokenPipeError:  # --help or --version into a closed pipe
         return _stdout_gone()
+    if passthrough and args.command not in PASSTHROUGH_COMMANDS:
+        parser.error(f"{args.command} takes no options after --")
+    bad = [w for w in passthrough if not w.startswith("-")]
+    if bad:
+        parser.error(f"after --, libFuzzer options (-flag=value) only, not {bad[0]!r}")
+    args.passthrough = passthrough
     try:
         code: int = args.func(args)
         sys.stdout.flush()  # a closed pipe shows here, not in the interpreter's exit

@@ -136,6 +136,7 @@ def _cmd_fuzz(args: argparse.Namespace) -> int:
         findings=Path(args.findings),
         timeout=args.timeout,
         rss_limit_mb=args.rss_limit_mb,
+        libfuzzer_args=args.passthrough,
         progress=None if args.quiet else _progress,
     )
     out = _human(dests)
