@@ -47,6 +47,7 @@ __all__ = [
     "DIVERGENCES",
     "KnownDivergence",
     "Outcome",
+    "Reconcile",
     "case_text",
     "divergences_for",
     "example_outcomes",
@@ -139,6 +140,9 @@ class KnownDivergence:
     why: str
     example: Case
     active: Callable[[], bool] = field(default=_always, repr=False)
+    #: Reconcile order among entries (lower first): an entry replacing a whole outcome
+    #: runs before one rewriting text inside it (module docstring).
+    phase: int = 0
 
     def __post_init__(self) -> None:
         if self.check not in CHECKS:
@@ -516,7 +520,7 @@ _REPLACE, _REWRITE = 0, 1
 
 
 def _entry(*, phase: int = _REPLACE, **kwargs: Any) -> None:
-    _ENTRIES.append((phase, KnownDivergence(**kwargs)))
+    _ENTRIES.append((phase, KnownDivergence(phase=phase, **kwargs)))
 
 
 _entry(
@@ -1296,14 +1300,16 @@ def divergences_for(
 
 
 def reconcile(
-    check: str, impl_names: Sequence[str], case: Case, expected: Outcome, actual: Outcome
+    check: str, impl_names: Sequence[str], case: Case, expected: Outcome, actual: Outcome,
+    *, extra: Sequence[KnownDivergence] = (),
 ) -> tuple[tuple[str, ...], Outcome, Outcome]:
     """Apply every active entry for ``check`` and one of ``impl_names`` whose predicate
-    accepts ``case``, in registry order: (ids of the entries that changed an outcome,
-    the reference's outcome and the implementation's with those differences taken out).
-    What still differs between the two is what no entry explains."""
+    accepts ``case``, in registry order, then the ``extra`` entries (a user adapter's
+    and ``--accept``'s, ``pctfuzz.accept``): (ids of the entries that changed an
+    outcome, the reference's outcome and the implementation's with those differences
+    taken out). What still differs between the two is what no entry explains."""
     used: list[str] = []
-    for entry in DIVERGENCES:
+    for entry in (*DIVERGENCES, *extra):
         if entry.check != check or entry.impl not in impl_names:
             continue
         try:
@@ -1323,12 +1329,13 @@ def reconcile(
 
 
 def explain(
-    check: str, impl_names: Sequence[str], case: Case, expected: Outcome, actual: Outcome
+    check: str, impl_names: Sequence[str], case: Case, expected: Outcome, actual: Outcome,
+    *, extra: Sequence[KnownDivergence] = (),
 ) -> tuple[str, ...] | None:
     """Ids of the entries that together explain the difference, or None if they do not:
     the difference is explained if the ``reconcile``d outcomes are the same. The ids
     returned are those that changed one."""
-    used, expected, actual = reconcile(check, impl_names, case, expected, actual)
+    used, expected, actual = reconcile(check, impl_names, case, expected, actual, extra=extra)
     if used and expected.same(actual):
         return used
     return None

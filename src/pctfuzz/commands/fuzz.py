@@ -12,6 +12,7 @@ from typing import Any, TextIO
 from ..cli import EXIT_FOUND, EXIT_INCOMPLETE, EXIT_OK, EXIT_USAGE
 from ..errors import PctfuzzError
 from .args import JOBS_PER_CORE, folder_path, job_count, positive_seconds, whole_seconds
+from .divergences import add_accept_option, set_accept
 
 
 def _cmd_targets(args: argparse.Namespace) -> int:
@@ -66,6 +67,7 @@ def _cmd_fuzz(args: argparse.Namespace) -> int:
     from ..store import utc_now
 
     dests = _outputs(args)
+    set_accept(args.accept)  # PCTFUZZ_ACCEPT: the libFuzzer children inherit it
     get_impl(args.impl)  # fail fast, before any process starts
     started = utc_now()
     result = run_campaign(
@@ -108,6 +110,7 @@ def _cmd_replay(args: argparse.Namespace) -> int:
     from ..store import printable_path, utc_now
 
     dests = _outputs(args)
+    set_accept(args.accept)
     out = _human(dests)
     started, clock = utc_now(), time.monotonic()
     items: list[Verdict | tuple[Path, str]] = []
@@ -235,6 +238,7 @@ def add_command(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> Non
     fuzz.add_argument("--rss-limit-mb", type=int, default=2048, metavar="MB",
                       help="memory limit; exceeding it is an oom finding")
     fuzz.add_argument("-q", "--quiet", action="store_true", help="no progress lines")
+    add_accept_option(fuzz)
     _add_report_options(fuzz)
     fuzz.set_defaults(func=_cmd_fuzz)
 
@@ -248,6 +252,7 @@ def add_command(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> Non
     replay.add_argument("--impl", metavar="NAME", help="override the implementation")
     replay.add_argument("--timeout", type=positive_seconds, default=5, metavar="SECONDS",
                         help="per-input time limit; a slower input is a timeout (default 5)")
+    add_accept_option(replay)
     _add_report_options(replay)
     replay.set_defaults(func=_cmd_replay)
 
