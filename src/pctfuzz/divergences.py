@@ -273,6 +273,41 @@ def _urllib_qsl_bytes(
     return None
 
 
+def _urllib_picks(check: str, function: str) -> Callable[[Case], bool]:
+    """The default ``urllib`` adapter calls ``function`` for the case (``urllib_function``)."""
+
+    def applies(case: Case) -> bool:
+        from .oracles.urllib_parse import urllib_function
+
+        return urllib_function(check, case) == function
+
+    return applies
+
+
+_ASCII_RUN = re.compile("([\x00-\x7f]+)")
+
+
+def _unquote_text(value: str | bytes) -> bytes:
+    """``unquote(value)`` with its defaults as UTF-8 bytes: each ASCII run percent-decoded
+    and UTF-8 decoded with U+FFFD, non-ASCII text kept (bytes: decoded whole)."""
+    if isinstance(value, bytes):
+        return percent_decode(value).decode("utf-8", "replace").encode("utf-8")
+    parts = _ASCII_RUN.split(value)
+    text = "".join(
+        percent_decode(part).decode("utf-8", "replace") if index % 2 else part
+        for index, part in enumerate(parts)
+    )
+    return text.encode("utf-8", "surrogatepass")
+
+
+def _unquote_text_applies(case: Case) -> bool:
+    if not (isinstance(case, DecodeCase) and _urllib_picks("decode", "unquote")(case)):
+        return False
+    value = case.value
+    return (isinstance(value, str) and _has_lone_surrogate(value)) or not _is_valid_utf8(
+        percent_decode(value))
+
+
 def _unquote_keeps_surrogates(
     case: Case, expected: Outcome, actual: Outcome
 ) -> tuple[Outcome, Outcome] | None:
@@ -543,7 +578,8 @@ _entry(
     impl="urllib",
     check="decode",
     summary="unquote_to_bytes raises UnicodeEncodeError for a str with a lone surrogate",
-    applies=_str_value_with_surrogate,
+    applies=lambda case: _str_value_with_surrogate(case)
+    and _urllib_picks("decode", "unquote_to_bytes")(case),
     reconcile=lambda case, expected, actual: (
         (actual, actual)
         if not expected.raised and isinstance(actual.error, UnicodeEncodeError)
@@ -556,6 +592,29 @@ _entry(
     "CPython Lib/urllib/parse.py unquote_to_bytes (string.encode('utf-8'))",
     why="a lone surrogate is not text a URL can hold; refusing it is reasonable",
     example=DecodeCase("\ud800"),
+)
+# Before urllib-unquote-lone-surrogate: the variant, which inherits this entry, then
+# gets its own model of a kept surrogate last.
+_entry(
+    id="urllib-unquote-text",
+    impl="urllib",
+    check="decode",
+    summary="unquote returns text: invalid UTF-8 becomes U+FFFD and a lone surrogate of "
+    "the input is kept (cases of even length)",
+    applies=_unquote_text_applies,
+    reconcile=lambda case, expected, actual: (
+        None if expected.raised or not isinstance(case, DecodeCase)
+        else (Outcome(_unquote_text(case.value)), actual)
+    ),
+    reference="the decoded bytes, whatever they are; a lone surrogate as U+FFFD (EF BF BD)",
+    implementation="unquote(value) with its defaults (encoding='utf-8', errors='replace'): "
+    "each ASCII run decoded and UTF-8 decoded with U+FFFD, non-ASCII text kept; the adapter "
+    "compares the text as UTF-8 (surrogatepass)",
+    citation="WHATWG URL Standard 1.3 (percent-decode a string); CPython docs "
+    "urllib.parse.unquote (errors defaults to 'replace'); Lib/urllib/parse.py (_asciire)",
+    why="unquote returns str by design; percent-decoding to bytes is unquote_to_bytes, "
+    "which the odd-length cases test",
+    example=DecodeCase("%FFa"),
 )
 _entry(
     phase=_REWRITE,
@@ -711,6 +770,21 @@ _entry(
     citation=f"{_WHATWG_FORM}; CPython docs urlencode: quote_via defaults to quote_plus",
     why="quote_via=quote is an explicit opt-out of '+'; both decode to a space",
     example=FormCase((("a b", ""),)),
+)
+_entry(
+    phase=_REWRITE,
+    id="urllib-urlencode-quote-space",
+    impl="urllib",
+    check="form",
+    summary="urlencode(quote_via=quote) writes space as %20 (cases with an even number of "
+    "pairs)",
+    applies=_urllib_picks("form", "quote"),
+    reconcile=_replace_in_expected({"+": "%20"}),
+    reference="space as + (spaceAsPlus is true for the serializer)",
+    implementation="space as %20: quote, unlike quote_plus, has no spaceAsPlus",
+    citation=f"{_WHATWG_FORM}; CPython docs urlencode: quote_via defaults to quote_plus",
+    why="quote_via=quote is an explicit opt-out of '+'; both decode to a space",
+    example=FormCase((("a b", ""), ("c", ""))),
 )
 _entry(
     id="yarl-quoter-drops-lone-surrogates",
