@@ -59,18 +59,32 @@ you do not answer. A minimal adapter::
 
     # pctfuzz fuzz diff_encode --impl mypkg.urls:MyAdapter
 
-Two optional attributes: ``registry_names``, the names under which divergence-registry
-entries (``pctfuzz.divergences``) apply to the adapter (default: just ``name``; a
-variant lists its parent too, so ``yarl-c`` shares the entries written for ``yarl``);
-and ``modules_under_test``, the Python modules holding the library code the adapter
-calls, which a coverage-guided driver should instrument (empty for compiled code).
+Optional attributes:
+
+- ``registry_names``: the names under which divergence-registry entries
+  (``pctfuzz.divergences``) apply to the adapter (default: just ``name``; a variant
+  lists its parent too, so ``yarl-c`` shares the entries written for ``yarl``);
+- ``modules_under_test``: the Python modules holding the library code the adapter
+  calls, which a coverage-guided driver should instrument (empty for compiled code);
+- ``divergences``: the adapter's accepted differences, entries built with
+  ``divergence(...)`` and the ready-made reconcilers re-exported here
+  (``pctfuzz.accept``; ``pctfuzz divergences --impl MOD:CLASS --check`` verifies them);
+- ``distribution``: the installed distribution whose version findings record (default:
+  found from ``modules_under_test``, else the adapter's own module, with
+  ``importlib.metadata.packages_distributions``; a stdlib module records
+  ``stdlib (Python X.Y.Z)``); a ``version`` string (what a peer reports) wins.
+  ``impl_version`` gives what a finding records.
 """
 
 from __future__ import annotations
 
 import contextlib
+import functools
 import importlib
+import importlib.metadata
 import inspect
+import platform
+import sys
 from collections.abc import Callable, Mapping
 from types import MappingProxyType
 from typing import Protocol, runtime_checkable
@@ -84,11 +98,22 @@ __all__ = [
     "Adapter",
     "Impl",
     "Unsupported",
+    "both_refuse",
+    "divergence",
+    "empty_pairs",
+    "encoded",
     "function_adapter",
     "get_impl",
     "impl_name",
     "impl_names",
+    "impl_version",
+    "latin1_fallback",
+    "left_raw",
+    "lowercase_hex",
+    "pairs_order",
     "registry_names",
+    "requoted",
+    "space_as",
 ]
 
 #: The four questions, in the order the module docstring lists them.
@@ -253,6 +278,41 @@ def registry_names(impl: object) -> tuple[str, ...]:
     return (own,)
 
 
+@functools.lru_cache(maxsize=1)
+def _distributions() -> Mapping[str, list[str]]:
+    return importlib.metadata.packages_distributions()
+
+
+def _distribution_version(dist: str) -> str:
+    try:
+        return f"{dist} {importlib.metadata.version(dist)}"
+    except importlib.metadata.PackageNotFoundError:
+        return f"{dist} (not installed)"
+
+
+def impl_version(impl: object) -> str:
+    """What a finding records as the version of the code under test (module
+    docstring, ``distribution``): ``"yarl 1.9.4"``, ``"stdlib (Python 3.11.7)"``, a
+    peer's reported version, or ``"unknown"`` when no distribution holds the code."""
+    with contextlib.suppress(Exception):  # a peer that cannot start has no version
+        reported = getattr(impl, "version", None)
+        if isinstance(reported, str) and reported:
+            name = impl_name(impl)
+            return reported if reported.startswith(name) else f"{name} {reported}"
+    declared = getattr(impl, "distribution", None)
+    if isinstance(declared, str) and declared:
+        return _distribution_version(declared)
+    modules = tuple(getattr(impl, "modules_under_test", ()) or ()) or (type(impl).__module__,)
+    for module in modules:
+        top = module.partition(".")[0]
+        if top in sys.stdlib_module_names:
+            return f"stdlib (Python {platform.python_version()})"
+        dists = _distributions().get(top)
+        if dists:
+            return _distribution_version(dists[0])
+    return "unknown"
+
+
 def _missing_methods(obj: object) -> list[str]:
     return [m for m in METHODS if not callable(getattr(obj, m, None))]
 
@@ -330,4 +390,16 @@ def get_impl(spec: str | Impl | None = None) -> Impl:
 
 
 # Re-exported last: oracles.function subclasses Adapter from this module.
+from ..accept import (  # noqa: E402
+    both_refuse,
+    divergence,
+    empty_pairs,
+    encoded,
+    latin1_fallback,
+    left_raw,
+    lowercase_hex,
+    pairs_order,
+    requoted,
+    space_as,
+)
 from .function import function_adapter  # noqa: E402
