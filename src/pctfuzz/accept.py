@@ -616,7 +616,11 @@ def check_entries(impl: object, entries: Sequence[KnownDivergence]) -> list[Chec
                                        f"(both give {actual.describe()})"))
         else:
             used = explain(entry.check, names, entry.example, expected, actual, extra=extra)
-            if used is None or entry.id not in used:
+            if used is not None and entry.id not in used:
+                results.append(CheckResult(
+                    entry, False, f"redundant: the example is accepted by {', '.join(used)} "
+                    "before this entry applies"))
+            elif used is None:
                 results.append(CheckResult(
                     entry, False, f"the example diverges but is not accepted: reference "
                     f"{expected.describe()}, implementation {actual.describe()}"))
