@@ -76,7 +76,8 @@ def test_user_adapters_record_a_real_version(tmp_path: Path) -> None:
 
     adapter = function_adapter("q", encode=quote, sets={"q": "urllib-safe:/"})
     assert _recorded_version(adapter, "q", tmp_path / "c") == STDLIB
-    assert impl_version(PlainModule()) == "unknown"
+    assert impl_version(PlainModule()).startswith(
+        "unknown: test_versions is in no installed distribution")
 
 
 def test_store_records_what_it_is_given() -> None:

@@ -293,7 +293,8 @@ def _distribution_version(dist: str) -> str:
 def impl_version(impl: object) -> str:
     """What a finding records as the version of the code under test (module
     docstring, ``distribution``): ``"yarl 1.9.4"``, ``"stdlib (Python 3.11.7)"``, a
-    peer's reported version, or ``"unknown"`` when no distribution holds the code."""
+    peer's reported version, or ``"unknown: ..."`` naming the module that no installed
+    distribution holds."""
     with contextlib.suppress(Exception):  # a peer that cannot start has no version
         reported = getattr(impl, "version", None)
         if isinstance(reported, str) and reported:
@@ -310,7 +311,7 @@ def impl_version(impl: object) -> str:
         dists = _distributions().get(top)
         if dists:
             return _distribution_version(dists[0])
-    return "unknown"
+    return f"unknown: {modules[0]} is in no installed distribution (declare distribution=)"
 
 
 def _missing_methods(obj: object) -> list[str]:
