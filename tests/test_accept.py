@@ -304,3 +304,36 @@ def test_accept_python_module(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
     argv[2] = "accept_impls:BracketsRaw"
     assert main([*argv, "--check"]) == 1
     assert "py-brackets (brackets, encode): FAILED: redundant" in capsys.readouterr().out
+
+
+@pytest.mark.slow
+def test_accept_reaches_the_campaign_children(tmp_path: Path) -> None:
+    """``fuzz --accept`` names the file in PCTFUZZ_ACCEPT, which the libFuzzer children
+    read: with it the brackets are accepted, without it they are a finding."""
+    import json
+    import os
+    import subprocess
+    import sys
+
+    tests = Path(__file__).resolve().parent
+    accept = tmp_path / "accept.toml"
+    accept.write_text(TOML)
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join([str(tests),
+                                                       os.environ.get("PYTHONPATH", "")]))
+    env.pop(ACCEPT_ENV, None)
+
+    def fuzz(name: str, *extra: str) -> tuple[int, list[dict[str, Any]]]:
+        findings = tmp_path / name / "findings"
+        run = subprocess.run(
+            [sys.executable, "-m", "pctfuzz.cli", "fuzz", "diff_encode", "--max-time", "6",
+             "--jobs", "1", "--impl", "accept_impls:Plain", "--corpus",
+             str(tmp_path / name / "corpus"), "--findings", str(findings), *extra],
+            cwd=tests.parent, env=env, capture_output=True, text=True, timeout=300,
+            check=False)
+        assert run.returncode in (0, 1), run.stdout + run.stderr
+        return run.returncode, [json.loads(p.read_text()) for p in findings.glob("*.json")]
+
+    code, records = fuzz("without")
+    assert code == 1 and any("diff=left-raw" in r["signature"] for r in records), records
+    code, records = fuzz("with", "--accept", str(accept))
+    assert code == 0 and records == []
