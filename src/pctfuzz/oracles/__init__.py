@@ -28,9 +28,11 @@ hide a failure.
 Built-in implementations (``IMPLS``; ``pctfuzz divergences`` lists what each one is
 known to do differently):
 
-- ``urllib``: ``quote``/``quote_plus``/``quote_from_bytes``, ``unquote_to_bytes``,
-  ``urlencode(quote_via=quote_plus)``, ``parse_qsl``;
-- ``urllib-unquote``: the same encoder, but ``unquote`` (decode),
+- ``urllib``: all of urllib.parse, each case picking its function by its length
+  (``urllib_parse.urllib_function``): ``quote``/``quote_plus``/``quote_from_bytes``,
+  ``unquote_to_bytes``/``unquote``, ``urlencode`` with ``quote_via=quote_plus``/``quote``,
+  ``parse_qsl``/``unquote_plus``;
+- ``urllib-unquote``: the same encoder, but always ``unquote`` (decode),
   ``urlencode(quote_via=quote)`` and ``unquote_plus`` (form parsing);
 - ``yarl``: yarl's pure-Python ``_Quoter``/``_Unquoter`` and its query API;
 - ``yarl-c``: the same with yarl's compiled quoter (``yarl._quoting_c``);
@@ -174,7 +176,7 @@ class Adapter:
 
 
 def _urllib() -> Impl:
-    """urllib.parse: quote, quote_plus, quote_from_bytes, unquote_to_bytes, urlencode, parse_qsl"""
+    """urllib.parse, all of it: quote*, unquote*, urlencode (both quote_via), parse_qsl"""
     from .urllib_parse import UrllibAdapter
 
     return UrllibAdapter()
