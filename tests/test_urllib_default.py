@@ -88,7 +88,7 @@ def test_default_campaign_finds_an_injected_fault(tmp_path: Path, fault: str,
     records = [json.loads(p.read_text()) for p in findings.glob("*.json")]
     assert any(r["target"] == target and r["kind"] == "divergence" for r in records), records
     python = ".".join(map(str, sys.version_info[:3]))
-    assert {r["versions"]["urllib-patched"] for r in records} == {f"stdlib (Python {python})"}
+    assert {r["versions"][r["impl"]] for r in records} == {f"stdlib (Python {python})"}
     # The same inputs agree with the unpatched module: the fault is what was found.
     clean = subprocess.run(
         [sys.executable, "-m", "pctfuzz.cli", "replay", "--impl", "urllib", str(findings)],
