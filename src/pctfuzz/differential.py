@@ -12,8 +12,9 @@ the invariants in ``properties``. Each check:
    raises ``NotScalarValueError``, the implementation any ``ValueError``). An adapter
    declaring ``scalar_values = "replace"`` is compared with the reference's
    ``surrogates="replace"`` answer (WebIDL USVString: lone surrogate -> U+FFFD);
-4. returns the ids of the registry entries (``pctfuzz.divergences``) that together
-   explain the difference, when they do;
+4. returns the ids of the registry entries (``pctfuzz.divergences``, then the
+   adapter's own and ``--accept``'s, ``pctfuzz.accept``) that together explain the
+   difference, when they do;
 5. otherwise raises ``pctfuzz.violations.Divergence`` with ``check``, ``case``,
    ``impl`` (its name), ``expected`` (the reference's value, or a description of its
    exception), ``actual`` (the implementation's value, or None) and ``impl_error``
@@ -36,6 +37,7 @@ from __future__ import annotations
 import functools
 from typing import Any
 
+from .accept import accepted_entries
 from .cases import Case, DecodeCase, EncodeCase, FormCase, FormParseCase
 from .divergences import Outcome, explain, reconcile, reference_outcome
 from .errors import NotScalarValueError, PctfuzzError
@@ -128,7 +130,8 @@ def _check(check: str, case: Case, impl: Impl | str | None) -> tuple[str, ...] |
     expected = reference_outcome(check, case, surrogates=surrogates)
     if expected.same(actual) or both_refuse(expected, actual):
         return ()
-    accepted = explain(check, registry_names(adapter), case, expected, actual)
+    accepted = explain(check, registry_names(adapter), case, expected, actual,
+                       extra=accepted_entries(adapter))
     if accepted is not None:
         return accepted
     name = impl_name(adapter)
@@ -205,7 +208,8 @@ def _prefix_class(case: EncodeCase, value: str | bytes, end: int, adapter: Impl,
     want = reference_outcome("encode", sub, surrogates=surrogates)
     if want.same(got) or both_refuse(want, got):
         return None
-    _used, fixed_want, fixed_got = reconcile("encode", names, sub, want, got)
+    _used, fixed_want, fixed_got = reconcile("encode", names, sub, want, got,
+                                             extra=accepted_entries(adapter))
     if fixed_want.same(fixed_got):
         return None
     # A refusal reconciled into a model of the implementation's answer (a lone

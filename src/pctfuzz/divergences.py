@@ -47,6 +47,7 @@ __all__ = [
     "DIVERGENCES",
     "KnownDivergence",
     "Outcome",
+    "Reconcile",
     "case_text",
     "divergences_for",
     "example_outcomes",
@@ -139,6 +140,9 @@ class KnownDivergence:
     why: str
     example: Case
     active: Callable[[], bool] = field(default=_always, repr=False)
+    #: Reconcile order among entries (lower first): an entry replacing a whole outcome
+    #: runs before one rewriting text inside it (module docstring).
+    phase: int = 0
 
     def __post_init__(self) -> None:
         if self.check not in CHECKS:
@@ -267,6 +271,41 @@ def _urllib_qsl_bytes(
     ):
         return actual, actual
     return None
+
+
+def _urllib_picks(check: str, function: str) -> Callable[[Case], bool]:
+    """The default ``urllib`` adapter calls ``function`` for the case (``urllib_function``)."""
+
+    def applies(case: Case) -> bool:
+        from .oracles.urllib_parse import urllib_function
+
+        return urllib_function(check, case) == function
+
+    return applies
+
+
+_ASCII_RUN = re.compile("([\x00-\x7f]+)")
+
+
+def _unquote_text(value: str | bytes) -> bytes:
+    """``unquote(value)`` with its defaults as UTF-8 bytes: each ASCII run percent-decoded
+    and UTF-8 decoded with U+FFFD, non-ASCII text kept (bytes: decoded whole)."""
+    if isinstance(value, bytes):
+        return percent_decode(value).decode("utf-8", "replace").encode("utf-8")
+    parts = _ASCII_RUN.split(value)
+    text = "".join(
+        percent_decode(part).decode("utf-8", "replace") if index % 2 else part
+        for index, part in enumerate(parts)
+    )
+    return text.encode("utf-8", "surrogatepass")
+
+
+def _unquote_text_applies(case: Case) -> bool:
+    if not (isinstance(case, DecodeCase) and _urllib_picks("decode", "unquote")(case)):
+        return False
+    value = case.value
+    return (isinstance(value, str) and _has_lone_surrogate(value)) or not _is_valid_utf8(
+        percent_decode(value))
 
 
 def _unquote_keeps_surrogates(
@@ -516,7 +555,7 @@ _REPLACE, _REWRITE = 0, 1
 
 
 def _entry(*, phase: int = _REPLACE, **kwargs: Any) -> None:
-    _ENTRIES.append((phase, KnownDivergence(**kwargs)))
+    _ENTRIES.append((phase, KnownDivergence(phase=phase, **kwargs)))
 
 
 _entry(
@@ -539,7 +578,8 @@ _entry(
     impl="urllib",
     check="decode",
     summary="unquote_to_bytes raises UnicodeEncodeError for a str with a lone surrogate",
-    applies=_str_value_with_surrogate,
+    applies=lambda case: _str_value_with_surrogate(case)
+    and _urllib_picks("decode", "unquote_to_bytes")(case),
     reconcile=lambda case, expected, actual: (
         (actual, actual)
         if not expected.raised and isinstance(actual.error, UnicodeEncodeError)
@@ -552,6 +592,29 @@ _entry(
     "CPython Lib/urllib/parse.py unquote_to_bytes (string.encode('utf-8'))",
     why="a lone surrogate is not text a URL can hold; refusing it is reasonable",
     example=DecodeCase("\ud800"),
+)
+# Before urllib-unquote-lone-surrogate: the variant, which inherits this entry, then
+# gets its own model of a kept surrogate last.
+_entry(
+    id="urllib-unquote-text",
+    impl="urllib",
+    check="decode",
+    summary="unquote returns text: invalid UTF-8 becomes U+FFFD and a lone surrogate of "
+    "the input is kept (cases of even length)",
+    applies=_unquote_text_applies,
+    reconcile=lambda case, expected, actual: (
+        None if expected.raised or not isinstance(case, DecodeCase)
+        else (Outcome(_unquote_text(case.value)), actual)
+    ),
+    reference="the decoded bytes, whatever they are; a lone surrogate as U+FFFD (EF BF BD)",
+    implementation="unquote(value) with its defaults (encoding='utf-8', errors='replace'): "
+    "each ASCII run decoded and UTF-8 decoded with U+FFFD, non-ASCII text kept; the adapter "
+    "compares the text as UTF-8 (surrogatepass)",
+    citation="WHATWG URL Standard 1.3 (percent-decode a string); CPython docs "
+    "urllib.parse.unquote (errors defaults to 'replace'); Lib/urllib/parse.py (_asciire)",
+    why="unquote returns str by design; percent-decoding to bytes is unquote_to_bytes, "
+    "which the odd-length cases test",
+    example=DecodeCase("%FFa"),
 )
 _entry(
     phase=_REWRITE,
@@ -707,6 +770,21 @@ _entry(
     citation=f"{_WHATWG_FORM}; CPython docs urlencode: quote_via defaults to quote_plus",
     why="quote_via=quote is an explicit opt-out of '+'; both decode to a space",
     example=FormCase((("a b", ""),)),
+)
+_entry(
+    phase=_REWRITE,
+    id="urllib-urlencode-quote-space",
+    impl="urllib",
+    check="form",
+    summary="urlencode(quote_via=quote) writes space as %20 (cases with an even number of "
+    "pairs)",
+    applies=_urllib_picks("form", "quote"),
+    reconcile=_replace_in_expected({"+": "%20"}),
+    reference="space as + (spaceAsPlus is true for the serializer)",
+    implementation="space as %20: quote, unlike quote_plus, has no spaceAsPlus",
+    citation=f"{_WHATWG_FORM}; CPython docs urlencode: quote_via defaults to quote_plus",
+    why="quote_via=quote is an explicit opt-out of '+'; both decode to a space",
+    example=FormCase((("a b", ""), ("c", ""))),
 )
 _entry(
     id="yarl-quoter-drops-lone-surrogates",
@@ -1269,14 +1347,16 @@ def divergences_for(
 
 
 def reconcile(
-    check: str, impl_names: Sequence[str], case: Case, expected: Outcome, actual: Outcome
+    check: str, impl_names: Sequence[str], case: Case, expected: Outcome, actual: Outcome,
+    *, extra: Sequence[KnownDivergence] = (),
 ) -> tuple[tuple[str, ...], Outcome, Outcome]:
     """Apply every active entry for ``check`` and one of ``impl_names`` whose predicate
-    accepts ``case``, in registry order: (ids of the entries that changed an outcome,
-    the reference's outcome and the implementation's with those differences taken out).
-    What still differs between the two is what no entry explains."""
+    accepts ``case``, in registry order, then the ``extra`` entries (a user adapter's
+    and ``--accept``'s, ``pctfuzz.accept``): (ids of the entries that changed an
+    outcome, the reference's outcome and the implementation's with those differences
+    taken out). What still differs between the two is what no entry explains."""
     used: list[str] = []
-    for entry in DIVERGENCES:
+    for entry in (*DIVERGENCES, *extra):
         if entry.check != check or entry.impl not in impl_names:
             continue
         try:
@@ -1296,12 +1376,13 @@ def reconcile(
 
 
 def explain(
-    check: str, impl_names: Sequence[str], case: Case, expected: Outcome, actual: Outcome
+    check: str, impl_names: Sequence[str], case: Case, expected: Outcome, actual: Outcome,
+    *, extra: Sequence[KnownDivergence] = (),
 ) -> tuple[str, ...] | None:
     """Ids of the entries that together explain the difference, or None if they do not:
     the difference is explained if the ``reconcile``d outcomes are the same. The ids
     returned are those that changed one."""
-    used, expected, actual = reconcile(check, impl_names, case, expected, actual)
+    used, expected, actual = reconcile(check, impl_names, case, expected, actual, extra=extra)
     if used and expected.same(actual):
         return used
     return None

@@ -196,7 +196,7 @@ class Recorder:
             case = self.target.from_bytes(small)
         finding = build_finding(self.target, self.impl_name, case, small, small_exc,
                                 minimized=small != data,
-                                signature=self.signature(small_exc, small))
+                                signature=self.signature(small_exc, small), impl=self.impl)
         from .store import StoreError
 
         try:
@@ -278,9 +278,12 @@ def _flush_at_exit(recorder: Recorder) -> bool:
 
 
 def build_finding(target: Target, impl_name: str | None, case: Case, raw: bytes | None,
-                  exc: BaseException, *, minimized: bool, signature: str) -> Any:
-    """A ``store.Finding`` for a failure of ``target`` on ``case``."""
-    from .store import new_finding
+                  exc: BaseException, *, minimized: bool, signature: str,
+                  impl: Any = None) -> Any:
+    """A ``store.Finding`` for a failure of ``target`` on ``case``; ``impl``, the code
+    under test, gives the version the finding records (``oracles.impl_version``)."""
+    from .oracles import impl_version
+    from .store import collect_versions, new_finding
 
     kind, check, located = classify(exc)
     return new_finding(
@@ -294,6 +297,7 @@ def build_finding(target: Target, impl_name: str | None, case: Case, raw: bytes 
         evidence=exc.evidence() if isinstance(exc, Violation) else {"error": repr(exc)},
         impl=impl_name,
         minimized=minimized,
+        versions=collect_versions(impl_name, None if impl is None else impl_version(impl)),
     )
 
 

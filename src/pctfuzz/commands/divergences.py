@@ -1,46 +1,109 @@
 """``pctfuzz divergences``: list the accepted differences between the reference and the
-implementations under test (the registry in ``pctfuzz.divergences``)."""
+implementations under test (the registry in ``pctfuzz.divergences``, plus a user
+adapter's ``divergences`` and ``--accept FILE``, ``pctfuzz.accept``), and with
+``--check`` verify that every pinned example still diverges and is accepted.
+
+Exit codes: 0 listed / every example checks; 1 ``--check`` found an example that no
+longer diverges or is not accepted; 2 unknown implementation or unusable ``--accept``.
+"""
 
 from __future__ import annotations
 
 import argparse
+import os
 from typing import Any
 
-from ..divergences import case_text, divergences_for, render_markdown
+from ..divergences import KnownDivergence, case_text, divergences_for, render_markdown
 from ..errors import PctfuzzError
-from ..oracles import IMPLS, get_impl, registry_names
+from ..oracles import IMPLS, Impl, get_impl, registry_names
 
-__all__ = ["add_command"]
+__all__ = ["add_accept_option", "add_command", "set_accept"]
 
 
-def _names_for(impl: str | None) -> list[str] | None:
-    """Registry names covering ``impl``: its own and its parent's (``yarl-c`` -> yarl)."""
+def set_accept(path: str | None) -> None:
+    """``--accept FILE``: load it now (a bad file is a usage error before any work) and
+    name it in ``PCTFUZZ_ACCEPT``, which the differential checks of this process and of
+    the campaign's children read."""
+    from ..accept import ACCEPT_ENV, load_accept_file
+
+    if path is None:
+        return
+    resolved = path if not path.endswith((".toml", ".py")) else os.path.abspath(path)
+    load_accept_file(resolved)
+    os.environ[ACCEPT_ENV] = resolved
+
+
+def _adapter(impl: str | None) -> tuple[list[str] | None, Impl | None]:
+    """(registry names covering ``impl``, the adapter if it could be built)."""
     if impl is None:
-        return None
-    if impl in IMPLS:
+        return None, None
+    if impl in IMPLS or ":" in impl:
         try:
-            return list(registry_names(get_impl(impl)))
+            adapter = get_impl(impl)
         except PctfuzzError:
+            if ":" in impl:
+                raise
             # Not installed: the registry can still be listed by name.
-            return [impl]
+            return [impl], None
+        return list(registry_names(adapter)), adapter
     known = {d.impl for d in divergences_for()}
     if impl in known:
-        return [impl]
-    raise PctfuzzError(f"unknown implementation {impl!r}; built-in: {', '.join(IMPLS)}")
+        return [impl], None
+    raise PctfuzzError(f"unknown implementation {impl!r}; built-in: {', '.join(IMPLS)}; "
+                       "or give an import path package.module:Name")
+
+
+def _user_entries(adapter: Impl | None) -> list[KnownDivergence]:
+    from ..accept import ACCEPT_ENV, accepted_entries, load_accept_file
+
+    if adapter is not None:
+        return list(accepted_entries(adapter))
+    accept = os.environ.get(ACCEPT_ENV)
+    return list(load_accept_file(accept)) if accept else []
+
+
+def _check(names: list[str] | None, adapter: Impl | None,
+           user: list[KnownDivergence]) -> int:
+    from ..accept import check_entries
+
+    failed = 0
+    builtin = divergences_for(names)
+    # A built-in entry's example is pinned on the implementation it was written for.
+    for impl in dict.fromkeys(d.impl for d in builtin):
+        try:
+            own = get_impl(impl)
+        except PctfuzzError as exc:
+            print(f"{impl}: skipped ({exc})")
+            continue
+        for result in check_entries(own, [d for d in builtin if d.impl == impl]):
+            failed += not result.ok
+            print(result.line())
+    if user:
+        if adapter is None:
+            raise PctfuzzError("--check of --accept entries needs --impl (the adapter to run)")
+        for result in check_entries(adapter, user):
+            failed += not result.ok
+            print(result.line())
+    print(f"{failed} failed" if failed else "every pinned example diverges and is accepted")
+    return 1 if failed else 0
 
 
 def _cmd_divergences(args: argparse.Namespace) -> int:
-    names = _names_for(args.impl)
+    set_accept(args.accept)
+    names, adapter = _adapter(args.impl)
+    user = _user_entries(adapter)
+    if args.check:
+        return _check(names, adapter, user)
     if args.markdown:
         print(render_markdown(names), end="")
         return 0
-    entries = divergences_for(names)
+    entries = divergences_for(names) + user
     if not entries:
         print(f"no registered divergences for {args.impl}")
         return 0
     for entry in entries:
         state = "" if entry.active() else "  [inactive: fixed in this Python]"
-        print(f"{entry.id}  ({entry.impl}, {entry.check}){state}")
+        print(f"{entry.id}  ({entry.impl or 'the adapter under test'}, {entry.check}){state}")
         print(f"  {entry.summary}")
         if args.verbose:
             print(f"  example:        {case_text(entry.example)}")
@@ -57,13 +120,28 @@ def add_command(subparsers: Any) -> None:
         "divergences",
         help="list accepted differences between the reference and the implementations",
         description="List the divergence registry: every accepted difference between the "
-        "reference and an implementation under test, with its citation.",
+        "reference and an implementation under test, with its citation. Exit 0: listed, "
+        "or every example checks; 1: --check found an example that no longer diverges or "
+        "is not accepted; 2: unknown implementation or unusable --accept file.",
     )
     parser.add_argument(
-        "--impl", metavar="NAME", help=f"only this implementation ({', '.join(IMPLS)})"
+        "--impl", metavar="NAME",
+        help=f"only this implementation ({', '.join(IMPLS)}, or module:Class)",
     )
+    add_accept_option(parser)
+    parser.add_argument("--check", action="store_true",
+                        help="run every pinned example: it must still diverge and be accepted")
     parser.add_argument("--markdown", action="store_true", help="render a Markdown table")
     parser.add_argument(
         "-v", "--verbose", action="store_true", help="show example, behaviours and citation"
     )
     parser.set_defaults(func=_cmd_divergences)
+
+
+def add_accept_option(parser: argparse.ArgumentParser) -> None:
+    """``--accept FILE`` (also on ``fuzz`` and ``replay``)."""
+    parser.add_argument(
+        "--accept", metavar="FILE",
+        help="accepted differences of the adapter under test: a TOML file, a .py file or a "
+        "module with `divergences` (pctfuzz.accept)",
+    )

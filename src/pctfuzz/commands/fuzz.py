@@ -13,6 +13,7 @@ from typing import Any, TextIO
 from ..cli import EXIT_FOUND, EXIT_INCOMPLETE, EXIT_OK, EXIT_USAGE
 from ..errors import PctfuzzError
 from .args import JOBS_PER_CORE, folder_path, job_count, positive_seconds, whole_seconds
+from .divergences import add_accept_option, set_accept
 
 
 def _cmd_targets(args: argparse.Namespace) -> int:
@@ -121,6 +122,7 @@ def _cmd_fuzz(args: argparse.Namespace) -> int:
 
     root = _apply_project(args)
     dests = _outputs(args)
+    set_accept(args.accept)  # PCTFUZZ_ACCEPT: the libFuzzer children inherit it
     get_impl(args.impl)  # fail fast, before any process starts
     started = utc_now()
     where = [printable_path(p) for p in (root, Path(args.corpus).absolute(),
@@ -175,6 +177,7 @@ def _cmd_replay(args: argparse.Namespace) -> int:
     from ..store import printable_path, utc_now
 
     dests = _outputs(args)
+    set_accept(args.accept)
     out = _human(dests)
     # The project's own adapter ([tool.pctfuzz] impl) is the user's word, like --impl:
     # records naming it replay against it, and the project root is importable.
@@ -315,6 +318,7 @@ def add_command(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> Non
     fuzz.add_argument("--rss-limit-mb", type=int, default=2048, metavar="MB",
                       help="memory limit; exceeding it is an oom finding")
     fuzz.add_argument("-q", "--quiet", action="store_true", help="no progress lines")
+    add_accept_option(fuzz)
     _add_report_options(fuzz)
     fuzz.set_defaults(func=_cmd_fuzz)
 
@@ -328,6 +332,7 @@ def add_command(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> Non
     replay.add_argument("--impl", metavar="NAME", help="override the implementation")
     replay.add_argument("--timeout", type=positive_seconds, default=5, metavar="SECONDS",
                         help="per-input time limit; a slower input is a timeout (default 5)")
+    add_accept_option(replay)
     _add_report_options(replay)
     replay.set_defaults(func=_cmd_replay)
 

@@ -28,9 +28,11 @@ hide a failure.
 Built-in implementations (``IMPLS``; ``pctfuzz divergences`` lists what each one is
 known to do differently):
 
-- ``urllib``: ``quote``/``quote_plus``/``quote_from_bytes``, ``unquote_to_bytes``,
-  ``urlencode(quote_via=quote_plus)``, ``parse_qsl``;
-- ``urllib-unquote``: the same encoder, but ``unquote`` (decode),
+- ``urllib``: all of urllib.parse, each case picking its function by its length
+  (``urllib_parse.urllib_function``): ``quote``/``quote_plus``/``quote_from_bytes``,
+  ``unquote_to_bytes``/``unquote``, ``urlencode`` with ``quote_via=quote_plus``/``quote``,
+  ``parse_qsl``/``unquote_plus``;
+- ``urllib-unquote``: the same encoder, but always ``unquote`` (decode),
   ``urlencode(quote_via=quote)`` and ``unquote_plus`` (form parsing);
 - ``yarl``: yarl's pure-Python ``_Quoter``/``_Unquoter`` and its query API;
 - ``yarl-c``: the same with yarl's compiled quoter (``yarl._quoting_c``);
@@ -59,19 +61,32 @@ you do not answer. A minimal adapter::
 
     # pctfuzz fuzz diff_encode --impl mypkg.urls:MyAdapter
 
-Two optional attributes: ``registry_names``, the names under which divergence-registry
-entries (``pctfuzz.divergences``) apply to the adapter (default: just ``name``; a
-variant lists its parent too, so ``yarl-c`` shares the entries written for ``yarl``);
-and ``modules_under_test``, the Python modules holding the library code the adapter
-calls, which a coverage-guided driver should instrument (empty for compiled code).
+Optional attributes:
+
+- ``registry_names``: the names under which divergence-registry entries
+  (``pctfuzz.divergences``) apply to the adapter (default: just ``name``; a variant
+  lists its parent too, so ``yarl-c`` shares the entries written for ``yarl``);
+- ``modules_under_test``: the Python modules holding the library code the adapter
+  calls, which a coverage-guided driver should instrument (empty for compiled code);
+- ``divergences``: the adapter's accepted differences, entries built with
+  ``divergence(...)`` and the ready-made reconcilers re-exported here
+  (``pctfuzz.accept``; ``pctfuzz divergences --impl MOD:CLASS --check`` verifies them);
+- ``distribution``: the installed distribution whose version findings record (default:
+  found from ``modules_under_test``, else the adapter's own module, with
+  ``importlib.metadata.packages_distributions``; a stdlib module records
+  ``stdlib (Python X.Y.Z)``); a ``version`` string (what a peer reports) wins.
+  ``impl_version`` gives what a finding records.
 """
 
 from __future__ import annotations
 
 import contextlib
+import functools
 import importlib
+import importlib.metadata
 import inspect
 import os
+import platform
 import sys
 from collections.abc import Callable, Mapping
 from types import MappingProxyType
@@ -86,11 +101,22 @@ __all__ = [
     "Adapter",
     "Impl",
     "Unsupported",
+    "both_refuse",
+    "divergence",
+    "empty_pairs",
+    "encoded",
     "function_adapter",
     "get_impl",
     "impl_name",
     "impl_names",
+    "impl_version",
+    "latin1_fallback",
+    "left_raw",
+    "lowercase_hex",
+    "pairs_order",
     "registry_names",
+    "requoted",
+    "space_as",
 ]
 
 #: The four questions, in the order the module docstring lists them.
@@ -151,7 +177,7 @@ class Adapter:
 
 
 def _urllib() -> Impl:
-    """urllib.parse: quote, quote_plus, quote_from_bytes, unquote_to_bytes, urlencode, parse_qsl"""
+    """urllib.parse, all of it: quote*, unquote*, urlencode (both quote_via), parse_qsl"""
     from .urllib_parse import UrllibAdapter
 
     return UrllibAdapter()
@@ -255,6 +281,42 @@ def registry_names(impl: object) -> tuple[str, ...]:
     return (own,)
 
 
+@functools.lru_cache(maxsize=1)
+def _distributions() -> Mapping[str, list[str]]:
+    return importlib.metadata.packages_distributions()
+
+
+def _distribution_version(dist: str) -> str:
+    try:
+        return f"{dist} {importlib.metadata.version(dist)}"
+    except importlib.metadata.PackageNotFoundError:
+        return f"{dist} (not installed)"
+
+
+def impl_version(impl: object) -> str:
+    """What a finding records as the version of the code under test (module
+    docstring, ``distribution``): ``"yarl 1.9.4"``, ``"stdlib (Python 3.11.7)"``, a
+    peer's reported version, or ``"unknown: ..."`` naming the module that no installed
+    distribution holds."""
+    with contextlib.suppress(Exception):  # a peer that cannot start has no version
+        reported = getattr(impl, "version", None)
+        if isinstance(reported, str) and reported:
+            name = impl_name(impl)
+            return reported if reported.startswith(name) else f"{name} {reported}"
+    declared = getattr(impl, "distribution", None)
+    if isinstance(declared, str) and declared:
+        return _distribution_version(declared)
+    modules = tuple(getattr(impl, "modules_under_test", ()) or ()) or (type(impl).__module__,)
+    for module in modules:
+        top = module.partition(".")[0]
+        if top in sys.stdlib_module_names:
+            return f"stdlib (Python {platform.python_version()})"
+        dists = _distributions().get(top)
+        if dists:
+            return _distribution_version(dists[0])
+    return f"unknown: {modules[0]} is in no installed distribution (declare distribution=)"
+
+
 def _missing_methods(obj: object) -> list[str]:
     return [m for m in METHODS if not callable(getattr(obj, m, None))]
 
@@ -346,4 +408,16 @@ def get_impl(spec: str | Impl | None = None) -> Impl:
 
 
 # Re-exported last: oracles.function subclasses Adapter from this module.
+from ..accept import (  # noqa: E402
+    both_refuse,
+    divergence,
+    empty_pairs,
+    encoded,
+    latin1_fallback,
+    left_raw,
+    lowercase_hex,
+    pairs_order,
+    requoted,
+    space_as,
+)
 from .function import function_adapter  # noqa: E402

@@ -14,37 +14,80 @@ means"):
   has no codec of that name, the codec ``pctfuzz.encoding`` starts from) with
   ``errors="xmlcharrefreplace"``, the closest Python has to WHATWG's "html" error
   mode; ``x-user-defined`` (no Python codec) is ``Unsupported``.
-- **Decoding.** ``urllib``: ``unquote_to_bytes`` for str and bytes.
-  ``urllib-unquote``: ``unquote(..., errors="surrogateescape")`` re-encoded with
-  ``surrogateescape``, which gives back exactly the decoded bytes.
-- **Forms.** ``urllib``: ``urlencode(pairs, safe=<form set's printable_safe>,
-  quote_via=quote_plus)`` and ``parse_qsl(text, keep_blank_values=True,
-  encoding="utf-8", errors="replace", separator="&")`` (bytes text: ``parse_qsl`` on
-  the bytes, each name and value then UTF-8 decoded with replacement).
-  ``urllib-unquote``: ``urlencode(..., quote_via=quote)`` and a split on ``&`` and the
-  first ``=`` with ``unquote_plus(..., errors="replace")`` on each part (str only).
+- **Which function: all of urllib.parse in one adapter.** ``urllib``, the default, tests
+  every public codec: each case picks the function from its own length, a property the
+  byte format carries, so a replayed or minimized case calls the same function
+  (``urllib_function``):
+
+  ==============  =============================================  =======================
+  check           odd length (or bytes text, for form-parse)    even length
+  ==============  =============================================  =======================
+  decode          ``unquote_to_bytes``                           ``unquote`` (defaults:
+                                                                 UTF-8, ``errors=
+                                                                 'replace'``)
+  form            ``urlencode(quote_via=quote_plus)``            ``urlencode(quote_via=
+                                                                 quote)``
+  form-parse      ``parse_qsl``                                  ``unquote_plus`` on each
+                                                                 name and value
+  ==============  =============================================  =======================
+
+  The length is the value's (decode), the text's (form-parse) or the number of pairs
+  (form); encode already calls ``quote``/``quote_plus``/``quote_from_bytes`` by the
+  value's type and ``space_as_plus``. ``unquote`` and ``unquote_plus`` are called
+  with their defaults, as users call them, and through the module, so a patched
+  ``urllib.parse`` is what is tested; a str answer is compared as its UTF-8 bytes
+  (lone surrogates as ``surrogatepass``).
+- **Decoding, the variant.** ``urllib-unquote``: ``unquote(..., errors="surrogateescape")``
+  re-encoded with ``surrogateescape``, which gives back exactly the decoded bytes.
+- **Forms.** ``parse_qsl(text, keep_blank_values=True, encoding="utf-8",
+  errors="replace", separator="&")`` (bytes text: ``parse_qsl`` on the bytes, each name
+  and value then UTF-8 decoded with replacement); ``unquote_plus``: a split on ``&``
+  and the first ``=``, empty sequences skipped (str only). ``urllib-unquote`` always
+  takes the second column.
 """
 
 from __future__ import annotations
 
 import codecs
-from collections.abc import Callable
-from urllib.parse import (
-    parse_qsl,
-    quote,
-    quote_from_bytes,
-    quote_plus,
-    unquote,
-    unquote_plus,
-    unquote_to_bytes,
-    urlencode,
-)
+from urllib import parse
 
-from ..cases import DecodeCase, EncodeCase, FormCase, FormParseCase
+from ..cases import Case, DecodeCase, EncodeCase, FormCase, FormParseCase
 from ..sets import FORM, get_set
 from . import Adapter, Unsupported
 
-__all__ = ["UrllibAdapter", "UrllibUnquoteAdapter", "python_codec", "unquoted_bytes"]
+__all__ = [
+    "UrllibAdapter",
+    "UrllibUnquoteAdapter",
+    "python_codec",
+    "unquoted_bytes",
+    "urllib_function",
+]
+
+
+def urllib_function(check: str, case: Case) -> str:
+    """The urllib.parse function the default ``urllib`` adapter calls for ``case``
+    (module docstring): ``unquote_to_bytes``/``unquote``, ``quote_plus``/``quote`` (as
+    ``urlencode``'s ``quote_via``), ``parse_qsl``/``unquote_plus``; "" for encode."""
+    if check == "decode" and isinstance(case, DecodeCase):
+        return "unquote" if len(case.value) % 2 == 0 else "unquote_to_bytes"
+    if check == "form" and isinstance(case, FormCase):
+        return "quote" if len(case.pairs) % 2 == 0 else "quote_plus"
+    if check == "form-parse" and isinstance(case, FormParseCase):
+        text = case.text
+        return "unquote_plus" if isinstance(text, str) and len(text) % 2 == 0 else "parse_qsl"
+    return ""
+
+
+def _split_pairs(text: str, unquote_plus: object) -> list[tuple[str, str]]:
+    """``name=value&...`` with ``unquote_plus`` applied to each part (WHATWG URL 5.1's
+    split: empty sequences skipped, the first ``=`` separates)."""
+    assert callable(unquote_plus)
+    pairs: list[tuple[str, str]] = []
+    for sequence in text.split("&"):
+        if sequence:
+            name, _, value = sequence.partition("=")
+            pairs.append((unquote_plus(name), unquote_plus(value)))
+    return pairs
 
 
 def python_codec(label: str) -> tuple[str, str]:
@@ -90,81 +133,80 @@ def unquoted_bytes(text: str) -> bytes:
 
 
 class UrllibAdapter(Adapter):
-    """urllib.parse: quote/quote_plus/quote_from_bytes, unquote_to_bytes,
-    urlencode(quote_via=quote_plus), parse_qsl."""
+    """urllib.parse, all of it: quote/quote_plus/quote_from_bytes,
+    unquote_to_bytes/unquote, urlencode with quote_via=quote_plus/quote,
+    parse_qsl/unquote_plus; each case picks one (``urllib_function``)."""
 
     name = "urllib"
     registry_names: tuple[str, ...] = ("urllib",)
     modules_under_test: tuple[str, ...] = ("urllib.parse",)
 
+    # Functions are looked up on the module at each call (``parse.quote``), so a test
+    # that patches urllib.parse tests the patched function.
     def encode(self, case: EncodeCase) -> str:
         safe = get_set(case.set_name).printable_safe
         value = case.value
         if isinstance(value, bytes):
             if case.space_as_plus:
-                return quote_plus(value, safe=safe)
-            return quote_from_bytes(value, safe=safe)
+                return parse.quote_plus(value, safe=safe)
+            return parse.quote_from_bytes(value, safe=safe)
         encoding, errors = python_codec(case.encoding)
         if case.space_as_plus:
-            return quote_plus(value, safe=safe, encoding=encoding, errors=errors)
-        return quote(value, safe=safe, encoding=encoding, errors=errors)
+            return parse.quote_plus(value, safe=safe, encoding=encoding, errors=errors)
+        return parse.quote(value, safe=safe, encoding=encoding, errors=errors)
+
+    def function(self, check: str, case: Case) -> str:
+        """The function this adapter calls for ``case`` (``urllib_function``)."""
+        return urllib_function(check, case)
 
     def decode(self, case: DecodeCase) -> bytes:
-        return unquote_to_bytes(case.value)
-
-    #: The quoter urlencode uses (its default; the ``urllib-unquote`` variant uses quote).
-    quote_via: Callable[..., str] = staticmethod(quote_plus)
+        if self.function("decode", case) == "unquote":
+            return parse.unquote(case.value).encode("utf-8", "surrogatepass")
+        return parse.unquote_to_bytes(case.value)
 
     def form_serialize(self, case: FormCase) -> str:
         encoding, errors = python_codec(case.encoding)
-        return urlencode(
+        quote_via = parse.quote if self.function("form", case) == "quote" else parse.quote_plus
+        return parse.urlencode(
             list(case.pairs),
             safe=FORM.printable_safe,
             encoding=encoding,
             errors=errors,
-            quote_via=self.quote_via,
+            quote_via=quote_via,
         )
 
     def form_parse(self, case: FormParseCase) -> list[tuple[str, str]]:
         text = case.text
+        if self.function("form-parse", case) == "unquote_plus" and isinstance(text, str):
+            return _split_pairs(text, parse.unquote_plus)
         if isinstance(text, bytes):
-            raw = parse_qsl(
+            raw = parse.parse_qsl(
                 text, keep_blank_values=True, encoding="utf-8", errors="replace", separator="&"
             )
             return [
                 (name.decode("utf-8", "replace"), value.decode("utf-8", "replace"))
                 for name, value in raw
             ]
-        return parse_qsl(
+        return parse.parse_qsl(
             text, keep_blank_values=True, encoding="utf-8", errors="replace", separator="&"
         )
 
 
 class UrllibUnquoteAdapter(UrllibAdapter):
-    """urllib.parse through its str-returning decoders: quote* (as ``urllib``),
+    """urllib.parse through its str-returning decoders only: quote* (as ``urllib``),
     unquote, urlencode(quote_via=quote), unquote_plus."""
 
     name = "urllib-unquote"
     registry_names: tuple[str, ...] = ("urllib-unquote", "urllib")
 
-    def decode(self, case: DecodeCase) -> bytes:
-        return unquoted_bytes(unquote(case.value, encoding="utf-8", errors="surrogateescape"))
+    def function(self, check: str, case: Case) -> str:
+        return {"decode": "unquote", "form": "quote", "form-parse": "unquote_plus"}.get(check, "")
 
-    quote_via: Callable[..., str] = staticmethod(quote)
+    def decode(self, case: DecodeCase) -> bytes:
+        return unquoted_bytes(parse.unquote(case.value, encoding="utf-8",
+                                            errors="surrogateescape"))
 
     def form_parse(self, case: FormParseCase) -> list[tuple[str, str]]:
-        text = case.text
-        if isinstance(text, bytes):
+        if isinstance(case.text, bytes):
             raise Unsupported("unquote_plus takes str")
-        pairs: list[tuple[str, str]] = []
-        for sequence in text.split("&"):
-            if not sequence:
-                continue
-            name, _, value = sequence.partition("=")
-            pairs.append(
-                (
-                    unquote_plus(name, encoding="utf-8", errors="replace"),
-                    unquote_plus(value, encoding="utf-8", errors="replace"),
-                )
-            )
-        return pairs
+        return _split_pairs(case.text, parse.unquote_plus)

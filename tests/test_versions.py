@@ -1,0 +1,86 @@
+"""Issue 12 item 6: every finding records the real version of the code under test,
+asked of the adapter (``oracles.impl_version``: ``distribution``, else the
+distribution holding its ``modules_under_test``, else what a peer reports)."""
+
+from __future__ import annotations
+
+import importlib.metadata
+import json
+import platform
+import shutil
+from pathlib import Path
+
+import pytest
+
+from pctfuzz.fuzzing import Recorder
+from pctfuzz.oracles import Adapter, function_adapter, get_impl, impl_version
+from pctfuzz.store import collect_versions
+from pctfuzz.targets import get_target
+
+STDLIB = f"stdlib (Python {platform.python_version()})"
+
+
+def _recorded_version(impl: object, name: str, tmp_path: Path) -> str:
+    """The version a finding of ``impl`` records, through the harness's Recorder."""
+    target = get_target("diff_encode")
+    recorder = Recorder(target, impl, name, tmp_path / "findings", None)
+    recorder.record(b"\x00\x00a", RuntimeError("stand-in failure"))
+    (path,) = (tmp_path / "findings").glob("*.json")
+    versions = json.loads(path.read_text())["versions"]
+    assert versions["python"].endswith(platform.python_version())
+    return str(versions[name])
+
+
+@pytest.mark.parametrize(
+    ("name", "distribution"),
+    [("urllib", None), ("yarl", "yarl"), ("yarl-c", "yarl"), ("yarl-requote", "yarl"),
+     ("ada", "ada-url")],
+)
+def test_builtin_python_adapters_record_their_distribution(
+        name: str, distribution: str | None, tmp_path: Path) -> None:
+    want = STDLIB if distribution is None else (
+        f"{distribution} {importlib.metadata.version(distribution)}")
+    assert _recorded_version(get_impl(name), name, tmp_path) == want
+
+
+@pytest.mark.skipif(shutil.which("node") is None, reason="node is not installed")
+def test_peer_adapter_records_the_version_it_reports(tmp_path: Path) -> None:
+    node = get_impl("node")
+    try:
+        version = _recorded_version(node, "node", tmp_path)
+    finally:
+        node.close()  # type: ignore[attr-defined]
+    assert version.startswith("node v") and version[6].isdigit(), version
+
+
+class DeclaresDistribution(Adapter):
+    name = "mine"
+    distribution = "hypothesis"
+
+
+class FoundFromModules(Adapter):
+    name = "mine-too"
+    modules_under_test = ("yarl._quoting_py",)
+
+
+class PlainModule(Adapter):
+    name = "mine-plain"  # its module, tests/test_versions.py, is in no distribution
+
+
+def test_user_adapters_record_a_real_version(tmp_path: Path) -> None:
+    hypothesis = f"hypothesis {importlib.metadata.version('hypothesis')}"
+    assert _recorded_version(DeclaresDistribution(), "mine", tmp_path / "a") == hypothesis
+    yarl = f"yarl {importlib.metadata.version('yarl')}"
+    assert _recorded_version(FoundFromModules(), "mine-too", tmp_path / "b") == yarl
+    from urllib.parse import quote
+
+    adapter = function_adapter("q", encode=quote, sets={"q": "urllib-safe:/"})
+    assert _recorded_version(adapter, "q", tmp_path / "c") == STDLIB
+    assert impl_version(PlainModule()).startswith(
+        "unknown: test_versions is in no installed distribution")
+
+
+def test_store_records_what_it_is_given() -> None:
+    assert collect_versions("x", "x 1.0")["x"] == "x 1.0"
+    assert collect_versions("x")["x"] == "unknown"
+    assert set(collect_versions()) == {"python", "pctfuzz", "platform"}
