@@ -218,7 +218,7 @@ def _prefix_class(case: EncodeCase, value: str | bytes, end: int, adapter: Impl,
              ((fixed_want, fixed_got), (want, got)) if not (w.raised or g.raised)]
     if not pairs:
         return None
-    return unit_difference(value, end - 1, pairs, case.encoding)
+    return unit_difference(case, end - 1, pairs, surrogates)
 
 
 def check_encode(case: EncodeCase, impl: Impl | str | None = None) -> tuple[str, ...] | None:

@@ -226,10 +226,12 @@ def _unit_shape(unit: str | bytes, piece: str, rest: str) -> str:
     if piece == "%20" and rest.startswith("+"):
         return "space-as-plus"
     if _TRIPLET.match(piece):
-        if rest.startswith(raw) or rest.startswith(chr(int(piece[1:3], 16))):
-            return "left-raw"
+        # hex case first: a "%C3" of the input written back as "%c3" starts with "%",
+        # the raw unit, too
         if rest[:3] != piece[:3] and rest[:3].upper() == piece[:3]:
             return "hex-case"
+        if rest.startswith(raw) or rest.startswith(chr(int(piece[1:3], 16))):
+            return "left-raw"
         if _TRIPLET.match(rest):
             return "other-bytes"
         return "changed"
@@ -256,35 +258,61 @@ def _text_difference(units: str | bytes, pieces: Sequence[str], actual: str,
 # --- per question ----------------------------------------------------------------------
 def _common_prefix(expected: str, actual: str) -> int:
     """Length of the common prefix, backed up to the start of a ``%HH`` triplet of
-    ``expected`` that it cuts (``%7`` of ``%7E`` against ``%7e``)."""
+    either output that it cuts (``%7`` of ``%7E`` against ``%7e``; the ``%`` of a
+    ``%25`` against a raw ``%``)."""
     common = next((i for i, (a, b) in enumerate(zip(expected, actual, strict=False))
                    if a != b), min(len(expected), len(actual)))
     for back in (1, 2):
         start = common - back
-        if start >= 0 and _TRIPLET.match(expected, start):
+        if start >= 0 and (_TRIPLET.match(expected, start) or _TRIPLET.match(actual, start)):
             return start
     return common
 
 
-def unit_difference(value: str | bytes, index: int, pairs: Sequence[tuple[str, str]],
-                    encoding: str) -> str:
-    """The encode class when unit ``index`` of ``value`` is known to be where the
+def unit_difference(case: EncodeCase, index: int, pairs: Sequence[tuple[str, str]],
+                    surrogates: str = "strict") -> str:
+    """The encode class when unit ``index`` of ``case.value`` is known to be where the
     outputs part. ``pairs`` are (expected, actual) outputs for ``value[: index + 1]``
     -- as answered, and with the registry's accepted differences taken out -- and the
     one that agrees longest locates the difference (an accepted rewrite elsewhere in
-    the output must not hide where the bug shows)."""
+    the output must not hide where the bug shows); on a tie, the first. When the
+    outputs part inside the output of an earlier unit (``%41`` written back as is,
+    seen only once the ``1`` arrives), that earlier unit is named."""
+    value = case.value
     expected, actual = max(pairs, key=lambda pair: _common_prefix(*pair))
     common = _common_prefix(expected, actual)
     piece, rest = expected[common:], actual[common:]
     if not piece:
         unit, shape = "end", "extra-output"
     else:
+        index = _unit_at(case, index, common, surrogates)
         shape = _unit_shape(value[index : index + 1], piece, rest)
         unit = _shape_unit(shape, piece, _unit_class(value, index))
-    name = lookup(encoding).name
+    name = lookup(case.encoding).name
     legacy = (f";enc={name}" if isinstance(value, str) and name != "UTF-8"
               and unit == "non-ascii" else "")
     return f"unit={unit};diff={shape}{legacy}"
+
+
+def _unit_at(case: EncodeCase, last: int, offset: int, surrogates: str) -> int:
+    """The unit (at most ``last``) whose reference output covers output ``offset``:
+    the first ``j`` with ``len(encode(value[: j + 1])) > offset``, by bisection (the
+    output's length only grows with the input)."""
+    def length(end: int) -> int:
+        try:
+            return len(percent_encode(case.value[:end], case.set_name, encoding=case.encoding,
+                                      space_as_plus=case.space_as_plus,
+                                      surrogates=surrogates))  # type: ignore[arg-type]
+        except PctfuzzError:
+            return offset + 1  # a refused prefix: no earlier unit can be named
+    low, high = 0, last  # length(low + 1) may be <= offset; length(high + 1) > offset
+    while low < high:
+        middle = (low + high) // 2
+        if length(middle + 1) > offset:
+            high = middle
+        else:
+            low = middle + 1
+    return low
 
 
 def _shape_unit(shape: str, piece: str, unit: str) -> str:
@@ -299,8 +327,12 @@ def _shape_unit(shape: str, piece: str, unit: str) -> str:
         return "0x20"
     if shape == "encoded" and piece and ord(piece[0]) < 0x80:
         return f"0x{ord(piece[0]):02X}"
-    if shape == "left-raw" and unit not in ("pct-triplet", "non-ascii", "lone-surrogate"):
-        return f"0x{int(piece[1:3], 16):02X}"  # the byte left raw, whatever wrote it
+    if shape == "left-raw":
+        byte = int(piece[1:3], 16)
+        if byte == 0x25 and unit == "pct-triplet":
+            return unit  # an existing %HH kept as it is: its own bug (requoting)
+        if byte < 0x80:
+            return f"0x{byte:02X}"  # the byte left raw, whatever wrote it
     return unit
 
 
