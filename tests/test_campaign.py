@@ -78,8 +78,10 @@ def test_clean_campaign_grows_coverage_and_corpus(tmp_path: Path) -> None:
     _, _secs, execs, _eps, cov0, cov, _ft, units, new, _known = row
     assert int(execs) > 1000 and new == "0"
     assert int(cov) > int(cov0) + 50, row
-    # libFuzzer counts the empty input it starts from but does not write it out.
-    assert int(units) > 20 and len(list((corpus / "encode").iterdir())) >= int(units) - 1
+    # libFuzzer counts the empty input it starts from but does not write it out, and
+    # the deadline's SIGTERM can come between a unit's count and its file (seen once or
+    # twice on a loaded machine).
+    assert int(units) > 20 and len(list((corpus / "encode").iterdir())) >= int(units) - 3
     assert "0 new finding(s)" in run.stdout
 
 

@@ -229,3 +229,25 @@ def test_module_entry_point_subprocess() -> None:
     assert (raw.returncode, raw.stdout) == (EXIT_USAGE, b"")
     assert raw.stderr.startswith(b"pctfuzz encode: error: input is not valid UTF-8 at byte 3")
     assert raw.stderr.count(b"\n") == 1
+
+
+def test_fuzz_passes_options_after_double_dash_to_libfuzzer(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """``pctfuzz fuzz T -- -max_len=64``: what follows ``--`` reaches libFuzzer; other
+    commands keep ``--`` as argparse's end of options."""
+    import pctfuzz.campaign as campaign
+
+    seen: dict[str, object] = {}
+
+    def fake(targets: object, **kw: object) -> object:
+        seen.update(kw, targets=targets)
+        raise SystemExit(0)
+
+    monkeypatch.setattr(campaign, "run_campaign", fake)
+    with pytest.raises(SystemExit):
+        main(["fuzz", "decode", "--max-time", "1", "--", "-max_len=64", "-use_value_profile=1"])
+    assert seen["targets"] == ["decode"]
+    assert seen["libfuzzer_args"] == ["-max_len=64", "-use_value_profile=1"]
+    with pytest.raises(SystemExit) as info:  # not a libFuzzer option: a usage error
+        main(["fuzz", "decode", "--", "max_len=64"])
+    assert info.value.code == 2

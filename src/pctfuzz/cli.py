@@ -203,15 +203,14 @@ def main(argv: Sequence[str] | None = None) -> int:
     # Everything after "--" goes to libFuzzer untouched (argparse would take it as
     # positional TARGETs).
     passthrough: list[str] = []
-    if "--" in words:
+    command = next((w for w in words if not w.startswith("-")), None)
+    if command in PASSTHROUGH_COMMANDS and "--" in words:
         cut = words.index("--")
         words, passthrough = words[:cut], words[cut + 1:]
     try:
         args = parser.parse_args(words)
     except BrokenPipeError:  # --help or --version into a closed pipe
         return _stdout_gone()
-    if passthrough and args.command not in PASSTHROUGH_COMMANDS:
-        parser.error(f"{args.command} takes no options after --")
     bad = [w for w in passthrough if not w.startswith("-")]
     if bad:
         parser.error(f"after --, libFuzzer options (-flag=value) only, not {bad[0]!r}")

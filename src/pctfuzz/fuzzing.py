@@ -159,7 +159,7 @@ class Recorder:
     def signature(self, exc: BaseException, data: bytes) -> str:
         """The signature of ``exc``, raised on input ``data`` (``pctfuzz.identity``)."""
         try:
-            case = self.target.from_bytes(data)
+            case = self.target.case_from_bytes(data, self.impl)
         except Exception:
             case = None
         return signature_of(self.target.name, exc, case=case, subject=self.impl,
@@ -193,7 +193,7 @@ class Recorder:
             # free of that unrelated context.
             again.__suppress_context__ = True
             small_exc = again
-            case = self.target.from_bytes(small)
+            case = self.target.case_from_bytes(small, self.impl)
         finding = build_finding(self.target, self.impl_name, case, small, small_exc,
                                 minimized=small != data,
                                 signature=self.signature(small_exc, small), impl=self.impl)

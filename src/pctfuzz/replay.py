@@ -275,9 +275,10 @@ def replay_paths(paths: Sequence[Path], *, target: str | None = None, impl: str 
                 assert info is not None
                 tgt = get_target(info)
                 data = read_input(path)  # regular file, no symlink, size checked first
-                case = tgt.from_bytes(data)
                 name = (impl or "urllib") if tgt.differential else impl
-                run = run_case(tgt, case, _impl_for(tgt, impl, impls), timeout, impl_name=name)
+                runner = _impl_for(tgt, impl, impls)
+                case = tgt.case_from_bytes(data, runner)
+                run = run_case(tgt, case, runner, timeout, impl_name=name)
                 # A raw input has no recorded signature: any failure reproduces.
                 outcome = "reproduces" if run.signature else "no longer reproduces"
                 evidence = f"{run.evidence} [{run.signature}]" if run.signature else ""

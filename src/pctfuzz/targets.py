@@ -24,7 +24,7 @@ Missing header bytes read as 0.
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from types import MappingProxyType
 from typing import TYPE_CHECKING, Any, TypeAlias, cast
@@ -111,17 +111,53 @@ def _encoding_to_byte(label: str) -> int:
 
 
 # --- encode ------------------------------------------------------------------------------
-def encode_from_bytes(data: bytes) -> EncodeCase:
+def encode_from_bytes(data: bytes, *, sets: Sequence[str] = FUZZ_SETS,
+                      encodings: Sequence[str] | None = None,
+                      value_types: Sequence[str] = ("str", "bytes"),
+                      spaces: Sequence[bool] = (False, True)) -> EncodeCase:
+    """The ``encode`` byte format (module docstring). The keyword arguments narrow the
+    cases to what an adapter answers (``AnswerDomain``): the set index picks from
+    ``sets``, the encoding byte from ``encodings``, the space flag from ``spaces``, and
+    a payload of a type the adapter does not take is read as the other type."""
     flags = data[0] if data else 0
     enc = data[1] if len(data) > 1 else 0
     payload = data[2:]
-    value: str | bytes = payload if flags & 0x80 else _text(payload)
+    as_bytes = bool(flags & 0x80) if len(value_types) == 2 else value_types[0] == "bytes"
+    value: str | bytes = payload if as_bytes else _text(payload)
+    encoding = (_encoding_from_byte(enc) if encodings is None
+                else encodings[enc % len(encodings)])
     return EncodeCase(
         value,
-        FUZZ_SETS[(flags & 0x3F) % len(FUZZ_SETS)],
-        _encoding_from_byte(enc),
-        bool(flags & 0x40),
+        sets[(flags & 0x3F) % len(sets)],
+        encoding,
+        spaces[((flags >> 6) & 1) % len(spaces)],
     )
+
+
+@dataclass(frozen=True)
+class AnswerDomain:
+    """What an implementation under test says it answers, read from its adapter:
+    ``sets`` (label -> set name or spec: ``oracles.function_adapter`` declares them),
+    ``encodings`` (labels), ``value_types`` (``"str"``, ``"bytes"``) and ``spaces``
+    (the spaceAsPlus values). A campaign then spends its executions on cases the
+    adapter answers, instead of on ``Unsupported`` ones."""
+
+    sets: tuple[str, ...] = FUZZ_SETS
+    encodings: tuple[str, ...] | None = None
+    value_types: tuple[str, ...] = ("str", "bytes")
+    spaces: tuple[bool, ...] = (False, True)
+
+    @classmethod
+    def of(cls, impl: Any) -> AnswerDomain:
+        declared = getattr(impl, "sets", None)
+        sets = tuple(spec if isinstance(spec, str) else spec.name
+                     for spec in declared.values()) if isinstance(declared, Mapping) else ()
+        encodings = tuple(getattr(impl, "encodings", ()) or ())
+        value_types = tuple(getattr(impl, "value_types", ()) or ())
+        spaces = tuple(getattr(impl, "spaces", ()) or ())
+        return cls(sets or FUZZ_SETS, encodings or None,
+                   tuple(t for t in value_types if t in ("str", "bytes")) or ("str", "bytes"),
+                   tuple(bool(b) for b in spaces) or (False, True))
 
 
 def encode_to_bytes(case: EncodeCase) -> bytes:
@@ -236,11 +272,26 @@ class Target:
 
         return cast("SearchStrategy[Any]", getattr(strategies, self.strategy_name)())
 
+    def case_from_bytes(self, data: bytes, impl: Any = None) -> Case:
+        """The case of fuzzer bytes ``data``; for ``diff_encode``, within what ``impl``
+        answers (``AnswerDomain``). Deterministic, so minimization and replay of a raw
+        input against the same implementation see the same case."""
+        if self.differential and self.case_type is EncodeCase and impl is not None:
+            domain = AnswerDomain.of(impl)
+            if domain != _ALL:
+                return encode_from_bytes(data, sets=domain.sets, encodings=domain.encodings,
+                                         value_types=domain.value_types,
+                                         spaces=domain.spaces)
+        return cast(Case, self.from_bytes(data))
+
     def run_bytes(self, data: bytes, impl: Any = None) -> Case:
         """Build the case from fuzzer bytes, check it, and return it."""
-        case = self.from_bytes(data)
+        case = self.case_from_bytes(data, impl)
         self.check(case, impl)
-        return cast(Case, case)
+        return case
+
+
+_ALL = AnswerDomain()
 
 
 def _targets() -> Iterator[Target]:

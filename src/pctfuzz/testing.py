@@ -23,7 +23,7 @@ your own.
 from __future__ import annotations
 
 import inspect
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable
 from typing import Any
 
 from hypothesis import given
@@ -42,6 +42,7 @@ from .strategies import (
     form_parse_cases,
     text_values,
 )
+from .targets import AnswerDomain
 
 __all__ = [
     "decode_cases",
@@ -73,10 +74,8 @@ def encode_cases_for(set_specs: Iterable[str]) -> st.SearchStrategy[EncodeCase]:
 
 
 def _declared_sets(impl: Any) -> list[str]:
-    sets = getattr(impl, "sets", None)
-    if isinstance(sets, Mapping):
-        return [spec if isinstance(spec, str) else spec.name for spec in sets.values()]
-    return []
+    domain = AnswerDomain.of(impl)
+    return [] if domain.sets == AnswerDomain().sets else list(domain.sets)
 
 
 def differential_tests(impl: Any, *, questions: Iterable[str] = tuple(_QUESTIONS),

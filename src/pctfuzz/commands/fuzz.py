@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import contextlib
 import os
 import signal
 import sys
@@ -59,6 +60,68 @@ def _write_reports(document: dict[str, Any], json_dest: str | None, sarif: str |
         write_output(sarif, json.dumps(to_sarif(document), indent=2, ensure_ascii=False) + "\n")
     if junit is not None:
         write_output(junit, to_junit(document))
+
+
+#: Seed cases tried per differential target to see whether the adapter answers it.
+_PROBE_CASES = 200
+
+#: differential target -> the question it asks the adapter
+_QUESTIONS = {"diff_encode": "encode", "diff_decode": "decode", "diff_form": "form",
+              "diff_form_parse": "form-parse"}
+
+
+def _answered_targets(requested: list[str], impl: Any, impl_name: str,
+                      out: TextIO) -> list[str]:
+    """The targets to fuzz: the requested ones (default all), less the differential
+    targets whose question the implementation answers for none of the seed cases
+    (every one ``Unsupported``): fuzzing them would be time spent on nothing. Each
+    skipped target is said, with the adapter's reason. If none is left, the requested
+    list runs as it is, so an adapter that answers nothing is an incomplete run."""
+    from ..differential import run_impl
+    from ..seeds import seed_cases
+    from ..targets import TARGETS, get_target
+
+    names = list(requested) or list(TARGETS)
+    kept = []
+    for name in names:
+        target = get_target(name)
+        if not target.differential:
+            kept.append(name)
+            continue
+        question = _QUESTIONS[name]
+        reason = ""
+        answered = False
+        for count, case in enumerate(seed_cases(target.case_type.type)):
+            if count >= _PROBE_CASES:
+                break
+            # the seed as the campaign would ask it (the adapter's sets...); a seed
+            # with no byte form is asked as it is
+            with contextlib.suppress(Exception):
+                case = target.case_from_bytes(target.to_bytes(case), impl)
+            if run_impl(question, case, impl) is not None:
+                answered = True  # a value or an exception: worth fuzzing
+                break
+            reason = reason or _unsupported_reason(impl, question, case)
+        if answered:
+            kept.append(name)
+        else:
+            print(f"pctfuzz: {name} skipped: {impl_name} answers none of its seed cases"
+                  + (f" ({reason})" if reason else ""), file=out, flush=True)
+    return kept or names
+
+
+def _unsupported_reason(impl: Any, question: str, case: Any) -> str:
+    from ..oracles import Unsupported
+
+    method = {"encode": "encode", "decode": "decode", "form": "form_serialize",
+              "form-parse": "form_parse"}[question]
+    try:
+        getattr(impl, method)(case)
+    except Unsupported as exc:
+        return str(exc)
+    except Exception:
+        return ""
+    return ""
 
 
 def _describe_new_findings(idents: list[str], findings: Path, out: TextIO) -> None:
@@ -123,7 +186,8 @@ def _cmd_fuzz(args: argparse.Namespace) -> int:
     root = _apply_project(args)
     dests = _outputs(args)
     set_accept(args.accept)  # PCTFUZZ_ACCEPT: the libFuzzer children inherit it
-    get_impl(args.impl)  # fail fast, before any process starts
+    impl = get_impl(args.impl)  # fail fast, before any process starts
+    args.targets = _answered_targets(args.targets, impl, args.impl, _human(dests))
     started = utc_now()
     where = [printable_path(p) for p in (root, Path(args.corpus).absolute(),
                                          Path(args.findings).absolute())]

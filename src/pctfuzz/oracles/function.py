@@ -64,6 +64,10 @@ class FunctionAdapter(Adapter):
         #: label -> spec or set, as declared (what ``--set`` labels and campaigns read).
         self.sets = MappingProxyType(dict(sets))
         self.space_as_plus = space_as_plus
+        # What it answers, so campaigns draw cases it can answer (targets.AnswerDomain)
+        self.encodings = ("UTF-8",)
+        self.value_types = ("str",)
+        self.spaces = (space_as_plus,)
         self._encoders = encoders
         self._decode = decode
         self._form_serialize = form_serialize
