@@ -325,16 +325,28 @@ def main(target_name: str, argv: list[str] | None = None) -> None:
         if findings_dir
         else None
     )
-    run_bytes = target.run_bytes
+    run_bytes, from_bytes, check_fast = target.run_bytes, target.from_bytes, target.check_fast
+    turn = 0
 
     def test_one_input(data: bytes) -> None:
-        if recorder is None:
-            run_bytes(data, impl)
-            return
+        # One costly invariant per execution (Target.check_fast); a failure is checked
+        # again in full, and the full check's exception is what is raised or recorded:
+        # the signature a replay computes. The fast one stands only if the full check
+        # passes (a codec with hidden state).
+        nonlocal turn
+        turn += 1
         try:
-            run_bytes(data, impl)
-        except Exception as exc:
-            recorder.record(data, exc)
+            check_fast(from_bytes(data), impl, turn)
+        except Exception as fast:
+            failure: Exception = fast
+            try:
+                run_bytes(data, impl)
+            except Exception as exc:
+                exc.__suppress_context__ = True
+                failure = exc
+            if recorder is None:
+                raise failure from None
+            recorder.record(data, failure)
 
     atheris.Setup(argv, test_one_input)
     if recorder is not None:

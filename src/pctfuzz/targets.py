@@ -230,6 +230,28 @@ class Target:
         cast(Check, getattr(properties, self.check_name))(case, codec)
         return ()
 
+    def check_fast(self, case: Case, impl: Any = None, turn: int = 0) -> None:
+        """The atheris driver's check: an invariant target runs the rotation of its
+        aggregate at ``turn`` (``properties.ROTATING``: the cheap invariants and one
+        costly one), a differential target its check. Raises as ``check`` does; what
+        it raises is re-checked with ``check`` before it is recorded (``fuzzing.main``),
+        so signatures and replays never depend on the turn."""
+        if self.differential:
+            self.check(case, impl)
+            return
+        from . import properties
+
+        rotation = properties.ROTATING[self.check_name]
+        rotation.check(case, properties.REFERENCE if impl is None else impl, turn)
+
+    def turns(self) -> int:
+        """How many consecutive turns of ``check_fast`` run every invariant of ``check``."""
+        if self.differential:
+            return 1
+        from . import properties
+
+        return properties.ROTATING[self.check_name].turns
+
     def strategy(self) -> SearchStrategy[Any]:
         """The Hypothesis strategy for this target's cases."""
         from . import strategies
