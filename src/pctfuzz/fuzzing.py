@@ -32,7 +32,8 @@ from .identity import classify, signature_of
 from .targets import Target, get_target
 from .violations import Violation
 
-__all__ = ["Recorder", "instrument_modules", "main", "minimize", "modules_under_test"]
+__all__ = ["Recorder", "instrument_modules", "main", "minimize", "modules_under_test",
+           "run_input"]
 
 def modules_under_test(impl: Any) -> tuple[str, ...]:
     """The Python modules holding the code of the implementation under test: the
@@ -297,6 +298,22 @@ def build_finding(target: Target, impl_name: str | None, case: Case, raw: bytes 
     )
 
 
+def run_input(target: Target, impl: Any, data: bytes, turn: int) -> None:
+    """What the atheris driver runs on one input: ``target.check_fast`` at ``turn``
+    (one costly invariant per execution). A failure is checked again in full
+    (``target.run_bytes``) and the full check's exception is raised: what is recorded
+    or written as a crash is what a replay computes. The fast check's exception stands
+    only if the full check passes (a codec with hidden state)."""
+    try:
+        target.check_fast(target.from_bytes(data), impl, turn)
+    except Exception as fast:
+        try:
+            target.run_bytes(data, impl)
+        except Exception as exc:
+            raise exc from None
+        raise fast from None
+
+
 def main(target_name: str, argv: list[str] | None = None) -> None:
     """Run ``target_name`` under atheris with libFuzzer flags from ``argv``."""
     import atheris
@@ -325,28 +342,18 @@ def main(target_name: str, argv: list[str] | None = None) -> None:
         if findings_dir
         else None
     )
-    run_bytes, from_bytes, check_fast = target.run_bytes, target.from_bytes, target.check_fast
     turn = 0
 
     def test_one_input(data: bytes) -> None:
-        # One costly invariant per execution (Target.check_fast); a failure is checked
-        # again in full, and the full check's exception is what is raised or recorded:
-        # the signature a replay computes. The fast one stands only if the full check
-        # passes (a codec with hidden state).
         nonlocal turn
         turn += 1
+        if recorder is None:
+            run_input(target, impl, data, turn)
+            return
         try:
-            check_fast(from_bytes(data), impl, turn)
-        except Exception as fast:
-            failure: Exception = fast
-            try:
-                run_bytes(data, impl)
-            except Exception as exc:
-                exc.__suppress_context__ = True
-                failure = exc
-            if recorder is None:
-                raise failure from None
-            recorder.record(data, failure)
+            run_input(target, impl, data, turn)
+        except Exception as exc:
+            recorder.record(data, exc)
 
     atheris.Setup(argv, test_one_input)
     if recorder is not None:
