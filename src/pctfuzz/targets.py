@@ -239,18 +239,12 @@ class Target:
         if self.differential:
             self.check(case, impl)
             return
-        from . import properties
-
-        rotation = properties.ROTATING[self.check_name]
-        rotation.check(case, properties.REFERENCE if impl is None else impl, turn)
+        _turns, rotate, reference = _rotation(self.check_name)
+        rotate(case, reference if impl is None else impl, turn)
 
     def turns(self) -> int:
         """How many consecutive turns of ``check_fast`` run every invariant of ``check``."""
-        if self.differential:
-            return 1
-        from . import properties
-
-        return properties.ROTATING[self.check_name].turns
+        return 1 if self.differential else _rotation(self.check_name)[0]
 
     def strategy(self) -> SearchStrategy[Any]:
         """The Hypothesis strategy for this target's cases."""
@@ -263,6 +257,21 @@ class Target:
         case = self.from_bytes(data)
         self.check(case, impl)
         return cast(Case, case)
+
+
+_ROTATIONS: dict[str, tuple[int, Callable[[Any, Any, int], None], Any]] = {}
+
+
+def _rotation(check_name: str) -> tuple[int, Callable[[Any, Any, int], None], Any]:
+    """(turns, rotated check, the reference codec) of an invariant check, looked up
+    once: ``check_fast`` runs on every fuzzer execution."""
+    found = _ROTATIONS.get(check_name)
+    if found is None:
+        from . import properties
+
+        rotation = properties.ROTATING[check_name]
+        found = _ROTATIONS[check_name] = (rotation.turns, rotation.check, properties.REFERENCE)
+    return found
 
 
 def _targets() -> Iterator[Target]:
