@@ -10,8 +10,9 @@ and calls ``main(target)``. Two modes, chosen by the environment:
   ``PCTFUZZ_CORPUS/<target>``; fuzzing goes on.
 
 Each execution runs the rotated check (``run_input``: the cheap invariants and one
-costly one, ``properties.ROTATING``); a failure is checked again in full, and only the
-full check's exception is raised or recorded. Minimization and replay run the full check.
+costly one, ``properties.ROTATING``, picked by the input's CRC-32); a failure is checked
+again in full, and only the full check's exception is raised or recorded. Minimization
+and replay run the full check.
 
 ``PCTFUZZ_IMPL`` names the implementation under test for ``diff_*`` targets
 (default ``urllib``); ``PCTFUZZ_FAULT`` runs an invariant target against one of the
@@ -26,6 +27,7 @@ import os
 import sys
 import time
 import types
+import zlib
 from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import Any
@@ -302,18 +304,21 @@ def build_finding(target: Target, impl_name: str | None, case: Case, raw: bytes 
     )
 
 
-def run_input(target: Target, impl: Any, data: bytes, turn: int) -> None:
+def run_input(target: Target, impl: Any, data: bytes, turn: int | None = None) -> None:
     """What the atheris driver runs on one input: ``target.check_fast`` at ``turn``
-    (one costly invariant per execution). A failure is checked again in full
-    (``target.run_bytes``) and the full check's exception is raised: what is recorded
-    or written as a crash is what a replay computes. The fast check's exception stands
-    only if the full check passes (a codec with hidden state). A target with one turn
-    (differential, decode) has nothing to rotate: its full check runs once."""
+    (one costly invariant per execution), by default the input's CRC-32: the same input
+    always takes the same turn, so libFuzzer sees deterministic coverage (a turn taken
+    from the execution count made it keep duplicate inputs). A failure is checked again
+    in full (``target.run_bytes``) and the full check's exception is raised: what is
+    recorded or written as a crash is what a replay computes. The fast check's exception
+    stands only if the full check passes (a codec with hidden state). A target with one
+    turn (differential, decode) has nothing to rotate: its full check runs once."""
     if target.turns() == 1:
         target.run_bytes(data, impl)
         return
     try:
-        target.check_fast(target.from_bytes(data), impl, turn)
+        target.check_fast(target.from_bytes(data), impl,
+                          zlib.crc32(data) if turn is None else turn)
     except Exception as fast:
         try:
             target.run_bytes(data, impl)
@@ -350,16 +355,13 @@ def main(target_name: str, argv: list[str] | None = None) -> None:
         if findings_dir
         else None
     )
-    turn = 0
 
     def test_one_input(data: bytes) -> None:
-        nonlocal turn
-        turn += 1
         if recorder is None:
-            run_input(target, impl, data, turn)
+            run_input(target, impl, data)
             return
         try:
-            run_input(target, impl, data, turn)
+            run_input(target, impl, data)
         except Exception as exc:
             recorder.record(data, exc)
 
