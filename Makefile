@@ -29,7 +29,7 @@ lint: $(STAMP)
 	$(VENV)/bin/ruff check src tests harness benchmarks
 	$(VENV)/bin/mypy src
 
-## Quick variants, about 4 minutes in all: exec/s with its ceilings, time to first
+## Quick variants, under 2 minutes in all: exec/s with its ceilings, time to first
 ## finding per driver, the encoder against urllib (and yarl-C/ada where merged).
 bench: $(STAMP)
 	$(PY) benchmarks/bench_fuzz.py --quick
