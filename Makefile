@@ -29,8 +29,12 @@ lint: $(STAMP)
 	$(VENV)/bin/ruff check src tests harness benchmarks
 	$(VENV)/bin/mypy src
 
+## Quick variants, under 2 minutes in all: exec/s with its ceilings, time to first
+## finding per driver, the encoder against urllib (and yarl-C/ada where merged).
 bench: $(STAMP)
-	$(PY) benchmarks/bench_reference.py
+	$(PY) benchmarks/bench_fuzz.py --quick
+	$(PY) benchmarks/bench_ttb.py --quick --cap 10
+	$(PY) benchmarks/bench_reference.py --quick
 
 docs: $(STAMP)
 	$(PY) -c 'from pctfuzz.divergences import render_markdown as r; import pathlib; \

@@ -1,20 +1,26 @@
 #!/usr/bin/env python3
-"""Fuzzing speed: exec/s per atheris target next to an empty atheris target, and
-time-to-first-finding for the deliberately wrong codecs of ``pctfuzz.faults``.
+"""Fuzzing speed: exec/s per atheris target next to two ceilings measured in the same
+run: an empty atheris target, and the bare differential (``urllib.parse.quote(s,
+safe="!'()*")`` against ``percent_encode(s, "component")``, compared, with pctfuzz and
+urllib.parse instrumented as in the harness); and the floor of the encode target, its
+byte format and one call of the instrumented reference (``one-encode-call``).
 
-Everything is measured in the same run on the same machine, so compare ratios, not
-absolute numbers. Usage:
+Each target runs exactly as ``python harness/fuzz_<target>.py <empty dir>
+-max_total_time=<seconds>`` (standalone, crash mode, libFuzzer's default lengths), and
+the table gives libFuzzer's final ``cov``/``ft`` too: coverage feedback still grows.
+Compare ratios, not absolute numbers: the machine may be shared (the load average is
+printed). Usage:
 
-    python benchmarks/bench_fuzz.py [--seconds 10] [--targets encode decode ...] [--json]
+    python benchmarks/bench_fuzz.py [--seconds 10] [--quick] [--targets encode ...] [--json]
 
-Each target runs from an empty corpus with the target's dictionary (coverage feedback
-on, as in a campaign). A fault run uses crash mode and stops at the first failure.
+Time to first finding is ``bench_ttb.py``.
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import os
 import re
 import subprocess
 import sys
@@ -36,8 +42,62 @@ atheris.Setup(sys.argv, test_one_input)
 atheris.Fuzz()
 """
 
+#: The two calls that matter and a comparison, instrumented as the harness is.
+BARE_DIFFERENTIAL = """
+import sys
+import urllib.parse
+
+import atheris
+
+with atheris.instrument_imports(include=["pctfuzz"]):
+    from pctfuzz.reference import percent_encode
+atheris.instrument_func(urllib.parse.quote)
+atheris.instrument_func(urllib.parse.quote_from_bytes)
+
+
+def test_one_input(data: bytes) -> None:
+    s = data.decode("utf-8", "replace")
+    if urllib.parse.quote(s, safe="!'()*") != percent_encode(s, "component"):
+        raise AssertionError(repr(s))
+
+atheris.Setup(sys.argv, test_one_input)
+atheris.Fuzz()
+"""
+
+#: The encode target's floor: its byte format and one call of the code under test (the
+#: instrumented reference), no invariant. ``encode`` cannot be faster than this.
+ONE_CALL = """
+import sys
+
+import atheris
+
+with atheris.instrument_imports(include=["pctfuzz"]):
+    from pctfuzz import fuzzing  # noqa: F401  (instrumented as the harness is)
+    from pctfuzz.reference import percent_encode
+    from pctfuzz.targets import get_target
+
+from_bytes = get_target("encode").from_bytes
+
+
+def test_one_input(data: bytes) -> None:
+    case = from_bytes(data)
+    try:
+        percent_encode(case.value, case.set_name, encoding=case.encoding,
+                       space_as_plus=case.space_as_plus)
+    except (ValueError, LookupError):  # out-of-domain input: the documented refusal
+        pass
+
+atheris.Setup(sys.argv, test_one_input)
+atheris.Fuzz()
+"""
+
+ALL_TARGETS = ["encode", "decode", "form", "form_parse",
+               "diff_encode", "diff_decode", "diff_form", "diff_form_parse"]
+#: ``--quick``: the targets of issue 15's goals.
+QUICK_TARGETS = ["encode", "form", "form_parse", "diff_encode"]
+
 _DONE = re.compile(r"Done (\d+) runs in (\d+) second")
-_EPS = re.compile(r"exec/s: (\d+)")
+_COV = re.compile(r"cov: (\d+) ft: (\d+)")
 
 
 def _run(cmd: list[str], env: dict[str, str] | None = None, timeout: float = 600
@@ -49,76 +109,53 @@ def _run(cmd: list[str], env: dict[str, str] | None = None, timeout: float = 600
     return proc.stdout, time.monotonic() - started
 
 
-def exec_rate(script: list[str], seconds: int, dictionary: Path | None) -> dict[str, float]:
-    """Runs and exec/s of one libFuzzer process over ``seconds``."""
+def exec_rate(script: list[str], seconds: int) -> dict[str, float]:
+    """Runs, exec/s and final coverage of one libFuzzer process over ``seconds``."""
     with tempfile.TemporaryDirectory() as corpus:
-        cmd = [sys.executable, *script, corpus, f"-max_total_time={seconds}", "-max_len=64"]
-        if dictionary is not None:
-            cmd.append(f"-dict={dictionary}")
-        err, _ = _run(cmd)
-    done = _DONE.search(err)
+        out, _ = _run([sys.executable, *script, corpus, f"-max_total_time={seconds}"])
+    done = _DONE.search(out)
     runs = int(done[1]) if done else 0
     secs = max(1, int(done[2])) if done else seconds
-    rates = [int(x) for x in _EPS.findall(err)]
-    return {"runs": runs, "exec_per_s": runs / secs, "last_reported_exec_per_s": rates[-1]
-            if rates else 0}
-
-
-def first_finding(target: str, fault: str, limit: int) -> float | None:
-    """Seconds until libFuzzer stops on the first failure of ``fault``, or None."""
-    import os
-
-    env = dict(os.environ, PCTFUZZ_FAULT=fault)
-    with tempfile.TemporaryDirectory() as corpus:
-        cmd = [sys.executable, str(HARNESS / f"fuzz_{target}.py"), corpus,
-               f"-max_total_time={limit}", f"-dict={HARNESS / f'{target}.dict'}",
-               f"-artifact_prefix={corpus}/"]
-        err, took = _run(cmd, env=env, timeout=limit + 60)
-    return took if "Uncaught Python exception" in err else None
+    cov = _COV.findall(out)
+    return {"runs": runs, "exec_per_s": runs / secs,
+            "cov": int(cov[-1][0]) if cov else 0, "ft": int(cov[-1][1]) if cov else 0,
+            "crashed": "Uncaught Python exception" in out}
 
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--seconds", type=int, default=10)
-    parser.add_argument("--targets", nargs="*", default=[
-        "encode", "decode", "form", "form_parse",
-        "diff_encode", "diff_decode", "diff_form", "diff_form_parse"])
-    parser.add_argument("--fault-limit", type=int, default=60)
+    parser.add_argument("--quick", action="store_true", help=" ".join(QUICK_TARGETS))
+    parser.add_argument("--targets", nargs="*", choices=ALL_TARGETS)
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args()
+    targets = args.targets or (QUICK_TARGETS if args.quick else ALL_TARGETS)
 
-    with tempfile.NamedTemporaryFile("w", suffix=".py", delete=False) as empty:
-        empty.write(EMPTY_TARGET)
-    results: dict[str, object] = {}
-    baseline = exec_rate([empty.name], args.seconds, None)
-    results["empty"] = baseline
-    for target in args.targets:
-        results[target] = exec_rate([str(HARNESS / f"fuzz_{target}.py")], args.seconds,
-                                    HARNESS / f"{target}.dict")
-
-    sys.path.insert(0, str(ROOT / "src"))
-    from pctfuzz.faults import FAULTS
-
-    ttff: dict[str, float | None] = {}
-    for name in FAULTS:
-        # The invariant target whose checks the fault breaks first (by the fault's name).
-        target = ("form_parse" if name in ("form-plus-kept", "form-surrogateescape") else
-                  "form" if name.startswith("form-") else
-                  "decode" if name.startswith("decode-") else "encode")
-        ttff[f"{name} ({target})"] = first_finding(target, name, args.fault_limit)
-    results["time_to_first_finding"] = ttff
+    load = os.getloadavg()
+    results: dict[str, dict[str, float]] = {}
+    with tempfile.TemporaryDirectory() as tmp:
+        for name, source in (("empty", EMPTY_TARGET), ("bare-differential", BARE_DIFFERENTIAL),
+                             ("one-encode-call", ONE_CALL)):
+            path = Path(tmp, f"{name}.py")
+            path.write_text(source)
+            results[name] = exec_rate([str(path)], args.seconds)
+    for target in targets:
+        results[target] = exec_rate([str(HARNESS / f"fuzz_{target}.py")], args.seconds)
 
     if args.json:
-        print(json.dumps(results, indent=2))
+        print(json.dumps({"seconds": args.seconds, "loadavg": load, "targets": results},
+                         indent=2))
         return 0
-    print(f"{'target':<18}{'exec/s':>10}{'vs empty':>10}")
-    empty_rate = baseline["exec_per_s"] or 1
-    for target in ["empty", *args.targets]:
-        rate = results[target]["exec_per_s"]  # type: ignore[index]
-        print(f"{target:<18}{rate:>10.0f}{rate / empty_rate:>10.3f}")
-    print(f"\ntime to first finding (limit {args.fault_limit} s, includes ~1 s start-up):")
-    for name, took in ttff.items():
-        print(f"  {name:<36}{'not found' if took is None else f'{took:.1f} s'}")
+    empty = results["empty"]["exec_per_s"] or 1
+    bare = results["bare-differential"]["exec_per_s"] or 1
+    print(f"exec/s, standalone, empty corpus, {args.seconds} s each (load average "
+          f"{load[0]:.2f} {load[1]:.2f} {load[2]:.2f} on {os.cpu_count()} cores)")
+    print(f"{'target':<19}{'exec/s':>9}{'vs empty':>10}{'vs bare':>9}{'cov':>6}{'ft':>6}")
+    for name, row in results.items():
+        rate = row["exec_per_s"]
+        note = "  CRASHED" if row["crashed"] else ""
+        print(f"{name:<19}{rate:>9.0f}{rate / empty:>10.3f}{rate / bare:>9.3f}"
+              f"{row['cov']:>6}{row['ft']:>6}{note}")
     return 0
 
 

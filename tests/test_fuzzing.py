@@ -111,3 +111,29 @@ def test_finding_file_is_plain_json(tmp_path: Path) -> None:
     assert record["kind"] == "violation" and record["target"] == "encode"
     # Minimized: one byte of the two-byte "é" is enough (U+FFFD also has hex letters).
     assert record["case"]["value"] == {"text": "\ufffd"} and record["minimized"]
+
+
+def test_run_input_records_what_the_full_check_raises() -> None:
+    # A codec that encodes the reversed input breaks round-trip (first in the full
+    # check) and concatenation (turn 2 of the rotation, which skips round-trip): the
+    # driver re-checks in full, so the finding's invariant never depends on the turn.
+    from pctfuzz.fuzzing import run_input
+    from pctfuzz.properties import Codec
+    from pctfuzz.reference import percent_decode, percent_encode
+    from pctfuzz.targets import encode_to_bytes
+
+    def reversed_encode(value: str | bytes, set_name: str, *, encoding: str,
+                        space_as_plus: bool) -> str:
+        return percent_encode(value[::-1], set_name, encoding=encoding,
+                              space_as_plus=space_as_plus)
+
+    codec = Codec.build("reversed", reversed_encode, percent_decode)
+    target = TARGETS["encode"]
+    case = EncodeCase("ab", "component")
+    with pytest.raises(Violation) as fast:
+        target.check_fast(case, codec, 2)
+    assert fast.value.check == "concatenation"
+    with pytest.raises(Violation) as recorded:
+        run_input(target, codec, encode_to_bytes(case), 2)
+    assert recorded.value.check == "round-trip"
+    run_input(target, None, encode_to_bytes(case), 2)  # the reference passes

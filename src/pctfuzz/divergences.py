@@ -30,6 +30,7 @@ difference is accepted only when an entry here explains it. Each entry has:
 
 from __future__ import annotations
 
+import functools
 import re
 import sys
 from collections.abc import Callable, Iterable, Sequence
@@ -342,6 +343,7 @@ def _legacy_text_case(case: Case) -> tuple[str, str] | None:
     return None
 
 
+@functools.lru_cache(maxsize=4096)  # per code point and label: the fuzzer asks again and again
 def _whatwg_char_bytes(label: str, char: str) -> bytes:
     """The WHATWG encoder's output for one code point, an error written as ``&#N;``."""
     from . import encoding as _encoding
@@ -352,6 +354,7 @@ def _whatwg_char_bytes(label: str, char: str) -> bytes:
     )
 
 
+@functools.lru_cache(maxsize=4096)
 def _python_char_bytes(codec: str, char: str) -> bytes:
     return char.encode(codec, "xmlcharrefreplace")
 

@@ -9,6 +9,11 @@ and calls ``main(target)``. Two modes, chosen by the environment:
   minimized, saved as a finding (deduplicated by signature) and its input added to
   ``PCTFUZZ_CORPUS/<target>``; fuzzing goes on.
 
+Each execution runs the rotated check (``run_input``: the cheap invariants and one
+costly one, ``properties.ROTATING``, picked by the input's CRC-32); a failure is checked
+again in full, and only the full check's exception is raised or recorded. Minimization
+and replay run the full check.
+
 ``PCTFUZZ_IMPL`` names the implementation under test for ``diff_*`` targets
 (default ``urllib``); ``PCTFUZZ_FAULT`` runs an invariant target against one of the
 deliberately wrong codecs of ``pctfuzz.faults`` (benchmarks and demonstrations).
@@ -22,6 +27,7 @@ import os
 import sys
 import time
 import types
+import zlib
 from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import Any
@@ -32,7 +38,8 @@ from .identity import classify, signature_of
 from .targets import Target, get_target
 from .violations import Violation
 
-__all__ = ["Recorder", "instrument_modules", "main", "minimize", "modules_under_test"]
+__all__ = ["Recorder", "instrument_modules", "main", "minimize", "modules_under_test",
+           "run_input"]
 
 def modules_under_test(impl: Any) -> tuple[str, ...]:
     """The Python modules holding the code of the implementation under test: the
@@ -301,6 +308,29 @@ def build_finding(target: Target, impl_name: str | None, case: Case, raw: bytes 
     )
 
 
+def run_input(target: Target, impl: Any, data: bytes, turn: int | None = None) -> None:
+    """What the atheris driver runs on one input: ``target.check_fast`` at ``turn``
+    (one costly invariant per execution), by default the input's CRC-32: the same input
+    always takes the same turn, so libFuzzer sees deterministic coverage (a turn taken
+    from the execution count made it keep duplicate inputs). A failure is checked again
+    in full (``target.run_bytes``) and the full check's exception is raised: what is
+    recorded or written as a crash is what a replay computes. The fast check's exception
+    stands only if the full check passes (a codec with hidden state). A target with one
+    turn (differential, decode) has nothing to rotate: its full check runs once."""
+    if target.turns() == 1:
+        target.run_bytes(data, impl)
+        return
+    try:
+        target.check_fast(target.from_bytes(data), impl,
+                          zlib.crc32(data) if turn is None else turn)
+    except Exception as fast:
+        try:
+            target.run_bytes(data, impl)
+        except Exception as exc:
+            raise exc from None
+        raise fast from None
+
+
 def main(target_name: str, argv: list[str] | None = None) -> None:
     """Run ``target_name`` under atheris with libFuzzer flags from ``argv``."""
     import atheris
@@ -329,14 +359,13 @@ def main(target_name: str, argv: list[str] | None = None) -> None:
         if findings_dir
         else None
     )
-    run_bytes = target.run_bytes
 
     def test_one_input(data: bytes) -> None:
         if recorder is None:
-            run_bytes(data, impl)
+            run_input(target, impl, data)
             return
         try:
-            run_bytes(data, impl)
+            run_input(target, impl, data)
         except Exception as exc:
             recorder.record(data, exc)
 

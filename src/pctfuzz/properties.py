@@ -5,7 +5,10 @@ Every check takes the implementation under test as a :class:`Codec` (default
 library's adapter can be checked by the same code. Each driver (Hypothesis, atheris,
 replay) calls one aggregate per case type — :func:`check_encode`, :func:`check_decode`,
 :func:`check_form`, :func:`check_form_parse` — and :data:`INVARIANTS` lists every single
-invariant for the docs and the fault tests.
+invariant for the docs and the fault tests. The atheris driver alone may call the
+rotating variants of :data:`ROTATING` instead: the cheap invariants on every input and
+one costly one per execution, so an execution costs about two codec calls; what they
+find is re-checked with the aggregate before it is recorded.
 
 "Expected" values come from the specification's side, never from the codec under test:
 the bytes to be percent-encoded are the UTF-8 bytes of the input (or its bytes, or the
@@ -49,10 +52,12 @@ __all__ = [
     "MONOTONICITY",
     "OUTPUT_ALPHABET",
     "REFERENCE",
+    "ROTATING",
     "ROUND_TRIP",
     "UNRESERVED_IDEMPOTENCE",
     "Codec",
     "Invariant",
+    "Rotation",
     "check_concatenation",
     "check_decode",
     "check_decode_robustness",
@@ -232,6 +237,21 @@ def _first_surrogate(text: str) -> int | None:
     return None if found is None else found.start()
 
 
+@functools.lru_cache(maxsize=512)
+def _setting(set_name: str, encoding: str) -> tuple[PercentEncodeSet | None, bool | None]:
+    """(the set, or None when the name is unknown; whether the label is UTF-8, or None
+    when it is unknown). Independent of the value, so cached: every input asks."""
+    try:
+        pes: PercentEncodeSet | None = get_set(set_name)
+    except UnknownSetError:
+        pes = None
+    try:
+        utf8: bool | None = _encoding.lookup(encoding).is_utf8
+    except UnknownEncodingError:
+        utf8 = None
+    return pes, utf8
+
+
 def expected_encode_error(case: EncodeCase) -> type[PctfuzzError] | None:
     """The error the reference documents for ``case``, or None when it is in the domain.
 
@@ -239,30 +259,54 @@ def expected_encode_error(case: EncodeCase) -> type[PctfuzzError] | None:
     encoding) encoding label, then scalar-value-ness (WHATWG URL 1.3 takes a scalar
     value string).
     """
-    if case.set_name not in SETS:
-        try:
-            get_set(case.set_name)
-        except UnknownSetError:
-            return UnknownSetError
+    pes, utf8 = _setting(case.set_name, case.encoding)
+    if pes is None:
+        return UnknownSetError
     if isinstance(case.value, bytes):
         return None
-    try:
-        _encoding.lookup(case.encoding)
-    except UnknownEncodingError:
+    if utf8 is None:
         return UnknownEncodingError
     return None if _is_scalar(case.value) else NotScalarValueError
 
 
-@dataclass(frozen=True, slots=True)
 class _Expect:
-    """The spec side of an in-domain encode case."""
+    """The spec side of an in-domain encode case.
 
-    pes: PercentEncodeSet
-    plus: bool
-    data: bytes  # bytes to percent-encode; an unencodable code point N as b"&#N;"
-    raw_len: int  # len(data) without the NCRs
-    ncr_len: int  # output length of the NCRs, "%26%23" N "%3B" each
-    legacy: bool  # a str through a non-UTF-8 encoder (NCRs possible, stateful encoders)
+    For a str in a legacy encoding the encoder's bytes are computed on first use, so
+    the checks that need none (alphabet, concatenation, monotonicity, determinism)
+    do not run the pure-Python legacy encoder a second time.
+    """
+
+    __slots__ = ("_encoded", "_encoding", "_value", "legacy", "pes", "plus")
+
+    def __init__(self, pes: PercentEncodeSet, plus: bool, value: str | bytes, encoding: str,
+                 legacy: bool, encoded: tuple[bytes, int, int] | None = None) -> None:
+        self.pes = pes
+        self.plus = plus
+        self.legacy = legacy  # a str through a non-UTF-8 encoder (NCRs, stateful encoders)
+        self._value = value
+        self._encoding = encoding
+        self._encoded = encoded
+
+    def _bytes(self) -> tuple[bytes, int, int]:
+        if self._encoded is None:
+            self._encoded = _encoder_bytes(self._value, self._encoding)
+        return self._encoded
+
+    @property
+    def data(self) -> bytes:
+        """The bytes to percent-encode; an unencodable code point N as b"&#N;"."""
+        return self._bytes()[0]
+
+    @property
+    def raw_len(self) -> int:
+        """``len(data)`` without the NCRs."""
+        return self._bytes()[1]
+
+    @property
+    def ncr_len(self) -> int:
+        """Output length of the NCRs, "%26%23" N "%3B" each."""
+        return self._bytes()[2]
 
 
 def encoder_bytes(value: str | bytes, encoding: str) -> bytes:
@@ -300,9 +344,16 @@ def _expect(case: EncodeCase) -> _Expect | None:
     """The spec side of ``case``; None when the case is outside the domain."""
     if expected_encode_error(case) is not None:
         return None
-    data, raw_len, ncr_len = _encoder_bytes(case.value, case.encoding)
-    legacy = isinstance(case.value, str) and not _encoding.lookup(case.encoding).is_utf8
-    return _Expect(get_set(case.set_name), case.space_as_plus, data, raw_len, ncr_len, legacy)
+    pes, utf8 = _setting(case.set_name, case.encoding)
+    assert pes is not None
+    value = case.value
+    plus = case.space_as_plus
+    if isinstance(value, bytes):
+        return _Expect(pes, plus, value, case.encoding, False, (value, len(value), 0))
+    if utf8:
+        data = value.encode("utf-8")
+        return _Expect(pes, plus, value, case.encoding, False, (data, len(data), 0))
+    return _Expect(pes, plus, value, case.encoding, True)
 
 
 def _encode(
@@ -809,6 +860,35 @@ def check_encode(case: EncodeCase, codec: Codec = REFERENCE) -> None:
     _determinism(case, codec, out)
 
 
+def _encode_rotating(case: EncodeCase, codec: Codec, turn: int) -> None:
+    """:func:`check_encode` with one costly invariant per ``turn`` (5 turns: every one).
+
+    Every turn encodes once and checks the output alphabet and (but for a legacy
+    encoding: turn 0) the length bound, without a codec call; then round trip (one
+    decode), or round trip and unreserved idempotence, or concatenation, or one
+    monotonicity edge, or determinism.
+    """
+    exp = _expect(case)
+    if exp is None:
+        check_input_domain(case, codec)
+        return
+    out = _encode(codec, case)
+    _alphabet(case, exp, out)
+    pick = turn % 5
+    if pick == 0 or not exp.legacy:  # a legacy encoder's bytes are costly: turn 0 only
+        _length(case, exp, out)
+    if pick == 0:
+        _round_trip(case, codec, exp, out)
+    elif pick == 1:
+        _unreserved(case, codec, exp, out, _round_trip(case, codec, exp, out))
+    elif pick == 2:
+        _concatenation(case, codec, exp, out)
+    elif pick == 3:
+        _monotonicity(case, codec, exp, out, every_edge=False)
+    else:
+        _determinism(case, codec, out)
+
+
 # --- decode-robustness ------------------------------------------------------------------
 
 
@@ -971,6 +1051,17 @@ def check_form(case: FormCase, codec: Codec = REFERENCE) -> None:
         _form_round_trip(case, codec, out)
 
 
+def _form_rotating(case: FormCase, codec: Codec, turn: int) -> None:
+    """:func:`check_form` with the serializer check (two encodes per pair) on even
+    turns and the round trip (one parse) on odd ones; the domain on every turn."""
+    out = _form_encode(case, codec)
+    if out is not None:
+        if turn % 2:
+            _form_round_trip(case, codec, out)
+        else:
+            _form_serializer(case, codec, out)
+
+
 def _parse(case: FormParseCase, codec: Codec, text: str | bytes) -> list[tuple[str, str]]:
     try:
         pairs = codec.form_decode(text)
@@ -1005,7 +1096,10 @@ def _parse(case: FormParseCase, codec: Codec, text: str | bytes) -> list[tuple[s
 def check_form_parse(case: FormParseCase, codec: Codec = REFERENCE) -> None:
     """The parser never raises and returns a list of (str, str) scalar-value pairs, and
     re-parsing its re-serialization gives the same pairs (WHATWG URL 5.1, 5.2)."""
-    pairs = _parse(case, codec, case.text)
+    _reparse(case, codec, _parse(case, codec, case.text))
+
+
+def _reparse(case: FormParseCase, codec: Codec, pairs: list[tuple[str, str]]) -> None:
     again = _parse(case, codec, codec.form_encode(pairs, encoding="utf-8"))
     if again != pairs:
         raise Violation(
@@ -1016,6 +1110,39 @@ def check_form_parse(case: FormParseCase, codec: Codec = REFERENCE) -> None:
             position=_first_difference(pairs, again),
             detail="parse(serialize(parse(t))) != parse(t)",
         )
+
+
+def _form_parse_rotating(case: FormParseCase, codec: Codec, turn: int) -> None:
+    """:func:`check_form_parse` with the re-serialization and second parse on odd
+    turns only; the first parse and its pairs' types on every turn."""
+    pairs = _parse(case, codec, case.text)
+    if turn % 2:
+        _reparse(case, codec, pairs)
+
+
+def _decode_rotating(case: DecodeCase, codec: Codec, turn: int) -> None:
+    """:func:`check_decode` (one invariant, one decode: nothing to rotate)."""
+    check_decode_robustness(case, codec)
+
+
+class Rotation(NamedTuple):
+    """A harness-only variant of an aggregate check: ``check(case, codec, turn)`` runs
+    part of the aggregate, and ``turns`` consecutive turns run all of it."""
+
+    turns: int
+    check: Callable[[Any, Codec, int], None]
+
+
+#: aggregate check name -> its rotation. For the atheris driver only: replay,
+#: minimization and the Hypothesis tests run the aggregate on every input.
+ROTATING: Mapping[str, Rotation] = MappingProxyType(
+    {
+        "check_encode": Rotation(5, _encode_rotating),
+        "check_decode": Rotation(1, _decode_rotating),
+        "check_form": Rotation(2, _form_rotating),
+        "check_form_parse": Rotation(2, _form_parse_rotating),
+    }
+)
 
 
 # --- the registry ---------------------------------------------------------------------

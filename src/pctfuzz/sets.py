@@ -60,12 +60,17 @@ class PercentEncodeSet:
     space_as_plus: bool = False
     description: str = ""
     _safe: str = field(init=False, repr=False, compare=False)
+    _printable_safe: str = field(init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
         if not self.members <= _ALL_BYTES:
             raise ValueError(f"set {self.name!r} has members outside 0x00-0xFF")
         object.__setattr__(
             self, "_safe", "".join(chr(b) for b in range(0x100) if b not in self.members)
+        )
+        # Computed once: adapters ask for it on every fuzzed input.
+        object.__setattr__(
+            self, "_printable_safe", "".join(c for c in self._safe if 0x20 <= ord(c) <= 0x7E)
         )
 
     def __contains__(self, byte: object) -> bool:
@@ -91,7 +96,7 @@ class PercentEncodeSet:
     @property
     def printable_safe(self) -> str:
         """The printable ASCII (0x20-0x7E) outside the set: urllib's ``safe=`` for it."""
-        return "".join(c for c in self._safe if 0x20 <= ord(c) <= 0x7E)
+        return self._printable_safe
 
     def union(
         self,

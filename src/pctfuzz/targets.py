@@ -266,6 +266,22 @@ class Target:
         cast(Check, getattr(properties, self.check_name))(case, codec)
         return ()
 
+    def check_fast(self, case: Case, impl: Any = None, turn: int = 0) -> None:
+        """The atheris driver's check: an invariant target runs the rotation of its
+        aggregate at ``turn`` (``properties.ROTATING``: the cheap invariants and one
+        costly one), a differential target its check. Raises as ``check`` does; what
+        it raises is re-checked with ``check`` before it is recorded (``fuzzing.main``),
+        so signatures and replays never depend on the turn."""
+        if self.differential:
+            self.check(case, impl)
+            return
+        _turns, rotate, reference = _rotation(self.check_name)
+        rotate(case, reference if impl is None else impl, turn)
+
+    def turns(self) -> int:
+        """How many consecutive turns of ``check_fast`` run every invariant of ``check``."""
+        return 1 if self.differential else _rotation(self.check_name)[0]
+
     def strategy(self) -> SearchStrategy[Any]:
         """The Hypothesis strategy for this target's cases."""
         from . import strategies
@@ -292,6 +308,21 @@ class Target:
 
 
 _ALL = AnswerDomain()
+
+
+_ROTATIONS: dict[str, tuple[int, Callable[[Any, Any, int], None], Any]] = {}
+
+
+def _rotation(check_name: str) -> tuple[int, Callable[[Any, Any, int], None], Any]:
+    """(turns, rotated check, the reference codec) of an invariant check, looked up
+    once: ``check_fast`` runs on every fuzzer execution."""
+    found = _ROTATIONS.get(check_name)
+    if found is None:
+        from . import properties
+
+        rotation = properties.ROTATING[check_name]
+        found = _ROTATIONS[check_name] = (rotation.turns, rotation.check, properties.REFERENCE)
+    return found
 
 
 def _targets() -> Iterator[Target]:

@@ -1,0 +1,236 @@
+#!/usr/bin/env python3
+"""Time to first finding, from an empty corpus, per fault and driver.
+
+Faults: every deliberately wrong codec of ``pctfuzz.faults`` (``PCTFUZZ_FAULT`` on the
+invariant target whose checks it breaks) and urllib.parse with one injected fault
+(``ttb_faults``, on the differential target). Drivers, all running the target's check:
+
+- ``atheris``: the standalone harness in crash mode (a subprocess, with the target's
+  dictionary); the time from spawn until libFuzzer has written the crash file, so it
+  includes the process start-up (imports, instrumentation: about 1 s);
+- ``hypothesis``: a plain ``@given`` loop over the target's strategy, in-process,
+  derandomize off, no database, generate phase only;
+- ``random``: uniform random bytes (0-64 of them) through ``target.from_bytes`` and the
+  check, in-process.
+
+Each (fault, driver) is capped at ``--cap`` seconds; a fault not found counts as the
+cap in the median and worst ("> cap"). Usage:
+
+    python benchmarks/bench_ttb.py [--cap 10] [--quick] [--drivers atheris ...] [--json]
+
+The machine is shared: the load average is printed with the figures.
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import json
+import os
+import random
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parent.parent
+HARNESS = ROOT / "harness"
+HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE))
+
+#: injected urllib fault -> (differential target, adapter import path).
+URLLIB_FAULTS = {
+    "urllib+tilde-encoded": ("diff_encode", "ttb_faults:TildeEncoded"),
+    "urllib+lowercase-hex": ("diff_encode", "ttb_faults:LowercaseHex"),
+    "urllib+unquote-ignore": ("diff_decode", "ttb_faults:UnquoteIgnore"),
+    "urllib+form-percent20": ("diff_form", "ttb_faults:FormPercent20"),
+}
+
+#: ``--quick``: one fault per kind of invariant and per differential target.
+QUICK = ("lowercase-hex", "path-dquote-raw", "strip", "decode-short-escape",
+         "form-space-as-%20", "form-plus-kept", "urllib+tilde-encoded",
+         "urllib+unquote-ignore")
+
+DRIVERS = ("atheris", "hypothesis", "random")
+
+
+def codec_target(fault: str) -> str:
+    """The invariant target whose checks a ``pctfuzz.faults`` codec breaks (by name)."""
+    if fault in ("form-plus-kept", "form-surrogateescape"):
+        return "form_parse"
+    if fault.startswith("form-"):
+        return "form"
+    return "decode" if fault.startswith("decode-") else "encode"
+
+
+def all_faults() -> dict[str, tuple[str, dict[str, str]]]:
+    """fault -> (target, environment for the harness)."""
+    from pctfuzz.faults import FAULTS
+
+    out = {name: (codec_target(name), {"PCTFUZZ_FAULT": name}) for name in FAULTS}
+    for name, (target, path) in URLLIB_FAULTS.items():
+        out[name] = (target, {"PCTFUZZ_IMPL": path})
+    return out
+
+
+def _impl(env: dict[str, str]) -> Any:
+    if "PCTFUZZ_FAULT" in env:
+        from pctfuzz.faults import FAULTS
+
+        return FAULTS[env["PCTFUZZ_FAULT"]]
+    from pctfuzz.oracles import get_impl
+
+    return get_impl(env["PCTFUZZ_IMPL"])
+
+
+def by_atheris(target: str, env: dict[str, str], cap: float) -> float | None:
+    """Seconds from spawn until the harness wrote a crash file, or None."""
+    with tempfile.TemporaryDirectory() as tmp:
+        corpus = Path(tmp, "corpus")
+        corpus.mkdir()
+        cmd = [sys.executable, str(HARNESS / f"fuzz_{target}.py"), str(corpus),
+               f"-max_total_time={int(cap)}", f"-dict={HARNESS / f'{target}.dict'}",
+               f"-artifact_prefix={tmp}/"]
+        full_env = dict(os.environ, **env)
+        full_env["PYTHONPATH"] = os.pathsep.join(
+            filter(None, [str(HERE), full_env.get("PYTHONPATH")]))
+        started = time.monotonic()
+        proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                                env=full_env)
+        found: float | None = None
+        while proc.poll() is None and time.monotonic() - started < cap + 30:
+            if found is None and any(Path(tmp).glob("crash-*")):
+                found = time.monotonic() - started
+            time.sleep(0.02)
+        if proc.poll() is None:
+            proc.kill()
+        proc.wait()
+        if found is None and any(Path(tmp).glob("crash-*")):
+            found = time.monotonic() - started
+    return found if found is not None and found <= cap + 1 else None
+
+
+def _first_failure(step: Callable[[], None], cap: float) -> float | None:
+    started = time.monotonic()
+    while time.monotonic() - started < cap:
+        try:
+            step()
+        except Exception:
+            return time.monotonic() - started
+    return None
+
+
+def by_random(target: str, env: dict[str, str], cap: float) -> float | None:
+    """Seconds until uniform random bytes fail the check, or None."""
+    from pctfuzz.targets import get_target
+
+    tgt, impl, rng = get_target(target), _impl(env), random.Random()
+
+    def step() -> None:
+        tgt.run_bytes(rng.randbytes(rng.randrange(65)), impl)
+
+    return _first_failure(step, cap)
+
+
+class _TimeUp(Exception):
+    pass
+
+
+def by_hypothesis(target: str, env: dict[str, str], cap: float) -> float | None:
+    """Seconds until a plain ``@given`` loop fails the check, or None."""
+    from hypothesis import HealthCheck, Phase, given, settings
+
+    from pctfuzz.targets import get_target
+
+    tgt, impl = get_target(target), _impl(env)
+    found: list[float] = []
+    started = time.monotonic()
+
+    @settings(max_examples=10**8, deadline=None, database=None, derandomize=False,
+              phases=[Phase.generate], suppress_health_check=list(HealthCheck))
+    @given(tgt.strategy())
+    def loop(case: Any) -> None:
+        if time.monotonic() - started > cap:
+            raise _TimeUp
+        try:
+            tgt.check(case, impl)
+        except Exception:
+            if not found:
+                found.append(time.monotonic() - started)
+            raise
+
+    with contextlib.suppress(Exception):  # the failure (or _TimeUp), re-raised at the end
+        loop()
+    return found[0] if found else None
+
+
+RUNNERS: dict[str, Callable[[str, dict[str, str], float], float | None]] = {
+    "atheris": by_atheris, "hypothesis": by_hypothesis, "random": by_random}
+
+
+def _fmt(took: float | None) -> str:
+    return "-" if took is None else f"{took:.2f}"
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--cap", type=float, default=10.0, help="seconds per fault and driver")
+    parser.add_argument("--quick", action="store_true", help=f"only {len(QUICK)} faults")
+    parser.add_argument("--drivers", nargs="*", default=list(DRIVERS), choices=DRIVERS)
+    parser.add_argument("--faults", nargs="*", help="fault names (default: all)")
+    parser.add_argument("--json", action="store_true")
+    args = parser.parse_args()
+
+    faults = all_faults()
+    names = args.faults or (list(QUICK) if args.quick else list(faults))
+    unknown = [n for n in names if n not in faults]
+    if unknown:
+        print(f"bench_ttb: unknown fault(s) {', '.join(unknown)}; known: {', '.join(faults)}",
+              file=sys.stderr)
+        return 2
+    load = os.getloadavg()
+    results: dict[str, dict[str, float | None]] = {}
+    for name in names:
+        target, env = faults[name]
+        results[name] = {d: RUNNERS[d](target, env, args.cap) for d in args.drivers}
+        if not args.json:
+            print(f"  {name:<24}{target:<13}"
+                  + "".join(f"{_fmt(results[name][d]):>12}" for d in args.drivers),
+                  file=sys.stderr, flush=True)
+    summary = {}
+    for driver in args.drivers:
+        times = [results[n][driver] for n in names]
+        capped = [args.cap if t is None else t for t in times]
+        summary[driver] = {"found": sum(t is not None for t in times), "of": len(times),
+                           "median_s": statistics.median(capped), "worst_s": max(capped)}
+    if args.json:
+        print(json.dumps({"cap_s": args.cap, "loadavg": load, "faults": results,
+                          "summary": summary}, indent=2))
+        return 0
+    print(f"time to first finding, empty corpus, cap {args.cap:g} s per fault and driver "
+          f"(load average {load[0]:.2f} {load[1]:.2f} {load[2]:.2f} on {os.cpu_count()} cores; "
+          "atheris includes ~1 s start-up)")
+    print(f"{'fault':<24}{'target':<13}" + "".join(f"{d:>12}" for d in args.drivers))
+    for name in names:
+        print(f"{name:<24}{faults[name][0]:<13}"
+              + "".join(f"{_fmt(results[name][d]):>12}" for d in args.drivers))
+    for label, key in (("found", None), ("median s", "median_s"), ("worst s", "worst_s")):
+        cells = []
+        for d in args.drivers:
+            s = summary[d]
+            if key is None:
+                cells.append(f"{s['found']}/{s['of']}")
+            else:
+                value = float(s[key])
+                over = key == "worst_s" and s["found"] < s["of"]
+                cells.append((">" if over else "") + f"{value:.2f}")
+        print(f"{label:<37}" + "".join(f"{c:>12}" for c in cells))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
