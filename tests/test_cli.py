@@ -251,3 +251,25 @@ def test_fuzz_passes_options_after_double_dash_to_libfuzzer(
     with pytest.raises(SystemExit) as info:  # not a libFuzzer option: a usage error
         main(["fuzz", "decode", "--", "max_len=64"])
     assert info.value.code == 2
+
+
+def test_fuzz_set_option_narrows_diff_encode_to_those_sets(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    import os
+
+    import pctfuzz.campaign as campaign
+    from pctfuzz.targets import SETS_ENV, TARGETS
+
+    monkeypatch.delenv(SETS_ENV, raising=False)
+    monkeypatch.setattr(campaign, "run_campaign", lambda *a, **k: (_ for _ in ()).throw(
+        SystemExit(0)))
+    with pytest.raises(SystemExit):
+        main(["fuzz", "diff_encode", "--set", "mine=encodeURI-[]", "--max-time", "1"])
+    target = TARGETS["diff_encode"]
+    cases = {target.case_from_bytes(bytes([i, 0]) + b"a", "urllib").set_name
+             for i in range(64)}
+    assert cases == {"encodeURI-[]"}
+    monkeypatch.delenv(SETS_ENV)
+    assert main(["fuzz", "--set", "mine=path+", "--max-time", "1"]) == 2  # a bad spec
+    assert main(["fuzz", "--set", "nothing", "--max-time", "1"]) == 2
+    assert SETS_ENV not in os.environ

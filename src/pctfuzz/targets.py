@@ -23,6 +23,8 @@ Missing header bytes read as 0.
 
 from __future__ import annotations
 
+import json
+import os
 import re
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
@@ -134,6 +136,11 @@ def encode_from_bytes(data: bytes, *, sets: Sequence[str] = FUZZ_SETS,
     )
 
 
+#: ``{label: set spec}`` as JSON: the sets of ``pctfuzz fuzz --set`` (or ``[tool.pctfuzz]
+#: sets``), for this process and the campaign's harness processes.
+SETS_ENV = "PCTFUZZ_SETS"
+
+
 @dataclass(frozen=True)
 class AnswerDomain:
     """What an implementation under test says it answers, read from its adapter:
@@ -150,6 +157,8 @@ class AnswerDomain:
     @classmethod
     def of(cls, impl: Any) -> AnswerDomain:
         declared = getattr(impl, "sets", None)
+        if os.environ.get(SETS_ENV):  # --set NAME=SPEC / [tool.pctfuzz] sets: the user's word
+            declared = json.loads(os.environ[SETS_ENV])
         sets = tuple(spec if isinstance(spec, str) else spec.name
                      for spec in declared.values()) if isinstance(declared, Mapping) else ()
         encodings = tuple(getattr(impl, "encodings", ()) or ())

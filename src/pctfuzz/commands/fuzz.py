@@ -62,6 +62,27 @@ def _write_reports(document: dict[str, Any], json_dest: str | None, sarif: str |
         write_output(junit, to_junit(document))
 
 
+def _set_sets(items: list[str] | None) -> None:
+    """``--set NAME=SPEC`` (repeatable): diff_encode draws its cases from these sets
+    (``targets.AnswerDomain``), whatever the adapter declares. Each spec is checked now,
+    so a bad one is a usage error before any process starts."""
+    import json
+
+    from ..sets import get_set
+    from ..targets import SETS_ENV
+
+    if not items:
+        return
+    sets: dict[str, str] = {}
+    for item in items:
+        name, sep, spec = item.partition("=")
+        if not sep or not name or not spec:
+            raise PctfuzzError(f"--set {item!r}: expected NAME=SPEC, e.g. mine=encodeURI-[]")
+        get_set(spec)
+        sets[name] = spec
+    os.environ[SETS_ENV] = json.dumps(sets)
+
+
 #: Seed cases tried per differential target to see whether the adapter answers it.
 _PROBE_CASES = 200
 
@@ -160,6 +181,13 @@ def _apply_project(args: argparse.Namespace) -> Path:
     project = load_config()
     values = project.values
     args.targets = args.targets or list(values.get("targets", []))
+    if getattr(args, "accept", None) is None and values.get("accept"):
+        if len(values["accept"]) > 1:
+            raise PctfuzzError("[tool.pctfuzz] accept: one file for now (merge them into one)")
+        args.accept = str(project.root / values["accept"][0])
+    if not getattr(args, "set", None) and values.get("sets"):
+        # a spec alone names itself: sets = ["encodeURI-[]"] is --set encodeURI-[]=encodeURI-[]
+        args.set = [s if "=" in s else f"{s}={s}" for s in values["sets"]]
     if args.max_time is None:
         args.max_time = float(values.get("max-time", 60))
     if args.jobs is None:
@@ -186,6 +214,7 @@ def _cmd_fuzz(args: argparse.Namespace) -> int:
     root = _apply_project(args)
     dests = _outputs(args)
     set_accept(args.accept)  # PCTFUZZ_ACCEPT: the libFuzzer children inherit it
+    _set_sets(args.set)  # PCTFUZZ_SETS, likewise
     impl = get_impl(args.impl)  # fail fast, before any process starts
     args.targets = _answered_targets(args.targets, impl, args.impl, _human(dests))
     started = utc_now()
@@ -383,6 +412,9 @@ def add_command(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> Non
                       help="memory limit; exceeding it is an oom finding")
     fuzz.add_argument("-q", "--quiet", action="store_true", help="no progress lines")
     add_accept_option(fuzz)
+    fuzz.add_argument("--set", action="append", metavar="NAME=SPEC",
+                      help="draw diff_encode cases from this set (repeatable; a set name or "
+                      "spec such as encodeURI-[], see `pctfuzz sets --spec`)")
     _add_report_options(fuzz)
     fuzz.set_defaults(func=_cmd_fuzz)
 
