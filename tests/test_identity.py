@@ -188,3 +188,25 @@ def test_campaign_counts_a_finding_once_across_restarts_and_processes() -> None:
     assert result.incomplete and result.problems() == [
         "diff_encode: lost FINDING x|y: No space left on device"]
     assert result.new_findings == ["0123456789abcdef"]
+
+
+def test_answered_rate_is_summed_over_restarts_and_warned_under_half() -> None:
+    """Issue 12: the share of cases the implementation answered shows in the summary,
+    with a warning under 50 % (an adapter hiding bugs behind Unsupported)."""
+    import sys
+    import time
+
+    from pctfuzz.campaign import CampaignResult, TargetStats, _Supervisor, _watch
+    from pctfuzz.fuzz_protocol import answered_line
+
+    script = ("import sys\n"
+              f"print({answered_line(10, 100)!r}, file=sys.stderr)\n"
+              f"print({answered_line(30, 200)!r}, file=sys.stderr)\n")
+    stats = TargetStats("diff_encode", execs=1)
+    for _restart in range(2):
+        _watch([sys.executable, "-c", script], dict(os.environ), stats, 1, None,
+               _Supervisor(time.monotonic() + 60))
+    assert (stats.answered, stats.asked) == (60, 400)
+    summary = CampaignResult([stats], 1.0).summary()
+    assert "answered by the implementation: diff_encode 15%" in summary
+    assert "WARNING: diff_encode: the implementation answered only 15%" in summary

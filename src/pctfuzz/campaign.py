@@ -56,7 +56,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from .errors import PctfuzzError
-from .fuzz_protocol import FINDING, LOST, WARNING_PREFIX
+from .fuzz_protocol import ANSWERED, FINDING, LOST, WARNING_PREFIX
 from .scratch import owned_dir, remove_abandoned
 from .targets import TARGETS, get_target
 
@@ -102,6 +102,9 @@ class TargetStats:
     known_findings: list[str] = field(default_factory=list)
     restarts: int = 0
     errors: list[str] = field(default_factory=list)
+    #: differential targets: cases asked and answered (not ``Unsupported``)
+    asked: int = 0
+    answered: int = 0
     #: what should have been stored and was not (``pctfuzz: LOST`` lines, a stop
     #: finding that could not be saved): the campaign is then incomplete
     lost: list[str] = field(default_factory=list)
@@ -110,6 +113,11 @@ class TargetStats:
     @property
     def findings(self) -> int:
         return len(self.new_findings) + len(self.known_findings)
+
+    @property
+    def answered_rate(self) -> float | None:
+        """The share of its cases the implementation answered (differential targets)."""
+        return self.answered / self.asked if self.asked else None
 
     def problems(self, *, stopped: bool = False) -> list[str]:
         """Why this target's part of the campaign is incomplete (empty if it is not):
@@ -172,6 +180,14 @@ class CampaignResult:
             lines.append("processes per target: " + ", ".join(parallel))
         lines.append(f"{len(new)} new finding(s) in {self.seconds:.0f} s"
                      + (": " + ", ".join(new) if new else ""))
+        rates = [(s.target, s.answered_rate) for s in self.stats if s.answered_rate is not None]
+        if rates:
+            lines.append("answered by the implementation: "
+                         + ", ".join(f"{t} {r:.0%}" for t, r in rates))
+        for target, rate in rates:
+            if rate < LOW_ANSWER_RATE:
+                lines.append(f"WARNING: {target}: the implementation answered only {rate:.0%} "
+                             "of the cases (the rest Unsupported): bugs may hide there")
         for problem in self.problems():
             lines.append(f"INCOMPLETE: {problem}")
         return "\n".join(lines)
@@ -209,6 +225,8 @@ def _command(target: str, harness: Path | None, out_dir: Path, seconds: int,
     return [*cmd, *extra]
 
 
+#: Below this share of answered cases, the summary warns (issue 12).
+LOW_ANSWER_RATE = 0.5
 #: Seconds after the deadline before the processes still running get SIGTERM.
 DEADLINE_GRACE = 1.0
 #: Seconds after SIGTERM before SIGKILL.
@@ -586,6 +604,8 @@ def merge_stats(target: str, parts: Sequence[TargetStats]) -> TargetStats:
         restarts=sum(p.restarts for p in parts),
         errors=[f"[process {i}] {e}" for i, p in enumerate(parts, 1) for e in p.errors],
         lost=[f"[process {i}] {w}" for i, p in enumerate(parts, 1) for w in p.lost],
+        asked=sum(p.asked for p in parts),
+        answered=sum(p.answered for p in parts),
         workers=len(parts),
     )
 
@@ -627,6 +647,7 @@ def _watch(cmd: list[str], env: dict[str, str], stats: TargetStats, base_execs: 
     execs = 0
     last_progress = 0.0
     tail: list[str] = []
+    base_asked, base_answered = stats.asked, stats.answered
     for line in proc.stderr:
         line = line.rstrip("\n")
         tail = [*tail[-30:], line]
@@ -649,6 +670,9 @@ def _watch(cmd: list[str], env: dict[str, str], stats: TargetStats, base_execs: 
                     stats.known_findings.remove(m["id"])
             elif m["id"] not in stats.new_findings and m["id"] not in stats.known_findings:
                 stats.known_findings.append(m["id"])
+        elif m := ANSWERED.match(line):  # running counts of this process
+            stats.asked = base_asked + int(m["asked"])
+            stats.answered = base_answered + int(m["answered"])
         elif m := LOST.match(line):
             if m["what"] not in stats.lost and len(stats.lost) < _MAX_ERRORS:
                 stats.lost.append(m["what"])

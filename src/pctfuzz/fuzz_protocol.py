@@ -11,6 +11,9 @@ so it never mixes with libFuzzer's own output.
     something that should have been stored was not: a finding, or hits of one (a
     full disk, a read-only folder, an unreadable record). The campaign then ends
     with ``EXIT_INCOMPLETE``, never as a clean run.
+``pctfuzz: ANSWERED <answered> <asked>``
+    a differential harness's running count of the cases it asked and the
+    implementation answered (not ``Unsupported``), about once a second.
 ``pctfuzz: WARNING: <message>``
     anything else worth saying (an input not added to the corpus, a corrupt record
     moved aside); reported, not an error of the run.
@@ -21,16 +24,22 @@ from __future__ import annotations
 import re
 import sys
 
-__all__ = ["FINDING", "LOST", "finding_line", "lost_line", "say", "warning_line"]
+__all__ = ["ANSWERED", "FINDING", "LOST", "answered_line", "finding_line", "lost_line", "say",
+           "warning_line"]
 
 FINDING = re.compile(r"^pctfuzz: (?P<word>NEW|KNOWN) FINDING (?P<kind>\S+) (?P<id>[0-9a-f]{16})"
                      r"(?: (?P<signature>.*))?$")
 LOST = re.compile(r"^pctfuzz: LOST (?P<what>.*)$")
+ANSWERED = re.compile(r"^pctfuzz: ANSWERED (?P<answered>\d+) (?P<asked>\d+)$")
 WARNING_PREFIX = "pctfuzz: WARNING: "
 
 
 def finding_line(is_new: bool, kind: str, ident: str, signature: str) -> str:
     return f"pctfuzz: {'NEW' if is_new else 'KNOWN'} FINDING {kind} {ident} {signature}"
+
+
+def answered_line(answered: int, asked: int) -> str:
+    return f"pctfuzz: ANSWERED {answered} {asked}"
 
 
 def lost_line(what: str, why: object) -> str:

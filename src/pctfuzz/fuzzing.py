@@ -33,7 +33,7 @@ from pathlib import Path
 from typing import Any
 
 from .cases import Case
-from .fuzz_protocol import finding_line, lost_line, say, warning_line
+from .fuzz_protocol import answered_line, finding_line, lost_line, say, warning_line
 from .identity import classify, signature_of
 from .targets import Target, get_target
 from .violations import Violation
@@ -308,7 +308,8 @@ def build_finding(target: Target, impl_name: str | None, case: Case, raw: bytes 
     )
 
 
-def run_input(target: Target, impl: Any, data: bytes, turn: int | None = None) -> None:
+def run_input(target: Target, impl: Any, data: bytes,
+              turn: int | None = None) -> tuple[str, ...] | None:
     """What the atheris driver runs on one input: ``target.check_fast`` at ``turn``
     (one costly invariant per execution), by default the input's CRC-32: the same input
     always takes the same turn, so libFuzzer sees deterministic coverage (a turn taken
@@ -318,8 +319,7 @@ def run_input(target: Target, impl: Any, data: bytes, turn: int | None = None) -
     stands only if the full check passes (a codec with hidden state). A target with one
     turn (differential, decode) has nothing to rotate: its full check runs once."""
     if target.turns() == 1:
-        target.run_bytes(data, impl)
-        return
+        return target.check(target.case_from_bytes(data, impl), impl)
     try:
         target.check_fast(target.from_bytes(data), impl,
                           zlib.crc32(data) if turn is None else turn)
@@ -329,6 +329,7 @@ def run_input(target: Target, impl: Any, data: bytes, turn: int | None = None) -
         except Exception as exc:
             raise exc from None
         raise fast from None
+    return ()
 
 
 def main(target_name: str, argv: list[str] | None = None) -> None:
@@ -360,14 +361,25 @@ def main(target_name: str, argv: list[str] | None = None) -> None:
         else None
     )
 
+    answered = asked = 0
+    last_said = time.monotonic()
+
     def test_one_input(data: bytes) -> None:
+        nonlocal answered, asked, last_said
         if recorder is None:
             run_input(target, impl, data)
             return
+        asked += 1
         try:
-            run_input(target, impl, data)
+            answered += run_input(target, impl, data) is not None
         except Exception as exc:
+            answered += 1  # a failure is an answer
             recorder.record(data, exc)
+        if target.differential and time.monotonic() - last_said > 1.0:
+            # How many cases the implementation answered (not Unsupported): a campaign
+            # on an adapter that hides behind Unsupported must show it.
+            say(answered_line(answered, asked))
+            last_said = time.monotonic()
 
     atheris.Setup(argv, test_one_input)
     if recorder is not None:

@@ -180,6 +180,9 @@ RESULTS_SCHEMA: Final[dict[str, Any]] = {
                 "new_findings": {**_IDS, "description": "ids first recorded by this run"},
                 "known_findings": {**_IDS, "description": "ids already in the store"},
                 "errors": {"type": "array", "items": {"type": "string"}},
+                "asked": {**_COUNT, "description": "differential: cases asked"},
+                "answered": {**_COUNT, "description": "differential: cases the "
+                             "implementation answered (not Unsupported)"},
                 "problems": {"type": "array", "items": {"type": "string"},
                              "description": "why this target's run is incomplete (fuzz): "
                              "a finding or hits lost, or no execution at all"},
@@ -444,6 +447,8 @@ def fuzz_results(result: Any, *, settings: Mapping[str, Any], findings_dir: Path
             "new_findings": list(stats.new_findings),
             "known_findings": list(stats.known_findings),
             "errors": [clean(e) for e in stats.errors],
+            "asked": stats.asked,
+            "answered": stats.answered,
             "problems": [clean(p) for p in
                          stats.problems(stopped=result.stopped_by is not None)],
         })

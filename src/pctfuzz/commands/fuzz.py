@@ -30,8 +30,11 @@ def _progress(stats: object) -> None:
     from ..campaign import TargetStats
 
     assert isinstance(stats, TargetStats)
+    rate = stats.answered_rate
+    answered = f" answered={rate:.0%}" if rate is not None else ""
     print(f"[{stats.target}] execs={stats.execs} exec/s={stats.exec_per_s} cov={stats.cov} "
-          f"corpus={stats.corpus_units} findings={stats.findings}", file=sys.stderr, flush=True)
+          f"corpus={stats.corpus_units} findings={stats.findings}{answered}",
+          file=sys.stderr, flush=True)
 
 
 def _outputs(args: argparse.Namespace) -> tuple[str | None, str | None, str | None]:
