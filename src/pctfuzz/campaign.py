@@ -221,6 +221,9 @@ def _command(target: str, harness: Path | None, out_dir: Path, seconds: int,
         f"-artifact_prefix={artifacts}/",
         "-max_len=4096",
         "-print_final_stats=1",
+        # SIGTERM (the deadline, a stop) is the harness's own: it flushes its hit
+        # counts before it exits (fuzzing.main); libFuzzer's handler would _Exit first.
+        "-handle_term=0",
     ]
     return [*cmd, *extra]
 

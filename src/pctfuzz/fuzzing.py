@@ -24,6 +24,7 @@ from __future__ import annotations
 import importlib
 import inspect
 import os
+import signal
 import sys
 import time
 import types
@@ -284,6 +285,22 @@ def _flush_at_exit(recorder: Recorder) -> bool:
     return bool(register(callback, None, None) == 0)
 
 
+def _flush_on_sigterm(recorder: Recorder) -> None:
+    """On SIGTERM (the campaign's deadline or stop; it starts libFuzzer with
+    ``-handle_term=0`` so the signal reaches Python), write the hits counted in memory,
+    then end the process at once: hit counts stay exact when a campaign stops its
+    processes. The handler runs between two inputs, in ``TestOneInput``'s thread."""
+
+    def stop(signum: int, frame: object) -> None:
+        try:
+            recorder.flush()
+        finally:
+            sys.stderr.flush()
+            os._exit(0)
+
+    signal.signal(signal.SIGTERM, stop)
+
+
 def build_finding(target: Target, impl_name: str | None, case: Case, raw: bytes | None,
                   exc: BaseException, *, minimized: bool, signature: str,
                   impl: Any = None) -> Any:
@@ -384,6 +401,7 @@ def main(target_name: str, argv: list[str] | None = None) -> None:
     atheris.Setup(argv, test_one_input)
     if recorder is not None:
         _flush_at_exit(recorder)
+        _flush_on_sigterm(recorder)
     try:
         atheris.Fuzz()
     finally:  # only if Fuzz() returns or raises (not libFuzzer's exit(): see above)

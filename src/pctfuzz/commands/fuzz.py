@@ -96,16 +96,18 @@ _QUESTIONS = {"diff_encode": "encode", "diff_decode": "decode", "diff_form": "fo
 
 def _answered_targets(requested: list[str], impl: Any, impl_name: str,
                       out: TextIO) -> list[str]:
-    """The targets to fuzz: the requested ones (default all), less the differential
-    targets whose question the implementation answers for none of the seed cases
-    (every one ``Unsupported``): fuzzing them would be time spent on nothing. Each
-    skipped target is said, with the adapter's reason. If none is left, the requested
-    list runs as it is, so an adapter that answers nothing is an incomplete run."""
+    """The targets to fuzz: the requested ones as they are; by default every target,
+    less the differential targets whose question the implementation answers for none
+    of the seed cases (every one ``Unsupported``): fuzzing them would be time spent on
+    nothing. Each skipped target is said, with the adapter's reason. If none is left,
+    the whole list runs, so an adapter that answers nothing is an incomplete run."""
     from ..differential import run_impl
     from ..seeds import seed_cases
     from ..targets import TARGETS, get_target
 
-    names = list(requested) or list(TARGETS)
+    if requested:
+        return list(requested)  # named on purpose; the summary shows what was answered
+    names = list(TARGETS)
     kept = []
     for name in names:
         target = get_target(name)
