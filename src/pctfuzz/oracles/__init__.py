@@ -246,6 +246,13 @@ def _requests() -> Impl:
     return RequestsAdapter()
 
 
+def _werkzeug() -> Impl:
+    """Werkzeug 3: iri_to_uri (encode), Request.args (form parsing)"""
+    from .werkzeug import WerkzeugAdapter
+
+    return WerkzeugAdapter()
+
+
 #: name -> factory (no arguments) of a built-in implementation. ``urllib`` is the default.
 IMPLS: Mapping[str, Callable[[], Impl]] = MappingProxyType(
     {
@@ -259,6 +266,7 @@ IMPLS: Mapping[str, Callable[[], Impl]] = MappingProxyType(
         "node-querystring": _node_querystring,
         "whatwg-url": _whatwg_url,
         "requests": _requests,
+        "werkzeug": _werkzeug,
     }
 )
 
