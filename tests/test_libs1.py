@@ -12,22 +12,23 @@ from hypothesis import given, settings
 
 from pctfuzz import differential
 from pctfuzz.accept import accepted_entries, check_entries
-from pctfuzz.cases import FormParseCase
+from pctfuzz.cases import EncodeCase, FormParseCase
 from pctfuzz.cli import EXIT_OK, main
 from pctfuzz.oracles import get_impl
 from pctfuzz.probe import load_encoder, probe
 from pctfuzz.setspec import canonical_spec
 from pctfuzz.strategies import form_parse_cases
-from pctfuzz.testing import differential_tests
+from pctfuzz.testing import differential_tests, encode_cases_for
 
 #: adapter name -> (library function as probed, label in the adapter's ``sets``)
 PROBED: dict[str, list[tuple[str, str]]] = {
     "requests": [("requests.utils:requote_uri", "requote_uri")],
+    "urllib3": [("pctfuzz.oracles.urllib3:Urllib3Adapter", "parse_url path")],
     "werkzeug": [("werkzeug.urls:iri_to_uri", "iri_to_uri")],
 }
 #: (adapter, question) whose agreement test draws its own cases, to avoid a real bug
 #: (reported to the lead, below); the bug itself is pinned by its own test.
-OWN_CASES = {("werkzeug", "form_parse")}
+OWN_CASES = {("urllib3", "encode"), ("werkzeug", "form_parse")}
 QUESTIONS = ("encode", "decode", "form", "form_parse")
 
 
@@ -58,7 +59,7 @@ def test_pinned_examples_diverge_and_are_accepted(name: str, capsys: Any) -> Non
                           for t, lab in items])
 def test_probe_finds_the_declared_set(name: str, target: str, label: str) -> None:
     impl = _impl(name)
-    fn, _ = load_encoder(target)
+    fn, _ = load_encoder(target, impl.sets[label] if target.startswith("pctfuzz.") else None)
     assert canonical_spec(probe(fn, target).spec) == canonical_spec(impl.sets[label])
 
 
@@ -86,3 +87,23 @@ def test_werkzeug_args_agree_on_utf8_query_strings(case: FormParseCase) -> None:
                           "non-UTF-8 byte in QUERY_STRING (WHATWG URL 5.1: U+FFFD)")
 def test_werkzeug_args_on_raw_non_utf8_bytes() -> None:
     differential.check_form_parse(FormParseCase(b"a=\xff"), _impl("werkzeug"))
+
+
+# --- urllib3: parse_url on a lone surrogate ------------------------------------------------
+def _scalar(case: EncodeCase) -> bool:
+    return isinstance(case.value, str) and not any(0xD800 <= ord(c) <= 0xDFFF
+                                                   for c in case.value)
+
+
+@settings(max_examples=100, deadline=None)
+@given(encode_cases_for(["rfc3986-query"]).filter(_scalar))
+def test_urllib3_path_agrees_on_scalar_values(case: EncodeCase) -> None:
+    """Outside lone surrogates (the bug below), parse_url's path agrees."""
+    differential.check_encode(case, _impl("urllib3"))
+
+
+@pytest.mark.xfail(raises=differential.Divergence, strict=True,
+                   reason="urllib3 bug: parse_url writes a lone surrogate as %ED%A0%80 "
+                          "(surrogatepass), bytes that are not UTF-8 (WHATWG URL 1.3)")
+def test_urllib3_path_of_a_lone_surrogate() -> None:
+    differential.check_encode(EncodeCase("\ud800", "rfc3986-query"), _impl("urllib3"))

@@ -253,6 +253,13 @@ def _werkzeug() -> Impl:
     return WerkzeugAdapter()
 
 
+def _urllib3() -> Impl:
+    """urllib3: the path parse_url encodes (encode)"""
+    from .urllib3 import Urllib3Adapter
+
+    return Urllib3Adapter()
+
+
 #: name -> factory (no arguments) of a built-in implementation. ``urllib`` is the default.
 IMPLS: Mapping[str, Callable[[], Impl]] = MappingProxyType(
     {
@@ -267,6 +274,7 @@ IMPLS: Mapping[str, Callable[[], Impl]] = MappingProxyType(
         "whatwg-url": _whatwg_url,
         "requests": _requests,
         "werkzeug": _werkzeug,
+        "urllib3": _urllib3,
     }
 )
 
