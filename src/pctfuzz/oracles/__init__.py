@@ -260,6 +260,13 @@ def _urllib3() -> Impl:
     return Urllib3Adapter()
 
 
+def _rfc3986() -> Impl:
+    """rfc3986: normalizers.encode_component (encode), URIBuilder.add_query_from (form)"""
+    from .rfc3986 import Rfc3986Adapter
+
+    return Rfc3986Adapter()
+
+
 #: name -> factory (no arguments) of a built-in implementation. ``urllib`` is the default.
 IMPLS: Mapping[str, Callable[[], Impl]] = MappingProxyType(
     {
@@ -275,6 +282,7 @@ IMPLS: Mapping[str, Callable[[], Impl]] = MappingProxyType(
         "requests": _requests,
         "werkzeug": _werkzeug,
         "urllib3": _urllib3,
+        "rfc3986": _rfc3986,
     }
 )
 
