@@ -25,6 +25,7 @@ rfc3986 has no percent-decoder and no query parser, so decode and form_parse are
 from __future__ import annotations
 
 import dataclasses
+import importlib
 import re
 from types import MappingProxyType
 from typing import Any
@@ -89,11 +90,9 @@ class Rfc3986Adapter(Adapter):
     )
 
     def __init__(self) -> None:
-        from rfc3986.builder import URIBuilder
-        from rfc3986.normalizers import encode_component
-
-        self._encode: Any = encode_component
-        self._builder: Any = URIBuilder
+        # rfc3986 ships no type information: imported by name, typed Any
+        self._encode: Any = importlib.import_module("rfc3986.normalizers").encode_component
+        self._builder: Any = importlib.import_module("rfc3986.builder").URIBuilder
         self._members = get_set(COMPONENT_SET).members
 
     def encode(self, case: EncodeCase) -> str:
