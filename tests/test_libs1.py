@@ -26,6 +26,7 @@ PROBED: dict[str, list[tuple[str, str]]] = {
     "requests": [("requests.utils:requote_uri", "requote_uri")],
     "rfc3986": [("pctfuzz.oracles.rfc3986:Rfc3986Adapter", "encode_component")],
     "urllib3": [("pctfuzz.oracles.urllib3:Urllib3Adapter", "parse_url path")],
+    "w3lib": [("w3lib.url:safe_url_string", "safe_url_string")],
     "werkzeug": [("werkzeug.urls:iri_to_uri", "iri_to_uri")],
 }
 #: (adapter, question) whose agreement test draws its own cases, to avoid a real bug

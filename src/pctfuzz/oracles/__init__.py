@@ -267,6 +267,13 @@ def _rfc3986() -> Impl:
     return Rfc3986Adapter()
 
 
+def _w3lib() -> Impl:
+    """w3lib: safe_url_string (encode), parse_qsl_to_bytes (form parsing)"""
+    from .w3lib import W3libAdapter
+
+    return W3libAdapter()
+
+
 #: name -> factory (no arguments) of a built-in implementation. ``urllib`` is the default.
 IMPLS: Mapping[str, Callable[[], Impl]] = MappingProxyType(
     {
@@ -283,6 +290,7 @@ IMPLS: Mapping[str, Callable[[], Impl]] = MappingProxyType(
         "werkzeug": _werkzeug,
         "urllib3": _urllib3,
         "rfc3986": _rfc3986,
+        "w3lib": _w3lib,
     }
 )
 
