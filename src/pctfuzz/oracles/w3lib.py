@@ -49,7 +49,10 @@ def _kept_url(value: str) -> bool:
     """safe_url_string keeps this value's URL structure (module docstring)."""
     if value.strip(_C0_OR_SPACE) != value or any(c in value for c in "\t\n\r"):
         return False
-    parts = urllib.parse.urlsplit(value)
+    try:
+        parts = urllib.parse.urlsplit(value)
+    except ValueError:  # "Invalid IPv6 URL": an authority with an unclosed "["
+        return False
     if parts.netloc or (parts.scheme in _SPECIAL and "?" in value):
         return False
     return urllib.parse.urlunsplit(parts) == value

@@ -115,7 +115,10 @@ class WerkzeugAdapter(Adapter):
             raise Unsupported("iri_to_uri always encodes UTF-8")
         if case.space_as_plus and " " in case.value:
             raise Unsupported("iri_to_uri writes a space as %20")
-        parts = urllib.parse.urlsplit(case.value)
+        try:
+            parts = urllib.parse.urlsplit(case.value)
+        except ValueError:  # "Invalid IPv6 URL": an authority with an unclosed "["
+            parts = urllib.parse.SplitResult("", "[", "", "", "")
         if parts.netloc or urllib.parse.urlunsplit(parts) != case.value:
             raise Unsupported("not a URL iri_to_uri keeps (urlsplit/urlunsplit change it, "
                               "or it has a host, which is IDNA-encoded)")
