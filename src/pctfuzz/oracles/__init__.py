@@ -239,6 +239,41 @@ def _whatwg_url() -> Impl:
     return WhatwgUrlAdapter()
 
 
+def _requests() -> Impl:
+    """requests: requote_uri (encode), Request(data=pairs) body (form)"""
+    from .requests import RequestsAdapter
+
+    return RequestsAdapter()
+
+
+def _werkzeug() -> Impl:
+    """Werkzeug 3: iri_to_uri (encode), Request.args (form parsing)"""
+    from .werkzeug import WerkzeugAdapter
+
+    return WerkzeugAdapter()
+
+
+def _urllib3() -> Impl:
+    """urllib3: the path parse_url encodes (encode)"""
+    from .urllib3 import Urllib3Adapter
+
+    return Urllib3Adapter()
+
+
+def _rfc3986() -> Impl:
+    """rfc3986: normalizers.encode_component (encode), URIBuilder.add_query_from (form)"""
+    from .rfc3986 import Rfc3986Adapter
+
+    return Rfc3986Adapter()
+
+
+def _w3lib() -> Impl:
+    """w3lib: safe_url_string (encode), parse_qsl_to_bytes (form parsing)"""
+    from .w3lib import W3libAdapter
+
+    return W3libAdapter()
+
+
 #: name -> factory (no arguments) of a built-in implementation. ``urllib`` is the default.
 IMPLS: Mapping[str, Callable[[], Impl]] = MappingProxyType(
     {
@@ -251,6 +286,11 @@ IMPLS: Mapping[str, Callable[[], Impl]] = MappingProxyType(
         "node": _node,
         "node-querystring": _node_querystring,
         "whatwg-url": _whatwg_url,
+        "requests": _requests,
+        "werkzeug": _werkzeug,
+        "urllib3": _urllib3,
+        "rfc3986": _rfc3986,
+        "w3lib": _w3lib,
     }
 )
 
