@@ -239,6 +239,13 @@ def _whatwg_url() -> Impl:
     return WhatwgUrlAdapter()
 
 
+def _httpx() -> Impl:
+    """httpx: QueryParams (a query value, str(QueryParams) and QueryParams(text))"""
+    from .httpx import HttpxAdapter
+
+    return HttpxAdapter()
+
+
 #: name -> factory (no arguments) of a built-in implementation. ``urllib`` is the default.
 IMPLS: Mapping[str, Callable[[], Impl]] = MappingProxyType(
     {
@@ -251,6 +258,7 @@ IMPLS: Mapping[str, Callable[[], Impl]] = MappingProxyType(
         "node": _node,
         "node-querystring": _node_querystring,
         "whatwg-url": _whatwg_url,
+        "httpx": _httpx,
     }
 )
 
