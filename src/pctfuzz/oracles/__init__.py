@@ -246,6 +246,20 @@ def _httpx() -> Impl:
     return HttpxAdapter()
 
 
+def _django() -> Impl:
+    """Django: iri_to_uri, escape_uri_path, utils.http.urlencode, QueryDict"""
+    from .django import DjangoAdapter
+
+    return DjangoAdapter()
+
+
+def _starlette() -> Impl:
+    """starlette: datastructures.QueryParams (a query value, str(), parsing)"""
+    from .starlette import StarletteAdapter
+
+    return StarletteAdapter()
+
+
 #: name -> factory (no arguments) of a built-in implementation. ``urllib`` is the default.
 IMPLS: Mapping[str, Callable[[], Impl]] = MappingProxyType(
     {
@@ -259,6 +273,8 @@ IMPLS: Mapping[str, Callable[[], Impl]] = MappingProxyType(
         "node-querystring": _node_querystring,
         "whatwg-url": _whatwg_url,
         "httpx": _httpx,
+        "django": _django,
+        "starlette": _starlette,
     }
 )
 
