@@ -260,6 +260,13 @@ def _starlette() -> Impl:
     return StarletteAdapter()
 
 
+def _tornado() -> Impl:
+    """tornado: escape.url_escape (plus=True/False), url_unescape, parse_qs_bytes"""
+    from .tornado import TornadoAdapter
+
+    return TornadoAdapter()
+
+
 #: name -> factory (no arguments) of a built-in implementation. ``urllib`` is the default.
 IMPLS: Mapping[str, Callable[[], Impl]] = MappingProxyType(
     {
@@ -275,6 +282,7 @@ IMPLS: Mapping[str, Callable[[], Impl]] = MappingProxyType(
         "httpx": _httpx,
         "django": _django,
         "starlette": _starlette,
+        "tornado": _tornado,
     }
 )
 
