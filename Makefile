@@ -11,7 +11,7 @@ export HYPOTHESIS_PROFILE ?= ci
 $(STAMP): pyproject.toml src/pctfuzz/peers/node/package-lock.json
 	$(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install --quiet --upgrade pip
-	$(PY) -m pip install --quiet -e '.[test,impls]'
+	$(PY) -m pip install --quiet -e '.[test,impls,all]'
 	if command -v npm >/dev/null; then npm ci --no-audit --no-fund --silent --prefix src/pctfuzz/peers/node; else echo "npm not found: the Node.js peers are not available (docs/protocol.md)"; fi
 	touch $(STAMP)
 

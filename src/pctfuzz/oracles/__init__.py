@@ -267,6 +267,13 @@ def _tornado() -> Impl:
     return TornadoAdapter()
 
 
+def _furl() -> Impl:
+    """furl: furl.Query (a query value, str(Query().set(pairs)), Query(text))"""
+    from .furl import FurlAdapter
+
+    return FurlAdapter()
+
+
 #: name -> factory (no arguments) of a built-in implementation. ``urllib`` is the default.
 IMPLS: Mapping[str, Callable[[], Impl]] = MappingProxyType(
     {
@@ -283,6 +290,7 @@ IMPLS: Mapping[str, Callable[[], Impl]] = MappingProxyType(
         "django": _django,
         "starlette": _starlette,
         "tornado": _tornado,
+        "furl": _furl,
     }
 )
 

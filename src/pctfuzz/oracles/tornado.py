@@ -17,6 +17,7 @@ Mapping onto the reference's questions (tornado/escape.py):
 
 from __future__ import annotations
 
+from types import MappingProxyType
 from typing import Any
 
 from ..accept import divergence, pairs_order
@@ -41,7 +42,7 @@ class TornadoAdapter(Adapter):
     name = "tornado"
     distribution = "tornado"
     modules_under_test: tuple[str, ...] = ("tornado.escape",)
-    sets = {"query": QUERY_SPEC, "path": PATH_SPEC}
+    sets = MappingProxyType({"query": QUERY_SPEC, "path": PATH_SPEC})
     encodings = ("UTF-8",)
     value_types = ("str", "bytes")
     divergences = (
