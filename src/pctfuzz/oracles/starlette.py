@@ -16,7 +16,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..cases import FormParseCase
+from ..accept import divergence, left_raw
+from ..cases import FormCase, FormParseCase
 from ..sets import get_set
 from .function import FunctionAdapter
 
@@ -33,10 +34,29 @@ def _query_params() -> Any:
     return QueryParams
 
 
+def _has(case: object, char: str) -> bool:
+    """Whether a form case's names or values hold ``char``."""
+    pairs = getattr(case, "pairs", ())
+    return any(char in name or char in value for name, value in pairs)
+
+
 class StarletteAdapter(FunctionAdapter):
     """starlette.datastructures.QueryParams (module docstring)."""
 
     distribution = "starlette"
+    divergences = (
+        divergence(
+            id="starlette-urlencode-tilde", check="form", reconcile=left_raw("~"),
+            citation="QueryParams.__str__ calls urllib.parse.urlencode (quote_plus); "
+                     "Python docs, urllib.parse.quote: 'Changed in version 3.7: ... '~' "
+                     "is now included in the set of unreserved characters'",
+            why="RFC 3986 2.3 lists ~ as unreserved; the form set of the URL Standard "
+                "(5.2, application/x-www-form-urlencoded) percent-encodes it",
+            example=FormCase((("a", "~"),)),
+            # Entries that model the whole output do not compose (accept.py phases).
+            applies=lambda case: isinstance(case, FormCase) and _has(case, "~"),
+        ),
+    )
 
     def __init__(self) -> None:
         qp = _query_params()

@@ -53,7 +53,7 @@ class TornadoAdapter(Adapter):
                      "urlparse.parse_qs' into a dict of lists",
             why="arguments are a dict name -> list of values: the values of one name "
                 "are kept together, in the order the name first appears",
-            example=FormParseCase("a=1&b=2&a=3"),
+            example=FormParseCase(b"a=1&b=2&a=3"),
         ),
     )
 
@@ -84,6 +84,9 @@ class TornadoAdapter(Adapter):
         return result
 
     def form_parse(self, case: FormParseCase) -> list[tuple[str, str]]:
+        if isinstance(case.text, str):
+            # "takes bytes" (its docstring); a str is encoded as latin-1 first.
+            raise Unsupported("parse_qs_bytes takes bytes, as HTTPServerRequest gives it")
         args = self._escape.parse_qs_bytes(case.text, keep_blank_values=True)
         return [
             (name.encode("latin-1").decode("utf-8", "replace"),
