@@ -16,9 +16,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..accept import divergence, left_raw, pairs_order
-from ..cases import FormCase, FormParseCase
+from ..accept import divergence, pairs_order
+from ..cases import FormParseCase
 from ..sets import get_set
+from ._querystring import CITE_URLLIB, urlencode_entry
 from .function import FunctionAdapter
 
 __all__ = ["DjangoAdapter"]
@@ -42,27 +43,14 @@ def _configured() -> Any:
     return encoding, http, QueryDict
 
 
-def _has(case: object, char: str) -> bool:
-    """Whether a form case's names or values hold ``char``."""
-    pairs = getattr(case, "pairs", ())
-    return any(char in name or char in value for name, value in pairs)
-
-
 class DjangoAdapter(FunctionAdapter):
     """Django's iri_to_uri, escape_uri_path, urlencode and QueryDict (module docstring)."""
 
     distribution = "Django"
     divergences = (
-        divergence(
-            id="django-urlencode-tilde", check="form", reconcile=left_raw("~"),
-            citation="django.utils.http.urlencode calls urllib.parse.urlencode (quote_plus); "
-                     "Python docs, urllib.parse.quote: 'Changed in version 3.7: ... '~' "
-                     "is now included in the set of unreserved characters'",
-            why="RFC 3986 2.3 lists ~ as unreserved; the form set of the URL Standard "
-                "(5.2, application/x-www-form-urlencoded) percent-encodes it",
-            example=FormCase((("a", "~"),)),
-            # Entries that model the whole output do not compose (accept.py phases).
-            applies=lambda case: isinstance(case, FormCase) and _has(case, "~"),
+        urlencode_entry(
+            "django", "django/utils/http.py urlencode: 'A version of Python's "
+            "urllib.parse.urlencode()', which it calls; " + CITE_URLLIB,
         ),
         divergence(
             id="django-querydict-grouped", check="form-parse",

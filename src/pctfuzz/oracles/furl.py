@@ -20,9 +20,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..accept import divergence, encoded, left_raw
-from ..cases import FormCase
 from ..sets import get_set
+from ._querystring import CITE_URLLIB, urlencode_entry
 from .function import FunctionAdapter
 
 __all__ = ["FurlAdapter"]
@@ -38,37 +37,16 @@ def _query() -> Any:
     return furl.Query
 
 
-def _has(case: object, char: str) -> bool:
-    """Whether a form case's names or values hold ``char``."""
-    pairs = getattr(case, "pairs", ())
-    return any(char in name or char in value for name, value in pairs)
-
-
 class FurlAdapter(FunctionAdapter):
     """furl.Query: a query value, serializing and parsing (module docstring)."""
 
     distribution = "furl"
     divergences = (
-        divergence(
-            id="furl-urlencode-tilde", check="form", reconcile=left_raw("~"),
-            citation="furl/furl.py Query.encode(dont_quote='') -> create_quote_fn: "
-                     "urllib.parse.quote(s, safe='') then %20 -> +; ~ is unreserved there",
-            why="RFC 3986 2.3 lists ~ as unreserved; the form set of the URL Standard "
-                "(5.2, application/x-www-form-urlencoded) percent-encodes it",
-            example=FormCase((("a", "~"),)),
-            # Entries that model the whole output do not compose (accept.py phases).
-            applies=lambda case: isinstance(case, FormCase) and _has(case, "~")
-            and not _has(case, "*"),
-        ),
-        divergence(
-            id="furl-query-star", check="form", reconcile=encoded("*"),
-            citation="furl/furl.py Query.encode(dont_quote=''): urllib.parse.quote(s, "
-                     "safe=''), which encodes * (dont_quote= lists characters to keep)",
-            why="the form set of the URL Standard (5.2) leaves * raw; by default furl "
-                "keeps only RFC 3986 unreserved characters raw",
-            example=FormCase((("a", "*"),)),
-            applies=lambda case: isinstance(case, FormCase) and _has(case, "*")
-            and not _has(case, "~"),
+        urlencode_entry(
+            "furl", "furl/furl.py Query.encode(dont_quote='') -> create_quote_fn: "
+            "urllib.parse.quote(s, safe='') then %20 -> +; after an empty name, "
+            '"Unquote \'=\' to allow queries like \'?===\'"; ' + CITE_URLLIB,
+            raw_equals=True,
         ),
     )
 

@@ -16,9 +16,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..accept import divergence, left_raw, pairs_order
-from ..cases import FormCase, FormParseCase
+from ..accept import divergence, pairs_order
+from ..cases import FormParseCase
 from ..sets import get_set
+from ._querystring import CITE_URLLIB, urlencode_entry
 from .function import FunctionAdapter
 
 __all__ = ["HttpxAdapter"]
@@ -34,33 +35,14 @@ def _query_params() -> Any:
     return httpx.QueryParams
 
 
-def _has(case: object, char: str) -> bool:
-    """Whether a form case's names or values hold ``char``."""
-    pairs = getattr(case, "pairs", ())
-    return any(char in name or char in value for name, value in pairs)
-
-
-def _distinct_names(case: object) -> bool:
-    names = [name for name, _ in getattr(case, "pairs", ())]
-    return len(names) == len(set(names))
-
-
 class HttpxAdapter(FunctionAdapter):
     """httpx.QueryParams: a query value, serializing and parsing (module docstring)."""
 
     distribution = "httpx"
     divergences = (
-        divergence(
-            id="httpx-urlencode-tilde", check="form", reconcile=left_raw("~"),
-            citation="QueryParams.__str__ calls urllib.parse.urlencode (quote_plus); "
-                     "Python docs, urllib.parse.quote: 'Changed in version 3.7: ... '~' "
-                     "is now included in the set of unreserved characters'",
-            why="RFC 3986 2.3 lists ~ as unreserved; the form set of the URL Standard "
-                "(5.2, application/x-www-form-urlencoded) percent-encodes it",
-            example=FormCase((("a", "~"),)),
-            # Entries that model the whole output do not compose (accept.py phases).
-            applies=lambda case: isinstance(case, FormCase) and _has(case, "~")
-            and _distinct_names(case),
+        urlencode_entry(
+            "httpx", "httpx/_urls.py: QueryParams stores a dict name -> list of values and "
+            "__str__ is urlencode(self.multi_items()); " + CITE_URLLIB, grouped=True,
         ),
         divergence(
             id="httpx-queryparams-grouped", check="form-parse",
@@ -70,15 +52,6 @@ class HttpxAdapter(FunctionAdapter):
             why="QueryParams is a multi-dict: the values of one name are kept together, "
                 "in the order the name first appears",
             example=FormParseCase("a=1&b=2&a=3"),
-        ),
-        divergence(
-            id="httpx-queryparams-serialize-grouped", check="form",
-            reconcile=pairs_order("grouped"),
-            citation="httpx/_urls.py QueryParams.__init__: pairs are stored as a dict "
-                     "name -> list of values; __str__ is urlencode(self.multi_items())",
-            why="QueryParams is a multi-dict: the values of one name are written "
-                "together, in the order the name first appears",
-            example=FormCase((("a", "1"), ("b", "2"), ("a", "3"))),
         ),
     )
 

@@ -16,9 +16,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..accept import divergence, left_raw
-from ..cases import FormCase, FormParseCase
+from ..cases import FormParseCase
 from ..sets import get_set
+from ._querystring import CITE_URLLIB, urlencode_entry
 from .function import FunctionAdapter
 
 __all__ = ["StarletteAdapter"]
@@ -34,27 +34,14 @@ def _query_params() -> Any:
     return QueryParams
 
 
-def _has(case: object, char: str) -> bool:
-    """Whether a form case's names or values hold ``char``."""
-    pairs = getattr(case, "pairs", ())
-    return any(char in name or char in value for name, value in pairs)
-
-
 class StarletteAdapter(FunctionAdapter):
     """starlette.datastructures.QueryParams (module docstring)."""
 
     distribution = "starlette"
     divergences = (
-        divergence(
-            id="starlette-urlencode-tilde", check="form", reconcile=left_raw("~"),
-            citation="QueryParams.__str__ calls urllib.parse.urlencode (quote_plus); "
-                     "Python docs, urllib.parse.quote: 'Changed in version 3.7: ... '~' "
-                     "is now included in the set of unreserved characters'",
-            why="RFC 3986 2.3 lists ~ as unreserved; the form set of the URL Standard "
-                "(5.2, application/x-www-form-urlencoded) percent-encodes it",
-            example=FormCase((("a", "~"),)),
-            # Entries that model the whole output do not compose (accept.py phases).
-            applies=lambda case: isinstance(case, FormCase) and _has(case, "~"),
+        urlencode_entry(
+            "starlette", "starlette/datastructures.py QueryParams.__str__: "
+            "urlencode(self._list); " + CITE_URLLIB,
         ),
     )
 
