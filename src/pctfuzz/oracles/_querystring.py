@@ -1,4 +1,4 @@
-"""The accepted difference shared by query APIs built on ``urllib.parse.urlencode``.
+"""Accepted differences shared by query APIs built on urllib (``urlencode``, ``unquote``).
 
 ``urlencode`` quotes names and values with ``quote_plus(safe="")``: the RFC 3986
 unreserved characters are left raw (``~`` among them, which the form set of the URL
@@ -10,12 +10,12 @@ left raw, ``*`` encoded) each model the output alone and would not compose.
 from __future__ import annotations
 
 from ..accept import Reconciler, divergence
-from ..cases import Case, FormCase
-from ..divergences import KnownDivergence, Outcome
+from ..cases import Case, FormCase, FormParseCase
+from ..divergences import KnownDivergence, Outcome, _pairs_surrogates_to_fffd
 from ..reference import percent_encode
 from ..sets import get_set
 
-__all__ = ["CITE_URLLIB", "QUOTE_PLUS_SET", "urlencode_entry"]
+__all__ = ["CITE_URLLIB", "QUOTE_PLUS_SET", "lone_surrogate_entry", "urlencode_entry"]
 
 #: Where Python documents the set quote_plus leaves raw.
 CITE_URLLIB = ("Python docs, urllib.parse.quote: 'Changed in version 3.7: ... '~' is now "
@@ -77,4 +77,28 @@ def urlencode_entry(
             + ("; furl writes = raw after an empty name, which parses back the same"
                if raw_equals else ""),
         example=FormCase(example),
+    )
+
+
+def _has_lone_surrogate(case: Case) -> bool:
+    text = getattr(case, "text", b"")
+    return isinstance(text, str) and any(0xD800 <= ord(c) <= 0xDFFF for c in text)
+
+
+def lone_surrogate_entry(lib: str, citation: str) -> KnownDivergence:
+    """``lib``'s parser (``urllib.parse.unquote`` underneath) keeps a lone surrogate of
+    a str input where the reference writes U+FFFD, as the built-in
+    ``urllib-parse-qsl-lone-surrogate`` entry states for urllib."""
+    # A rewrite of the implementation's answer (phase 2), so it composes with a
+    # reordering entry (phase 0).
+    rewrite = Reconciler("lone_surrogate", frozenset({"form-parse"}),
+                         _pairs_surrogates_to_fffd,
+                         "U+FFFD for each lone surrogate (USVString conversion, then UTF-8)",
+                         "passes the lone surrogate through unchanged", 2)
+    return divergence(
+        id=f"{lib}-parse-lone-surrogate", check="form-parse", reconcile=rewrite,
+        citation=citation + "; CPython Lib/urllib/parse.py unquote (_asciire split)",
+        why="Python str may hold lone surrogates; urllib leaves non-ASCII text alone by "
+            "design (only a Python caller can pass one: text from bytes has none)",
+        example=FormParseCase("\ud800"), applies=_has_lone_surrogate,
     )

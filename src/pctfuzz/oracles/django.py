@@ -19,7 +19,7 @@ from typing import Any
 from ..accept import divergence, pairs_order
 from ..cases import FormParseCase
 from ..sets import get_set
-from ._querystring import CITE_URLLIB, urlencode_entry
+from ._querystring import CITE_URLLIB, lone_surrogate_entry, urlencode_entry
 from .function import FunctionAdapter
 
 __all__ = ["DjangoAdapter"]
@@ -48,6 +48,7 @@ class DjangoAdapter(FunctionAdapter):
 
     distribution = "Django"
     divergences = (
+        lone_surrogate_entry("django", "django/http/request.py QueryDict: parse_qsl"),
         urlencode_entry(
             "django", "django/utils/http.py urlencode: 'A version of Python's "
             "urllib.parse.urlencode()', which it calls; " + CITE_URLLIB,

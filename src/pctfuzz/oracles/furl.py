@@ -20,8 +20,10 @@ from __future__ import annotations
 
 from typing import Any
 
+from ..accept import divergence, empty_pairs
+from ..cases import FormParseCase
 from ..sets import get_set
-from ._querystring import CITE_URLLIB, urlencode_entry
+from ._querystring import CITE_URLLIB, lone_surrogate_entry, urlencode_entry
 from .function import FunctionAdapter
 
 __all__ = ["FurlAdapter"]
@@ -42,11 +44,21 @@ class FurlAdapter(FunctionAdapter):
 
     distribution = "furl"
     divergences = (
+        lone_surrogate_entry("furl", "furl/furl.py Query._extract_items_from_querystr: "
+                             "urllib.parse.unquote_plus"),
         urlencode_entry(
             "furl", "furl/furl.py Query.encode(dont_quote='') -> create_quote_fn: "
             "urllib.parse.quote(s, safe='') then %20 -> +; after an empty name, "
             '"Unquote \'=\' to allow queries like \'?===\'"; ' + CITE_URLLIB,
             raw_equals=True,
+        ),
+        divergence(
+            id="furl-query-empty-kept", check="form-parse", reconcile=empty_pairs("kept"),
+            citation="furl/furl.py Query._extract_items_from_querystr: every '&'-separated "
+                     "item becomes a param, so that str(Query(text)) gives text back",
+            why="the URL Standard 5.1 skips empty sequences; furl keeps each as an empty "
+                "name with an empty value",
+            example=FormParseCase("a=1&&b=2"),
         ),
     )
 

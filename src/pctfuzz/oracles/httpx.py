@@ -19,7 +19,7 @@ from typing import Any
 from ..accept import divergence, pairs_order
 from ..cases import FormParseCase
 from ..sets import get_set
-from ._querystring import CITE_URLLIB, urlencode_entry
+from ._querystring import CITE_URLLIB, lone_surrogate_entry, urlencode_entry
 from .function import FunctionAdapter
 
 __all__ = ["HttpxAdapter"]
@@ -40,6 +40,7 @@ class HttpxAdapter(FunctionAdapter):
 
     distribution = "httpx"
     divergences = (
+        lone_surrogate_entry("httpx", "httpx/_urls.py QueryParams(str): urllib.parse.parse_qs"),
         urlencode_entry(
             "httpx", "httpx/_urls.py: QueryParams stores a dict name -> list of values and "
             "__str__ is urlencode(self.multi_items()); " + CITE_URLLIB, grouped=True,

@@ -18,7 +18,7 @@ from typing import Any
 
 from ..cases import FormParseCase
 from ..sets import get_set
-from ._querystring import CITE_URLLIB, urlencode_entry
+from ._querystring import CITE_URLLIB, lone_surrogate_entry, urlencode_entry
 from .function import FunctionAdapter
 
 __all__ = ["StarletteAdapter"]
@@ -39,6 +39,9 @@ class StarletteAdapter(FunctionAdapter):
 
     distribution = "starlette"
     divergences = (
+        lone_surrogate_entry(
+            "starlette", "starlette/datastructures.py QueryParams(str): urllib.parse.parse_qsl"
+        ),
         urlencode_entry(
             "starlette", "starlette/datastructures.py QueryParams.__str__: "
             "urlencode(self._list); " + CITE_URLLIB,

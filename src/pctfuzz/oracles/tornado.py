@@ -70,7 +70,7 @@ class TornadoAdapter(Adapter):
         members = get_set(case.set_name).members
         plus = self._sets.get((members, case.space_as_plus))
         if plus is None:
-            space = " " in (case.value if isinstance(case.value, str) else "")
+            space = (b" " if isinstance(case.value, bytes) else " ") in case.value  # type: ignore[operator]
             if not space and (members, not case.space_as_plus) in self._sets:
                 plus = self._sets[(members, not case.space_as_plus)]
             else:
