@@ -45,7 +45,7 @@ class FurlAdapter(FunctionAdapter):
     distribution = "furl"
     divergences = (
         lone_surrogate_entry("furl", "furl/furl.py Query._extract_items_from_querystr: "
-                             "urllib.parse.unquote_plus"),
+                             "unquote(key.replace('+', ' '))"),
         urlencode_entry(
             "furl", "furl/furl.py Query.encode(dont_quote='') -> create_quote_fn: "
             "urllib.parse.quote(s, safe='') then %20 -> +; after an empty name, "
