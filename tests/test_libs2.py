@@ -39,16 +39,19 @@ def test_adapter_records_its_library_version(name: str) -> None:
 
 @pytest.mark.parametrize("name", LIBS)
 def test_agrees_on_every_declared_set(name: str) -> None:
-    """UTF-8 scalar text (these APIs take text; lone surrogates are refused by both
-    sides), each declared set with each declared space convention."""
+    """UTF-8 scalar text (these APIs take text; a lone surrogate is refused by both
+    sides) and bytes where the API takes them, each declared set and space convention."""
     impl = get_impl(name)
     sets = dict(impl.sets)  # type: ignore[attr-defined]
     spaces = tuple(impl.spaces) if hasattr(impl, "spaces") else (False, True)
 
+    values: st.SearchStrategy[str | bytes] = strategies.scalar_text()
+    if "bytes" in impl.value_types:  # type: ignore[attr-defined]
+        values = st.one_of(values, strategies.binary_values())
+
     @settings(max_examples=100)
-    @given(st.sampled_from(sorted(sets.values())), strategies.scalar_text(),
-           st.sampled_from(spaces))
-    def run(spec: str, value: str, plus: bool) -> None:
+    @given(st.sampled_from(sorted(sets.values())), values, st.sampled_from(spaces))
+    def run(spec: str, value: str | bytes, plus: bool) -> None:
         check_encode(EncodeCase(value, get_set(spec).name, "UTF-8", plus), impl)
 
     run()

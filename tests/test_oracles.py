@@ -39,7 +39,8 @@ BUILTINS = impl_names()
 def test_registry_names_and_default() -> None:
     assert BUILTINS[0] == "urllib"
     assert set(BUILTINS) == {"urllib", "urllib-unquote", "yarl", "yarl-c", "yarl-requote", "ada",
-                             "node", "node-querystring", "whatwg-url"}
+                             "node", "node-querystring", "whatwg-url",
+                             "httpx", "django", "starlette", "tornado", "furl"}
     assert get_impl().name == "urllib"
     assert get_impl(None).name == "urllib"
     for name in BUILTINS:
