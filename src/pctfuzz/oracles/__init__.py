@@ -272,6 +272,39 @@ def _w3lib() -> Impl:
     from .w3lib import W3libAdapter
 
     return W3libAdapter()
+def _httpx() -> Impl:
+    """httpx: QueryParams (a query value, str(QueryParams) and QueryParams(text))"""
+    from .httpx import HttpxAdapter
+
+    return HttpxAdapter()
+
+
+def _django() -> Impl:
+    """Django: iri_to_uri, escape_uri_path, utils.http.urlencode, QueryDict"""
+    from .django import DjangoAdapter
+
+    return DjangoAdapter()
+
+
+def _starlette() -> Impl:
+    """starlette: datastructures.QueryParams (a query value, str(), parsing)"""
+    from .starlette import StarletteAdapter
+
+    return StarletteAdapter()
+
+
+def _tornado() -> Impl:
+    """tornado: escape.url_escape (plus=True/False), url_unescape, parse_qs_bytes"""
+    from .tornado import TornadoAdapter
+
+    return TornadoAdapter()
+
+
+def _furl() -> Impl:
+    """furl: furl.Query (a query value, str(Query().set(pairs)), Query(text))"""
+    from .furl import FurlAdapter
+
+    return FurlAdapter()
 
 
 #: name -> factory (no arguments) of a built-in implementation. ``urllib`` is the default.
@@ -291,6 +324,11 @@ IMPLS: Mapping[str, Callable[[], Impl]] = MappingProxyType(
         "urllib3": _urllib3,
         "rfc3986": _rfc3986,
         "w3lib": _w3lib,
+        "httpx": _httpx,
+        "django": _django,
+        "starlette": _starlette,
+        "tornado": _tornado,
+        "furl": _furl,
     }
 )
 

@@ -1,0 +1,104 @@
+"""Accepted differences shared by query APIs built on urllib (``urlencode``, ``unquote``).
+
+``urlencode`` quotes names and values with ``quote_plus(safe="")``: the RFC 3986
+unreserved characters are left raw (``~`` among them, which the form set of the URL
+Standard 5.2 encodes) and everything else is encoded (``*`` too, which the form set
+leaves raw). One entry states that whole set, since two set-change entries (``~``
+left raw, ``*`` encoded) each model the output alone and would not compose.
+"""
+
+from __future__ import annotations
+
+from ..accept import Reconciler, divergence
+from ..cases import Case, FormCase, FormParseCase
+from ..divergences import KnownDivergence, Outcome, _pairs_surrogates_to_fffd
+from ..reference import percent_encode
+from ..sets import get_set
+
+__all__ = ["CITE_URLLIB", "QUOTE_PLUS_SET", "lone_surrogate_entry", "urlencode_entry"]
+
+#: Where Python documents the set quote_plus leaves raw.
+CITE_URLLIB = ("Python docs, urllib.parse.quote: 'Changed in version 3.7: ... '~' is now "
+               "included in the set of unreserved characters'")
+
+#: What ``quote_plus(safe="")`` leaves raw: RFC 3986 2.3 unreserved (space as ``+``).
+QUOTE_PLUS_SET = "rfc3986-unreserved"
+
+
+def _grouped(pairs: tuple[tuple[str, str], ...]) -> list[tuple[str, str]]:
+    first: dict[str, int] = {}
+    for name, _ in pairs:
+        first.setdefault(name, len(first))
+    return sorted(pairs, key=lambda p: first[p[0]])
+
+
+def _reconciler(grouped: bool, raw_equals: bool) -> Reconciler:
+    pes = get_set(QUOTE_PLUS_SET)
+
+    def reconcile(
+        case: Case, expected: Outcome, actual: Outcome
+    ) -> tuple[Outcome, Outcome] | None:
+        if expected.raised or not isinstance(case, FormCase):
+            return None
+        pairs = _grouped(case.pairs) if grouped else list(case.pairs)
+
+        def field(text: str) -> str:
+            return percent_encode(text, pes, encoding=case.encoding, space_as_plus=True)
+
+        def value(name: str, text: str) -> str:
+            # furl: "Unquote '=' to allow queries like '?==='" after an empty name.
+            out = field(text)
+            return out.replace("%3D", "=") if raw_equals and not name else out
+
+        return Outcome("&".join(field(n) + "=" + value(n, v) for n, v in pairs)), actual
+
+    order = ", pairs grouped by name" if grouped else ""
+    order += ", = raw in a value after an empty name" if raw_equals else ""
+    return Reconciler("urlencode", frozenset({"form"}), reconcile,
+                      "the form set of the URL Standard (5.2)",
+                      f"urllib quote_plus(safe=''): ~ raw, * encoded{order}")
+
+
+def urlencode_entry(
+    lib: str, citation: str, *, grouped: bool = False, raw_equals: bool = False
+) -> KnownDivergence:
+    """``lib``'s form serializer writes names and values as ``quote_plus(safe="")``
+    (module docstring); ``grouped``: its multi-dict also groups the pairs by name;
+    ``raw_equals``: a value after an empty name keeps ``=`` raw (furl)."""
+    example = ((("a", "~*"), ("b", "2"), ("a", "3")) if grouped
+               else (("a", "~*"), ("", "=")) if raw_equals else (("a", "~*"),))
+    return divergence(
+        id=f"{lib}-urlencode-quote-plus", check="form", reconcile=_reconciler(grouped, raw_equals),
+        citation=citation,
+        why="urllib's quote_plus keeps RFC 3986 2.3 unreserved characters (~) raw and "
+            "encodes the rest (*); the URL Standard 5.2 form set encodes ~ and keeps *"
+            + (". QueryParams is a multi-dict: values of one name are written together"
+               if grouped else "")
+            + ("; furl writes = raw after an empty name, which parses back the same"
+               if raw_equals else ""),
+        example=FormCase(example),
+    )
+
+
+def _has_lone_surrogate(case: Case) -> bool:
+    text = getattr(case, "text", b"")
+    return isinstance(text, str) and any(0xD800 <= ord(c) <= 0xDFFF for c in text)
+
+
+def lone_surrogate_entry(lib: str, citation: str) -> KnownDivergence:
+    """``lib``'s parser (``urllib.parse.unquote`` underneath) keeps a lone surrogate of
+    a str input where the reference writes U+FFFD, as the built-in
+    ``urllib-parse-qsl-lone-surrogate`` entry states for urllib."""
+    # A rewrite of the implementation's answer (phase 2), so it composes with a
+    # reordering entry (phase 0).
+    rewrite = Reconciler("lone_surrogate", frozenset({"form-parse"}),
+                         _pairs_surrogates_to_fffd,
+                         "U+FFFD for each lone surrogate (USVString conversion, then UTF-8)",
+                         "passes the lone surrogate through unchanged", 2)
+    return divergence(
+        id=f"{lib}-parse-lone-surrogate", check="form-parse", reconcile=rewrite,
+        citation=citation + "; CPython Lib/urllib/parse.py unquote (_asciire split)",
+        why="Python str may hold lone surrogates; urllib leaves non-ASCII text alone by "
+            "design (only a Python caller can pass one: text from bytes has none)",
+        example=FormParseCase("\ud800"), applies=_has_lone_surrogate,
+    )
