@@ -57,7 +57,7 @@ from typing import TYPE_CHECKING
 
 from .errors import PctfuzzError
 from .fuzz_protocol import ANSWERED, FINDING, LOST, WARNING_PREFIX
-from .scratch import owned_dir, remove_abandoned
+from .scratch import owned_dir, pid_alive, remove_abandoned
 from .targets import TARGETS, get_target
 
 if TYPE_CHECKING:
@@ -548,16 +548,6 @@ def _unstage(store: Corpus, target: str, staging: Path, *, known: set[str] | Non
     return added
 
 
-def _pid_alive(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True
-    return True
-
-
 def _recover(store: Corpus, names: Sequence[str]) -> None:
     """Start-up: import the private corpus copies and remove the artifact folders that
     killed campaigns left behind, and stale temp files of killed writers."""
@@ -569,7 +559,7 @@ def _recover(store: Corpus, names: Sequence[str]) -> None:
     for entry in entries:
         m = pattern.match(entry.name)
         if m and m["target"] in names and entry.is_dir(follow_symlinks=False) and not (
-                _pid_alive(int(m["pid"]))):
+                pid_alive(int(m["pid"]))):
             _unstage(store, m["target"], Path(entry.path))
     remove_abandoned(tempfile.gettempdir(), _ARTIFACTS)
     store.cleanup_stale_temp(3600)
