@@ -9,13 +9,16 @@ left raw, ``*`` encoded) each model the output alone and would not compose.
 
 from __future__ import annotations
 
+from typing import Any
+
 from ..accept import Reconciler, divergence
 from ..cases import Case, FormCase, FormParseCase
 from ..divergences import KnownDivergence, Outcome, _pairs_surrogates_to_fffd
 from ..reference import percent_encode
 from ..sets import get_set
 
-__all__ = ["CITE_URLLIB", "QUOTE_PLUS_SET", "lone_surrogate_entry", "urlencode_entry"]
+__all__ = ["CITE_URLLIB", "QUOTE_PLUS_SET", "lone_surrogate_entry", "query_params_functions",
+           "urlencode_entry"]
 
 #: Where Python documents the set quote_plus leaves raw.
 CITE_URLLIB = ("Python docs, urllib.parse.quote: 'Changed in version 3.7: ... '~' is now "
@@ -102,3 +105,21 @@ def lone_surrogate_entry(lib: str, citation: str) -> KnownDivergence:
             "design (only a Python caller can pass one: text from bytes has none)",
         example=FormParseCase("\ud800"), applies=_has_lone_surrogate,
     )
+
+
+def query_params_functions(query_params: Any) -> tuple[Any, Any, Any]:
+    """(query value encoder, form serializer, form parser) of a ``QueryParams`` class
+    (httpx and starlette share this shape): a value is what ``str(QueryParams([("",
+    v)]))`` writes after its ``=``; pairs serialize with ``str()``; text parses into
+    ``multi_items()``."""
+
+    def query_value(value: str) -> str:
+        return str(query_params([("", value)]))[1:]
+
+    def serialize(pairs: list[tuple[str, str]]) -> str:
+        return str(query_params(pairs))
+
+    def parse(text: str | bytes) -> list[tuple[str, str]]:
+        return [(str(k), str(v)) for k, v in query_params(text).multi_items()]
+
+    return query_value, serialize, parse

@@ -19,7 +19,12 @@ from typing import Any
 from ..accept import divergence, pairs_order
 from ..cases import FormParseCase
 from ..sets import get_set
-from ._querystring import CITE_URLLIB, lone_surrogate_entry, urlencode_entry
+from ._querystring import (
+    CITE_URLLIB,
+    lone_surrogate_entry,
+    query_params_functions,
+    urlencode_entry,
+)
 from .function import FunctionAdapter
 
 __all__ = ["HttpxAdapter"]
@@ -59,14 +64,7 @@ class HttpxAdapter(FunctionAdapter):
     def __init__(self) -> None:
         qp = _query_params()
 
-        def query_value(value: str) -> str:
-            return str(qp([("", value)]))[1:]
-
-        def serialize(pairs: list[tuple[str, str]]) -> str:
-            return str(qp(pairs))
-
-        def parse(text: str) -> list[tuple[str, str]]:
-            return [(str(k), str(v)) for k, v in qp(text).multi_items()]
+        query_value, serialize, parse = query_params_functions(qp)
 
         super().__init__(
             "httpx", {"query-value": (get_set(QUERY_VALUE_SPEC), query_value)},

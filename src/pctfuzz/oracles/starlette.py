@@ -18,7 +18,12 @@ from typing import Any
 
 from ..cases import FormParseCase
 from ..sets import get_set
-from ._querystring import CITE_URLLIB, lone_surrogate_entry, urlencode_entry
+from ._querystring import (
+    CITE_URLLIB,
+    lone_surrogate_entry,
+    query_params_functions,
+    urlencode_entry,
+)
 from .function import FunctionAdapter
 
 __all__ = ["StarletteAdapter"]
@@ -52,14 +57,7 @@ class StarletteAdapter(FunctionAdapter):
         qp = _query_params()
         self._qp = qp
 
-        def query_value(value: str) -> str:
-            return str(qp([("", value)]))[1:]
-
-        def serialize(pairs: list[tuple[str, str]]) -> str:
-            return str(qp(pairs))
-
-        def parse(text: str) -> list[tuple[str, str]]:
-            return [(str(k), str(v)) for k, v in qp(text).multi_items()]
+        query_value, serialize, parse = query_params_functions(qp)
 
         super().__init__(
             "starlette", {"query-value": (get_set(QUERY_VALUE_SPEC), query_value)},
