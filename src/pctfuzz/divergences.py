@@ -39,7 +39,7 @@ from typing import Any, TypeAlias
 
 from .cases import Case, DecodeCase, EncodeCase, FormCase, FormParseCase
 from .errors import NotScalarValueError, PctfuzzError
-from .form import form_urldecode, form_urlencode
+from .form import form_urldecode, form_urlencode, split_pairs
 from .reference import Surrogates, percent_decode, percent_encode
 from .sets import FORM, get_set
 
@@ -1124,12 +1124,7 @@ def _qs_field(raw: str) -> str:
 
 
 def _qs_parse_pairs(text: str) -> list[tuple[str, str]]:
-    pairs: list[tuple[str, str]] = []
-    for sequence in text.split("&"):
-        if sequence:
-            name, _, value = sequence.partition("=")
-            pairs.append((_qs_field(name), _qs_field(value)))
-    return pairs
+    return split_pairs(text, _qs_field)
 
 
 def _qs_parse_model(case: Case, expected: Outcome, actual: Outcome) -> _Pair:

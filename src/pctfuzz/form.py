@@ -11,7 +11,7 @@ megabyte of tiny pairs costs little more than a megabyte of one pair.
 from __future__ import annotations
 
 import functools
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from itertools import chain
 from operator import methodcaller
 from typing import Any
@@ -21,7 +21,7 @@ from .errors import InputTypeError, PctfuzzError, type_name
 from .reference import Surrogates, percent_decode, percent_encode, to_scalar_value_string
 from .sets import FORM
 
-__all__ = ["form_urldecode", "form_urlencode"]
+__all__ = ["form_urldecode", "form_urlencode", "split_pairs"]
 
 #: The form set by name: ``percent_encode`` caches its look-ups for names.
 _FORM = FORM.name
@@ -174,3 +174,15 @@ def _decode_fields(fields: list[bytes]) -> list[str]:
             return pieces
         return list(map(_UTF8_DECODE, decoded.split(b"\xff")))
     return [percent_decode(field).decode("utf-8", "replace") for field in fields]
+
+
+def split_pairs(text: str, field: Callable[[str], str]) -> list[tuple[str, str]]:
+    """WHATWG URL 5.1's split of ``text``: on ``&``, empty sequences skipped, the first
+    ``=`` separating name from value, each decoded with ``field``. For models of other
+    parsers (urllib's unquote_plus, Node's querystring) that share the split."""
+    pairs: list[tuple[str, str]] = []
+    for sequence in text.split("&"):
+        if sequence:
+            name, _, value = sequence.partition("=")
+            pairs.append((field(name), field(value)))
+    return pairs

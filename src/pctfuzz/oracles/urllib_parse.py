@@ -52,6 +52,7 @@ import codecs
 from urllib import parse
 
 from ..cases import Case, DecodeCase, EncodeCase, FormCase, FormParseCase
+from ..form import split_pairs
 from ..sets import FORM, get_set
 from . import Adapter, Unsupported
 
@@ -82,12 +83,7 @@ def _split_pairs(text: str, unquote_plus: object) -> list[tuple[str, str]]:
     """``name=value&...`` with ``unquote_plus`` applied to each part (WHATWG URL 5.1's
     split: empty sequences skipped, the first ``=`` separates)."""
     assert callable(unquote_plus)
-    pairs: list[tuple[str, str]] = []
-    for sequence in text.split("&"):
-        if sequence:
-            name, _, value = sequence.partition("=")
-            pairs.append((unquote_plus(name), unquote_plus(value)))
-    return pairs
+    return split_pairs(text, unquote_plus)
 
 
 def python_codec(label: str) -> tuple[str, str]:
