@@ -4,7 +4,7 @@ Reports, in one run on the same machine:
 
 - round trips/s of ``encode`` requests (``ProcessAdapter.encode``, one JSON line each
   way), for short and 1 KiB values;
-- exec/s of the ``diff_encode`` check (``pctfuzz.differential.check_encode``: the
+- exec/s of the ``diff_encode`` check (``pctfuzz.checks.differential.check_encode``: the
   reference *and* the peer) on cases drawn from the ``diff_encode`` target's byte
   format (``pctfuzz.targets``), as the fuzzer runs it, and on encodeURIComponent cases
   only (every case a round trip);
@@ -24,7 +24,7 @@ import time
 from collections.abc import Callable
 
 from pctfuzz.cases import EncodeCase
-from pctfuzz.differential import check_encode
+from pctfuzz.checks.differential import check_encode
 from pctfuzz.oracles import get_impl
 from pctfuzz.targets import TARGETS
 from pctfuzz.violations import Divergence

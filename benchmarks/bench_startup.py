@@ -32,7 +32,7 @@ ROOT = Path(__file__).resolve().parent.parent
 
 def startup(target: str, files: int, seed: int = 1) -> dict[str, float]:
     """The start-up steps of one target's first process, in seconds."""
-    from pctfuzz import campaign
+    from pctfuzz.fuzz import campaign
     from pctfuzz.store import Corpus
 
     rng = random.Random(seed)

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Time to first finding, from an empty corpus, per fault and driver.
 
-Faults: every deliberately wrong codec of ``pctfuzz.faults`` (``PCTFUZZ_FAULT`` on the
+Faults: every deliberately wrong codec of ``pctfuzz.oracles.faults`` (``PCTFUZZ_FAULT`` on the
 invariant target whose checks it breaks) and urllib.parse with one injected fault
 (``ttb_faults``, on the differential target). Drivers, all running the target's check:
 
@@ -59,7 +59,7 @@ DRIVERS = ("atheris", "hypothesis", "random")
 
 
 def codec_target(fault: str) -> str:
-    """The invariant target whose checks a ``pctfuzz.faults`` codec breaks (by name)."""
+    """The invariant target whose checks a ``pctfuzz.oracles.faults`` codec breaks (by name)."""
     if fault in ("form-plus-kept", "form-surrogateescape"):
         return "form_parse"
     if fault.startswith("form-"):
@@ -69,7 +69,7 @@ def codec_target(fault: str) -> str:
 
 def all_faults() -> dict[str, tuple[str, dict[str, str]]]:
     """fault -> (target, environment for the harness)."""
-    from pctfuzz.faults import FAULTS
+    from pctfuzz.oracles.faults import FAULTS
 
     out = {name: (codec_target(name), {"PCTFUZZ_FAULT": name}) for name in FAULTS}
     for name, (target, path) in URLLIB_FAULTS.items():
@@ -79,7 +79,7 @@ def all_faults() -> dict[str, tuple[str, dict[str, str]]]:
 
 def _impl(env: dict[str, str]) -> Any:
     if "PCTFUZZ_FAULT" in env:
-        from pctfuzz.faults import FAULTS
+        from pctfuzz.oracles.faults import FAULTS
 
         return FAULTS[env["PCTFUZZ_FAULT"]]
     from pctfuzz.oracles import get_impl

@@ -156,7 +156,7 @@ def campaign_env(extra: dict[str, str] | None = None) -> dict[str, str]:
 
 def start_campaign(corpus: Path, findings: Path, *, env: dict[str, str], log: Path,
                    args: tuple[str, ...] = (TARGET, "--impl", IMPL)) -> subprocess.Popen[bytes]:
-    cmd = [sys.executable, "-m", "pctfuzz.cli", "fuzz", *args, "--max-time", "120",
+    cmd = [sys.executable, "-m", "pctfuzz", "fuzz", *args, "--max-time", "120",
            "--jobs", "1", "-q", "--corpus", str(corpus), "--findings", str(findings)]
     with open(log, "ab") as out:
         return subprocess.Popen(cmd, cwd=ROOT, env=env, stdout=out, stderr=out,
@@ -294,7 +294,7 @@ def run_kills(workdir: Path, kills: int, *, seed: int = 0, lanes: int = 1,
     report.corpus_files, torn, _ = corpus_files(corpus / TARGET)
     report.torn_corpus.update(torn)
     if final:
-        run = subprocess.run([sys.executable, "-m", "pctfuzz.cli", "replay", "--impl", IMPL,
+        run = subprocess.run([sys.executable, "-m", "pctfuzz", "replay", "--impl", IMPL,
                               str(findings)],
                              cwd=ROOT, env=campaign_env(), capture_output=True, text=True,
                              timeout=300, check=False)

@@ -14,7 +14,7 @@ import atheris
 # implementation under test (urllib.parse, imported by atheris itself) is instrumented
 # explicitly by fuzzing.main.
 with atheris.instrument_imports(include=["pctfuzz"]):
-    from pctfuzz import fuzzing
+    from pctfuzz.fuzz import driver as fuzzing
 
 if __name__ == "__main__":
     fuzzing.main("encode", sys.argv)

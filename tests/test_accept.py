@@ -28,8 +28,8 @@ from pctfuzz.accept import (
     space_as,
 )
 from pctfuzz.cases import Case, DecodeCase, EncodeCase, FormCase, FormParseCase
+from pctfuzz.checks.differential import check_decode, check_encode, check_form, check_form_parse
 from pctfuzz.cli import main
-from pctfuzz.differential import check_decode, check_encode, check_form, check_form_parse
 from pctfuzz.errors import PctfuzzError
 from pctfuzz.form import form_urldecode, form_urlencode
 from pctfuzz.oracles import Adapter
@@ -330,7 +330,7 @@ def test_accept_reaches_the_campaign_children(tmp_path: Path) -> None:
     def fuzz(name: str, *extra: str) -> tuple[int, list[dict[str, Any]]]:
         findings = tmp_path / name / "findings"
         run = subprocess.run(
-            [sys.executable, "-m", "pctfuzz.cli", "fuzz", "diff_encode", "--max-time", "6",
+            [sys.executable, "-m", "pctfuzz", "fuzz", "diff_encode", "--max-time", "6",
              "--jobs", "1", "--impl", "accept_impls:Plain", "--corpus",
              str(tmp_path / name / "corpus"), "--findings", str(findings), *extra],
             cwd=tests.parent, env=env, capture_output=True, text=True, timeout=300,

@@ -25,7 +25,7 @@ pytestmark = pytest.mark.slow
 def pctfuzz(*args: str, cwd: Path = ROOT) -> subprocess.CompletedProcess[str]:
     path = os.pathsep.join([str(TESTS), os.environ.get("PYTHONPATH", "")])
     env = dict(os.environ, PYTHONPATH=path)
-    return subprocess.run([sys.executable, "-m", "pctfuzz.cli", *args], cwd=cwd, env=env,
+    return subprocess.run([sys.executable, "-m", "pctfuzz", *args], cwd=cwd, env=env,
                           capture_output=True, text=True, timeout=300, check=False)
 
 
@@ -104,7 +104,7 @@ def test_fuzz_usage_errors_exit_2(tmp_path: Path) -> None:
 
 
 def test_rotation_puts_differential_targets_first_and_shares_the_slots() -> None:
-    from pctfuzz.campaign import order_targets, plan_rotation, slice_seconds
+    from pctfuzz.fuzz.campaign import order_targets, plan_rotation, slice_seconds
     from pctfuzz.targets import TARGETS
 
     names = order_targets(list(TARGETS))
@@ -126,7 +126,7 @@ def test_max_time_holds_whatever_the_number_of_targets(tmp_path: Path, count: in
     (a behaviour bound of +-5 s, not a speed figure), and every target gets its turn
     (8 targets on 2 slots in 20 s: a first slice of about 5 s each; a target that got
     no time at all would make the run incomplete, exit 3)."""
-    from pctfuzz.campaign import order_targets
+    from pctfuzz.fuzz.campaign import order_targets
     from pctfuzz.targets import TARGETS
 
     names = order_targets(list(TARGETS))[:count]

@@ -24,8 +24,7 @@ from pctfuzz.cases import (
     value_from_json,
     value_to_json,
 )
-from pctfuzz.errors import CaseFormatError
-from pctfuzz.strategies import (
+from pctfuzz.checks.strategies import (
     binary_values,
     decode_cases,
     encode_cases,
@@ -33,6 +32,7 @@ from pctfuzz.strategies import (
     form_parse_cases,
     text_values,
 )
+from pctfuzz.errors import CaseFormatError
 
 ANY_CASE = st.one_of(
     encode_cases(), decode_cases(), form_cases(surrogates=True), form_parse_cases()

@@ -205,7 +205,7 @@ def test_top_level_help(capsys: pytest.CaptureFixture[str]) -> None:
 
 def test_module_entry_point_subprocess() -> None:
     ok = subprocess.run(
-        [sys.executable, "-m", "pctfuzz.cli", "encode", "--set", "form", "--plus"],
+        [sys.executable, "-m", "pctfuzz", "encode", "--set", "form", "--plus"],
         input=b"caf\xc3\xa9 au lait\n",
         capture_output=True,
         timeout=60,
@@ -213,7 +213,7 @@ def test_module_entry_point_subprocess() -> None:
     )
     assert (ok.returncode, ok.stdout, ok.stderr) == (0, b"caf%C3%A9+au+lait\n", b"")
     bad = subprocess.run(
-        [sys.executable, "-m", "pctfuzz.cli", "encode", "--set", "nope", "x"],
+        [sys.executable, "-m", "pctfuzz", "encode", "--set", "nope", "x"],
         capture_output=True,
         timeout=60,
         check=False,
@@ -221,7 +221,7 @@ def test_module_entry_point_subprocess() -> None:
     assert bad.returncode == EXIT_USAGE and bad.stdout == b""
     assert bad.stderr.decode().count("\n") == 1 and b"'nope'" in bad.stderr
     raw = subprocess.run(
-        [sys.executable, "-m", "pctfuzz.cli", "encode", b"caf\xe9"],
+        [sys.executable, "-m", "pctfuzz", "encode", b"caf\xe9"],
         capture_output=True,
         timeout=60,
         check=False,
@@ -235,7 +235,7 @@ def test_fuzz_passes_options_after_double_dash_to_libfuzzer(
         monkeypatch: pytest.MonkeyPatch) -> None:
     """``pctfuzz fuzz T -- -max_len=64``: what follows ``--`` reaches libFuzzer; other
     commands keep ``--`` as argparse's end of options."""
-    import pctfuzz.campaign as campaign
+    import pctfuzz.fuzz.campaign as campaign
 
     seen: dict[str, object] = {}
 
@@ -257,7 +257,7 @@ def test_fuzz_set_option_narrows_diff_encode_to_those_sets(
         monkeypatch: pytest.MonkeyPatch) -> None:
     import os
 
-    import pctfuzz.campaign as campaign
+    import pctfuzz.fuzz.campaign as campaign
     from pctfuzz.targets import SETS_ENV, TARGETS
 
     # setenv (not delenv of an absent variable, which records nothing to undo): the

@@ -1,4 +1,4 @@
-"""Differential checks (``pctfuzz.differential``): outside the divergence registry, every
+"""Differential checks (``pctfuzz.checks.differential``): outside the divergence registry, every
 implementation agrees with the reference -- over every set, the decoder, the form
 serializer and the form parser; and a disagreement is reported as a ``Divergence``
 carrying what a finding needs."""
@@ -12,9 +12,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from pctfuzz import strategies
 from pctfuzz.cases import DecodeCase, EncodeCase, FormCase, FormParseCase
-from pctfuzz.differential import (
+from pctfuzz.checks import strategies
+from pctfuzz.checks.differential import (
     check_decode,
     check_encode,
     check_form,

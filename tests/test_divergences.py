@@ -1,4 +1,4 @@
-"""The divergence registry (``pctfuzz.divergences``), tested in both directions:
+"""The divergence registry (``pctfuzz.checks.registry``), tested in both directions:
 
 - every entry's pinned example still diverges today, and the entry accepts it, so an
   upstream change (a fix in urllib.parse, yarl or ada) makes a test fail and gets noticed;
@@ -15,9 +15,8 @@ from urllib.parse import quote, unquote_to_bytes
 import pytest
 
 from pctfuzz.cases import DecodeCase, EncodeCase, FormCase, FormParseCase, case_from_json
-from pctfuzz.cli import main
-from pctfuzz.differential import check_decode, check_encode, check_form, check_form_parse
-from pctfuzz.divergences import (
+from pctfuzz.checks.differential import check_decode, check_encode, check_form, check_form_parse
+from pctfuzz.checks.registry import (
     CHECKS,
     DIVERGENCES,
     KnownDivergence,
@@ -30,6 +29,7 @@ from pctfuzz.divergences import (
     reference_outcome,
     render_markdown,
 )
+from pctfuzz.cli import main
 from pctfuzz.errors import PctfuzzError
 from pctfuzz.oracles import IMPLS, get_impl, registry_names
 from pctfuzz.oracles.urllib_parse import UrllibAdapter, UrllibUnquoteAdapter

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from pctfuzz.divergences import render_markdown
+from pctfuzz.checks.registry import render_markdown
 
 DOC = Path(__file__).resolve().parent.parent / "docs" / "divergences.md"
 

@@ -19,15 +19,15 @@ from hypothesis import HealthCheck, Phase, find, settings
 from hypothesis import strategies as st
 
 from pctfuzz.cases import DecodeCase, EncodeCase, FormCase, FormParseCase
-from pctfuzz.faults import FAULTS
-from pctfuzz.properties import INVARIANTS, REFERENCE, Codec
-from pctfuzz.sets import SETS
-from pctfuzz.strategies import (
+from pctfuzz.checks.invariants import INVARIANTS, REFERENCE, Codec
+from pctfuzz.checks.strategies import (
     decode_cases,
     encode_cases,
     form_cases,
     form_parse_cases,
 )
+from pctfuzz.oracles.faults import FAULTS
+from pctfuzz.sets import SETS
 from pctfuzz.violations import Violation
 
 #: (fault, invariant, a case on which the invariant reports the fault)

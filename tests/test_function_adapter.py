@@ -8,10 +8,10 @@ from urllib.parse import parse_qsl, quote, unquote, unquote_to_bytes, urlencode
 import pytest
 
 from pctfuzz.cases import DecodeCase, EncodeCase, FormCase, FormParseCase
-from pctfuzz.differential import check_decode, check_encode, check_form, check_form_parse
+from pctfuzz.checks.differential import check_decode, check_encode, check_form, check_form_parse
+from pctfuzz.checks.probe import load_encoder, probe
 from pctfuzz.errors import PctfuzzError, UnknownSetError
 from pctfuzz.oracles import function_adapter, get_impl
-from pctfuzz.probe import load_encoder, probe
 from pctfuzz.violations import Divergence
 
 URLLIB = function_adapter(

@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from pctfuzz.cases import EncodeCase
-from pctfuzz.fuzzing import Recorder, minimize
+from pctfuzz.fuzz.driver import Recorder, minimize
 from pctfuzz.identity import classify
 from pctfuzz.store import FindingStore
 from pctfuzz.targets import TARGETS
@@ -87,7 +87,7 @@ def test_harness_instruments_urllib_parse(tmp_path: Path) -> None:
     script = (
         "import atheris, urllib.parse as up\n"
         "before = up.quote.__code__, up._Quoter.__missing__.__code__\n"
-        "from pctfuzz.fuzzing import instrument_modules\n"
+        "from pctfuzz.fuzz.driver import instrument_modules\n"
         "n = instrument_modules(['urllib.parse'])\n"
         "after = up.quote.__code__, up._Quoter.__missing__.__code__\n"
         "print(n, before[0] is not after[0], before[1] is not after[1])\n"
@@ -99,7 +99,7 @@ def test_harness_instruments_urllib_parse(tmp_path: Path) -> None:
 
 def test_finding_file_is_plain_json(tmp_path: Path) -> None:
     target = TARGETS["encode"]
-    from pctfuzz.faults import FAULTS
+    from pctfuzz.oracles.faults import FAULTS
 
     recorder = Recorder(target, FAULTS["lowercase-hex"], "lowercase-hex", tmp_path, None)
     data = b"\x06\x00\xc3\xa9"
@@ -117,8 +117,8 @@ def test_run_input_records_what_the_full_check_raises() -> None:
     # A codec that encodes the reversed input breaks round-trip (first in the full
     # check) and concatenation (turn 2 of the rotation, which skips round-trip): the
     # driver re-checks in full, so the finding's invariant never depends on the turn.
-    from pctfuzz.fuzzing import run_input
-    from pctfuzz.properties import Codec
+    from pctfuzz.checks.invariants import Codec
+    from pctfuzz.fuzz.driver import run_input
     from pctfuzz.reference import percent_decode, percent_encode
     from pctfuzz.targets import encode_to_bytes
 

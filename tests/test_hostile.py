@@ -49,7 +49,7 @@ class Anything:
 
 def pctfuzz(*args: str, cwd: Path = ROOT, env: dict[str, str] | None = None,
             stdin: Any = None) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "pctfuzz.cli", *args], cwd=cwd,
+    return subprocess.run([sys.executable, "-m", "pctfuzz", *args], cwd=cwd,
                           env=env or dict(os.environ), capture_output=True, text=True,
                           timeout=120, check=False, stdin=stdin)
 
@@ -128,7 +128,7 @@ def test_reader_that_goes_away_ends_quietly(tmp_path: Path, argv: list[str]) -> 
     big = tmp_path / "big"
     big.write_bytes(b"a%41\n" * 400_000)  # 2 MB out: far more than a pipe holds
     with big.open("rb") as stdin:
-        producer = subprocess.Popen([sys.executable, "-m", "pctfuzz.cli", *argv], cwd=ROOT,
+        producer = subprocess.Popen([sys.executable, "-m", "pctfuzz", *argv], cwd=ROOT,
                                     stdin=stdin, stdout=subprocess.PIPE,
                                     stderr=subprocess.PIPE)
         head = subprocess.run(["head", "-1"], stdin=producer.stdout, capture_output=True,
@@ -377,7 +377,7 @@ def test_odd_limits_are_one_line_usage_errors(argv: list[str],
 
 
 def test_jobs_bound_is_documented() -> None:
-    from pctfuzz.commands.args import max_jobs
+    from pctfuzz.cli.args import max_jobs
 
     assert max_jobs() == 4 * (os.cpu_count() or 1)
     help_text = cli.build_parser()._subparsers._group_actions[0].choices[  # type: ignore[union-attr]
@@ -425,7 +425,7 @@ def test_recorder_survives_a_record_it_cannot_rewrite(tmp_path: Path,
     the harness records its own finding; nothing is raised into libFuzzer."""
     from broken_impls import TildeEncodingUrllib
 
-    from pctfuzz.fuzzing import Recorder
+    from pctfuzz.fuzz.driver import Recorder
     from pctfuzz.targets import TARGETS
 
     findings = tmp_path / "findings"
@@ -456,7 +456,7 @@ def test_campaign_says_which_corpus_entries_it_skips(tmp_path: Path,
     one warning line each, naming the entry and why (once per process)."""
     import shutil
 
-    from pctfuzz import campaign
+    from pctfuzz.fuzz import campaign
     from pctfuzz.store import Corpus
 
     store = Corpus(tmp_path / "corpus")

@@ -27,7 +27,7 @@ pytestmark = pytest.mark.slow
 def pctfuzz(*args: str, bugs: str = "") -> subprocess.CompletedProcess[str]:
     path = os.pathsep.join([str(TESTS), os.environ.get("PYTHONPATH", "")])
     env = dict(os.environ, PYTHONPATH=path, PCTFUZZ_TEST_BUGS=bugs)
-    return subprocess.run([sys.executable, "-m", "pctfuzz.cli", *args], cwd=ROOT, env=env,
+    return subprocess.run([sys.executable, "-m", "pctfuzz", *args], cwd=ROOT, env=env,
                           capture_output=True, text=True, timeout=300, check=False)
 
 

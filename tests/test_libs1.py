@@ -11,14 +11,14 @@ from typing import Any
 import pytest
 from hypothesis import given, settings
 
-from pctfuzz import differential
 from pctfuzz.accept import accepted_entries, check_entries
 from pctfuzz.cases import EncodeCase, FormParseCase
+from pctfuzz.checks import differential
+from pctfuzz.checks.probe import load_encoder, probe
+from pctfuzz.checks.strategies import form_parse_cases
 from pctfuzz.cli import EXIT_OK, main
 from pctfuzz.oracles import get_impl
-from pctfuzz.probe import load_encoder, probe
 from pctfuzz.setspec import canonical_spec
-from pctfuzz.strategies import form_parse_cases
 from pctfuzz.testing import differential_tests, encode_cases_for
 
 #: adapter name -> (library function as probed, label in the adapter's ``sets``)

@@ -13,11 +13,12 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from pctfuzz import cli, strategies
+from pctfuzz import cli
 from pctfuzz.cases import DecodeCase, EncodeCase, FormCase, FormParseCase
-from pctfuzz.differential import check_decode, check_encode, check_form, check_form_parse
+from pctfuzz.checks import strategies
+from pctfuzz.checks.differential import check_decode, check_encode, check_form, check_form_parse
+from pctfuzz.checks.probe import probe
 from pctfuzz.oracles import get_impl, impl_version
-from pctfuzz.probe import probe
 from pctfuzz.sets import get_set
 
 LIBS = ("httpx", "tornado", "django", "starlette", "furl")

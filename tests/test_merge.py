@@ -14,12 +14,12 @@ from pathlib import Path
 
 import pytest
 
-from pctfuzz.campaign import TargetStats, merge_stats, plan_workers
 from pctfuzz.cli import EXIT_OK, EXIT_USAGE, main
 from pctfuzz.errors import PctfuzzError
-from pctfuzz.merge import exchange_dirs, harness_launcher, merge_target
-from pctfuzz.scratch import OWNER_FILE, remove_abandoned
-from pctfuzz.seeds import seed_cases
+from pctfuzz.fuzz.campaign import TargetStats, merge_stats, plan_workers
+from pctfuzz.fuzz.merge import exchange_dirs, harness_launcher, merge_target
+from pctfuzz.fuzz.scratch import OWNER_FILE, remove_abandoned
+from pctfuzz.fuzz.seeds import seed_cases
 from pctfuzz.store import Corpus
 from pctfuzz.targets import TARGETS
 
@@ -163,7 +163,7 @@ def test_merge_keeps_hidden_files_and_refuses_links(corpus: Path, tmp_path: Path
 def test_inputs_added_during_a_merge_are_carried_over(tmp_path: Path) -> None:
     """What a running campaign writes to the old folder while the merge runs is kept;
     a file still being written (bytes not matching its sha1 name) is not."""
-    from pctfuzz.merge import _carry_over
+    from pctfuzz.fuzz.merge import _carry_over
 
     old, new = tmp_path / "old", tmp_path / "new"
     old.mkdir()
@@ -179,7 +179,7 @@ def test_inputs_added_during_a_merge_are_carried_over(tmp_path: Path) -> None:
 
 
 def test_each_process_gets_its_own_seed() -> None:
-    from pctfuzz.campaign import _seeded
+    from pctfuzz.fuzz.campaign import _seeded
 
     assert _seeded(["-seed=7", "-x=1"], 3) == [["-x=1", "-seed=7"], ["-x=1", "-seed=8"],
                                                 ["-x=1", "-seed=9"]]
@@ -223,7 +223,7 @@ def test_only_abandoned_folders_pctfuzz_made_are_removed(tmp_path: Path) -> None
 
 def test_start_up_removes_only_artifact_folders_pctfuzz_made(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    from pctfuzz.campaign import _artifacts_dir, _recover
+    from pctfuzz.fuzz.campaign import _artifacts_dir, _recover
 
     monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))
     dead = _dead_pid()

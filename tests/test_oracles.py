@@ -14,7 +14,7 @@ from typing import Any
 import pytest
 
 from pctfuzz.cases import DecodeCase, EncodeCase, FormCase, FormParseCase
-from pctfuzz.differential import check_encode
+from pctfuzz.checks.differential import check_encode
 from pctfuzz.errors import PctfuzzError, UnknownEncodingError
 from pctfuzz.form import form_urldecode, form_urlencode
 from pctfuzz.oracles import (

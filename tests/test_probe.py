@@ -1,4 +1,4 @@
-"""``pctfuzz probe``: set inference on real and emulated encoders (``pctfuzz.probe``).
+"""``pctfuzz probe``: set inference on real and emulated encoders (``pctfuzz.checks.probe``).
 
 Targets named by import path (``test_probe:requote_like``) resolve because pytest puts
 ``tests/`` on ``sys.path``.
@@ -15,10 +15,10 @@ from collections.abc import Callable
 import pytest
 
 from pctfuzz.cases import EncodeCase
+from pctfuzz.checks.probe import load_encoder, probe
 from pctfuzz.cli import EXIT_OK, EXIT_USAGE, main
 from pctfuzz.errors import PctfuzzError
 from pctfuzz.oracles import Adapter
-from pctfuzz.probe import load_encoder, probe
 from pctfuzz.reference import percent_encode
 from pctfuzz.sets import SETS, get_set
 from pctfuzz.setspec import canonical_spec

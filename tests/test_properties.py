@@ -1,4 +1,4 @@
-"""The invariants of ``pctfuzz.properties`` hold for the reference, over every set.
+"""The invariants of ``pctfuzz.checks.invariants`` hold for the reference, over every set.
 
 One ``@given`` test per invariant: the set name is sampled from the registry (every
 set, aliases included), and each spec edge is pinned as an ``@example`` under every
@@ -16,12 +16,9 @@ import pytest
 from hypothesis import example, given, note
 from hypothesis import strategies as st
 
-from pctfuzz import properties as p
 from pctfuzz.cases import DecodeCase, EncodeCase, FormCase, FormParseCase
-from pctfuzz.errors import NotScalarValueError, UnknownEncodingError, UnknownSetError
-from pctfuzz.reference import percent_decode, percent_encode
-from pctfuzz.sets import SETS, UNRESERVED, WHATWG_DERIVATION, get_set
-from pctfuzz.strategies import (
+from pctfuzz.checks import invariants as p
+from pctfuzz.checks.strategies import (
     binary_values,
     decode_cases,
     encode_cases,
@@ -31,6 +28,9 @@ from pctfuzz.strategies import (
     scalar_text,
     set_names,
 )
+from pctfuzz.errors import NotScalarValueError, UnknownEncodingError, UnknownSetError
+from pctfuzz.reference import percent_decode, percent_encode
+from pctfuzz.sets import SETS, UNRESERVED, WHATWG_DERIVATION, get_set
 from pctfuzz.violations import Violation
 
 F = TypeVar("F", bound=Callable[..., Any])

@@ -21,9 +21,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from pctfuzz import strategies
 from pctfuzz.cases import DecodeCase, EncodeCase, FormCase, FormParseCase
-from pctfuzz.differential import check_decode, check_encode, check_form, check_form_parse
+from pctfuzz.checks import strategies
+from pctfuzz.checks.differential import check_decode, check_encode, check_form, check_form_parse
 from pctfuzz.errors import PctfuzzError
 from pctfuzz.oracles import Unsupported, get_impl
 from pctfuzz.oracles.process import (
@@ -331,7 +331,7 @@ def test_wrong_version_or_no_protocol_is_unavailable(
 def test_peer_death_is_a_crash_finding(fake: Callable[..., _Adapter]) -> None:
     """Through the differential check, a dead peer is a Divergence whose impl_error is
     PeerDied: the fuzzer records it as kind crash, its own signature."""
-    from pctfuzz.fuzzing import classify
+    from pctfuzz.fuzz.driver import classify
 
     adapter = fake("die", 1)
     with pytest.raises(Divergence) as info:

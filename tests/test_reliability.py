@@ -44,8 +44,8 @@ from typing import Any
 
 import pytest
 
-from pctfuzz.fuzzing import Recorder
-from pctfuzz.replay import Verdict, replay_paths
+from pctfuzz.fuzz.driver import Recorder
+from pctfuzz.fuzz.replay import Verdict, replay_paths
 from pctfuzz.store import (
     Finding,
     FindingStore,
@@ -89,7 +89,7 @@ def _env(**extra: str) -> dict[str, str]:
 
 def pctfuzz(*args: str, env: dict[str, str] | None = None,
             timeout: float = 300) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "pctfuzz.cli", *args], cwd=ROOT,
+    return subprocess.run([sys.executable, "-m", "pctfuzz", *args], cwd=ROOT,
                           env=env or _env(), capture_output=True, text=True,
                           timeout=timeout, check=False)
 
@@ -108,7 +108,7 @@ def pctfuzz_rss(*args: str, env: dict[str, str] | None = None,
                 timeout: float = 300) -> tuple[subprocess.CompletedProcess[str], int]:
     """``pctfuzz`` in a subprocess, and its peak RSS in MiB (descendants included)."""
     run = subprocess.run([sys.executable, "-c", _RSS_WRAPPER, sys.executable, "-m",
-                          "pctfuzz.cli", *args], cwd=ROOT, env=env or _env(),
+                          "pctfuzz", *args], cwd=ROOT, env=env or _env(),
                          capture_output=True, text=True, timeout=timeout, check=False)
     lines = run.stdout.splitlines()
     peak = int(lines[-1]) // 1024
@@ -214,7 +214,7 @@ def test_kill_nine_at_random_moments_never_corrupts_the_store(tmp_path: Path) ->
 def _counting_campaign(corpus: Path, findings: Path, env: dict[str, str],
                        max_time: str = "4") -> subprocess.Popen[str]:
     return subprocess.Popen(
-        [sys.executable, "-m", "pctfuzz.cli", "fuzz", "diff_decode", "--impl",
+        [sys.executable, "-m", "pctfuzz", "fuzz", "diff_decode", "--impl",
          "slow_impls:CountingCrash", "--max-time", max_time, "--jobs", "1", "-q",
          "--corpus", str(corpus), "--findings", str(findings)],
         cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
@@ -701,7 +701,7 @@ def test_campaign_reports_the_finding_it_could_not_save(
 def test_libfuzzer_never_writes_through_a_symlink_in_the_corpus(tmp_path: Path) -> None:
     """Deterministic: a first run (fixed -seed, -runs) shows which inputs libFuzzer
     writes; the second run, same seed, finds dangling symlinks of those names."""
-    from pctfuzz.campaign import run_campaign
+    from pctfuzz.fuzz.campaign import run_campaign
 
     args = ["-seed=1", "-runs=20000"]
     run_campaign(["decode"], max_time=30, jobs=1, corpus=tmp_path / "c1",
@@ -753,7 +753,7 @@ def test_campaign_refuses_a_target_folder_it_cannot_use(tmp_path: Path, make: An
 def _stop_campaign(tmp: Path, impl: str, *limits: str) -> subprocess.Popen[str]:
     corpus = _seed(tmp / "corpus", "diff_decode")
     return subprocess.Popen(
-        [sys.executable, "-m", "pctfuzz.cli", "fuzz", "diff_decode", "decode", "--impl", impl,
+        [sys.executable, "-m", "pctfuzz", "fuzz", "diff_decode", "decode", "--impl", impl,
          *limits, "--max-time", "10", "--jobs", "2", "-q", "--corpus", str(corpus),
          "--findings", str(tmp / "findings")],
         cwd=ROOT, env=_env(), stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)

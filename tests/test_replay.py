@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from pctfuzz.cli import EXIT_FOUND, EXIT_OK, EXIT_USAGE, main
-from pctfuzz.replay import Verdict, replay_paths
+from pctfuzz.fuzz.replay import Verdict, replay_paths
 from pctfuzz.store import FindingStore
 
 ROOT = Path(__file__).resolve().parent.parent

@@ -22,8 +22,8 @@ import pytest
 from hypothesis import Phase, given, settings
 from hypothesis import strategies as st
 
-from pctfuzz import differential
 from pctfuzz.cases import DecodeCase, EncodeCase, FormCase
+from pctfuzz.checks import differential
 from pctfuzz.cli import EXIT_FOUND, EXIT_OK, EXIT_USAGE, main
 from pctfuzz.reports import (
     RESULTS_SCHEMA,
@@ -58,7 +58,7 @@ def validate_sarif(log: dict[str, Any]) -> None:
 def pctfuzz(*args: str, cwd: Path = ROOT) -> subprocess.CompletedProcess[str]:
     path = os.pathsep.join([str(TESTS), os.environ.get("PYTHONPATH", "")])
     env = dict(os.environ, PYTHONPATH=path)
-    return subprocess.run([sys.executable, "-m", "pctfuzz.cli", *args], cwd=cwd, env=env,
+    return subprocess.run([sys.executable, "-m", "pctfuzz", *args], cwd=cwd, env=env,
                           capture_output=True, text=True, timeout=120, check=False)
 
 
@@ -196,7 +196,7 @@ def test_campaign_with_two_processes_writes_json_sarif_junit(tmp_path: Path) -> 
     assert again.returncode == EXIT_FOUND, again.stderr
     junit = ET.fromstring(again.stdout)  # --junit - : XML alone on stdout
     replayed = [c for c in junit.iter("testcase") if c.get("classname", "").startswith(
-        "pctfuzz.replay.")]
+        "pctfuzz.fuzz.replay.")]
     assert len(replayed) == 1 and replayed[0].find("failure") is not None
     replay_doc = json.loads(replay_json.read_text())
     validate_results(replay_doc)
@@ -336,7 +336,7 @@ def test_export_command_for_invariant_and_registry_covered_findings(
     """A fault codec's finding (invariants) and a urllib form finding that a registry
     entry covers (urllib leaves '~' alone) go through pctfuzz's check, without the
     store: the first fails while it reproduces, the second passes (explained)."""
-    from pctfuzz.faults import FAULTS
+    from pctfuzz.oracles.faults import FAULTS
     from pctfuzz.targets import get_target
 
     store = FindingStore(tmp_path / "findings")

@@ -12,8 +12,8 @@ from hypothesis import strategies as st
 from pctfuzz.cases import EncodeCase, FormCase
 from pctfuzz.encoding import lookup
 from pctfuzz.errors import PctfuzzError
-from pctfuzz.faults import FAULTS
-from pctfuzz.seeds import seed_cases
+from pctfuzz.fuzz.seeds import seed_cases
+from pctfuzz.oracles.faults import FAULTS
 from pctfuzz.targets import FUZZ_ENCODINGS, FUZZ_SETS, TARGETS, get_target
 from pctfuzz.violations import Divergence, Violation
 
@@ -167,7 +167,7 @@ _RUN_EVERY_PART = {
 @pytest.mark.parametrize("name", _INVARIANT_TARGETS)
 def test_every_invariant_runs_within_the_turns(name: str, monkeypatch: pytest.MonkeyPatch
                                                ) -> None:
-    from pctfuzz import properties
+    from pctfuzz.checks import invariants as properties
 
     ran: list[str] = []
     for part in _PARTS[name]:

@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 from pctfuzz.cases import DecodeCase, FormCase, FormParseCase
-from pctfuzz.differential import check_decode, check_form, check_form_parse
+from pctfuzz.checks.differential import check_decode, check_form, check_form_parse
 from pctfuzz.oracles import get_impl
 from pctfuzz.oracles.urllib_parse import urllib_function
 from pctfuzz.violations import Divergence
@@ -80,7 +80,7 @@ def test_default_campaign_finds_an_injected_fault(tmp_path: Path, fault: str,
                PYTHONPATH=os.pathsep.join([str(TESTS), os.environ.get("PYTHONPATH", "")]))
     findings = tmp_path / "findings"
     run = subprocess.run(
-        [sys.executable, "-m", "pctfuzz.cli", "fuzz", "diff_decode", "diff_form_parse",
+        [sys.executable, "-m", "pctfuzz", "fuzz", "diff_decode", "diff_form_parse",
          "--max-time", "10", "--impl", "faulty_urllib:PatchedUrllib",
          "--corpus", str(tmp_path / "corpus"), "--findings", str(findings)],
         cwd=ROOT, env=env, capture_output=True, text=True, timeout=300, check=False)
@@ -91,7 +91,7 @@ def test_default_campaign_finds_an_injected_fault(tmp_path: Path, fault: str,
     assert {r["versions"][r["impl"]] for r in records} == {f"stdlib (Python {python})"}
     # The same inputs agree with the unpatched module: the fault is what was found.
     clean = subprocess.run(
-        [sys.executable, "-m", "pctfuzz.cli", "replay", "--impl", "urllib", str(findings)],
+        [sys.executable, "-m", "pctfuzz", "replay", "--impl", "urllib", str(findings)],
         cwd=ROOT, env=dict(env, PCTFUZZ_TEST_URLLIB_FAULT=""), capture_output=True,
         text=True, timeout=300, check=False)
     assert clean.returncode == 0, clean.stdout + clean.stderr

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from pctfuzz.fuzzing import Recorder
+from pctfuzz.fuzz.driver import Recorder
 from pctfuzz.oracles import Adapter, function_adapter, get_impl, impl_version
 from pctfuzz.store import collect_versions
 from pctfuzz.targets import get_target

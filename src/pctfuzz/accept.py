@@ -1,6 +1,6 @@
 """Your accepted differences: declare what your library does differently, exactly.
 
-An entry is a ``pctfuzz.divergences.KnownDivergence``, the type of the built-in
+An entry is a ``pctfuzz.checks.registry.KnownDivergence``, the type of the built-in
 registry, so the differential check reconciles it with the same machinery
 (``divergences.reconcile``/``explain``). Declare entries in either place:
 
@@ -72,12 +72,19 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from .cases import Case, DecodeCase, EncodeCase, FormCase, FormParseCase
-from .divergences import CHECKS, KnownDivergence, Outcome, Reconcile, explain, reference_outcome
-from .errors import NotScalarValueError, PctfuzzError
-from .form import form_urldecode, form_urlencode
-from .reference import percent_decode, percent_encode
-from .sets import FORM, PercentEncodeSet, get_set
+from pctfuzz.cases import Case, DecodeCase, EncodeCase, FormCase, FormParseCase
+from pctfuzz.checks.registry import (
+    CHECKS,
+    KnownDivergence,
+    Outcome,
+    Reconcile,
+    explain,
+    reference_outcome,
+)
+from pctfuzz.errors import NotScalarValueError, PctfuzzError
+from pctfuzz.form import form_urldecode, form_urlencode
+from pctfuzz.reference import percent_decode, percent_encode
+from pctfuzz.sets import FORM, PercentEncodeSet, get_set
 
 __all__ = [
     "ACCEPT_ENV",
@@ -565,7 +572,7 @@ def accepted_entries(impl: object) -> tuple[KnownDivergence, ...]:
     """The user entries that apply to ``impl``: its ``divergences`` and those of the
     ``PCTFUZZ_ACCEPT`` file, each with ``impl`` filled in (the adapter's name), in
     reconcile order. Cached per adapter object and file."""
-    from .oracles import impl_name
+    from pctfuzz.oracles.base import impl_name
 
     accept = os.environ.get(ACCEPT_ENV) or None
     cached = _ADAPTERS.get(id(impl))
@@ -598,9 +605,9 @@ def check_entries(impl: object, entries: Sequence[KnownDivergence]) -> list[Chec
     """Run each entry's pinned example on ``impl``: it must still diverge from the
     reference, and the registry (built-in and user entries) must accept it with this
     entry among those used. An inactive entry (fixed upstream) is skipped as ok."""
-    from .differential import both_refuse as refuse_alike
-    from .differential import run_impl, scalar_values
-    from .oracles import registry_names
+    from pctfuzz.checks.differential import both_refuse as refuse_alike
+    from pctfuzz.checks.differential import run_impl, scalar_values
+    from pctfuzz.oracles.base import registry_names
 
     names = registry_names(impl)
     extra = accepted_entries(impl)

@@ -19,7 +19,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, ClassVar, TypeAlias
 
-from .errors import CaseFormatError, PctfuzzError, type_name
+from pctfuzz.errors import CaseFormatError, PctfuzzError, type_name
 
 __all__ = [
     "CASE_TYPES",
@@ -85,7 +85,7 @@ def _field(data: Mapping[str, Any], name: str, kind: type, default: Any = ...) -
 
 
 def _validate_set(name: str) -> None:
-    from .sets import get_set
+    from pctfuzz.sets import get_set
 
     try:
         get_set(name)

@@ -63,7 +63,7 @@ from dataclasses import dataclass
 from types import MappingProxyType
 from typing import Any, cast
 
-from .errors import InputTypeError, NotScalarValueError, UnknownEncodingError, type_name
+from pctfuzz.errors import InputTypeError, NotScalarValueError, UnknownEncodingError, type_name
 
 __all__ = [
     "DIFFERENCES",

@@ -16,10 +16,10 @@ from itertools import chain
 from operator import methodcaller
 from typing import Any
 
-from . import encoding as _encoding
-from .errors import InputTypeError, PctfuzzError, type_name
-from .reference import Surrogates, percent_decode, percent_encode, to_scalar_value_string
-from .sets import FORM
+from pctfuzz import encoding as _encoding
+from pctfuzz.errors import InputTypeError, PctfuzzError, type_name
+from pctfuzz.reference import Surrogates, percent_decode, percent_encode, to_scalar_value_string
+from pctfuzz.sets import FORM
 
 __all__ = ["form_urldecode", "form_urlencode", "split_pairs"]
 

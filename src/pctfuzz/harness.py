@@ -50,7 +50,7 @@ def _import_instrumented() -> None:
     for name in [m for m in sys.modules if m == "pctfuzz" or m.startswith("pctfuzz.")]:
         del sys.modules[name]
     with atheris.instrument_imports(include=["pctfuzz"]):
-        import pctfuzz.fuzzing  # noqa: F401
+        import pctfuzz.fuzz.driver  # noqa: F401
 
 
 def run(argv: list[str]) -> None:
@@ -62,7 +62,7 @@ def run(argv: list[str]) -> None:
         sys.exit(2)
     die_with_parent()
     _import_instrumented()
-    from pctfuzz import fuzzing
+    from pctfuzz.fuzz import driver as fuzzing
     from pctfuzz.targets import TARGETS
 
     target, flags = args[0], args[1:]
@@ -70,7 +70,7 @@ def run(argv: list[str]) -> None:
         print(f"pctfuzz.harness: error: unknown target {target!r} "
               f"(known: {', '.join(TARGETS)})", file=sys.stderr)
         sys.exit(2)
-    dictionary = Path(fuzzing.__file__).parent / "data" / "dicts" / f"{target}.dict"
+    dictionary = Path(__file__).parent / "data" / "dicts" / f"{target}.dict"
     if dictionary.is_file() and not any(f.startswith("-dict=") for f in flags):
         flags.append(f"-dict={dictionary}")
     fuzzing.main(target, [argv[0], *flags])

@@ -61,13 +61,13 @@ from pathlib import Path
 from types import TracebackType
 from typing import Any
 
-from .cases import Case, DecodeCase, EncodeCase, FormCase, FormParseCase
-from .encoding import lookup
-from .errors import NotScalarValueError, PctfuzzError
-from .form import form_urldecode, form_urlencode
-from .reference import percent_decode, percent_encode
-from .sets import FORM
-from .violations import Divergence, Violation
+from pctfuzz.cases import Case, DecodeCase, EncodeCase, FormCase, FormParseCase
+from pctfuzz.encoding import lookup
+from pctfuzz.errors import NotScalarValueError, PctfuzzError
+from pctfuzz.form import form_urldecode, form_urlencode
+from pctfuzz.reference import percent_decode, percent_encode
+from pctfuzz.sets import FORM
+from pctfuzz.violations import Divergence, Violation
 
 __all__ = [
     "FINDING_KINDS",

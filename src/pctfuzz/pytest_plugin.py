@@ -1,7 +1,7 @@
 """A pytest plugin: every finding of a folder as a test item.
 
 ``pytest --pctfuzz-findings findings/`` adds one item per finding record, named by its
-id. An item replays its finding (``pctfuzz.replay``, which never runs code a record
+id. An item replays its finding (``pctfuzz.fuzz.replay``, which never runs code a record
 names) and fails when the bug is there:
 
 - status ``new`` or ``fixed``: fails if the finding reproduces or fails differently
@@ -44,7 +44,7 @@ class FindingItem(pytest.Item):
         self.impl = impl
 
     def runtest(self) -> None:
-        from .replay import Verdict, replay_paths
+        from pctfuzz.fuzz.replay import Verdict, replay_paths
 
         (result,) = list(replay_paths([self.record], impl=self.impl))
         if not isinstance(result, Verdict):

@@ -23,9 +23,9 @@ from codecs import escape_decode as _escape_decode  # type: ignore[attr-defined]
 from dataclasses import dataclass
 from typing import Literal
 
-from . import encoding as _encoding
-from .errors import InputTypeError, NotScalarValueError, PctfuzzError, type_name
-from .sets import PercentEncodeSet, get_set
+from pctfuzz import encoding as _encoding
+from pctfuzz.errors import InputTypeError, NotScalarValueError, PctfuzzError, type_name
+from pctfuzz.sets import PercentEncodeSet, get_set
 
 __all__ = [
     "percent_decode",

@@ -21,7 +21,7 @@ from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from types import MappingProxyType
 
-from .errors import InputTypeError, type_name
+from pctfuzz.errors import InputTypeError, type_name
 
 __all__ = [
     "ALIASES",
@@ -299,7 +299,7 @@ def get_set(name: str | PercentEncodeSet) -> PercentEncodeSet:
         found = SETS.get(canonical) if canonical else None
     if found is None:
         # Not a name: a set spec (``pctfuzz.setspec``), which raises UnknownSetError.
-        from .setspec import parse_spec  # here: setspec builds on this module's registry
+        from pctfuzz.setspec import parse_spec  # here: setspec builds on this module's registry
 
         found = parse_spec(name)
     return found

@@ -38,8 +38,8 @@ import functools
 import string
 from collections.abc import Iterable
 
-from .errors import UnknownSetError
-from .sets import _ALL_BYTES, ALIASES, SETS, PercentEncodeSet, get_set
+from pctfuzz.errors import UnknownSetError
+from pctfuzz.sets import _ALL_BYTES, ALIASES, SETS, PercentEncodeSet, get_set
 
 __all__ = [
     "URLLIB_ALWAYS_SAFE",

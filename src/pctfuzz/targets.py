@@ -31,10 +31,10 @@ from dataclasses import dataclass
 from types import MappingProxyType
 from typing import TYPE_CHECKING, Any, TypeAlias, cast
 
-from .cases import Case, DecodeCase, EncodeCase, FormCase, FormParseCase
-from .encoding import lookup
-from .errors import PctfuzzError
-from .sets import get_set
+from pctfuzz.cases import Case, DecodeCase, EncodeCase, FormCase, FormParseCase
+from pctfuzz.encoding import lookup
+from pctfuzz.errors import PctfuzzError
+from pctfuzz.sets import get_set
 
 if TYPE_CHECKING:
     from hypothesis.strategies import SearchStrategy
@@ -266,10 +266,10 @@ class Target:
         difference (``()``: they agree) -- and ``()`` for an invariant target.
         """
         if self.differential:
-            from . import differential
+            from pctfuzz.checks import differential
 
             return cast(Check, getattr(differential, self.check_name))(case, impl)
-        from . import properties
+        from pctfuzz.checks import invariants as properties
 
         codec = properties.REFERENCE if impl is None else impl
         cast(Check, getattr(properties, self.check_name))(case, codec)
@@ -293,7 +293,7 @@ class Target:
 
     def strategy(self) -> SearchStrategy[Any]:
         """The Hypothesis strategy for this target's cases."""
-        from . import strategies
+        from pctfuzz.checks import strategies
 
         return cast("SearchStrategy[Any]", getattr(strategies, self.strategy_name)())
 
@@ -327,7 +327,7 @@ def _rotation(check_name: str) -> tuple[int, Callable[[Any, Any, int], None], An
     once: ``check_fast`` runs on every fuzzer execution."""
     found = _ROTATIONS.get(check_name)
     if found is None:
-        from . import properties
+        from pctfuzz.checks import invariants as properties
 
         rotation = properties.ROTATING[check_name]
         found = _ROTATIONS[check_name] = (rotation.turns, rotation.check, properties.REFERENCE)

@@ -2,7 +2,7 @@
 strategies, run by your pytest under your Hypothesis profile.
 
 A test file of three lines checks your adapter against the reference, with the same
-differential checks the fuzzer runs (``pctfuzz.differential``)::
+differential checks the fuzzer runs (``pctfuzz.checks.differential``)::
 
     # tests/test_urls_vs_whatwg.py
     from pctfuzz.testing import differential_tests
@@ -29,11 +29,10 @@ from typing import Any
 from hypothesis import given
 from hypothesis import strategies as st
 
-from . import differential, properties
-from .cases import EncodeCase
-from .oracles import impl_name
-from .sets import get_set
-from .strategies import (
+from pctfuzz.cases import EncodeCase
+from pctfuzz.checks import differential
+from pctfuzz.checks import invariants as properties
+from pctfuzz.checks.strategies import (
     binary_values,
     decode_cases,
     encode_cases,
@@ -42,7 +41,9 @@ from .strategies import (
     form_parse_cases,
     text_values,
 )
-from .targets import AnswerDomain
+from pctfuzz.oracles.base import impl_name
+from pctfuzz.sets import get_set
+from pctfuzz.targets import AnswerDomain
 
 __all__ = [
     "decode_cases",

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import Any, ClassVar
 
-from .errors import PctfuzzError
+from pctfuzz.errors import PctfuzzError
 
 __all__ = ["Divergence", "Violation"]
 

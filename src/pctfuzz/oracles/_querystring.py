@@ -11,11 +11,11 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..accept import Reconciler, divergence
-from ..cases import Case, FormCase, FormParseCase
-from ..divergences import KnownDivergence, Outcome, _pairs_surrogates_to_fffd
-from ..reference import percent_encode
-from ..sets import get_set
+from pctfuzz.accept import Reconciler, divergence
+from pctfuzz.cases import Case, FormCase, FormParseCase
+from pctfuzz.checks.registry import KnownDivergence, Outcome, _pairs_surrogates_to_fffd
+from pctfuzz.reference import percent_encode
+from pctfuzz.sets import get_set
 
 __all__ = ["CITE_URLLIB", "QUOTE_PLUS_SET", "lone_surrogate_entry", "query_params_functions",
            "urlencode_entry"]

@@ -28,9 +28,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..cases import DecodeCase, EncodeCase, FormCase, FormParseCase
-from ..sets import FORM, get_set
-from . import Adapter, Unsupported
+from pctfuzz.cases import DecodeCase, EncodeCase, FormCase, FormParseCase
+from pctfuzz.oracles.base import Adapter, Unsupported
+from pctfuzz.sets import FORM, get_set
 
 __all__ = ["AdaAdapter"]
 
@@ -40,7 +40,7 @@ _DOT_SEGMENTS = frozenset({".", "%2e", "..", ".%2e", "%2e.", "%2e%2e"})
 
 
 def _is_utf8(label: str) -> bool:
-    from .. import encoding as _encoding
+    from pctfuzz import encoding as _encoding
 
     return bool(_encoding.lookup(label).is_utf8)
 

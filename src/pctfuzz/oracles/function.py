@@ -28,11 +28,11 @@ import sys
 from collections.abc import Callable, Iterable, Mapping
 from types import MappingProxyType
 
-from ..cases import DecodeCase, EncodeCase, FormCase, FormParseCase
-from ..encoding import lookup
-from ..errors import PctfuzzError
-from ..sets import PercentEncodeSet, get_set
-from . import Adapter, Unsupported
+from pctfuzz.cases import DecodeCase, EncodeCase, FormCase, FormParseCase
+from pctfuzz.encoding import lookup
+from pctfuzz.errors import PctfuzzError
+from pctfuzz.oracles.base import Adapter, Unsupported
+from pctfuzz.sets import PercentEncodeSet, get_set
 
 __all__ = ["FunctionAdapter", "function_adapter"]
 

@@ -16,16 +16,16 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..accept import divergence, pairs_order
-from ..cases import FormParseCase
-from ..sets import get_set
-from ._querystring import (
+from pctfuzz.accept import divergence, pairs_order
+from pctfuzz.cases import FormParseCase
+from pctfuzz.oracles._querystring import (
     CITE_URLLIB,
     lone_surrogate_entry,
     query_params_functions,
     urlencode_entry,
 )
-from .function import FunctionAdapter
+from pctfuzz.oracles.function import FunctionAdapter
+from pctfuzz.sets import get_set
 
 __all__ = ["HttpxAdapter"]
 

@@ -64,10 +64,10 @@ from collections.abc import Sequence
 from importlib.resources import files
 from typing import IO, Any, ClassVar
 
-from ..cases import DecodeCase, EncodeCase, FormCase, FormParseCase
-from ..errors import PctfuzzError
-from ..sets import get_set
-from . import Adapter, Unsupported
+from pctfuzz.cases import DecodeCase, EncodeCase, FormCase, FormParseCase
+from pctfuzz.errors import PctfuzzError
+from pctfuzz.oracles.base import Adapter, Unsupported
+from pctfuzz.sets import get_set
 
 __all__ = [
     "PROTOCOL",
@@ -160,7 +160,7 @@ def _value(value: str | bytes) -> Any:
 
 
 def _encoding_name(label: str) -> str:
-    from .. import encoding as _encoding
+    from pctfuzz import encoding as _encoding
 
     return _encoding.lookup(label).name
 

@@ -30,11 +30,11 @@ import re
 from types import MappingProxyType
 from typing import Any
 
-from ..accept import _set_change
-from ..cases import EncodeCase, FormCase
-from ..encoding import lookup
-from ..sets import get_set
-from . import Adapter, Unsupported, divergence, left_raw, requoted
+from pctfuzz.accept import _set_change, divergence, left_raw, requoted
+from pctfuzz.cases import EncodeCase, FormCase
+from pctfuzz.encoding import lookup
+from pctfuzz.oracles.base import Adapter, Unsupported
+from pctfuzz.sets import get_set
 
 __all__ = ["Rfc3986Adapter"]
 

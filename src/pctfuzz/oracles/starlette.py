@@ -16,15 +16,15 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..cases import FormParseCase
-from ..sets import get_set
-from ._querystring import (
+from pctfuzz.cases import FormParseCase
+from pctfuzz.oracles._querystring import (
     CITE_URLLIB,
     lone_surrogate_entry,
     query_params_functions,
     urlencode_entry,
 )
-from .function import FunctionAdapter
+from pctfuzz.oracles.function import FunctionAdapter
+from pctfuzz.sets import get_set
 
 __all__ = ["StarletteAdapter"]
 

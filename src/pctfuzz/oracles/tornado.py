@@ -20,11 +20,11 @@ from __future__ import annotations
 from types import MappingProxyType
 from typing import Any
 
-from ..accept import divergence, pairs_order
-from ..cases import DecodeCase, EncodeCase, FormParseCase
-from ..encoding import lookup
-from ..sets import get_set
-from . import Adapter, Unsupported
+from pctfuzz.accept import divergence, pairs_order
+from pctfuzz.cases import DecodeCase, EncodeCase, FormParseCase
+from pctfuzz.encoding import lookup
+from pctfuzz.oracles.base import Adapter, Unsupported
+from pctfuzz.sets import get_set
 
 __all__ = ["TornadoAdapter"]
 

@@ -26,10 +26,11 @@ import re
 from types import MappingProxyType
 from typing import Any
 
-from ..cases import EncodeCase
-from ..encoding import lookup
-from ..sets import get_set
-from . import Adapter, Unsupported, divergence, requoted
+from pctfuzz.accept import divergence, requoted
+from pctfuzz.cases import EncodeCase
+from pctfuzz.encoding import lookup
+from pctfuzz.oracles.base import Adapter, Unsupported
+from pctfuzz.sets import get_set
 
 __all__ = ["Urllib3Adapter"]
 

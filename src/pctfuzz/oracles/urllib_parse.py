@@ -51,10 +51,10 @@ from __future__ import annotations
 import codecs
 from urllib import parse
 
-from ..cases import Case, DecodeCase, EncodeCase, FormCase, FormParseCase
-from ..form import split_pairs
-from ..sets import FORM, get_set
-from . import Adapter, Unsupported
+from pctfuzz.cases import Case, DecodeCase, EncodeCase, FormCase, FormParseCase
+from pctfuzz.form import split_pairs
+from pctfuzz.oracles.base import Adapter, Unsupported
+from pctfuzz.sets import FORM, get_set
 
 __all__ = [
     "UrllibAdapter",
@@ -96,7 +96,7 @@ def python_codec(label: str) -> tuple[str, str]:
     ``UnknownEncodingError`` for a label WHATWG does not know; ``Unsupported`` when
     Python has no codec for the encoding (``x-user-defined``).
     """
-    from .. import encoding as _encoding
+    from pctfuzz import encoding as _encoding
 
     enc = _encoding.lookup(label)
     if enc.is_utf8:

@@ -29,12 +29,12 @@ import urllib.parse
 from types import MappingProxyType
 from typing import Any
 
-from ..accept import Reconciler, _encode_model
-from ..cases import Case, EncodeCase, FormParseCase
-from ..divergences import Outcome
-from ..encoding import lookup
-from ..sets import PercentEncodeSet, get_set
-from . import Adapter, Unsupported, divergence
+from pctfuzz.accept import Reconciler, _encode_model, divergence
+from pctfuzz.cases import Case, EncodeCase, FormParseCase
+from pctfuzz.checks.registry import Outcome
+from pctfuzz.encoding import lookup
+from pctfuzz.oracles.base import Adapter, Unsupported
+from pctfuzz.sets import PercentEncodeSet, get_set
 
 __all__ = ["W3libAdapter"]
 

@@ -32,12 +32,12 @@ import urllib.parse
 from types import MappingProxyType
 from typing import Any
 
-from ..accept import _REPLACE, Reconciler
-from ..cases import Case, EncodeCase, FormParseCase
-from ..encoding import lookup
-from ..reference import percent_decode
-from ..sets import get_set
-from . import Adapter, Unsupported, divergence, pairs_order
+from pctfuzz.accept import _REPLACE, Reconciler, divergence, pairs_order
+from pctfuzz.cases import Case, EncodeCase, FormParseCase
+from pctfuzz.encoding import lookup
+from pctfuzz.oracles.base import Adapter, Unsupported
+from pctfuzz.reference import percent_decode
+from pctfuzz.sets import get_set
 
 __all__ = ["WerkzeugAdapter"]
 

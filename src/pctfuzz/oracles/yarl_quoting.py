@@ -33,9 +33,9 @@ from __future__ import annotations
 import importlib
 from typing import Any
 
-from ..cases import DecodeCase, EncodeCase, FormCase, FormParseCase
-from ..sets import get_set
-from . import Adapter, Unsupported
+from pctfuzz.cases import DecodeCase, EncodeCase, FormCase, FormParseCase
+from pctfuzz.oracles.base import Adapter, Unsupported
+from pctfuzz.sets import get_set
 
 __all__ = ["ALWAYS_SAFE", "QS_CHARS", "YarlAdapter", "YarlCAdapter", "YarlRequoteAdapter"]
 
@@ -46,7 +46,7 @@ QS_CHARS = "+&=;"
 
 
 def _is_utf8(label: str) -> bool:
-    from .. import encoding as _encoding
+    from pctfuzz import encoding as _encoding
 
     return bool(_encoding.lookup(label).is_utf8)
 

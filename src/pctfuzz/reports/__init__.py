@@ -42,9 +42,9 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, Final
 
-from . import __version__
-from .errors import PctfuzzError
-from .text import one_line
+from pctfuzz import __version__
+from pctfuzz.errors import PctfuzzError
+from pctfuzz.text import one_line
 
 __all__ = [
     "RESULTS_FORMAT",
@@ -332,7 +332,7 @@ def _version(finding: Any) -> str | None:
 def _case_text(finding: Any) -> str:
     """The finding's case as a short call (``encode('~', set='path')``), or its raw
     input's length when the record has no case."""
-    from .divergences import case_text
+    from pctfuzz.checks.registry import case_text
 
     try:
         return case_text(finding.rebuild_case())
@@ -345,8 +345,8 @@ def reproduce_command(finding: Any, path: Path | str | None) -> str:
     """The command that replays ``finding``: ``pctfuzz replay FILE``, with ``--impl``
     when the record names an implementation that is not built in (replay never loads
     what a record names: the user says it)."""
-    from .replay import is_builtin_impl
-    from .targets import get_target
+    from pctfuzz.fuzz.replay import is_builtin_impl
+    from pctfuzz.targets import get_target
 
     where = os.fspath(path) if path is not None else f"findings/{finding.file_name}"
     command = f"pctfuzz replay {shlex.quote(where)}"
@@ -426,7 +426,7 @@ def _error(message: str, path: str | None = None, target: str | None = None) -> 
 def fuzz_results(result: Any, *, settings: Mapping[str, Any], findings_dir: Path,
                  started: str, exit_code: int) -> dict[str, Any]:
     """The results document of a campaign (``campaign.CampaignResult``)."""
-    from .store import FindingStore, StoreError
+    from pctfuzz.store import FindingStore, StoreError
 
     store = FindingStore(findings_dir)
     targets: list[dict[str, Any]] = []
@@ -472,8 +472,8 @@ def replay_results(items: Sequence[Any], *, settings: Mapping[str, Any], started
                    seconds: float, exit_code: int) -> dict[str, Any]:
     """The results document of a replay: ``items`` are ``replay.Verdict`` objects and
     ``(path, message)`` pairs for unusable inputs, as ``replay_paths`` yields them."""
-    from .replay import Verdict
-    from .store import StoreError, load_finding
+    from pctfuzz.fuzz.replay import Verdict
+    from pctfuzz.store import StoreError, load_finding
 
     per_target: dict[str, dict[str, Any]] = {}
     findings: list[dict[str, Any]] = []
@@ -797,7 +797,7 @@ def to_junit(document: Mapping[str, Any]) -> str:
     for replay in document["replays"]:
         tests += 1
         name = replay["finding_id"] or Path(replay["path"]).name
-        case = _el(suite, "testcase", classname=f"pctfuzz.replay.{replay['target']}",
+        case = _el(suite, "testcase", classname=f"pctfuzz.fuzz.replay.{replay['target']}",
                    name=name, file=replay["path"])
         if replay["reproduces"]:
             failures += 1
@@ -1027,10 +1027,10 @@ def _func_name(finding: Any, used: set[str]) -> str:
 def _urllib_call(check: str, case: Any) -> tuple[list[str], str] | None:
     """(statements, expression) calling urllib.parse the way the ``urllib`` adapter
     does for ``case``; None if the case has no such direct call."""
-    from .cases import DecodeCase, EncodeCase, FormCase, FormParseCase
-    from .oracles import Unsupported
-    from .oracles.urllib_parse import python_codec
-    from .sets import FORM, get_set
+    from pctfuzz.cases import DecodeCase, EncodeCase, FormCase, FormParseCase
+    from pctfuzz.oracles.base import Unsupported
+    from pctfuzz.oracles.urllib_parse import python_codec
+    from pctfuzz.sets import FORM, get_set
 
     qsl = 'keep_blank_values=True, encoding="utf-8", errors="replace", separator="&"'
     try:
@@ -1065,8 +1065,9 @@ def _urllib_call(check: str, case: Any) -> tuple[list[str], str] | None:
 
 def _registry_applies(impl: str, check: str, case: Any) -> bool:
     """Some active divergence-registry entry of ``impl`` for ``check`` covers ``case``."""
-    from .divergences import divergences_for
-    from .oracles import get_impl, registry_names
+    from pctfuzz.checks.registry import divergences_for
+    from pctfuzz.oracles.base import registry_names
+    from pctfuzz.oracles.registry import get_impl
 
     for entry in divergences_for(registry_names(get_impl(impl)), check):
         try:
@@ -1079,8 +1080,8 @@ def _registry_applies(impl: str, check: str, case: Any) -> bool:
 
 def _direct_test(finding: Any) -> list[str] | None:
     """Body of a test that calls urllib.parse without pctfuzz, when possible."""
-    from .divergences import reference_outcome
-    from .targets import get_target
+    from pctfuzz.checks.registry import reference_outcome
+    from pctfuzz.targets import get_target
 
     if finding.case is None or finding.impl not in ("urllib", "urllib-unquote"):
         return None
@@ -1112,8 +1113,8 @@ def _direct_test(finding: Any) -> list[str] | None:
 
 def _pctfuzz_test(finding: Any) -> list[str]:
     """Body of a test that runs the target's shared check (pctfuzz, no store)."""
-    from .faults import FAULTS
-    from .targets import get_target
+    from pctfuzz.oracles.faults import FAULTS
+    from pctfuzz.targets import get_target
 
     target = get_target(finding.target)
     lines = [f"target = get_target({finding.target!r})"]
@@ -1143,7 +1144,7 @@ _EXAMPLE_LISTS = {"encode": "ENCODE_EXAMPLES", "decode": "DECODE_EXAMPLES",
 
 def _case_call(case: Any) -> str:
     """A case as a constructor call of literals only (every field through ``repr``)."""
-    from .cases import EncodeCase, FormCase
+    from pctfuzz.cases import EncodeCase, FormCase
 
     if isinstance(case, EncodeCase):
         return (f"EncodeCase({case.value!r}, {case.set_name!r}, {case.encoding!r}, "
@@ -1205,15 +1206,15 @@ def export_examples(findings: Sequence[tuple[Any, str]]) -> str:
 def export_tests(findings: Sequence[tuple[Any, str]]) -> str:
     """A standalone pytest module reproducing ``findings`` (``(Finding, source path)``
     pairs): one test per finding, failing while it reproduces."""
-    from .faults import FAULTS
-    from .targets import get_target
+    from pctfuzz.oracles.faults import FAULTS
+    from pctfuzz.targets import get_target
 
     if not findings:
         raise PctfuzzError("no findings to export")
     used: set[str] = set()
     bodies: list[str] = []
     needs: set[str] = set()
-    from .replay import is_builtin_impl
+    from pctfuzz.fuzz.replay import is_builtin_impl
 
     for finding, source in findings:
         if not is_builtin_impl(get_target(finding.target), finding.impl):
@@ -1265,7 +1266,7 @@ def export_tests(findings: Sequence[tuple[Any, str]]) -> str:
     if "get_impl" in needs:
         pkg.append("from pctfuzz.oracles import get_impl")
     if "faults" in needs:
-        pkg.append("from pctfuzz.faults import FAULTS")
+        pkg.append("from pctfuzz.oracles.faults import FAULTS")
     date = datetime.now(UTC).strftime("%Y-%m-%d")
     source = _EXPORT_HEADER.format(version=__version__, date=date)
     if imports:

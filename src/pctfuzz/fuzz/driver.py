@@ -16,7 +16,7 @@ and replay run the full check.
 
 ``PCTFUZZ_IMPL`` names the implementation under test for ``diff_*`` targets
 (default ``urllib``); ``PCTFUZZ_FAULT`` runs an invariant target against one of the
-deliberately wrong codecs of ``pctfuzz.faults`` (benchmarks and demonstrations).
+deliberately wrong codecs of ``pctfuzz.oracles.faults`` (benchmarks and demonstrations).
 """
 
 from __future__ import annotations
@@ -33,11 +33,11 @@ from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import Any
 
-from .cases import Case
-from .fuzz_protocol import answered_line, finding_line, lost_line, say, warning_line
-from .identity import classify, signature_of
-from .targets import Target, get_target
-from .violations import Violation
+from pctfuzz.cases import Case
+from pctfuzz.fuzz.protocol import answered_line, finding_line, lost_line, say, warning_line
+from pctfuzz.identity import classify, signature_of
+from pctfuzz.targets import Target, get_target
+from pctfuzz.violations import Violation
 
 __all__ = ["Recorder", "instrument_modules", "main", "minimize", "modules_under_test",
            "run_input"]
@@ -150,7 +150,7 @@ class Recorder:
 
     def __init__(self, target: Target, impl: Any, impl_name: str | None,
                  findings_dir: Path, corpus_dir: Path | None) -> None:
-        from .store import Corpus, FindingStore
+        from pctfuzz.store import Corpus, FindingStore
 
         self.target = target
         self.impl = impl
@@ -205,7 +205,7 @@ class Recorder:
         finding = build_finding(self.target, self.impl_name, case, small, small_exc,
                                 minimized=small != data,
                                 signature=self.signature(small_exc, small), impl=self.impl)
-        from .store import StoreError
+        from pctfuzz.store import StoreError
 
         try:
             stored, is_new = self.findings.record(finding)
@@ -227,7 +227,7 @@ class Recorder:
         say(finding_line(is_new, stored.kind, stored.id, signature))
 
     def flush(self) -> None:
-        from .store import StoreError
+        from pctfuzz.store import StoreError
 
         for signature, hits in self.pending.items():
             if hits:
@@ -306,8 +306,8 @@ def build_finding(target: Target, impl_name: str | None, case: Case, raw: bytes 
                   impl: Any = None) -> Any:
     """A ``store.Finding`` for a failure of ``target`` on ``case``; ``impl``, the code
     under test, gives the version the finding records (``oracles.impl_version``)."""
-    from .oracles import impl_version
-    from .store import collect_versions, new_finding
+    from pctfuzz.oracles.base import impl_version
+    from pctfuzz.store import collect_versions, new_finding
 
     kind, check, located = classify(exc)
     return new_finding(
@@ -353,15 +353,15 @@ def main(target_name: str, argv: list[str] | None = None) -> None:
     """Run ``target_name`` under atheris with libFuzzer flags from ``argv``."""
     import atheris
 
-    from .oracles import get_impl
+    from pctfuzz.oracles.registry import get_impl
 
     argv = list(sys.argv if argv is None else argv)
     target = get_target(target_name)
     impl: Any = None
     impl_name: str | None = None
     if not target.differential and os.environ.get("PCTFUZZ_FAULT"):
-        # A deliberately wrong codec (pctfuzz.faults), to measure time-to-first-finding.
-        from .faults import FAULTS
+        # A deliberately wrong codec (pctfuzz.oracles.faults), to measure time-to-first-finding.
+        from pctfuzz.oracles.faults import FAULTS
 
         impl_name = os.environ["PCTFUZZ_FAULT"]
         impl = FAULTS[impl_name]

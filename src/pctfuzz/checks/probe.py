@@ -12,7 +12,7 @@ order), and ``spec`` the set as a ready set spec (``pctfuzz.setspec``), ``neares
 A battery then answers what a set cannot express: existing ``%HH`` (kept, encoded
 again as ``%25HH``, upper/lowercased, decoded), invalid escapes, the hex case of the
 output, space, ``+``, Unicode normalization, lone surrogates and the encoding of
-non-ASCII text. Nothing here prints; ``pctfuzz.commands.probe`` renders the report.
+non-ASCII text. Nothing here prints; ``pctfuzz.cli.probe`` renders the report.
 """
 
 from __future__ import annotations
@@ -24,11 +24,11 @@ from collections.abc import Callable, Mapping
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
-from .cases import EncodeCase
-from .errors import PctfuzzError
-from .reference import percent_decode
-from .sets import SETS, PercentEncodeSet, get_set
-from .setspec import canonical_spec, format_spec, urllib_safe_spec
+from pctfuzz.cases import EncodeCase
+from pctfuzz.errors import PctfuzzError
+from pctfuzz.reference import percent_decode
+from pctfuzz.sets import SETS, PercentEncodeSet, get_set
+from pctfuzz.setspec import canonical_spec, format_spec, urllib_safe_spec
 
 __all__ = ["Encoder", "ProbeReport", "load_encoder", "probe"]
 
@@ -341,7 +341,7 @@ def _import(target: str) -> object:
     if not module_name or not attr:
         raise PctfuzzError(f"target {target!r}: expected module:function or module:Class")
     try:
-        from .oracles import import_user_module
+        from pctfuzz.oracles.registry import import_user_module
 
         obj: object = import_user_module(module_name)
     except Exception as exc:  # the user's module failed to import: say why, in one line
@@ -391,7 +391,7 @@ def load_encoder(target: str, set_name: str | None = None) -> tuple[Encoder, str
         return obj, None
     if set_name is None:
         raise PctfuzzError(f"target {target!r} is an adapter: give --set NAME to probe")
-    from .oracles import get_impl  # oracles import this package's cases, not the reverse
+    from pctfuzz.oracles import get_impl  # oracles import this package's cases, not the reverse
 
     impl = get_impl(target)
     spec = _adapter_set(impl, set_name)

@@ -1,7 +1,7 @@
 """The invariants of percent-encoding, as plain functions that raise ``Violation``.
 
 Every check takes the implementation under test as a :class:`Codec` (default
-:data:`REFERENCE`), so a deliberately wrong codec (``pctfuzz.faults``) or another
+:data:`REFERENCE`), so a deliberately wrong codec (``pctfuzz.oracles.faults``) or another
 library's adapter can be checked by the same code. Each driver (Hypothesis, atheris,
 replay) calls one aggregate per case type — :func:`check_encode`, :func:`check_decode`,
 :func:`check_form`, :func:`check_form_parse` — and :data:`INVARIANTS` lists every single
@@ -31,13 +31,13 @@ from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import Any, NamedTuple, Protocol
 
-from . import encoding as _encoding
-from .cases import DecodeCase, EncodeCase, FormCase, FormParseCase
-from .errors import NotScalarValueError, PctfuzzError, UnknownEncodingError, UnknownSetError
-from .form import form_urldecode, form_urlencode
-from .reference import percent_decode, percent_encode
-from .sets import FORM, SETS, UNRESERVED, PercentEncodeSet, get_set
-from .violations import Violation
+from pctfuzz import encoding as _encoding
+from pctfuzz.cases import DecodeCase, EncodeCase, FormCase, FormParseCase
+from pctfuzz.errors import NotScalarValueError, PctfuzzError, UnknownEncodingError, UnknownSetError
+from pctfuzz.form import form_urldecode, form_urlencode
+from pctfuzz.reference import percent_decode, percent_encode
+from pctfuzz.sets import FORM, SETS, UNRESERVED, PercentEncodeSet, get_set
+from pctfuzz.violations import Violation
 
 __all__ = [
     "CONCATENATION",

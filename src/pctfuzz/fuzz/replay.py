@@ -21,11 +21,11 @@ from pathlib import Path
 from types import FrameType
 from typing import Any
 
-from .errors import PctfuzzError
-from .fuzzing import modules_under_test
-from .identity import SIGNATURE_VERSION, signature_of, stop_signature
-from .targets import TARGETS, Target, get_target
-from .text import one_line
+from pctfuzz.errors import PctfuzzError
+from pctfuzz.fuzz.driver import modules_under_test
+from pctfuzz.identity import SIGNATURE_VERSION, signature_of, stop_signature
+from pctfuzz.targets import TARGETS, Target, get_target
+from pctfuzz.text import one_line
 
 __all__ = ["FAILING_OUTCOMES", "Run", "Verdict", "check_recorded_impl", "is_builtin_impl",
            "replay_paths", "run_case"]
@@ -163,7 +163,7 @@ def _impl_for(target: Target, name: str | None, cache: dict[str | None, Any], *,
     ``recorded``: the name comes from a finding record, not from ``--impl``. A record
     is untrusted (it may come with a bug report), so its name must be a built-in one:
     nothing it names is ever imported or called (see ``check_recorded_impl``)."""
-    from .faults import FAULTS
+    from pctfuzz.oracles.faults import FAULTS
 
     if recorded:
         check_recorded_impl(target, name)
@@ -171,7 +171,7 @@ def _impl_for(target: Target, name: str | None, cache: dict[str | None, Any], *,
         # Invariant targets check the reference; a finding recorded against one of the
         # deliberately wrong codecs (PCTFUZZ_FAULT) names it, and replays against it.
         return FAULTS.get(name or "")
-    from .oracles import get_impl
+    from pctfuzz.oracles.registry import get_impl
 
     if name not in cache:
         cache[name] = get_impl(name or "urllib")
@@ -194,10 +194,10 @@ def check_recorded_impl(target: Target, name: str | None) -> None:
 
 def is_builtin_impl(target: Target, name: str | None) -> bool:
     """``name`` (from a record) is None or built in: an adapter of
-    ``pctfuzz.oracles.IMPLS`` for a differential target, a codec of ``pctfuzz.faults``
+    ``pctfuzz.oracles.IMPLS`` for a differential target, a codec of ``pctfuzz.oracles.faults``
     for an invariant target. What replay and export may use without importing."""
-    from .faults import FAULTS
-    from .oracles import IMPLS
+    from pctfuzz.oracles.faults import FAULTS
+    from pctfuzz.oracles.registry import IMPLS
 
     if name is None:
         return True
@@ -252,7 +252,7 @@ def replay_paths(paths: Sequence[Path], *, target: str | None = None, impl: str 
 
     ``trusted``: implementations the user named elsewhere (``[tool.pctfuzz] impl``): a
     record naming one of them replays against it, as if given with ``--impl``."""
-    from .store import StoreError, load_finding, read_input
+    from pctfuzz.store import StoreError, load_finding, read_input
 
     if target is not None:
         get_target(target)

@@ -9,9 +9,9 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from ..cli import EXIT_OK
-from ..errors import PctfuzzError
-from .args import folder_path
+from pctfuzz.cli.args import folder_path
+from pctfuzz.cli.exits import EXIT_OK
+from pctfuzz.errors import PctfuzzError
 
 __all__ = ["add_command"]
 
@@ -19,7 +19,7 @@ _ID = re.compile(r"[0-9a-f]{16}")
 
 
 def _cmd_report(args: argparse.Namespace) -> int:
-    from ..reports import (
+    from pctfuzz.reports import (
         check_destinations,
         findings_table,
         load_campaign,
@@ -28,12 +28,12 @@ def _cmd_report(args: argparse.Namespace) -> int:
         to_json_text,
         write_output,
     )
-    from ..store import FindingStore, StoreProblem
+    from pctfuzz.store import FindingStore, StoreProblem
 
     if args.schema:
         import json
 
-        from ..reports import RESULTS_SCHEMA
+        from pctfuzz.reports import RESULTS_SCHEMA
 
         print(json.dumps(RESULTS_SCHEMA, indent=2))
         return EXIT_OK
@@ -62,7 +62,7 @@ def _cmd_report(args: argparse.Namespace) -> int:
 
 def _cmd_triage(args: argparse.Namespace) -> int:
     """Set a finding's status (and note): the triage verdict a later campaign keeps."""
-    from ..store import FindingStore, StoreError
+    from pctfuzz.store import FindingStore, StoreError
 
     store = FindingStore(Path(args.findings))
     try:
@@ -76,7 +76,7 @@ def _cmd_triage(args: argparse.Namespace) -> int:
 
 def _collect(items: list[str], findings_dir: Path) -> list[tuple[Any, str]]:
     """(Finding, source) for finding files, folders of them, and ids in ``findings_dir``."""
-    from ..store import FindingStore, StoreError, load_finding
+    from pctfuzz.store import FindingStore, StoreError, load_finding
 
     chosen: list[tuple[Any, str]] = []
     for item in items:
@@ -100,7 +100,7 @@ def _collect(items: list[str], findings_dir: Path) -> list[tuple[Any, str]]:
 
 
 def _cmd_export(args: argparse.Namespace) -> int:
-    from ..reports import check_destinations, export_examples, export_tests, write_output
+    from pctfuzz.reports import check_destinations, export_examples, export_tests, write_output
 
     check_destinations(args.output)
     findings = _collect(args.findings, Path(args.findings_dir))

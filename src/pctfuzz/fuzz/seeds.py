@@ -11,8 +11,8 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from .cases import Case, DecodeCase, EncodeCase, FormCase, FormParseCase
-from .targets import FUZZ_SETS
+from pctfuzz.cases import Case, DecodeCase, EncodeCase, FormCase, FormParseCase
+from pctfuzz.targets import FUZZ_SETS
 
 __all__ = ["EDGE_STRINGS", "seed_cases"]
 

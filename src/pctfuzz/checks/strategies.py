@@ -27,9 +27,9 @@ from __future__ import annotations
 
 from hypothesis import strategies as st
 
-from .cases import DecodeCase, EncodeCase, FormCase, FormParseCase
-from .encoding import ENCODING_NAMES, LABELS
-from .sets import ALIASES, SETS
+from pctfuzz.cases import DecodeCase, EncodeCase, FormCase, FormParseCase
+from pctfuzz.encoding import ENCODING_NAMES, LABELS
+from pctfuzz.sets import ALIASES, SETS
 
 __all__ = [
     "BOUNDARY_BYTES",

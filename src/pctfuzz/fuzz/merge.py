@@ -37,9 +37,9 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from .errors import PctfuzzError
-from .scratch import owned_dir, remove_abandoned
-from .targets import get_target
+from pctfuzz.errors import PctfuzzError
+from pctfuzz.fuzz.scratch import owned_dir, remove_abandoned
+from pctfuzz.targets import get_target
 
 __all__ = ["MergeResult", "exchange_dirs", "harness_launcher", "merge_target"]
 
@@ -199,7 +199,7 @@ def _copy_inputs(folders: Sequence[Path], dest: Path) -> tuple[int, list[str]]:
     read as the corpus reads them (no symlink followed, size checked first). libFuzzer
     then merges a private copy: inputs deleted meanwhile do not make it retry, and odd
     file names never reach its control file. Returns (count, skip messages)."""
-    from .store import StoreError, read_input
+    from pctfuzz.store import StoreError, read_input
 
     count, skipped = 0, []
     for folder in folders:

@@ -63,17 +63,17 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, Final
 
-from .cases import Case, case_from_json
-from .errors import CaseFormatError, PctfuzzError, type_name
-from .identity import (
+from pctfuzz.cases import Case, case_from_json
+from pctfuzz.errors import CaseFormatError, PctfuzzError, type_name
+from pctfuzz.identity import (
     FINDING_KINDS,
     SIGNATURE_VERSION,
     finding_id,
     signature_of,
     stop_signature,
 )
-from .text import one_line
-from .violations import Divergence, Violation
+from pctfuzz.text import one_line
+from pctfuzz.violations import Divergence, Violation
 
 __all__ = [
     "DEFAULT_CORPUS_MAX_SIZE",
@@ -850,7 +850,7 @@ def _finding_from_obj(data: object, source: Path) -> Finding:
             case = case_from_json(data["case"])
         except PctfuzzError as exc:
             raise bad(f"case: {exc}") from None
-        from .targets import TARGETS
+        from pctfuzz.targets import TARGETS
 
         known = TARGETS.get(target)
         if known is not None and type(case) is not known.case_type:

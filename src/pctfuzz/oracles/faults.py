@@ -16,9 +16,8 @@ import re
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from types import MappingProxyType
 
-from . import encoding as _encoding
-from .form import form_urldecode
-from .properties import (
+from pctfuzz import encoding as _encoding
+from pctfuzz.checks.invariants import (
     REFERENCE,
     Codec,
     DecodeFunc,
@@ -27,8 +26,9 @@ from .properties import (
     FormEncodeFunc,
     form_serializer,
 )
-from .reference import percent_decode, percent_encode
-from .sets import FORM, PercentEncodeSet, get_set
+from pctfuzz.form import form_urldecode
+from pctfuzz.reference import percent_decode, percent_encode
+from pctfuzz.sets import FORM, PercentEncodeSet, get_set
 
 __all__ = ["FAULTS", "Tweak", "table_encoder"]
 

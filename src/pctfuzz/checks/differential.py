@@ -12,7 +12,7 @@ the invariants in ``properties``. Each check:
    raises ``NotScalarValueError``, the implementation any ``ValueError``). An adapter
    declaring ``scalar_values = "replace"`` is compared with the reference's
    ``surrogates="replace"`` answer (WebIDL USVString: lone surrogate -> U+FFFD);
-4. returns the ids of the registry entries (``pctfuzz.divergences``, then the
+4. returns the ids of the registry entries (``pctfuzz.checks.registry``, then the
    adapter's own and ``--accept``'s, ``pctfuzz.accept``) that together explain the
    difference, when they do;
 5. otherwise raises ``pctfuzz.violations.Divergence`` with ``check``, ``case``,
@@ -23,7 +23,7 @@ the invariants in ``properties``. Each check:
 
 An exception from the implementation on a case it claims to support is a finding: the
 fuzzer classifies a ``Divergence`` with ``impl_error`` set as kind ``crash``, located
-at that exception (``pctfuzz.fuzzing.classify``). When the *reference* refuses a case
+at that exception (``pctfuzz.fuzz.driver.classify``). When the *reference* refuses a case
 and the implementation refuses it too, with a different exception type, that too needs
 a registry entry (unless both refuse a non-scalar str, see 3): error-versus-error
 behaviour is part of what is compared.
@@ -37,14 +37,15 @@ from __future__ import annotations
 import functools
 from typing import Any
 
-from .accept import accepted_entries
-from .cases import Case, DecodeCase, EncodeCase, FormCase, FormParseCase
-from .divergences import Outcome, explain, reconcile, reference_outcome
-from .errors import NotScalarValueError, PctfuzzError
-from .identity import difference, unit_difference
-from .oracles import Impl, Unsupported, get_impl, impl_name, registry_names
-from .reference import Surrogates
-from .violations import Divergence
+from pctfuzz.accept import accepted_entries
+from pctfuzz.cases import Case, DecodeCase, EncodeCase, FormCase, FormParseCase
+from pctfuzz.checks.registry import Outcome, explain, reconcile, reference_outcome
+from pctfuzz.errors import NotScalarValueError, PctfuzzError
+from pctfuzz.identity import difference, unit_difference
+from pctfuzz.oracles.base import Impl, Unsupported, impl_name, registry_names
+from pctfuzz.oracles.registry import get_impl
+from pctfuzz.reference import Surrogates
+from pctfuzz.violations import Divergence
 
 __all__ = [
     "Outcome",

@@ -11,14 +11,14 @@ import time
 from pathlib import Path
 from typing import Any, TextIO
 
-from ..cli import EXIT_FOUND, EXIT_INCOMPLETE, EXIT_OK, EXIT_USAGE
-from ..errors import PctfuzzError
-from .args import JOBS_PER_CORE, folder_path, job_count, positive_seconds, whole_seconds
-from .divergences import add_accept_option, set_accept
+from pctfuzz.cli.args import JOBS_PER_CORE, folder_path, job_count, positive_seconds, whole_seconds
+from pctfuzz.cli.divergences import add_accept_option, set_accept
+from pctfuzz.cli.exits import EXIT_FOUND, EXIT_INCOMPLETE, EXIT_OK, EXIT_USAGE
+from pctfuzz.errors import PctfuzzError
 
 
 def _cmd_targets(args: argparse.Namespace) -> int:
-    from ..targets import TARGETS
+    from pctfuzz.targets import TARGETS
 
     width = max(map(len, TARGETS))
     for name, target in TARGETS.items():
@@ -27,7 +27,7 @@ def _cmd_targets(args: argparse.Namespace) -> int:
 
 
 def _progress(stats: object) -> None:
-    from ..campaign import TargetStats
+    from pctfuzz.fuzz.campaign import TargetStats
 
     assert isinstance(stats, TargetStats)
     rate = stats.answered_rate
@@ -39,7 +39,7 @@ def _progress(stats: object) -> None:
 
 def _outputs(args: argparse.Namespace) -> tuple[str | None, str | None, str | None]:
     """(--json, --sarif, --junit), checked before any work starts."""
-    from ..reports import check_destinations
+    from pctfuzz.reports import check_destinations
 
     dests = (args.json, args.sarif, args.junit)
     check_destinations(*dests)
@@ -55,7 +55,7 @@ def _write_reports(document: dict[str, Any], json_dest: str | None, sarif: str |
                    junit: str | None) -> None:
     import json
 
-    from ..reports import to_json_text, to_junit, to_sarif, write_output
+    from pctfuzz.reports import to_json_text, to_junit, to_sarif, write_output
 
     if json_dest is not None:
         write_output(json_dest, to_json_text(document))
@@ -71,8 +71,8 @@ def _set_sets(items: list[str] | None) -> None:
     so a bad one is a usage error before any process starts."""
     import json
 
-    from ..sets import get_set
-    from ..targets import SETS_ENV
+    from pctfuzz.sets import get_set
+    from pctfuzz.targets import SETS_ENV
 
     if not items:
         return
@@ -101,9 +101,9 @@ def _answered_targets(requested: list[str], impl: Any, impl_name: str,
     of the seed cases (every one ``Unsupported``): fuzzing them would be time spent on
     nothing. Each skipped target is said, with the adapter's reason. If none is left,
     the whole list runs, so an adapter that answers nothing is an incomplete run."""
-    from ..differential import run_impl
-    from ..seeds import seed_cases
-    from ..targets import TARGETS, get_target
+    from pctfuzz.checks.differential import run_impl
+    from pctfuzz.fuzz.seeds import seed_cases
+    from pctfuzz.targets import TARGETS, get_target
 
     if requested:
         return list(requested)  # named on purpose; the summary shows what was answered
@@ -137,7 +137,7 @@ def _answered_targets(requested: list[str], impl: Any, impl_name: str,
 
 
 def _unsupported_reason(impl: Any, question: str, case: Any) -> str:
-    from ..oracles import Unsupported
+    from pctfuzz.oracles.base import Unsupported
 
     method = {"encode": "encode", "decode": "decode", "form": "form_serialize",
               "form-parse": "form_parse"}[question]
@@ -153,9 +153,9 @@ def _unsupported_reason(impl: Any, question: str, case: Any) -> str:
 def _describe_new_findings(idents: list[str], findings: Path, out: TextIO) -> None:
     """Under the summary: each new finding in one readable line (what went in, what
     the reference says, what came out) and the exact command that reproduces it."""
-    from ..reports import finding_entry
-    from ..store import FindingStore, StoreError
-    from ..text import one_line
+    from pctfuzz.reports import finding_entry
+    from pctfuzz.store import FindingStore, StoreError
+    from pctfuzz.text import one_line
 
     store = FindingStore(findings)
     for ident in idents:
@@ -181,7 +181,7 @@ def _apply_project(args: argparse.Namespace) -> Path:
     on ``sys.path`` and ``PYTHONPATH`` (for the harness processes), so an adapter
     module of the project is importable as ``--impl module:Class`` from any subfolder.
     """
-    from ..config import load_config
+    from pctfuzz.cli.config import load_config
 
     project = load_config()
     values = project.values
@@ -211,10 +211,10 @@ def _apply_project(args: argparse.Namespace) -> Path:
 
 
 def _cmd_fuzz(args: argparse.Namespace) -> int:
-    from ..campaign import run_campaign
-    from ..oracles import get_impl
-    from ..reports import fuzz_results
-    from ..store import printable_path, utc_now
+    from pctfuzz.fuzz.campaign import run_campaign
+    from pctfuzz.oracles.registry import get_impl
+    from pctfuzz.reports import fuzz_results
+    from pctfuzz.store import printable_path, utc_now
 
     root = _apply_project(args)
     dests = _outputs(args)
@@ -254,7 +254,7 @@ def _cmd_fuzz(args: argparse.Namespace) -> int:
     code = (EXIT_INCOMPLETE if result.incomplete else
             EXIT_FOUND if result.new_findings else stopped)
     if any(d is not None for d in dests):
-        from ..targets import TARGETS
+        from pctfuzz.targets import TARGETS
 
         settings = {
             "targets": list(args.targets) or list(TARGETS), "max_time": args.max_time,
@@ -269,10 +269,10 @@ def _cmd_fuzz(args: argparse.Namespace) -> int:
 
 
 def _cmd_replay(args: argparse.Namespace) -> int:
-    from ..config import load_config
-    from ..replay import Verdict, replay_paths
-    from ..reports import replay_results
-    from ..store import printable_path, utc_now
+    from pctfuzz.cli.config import load_config
+    from pctfuzz.fuzz.replay import Verdict, replay_paths
+    from pctfuzz.reports import replay_results
+    from pctfuzz.store import printable_path, utc_now
 
     dests = _outputs(args)
     set_accept(args.accept)
@@ -306,7 +306,7 @@ def _cmd_replay(args: argparse.Namespace) -> int:
 
 
 def _cmd_migrate(args: argparse.Namespace) -> int:
-    from ..migrate import migrate_findings
+    from pctfuzz.fuzz.migrate import migrate_findings
 
     for migration in migrate_findings(Path(args.findings), impl=args.impl):
         if migration.outcome != "current" or args.verbose:
@@ -315,9 +315,9 @@ def _cmd_migrate(args: argparse.Namespace) -> int:
 
 
 def _cmd_corpus_seed(args: argparse.Namespace) -> int:
-    from ..seeds import seed_cases
-    from ..store import Corpus
-    from ..targets import TARGETS, get_target
+    from pctfuzz.fuzz.seeds import seed_cases
+    from pctfuzz.store import Corpus
+    from pctfuzz.targets import TARGETS, get_target
 
     corpus = Corpus(Path(args.corpus))
     for target in map(get_target, args.targets or list(TARGETS)):
@@ -334,10 +334,10 @@ def _cmd_corpus_seed(args: argparse.Namespace) -> int:
 
 
 def _cmd_corpus_merge(args: argparse.Namespace) -> int:
-    from ..campaign import default_harness_dir
-    from ..merge import merge_target
-    from ..oracles import get_impl
-    from ..targets import TARGETS, get_target
+    from pctfuzz.fuzz.campaign import default_harness_dir
+    from pctfuzz.fuzz.merge import merge_target
+    from pctfuzz.oracles.registry import get_impl
+    from pctfuzz.targets import TARGETS, get_target
 
     names = args.targets or list(TARGETS)
     for name in names:
@@ -363,7 +363,7 @@ def _cmd_corpus_merge(args: argparse.Namespace) -> int:
 def _finding_inputs(folder: Path) -> dict[str, list[bytes]]:
     """Target -> raw inputs of its findings, which a merge must keep. Timeouts and OOMs
     are left out: in the corpus, they would stop every campaign that starts."""
-    from ..store import FindingStore, StoreProblem
+    from pctfuzz.store import FindingStore, StoreProblem
 
     problems: list[StoreProblem] = []
     keep: dict[str, list[bytes]] = {}

@@ -29,7 +29,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from .errors import PctfuzzError
+from pctfuzz.errors import PctfuzzError
 
 __all__ = ["KEYS", "ConfigError", "ProjectConfig", "find_pyproject", "load_config"]
 

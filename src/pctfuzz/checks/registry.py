@@ -37,11 +37,11 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, TypeAlias
 
-from .cases import Case, DecodeCase, EncodeCase, FormCase, FormParseCase
-from .errors import NotScalarValueError, PctfuzzError
-from .form import form_urldecode, form_urlencode, split_pairs
-from .reference import Surrogates, percent_decode, percent_encode
-from .sets import FORM, get_set
+from pctfuzz.cases import Case, DecodeCase, EncodeCase, FormCase, FormParseCase
+from pctfuzz.errors import NotScalarValueError, PctfuzzError
+from pctfuzz.form import form_urldecode, form_urlencode, split_pairs
+from pctfuzz.reference import Surrogates, percent_decode, percent_encode
+from pctfuzz.sets import FORM, get_set
 
 __all__ = [
     "CHECKS",
@@ -175,7 +175,7 @@ def _surrogates_to_fffd(text: str) -> str:
 
 
 def _is_utf8_label(label: str) -> bool:
-    from . import encoding as _encoding
+    from pctfuzz import encoding as _encoding
 
     try:
         return bool(_encoding.lookup(label).is_utf8)
@@ -278,7 +278,7 @@ def _urllib_picks(check: str, function: str) -> Callable[[Case], bool]:
     """The default ``urllib`` adapter calls ``function`` for the case (``urllib_function``)."""
 
     def applies(case: Case) -> bool:
-        from .oracles.urllib_parse import urllib_function
+        from pctfuzz.oracles.urllib_parse import urllib_function
 
         return urllib_function(check, case) == function
 
@@ -314,7 +314,7 @@ def _unquote_keeps_surrogates(
 ) -> tuple[Outcome, Outcome] | None:
     if not isinstance(case, DecodeCase) or not isinstance(case.value, str) or expected.raised:
         return None
-    from .oracles.urllib_parse import unquoted_bytes
+    from pctfuzz.oracles.urllib_parse import unquoted_bytes
 
     # unquote decodes only ASCII runs, so the surrogates reach its answer unchanged.
     return Outcome(percent_decode(unquoted_bytes(case.value))), actual
@@ -326,8 +326,8 @@ def _unquote_keeps_surrogates(
 # three entries say *why* it can differ from the reference, each with a narrow predicate.
 def _legacy_text_case(case: Case) -> tuple[str, str] | None:
     """(value, Python codec) for a str encode/form case with a legacy encoding."""
-    from .oracles import Unsupported
-    from .oracles.urllib_parse import python_codec
+    from pctfuzz.oracles.base import Unsupported
+    from pctfuzz.oracles.urllib_parse import python_codec
 
     label = getattr(case, "encoding", None)
     if not isinstance(label, str) or _is_utf8_label(label):
@@ -346,7 +346,7 @@ def _legacy_text_case(case: Case) -> tuple[str, str] | None:
 @functools.lru_cache(maxsize=4096)  # per code point and label: the fuzzer asks again and again
 def _whatwg_char_bytes(label: str, char: str) -> bytes:
     """The WHATWG encoder's output for one code point, an error written as ``&#N;``."""
-    from . import encoding as _encoding
+    from pctfuzz import encoding as _encoding
 
     return b"".join(
         run if isinstance(run, bytes) else f"&#{run};".encode("ascii")
@@ -410,7 +410,7 @@ def _iso_2022_jp_roman(case: Case) -> bool:
 
 
 def _encoding_name(label: str) -> str | None:
-    from . import encoding as _encoding
+    from pctfuzz import encoding as _encoding
 
     try:
         return _encoding.lookup(label).name
@@ -505,7 +505,7 @@ def _yarl_requote_model(
     (``%25``); the rest is encoded like the reference; lone surrogates are dropped."""
     if not isinstance(case, EncodeCase) or not isinstance(case.value, str):
         return None
-    from .oracles.yarl_quoting import ALWAYS_SAFE, QS_CHARS
+    from pctfuzz.oracles.yarl_quoting import ALWAYS_SAFE, QS_CHARS
 
     pes = get_set(case.set_name)
     plus = case.space_as_plus
@@ -943,7 +943,7 @@ _QS_UNESCAPE = (
 
 
 def _remote_error(name: str) -> type[BaseException]:
-    from .oracles.process import remote_error_type
+    from pctfuzz.oracles.process import remote_error_type
 
     return remote_error_type(name)
 
@@ -1332,7 +1332,7 @@ def divergences_for(
     """Entries for these implementation names (all if None) and check (all if None),
     grouped by implementation and check (``DIVERGENCES`` keeps reconcile order)."""
     names = {impl} if isinstance(impl, str) else set(impl) if impl is not None else None
-    from .oracles import IMPLS
+    from pctfuzz.oracles.registry import IMPLS
 
     order = {name: index for index, name in enumerate(IMPLS)}
     found = [
@@ -1407,8 +1407,8 @@ def case_text(case: Case) -> str:
 
 def example_outcomes(entry: KnownDivergence) -> tuple[Outcome, Outcome]:
     """(reference, implementation) outcomes on the entry's pinned example."""
-    from .differential import run_impl
-    from .oracles import get_impl
+    from pctfuzz.checks.differential import run_impl
+    from pctfuzz.oracles.registry import get_impl
 
     expected = reference_outcome(entry.check, entry.example)
     actual = run_impl(entry.check, entry.example, get_impl(entry.impl))

@@ -15,9 +15,9 @@ import sys
 import tempfile
 from pathlib import Path
 
-from ..cli import EXIT_OK
-from ..errors import PctfuzzError
-from .args import folder_path
+from pctfuzz.cli.args import folder_path
+from pctfuzz.cli.exits import EXIT_OK
+from pctfuzz.errors import PctfuzzError
 
 #: The reference's own modules: what the invariant targets are about.
 REFERENCE_MODULES = ("pctfuzz.reference", "pctfuzz.form", "pctfuzz.sets",
@@ -28,8 +28,8 @@ def replay_corpus(names: list[str], corpus: Path, impl_name: str) -> tuple[int, 
     """Run every corpus input of ``names`` through its target, each against what its
     target checks (the implementation for a differential target, the reference for
     an invariant one); returns (inputs, inputs that fail)."""
-    from ..oracles import get_impl
-    from ..targets import get_target
+    from pctfuzz.oracles.registry import get_impl
+    from pctfuzz.targets import get_target
 
     impl = get_impl(impl_name)
     count = failing = 0
@@ -49,8 +49,8 @@ def replay_corpus(names: list[str], corpus: Path, impl_name: str) -> tuple[int, 
 
 
 def _modules_under_test(impl_name: str) -> tuple[str, ...]:
-    from ..fuzzing import modules_under_test
-    from ..oracles import get_impl
+    from pctfuzz.fuzz.driver import modules_under_test
+    from pctfuzz.oracles.registry import get_impl
 
     return modules_under_test(get_impl(impl_name))
 
@@ -75,7 +75,7 @@ def _files(cov: object, modules: tuple[str, ...]) -> list[str]:
 def _cmd_coverage(args: argparse.Namespace) -> int:
     import coverage
 
-    from ..targets import TARGETS, get_target
+    from pctfuzz.targets import TARGETS, get_target
 
     names = args.targets or list(TARGETS)
     for name in names:
@@ -92,7 +92,7 @@ def _cmd_coverage(args: argparse.Namespace) -> int:
         child = subprocess.run(
             [sys.executable, "-m", "coverage", "run", "--branch",
              f"--source={','.join(('pctfuzz', *under_test))}",
-             f"--data-file={data_file}", "-m", "pctfuzz.commands.coverage",
+             f"--data-file={data_file}", "-m", "pctfuzz.cli.coverage",
              str(corpus), args.impl, *names],
             capture_output=True, text=True, check=False)
         if child.returncode != 0:

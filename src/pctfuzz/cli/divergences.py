@@ -1,5 +1,5 @@
 """``pctfuzz divergences``: list the accepted differences between the reference and the
-implementations under test (the registry in ``pctfuzz.divergences``, plus a user
+implementations under test (the registry in ``pctfuzz.checks.registry``, plus a user
 adapter's ``divergences`` and ``--accept FILE``, ``pctfuzz.accept``), and with
 ``--check`` verify that every pinned example still diverges and is accepted.
 
@@ -13,9 +13,10 @@ import argparse
 import os
 from typing import Any
 
-from ..divergences import KnownDivergence, case_text, divergences_for, render_markdown
-from ..errors import PctfuzzError
-from ..oracles import IMPLS, Impl, get_impl, registry_names
+from pctfuzz.checks.registry import KnownDivergence, case_text, divergences_for, render_markdown
+from pctfuzz.errors import PctfuzzError
+from pctfuzz.oracles.base import Impl, registry_names
+from pctfuzz.oracles.registry import IMPLS, get_impl
 
 __all__ = ["add_accept_option", "add_command", "set_accept"]
 
@@ -24,7 +25,7 @@ def set_accept(path: str | None) -> None:
     """``--accept FILE``: load it now (a bad file is a usage error before any work) and
     name it in ``PCTFUZZ_ACCEPT``, which the differential checks of this process and of
     the campaign's children read."""
-    from ..accept import ACCEPT_ENV, load_accept_file
+    from pctfuzz.accept import ACCEPT_ENV, load_accept_file
 
     if path is None:
         return
@@ -54,7 +55,7 @@ def _adapter(impl: str | None) -> tuple[list[str] | None, Impl | None]:
 
 
 def _user_entries(adapter: Impl | None) -> list[KnownDivergence]:
-    from ..accept import ACCEPT_ENV, accepted_entries, load_accept_file
+    from pctfuzz.accept import ACCEPT_ENV, accepted_entries, load_accept_file
 
     if adapter is not None:
         return list(accepted_entries(adapter))
@@ -64,7 +65,7 @@ def _user_entries(adapter: Impl | None) -> list[KnownDivergence]:
 
 def _check(names: list[str] | None, adapter: Impl | None,
            user: list[KnownDivergence]) -> int:
-    from ..accept import check_entries
+    from pctfuzz.accept import check_entries
 
     failed = 0
     builtin = divergences_for(names)

@@ -1,4 +1,6 @@
-"""``pctfuzz probe TARGET``: which percent-encode set an encoder implements (``pctfuzz.probe``).
+"""``pctfuzz probe TARGET``: which percent-encode set an encoder implements.
+
+The logic is ``pctfuzz.checks.probe``.
 
 Exit codes: 0 the report was printed (whether or not a set matches exactly); 2 the target
 does not import, is neither a function nor an adapter, an adapter came without ``--set``,
@@ -11,7 +13,7 @@ import argparse
 import json
 from typing import Any
 
-from ..probe import ProbeReport, load_encoder, probe
+from pctfuzz.checks.probe import ProbeReport, load_encoder, probe
 
 __all__ = ["add_command", "render"]
 

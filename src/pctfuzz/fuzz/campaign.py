@@ -55,13 +55,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from .errors import PctfuzzError
-from .fuzz_protocol import ANSWERED, FINDING, LOST, WARNING_PREFIX
-from .scratch import owned_dir, pid_alive, remove_abandoned
-from .targets import TARGETS, get_target
+from pctfuzz.errors import PctfuzzError
+from pctfuzz.fuzz.protocol import ANSWERED, FINDING, LOST, WARNING_PREFIX
+from pctfuzz.fuzz.scratch import owned_dir, pid_alive, remove_abandoned
+from pctfuzz.targets import TARGETS, get_target
 
 if TYPE_CHECKING:
-    from .store import Corpus, StoreProblem
+    from pctfuzz.store import Corpus, StoreProblem
 
 __all__ = [
     "CampaignResult",
@@ -198,7 +198,7 @@ def default_harness_dir() -> Path:
     here = Path.cwd() / "harness"
     if here.is_dir():
         return here
-    return Path(__file__).resolve().parents[2] / "harness"
+    return Path(__file__).resolve().parents[3] / "harness"  # src/pctfuzz/fuzz/ -> the checkout
 
 
 def _command(target: str, harness: Path | None, out_dir: Path, seconds: int,
@@ -373,7 +373,7 @@ def _run_slot(plan: Sequence[str], slice_len: float, job: _Job, *, supervisor: _
               progress: Callable[[TargetStats], None] | None) -> list[TargetStats]:
     """One process slot: slices of the targets of ``plan`` in turn until the deadline;
     returns the stats of each target it ran (summed over its slices)."""
-    from .store import Corpus, StoreError
+    from pctfuzz.store import Corpus, StoreError
 
     stats = {name: TargetStats(name) for name in plan}
     store = Corpus(job.corpus)
@@ -425,7 +425,7 @@ def _run_slice(stats: TargetStats, seconds: float, staging: Path, known: set[str
     """One slice of ``stats.target`` (restarted after a stop on an input) on its
     private corpus copy ``staging``, whose new inputs are then added to the corpus;
     the slice's figures are added to ``stats``."""
-    from .store import Corpus
+    from pctfuzz.store import Corpus
 
     target = stats.target
     started = time.monotonic()
@@ -473,7 +473,7 @@ def _stage(store: Corpus, target: str) -> Path:
     copy goes to the temporary folder instead: fuzzing goes on, and what it finds is
     imported through ``Corpus.add`` as far as the corpus can take it. ``StoreError``
     (one line) if no copy can be made at all."""
-    from .store import StoreError
+    from pctfuzz.store import StoreError
 
     problems: list[StoreProblem] = []
     prefix = f"{_STAGING}{target}-{os.getpid()}-"
@@ -516,7 +516,7 @@ def _unstage(store: Corpus, target: str, staging: Path, *, known: set[str] | Non
     must be the sha1 of the bytes) to the corpus, then remove ``staging`` (unless
     ``remove`` is false). Names in ``known`` (already in the corpus) are not read
     again; the names imported are added to it."""
-    from .store import StoreError
+    from pctfuzz.store import StoreError
 
     added = 0
     try:
@@ -705,12 +705,12 @@ def _record_death(target: str, kind: str, artifact: Path | None, impl: str, find
 
     The input is kept in the finding only, not added to the corpus: the restarted
     process would load it as a seed and stop on it again."""
-    from .store import FindingStore, new_stop_finding
+    from pctfuzz.store import FindingStore, new_stop_finding
 
     if artifact is None or not artifact.is_file():
         stats.errors.append(f"{kind} without an input file")
         return
-    from .store import StoreError
+    from pctfuzz.store import StoreError
 
     data = artifact.read_bytes()
     tgt = get_target(target)
@@ -753,7 +753,7 @@ def run_campaign(
         missing = [n for n in names if not (harness / f"fuzz_{n}.py").is_file()]
         if missing:
             raise PctfuzzError(f"no harness script for {', '.join(missing)} in {harness}")
-    from .store import Corpus, FindingStore
+    from pctfuzz.store import Corpus, FindingStore
 
     # Check the folders before any process starts: a symlinked or blocked folder is a
     # one-line error (exit 2), never a traceback or a write outside the folders.

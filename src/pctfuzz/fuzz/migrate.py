@@ -21,11 +21,11 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from .errors import PctfuzzError
-from .identity import SIGNATURE_VERSION, finding_id, stop_signature
-from .replay import DEFAULT_TIMEOUT, _impl_for, run_case
-from .store import Finding, FindingStore, StoreError
-from .targets import get_target
+from pctfuzz.errors import PctfuzzError
+from pctfuzz.fuzz.replay import DEFAULT_TIMEOUT, _impl_for, run_case
+from pctfuzz.identity import SIGNATURE_VERSION, finding_id, stop_signature
+from pctfuzz.store import Finding, FindingStore, StoreError
+from pctfuzz.targets import get_target
 
 __all__ = ["Migration", "migrate_findings"]
 

@@ -1,0 +1,1 @@
+"""The checks: invariants, the differential oracle, the divergence registry, strategies."""

@@ -1,1 +1,0 @@
-"""Subcommands beyond encode/decode/sets; each module has ``add_command(subparsers)``."""

@@ -1,0 +1,1 @@
+"""Fuzzing: the harness protocol, the driver, campaigns, merge, replay, seeds."""

@@ -1,0 +1,278 @@
+"""The built-in implementations (``IMPLS``) and ``get_impl``, which resolves a name, an
+import path the user gave, or an adapter object. ``pctfuzz.oracles`` lists them."""
+
+from __future__ import annotations
+
+import contextlib
+import importlib
+import inspect
+import os
+import sys
+from collections.abc import Callable, Mapping
+from types import MappingProxyType
+from typing import Any
+
+from pctfuzz.errors import PctfuzzError
+from pctfuzz.oracles.base import METHODS, Impl, impl_name
+
+# --- the registry ---------------------------------------------------------------------------
+# Factories import lazily: ``pctfuzz --help`` must not import yarl or ada, and a missing
+# optional package is reported when that implementation is asked for, not before.
+
+
+def _urllib() -> Impl:
+    """urllib.parse, all of it: quote*, unquote*, urlencode (both quote_via), parse_qsl"""
+    from pctfuzz.oracles.urllib_parse import UrllibAdapter
+
+    return UrllibAdapter()
+
+
+def _urllib_unquote() -> Impl:
+    """urllib.parse: quote*, unquote, urlencode(quote_via=quote), unquote_plus"""
+    from pctfuzz.oracles.urllib_parse import UrllibUnquoteAdapter
+
+    return UrllibUnquoteAdapter()
+
+
+def _yarl() -> Impl:
+    """yarl: pure-Python _Quoter/_Unquoter (yarl._quoting_py), URL query API"""
+    from pctfuzz.oracles.yarl_quoting import YarlAdapter
+
+    return YarlAdapter()
+
+
+def _yarl_requote() -> Impl:
+    """yarl: pure-Python _Quoter(requote=True), as yarl.URL() quotes"""
+    from pctfuzz.oracles.yarl_quoting import YarlRequoteAdapter
+
+    return YarlRequoteAdapter()
+
+
+def _yarl_c() -> Impl:
+    """yarl: compiled _Quoter/_Unquoter (yarl._quoting_c), URL query API"""
+    from pctfuzz.oracles.yarl_quoting import YarlCAdapter
+
+    return YarlCAdapter()
+
+
+def _ada() -> Impl:
+    """ada-url (WHATWG URL, C++): URL setters and URLSearchParams"""
+    from pctfuzz.oracles.ada import AdaAdapter
+
+    return AdaAdapter()
+
+
+def _node() -> Impl:
+    """Node.js built-ins (peer protocol): encodeURIComponent, encodeURI, URLSearchParams"""
+    from pctfuzz.oracles.process import NodeAdapter
+
+    return NodeAdapter()
+
+
+def _node_querystring() -> Impl:
+    """Node.js querystring through the peer protocol: escape, unescape, stringify, parse"""
+    from pctfuzz.oracles.process import NodeQuerystringAdapter
+
+    return NodeQuerystringAdapter()
+
+
+def _whatwg_url() -> Impl:
+    """whatwg-url npm package through the peer protocol: URL setters, URLSearchParams"""
+    from pctfuzz.oracles.process import WhatwgUrlAdapter
+
+    return WhatwgUrlAdapter()
+
+
+def _requests() -> Impl:
+    """requests: requote_uri (encode), Request(data=pairs) body (form)"""
+    from pctfuzz.oracles.requests import RequestsAdapter
+
+    return RequestsAdapter()
+
+
+def _werkzeug() -> Impl:
+    """Werkzeug 3: iri_to_uri (encode), Request.args (form parsing)"""
+    from pctfuzz.oracles.werkzeug import WerkzeugAdapter
+
+    return WerkzeugAdapter()
+
+
+def _urllib3() -> Impl:
+    """urllib3: the path parse_url encodes (encode)"""
+    from pctfuzz.oracles.urllib3 import Urllib3Adapter
+
+    return Urllib3Adapter()
+
+
+def _rfc3986() -> Impl:
+    """rfc3986: normalizers.encode_component (encode), URIBuilder.add_query_from (form)"""
+    from pctfuzz.oracles.rfc3986 import Rfc3986Adapter
+
+    return Rfc3986Adapter()
+
+
+def _w3lib() -> Impl:
+    """w3lib: safe_url_string (encode), parse_qsl_to_bytes (form parsing)"""
+    from pctfuzz.oracles.w3lib import W3libAdapter
+
+    return W3libAdapter()
+def _httpx() -> Impl:
+    """httpx: QueryParams (a query value, str(QueryParams) and QueryParams(text))"""
+    from pctfuzz.oracles.httpx import HttpxAdapter
+
+    return HttpxAdapter()
+
+
+def _django() -> Impl:
+    """Django: iri_to_uri, escape_uri_path, utils.http.urlencode, QueryDict"""
+    from pctfuzz.oracles.django import DjangoAdapter
+
+    return DjangoAdapter()
+
+
+def _starlette() -> Impl:
+    """starlette: datastructures.QueryParams (a query value, str(), parsing)"""
+    from pctfuzz.oracles.starlette import StarletteAdapter
+
+    return StarletteAdapter()
+
+
+def _tornado() -> Impl:
+    """tornado: escape.url_escape (plus=True/False), url_unescape, parse_qs_bytes"""
+    from pctfuzz.oracles.tornado import TornadoAdapter
+
+    return TornadoAdapter()
+
+
+def _furl() -> Impl:
+    """furl: furl.Query (a query value, str(Query().set(pairs)), Query(text))"""
+    from pctfuzz.oracles.furl import FurlAdapter
+
+    return FurlAdapter()
+
+
+#: name -> factory (no arguments) of a built-in implementation. ``urllib`` is the default.
+IMPLS: Mapping[str, Callable[[], Impl]] = MappingProxyType(
+    {
+        "urllib": _urllib,
+        "urllib-unquote": _urllib_unquote,
+        "yarl": _yarl,
+        "yarl-c": _yarl_c,
+        "yarl-requote": _yarl_requote,
+        "ada": _ada,
+        "node": _node,
+        "node-querystring": _node_querystring,
+        "whatwg-url": _whatwg_url,
+        "requests": _requests,
+        "werkzeug": _werkzeug,
+        "urllib3": _urllib3,
+        "rfc3986": _rfc3986,
+        "w3lib": _w3lib,
+        "httpx": _httpx,
+        "django": _django,
+        "starlette": _starlette,
+        "tornado": _tornado,
+        "furl": _furl,
+    }
+)
+
+
+def impl_names() -> list[str]:
+    """Built-in implementation names, default first."""
+    return list(IMPLS)
+
+
+def impl_description(name: str) -> str:
+    """One line describing a built-in implementation."""
+    doc = IMPLS[name].__doc__ or ""
+    return doc.strip().splitlines()[0] if doc.strip() else name
+
+
+def _missing_methods(obj: object) -> list[str]:
+    return [m for m in METHODS if not callable(getattr(obj, m, None))]
+
+
+def import_user_module(name: str) -> Any:
+    """Import a module the *user* named (``--impl``, ``pctfuzz probe``): as ``python -m``
+    would, the current folder is searched too, after the import path, so a module
+    beside the user's shell works with the ``pctfuzz`` console script. Never used for
+    a name that comes from a record (see ``replay``)."""
+    try:
+        return importlib.import_module(name)
+    except ModuleNotFoundError as exc:
+        if exc.name != name.partition(".")[0] or os.getcwd() in sys.path:
+            raise
+    sys.path.append(os.getcwd())
+    return importlib.import_module(name)
+
+
+def _from_import_path(spec: str) -> object:
+    module_name, _, attr = spec.partition(":")
+    if not module_name or not attr:
+        raise PctfuzzError(
+            f"implementation {spec!r}: expected a built-in name ({', '.join(IMPLS)}) "
+            "or an import path package.module:Name"
+        )
+    try:
+        module = import_user_module(module_name)
+    except ImportError as exc:
+        raise PctfuzzError(
+            f"implementation {spec!r}: cannot import {module_name!r}: {exc}"
+        ) from None
+    obj: object = module
+    for part in attr.split("."):
+        try:
+            obj = getattr(obj, part)
+        except AttributeError:
+            raise PctfuzzError(
+                f"implementation {spec!r}: module {module_name!r} has no attribute {attr!r}"
+            ) from None
+    if inspect.isclass(obj) or (callable(obj) and _missing_methods(obj)):
+        try:
+            obj = obj()
+        except Exception as exc:
+            raise PctfuzzError(
+                f"implementation {spec!r}: calling {attr} without arguments failed: "
+                f"{type(exc).__name__}: {exc}"
+            ) from None
+    return obj
+
+
+def get_impl(spec: str | Impl | None = None) -> Impl:
+    """The implementation named ``spec``: a built-in name (default ``urllib``), an
+    import path ``package.module:Name``, or an adapter object (returned as is once it
+    has been checked). ``PctfuzzError`` for an unknown name, a path that does not
+    import, or an object that lacks one of the four methods."""
+    if spec is None:
+        spec = "urllib"
+    if isinstance(spec, str):
+        factory = IMPLS.get(spec) or IMPLS.get(spec.lower())
+        if factory is not None:
+            try:
+                return factory()
+            except ImportError as exc:
+                raise PctfuzzError(
+                    f"implementation {spec!r} needs a package that is not installed ({exc}); "
+                    "install the 'impls' extra: pip install 'pctfuzz[impls]'"
+                ) from None
+        if ":" not in spec:
+            raise PctfuzzError(
+                f"unknown implementation {spec!r}; built-in: {', '.join(IMPLS)}; "
+                "or give an import path package.module:Name"
+            )
+        obj = _from_import_path(spec)
+        label = spec
+    else:
+        obj = spec
+        label = impl_name(spec)
+    missing = _missing_methods(obj)
+    if missing:
+        raise PctfuzzError(
+            f"implementation {label!r} ({type(obj).__name__}) lacks "
+            f"{', '.join(missing)}; an adapter needs {', '.join(METHODS)} "
+            "(subclass pctfuzz.oracles.Adapter for Unsupported defaults)"
+        )
+    if not isinstance(getattr(obj, "name", None), str) or not obj.name:  # type: ignore[attr-defined]
+        with contextlib.suppress(AttributeError, TypeError):
+            obj.name = label  # type: ignore[attr-defined]
+    return obj  # type: ignore[return-value]
