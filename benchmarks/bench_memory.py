@@ -21,7 +21,7 @@ is part of the peak: encoding writes up to 3 output bytes per input byte, and th
 encoder holds the encoded 64 KiB blocks and then their join (2 x output), so
 ``encode-all`` cannot go below ~6; decoding holds the decoded blocks and their join
 (2 x output, output <= input) plus, for str input, its UTF-8 bytes. ``BOUNDS``
-(checked at 16 MiB by tests/test_reliability.py) are the documented limits, with
+(checked at 16 MiB by tests/integration/test_reliability.py) are the documented limits, with
 headroom over the measured factors (encode ~4.9-6.0, decode ~0.7-2.2 at 16-64 MiB on
 CPython 3.11); they are memory bounds, not timing assertions.
 

@@ -49,7 +49,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
-TESTS = ROOT / "tests"
+TESTS = ROOT / "tests" / "support"  # planted-bug adapters (slow_impls, broken_impls)
 
 try:
     import pctfuzz  # noqa: F401

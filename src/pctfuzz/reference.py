@@ -13,7 +13,7 @@ bounded and time stays linear. Two common inputs take shorter paths: text with n
 to encode is returned as is after one ``bytes.translate`` deletion pass, and text whose
 every "%" starts a "%HH" is decoded by ``codecs.escape_decode`` (``_decode_escapes``).
 The tests compare every path with byte-by-byte transcriptions of the spec's loops
-(tests/test_reference.py).
+(tests/unit/test_reference.py).
 """
 
 from __future__ import annotations

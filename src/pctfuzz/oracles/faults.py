@@ -1,6 +1,6 @@
 """Deliberately wrong codecs: each one breaks the reference in one realistic way.
 
-They prove the invariants have teeth (``tests/test_faults.py``: every invariant
+They prove the invariants have teeth (``tests/unit/test_faults.py``: every invariant
 catches at least one fault, every fault is caught by at least one invariant), and give
 benchmarks and the fuzzer a known bug to find (``FAULTS[name]`` is a ``Codec``).
 

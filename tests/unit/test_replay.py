@@ -12,7 +12,7 @@ from pctfuzz.cli import EXIT_FOUND, EXIT_OK, EXIT_USAGE, main
 from pctfuzz.fuzz.replay import Verdict, replay_paths
 from pctfuzz.store import FindingStore
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 FINDINGS = sorted((ROOT / "findings").glob("*.json"))
 CORPUS = ROOT / "corpus"
 

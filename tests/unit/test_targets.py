@@ -110,11 +110,14 @@ _INVARIANT_TARGETS = [name for name, t in TARGETS.items() if not t.differential]
 
 
 def _failure(run: object) -> str | None:
-    """The invariant ``run()`` violates, or None if it passes."""
+    """The invariant ``run()`` violates (or the exception a faulty codec raised through
+    it, which the driver records as a crash), or None if it passes."""
     try:
         run()  # type: ignore[operator]
     except Violation as exc:
         return exc.check
+    except Exception as exc:  # e.g. the decode-raises fault inside encode's round trip
+        return f"raised {type(exc).__name__}"
     return None
 
 

@@ -23,7 +23,7 @@ from pctfuzz.fuzz.seeds import seed_cases
 from pctfuzz.store import Corpus
 from pctfuzz.targets import TARGETS
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 HARNESS = ROOT / "harness"
 
 

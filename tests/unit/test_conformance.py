@@ -1,4 +1,4 @@
-"""Conformance: the seeds' worked examples and the WPT url/ tables in tests/vectors.py."""
+"""Conformance: the seeds' worked examples and the WPT url/ tables in tests/support/vectors.py."""
 
 from __future__ import annotations
 

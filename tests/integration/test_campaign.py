@@ -16,14 +16,14 @@ from pathlib import Path
 
 import pytest
 
-ROOT = Path(__file__).resolve().parent.parent
-TESTS = Path(__file__).resolve().parent
+ROOT = Path(__file__).resolve().parents[2]
+SUPPORT = Path(__file__).resolve().parents[1] / "support"
 
 pytestmark = pytest.mark.slow
 
 
 def pctfuzz(*args: str, cwd: Path = ROOT) -> subprocess.CompletedProcess[str]:
-    path = os.pathsep.join([str(TESTS), os.environ.get("PYTHONPATH", "")])
+    path = os.pathsep.join([str(SUPPORT), os.environ.get("PYTHONPATH", "")])
     env = dict(os.environ, PYTHONPATH=path)
     return subprocess.run([sys.executable, "-m", "pctfuzz", *args], cwd=cwd, env=env,
                           capture_output=True, text=True, timeout=300, check=False)

@@ -19,7 +19,7 @@ from pathlib import Path
 
 import pytest
 
-TESTS = Path(__file__).resolve().parent
+SUPPORT = Path(__file__).resolve().parents[1] / "support"
 
 pytestmark = [
     pytest.mark.slow,
@@ -28,7 +28,7 @@ pytestmark = [
 
 
 def _start(tmp: Path, *args: str) -> subprocess.Popen[str]:
-    path = os.pathsep.join([str(TESTS), os.environ.get("PYTHONPATH", "")])
+    path = os.pathsep.join([str(SUPPORT), os.environ.get("PYTHONPATH", "")])
     env = dict(os.environ, PYTHONPATH=path)
     return subprocess.Popen(
         [sys.executable, "-m", "pctfuzz", "fuzz", "diff_encode", "decode", "--max-time", "20",

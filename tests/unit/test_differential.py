@@ -29,7 +29,7 @@ from pctfuzz.sets import SETS
 from pctfuzz.violations import Divergence
 
 #: urllib, urllib-unquote, yarl, yarl-c, yarl-requote, ada and the peers; the library
-#: adapters of issue 16 are tested on their own domains in tests/test_libs*.py
+#: adapters of issue 16 are tested on their own domains in tests/integration/test_libs*.py
 IMPLS = [n for n in impl_names() if n in {"urllib", "urllib-unquote", "yarl", "yarl-c",
                                           "yarl-requote", "ada", "node", "node-querystring",
                                           "whatwg-url"}]
@@ -84,7 +84,7 @@ NOT_EXPRESSIBLE = {
              "rfc3986-unreserved", "special-query"},
     "ada": {"c0-control", "component", "data-uri", "encodeURI", "encodeURIComponent",
             "query-value", "rfc3986-pchar", "rfc3986-query", "rfc3986-unreserved"},
-    # Node.js peers (tests/test_protocol.py): the sets their functions are defined with.
+    # Node.js peers (tests/integration/test_protocol.py): the sets their functions are defined with.
     "node": set(SETS) - {"application/x-www-form-urlencoded", "component", "encodeURI",
                          "encodeURIComponent"},
     "node-querystring": set(SETS) - {"component", "encodeURIComponent"},
@@ -135,7 +135,8 @@ def test_every_implementation_answers_something(impl_name: str) -> None:
     supported = {name for name, result in answered.items() if result is not None}
     assert all(answered[name] == () for name in supported)
     expected = {"encode", "form", "form-parse"} if impl_name == "ada" else set(CHECKS)
-    if impl_name.startswith("node"):  # no fragment-set API (encode: tests/test_protocol.py)
+    # Node has no fragment-set API (its encode: tests/integration/test_protocol.py).
+    if impl_name.startswith("node"):
         expected.discard("encode")
     assert supported >= expected
 

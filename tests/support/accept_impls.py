@@ -1,4 +1,4 @@
-"""User adapters with declared accepted differences, for tests/test_accept.py."""
+"""User adapters with declared accepted differences, for tests/unit/test_accept.py."""
 
 from __future__ import annotations
 

@@ -20,7 +20,7 @@ import pytest
 
 from pctfuzz.cli.config import ConfigError, load_config
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 DICTS = ROOT / "src" / "pctfuzz" / "data" / "dicts"
 
 

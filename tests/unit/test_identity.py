@@ -16,7 +16,7 @@ from pctfuzz.identity import crash_class, difference, finding_id, make_signature
 from pctfuzz.oracles.urllib_parse import UrllibAdapter
 from pctfuzz.violations import Divergence
 
-FINDINGS = Path(__file__).resolve().parents[1] / "findings"
+FINDINGS = Path(__file__).resolve().parents[2] / "findings"
 
 #: The committed findings' signatures (format 2). A refactor of pctfuzz that changes
 #: one of these re-identifies the finding: that is a bug of the refactor.

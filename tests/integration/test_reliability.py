@@ -56,8 +56,8 @@ from pctfuzz.store import (
 )
 from pctfuzz.targets import TARGETS
 
-ROOT = Path(__file__).resolve().parent.parent
-TESTS = Path(__file__).resolve().parent
+ROOT = Path(__file__).resolve().parents[2]
+SUPPORT = Path(__file__).resolve().parents[1] / "support"
 LONG = os.environ.get("PCTFUZZ_LONG_TESTS") == "1"
 TILDE = "broken_impls:TildeEncodingUrllib"
 HUGE = 300 * 1024 * 1024  # sparse: no block is ever written
@@ -912,7 +912,7 @@ def test_ci_profile_is_derandomized() -> None:
     assert len(first) > 10 and first == second
     outputs = []
     for hash_seed in ("1", "2"):
-        run = subprocess.run([sys.executable, "-c", _DRAW.format(tests=str(TESTS))],
+        run = subprocess.run([sys.executable, "-c", _DRAW.format(tests=str(ROOT / "tests"))],
                              env=dict(os.environ, PYTHONHASHSEED=hash_seed),
                              capture_output=True, text=True, timeout=120, check=True)
         outputs.append(run.stdout.strip())

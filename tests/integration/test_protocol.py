@@ -41,7 +41,7 @@ from pctfuzz.violations import Divergence
 NODE = shutil.which("node")
 needs_node = pytest.mark.skipif(NODE is None, reason="not available: node not found on PATH")
 PEERS = ["node", "node-querystring", "whatwg-url"]
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 PEER_JS = ROOT / "src" / "pctfuzz" / "peers" / "node"
 
 

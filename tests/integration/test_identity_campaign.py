@@ -17,15 +17,15 @@ import pytest
 
 from pctfuzz.cli import EXIT_FOUND, EXIT_INCOMPLETE
 
-ROOT = Path(__file__).resolve().parent.parent
-TESTS = Path(__file__).resolve().parent
+ROOT = Path(__file__).resolve().parents[2]
+SUPPORT = Path(__file__).resolve().parents[1] / "support"
 PLANTED = "broken_impls:PlantedBugsUrllib"
 
 pytestmark = pytest.mark.slow
 
 
 def pctfuzz(*args: str, bugs: str = "") -> subprocess.CompletedProcess[str]:
-    path = os.pathsep.join([str(TESTS), os.environ.get("PYTHONPATH", "")])
+    path = os.pathsep.join([str(SUPPORT), os.environ.get("PYTHONPATH", "")])
     env = dict(os.environ, PYTHONPATH=path, PCTFUZZ_TEST_BUGS=bugs)
     return subprocess.run([sys.executable, "-m", "pctfuzz", *args], cwd=ROOT, env=env,
                           capture_output=True, text=True, timeout=300, check=False)

@@ -320,7 +320,7 @@ def test_accept_reaches_the_campaign_children(tmp_path: Path) -> None:
     import subprocess
     import sys
 
-    tests = Path(__file__).resolve().parent
+    tests = Path(__file__).resolve().parents[1] / "support"
     accept = tmp_path / "accept.toml"
     accept.write_text(TOML)
     env = dict(os.environ, PYTHONPATH=os.pathsep.join([str(tests),

@@ -1,7 +1,8 @@
 """Implementations under test that hang, blow up memory, or fail on every input.
 
-For the reliability tests (``tests/test_reliability.py``) and ``benchmarks/kill_test.py``:
-importable as ``slow_impls:QuadraticDecoder`` etc. (``--impl``) when ``tests/`` is on
+For the reliability tests (``tests/integration/test_reliability.py``) and
+``benchmarks/kill_test.py``: importable as ``slow_impls:QuadraticDecoder`` etc. (``--impl``)
+when ``tests/support/`` is on
 ``PYTHONPATH``. Each is urllib.parse (``UrllibAdapter``) with one deliberate defect in
 ``decode``, so the ``diff_decode`` target reaches it; every other answer is urllib's.
 

@@ -20,6 +20,7 @@ import pytest
 from pctfuzz import cli
 from pctfuzz.cases import DecodeCase, EncodeCase
 from pctfuzz.cli import EXIT_INTERNAL, EXIT_OK, EXIT_USAGE, main
+from pctfuzz.cli import codec as codec_commands
 from pctfuzz.reports import findings_table, write_output
 from pctfuzz.store import (
     FindingFormatError,
@@ -30,8 +31,8 @@ from pctfuzz.store import (
 )
 from pctfuzz.text import one_line
 
-ROOT = Path(__file__).resolve().parent.parent
-TESTS = Path(__file__).resolve().parent
+ROOT = Path(__file__).resolve().parents[2]
+SUPPORT = Path(__file__).resolve().parents[1] / "support"
 
 #: Imported, this module writes its marker file: nothing a record names may import it.
 EVIL_MODULE = '''
@@ -81,7 +82,7 @@ def evil(tmp_path: Path) -> Iterator[tuple[Path, dict[str, str]]]:
     plugins.mkdir()
     (plugins / "evil_mod.py").write_text(EVIL_MODULE)
     marker = tmp_path / "imported.marker"
-    path = os.pathsep.join([str(plugins), str(TESTS), os.environ.get("PYTHONPATH", "")])
+    path = os.pathsep.join([str(plugins), str(SUPPORT), os.environ.get("PYTHONPATH", "")])
     env = dict(os.environ, PYTHONPATH=path, EVIL_MARKER=str(marker))
     yield marker, env
 
@@ -97,7 +98,7 @@ def test_internal_error_is_one_line_and_exit_4(monkeypatch: pytest.MonkeyPatch,
     def broken(args: Any) -> int:
         raise KeyError("boom\n\x1b[31mforged line")
 
-    monkeypatch.setattr(cli, "_cmd_sets", broken)
+    monkeypatch.setattr(codec_commands, "_cmd_sets", broken)
     monkeypatch.delenv("PCTFUZZ_DEBUG", raising=False)
     assert main(["sets"]) == EXIT_INTERNAL == 4
     err = capsys.readouterr().err
@@ -300,7 +301,7 @@ def test_replay_verdict_evidence_is_one_line(tmp_path: Path) -> None:
     path = write_record(tmp_path / "findings", "diff_encode",
                         EncodeCase("~\x1b[2J\n", "component"))
     run = pctfuzz("replay", str(path), "--impl", "broken_impls:TildeEncodingUrllib",
-                  env=dict(os.environ, PYTHONPATH=str(TESTS)))
+                  env=dict(os.environ, PYTHONPATH=str(SUPPORT)))
     assert run.returncode == 1 and run.stdout.count("\n") == 1, run.stdout
     assert "\x1b" not in run.stdout
 

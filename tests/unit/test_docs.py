@@ -6,7 +6,7 @@ from pathlib import Path
 
 from pctfuzz.checks.registry import render_markdown
 
-DOC = Path(__file__).resolve().parent.parent / "docs" / "divergences.md"
+DOC = Path(__file__).resolve().parents[2] / "docs" / "divergences.md"
 
 
 def test_rendered_registry_is_current() -> None:

@@ -35,8 +35,8 @@ from pctfuzz.reports import (
 )
 from pctfuzz.store import Finding, FindingStore, new_finding
 
-ROOT = Path(__file__).resolve().parent.parent
-TESTS = Path(__file__).resolve().parent
+ROOT = Path(__file__).resolve().parents[2]
+SUPPORT = Path(__file__).resolve().parents[1] / "support"
 SARIF_SCHEMA = json.loads(
     (ROOT / "src" / "pctfuzz" / "data" / "sarif-schema-2.1.0.json").read_text(encoding="utf-8")
 )
@@ -56,7 +56,7 @@ def validate_sarif(log: dict[str, Any]) -> None:
 
 
 def pctfuzz(*args: str, cwd: Path = ROOT) -> subprocess.CompletedProcess[str]:
-    path = os.pathsep.join([str(TESTS), os.environ.get("PYTHONPATH", "")])
+    path = os.pathsep.join([str(SUPPORT), os.environ.get("PYTHONPATH", "")])
     env = dict(os.environ, PYTHONPATH=path)
     return subprocess.run([sys.executable, "-m", "pctfuzz", *args], cwd=cwd, env=env,
                           capture_output=True, text=True, timeout=120, check=False)
@@ -286,7 +286,7 @@ def _run_pytest(folder: Path, test_file: Path, *, with_pctfuzz: bool = True
                 ) -> subprocess.CompletedProcess[str]:
     env = dict(os.environ)
     if with_pctfuzz:
-        env["PYTHONPATH"] = os.pathsep.join([str(TESTS), env.get("PYTHONPATH", "")])
+        env["PYTHONPATH"] = os.pathsep.join([str(SUPPORT), env.get("PYTHONPATH", "")])
     args = [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-p",
             "no:randomly", str(test_file)]
     if not with_pctfuzz:
@@ -378,7 +378,7 @@ def test_triage_sets_status_and_note_and_report_shows_them(
     import shutil
 
     findings = tmp_path / "findings"
-    shutil.copytree(Path(__file__).resolve().parents[1] / "findings", findings)
+    shutil.copytree(Path(__file__).resolve().parents[2] / "findings", findings)
     ident = "72eb8ad94b142fd3"
     assert main(["triage", ident, "--status", "known-divergence", "--note", "planted fault",
                  "--findings", str(findings)]) == EXIT_OK

@@ -19,8 +19,8 @@ from pctfuzz.oracles import get_impl
 from pctfuzz.oracles.urllib_parse import urllib_function
 from pctfuzz.violations import Divergence
 
-ROOT = Path(__file__).resolve().parent.parent
-TESTS = Path(__file__).resolve().parent
+ROOT = Path(__file__).resolve().parents[2]
+SUPPORT = Path(__file__).resolve().parents[1] / "support"
 
 
 def test_each_function_has_cases() -> None:
@@ -77,7 +77,7 @@ def test_default_campaign_finds_an_injected_fault(tmp_path: Path, fault: str,
     """``pctfuzz fuzz diff_decode diff_form_parse --max-time 10`` on the default adapter,
     with urllib.parse patched in the children: the fault is found."""
     env = dict(os.environ, PCTFUZZ_TEST_URLLIB_FAULT=fault,
-               PYTHONPATH=os.pathsep.join([str(TESTS), os.environ.get("PYTHONPATH", "")]))
+               PYTHONPATH=os.pathsep.join([str(SUPPORT), os.environ.get("PYTHONPATH", "")]))
     findings = tmp_path / "findings"
     run = subprocess.run(
         [sys.executable, "-m", "pctfuzz", "fuzz", "diff_decode", "diff_form_parse",

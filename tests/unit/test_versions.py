@@ -64,7 +64,7 @@ class FoundFromModules(Adapter):
 
 
 class PlainModule(Adapter):
-    name = "mine-plain"  # its module, tests/test_versions.py, is in no distribution
+    name = "mine-plain"  # its module, tests/unit/test_versions.py, is in no distribution
 
 
 def test_user_adapters_record_a_real_version(tmp_path: Path) -> None:
