@@ -39,7 +39,7 @@ import string
 from collections.abc import Iterable
 
 from pctfuzz.errors import UnknownSetError
-from pctfuzz.sets import _ALL_BYTES, ALIASES, SETS, PercentEncodeSet, get_set
+from pctfuzz.named_sets import _ALL_BYTES, ALIASES, SETS, PercentEncodeSet, named_set
 
 __all__ = [
     "URLLIB_ALWAYS_SAFE",
@@ -185,7 +185,7 @@ def spec_for_members(members: Iterable[int], space_as_plus: bool = False) -> str
 
 def canonical_spec(spec: str | PercentEncodeSet) -> str:
     """The canonical spelling of a spec, a set name or alias, or a set object."""
-    pes = get_set(spec)
+    pes = spec if isinstance(spec, PercentEncodeSet) else named_set(spec) or parse_spec(spec)
     return spec_for_members(pes.members, pes.space_as_plus)
 
 
