@@ -1,92 +1,18 @@
-"""What makes two failures the same bug: difference classes and finding signatures.
-
-A finding's signature is one line (format version ``SIGNATURE_VERSION``)::
-
-    <target>|<kind>|<check>|<class>[|impl=<implementation under test>]
-
-``kind`` is ``violation``, ``divergence``, ``crash``, ``timeout`` or ``oom``; ``check``
-the invariant or differential question (``-`` when none ran to completion). The
-*class* says what differs, coarse enough that one bug is one finding and fine enough
-that two bugs are two:
-
-- **encode** (differential, and invariants on an ``EncodeCase``)
-  ``unit=<unit>;diff=<shape>[;enc=<legacy encoding>]``. The reference's output is split per input
-  unit (a character of a str, a byte of bytes); ``unit`` is the class of the first
-  unit whose output the implementation does not reproduce: ``0xHH`` for an ASCII
-  character (its byte value), ``pct-triplet`` for a ``%`` that starts ``%HH`` in the
-  input, ``non-ascii``, ``lone-surrogate``, or ``end`` when the output goes on after
-  the input is used up. ``shape``: ``left-raw`` (the set encodes it, the
-  implementation does not), ``encoded`` (the reverse), ``hex-case``,
-  ``space-as-plus`` / ``space-as-%20``, ``other-bytes`` (different ``%HH`` bytes, as
-  a different character encoding gives), ``missing-output``, ``extra-output``,
-  ``changed``. ``hex-case`` leaves the unit out (``unit=*``): lowercase hex is one
-  bug whichever byte shows it. The set is *not* part of the class: an implementation
-  that encodes ``~`` does so in every set that leaves it raw, and fifteen findings of
-  one bug would bury the others (the finding's case names the set it was seen in).
-  A non-ASCII unit of a str encoded with a legacy encoding adds ``enc=``: each
-  encoder is its own code path (ASCII is the same in all of them).
-- **decode** ``seg=<segment>;diff=<shape>``: the input is split into the segments
-  percent-decode treats alike -- ``pct-upper``/``pct-lower``/``pct-digits`` (a valid
-  ``%HH`` by the case of its hex letters), ``pct-invalid`` (``%`` without two hex
-  digits), ``plus``, ``ascii``, ``non-ascii``, ``lone-surrogate`` -- and the first
-  segment whose bytes the implementation does not reproduce is named, with the shape
-  ``not-decoded``, ``plus-as-space``, ``missing-output``, ``extra-output`` or ``changed``.
-- **form** (serializer) ``field=name|value|separator;unit=<unit>;diff=<shape>``: as
-  encode, within the first field whose serialization differs.
-- **form-parse** ``field=name|value;seg=<segment>;diff=changed`` for a pair that
-  differs (segments as decode, plus ``equals`` for a ``=`` inside a value), or
-  ``field=pairs;diff=missing-pair|extra-pair`` when one list is the other's prefix.
-- **the implementation answers where the reference refuses** (a lone surrogate):
-  ``unit=lone-surrogate;diff=value-for-non-scalar``.
-- **crash** (either side raised unexpectedly): ``raised=<exception type>@<where>``,
-  ``where`` the innermost frame of the code under test as ``module:qualname`` (no
-  line number), or ``pctfuzz`` when the exception rose in pctfuzz's own code.
-- **timeout / oom**: ``-`` (libFuzzer stopped the process; there is no exception).
-
-Invariant violations carry the invariant as ``check`` and the class of the
-difference between the codec under test and the reference on the same case (``-``
-when their outputs agree, e.g. a determinism failure or a bug of the reference
-itself). No pctfuzz module path or function name ever enters a signature, so
-moving pctfuzz's code never re-identifies a finding; the raw input, messages and
-line numbers never do either. Minimization keeps the whole signature, so it keeps
-the class.
-"""
+"""Difference classes: what differs between the reference's answer and the
+implementation's, per question (encode, decode, form, form-parse). ``pctfuzz.identity``'s
+docstring defines each class; ``difference`` is the entry point."""
 
 from __future__ import annotations
 
-import hashlib
 import re
-from collections.abc import Callable, Iterable, Sequence
-from pathlib import Path
-from types import TracebackType
+from collections.abc import Sequence
 from typing import Any
 
 from pctfuzz.cases import Case, DecodeCase, EncodeCase, FormCase, FormParseCase
 from pctfuzz.encoding import lookup
 from pctfuzz.errors import NotScalarValueError, PctfuzzError
-from pctfuzz.form import form_urldecode, form_urlencode
 from pctfuzz.reference import percent_decode, percent_encode
 from pctfuzz.sets import FORM
-from pctfuzz.violations import Divergence, Violation
-
-__all__ = [
-    "FINDING_KINDS",
-    "SIGNATURE_VERSION",
-    "classify",
-    "difference",
-    "finding_id",
-    "make_signature",
-    "signature_of",
-    "stop_signature",
-    "unit_difference",
-]
-
-#: Bumped when the signature format changes; stored in every record
-#: (``signature_version``). Version 1 held pctfuzz module paths (see CHANGELOG in
-#: ``docs/architecture.md``); ``pctfuzz migrate`` rewrites such records.
-SIGNATURE_VERSION = 2
-
-FINDING_KINDS = frozenset({"violation", "divergence", "crash", "timeout", "oom"})
 
 #: Units past this index are not examined: the class of a long unminimized input is
 #: computed in bounded time (minimization brings the first difference near the start).
@@ -95,71 +21,6 @@ _MAX_UNITS = 4096
 _HEX = frozenset(b"0123456789ABCDEFabcdef")
 _TRIPLET = re.compile(r"%[0-9A-Fa-f]{2}")
 
-
-def finding_id(signature: str) -> str:
-    """The id of a signature: the first 16 hex digits of its sha256."""
-    return hashlib.sha256(signature.encode("utf-8", "surrogatepass")).hexdigest()[:16]
-
-
-# --- which failure is it --------------------------------------------------------------------
-def classify(exc: BaseException) -> tuple[str, str | None, BaseException]:
-    """(kind, check name, exception whose traceback locates the bug) for a failure.
-
-    A ``Divergence`` whose implementation *raised* is a crash of the implementation
-    under test, located at the implementation's exception; any exception that is not a
-    ``Violation`` is a crash of the reference or the check itself.
-    """
-    if isinstance(exc, Divergence) and exc.impl_error is not None:
-        return "crash", exc.check, exc.impl_error
-    if isinstance(exc, Violation):
-        return exc.kind, exc.check, exc
-    return "crash", None, exc
-
-
-def _qualified_type(exc: BaseException) -> str:
-    cls = type(exc)
-    if cls.__module__ == "builtins":
-        return cls.__qualname__
-    return f"{cls.__module__}.{cls.__qualname__}"
-
-
-def _in(module: str, prefixes: Iterable[str]) -> bool:
-    return any(module == p or module.startswith(p + ".") for p in prefixes)
-
-
-def crash_location(exc: BaseException, code_under_test: Sequence[str]) -> str:
-    """Where ``exc`` rose, as ``module:qualname`` of the innermost traceback frame in
-    ``code_under_test`` (module-name prefixes), else of the innermost frame outside
-    pctfuzz; ``pctfuzz`` if every frame is pctfuzz's own; ``-`` without a traceback."""
-    tb: TracebackType | None = exc.__traceback__
-    under_test: str | None = None
-    outside: str | None = None
-    seen = False
-    while tb is not None:
-        seen = True
-        frame = tb.tb_frame
-        module = frame.f_globals.get("__name__")
-        module = module if isinstance(module, str) else ""
-        qualname = frame.f_code.co_qualname
-        if not module or module == "__main__":
-            where = f"{Path(frame.f_code.co_filename).name}:{qualname}"
-        else:
-            where = f"{module}:{qualname}"
-        if module and _in(module, code_under_test):
-            under_test = where
-        elif not _in(module, ("pctfuzz",)):
-            outside = where
-        tb = tb.tb_next
-    if under_test is not None:
-        return under_test
-    if outside is not None:
-        return outside
-    return "pctfuzz" if seen else "-"
-
-
-def crash_class(exc: BaseException, code_under_test: Sequence[str]) -> str:
-    """``raised=<type>@<where>``: the class of a crash."""
-    return f"raised={_qualified_type(exc)}@{crash_location(exc, code_under_test)}"
 
 
 # --- input units and their classes --------------------------------------------------------
@@ -487,6 +348,14 @@ def _form_parse_class(case: FormParseCase, expected: list[tuple[str, str]],
     return "field=pairs;diff=changed"
 
 
+def qualified_type(exc: BaseException) -> str:
+    """An exception's type as ``module.QualName`` (``builtins`` left out)."""
+    cls = type(exc)
+    if cls.__module__ == "builtins":
+        return cls.__qualname__
+    return f"{cls.__module__}.{cls.__qualname__}"
+
+
 def difference(question: str, case: Case, expected: object, actual: object, *,
                surrogates: str = "strict") -> str:
     """The class of the difference between the reference's answer ``expected`` and the
@@ -494,7 +363,7 @@ def difference(question: str, case: Case, expected: object, actual: object, *,
     exception instance as ``expected`` means the reference refused the case."""
     if isinstance(expected, BaseException):
         if isinstance(actual, BaseException):
-            return f"both-raised={_qualified_type(actual)}"
+            return f"both-raised={qualified_type(actual)}"
         return "unit=lone-surrogate;diff=value-for-non-scalar"
     if question == "encode" and isinstance(case, EncodeCase) and isinstance(actual, str):
         return _encode_class(case, str(expected), actual, surrogates)
@@ -508,108 +377,3 @@ def difference(question: str, case: Case, expected: object, actual: object, *,
     return f"diff=wrong-type:{type(actual).__name__}"
 
 
-# --- invariants: the codec under test against the reference -----------------------------
-#: target name -> the question its cases ask.
-QUESTION = {"encode": "encode", "decode": "decode", "form": "form", "form_parse": "form-parse"}
-
-
-def _reference(question: str, case: Case) -> Any:
-    if isinstance(case, EncodeCase):
-        return percent_encode(case.value, case.set_name, encoding=case.encoding,
-                              space_as_plus=case.space_as_plus)
-    if isinstance(case, DecodeCase):
-        return percent_decode(case.value)
-    if isinstance(case, FormCase):
-        return form_urlencode(case.pairs, encoding=case.encoding)
-    if isinstance(case, FormParseCase):
-        return form_urldecode(case.text)
-    raise PctfuzzError(f"no reference answer for {type(case).__name__}")
-
-
-def _codec_answer(codec: Any, case: Case) -> Any:
-    if isinstance(case, EncodeCase):
-        return codec.encode(case.value, case.set_name, encoding=case.encoding,
-                            space_as_plus=case.space_as_plus)
-    if isinstance(case, DecodeCase):
-        return codec.decode(case.value)
-    if isinstance(case, FormCase):
-        return codec.form_encode(case.pairs, encoding=case.encoding)
-    if isinstance(case, FormParseCase):
-        return codec.form_decode(case.text)
-    raise PctfuzzError(f"no codec answer for {type(case).__name__}")
-
-
-def _answer(call: Callable[[], Any]) -> object:
-    try:
-        return call()
-    except Exception as exc:
-        return exc
-
-
-def codec_difference(question: str, case: Case, codec: Any) -> str:
-    """The class of the difference between ``codec`` (a ``properties.Codec``; None is
-    the reference) and the reference on ``case``: ``-`` when they agree."""
-    if codec is None:
-        return "-"
-    expected = _answer(lambda: _reference(question, case))
-    actual = _answer(lambda: _codec_answer(codec, case))
-    if isinstance(expected, BaseException) and isinstance(actual, BaseException):
-        return "-" if type(expected) is type(actual) else f"both-raised={_qualified_type(actual)}"
-    if not isinstance(expected, BaseException) and not isinstance(actual, BaseException) \
-            and expected == actual:
-        return "-"
-    if isinstance(actual, BaseException):
-        return crash_class(actual, ())
-    return difference(question, case, expected, actual)
-
-
-# --- signatures ----------------------------------------------------------------------------
-def _clean(part: str) -> str:
-    text = part if part.isprintable() else repr(part)[1:-1]
-    return text[:300].replace("|", "%7C")
-
-
-def make_signature(target: str, kind: str, check: str | None, klass: str,
-                   impl: str | None = None) -> str:
-    """The signature line from its parts (see the module docstring)."""
-    if kind not in FINDING_KINDS:
-        raise PctfuzzError(f"kind must be one of {sorted(FINDING_KINDS)}, not {kind!r}")
-    parts = [target, kind, check or "-", klass or "-"]
-    if impl:
-        # The same check failing for two implementations is two bugs, not one.
-        parts.append(f"impl={impl}")
-    return "|".join(map(_clean, parts))
-
-
-def stop_signature(target: str, kind: str, impl: str | None = None) -> str:
-    """A finding for an input libFuzzer stopped on (timeout, oom, process crash): no
-    exception to classify, so one such finding per target, kind and implementation."""
-    return make_signature(target, kind, None, "-", impl)
-
-
-def signature_of(target: str, exc: BaseException | None, *, case: Case | None = None,
-                 subject: Any = None, impl: str | None = None,
-                 code_under_test: Sequence[str] = (), kind: str | None = None,
-                 check: str | None = None) -> str:
-    """The signature of ``exc``, raised by ``target``'s check on ``case``.
-
-    ``subject`` is what an invariant target's check ran against (a
-    ``properties.Codec``; None is the reference): the class is then the difference
-    between it and the reference on ``case``. A ``Divergence`` carries its class.
-    ``code_under_test`` are the module prefixes whose frames locate a crash (the
-    adapter's ``modules_under_test``). ``exc`` None is a stop (timeout/oom) of
-    ``kind``; ``kind``/``check`` otherwise default to ``classify(exc)``'s.
-    """
-    if exc is None:
-        return make_signature(target, kind or "crash", check, "-", impl)
-    found_kind, found_check, located = classify(exc)
-    kind, check = kind or found_kind, check or found_check
-    if kind == "crash":
-        klass = crash_class(located, code_under_test)
-    elif isinstance(exc, Divergence):
-        klass = exc.difference
-    elif case is not None and subject is not None:
-        klass = codec_difference(QUESTION.get(target, ""), case, subject)
-    else:
-        klass = "-"
-    return make_signature(target, kind, check, klass, impl)
