@@ -83,7 +83,7 @@ def test_missing_npm_package_is_not_available(tmp_path: Path) -> None:
 def test_node_modules_from_the_environment(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """PCTFUZZ_NODE_MODULES: an install whose package folder has no node_modules (a
     wheel) finds whatwg-url in the folder it names."""
-    from pctfuzz.oracles.process import _node_env
+    from pctfuzz.oracles.node import _node_env
 
     script = tmp_path / "peer.js"
     shutil.copy(PEER_JS / "peer.js", script)

@@ -31,8 +31,8 @@ LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("subjects", ("pctfuzz.oracles",)),
     ("vocabulary", ("pctfuzz.cases", "pctfuzz.violations", "pctfuzz.identity",
                     "pctfuzz.accept", "pctfuzz.formats")),
-    ("library", ("pctfuzz", "pctfuzz.sets", "pctfuzz.named_sets", "pctfuzz.setspec", "pctfuzz.encoding",
-                 "pctfuzz.reference", "pctfuzz.form")),
+    ("library", ("pctfuzz", "pctfuzz.sets", "pctfuzz.named_sets", "pctfuzz.setspec",
+                 "pctfuzz.encoding", "pctfuzz.reference", "pctfuzz.form")),
     ("base", ("pctfuzz.errors", "pctfuzz.text")),
 )
 

@@ -64,21 +64,21 @@ def _ada() -> Impl:
 
 def _node() -> Impl:
     """Node.js built-ins (peer protocol): encodeURIComponent, encodeURI, URLSearchParams"""
-    from pctfuzz.oracles.process import NodeAdapter
+    from pctfuzz.oracles.node import NodeAdapter
 
     return NodeAdapter()
 
 
 def _node_querystring() -> Impl:
     """Node.js querystring through the peer protocol: escape, unescape, stringify, parse"""
-    from pctfuzz.oracles.process import NodeQuerystringAdapter
+    from pctfuzz.oracles.node import NodeQuerystringAdapter
 
     return NodeQuerystringAdapter()
 
 
 def _whatwg_url() -> Impl:
     """whatwg-url npm package through the peer protocol: URL setters, URLSearchParams"""
-    from pctfuzz.oracles.process import WhatwgUrlAdapter
+    from pctfuzz.oracles.node import WhatwgUrlAdapter
 
     return WhatwgUrlAdapter()
 

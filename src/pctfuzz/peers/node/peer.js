@@ -1,6 +1,6 @@
 #!/usr/bin/env node
 // pctfuzz's Node.js peer: answers the pctfuzz-peer line protocol, version 1
-// (docs/protocol.md; the Python side is pctfuzz/oracles/process.py).
+// (docs/protocol.md; the Python side is pctfuzz/oracles/process.py, the adapters pctfuzz/oracles/node.py).
 //
 // One JSON object per line on stdin, one answer per line on stdout, in order. The
 // first line is the handshake; every later line is a request naming one of the
