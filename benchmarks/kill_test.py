@@ -235,6 +235,16 @@ def reap_survivors(marker: str, wait: float = 5.0) -> list[int]:
 # ------------------------------------------------------------------------------- loop
 
 
+#: How long the first campaign of a lane may take to save its first finding.
+FIRST_FINDING_TIMEOUT = 60.0
+
+
+def _wait_for_a_finding(findings: Path, proc: subprocess.Popen[bytes], timeout: float) -> None:
+    deadline = time.monotonic() + timeout
+    while not snapshot(findings) and proc.poll() is None and time.monotonic() < deadline:
+        time.sleep(0.1)
+
+
 def _lane(lane: int, kills: int, rng: random.Random, corpus: Path, findings: Path,
           tmpdir: Path, low: float, high: float, report: KillReport, lock: threading.Lock,
           log: Callable[[str], None]) -> None:
@@ -244,6 +254,10 @@ def _lane(lane: int, kills: int, rng: random.Random, corpus: Path, findings: Pat
     for number in range(kills):
         proc = start_campaign(corpus, findings, env=env,
                               log=findings.parent / f"campaign-{lane}.log")
+        if number == 0:
+            # The first kill waits for a finding (how long that takes depends on the
+            # machine's load), so every kill has a record to tear and hits to lose.
+            _wait_for_a_finding(findings, proc, FIRST_FINDING_TIMEOUT)
         time.sleep(rng.uniform(low, high))
         before = snapshot(findings)
         children = kill_group(proc)

@@ -285,20 +285,39 @@ def _flush_at_exit(recorder: Recorder) -> bool:
     return bool(register(callback, None, None) == 0)
 
 
+class _Stop:
+    """A SIGTERM that arrives while an input runs waits for the input's end.
+
+    Python runs a signal handler at the next bytecode of the main thread, which is
+    libFuzzer's: in the middle of an input, between the implementation's failure and
+    the recorder counting it as a hit. Stopping there loses that hit; so the handler
+    only asks, and ``test_one_input`` stops once the input is recorded."""
+
+    in_input = False
+    requested = False
+
+
 def _flush_on_sigterm(recorder: Recorder) -> None:
     """On SIGTERM (the campaign's deadline or stop; it starts libFuzzer with
     ``-handle_term=0`` so the signal reaches Python), write the hits counted in memory,
     then end the process at once: hit counts stay exact when a campaign stops its
-    processes. The handler runs between two inputs, in ``TestOneInput``'s thread."""
+    processes. Within an input, the stop waits for its end (``_Stop``)."""
 
     def stop(signum: int, frame: object) -> None:
-        try:
-            recorder.flush()
-        finally:
-            sys.stderr.flush()
-            os._exit(0)
+        if _Stop.in_input:
+            _Stop.requested = True
+            return
+        _stop_now(recorder)
 
     signal.signal(signal.SIGTERM, stop)
+
+
+def _stop_now(recorder: Recorder) -> None:
+    try:
+        recorder.flush()
+    finally:
+        sys.stderr.flush()
+        os._exit(0)
 
 
 def build_finding(target: Target, impl_name: str | None, case: Case, raw: bytes | None,
@@ -387,11 +406,16 @@ def main(target_name: str, argv: list[str] | None = None) -> None:
             run_input(target, impl, data)
             return
         asked += 1
+        _Stop.in_input = True
         try:
             answered += run_input(target, impl, data) is not None
         except Exception as exc:
             answered += 1  # a failure is an answer
             recorder.record(data, exc)
+        finally:
+            _Stop.in_input = False
+        if _Stop.requested:
+            _stop_now(recorder)
         if target.differential and time.monotonic() - last_said > 1.0:
             # How many cases the implementation answered (not Unsupported): a campaign
             # on an adapter that hides behind Unsupported must show it.
