@@ -23,12 +23,12 @@ from pctfuzz.checks.registry import (
     Outcome,
     case_text,
     divergences_for,
-    example_outcomes,
     explain,
     get_divergence,
     reference_outcome,
-    render_markdown,
 )
+from pctfuzz.checks.registry.examples import example_outcomes
+from pctfuzz.checks.registry.render import render_markdown
 from pctfuzz.cli import main
 from pctfuzz.errors import PctfuzzError
 from pctfuzz.oracles import IMPLS, get_impl, registry_names
