@@ -46,7 +46,7 @@ def _parse_qsl_bytes_ascii_only() -> bool:
     return v < (3, 11, 9) or (3, 12) <= v < (3, 12, 3)
 
 
-# --- urllib ----------------------------------------------------------------------------------
+
 def _urllib_qsl_bytes(
     case: Case, expected: Outcome, actual: Outcome
 ) -> tuple[Outcome, Outcome] | None:
@@ -68,7 +68,6 @@ def _urllib_picks(check: str, function: str) -> Callable[[Case], bool]:
     """The default ``urllib`` adapter calls ``function`` for the case (``urllib_function``)."""
 
     def applies(case: Case) -> bool:
-
         return urllib_function(check, case) == function
 
     return applies

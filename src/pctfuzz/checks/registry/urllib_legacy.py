@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import functools
 
+from pctfuzz import encoding
 from pctfuzz.cases import Case, EncodeCase, FormCase
 from pctfuzz.checks.registry.common import WHATWG_FORM, WHATWG_PCT, add_entry
 from pctfuzz.entry import KnownDivergence
@@ -20,23 +21,20 @@ from pctfuzz.oracles.urllib_parse import python_codec
 from pctfuzz.outcome import Outcome
 from pctfuzz.reference import percent_encode
 from pctfuzz.sets import FORM, get_set
-from pctfuzz.text import has_lone_surrogate
+from pctfuzz.text import has_lone_surrogate, is_surrogate
 
 __all__ = ["ENTRIES"]
 
 
 def _is_utf8_label(label: str) -> bool:
-    from pctfuzz import encoding as _encoding
-
     try:
-        return bool(_encoding.lookup(label).is_utf8)
+        return bool(encoding.lookup(label).is_utf8)
     except PctfuzzError:
         return False
 
 
 def _legacy_text_case(case: Case) -> tuple[str, str] | None:
     """(value, Python codec) for a str encode/form case with a legacy encoding."""
-
     label = getattr(case, "encoding", None)
     if not isinstance(label, str) or _is_utf8_label(label):
         return None
@@ -54,11 +52,9 @@ def _legacy_text_case(case: Case) -> tuple[str, str] | None:
 @functools.lru_cache(maxsize=4096)  # per code point and label: the fuzzer asks again and again
 def _whatwg_char_bytes(label: str, char: str) -> bytes:
     """The WHATWG encoder's output for one code point, an error written as ``&#N;``."""
-    from pctfuzz import encoding as _encoding
-
     return b"".join(
         run if isinstance(run, bytes) else f"&#{run};".encode("ascii")
-        for run in _encoding.encode_runs(_encoding.lookup(label), char)
+        for run in encoding.encode_runs(encoding.lookup(label), char)
     )
 
 
@@ -83,7 +79,7 @@ def _legacy_codec_differs(case: Case) -> bool:
     return any(
         _python_char_bytes(codec, c) != _whatwg_char_bytes(label, c)
         for c in set(text)
-        if not 0xD800 <= ord(c) <= 0xDFFF
+        if not is_surrogate(c)
     )
 
 
@@ -99,7 +95,7 @@ def _legacy_ncr_visible(case: Case) -> bool:
         return False
     label = getattr(case, "encoding", "")
     for c in set(text):
-        if 0xD800 <= ord(c) <= 0xDFFF or ord(c) < 0x80:
+        if is_surrogate(c) or ord(c) < 0x80:
             continue
         ncr = f"&#{ord(c)};".encode("ascii")
         if _python_char_bytes(codec, c) == ncr and _whatwg_char_bytes(label, c) == ncr:
@@ -118,10 +114,8 @@ def _iso_2022_jp_roman(case: Case) -> bool:
 
 
 def _encoding_name(label: str) -> str | None:
-    from pctfuzz import encoding as _encoding
-
     try:
-        return _encoding.lookup(label).name
+        return encoding.lookup(label).name
     except PctfuzzError:
         return None
 
