@@ -4,7 +4,8 @@ Each reconciler states one difference exactly (``pctfuzz.entry``: it takes that
 difference out of the two outcomes and nothing more); ``pctfuzz.accept`` documents
 them for users and loads them from ``--accept`` files by the names in ``RECONCILERS``.
 The models follow WHATWG URL 1.3 (percent-encode after encoding), 5.1 and 5.2 (form
-parser and serializer) with the implementation's one change applied.
+parser and serializer) with the implementation's one change applied. (Just over 400
+lines: the nine reconcilers and the builder are one vocabulary, each a few lines.)
 """
 
 from __future__ import annotations
