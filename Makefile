@@ -37,7 +37,7 @@ bench: $(STAMP)
 	$(PY) benchmarks/bench_reference.py --quick
 
 docs: $(STAMP)
-	$(PY) -c 'from pctfuzz.checks.registry import render_markdown as r; import pathlib; \
+	$(PY) -c 'from pctfuzz.checks.registry.render import render_markdown as r; import pathlib; \
 	p = pathlib.Path("docs/divergences.md"); head = p.read_text().split("| id |")[0]; \
 	p.write_text(head + r() + "\n")'
 

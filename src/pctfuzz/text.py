@@ -5,11 +5,22 @@ printed raw, an ESC starts a terminal escape sequence, a newline forges a second
 output line, and a bidi control (U+202E) reorders what the reader sees. ``one_line``
 is the one place that turns such text into a single printable line; every message,
 table cell and verdict pctfuzz prints about a record goes through it.
+
+The lone-surrogate helpers live here too: a Python ``str`` may hold surrogate code
+points (U+D800-U+DFFF), which a scalar value string (WHATWG Infra 4.6) may not, and
+every check, model and adapter asks the same questions about them.
 """
 
 from __future__ import annotations
 
-__all__ = ["one_line"]
+__all__ = [
+    "count_lone_surrogates",
+    "has_lone_surrogate",
+    "is_surrogate",
+    "one_line",
+    "strip_lone_surrogates",
+    "surrogates_to_fffd",
+]
 
 _NAMED = {"\n": "\\n", "\r": "\\r", "\t": "\\t", "\\": "\\\\"}
 
@@ -39,3 +50,29 @@ def one_line(text: str, limit: int | None = None) -> str:
     if limit is not None and len(text) > limit:
         return text[: max(0, limit - 3)] + "..."
     return text
+
+
+def is_surrogate(char: str) -> bool:
+    """``char`` is a surrogate code point (Infra 4.6). In a ``str`` a surrogate is
+    always lone: a UTF-16 pair is one code point there."""
+    return 0xD800 <= ord(char) <= 0xDFFF
+
+
+def has_lone_surrogate(text: str) -> bool:
+    """``text`` is not a scalar value string."""
+    return any(0xD800 <= ord(c) <= 0xDFFF for c in text)
+
+
+def count_lone_surrogates(text: str) -> int:
+    return sum(1 for c in text if 0xD800 <= ord(c) <= 0xDFFF)
+
+
+def strip_lone_surrogates(text: str) -> str:
+    """``text`` without its lone surrogates (``str.encode(errors="ignore")``)."""
+    return "".join(c for c in text if not 0xD800 <= ord(c) <= 0xDFFF)
+
+
+def surrogates_to_fffd(text: str) -> str:
+    """Infra "convert to a scalar value string": each lone surrogate becomes U+FFFD
+    (WebIDL USVString)."""
+    return "".join("\ufffd" if 0xD800 <= ord(c) <= 0xDFFF else c for c in text)

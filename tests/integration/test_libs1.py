@@ -11,10 +11,11 @@ from typing import Any
 import pytest
 from hypothesis import given, settings
 
-from pctfuzz.accept import accepted_entries, check_entries
 from pctfuzz.cases import EncodeCase, FormParseCase
 from pctfuzz.checks import differential
 from pctfuzz.checks.probe import load_encoder, probe
+from pctfuzz.checks.registry import accepted_entries
+from pctfuzz.checks.registry.examples import check_entries
 from pctfuzz.checks.strategies import form_parse_cases
 from pctfuzz.cli import EXIT_OK, main
 from pctfuzz.oracles import get_impl

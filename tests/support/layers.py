@@ -30,6 +30,7 @@ LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("checks", ("pctfuzz.checks",)),
     ("subjects", ("pctfuzz.oracles",)),
     ("vocabulary", ("pctfuzz.cases", "pctfuzz.violations", "pctfuzz.identity",
+                    "pctfuzz.outcome", "pctfuzz.entry", "pctfuzz.reconcilers",
                     "pctfuzz.accept", "pctfuzz.formats")),
     ("library", ("pctfuzz", "pctfuzz.sets", "pctfuzz.named_sets", "pctfuzz.setspec",
                  "pctfuzz.encoding", "pctfuzz.reference", "pctfuzz.form")),

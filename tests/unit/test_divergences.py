@@ -23,13 +23,19 @@ from pctfuzz.checks.registry import (
     Outcome,
     case_text,
     divergences_for,
-    example_outcomes,
     explain,
     get_divergence,
     reference_outcome,
-    render_markdown,
 )
+from pctfuzz.checks.registry import ada as ada_entries
+from pctfuzz.checks.registry import node as node_entries
+from pctfuzz.checks.registry import urllib as urllib_entries
+from pctfuzz.checks.registry import urllib_legacy as urllib_legacy_entries
+from pctfuzz.checks.registry import yarl as yarl_entries
+from pctfuzz.checks.registry.examples import example_outcomes
+from pctfuzz.checks.registry.render import render_markdown
 from pctfuzz.cli import main
+from pctfuzz.entry import explain as engine_explain
 from pctfuzz.errors import PctfuzzError
 from pctfuzz.oracles import IMPLS, get_impl, registry_names
 from pctfuzz.oracles.urllib_parse import UrllibAdapter, UrllibUnquoteAdapter
@@ -290,3 +296,44 @@ def test_cli_divergences(capsys: pytest.CaptureFixture[str]) -> None:
 
     assert main(["divergences", "--impl", "nope"]) == 2
     assert "unknown implementation" in capsys.readouterr().err
+
+
+# --- the registry's assembly (checks/registry/: one module per library) ---------------------
+#: Each library module and the adapter family its entries are written for.
+_FAMILIES = {
+    urllib_entries: {"urllib", "urllib-unquote"},
+    urllib_legacy_entries: {"urllib"},
+    yarl_entries: {"yarl", "yarl-c", "yarl-requote"},
+    ada_entries: {"ada"},
+    node_entries: {"node", "node-querystring", "whatwg-url"},
+}
+
+
+def test_every_library_module_is_in_the_registry_once() -> None:
+    ids = [e.id for module in _FAMILIES for e in module.ENTRIES]
+    assert sorted(ids) == sorted(IDS)
+
+
+def test_each_library_module_holds_only_its_own_entries() -> None:
+    for module, family in _FAMILIES.items():
+        assert {e.impl for e in module.ENTRIES} <= family, module.__name__
+
+
+def test_registry_order_is_by_phase_then_module_order() -> None:
+    # Within a phase, an entry keeps its place in its module: reconcile order (and so
+    # explain's ids) depends on it, e.g. urllib-unquote-text before the variant's model.
+    for module in _FAMILIES:
+        own = [e.id for e in module.ENTRIES]
+        assert [i for i in IDS if i in own] == [
+            e.id for e in sorted(module.ENTRIES, key=lambda e: e.phase)]
+    assert [e.phase for e in DIVERGENCES] == sorted(e.phase for e in DIVERGENCES)
+
+
+def test_user_entries_reconcile_with_the_same_engine() -> None:
+    # pctfuzz.entry.explain takes any entries: the built-in registry is one list of them.
+    case = EncodeCase("~", FORM.name)
+    expected, actual = reference_outcome("encode", case), Outcome("~")
+    assert explain("encode", ("urllib",), case, expected, actual) == ("urllib-quote-tilde",)
+    assert engine_explain("encode", ("urllib",), case, expected, actual, ()) is None
+    assert engine_explain("encode", ("urllib",), case, expected, actual,
+                          (get_divergence("urllib-quote-tilde"),)) == ("urllib-quote-tilde",)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from pctfuzz.checks.registry import render_markdown
+from pctfuzz.checks.registry.render import render_markdown
 
 DOC = Path(__file__).resolve().parents[2] / "docs" / "divergences.md"
 

@@ -37,13 +37,13 @@ from __future__ import annotations
 import functools
 from typing import Any
 
-from pctfuzz.accept import accepted_entries
 from pctfuzz.cases import Case, DecodeCase, EncodeCase, FormCase, FormParseCase
-from pctfuzz.checks.registry import Outcome, explain, reconcile, reference_outcome
+from pctfuzz.checks.registry.lookup import accepted_entries, explain, reconcile
 from pctfuzz.errors import NotScalarValueError, PctfuzzError
 from pctfuzz.identity import difference, unit_difference
 from pctfuzz.oracles.base import Impl, Unsupported, impl_name, registry_names
 from pctfuzz.oracles.registry import get_impl
+from pctfuzz.outcome import Outcome, reference_outcome
 from pctfuzz.reference import Surrogates
 from pctfuzz.violations import Divergence
 

@@ -1,7 +1,8 @@
 """``pctfuzz divergences``: list the accepted differences between the reference and the
 implementations under test (the registry in ``pctfuzz.checks.registry``, plus a user
 adapter's ``divergences`` and ``--accept FILE``, ``pctfuzz.accept``), and with
-``--check`` verify that every pinned example still diverges and is accepted.
+``--check`` verify that every pinned example still diverges and is accepted
+(``pctfuzz.checks.registry.examples``).
 
 Exit codes: 0 listed / every example checks; 1 ``--check`` found an example that no
 longer diverges or is not accepted; 2 unknown implementation or unusable ``--accept``.
@@ -13,7 +14,10 @@ import argparse
 import os
 from typing import Any
 
-from pctfuzz.checks.registry import KnownDivergence, case_text, divergences_for, render_markdown
+from pctfuzz.accept import ACCEPT_ENV, load_accept_file
+from pctfuzz.checks.registry import KnownDivergence, accepted_entries, case_text, divergences_for
+from pctfuzz.checks.registry.examples import check_entries
+from pctfuzz.checks.registry.render import render_markdown
 from pctfuzz.errors import PctfuzzError
 from pctfuzz.oracles.base import Impl, registry_names
 from pctfuzz.oracles.registry import IMPLS, get_impl
@@ -25,8 +29,6 @@ def set_accept(path: str | None) -> None:
     """``--accept FILE``: load it now (a bad file is a usage error before any work) and
     name it in ``PCTFUZZ_ACCEPT``, which the differential checks of this process and of
     the campaign's children read."""
-    from pctfuzz.accept import ACCEPT_ENV, load_accept_file
-
     if path is None:
         return
     resolved = path if not path.endswith((".toml", ".py")) else os.path.abspath(path)
@@ -55,8 +57,6 @@ def _adapter(impl: str | None) -> tuple[list[str] | None, Impl | None]:
 
 
 def _user_entries(adapter: Impl | None) -> list[KnownDivergence]:
-    from pctfuzz.accept import ACCEPT_ENV, accepted_entries, load_accept_file
-
     if adapter is not None:
         return list(accepted_entries(adapter))
     accept = os.environ.get(ACCEPT_ENV)
@@ -65,8 +65,6 @@ def _user_entries(adapter: Impl | None) -> list[KnownDivergence]:
 
 def _check(names: list[str] | None, adapter: Impl | None,
            user: list[KnownDivergence]) -> int:
-    from pctfuzz.accept import check_entries
-
     failed = 0
     builtin = divergences_for(names)
     # A built-in entry's example is pinned on the implementation it was written for.

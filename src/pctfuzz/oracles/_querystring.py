@@ -11,11 +11,13 @@ from __future__ import annotations
 
 from typing import Any
 
-from pctfuzz.accept import Reconciler, divergence
 from pctfuzz.cases import Case, FormCase, FormParseCase
-from pctfuzz.checks.registry import KnownDivergence, Outcome, _pairs_surrogates_to_fffd
+from pctfuzz.entry import KnownDivergence
+from pctfuzz.outcome import Outcome
+from pctfuzz.reconcilers import Reconciler, divergence, pairs_surrogates_to_fffd
 from pctfuzz.reference import percent_encode
 from pctfuzz.sets import get_set
+from pctfuzz.text import has_lone_surrogate
 
 __all__ = ["CITE_URLLIB", "QUOTE_PLUS_SET", "lone_surrogate_entry", "query_params_functions",
            "urlencode_entry"]
@@ -85,7 +87,7 @@ def urlencode_entry(
 
 def _has_lone_surrogate(case: Case) -> bool:
     text = getattr(case, "text", b"")
-    return isinstance(text, str) and any(0xD800 <= ord(c) <= 0xDFFF for c in text)
+    return isinstance(text, str) and has_lone_surrogate(text)
 
 
 def lone_surrogate_entry(lib: str, citation: str) -> KnownDivergence:
@@ -95,7 +97,7 @@ def lone_surrogate_entry(lib: str, citation: str) -> KnownDivergence:
     # A rewrite of the implementation's answer (phase 2), so it composes with a
     # reordering entry (phase 0).
     rewrite = Reconciler("lone_surrogate", frozenset({"form-parse"}),
-                         _pairs_surrogates_to_fffd,
+                         pairs_surrogates_to_fffd,
                          "U+FFFD for each lone surrogate (USVString conversion, then UTF-8)",
                          "passes the lone surrogate through unchanged", 2)
     return divergence(

@@ -25,10 +25,11 @@ import dataclasses
 from types import MappingProxyType
 from typing import Any
 
-from pctfuzz.accept import _set_change, divergence, encoded, left_raw, requoted
+from pctfuzz.accept import divergence, encoded, left_raw, requoted
 from pctfuzz.cases import EncodeCase, FormCase
 from pctfuzz.encoding import lookup
 from pctfuzz.oracles.base import Adapter, Unsupported
+from pctfuzz.reconcilers import set_change as _set_change
 from pctfuzz.sets import get_set
 
 __all__ = ["RequestsAdapter"]

@@ -29,12 +29,14 @@ import urllib.parse
 from types import MappingProxyType
 from typing import Any
 
-from pctfuzz.accept import Reconciler, _encode_model, divergence
 from pctfuzz.cases import Case, EncodeCase, FormParseCase
-from pctfuzz.checks.registry import Outcome
 from pctfuzz.encoding import lookup
 from pctfuzz.oracles.base import Adapter, Unsupported
+from pctfuzz.outcome import Outcome
+from pctfuzz.reconcilers import Reconciler, divergence
+from pctfuzz.reconcilers import encode_model as _encode_model
 from pctfuzz.sets import PercentEncodeSet, get_set
+from pctfuzz.text import has_lone_surrogate
 
 __all__ = ["W3libAdapter"]
 
@@ -125,7 +127,7 @@ class W3libAdapter(Adapter):
     def form_parse(self, case: FormParseCase) -> list[tuple[str, str]]:
         if isinstance(case.text, bytes):
             raise Unsupported("parse_qsl_to_bytes takes str")
-        if any(0xD800 <= ord(c) <= 0xDFFF for c in case.text):
+        if has_lone_surrogate(case.text):
             raise Unsupported("parse_qsl_to_bytes encodes its str as UTF-8: a lone "
                               "surrogate has none (UnicodeEncodeError)")
         pairs = self._parse_qsl(case.text, keep_blank_values=True)

@@ -1,0 +1,82 @@
+"""Built-in entries for ada-url's Python binding (adapter ``ada``).
+
+Each entry cites WHATWG URL 5.1 (the form parser, which ada implements) and where the
+binding differs.
+"""
+
+from __future__ import annotations
+
+import functools
+
+from pctfuzz.cases import Case, FormParseCase
+from pctfuzz.checks.registry.common import (
+    WHATWG_FORM_PARSE,
+    add_entry,
+    is_valid_utf8,
+    text_with_surrogate,
+)
+from pctfuzz.entry import KnownDivergence
+from pctfuzz.outcome import Outcome
+from pctfuzz.reference import percent_decode
+
+__all__ = ["ENTRIES"]
+
+
+def _whatwg_form_bytes(data: bytes) -> list[tuple[bytes, bytes]]:
+    """WHATWG URL 5.1 up to (not including) the UTF-8 decode: the raw name/value bytes."""
+    out: list[tuple[bytes, bytes]] = []
+    for sequence in data.split(b"&"):
+        if sequence:
+            name, _, value = sequence.partition(b"=")
+            name, value = name.replace(b"+", b" "), value.replace(b"+", b" ")
+            out.append((percent_decode(name), percent_decode(value)))
+    return out
+
+
+def _ada_invalid_utf8(
+    case: Case, expected: Outcome, actual: Outcome
+) -> tuple[Outcome, Outcome] | None:
+    if not isinstance(case, FormParseCase) or not isinstance(actual.error, UnicodeDecodeError):
+        return None
+    text = case.text
+    data = text if isinstance(text, bytes) else text.encode("utf-8", "replace")
+    if all(is_valid_utf8(n) and is_valid_utf8(v) for n, v in _whatwg_form_bytes(data)):
+        return None
+    return actual, actual
+
+ENTRIES: list[KnownDivergence] = []
+_entry = functools.partial(add_entry, ENTRIES)
+
+_entry(
+    id="ada-search-params-parse-lone-surrogate",
+    impl="ada",
+    check="form-parse",
+    summary="URLSearchParams(text) refuses a lone surrogate (the reference replaces it)",
+    applies=text_with_surrogate,
+    reconcile=lambda case, expected, actual: (
+        (actual, actual)
+        if not expected.raised and isinstance(actual.error, UnicodeEncodeError)
+        else None
+    ),
+    reference="U+FFFD for each lone surrogate (the USVString conversion of the argument)",
+    implementation="UnicodeEncodeError from the binding's params.encode()",
+    citation=f"{WHATWG_FORM_PARSE}; WebIDL USVString",
+    why="the Python binding, not ada, refuses; JS engines convert before calling ada",
+    example=FormParseCase("\ud800"),
+)
+_entry(
+    id="ada-search-params-invalid-utf8",
+    impl="ada",
+    check="form-parse",
+    summary="URLSearchParams raises UnicodeDecodeError when a decoded name or value is not UTF-8",
+    applies=lambda case: isinstance(case, FormParseCase),
+    reconcile=_ada_invalid_utf8,
+    reference="UTF-8 decode without BOM: U+FFFD for invalid sequences ('%FF' -> U+FFFD)",
+    implementation="ada keeps the raw bytes and the binding decodes them strictly: "
+    "UnicodeDecodeError from items()/get()",
+    citation=f"{WHATWG_FORM_PARSE} step 3.5 (UTF-8 decode without BOM); ada-url/ada#793 "
+    "(ada does no Unicode validation); ada_url/ada_adapter.py _get_str",
+    why="a bug in ada-url's Python binding (reported as a finding); registered so the "
+    "differential test keeps checking every other input",
+    example=FormParseCase("%FF"),
+)

@@ -1,0 +1,77 @@
+"""The pinned examples, run: each entry's example must still diverge and be accepted
+(``pctfuzz divergences --check``; ``pctfuzz.entry`` describes the fields)."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from pctfuzz.checks.differential import both_refuse, run_impl, scalar_values
+from pctfuzz.checks.registry.lookup import accepted_entries, explain
+from pctfuzz.entry import KnownDivergence
+from pctfuzz.errors import NotScalarValueError, PctfuzzError
+from pctfuzz.oracles.base import registry_names
+from pctfuzz.oracles.registry import get_impl
+from pctfuzz.outcome import Outcome, reference_outcome
+
+__all__ = ["CheckResult", "check_entries", "example_outcomes"]
+
+
+def example_outcomes(entry: KnownDivergence) -> tuple[Outcome, Outcome]:
+    """(reference, implementation) outcomes on a built-in entry's pinned example."""
+    expected = reference_outcome(entry.check, entry.example)
+    actual = run_impl(entry.check, entry.example, get_impl(entry.impl))
+    if actual is None:  # pragma: no cover - an example must be expressible
+        raise PctfuzzError(f"divergence {entry.id}: {entry.impl} does not support its example")
+    return expected, actual
+
+
+@dataclass(frozen=True)
+class CheckResult:
+    """What ``check_entries`` found for one entry's pinned example."""
+
+    entry: KnownDivergence
+    ok: bool
+    problem: str = ""
+
+    def line(self) -> str:
+        state = "ok" if self.ok else f"FAILED: {self.problem}"
+        return f"{self.entry.id} ({self.entry.impl}, {self.entry.check}): {state}"
+
+
+def check_entries(impl: object, entries: Sequence[KnownDivergence]) -> list[CheckResult]:
+    """Run each entry's pinned example on ``impl``: it must still diverge from the
+    reference, and the registry (built-in and user entries) must accept it with this
+    entry among those used. An inactive entry (fixed upstream) is skipped as ok."""
+    names = registry_names(impl)
+    extra = accepted_entries(impl)
+    results = []
+    for entry in entries:
+        if not entry.active():
+            results.append(CheckResult(entry, True, "inactive"))
+            continue
+        try:
+            expected = reference_outcome(entry.check, entry.example,
+                                         surrogates=scalar_values(impl))
+        except NotScalarValueError as exc:  # pragma: no cover - reference_outcome catches
+            expected = Outcome(error=exc)
+        actual = run_impl(entry.check, entry.example, impl)  # type: ignore[arg-type]
+        if actual is None:
+            results.append(CheckResult(entry, False, "the implementation does not support "
+                                       "the example (Unsupported)"))
+        elif expected.same(actual) or both_refuse(expected, actual):
+            results.append(CheckResult(entry, False, "the example no longer diverges "
+                                       f"(both give {actual.describe()})"))
+        else:
+            used = explain(entry.check, names, entry.example, expected, actual, extra=extra)
+            if used is not None and entry.id not in used:
+                results.append(CheckResult(
+                    entry, False, f"redundant: the example is accepted by {', '.join(used)} "
+                    "before this entry applies"))
+            elif used is None:
+                results.append(CheckResult(
+                    entry, False, f"the example diverges but is not accepted: reference "
+                    f"{expected.describe()}, implementation {actual.describe()}"))
+            else:
+                results.append(CheckResult(entry, True))
+    return results

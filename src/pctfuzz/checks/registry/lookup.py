@@ -1,0 +1,107 @@
+"""The ordered built-in registry, its lookups, and the entries that apply to an adapter.
+
+``DIVERGENCES`` puts every library's entries (one module each) in reconcile order:
+by phase (entries replacing a refusal or a whole answer before entries rewriting text,
+so yarl's dropped surrogates compose with its safe set), and within a phase in the
+order the libraries and their modules list them. Only the order among entries of one
+check and one adapter family matters (``pctfuzz.entry.reconcile`` skips the others),
+and each family's entries are in one module, or in ``urllib`` and ``urllib_legacy``
+whose phase-0 encode and form entries are all in ``urllib_legacy``.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import os
+from collections.abc import Iterable, Sequence
+
+from pctfuzz import entry as _engine
+from pctfuzz.accept import ACCEPT_ENV, checked_entries, load_accept_file
+from pctfuzz.cases import Case
+from pctfuzz.checks.registry import ada, node, urllib, urllib_legacy, yarl
+from pctfuzz.entry import KnownDivergence
+from pctfuzz.errors import PctfuzzError
+from pctfuzz.oracles.base import impl_name
+from pctfuzz.oracles.registry import IMPLS
+from pctfuzz.outcome import CHECKS, Outcome
+
+__all__ = [
+    "DIVERGENCES",
+    "accepted_entries",
+    "divergences_for",
+    "explain",
+    "get_divergence",
+    "reconcile",
+]
+
+#: Every accepted divergence, in reconcile order (module docstring).
+DIVERGENCES: tuple[KnownDivergence, ...] = tuple(sorted(
+    (*urllib.ENTRIES, *urllib_legacy.ENTRIES, *yarl.ENTRIES, *ada.ENTRIES, *node.ENTRIES),
+    key=lambda d: d.phase,
+))
+
+_BY_ID = {d.id: d for d in DIVERGENCES}
+if len(_BY_ID) != len(DIVERGENCES):  # pragma: no cover - a registry typo
+    raise RuntimeError("duplicate divergence ids")
+
+
+def get_divergence(entry_id: str) -> KnownDivergence:
+    """The entry with this id; ``PctfuzzError`` if there is none."""
+    try:
+        return _BY_ID[entry_id]
+    except KeyError:
+        raise PctfuzzError(f"unknown divergence {entry_id!r}") from None
+
+
+def divergences_for(
+    impl: str | Iterable[str] | None = None, check: str | None = None
+) -> list[KnownDivergence]:
+    """Entries for these implementation names (all if None) and check (all if None),
+    grouped by implementation and check (``DIVERGENCES`` keeps reconcile order)."""
+    names = {impl} if isinstance(impl, str) else set(impl) if impl is not None else None
+    order = {name: index for index, name in enumerate(IMPLS)}
+    found = [
+        d
+        for d in DIVERGENCES
+        if (names is None or d.impl in names) and (check is None or d.check == check)
+    ]
+    # Display order: by implementation, then check; registry order within those.
+    return sorted(found, key=lambda d: (order.get(d.impl, len(order)), CHECKS.index(d.check)))
+
+
+def reconcile(
+    check: str, impl_names: Sequence[str], case: Case, expected: Outcome, actual: Outcome,
+    *, extra: Sequence[KnownDivergence] = (),
+) -> tuple[tuple[str, ...], Outcome, Outcome]:
+    """``pctfuzz.entry.reconcile`` over the built-in entries, then the ``extra`` ones
+    (a user adapter's and ``--accept``'s, ``accepted_entries``)."""
+    return _engine.reconcile(check, impl_names, case, expected, actual,
+                             (*DIVERGENCES, *extra))
+
+
+def explain(
+    check: str, impl_names: Sequence[str], case: Case, expected: Outcome, actual: Outcome,
+    *, extra: Sequence[KnownDivergence] = (),
+) -> tuple[str, ...] | None:
+    """``pctfuzz.entry.explain`` over the built-in entries, then the ``extra`` ones."""
+    return _engine.explain(check, impl_names, case, expected, actual, (*DIVERGENCES, *extra))
+
+
+_ADAPTERS: dict[int, tuple[object, str | None, tuple[KnownDivergence, ...]]] = {}
+
+
+def accepted_entries(impl: object) -> tuple[KnownDivergence, ...]:
+    """The user entries that apply to ``impl``: its ``divergences`` and those of the
+    ``PCTFUZZ_ACCEPT`` file (``pctfuzz.accept``), each with ``impl`` filled in (the
+    adapter's name), in reconcile order. Cached per adapter object and file."""
+    accept = os.environ.get(ACCEPT_ENV) or None
+    cached = _ADAPTERS.get(id(impl))
+    if cached is not None and cached[0] is impl and cached[1] == accept:
+        return cached[2]
+    name = impl_name(impl)
+    own = checked_entries(getattr(impl, "divergences", None), f"{name}.divergences")
+    extra = load_accept_file(accept) if accept else []
+    entries = [e if e.impl else dataclasses.replace(e, impl=name) for e in (*own, *extra)]
+    ordered = tuple(sorted(entries, key=lambda e: e.phase))
+    _ADAPTERS[id(impl)] = (impl, accept, ordered)
+    return ordered
