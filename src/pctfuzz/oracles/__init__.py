@@ -307,6 +307,20 @@ def _furl() -> Impl:
     return FurlAdapter()
 
 
+def _hyperlink() -> Impl:
+    """hyperlink: URL.to_uri, DecodedURL (a query value, fragment decoding, the query)"""
+    from .hyperlink import HyperlinkAdapter
+
+    return HyperlinkAdapter()
+
+
+def _boltons() -> Impl:
+    """boltons.urlutils: quote_*_part, unquote(_to_bytes), QueryParamDict"""
+    from .boltons import BoltonsAdapter
+
+    return BoltonsAdapter()
+
+
 #: name -> factory (no arguments) of a built-in implementation. ``urllib`` is the default.
 IMPLS: Mapping[str, Callable[[], Impl]] = MappingProxyType(
     {
@@ -329,6 +343,8 @@ IMPLS: Mapping[str, Callable[[], Impl]] = MappingProxyType(
         "starlette": _starlette,
         "tornado": _tornado,
         "furl": _furl,
+        "hyperlink": _hyperlink,
+        "boltons": _boltons,
     }
 )
 
