@@ -97,7 +97,7 @@ def test_hyperlink_decodes_like_the_reference_without_newlines(case: DecodeCase)
     differential.check_decode(case, _impl("hyperlink"))
 
 
-@pytest.mark.parametrize("value", ["a\nb", "a\n"])
+@pytest.mark.parametrize("value", ["a\nb", "ab\n"])  # odd lengths: DecodedURL.from_text
 @pytest.mark.xfail(raises=differential.Divergence, strict=True,
                    reason="hyperlink bug: URL.from_text's fragment is '.*' without DOTALL: "
                           "'#a\\nb' raises URLParseError and '#a\\n' drops the newline")
@@ -105,13 +105,18 @@ def test_hyperlink_fragment_with_a_newline(value: str) -> None:
     differential.check_decode(DecodeCase(value), _impl("hyperlink"))
 
 
-def test_hyperlink_decode_refuses_only_invalid_utf8() -> None:
-    """The strict-UTF-8 entry accepts the UnicodeDecodeError for %FF, and nothing
-    accepts it for valid UTF-8 (the entry is exact)."""
+def test_hyperlink_decode_routes() -> None:
+    """Odd lengths: DecodedURL, strict UTF-8 (the entry accepts its UnicodeDecodeError);
+    even lengths: to_iri, which keeps %23 %5B %5D %25 and text that is not UTF-8."""
     impl = _impl("hyperlink")
-    differential.check_decode(DecodeCase("a%FF"), impl)
+    with pytest.raises(UnicodeDecodeError):
+        impl.decode(DecodeCase("a%FF%"))
+    differential.check_decode(DecodeCase("a%FF%"), impl)
     differential.check_form_parse(FormParseCase("a=%FF&b"), impl)
     assert impl.decode(DecodeCase("%C3%A9+")) == "é+".encode()
+    assert impl.decode(DecodeCase("%23%41%5b%2F")) == b"%23A%5b/"
+    assert impl.decode(DecodeCase("%FF%41")) == b"%FF%41"
+    assert impl.decode(DecodeCase("a\n")) == b"a\n"  # URL(fragment=...) parses nothing
 
 
 # --- boltons: QueryParamDict.to_text() leaves % raw ----------------------------------------

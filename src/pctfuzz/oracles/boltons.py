@@ -17,9 +17,10 @@ encode UTF-8, as hyperlink's do. Mapping onto the reference's questions:
   letters, digits, ``*-._%&=+#[]``: those go to ``to_text()``, its default
   (``full_quote=False``: "leave them decoded for readability", only ``&=+#[]``
   encoded), which writes that text as the form set does, apart from ``%``, which it
-  leaves raw (a bug: docs/in-the-wild.md). Other text of the readable mode (a space,
-  ``~``, non-ASCII written raw) is by design, and its first such character would
-  class every finding of the bug apart;
+  leaves raw (a bug: docs/in-the-wild.md). The rest of the readable mode (a space,
+  ``~``, non-ASCII written raw) is by design; a case holding it goes to
+  ``full_quote=True``, because a finding's class is its first differing character, and
+  each one before a ``%`` would make the one bug another finding;
 - **form_parse**: ``QueryParamDict.from_text(text).items(multi=True)`` (``parse_qsl``,
   ``keep_blank_values=True``); a value ``None`` (no ``=``, or nothing after it)
   stands for the empty string; str only.
@@ -45,7 +46,7 @@ from . import Adapter, Unsupported, divergence
 from ._querystring import lone_surrogate_entry
 from .hyperlink import nfc_model, rfc3986_form_model
 
-__all__ = ["BoltonsAdapter"]
+__all__ = ["BoltonsAdapter", "readable_route"]
 
 #: pctfuzz probe boltons.urlutils:quote_*_part (boltons 26.2.0), label -> spec
 SETS = MappingProxyType({

@@ -22,8 +22,14 @@ text).encode("utf8")``). Mapping onto the reference's questions:
   ``to_uri`` leaves ``%`` as it is, and its constructor refuses a raw ``/?#`` in a
   path segment and ``&#`` in a query value (ValueError): those values are
   ``Unsupported``. Space is ``%20``, str only, UTF-8 only.
-- **decode**: ``DecodedURL.from_text("#" + v).fragment``, the one part decoded whole
-  (no separator inside it); str only. A value with a lone surrogate is
+- **decode**: the fragment, the one part decoded whole (no separator inside it):
+  ``DecodedURL.from_text("#" + v).fragment`` for a value of odd length, and
+  ``URL(fragment=v).to_iri().fragment`` for one of even length, so replay and
+  minimization call the same one (the constructor, not ``from_text``: the fragment
+  bug of docs/in-the-wild.md shows on the odd lengths, and each kept escape before it
+  would class it as another finding). ``to_iri`` ("all but a few reserved characters
+  decoded") keeps the escapes of ``#[]`` and ``%`` and gives the text back unchanged
+  when the bytes are not UTF-8. str only; a value with a lone surrogate is
   ``Unsupported``: ``_percent_decode`` returns text it cannot UTF-8 encode unchanged
   (its docstring: "All characters in the input text must be encodable").
 - **form_serialize**: ``DecodedURL().replace(query=pairs).to_text()`` without its
@@ -144,6 +150,44 @@ def _raises_on_invalid_utf8() -> Reconciler:
                       "raises UnicodeDecodeError (DecodedURL decodes text strictly)", _REPLACE)
 
 
+#: What URL.to_iri keeps encoded in a fragment: _make_decode_map(_FRAGMENT_DELIMS)
+#: leaves out the RFC 3986 delimiters a fragment cannot hold raw, and "%".
+IRI_FRAGMENT_KEPT = frozenset(b"#[]%")
+
+
+def _to_iri_fragment(value: str) -> bytes:
+    """URL(fragment=value).to_iri().fragment, as UTF-8 (module docstring)."""
+    data = value.encode("utf-8")
+    pieces = data.split(b"%")
+    out = [pieces[0]]
+    for piece in pieces[1:]:
+        pair = piece[:2]
+        if len(pair) == 2 and all(c in b"0123456789abcdefABCDEF" for c in pair) \
+                and int(pair, 16) not in IRI_FRAGMENT_KEPT:
+            out += [bytes([int(pair, 16)]), piece[2:]]
+        else:
+            out += [b"%", piece]
+    decoded = b"".join(out)
+    return decoded if _utf8(decoded) else data
+
+
+def _to_iri_model() -> Reconciler:
+    def reconcile(case: Case, expected: Outcome, actual: Outcome) -> Any:
+        if expected.raised or not isinstance(case, DecodeCase) or not isinstance(case.value, str):
+            return None
+        return Outcome(_to_iri_fragment(case.value)), actual
+
+    return Reconciler("to_iri", frozenset({"decode"}), reconcile,
+                      "decodes every %HH to its byte",
+                      "keeps %23 %5B %5D %25 (any hex case) and, when the bytes are not "
+                      "UTF-8, the whole text", _REPLACE)
+
+
+def _to_iri_route(case: Case) -> bool:
+    return isinstance(case, DecodeCase) and isinstance(case.value, str) \
+        and len(case.value) % 2 == 0
+
+
 _CITE_STRICT = ("hyperlink DecodedURL docstring: 'Where applicable, a UTF-8 encoding is "
                 "presumed. Be advised that some interactions can raise ... "
                 "UnicodeDecodeErrors'; python-hyper/hyperlink#173 (maintainer: the %F6 "
@@ -151,7 +195,7 @@ _CITE_STRICT = ("hyperlink DecodedURL docstring: 'Where applicable, a UTF-8 enco
 
 
 class HyperlinkAdapter(Adapter):
-    """hyperlink: URL.to_uri and DecodedURL (module docstring)."""
+    """hyperlink: URL.to_uri, URL.to_iri and DecodedURL (module docstring)."""
 
     name = "hyperlink"
     distribution = "hyperlink"
@@ -183,6 +227,18 @@ class HyperlinkAdapter(Adapter):
             why="DecodedURL gives text, and escapes of bytes that are not UTF-8 are not "
                 "text; hyperlink refuses them rather than guess",
             example=DecodeCase("%FF"),
+            applies=lambda case: not _to_iri_route(case),
+        ),
+        divergence(
+            id="hyperlink-to-iri-keeps-reserved", check="decode", reconcile=_to_iri_model(),
+            citation="hyperlink URL.to_iri docstring: 'all but a few reserved characters "
+                     "decoded into human-readable format'; _url.py _FRAGMENT_DECODE_MAP = "
+                     "_make_decode_map(_FRAGMENT_DELIMS) (without '%' too); _percent_decode "
+                     "docstring: 'If a non-subencoding-valid string is passed, the original "
+                     "text is returned with no changes applied'",
+            why="an IRI is for display: decoding %23 or %25 would change what the URL "
+                "says, and bytes that are not text stay escaped",
+            example=DecodeCase("%23%41"), applies=_to_iri_route,
         ),
         divergence(
             id="hyperlink-query-strict-utf8", check="form-parse",
@@ -239,6 +295,9 @@ class HyperlinkAdapter(Adapter):
             raise Unsupported("DecodedURL.from_text takes text")
         if _has_surrogate(value):
             raise Unsupported("hyperlink decodes only text it can UTF-8 encode")
+        if len(value) % 2 == 0:
+            iri: str = self._url(fragment=value).to_iri().fragment
+            return iri.encode("utf-8")
         text: str = self._decoded.from_text("#" + value).fragment
         return text.encode("utf-8")
 
