@@ -53,6 +53,8 @@ PINNED = {
     "f9d11fb2abecec6a": "diff_form|divergence|form|field=name;unit=0x35;diff=changed|impl=boltons",
     "fe5d5979b6653052": "diff_form|divergence|form|field=value;unit=0x32;diff=missing-output"
                         "|impl=boltons",
+    "6f51408cbc7aaacd": "diff_form|divergence|form|field=value;unit=0x35;diff=missing-output"
+                        "|impl=boltons",
 }
 
 
