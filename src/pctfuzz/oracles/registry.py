@@ -151,6 +151,20 @@ def _furl() -> Impl:
     return FurlAdapter()
 
 
+def _hyperlink() -> Impl:
+    """hyperlink: URL.to_uri, DecodedURL (a query value, fragment decoding, the query)"""
+    from pctfuzz.oracles.hyperlink import HyperlinkAdapter
+
+    return HyperlinkAdapter()
+
+
+def _boltons() -> Impl:
+    """boltons.urlutils: quote_*_part, unquote(_to_bytes), QueryParamDict"""
+    from pctfuzz.oracles.boltons import BoltonsAdapter
+
+    return BoltonsAdapter()
+
+
 #: name -> factory (no arguments) of a built-in implementation. ``urllib`` is the default.
 IMPLS: Mapping[str, Callable[[], Impl]] = MappingProxyType(
     {
@@ -173,6 +187,8 @@ IMPLS: Mapping[str, Callable[[], Impl]] = MappingProxyType(
         "starlette": _starlette,
         "tornado": _tornado,
         "furl": _furl,
+        "hyperlink": _hyperlink,
+        "boltons": _boltons,
     }
 )
 

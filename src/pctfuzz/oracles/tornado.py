@@ -20,10 +20,13 @@ from __future__ import annotations
 from types import MappingProxyType
 from typing import Any
 
-from pctfuzz.accept import divergence, pairs_order
-from pctfuzz.cases import DecodeCase, EncodeCase, FormParseCase
+from pctfuzz.cases import Case, DecodeCase, EncodeCase, FormParseCase
 from pctfuzz.encoding import lookup
 from pctfuzz.oracles.base import Adapter, Unsupported
+from pctfuzz.outcome import Outcome
+from pctfuzz.reconcilers import REPLACE as _REPLACE
+from pctfuzz.reconcilers import Reconciler, divergence
+from pctfuzz.reference import percent_decode
 from pctfuzz.sets import get_set
 
 __all__ = ["TornadoAdapter"]
@@ -34,6 +37,43 @@ QUERY_SPEC = "rfc3986-unreserved"
 #: pctfuzz probe out/p.py:tornado_noplus (url_escape(v, plus=False)): nearest
 #: rfc3986-unreserved, leaves raw /, space %20.
 PATH_SPEC = "rfc3986-unreserved-/"
+
+
+def _grouped_by_raw_name() -> Reconciler:
+    """The WHATWG URL 5.1 pairs, before their UTF-8 decode, grouped by the name's bytes:
+    parse_qs_bytes keys its dict by the name "interpreted as latin1", so two names that
+    are not UTF-8 (b"\\xdc", b"\\xff") are two keys, though each decodes to U+FFFD."""
+
+    def reconcile(case: Case, expected: Outcome, actual: Outcome) -> Any:
+        if expected.raised or not isinstance(case, FormParseCase) or isinstance(case.text, str):
+            return None
+        groups: dict[bytes, list[bytes]] = {}
+        for field in case.text.split(b"&"):
+            if field:
+                name, _, value = field.partition(b"=")
+                groups.setdefault(percent_decode(name.replace(b"+", b" ")), []).append(
+                    percent_decode(value.replace(b"+", b" ")))
+        return Outcome([(name.decode("utf-8", "replace"), value.decode("utf-8", "replace"))
+                        for name, values in groups.items() for value in values]), actual
+
+    return Reconciler("grouped_by_raw_name", frozenset({"form-parse"}), reconcile,
+                      "keeps the pairs in list order",
+                      "pairs grouped by the name's bytes (a dict of lists)", _REPLACE)
+
+
+def _refuses_lone_surrogate() -> Reconciler:
+    def reconcile(case: Case, expected: Outcome, actual: Outcome) -> Any:
+        value = getattr(case, "value", None)
+        if (expected.raised or not isinstance(value, str)
+                or not isinstance(actual.error, UnicodeEncodeError)
+                or not any(0xD800 <= ord(c) <= 0xDFFF for c in value)):
+            return None
+        return actual, actual
+
+    return Reconciler("refuses_lone_surrogate", frozenset({"decode"}), reconcile,
+                      "U+FFFD for a lone surrogate (UTF-8 encode of a string)",
+                      "raises UnicodeEncodeError (unquote_to_bytes encodes str strictly)",
+                      _REPLACE)
 
 
 class TornadoAdapter(Adapter):
@@ -48,12 +88,24 @@ class TornadoAdapter(Adapter):
     divergences = (
         divergence(
             id="tornado-arguments-grouped", check="form-parse",
-            reconcile=pairs_order("grouped"),
+            reconcile=_grouped_by_raw_name(),
             citation="tornado/escape.py parse_qs_bytes: 'Parses a query string like "
-                     "urlparse.parse_qs' into a dict of lists",
+                     "urlparse.parse_qs' into a dict of lists; 'Keys still become type str "
+                     "(interpreted as latin1 in python3!)'",
             why="arguments are a dict name -> list of values: the values of one name "
-                "are kept together, in the order the name first appears",
+                "are kept together, in the order the name first appears; a name is its "
+                "bytes, so two names that are not UTF-8 stay apart",
             example=FormParseCase(b"a=1&b=2&a=3"),
+        ),
+        divergence(
+            id="tornado-unescape-lone-surrogate", check="decode",
+            reconcile=_refuses_lone_surrogate(),
+            citation="tornado/escape.py url_unescape(encoding=None): 'equivalent to "
+                     "urllib.parse.unquote_to_bytes', which UTF-8 encodes a str strictly "
+                     "(CPython Lib/urllib/parse.py)",
+            why="a lone surrogate is not text a URL can hold (only a Python caller can "
+                "pass one); refusing it is reasonable",
+            example=DecodeCase("\ud800"),
         ),
     )
 
