@@ -175,6 +175,7 @@ printf '%s\\n' "$(pwd)" "OUT=${OUT-unset}" "LD_PRELOAD=$LD_PRELOAD" "$@" > "@STU
 for arg; do case $arg in -artifact_prefix=*) artifacts=${arg#-artifact_prefix=} ;; esac; done
 case $name in
   fuzz_ok) echo "#7 INITED cov: 5 ft: 6 corp: 1/1b"; echo "Done 7 runs in 1 second(s)" ;;
+  fuzz_noinited) echo "Done 3 runs in 0 second(s)" ;;
   fuzz_crash) echo "==1== ERROR: libFuzzer: deadly signal"; touch "${artifacts}crash-1"; exit 1 ;;
   *) echo "ModuleNotFoundError: No module named 'pctfuzz.oracles'"; exit 255 ;;
 esac
@@ -295,15 +296,20 @@ def test_oss_fuzz_check_tells_a_crash_from_a_fuzzer_that_never_ran(tmp_path: Pat
     crash = _check(tmp_path, project, venv)
     assert crash.returncode == 1, crash.stdout + crash.stderr  # a finding
     lines = crash.stdout.splitlines()
-    assert any(line.startswith("FAIL fuzz_crash: exit 1, no Done line") for line in lines)
+    assert any(line.startswith("FAIL fuzz_crash: exit 1, no Done line, no INITED line; ")
+               for line in lines)
     assert any(line.startswith("ok   fuzz_ok: ") for line in lines)
 
-    (project / "harness" / "fuzz_noimport.py").write_text("# a fake harness\n")
+    for name in ("noimport", "noinited"):
+        (project / "harness" / f"fuzz_{name}.py").write_text("# a fake harness\n")
     subprocess.run(["git", "-C", str(project), "add", "-A"], check=True, timeout=60)
     broken = _check(tmp_path, project, venv)
     assert broken.returncode == 3, broken.stdout + broken.stderr  # incomplete wins over 1
-    assert any(line.startswith("FAIL fuzz_noimport: exit 255, no Done line; last: "
-                               "ModuleNotFoundError") for line in broken.stdout.splitlines())
+    assert any(line.startswith("FAIL fuzz_noimport: exit 255, no Done line, no INITED line; "
+                               "last: ModuleNotFoundError") for line in broken.stdout.splitlines())
+    # Done without INITED: libFuzzer never finished running the seeds.
+    assert any(line.startswith("FAIL fuzz_noinited: exit 0, Done 3 runs in 0 second(s), no INITED")
+               for line in broken.stdout.splitlines())
 
 
 def test_oss_fuzz_check_usage_errors(tmp_path: Path) -> None:
