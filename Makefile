@@ -46,8 +46,10 @@ coverage: $(STAMP)
 
 ## OSS-Fuzz's packaging for real (not part of `make test`): build.sh with a copy of the
 ## builder's compile_python_fuzzer (PyInstaller onefile), then each fuzzer for 5 s from
-## its seed corpus. Its own venv, pinned as the builder image's install_python.sh pins.
+## its seed corpus (OSSFUZZ_MAX_TIME=5; SANITIZER=address or undefined). Its own venv,
+## pinned as the builder image's install_python.sh pins.
 OSSFUZZ_VENV := .venv-ossfuzz
+OSSFUZZ_MAX_TIME ?= 5
 $(OSSFUZZ_VENV)/.installed:
 	$(PYTHON) -m venv $(OSSFUZZ_VENV)
 	$(OSSFUZZ_VENV)/bin/python -m pip install --quiet --upgrade pip
@@ -55,7 +57,7 @@ $(OSSFUZZ_VENV)/.installed:
 	touch $@
 
 oss-fuzz-check: $(OSSFUZZ_VENV)/.installed
-	.clusterfuzzlite/oss_fuzz_check $(OSSFUZZ_VENV)
+	MAX_TIME=$(OSSFUZZ_MAX_TIME) .clusterfuzzlite/oss_fuzz_check $(OSSFUZZ_VENV)
 
 clean:
 	rm -rf $(VENV) $(OSSFUZZ_VENV) .hypothesis .pytest_cache .mypy_cache .ruff_cache htmlcov .coverage
