@@ -6,7 +6,7 @@ STAMP  := $(VENV)/.installed
 MAX_TIME ?= 60
 export HYPOTHESIS_PROFILE ?= ci
 
-.PHONY: fuzz test lint bench coverage docs clean
+.PHONY: fuzz test lint bench coverage docs clean oss-fuzz-check
 
 $(STAMP): pyproject.toml src/pctfuzz/peers/node/package-lock.json
 	$(PYTHON) -m venv $(VENV)
@@ -44,5 +44,20 @@ docs: $(STAMP)
 coverage: $(STAMP)
 	$(VENV)/bin/pctfuzz coverage
 
+## OSS-Fuzz's packaging for real (not part of `make test`): build.sh with a copy of the
+## builder's compile_python_fuzzer (PyInstaller onefile), then each fuzzer for 5 s from
+## its seed corpus (OSSFUZZ_MAX_TIME=5; SANITIZER=address or undefined). Its own venv,
+## pinned as the builder image's install_python.sh pins.
+OSSFUZZ_VENV := .venv-ossfuzz
+OSSFUZZ_MAX_TIME ?= 5
+$(OSSFUZZ_VENV)/.installed:
+	$(PYTHON) -m venv $(OSSFUZZ_VENV)
+	$(OSSFUZZ_VENV)/bin/python -m pip install --quiet --upgrade pip
+	$(OSSFUZZ_VENV)/bin/python -m pip install --quiet "atheris>=2.3.0" "pyinstaller==6.10.0" "setuptools==72.1.0"
+	touch $@
+
+oss-fuzz-check: $(OSSFUZZ_VENV)/.installed
+	MAX_TIME=$(OSSFUZZ_MAX_TIME) .clusterfuzzlite/oss_fuzz_check $(OSSFUZZ_VENV)
+
 clean:
-	rm -rf $(VENV) .hypothesis .pytest_cache .mypy_cache .ruff_cache htmlcov .coverage
+	rm -rf $(VENV) $(OSSFUZZ_VENV) .hypothesis .pytest_cache .mypy_cache .ruff_cache htmlcov .coverage
