@@ -72,6 +72,7 @@ from pctfuzz.violations import Divergence, Violation
 __all__ = [
     "FINDING_KINDS",
     "SIGNATURE_VERSION",
+    "TARGET_NAME",
     "classify",
     "difference",
     "finding_id",
@@ -87,6 +88,11 @@ __all__ = [
 SIGNATURE_VERSION = 2
 
 FINDING_KINDS = frozenset({"violation", "divergence", "crash", "timeout", "oom"})
+
+#: A target name, as a regular expression (``re.fullmatch``, or a part of a larger
+#: one): the first field of a signature and a part of file and folder names
+#: (``<kind>-<target>-<id>.json``, ``corpus/<target>/``), so no ``|``, ``/`` or ``.``.
+TARGET_NAME = "[A-Za-z0-9_-]+"
 
 #: Units past this index are not examined: the class of a long unminimized input is
 #: computed in bounded time (minimization brings the first difference near the start).
