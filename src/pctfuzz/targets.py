@@ -34,6 +34,7 @@ from typing import TYPE_CHECKING, Any, TypeAlias, cast
 from pctfuzz.cases import Case, DecodeCase, EncodeCase, FormCase, FormParseCase
 from pctfuzz.encoding import lookup
 from pctfuzz.errors import PctfuzzError
+from pctfuzz.identity import TARGET_NAME
 from pctfuzz.sets import get_set
 
 if TYPE_CHECKING:
@@ -83,7 +84,7 @@ FUZZ_ENCODINGS: tuple[str, ...] = (
     "x-user-defined",
 )
 
-_TARGET_NAME = re.compile(r"^[A-Za-z0-9_-]+$")
+_TARGET_NAME = re.compile(TARGET_NAME)
 
 
 def _text(payload: bytes) -> str:
@@ -252,7 +253,7 @@ class Target:
     differential: bool
 
     def __post_init__(self) -> None:
-        if not _TARGET_NAME.match(self.name):
+        if not _TARGET_NAME.fullmatch(self.name):
             raise ValueError(f"target name {self.name!r}: letters, digits, _ and - only")
 
     def check(self, case: Case, impl: Any = None) -> tuple[str, ...] | None:

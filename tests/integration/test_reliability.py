@@ -593,8 +593,8 @@ def test_recorder_reports_store_errors_instead_of_raising(
 
     tilde_id = _tilde_finding(tmp_path / "scratch").id
     findings = tmp_path / "findings"
-    findings.mkdir()
-    lock = findings / f".{tilde_id}.lock"
+    lock = findings / ".locks" / f"{tilde_id}.lock"
+    lock.parent.mkdir(parents=True)
     lock.symlink_to(tmp_path / "victim")
     recorder = Recorder(TARGETS["diff_encode"], TildeEncodingUrllib(), TILDE, findings, None)
     capsys.readouterr()
@@ -650,10 +650,10 @@ def locked_campaign(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[s
     findings folder (``O_NOFOLLOW`` refuses it)."""
     tmp = tmp_path_factory.mktemp("locked")
     findings, outside = tmp / "findings", tmp / "outside"
-    findings.mkdir()
     outside.mkdir()
     tilde_id = _tilde_finding(tmp / "scratch").id
-    lock = findings / f".{tilde_id}.lock"
+    lock = findings / ".locks" / f"{tilde_id}.lock"
+    lock.parent.mkdir(parents=True)
     lock.symlink_to(outside / "victim")
     run = pctfuzz("fuzz", "diff_encode", "--impl", TILDE, "--max-time", "5", "--jobs", "1",
                   "-q", "--corpus", str(_seed(tmp / "corpus", "diff_encode")),

@@ -86,7 +86,8 @@ def _is_hit() -> bool:
     frame = sys._getframe(2)
     while frame is not None:
         code = frame.f_code
-        if code.co_name == "record" and code.co_filename.endswith("fuzzing.py"):
+        if code.co_name == "record" and code.co_filename.endswith(
+                os.path.join("fuzz", "driver.py")):
             return False
         frame = frame.f_back  # type: ignore[assignment]
     return True

@@ -7,6 +7,8 @@ import hashlib
 import json
 import multiprocessing
 import os
+import shutil
+import subprocess
 import threading
 import time
 from collections.abc import Callable
@@ -16,7 +18,7 @@ from typing import Any
 import pytest
 
 from pctfuzz import store
-from pctfuzz.cases import DecodeCase, EncodeCase, case_from_json
+from pctfuzz.cases import DecodeCase, EncodeCase, FormCase, FormParseCase, case_from_json
 from pctfuzz.errors import CaseFormatError
 from pctfuzz.store import (
     Corpus,
@@ -30,6 +32,7 @@ from pctfuzz.store import (
     new_finding,
     new_stop_finding,
 )
+from pctfuzz.targets import TARGETS
 from pctfuzz.violations import Violation
 
 T0 = "2024-05-01T12:00:00.000Z"
@@ -188,6 +191,23 @@ def test_new_stop_finding_rebuilds_the_case() -> None:
         g.rebuild_case()
 
 
+@pytest.mark.parametrize("target", sorted(TARGETS))
+def test_a_record_holds_a_case_of_its_target_s_type(target: str) -> None:
+    """The store knows each built-in target's case type without importing
+    ``pctfuzz.targets`` (from ``identity.QUESTION``): here it agrees with the registry.
+    A target name outside the registry takes any case."""
+    for case in (EncodeCase("a", "path"), DecodeCase("%41"), FormCase((("a", "b"),)),
+                 FormParseCase("a=b")):
+        finding = new_finding(target, "crash", RuntimeError("x"), case=case, versions=VERSIONS)
+        if type(case) is TARGETS[target].case_type:
+            assert Finding.from_json(finding.to_json()) == finding
+        else:
+            with pytest.raises(FindingFormatError, match=f"does not belong to target {target} "):
+                Finding.from_json(finding.to_json())
+        mine = new_finding("mine", "crash", RuntimeError("x"), case=case, versions=VERSIONS)
+        assert Finding.from_json(mine.to_json()) == mine
+
+
 # ---------------------------------------------------------------- atomic writes
 
 
@@ -199,7 +219,7 @@ def test_atomic_write_leaves_no_temp_files(tmp_path: Path) -> None:
     findings = FindingStore(tmp_path)
     for raw in (b"aaaa", b"aa", b"a"):
         f, _ = findings.record(_finding(raw=raw))
-    assert _dir_names(tmp_path) == [f".{f.id}.lock", f.file_name]
+    assert _dir_names(tmp_path) == [".locks", f.file_name]
     corpus = Corpus(tmp_path / "corpus")
     corpus.add("encode", b"seed")
     assert _dir_names(corpus.dir("encode")) == [hashlib.sha1(b"seed").hexdigest()]
@@ -492,6 +512,41 @@ def test_corpus_never_follows_a_symlinked_target_dir(tmp_path: Path) -> None:
     assert list(corpus.iter("encode", problems=problems)) == []
     assert len(problems) == 1 and "symlink" in str(problems[0])
     assert _dir_names(outside) == ["f"]
+
+
+# ------------------------------------------------------------------------- locks
+
+
+def test_locks_live_in_a_hidden_folder_that_git_ignores(tmp_path: Path) -> None:
+    """Lock files never sit next to the records: ``.locks/`` holds them, with a
+    ``.gitignore`` of its own, so a project that commits its findings (as this one
+    does) never commits a lock."""
+    root = tmp_path / "findings"
+    findings = FindingStore(root)
+    f, _ = findings.record(_finding())
+    findings.add_hits(f.id, 2)
+    findings.update_status(f.id, "fixed")
+    assert findings.lock_path(f.id) == root / ".locks" / f"{f.id}.lock"
+    assert sorted(p.relative_to(root).as_posix() for p in root.rglob("*")) == [
+        ".locks", ".locks/.gitignore", f".locks/{f.id}.lock", f.file_name]
+    assert [x.id for x in findings.iter_findings()] == [f.id] and findings.problems == []
+    if shutil.which("git") is None:
+        pytest.skip("git is not installed")
+    subprocess.run(["git", "init", "-q", str(tmp_path)], check=True)
+    status = subprocess.run(["git", "status", "--porcelain", "--untracked-files=all"],
+                            cwd=tmp_path, capture_output=True, text=True, check=True)
+    assert status.stdout.splitlines() == [f"?? findings/{f.file_name}"]
+
+
+def test_a_lock_folder_leading_out_of_the_store_is_refused(tmp_path: Path) -> None:
+    root, outside = tmp_path / "findings", tmp_path / "outside"
+    root.mkdir()
+    outside.mkdir()
+    (root / ".locks").symlink_to(outside)
+    with pytest.raises(StoreError, match="resolves outside the store root") as info:
+        FindingStore(root).record(_finding())
+    assert "\n" not in str(info.value)
+    assert list(outside.iterdir()) == [] and not list(root.glob("*.json"))
 
 
 # ------------------------------------------------------------------- concurrency

@@ -7,13 +7,15 @@ from __future__ import annotations
 import importlib.metadata
 import json
 import platform
+import re
 import shutil
 from pathlib import Path
 
 import pytest
 
+from pctfuzz.errors import PctfuzzError
 from pctfuzz.fuzz.driver import Recorder
-from pctfuzz.oracles import Adapter, function_adapter, get_impl, impl_version
+from pctfuzz.oracles import IMPLS, Adapter, function_adapter, get_impl, impl_version
 from pctfuzz.store import collect_versions
 from pctfuzz.targets import get_target
 
@@ -41,6 +43,30 @@ def test_builtin_python_adapters_record_their_distribution(
     want = STDLIB if distribution is None else (
         f"{distribution} {importlib.metadata.version(distribution)}")
     assert _recorded_version(get_impl(name), name, tmp_path) == want
+
+
+@pytest.mark.parametrize("name", list(IMPLS))
+def test_every_installed_builtin_adapter_records_a_real_version(
+        name: str, tmp_path: Path) -> None:
+    """Issue 11: each adapter says where its version comes from -- a declared
+    ``distribution``, the ``version`` its peer reports, or the standard library --
+    and the store keeps no table of adapter names. Adapters whose library or runtime
+    is not installed here are skipped, with the reason."""
+    try:
+        impl = get_impl(name)
+    except PctfuzzError as exc:  # an optional package, or node, is missing
+        pytest.skip(str(exc))
+    try:
+        version = _recorded_version(impl, name, tmp_path)
+    finally:
+        getattr(impl, "close", lambda: None)()  # a peer's process
+    declared = getattr(impl, "distribution", None)
+    if declared is not None:
+        assert version == f"{declared} {importlib.metadata.version(declared)}"
+    elif getattr(type(impl), "version", None) is not None:  # a peer's property
+        assert re.fullmatch(rf"{re.escape(name)} v?\d+(\.\d+)+\S*", version), version
+    else:
+        assert version == STDLIB
 
 
 @pytest.mark.skipif(shutil.which("node") is None, reason="node is not installed")

@@ -58,6 +58,7 @@ from typing import TYPE_CHECKING
 from pctfuzz.errors import PctfuzzError
 from pctfuzz.fuzz.protocol import ANSWERED, FINDING, LOST, WARNING_PREFIX
 from pctfuzz.fuzz.scratch import owned_dir, pid_alive, remove_abandoned
+from pctfuzz.identity import TARGET_NAME
 from pctfuzz.targets import TARGETS, get_target
 
 if TYPE_CHECKING:
@@ -551,7 +552,7 @@ def _unstage(store: Corpus, target: str, staging: Path, *, known: set[str] | Non
 def _recover(store: Corpus, names: Sequence[str]) -> None:
     """Start-up: import the private corpus copies and remove the artifact folders that
     killed campaigns left behind, and stale temp files of killed writers."""
-    pattern = re.compile(rf"{re.escape(_STAGING)}(?P<target>[A-Za-z0-9_-]+?)-(?P<pid>\d+)-")
+    pattern = re.compile(rf"{re.escape(_STAGING)}(?P<target>{TARGET_NAME}?)-(?P<pid>\d+)-")
     try:
         entries = list(os.scandir(store.root))
     except OSError:

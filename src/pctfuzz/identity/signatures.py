@@ -23,6 +23,11 @@ SIGNATURE_VERSION = 2
 
 FINDING_KINDS = frozenset({"violation", "divergence", "crash", "timeout", "oom"})
 
+#: A target name, as a regular expression (``re.fullmatch``, or a part of a larger
+#: one): the first field of a signature and a part of file and folder names
+#: (``<kind>-<target>-<id>.json``, ``corpus/<target>/``), so no ``|``, ``/`` or ``.``.
+TARGET_NAME = "[A-Za-z0-9_-]+"
+
 def finding_id(signature: str) -> str:
     """The id of a signature: the first 16 hex digits of its sha256."""
     return hashlib.sha256(signature.encode("utf-8", "surrogatepass")).hexdigest()[:16]

@@ -49,6 +49,7 @@ class AdaAdapter(Adapter):
     """ada-url: URL setters (hash, search, pathname, username) and URLSearchParams."""
 
     name = "ada"
+    distribution = "ada-url"
     registry_names: tuple[str, ...] = ("ada",)
     modules_under_test: tuple[str, ...] = ("ada_url.ada_adapter",)
 

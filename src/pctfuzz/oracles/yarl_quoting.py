@@ -55,6 +55,7 @@ class YarlAdapter(Adapter):
     """yarl's pure-Python quoter and unquoter, and its URL query API."""
 
     name = "yarl"
+    distribution = "yarl"  # and its variants: yarl-c, yarl-requote
     registry_names: tuple[str, ...] = ("yarl",)
     modules_under_test: tuple[str, ...] = (
         "yarl._quoting_py",

@@ -44,6 +44,7 @@ from typing import Any, Final
 
 from pctfuzz import __version__
 from pctfuzz.errors import PctfuzzError
+from pctfuzz.identity import TARGET_NAME
 from pctfuzz.text import one_line
 
 __all__ = [
@@ -70,7 +71,7 @@ RESULTS_SCHEMA_VERSION: Final = 1
 SARIF_SCHEMA_URI: Final = (
     "https://docs.oasis-open.org/sarif/sarif/v2.1.0/errata01/os/schemas/sarif-schema-2.1.0.json"
 )
-_TARGET_PATTERN: Final = "^[A-Za-z0-9_-]+$"
+_TARGET_PATTERN: Final = f"^{TARGET_NAME}$"
 _ID_PATTERN: Final = "^[0-9a-f]{16}$"
 
 _COUNT: Final = {"type": "integer", "minimum": 0}
