@@ -4,12 +4,13 @@ Finding records, file names and exception messages come from fuzzers and bug rep
 printed raw, an ESC starts a terminal escape sequence, a newline forges a second
 output line, and a bidi control (U+202E) reorders what the reader sees. ``one_line``
 is the one place that turns such text into a single printable line; every message,
-table cell and verdict pctfuzz prints about a record goes through it.
+table cell and verdict pctfuzz prints about a record goes through it. ``ascii_line``
+is its stricter sibling for generated Python source, where a comment must be ASCII.
 """
 
 from __future__ import annotations
 
-__all__ = ["one_line"]
+__all__ = ["ascii_line", "one_line"]
 
 _NAMED = {"\n": "\\n", "\r": "\\r", "\t": "\\t", "\\": "\\\\"}
 
@@ -39,3 +40,9 @@ def one_line(text: str, limit: int | None = None) -> str:
     if limit is not None and len(text) > limit:
         return text[: max(0, limit - 3)] + "..."
     return text
+
+
+def ascii_line(text: str) -> str:
+    """``text`` as one line of printable ASCII: ``ascii()`` escapes without the quotes
+    (``'a\\nb\\u202e'``), for comments of generated source that no record may end."""
+    return ascii(text)[1:-1]

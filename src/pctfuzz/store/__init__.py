@@ -129,12 +129,8 @@ def printable_path(path: os.PathLike[str] | str) -> str:
     return one_line(os.fspath(path))
 
 
-def _one_line(text: str, limit: int = 200) -> str:
-    return one_line(text, limit)
-
-
 def _short(value: object, limit: int = 60) -> str:
-    return _one_line(repr(value), limit)
+    return one_line(repr(value), limit)
 
 
 class StoreError(PctfuzzError, ValueError):
@@ -142,7 +138,7 @@ class StoreError(PctfuzzError, ValueError):
 
     def __init__(self, path: os.PathLike[str] | str, message: str) -> None:
         self.path = Path(path)
-        self.message = _one_line(message, 500)
+        self.message = one_line(message, 500)
         super().__init__(f"{printable_path(path)}: {self.message}")
 
 
@@ -171,7 +167,7 @@ class StoreProblem:
         return cls(exc.path, exc.message)
 
     def __str__(self) -> str:
-        return f"{printable_path(self.path)}: {_one_line(self.message, 500)}"
+        return f"{printable_path(self.path)}: {one_line(self.message, 500)}"
 
 
 def validate_target(target: object) -> str:
@@ -610,7 +606,7 @@ def new_finding(
         actual = repr(exc.actual) if actual is None else actual
         evidence = exc.evidence() if evidence is None else evidence
     elif exc is not None and evidence is None:
-        evidence = {"exception": _one_line(f"{type(exc).__name__}: {exc}", 1000)}
+        evidence = {"exception": one_line(f"{type(exc).__name__}: {exc}", 1000)}
     validate_target(target)
     if kind not in FINDING_KINDS:
         raise StoreError("<finding>", f"kind must be one of {sorted(FINDING_KINDS)}, not {kind!r}")
