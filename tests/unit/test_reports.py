@@ -23,9 +23,11 @@ import pytest
 from hypothesis import Phase, given, settings
 from hypothesis import strategies as st
 
-from pctfuzz.cases import DecodeCase, EncodeCase, FormCase, FormParseCase
+from pctfuzz.cases import Case, DecodeCase, EncodeCase, FormCase, FormParseCase
 from pctfuzz.checks import differential
+from pctfuzz.checks.strategies import decode_cases, encode_cases, form_cases, form_parse_cases
 from pctfuzz.cli import EXIT_FOUND, EXIT_OK, EXIT_USAGE, main
+from pctfuzz.oracles import get_impl
 from pctfuzz.oracles.urllib_parse import urllib_function
 from pctfuzz.reports import (
     RESULTS_SCHEMA,
@@ -35,6 +37,7 @@ from pctfuzz.reports import (
     to_junit,
     to_sarif,
 )
+from pctfuzz.reports.urllib_call import urllib_expression
 from pctfuzz.store import Finding, FindingStore, new_finding
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -361,6 +364,25 @@ def test_export_calls_the_function_the_adapter_picked(tmp_path: Path) -> None:
         "urllib.parse.unquote_plus = urllib.parse.unquote\n")
     failing = _run_pytest(tmp_path, test_file, with_pctfuzz=False)
     assert failing.returncode == 1 and "1 failed, 1 passed" in failing.stdout, failing.stdout
+
+
+@pytest.mark.parametrize("impl", ["urllib", "urllib-unquote"])
+@given(case=st.one_of(encode_cases(), decode_cases(), form_cases(), form_parse_cases()))
+@settings(max_examples=150, deadline=None)
+def test_written_urllib_call_gives_the_adapters_answer(impl: str, case: Case) -> None:
+    """Whenever the export writes a urllib.parse call for a case, that source, run with
+    nothing but urllib, gives exactly the adapter's answer (the adapter, not a copy of
+    its mapping, decides what is called); and urllib.parse is left as it was."""
+    adapter = get_impl(impl)
+    written = urllib_expression(adapter, case.type, case, "value")
+    assert urllib.parse.unquote is _UNQUOTE
+    outcome = differential.run_impl(case.type, case, adapter)
+    if written is None:
+        return
+    assert outcome is not None and not outcome.raised
+    name, value, expression = written
+    answer = eval(expression, {"urllib": urllib}, {name: value})
+    assert type(answer) is type(outcome.value) and answer == outcome.value
 
 
 def test_export_command_for_invariant_and_registry_covered_findings(
