@@ -9,6 +9,7 @@ from typing import Any
 
 from pctfuzz.cases import EncodeCase, FormCase
 from pctfuzz.errors import PctfuzzError
+from pctfuzz.store import Finding
 from pctfuzz.text import ascii_line
 
 __all__ = ["export_examples"]
@@ -29,7 +30,7 @@ def _case_call(case: Any) -> str:
     return f"{type(case).__name__}({field!r})"
 
 
-def export_examples(findings: Sequence[tuple[Any, str]]) -> str:
+def export_examples(findings: Sequence[tuple[Finding, str]]) -> str:
     """A module of Hypothesis ``@example`` decorators, one per finding with a case,
     grouped by case type, for a test whose argument is ``case``::
 

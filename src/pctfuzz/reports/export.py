@@ -28,6 +28,7 @@ from pctfuzz.oracles.base import registry_names
 from pctfuzz.oracles.faults import FAULTS
 from pctfuzz.reports.results import finding_check
 from pctfuzz.reports.urllib_call import urllib_expression
+from pctfuzz.store import Finding
 from pctfuzz.targets import get_target
 from pctfuzz.text import ascii_line, one_line
 
@@ -71,7 +72,7 @@ def _lit(value: Any) -> str:
     return pprint.pformat(value, width=80, sort_dicts=False).replace("\n", "\n        ")
 
 
-def _func_name(finding: Any, used: set[str]) -> str:
+def _func_name(finding: Finding, used: set[str]) -> str:
     # The loader validated kind, target and id; an identifier is still made sure of.
     base = re.sub(r"\W", "_", f"test_{finding.kind}_{finding.target}_{finding.id}", flags=re.ASCII)
     name, n = base, 1
@@ -97,7 +98,7 @@ def _registry_applies(adapter: Any, check: str, case: Any) -> bool:
     return False
 
 
-def _direct_test(finding: Any) -> list[str] | None:
+def _direct_test(finding: Finding) -> list[str] | None:
     """Body of a test that calls urllib.parse without pctfuzz, when possible: the
     call the adapter made for the case (``urllib_call``), against the reference's
     answer computed now."""
@@ -130,7 +131,7 @@ def _direct_test(finding: Any) -> list[str] | None:
     ]
 
 
-def _pctfuzz_test(finding: Any) -> list[str]:
+def _pctfuzz_test(finding: Finding) -> list[str]:
     """Body of a test that runs the target's shared check (pctfuzz, no store)."""
     target = get_target(finding.target)
     lines = [f"target = get_target({finding.target!r})"]
@@ -153,7 +154,7 @@ def _pctfuzz_test(finding: Any) -> list[str]:
     return lines
 
 
-def export_tests(findings: Sequence[tuple[Any, str]]) -> str:
+def export_tests(findings: Sequence[tuple[Finding, str]]) -> str:
     """A standalone pytest module reproducing ``findings`` (``(Finding, source path)``
     pairs): one test per finding, failing while it reproduces."""
     if not findings:

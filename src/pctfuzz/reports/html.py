@@ -14,6 +14,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
 from pctfuzz.reports.results import clean
+from pctfuzz.store import Finding
 
 __all__ = ["render_html"]
 
@@ -50,7 +51,7 @@ def _table(head: Sequence[str], rows: Iterable[Sequence[Any]], numeric: set[int]
     return "".join(out)
 
 
-def render_html(document: Mapping[str, Any], findings: Sequence[Any] = ()) -> str:
+def render_html(document: Mapping[str, Any], findings: Sequence[Finding] = ()) -> str:
     """A single-file HTML report of a results document (``report_results``); with the
     ``store.Finding`` records, each finding shows its case and traceback too."""
     records = {f.id: f for f in findings}

@@ -23,9 +23,10 @@ from typing import Any
 from pctfuzz import __version__
 from pctfuzz.checks.registry import case_text
 from pctfuzz.errors import PctfuzzError
+from pctfuzz.fuzz.campaign import CampaignResult
 from pctfuzz.fuzz.replay import Verdict, is_builtin_impl
 from pctfuzz.reports.schema import RESULTS_FORMAT, RESULTS_SCHEMA_VERSION
-from pctfuzz.store import FindingStore, StoreError, load_finding
+from pctfuzz.store import Finding, FindingStore, StoreError, load_finding
 from pctfuzz.targets import get_target
 from pctfuzz.text import one_line
 
@@ -69,7 +70,7 @@ def _python() -> str:
     return f"{platform.python_implementation()} {platform.python_version()}"
 
 
-def finding_check(finding: Any) -> str | None:
+def finding_check(finding: Finding) -> str | None:
     """The invariant or operation a finding is about (``check`` of its evidence, else
     the third field of its signature); None for timeout/oom records."""
     check = finding.evidence.get("check") if isinstance(finding.evidence, dict) else None
@@ -84,7 +85,7 @@ def rule_id(kind: str, check: str | None) -> str:
     return f"{kind}/{check}" if check else kind
 
 
-def _summary_line(finding: Any, check: str | None) -> str:
+def _summary_line(finding: Finding, check: str | None) -> str:
     what = f"{finding.kind} in {finding.target}" + (f" ({check})" if check else "")
     if finding.expected is not None or finding.actual is not None:
         what += f": expected {finding.expected}, got {finding.actual}"
@@ -95,13 +96,13 @@ def _summary_line(finding: Any, check: str | None) -> str:
     return clean(one_line(what, 500))
 
 
-def _version(finding: Any) -> str | None:
+def _version(finding: Finding) -> str | None:
     """The recorded version of the finding's implementation, if one is known."""
     version = finding.versions.get(finding.impl) if finding.impl else None
     return clean(version) if version and version != "unknown" else None
 
 
-def _case_text(finding: Any) -> str:
+def _case_text(finding: Finding) -> str:
     """The finding's case as a short call (``encode('~', set='path')``), or its raw
     input's length when the record has no case."""
     try:
@@ -111,7 +112,7 @@ def _case_text(finding: Any) -> str:
         return f"raw input of {len(raw)} bytes" if raw is not None else "-"
 
 
-def reproduce_command(finding: Any, path: Path | str | None) -> str:
+def reproduce_command(finding: Finding, path: Path | str | None) -> str:
     """The command that replays ``finding``: ``pctfuzz replay FILE``, with ``--impl``
     when the record names an implementation that is not built in (replay never loads
     what a record names: the user says it)."""
@@ -126,7 +127,7 @@ def reproduce_command(finding: Any, path: Path | str | None) -> str:
     return command
 
 
-def finding_entry(finding: Any, path: Path | str | None, *, new: bool | None = None,
+def finding_entry(finding: Finding, path: Path | str | None, *, new: bool | None = None,
                   reproduces: bool | None = None) -> dict[str, Any]:
     """One ``findings`` item for a ``store.Finding``."""
     check = finding_check(finding)
@@ -190,7 +191,7 @@ def _error(message: str, path: str | None = None, target: str | None = None) -> 
     return {"path": path, "target": target, "message": clean(one_line(message, 1000))}
 
 
-def fuzz_results(result: Any, *, settings: Mapping[str, Any], findings_dir: Path,
+def fuzz_results(result: CampaignResult, *, settings: Mapping[str, Any], findings_dir: Path,
                  started: str, exit_code: int) -> dict[str, Any]:
     """The results document of a campaign (``campaign.CampaignResult``)."""
     store = FindingStore(findings_dir)
@@ -272,7 +273,7 @@ def replay_results(items: Sequence[Any], *, settings: Mapping[str, Any], started
                      replays=replays, errors=errors)
 
 
-def report_results(findings: Iterable[Any], *, findings_dir: Path,
+def report_results(findings: Iterable[Finding], *, findings_dir: Path,
                    problems: Iterable[Any] = (), campaign: Mapping[str, Any] | None = None,
                    settings: Mapping[str, Any] | None = None) -> dict[str, Any]:
     """The results document of ``pctfuzz report``: every finding in the store, with
