@@ -4,7 +4,8 @@ Finding records, file names and exception messages come from fuzzers and bug rep
 printed raw, an ESC starts a terminal escape sequence, a newline forges a second
 output line, and a bidi control (U+202E) reorders what the reader sees. ``one_line``
 is the one place that turns such text into a single printable line; every message,
-table cell and verdict pctfuzz prints about a record goes through it.
+table cell and verdict pctfuzz prints about a record goes through it. ``ascii_line``
+is its stricter sibling for generated Python source, where a comment must be ASCII.
 
 The lone-surrogate helpers live here too: a Python ``str`` may hold surrogate code
 points (U+D800-U+DFFF), which a scalar value string (WHATWG Infra 4.6) may not, and
@@ -14,6 +15,7 @@ every check, model and adapter asks the same questions about them.
 from __future__ import annotations
 
 __all__ = [
+    "ascii_line",
     "count_lone_surrogates",
     "has_lone_surrogate",
     "is_surrogate",
@@ -50,6 +52,12 @@ def one_line(text: str, limit: int | None = None) -> str:
     if limit is not None and len(text) > limit:
         return text[: max(0, limit - 3)] + "..."
     return text
+
+
+def ascii_line(text: str) -> str:
+    """``text`` as one line of printable ASCII: ``ascii()`` escapes without the quotes
+    (``'a\\nb\\u202e'``), for comments of generated source that no record may end."""
+    return ascii(text)[1:-1]
 
 
 def is_surrogate(char: str) -> bool:

@@ -13,6 +13,7 @@ import os
 import shutil
 import subprocess
 import sys
+import urllib.parse
 import xml.etree.ElementTree as ET
 from pathlib import Path
 from typing import Any
@@ -22,9 +23,12 @@ import pytest
 from hypothesis import Phase, given, settings
 from hypothesis import strategies as st
 
-from pctfuzz.cases import DecodeCase, EncodeCase, FormCase
+from pctfuzz.cases import Case, DecodeCase, EncodeCase, FormCase, FormParseCase
 from pctfuzz.checks import differential
+from pctfuzz.checks.strategies import decode_cases, encode_cases, form_cases, form_parse_cases
 from pctfuzz.cli import EXIT_FOUND, EXIT_OK, EXIT_USAGE, main
+from pctfuzz.oracles import get_impl
+from pctfuzz.oracles.urllib_parse import urllib_function
 from pctfuzz.reports import (
     RESULTS_SCHEMA,
     export_tests,
@@ -33,10 +37,12 @@ from pctfuzz.reports import (
     to_junit,
     to_sarif,
 )
+from pctfuzz.reports.urllib_call import urllib_expression
 from pctfuzz.store import Finding, FindingStore, new_finding
 
 ROOT = Path(__file__).resolve().parents[2]
 SUPPORT = Path(__file__).resolve().parents[1] / "support"
+_UNQUOTE = urllib.parse.unquote
 SARIF_SCHEMA = json.loads(
     (ROOT / "src" / "pctfuzz" / "data" / "sarif-schema-2.1.0.json").read_text(encoding="utf-8")
 )
@@ -310,7 +316,8 @@ def test_export_urllib_divergence_calls_urllib_directly(tmp_path: Path) -> None:
     the reference's answer inlined: it passes on the real urllib (nothing to fix) and
     fails once urllib.parse.quote encodes '~' (the bug reproduces)."""
     finding = _divergence(EncodeCase("a~b c", "component"), differential.check_encode)
-    decode = new_finding("diff_decode", "divergence", None, case=DecodeCase(b"%41%zz"),
+    # Odd length: the urllib adapter calls unquote_to_bytes for it (urllib_function).
+    decode = new_finding("diff_decode", "divergence", None, case=DecodeCase(b"%41%zz%"),
                          check="decode", impl="urllib")
     source = export_tests([(finding, "findings/x.json"), (decode, "findings/y.json")])
     assert "import pctfuzz" not in source and "from pctfuzz" not in source
@@ -329,6 +336,53 @@ def test_export_urllib_divergence_calls_urllib_directly(tmp_path: Path) -> None:
     failing = _run_pytest(tmp_path, test_file, with_pctfuzz=False)
     assert failing.returncode == 1, failing.stdout + failing.stderr
     assert "1 failed, 1 passed" in failing.stdout
+
+
+def test_export_calls_the_function_the_adapter_picked(tmp_path: Path) -> None:
+    """The exported test calls what the urllib adapter called for the case: unquote for
+    an even-length decode case, unquote_plus on each name and value for an even-length
+    form text (``urllib_function``), not a copy of the mapping. It passes on the real
+    urllib and fails once urllib.parse.unquote_plus drops '+' handling."""
+    cases = [DecodeCase("%41%C3%A9%"), FormParseCase("a=b+c&&d%2")]
+    assert [urllib_function(c.type, c) for c in cases] == ["unquote", "unquote_plus"]
+    findings = [(new_finding(f"diff_{c.type.replace('-', '_')}", "divergence", None, case=c,
+                             check=c.type, impl="urllib"), f"findings/{n}.json")
+                for n, c in enumerate(cases)]
+    source = export_tests(findings)
+    assert "import pctfuzz" not in source and "from pctfuzz" not in source
+    assert "urllib.parse.unquote(value)" in source and "unquote_to_bytes" not in source
+    assert "urllib.parse.unquote_plus(n)" in source and "parse_qsl" not in source
+    assert urllib.parse.unquote is _UNQUOTE  # the recording left urllib.parse as it was
+    test_file = tmp_path / "test_exported.py"
+    test_file.write_text(source)
+
+    passing = _run_pytest(tmp_path, test_file, with_pctfuzz=False)
+    assert passing.returncode == 0 and "2 passed" in passing.stdout, passing.stdout
+
+    (tmp_path / "conftest.py").write_text(
+        "import urllib.parse\n"
+        "urllib.parse.unquote_plus = urllib.parse.unquote\n")
+    failing = _run_pytest(tmp_path, test_file, with_pctfuzz=False)
+    assert failing.returncode == 1 and "1 failed, 1 passed" in failing.stdout, failing.stdout
+
+
+@pytest.mark.parametrize("impl", ["urllib", "urllib-unquote"])
+@given(case=st.one_of(encode_cases(), decode_cases(), form_cases(), form_parse_cases()))
+@settings(max_examples=150, deadline=None)
+def test_written_urllib_call_gives_the_adapters_answer(impl: str, case: Case) -> None:
+    """Whenever the export writes a urllib.parse call for a case, that source, run with
+    nothing but urllib, gives exactly the adapter's answer (the adapter, not a copy of
+    its mapping, decides what is called); and urllib.parse is left as it was."""
+    adapter = get_impl(impl)
+    written = urllib_expression(adapter, case.type, case, "value")
+    assert urllib.parse.unquote is _UNQUOTE
+    outcome = differential.run_impl(case.type, case, adapter)
+    if written is None:
+        return
+    assert outcome is not None and not outcome.raised
+    name, value, expression = written
+    answer = eval(expression, {"urllib": urllib}, {name: value})
+    assert type(answer) is type(outcome.value) and answer == outcome.value
 
 
 def test_export_command_for_invariant_and_registry_covered_findings(
