@@ -72,7 +72,7 @@ from pathlib import Path
 
 from pctfuzz.cases import Case, DecodeCase, EncodeCase, FormCase, FormParseCase
 from pctfuzz.entry import KnownDivergence
-from pctfuzz.errors import PctfuzzError
+from pctfuzz.errors import PctfuzzError, UsageError
 from pctfuzz.reconcilers import (
     RECONCILERS,
     Reconciler,
@@ -114,7 +114,7 @@ ACCEPT_ENV = "PCTFUZZ_ACCEPT"
 # --- --accept files ------------------------------------------------------------------------
 def _example(check: str, data: object, where: str) -> Case:
     if not isinstance(data, dict):
-        raise PctfuzzError(f"{where}: example must be a table")
+        raise UsageError(f"{where}: example must be a table")
     try:
         if check == "encode":
             return EncodeCase(data["value"], data.get("set", "component"),
@@ -126,7 +126,7 @@ def _example(check: str, data: object, where: str) -> Case:
                             data.get("encoding", "utf-8"))
         return FormParseCase(data["text"])
     except (KeyError, TypeError, ValueError) as exc:
-        raise PctfuzzError(f"{where}: bad example for {check}: {type(exc).__name__}: {exc}") \
+        raise UsageError(f"{where}: bad example for {check}: {type(exc).__name__}: {exc}") \
             from None
 
 
@@ -134,24 +134,24 @@ def _toml_entries(path: Path) -> list[KnownDivergence]:
     try:
         document = tomllib.loads(path.read_text(encoding="utf-8"))
     except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError) as exc:
-        raise PctfuzzError(f"--accept {path}: {exc}") from None
+        raise UsageError(f"--accept {path}: {exc}") from None
     tables = document.get("divergence", [])
     if not isinstance(tables, list) or not tables:
-        raise PctfuzzError(f"--accept {path}: expected [[divergence]] tables")
+        raise UsageError(f"--accept {path}: expected [[divergence]] tables")
     entries = []
     for index, table in enumerate(tables):
         where = f"--accept {path}, divergence {index + 1}"
         if not isinstance(table, dict):
-            raise PctfuzzError(f"{where}: not a table")
+            raise UsageError(f"{where}: not a table")
         name = str(table.get("reconciler"))
         if name not in RECONCILERS:
-            raise PctfuzzError(f"{where}: reconciler {name!r} is not one of "
+            raise UsageError(f"{where}: reconciler {name!r} is not one of "
                                f"{', '.join(RECONCILERS)}")
         factory, param = RECONCILERS[name]
         try:
             reconciler = factory(table[param]) if param else factory()
         except KeyError:
-            raise PctfuzzError(f"{where}: {name} needs {param!r}") from None
+            raise UsageError(f"{where}: {name} needs {param!r}") from None
         check = str(table.get("check", ""))
         try:
             entries.append(divergence(
@@ -161,7 +161,7 @@ def _toml_entries(path: Path) -> list[KnownDivergence]:
                 impl=str(table.get("impl", "")), summary=str(table.get("summary", "")),
             ))
         except PctfuzzError as exc:
-            raise PctfuzzError(f"{where}: {exc}") from None
+            raise UsageError(f"{where}: {exc}") from None
     return entries
 
 
@@ -172,7 +172,7 @@ def _module_entries(spec: str) -> list[KnownDivergence]:
             module_spec = importlib.util.spec_from_file_location(
                 f"pctfuzz_accept_{path.stem}", path)
             if module_spec is None or module_spec.loader is None or not path.is_file():
-                raise PctfuzzError(f"--accept {spec}: no such Python file")
+                raise UsageError(f"--accept {spec}: no such Python file")
             module = importlib.util.module_from_spec(module_spec)
             sys.modules[module_spec.name] = module
             module_spec.loader.exec_module(module)
@@ -181,7 +181,7 @@ def _module_entries(spec: str) -> list[KnownDivergence]:
     except PctfuzzError:
         raise
     except Exception as exc:
-        raise PctfuzzError(f"--accept {spec}: cannot load: {type(exc).__name__}: {exc}") \
+        raise UsageError(f"--accept {spec}: cannot load: {type(exc).__name__}: {exc}") \
             from None
     return checked_entries(getattr(module, "divergences", None), f"--accept {spec}")
 
@@ -192,11 +192,11 @@ def checked_entries(entries: object, where: str) -> list[KnownDivergence]:
     if entries is None:
         return []
     if isinstance(entries, str | bytes) or not isinstance(entries, Iterable):
-        raise PctfuzzError(f"{where}: divergences must be a sequence of entries")
+        raise UsageError(f"{where}: divergences must be a sequence of entries")
     listed = list(entries)
     for entry in listed:
         if not isinstance(entry, KnownDivergence):
-            raise PctfuzzError(f"{where}: {entry!r} is not a divergence "
+            raise UsageError(f"{where}: {entry!r} is not a divergence "
                                "(build entries with pctfuzz.accept.divergence)")
     return listed
 
@@ -212,7 +212,7 @@ def load_accept_file(spec: str) -> list[KnownDivergence]:
         if spec.endswith(".toml"):
             _FILES[spec] = _toml_entries(Path(spec))
         elif is_file and not spec.endswith(".py"):
-            raise PctfuzzError(f"--accept {spec}: give a .toml file, a .py file or a module")
+            raise UsageError(f"--accept {spec}: give a .toml file, a .py file or a module")
         else:
             _FILES[spec] = _module_entries(spec)
     return _FILES[spec]

@@ -13,6 +13,13 @@ class PctfuzzError(Exception):
     """Root of every error raised on purpose by pctfuzz."""
 
 
+class UsageError(PctfuzzError, ValueError):
+    """What the user gave cannot be used: an option, a file or folder named on the
+    command line, an implementation, adapter, set or accept file. The command line
+    prints it as one line and exits 2 (``pctfuzz.cli``), as it does for every
+    ``PctfuzzError``; this class names the ones that are the user's to fix."""
+
+
 class InputTypeError(PctfuzzError, TypeError):
     """An argument has the wrong type (e.g. ``percent_encode(42)``)."""
 

@@ -17,7 +17,7 @@ from typing import Any
 
 from pctfuzz.cases import Case, DecodeCase, EncodeCase, FormCase, FormParseCase
 from pctfuzz.entry import KnownDivergence
-from pctfuzz.errors import PctfuzzError
+from pctfuzz.errors import UsageError
 from pctfuzz.form import form_urldecode, form_urlencode
 from pctfuzz.outcome import CHECKS, Outcome, Reconcile
 from pctfuzz.reference import percent_decode, percent_encode
@@ -69,7 +69,7 @@ class Reconciler:
 # --- set models -----------------------------------------------------------------------------
 def _chars(chars: str) -> frozenset[int]:
     if not chars or not chars.isascii():
-        raise PctfuzzError(f"characters {chars!r}: give one or more ASCII characters")
+        raise UsageError(f"characters {chars!r}: give one or more ASCII characters")
     return frozenset(map(ord, chars))
 
 
@@ -127,7 +127,7 @@ def space_as(space: str) -> Reconciler:
     reference writes the other; exact only when the reference's output has no literal
     ``+`` (resp. ``%20``) of the input, else the entry does not apply."""
     if space not in ("%20", "+"):
-        raise PctfuzzError(f"space_as: give '%20' or '+', not {space!r}")
+        raise UsageError(f"space_as: give '%20' or '+', not {space!r}")
     other = "+" if space == "%20" else "%20"
 
     def reconcile(case: Case, expected: Outcome, actual: Outcome) -> _Pair:
@@ -178,7 +178,7 @@ def both_refuse(types: str | Sequence[str]) -> Reconciler:
     (exception class names, or ``module.Name``)."""
     names = (types,) if isinstance(types, str) else tuple(types)
     if not names or not all(isinstance(n, str) and n for n in names):
-        raise PctfuzzError("both_refuse: give one or more exception type names")
+        raise UsageError("both_refuse: give one or more exception type names")
 
     def named(exc: BaseException) -> bool:
         return any(f"{c.__module__}.{c.__qualname__}" in names or c.__name__ in names
@@ -202,7 +202,7 @@ def requoted(mode: str) -> Reconciler:
     """A valid ``%HH`` already in the input is an escape, not data (RFC 3986 2.4); the
     rest is encoded as the reference encodes it. ``mode``: ``pctfuzz.accept``."""
     if mode not in _REQUOTE_MODES:
-        raise PctfuzzError(f"requoted: mode must be one of {', '.join(_REQUOTE_MODES)}")
+        raise UsageError(f"requoted: mode must be one of {', '.join(_REQUOTE_MODES)}")
 
     def escape(triplet: str, pes: PercentEncodeSet) -> str:
         byte = int(triplet[1:], 16)
@@ -254,7 +254,7 @@ def pairs_order(mode: str) -> Reconciler:
     them) or ``sorted`` by name, values in input order (WHATWG URL 5.1/5.2 keep the
     list's order)."""
     if mode not in _ORDER_MODES:
-        raise PctfuzzError(f"pairs_order: mode must be one of {', '.join(_ORDER_MODES)}")
+        raise UsageError(f"pairs_order: mode must be one of {', '.join(_ORDER_MODES)}")
 
     def reconcile(case: Case, expected: Outcome, actual: Outcome) -> _Pair:
         if expected.raised:
@@ -278,7 +278,7 @@ def empty_pairs(mode: str) -> Reconciler:
     ``keep_blank_values``); ``kept``: an empty sequence between ``&`` is a pair
     ("", "") (the WHATWG parser skips it, 5.1 step 3.1)."""
     if mode not in _EMPTY_MODES:
-        raise PctfuzzError(f"empty_pairs: mode must be one of {', '.join(_EMPTY_MODES)}")
+        raise UsageError(f"empty_pairs: mode must be one of {', '.join(_EMPTY_MODES)}")
 
     def reconcile(case: Case, expected: Outcome, actual: Outcome) -> _Pair:
         if expected.raised:
@@ -386,16 +386,16 @@ def divergence(
     example of another check."""
     for label, text in (("id", id), ("citation", citation), ("why", why)):
         if not isinstance(text, str) or not text.strip():
-            raise PctfuzzError(f"divergence {id!r}: {label} must be a non-empty string")
+            raise UsageError(f"divergence {id!r}: {label} must be a non-empty string")
     if check not in CHECKS:
-        raise PctfuzzError(f"divergence {id!r}: unknown check {check!r} "
+        raise UsageError(f"divergence {id!r}: unknown check {check!r} "
                            f"(one of {', '.join(CHECKS)})")
     if check not in reconcile.checks:
-        raise PctfuzzError(f"divergence {id!r}: {reconcile.name} explains "
+        raise UsageError(f"divergence {id!r}: {reconcile.name} explains "
                            f"{', '.join(sorted(reconcile.checks))}, not {check}")
     case_type = _CASE_TYPES[check]
     if not isinstance(example, case_type):
-        raise PctfuzzError(f"divergence {id!r}: the example of a {check} entry must be a "
+        raise UsageError(f"divergence {id!r}: the example of a {check} entry must be a "
                            f"{case_type.__name__}")
     return KnownDivergence(
         id=id, impl=impl, check=check,

@@ -25,7 +25,7 @@ from dataclasses import asdict, dataclass, field
 from typing import Any
 
 from pctfuzz.cases import EncodeCase
-from pctfuzz.errors import PctfuzzError
+from pctfuzz.errors import UsageError
 from pctfuzz.reference import percent_decode
 from pctfuzz.sets import SETS, PercentEncodeSet, get_set
 from pctfuzz.setspec import canonical_spec, format_spec, urllib_safe_spec
@@ -250,7 +250,7 @@ def probe(fn: Encoder, target: str = "", *, set_name: str | None = None) -> Prob
     singles = {chr(b): _call(fn, chr(b)) for b in _ASCII}
     if all(isinstance(r, BaseException) for r in singles.values()):
         first = _show(singles["a"])
-        raise PctfuzzError(f"{target or 'the encoder'} answered no ASCII character: {first}")
+        raise UsageError(f"{target or 'the encoder'} answered no ASCII character: {first}")
     encoded: set[int] = set()
     unknown: set[int] = set()
     irregular: dict[str, str] = {}
@@ -339,20 +339,20 @@ def probe(fn: Encoder, target: str = "", *, set_name: str | None = None) -> Prob
 def _import(target: str) -> object:
     module_name, _, attr = target.partition(":")
     if not module_name or not attr:
-        raise PctfuzzError(f"target {target!r}: expected module:function or module:Class")
+        raise UsageError(f"target {target!r}: expected module:function or module:Class")
     try:
         from pctfuzz.oracles.registry import import_user_module
 
         obj: object = import_user_module(module_name)
     except Exception as exc:  # the user's module failed to import: say why, in one line
-        raise PctfuzzError(
+        raise UsageError(
             f"target {target!r}: cannot import {module_name!r}: {type(exc).__name__}: {exc}"
         ) from None
     for part in attr.split("."):
         try:
             obj = getattr(obj, part)
         except AttributeError:
-            raise PctfuzzError(
+            raise UsageError(
                 f"target {target!r}: module {module_name!r} has no attribute {attr!r}"
             ) from None
     return obj
@@ -385,12 +385,12 @@ def load_encoder(target: str, set_name: str | None = None) -> tuple[Encoder, str
     obj = _import(target)
     if not _is_adapter(obj):
         if not callable(obj):
-            raise PctfuzzError(f"target {target!r} is {type(obj).__name__}, not a function")
+            raise UsageError(f"target {target!r} is {type(obj).__name__}, not a function")
         if set_name is not None:
-            raise PctfuzzError(f"target {target!r} is a function: --set applies to adapters")
+            raise UsageError(f"target {target!r} is a function: --set applies to adapters")
         return obj, None
     if set_name is None:
-        raise PctfuzzError(f"target {target!r} is an adapter: give --set NAME to probe")
+        raise UsageError(f"target {target!r} is an adapter: give --set NAME to probe")
     from pctfuzz.oracles import get_impl  # oracles import this package's cases, not the reverse
 
     impl = get_impl(target)

@@ -6,7 +6,7 @@ import argparse
 import sys
 
 from pctfuzz.cli.exits import EXIT_OK
-from pctfuzz.errors import PctfuzzError
+from pctfuzz.errors import UsageError
 from pctfuzz.reference import percent_decode, percent_encode
 from pctfuzz.sets import ALIASES, SETS, get_set
 from pctfuzz.setspec import byte_ranges, canonical_spec, urllib_safe_spec
@@ -22,7 +22,7 @@ def _read_input(text: str | None, as_bytes: bool) -> str | bytes:
         try:
             data = text.encode("utf-8", "surrogateescape")
         except UnicodeEncodeError as exc:
-            raise PctfuzzError(
+            raise UsageError(
                 f"TEXT is not valid UTF-8: lone surrogate at index {exc.start}"
             ) from None
     else:
@@ -30,13 +30,13 @@ def _read_input(text: str | None, as_bytes: bool) -> str | bytes:
         if data.endswith(b"\n"):
             data = data[:-2] if data.endswith(b"\r\n") else data[:-1]
     if len(data) > MAX_INPUT_BYTES:
-        raise PctfuzzError(f"input is larger than {MAX_INPUT_BYTES} bytes")
+        raise UsageError(f"input is larger than {MAX_INPUT_BYTES} bytes")
     if as_bytes:
         return data
     try:
         return data.decode("utf-8")
     except UnicodeDecodeError as exc:
-        raise PctfuzzError(
+        raise UsageError(
             f"input is not valid UTF-8 at byte {exc.start}; use --bytes to encode raw bytes"
         ) from None
 

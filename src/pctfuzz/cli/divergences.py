@@ -18,7 +18,7 @@ from pctfuzz.accept import ACCEPT_ENV, load_accept_file
 from pctfuzz.checks.registry import KnownDivergence, accepted_entries, case_text, divergences_for
 from pctfuzz.checks.registry.examples import check_entries
 from pctfuzz.checks.registry.render import render_markdown
-from pctfuzz.errors import PctfuzzError
+from pctfuzz.errors import PctfuzzError, UsageError
 from pctfuzz.oracles.base import Impl, registry_names
 from pctfuzz.oracles.registry import IMPLS, get_impl
 
@@ -52,7 +52,7 @@ def _adapter(impl: str | None) -> tuple[list[str] | None, Impl | None]:
     known = {d.impl for d in divergences_for()}
     if impl in known:
         return [impl], None
-    raise PctfuzzError(f"unknown implementation {impl!r}; built-in: {', '.join(IMPLS)}; "
+    raise UsageError(f"unknown implementation {impl!r}; built-in: {', '.join(IMPLS)}; "
                        "or give an import path package.module:Name")
 
 
@@ -79,7 +79,7 @@ def _check(names: list[str] | None, adapter: Impl | None,
             print(result.line())
     if user:
         if adapter is None:
-            raise PctfuzzError("--check of --accept entries needs --impl (the adapter to run)")
+            raise UsageError("--check of --accept entries needs --impl (the adapter to run)")
         for result in check_entries(adapter, user):
             failed += not result.ok
             print(result.line())

@@ -18,7 +18,7 @@ from typing import Any
 
 from pctfuzz.cli.args import folder_path
 from pctfuzz.cli.exits import EXIT_OK
-from pctfuzz.errors import PctfuzzError
+from pctfuzz.errors import UsageError
 
 __all__ = ["add_command"]
 
@@ -44,7 +44,7 @@ def _cmd_report(args: argparse.Namespace) -> int:
     check_destinations(args.html, args.json)
     folder = Path(args.findings)
     if not folder.is_dir():
-        raise PctfuzzError(f"findings folder {folder} does not exist")
+        raise UsageError(f"findings folder {folder} does not exist")
     campaign = load_campaign(Path(args.campaign)) if args.campaign else None
     problems: list[StoreProblem] = []
     findings = list(FindingStore(folder).iter_findings(problems))
@@ -72,7 +72,7 @@ def _cmd_triage(args: argparse.Namespace) -> int:
     try:
         updated = store.update_status(args.id, args.status, args.note)
     except StoreError as exc:
-        raise PctfuzzError(str(exc)) from None
+        raise UsageError(str(exc)) from None
     note = f" ({updated.note})" if updated.note else ""
     print(f"{updated.id}: {updated.status}{note}")
     return EXIT_OK
@@ -90,14 +90,14 @@ def _collect(items: list[str], findings_dir: Path) -> list[tuple[Any, str]]:
             problems: list[Any] = []
             chosen += [(f, str(path / f.file_name)) for f in store.iter_findings(problems)]
             if problems:
-                raise PctfuzzError(str(problems[0]))
+                raise UsageError(str(problems[0]))
         elif path.exists() or path.is_symlink() or not _ID.fullmatch(item):
             chosen.append((load_finding(path), str(path)))
         else:
             try:
                 finding = FindingStore(findings_dir).get(item)
             except StoreError as exc:
-                raise PctfuzzError(str(exc)) from None
+                raise UsageError(str(exc)) from None
             chosen.append((finding, str(findings_dir / finding.file_name)))
     unique = {f.id: (f, source) for f, source in chosen}
     return list(unique.values())

@@ -37,7 +37,7 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from pctfuzz.errors import PctfuzzError
+from pctfuzz.errors import UsageError
 from pctfuzz.fuzz.scratch import owned_dir, remove_abandoned
 from pctfuzz.targets import get_target
 
@@ -71,7 +71,7 @@ def harness_launcher(script: Path, folder: Path, python: str | None = None) -> P
     script = script.resolve()
     for what, path in (("python", python), ("harness", str(script))):
         if not _SAFE_PATH.fullmatch(path):
-            raise PctfuzzError(f"{what} path {path!r} has characters a launcher cannot hold")
+            raise UsageError(f"{what} path {path!r} has characters a launcher cannot hold")
     launcher = folder / script.stem
     launcher.write_text(_LAUNCHER.format(python=python, script=script))
     launcher.chmod(0o755)
@@ -187,7 +187,7 @@ def _flock(folder: Path, *, timeout: float | None, what: str) -> Iterator[None]:
                 break
             except BlockingIOError:
                 if deadline is not None and time.monotonic() >= deadline:
-                    raise PctfuzzError(f"{what}; gave up after {timeout:g} s") from None
+                    raise UsageError(f"{what}; gave up after {timeout:g} s") from None
                 time.sleep(0.1)
         yield
     finally:
@@ -239,19 +239,19 @@ def merge_target(target: str, corpus: Path, *, harness: Path, impl: str = "urlli
     inputs = [Path(p).absolute() for p in inputs]
     script = harness / f"fuzz_{target}.py"
     if not script.is_file():
-        raise PctfuzzError(f"no harness script {script}")
+        raise UsageError(f"no harness script {script}")
     folder = corpus / target
     if folder.is_symlink() or (folder.exists() and not folder.is_dir()):
-        raise PctfuzzError(f"{folder} is not a folder")
+        raise UsageError(f"{folder} is not a folder")
     for extra in inputs:
         if not extra.is_dir():
-            raise PctfuzzError(f"input {extra} is not a folder")
+            raise UsageError(f"input {extra} is not a folder")
     folder.mkdir(parents=True, exist_ok=True)
     for entry in os.scandir(folder):
         # libFuzzer reads sub-folders and follows symlinks; the merged folder is flat,
         # so either would be lost or copied in: refuse rather than guess.
         if entry.is_symlink() or entry.is_dir(follow_symlinks=False):
-            raise PctfuzzError(f"{folder / entry.name}: a corpus folder holds plain files "
+            raise UsageError(f"{folder / entry.name}: a corpus folder holds plain files "
                                "only (symlink or sub-folder found); not merged")
     with _flock(corpus, timeout=lock_timeout,
                 what=f"{target}: another merge of {corpus} is running"):
@@ -291,17 +291,17 @@ def _merge_locked(target: str, corpus: Path, folder: Path, script: Path, *, impl
                                       text=True, errors="replace", timeout=max_seconds,
                                       check=False)
             except subprocess.TimeoutExpired:
-                raise PctfuzzError(f"{target}: merge took longer than {max_seconds:g} s") from None
+                raise UsageError(f"{target}: merge took longer than {max_seconds:g} s") from None
         finally:
             shutil.rmtree(work, ignore_errors=True)
         done = _MERGE_DONE.search(proc.stderr)
         if proc.returncode != 0 or done is None:
             tail = " | ".join(proc.stderr.strip().splitlines()[-3:])
-            raise PctfuzzError(f"{target}: libFuzzer merge failed (exit {proc.returncode}): "
+            raise UsageError(f"{target}: libFuzzer merge failed (exit {proc.returncode}): "
                                f"{tail[-400:]}")
         _rename_by_sha1(merged)
         if before and not _snapshot(merged):
-            raise PctfuzzError(f"{target}: merge kept no input of {len(before)}; corpus left as is")
+            raise UsageError(f"{target}: merge kept no input of {len(before)}; corpus left as is")
         kept = 0
         for data in keep:  # a finding's input stays, whether or not it adds coverage
             path = merged / hashlib.sha1(data).hexdigest()

@@ -21,7 +21,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from pctfuzz.errors import PctfuzzError
+from pctfuzz.errors import PctfuzzError, UsageError
 from pctfuzz.fuzz.replay import DEFAULT_TIMEOUT, _impl_for, run_case
 from pctfuzz.identity import SIGNATURE_VERSION, finding_id, stop_signature
 from pctfuzz.store import Finding, FindingStore, StoreError
@@ -54,9 +54,9 @@ def _new_signature(finding: Finding, impl: str | None, cache: dict[Any, Any]) ->
     runner = _impl_for(target, name, cache, recorded=impl is None)
     run = run_case(target, finding.rebuild_case(), runner, DEFAULT_TIMEOUT, impl_name=name)
     if run.signature is None:
-        raise PctfuzzError("its case no longer fails; replay it, then triage it as fixed")
+        raise UsageError("its case no longer fails; replay it, then triage it as fixed")
     if run.signature.split("|")[:3] != finding.signature.split("|")[:3]:
-        raise PctfuzzError(f"its case now fails differently ({run.signature})")
+        raise UsageError(f"its case now fails differently ({run.signature})")
     return run.signature
 
 

@@ -30,7 +30,7 @@ from types import MappingProxyType
 
 from pctfuzz.cases import DecodeCase, EncodeCase, FormCase, FormParseCase
 from pctfuzz.encoding import lookup
-from pctfuzz.errors import PctfuzzError
+from pctfuzz.errors import UsageError
 from pctfuzz.oracles.base import Adapter, Unsupported
 from pctfuzz.sets import PercentEncodeSet, get_set
 
@@ -141,7 +141,7 @@ def function_adapter(
         encoders: dict[str, tuple[PercentEncodeSet, EncodeFn]] = {}
     elif callable(encode):
         if len(resolved) != 1:
-            raise PctfuzzError(
+            raise UsageError(
                 f"function_adapter {name!r}: one encode function needs exactly one set in "
                 f"sets={{label: spec}}, got {len(resolved)}"
             )
@@ -149,7 +149,7 @@ def function_adapter(
         encoders = {label: (pes, encode)}
     else:
         if set(encode) != set(resolved):
-            raise PctfuzzError(
+            raise UsageError(
                 f"function_adapter {name!r}: encode and sets must have the same labels"
             )
         encoders = {label: (resolved[label], fn) for label, fn in encode.items()}

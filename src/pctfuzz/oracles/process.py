@@ -56,7 +56,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from pctfuzz.cases import DecodeCase, EncodeCase, FormCase, FormParseCase
-from pctfuzz.errors import PctfuzzError
+from pctfuzz.errors import UsageError
 from pctfuzz.oracles.base import Adapter, Unsupported
 from pctfuzz.oracles.peer import (
     DEFAULT_TIMEOUT,
@@ -304,7 +304,7 @@ def _env_timeout() -> float:
     try:
         value = float(text) if text else DEFAULT_TIMEOUT
     except ValueError:
-        raise PctfuzzError(f"PCTFUZZ_PEER_TIMEOUT={text!r}: expected seconds") from None
+        raise UsageError(f"PCTFUZZ_PEER_TIMEOUT={text!r}: expected seconds") from None
     if not value > 0:
-        raise PctfuzzError(f"PCTFUZZ_PEER_TIMEOUT={text!r}: expected a positive number")
+        raise UsageError(f"PCTFUZZ_PEER_TIMEOUT={text!r}: expected a positive number")
     return value

@@ -12,7 +12,7 @@ from collections.abc import Callable, Mapping
 from types import MappingProxyType
 from typing import Any
 
-from pctfuzz.errors import PctfuzzError
+from pctfuzz.errors import UsageError
 from pctfuzz.oracles.base import METHODS, Impl, impl_name
 
 # --- the registry ---------------------------------------------------------------------------
@@ -225,14 +225,14 @@ def import_user_module(name: str) -> Any:
 def _from_import_path(spec: str) -> object:
     module_name, _, attr = spec.partition(":")
     if not module_name or not attr:
-        raise PctfuzzError(
+        raise UsageError(
             f"implementation {spec!r}: expected a built-in name ({', '.join(IMPLS)}) "
             "or an import path package.module:Name"
         )
     try:
         module = import_user_module(module_name)
     except ImportError as exc:
-        raise PctfuzzError(
+        raise UsageError(
             f"implementation {spec!r}: cannot import {module_name!r}: {exc}"
         ) from None
     obj: object = module
@@ -240,14 +240,14 @@ def _from_import_path(spec: str) -> object:
         try:
             obj = getattr(obj, part)
         except AttributeError:
-            raise PctfuzzError(
+            raise UsageError(
                 f"implementation {spec!r}: module {module_name!r} has no attribute {attr!r}"
             ) from None
     if inspect.isclass(obj) or (callable(obj) and _missing_methods(obj)):
         try:
             obj = obj()
         except Exception as exc:
-            raise PctfuzzError(
+            raise UsageError(
                 f"implementation {spec!r}: calling {attr} without arguments failed: "
                 f"{type(exc).__name__}: {exc}"
             ) from None
@@ -267,12 +267,12 @@ def get_impl(spec: str | Impl | None = None) -> Impl:
             try:
                 return factory()
             except ImportError as exc:
-                raise PctfuzzError(
+                raise UsageError(
                     f"implementation {spec!r} needs a package that is not installed ({exc}); "
                     "install the 'impls' extra: pip install 'pctfuzz[impls]'"
                 ) from None
         if ":" not in spec:
-            raise PctfuzzError(
+            raise UsageError(
                 f"unknown implementation {spec!r}; built-in: {', '.join(IMPLS)}; "
                 "or give an import path package.module:Name"
             )
@@ -283,7 +283,7 @@ def get_impl(spec: str | Impl | None = None) -> Impl:
         label = impl_name(spec)
     missing = _missing_methods(obj)
     if missing:
-        raise PctfuzzError(
+        raise UsageError(
             f"implementation {label!r} ({type(obj).__name__}) lacks "
             f"{', '.join(missing)}; an adapter needs {', '.join(METHODS)} "
             "(subclass pctfuzz.oracles.Adapter for Unsupported defaults)"

@@ -8,7 +8,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from pctfuzz.cases import EncodeCase, FormCase
-from pctfuzz.errors import PctfuzzError
+from pctfuzz.errors import PctfuzzError, UsageError
 from pctfuzz.store import Finding
 from pctfuzz.text import ascii_line
 
@@ -42,7 +42,7 @@ def export_examples(findings: Sequence[tuple[Finding, str]]) -> str:
     Every value reaches the source as a literal (``repr``) and every comment as ASCII
     on one line, so no record can add code."""
     if not findings:
-        raise PctfuzzError("no findings to export")
+        raise UsageError("no findings to export")
     groups: dict[str, list[str]] = {name: [] for name in _EXAMPLE_LISTS.values()}
     for finding, _source in findings:
         try:

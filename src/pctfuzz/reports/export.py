@@ -22,7 +22,7 @@ from typing import Any
 from pctfuzz import __version__
 from pctfuzz.checks.differential import resolve_impl
 from pctfuzz.checks.registry import divergences_for, reference_outcome
-from pctfuzz.errors import PctfuzzError
+from pctfuzz.errors import UsageError
 from pctfuzz.fuzz.replay import is_builtin_impl
 from pctfuzz.oracles.base import registry_names
 from pctfuzz.oracles.faults import FAULTS
@@ -136,7 +136,7 @@ def _pctfuzz_test(finding: Finding) -> list[str]:
     target = get_target(finding.target)
     lines = [f"target = get_target({finding.target!r})"]
     if finding.case is None and finding.raw_input is None:
-        raise PctfuzzError(f"finding {finding.id} has neither a case nor a raw input")
+        raise UsageError(f"finding {finding.id} has neither a case nor a raw input")
     if finding.case is not None:
         lines.append(f"case = case_from_json({_lit(finding.case)})")
     else:
@@ -158,14 +158,14 @@ def export_tests(findings: Sequence[tuple[Finding, str]]) -> str:
     """A standalone pytest module reproducing ``findings`` (``(Finding, source path)``
     pairs): one test per finding, failing while it reproduces."""
     if not findings:
-        raise PctfuzzError("no findings to export")
+        raise UsageError("no findings to export")
     used: set[str] = set()
     bodies: list[str] = []
     needs: set[str] = set()
     for finding, source in findings:
         if not is_builtin_impl(get_target(finding.target), finding.impl):
             # The test would import it: a record never chooses code that runs.
-            raise PctfuzzError(f"{one_line(source)}: names implementation "
+            raise UsageError(f"{one_line(source)}: names implementation "
                                f"{one_line(str(finding.impl), 100)!r}, which is not built in; "
                                "not exported")
         body = _direct_test(finding)

@@ -12,7 +12,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from pctfuzz.errors import PctfuzzError
+from pctfuzz.errors import UsageError
 from pctfuzz.reports.results import deep_clean
 from pctfuzz.text import one_line
 
@@ -24,18 +24,18 @@ def check_destinations(*dests: str | None) -> None:
     ``-`` (stdout), and every file's folder must exist."""
     given = [d for d in dests if d is not None]
     if sum(d == "-" for d in given) > 1:
-        raise PctfuzzError("only one of --json/--sarif/--junit/--html can be '-' (stdout)")
+        raise UsageError("only one of --json/--sarif/--junit/--html can be '-' (stdout)")
     for dest in given:
         if dest == "-":
             continue
         path = Path(dest)
         if path.is_dir():
-            raise PctfuzzError(f"{dest}: is a directory")
+            raise UsageError(f"{dest}: is a directory")
         parent = path.parent if str(path.parent) else Path(".")
         if not parent.is_dir():
-            raise PctfuzzError(f"{dest}: folder {parent} does not exist")
+            raise UsageError(f"{dest}: folder {parent} does not exist")
         if not os.access(parent, os.W_OK):
-            raise PctfuzzError(f"{dest}: folder {parent} is not writable")
+            raise UsageError(f"{dest}: folder {parent} is not writable")
 
 
 def write_output(dest: str, text: str) -> None:
@@ -66,7 +66,7 @@ def write_output(dest: str, text: str) -> None:
         os.replace(tmp, path)
         tmp = None
     except OSError as exc:
-        raise PctfuzzError(f"{one_line(dest)}: cannot be written: {exc.strerror or exc}") from None
+        raise UsageError(f"{one_line(dest)}: cannot be written: {exc.strerror or exc}") from None
     finally:
         if tmp is not None:
             with contextlib.suppress(OSError):

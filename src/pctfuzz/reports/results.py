@@ -22,7 +22,7 @@ from typing import Any
 
 from pctfuzz import __version__
 from pctfuzz.checks.registry import case_text
-from pctfuzz.errors import PctfuzzError
+from pctfuzz.errors import PctfuzzError, UsageError
 from pctfuzz.fuzz.campaign import CampaignResult
 from pctfuzz.fuzz.replay import Verdict, is_builtin_impl
 from pctfuzz.reports.schema import RESULTS_FORMAT, RESULTS_SCHEMA_VERSION
@@ -321,24 +321,24 @@ def load_campaign(path: Path) -> dict[str, Any]:
     line) if the file is missing, too big, not JSON or not such a document."""
     try:
         if path.stat().st_size > 64 << 20:
-            raise PctfuzzError(f"{path}: campaign file over 64 MiB")
+            raise UsageError(f"{path}: campaign file over 64 MiB")
         # Strict JSON: NaN, Infinity and 1e999 would make the report unwritable later.
         data = json.loads(path.read_text(encoding="utf-8"), parse_constant=_no_constant,
                           parse_float=_finite_float)
     except OSError as exc:
-        raise PctfuzzError(f"{path}: cannot read campaign file: {exc.strerror}") from None
+        raise UsageError(f"{path}: cannot read campaign file: {exc.strerror}") from None
     except RecursionError:
-        raise PctfuzzError(f"{path}: campaign file is not JSON: nested too deeply") from None
+        raise UsageError(f"{path}: campaign file is not JSON: nested too deeply") from None
     except (UnicodeDecodeError, ValueError) as exc:
-        raise PctfuzzError(f"{path}: campaign file is not JSON: "
+        raise UsageError(f"{path}: campaign file is not JSON: "
                            f"{one_line(str(exc), 300)}") from None
     if not isinstance(data, dict) or data.get("format") != RESULTS_FORMAT:
-        raise PctfuzzError(f"{path}: not a pctfuzz results file (format {RESULTS_FORMAT!r})")
+        raise UsageError(f"{path}: not a pctfuzz results file (format {RESULTS_FORMAT!r})")
     if data.get("schema_version") != RESULTS_SCHEMA_VERSION:
-        raise PctfuzzError(f"{path}: unsupported results schema_version "
+        raise UsageError(f"{path}: unsupported results schema_version "
                            f"{one_line(repr(data.get('schema_version')), 40)}")
     targets = data.get("targets")
     if not isinstance(targets, list) or not all(isinstance(t, dict) for t in targets):
-        raise PctfuzzError(f"{path}: 'targets' must be a list of objects")
+        raise UsageError(f"{path}: 'targets' must be a list of objects")
     return data
 

@@ -9,7 +9,7 @@ from dataclasses import dataclass
 from pctfuzz.checks.differential import both_refuse, run_impl, scalar_values
 from pctfuzz.checks.registry.lookup import accepted_entries, explain
 from pctfuzz.entry import KnownDivergence
-from pctfuzz.errors import NotScalarValueError, PctfuzzError
+from pctfuzz.errors import NotScalarValueError, UsageError
 from pctfuzz.oracles.base import registry_names
 from pctfuzz.oracles.registry import get_impl
 from pctfuzz.outcome import Outcome, reference_outcome
@@ -22,7 +22,7 @@ def example_outcomes(entry: KnownDivergence) -> tuple[Outcome, Outcome]:
     expected = reference_outcome(entry.check, entry.example)
     actual = run_impl(entry.check, entry.example, get_impl(entry.impl))
     if actual is None:  # pragma: no cover - an example must be expressible
-        raise PctfuzzError(f"divergence {entry.id}: {entry.impl} does not support its example")
+        raise UsageError(f"divergence {entry.id}: {entry.impl} does not support its example")
     return expected, actual
 
 

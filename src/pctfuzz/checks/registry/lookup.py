@@ -20,7 +20,7 @@ from pctfuzz.accept import ACCEPT_ENV, checked_entries, load_accept_file
 from pctfuzz.cases import Case
 from pctfuzz.checks.registry import ada, node, urllib, urllib_legacy, yarl
 from pctfuzz.entry import KnownDivergence
-from pctfuzz.errors import PctfuzzError
+from pctfuzz.errors import UsageError
 from pctfuzz.oracles.base import impl_name
 from pctfuzz.oracles.registry import IMPLS
 from pctfuzz.outcome import CHECKS, Outcome
@@ -50,7 +50,7 @@ def get_divergence(entry_id: str) -> KnownDivergence:
     try:
         return _BY_ID[entry_id]
     except KeyError:
-        raise PctfuzzError(f"unknown divergence {entry_id!r}") from None
+        raise UsageError(f"unknown divergence {entry_id!r}") from None
 
 
 def divergences_for(
