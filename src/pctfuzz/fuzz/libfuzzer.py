@@ -136,7 +136,7 @@ def _read(proc: subprocess.Popen[str], stats: TargetStats, base_execs: int,
         elif m := ANSWERED.match(line):  # running counts of this process
             stats.asked = base_asked + int(m["asked"])
             stats.answered = base_answered + int(m["answered"])
-        elif m := UNDER_TEST.match(line):  # branches of the code under test reached
+        elif m := UNDER_TEST.match(line):  # lines of the code under test reached
             stats.under_test = max(stats.under_test or 0, int(m["reached"]))
             stats.under_test_total = int(m["total"])
         elif m := LOST.match(line):

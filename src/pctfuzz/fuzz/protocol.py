@@ -15,9 +15,9 @@ so it never mixes with libFuzzer's own output.
     a differential harness's running count of the cases it asked and the
     implementation answered (not ``Unsupported``), about once a second.
 ``pctfuzz: UNDER TEST <reached> <total>``
-    a differential harness's branches of the code under test (the adapter's
-    ``modules_under_test``, not pctfuzz's own) reached so far, out of all of them,
-    about once a second (``pctfuzz.fuzz.undertest``).
+    a differential harness's lines of the code under test (the adapter's
+    ``modules_under_test``, not pctfuzz's own) reached so far, out of the lines in
+    their functions, about once a second (``pctfuzz.fuzz.undertest``).
 ``pctfuzz: WARNING: <message>``
     anything else worth saying (an input not added to the corpus, a corrupt record
     moved aside); reported, not an error of the run.

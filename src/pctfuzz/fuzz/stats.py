@@ -36,7 +36,7 @@ class TargetStats:
     #: finding that could not be saved): the campaign is then incomplete
     lost: list[str] = field(default_factory=list)
     workers: int = 1  # libFuzzer processes that fuzzed this target at the same time
-    #: differential targets: branches of the code under test reached, of how many
+    #: differential targets: lines of the code under test reached, of how many
     #: (``pctfuzz.fuzz.undertest``; None until the harness says)
     under_test: int | None = None
     under_test_total: int | None = None
