@@ -186,7 +186,7 @@ class _Hunt:
         started = time.monotonic()
         self.end = min(started + seconds, started + max(0.0, supervisor.remaining()))
 
-        @settings(max_examples=10**9, database=None, deadline=None,
+        @settings(max_examples=10**9, database=None, deadline=None, derandomize=False,
                   verbosity=Verbosity.quiet, suppress_health_check=list(HealthCheck),
                   phases=(Phase.generate, Phase.shrink), report_multiple_bugs=False,
                   print_blob=False)

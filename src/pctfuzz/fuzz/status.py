@@ -82,10 +82,11 @@ class Board:
         return (f"pctfuzz fuzz: {elapsed:.0f} s of {self.max_time:g} s, {left:.0f} s left; "
                 f"{self.impl}; {new} new finding{'s' if new != 1 else ''}")
 
-    def row(self, name: str) -> tuple[str, ...]:
+    def row(self, name: str) -> tuple[str, ...] | None:
+        """The figures of ``name``, None while it has not run yet."""
         stats = self.stats.get(name)
         if stats is None:
-            return (name, "waiting", "", "", "", "", "")
+            return None
         rate = stats.answered_rate
         return (name, _count(stats.execs), _count(stats.exec_per_s), str(stats.cov),
                 _under_test(stats), "-" if rate is None else f"{rate:.0%}", _findings(stats))
@@ -93,13 +94,19 @@ class Board:
     def lines(self) -> list[str]:
         """The head line, then a table of one line per target."""
         with self.lock:
-            rows = [self.HEAD, *(self.row(name) for name in self.targets)]
+            rows = {name: self.row(name) for name in self.targets}
             head = self.head()
-        widths = [max(len(r[i]) for r in rows) for i in range(len(self.HEAD))]
-        # the name left-aligned, figures right-aligned, so digits line up
-        table = ["  ".join(c.ljust(w) if i == 0 else c.rjust(w)
-                           for i, (c, w) in enumerate(zip(row, widths, strict=True))).rstrip()
-                 for row in rows]
+        shown = [self.HEAD, *(r for r in rows.values() if r is not None)]
+        widths = [max(len(r[i]) for r in shown) for i in range(len(self.HEAD))]
+
+        def line(row: tuple[str, ...]) -> str:
+            # the name left-aligned, figures right-aligned, so digits line up
+            return "  ".join(c.ljust(w) if i == 0 else c.rjust(w)
+                             for i, (c, w) in enumerate(zip(row, widths, strict=True)))
+
+        table = [line(self.HEAD)] + [
+            line(row) if row is not None else f"{name.ljust(widths[0])}  waiting"
+            for name, row in rows.items()]
         return [head, *table]
 
     def plain(self, name: str) -> str:

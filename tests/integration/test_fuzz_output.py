@@ -1,0 +1,114 @@
+"""What ``pctfuzz fuzz`` shows (issue 13, items 4 and 6): the live status on a
+terminal, ``-q``, ``-v``, and ``--driver hypothesis`` finding and replaying a bug."""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import subprocess
+import sys
+import threading
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+SUPPORT = Path(__file__).resolve().parents[1] / "support"
+
+pytestmark = pytest.mark.slow
+
+
+def _env() -> dict[str, str]:
+    return dict(os.environ, PYTHONPATH=os.pathsep.join([str(SUPPORT),
+                                                         os.environ.get("PYTHONPATH", "")]))
+
+
+def pctfuzz(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([sys.executable, "-m", "pctfuzz", *args], cwd=cwd, env=_env(),
+                          capture_output=True, text=True, timeout=300, check=False)
+
+
+def test_hypothesis_driver_finds_a_planted_bug_that_replay_reproduces(tmp_path: Path) -> None:
+    broken = "broken_impls:TildeEncodingUrllib"
+    findings = tmp_path / "findings"
+    run = pctfuzz("fuzz", "--driver", "hypothesis", "diff_encode", "--impl", broken,
+                  "--max-time", "10", "--findings", str(findings), "-q", "--json", "r.json",
+                  cwd=tmp_path)
+    assert run.returncode == 1, run.stdout + run.stderr
+    records = [json.loads(p.read_text()) for p in findings.glob("*.json")]
+    tilde = [r for r in records if "7E" in r["actual"]]
+    assert tilde, records
+    record = tilde[0]
+    assert record["impl"] == broken and record["target"] == "diff_encode"
+    # shrunk by Hypothesis to the one character (a str, or bytes: base64 of b"~")
+    assert record["case"]["value"] in ({"text": "~"}, {"base64": "fg=="}), record["case"]
+    # -q: the findings and the summary only; no status lines
+    assert not re.search(r"^\[diff_encode\] ", run.stderr, re.M), run.stderr
+    assert f"NEW FINDING [diff_encode] {record['id']} divergence in {broken}" in run.stderr
+    assert f"reproduce: pctfuzz replay {findings.name}/" not in run.stdout  # absolute here
+    assert "reproduce: pctfuzz replay " in run.stdout
+    lines = run.stdout.splitlines()
+    assert lines[0].startswith("target ") and lines[-1].startswith("pctfuzz: project ")
+    assert json.loads((tmp_path / "r.json").read_text())["settings"]["driver"] == "hypothesis"
+    # the same signature replay computes: the finding reproduces
+    replay = pctfuzz("replay", str(findings), "--impl", broken, cwd=tmp_path)
+    assert replay.returncode == 1 and ": reproduces (diff_encode" in replay.stdout, replay.stdout
+    # the fixed implementation: nothing reproduces
+    fixed = pctfuzz("replay", str(findings), "--impl", "urllib", cwd=tmp_path)
+    assert fixed.returncode == 0, fixed.stdout + fixed.stderr
+
+
+def test_hypothesis_driver_takes_no_libfuzzer_flags(tmp_path: Path) -> None:
+    run = pctfuzz("fuzz", "--driver", "hypothesis", "decode", "--max-time", "1", "--",
+                  "-max_len=64", cwd=tmp_path)
+    assert run.returncode == 2 and run.stderr.count("\n") == 1, run.stderr
+    assert "--driver hypothesis takes none" in run.stderr
+
+
+def test_verbose_keeps_libfuzzer_log_per_target_and_names_it(tmp_path: Path) -> None:
+    run = pctfuzz("fuzz", "decode", "--max-time", "3", "--jobs", "1", "-v", "--corpus",
+                  str(tmp_path / "c"), "--findings", str(tmp_path / "f"), cwd=tmp_path)
+    assert run.returncode == 0, run.stdout + run.stderr
+    match = re.search(r"^pctfuzz: libFuzzer logs: (\S+)/<target>\.log$", run.stdout, re.M)
+    assert match, run.stdout
+    log = Path(match[1]) / "decode.log"
+    text = log.read_text()
+    assert "INITED" in text and "stat::number_of_executed_units" in text
+    assert re.search(r"^\[decode\] \d+/3s execs=", run.stderr, re.M), run.stderr  # plain
+    assert not (Path(match[1]) / "encode.log").exists()
+
+
+def test_on_a_terminal_the_status_is_live(tmp_path: Path) -> None:
+    """stderr a pseudo-terminal: the board is redrawn in place, not plain lines."""
+    master, slave = os.openpty()
+    proc = subprocess.Popen([sys.executable, "-m", "pctfuzz", "fuzz", "diff_decode",
+                             "--max-time", "4", "--jobs", "1", "--corpus",
+                             str(tmp_path / "c"), "--findings", str(tmp_path / "f")],
+                            cwd=tmp_path, env=dict(_env(), COLUMNS="120"), stdin=subprocess.DEVNULL,
+                            stdout=subprocess.PIPE, stderr=slave)
+    os.close(slave)
+    chunks: list[bytes] = []
+
+    def read() -> None:
+        while True:
+            try:
+                data = os.read(master, 4096)
+            except OSError:  # EIO: the other end is closed
+                return
+            if not data:
+                return
+            chunks.append(data)
+
+    reader = threading.Thread(target=read)
+    reader.start()
+    stdout, _ = proc.communicate(timeout=120)
+    reader.join(10)
+    os.close(master)
+    screen = b"".join(chunks).decode(errors="replace")
+    assert proc.returncode == 0, stdout.decode() + screen
+    assert "\x1b[" in screen and "under test (lines)" in screen, screen
+    assert re.search(r"pctfuzz fuzz: \d+ s of 4 s, \d+ s left; urllib; 0 new findings", screen)
+    assert re.search(r"diff_decode +[\d,]+ +[\d,]+ +\d+ +\d+/\d+ +\d+% +100% +0", screen), screen
+    assert "[diff_decode] " not in screen  # no plain lines on a terminal
+    assert b"target " in stdout  # the summary as before
