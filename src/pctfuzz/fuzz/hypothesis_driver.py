@@ -58,18 +58,46 @@ class _Timeout(BaseException):
     """An example ran longer than the per-input timeout (see ``_alarm``)."""
 
 
-@contextlib.contextmanager
-def _alarm(seconds: float) -> Iterator[None]:
-    def ring(signum: int, frame: FrameType | None) -> None:
-        raise _Timeout
+class _Alarms:
+    """One SIGALRM timer for two limits: the running example's ``timeout``
+    (``_Timeout``) and the slice's backstop (``_Stop``), which ends the slice even when
+    Hypothesis spends it without calling the test body (filtered draws)."""
 
-    previous = signal.signal(signal.SIGALRM, ring)
-    signal.setitimer(signal.ITIMER_REAL, seconds)
-    try:
-        yield
-    finally:
-        signal.setitimer(signal.ITIMER_REAL, 0)
-        signal.signal(signal.SIGALRM, previous)
+    def __init__(self) -> None:
+        self.example_end: float | None = None
+        self.backstop: float | None = None
+
+    def ring(self, signum: int, frame: FrameType | None) -> None:
+        if self.example_end is not None and time.monotonic() >= self.example_end - 0.001:
+            raise _Timeout
+        raise _Stop
+
+    def arm(self) -> None:
+        ends = [e for e in (self.example_end, self.backstop) if e is not None]
+        left = max(0.001, min(ends) - time.monotonic()) if ends else 0.0
+        signal.setitimer(signal.ITIMER_REAL, left)
+
+    @contextlib.contextmanager
+    def example(self, timeout: float) -> Iterator[None]:
+        self.example_end = time.monotonic() + timeout
+        self.arm()
+        try:
+            yield
+        finally:
+            self.example_end = None
+            self.arm()
+
+    @contextlib.contextmanager
+    def slice(self, backstop: float) -> Iterator[None]:
+        previous = signal.signal(signal.SIGALRM, self.ring)
+        self.backstop = backstop
+        self.arm()
+        try:
+            yield
+        finally:
+            self.backstop = None
+            signal.setitimer(signal.ITIMER_REAL, 0)
+            signal.signal(signal.SIGALRM, previous)
 
 
 class _Hunt:
@@ -86,6 +114,7 @@ class _Hunt:
         self.under_test = UnderTest(self.code) if self.code else None
         self.last_progress = 0.0
         self.end = 0.0
+        self.alarms = _Alarms()
 
     def ask(self, case: Any) -> Any:
         """The case as a campaign asks it (see the module docstring)."""
@@ -104,9 +133,10 @@ class _Hunt:
         self.stats.asked += differential
         self.stats.execs += 1
         try:
-            with _alarm(self.timeout):
+            with self.alarms.example(self.timeout):
                 answer = (self.check(case) if self.under_test is None
                           else self.under_test.run(lambda: self.check(case)))
+            self.stats.answered += differential and answer is not None
         except _Timeout:
             self.stats.answered += differential  # a failure is an answer
             self.save_stop(case)
@@ -121,7 +151,6 @@ class _Hunt:
             raise
         finally:
             self.report(now)
-        self.stats.answered += differential and answer is not None
 
     def check(self, case: Any) -> tuple[str, ...] | None:
         return self.target.check(case, self.impl)
@@ -196,17 +225,19 @@ class _Hunt:
                 raise _Stop
             self.example(drawn)
 
-        while time.monotonic() < self.end and supervisor.remaining() > 0:
-            try:
-                test()
-            except _Stop:
-                break
-            except Exception as exc:  # a failure (saved below) or Hypothesis's own error
-                if not self.failing:
-                    self.stats.errors.append(f"hypothesis: {type(exc).__name__}: {exc}"[:300])
+        with self.alarms.slice(self.end + SHRINK_GRACE + 1):
+            while time.monotonic() < self.end and supervisor.remaining() > 0:
+                try:
+                    test()
+                except _Stop:
                     break
-            finally:
-                self.save()
+                except Exception as exc:  # a failure (saved below) or Hypothesis's own
+                    if not self.failing:
+                        self.stats.errors.append(
+                            f"hypothesis: {type(exc).__name__}: {exc}"[:300])
+                        break
+                finally:
+                    self.save()
         self.stats.seconds += time.monotonic() - started
         if self.stats.seconds > 0:
             self.stats.exec_per_s = int(self.stats.execs / self.stats.seconds)
@@ -238,8 +269,10 @@ def run_hypothesis(
     started = time.monotonic()
     supervisor = Supervisor(started + max_time)
     # Slices: every target gets a turn early, about two turns each in the budget, and
-    # at least MIN_SLICE (each slice starts a Hypothesis engine: a few tenths of a s).
-    slice_len = min(30.0, max(MIN_SLICE, max_time / len(hunts) / 2))
+    # at least MIN_SLICE (each slice starts a Hypothesis engine: a few tenths of a
+    # second) unless the budget is shorter than that for each target.
+    share = max_time / len(hunts)
+    slice_len = min(30.0, max(min(MIN_SLICE, share), share / 2))
     with stop_on_signals(supervisor):
         while supervisor.remaining() > 0:
             for hunt in hunts:
