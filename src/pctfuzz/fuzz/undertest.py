@@ -16,6 +16,9 @@ libFuzzer's coverage feedback: measured, atheris 2.3.)
 
 from __future__ import annotations
 
+import dis
+import inspect
+import itertools
 import sys
 import types
 from collections.abc import Callable, Iterable, Iterator
@@ -28,7 +31,7 @@ T = TypeVar("T")
 
 #: Executions traced in full at start-up (the corpus replay), then one in EVERY.
 FULL = 4000
-EVERY = 16
+EVERY = 32
 
 # Compiled at run time, not imported: this module is instrumented when the harness
 # imports pctfuzz inside atheris's hook, and instrumented tracers would add libFuzzer
@@ -53,14 +56,27 @@ def _nested(code: types.CodeType) -> Iterator[types.CodeType]:
             yield from _nested(const)
 
 
+#: What a function may run before its first line (no line event of its own).
+_PROLOGUE = frozenset({"RESUME", "MAKE_CELL", "COPY_FREE_VARS", "RETURN_GENERATOR", "POP_TOP",
+                       "CACHE", "NOP"})
+
+
 def function_lines(path: Path) -> set[int]:
-    """The lines of ``path`` that hold code inside a function or method body."""
+    """The lines of ``path`` that hold code inside a function or method body: what a
+    line tracer can see during fuzzing (class bodies and module code run at import)."""
     try:
         module = compile(path.read_bytes(), str(path), "exec")
     except (OSError, SyntaxError, ValueError):
         return set()
-    return {line for code in _nested(module) for _, _, line in code.co_lines()
-            if line is not None}
+    lines: set[int] = set()
+    for code in _nested(module):
+        if not code.co_flags & inspect.CO_OPTIMIZED:  # a class body
+            continue
+        body = itertools.dropwhile(lambda i: i.opname in _PROLOGUE,
+                                   dis.get_instructions(code))
+        lines.update(i.positions.lineno for i in body
+                     if i.positions is not None and i.positions.lineno is not None)
+    return lines
 
 
 class UnderTest:
