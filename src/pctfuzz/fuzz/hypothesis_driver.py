@@ -209,6 +209,21 @@ class _Hunt:
         if ident not in self.stats.new_findings and ident not in bucket:
             bucket.append(ident)
 
+    def warm_up(self, until: float) -> None:
+        """Draw one case, checking nothing, before any slice: a strategy's first draw
+        builds Hypothesis's tables (its Unicode character map: seconds on a loaded
+        machine) without calling the test, so no example could end a slice on time.
+        Bounded by ``until``."""
+
+        @settings(max_examples=1, database=None, deadline=None, verbosity=Verbosity.quiet,
+                  suppress_health_check=list(HealthCheck), phases=(Phase.generate,))
+        @given(self.target.strategy())
+        def draw(drawn: Any) -> None:
+            pass
+
+        with self.alarms.slice(until), contextlib.suppress(_Stop):
+            draw()
+
     def run_slice(self, seconds: float, supervisor: Supervisor) -> None:
         """Examples for ``seconds`` (or until the campaign stops), runs after runs:
         each failure ends a Hypothesis run, is saved, and the next run goes on."""
@@ -273,11 +288,18 @@ def run_hypothesis(
     # second) unless the budget is shorter than that for each target.
     share = max_time / len(hunts)
     slice_len = min(30.0, max(min(MIN_SLICE, share), share / 2))
+    waiting = list(hunts)  # until each has had a turn, it gets an equal share of what is left
     with stop_on_signals(supervisor):
+        for hunt in hunts:  # within the budget, in plain sight: the board says "waiting"
+            hunt.warm_up(supervisor.deadline)
         while supervisor.remaining() > 0:
             for hunt in hunts:
-                if supervisor.remaining() <= 0:
+                left = supervisor.remaining()
+                if left <= 0:
                     break
-                hunt.run_slice(min(slice_len, supervisor.remaining()), supervisor)
+                share = left / len(waiting) if hunt in waiting else left
+                if hunt in waiting:
+                    waiting.remove(hunt)
+                hunt.run_slice(min(slice_len, share), supervisor)
     return CampaignResult([h.stats for h in hunts], time.monotonic() - started,
                           supervisor.stop_signal)
