@@ -117,3 +117,22 @@ def test_on_a_terminal_the_status_is_live(tmp_path: Path) -> None:
     assert re.search(r"diff_decode +[\d,]+ +[\d,]+ +\d+ +\d+/\d+ +\d+% +100% +0", screen), screen
     assert "[diff_decode] " not in screen  # no plain lines on a terminal
     assert b"target " in stdout  # the summary as before
+
+
+def test_hypothesis_driver_stops_on_sigterm_with_summary_and_results(tmp_path: Path) -> None:
+    proc = subprocess.Popen([sys.executable, "-m", "pctfuzz", "fuzz", "--driver", "hypothesis",
+                             "decode", "form", "--max-time", "60", "--findings",
+                             str(tmp_path / "f"), "--json", "r.json"], cwd=tmp_path, env=_env(),
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    # the status line says the run is under way (plain: stderr is a pipe)
+    assert proc.stderr is not None
+    for line in proc.stderr:
+        if line.startswith("[decode] "):
+            break
+    proc.terminate()
+    out, err = proc.communicate(timeout=60)
+    assert proc.returncode == 143, out + err
+    assert "pctfuzz: stopped by SIGTERM" in err and "Traceback" not in err
+    assert out.splitlines()[1].startswith("target ")  # the summary, after the where line
+    document = json.loads((tmp_path / "r.json").read_text())
+    assert document["exit_code"] == 143 and document["seconds"] < 30
