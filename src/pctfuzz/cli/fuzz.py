@@ -7,7 +7,9 @@ import contextlib
 import os
 import signal
 import sys
+import tempfile
 import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any, TextIO
 
@@ -24,17 +26,6 @@ def _cmd_targets(args: argparse.Namespace) -> int:
     for name, target in TARGETS.items():
         print(f"{name:<{width}}  {target.description}")
     return EXIT_OK
-
-
-def _progress(stats: object) -> None:
-    from pctfuzz.fuzz.campaign import TargetStats
-
-    assert isinstance(stats, TargetStats)
-    rate = stats.answered_rate
-    answered = f" answered={rate:.0%}" if rate is not None else ""
-    print(f"[{stats.target}] execs={stats.execs} exec/s={stats.exec_per_s} cov={stats.cov} "
-          f"corpus={stats.corpus_units} findings={stats.findings}{answered}",
-          file=sys.stderr, flush=True)
 
 
 def _outputs(args: argparse.Namespace) -> tuple[str | None, str | None, str | None]:
@@ -150,24 +141,44 @@ def _unsupported_reason(impl: Any, question: str, case: Any) -> str:
     return ""
 
 
-def _describe_new_findings(idents: list[str], findings: Path, out: TextIO) -> None:
-    """Under the summary: each new finding in one readable line (what went in, what
-    the reference says, what came out) and the exact command that reproduces it."""
+def _describer(findings: Path) -> Callable[[str], str]:
+    """A finding's one readable line: what went in, what the reference says, what
+    came out (the live status's and the summary's)."""
     from pctfuzz.reports import finding_entry
     from pctfuzz.store import FindingStore, StoreError
     from pctfuzz.text import one_line
 
     store = FindingStore(findings)
-    for ident in idents:
+
+    def describe(ident: str) -> str:
         try:
             finding = store.get(ident)
         except StoreError as exc:
-            print(f"  {ident}: {exc}", file=out)
-            continue
+            return f"{ident}: {exc}"
         entry = finding_entry(finding, findings / finding.file_name, new=True)
         impl = entry["impl"] or "reference"
-        print(one_line(f"  {ident} {entry['kind']} in {impl}: {entry['case']}: expected "
-                       f"{entry['expected']}, got {entry['actual']}", 300), file=out)
+        return one_line(f"{ident} {entry['kind']} in {impl}: {entry['case']}: expected "
+                        f"{entry['expected']}, got {entry['actual']}", 300)
+
+    return describe
+
+
+def _describe_new_findings(idents: list[str], findings: Path, out: TextIO) -> None:
+    """Under the summary: each new finding in one readable line and the exact command
+    that reproduces it."""
+    from pctfuzz.reports import finding_entry
+    from pctfuzz.store import FindingStore, StoreError
+    from pctfuzz.text import one_line
+
+    store = FindingStore(findings)
+    describe = _describer(findings)
+    for ident in idents:
+        print(f"  {describe(ident)}", file=out)
+        try:
+            finding = store.get(ident)
+        except StoreError:
+            continue
+        entry = finding_entry(finding, findings / finding.file_name, new=True)
         print(f"    reproduce: {one_line(entry['reproduce'], 300)}", file=out)
     if idents:
         print(f"  findings in {findings}; `pctfuzz report --findings {findings}` lists them all",
@@ -211,37 +222,58 @@ def _apply_project(args: argparse.Namespace) -> Path:
 
 
 def _cmd_fuzz(args: argparse.Namespace) -> int:
-    from pctfuzz.fuzz.campaign import run_campaign
+    from pctfuzz.fuzz import campaign
+    from pctfuzz.fuzz.hypothesis_driver import run_hypothesis
+    from pctfuzz.fuzz.status import Board, status_for
     from pctfuzz.oracles.registry import get_impl
     from pctfuzz.reports import fuzz_results
     from pctfuzz.store import printable_path, utc_now
 
     root = _apply_project(args)
     dests = _outputs(args)
+    hypothesis = args.driver == "hypothesis"
+    if hypothesis and args.passthrough:
+        raise PctfuzzError("flags after -- are libFuzzer's; --driver hypothesis takes none")
     set_accept(args.accept)  # PCTFUZZ_ACCEPT: the libFuzzer children inherit it
     _set_sets(args.set)  # PCTFUZZ_SETS, likewise
     impl = get_impl(args.impl)  # fail fast, before any process starts
-    args.targets = _answered_targets(args.targets, impl, args.impl, _human(dests))
-    started = utc_now()
-    where = [printable_path(p) for p in (root, Path(args.corpus).absolute(),
-                                         Path(args.findings).absolute())]
-    print("pctfuzz: project {}; corpus {}; findings {}".format(*where), file=_human(dests),
-          flush=True)
-    result = run_campaign(
-        args.targets,
-        max_time=args.max_time,
-        jobs=args.jobs,
-        impl=args.impl,
-        corpus=Path(args.corpus),
-        findings=Path(args.findings),
-        timeout=args.timeout,
-        rss_limit_mb=args.rss_limit_mb,
-        libfuzzer_args=args.passthrough,
-        progress=None if args.quiet else _progress,
-    )
     out = _human(dests)
+    args.targets = _answered_targets(args.targets, impl, args.impl, out)
+    started = utc_now()
+    where = "pctfuzz: project {}; corpus {}; findings {}".format(*(
+        printable_path(p) for p in (root, Path(args.corpus).absolute(),
+                                    Path(args.findings).absolute())))
+    if not args.quiet:  # -q: said under the summary instead
+        print(where, file=out, flush=True)
+    # -v: libFuzzer's raw lines, one file per target, kept after the run
+    logs = (Path(tempfile.mkdtemp(prefix="pctfuzz-logs-"))
+            if args.verbose and not hypothesis else None)
+    board = Board(campaign.order_targets(args.targets), args.max_time, args.impl)
+    with status_for(board, _describer(Path(args.findings)), quiet=args.quiet) as status:
+        if hypothesis:
+            result = run_hypothesis(args.targets, max_time=args.max_time, impl=args.impl,
+                                    findings=Path(args.findings), timeout=args.timeout,
+                                    progress=status)
+        else:
+            result = campaign.run_campaign(
+                args.targets,
+                max_time=args.max_time,
+                jobs=args.jobs,
+                impl=args.impl,
+                corpus=Path(args.corpus),
+                findings=Path(args.findings),
+                timeout=args.timeout,
+                rss_limit_mb=args.rss_limit_mb,
+                libfuzzer_args=args.passthrough,
+                progress=status,
+                log_dir=logs,
+            )
     print(result.summary(), file=out)
     _describe_new_findings(result.new_findings, Path(args.findings), out)
+    if args.quiet:
+        print(where, file=out)
+    if logs is not None:
+        print(f"pctfuzz: libFuzzer logs: {printable_path(logs)}/<target>.log", file=out)
     if result.stopped_by:
         print(f"pctfuzz: stopped by {signal.Signals(result.stopped_by).name} after "
               f"{result.seconds:.0f} s", file=sys.stderr)
@@ -258,9 +290,9 @@ def _cmd_fuzz(args: argparse.Namespace) -> int:
 
         settings = {
             "targets": list(args.targets) or list(TARGETS), "max_time": args.max_time,
-            "jobs": args.jobs, "impl": args.impl, "corpus": args.corpus,
-            "findings": args.findings, "timeout": args.timeout,
-            "rss_limit_mb": args.rss_limit_mb,
+            "jobs": 1 if hypothesis else args.jobs, "impl": args.impl,
+            "corpus": args.corpus, "findings": args.findings, "timeout": args.timeout,
+            "rss_limit_mb": args.rss_limit_mb, "driver": args.driver,
         }
         document = fuzz_results(result, settings=settings, findings_dir=Path(args.findings),
                                 started=started, exit_code=code)
@@ -389,8 +421,11 @@ def add_command(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> Non
     targets.set_defaults(func=_cmd_targets)
 
     fuzz = sub.add_parser(
-        "fuzz", help="run a bounded atheris campaign",
-        description="Fuzz the targets as atheris subprocesses within the time budget. "
+        "fuzz", help="run a bounded atheris (or Hypothesis) campaign",
+        description="Fuzz the targets as atheris subprocesses within the time budget "
+        "(--driver hypothesis: under Hypothesis, in this process). On a terminal a live "
+        "status shows each target (exec/s, coverage, lines of the code under test "
+        "reached, answered rate, findings); elsewhere, plain lines. "
         "Defaults come from [tool.pctfuzz] in the nearest pyproject.toml that has one "
         "(the project root; else the current folder). Exit 0: no new finding; 1: a new "
         "finding was saved; 2: usage error; 3: incomplete (a finding or hits lost, a record "
@@ -415,7 +450,17 @@ def add_command(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> Non
                       help="per-input time limit; a slower input is a timeout finding")
     fuzz.add_argument("--rss-limit-mb", type=int, default=2048, metavar="MB",
                       help="memory limit; exceeding it is an oom finding")
-    fuzz.add_argument("-q", "--quiet", action="store_true", help="no progress lines")
+    fuzz.add_argument("--driver", choices=("libfuzzer", "hypothesis"), default="libfuzzer",
+                      help="libfuzzer (default): atheris processes, coverage-guided; "
+                      "hypothesis: a quick run in this process, the targets' Hypothesis "
+                      "strategies and checks, failures saved to the same findings store "
+                      "(no corpus, no --jobs, no libFuzzer flags)")
+    loud = fuzz.add_mutually_exclusive_group()
+    loud.add_argument("-q", "--quiet", action="store_true",
+                      help="only new findings and the summary (no status)")
+    loud.add_argument("-v", "--verbose", action="store_true",
+                      help="also keep libFuzzer's raw log, one file per target in a "
+                      "pctfuzz-logs-* folder that the summary names")
     add_accept_option(fuzz)
     fuzz.add_argument("--set", action="append", metavar="NAME=SPEC",
                       help="draw diff_encode cases from this set (repeatable; a set name or "

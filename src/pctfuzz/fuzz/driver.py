@@ -34,7 +34,15 @@ from pathlib import Path
 from typing import Any
 
 from pctfuzz.cases import Case
-from pctfuzz.fuzz.protocol import answered_line, finding_line, lost_line, say, warning_line
+from pctfuzz.fuzz.protocol import (
+    answered_line,
+    finding_line,
+    lost_line,
+    say,
+    under_test_line,
+    warning_line,
+)
+from pctfuzz.fuzz.undertest import UnderTest
 from pctfuzz.identity import classify, signature_of
 from pctfuzz.targets import Target, get_target
 from pctfuzz.violations import Violation
@@ -378,6 +386,7 @@ def main(target_name: str, argv: list[str] | None = None) -> None:
     target = get_target(target_name)
     impl: Any = None
     impl_name: str | None = None
+    under_test: UnderTest | None = None
     if not target.differential and os.environ.get("PCTFUZZ_FAULT"):
         # A deliberately wrong codec (pctfuzz.oracles.faults), to measure time-to-first-finding.
         from pctfuzz.oracles.faults import FAULTS
@@ -388,6 +397,7 @@ def main(target_name: str, argv: list[str] | None = None) -> None:
         impl_name = os.environ.get("PCTFUZZ_IMPL", "urllib")
         impl = get_impl(impl_name)
         instrument_modules(modules_under_test(impl))
+        under_test = UnderTest(modules_under_test(impl))  # its lines reached, for the status
     findings_dir = os.environ.get("PCTFUZZ_FINDINGS")
     corpus_dir = os.environ.get("PCTFUZZ_CORPUS")
     recorder = (
@@ -408,7 +418,10 @@ def main(target_name: str, argv: list[str] | None = None) -> None:
         asked += 1
         _Stop.in_input = True
         try:
-            answered += run_input(target, impl, data) is not None
+            if under_test is None:
+                answered += run_input(target, impl, data) is not None
+            else:
+                answered += under_test.run(lambda: run_input(target, impl, data)) is not None
         except Exception as exc:
             answered += 1  # a failure is an answer
             recorder.record(data, exc)
@@ -420,6 +433,8 @@ def main(target_name: str, argv: list[str] | None = None) -> None:
             # How many cases the implementation answered (not Unsupported): a campaign
             # on an adapter that hides behind Unsupported must show it.
             say(answered_line(answered, asked))
+            if under_test is not None:
+                say(under_test_line(under_test.count, under_test.total))
             last_said = time.monotonic()
 
     atheris.Setup(argv, test_one_input)

@@ -14,6 +14,10 @@ so it never mixes with libFuzzer's own output.
 ``pctfuzz: ANSWERED <answered> <asked>``
     a differential harness's running count of the cases it asked and the
     implementation answered (not ``Unsupported``), about once a second.
+``pctfuzz: UNDER TEST <reached> <total>``
+    a differential harness's lines of the code under test (the adapter's
+    ``modules_under_test``, not pctfuzz's own) reached so far, out of the lines in
+    their functions, about once a second (``pctfuzz.fuzz.undertest``).
 ``pctfuzz: WARNING: <message>``
     anything else worth saying (an input not added to the corpus, a corrupt record
     moved aside); reported, not an error of the run.
@@ -24,13 +28,14 @@ from __future__ import annotations
 import re
 import sys
 
-__all__ = ["ANSWERED", "FINDING", "LOST", "answered_line", "finding_line", "lost_line", "say",
-           "warning_line"]
+__all__ = ["ANSWERED", "FINDING", "LOST", "UNDER_TEST", "answered_line", "finding_line",
+           "lost_line", "say", "under_test_line", "warning_line"]
 
 FINDING = re.compile(r"^pctfuzz: (?P<word>NEW|KNOWN) FINDING (?P<kind>\S+) (?P<id>[0-9a-f]{16})"
                      r"(?: (?P<signature>.*))?$")
 LOST = re.compile(r"^pctfuzz: LOST (?P<what>.*)$")
 ANSWERED = re.compile(r"^pctfuzz: ANSWERED (?P<answered>\d+) (?P<asked>\d+)$")
+UNDER_TEST = re.compile(r"^pctfuzz: UNDER TEST (?P<reached>\d+) (?P<total>\d+)$")
 WARNING_PREFIX = "pctfuzz: WARNING: "
 
 
@@ -40,6 +45,10 @@ def finding_line(is_new: bool, kind: str, ident: str, signature: str) -> str:
 
 def answered_line(answered: int, asked: int) -> str:
     return f"pctfuzz: ANSWERED {answered} {asked}"
+
+
+def under_test_line(reached: int, total: int) -> str:
+    return f"pctfuzz: UNDER TEST {reached} {total}"
 
 
 def lost_line(what: str, why: object) -> str:

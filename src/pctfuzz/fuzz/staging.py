@@ -1,0 +1,150 @@
+"""Private corpus copies: what each libFuzzer process reads and writes.
+
+libFuzzer never writes into ``corpus/<target>`` itself: it writes new inputs with a
+plain ``fopen(dir/sha1, "wb")``, which follows a symlink of that name out of the
+folder and leaves a torn file when killed. Each process gets a private copy of the
+corpus (``corpus/.libfuzzer-<target>-<pid>-*``, ``stage``); afterwards its new inputs
+whose sha1 matches their name are added through ``store.Corpus`` (atomic, no symlinks
+followed, ``unstage``) and the copy is removed. Copies left by killed processes are
+imported at the next start-up (``recover``). Processes of one target therefore share
+new inputs at restarts, not live.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import os
+import re
+import shutil
+import sys
+import tempfile
+from collections.abc import Iterator, Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from pctfuzz.fuzz.scratch import owned_dir, pid_alive, remove_abandoned
+from pctfuzz.identity import TARGET_NAME
+
+if TYPE_CHECKING:
+    from pctfuzz.store import Corpus, StoreProblem
+
+__all__ = ["artifacts_dir", "recover", "stage", "unstage"]
+
+
+_STAGING = ".libfuzzer-"
+_ARTIFACTS = "pctfuzz-artifacts-"
+_SHA1_NAME = re.compile(r"[0-9a-f]{40}")
+
+
+def stage(store: Corpus, target: str) -> Path:
+    """A private copy of ``target``'s corpus for one libFuzzer process to read and
+    write (see the module docstring). Only entries ``Corpus.iter`` accepts are copied:
+    no symlinks, folders or oversized files reach libFuzzer.
+
+    The copy goes in the corpus root (where a killed campaign's copy is recovered
+    from). If that folder is full or read-only, the partial copy is removed and the
+    copy goes to the temporary folder instead: fuzzing goes on, and what it finds is
+    imported through ``Corpus.add`` as far as the corpus can take it. ``StoreError``
+    (one line) if no copy can be made at all."""
+    from pctfuzz.store import StoreError
+
+    problems: list[StoreProblem] = []
+    prefix = f"{_STAGING}{target}-{os.getpid()}-"
+    for where in (store.root, Path(tempfile.gettempdir())):
+        staging: Path | None = None
+        try:
+            staging = Path(tempfile.mkdtemp(prefix=prefix, dir=where))
+            problems = []
+            for path, data in store.iter(target, problems=problems):
+                (staging / path.name).write_bytes(data)
+            break
+        except OSError as exc:
+            if staging is not None:
+                shutil.rmtree(staging, ignore_errors=True)
+            failure = exc
+    else:
+        raise StoreError(store.root, f"no private corpus copy for {target}: "
+                         f"{failure.strerror or failure}")
+    if staging.parent != store.root:
+        print(f"pctfuzz: WARNING: [{target}] corpus folder {store.root} cannot take a "
+              f"private copy ({failure.strerror}); fuzzing from {staging}",
+              file=sys.stderr, flush=True)
+    for problem in problems:  # a huge file or a sub-folder is not fuzzed: say so, once
+        if str(problem) not in _SKIPPED:
+            _SKIPPED.add(str(problem))
+            print(f"pctfuzz: WARNING: [{target}] corpus entry skipped: {problem}",
+                  file=sys.stderr, flush=True)
+    return staging
+
+
+#: Corpus entries already reported as skipped by ``stage`` (one warning each).
+_SKIPPED: set[str] = set()
+#: Corpus folders already reported as unable to take new inputs (one warning each).
+_UNSAVED: set[str] = set()
+
+
+def unstage(store: Corpus, target: str, staging: Path, *, known: set[str] | None = None,
+             remove: bool = True) -> int:
+    """Add the new inputs libFuzzer wrote to ``staging`` (whole files only: the name
+    must be the sha1 of the bytes) to the corpus, then remove ``staging`` (unless
+    ``remove`` is false). Names in ``known`` (already in the corpus) are not read
+    again; the names imported are added to it."""
+    from pctfuzz.store import StoreError
+
+    added = 0
+    try:
+        entries = list(os.scandir(staging))
+    except OSError:
+        return 0
+    for entry in entries:
+        if known is not None and entry.name in known:
+            continue
+        if not (_SHA1_NAME.fullmatch(entry.name) and entry.is_file(follow_symlinks=False)):
+            continue
+        try:
+            data = Path(entry.path).read_bytes()
+        except OSError:
+            continue
+        if hashlib.sha1(data).hexdigest() == entry.name and len(data) <= store.max_size:
+            try:
+                added += store.add(target, data) is not None
+            except StoreError as exc:  # a full or read-only corpus: say so once, go on
+                if str(store.root) not in _UNSAVED:
+                    _UNSAVED.add(str(store.root))
+                    print(f"pctfuzz: WARNING: [{target}] new inputs not added to the "
+                          f"corpus: {exc}", file=sys.stderr, flush=True)
+                continue
+            if known is not None:
+                known.add(entry.name)
+    if remove:
+        shutil.rmtree(staging, ignore_errors=True)
+    return added
+
+
+def recover(store: Corpus, names: Sequence[str]) -> None:
+    """Start-up: import the private corpus copies and remove the artifact folders that
+    killed campaigns left behind, and stale temp files of killed writers."""
+    pattern = re.compile(rf"{re.escape(_STAGING)}(?P<target>{TARGET_NAME}?)-(?P<pid>\d+)-")
+    try:
+        entries = list(os.scandir(store.root))
+    except OSError:
+        entries = []
+    for entry in entries:
+        m = pattern.match(entry.name)
+        if m and m["target"] in names and entry.is_dir(follow_symlinks=False) and not (
+                pid_alive(int(m["pid"]))):
+            unstage(store, m["target"], Path(entry.path))
+    remove_abandoned(tempfile.gettempdir(), _ARTIFACTS)
+    store.cleanup_stale_temp(3600)
+
+
+@contextlib.contextmanager
+def artifacts_dir() -> Iterator[str]:
+    """A ``pctfuzz-artifacts-<pid>-*`` folder with its owner file, removed afterwards."""
+    folder = owned_dir(_ARTIFACTS)
+    try:
+        yield str(folder)
+    finally:
+        shutil.rmtree(folder, ignore_errors=True)
+
