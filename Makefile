@@ -20,8 +20,11 @@ fuzz: $(STAMP)
 	$(VENV)/bin/pctfuzz fuzz --max-time $(MAX_TIME)
 
 ## The whole suite under the derandomized `ci` Hypothesis profile, then lint and types.
+## The fast tests run on both cores; the slow ones (real campaigns, signals, kills, whose
+## deadlines and timings want a quiet machine) run after them, one at a time.
 test: $(STAMP)
-	$(PY) -m pytest
+	$(PY) -m pytest -n 2 -m "not slow"
+	$(PY) -m pytest -m slow
 	$(VENV)/bin/ruff check src tests harness benchmarks
 	$(VENV)/bin/mypy src
 
