@@ -12,9 +12,9 @@ import atheris
 
 # pctfuzz is imported inside the hook so its code carries coverage counters; the
 # implementation under test (urllib.parse, imported by atheris itself) is instrumented
-# explicitly by fuzzing.main.
+# explicitly by the driver's main.
 with atheris.instrument_imports(include=["pctfuzz"]):
-    from pctfuzz.fuzz import driver as fuzzing
+    from pctfuzz.fuzz import driver
 
 if __name__ == "__main__":
-    fuzzing.main("decode", sys.argv)
+    driver.main("decode", sys.argv)

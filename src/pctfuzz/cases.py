@@ -1,4 +1,4 @@
-"""Case types: the small, frozen inputs every check takes (DESIGN.md "Cases and findings").
+"""Case types: the small, frozen inputs every check takes (docs/architecture.md).
 
 Each case converts losslessly to and from JSON. Values that are not plain Unicode
 text survive the trip:

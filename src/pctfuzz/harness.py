@@ -26,6 +26,50 @@ from pathlib import Path
 _PR_SET_PDEATHSIG = 1
 _USAGE = "usage: python -m pctfuzz.harness TARGET [libFuzzer flags]"
 
+#: ``harness/fuzz_<target>.py``, the OSS-Fuzz script of a target: the same program as
+#: ``python -m pctfuzz.harness TARGET``, written as ``compile_python_fuzzer`` expects a
+#: fuzzer (one self-contained file per target, atheris hooked before pctfuzz is
+#: imported). ``tests/unit/test_harness_scripts.py`` checks every script against this
+#: text and the target registry; ``write_scripts`` writes them.
+SCRIPT = """#!/usr/bin/env python3
+\"\"\"atheris fuzzer for the pctfuzz `{target}` target (see `pctfuzz targets`).
+
+Run like any OSS-Fuzz Python fuzzer:
+    python harness/fuzz_{target}.py corpus/{target} \\
+        -dict=harness/{target}.dict -max_total_time=30
+\"\"\"
+
+import sys
+
+import atheris
+
+# pctfuzz is imported inside the hook so its code carries coverage counters; the
+# implementation under test (urllib.parse, imported by atheris itself) is instrumented
+# explicitly by the driver's main.
+with atheris.instrument_imports(include=["pctfuzz"]):
+    from pctfuzz.fuzz import driver
+
+if __name__ == "__main__":
+    driver.main("{target}", sys.argv)
+"""
+
+
+def oss_fuzz_script(target: str) -> str:
+    """The text of ``harness/fuzz_<target>.py`` (see ``SCRIPT``)."""
+    return SCRIPT.format(target=target)
+
+
+def write_scripts(folder: Path) -> list[Path]:
+    """Write the OSS-Fuzz script of every target into ``folder``."""
+    from pctfuzz.targets import TARGETS
+
+    written = []
+    for name in TARGETS:
+        path = folder / f"fuzz_{name}.py"
+        path.write_text(oss_fuzz_script(name))
+        written.append(path)
+    return written
+
 
 def die_with_parent() -> None:
     """SIGKILL this process when its parent ends (Linux ``prctl``); exit at once if

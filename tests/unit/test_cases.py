@@ -1,4 +1,4 @@
-"""Cases survive JSON exactly (DESIGN.md "Cases and findings"), and malformed JSON is a
+"""Cases survive JSON exactly (``pctfuzz.cases``), and malformed JSON is a
 ``CaseFormatError`` (never another exception).
 
 Values that are not plain Unicode text must come back unchanged: lone surrogates

@@ -59,6 +59,16 @@ def test_merge_keeps_a_smaller_corpus_with_the_same_coverage(corpus: Path) -> No
     assert [p.name for p in corpus.iterdir()] == ["decode"]  # no leftovers
 
 
+def test_packaged_harness_merges_like_the_scripts(corpus: Path) -> None:
+    """No harness folder (an installed wheel): the merge runs the packaged harness
+    (python -m pctfuzz.harness), the same program as harness/fuzz_decode.py."""
+    packaged = merge_target("decode", corpus)
+    assert 0 < packaged.files_after < packaged.files_before and packaged.edges > 0
+    scripted = merge_target("decode", corpus, harness=HARNESS)
+    assert (scripted.edges, scripted.features) == (packaged.edges, packaged.features)
+    assert [p.name for p in corpus.iterdir()] == ["decode"]  # no leftovers
+
+
 def test_merge_adds_inputs_that_add_coverage(corpus: Path, tmp_path: Path) -> None:
     first = merge_target("decode", corpus, harness=HARNESS)
     extra = tmp_path / "extra"

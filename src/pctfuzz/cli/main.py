@@ -9,14 +9,24 @@ import sys
 from collections.abc import Sequence
 
 from pctfuzz import __version__
-from pctfuzz.cli import codec, coverage, divergences, fuzz, impls, probe, report
+from pctfuzz.cli import (
+    codec,
+    corpus,
+    coverage,
+    divergences,
+    fuzz,
+    impls,
+    probe,
+    replay,
+    report,
+)
 from pctfuzz.cli.exits import EXIT_INTERNAL, EXIT_OK, EXIT_SIGINT, EXIT_USAGE
 from pctfuzz.errors import PctfuzzError
 from pctfuzz.text import one_line
 
 #: The command groups, in ``--help`` order; each has ``add_command(subparsers)``, which
 #: sets ``func`` (args -> exit code) on its parser.
-COMMANDS = (codec, fuzz, coverage, divergences, impls, report, probe)
+COMMANDS = (codec, fuzz, replay, corpus, coverage, divergences, impls, report, probe)
 
 
 class _Parser(argparse.ArgumentParser):

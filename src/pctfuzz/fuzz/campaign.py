@@ -46,7 +46,6 @@ __all__ = [
     "LOW_ANSWER_RATE",
     "CampaignResult",
     "TargetStats",
-    "default_harness_dir",
     "merge_stats",
     "order_targets",
     "plan_rotation",
@@ -60,14 +59,6 @@ _Supervisor = Supervisor
 _watch = watch
 _stage, _unstage, _recover, _artifacts_dir = stage, unstage, recover, artifacts_dir
 _seeded, _command = seeded, command
-
-
-def default_harness_dir() -> Path:
-    """``./harness`` when run from the project, else the one beside the source tree."""
-    here = Path.cwd() / "harness"
-    if here.is_dir():
-        return here
-    return Path(__file__).resolve().parents[3] / "harness"  # src/pctfuzz/fuzz/ -> the checkout
 
 
 

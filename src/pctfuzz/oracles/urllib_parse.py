@@ -1,7 +1,7 @@
 """urllib.parse as an implementation under test (see ``pctfuzz.oracles``).
 
-How the reference's terms map onto urllib.parse (DESIGN.md "Differential: what equal
-means"):
+How the reference's terms map onto urllib.parse (what "equal" means for the differential
+check):
 
 - **Set -> ``safe=``.** A percent-encode set P becomes ``safe=P.printable_safe``: the
   printable ASCII (0x20-0x7E) outside P. urllib also leaves ``A-Za-z0-9_.-~`` alone

@@ -1,0 +1,91 @@
+"""``pctfuzz replay`` (one verdict per finding or corpus input) and ``pctfuzz migrate``
+(rewrite records of an older signature format)."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+from pathlib import Path
+
+from pctfuzz.cli.args import positive_seconds
+from pctfuzz.cli.divergences import add_accept_option, set_accept
+from pctfuzz.cli.exits import EXIT_FOUND, EXIT_OK, EXIT_USAGE
+from pctfuzz.cli.results import add_report_options, check_outputs, human_stream, write_reports
+
+__all__ = ["add_command"]
+
+
+def _cmd_replay(args: argparse.Namespace) -> int:
+    from pctfuzz.cli.config import load_config
+    from pctfuzz.fuzz.replay import Verdict, replay_paths
+    from pctfuzz.reports import replay_results
+    from pctfuzz.store import printable_path, utc_now
+
+    dests = check_outputs(args)
+    set_accept(args.accept)
+    out = human_stream(dests)
+    # The project's own adapter ([tool.pctfuzz] impl) is the user's word, like --impl:
+    # records naming it replay against it, and the project root is importable.
+    project = load_config()
+    trusted = [str(project.values["impl"])] if "impl" in project.values else []
+    if project.pyproject is not None and str(project.root) not in sys.path:
+        sys.path.insert(0, str(project.root))
+    started, clock = utc_now(), time.monotonic()
+    items: list[Verdict | tuple[Path, str]] = []
+    reproduced = unusable = 0
+    for item in replay_paths([Path(p) for p in args.paths], target=args.target,
+                             impl=args.impl, timeout=args.timeout, trusted=trusted):
+        items.append(item)
+        if isinstance(item, Verdict):
+            reproduced += item.reproduces
+            print(item.line(), file=out)
+        else:
+            unusable += 1
+            print(f"{printable_path(item[0])}: error: {item[1]}", file=sys.stderr)
+    code = EXIT_FOUND if reproduced else EXIT_USAGE if unusable else EXIT_OK
+    if any(d is not None for d in dests):
+        settings = {"paths": list(args.paths), "target": args.target, "impl": args.impl,
+                    "timeout": args.timeout}
+        document = replay_results(items, settings=settings, started=started,
+                                  seconds=time.monotonic() - clock, exit_code=code)
+        write_reports(document, *dests)
+    return code
+
+
+def _cmd_migrate(args: argparse.Namespace) -> int:
+    from pctfuzz.fuzz.migrate import migrate_findings
+
+    for migration in migrate_findings(Path(args.findings), impl=args.impl):
+        if migration.outcome != "current" or args.verbose:
+            print(migration.line())
+    return EXIT_OK
+
+
+
+def add_command(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    replay = sub.add_parser(
+        "replay", help="replay findings or corpus inputs",
+        description="One verdict line per input. Exit 1 if anything reproduces, 0 if "
+        "nothing does, 2 if an input was unusable.")
+    replay.add_argument("paths", nargs="+", metavar="PATH",
+                        help="finding JSON files, raw corpus files, or folders")
+    replay.add_argument("--target", metavar="NAME", help="target of raw inputs")
+    replay.add_argument("--impl", metavar="NAME", help="override the implementation")
+    replay.add_argument("--timeout", type=positive_seconds, default=5, metavar="SECONDS",
+                        help="per-input time limit; a slower input is a timeout (default 5)")
+    add_accept_option(replay)
+    add_report_options(replay)
+    replay.set_defaults(func=_cmd_replay)
+
+    migrate = sub.add_parser(
+        "migrate", help="rewrite findings recorded with an older signature format",
+        description="Replay each finding of an older signature format and rewrite it under "
+        "the current signature (new id), keeping its status, history and hits.")
+    migrate.add_argument("--findings", default="findings", metavar="DIR")
+    migrate.add_argument("--impl", metavar="NAME",
+                         help="implementation for findings that name one not built in")
+    migrate.add_argument("-v", "--verbose", action="store_true",
+                         help="also list records that are current")
+    migrate.set_defaults(func=_cmd_migrate)
+
