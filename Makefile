@@ -40,9 +40,8 @@ bench: $(STAMP)
 	$(PY) benchmarks/bench_reference.py --quick
 
 docs: $(STAMP)
-	$(PY) -c 'from pctfuzz.checks.registry.render import render_markdown as r; import pathlib; \
-	p = pathlib.Path("docs/divergences.md"); head = p.read_text().split("| id |")[0]; \
-	p.write_text(head + r() + "\n")'
+	$(PY) -c 'import pathlib; from pctfuzz.checks.registry.render import docs_text; \
+	p = pathlib.Path("docs/divergences.md"); p.write_text(docs_text(p.read_text().split("| id |")[0]))'
 
 coverage: $(STAMP)
 	$(VENV)/bin/pctfuzz coverage
