@@ -1,5 +1,10 @@
 """``pctfuzz corpus seed`` (the spec vectors as seed inputs) and ``pctfuzz corpus merge``
-(libFuzzer -merge=1 through the packaged harness, or the scripts of ``--harness``)."""
+(libFuzzer -merge=1 through the packaged harness, or the scripts of ``--harness``).
+
+The work is imported inside each command's function, not at the top: ``pctfuzz --help``
+imports every command module, and the campaign, store and reports would add to that
+start-up what only a real run needs.
+"""
 
 from __future__ import annotations
 

@@ -1,4 +1,9 @@
-"""``pctfuzz fuzz`` (a bounded campaign, libFuzzer or Hypothesis) and ``pctfuzz targets``."""
+"""``pctfuzz fuzz`` (a bounded campaign, libFuzzer or Hypothesis) and ``pctfuzz targets``.
+
+The work is imported inside each command's function, not at the top: ``pctfuzz --help``
+imports every command module, and the campaign, store and reports would add to that
+start-up what only a real run needs.
+"""
 
 from __future__ import annotations
 

@@ -1,5 +1,10 @@
 """``pctfuzz replay`` (one verdict per finding or corpus input) and ``pctfuzz migrate``
-(rewrite records of an older signature format)."""
+(rewrite records of an older signature format).
+
+The work is imported inside each command's function, not at the top: ``pctfuzz --help``
+imports every command module, and the campaign, store and reports would add to that
+start-up what only a real run needs.
+"""
 
 from __future__ import annotations
 
