@@ -22,7 +22,6 @@ KNOWN: frozenset[str] = frozenset({
     'pctfuzz.accept:608 imports pctfuzz.checks.differential: vocabulary may not import checks',
     'pctfuzz.accept:76 imports pctfuzz.checks.registry: vocabulary may not import checks',
     'pctfuzz.oracles._querystring:16 imports pctfuzz.checks.registry: subjects may not import checks',  # noqa: E501
-    'pctfuzz.oracles.faults:20 imports pctfuzz.checks.invariants: subjects may not import checks',
     'pctfuzz.oracles.w3lib:34 imports pctfuzz.checks.registry: subjects may not import checks',
 })
 
