@@ -31,14 +31,17 @@ import types
 import zlib
 from collections.abc import Callable, Iterable
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from pctfuzz.cases import Case
 from pctfuzz.errors import PctfuzzError
 from pctfuzz.fuzz.protocol import answered_line, finding_line, lost_line, say, warning_line
 from pctfuzz.identity import classify, signature_of
-from pctfuzz.targets import Subject, Target, get_target, modules_under_test, resolve_subject
+from pctfuzz.targets import Target, get_target, modules_under_test, resolve_subject
 from pctfuzz.violations import Violation
+
+if TYPE_CHECKING:
+    from pctfuzz.oracles.codec import Subject
 
 # modules_under_test is re-exported: it moved to pctfuzz.targets, beside the subjects.
 __all__ = ["Recorder", "instrument_modules", "main", "minimize", "modules_under_test",

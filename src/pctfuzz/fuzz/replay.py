@@ -19,13 +19,16 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from types import FrameType
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from pctfuzz.errors import PctfuzzError
 from pctfuzz.identity import SIGNATURE_VERSION, signature_of, stop_signature
 from pctfuzz.oracles.faults import FAULTS
-from pctfuzz.targets import TARGETS, Subject, Target, get_target, resolve_subject
+from pctfuzz.targets import TARGETS, Target, get_target, resolve_subject
 from pctfuzz.text import one_line
+
+if TYPE_CHECKING:
+    from pctfuzz.oracles.codec import Subject
 
 __all__ = ["FAILING_OUTCOMES", "Run", "Verdict", "check_recorded_impl", "is_builtin_impl",
            "replay_paths", "run_case"]
