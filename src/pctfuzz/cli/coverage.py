@@ -4,7 +4,14 @@ The replay runs in a child ``python -m coverage run`` so that import-time code i
 measured too (code imported before coverage starts would count as missed). Two figures
 come out: the code under test (the adapter's ``modules_under_test``, for the
 differential targets) and the reference (``pctfuzz``'s percent-encoder, form codec,
-sets and encoders), apart from each other and from the rest of pctfuzz.
+sets and encoders), apart from each other and from the rest of pctfuzz, with the
+statements each reference module ran.
+
+Each input runs against its target's subject (``targets.resolve_subject``): ``--impl``
+for a differential target, the reference for an invariant one. An input that fails
+still covers code, so it is counted and named (``FAILS: path: Type: message``), never
+hidden. Exit 0 when coverage was measured (failing inputs included), 2 for a usage
+error or an unusable corpus or ``--impl``.
 """
 
 from __future__ import annotations
