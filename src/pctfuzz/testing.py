@@ -16,8 +16,8 @@ differential checks the fuzzer runs (``pctfuzz.checks.differential``)::
 shrinks it and keeps it in *your* example database. Encode cases are drawn from the
 adapter's declared ``sets`` when it has them (``oracles.function_adapter`` declares
 them), else from every registered set. ``invariant_tests(codec)`` does the same with
-the invariants for a ``properties.Codec``. The strategies are re-exported for tests of
-your own.
+the invariants for a ``Codec`` (``pctfuzz.oracles.codec``). The strategies are
+re-exported for tests of your own.
 """
 
 from __future__ import annotations
@@ -30,8 +30,6 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from pctfuzz.cases import EncodeCase
-from pctfuzz.checks import differential
-from pctfuzz.checks import invariants as properties
 from pctfuzz.checks.strategies import (
     binary_values,
     decode_cases,
@@ -42,8 +40,9 @@ from pctfuzz.checks.strategies import (
     text_values,
 )
 from pctfuzz.oracles.base import impl_name
+from pctfuzz.oracles.codec import Codec
 from pctfuzz.sets import get_set
-from pctfuzz.targets import AnswerDomain
+from pctfuzz.targets import TARGETS, AnswerDomain, Target, resolve_subject
 
 __all__ = [
     "decode_cases",
@@ -55,12 +54,9 @@ __all__ = [
     "invariant_tests",
 ]
 
-#: question -> (the differential check, the strategy of its cases)
-_QUESTIONS: dict[str, tuple[Callable[[Any, Any], Any], Callable[[], st.SearchStrategy[Any]]]] = {
-    "encode": (differential.check_encode, encode_cases),
-    "decode": (differential.check_decode, decode_cases),
-    "form": (differential.check_form, form_cases),
-    "form_parse": (differential.check_form_parse, form_parse_cases),
+#: question -> its differential target (the check and the strategy of its cases)
+_QUESTIONS: dict[str, Target] = {
+    name.removeprefix("diff_"): target for name, target in TARGETS.items() if target.differential
 }
 
 
@@ -85,14 +81,14 @@ def differential_tests(impl: Any, *, questions: Iterable[str] = tuple(_QUESTIONS
     ``form_parse``) comparing ``impl`` (an adapter or adapter class, or a built-in
     name such as ``"urllib"``) with the reference outside the divergence registry."""
     built: Any = impl() if inspect.isclass(impl) else impl
-    adapter = differential.resolve_impl(built)
+    adapter = resolve_subject(_QUESTIONS["encode"], built)
     tests: dict[str, Callable[[], None]] = {}
     for question in questions:
-        check, strategy = _QUESTIONS[question]
-        cases = strategy()
+        target = _QUESTIONS[question]
+        cases = target.strategy()
         if question == "encode" and (declared := _declared_sets(adapter)):
             cases = encode_cases_for(declared)
-        tests[f"test_pctfuzz_{question}"] = _test(check, adapter, cases, question)
+        tests[f"test_pctfuzz_{question}"] = _test(target.checker, adapter, cases, question)
     return tests
 
 
@@ -107,20 +103,14 @@ def _test(check: Callable[[Any, Any], Any], impl: Any, cases: st.SearchStrategy[
     return test
 
 
-#: invariant check -> its strategy
-_INVARIANTS: dict[str, tuple[Callable[[Any, Any], None], Callable[[], st.SearchStrategy[Any]]]] = {
-    "encode": (properties.check_encode, encode_cases),
-    "decode": (properties.check_decode, decode_cases),
-    "form": (properties.check_form, form_cases),
-    "form_parse": (properties.check_form_parse, form_parse_cases),
-}
-
-
-def invariant_tests(codec: properties.Codec) -> dict[str, Callable[[], None]]:
-    """One Hypothesis test per invariant group for ``codec`` (a ``properties.Codec``:
-    your own encode/decode functions with the reference's meaning)."""
+def invariant_tests(codec: Codec) -> dict[str, Callable[[], None]]:
+    """One Hypothesis test per invariant group for ``codec`` (a ``Codec``: your own
+    encode/decode functions with the reference's meaning), from the invariant targets'
+    checks and strategies. An adapter is refused at once (``resolve_subject``)."""
     tests: dict[str, Callable[[], None]] = {}
-    for name, (check, strategy) in _INVARIANTS.items():
-        test = _test(check, codec, strategy(), f"invariants_{name}")
-        tests[test.__name__] = test
+    for name, target in TARGETS.items():
+        if not target.differential:
+            subject = resolve_subject(target, codec)
+            test = _test(target.checker, subject, target.strategy(), f"invariants_{name}")
+            tests[test.__name__] = test
     return tests

@@ -4,6 +4,7 @@ the shared invariant or differential check."""
 from __future__ import annotations
 
 import dataclasses
+import sys
 
 import pytest
 from hypothesis import given
@@ -170,14 +171,14 @@ _RUN_EVERY_PART = {
 @pytest.mark.parametrize("name", _INVARIANT_TARGETS)
 def test_every_invariant_runs_within_the_turns(name: str, monkeypatch: pytest.MonkeyPatch
                                                ) -> None:
-    from pctfuzz.checks import invariants as properties
-
+    target = get_target(name)
+    # The parts are looked up in the module of the target's aggregate check.
+    home = sys.modules[target.checker.__module__]
     ran: list[str] = []
     for part in _PARTS[name]:
-        real = getattr(properties, part)
-        monkeypatch.setattr(properties, part,
+        real = getattr(home, part)
+        monkeypatch.setattr(home, part,
                             lambda *a, _r=real, _p=part, **k: (ran.append(_p), _r(*a, **k))[1])
-    target = get_target(name)
     case = _RUN_EVERY_PART[name]
     target.check(case)
     assert set(ran) == set(_PARTS[name])  # the case exercises every part of the check
@@ -188,3 +189,48 @@ def test_every_invariant_runs_within_the_turns(name: str, monkeypatch: pytest.Mo
     ran.clear()
     target.check_fast(case, None, 0)
     assert name == "decode" or set(ran) < set(_PARTS[name])  # one turn runs less
+
+
+# --- the subject under test (resolve_subject) --------------------------------------------
+def test_each_target_resolves_its_own_kind_of_subject() -> None:
+    from pctfuzz.checks.invariants import REFERENCE
+    from pctfuzz.oracles import get_impl
+    from pctfuzz.targets import resolve_subject
+
+    encode, diff = get_target("encode"), get_target("diff_encode")
+    assert resolve_subject(encode, None) is REFERENCE
+    assert resolve_subject(encode, "reference") is REFERENCE
+    assert resolve_subject(encode, "tilde-encoded") is FAULTS["tilde-encoded"]
+    assert resolve_subject(diff, None).name == "urllib"
+    adapter = get_impl("urllib")
+    assert resolve_subject(diff, adapter) is adapter
+
+
+def test_a_subject_of_the_wrong_kind_is_refused_in_one_line() -> None:
+    """Refused before any call: an adapter given to an invariant target used to crash
+    on the check's first call (and ``pctfuzz coverage`` hid it)."""
+    from pctfuzz.oracles import get_impl
+
+    case = EncodeCase("a", "component")
+    refusals = [
+        (get_target("encode"), get_impl("urllib"), r"^target encode checks the invariants "
+         r"of a codec .*'urllib' is an implementation adapter: use diff_encode$"),
+        (get_target("encode"), "urllib", r"^target encode checks the reference or a fault "
+         r"codec; 'urllib' is neither \(faults: "),
+        (get_target("diff_encode"), FAULTS["tilde-encoded"], r"^target diff_encode compares "
+         r"an implementation adapter with the reference; 'tilde-encoded' is a codec"),
+    ]
+    for target, subject, message in refusals:
+        with pytest.raises(PctfuzzError, match=message) as info:
+            target.check(case, subject)  # type: ignore[arg-type]
+        assert "\n" not in str(info.value)
+
+
+def test_targets_hold_their_check_and_strategy_as_objects() -> None:
+    from pctfuzz.checks import differential, invariants, strategies
+
+    assert get_target("encode").checker is invariants.check_encode
+    assert get_target("diff_form_parse").checker is differential.check_form_parse
+    assert get_target("form").cases is strategies.form_cases
+    assert get_target("form").rotation is invariants.ROTATING[invariants.check_form]
+    assert get_target("diff_decode").rotation is None

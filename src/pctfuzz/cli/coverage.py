@@ -4,7 +4,14 @@ The replay runs in a child ``python -m coverage run`` so that import-time code i
 measured too (code imported before coverage starts would count as missed). Two figures
 come out: the code under test (the adapter's ``modules_under_test``, for the
 differential targets) and the reference (``pctfuzz``'s percent-encoder, form codec,
-sets and encoders), apart from each other and from the rest of pctfuzz.
+sets and encoders), apart from each other and from the rest of pctfuzz, with the
+statements each reference module ran.
+
+Each input runs against its target's subject (``targets.resolve_subject``): ``--impl``
+for a differential target, the reference for an invariant one. An input that fails
+still covers code, so it is counted and named (``FAILS: path: Type: message``), never
+hidden. Exit 0 when coverage was measured (failing inputs included), 2 for a usage
+error or an unusable corpus or ``--impl``.
 """
 
 from __future__ import annotations
@@ -14,45 +21,60 @@ import subprocess
 import sys
 import tempfile
 from pathlib import Path
+from typing import Any
 
 from pctfuzz.cli.args import folder_path
 from pctfuzz.cli.exits import EXIT_OK
 from pctfuzz.errors import PctfuzzError
+from pctfuzz.oracles.registry import impl_names
+from pctfuzz.targets import TARGETS, get_target, resolve_subject
+from pctfuzz.text import one_line
 
 #: The reference's own modules: what the invariant targets are about.
 REFERENCE_MODULES = ("pctfuzz.reference", "pctfuzz.form", "pctfuzz.sets",
                      "pctfuzz.setspec", "pctfuzz.encoding")
 
 
+#: How many failing corpus inputs the child names, one line each, before it counts.
+SHOWN_FAILURES = 20
+
+
 def replay_corpus(names: list[str], corpus: Path, impl_name: str) -> tuple[int, int]:
     """Run every corpus input of ``names`` through its target, each against what its
-    target checks (the implementation for a differential target, the reference for
-    an invariant one); returns (inputs, inputs that fail)."""
-    from pctfuzz.oracles.registry import get_impl
-    from pctfuzz.targets import get_target
+    target checks (``resolve_subject``: ``impl_name`` for a differential target, the
+    reference for an invariant one); returns (inputs, inputs that fail).
 
-    impl = get_impl(impl_name)
+    A failing input still covers code, so the replay goes on, but it is never hidden:
+    the first ``SHOWN_FAILURES`` are printed as ``FAILS: path: Type: message``."""
     count = failing = 0
     for target in map(get_target, names):
         folder = corpus / target.name
         if not folder.is_dir():
             continue
+        # Resolved once, outside the inputs' loop: an unusable --impl is an error of
+        # the whole run, not a failure of every input.
+        subject = resolve_subject(target, impl_name if target.differential else None)
         for path in sorted(folder.iterdir()):
             if not path.is_file() or path.is_symlink() or path.name.startswith("."):
                 continue
             count += 1
             try:
-                target.run_bytes(path.read_bytes(), impl if target.differential else None)
-            except Exception:  # a failing input still covers code; counted, not hidden
+                target.run_bytes(path.read_bytes(), subject)
+            except Exception as exc:  # a check failure or a crash of the code under test
                 failing += 1
+                if failing <= SHOWN_FAILURES:
+                    print(one_line(f"FAILS: {path}: {type(exc).__name__}: {exc}", 300))
+    if failing > SHOWN_FAILURES:
+        print(f"FAILS: ... and {failing - SHOWN_FAILURES} more")
     return count, failing
 
 
-def _modules_under_test(impl_name: str) -> tuple[str, ...]:
-    from pctfuzz.fuzz.driver import modules_under_test
-    from pctfuzz.oracles.registry import get_impl
-
-    return modules_under_test(get_impl(impl_name))
+def _modules_under_test(names: list[str], impl_name: str) -> tuple[str, ...]:
+    """The adapter's modules, when a differential target is among ``names``."""
+    for target in map(get_target, names):
+        if target.differential:
+            return target.code_under_test(impl_name)
+    return ()
 
 
 def _files(cov: object, modules: tuple[str, ...]) -> list[str]:
@@ -72,10 +94,23 @@ def _files(cov: object, modules: tuple[str, ...]) -> list[str]:
     return wanted
 
 
-def _cmd_coverage(args: argparse.Namespace) -> int:
+def _statements_run(cov: Any, modules: tuple[str, ...]) -> dict[str, tuple[int, int]]:
+    """module -> (statements run, statements) for each plain module of ``modules``."""
     import coverage
 
-    from pctfuzz.targets import TARGETS, get_target
+    found = {}
+    for module in modules:
+        for path in _files(cov, (module,)):
+            try:
+                _name, statements, _excluded, missing, _text = cov.analysis2(path)
+            except coverage.exceptions.CoverageException:  # not measured: nothing to say
+                continue
+            found[module] = (len(statements) - len(missing), len(statements))
+    return found
+
+
+def _cmd_coverage(args: argparse.Namespace) -> int:
+    import coverage
 
     names = args.targets or list(TARGETS)
     for name in names:
@@ -85,8 +120,7 @@ def _cmd_coverage(args: argparse.Namespace) -> int:
         raise PctfuzzError(f"corpus folder {corpus} does not exist")
     if not any((corpus / name).is_dir() for name in names):
         raise PctfuzzError(f"corpus folder {corpus} has no folder for {', '.join(names)}")
-    under_test = _modules_under_test(args.impl) if any(
-        get_target(n).differential for n in names) else ()
+    under_test = _modules_under_test(names, args.impl)
     with tempfile.TemporaryDirectory(prefix="pctfuzz-cov-") as tmp:
         data_file = Path(tmp) / ".coverage"
         child = subprocess.run(
@@ -110,10 +144,13 @@ def _cmd_coverage(args: argparse.Namespace) -> int:
                     figures.append((label, cov.report(file=sink, include=include)))
                 except coverage.exceptions.NoDataError:
                     figures.append((label, 0.0))
+        statements = _statements_run(cov, REFERENCE_MODULES)
         cov.html_report(directory=args.html)
     print(child.stdout.strip())
     for label, total in figures:
         print(f"{label}: {total:.1f}% branch coverage")
+    for module, (run, total) in statements.items():
+        print(f"  {module}: {run} of {total} statements run")
     print(f"HTML report: {args.html}/index.html")
     return EXIT_OK
 
@@ -122,7 +159,10 @@ def add_command(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> Non
     cmd = sub.add_parser("coverage", help="replay the corpus under coverage.py")
     cmd.add_argument("targets", nargs="*", metavar="TARGET", help="default: all targets")
     cmd.add_argument("--corpus", type=folder_path, default="corpus", metavar="DIR")
-    cmd.add_argument("--impl", default="urllib", metavar="NAME")
+    cmd.add_argument("--impl", default="urllib", metavar="NAME",
+                     help="the implementation of the diff_* targets: "
+                          f"{', '.join(impl_names())} or MOD:CLASS (default: urllib); "
+                          "the invariant targets check the reference")
     cmd.add_argument("--html", default="htmlcov", metavar="DIR")
     cmd.set_defaults(func=_cmd_coverage)
 

@@ -10,7 +10,7 @@ and calls ``main(target)``. Two modes, chosen by the environment:
   ``PCTFUZZ_CORPUS/<target>``; fuzzing goes on.
 
 Each execution runs the rotated check (``run_input``: the cheap invariants and one
-costly one, ``properties.ROTATING``, picked by the input's CRC-32); a failure is checked
+costly one, ``invariants.ROTATING``, picked by the input's CRC-32); a failure is checked
 again in full, and only the full check's exception is raised or recorded. Minimization
 and replay run the full check.
 
@@ -31,9 +31,10 @@ import types
 import zlib
 from collections.abc import Callable, Iterable
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from pctfuzz.cases import Case
+from pctfuzz.errors import PctfuzzError
 from pctfuzz.fuzz.protocol import (
     answered_line,
     finding_line,
@@ -44,19 +45,15 @@ from pctfuzz.fuzz.protocol import (
 )
 from pctfuzz.fuzz.undertest import UnderTest
 from pctfuzz.identity import classify, signature_of
-from pctfuzz.targets import Target, get_target
+from pctfuzz.targets import Target, get_target, modules_under_test, resolve_subject
 from pctfuzz.violations import Violation
 
+if TYPE_CHECKING:
+    from pctfuzz.oracles.codec import Subject
+
+# modules_under_test is re-exported: it moved to pctfuzz.targets, beside the subjects.
 __all__ = ["Recorder", "instrument_modules", "main", "minimize", "modules_under_test",
            "run_input"]
-
-def modules_under_test(impl: Any) -> tuple[str, ...]:
-    """The Python modules holding the code of the implementation under test: the
-    adapter's ``modules_under_test``, else the adapter's own module. atheris itself
-    imports urllib.parse, so ``instrument_imports`` alone never sees it: these modules
-    are instrumented after the fact."""
-    declared: tuple[str, ...] = tuple(getattr(impl, "modules_under_test", ()) or ())
-    return declared or (type(impl).__module__,)
 
 
 def instrument_modules(names: Iterable[str]) -> int:
@@ -163,7 +160,7 @@ class Recorder:
         self.target = target
         self.impl = impl
         self.impl_name = impl_name
-        self.impl_modules = modules_under_test(impl) if target.differential else ()
+        self.impl_modules = target.code_under_test(impl)
         self.findings = FindingStore(findings_dir)
         self.corpus = Corpus(corpus_dir) if corpus_dir is not None else None
         self.pending: dict[str, int] = {}  # signature -> hits not yet written
@@ -380,24 +377,23 @@ def main(target_name: str, argv: list[str] | None = None) -> None:
     """Run ``target_name`` under atheris with libFuzzer flags from ``argv``."""
     import atheris
 
-    from pctfuzz.oracles.registry import get_impl
-
     argv = list(sys.argv if argv is None else argv)
     target = get_target(target_name)
-    impl: Any = None
-    impl_name: str | None = None
-    under_test: UnderTest | None = None
-    if not target.differential and os.environ.get("PCTFUZZ_FAULT"):
-        # A deliberately wrong codec (pctfuzz.oracles.faults), to measure time-to-first-finding.
-        from pctfuzz.oracles.faults import FAULTS
-
-        impl_name = os.environ["PCTFUZZ_FAULT"]
-        impl = FAULTS[impl_name]
-    elif target.differential:
-        impl_name = os.environ.get("PCTFUZZ_IMPL", "urllib")
-        impl = get_impl(impl_name)
-        instrument_modules(modules_under_test(impl))
-        under_test = UnderTest(modules_under_test(impl))  # its lines reached, for the status
+    # PCTFUZZ_IMPL names a differential target's adapter; PCTFUZZ_FAULT, one of the
+    # deliberately wrong codecs of pctfuzz.oracles.faults for an invariant target (to
+    # measure time-to-first-finding). resolve_subject refuses a mismatch in one line.
+    impl_name = (os.environ.get("PCTFUZZ_IMPL") or "urllib" if target.differential
+                 else os.environ.get("PCTFUZZ_FAULT") or None)
+    try:
+        impl: Subject = resolve_subject(target, impl_name)
+    except PctfuzzError as exc:
+        print(f"pctfuzz.harness: error: {exc}", file=sys.stderr)
+        sys.exit(2)
+    # atheris itself imports urllib.parse, so instrument_imports alone never sees the
+    # code under test: it is instrumented after the fact.
+    instrument_modules(target.code_under_test(impl))
+    # The lines of the code under test reached, for the campaign's status.
+    under_test = UnderTest(target.code_under_test(impl)) if target.differential else None
     findings_dir = os.environ.get("PCTFUZZ_FINDINGS")
     corpus_dir = os.environ.get("PCTFUZZ_CORPUS")
     recorder = (

@@ -19,13 +19,16 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from types import FrameType
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from pctfuzz.errors import PctfuzzError
-from pctfuzz.fuzz.driver import modules_under_test
 from pctfuzz.identity import SIGNATURE_VERSION, signature_of, stop_signature
-from pctfuzz.targets import TARGETS, Target, get_target
+from pctfuzz.oracles.faults import FAULTS
+from pctfuzz.targets import TARGETS, Target, get_target, resolve_subject
 from pctfuzz.text import one_line
+
+if TYPE_CHECKING:
+    from pctfuzz.oracles.codec import Subject
 
 __all__ = ["FAILING_OUTCOMES", "Run", "Verdict", "check_recorded_impl", "is_builtin_impl",
            "replay_paths", "run_case"]
@@ -95,7 +98,7 @@ class Run:
     supported: bool = True
 
 
-def run_case(target: Target, case: Any, impl: Any, timeout: float = DEFAULT_TIMEOUT, *,
+def run_case(target: Target, case: Any, impl: Subject | None, timeout: float = DEFAULT_TIMEOUT, *,
              impl_name: str | None = None) -> Run:
     """Run ``target``'s check on ``case`` against ``impl`` (named ``impl_name`` in
     signatures); a run longer than ``timeout`` seconds is a timeout."""
@@ -115,9 +118,8 @@ def run_case(target: Target, case: Any, impl: Any, timeout: float = DEFAULT_TIME
     except MemoryError:
         return Run(stop_signature(target.name, "oom", impl_name), "MemoryError")
     except Exception as exc:
-        code = modules_under_test(impl) if target.differential else ()
         signature = signature_of(target.name, exc, case=case, subject=impl, impl=impl_name,
-                                 code_under_test=code)
+                                 code_under_test=target.code_under_test(impl))
         return Run(signature, f"{type(exc).__name__}: {exc}"[:500])
     finally:
         if use_alarm:
@@ -155,27 +157,25 @@ def _finding_verdict(path: Path, finding: Any, run: Run, *, overridden: bool) ->
     return verdict("reproduces" if observed == recorded else "fails differently")
 
 
-def _impl_for(target: Target, name: str | None, cache: dict[str | None, Any], *,
-              recorded: bool = False) -> Any:
-    """What ``target.check`` runs against: an implementation under test (differential
-    targets, default ``urllib``), or the reference unless a fault codec is named.
+def _impl_for(target: Target, name: str | None, cache: dict[tuple[bool, str | None], Subject],
+              *, recorded: bool = False) -> Subject:
+    """What ``target.check`` runs against (``resolve_subject``): an implementation under
+    test for a differential target (default ``urllib``); for an invariant target the
+    reference, or the deliberately wrong codec a finding recorded (``PCTFUZZ_FAULT``).
+    ``--impl`` names the implementation of the differential targets: given with
+    invariant inputs it leaves them on the reference, unless it names a fault.
 
     ``recorded``: the name comes from a finding record, not from ``--impl``. A record
     is untrusted (it may come with a bug report), so its name must be a built-in one:
     nothing it names is ever imported or called (see ``check_recorded_impl``)."""
-    from pctfuzz.oracles.faults import FAULTS
-
     if recorded:
         check_recorded_impl(target, name)
-    if not target.differential:
-        # Invariant targets check the reference; a finding recorded against one of the
-        # deliberately wrong codecs (PCTFUZZ_FAULT) names it, and replays against it.
-        return FAULTS.get(name or "")
-    from pctfuzz.oracles.registry import get_impl
-
-    if name not in cache:
-        cache[name] = get_impl(name or "urllib")
-    return cache[name]
+    if not target.differential and name not in FAULTS:
+        name = None
+    key = (target.differential, name)
+    if key not in cache:
+        cache[key] = resolve_subject(target, name)
+    return cache[key]
 
 
 def check_recorded_impl(target: Target, name: str | None) -> None:
@@ -196,7 +196,6 @@ def is_builtin_impl(target: Target, name: str | None) -> bool:
     """``name`` (from a record) is None or built in: an adapter of
     ``pctfuzz.oracles.IMPLS`` for a differential target, a codec of ``pctfuzz.oracles.faults``
     for an invariant target. What replay and export may use without importing."""
-    from pctfuzz.oracles.faults import FAULTS
     from pctfuzz.oracles.registry import IMPLS
 
     if name is None:
@@ -256,7 +255,7 @@ def replay_paths(paths: Sequence[Path], *, target: str | None = None, impl: str 
 
     if target is not None:
         get_target(target)
-    impls: dict[str | None, Any] = {}
+    impls: dict[tuple[bool, str | None], Subject] = {}
     for kind, path, info in _inputs(paths, target):
         try:
             if kind == "error":

@@ -126,7 +126,7 @@ def _answer(call: Callable[[], Any]) -> object:
 
 
 def codec_difference(question: str, case: Case, codec: Any) -> str:
-    """The class of the difference between ``codec`` (a ``properties.Codec``; None is
+    """The class of the difference between ``codec`` (a ``oracles.codec.Codec``; None is
     the reference) and the reference on ``case``: ``-`` when they agree."""
     if codec is None:
         return "-"
@@ -173,7 +173,7 @@ def signature_of(target: str, exc: BaseException | None, *, case: Case | None = 
     """The signature of ``exc``, raised by ``target``'s check on ``case``.
 
     ``subject`` is what an invariant target's check ran against (a
-    ``properties.Codec``; None is the reference): the class is then the difference
+    ``oracles.codec.Codec``; None is the reference): the class is then the difference
     between it and the reference on ``case``. A ``Divergence`` carries its class.
     ``code_under_test`` are the module prefixes whose frames locate a crash (the
     adapter's ``modules_under_test``). ``exc`` None is a stop (timeout/oom) of

@@ -17,7 +17,8 @@ from collections.abc import Callable, Iterator, Mapping, Sequence
 from types import MappingProxyType
 
 from pctfuzz import encoding as _encoding
-from pctfuzz.checks.invariants import (
+from pctfuzz.form import form_urldecode
+from pctfuzz.oracles.codec import (
     REFERENCE,
     Codec,
     DecodeFunc,
@@ -26,7 +27,6 @@ from pctfuzz.checks.invariants import (
     FormEncodeFunc,
     form_serializer,
 )
-from pctfuzz.form import form_urldecode
 from pctfuzz.reference import percent_decode, percent_encode
 from pctfuzz.sets import FORM, PercentEncodeSet, get_set
 
