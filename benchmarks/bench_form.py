@@ -34,7 +34,8 @@ from typing import Any
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "src"))
 
 from pctfuzz.form import form_urldecode, form_urlencode
-from pctfuzz.targets import TARGETS, form_from_bytes
+from pctfuzz.formats import form_from_bytes
+from pctfuzz.targets import TARGETS
 
 try:
     import ada_url
@@ -57,7 +58,7 @@ def fill(header: bytes, unit: bytes) -> bytes:
 
 
 def legacy_header(name: str) -> bytes:
-    from pctfuzz.targets import _encoding_to_byte
+    from pctfuzz.formats import _encoding_to_byte
 
     return bytes([_encoding_to_byte(name)])
 

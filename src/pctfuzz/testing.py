@@ -39,10 +39,11 @@ from pctfuzz.checks.strategies import (
     form_parse_cases,
     text_values,
 )
+from pctfuzz.formats import AnswerDomain
 from pctfuzz.oracles.base import impl_name
 from pctfuzz.oracles.codec import Codec
 from pctfuzz.sets import get_set
-from pctfuzz.targets import TARGETS, AnswerDomain, Target, resolve_subject
+from pctfuzz.targets import TARGETS, Target, resolve_subject
 
 __all__ = [
     "decode_cases",

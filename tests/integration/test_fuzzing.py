@@ -118,9 +118,9 @@ def test_run_input_records_what_the_full_check_raises() -> None:
     # check) and concatenation (turn 2 of the rotation, which skips round-trip): the
     # driver re-checks in full, so the finding's invariant never depends on the turn.
     from pctfuzz.checks.invariants import Codec
+    from pctfuzz.formats import encode_to_bytes
     from pctfuzz.fuzz.driver import run_input
     from pctfuzz.reference import percent_decode, percent_encode
-    from pctfuzz.targets import encode_to_bytes
 
     def reversed_encode(value: str | bytes, set_name: str, *, encoding: str,
                         space_as_plus: bool) -> str:

@@ -258,7 +258,8 @@ def test_fuzz_set_option_narrows_diff_encode_to_those_sets(
     import os
 
     import pctfuzz.fuzz.campaign as campaign
-    from pctfuzz.targets import SETS_ENV, TARGETS
+    from pctfuzz.formats import SETS_ENV
+    from pctfuzz.targets import TARGETS
 
     # setenv (not delenv of an absent variable, which records nothing to undo): the
     # value main() sets below must not leak into later tests' subprocesses

@@ -12,8 +12,8 @@ from hypothesis import strategies as st
 from pctfuzz import form
 from pctfuzz.errors import InputTypeError, NotScalarValueError, UnknownEncodingError
 from pctfuzz.form import form_urldecode, form_urlencode
+from pctfuzz.formats import FUZZ_ENCODINGS
 from pctfuzz.reference import percent_decode, percent_encode
-from pctfuzz.targets import FUZZ_ENCODINGS
 
 scalar_text = st.text(st.characters(codec="utf-8"), max_size=20)
 

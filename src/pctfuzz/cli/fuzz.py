@@ -35,12 +35,12 @@ def _cmd_targets(args: argparse.Namespace) -> int:
 
 def _set_sets(items: list[str] | None) -> None:
     """``--set NAME=SPEC`` (repeatable): diff_encode draws its cases from these sets
-    (``targets.AnswerDomain``), whatever the adapter declares. Each spec is checked now,
+    (``formats.AnswerDomain``), whatever the adapter declares. Each spec is checked now,
     so a bad one is a usage error before any process starts."""
     import json
 
+    from pctfuzz.formats import SETS_ENV
     from pctfuzz.sets import get_set
-    from pctfuzz.targets import SETS_ENV
 
     if not items:
         return

@@ -10,7 +10,7 @@ that finds the same bug adds hits to the same record. A signature saved once is 
 hunted again in this run: the search goes on for other bugs.
 
 A case of ``diff_encode`` is asked as a libFuzzer campaign would ask it: through its
-byte form, within what the adapter answers (``targets.AnswerDomain``, ``--set``).
+byte form, within what the adapter answers (``formats.AnswerDomain``, ``--set``).
 Each example has the per-input ``timeout`` (SIGALRM); a slower one is a ``timeout``
 finding. SIGINT/SIGTERM/SIGHUP stop the run between two examples, as for libFuzzer
 (``supervisor.stop_on_signals``); the result and the summary are the same

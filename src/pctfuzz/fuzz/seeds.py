@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from pctfuzz.cases import Case, DecodeCase, EncodeCase, FormCase, FormParseCase
-from pctfuzz.targets import FUZZ_SETS
+from pctfuzz.formats import FUZZ_SETS
 
 __all__ = ["EDGE_STRINGS", "seed_cases"]
 

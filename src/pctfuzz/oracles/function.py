@@ -64,7 +64,7 @@ class FunctionAdapter(Adapter):
         #: label -> spec or set, as declared (what ``--set`` labels and campaigns read).
         self.sets = MappingProxyType(dict(sets))
         self.space_as_plus = space_as_plus
-        # What it answers, so campaigns draw cases it can answer (targets.AnswerDomain)
+        # What it answers, so campaigns draw cases it can answer (formats.AnswerDomain)
         self.encodings = ("UTF-8",)
         self.value_types = ("str",)
         self.spaces = (space_as_plus,)
