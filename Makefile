@@ -20,11 +20,12 @@ fuzz: $(STAMP)
 	$(VENV)/bin/pctfuzz fuzz --max-time $(MAX_TIME)
 
 ## The whole suite under the derandomized `ci` Hypothesis profile, then lint and types.
-## The fast tests run on both cores; the slow ones (real campaigns, signals, kills, whose
-## deadlines and timings want a quiet machine) run after them, one at a time.
+## Two pytest workers (pytest-xdist). The slow tests (real campaigns, signals, kills)
+## mostly wait on their own deadlines, so they run after the CPU-bound fast ones, two at
+## a time, rather than beside them.
 test: $(STAMP)
 	$(PY) -m pytest -n 2 -m "not slow"
-	$(PY) -m pytest -m slow
+	$(PY) -m pytest -n 2 -m slow
 	$(VENV)/bin/ruff check src tests harness benchmarks
 	$(VENV)/bin/mypy src
 
