@@ -29,31 +29,28 @@ import sys
 import time
 import types
 import zlib
-from collections.abc import Callable, Iterable
+from collections.abc import Iterable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from pctfuzz.cases import Case
 from pctfuzz.errors import PctfuzzError
 from pctfuzz.fuzz.protocol import (
     answered_line,
-    finding_line,
     lost_line,
     say,
     under_test_line,
-    warning_line,
 )
+from pctfuzz.fuzz.recorder import Recorder, build_finding, minimize
 from pctfuzz.fuzz.undertest import UnderTest
-from pctfuzz.identity import classify, signature_of
 from pctfuzz.targets import Target, get_target, modules_under_test, resolve_subject
-from pctfuzz.violations import Violation
 
 if TYPE_CHECKING:
     from pctfuzz.oracles.codec import Subject
 
-# modules_under_test is re-exported: it moved to pctfuzz.targets, beside the subjects.
-__all__ = ["Recorder", "instrument_modules", "main", "minimize", "modules_under_test",
-           "run_input"]
+# Re-exported: modules_under_test moved to pctfuzz.targets, beside the subjects, and
+# the record mode (Recorder, build_finding, minimize) to pctfuzz.fuzz.recorder.
+__all__ = ["Recorder", "build_finding", "instrument_modules", "main", "minimize",
+           "modules_under_test", "run_input"]
 
 
 def instrument_modules(names: Iterable[str]) -> int:
@@ -87,173 +84,6 @@ def _functions_of(obj: Any, module_name: str) -> Iterable[types.FunctionType]:
             member = getattr(member, "__wrapped__", member)
             if isinstance(member, types.FunctionType):
                 yield member
-
-
-def minimize(
-    data: bytes,
-    still_fails: Callable[[bytes], bool],
-    *,
-    max_seconds: float = 3.0,
-    max_tries: int = 4000,
-) -> bytes:
-    """Shortest input found (greedy chunk removal, then byte simplification) for which
-    ``still_fails`` holds. Bounded in time and tries; returns ``data`` if nothing helps."""
-    deadline = time.monotonic() + max_seconds
-    tries = 0
-    best = data
-    chunk = max(1, len(best) // 2)
-    while chunk >= 1:
-        start = 0
-        while start < len(best):
-            if tries >= max_tries or time.monotonic() > deadline:
-                return best
-            candidate = best[:start] + best[start + chunk :]
-            tries += 1
-            if still_fails(candidate):
-                best = candidate
-            else:
-                start += chunk
-        chunk //= 2
-    # Simplify the remaining bytes towards "a" so the stored case is easy to read.
-    for index in range(len(best)):
-        if tries >= max_tries or time.monotonic() > deadline:
-            break
-        if best[index] == 0x61:
-            continue
-        candidate = best[:index] + b"a" + best[index + 1 :]
-        tries += 1
-        if still_fails(candidate):
-            best = candidate
-    return best
-
-
-class Recorder:
-    """Record mode: turns failures into stored, deduplicated, minimized findings.
-
-    The first failure of each signature in a process is minimized and written at once
-    (``FindingStore.record``). Later hits of it are counted in memory and added to the
-    record (``FindingStore.add_hits``) on the first hit at least ``flush_seconds`` after
-    the last flush, and when libFuzzer ends the process normally (``-max_total_time``,
-    ``-runs``: see ``_flush_at_exit``). So what a kill -9 -- or libFuzzer's own
-    ``_Exit`` after a timeout, an RSS-limit stop or a deadly signal -- can lose is, per
-    process and signature, the hits counted since its last flush: hits that all came
-    within one ``flush_seconds`` window. Findings themselves are never lost once
-    written. ``flush_seconds`` is ``PCTFUZZ_FLUSH_SECONDS`` (default 1).
-
-    A finding or hits that cannot be saved (full disk, read-only folder, a hostile lock
-    file, an unreadable record) are reported on stderr as one ``pctfuzz: LOST ...``
-    line (``fuzz_protocol``), which makes the campaign end incomplete, and fuzzing goes
-    on: a store error is never raised out of ``TestOneInput``, where libFuzzer would
-    report it as a crash of the target. An input that cannot be added to the corpus
-    is a ``pctfuzz: WARNING: CANNOT SAVE INPUT ...`` line. A corrupt record moved aside
-    by the store is reported the same way (``pctfuzz: WARNING: <file>: <why>; moved to
-    <name>``).
-    """
-
-    #: Default seconds between writes of in-memory hit counts (``PCTFUZZ_FLUSH_SECONDS``).
-    FLUSH_SECONDS = 1.0
-
-    def __init__(self, target: Target, impl: Any, impl_name: str | None,
-                 findings_dir: Path, corpus_dir: Path | None) -> None:
-        from pctfuzz.store import Corpus, FindingStore
-
-        self.target = target
-        self.impl = impl
-        self.impl_name = impl_name
-        self.impl_modules = target.code_under_test(impl)
-        self.findings = FindingStore(findings_dir)
-        self.corpus = Corpus(corpus_dir) if corpus_dir is not None else None
-        self.pending: dict[str, int] = {}  # signature -> hits not yet written
-        self.ids: dict[str, str] = {}  # signature -> finding id
-        self.unsaved: set[str] = set()  # signatures whose record could not be written
-        self.flush_seconds = _env_seconds("PCTFUZZ_FLUSH_SECONDS", self.FLUSH_SECONDS)
-        self.last_flush = time.monotonic()
-
-    def signature(self, exc: BaseException, data: bytes) -> str:
-        """The signature of ``exc``, raised on input ``data`` (``pctfuzz.identity``)."""
-        try:
-            case = self.target.case_from_bytes(data, self.impl)
-        except Exception:
-            case = None
-        return signature_of(self.target.name, exc, case=case, subject=self.impl,
-                            impl=self.impl_name, code_under_test=self.impl_modules)
-
-    def _fails_same(self, signature: str) -> Callable[[bytes], bool]:
-        def still_fails(candidate: bytes) -> bool:
-            try:
-                self.target.run_bytes(candidate, self.impl)
-            except Exception as exc:
-                return self.signature(exc, candidate) == signature
-            return False
-
-        return still_fails
-
-    def record(self, data: bytes, exc: Exception) -> None:
-        signature = self.signature(exc, data)
-        if signature in self.ids:
-            self.pending[signature] = self.pending.get(signature, 0) + 1
-            if time.monotonic() - self.last_flush > self.flush_seconds:
-                self.flush()
-            return
-        if signature in self.unsaved:  # reported once; do not minimize it on every hit
-            return
-        small = minimize(data, self._fails_same(signature))
-        small_exc: BaseException = exc
-        try:
-            case = self.target.run_bytes(small, self.impl)
-        except Exception as again:
-            # Raised while the original failure is being handled: keep its traceback
-            # free of that unrelated context.
-            again.__suppress_context__ = True
-            small_exc = again
-            case = self.target.case_from_bytes(small, self.impl)
-        finding = build_finding(self.target, self.impl_name, case, small, small_exc,
-                                minimized=small != data,
-                                signature=self.signature(small_exc, small), impl=self.impl)
-        from pctfuzz.store import StoreError
-
-        try:
-            stored, is_new = self.findings.record(finding)
-        except StoreError as err:
-            self.unsaved.add(signature)
-            say(lost_line(f"FINDING {signature}", err))
-            return
-        finally:  # e.g. an unreadable record of this id that had to be moved aside
-            for problem in self.findings.problems:
-                _warn(str(problem))
-            self.findings.problems.clear()
-        self.ids[signature] = stored.id
-        if self.corpus is not None:
-            try:
-                self.corpus.add(self.target.name, data)
-                self.corpus.add(self.target.name, small)
-            except StoreError as err:
-                _warn(f"CANNOT SAVE INPUT of {stored.id}: {err}")
-        say(finding_line(is_new, stored.kind, stored.id, signature))
-
-    def flush(self) -> None:
-        from pctfuzz.store import StoreError
-
-        for signature, hits in self.pending.items():
-            if hits:
-                try:
-                    self.findings.add_hits(self.ids[signature], hits)
-                except StoreError as exc:
-                    say(lost_line(f"{hits} HIT(S) of {self.ids[signature]}", exc))
-        self.pending.clear()
-        self.last_flush = time.monotonic()
-
-
-def _warn(message: str) -> None:
-    say(warning_line(message))
-
-
-def _env_seconds(name: str, default: float) -> float:
-    try:
-        value = float(os.environ.get(name, default))
-    except ValueError:
-        return default
-    return value if value >= 0 else default
 
 
 #: ctypes callbacks registered with ``__cxa_atexit``; kept alive until the process ends.
@@ -323,30 +153,6 @@ def _stop_now(recorder: Recorder) -> None:
     finally:
         sys.stderr.flush()
         os._exit(0)
-
-
-def build_finding(target: Target, impl_name: str | None, case: Case, raw: bytes | None,
-                  exc: BaseException, *, minimized: bool, signature: str,
-                  impl: Any = None) -> Any:
-    """A ``store.Finding`` for a failure of ``target`` on ``case``; ``impl``, the code
-    under test, gives the version the finding records (``oracles.impl_version``)."""
-    from pctfuzz.oracles.base import impl_version
-    from pctfuzz.store import collect_versions, new_finding
-
-    kind, check, located = classify(exc)
-    return new_finding(
-        target=target.name,
-        kind=kind,
-        exc=located,
-        signature=signature,
-        case=case,
-        raw_input=raw,
-        check=check,
-        evidence=exc.evidence() if isinstance(exc, Violation) else {"error": repr(exc)},
-        impl=impl_name,
-        minimized=minimized,
-        versions=collect_versions(impl_name, None if impl is None else impl_version(impl)),
-    )
 
 
 def run_input(target: Target, impl: Any, data: bytes,

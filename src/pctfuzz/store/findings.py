@@ -8,7 +8,7 @@
   yield ``hits == N`` and one file. Lock files stay (``files.locked``) in their own
   hidden folder, which holds a ``.gitignore`` of ``*`` so that no project commits
   them. (Hits a driver counts in memory before it calls ``add_hits`` are the
-  driver's to lose: see ``pctfuzz.fuzz.driver.Recorder`` for what a kill can cost.)
+  driver's to lose: see ``pctfuzz.fuzz.recorder.Recorder`` for what a kill can cost.)
 """
 
 from __future__ import annotations
