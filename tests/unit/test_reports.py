@@ -407,7 +407,8 @@ def test_export_command_for_invariant_and_registry_covered_findings(
     assert main(["export", stored.id, str(store.root / form.file_name), "--findings",
                  str(store.root), "-o", str(out)]) == EXIT_OK
     source = out.read_text()
-    assert f"FAULTS[{fault!r}]" in source and "get_impl('urllib')" in source
+    assert f"resolve_subject(target, {fault!r})" in source
+    assert "resolve_subject(target, 'urllib')" in source
     assert "urllib.parse.urlencode" not in source
     assert "FindingStore" not in source and "load_finding" not in source
     shutil.rmtree(store.root)  # no store needed
@@ -415,7 +416,7 @@ def test_export_command_for_invariant_and_registry_covered_findings(
     assert run.returncode == 1 and "1 failed, 1 passed" in run.stdout, run.stdout + run.stderr
 
     # Against the reference the invariant finding no longer reproduces.
-    out.write_text(source.replace(f"FAULTS[{fault!r}]", "None"))
+    out.write_text(source.replace(f"resolve_subject(target, {fault!r})", "None"))
     run = _run_pytest(tmp_path, out)
     assert run.returncode == 0 and "2 passed" in run.stdout, run.stdout + run.stderr
 

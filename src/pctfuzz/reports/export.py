@@ -141,10 +141,12 @@ def _pctfuzz_test(finding: Finding) -> list[str]:
         lines.append(f"case = case_from_json({_lit(finding.case)})")
     else:
         lines.append(f"case = target.from_bytes(base64.b64decode({finding.raw_input!r}))")
+    # The subject as the harness and replay resolve it (targets.resolve_subject): an
+    # adapter for a differential target, a deliberately wrong codec by its name.
     if target.differential:
-        lines.append(f"impl = get_impl({(finding.impl or 'urllib')!r})")
+        lines.append(f"impl = resolve_subject(target, {(finding.impl or 'urllib')!r})")
     elif finding.impl in FAULTS:
-        lines.append(f"impl = FAULTS[{finding.impl!r}]  # a deliberately wrong codec")
+        lines.append(f"impl = resolve_subject(target, {finding.impl!r})  # a wrong codec")
     else:
         lines.append("impl = None  # the reference")
     if finding.kind == "timeout":
@@ -176,10 +178,6 @@ def export_tests(findings: Sequence[tuple[Finding, str]]) -> str:
             needs.add("pctfuzz")
             if finding.case is None:
                 needs.add("base64")
-            if get_target(finding.target).differential:
-                needs.add("get_impl")
-            elif finding.impl in FAULTS:
-                needs.add("faults")
             if finding.kind == "timeout":
                 needs.add("timeout")
         check = finding_check(finding)
@@ -208,11 +206,7 @@ def export_tests(findings: Sequence[tuple[Finding, str]]) -> str:
     pkg = []
     if "pctfuzz" in needs:
         pkg += ["from pctfuzz.cases import case_from_json",
-                "from pctfuzz.targets import get_target"]
-    if "get_impl" in needs:
-        pkg.append("from pctfuzz.oracles import get_impl")
-    if "faults" in needs:
-        pkg.append("from pctfuzz.oracles.faults import FAULTS")
+                "from pctfuzz.targets import get_target, resolve_subject"]
     date = datetime.now(UTC).strftime("%Y-%m-%d")
     source = _EXPORT_HEADER.format(version=__version__, date=date)
     if imports:
