@@ -226,7 +226,10 @@ def test_make_oss_fuzz_check_has_its_own_venv_outside_make_test() -> None:
     make = shutil.which("make")
     if make is None:
         pytest.skip("make is not installed")
-    dry = subprocess.run([make, "-n", "-B", "oss-fuzz-check"], cwd=ROOT, capture_output=True,
+    # --no-print-directory: under `make test` this make is nested and would end its
+    # output with "make[1]: Leaving directory ...".
+    dry = subprocess.run([make, "--no-print-directory", "-n", "-B", "oss-fuzz-check"],
+                         cwd=ROOT, capture_output=True,
                          text=True, timeout=60, check=True).stdout
     assert "-m venv .venv-ossfuzz" in dry
     assert '"pyinstaller==6.10.0"' in dry and '"atheris>=2.3.0"' in dry  # install_python.sh
