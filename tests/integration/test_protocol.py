@@ -331,7 +331,7 @@ def test_wrong_version_or_no_protocol_is_unavailable(
 def test_peer_death_is_a_crash_finding(fake: Callable[..., _Adapter]) -> None:
     """Through the differential check, a dead peer is a Divergence whose impl_error is
     PeerDied: the fuzzer records it as kind crash, its own signature."""
-    from pctfuzz.fuzz.driver import classify
+    from pctfuzz.identity import classify
 
     adapter = fake("die", 1)
     with pytest.raises(Divergence) as info:
