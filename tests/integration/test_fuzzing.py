@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from pctfuzz.cases import EncodeCase
-from pctfuzz.fuzz.driver import Recorder, minimize
+from pctfuzz.fuzz.recorder import Recorder, minimize
 from pctfuzz.identity import classify
 from pctfuzz.store import FindingStore
 from pctfuzz.targets import TARGETS

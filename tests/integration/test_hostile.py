@@ -426,7 +426,7 @@ def test_recorder_survives_a_record_it_cannot_rewrite(tmp_path: Path,
     the harness records its own finding; nothing is raised into libFuzzer."""
     from broken_impls import TildeEncodingUrllib
 
-    from pctfuzz.fuzz.driver import Recorder
+    from pctfuzz.fuzz.recorder import Recorder
     from pctfuzz.targets import TARGETS
 
     findings = tmp_path / "findings"

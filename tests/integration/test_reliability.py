@@ -43,7 +43,7 @@ from typing import Any
 import pytest
 
 from benchmarks import bench_memory, kill_test
-from pctfuzz.fuzz.driver import Recorder
+from pctfuzz.fuzz.recorder import Recorder
 from pctfuzz.fuzz.replay import Verdict, replay_paths
 from pctfuzz.store import (
     Finding,

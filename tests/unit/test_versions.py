@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 from pctfuzz.errors import PctfuzzError
-from pctfuzz.fuzz.driver import Recorder
+from pctfuzz.fuzz.recorder import Recorder
 from pctfuzz.oracles import IMPLS, Adapter, function_adapter, get_impl, impl_version
 from pctfuzz.store import collect_versions
 from pctfuzz.targets import get_target

@@ -40,17 +40,14 @@ from pctfuzz.fuzz.protocol import (
     say,
     under_test_line,
 )
-from pctfuzz.fuzz.recorder import Recorder, build_finding, minimize
+from pctfuzz.fuzz.recorder import Recorder
 from pctfuzz.fuzz.undertest import UnderTest
-from pctfuzz.targets import Target, get_target, modules_under_test, resolve_subject
+from pctfuzz.targets import Target, get_target, resolve_subject
 
 if TYPE_CHECKING:
     from pctfuzz.oracles.codec import Subject
 
-# Re-exported: modules_under_test moved to pctfuzz.targets, beside the subjects, and
-# the record mode (Recorder, build_finding, minimize) to pctfuzz.fuzz.recorder.
-__all__ = ["Recorder", "build_finding", "instrument_modules", "main", "minimize",
-           "modules_under_test", "run_input"]
+__all__ = ["instrument_modules", "main", "run_input"]
 
 
 def instrument_modules(names: Iterable[str]) -> int:

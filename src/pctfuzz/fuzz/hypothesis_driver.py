@@ -32,13 +32,13 @@ from hypothesis import HealthCheck, Phase, Verbosity, given, settings
 from hypothesis.configuration import set_hypothesis_home_dir
 
 from pctfuzz.errors import PctfuzzError
-from pctfuzz.fuzz.driver import build_finding, modules_under_test
+from pctfuzz.fuzz.recorder import build_finding
 from pctfuzz.fuzz.schedule import order_targets
 from pctfuzz.fuzz.stats import CampaignResult, TargetStats
 from pctfuzz.fuzz.supervisor import Supervisor, stop_on_signals
 from pctfuzz.fuzz.undertest import UnderTest
 from pctfuzz.identity import signature_of
-from pctfuzz.targets import TARGETS, Target, get_target
+from pctfuzz.targets import TARGETS, Target, get_target, modules_under_test
 
 __all__ = ["SHRINK_GRACE", "run_hypothesis"]
 
