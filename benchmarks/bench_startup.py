@@ -5,12 +5,12 @@ For each target, a corpus of ``--files`` distinct inputs (random bytes, 1-64 of 
 named as ``store.Corpus`` names them) is set up in a scratch folder; then the
 campaign's own start-up steps are timed:
 
-- ``recover``: ``campaign._recover`` (imports copies left by killed processes);
-- ``stage``: ``campaign._stage``, the private copy one libFuzzer process reads;
+- ``recover``: ``staging.recover`` (imports copies left by killed processes);
+- ``stage``: ``staging.stage``, the private copy one libFuzzer process reads;
 - ``replay``: the harness in record mode, as the campaign runs it, until libFuzzer's
   ``INITED`` line: process start, imports, instrumentation and the replay of every
   seed input (then the process, started here, is stopped);
-- ``unstage``: ``campaign._unstage`` after it (at the end of a run, not before it).
+- ``unstage``: ``staging.unstage`` after it (at the end of a run, not before it).
 
 Usage: python benchmarks/bench_startup.py [--files 10000] [--targets encode ...] [--json]
 """
@@ -32,7 +32,8 @@ ROOT = Path(__file__).resolve().parent.parent
 
 def startup(target: str, files: int, seed: int = 1) -> dict[str, float]:
     """The start-up steps of one target's first process, in seconds."""
-    from pctfuzz.fuzz import campaign
+    from pctfuzz.fuzz import libfuzzer
+    from pctfuzz.fuzz import staging as staging_mod
     from pctfuzz.store import Corpus
 
     rng = random.Random(seed)
@@ -47,14 +48,14 @@ def startup(target: str, files: int, seed: int = 1) -> dict[str, float]:
         findings.mkdir()
         times: dict[str, float] = {}
         began = time.monotonic()
-        campaign._recover(store, [target])
+        staging_mod.recover(store, [target])
         times["recover"] = time.monotonic() - began
         began = time.monotonic()
-        staging = campaign._stage(store, target)
+        staging = staging_mod.stage(store, target)
         times["stage"] = time.monotonic() - began
         artifacts = Path(tmp, "artifacts")
         artifacts.mkdir()
-        cmd = campaign._command(target, ROOT / "harness", staging, 600, artifacts, 5, 2048, ())
+        cmd = libfuzzer.command(target, ROOT / "harness", staging, 600, artifacts, 5, 2048, ())
         env = dict(os.environ, PCTFUZZ_FINDINGS=str(findings), PCTFUZZ_CORPUS=str(store.root),
                    PCTFUZZ_IMPL="urllib", PYTHONUNBUFFERED="1")
         began = time.monotonic()
@@ -70,7 +71,7 @@ def startup(target: str, files: int, seed: int = 1) -> dict[str, float]:
         proc.communicate(timeout=30)
         times["replay"] = inited
         began = time.monotonic()
-        campaign._unstage(store, target, staging)
+        staging_mod.unstage(store, target, staging)
         times["unstage"] = time.monotonic() - began
         times["before_fuzzing"] = times["recover"] + times["stage"] + times["replay"]
     return times

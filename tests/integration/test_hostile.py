@@ -457,7 +457,7 @@ def test_campaign_says_which_corpus_entries_it_skips(tmp_path: Path,
     one warning line each, naming the entry and why (once per process)."""
     import shutil
 
-    from pctfuzz.fuzz import campaign
+    from pctfuzz.fuzz.staging import stage
     from pctfuzz.store import Corpus
 
     store = Corpus(tmp_path / "corpus")
@@ -469,7 +469,7 @@ def test_campaign_says_which_corpus_entries_it_skips(tmp_path: Path,
     (folder / "sub").mkdir()
     (folder / "sub" / "inner").write_bytes(b"\x01x")
     for _ in range(2):
-        staging = campaign._stage(store, "decode")
+        staging = stage(store, "decode")
         assert sorted(p.name for p in staging.iterdir()) == [Corpus.name_for(b"\x01a%41")]
         shutil.rmtree(staging)
     warnings = capsys.readouterr().err.splitlines()

@@ -189,8 +189,10 @@ def test_campaign_counts_a_finding_once_across_restarts_and_processes() -> None:
     import sys
     import time
 
-    from pctfuzz.fuzz.campaign import CampaignResult, TargetStats, _Supervisor, _watch
+    from pctfuzz.fuzz.libfuzzer import watch
     from pctfuzz.fuzz.protocol import finding_line, lost_line
+    from pctfuzz.fuzz.stats import CampaignResult, TargetStats
+    from pctfuzz.fuzz.supervisor import Supervisor
 
     lines = [finding_line(True, "divergence", "0123456789abcdef", "s"),
              finding_line(False, "divergence", "0123456789abcdef", "s"),
@@ -200,8 +202,8 @@ def test_campaign_counts_a_finding_once_across_restarts_and_processes() -> None:
     script = "import sys\n" + "".join(f"print({line!r}, file=sys.stderr)\n" for line in lines)
     stats = TargetStats("diff_encode")
     for _restart in range(2):
-        _watch([sys.executable, "-c", script], dict(os.environ), stats, 0, None,
-               _Supervisor(time.monotonic() + 60))
+        watch([sys.executable, "-c", script], dict(os.environ), stats, 0, None,
+              Supervisor(time.monotonic() + 60))
     assert stats.new_findings == ["0123456789abcdef"]
     assert stats.known_findings == ["fedcba9876543210"]
     assert stats.lost == ["FINDING x|y: No space left on device"]
@@ -217,16 +219,18 @@ def test_answered_rate_is_summed_over_restarts_and_warned_under_half() -> None:
     import sys
     import time
 
-    from pctfuzz.fuzz.campaign import CampaignResult, TargetStats, _Supervisor, _watch
+    from pctfuzz.fuzz.libfuzzer import watch
     from pctfuzz.fuzz.protocol import answered_line
+    from pctfuzz.fuzz.stats import CampaignResult, TargetStats
+    from pctfuzz.fuzz.supervisor import Supervisor
 
     script = ("import sys\n"
               f"print({answered_line(10, 100)!r}, file=sys.stderr)\n"
               f"print({answered_line(30, 200)!r}, file=sys.stderr)\n")
     stats = TargetStats("diff_encode", execs=1)
     for _restart in range(2):
-        _watch([sys.executable, "-c", script], dict(os.environ), stats, 1, None,
-               _Supervisor(time.monotonic() + 60))
+        watch([sys.executable, "-c", script], dict(os.environ), stats, 1, None,
+              Supervisor(time.monotonic() + 60))
     assert (stats.answered, stats.asked) == (60, 400)
     summary = CampaignResult([stats], 1.0).summary()
     assert "answered by the implementation: diff_encode 15%" in summary

@@ -189,7 +189,7 @@ def test_inputs_added_during_a_merge_are_carried_over(tmp_path: Path) -> None:
 
 
 def test_each_process_gets_its_own_seed() -> None:
-    from pctfuzz.fuzz.campaign import _seeded
+    from pctfuzz.fuzz.schedule import seeded as _seeded
 
     assert _seeded(["-seed=7", "-x=1"], 3) == [["-x=1", "-seed=7"], ["-x=1", "-seed=8"],
                                                 ["-x=1", "-seed=9"]]
@@ -233,7 +233,8 @@ def test_only_abandoned_folders_pctfuzz_made_are_removed(tmp_path: Path) -> None
 
 def test_start_up_removes_only_artifact_folders_pctfuzz_made(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    from pctfuzz.fuzz.campaign import _artifacts_dir, _recover
+    from pctfuzz.fuzz.staging import artifacts_dir as _artifacts_dir
+    from pctfuzz.fuzz.staging import recover as _recover
 
     monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))
     dead = _dead_pid()

@@ -10,8 +10,8 @@ the ``progress`` callback (``status`` renders it).
 
 One job per module: ``schedule`` (who runs when), ``supervisor`` (deadline, signals),
 ``staging`` (private corpus copies), ``libfuzzer`` (one process and its log),
-``stats`` (figures and the summary table), ``status`` (the live status). Their names
-are re-exported here, as before the split.
+``stats`` (figures and the summary table), ``status`` (the live status). The public
+names of ``schedule`` and ``stats`` are re-exported here.
 """
 
 from __future__ import annotations
@@ -53,12 +53,6 @@ __all__ = [
     "run_campaign",
     "slice_seconds",
 ]
-
-# The names tests and benchmarks knew before the split (``campaign._stage``...).
-_Supervisor = Supervisor
-_watch = watch
-_stage, _unstage, _recover, _artifacts_dir = stage, unstage, recover, artifacts_dir
-_seeded, _command = seeded, command
 
 
 
