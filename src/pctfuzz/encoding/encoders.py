@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import functools
 import re
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 
 from pctfuzz.encoding.differences import _overrides
 from pctfuzz.encoding.labels import _ENCODINGS, Encoding
@@ -18,37 +18,40 @@ from pctfuzz.errors import InputTypeError, NotScalarValueError, UnknownEncodingE
 _Encode = Callable[[str], bytes]
 
 
-def _split_encodable(text: str, encode: _Encode) -> Iterator[bytes | str]:
-    """Yield ``encode`` of each encodable stretch of ``text``, and each stretch it rejects.
+def _table_runs(text: str, name: str) -> Iterator[bytes | int]:
+    """A stateless table-driven encoder: unencodable code points are errors.
 
-    ``encode`` must be stateless and raise UnicodeEncodeError with positions into its
-    argument. The whole text is tried first; after an error the window restarts small
-    and doubles, so work stays linear whether errors are rare or dense.
+    The errors are found by one regex scan (``_unencodable``), so the codec runs only
+    on encodable stretches and never raises: a text full of errors (U+FFFD from
+    invalid UTF-8, the fuzzer's usual input) costs no exception per error.
     """
-    pos, end, window = 0, len(text), len(text)
-    while pos < end:
-        chunk = text[pos : pos + window]
-        try:
-            out = encode(chunk)
-        except UnicodeEncodeError as exc:
-            if exc.start:
-                yield encode(chunk[: exc.start])
-            yield chunk[exc.start : exc.end]
-            pos += exc.end
-            window = 64
-        else:
-            yield out
-            pos += len(chunk)
-            window *= 2
+    encode = _table_encoder(name)
+    pos = 0
+    for match in _unencodable(name).finditer(text):
+        if match.start() > pos:
+            yield encode(text[pos : match.start()])
+        yield from map(ord, match.group())
+        pos = match.end()
+    if pos < len(text):
+        yield encode(text[pos:])
 
 
-def _table_runs(text: str, encode: _Encode) -> Iterator[bytes | int]:
-    """A stateless table-driven encoder: unencodable code points are errors."""
-    for piece in _split_encodable(text, encode):
-        if isinstance(piece, bytes):
-            yield piece
+def _class_of(code_points: Iterable[int]) -> str:
+    """A regex character class body of ``code_points``, as ranges (short to compile)."""
+    ranges: list[list[int]] = []
+    for cp in sorted(code_points):
+        if ranges and ranges[-1][1] == cp - 1:
+            ranges[-1][1] = cp
         else:
-            yield from map(ord, piece)
+            ranges.append([cp, cp])
+    return "".join(re.escape(chr(low)) if low == high
+                   else f"{re.escape(chr(low))}-{re.escape(chr(high))}" for low, high in ranges)
+
+
+@functools.cache
+def _unencodable(name: str) -> re.Pattern[str]:
+    """Runs of code points that the table of ``name`` has no bytes for."""
+    return re.compile(f"[^{_class_of(_table(name))}]+")
 
 
 _GB18030_FIXED = re.compile(
@@ -83,12 +86,23 @@ _ESC_ASCII = b"\x1b(B"
 _ESC_ROMAN = b"\x1b(J"
 _ESC_JIS0208 = b"\x1b$B"
 _ASCII, _ROMAN, _JIS0208 = range(3)
-_ISO_2022_JP_RUNS = re.compile(
-    r"(?P<ascii>[\x00-\x0d\x10-\x1a\x1c-\x7f]+)"
-    r"|(?P<shift>[\x0e\x0f\x1b])"
-    r"|(?P<roman>[\u00a5\u203e]+)"
-    r"|(?P<other>[^\x00-\x7f\u00a5\u203e]+)"
-)
+
+
+@functools.cache
+def _iso_2022_jp_run_kinds() -> re.Pattern[str]:
+    """Runs of one kind of code point for ``_iso_2022_jp_runs``: ASCII but SO, SI and
+    ESC; those three; Roman (¥, ‾); what the jis0208 state encodes; the rest, which
+    is an error in every state (built from the table on first use)."""
+    jis = _class_of(set(_table("ISO-2022-JP")) - {0xA5, 0x203E} - set(range(0x80)))
+    return re.compile(
+        r"(?P<ascii>[\x00-\x0d\x10-\x1a\x1c-\x7f]+)"
+        r"|(?P<shift>[\x0e\x0f\x1b])"
+        r"|(?P<roman>[\u00a5\u203e]+)"
+        f"|(?P<jis0208>[{jis}]+)"
+        f"|(?P<error>[^\\x00-\\x7f\\u00a5\\u203e{jis}]+)"
+    )
+
+
 _NOT_ROMAN = re.compile(r"[\\~]")
 _ROMAN_BYTES = str.maketrans({0xA5: "\\", 0x203E: "~"})
 
@@ -101,9 +115,9 @@ def _iso_2022_jp_runs(text: str) -> Iterator[bytes | int]:
     """
     encode = _table_encoder("ISO-2022-JP")
     state = _ASCII
-    for match in _ISO_2022_JP_RUNS.finditer(text):
-        run = match.group()
-        if match.lastgroup == "ascii":
+    for match in _iso_2022_jp_run_kinds().finditer(text):
+        run, kind = match.group(), match.lastgroup
+        if kind == "ascii":
             if state == _ROMAN:
                 # Roman writes ASCII as is, except 0x5C and 0x7E, which mean ¥ and ‾.
                 cut = _NOT_ROMAN.search(run)
@@ -117,7 +131,7 @@ def _iso_2022_jp_runs(text: str) -> Iterator[bytes | int]:
                 yield _ESC_ASCII
                 state = _ASCII
             yield run.encode("ascii")
-        elif match.lastgroup == "shift":
+        elif kind == "shift":
             # From jis0208 these are ASCII code points, so step 6 returns to ASCII first;
             # then step 3 makes them an error reported as U+FFFD, not as the code point
             # ("to prevent attacks"), leaving an ASCII or Roman state as it is.
@@ -125,24 +139,22 @@ def _iso_2022_jp_runs(text: str) -> Iterator[bytes | int]:
                 yield _ESC_ASCII
                 state = _ASCII
             yield 0xFFFD
-        elif match.lastgroup == "roman":
+        elif kind == "roman":
             if state != _ROMAN:
                 yield _ESC_ROMAN
                 state = _ROMAN
             yield run.translate(_ROMAN_BYTES).encode("ascii")
+        elif kind == "jis0208":
+            if state != _JIS0208:
+                yield _ESC_JIS0208
+                state = _JIS0208
+            yield encode(run)
         else:
-            for piece in _split_encodable(run, encode):
-                if isinstance(piece, bytes):
-                    if state != _JIS0208:
-                        yield _ESC_JIS0208
-                        state = _JIS0208
-                    yield piece
-                    continue
-                # Step 11: leave jis0208 before an error, so the caller's "&#...;" is ASCII.
-                if state == _JIS0208:
-                    yield _ESC_ASCII
-                    state = _ASCII
-                yield from map(ord, piece)
+            # Step 11: leave jis0208 before an error, so the caller's "&#...;" is ASCII.
+            if state == _JIS0208:
+                yield _ESC_ASCII
+                state = _ASCII
+            yield from map(ord, run)
     if state != _ASCII:
         yield _ESC_ASCII
 
@@ -178,4 +190,4 @@ def encode_runs(encoding: Encoding, text: str) -> Iterator[bytes | int]:
         return _iso_2022_jp_runs(text)
     if encoding.name == "gb18030":
         return _gb18030_runs(text)
-    return _table_runs(text, _table_encoder(encoding.name))
+    return _table_runs(text, encoding.name)
