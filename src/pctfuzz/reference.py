@@ -23,8 +23,10 @@ from __future__ import annotations
 
 import functools
 from codecs import escape_decode as _escape_decode  # type: ignore[attr-defined]
+from collections.abc import Iterator
 from dataclasses import dataclass
-from typing import Literal
+from itertools import groupby
+from typing import Literal, cast
 
 from pctfuzz import encoding as _encoding
 from pctfuzz.errors import InputTypeError, NotScalarValueError, PctfuzzError, type_name
@@ -184,6 +186,10 @@ _MAX_CALLS = 256
 
 _ASCII = "".join(map(chr, range(0x80)))
 
+#: ``encode_runs`` items: bytes, or an int for a code point the encoder cannot encode.
+_IS_INT = int.__instancecheck__
+_NCR_OUTPUT = "%26%23{}%3B"
+
 
 @functools.cache
 def _ascii_as_is(enc: _encoding.Encoding) -> bool:
@@ -268,13 +274,16 @@ def percent_encode(
             data = b"".join([run if isinstance(run, bytes) else b"&#%d;" % run for run in runs])
             return _encode_bytes(data, enc_tables)
         out: list[str] = []
-        for chunk in runs:
-            if isinstance(chunk, int):
+        # Consecutive chunks of one kind at a time (errors come in runs): one
+        # percent-encode per stretch of bytes, one join per stretch of errors.
+        for is_error, group in groupby(runs, _IS_INT):
+            if is_error:
                 # "%26%23", the decimal code point, "%3B": an HTML numeric character
                 # reference, itself percent-encoded (WHATWG 1.3 step 5.3).
-                out.append(f"%26%23{chunk}%3B")
+                out.append("".join(map(_NCR_OUTPUT.format, group)))
             else:
-                out.append(_encode_bytes(chunk, enc_tables))
+                out.append(_encode_bytes(b"".join(cast("Iterator[bytes]", group)),
+                                         enc_tables))
         return "".join(out)
     if isinstance(value, _BYTES_LIKE):
         return _encode_bytes(value if type(value) is bytes else bytes(value), enc_tables)

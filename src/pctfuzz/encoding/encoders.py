@@ -96,10 +96,10 @@ def _iso_2022_jp_run_kinds() -> re.Pattern[str]:
     jis = _class_of(set(_table("ISO-2022-JP")) - {0xA5, 0x203E} - set(range(0x80)))
     return re.compile(
         r"(?P<ascii>[\x00-\x0d\x10-\x1a\x1c-\x7f]+)"
-        r"|(?P<shift>[\x0e\x0f\x1b])"
+        r"|(?P<shifts>[\x0e\x0f\x1b]+)"
         r"|(?P<roman>[\u00a5\u203e]+)"
         f"|(?P<jis0208>[{jis}]+)"
-        f"|(?P<error>[^\\x00-\\x7f\\u00a5\\u203e{jis}]+)"
+        f"|(?P<errors>[^\\x00-\\x7f\\u00a5\\u203e{jis}]+)"
     )
 
 
@@ -115,46 +115,45 @@ def _iso_2022_jp_runs(text: str) -> Iterator[bytes | int]:
     """
     encode = _table_encoder("ISO-2022-JP")
     state = _ASCII
-    for match in _iso_2022_jp_run_kinds().finditer(text):
-        run, kind = match.group(), match.lastgroup
-        if kind == "ascii":
+    # findall gives each run as a tuple with only its kind's group non-empty: tested by
+    # truth value (a branch), not by comparing group names (costly when instrumented).
+    for ascii, shifts, roman, jis0208, errors in _iso_2022_jp_run_kinds().findall(text):
+        if ascii:
             if state == _ROMAN:
                 # Roman writes ASCII as is, except 0x5C and 0x7E, which mean ¥ and ‾.
-                cut = _NOT_ROMAN.search(run)
+                cut = _NOT_ROMAN.search(ascii)
                 if cut is None:
-                    yield run.encode("ascii")
+                    yield ascii.encode("ascii")
                     continue
                 if cut.start():
-                    yield run[: cut.start()].encode("ascii")
-                run = run[cut.start() :]
-            if state != _ASCII:
-                yield _ESC_ASCII
-                state = _ASCII
-            yield run.encode("ascii")
-        elif kind == "shift":
+                    yield ascii[: cut.start()].encode("ascii")
+                ascii = ascii[cut.start() :]
+            # (An escape sequence and the run are one chunk: fewer chunks to join.)
+            escape = b"" if state == _ASCII else _ESC_ASCII
+            state = _ASCII
+            yield escape + ascii.encode("ascii")
+        elif shifts:
             # From jis0208 these are ASCII code points, so step 6 returns to ASCII first;
-            # then step 3 makes them an error reported as U+FFFD, not as the code point
+            # then step 3 makes each an error reported as U+FFFD, not as the code point
             # ("to prevent attacks"), leaving an ASCII or Roman state as it is.
             if state == _JIS0208:
                 yield _ESC_ASCII
                 state = _ASCII
-            yield 0xFFFD
-        elif kind == "roman":
-            if state != _ROMAN:
-                yield _ESC_ROMAN
-                state = _ROMAN
-            yield run.translate(_ROMAN_BYTES).encode("ascii")
-        elif kind == "jis0208":
-            if state != _JIS0208:
-                yield _ESC_JIS0208
-                state = _JIS0208
-            yield encode(run)
+            yield from (0xFFFD,) * len(shifts)
+        elif roman:
+            escape = b"" if state == _ROMAN else _ESC_ROMAN
+            state = _ROMAN
+            yield escape + roman.translate(_ROMAN_BYTES).encode("ascii")
+        elif jis0208:
+            escape = b"" if state == _JIS0208 else _ESC_JIS0208
+            state = _JIS0208
+            yield escape + encode(jis0208)
         else:
             # Step 11: leave jis0208 before an error, so the caller's "&#...;" is ASCII.
             if state == _JIS0208:
                 yield _ESC_ASCII
                 state = _ASCII
-            yield from map(ord, run)
+            yield from map(ord, errors)
     if state != _ASCII:
         yield _ESC_ASCII
 
