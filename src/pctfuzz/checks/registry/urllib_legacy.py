@@ -10,6 +10,7 @@ The reference is the WHATWG Encoding Standard's encoder (``pctfuzz.encoding``).
 from __future__ import annotations
 
 import functools
+from typing import Any
 
 from pctfuzz import encoding
 from pctfuzz.cases import Case, EncodeCase, FormCase
@@ -33,8 +34,23 @@ def _is_utf8_label(label: str) -> bool:
         return False
 
 
+#: The last case ``_legacy_text_case`` and ``_urllib_legacy_model`` answered, and their
+#: answers: every entry of this module asks about the same case in one ``reconcile``
+#: (the case is held, so ``is`` cannot match a new object at a reused address; cases
+#: are frozen, so the answers cannot go stale).
+_LAST_TEXT_CASE: list[Any] = [None, None]
+_LAST_MODEL: list[Any] = [None, None]
+
+
 def _legacy_text_case(case: Case) -> tuple[str, str] | None:
     """(value, Python codec) for a str encode/form case with a legacy encoding."""
+    if _LAST_TEXT_CASE[0] is not case:
+        _LAST_TEXT_CASE[:] = [case, _text_and_codec(case)]
+    found: tuple[str, str] | None = _LAST_TEXT_CASE[1]
+    return found
+
+
+def _text_and_codec(case: Case) -> tuple[str, str] | None:
     label = getattr(case, "encoding", None)
     if not isinstance(label, str) or _is_utf8_label(label):
         return None
@@ -124,6 +140,14 @@ def _urllib_legacy_model(
     case: Case, expected: Outcome, actual: Outcome
 ) -> tuple[Outcome, Outcome] | None:
     """urllib's answer: the reference's percent-encoding of the Python codec's bytes."""
+    if _LAST_MODEL[0] is not case:
+        _LAST_MODEL[:] = [case, _model(case)]
+    model: str | None = _LAST_MODEL[1]
+    return None if model is None else (Outcome(model), actual)
+
+
+def _model(case: Case) -> str | None:
+    """``_urllib_legacy_model``'s value for ``case``, or None when it is not a legacy one."""
     found = _legacy_text_case(case)
     if found is None:
         return None
@@ -140,7 +164,7 @@ def _urllib_legacy_model(
         )
     else:  # pragma: no cover - _legacy_text_case filters
         return None
-    return Outcome(model), actual
+    return model
 
 ENTRIES: list[KnownDivergence] = []
 _entry = functools.partial(add_entry, ENTRIES)
