@@ -268,11 +268,11 @@ def percent_encode(
                 return _encode_changed(data, enc_tables)
             return _encode_bytes(data, enc_tables)
         value = to_scalar_value_string(value, surrogates)
-        runs = _encoding.encode_runs(_encoding.lookup(encoding), value)
+        enc = _encoding.lookup(encoding)
         if enc_tables.ncr_as_is:
             # One percent-encode of all bytes, with each reference written as "&#N;".
-            data = b"".join([run if isinstance(run, bytes) else b"&#%d;" % run for run in runs])
-            return _encode_bytes(data, enc_tables)
+            return _encode_bytes(_encoding.encode_ncr(enc, value), enc_tables)
+        runs = _encoding.encode_runs(enc, value)
         out: list[str] = []
         # Consecutive chunks of one kind at a time (errors come in runs): one
         # percent-encode per stretch of bytes, one join per stretch of errors.

@@ -55,7 +55,7 @@ Modules: ``labels`` (names, labels, ``lookup``), ``differences`` (``DIFFERENCES`
 """
 
 from pctfuzz.encoding.differences import DIFFERENCES, CodecDifference
-from pctfuzz.encoding.encoders import encode_runs
+from pctfuzz.encoding.encoders import encode_ncr, encode_runs
 from pctfuzz.encoding.labels import ENCODING_NAMES, LABELS, Encoding, lookup
 
 __all__ = [
@@ -64,6 +64,7 @@ __all__ = [
     "LABELS",
     "CodecDifference",
     "Encoding",
+    "encode_ncr",
     "encode_runs",
     "lookup",
 ]

@@ -10,7 +10,7 @@ from collections.abc import Callable, Iterable, Iterator
 
 from pctfuzz.encoding.differences import _overrides
 from pctfuzz.encoding.labels import _ENCODINGS, Encoding
-from pctfuzz.encoding.tables import _charmap, _table
+from pctfuzz.encoding.tables import _charmap, _charmap_ncr, _table
 from pctfuzz.errors import InputTypeError, NotScalarValueError, UnknownEncodingError, type_name
 
 # --- encode or fail (Encoding Standard §6.1) ------------------------------------------
@@ -174,7 +174,8 @@ def encode_runs(encoding: Encoding, text: str) -> Iterator[bytes | int]:
         raise InputTypeError(f"encoding must be an Encoding, not {type_name(encoding)}")
     if not isinstance(text, str):
         raise InputTypeError(f"text must be str, not {type_name(text)}")
-    if _ENCODINGS.get(encoding.name) != encoding:
+    known = _ENCODINGS.get(encoding.name)
+    if known is not encoding and known != encoding:  # (identity first: lookup's object)
         raise UnknownEncodingError(f"no encoder for {encoding!r}; use lookup()")
     surrogate = _SURROGATE.search(text)
     if surrogate is not None:
@@ -190,3 +191,23 @@ def encode_runs(encoding: Encoding, text: str) -> Iterator[bytes | int]:
     if encoding.name == "gb18030":
         return _gb18030_runs(text)
     return _table_runs(text, encoding.name)
+
+
+#: Encodings whose encoder is a table and nothing else (stateless, no corrections
+#: around Python's codec): ``encode_ncr`` runs them in one C call.
+_NOT_TABLES = frozenset({"UTF-8", "ISO-2022-JP", "gb18030"})
+
+
+def encode_ncr(encoding: Encoding, text: str) -> bytes:
+    """The bytes of ``encode_runs`` with each code point the encoder cannot encode
+    written as ``&#N;`` (decimal): what "percent-encode after encoding" percent-encodes
+    for a set that contains ``&``, ``#`` and ``;`` (URL Standard §1.3). Raises as
+    ``encode_runs`` does.
+
+    A table encoder runs as one ``codecs.charmap_encode`` with errors
+    "xmlcharrefreplace", which writes exactly ``&#N;`` (its ASCII is in every table).
+    """
+    runs = encode_runs(encoding, text)  # (the argument checks, and the other encoders)
+    if encoding.name in _NOT_TABLES:
+        return b"".join([run if isinstance(run, bytes) else b"&#%d;" % run for run in runs])
+    return _charmap_ncr(_table(encoding.name), text)
