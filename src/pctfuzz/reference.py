@@ -22,6 +22,7 @@ algorithm each, and reading them side by side is how a reviewer checks they agre
 from __future__ import annotations
 
 import functools
+import re
 from codecs import escape_decode as _escape_decode  # type: ignore[attr-defined]
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -177,11 +178,27 @@ class _Call:
     #: ASCII text encodes to the same bytes (UTF-8 and every WHATWG encoder but
     #: ISO-2022-JP, whose encoder rejects ESC, SO and SI); False for a bad label.
     ascii_as_is: bool
+    #: For a set that leaves one of "&", "#", ";" as is and an encoding whose bytes of
+    #: them come from those code points only (``encoding.ncr_punctuation_is_ascii``):
+    #: the tables of the set plus those three, if they write an NCR as is
+    #: (``_Encoder.ncr_as_is``); else None. See ``percent_encode``.
+    ncr_tables: _Encoder | None = None
+
+
+def _ncr_tables(pes: PercentEncodeSet, plus: bool) -> _Encoder | None:
+    """``_Call.ncr_tables`` for a set whose own tables do not write NCRs as is."""
+    marked = PercentEncodeSet(f"{pes.name} with & # ;", pes.members | _NCR_PUNCTUATION,
+                              pes.source, pes.space_as_plus)
+    tables = _encoder(marked, plus)
+    return tables if tables.ncr_as_is else None
 
 
 #: (encode_set, space_as_plus, encoding) as passed -> _Call, for set names and str
 #: labels: the look-ups cost more than encoding a short input.
 _CALLS: dict[tuple[object, object, object], _Call] = {}
+
+_NCR_PUNCTUATION = frozenset(b"&#;")
+_NCR_CHARS = re.compile("[&#;]")
 _MAX_CALLS = 256
 
 _ASCII = "".join(map(chr, range(0x80)))
@@ -210,7 +227,10 @@ def _resolve(
         # An error only for str values (bytes ignore ``encoding``): the str path
         # looks the label up again and raises there.
         return _Call(_encoder(pes, plus), is_utf8=False, ascii_as_is=False)
-    resolved = _Call(_encoder(pes, plus), enc.is_utf8, _ascii_as_is(enc))
+    tables = _encoder(pes, plus)
+    ncr_tables = (_ncr_tables(pes, plus) if not tables.ncr_as_is
+                  and _encoding.ncr_punctuation_is_ascii(enc) else None)
+    resolved = _Call(tables, enc.is_utf8, _ascii_as_is(enc), ncr_tables)
     # Only keys whose equality means "same call": a set name, None or a bool, a str label.
     if (
         type(encode_set) is str
@@ -272,6 +292,11 @@ def percent_encode(
         if enc_tables.ncr_as_is:
             # One percent-encode of all bytes, with each reference written as "&#N;".
             return _encode_bytes(_encoding.encode_ncr(enc, value), enc_tables)
+        if call.ncr_tables is not None and _NCR_CHARS.search(value) is None:
+            # Without "&", "#" and ";" in the value, those bytes are all NCRs' (see
+            # ``_Call.ncr_tables``): encoding them too writes each as "%26%23N%3B", and
+            # every other byte as the set does.
+            return _encode_bytes(_encoding.encode_ncr(enc, value), call.ncr_tables)
         runs = _encoding.encode_runs(enc, value)
         out: list[str] = []
         # Consecutive chunks of one kind at a time (errors come in runs): one

@@ -55,7 +55,7 @@ Modules: ``labels`` (names, labels, ``lookup``), ``differences`` (``DIFFERENCES`
 """
 
 from pctfuzz.encoding.differences import DIFFERENCES, CodecDifference
-from pctfuzz.encoding.encoders import encode_ncr, encode_runs
+from pctfuzz.encoding.encoders import encode_ncr, encode_runs, ncr_punctuation_is_ascii
 from pctfuzz.encoding.labels import ENCODING_NAMES, LABELS, Encoding, lookup
 
 __all__ = [
@@ -67,4 +67,5 @@ __all__ = [
     "encode_ncr",
     "encode_runs",
     "lookup",
+    "ncr_punctuation_is_ascii",
 ]

@@ -211,3 +211,24 @@ def encode_ncr(encoding: Encoding, text: str) -> bytes:
     if encoding.name in _NOT_TABLES:
         return b"".join([run if isinstance(run, bytes) else b"&#%d;" % run for run in runs])
     return _charmap_ncr(_table(encoding.name), text)
+
+
+_NCR_PUNCTUATION = frozenset(b"&#;")
+
+
+@functools.cache
+def ncr_punctuation_is_ascii(encoding: Encoding) -> bool:
+    """In this encoder's output, the bytes of "&", "#" and ";" come from those three
+    code points only (then, in ``encode_ncr``'s bytes of a text without them, each such
+    byte is part of an NCR). Read off the table: true for every table encoder, whose
+    multi-byte sequences and upper-half bytes are all 0x40 or above; False for
+    ISO-2022-JP (its jis0208 bytes are 0x21-0x7E), gb18030 and UTF-8."""
+    if encoding.name in _NOT_TABLES:
+        return False
+    table = _table(encoding.name)
+    return all(
+        table.get(byte) == bytes([byte]) for byte in _NCR_PUNCTUATION
+    ) and not any(
+        _NCR_PUNCTUATION.intersection(out) for cp, out in table.items()
+        if cp not in _NCR_PUNCTUATION
+    )
