@@ -208,9 +208,49 @@ def encode_ncr(encoding: Encoding, text: str) -> bytes:
     "xmlcharrefreplace", which writes exactly ``&#N;`` (its ASCII is in every table).
     """
     runs = encode_runs(encoding, text)  # (the argument checks, and the other encoders)
+    if encoding.name == "ISO-2022-JP" and _ISO_2022_JP_AT_ONCE.search(text) is None:
+        return _iso_2022_jp_ncr(text)
     if encoding.name in _NOT_TABLES:
         return b"".join([run if isinstance(run, bytes) else b"&#%d;" % run for run in runs])
     return _charmap_ncr(_table(encoding.name), text)
+
+
+#: Stand-ins for the two escape sequences in ``_iso_2022_jp_ncr``: private-use code
+#: points, errors for ISO-2022-JP, so a text holding one takes the run loop.
+_TO_JIS0208, _TO_ASCII = "\ue000", "\ue001"
+#: What ``_iso_2022_jp_ncr`` cannot take: Roman (¥, ‾) and the stand-ins.
+_ISO_2022_JP_AT_ONCE = re.compile("[\u00a5\u203e\ue000\ue001]")
+
+
+@functools.cache
+def _iso_2022_jp_ncr_parts() -> tuple[re.Pattern[str], dict[int, bytes]]:
+    """(runs of what the jis0208 state encodes, the table of ``_iso_2022_jp_ncr``)."""
+    jis = {cp: out for cp, out in _table("ISO-2022-JP").items()
+           if cp >= 0x80 and cp not in (0xA5, 0x203E)}
+    assert ord(_TO_JIS0208) not in jis and ord(_TO_ASCII) not in jis
+    table = {cp: bytes([cp]) for cp in range(0x80)}
+    table.update({cp: b"&#65533;" for cp in b"\x0e\x0f\x1b"})
+    table.update(jis)
+    table[ord(_TO_JIS0208)], table[ord(_TO_ASCII)] = _ESC_JIS0208, _ESC_ASCII
+    return re.compile(f"([{_class_of(jis)}]+)"), table
+
+
+def _iso_2022_jp_ncr(text: str) -> bytes:
+    """``encode_ncr`` for ISO-2022-JP and a text without ¥, ‾ (so without the Roman
+    state) or the stand-ins, in C: the encoder (§12.2.2) is then in the jis0208 state
+    exactly within each maximal run of jis0208 code points, and in the ASCII state
+    elsewhere. So "ESC $ B" goes before each such run and "ESC ( B" after it (before
+    the next ASCII, SO/SI/ESC or error, or at the end), and one ``charmap_encode``
+    writes the rest: ASCII as is, SO, SI and ESC as U+FFFD's NCR, an error as its NCR.
+    """
+    runs, table = _iso_2022_jp_ncr_parts()
+    pieces = runs.split(text)  # other, jis0208, other, ..., other
+    count = len(pieces) // 2
+    marked = [_TO_ASCII] * (4 * count + 1)
+    marked[0::4] = pieces[0::2]
+    marked[1::4] = [_TO_JIS0208] * count
+    marked[2::4] = pieces[1::2]
+    return _charmap_ncr(table, "".join(marked))
 
 
 _NCR_PUNCTUATION = frozenset(b"&#;")
