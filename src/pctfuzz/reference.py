@@ -183,6 +183,20 @@ class _Call:
     #: the tables of the set plus those three, if they write an NCR as is
     #: (``_Encoder.ncr_as_is``); else None. See ``percent_encode``.
     ncr_tables: _Encoder | None = None
+    #: For a set that leaves one of "&", "#", ";" as is but the digits too: its
+    #: ``str.translate`` table with the bytes of ``encoding.NCR_MARKS`` written as
+    #: "%26", "%23", "%3B", for ``encoding.encode_ncr_marked``'s bytes; else None.
+    marked_table: tuple[str, ...] | None = None
+
+
+def _marked_table(tables: _Encoder) -> tuple[str, ...] | None:
+    """``_Call.marked_table``."""
+    if any(tables.table[digit] != chr(digit) for digit in b"0123456789"):
+        return None
+    table = list(tables.table)
+    for byte, mark in _encoding.NCR_MARKS.items():
+        table[mark] = _TRIPLETS[byte]
+    return tuple(table)
 
 
 def _ncr_tables(pes: PercentEncodeSet, plus: bool) -> _Encoder | None:
@@ -230,7 +244,8 @@ def _resolve(
     tables = _encoder(pes, plus)
     ncr_tables = (_ncr_tables(pes, plus) if not tables.ncr_as_is
                   and _encoding.ncr_punctuation_is_ascii(enc) else None)
-    resolved = _Call(tables, enc.is_utf8, _ascii_as_is(enc), ncr_tables)
+    resolved = _Call(tables, enc.is_utf8, _ascii_as_is(enc), ncr_tables,
+                     None if tables.ncr_as_is else _marked_table(tables))
     # Only keys whose equality means "same call": a set name, None or a bool, a str label.
     if (
         type(encode_set) is str
@@ -297,6 +312,10 @@ def percent_encode(
             # ``_Call.ncr_tables``): encoding them too writes each as "%26%23N%3B", and
             # every other byte as the set does.
             return _encode_bytes(_encoding.encode_ncr(enc, value), call.ncr_tables)
+        if call.marked_table is not None:
+            marked = _encoding.encode_ncr_marked(enc, value)
+            if marked is not None:  # ISO-2022-JP: an NCR's "&#;" are its marks alone
+                return marked.decode("latin-1").translate(call.marked_table)
         runs = _encoding.encode_runs(enc, value)
         out: list[str] = []
         # Consecutive chunks of one kind at a time (errors come in runs): one

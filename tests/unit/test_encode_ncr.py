@@ -9,7 +9,14 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from pctfuzz.encoding import encode_ncr, encode_runs, lookup, ncr_punctuation_is_ascii
+from pctfuzz.encoding import (
+    NCR_MARKS,
+    encode_ncr,
+    encode_ncr_marked,
+    encode_runs,
+    lookup,
+    ncr_punctuation_is_ascii,
+)
 from pctfuzz.formats import FUZZ_ENCODINGS, FUZZ_SETS
 from pctfuzz.reference import percent_encode
 from pctfuzz.sets import get_set
@@ -76,3 +83,17 @@ def test_percent_encode_legacy_paths_match_the_definition(
     set_name = get_set(FUZZ_SETS[set_index]).name
     assert percent_encode(text, set_name, encoding=label, space_as_plus=plus) == _by_chunks(
         text, set_name, label, plus)
+
+
+@settings(max_examples=300, deadline=None)
+@given(text=TEXTS)
+def test_encode_ncr_marked_marks_only_the_ncrs(text: str) -> None:
+    iso = lookup("ISO-2022-JP")
+    marked = encode_ncr_marked(iso, text)
+    if any(c in text for c in "&#;\u00a5\u203e\ue000\ue001"):
+        assert marked is None
+        return
+    assert marked is not None
+    unmarked = marked.translate(bytes.maketrans(bytes(NCR_MARKS.values()), bytes(NCR_MARKS)))
+    assert unmarked == encode_ncr(iso, text)
+    assert encode_ncr_marked(lookup("Shift_JIS"), text) is None

@@ -222,35 +222,56 @@ _TO_JIS0208, _TO_ASCII = "\ue000", "\ue001"
 _ISO_2022_JP_AT_ONCE = re.compile("[\u00a5\u203e\ue000\ue001]")
 
 
+#: ``encode_ncr_marked``'s bytes for the "&", "#" and ";" of an NCR.
+NCR_MARKS = {0x26: 0x80, 0x23: 0x82, 0x3B: 0x81}
+_NOT_MARKED = re.compile("[&#;\u00a5\u203e\ue000\ue001]")
+
+
+def encode_ncr_marked(encoding: Encoding, text: str) -> bytes | None:
+    """``encode_ncr`` with the "&", "#" and ";" of each NCR written as the bytes of
+    ``NCR_MARKS`` (0x80, 0x82, 0x81), for ISO-2022-JP, whose output is otherwise 7-bit:
+    so a percent-encoder can write NCRs as ``%26%23N%3B`` whatever the set (URL 1.3)
+    in one pass. None when this cannot be done: another encoding, or a text with
+    "&", "#", ";", ¥, ‾ (the Roman state) or the stand-ins of ``_iso_2022_jp_ncr``."""
+    encode_runs(encoding, text)  # (the argument checks)
+    if encoding.name != "ISO-2022-JP" or _NOT_MARKED.search(text) is not None:
+        return None
+    return _iso_2022_jp_ncr(text, marked=True)
+
+
 @functools.cache
-def _iso_2022_jp_ncr_parts() -> tuple[re.Pattern[str], dict[int, bytes]]:
+def _iso_2022_jp_ncr_parts(marked: bool) -> tuple[re.Pattern[str], dict[int, bytes]]:
     """(runs of what the jis0208 state encodes, the table of ``_iso_2022_jp_ncr``)."""
     jis = {cp: out for cp, out in _table("ISO-2022-JP").items()
            if cp >= 0x80 and cp not in (0xA5, 0x203E)}
     assert ord(_TO_JIS0208) not in jis and ord(_TO_ASCII) not in jis
     table = {cp: bytes([cp]) for cp in range(0x80)}
-    table.update({cp: b"&#65533;" for cp in b"\x0e\x0f\x1b"})
+    if marked:  # (the text has no "&", "#" or ";": these code points are NCRs')
+        table.update({cp: bytes([mark]) for cp, mark in NCR_MARKS.items()})
+    table.update({cp: table[0x26] + table[0x23] + b"65533" + table[0x3B]
+                  for cp in b"\x0e\x0f\x1b"})
     table.update(jis)
     table[ord(_TO_JIS0208)], table[ord(_TO_ASCII)] = _ESC_JIS0208, _ESC_ASCII
     return re.compile(f"([{_class_of(jis)}]+)"), table
 
 
-def _iso_2022_jp_ncr(text: str) -> bytes:
+def _iso_2022_jp_ncr(text: str, *, marked: bool = False) -> bytes:
     """``encode_ncr`` for ISO-2022-JP and a text without ¥, ‾ (so without the Roman
     state) or the stand-ins, in C: the encoder (§12.2.2) is then in the jis0208 state
     exactly within each maximal run of jis0208 code points, and in the ASCII state
     elsewhere. So "ESC $ B" goes before each such run and "ESC ( B" after it (before
     the next ASCII, SO/SI/ESC or error, or at the end), and one ``charmap_encode``
-    writes the rest: ASCII as is, SO, SI and ESC as U+FFFD's NCR, an error as its NCR.
+    writes the rest: ASCII as is, SO, SI and ESC as U+FFFD's NCR, an error as its NCR
+    (``marked``: with the NCR's "&#;" as ``NCR_MARKS``' bytes, ``encode_ncr_marked``).
     """
-    runs, table = _iso_2022_jp_ncr_parts()
+    runs, table = _iso_2022_jp_ncr_parts(marked)
     pieces = runs.split(text)  # other, jis0208, other, ..., other
     count = len(pieces) // 2
-    marked = [_TO_ASCII] * (4 * count + 1)
-    marked[0::4] = pieces[0::2]
-    marked[1::4] = [_TO_JIS0208] * count
-    marked[2::4] = pieces[1::2]
-    return _charmap_ncr(table, "".join(marked))
+    escaped = [_TO_ASCII] * (4 * count + 1)
+    escaped[0::4] = pieces[0::2]
+    escaped[1::4] = [_TO_JIS0208] * count
+    escaped[2::4] = pieces[1::2]
+    return _charmap_ncr(table, "".join(escaped))
 
 
 _NCR_PUNCTUATION = frozenset(b"&#;")
