@@ -72,7 +72,7 @@ import sys
 import atheris
 
 with atheris.instrument_imports(include=["pctfuzz"]):
-    from pctfuzz import fuzzing  # noqa: F401  (instrumented as the harness is)
+    from pctfuzz.fuzz import driver  # noqa: F401  (instrumented as the harness is)
     from pctfuzz.reference import percent_encode
     from pctfuzz.targets import get_target
 

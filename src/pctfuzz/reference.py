@@ -22,9 +22,12 @@ algorithm each, and reading them side by side is how a reviewer checks they agre
 from __future__ import annotations
 
 import functools
+import re
 from codecs import escape_decode as _escape_decode  # type: ignore[attr-defined]
+from collections.abc import Iterator
 from dataclasses import dataclass
-from typing import Literal
+from itertools import groupby
+from typing import Literal, cast
 
 from pctfuzz import encoding as _encoding
 from pctfuzz.errors import InputTypeError, NotScalarValueError, PctfuzzError, type_name
@@ -175,14 +178,48 @@ class _Call:
     #: ASCII text encodes to the same bytes (UTF-8 and every WHATWG encoder but
     #: ISO-2022-JP, whose encoder rejects ESC, SO and SI); False for a bad label.
     ascii_as_is: bool
+    #: For a set that leaves one of "&", "#", ";" as is and an encoding whose bytes of
+    #: them come from those code points only (``encoding.ncr_punctuation_is_ascii``):
+    #: the tables of the set plus those three, if they write an NCR as is
+    #: (``_Encoder.ncr_as_is``); else None. See ``percent_encode``.
+    ncr_tables: _Encoder | None = None
+    #: For a set that leaves one of "&", "#", ";" as is but the digits too: its
+    #: ``str.translate`` table with the bytes of ``encoding.NCR_MARKS`` written as
+    #: "%26", "%23", "%3B", for ``encoding.encode_ncr_marked``'s bytes; else None.
+    marked_table: tuple[str, ...] | None = None
+
+
+def _marked_table(tables: _Encoder) -> tuple[str, ...] | None:
+    """``_Call.marked_table``."""
+    if any(tables.table[digit] != chr(digit) for digit in b"0123456789"):
+        return None
+    table = list(tables.table)
+    for byte, mark in _encoding.NCR_MARKS.items():
+        table[mark] = _TRIPLETS[byte]
+    return tuple(table)
+
+
+def _ncr_tables(pes: PercentEncodeSet, plus: bool) -> _Encoder | None:
+    """``_Call.ncr_tables`` for a set whose own tables do not write NCRs as is."""
+    marked = PercentEncodeSet(f"{pes.name} with & # ;", pes.members | _NCR_PUNCTUATION,
+                              pes.source, pes.space_as_plus)
+    tables = _encoder(marked, plus)
+    return tables if tables.ncr_as_is else None
 
 
 #: (encode_set, space_as_plus, encoding) as passed -> _Call, for set names and str
 #: labels: the look-ups cost more than encoding a short input.
 _CALLS: dict[tuple[object, object, object], _Call] = {}
+
+_NCR_PUNCTUATION = frozenset(b"&#;")
+_NCR_CHARS = re.compile("[&#;]")
 _MAX_CALLS = 256
 
 _ASCII = "".join(map(chr, range(0x80)))
+
+#: ``encode_runs`` items: bytes, or an int for a code point the encoder cannot encode.
+_IS_INT = int.__instancecheck__
+_NCR_OUTPUT = "%26%23{}%3B"
 
 
 @functools.cache
@@ -204,7 +241,11 @@ def _resolve(
         # An error only for str values (bytes ignore ``encoding``): the str path
         # looks the label up again and raises there.
         return _Call(_encoder(pes, plus), is_utf8=False, ascii_as_is=False)
-    resolved = _Call(_encoder(pes, plus), enc.is_utf8, _ascii_as_is(enc))
+    tables = _encoder(pes, plus)
+    ncr_tables = (_ncr_tables(pes, plus) if not tables.ncr_as_is
+                  and _encoding.ncr_punctuation_is_ascii(enc) else None)
+    resolved = _Call(tables, enc.is_utf8, _ascii_as_is(enc), ncr_tables,
+                     None if tables.ncr_as_is else _marked_table(tables))
     # Only keys whose equality means "same call": a set name, None or a bool, a str label.
     if (
         type(encode_set) is str
@@ -262,19 +303,31 @@ def percent_encode(
                 return _encode_changed(data, enc_tables)
             return _encode_bytes(data, enc_tables)
         value = to_scalar_value_string(value, surrogates)
-        runs = _encoding.encode_runs(_encoding.lookup(encoding), value)
+        enc = _encoding.lookup(encoding)
         if enc_tables.ncr_as_is:
             # One percent-encode of all bytes, with each reference written as "&#N;".
-            data = b"".join([run if isinstance(run, bytes) else b"&#%d;" % run for run in runs])
-            return _encode_bytes(data, enc_tables)
+            return _encode_bytes(_encoding.encode_ncr(enc, value), enc_tables)
+        if call.ncr_tables is not None and _NCR_CHARS.search(value) is None:
+            # Without "&", "#" and ";" in the value, those bytes are all NCRs' (see
+            # ``_Call.ncr_tables``): encoding them too writes each as "%26%23N%3B", and
+            # every other byte as the set does.
+            return _encode_bytes(_encoding.encode_ncr(enc, value), call.ncr_tables)
+        if call.marked_table is not None:
+            marked = _encoding.encode_ncr_marked(enc, value)
+            if marked is not None:  # ISO-2022-JP: an NCR's "&#;" are its marks alone
+                return marked.decode("latin-1").translate(call.marked_table)
+        runs = _encoding.encode_runs(enc, value)
         out: list[str] = []
-        for chunk in runs:
-            if isinstance(chunk, int):
+        # Consecutive chunks of one kind at a time (errors come in runs): one
+        # percent-encode per stretch of bytes, one join per stretch of errors.
+        for is_error, group in groupby(runs, _IS_INT):
+            if is_error:
                 # "%26%23", the decimal code point, "%3B": an HTML numeric character
                 # reference, itself percent-encoded (WHATWG 1.3 step 5.3).
-                out.append(f"%26%23{chunk}%3B")
+                out.append("".join(map(_NCR_OUTPUT.format, group)))
             else:
-                out.append(_encode_bytes(chunk, enc_tables))
+                out.append(_encode_bytes(b"".join(cast("Iterator[bytes]", group)),
+                                         enc_tables))
         return "".join(out)
     if isinstance(value, _BYTES_LIKE):
         return _encode_bytes(value if type(value) is bytes else bytes(value), enc_tables)

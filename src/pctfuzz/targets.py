@@ -11,6 +11,7 @@ The byte formats (how fuzzer bytes become a case) are in ``pctfuzz.formats``.
 from __future__ import annotations
 
 import functools
+import os
 import re
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
@@ -21,6 +22,7 @@ from pctfuzz.errors import PctfuzzError
 from pctfuzz.formats import (  # re-exported: the public path of the byte formats
     FUZZ_ENCODINGS,
     FUZZ_SETS,
+    SETS_ENV,
     AnswerDomain,
     decode_from_bytes,
     decode_to_bytes,
@@ -139,7 +141,7 @@ class Target:
         answers (``AnswerDomain``). Deterministic, so minimization and replay of a raw
         input against the same implementation see the same case."""
         if self.differential and self.case_type is EncodeCase and subject is not None:
-            domain = AnswerDomain.of(resolve_subject(self, subject))
+            domain = _answer_domain(resolve_subject(self, subject))
             if domain != _ALL:
                 return encode_from_bytes(data, sets=domain.sets, encodings=domain.encodings,
                                          value_types=domain.value_types,
@@ -154,6 +156,19 @@ class Target:
 
 
 _ALL = AnswerDomain()
+
+#: The last adapter ``_answer_domain`` read, the ``SETS_ENV`` value then, its domain.
+_LAST_DOMAIN: list[Any] = [None, None, _ALL]
+
+
+def _answer_domain(impl: Subject) -> AnswerDomain:
+    """``AnswerDomain.of(impl)``, read again only for another adapter or another
+    ``SETS_ENV``: the harness asks on every input, about one adapter."""
+    sets = os.environ.get(SETS_ENV)
+    if _LAST_DOMAIN[0] is not impl or _LAST_DOMAIN[1] != sets:
+        _LAST_DOMAIN[:] = [impl, sets, AnswerDomain.of(impl)]
+    domain: AnswerDomain = _LAST_DOMAIN[2]
+    return domain
 
 
 def modules_under_test(impl: Any) -> tuple[str, ...]:

@@ -55,15 +55,25 @@ Modules: ``labels`` (names, labels, ``lookup``), ``differences`` (``DIFFERENCES`
 """
 
 from pctfuzz.encoding.differences import DIFFERENCES, CodecDifference
-from pctfuzz.encoding.encoders import encode_runs
+from pctfuzz.encoding.encoders import (
+    NCR_MARKS,
+    encode_ncr,
+    encode_ncr_marked,
+    encode_runs,
+    ncr_punctuation_is_ascii,
+)
 from pctfuzz.encoding.labels import ENCODING_NAMES, LABELS, Encoding, lookup
 
 __all__ = [
     "DIFFERENCES",
     "ENCODING_NAMES",
     "LABELS",
+    "NCR_MARKS",
     "CodecDifference",
     "Encoding",
+    "encode_ncr",
+    "encode_ncr_marked",
     "encode_runs",
     "lookup",
+    "ncr_punctuation_is_ascii",
 ]

@@ -233,3 +233,8 @@ def _charmap(table: Mapping[int, bytes], text: str) -> bytes:
     return codecs.charmap_encode(text, "strict", cast(Any, table))[0]
 
 
+
+
+def _charmap_ncr(table: Mapping[int, bytes], text: str) -> bytes:
+    """``_charmap`` with each unmapped code point written as ``&#N;``."""
+    return codecs.charmap_encode(text, "xmlcharrefreplace", cast(Any, table))[0]

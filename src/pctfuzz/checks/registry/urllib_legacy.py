@@ -10,6 +10,8 @@ The reference is the WHATWG Encoding Standard's encoder (``pctfuzz.encoding``).
 from __future__ import annotations
 
 import functools
+import re
+from typing import Any
 
 from pctfuzz import encoding
 from pctfuzz.cases import Case, EncodeCase, FormCase
@@ -21,7 +23,7 @@ from pctfuzz.oracles.urllib_parse import python_codec
 from pctfuzz.outcome import Outcome
 from pctfuzz.reference import percent_encode
 from pctfuzz.sets import FORM, get_set
-from pctfuzz.text import has_lone_surrogate, is_surrogate
+from pctfuzz.text import is_surrogate
 
 __all__ = ["ENTRIES"]
 
@@ -33,8 +35,23 @@ def _is_utf8_label(label: str) -> bool:
         return False
 
 
+#: The last case ``_legacy_text_case`` and ``_urllib_legacy_model`` answered, and their
+#: answers: every entry of this module asks about the same case in one ``reconcile``
+#: (the case is held, so ``is`` cannot match a new object at a reused address; cases
+#: are frozen, so the answers cannot go stale).
+_LAST_TEXT_CASE: list[Any] = [None, None]
+_LAST_MODEL: list[Any] = [None, None]
+
+
 def _legacy_text_case(case: Case) -> tuple[str, str] | None:
     """(value, Python codec) for a str encode/form case with a legacy encoding."""
+    if _LAST_TEXT_CASE[0] is not case:
+        _LAST_TEXT_CASE[:] = [case, _text_and_codec(case)]
+    found: tuple[str, str] | None = _LAST_TEXT_CASE[1]
+    return found
+
+
+def _text_and_codec(case: Case) -> tuple[str, str] | None:
     label = getattr(case, "encoding", None)
     if not isinstance(label, str) or _is_utf8_label(label):
         return None
@@ -63,9 +80,22 @@ def _python_char_bytes(codec: str, char: str) -> bytes:
     return char.encode(codec, "xmlcharrefreplace")
 
 
+#: A lone surrogate (``text.has_lone_surrogate``) found by one C scan: these predicates
+#: run on every legacy-encoding input of a campaign.
+_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def _scalar_chars(text: str) -> set[str]:
+    """The distinct code points of ``text`` that are not lone surrogates."""
+    chars = set(text)
+    if _SURROGATE.search(text) is None:
+        return chars
+    return {c for c in chars if not is_surrogate(c)}
+
+
 def _legacy_has_surrogate(case: Case) -> bool:
     found = _legacy_text_case(case)
-    return found is not None and has_lone_surrogate(found[0])
+    return found is not None and _SURROGATE.search(found[0]) is not None
 
 
 def _legacy_codec_differs(case: Case) -> bool:
@@ -78,8 +108,7 @@ def _legacy_codec_differs(case: Case) -> bool:
     label = getattr(case, "encoding", "")
     return any(
         _python_char_bytes(codec, c) != _whatwg_char_bytes(label, c)
-        for c in set(text)
-        if not is_surrogate(c)
+        for c in _scalar_chars(text)
     )
 
 
@@ -94,8 +123,8 @@ def _legacy_ncr_visible(case: Case) -> bool:
     if all(ord(c) in pes for c in "&#;"):
         return False
     label = getattr(case, "encoding", "")
-    for c in set(text):
-        if is_surrogate(c) or ord(c) < 0x80:
+    for c in _scalar_chars(text):
+        if ord(c) < 0x80:
             continue
         ncr = f"&#{ord(c)};".encode("ascii")
         if _python_char_bytes(codec, c) == ncr and _whatwg_char_bytes(label, c) == ncr:
@@ -124,6 +153,14 @@ def _urllib_legacy_model(
     case: Case, expected: Outcome, actual: Outcome
 ) -> tuple[Outcome, Outcome] | None:
     """urllib's answer: the reference's percent-encoding of the Python codec's bytes."""
+    if _LAST_MODEL[0] is not case:
+        _LAST_MODEL[:] = [case, _model(case)]
+    model: str | None = _LAST_MODEL[1]
+    return None if model is None else (Outcome(model), actual)
+
+
+def _model(case: Case) -> str | None:
+    """``_urllib_legacy_model``'s value for ``case``, or None when it is not a legacy one."""
     found = _legacy_text_case(case)
     if found is None:
         return None
@@ -140,7 +177,7 @@ def _urllib_legacy_model(
         )
     else:  # pragma: no cover - _legacy_text_case filters
         return None
-    return Outcome(model), actual
+    return model
 
 ENTRIES: list[KnownDivergence] = []
 _entry = functools.partial(add_entry, ENTRIES)
