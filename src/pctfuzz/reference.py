@@ -32,6 +32,7 @@ from typing import Literal, cast
 from pctfuzz import encoding as _encoding
 from pctfuzz.errors import InputTypeError, NotScalarValueError, PctfuzzError, type_name
 from pctfuzz.sets import PercentEncodeSet, get_set
+from pctfuzz.text import surrogates_to_fffd
 
 __all__ = [
     "percent_decode",
@@ -156,7 +157,7 @@ def to_scalar_value_string(value: str, surrogates: Surrogates = "strict") -> str
         value.encode("utf-8")
     except UnicodeEncodeError as exc:
         if surrogates == "replace":
-            return "".join("\ufffd" if 0xD800 <= ord(c) <= 0xDFFF else c for c in value)
+            return surrogates_to_fffd(value)
         raise NotScalarValueError(
             f"value has a lone surrogate U+{ord(value[exc.start]):04X} at index {exc.start}; "
             "it is not a scalar value string (pass surrogates='replace' for U+FFFD)"

@@ -29,6 +29,7 @@ from pctfuzz.errors import UsageError
 from pctfuzz.reference import percent_decode
 from pctfuzz.sets import SETS, PercentEncodeSet, get_set
 from pctfuzz.setspec import canonical_spec, format_spec, urllib_safe_spec
+from pctfuzz.text import LONE_SURROGATE
 
 __all__ = ["Encoder", "ProbeReport", "load_encoder", "probe"]
 
@@ -178,7 +179,7 @@ def _normalization(results: Mapping[str, str | BaseException]) -> str:
 def _surrogate(text: str, result: str | BaseException) -> str:
     if isinstance(result, BaseException):
         return _show(result).partition(":")[0]
-    lone = next(c for c in text if 0xD800 <= ord(c) <= 0xDFFF)
+    lone = LONE_SURROGATE.search(text)[0]  # type: ignore[index]
     if lone in result:
         return "raw"
     data = _unescaped(result)

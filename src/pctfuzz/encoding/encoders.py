@@ -12,6 +12,7 @@ from pctfuzz.encoding.differences import _overrides
 from pctfuzz.encoding.labels import _ENCODINGS, Encoding
 from pctfuzz.encoding.tables import _charmap, _charmap_ncr, _table
 from pctfuzz.errors import InputTypeError, NotScalarValueError, UnknownEncodingError, type_name
+from pctfuzz.text import LONE_SURROGATE
 
 # --- encode or fail (Encoding Standard §6.1) ------------------------------------------
 
@@ -158,7 +159,6 @@ def _iso_2022_jp_runs(text: str) -> Iterator[bytes | int]:
         yield _ESC_ASCII
 
 
-_SURROGATE = re.compile(r"[\ud800-\udfff]")
 
 
 def encode_runs(encoding: Encoding, text: str) -> Iterator[bytes | int]:
@@ -177,7 +177,7 @@ def encode_runs(encoding: Encoding, text: str) -> Iterator[bytes | int]:
     known = _ENCODINGS.get(encoding.name)
     if known is not encoding and known != encoding:  # (identity first: lookup's object)
         raise UnknownEncodingError(f"no encoder for {encoding!r}; use lookup()")
-    surrogate = _SURROGATE.search(text)
+    surrogate = LONE_SURROGATE.search(text)
     if surrogate is not None:
         raise NotScalarValueError(
             f"lone surrogate U+{ord(surrogate.group()):04X} at index {surrogate.start()}"

@@ -13,6 +13,7 @@ from pctfuzz.encoding import lookup
 from pctfuzz.errors import NotScalarValueError, PctfuzzError
 from pctfuzz.reference import percent_decode, percent_encode
 from pctfuzz.sets import FORM
+from pctfuzz.text import surrogates_to_fffd
 
 #: Units past this index are not examined: the class of a long unminimized input is
 #: computed in bounded time (minimization brings the first difference near the start).
@@ -308,7 +309,7 @@ def _form_class(case: FormCase, expected: str, actual: str, surrogates: str) -> 
 
 def _form_sequences(text: str | bytes) -> list[bytes]:
     """The input's non-empty ``&``-separated sequences, as the parser sees them."""
-    data = re.sub("[\ud800-\udfff]", "\ufffd", text).encode() if isinstance(text, str) else text
+    data = surrogates_to_fffd(text).encode() if isinstance(text, str) else text
     return [s for s in data.split(b"&") if s]
 
 

@@ -9,7 +9,6 @@ is compared with the reference by the differential checks. :data:`Subject` is ei
 
 from __future__ import annotations
 
-import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Protocol, TypeAlias
@@ -18,6 +17,7 @@ from pctfuzz.form import form_urldecode, form_urlencode
 from pctfuzz.oracles.base import Impl
 from pctfuzz.reference import percent_decode, percent_encode
 from pctfuzz.sets import FORM
+from pctfuzz.text import surrogates_to_fffd
 
 __all__ = [
     "REFERENCE",
@@ -136,7 +136,6 @@ def form_serializer(encode: EncodeFunc) -> FormEncodeFunc:
     return serialize
 
 
-_SURROGATE = re.compile("[\ud800-\udfff]")
 
 
 def form_parser(decode: DecodeFunc) -> FormDecodeFunc:
@@ -145,7 +144,7 @@ def form_parser(decode: DecodeFunc) -> FormDecodeFunc:
     UTF-8 decode without BOM."""
 
     def parse(text: str | bytes) -> list[tuple[str, str]]:
-        data = _SURROGATE.sub("\ufffd", text).encode() if isinstance(text, str) else text
+        data = surrogates_to_fffd(text).encode() if isinstance(text, str) else text
         pairs = []
         for sequence in data.split(b"&"):
             if sequence:

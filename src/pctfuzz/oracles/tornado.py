@@ -28,6 +28,7 @@ from pctfuzz.reconcilers import REPLACE as _REPLACE
 from pctfuzz.reconcilers import Reconciler, divergence
 from pctfuzz.reference import percent_decode
 from pctfuzz.sets import get_set
+from pctfuzz.text import has_lone_surrogate
 
 __all__ = ["TornadoAdapter"]
 
@@ -66,7 +67,7 @@ def _refuses_lone_surrogate() -> Reconciler:
         value = getattr(case, "value", None)
         if (expected.raised or not isinstance(value, str)
                 or not isinstance(actual.error, UnicodeEncodeError)
-                or not any(0xD800 <= ord(c) <= 0xDFFF for c in value)):
+                or not has_lone_surrogate(value)):
             return None
         return actual, actual
 

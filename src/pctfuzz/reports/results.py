@@ -12,7 +12,6 @@ import json
 import math
 import os
 import platform
-import re
 import shlex
 from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
@@ -28,7 +27,7 @@ from pctfuzz.fuzz.replay import Verdict, is_builtin_impl
 from pctfuzz.reports.schema import RESULTS_FORMAT, RESULTS_SCHEMA_VERSION
 from pctfuzz.store import Finding, FindingStore, StoreError, load_finding
 from pctfuzz.targets import get_target
-from pctfuzz.text import one_line
+from pctfuzz.text import LONE_SURROGATE, one_line
 
 __all__ = [
     "clean",
@@ -43,12 +42,11 @@ __all__ = [
     "rule_id",
 ]
 
-_SURROGATE = re.compile("[\ud800-\udfff]")
 
 
 def clean(text: str) -> str:
     """``text`` with lone surrogates written as ``\\udXXX`` (valid UTF-8 everywhere)."""
-    return _SURROGATE.sub(lambda m: f"\\u{ord(m[0]):04x}", text)
+    return LONE_SURROGATE.sub(lambda m: f"\\u{ord(m[0]):04x}", text)
 
 
 def deep_clean(value: Any) -> Any:

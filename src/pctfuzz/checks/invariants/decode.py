@@ -7,11 +7,11 @@ from __future__ import annotations
 from pctfuzz.cases import DecodeCase
 from pctfuzz.checks.invariants.expect import (
     _HEX_BYTES,
-    _SURROGATE,
     DECODE_ROBUSTNESS,
     _first_difference,
 )
 from pctfuzz.oracles.codec import REFERENCE, Codec
+from pctfuzz.text import surrogates_to_fffd
 from pctfuzz.violations import Violation
 
 # --- decode-robustness ------------------------------------------------------------------
@@ -21,7 +21,7 @@ def model_percent_decode(value: str | bytes) -> bytes:
     """WHATWG URL 1.3 "percent-decode", written independently of the reference: walk
     the ``%`` signs; ``%`` + two ASCII hex digits (either case) is a byte, any other
     ``%`` stays. A str is UTF-8 encoded first, lone surrogates as U+FFFD."""
-    data = _SURROGATE.sub("\ufffd", value).encode("utf-8") if isinstance(value, str) else value
+    data = surrogates_to_fffd(value).encode("utf-8") if isinstance(value, str) else value
     out = bytearray()
     pos = 0
     while (cut := data.find(b"%", pos)) >= 0:

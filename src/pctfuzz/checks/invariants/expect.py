@@ -15,7 +15,6 @@ reject them with the documented error. Every other invariant is vacuous for them
 from __future__ import annotations
 
 import functools
-import re
 from collections.abc import Sequence
 from typing import Any
 
@@ -24,6 +23,7 @@ from pctfuzz.cases import EncodeCase
 from pctfuzz.errors import NotScalarValueError, PctfuzzError, UnknownEncodingError, UnknownSetError
 from pctfuzz.oracles.codec import REFERENCE, Codec
 from pctfuzz.sets import PercentEncodeSet, get_set
+from pctfuzz.text import LONE_SURROGATE
 from pctfuzz.violations import Violation
 
 # Invariant names: part of a finding's signature, so never rename one.
@@ -40,7 +40,6 @@ FORM_ROUND_TRIP = "form-round-trip"
 FORM_SERIALIZER = "form-serializer"
 FORM_PARSE = "form-parse"
 
-_SURROGATE = re.compile("[\ud800-\udfff]")
 _HEX_BYTES = frozenset(b"0123456789ABCDEFabcdef")
 
 
@@ -48,11 +47,11 @@ _HEX_BYTES = frozenset(b"0123456789ABCDEFabcdef")
 
 
 def _is_scalar(text: str) -> bool:
-    return _SURROGATE.search(text) is None
+    return LONE_SURROGATE.search(text) is None
 
 
 def _first_surrogate(text: str) -> int | None:
-    found = _SURROGATE.search(text)
+    found = LONE_SURROGATE.search(text)
     return None if found is None else found.start()
 
 

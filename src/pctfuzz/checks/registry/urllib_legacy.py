@@ -10,7 +10,6 @@ The reference is the WHATWG Encoding Standard's encoder (``pctfuzz.encoding``).
 from __future__ import annotations
 
 import functools
-import re
 from typing import Any
 
 from pctfuzz import encoding
@@ -23,7 +22,7 @@ from pctfuzz.oracles.urllib_parse import python_codec
 from pctfuzz.outcome import Outcome
 from pctfuzz.reference import percent_encode
 from pctfuzz.sets import FORM, get_set
-from pctfuzz.text import is_surrogate
+from pctfuzz.text import LONE_SURROGATE, is_surrogate
 
 __all__ = ["ENTRIES"]
 
@@ -82,20 +81,19 @@ def _python_char_bytes(codec: str, char: str) -> bytes:
 
 #: A lone surrogate (``text.has_lone_surrogate``) found by one C scan: these predicates
 #: run on every legacy-encoding input of a campaign.
-_SURROGATE = re.compile("[\ud800-\udfff]")
 
 
 def _scalar_chars(text: str) -> set[str]:
     """The distinct code points of ``text`` that are not lone surrogates."""
     chars = set(text)
-    if _SURROGATE.search(text) is None:
+    if LONE_SURROGATE.search(text) is None:
         return chars
     return {c for c in chars if not is_surrogate(c)}
 
 
 def _legacy_has_surrogate(case: Case) -> bool:
     found = _legacy_text_case(case)
-    return found is not None and _SURROGATE.search(found[0]) is not None
+    return found is not None and LONE_SURROGATE.search(found[0]) is not None
 
 
 def _legacy_codec_differs(case: Case) -> bool:
