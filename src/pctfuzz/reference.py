@@ -22,7 +22,6 @@ algorithm each, and reading them side by side is how a reviewer checks they agre
 from __future__ import annotations
 
 import functools
-import re
 from codecs import escape_decode as _escape_decode  # type: ignore[attr-defined]
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -75,9 +74,6 @@ class _Encoder:
     keep: bytes
     #: True if every byte >= 0x80 changes, so non-ASCII UTF-8 always has work to do.
     high_changes: bool
-    #: True if the bytes "&#N;" encode to "%26%23N%3B", the encoded numeric character
-    #: reference of WHATWG 1.3 step 5.3 (true for the form and component sets).
-    ncr_as_is: bool
     #: Three ``bytes.translate`` tables, one per column of a 3-byte output cell.
     first: bytes
     high: bytes
@@ -108,7 +104,6 @@ def _encoder(encode_set: PercentEncodeSet, space_as_plus: bool) -> _Encoder:
     return _Encoder(
         keep=bytes(b for b in range(0x100) if b not in changed),
         high_changes=all(b in changed for b in range(0x80, 0x100)),
-        ncr_as_is=[table[b] for b in b"&#;0123456789"] == ["%26", "%23", "%3B", *"0123456789"],
         first=bytes(first),
         high=bytes(high),
         low=bytes(low),
@@ -179,47 +174,44 @@ class _Call:
     #: ASCII text encodes to the same bytes (UTF-8 and every WHATWG encoder but
     #: ISO-2022-JP, whose encoder rejects ESC, SO and SI); False for a bad label.
     ascii_as_is: bool
-    #: For a set that leaves one of "&", "#", ";" as is and an encoding whose bytes of
-    #: them come from those code points only (``encoding.ncr_punctuation_is_ascii``):
-    #: the tables of the set plus those three, if they write an NCR as is
-    #: (``_Encoder.ncr_as_is``); else None. See ``percent_encode``.
-    ncr_tables: _Encoder | None = None
-    #: For a set that leaves one of "&", "#", ";" as is but the digits too: its
-    #: ``str.translate`` table with the bytes of ``encoding.NCR_MARKS`` written as
-    #: "%26", "%23", "%3B", for ``encoding.encode_ncr_marked``'s bytes; else None.
-    marked_table: tuple[str, ...] | None = None
+    #: For a legacy encoding, ``_inband_output`` of the set and spaceAsPlus; else None.
+    inband: tuple[str, ...] | None = None
 
 
-def _marked_table(tables: _Encoder) -> tuple[str, ...] | None:
-    """``_Call.marked_table``."""
-    if any(tables.table[digit] != chr(digit) for digit in b"0123456789"):
-        return None
-    table = list(tables.table)
-    for byte, mark in _encoding.NCR_MARKS.items():
-        table[mark] = _TRIPLETS[byte]
-    return tuple(table)
+@functools.cache
+def _ncr_outputs() -> tuple[str, ...]:
+    """For each char U+0000-U+FFFF as an error of ``encoding.encode_inband``'s output,
+    what WHATWG 1.3 step 5.3 writes for it, whatever the set: "%26%23", the decimal
+    code point, "%3B" (the first 256 entries are never used). Built once, in C (``map``):
+    this runs inside the atheris hook, where a Python step per entry costs 0.3 s."""
+    outputs = list(map(_NCR_OUTPUT.format, range(0x10000)))
+    low = range(0xDC80, 0xDD00)  # the stand-ins of U+0080-U+00FF
+    outputs[low.start:low.stop] = [outputs[_encoding.inband_code_point(char)] for char in low]
+    return tuple(outputs)
 
 
-def _ncr_tables(pes: PercentEncodeSet, plus: bool) -> _Encoder | None:
-    """``_Call.ncr_tables`` for a set whose own tables do not write NCRs as is."""
-    marked = PercentEncodeSet(f"{pes.name} with & # ;", pes.members | _NCR_PUNCTUATION,
-                              pes.source, pes.space_as_plus)
-    tables = _encoder(marked, plus)
-    return tables if tables.ncr_as_is else None
+@functools.lru_cache(maxsize=64)
+def _inband_output(encode_set: PercentEncodeSet, space_as_plus: bool) -> tuple[str, ...]:
+    """``str.translate`` table for ``encoding.encode_inband``'s output: each byte
+    (U+0000-U+00FF) as the set writes it, each error in the BMP as its encoded NCR.
+    (A 64K-entry tuple, so ``translate`` never misses but on an astral error: a miss
+    costs it an exception.)"""
+    return _encoder(encode_set, space_as_plus).table + _ncr_outputs()[0x100:]
 
 
 #: (encode_set, space_as_plus, encoding) as passed -> _Call, for set names and str
 #: labels: the look-ups cost more than encoding a short input.
 _CALLS: dict[tuple[object, object, object], _Call] = {}
-
-_NCR_PUNCTUATION = frozenset(b"&#;")
-_NCR_CHARS = re.compile("[&#;]")
-_MAX_CALLS = 256
+#: Bounded (labels have many spellings), and above what a campaign uses: 30-odd sets
+#: times three spaceAsPlus arguments times 13 encodings.
+_MAX_CALLS = 2048
 
 _ASCII = "".join(map(chr, range(0x80)))
 
 #: ``encode_runs`` items: bytes, or an int for a code point the encoder cannot encode.
 _IS_INT = int.__instancecheck__
+#: WHATWG 1.3 step 5.3: an error is written "%26%23", its decimal code point, "%3B"
+#: (the HTML numeric character reference "&#N;", itself percent-encoded), whatever the set.
 _NCR_OUTPUT = "%26%23{}%3B"
 
 
@@ -242,18 +234,15 @@ def _resolve(
         # An error only for str values (bytes ignore ``encoding``): the str path
         # looks the label up again and raises there.
         return _Call(_encoder(pes, plus), is_utf8=False, ascii_as_is=False)
-    tables = _encoder(pes, plus)
-    ncr_tables = (_ncr_tables(pes, plus) if not tables.ncr_as_is
-                  and _encoding.ncr_punctuation_is_ascii(enc) else None)
-    resolved = _Call(tables, enc.is_utf8, _ascii_as_is(enc), ncr_tables,
-                     None if tables.ncr_as_is else _marked_table(tables))
+    resolved = _Call(_encoder(pes, plus), enc.is_utf8, _ascii_as_is(enc),
+                     None if enc.is_utf8 else _inband_output(pes, plus))
     # Only keys whose equality means "same call": a set name, None or a bool, a str label.
     if (
         type(encode_set) is str
         and (space_as_plus is None or type(space_as_plus) is bool)
         and type(encoding) is str
     ):
-        if len(_CALLS) >= _MAX_CALLS:  # bounded: labels have many spellings
+        if len(_CALLS) >= _MAX_CALLS:
             _CALLS.clear()
         _CALLS[encode_set, space_as_plus, encoding] = resolved
     return resolved
@@ -303,36 +292,39 @@ def percent_encode(
             if enc_tables.high_changes:
                 return _encode_changed(data, enc_tables)
             return _encode_bytes(data, enc_tables)
-        value = to_scalar_value_string(value, surrogates)
-        enc = _encoding.lookup(encoding)
-        if enc_tables.ncr_as_is:
-            # One percent-encode of all bytes, with each reference written as "&#N;".
-            return _encode_bytes(_encoding.encode_ncr(enc, value), enc_tables)
-        if call.ncr_tables is not None and _NCR_CHARS.search(value) is None:
-            # Without "&", "#" and ";" in the value, those bytes are all NCRs' (see
-            # ``_Call.ncr_tables``): encoding them too writes each as "%26%23N%3B", and
-            # every other byte as the set does.
-            return _encode_bytes(_encoding.encode_ncr(enc, value), call.ncr_tables)
-        if call.marked_table is not None:
-            marked = _encoding.encode_ncr_marked(enc, value)
-            if marked is not None:  # ISO-2022-JP: an NCR's "&#;" are its marks alone
-                return marked.decode("latin-1").translate(call.marked_table)
-        runs = _encoding.encode_runs(enc, value)
-        out: list[str] = []
-        # Consecutive chunks of one kind at a time (errors come in runs): one
-        # percent-encode per stretch of bytes, one join per stretch of errors.
-        for is_error, group in groupby(runs, _IS_INT):
-            if is_error:
-                # "%26%23", the decimal code point, "%3B": an HTML numeric character
-                # reference, itself percent-encoded (WHATWG 1.3 step 5.3).
-                out.append("".join(map(_NCR_OUTPUT.format, group)))
-            else:
-                out.append(_encode_bytes(b"".join(cast("Iterator[bytes]", group)),
-                                         enc_tables))
-        return "".join(out)
+        return _encode_legacy(to_scalar_value_string(value, surrogates), encoding, call)
     if isinstance(value, _BYTES_LIKE):
         return _encode_bytes(value if type(value) is bytes else bytes(value), enc_tables)
     raise InputTypeError(f"value must be str or bytes, not {type_name(value)}")
+
+
+def _encode_legacy(value: str, encoding: str, call: _Call) -> str:
+    """``percent_encode`` of a scalar value string with a legacy (not UTF-8) encoding."""
+    enc = _encoding.lookup(encoding)
+    inband = _encoding.encode_inband(enc, value)
+    if inband is not None:
+        # Every byte and every error in the BMP in one translate; the astral errors
+        # stay as they are, and are left to write, all runs at once: as "&#N;", then
+        # with "&", "#", ";" encoded (step 5.3).
+        assert call.inband is not None  # (set by _resolve for every legacy encoding)
+        encoded = inband.translate(call.inband)
+        if encoded.isascii():
+            return encoded
+        pieces = _encoding.INBAND_ERRORS.split(encoded)
+        if len(pieces) > 1:
+            ncrs = _encoding.inband_ncrs("\x00".join(pieces[1::2]))
+            pieces[1::2] = ncrs.replace("&#", "%26%23").replace(";", "%3B").split("\x00")
+        return "".join(pieces)
+    # The run loop (ISO-2022-JP's Roman state): consecutive chunks of one kind at a
+    # time (errors come in runs), one percent-encode per stretch of bytes, one join per
+    # stretch of errors.
+    out: list[str] = []
+    for is_error, group in groupby(_encoding.encode_runs(enc, value), _IS_INT):
+        if is_error:
+            out.append("".join(map(_NCR_OUTPUT.format, group)))
+        else:
+            out.append(_encode_bytes(b"".join(cast("Iterator[bytes]", group)), call.tables))
+    return "".join(out)
 
 
 _HEX_DIGITS = b"0123456789abcdefABCDEF"

@@ -1,7 +1,8 @@
-"""Tests for the one-call paths of the legacy encoders: ``encoding.encode_ncr`` equals
-``encode_runs`` with each error written as ``&#N;`` (URL Standard 1.3), and
-``percent_encode`` equals its chunk-by-chunk definition under sets that leave ``& # ;``
-as is (``%26%23N%3B`` for an error whatever the set)."""
+"""Tests for the one-call paths of the legacy encoders: ``encoding.encode_ncr`` and
+``encoding.encode_inband`` give the bytes of ``encode_runs`` (the transcription of the
+Encoding Standard's loop) with each error as ``&#N;`` (URL Standard 1.3), and
+``percent_encode`` equals its chunk-by-chunk definition under every set, custom ones
+too (``%26%23N%3B`` for an error whatever the set)."""
 
 from __future__ import annotations
 
@@ -10,21 +11,23 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from pctfuzz.encoding import (
-    NCR_MARKS,
+    INBAND_ERRORS,
+    encode_inband,
     encode_ncr,
-    encode_ncr_marked,
     encode_runs,
+    inband_ncr_bytes,
     lookup,
-    ncr_punctuation_is_ascii,
 )
 from pctfuzz.formats import FUZZ_ENCODINGS, FUZZ_SETS
 from pctfuzz.reference import percent_encode
-from pctfuzz.sets import get_set
+from pctfuzz.sets import PercentEncodeSet, get_set
 
-#: What changes the legacy encoders' paths: ISO-2022-JP's SO, SI, ESC, Roman (¥ ‾)
-#: and the private-use stand-ins of its one-call path; & # ; ; kanji, katakana,
-#: Latin-1, an emoji and U+FFFD (errors or not, by encoding).
-_SPECIAL = "\x0e\x0f\x1b\\~\u00a5\u203e\ue000\ue001&#;%+ a0\u4e00\uff71\u00e9\u0100\U0001f600\ufffd"
+#: What changes the legacy encoders' paths: ISO-2022-JP's SO, SI, ESC and Roman (¥ ‾);
+#: & # ; ; kanji, katakana, Latin-1 (U+0080-U+00FF have stand-ins in encode_inband),
+#: U+0100, private use (x-user-defined's U+F780), an emoji, U+FFFD and gb18030's
+#: corrected code points (errors or not, by encoding).
+_SPECIAL = ("\x0e\x0f\x1b\\~\u00a5\u203e\ue000\ue001&#;%+ a0\u4e00\uff71\u0080\u00e9\u00ff"
+            "\u0100\uf780\U0001f600\ufffd\ue5e5\u1e3f\ufe10\u9fb4")
 TEXTS = st.text(st.one_of(st.sampled_from(_SPECIAL), st.characters(codec="utf-8")),
                 max_size=30)
 
@@ -34,7 +37,7 @@ def _joined(label: str, text: str) -> bytes:
                     for run in encode_runs(lookup(label), text))
 
 
-def _by_chunks(value: str, set_name: str, label: str, plus: bool) -> str:
+def _by_chunks(value: str, set_name: str | PercentEncodeSet, label: str, plus: bool) -> str:
     """percent_encode by its definition: each byte chunk percent-encoded by the set,
     each error as %26%23N%3B."""
     out = []
@@ -54,11 +57,16 @@ def test_encode_ncr_is_the_runs_with_ncrs(label: str, text: str) -> None:
 
 
 @pytest.mark.parametrize("label", FUZZ_ENCODINGS)
-def test_encode_ncr_on_every_code_point(label: str) -> None:
+def test_encode_ncr_and_inband_on_every_code_point(label: str) -> None:
     every = "".join(chr(cp) for cp in range(0x110000) if not 0xD800 <= cp <= 0xDFFF)
     without_roman = every.replace("\u00a5", "").replace("\u203e", "")
     for text in (every, without_roman):
-        assert encode_ncr(lookup(label), text) == _joined(label, text)
+        expected = _joined(label, text)
+        assert encode_ncr(lookup(label), text) == expected
+        inband = encode_inband(lookup(label), text)
+        assert (inband is None) is _declines(label, text)
+        if inband is not None:
+            assert inband_ncr_bytes(inband) == expected
 
 
 def test_iso_2022_jp_escapes_around_jis0208_runs() -> None:
@@ -68,10 +76,24 @@ def test_iso_2022_jp_escapes_around_jis0208_runs() -> None:
         b"a\x1b$B\x30\x6c\x1b(Bb\x1b$B\x30\x6c\x1b(B&#128512;\x1b$B\x30\x6c\x1b(B")
 
 
-def test_ncr_punctuation_is_ascii() -> None:
-    stateful = {"UTF-8", "ISO-2022-JP", "gb18030"}
-    for label in FUZZ_ENCODINGS:
-        assert ncr_punctuation_is_ascii(lookup(label)) is (label not in stateful)
+def _declines(label: str, text: str) -> bool:
+    """Where ``encode_inband`` takes the run loop (its docstring)."""
+    return label == "UTF-8" or (label == "ISO-2022-JP" and any(c in text for c in "\u00a5\u203e"))
+
+
+@pytest.mark.parametrize("label", FUZZ_ENCODINGS)
+@settings(max_examples=150, deadline=None)
+@given(text=TEXTS)
+def test_encode_inband_is_the_runs_with_ncrs(label: str, text: str) -> None:
+    inband = encode_inband(lookup(label), text)
+    if _declines(label, text):
+        assert inband is None
+        return
+    assert inband is not None
+    assert inband_ncr_bytes(inband) == _joined(label, text)
+    # Every char up to U+00FF is a byte; the errors are in band, one char each.
+    errors = [run for run in encode_runs(lookup(label), text) if isinstance(run, int)]
+    assert len("".join(INBAND_ERRORS.findall(inband))) == len(errors)
 
 
 @pytest.mark.parametrize("label", [e for e in FUZZ_ENCODINGS if e != "UTF-8"])
@@ -86,14 +108,12 @@ def test_percent_encode_legacy_paths_match_the_definition(
 
 
 @settings(max_examples=300, deadline=None)
-@given(text=TEXTS)
-def test_encode_ncr_marked_marks_only_the_ncrs(text: str) -> None:
-    iso = lookup("ISO-2022-JP")
-    marked = encode_ncr_marked(iso, text)
-    if any(c in text for c in "&#;\u00a5\u203e\ue000\ue001"):
-        assert marked is None
-        return
-    assert marked is not None
-    unmarked = marked.translate(bytes.maketrans(bytes(NCR_MARKS.values()), bytes(NCR_MARKS)))
-    assert unmarked == encode_ncr(iso, text)
-    assert encode_ncr_marked(lookup("Shift_JIS"), text) is None
+@given(text=TEXTS, members=st.frozensets(st.integers(0, 0xFF)), plus=st.booleans(),
+       label=st.sampled_from([e for e in FUZZ_ENCODINGS if e != "UTF-8"]))
+def test_percent_encode_legacy_paths_under_custom_sets(
+    text: str, members: frozenset[int], plus: bool, label: str
+) -> None:
+    # Custom sets may leave bytes >= 0x80, "&", "#", ";" or the digits as they are.
+    pes = PercentEncodeSet("custom", members, "test")
+    assert percent_encode(text, pes, encoding=label, space_as_plus=plus) == _by_chunks(
+        text, pes, label, plus)

@@ -56,24 +56,28 @@ Modules: ``labels`` (names, labels, ``lookup``), ``differences`` (``DIFFERENCES`
 
 from pctfuzz.encoding.differences import DIFFERENCES, CodecDifference
 from pctfuzz.encoding.encoders import (
-    NCR_MARKS,
+    INBAND_ERRORS,
+    encode_inband,
     encode_ncr,
-    encode_ncr_marked,
     encode_runs,
-    ncr_punctuation_is_ascii,
+    inband_code_point,
+    inband_ncr_bytes,
+    inband_ncrs,
 )
 from pctfuzz.encoding.labels import ENCODING_NAMES, LABELS, Encoding, lookup
 
 __all__ = [
     "DIFFERENCES",
     "ENCODING_NAMES",
+    "INBAND_ERRORS",
     "LABELS",
-    "NCR_MARKS",
     "CodecDifference",
     "Encoding",
+    "encode_inband",
     "encode_ncr",
-    "encode_ncr_marked",
     "encode_runs",
+    "inband_code_point",
+    "inband_ncr_bytes",
+    "inband_ncrs",
     "lookup",
-    "ncr_punctuation_is_ascii",
 ]

@@ -58,6 +58,7 @@ def _unencodable(name: str) -> re.Pattern[str]:
 _GB18030_FIXED = re.compile(
     "[" + "".join(chr(cp) for cp in _overrides("gb18030")) + "]"
 )
+_GB18030_FIXED_SPLIT = re.compile(f"({_GB18030_FIXED.pattern})")
 
 
 def _gb18030_runs(text: str) -> Iterator[bytes | int]:
@@ -208,88 +209,136 @@ def encode_ncr(encoding: Encoding, text: str) -> bytes:
     "xmlcharrefreplace", which writes exactly ``&#N;`` (its ASCII is in every table).
     """
     runs = encode_runs(encoding, text)  # (the argument checks, and the other encoders)
-    if encoding.name == "ISO-2022-JP" and _ISO_2022_JP_AT_ONCE.search(text) is None:
-        return _iso_2022_jp_ncr(text)
     if encoding.name in _NOT_TABLES:
+        inband = encode_inband(encoding, text)
+        if inband is not None:  # gb18030, ISO-2022-JP without the Roman state
+            return inband_ncr_bytes(inband)
         return b"".join([run if isinstance(run, bytes) else b"&#%d;" % run for run in runs])
     return _charmap_ncr(_table(encoding.name), text)
 
 
-#: Stand-ins for the two escape sequences in ``_iso_2022_jp_ncr``: private-use code
-#: points, errors for ISO-2022-JP, so a text holding one takes the run loop.
-_TO_JIS0208, _TO_ASCII = "\ue000", "\ue001"
-#: What ``_iso_2022_jp_ncr`` cannot take: Roman (¥, ‾) and the stand-ins.
-_ISO_2022_JP_AT_ONCE = re.compile("[\u00a5\u203e\ue000\ue001]")
+# --- the encoders' output as one str, errors in band ------------------------------------
+
+#: ``encode_inband``'s stand-ins for the code points U+0080-U+00FF an encoder cannot
+#: encode: U+DC80-U+DCFF, lone surrogates, which a scalar value string never holds. So
+#: each char of its output up to U+00FF is a byte, and each other char is an error.
+_LOW_ERROR_OFFSET = 0xDC00
+_LOW_ERRORS_BACK = {_LOW_ERROR_OFFSET + cp: cp for cp in range(0x80, 0x100)}
+_LOW_STAND_INS = re.compile("[\\udc80-\\udcff]")
+
+#: In ``encode_inband``'s output: one run of errors, as a capturing group, so ``split``
+#: alternates bytes and errors.
+INBAND_ERRORS = re.compile("([^\\x00-\\xff]+)")
 
 
-#: ``encode_ncr_marked``'s bytes for the "&", "#" and ";" of an NCR.
-NCR_MARKS = {0x26: 0x80, 0x23: 0x82, 0x3B: 0x81}
-_NOT_MARKED = re.compile("[&#;\u00a5\u203e\ue000\ue001]")
+def inband_code_point(char: int) -> int:
+    """The code point an error char (above U+00FF) of ``encode_inband``'s output stands for."""
+    return char - _LOW_ERROR_OFFSET if 0xDC80 <= char <= 0xDCFF else char
 
 
-def encode_ncr_marked(encoding: Encoding, text: str) -> bytes | None:
-    """``encode_ncr`` with the "&", "#" and ";" of each NCR written as the bytes of
-    ``NCR_MARKS`` (0x80, 0x82, 0x81), for ISO-2022-JP, whose output is otherwise 7-bit:
-    so a percent-encoder can write NCRs as ``%26%23N%3B`` whatever the set (URL 1.3)
-    in one pass. None when this cannot be done: another encoding, or a text with
-    "&", "#", ";", ¥, ‾ (the Roman state) or the stand-ins of ``_iso_2022_jp_ncr``."""
+def inband_ncrs(errors: str) -> str:
+    """``errors`` (runs of ``INBAND_ERRORS``, maybe with ASCII between them) with each
+    error written as its HTML numeric character reference ``&#N;`` (decimal, as URL
+    Standard 1.3 step 5.3 writes N): all at once, by the ASCII codec's
+    "xmlcharrefreplace" (C), after the stand-ins are read back."""
+    if _LOW_STAND_INS.search(errors) is not None:
+        errors = errors.translate(_LOW_ERRORS_BACK)
+    return errors.encode("ascii", "xmlcharrefreplace").decode("ascii")
+
+
+def encode_inband(encoding: Encoding, text: str) -> str | None:
+    """The bytes of ``encode_runs`` as a str of one char per byte (U+0000-U+00FF), with
+    each code point the encoder cannot encode left in place, as itself or, for
+    U+0080-U+00FF, as a lone surrogate (``inband_code_point``); ISO-2022-JP's SO, SI and
+    ESC as U+FFFD (Encoding 12.2.2 reports them so). A percent-encoder then writes every
+    byte and error with one ``str.translate``, and no Python step per run (URL Standard
+    1.3). Raises as ``encode_runs`` does.
+
+    None where this takes the run loop: UTF-8 (no errors; it has its own path), and
+    ISO-2022-JP text with U+00A5 or U+203E (the Roman state).
+    """
     encode_runs(encoding, text)  # (the argument checks)
-    if encoding.name != "ISO-2022-JP" or _NOT_MARKED.search(text) is not None:
+    name = encoding.name
+    if name == "UTF-8":
         return None
-    return _iso_2022_jp_ncr(text, marked=True)
+    if name == "ISO-2022-JP":
+        return None if _ROMAN_CHARS.search(text) else _iso_2022_jp_inband(text)
+    if name == "gb18030":
+        return _gb18030_inband(text)
+    return text.translate(_inband_table(name))
+
+
+def _gb18030_inband(text: str) -> str:
+    """``encode_inband`` for gb18030 (§10.2.2): Python's codec, which has bytes for every
+    scalar value, between the corrected code points of ``DIFFERENCES``."""
+    pieces = _GB18030_FIXED_SPLIT.split(text)  # codec's, corrected, codec's, ...
+    if len(pieces) > 1:
+        fixes = _overrides("gb18030")
+        pieces[1::2] = [fixed.decode("latin-1") if fixed is not None else char
+                        for char, fixed in ((c, fixes[ord(c)]) for c in pieces[1::2])]
+    pieces[0::2] = [piece.encode("gb18030").decode("latin-1") for piece in pieces[0::2]]
+    return "".join(pieces)
+
+
+def inband_ncr_bytes(inband: str) -> bytes:
+    """``encode_inband``'s output as the bytes of ``encode_ncr`` (each error as "&#N;")."""
+    pieces = INBAND_ERRORS.split(inband)
+    if len(pieces) > 1:
+        pieces[1::2] = inband_ncrs("\x00".join(pieces[1::2])).split("\x00")
+    return "".join(pieces).encode("latin-1")
+
+
+def _low_errors(table: dict[int, str]) -> dict[int, str]:
+    """``table`` with each unencodable U+0080-U+00FF mapped to its stand-in, and U+FFFD,
+    if unencodable, to itself: the commonest error (from invalid UTF-8), and a code
+    point ``translate`` does not find costs it an exception."""
+    for cp in range(0x80, 0x100):
+        table.setdefault(cp, chr(_LOW_ERROR_OFFSET + cp))
+    table.setdefault(0xFFFD, "\ufffd")
+    return table
 
 
 @functools.cache
-def _iso_2022_jp_ncr_parts(marked: bool) -> tuple[re.Pattern[str], dict[int, bytes]]:
-    """(runs of what the jis0208 state encodes, the table of ``_iso_2022_jp_ncr``)."""
-    jis = {cp: out for cp, out in _table("ISO-2022-JP").items()
+def _inband_table(name: str) -> dict[int, str]:
+    """``str.translate`` table of a table encoder for ``encode_inband``: code point ->
+    its bytes as latin-1 chars (or a stand-in, ``_low_errors``); the other unencodable
+    code points are absent (``translate`` leaves them as they are)."""
+    table = {cp: out.decode("latin-1") for cp, out in _table(name).items()}
+    assert all(table[cp] == chr(cp) for cp in range(0x80))  # ASCII as is: a fact
+    return _low_errors(table)
+
+
+_ROMAN_CHARS = re.compile("[\u00a5\u203e]")
+#: Stand-ins for ISO-2022-JP's two escape sequences in ``_iso_2022_jp_inband``: lone
+#: surrogates, never in a scalar value string.
+_TO_JIS0208, _TO_ASCII = "\ud800", "\ud801"
+
+
+@functools.cache
+def _iso_2022_jp_inband_parts() -> tuple[re.Pattern[str], dict[int, str]]:
+    """(runs of what the jis0208 state encodes, the table of ``_iso_2022_jp_inband``)."""
+    jis = {cp: out.decode("latin-1") for cp, out in _table("ISO-2022-JP").items()
            if cp >= 0x80 and cp not in (0xA5, 0x203E)}
-    assert ord(_TO_JIS0208) not in jis and ord(_TO_ASCII) not in jis
-    table = {cp: bytes([cp]) for cp in range(0x80)}
-    if marked:  # (the text has no "&", "#" or ";": these code points are NCRs')
-        table.update({cp: bytes([mark]) for cp, mark in NCR_MARKS.items()})
-    table.update({cp: table[0x26] + table[0x23] + b"65533" + table[0x3B]
-                  for cp in b"\x0e\x0f\x1b"})
+    table = {cp: chr(cp) for cp in range(0x80)}
+    # SO, SI and ESC are errors reported as U+FFFD (Encoding 12.2.2 step 3).
+    table.update({cp: "\ufffd" for cp in b"\x0e\x0f\x1b"})
     table.update(jis)
-    table[ord(_TO_JIS0208)], table[ord(_TO_ASCII)] = _ESC_JIS0208, _ESC_ASCII
-    return re.compile(f"([{_class_of(jis)}]+)"), table
+    table[ord(_TO_JIS0208)], table[ord(_TO_ASCII)] = "\x1b$B", "\x1b(B"
+    return re.compile(f"([{_class_of(jis)}]+)"), _low_errors(table)
 
 
-def _iso_2022_jp_ncr(text: str, *, marked: bool = False) -> bytes:
-    """``encode_ncr`` for ISO-2022-JP and a text without ¥, ‾ (so without the Roman
-    state) or the stand-ins, in C: the encoder (§12.2.2) is then in the jis0208 state
-    exactly within each maximal run of jis0208 code points, and in the ASCII state
-    elsewhere. So "ESC $ B" goes before each such run and "ESC ( B" after it (before
-    the next ASCII, SO/SI/ESC or error, or at the end), and one ``charmap_encode``
-    writes the rest: ASCII as is, SO, SI and ESC as U+FFFD's NCR, an error as its NCR
-    (``marked``: with the NCR's "&#;" as ``NCR_MARKS``' bytes, ``encode_ncr_marked``).
-    """
-    runs, table = _iso_2022_jp_ncr_parts(marked)
+def _iso_2022_jp_inband(text: str) -> str:
+    """``encode_inband`` for ISO-2022-JP and a text without U+00A5 or U+203E, so without
+    the Roman state (Encoding 12.2.2): the encoder is then in the jis0208 state exactly
+    within each maximal run of jis0208 code points, and in the ASCII state elsewhere
+    (an error in jis0208 returns to ASCII first, step 11). So "ESC $ B" goes before
+    each such run and "ESC ( B" after it (before the next ASCII, SO/SI/ESC or error, or
+    at the end), and one ``str.translate`` writes the rest."""
+    runs, table = _iso_2022_jp_inband_parts()
     pieces = runs.split(text)  # other, jis0208, other, ..., other
     count = len(pieces) // 2
     escaped = [_TO_ASCII] * (4 * count + 1)
     escaped[0::4] = pieces[0::2]
     escaped[1::4] = [_TO_JIS0208] * count
     escaped[2::4] = pieces[1::2]
-    return _charmap_ncr(table, "".join(escaped))
-
-
-_NCR_PUNCTUATION = frozenset(b"&#;")
-
-
-@functools.cache
-def ncr_punctuation_is_ascii(encoding: Encoding) -> bool:
-    """In this encoder's output, the bytes of "&", "#" and ";" come from those three
-    code points only (then, in ``encode_ncr``'s bytes of a text without them, each such
-    byte is part of an NCR). Read off the table: true for every table encoder, whose
-    multi-byte sequences and upper-half bytes are all 0x40 or above; False for
-    ISO-2022-JP (its jis0208 bytes are 0x21-0x7E), gb18030 and UTF-8."""
-    if encoding.name in _NOT_TABLES:
-        return False
-    table = _table(encoding.name)
-    return all(
-        table.get(byte) == bytes([byte]) for byte in _NCR_PUNCTUATION
-    ) and not any(
-        _NCR_PUNCTUATION.intersection(out) for cp, out in table.items()
-        if cp not in _NCR_PUNCTUATION
-    )
+    return "".join(escaped).translate(table)
