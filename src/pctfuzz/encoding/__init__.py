@@ -31,8 +31,11 @@ Each :class:`Encoding` names the codec this module starts from (``Encoding.codec
 * x-user-defined and UTF-8 need no codec (``codec`` is None).
 
 Except for gb18030 (Python's own encoder) and UTF-8, every encoder is a code point ->
-bytes dict, built on first use (up to about 50 ms) and run through :func:`codecs.charmap_encode`,
-so long runs are encoded in C; Python-level work happens only around errors.
+bytes dict, built on first use (up to about 50 ms). :func:`encode_runs` is the
+transcription of the Encoding Standard's loop (chunks and errors, in order);
+:func:`encode_ncr` and :func:`encode_inband` give the same bytes in a few C calls
+(``codecs.charmap_encode``, ``str.translate``, one regex split), the second as a str
+with the errors left in place, which is what ``percent_encode`` starts from.
 
 Verification
 ------------
@@ -51,7 +54,8 @@ Unverified: index revisions published after those snapshots (each index file car
 Identifier and a Date to track that).
 
 Modules: ``labels`` (names, labels, ``lookup``), ``differences`` (``DIFFERENCES``),
-``tables`` (the encoder tables), ``encoders`` (``encode_runs``). Import from this package.
+``tables`` (the encoder tables), ``encoders`` (``encode_runs``, ``encode_ncr``,
+``encode_inband``). Import from this package.
 """
 
 from pctfuzz.encoding.differences import DIFFERENCES, CodecDifference
