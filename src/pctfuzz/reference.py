@@ -174,6 +174,8 @@ class _Call:
     #: ASCII text encodes to the same bytes (UTF-8 and every WHATWG encoder but
     #: ISO-2022-JP, whose encoder rejects ESC, SO and SI); False for a bad label.
     ascii_as_is: bool
+    #: The encoding; None for a bad label (an error for str values only).
+    encoding: _encoding.Encoding | None = None
     #: For a legacy encoding, ``_inband_output`` of the set and spaceAsPlus; else None.
     inband: tuple[str, ...] | None = None
 
@@ -234,7 +236,7 @@ def _resolve(
         # An error only for str values (bytes ignore ``encoding``): the str path
         # looks the label up again and raises there.
         return _Call(_encoder(pes, plus), is_utf8=False, ascii_as_is=False)
-    resolved = _Call(_encoder(pes, plus), enc.is_utf8, _ascii_as_is(enc),
+    resolved = _Call(_encoder(pes, plus), enc.is_utf8, _ascii_as_is(enc), enc,
                      None if enc.is_utf8 else _inband_output(pes, plus))
     # Only keys whose equality means "same call": a set name, None or a bool, a str label.
     if (
@@ -300,7 +302,7 @@ def percent_encode(
 
 def _encode_legacy(value: str, encoding: str, call: _Call) -> str:
     """``percent_encode`` of a scalar value string with a legacy (not UTF-8) encoding."""
-    enc = _encoding.lookup(encoding)
+    enc = _encoding.lookup(encoding) if call.encoding is None else call.encoding
     inband = _encoding.encode_inband(enc, value)
     if inband is not None:
         # Every byte and every error in the BMP in one translate; the astral errors

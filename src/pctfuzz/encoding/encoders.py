@@ -171,6 +171,21 @@ def encode_runs(encoding: Encoding, text: str) -> Iterator[bytes | int]:
     bytes are split into chunks is not significant. ``text`` must be a scalar value
     string; a lone surrogate raises NotScalarValueError.
     """
+    _check_arguments(encoding, text)
+    if not text:
+        return iter(())
+    if encoding.is_utf8:
+        return iter((text.encode("utf-8"),))
+    if encoding.name == "ISO-2022-JP":
+        return _iso_2022_jp_runs(text)
+    if encoding.name == "gb18030":
+        return _gb18030_runs(text)
+    return _table_runs(text, encoding.name)
+
+
+def _check_arguments(encoding: Encoding, text: str) -> None:
+    """The errors of the encoders' functions: an encoding ``lookup`` did not give, a
+    text that is not a scalar value string."""
     if not isinstance(encoding, Encoding):
         raise InputTypeError(f"encoding must be an Encoding, not {type_name(encoding)}")
     if not isinstance(text, str):
@@ -183,15 +198,6 @@ def encode_runs(encoding: Encoding, text: str) -> Iterator[bytes | int]:
         raise NotScalarValueError(
             f"lone surrogate U+{ord(surrogate.group()):04X} at index {surrogate.start()}"
         )
-    if not text:
-        return iter(())
-    if encoding.is_utf8:
-        return iter((text.encode("utf-8"),))
-    if encoding.name == "ISO-2022-JP":
-        return _iso_2022_jp_runs(text)
-    if encoding.name == "gb18030":
-        return _gb18030_runs(text)
-    return _table_runs(text, encoding.name)
 
 
 #: Encodings whose encoder is a table and nothing else (stateless, no corrections
@@ -257,15 +263,16 @@ def encode_inband(encoding: Encoding, text: str) -> str | None:
     None where this takes the run loop: UTF-8 (no errors; it has its own path), and
     ISO-2022-JP text with U+00A5 or U+203E (the Roman state).
     """
-    encode_runs(encoding, text)  # (the argument checks)
-    name = encoding.name
-    if name == "UTF-8":
-        return None
-    if name == "ISO-2022-JP":
-        return None if _ROMAN_CHARS.search(text) else _iso_2022_jp_inband(text)
-    if name == "gb18030":
-        return _gb18030_inband(text)
-    return text.translate(_inband_table(name))
+    _check_arguments(encoding, text)
+    # (A dict, not comparisons of names: each comparison costs a call once instrumented.)
+    special = _INBAND_SPECIAL.get(encoding.name)
+    if special is not None:
+        return special(text)
+    return text.translate(_inband_table(encoding.name))
+
+
+def _iso_2022_jp_inband_or_none(text: str) -> str | None:
+    return None if _ROMAN_CHARS.search(text) else _iso_2022_jp_inband(text)
 
 
 def _gb18030_inband(text: str) -> str:
@@ -342,3 +349,11 @@ def _iso_2022_jp_inband(text: str) -> str:
     escaped[1::4] = [_TO_JIS0208] * count
     escaped[2::4] = pieces[1::2]
     return "".join(escaped).translate(table)
+
+
+#: ``encode_inband`` for the encoders that are not one table.
+_INBAND_SPECIAL: dict[str, Callable[[str], str | None]] = {
+    "UTF-8": lambda text: None,
+    "ISO-2022-JP": _iso_2022_jp_inband_or_none,
+    "gb18030": _gb18030_inband,
+}
