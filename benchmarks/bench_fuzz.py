@@ -9,9 +9,13 @@ Each target runs exactly as ``python harness/fuzz_<target>.py <empty dir>
 -max_total_time=<seconds>`` (standalone, crash mode, libFuzzer's default lengths), and
 the table gives libFuzzer's final ``cov``/``ft`` too: coverage feedback still grows.
 Compare ratios, not absolute numbers: the machine may be shared (the load average is
-printed). Usage:
+printed). ``--replay`` also replays each target's corpus of that run (or of ``--corpus
+DIR/<target>``) in a fresh process instrumented as its harness is, warm, and prints
+the CPU microseconds per input (best of ``--rounds``): the same inputs before and
+after a change, so steadier than exec/s, whose inputs change with the coverage. Usage:
 
     python benchmarks/bench_fuzz.py [--seconds 10] [--quick] [--targets encode ...] [--json]
+                                    [--replay [--corpus DIR] [--rounds 7]]
 
 Time to first finding is ``bench_ttb.py``.
 """
@@ -91,6 +95,50 @@ atheris.Setup(sys.argv, test_one_input)
 atheris.Fuzz()
 """
 
+#: Corpus replay, instrumented as ``python -m pctfuzz.harness`` instruments the target
+#: (``Target.hooks_imports``, ``Target.instrumented_modules``): argv = target, corpus
+#: folder, rounds. Prints the best CPU microseconds per input over the rounds.
+REPLAY = """
+import sys
+import time
+from pathlib import Path
+
+import atheris
+
+from pctfuzz.targets import get_target
+
+name, folder, rounds = sys.argv[1], Path(sys.argv[2]), int(sys.argv[3])
+if get_target(name).hooks_imports:  # as pctfuzz.harness: pctfuzz again, inside the hook
+    for module in [m for m in sys.modules if m == "pctfuzz" or m.startswith("pctfuzz.")]:
+        del sys.modules[module]
+    with atheris.instrument_imports(include=["pctfuzz"]):
+        import pctfuzz.fuzz.driver  # noqa: F401
+from pctfuzz.fuzz import driver
+from pctfuzz.targets import get_target, resolve_subject
+
+target = get_target(name)
+impl = resolve_subject(target, "urllib" if target.differential else None)
+driver.instrument_modules(target.instrumented_modules(impl))
+inputs = [path.read_bytes() for path in sorted(folder.iterdir()) if path.is_file()]
+
+
+def replay() -> None:
+    for data in inputs:
+        try:
+            driver.run_input(target, impl, data)
+        except Exception:  # a finding's input: timed like any other
+            pass
+
+
+replay()  # warm: caches, tables, lazily built encoders
+best = float("inf")
+for _ in range(rounds):
+    started = time.process_time()
+    replay()
+    best = min(best, time.process_time() - started)
+print(len(inputs), best / max(1, len(inputs)) * 1e6)
+"""
+
 ALL_TARGETS = ["encode", "decode", "form", "form_parse",
                "diff_encode", "diff_decode", "diff_form", "diff_form_parse"]
 #: ``--quick``: the targets of issue 15's goals.
@@ -109,10 +157,13 @@ def _run(cmd: list[str], env: dict[str, str] | None = None, timeout: float = 600
     return proc.stdout, time.monotonic() - started
 
 
-def exec_rate(script: list[str], seconds: int) -> dict[str, float]:
-    """Runs, exec/s and final coverage of one libFuzzer process over ``seconds``."""
-    with tempfile.TemporaryDirectory() as corpus:
-        out, _ = _run([sys.executable, *script, corpus, f"-max_total_time={seconds}"])
+def exec_rate(script: list[str], seconds: int, corpus: str | None = None
+              ) -> dict[str, float]:
+    """Runs, exec/s and final coverage of one libFuzzer process over ``seconds``,
+    writing its corpus into ``corpus`` (a temporary folder if None)."""
+    with tempfile.TemporaryDirectory() as scratch:
+        out, _ = _run([sys.executable, *script, corpus or scratch,
+                       f"-max_total_time={seconds}"])
     done = _DONE.search(out)
     runs = int(done[1]) if done else 0
     secs = max(1, int(done[2])) if done else seconds
@@ -122,12 +173,27 @@ def exec_rate(script: list[str], seconds: int) -> dict[str, float]:
             "crashed": "Uncaught Python exception" in out}
 
 
+def replay_rate(target: str, corpus: Path, rounds: int) -> dict[str, float]:
+    """CPU microseconds per input of ``corpus`` through the instrumented ``run_input``."""
+    out, _ = _run([sys.executable, "-c", REPLAY, target, str(corpus), str(rounds)])
+    try:
+        count, micros = out.split()[-2:]
+        return {"inputs": int(count), "replay_us": float(micros)}
+    except ValueError:
+        raise SystemExit(f"bench_fuzz: replay of {target} failed:\n{out}") from None
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--seconds", type=int, default=10)
     parser.add_argument("--quick", action="store_true", help=" ".join(QUICK_TARGETS))
     parser.add_argument("--targets", nargs="*", choices=ALL_TARGETS)
     parser.add_argument("--json", action="store_true")
+    parser.add_argument("--replay", action="store_true",
+                        help="also time a corpus replay per target (module docstring)")
+    parser.add_argument("--corpus", type=Path,
+                        help="with --replay: replay DIR/<target> instead of this run's corpus")
+    parser.add_argument("--rounds", type=int, default=7)
     args = parser.parse_args()
     targets = args.targets or (QUICK_TARGETS if args.quick else ALL_TARGETS)
 
@@ -139,8 +205,14 @@ def main() -> int:
             path = Path(tmp, f"{name}.py")
             path.write_text(source)
             results[name] = exec_rate([str(path)], args.seconds)
-    for target in targets:
-        results[target] = exec_rate([str(HARNESS / f"fuzz_{target}.py")], args.seconds)
+        for target in targets:
+            corpus = Path(tmp, "corpus", target)
+            corpus.mkdir(parents=True)
+            results[target] = exec_rate([str(HARNESS / f"fuzz_{target}.py")], args.seconds,
+                                        str(corpus))
+            if args.replay:
+                results[target].update(replay_rate(
+                    target, args.corpus / target if args.corpus else corpus, args.rounds))
 
     if args.json:
         print(json.dumps({"seconds": args.seconds, "loadavg": load, "targets": results},
@@ -150,10 +222,14 @@ def main() -> int:
     bare = results["bare-differential"]["exec_per_s"] or 1
     print(f"exec/s, standalone, empty corpus, {args.seconds} s each (load average "
           f"{load[0]:.2f} {load[1]:.2f} {load[2]:.2f} on {os.cpu_count()} cores)")
-    print(f"{'target':<19}{'exec/s':>9}{'vs empty':>10}{'vs bare':>9}{'cov':>6}{'ft':>6}")
+    replay = "  replay us/input (inputs)" if args.replay else ""
+    print(f"{'target':<19}{'exec/s':>9}{'vs empty':>10}{'vs bare':>9}{'cov':>6}{'ft':>6}"
+          + replay)
     for name, row in results.items():
         rate = row["exec_per_s"]
         note = "  CRASHED" if row["crashed"] else ""
+        if "replay_us" in row:
+            note = f"{row['replay_us']:>17.1f} ({row['inputs']:.0f}){note}"
         print(f"{name:<19}{rate:>9.0f}{rate / empty:>10.3f}{rate / bare:>9.3f}"
               f"{row['cov']:>6}{row['ft']:>6}{note}")
     return 0

@@ -49,6 +49,7 @@ sys.path.insert(0, str(HERE))
 URLLIB_FAULTS = {
     "urllib+tilde-encoded": ("diff_encode", "ttb_faults:TildeEncoded"),
     "urllib+lowercase-hex": ("diff_encode", "ttb_faults:LowercaseHex"),
+    "urllib+iso2022-reescape": ("diff_encode", "ttb_faults:Iso2022JpReescape"),
     "urllib+unquote-ignore": ("diff_decode", "ttb_faults:UnquoteIgnore"),
     "urllib+form-percent20": ("diff_form", "ttb_faults:FormPercent20"),
 }

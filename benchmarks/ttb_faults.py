@@ -11,7 +11,8 @@ from urllib.parse import unquote
 from pctfuzz.cases import DecodeCase, EncodeCase, FormCase
 from pctfuzz.oracles.urllib_parse import UrllibAdapter
 
-__all__ = ["FormPercent20", "LowercaseHex", "TildeEncoded", "UnquoteIgnore"]
+__all__ = ["FormPercent20", "Iso2022JpReescape", "LowercaseHex", "TildeEncoded",
+           "UnquoteIgnore"]
 
 _TRIPLET = re.compile("%[0-9A-F]{2}")
 _SURROGATE = re.compile("[\ud800-\udfff]")
@@ -33,6 +34,21 @@ class LowercaseHex(UrllibAdapter):
 
     def encode(self, case: EncodeCase) -> str:
         return _TRIPLET.sub(lambda m: m[0].lower(), super().encode(case))
+
+
+class Iso2022JpReescape(UrllibAdapter):
+    """ISO-2022-JP: the second switch to JIS X 0208 (``ESC $ B``) of an answer left out,
+    as a stateful encoder that forgets it left that state. Only text that enters the
+    state twice (kanji, ASCII, kanji) shows it: the fuzzer finds such text by the
+    reference encoder's branches (``targets.REFERENCE_MODULES``)."""
+
+    name = "urllib+iso2022-reescape"
+
+    def encode(self, case: EncodeCase) -> str:
+        out = super().encode(case)
+        first = out.find("%1B%24B") if case.encoding == "ISO-2022-JP" else -1
+        second = out.find("%1B%24B", first + 1) if first >= 0 else -1
+        return out if second < 0 else out[:second] + out[second + len("%1B%24B"):]
 
 
 class UnquoteIgnore(UrllibAdapter):

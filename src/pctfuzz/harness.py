@@ -3,10 +3,13 @@ target, shipped inside the package (what ``pctfuzz fuzz`` starts, so an installe
 wheel fuzzes from any folder). ``harness/fuzz_<target>.py`` are the same program as
 OSS-Fuzz scripts.
 
-- **Coverage.** pctfuzz must be imported inside ``atheris.instrument_imports`` so its
-  code carries libFuzzer counters. ``-m`` imports the ``pctfuzz`` package (and the
+- **Coverage.** An invariant target's pctfuzz must be imported inside
+  ``atheris.instrument_imports`` so its code carries libFuzzer counters
+  (``Target.hooks_imports``). ``-m`` imports the ``pctfuzz`` package (and the
   reference it re-exports) before this module runs, where the hook cannot see it, so
   those modules are dropped from ``sys.modules`` and imported again inside the hook.
+  A differential target's modules are instrumented by the driver after import
+  (``Target.instrumented_modules``), so nothing is imported again.
 - **Dictionary.** The target's dictionary from the package data
   (``pctfuzz/data/dicts/<target>.dict``) is added unless a ``-dict=`` flag is given.
 - **Dies with its parent.** With ``PCTFUZZ_PARENT_PID`` set (``pctfuzz fuzz`` sets
@@ -28,9 +31,9 @@ _USAGE = "usage: python -m pctfuzz.harness TARGET [libFuzzer flags]"
 
 #: ``harness/fuzz_<target>.py``, the OSS-Fuzz script of a target: the same program as
 #: ``python -m pctfuzz.harness TARGET``, written as ``compile_python_fuzzer`` expects a
-#: fuzzer (one self-contained file per target, atheris hooked before pctfuzz is
-#: imported). ``tests/unit/test_harness_scripts.py`` checks every script against this
-#: text and the target registry; ``write_scripts`` writes them.
+#: fuzzer (one self-contained file per target; for an invariant target, atheris hooked
+#: before pctfuzz is imported). ``tests/unit/test_harness_scripts.py`` checks every
+#: script against this text and the target registry; ``write_scripts`` writes them.
 SCRIPT = """#!/usr/bin/env python3
 \"\"\"atheris fuzzer for the pctfuzz `{target}` target (see `pctfuzz targets`).
 
@@ -41,22 +44,34 @@ Run like any OSS-Fuzz Python fuzzer:
 
 import sys
 
-import atheris
-
-# pctfuzz is imported inside the hook so its code carries coverage counters; the
-# implementation under test (urllib.parse, imported by atheris itself) is instrumented
-# explicitly by the driver's main.
-with atheris.instrument_imports(include=["pctfuzz"]):
-    from pctfuzz.fuzz import driver
+{imports}
 
 if __name__ == "__main__":
     driver.main("{target}", sys.argv)
 """
 
+#: ``SCRIPT``'s imports for a target that ``hooks_imports`` (an invariant target).
+HOOKED_IMPORTS = """import atheris
+
+# pctfuzz is imported inside the hook so its code carries coverage counters; the
+# implementation under test (urllib.parse, imported by atheris itself) is instrumented
+# explicitly by the driver's main.
+with atheris.instrument_imports(include=["pctfuzz"]):
+    from pctfuzz.fuzz import driver"""
+
+#: ``SCRIPT``'s imports for a differential target.
+PLAIN_IMPORTS = """# The code under test is the implementation's adapter: the driver's main
+# instruments it and the reference it is compared with, not the rest of pctfuzz,
+# which would only cost (Target.instrumented_modules).
+from pctfuzz.fuzz import driver"""
+
 
 def oss_fuzz_script(target: str) -> str:
     """The text of ``harness/fuzz_<target>.py`` (see ``SCRIPT``)."""
-    return SCRIPT.format(target=target)
+    from pctfuzz.targets import get_target
+
+    hooked = get_target(target).hooks_imports
+    return SCRIPT.format(target=target, imports=HOOKED_IMPORTS if hooked else PLAIN_IMPORTS)
 
 
 def write_scripts(folder: Path) -> list[Path]:
@@ -105,8 +120,6 @@ def run(argv: list[str]) -> None:
         print(f"{_USAGE}\npctfuzz.harness: error: TARGET is required", file=sys.stderr)
         sys.exit(2)
     die_with_parent()
-    _import_instrumented()
-    from pctfuzz.fuzz import driver as fuzzing
     from pctfuzz.targets import TARGETS
 
     target, flags = args[0], args[1:]
@@ -114,6 +127,9 @@ def run(argv: list[str]) -> None:
         print(f"pctfuzz.harness: error: unknown target {target!r} "
               f"(known: {', '.join(TARGETS)})", file=sys.stderr)
         sys.exit(2)
+    if TARGETS[target].hooks_imports:
+        _import_instrumented()
+    from pctfuzz.fuzz import driver as fuzzing
     dictionary = Path(__file__).parent / "data" / "dicts" / f"{target}.dict"
     if dictionary.is_file() and not any(f.startswith("-dict=") for f in flags):
         flags.append(f"-dict={dictionary}")

@@ -46,6 +46,7 @@ if TYPE_CHECKING:
 __all__ = [
     "FUZZ_ENCODINGS",
     "FUZZ_SETS",
+    "REFERENCE_MODULES",
     "TARGETS",
     "Target",
     "get_target",
@@ -60,10 +61,18 @@ CaseType: TypeAlias = type[EncodeCase] | type[DecodeCase] | type[FormCase] | typ
 # --- the registry --------------------------------------------------------------------------
 # The checks, their strategies and the subjects (codecs, faults, adapters) are imported
 # when the registry or the resolver is first used, not with this module (``_late``): the
-# atheris harness imports this module inside ``atheris.instrument_imports``, where only
-# the reference and the byte formats above should get coverage counters. Importing the
+# atheris harness of an invariant target imports this module inside
+# ``atheris.instrument_imports``, where only the reference and the byte formats above
+# should get coverage counters (``Target.hooks_imports``). Importing the
 # checks there instrumented them, the divergence registry and the oracles package too,
 # and took the harness start-up from 0.53 s to 1.85 s of CPU.
+
+#: The reference's modules with per-input branches (WHATWG URL 1.3 percent-encode and
+#: percent-decode, 5.1/5.2 the form parser and serializer, the Encoding Standard's
+#: encoders): what a differential target instruments besides the adapter
+#: (``Target.instrumented_modules``).
+REFERENCE_MODULES: tuple[str, ...] = ("pctfuzz.reference", "pctfuzz.encoding.encoders",
+                                      "pctfuzz.form")
 
 #: A target's check: raises ``Violation``/``Divergence``; a differential check returns
 #: None (not answered) or the ids of the registry entries that accepted a difference.
@@ -131,6 +140,28 @@ class Target:
         if not self.differential:
             return ()
         return modules_under_test(resolve_subject(self, subject))
+
+    @property
+    def hooks_imports(self) -> bool:
+        """Whether the atheris harness imports pctfuzz inside ``atheris.instrument_imports``,
+        so every pctfuzz module imported there carries coverage counters: an invariant
+        target's, whose code under test is the reference. A differential target's code
+        under test is the adapter: its harness imports pctfuzz plainly and the driver
+        instruments ``instrumented_modules`` only (the byte formats, cases, targets and
+        the driver itself would only cost, about 11 % of the time per input)."""
+        return not self.differential
+
+    def instrumented_modules(self, subject: Subject | str | None = None) -> tuple[str, ...]:
+        """The modules the atheris driver instruments once imported
+        (``fuzz.driver.instrument_modules``): for a differential target the code under
+        test and the reference it is compared with, ``REFERENCE_MODULES`` (whose
+        branches tell inputs apart, so libFuzzer keeps inputs that take the reference
+        down another path: without them a fault that shows only in ISO-2022-JP text
+        switching state twice was not found in 30 s); none for an invariant target
+        (``hooks_imports``)."""
+        if not self.differential:
+            return ()
+        return (*REFERENCE_MODULES, *self.code_under_test(subject))
 
     def strategy(self) -> SearchStrategy[Any]:
         """The Hypothesis strategy for this target's cases."""

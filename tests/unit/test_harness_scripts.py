@@ -4,6 +4,8 @@ text for it, with its dictionary linked from the package data."""
 from __future__ import annotations
 
 import os
+import subprocess
+import sys
 from pathlib import Path
 
 from pctfuzz.harness import oss_fuzz_script
@@ -34,3 +36,41 @@ def test_each_dictionary_links_to_the_package_data() -> None:
         assert link.is_symlink(), link
         assert os.readlink(link) == f"../src/pctfuzz/data/dicts/{name}.dict"
         assert link.resolve().is_file() and link.read_text().strip()
+
+
+def test_only_invariant_targets_import_pctfuzz_inside_the_hook() -> None:
+    for name, target in TARGETS.items():
+        text = oss_fuzz_script(name)
+        assert ("atheris.instrument_imports" in text) is target.hooks_imports is (
+            not target.differential), name
+
+
+#: Run in a fresh interpreter: instrumentation cannot be undone. Prints, per function,
+#: whether its code carries atheris counters.
+_PROBE = """
+import sys
+from pctfuzz.fuzz import driver
+from pctfuzz.targets import get_target
+
+driver.instrument_modules(get_target(sys.argv[1]).instrumented_modules("urllib"))
+import urllib.parse
+from pctfuzz import form, reference
+from pctfuzz.checks import differential
+from pctfuzz.encoding import encoders
+from pctfuzz import formats, targets
+for func in (reference.percent_encode, encoders._iso_2022_jp_runs, form.form_urlencode,
+             urllib.parse.quote_from_bytes, formats.encode_from_bytes,
+             targets.Target.case_from_bytes, driver.run_input, differential._check):
+    print("__ATHERIS_INSTRUMENTED__" in func.__code__.co_consts)
+"""
+
+
+def test_a_differential_target_instruments_the_reference_and_the_adapter_only() -> None:
+    out = subprocess.run([sys.executable, "-c", _PROBE, "diff_encode"], capture_output=True,
+                         text=True, check=True).stdout.split()
+    assert out == ["True"] * 4 + ["False"] * 4, out  # reference, urllib; harness code
+    # An invariant target's driver instruments nothing after import: its harness
+    # imports pctfuzz inside the hook instead.
+    out = subprocess.run([sys.executable, "-c", _PROBE, "encode"], capture_output=True,
+                         text=True, check=True).stdout.split()
+    assert out == ["False"] * 8, out

@@ -1,7 +1,8 @@
 """The atheris driver: runs one target's shared check under libFuzzer.
 
-``harness/fuzz_<target>.py`` imports this module inside ``atheris.instrument_imports``
-and calls ``main(target)``. Two modes, chosen by the environment:
+``harness/fuzz_<target>.py`` imports this module (inside ``atheris.instrument_imports``
+for an invariant target, ``Target.hooks_imports``) and calls ``main(target)``. Two
+modes, chosen by the environment:
 
 - **crash mode** (default; exactly what OSS-Fuzz expects): a failed check raises out of
   ``TestOneInput``; libFuzzer stops and writes the input as ``crash-<sha1>``.
@@ -193,8 +194,9 @@ def main(target_name: str, argv: list[str] | None = None) -> None:
         print(f"pctfuzz.harness: error: {exc}", file=sys.stderr)
         sys.exit(2)
     # atheris itself imports urllib.parse, so instrument_imports alone never sees the
-    # code under test: it is instrumented after the fact.
-    instrument_modules(target.code_under_test(impl))
+    # code under test: it is instrumented after the fact, and with it the reference a
+    # differential target compares it with (its harness imports pctfuzz unhooked).
+    instrument_modules(target.instrumented_modules(impl))
     # The lines of the code under test reached, for the campaign's status.
     under_test = UnderTest(target.code_under_test(impl)) if target.differential else None
     findings_dir = os.environ.get("PCTFUZZ_FINDINGS")

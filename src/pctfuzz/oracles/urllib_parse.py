@@ -96,6 +96,26 @@ def python_codec(label: str) -> tuple[str, str]:
     ``UnknownEncodingError`` for a label WHATWG does not know; ``Unsupported`` when
     Python has no codec for the encoding (``x-user-defined``).
     """
+    # Cached per label: the look-ups cost more than quoting a short input, and the
+    # adapter and the registry ask on every fuzzed input.
+    found = _CODECS.get(label) if type(label) is str else None
+    if found is None:
+        found = _python_codec(label)
+        if type(label) is str:
+            if len(_CODECS) >= 256:  # labels have many spellings: bounded
+                _CODECS.clear()
+            _CODECS[label] = found
+    if isinstance(found, str):
+        raise Unsupported(found)
+    return found
+
+
+#: label -> ``python_codec``'s answer, or the reason it is Unsupported.
+_CODECS: dict[str, tuple[str, str] | str] = {}
+
+
+def _python_codec(label: str) -> tuple[str, str] | str:
+    """``python_codec`` uncached: its answer, or why it is Unsupported."""
     from pctfuzz import encoding as _encoding
 
     enc = _encoding.lookup(label)
@@ -109,7 +129,7 @@ def python_codec(label: str) -> tuple[str, str]:
         except LookupError:
             continue
         return candidate, "xmlcharrefreplace"
-    raise Unsupported(f"Python has no codec for {enc.name}")
+    return f"Python has no codec for {enc.name}"
 
 
 def unquoted_bytes(text: str) -> bytes:

@@ -76,7 +76,7 @@ def reconcile(
     """``pctfuzz.entry.reconcile`` over the built-in entries, then the ``extra`` ones
     (a user adapter's and ``--accept``'s, ``accepted_entries``)."""
     return _engine.reconcile(check, impl_names, case, expected, actual,
-                             (*DIVERGENCES, *extra))
+                             _entries(check, impl_names, extra))
 
 
 def explain(
@@ -84,7 +84,26 @@ def explain(
     *, extra: Sequence[KnownDivergence] = (),
 ) -> tuple[str, ...] | None:
     """``pctfuzz.entry.explain`` over the built-in entries, then the ``extra`` ones."""
-    return _engine.explain(check, impl_names, case, expected, actual, (*DIVERGENCES, *extra))
+    return _engine.explain(check, impl_names, case, expected, actual,
+                           _entries(check, impl_names, extra))
+
+
+#: (check, implementation names) -> the built-in entries for them, in reconcile order.
+_FOR: dict[tuple[str, tuple[str, ...]], tuple[KnownDivergence, ...]] = {}
+
+
+def _entries(check: str, impl_names: Sequence[str],
+             extra: Sequence[KnownDivergence]) -> Sequence[KnownDivergence]:
+    """``(*DIVERGENCES, *extra)`` without the built-in entries that the engine would
+    skip (another check or implementation), in the same order: a differential check
+    asks on every differing input, about one check and one adapter."""
+    key = (check, tuple(impl_names))
+    own = _FOR.get(key)
+    if own is None:
+        if len(_FOR) >= 256:  # one key per adapter in practice; bounded all the same
+            _FOR.clear()
+        own = _FOR[key] = tuple(d for d in DIVERGENCES if d.check == check and d.impl in key[1])
+    return (*own, *extra) if extra else own
 
 
 _ADAPTERS: dict[int, tuple[object, str | None, tuple[KnownDivergence, ...]]] = {}

@@ -10,6 +10,7 @@ The reference is the WHATWG Encoding Standard's encoder (``pctfuzz.encoding``).
 from __future__ import annotations
 
 import functools
+from dataclasses import dataclass
 from typing import Any
 
 from pctfuzz import encoding
@@ -22,50 +23,133 @@ from pctfuzz.oracles.urllib_parse import python_codec
 from pctfuzz.outcome import Outcome
 from pctfuzz.reference import percent_encode
 from pctfuzz.sets import FORM, get_set
-from pctfuzz.text import LONE_SURROGATE, is_surrogate
+from pctfuzz.text import is_surrogate
 
 __all__ = ["ENTRIES"]
 
 
-def _is_utf8_label(label: str) -> bool:
-    try:
-        return bool(encoding.lookup(label).is_utf8)
-    except PctfuzzError:
-        return False
-
-
-#: The last case ``_legacy_text_case`` and ``_urllib_legacy_model`` answered, and their
-#: answers: every entry of this module asks about the same case in one ``reconcile``
-#: (the case is held, so ``is`` cannot match a new object at a reused address; cases
-#: are frozen, so the answers cannot go stale).
-_LAST_TEXT_CASE: list[Any] = [None, None]
+#: The last case ``_legacy`` answered, and its answer; likewise ``_urllib_legacy_model``:
+#: every entry of this module asks about the same case in one ``reconcile`` (the case is
+#: held, so ``is`` cannot match a new object at a reused address; cases are frozen, so
+#: the answers cannot go stale).
+_LAST_LEGACY: list[Any] = [None, None]
 _LAST_MODEL: list[Any] = [None, None]
 
 
-def _legacy_text_case(case: Case) -> tuple[str, str] | None:
-    """(value, Python codec) for a str encode/form case with a legacy encoding."""
-    if _LAST_TEXT_CASE[0] is not case:
-        _LAST_TEXT_CASE[:] = [case, _text_and_codec(case)]
-    found: tuple[str, str] | None = _LAST_TEXT_CASE[1]
+@dataclass(frozen=True)
+class _Legacy:
+    """What the predicates of this module ask about one str encode/form case with a
+    legacy encoding, found in one pass over its distinct code points."""
+
+    codec: str
+    has_surrogate: bool
+    #: Some scalar value is encoded differently by the Python codec and the WHATWG
+    #: encoder (NCRs written alike, as ``&#N;``).
+    codec_differs: bool
+    #: Some non-ASCII scalar value is unencodable for both (both write ``&#N;``).
+    ncr_both: bool
+    #: ISO-2022-JP text with a code point that puts the encoder in its Roman state.
+    roman: bool
+
+
+def _legacy(case: Case) -> _Legacy | None:
+    """``_Legacy`` for ``case``, or None when it is not a str case with a legacy encoding."""
+    if _LAST_LEGACY[0] is not case:
+        _LAST_LEGACY[:] = [case, _analyse(case)]
+    found: _Legacy | None = _LAST_LEGACY[1]
     return found
 
 
-def _text_and_codec(case: Case) -> tuple[str, str] | None:
+def _analyse(case: Case) -> _Legacy | None:
     label = getattr(case, "encoding", None)
-    if not isinstance(label, str) or _is_utf8_label(label):
-        return None
-    try:
-        codec, _ = python_codec(label)
-    except (Unsupported, PctfuzzError):
+    if not isinstance(label, str):
         return None
     if isinstance(case, EncodeCase) and isinstance(case.value, str):
-        return case.value, codec
-    if isinstance(case, FormCase):
-        return "".join(n + v for n, v in case.pairs), codec
-    return None
+        text = case.value
+    elif isinstance(case, FormCase):
+        text = "".join(n + v for n, v in case.pairs)
+    else:
+        return None
+    kinds = _char_kinds(label)
+    if kinds is None:
+        return None
+    flags = kinds.flags(set(text))
+    return _Legacy(
+        kinds.codec, bool(flags & _SURROGATE), bool(flags & _DIFFERS),
+        bool(flags & _NCR_BOTH),
+        kinds.iso_2022_jp and ("\u00a5" in text or "\u203e" in text),
+    )
 
 
-@functools.lru_cache(maxsize=4096)  # per code point and label: the fuzzer asks again and again
+#: ``_CharKinds.flags`` bits.
+_DIFFERS, _NCR_BOTH, _SURROGATE = 1, 2, 4
+
+
+class _CharKinds:
+    """How the Python codec and the WHATWG encoder of one label treat each code point,
+    compared once per code point (the fuzzer asks about the same ones again and again):
+    ``plain`` holds those with no flag, so most of a case's code points are skipped by
+    one set difference."""
+
+    _MAX = 1 << 16  # code points remembered per label; then forgotten (bounded memory)
+
+    def __init__(self, label: str, codec: str, name: str) -> None:
+        self.label, self.codec = label, codec
+        self.iso_2022_jp = name == "ISO-2022-JP"
+        self.plain: set[str] = set()
+        self.odd: dict[str, int] = {}
+
+    def flags(self, chars: set[str]) -> int:
+        """The union of the flags of ``chars``."""
+        found = 0
+        for char in chars - self.plain:
+            flags = self.odd.get(char)
+            if flags is None:
+                flags = self._classify(char)
+                if len(self.plain) + len(self.odd) >= self._MAX:
+                    self.plain.clear()
+                    self.odd.clear()
+                if flags:
+                    self.odd[char] = flags
+                else:
+                    self.plain.add(char)
+            found |= flags
+        return found
+
+    def _classify(self, char: str) -> int:
+        if is_surrogate(char):
+            return _SURROGATE
+        python = char.encode(self.codec, "xmlcharrefreplace")
+        whatwg = _whatwg_char_bytes(self.label, char)
+        flags = _DIFFERS if python != whatwg else 0
+        if ord(char) >= 0x80 and python == whatwg == f"&#{ord(char)};".encode("ascii"):
+            flags |= _NCR_BOTH
+        return flags
+
+
+#: label -> its ``_CharKinds``, or None for UTF-8, an unknown label or one without a
+#: Python codec (no entry of this module applies then).
+_KINDS: dict[str, _CharKinds | None] = {}
+
+
+def _char_kinds(label: str) -> _CharKinds | None:
+    try:
+        return _KINDS[label]
+    except KeyError:
+        pass
+    kinds: _CharKinds | None = None
+    try:
+        enc = encoding.lookup(label)
+        if not enc.is_utf8:
+            kinds = _CharKinds(label, python_codec(label)[0], enc.name)
+    except (Unsupported, PctfuzzError):
+        pass
+    if len(_KINDS) >= 64:  # labels have many spellings: bounded
+        _KINDS.clear()
+    _KINDS[label] = kinds
+    return kinds
+
+
 def _whatwg_char_bytes(label: str, char: str) -> bytes:
     """The WHATWG encoder's output for one code point, an error written as ``&#N;``."""
     return b"".join(
@@ -74,77 +158,37 @@ def _whatwg_char_bytes(label: str, char: str) -> bytes:
     )
 
 
-@functools.lru_cache(maxsize=4096)
-def _python_char_bytes(codec: str, char: str) -> bytes:
-    return char.encode(codec, "xmlcharrefreplace")
-
-
-#: A lone surrogate (``text.has_lone_surrogate``) found by one C scan: these predicates
-#: run on every legacy-encoding input of a campaign.
-
-
-def _scalar_chars(text: str) -> set[str]:
-    """The distinct code points of ``text`` that are not lone surrogates."""
-    chars = set(text)
-    if LONE_SURROGATE.search(text) is None:
-        return chars
-    return {c for c in chars if not is_surrogate(c)}
-
-
 def _legacy_has_surrogate(case: Case) -> bool:
-    found = _legacy_text_case(case)
-    return found is not None and LONE_SURROGATE.search(found[0]) is not None
+    found = _legacy(case)
+    return found is not None and found.has_surrogate
 
 
 def _legacy_codec_differs(case: Case) -> bool:
     """Some scalar value of the input is encoded differently by the Python codec and the
     WHATWG encoder (NCRs written alike, as ``&#N;``)."""
-    found = _legacy_text_case(case)
-    if found is None:
-        return False
-    text, codec = found
-    label = getattr(case, "encoding", "")
-    return any(
-        _python_char_bytes(codec, c) != _whatwg_char_bytes(label, c)
-        for c in _scalar_chars(text)
-    )
+    found = _legacy(case)
+    return found is not None and found.codec_differs
 
 
 def _legacy_ncr_visible(case: Case) -> bool:
     """Some code point is unencodable for both encoders, and the set leaves one of
     ``& # ;`` as is, so urllib's ``&#N;`` is not the reference's ``%26%23N%3B``."""
-    found = _legacy_text_case(case)
-    if found is None or not isinstance(case, EncodeCase):
+    if not isinstance(case, EncodeCase):
         return False
-    text, codec = found
-    pes = get_set(case.set_name)
-    if all(ord(c) in pes for c in "&#;"):
-        return False
-    label = getattr(case, "encoding", "")
-    for c in _scalar_chars(text):
-        if ord(c) < 0x80:
-            continue
-        ncr = f"&#{ord(c)};".encode("ascii")
-        if _python_char_bytes(codec, c) == ncr and _whatwg_char_bytes(label, c) == ncr:
-            return True
-    return False
+    found = _legacy(case)
+    return found is not None and found.ncr_both and _leaves_ncr_punctuation(case.set_name)
+
+
+@functools.lru_cache(maxsize=256)
+def _leaves_ncr_punctuation(set_name: str) -> bool:
+    pes = get_set(set_name)
+    return not all(ord(c) in pes for c in "&#;")
 
 
 def _iso_2022_jp_roman(case: Case) -> bool:
     """ISO-2022-JP input with a code point that puts the encoder in its Roman state."""
-    found = _legacy_text_case(case)
-    return (
-        found is not None
-        and _encoding_name(getattr(case, "encoding", "")) == "ISO-2022-JP"
-        and any(c in found[0] for c in "\u00a5\u203e")
-    )
-
-
-def _encoding_name(label: str) -> str | None:
-    try:
-        return encoding.lookup(label).name
-    except PctfuzzError:
-        return None
+    found = _legacy(case)
+    return found is not None and found.roman
 
 
 def _urllib_legacy_model(
@@ -159,10 +203,10 @@ def _urllib_legacy_model(
 
 def _model(case: Case) -> str | None:
     """``_urllib_legacy_model``'s value for ``case``, or None when it is not a legacy one."""
-    found = _legacy_text_case(case)
+    found = _legacy(case)
     if found is None:
         return None
-    _, codec = found
+    codec = found.codec
     if isinstance(case, EncodeCase) and isinstance(case.value, str):
         data = case.value.encode(codec, "xmlcharrefreplace")
         model = percent_encode(data, case.set_name, space_as_plus=case.space_as_plus)
