@@ -74,15 +74,16 @@ def _serialize_at_once(pairs: Sequence[Any], encoding: str) -> str | None:
 
     None when the pair-by-pair loop must decide: no pairs, a pair that is not a
     (str, str) tuple or list, a lone surrogate (an error or U+FFFD there), a bad
-    label (an error there), ISO-2022-JP (its encoder has state, which each name and
-    value starts afresh), or no two C0 controls left to stand in (see below).
+    label (an error there), or no two C0 controls left to stand in (see below).
+    The type and length tests are ``set(map(...))``: one C call each, no Python step
+    per pair (which, under atheris, would also be traced).
     """
-    if not pairs or not {type(pair) for pair in pairs} <= {tuple, list}:
+    if not pairs or not set(map(type, pairs)) <= _PAIR_TYPES:
         return None
-    if {len(pair) for pair in pairs} != {2}:
+    if set(map(len, pairs)) != {2}:
         return None
     fields: list[str] = list(chain.from_iterable(pairs))
-    if not {type(field) for field in fields} <= {str}:
+    if not set(map(type, fields)) <= {str}:
         return None  # (a str subclass too: the loop accepts it, and takes its time)
     text = "".join(fields)
     try:
@@ -94,23 +95,41 @@ def _serialize_at_once(pairs: Sequence[Any], encoding: str) -> str | None:
         data = _join_pairs(fields, _EQUALS, _AMPERSAND).encode("utf-8", "surrogateescape")
         encoded = percent_encode(data, _FORM, space_as_plus=True)
         return encoded.replace(_EQUALS_OUT, "=").replace(_AMPERSAND_OUT, "&")
-    if name == "ISO-2022-JP":
+    # Only a C0 control becomes a byte below 0x20 in the other encoders: ASCII is
+    # written as is, and every byte of a multi-byte sequence (Shift_JIS, EUC-JP,
+    # EUC-KR, Big5, GBK, gb18030) or of x-user-defined and the single-byte encodings is
+    # 0x30 or above; and they are stateless. So two C0 controls absent from the fields
+    # stand in, and their "%HH" (the form set encodes every C0 control) marks where
+    # they were. ISO-2022-JP has state: its stand-ins are U+005C and a control
+    # (``_ISO_2022_JP_CONTROLS``), marked by "%5C%HH".
+    prefix, controls = ("\\", _ISO_2022_JP_CONTROLS) if name == "ISO-2022-JP" else ("", _C0)
+    free = sorted(controls.difference(text))
+    if len(free) < 2:
         return None
-    # Other encoders are stateless, and only a C0 control becomes a byte below 0x20:
-    # ASCII is written as is, and every byte of a multi-byte sequence (Shift_JIS,
-    # EUC-JP, EUC-KR, Big5, GBK, gb18030) or of x-user-defined and the single-byte
-    # encodings is 0x30 or above. So two C0 controls absent from the fields stand in,
-    # and their "%HH" (the form set encodes every C0 control) marks where they were.
-    equals, ampersand = ([c for c in _C0_CONTROLS if c not in text] + ["", ""])[:2]
-    if not ampersand:
-        return None
+    equals, ampersand = prefix + free[0], prefix + free[1]
     encoded = percent_encode(
         _join_pairs(fields, equals, ampersand), _FORM, encoding=encoding, space_as_plus=True
     )
-    return encoded.replace(f"%{ord(equals):02X}", "=").replace(f"%{ord(ampersand):02X}", "&")
+    marks = "%5C" * len(prefix)
+    return encoded.replace(f"{marks}%{ord(free[0]):02X}", "=").replace(
+        f"{marks}%{ord(free[1]):02X}", "&"
+    )
 
 
-_C0_CONTROLS = [chr(c) for c in range(0x20)]
+_PAIR_TYPES = frozenset({tuple, list})
+_C0 = frozenset(map(chr, range(0x20)))
+#: The controls of ISO-2022-JP's stand-ins, each after U+005C (a backslash). Its encoder
+#: (Encoding Standard 12.2.2) has state, and URL 1.3 encodes each name and value with
+#: a fresh one: it starts in ASCII, and at the end writes ESC ( B unless in ASCII.
+#: U+005C then a control does the same between two fields: U+005C is ASCII, so from
+#: Roman or jis0208 step 6 writes ESC ( B (as the end of a field does) and returns to
+#: ASCII, where step 4 writes it and the control as they are, and the next field starts
+#: in ASCII. A control alone would not do: Roman writes ASCII without leaving its state
+#: (step 5), so the next field would start there. SO, SI and ESC are errors (step 3),
+#: so they never stand in; the output's other bytes below 0x20 are ESC and the fields'
+#: own controls. So "%5C%HH" of a control absent from the fields is exactly where a
+#: stand-in was.
+_ISO_2022_JP_CONTROLS = _C0 - {"\x0e", "\x0f", "\x1b"}
 
 
 def _join_pairs(fields: list[str], equals: str, ampersand: str) -> str:

@@ -195,8 +195,35 @@ def test_batch_serializer_declines_what_the_loop_must_decide() -> None:
     assert form._serialize_at_once([("a", every_control[2:])], "big5") is not None
     assert form._serialize_at_once([("a", every_control[1:])], "big5") is None
     assert form._serialize_at_once([("a", every_control)], "big5") is None
-    assert form._serialize_at_once([("a", "b")], "iso-2022-jp") is None  # stateful
+    # ISO-2022-JP: U+005C then a C0 control stands in, never SO, SI or ESC.
+    assert form._serialize_at_once([("a", "b")], "iso-2022-jp") == "a=b"
+    assert form._serialize_at_once([("\u00a5", "\\")], "iso-2022-jp") == "%1B%28J%5C%1B%28B=%5C"
+    assert form._serialize_at_once([("a", every_control[2:])], "iso-2022-jp") is not None
+    assert form._serialize_at_once([("a", every_control[1:])], "iso-2022-jp") is None
+    no_shifts = every_control.translate({0x0E: None, 0x0F: None, 0x1B: None})
+    assert form._serialize_at_once([("a", no_shifts[1:])], "iso-2022-jp") is None
     assert form._serialize_at_once([("a", "b")], "klingon") is None
+
+
+#: ISO-2022-JP's states and what moves between them: jis0208 (あ, 中, U+2212 -> U+FF0D),
+#: Roman (¥, ‾) and what it writes as is or not (\\, ~), errors (é, U+FFFD, an astral),
+#: SO, SI and ESC (errors as U+FFFD), the other C0 controls (the stand-ins), "&#;",
+#: the private-use stand-ins of ``encoding._iso_2022_jp_ncr``, and "%5C" as text.
+iso_2022_jp_text = st.text(
+    st.sampled_from("\u3042\u4e2d\u2212\uff0d\u00a5\u203e\\~a \u00e9\ufffd\U0001f600"
+                    "\x0e\x0f\x1b\x00\x01\x02\x1f&#;%5C\ue000\ue001")
+    | st.characters(max_codepoint=0x1F),
+    max_size=10,
+)
+
+
+@settings(deadline=None, max_examples=2000)
+@given(st.lists(st.tuples(iso_2022_jp_text, iso_2022_jp_text), max_size=8))
+def test_batch_serializer_matches_pair_by_pair_in_iso_2022_jp(
+    pairs: list[tuple[str, str]]
+) -> None:
+    # The stand-ins (U+005C and a control) against a fresh encoder per name and value.
+    assert form_urlencode(pairs, encoding="iso-2022-jp") == spec_serialize(pairs, "iso-2022-jp")
 
 
 #: Bytes around the parser's FF separator: "%FF"/"%ff" and a raw FF (a field
