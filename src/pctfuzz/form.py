@@ -75,21 +75,19 @@ def _serialize_at_once(pairs: Sequence[Any], encoding: str) -> str | None:
     None when the pair-by-pair loop must decide: no pairs, a pair that is not a
     (str, str) tuple or list, a lone surrogate (an error or U+FFFD there), a bad
     label (an error there), or no two C0 controls left to stand in (see below).
-    The type and length tests are ``set(map(...))``: one C call each, no Python step
+    The tests are C calls on all pairs at once (``set(map(...))``), no Python step
     per pair (which, under atheris, would also be traced).
     """
-    if not pairs or not set(map(type, pairs)) <= _PAIR_TYPES:
-        return None
-    if set(map(len, pairs)) != {2}:
+    if not pairs or not set(map(type, pairs)) <= _PAIR_TYPES or set(map(len, pairs)) != _TWO:
         return None
     fields: list[str] = list(chain.from_iterable(pairs))
-    if not set(map(type, fields)) <= {str}:
+    if not set(map(type, fields)) <= _STR:
         return None  # (a str subclass too: the loop accepts it, and takes its time)
     text = "".join(fields)
     try:
         text.encode("utf-8")  # a lone surrogate raises (Python never pairs them)
-        name = _encoding.lookup(encoding).name
-    except (UnicodeEncodeError, PctfuzzError):
+        name = _output_encoding_name(encoding)
+    except (UnicodeEncodeError, PctfuzzError, TypeError):  # (TypeError: unhashable)
         return None
     if name == "UTF-8":
         data = _join_pairs(fields, _EQUALS, _AMPERSAND).encode("utf-8", "surrogateescape")
@@ -102,21 +100,42 @@ def _serialize_at_once(pairs: Sequence[Any], encoding: str) -> str | None:
     # stand in, and their "%HH" (the form set encodes every C0 control) marks where
     # they were. ISO-2022-JP has state: its stand-ins are U+005C and a control
     # (``_ISO_2022_JP_CONTROLS``), marked by "%5C%HH".
-    prefix, controls = ("\\", _ISO_2022_JP_CONTROLS) if name == "ISO-2022-JP" else ("", _C0)
-    free = sorted(controls.difference(text))
-    if len(free) < 2:
+    iso_2022_jp = name == "ISO-2022-JP"
+    stand_ins: tuple[str, str, str, str] | None = (
+        _ISO_2022_JP_STAND_INS if iso_2022_jp else _STAND_INS
+    )
+    if _US in text or _RS in text:
+        stand_ins = _stand_ins(text, iso_2022_jp)
+    if stand_ins is None:
         return None
-    equals, ampersand = prefix + free[0], prefix + free[1]
+    equals, ampersand, equals_out, ampersand_out = stand_ins
     encoded = percent_encode(
         _join_pairs(fields, equals, ampersand), _FORM, encoding=encoding, space_as_plus=True
     )
-    marks = "%5C" * len(prefix)
-    return encoded.replace(f"{marks}%{ord(free[0]):02X}", "=").replace(
-        f"{marks}%{ord(free[1]):02X}", "&"
-    )
+    return encoded.replace(equals_out, "=").replace(ampersand_out, "&")
+
+
+@functools.lru_cache(maxsize=64)
+def _output_encoding_name(label: str) -> str:
+    """``encoding.lookup(label).name``, cached: every call asks, about a few labels."""
+    return _encoding.lookup(label).name
+
+
+def _stand_ins(text: str, iso_2022_jp: bool) -> tuple[str, str, str, str] | None:
+    """The stand-ins for "=" and "&" and their percent-encoded output: the first two C0
+    controls absent from ``text`` (after U+005C for ISO-2022-JP); None if there are not
+    two."""
+    free = sorted((_ISO_2022_JP_CONTROLS if iso_2022_jp else _C0).difference(text))
+    if len(free) < 2:
+        return None
+    prefix, marks = ("\\", "%5C") if iso_2022_jp else ("", "")
+    return (prefix + free[0], prefix + free[1],
+            f"{marks}%{ord(free[0]):02X}", f"{marks}%{ord(free[1]):02X}")
 
 
 _PAIR_TYPES = frozenset({tuple, list})
+_TWO = frozenset({2})
+_STR = frozenset({str})
 _C0 = frozenset(map(chr, range(0x20)))
 #: The controls of ISO-2022-JP's stand-ins, each after U+005C (a backslash). Its encoder
 #: (Encoding Standard 12.2.2) has state, and URL 1.3 encodes each name and value with
@@ -130,6 +149,12 @@ _C0 = frozenset(map(chr, range(0x20)))
 #: own controls. So "%5C%HH" of a control absent from the fields is exactly where a
 #: stand-in was.
 _ISO_2022_JP_CONTROLS = _C0 - {"\x0e", "\x0f", "\x1b"}
+#: The stand-ins when the text has neither U+001F (US) nor U+001E (RS): any two absent
+#: controls do, and these two (unit and record separator) are rare in fuzzer text,
+#: so the usual case costs two ``in`` tests, not ``_stand_ins``.
+_US, _RS = "\x1f", "\x1e"
+_STAND_INS = (_US, _RS, "%1F", "%1E")
+_ISO_2022_JP_STAND_INS = ("\\" + _US, "\\" + _RS, "%5C%1F", "%5C%1E")
 
 
 def _join_pairs(fields: list[str], equals: str, ampersand: str) -> str:
