@@ -11,8 +11,9 @@ megabyte of tiny pairs costs little more than a megabyte of one pair.
 from __future__ import annotations
 
 import functools
+from bisect import bisect_right
 from collections.abc import Callable, Iterable, Sequence
-from itertools import chain
+from itertools import accumulate, chain
 from operator import methodcaller
 from typing import Any
 
@@ -20,6 +21,7 @@ from pctfuzz import encoding as _encoding
 from pctfuzz.errors import InputTypeError, PctfuzzError, type_name
 from pctfuzz.reference import Surrogates, percent_decode, percent_encode, to_scalar_value_string
 from pctfuzz.sets import FORM
+from pctfuzz.text import LONE_SURROGATE
 
 __all__ = ["form_urldecode", "form_urlencode", "split_pairs"]
 
@@ -53,6 +55,8 @@ def form_urlencode(
     fast = _serialize_at_once(pairs, encoding)
     if fast is not None:
         return fast
+    if surrogates == "strict":
+        _raise_at_the_lone_surrogate(pairs, encoding)
     encode = functools.partial(
         percent_encode, encoding=encoding, space_as_plus=True, surrogates=surrogates
     )
@@ -73,16 +77,13 @@ def _serialize_at_once(pairs: Sequence[Any], encoding: str) -> str | None:
     one percent-encode, then the stand-ins' triplets replaced by "=" and "&".
 
     None when the pair-by-pair loop must decide: no pairs, a pair that is not a
-    (str, str) tuple or list, a lone surrogate (an error or U+FFFD there), a bad
-    label (an error there), or no two C0 controls left to stand in (see below).
-    The tests are C calls on all pairs at once (``set(map(...))``), no Python step
-    per pair (which, under atheris, would also be traced).
+    (str, str) tuple or list (``_str_fields``), a lone surrogate (an error or U+FFFD
+    there), a bad label (an error there), or no two C0 controls left to stand in (see
+    below).
     """
-    if not pairs or not set(map(type, pairs)) <= _PAIR_TYPES or set(map(len, pairs)) != _TWO:
+    fields = _str_fields(pairs)
+    if fields is None:
         return None
-    fields: list[str] = list(chain.from_iterable(pairs))
-    if not set(map(type, fields)) <= _STR:
-        return None  # (a str subclass too: the loop accepts it, and takes its time)
     text = "".join(fields)
     try:
         text.encode("utf-8")  # a lone surrogate raises (Python never pairs them)
@@ -113,6 +114,38 @@ def _serialize_at_once(pairs: Sequence[Any], encoding: str) -> str | None:
         _join_pairs(fields, equals, ampersand), _FORM, encoding=encoding, space_as_plus=True
     )
     return encoded.replace(equals_out, "=").replace(ampersand_out, "&")
+
+
+def _str_fields(pairs: Sequence[Any]) -> list[str] | None:
+    """name0, value0, name1, ... if ``pairs`` is not empty and each pair is a tuple or
+    list of two str; else None (the loop decides). By C calls on all pairs at once
+    (``set(map(...))``), no Python step per pair (which, under atheris, is traced too)."""
+    if not pairs or not set(map(type, pairs)) <= _PAIR_TYPES or set(map(len, pairs)) != _TWO:
+        return None
+    fields: list[str] = list(chain.from_iterable(pairs))
+    if not set(map(type, fields)) <= _STR:
+        return None  # (a str subclass too: the loop accepts it, and takes its time)
+    return fields
+
+
+def _raise_at_the_lone_surrogate(pairs: Sequence[Any], encoding: str) -> None:
+    """For (str, str) pairs, a known label and a lone surrogate, raise what the loop
+    raises, without encoding the fields before it: the NotScalarValueError of the first
+    field holding one (the fields before it are scalar value strings, which encode
+    without error under a known label). Returns otherwise: the loop decides."""
+    fields = _str_fields(pairs)
+    if fields is None:
+        return
+    try:
+        _output_encoding_name(encoding)
+    except (PctfuzzError, TypeError):
+        return  # (the loop raises UnknownEncodingError at the first field)
+    found = LONE_SURROGATE.search("".join(fields))
+    if found is not None:
+        # The field whose characters span the index: the first whose end is past it.
+        ends = list(accumulate(map(len, fields)))
+        field = fields[bisect_right(ends, found.start())]
+        percent_encode(field, _FORM, encoding=encoding, space_as_plus=True)  # raises
 
 
 @functools.lru_cache(maxsize=64)

@@ -5,12 +5,19 @@ The WPT parser and stringifier tables are run in test_conformance.py.
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from pctfuzz import form
-from pctfuzz.errors import InputTypeError, NotScalarValueError, UnknownEncodingError
+from pctfuzz.errors import (
+    InputTypeError,
+    NotScalarValueError,
+    PctfuzzError,
+    UnknownEncodingError,
+)
 from pctfuzz.form import form_urldecode, form_urlencode
 from pctfuzz.formats import FUZZ_ENCODINGS
 from pctfuzz.reference import percent_decode, percent_encode
@@ -180,6 +187,36 @@ def test_batch_serializer_matches_pair_by_pair(
         if loop:  # force the pair-by-pair loop
             patch.setattr(form, "_serialize_at_once", lambda pairs, encoding: None)
         assert form_urlencode(pairs, encoding=encoding) == spec_serialize(pairs, encoding)
+
+
+#: Pairs that the serializer must refuse, or not: lone surrogates anywhere (and the
+#: UTF-8 path's stand-ins U+DCFE, U+DCFF), empty fields, bad labels.
+surrogate_text = st.lists(
+    st.sampled_from("a \u00e9\ud800\udfff\udcfe\udcff\x1f\x1e")
+    | st.characters(codec="utf-8"),
+    max_size=6,
+).map("".join)  # (st.text() leaves surrogates out)
+
+
+def _outcome(serialize: Callable[[], str]) -> tuple[str, str]:
+    try:
+        return ("ok", serialize())
+    except PctfuzzError as exc:
+        return (type(exc).__name__, str(exc))
+
+
+@settings(deadline=None, max_examples=1000)
+@given(
+    st.lists(st.tuples(surrogate_text, surrogate_text), max_size=8),
+    st.sampled_from(("utf-8", "ISO-2022-JP", "GBK", "klingon")),
+)
+def test_serializer_raises_what_pair_by_pair_raises(
+    pairs: list[tuple[str, str]], encoding: str
+) -> None:
+    # _raise_at_the_lone_surrogate: the first bad field's error, as the loop gives it.
+    assert _outcome(lambda: form_urlencode(pairs, encoding=encoding)) == _outcome(
+        lambda: spec_serialize(pairs, encoding)
+    )
 
 
 def test_batch_serializer_declines_what_the_loop_must_decide() -> None:
