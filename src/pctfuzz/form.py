@@ -232,25 +232,45 @@ _UTF8_DECODE = methodcaller("decode", "utf-8", "replace")
 def _decode_fields(fields: list[bytes]) -> list[str]:
     """Percent-decode, then UTF-8 decode without BOM, each field.
 
-    All fields are percent-decoded as one string with the byte FF between them (FF is
-    not a hex digit, so no "%HH" spans two fields), then UTF-8 decoded at once with FF
-    as U+DCFF ("surrogateescape"; FF never starts a UTF-8 sequence and ends any) and
-    split there. That is each field's decode if it splits into as many pieces (no
-    field decoded to an FF of its own) and no other surrogate is left (each field is
-    valid UTF-8, so "replace" has nothing to replace); otherwise fields go one by one.
+    All fields are percent-decoded as one string with a separator byte between them,
+    then UTF-8 decoded at once ("surrogateescape") and split at the separators. The
+    separator is FF or, when a field decodes to an FF of its own ("%FF" does), the
+    last byte of ``_SEPARATORS`` absent from the fields: never a hex digit or "%" (no
+    "%HH" spans two fields), and ASCII or a byte that is never in UTF-8 (one character
+    after the decode, U+DCxx for the latter, that ends any sequence before it). That
+    is each field's decode if the decoded bytes hold one separator fewer than there
+    are fields (no field decoded to one of its own) and no surrogate is left (each
+    field is valid UTF-8, so "replace" has nothing to replace); with a surrogate left,
+    the decoded bytes split at the separators are UTF-8 decoded one by one; if no
+    separator does, the fields go one by one.
     """
-    decoded = percent_decode(b"\xff".join(fields))
-    text = decoded.decode("utf-8", "surrogateescape")
-    pieces = text.split("\udcff")
-    if len(pieces) == len(fields):
-        try:
-            "".join(pieces).encode("utf-8")
-        except UnicodeEncodeError:  # a field that is not valid UTF-8
-            pass
-        else:
-            return pieces
-        return list(map(_UTF8_DECODE, decoded.split(b"\xff")))
-    return [percent_decode(field).decode("utf-8", "replace") for field in fields]
+    if not fields:
+        return []
+    separator = b"\xff"
+    decoded = percent_decode(separator.join(fields))
+    if decoded.count(separator) != len(fields) - 1:
+        free = _SEPARATORS.difference(b"".join(fields))
+        if not free:
+            return [percent_decode(field).decode("utf-8", "replace") for field in fields]
+        separator = bytes([max(free)])
+        decoded = percent_decode(separator.join(fields))
+        if decoded.count(separator) != len(fields) - 1:
+            return [percent_decode(field).decode("utf-8", "replace") for field in fields]
+    pieces = decoded.decode("utf-8", "surrogateescape").split(_DECODED[separator[0]])
+    try:
+        "".join(pieces).encode("utf-8")
+    except UnicodeEncodeError:  # a field that is not valid UTF-8
+        return list(map(_UTF8_DECODE, decoded.split(separator)))
+    return pieces
+
+
+#: ``_decode_fields``' separators: ASCII but hex digits and "%", and the bytes never
+#: in UTF-8 (C0, C1, F5-FF).
+_SEPARATORS = frozenset(range(0x80)).difference(b"%0123456789ABCDEFabcdef").union(
+    {0xC0, 0xC1}, range(0xF5, 0x100)
+)
+#: A separator byte -> what "surrogateescape" decodes it to.
+_DECODED = {byte: chr(byte) if byte < 0x80 else chr(0xDC00 + byte) for byte in _SEPARATORS}
 
 
 def split_pairs(text: str, field: Callable[[str], str]) -> list[tuple[str, str]]:

@@ -280,6 +280,35 @@ def test_batch_parser_matches_pair_by_pair(data: bytes) -> None:
     assert form_urldecode(data) == spec_parse(data)
 
 
+#: Bytes around the other separators of ``_decode_fields``: their raw and "%HH" forms
+#: (FF, FE, F5, C0, C1, DEL, NUL), high bytes, valid and cut UTF-8.
+separator_soup = st.lists(
+    st.sampled_from(
+        [b"a", b"&", b"=", b"%", b"\xff", b"%FF", b"\xfe", b"%fe", b"\xf5", b"%F5", b"\xc0",
+         b"%C1", b"\x7f", b"%7F", b"\x00", b"%00", b"\xc3\xa9", b"%C3", b"\xe2\x82"]
+    ) | st.binary(min_size=1, max_size=3),
+    max_size=40,
+).map(b"".join)
+
+
+@settings(deadline=None, max_examples=1500)
+@given(separator_soup)
+def test_batch_parser_matches_pair_by_pair_with_every_separator(data: bytes) -> None:
+    assert form_urldecode(data) == spec_parse(data)
+
+
+def test_batch_parser_separators() -> None:
+    # FF decoded by a field: FE separates, at once.
+    assert form._decode_fields([b"%41", b"%FF", b"\xc3\xa9"]) == ["A", "\ufffd", "\u00e9"]
+    # Every high separator raw in a field: DEL would separate, but a field decodes to
+    # one; and a field with every separator: none is left. Both go field by field.
+    high = bytes(range(0xF5, 0x100)) + b"\xc0\xc1"
+    assert form._decode_fields([high, b"%FF", b"%7F"]) == ["\ufffd" * 13, "\ufffd", "\x7f"]
+    every = bytes(sorted(form._SEPARATORS))
+    assert form._decode_fields([every, b"%41"])[1] == "A"
+    assert form._decode_fields([]) == []
+
+
 def test_batch_parser_each_fallback() -> None:
     # Valid UTF-8 (one decode), invalid UTF-8 (fields decoded with "replace"), and a
     # field decoding to FF (fields percent-decoded one by one).
