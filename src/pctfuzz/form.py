@@ -11,6 +11,7 @@ megabyte of tiny pairs costs little more than a megabyte of one pair.
 from __future__ import annotations
 
 import functools
+import re
 from bisect import bisect_right
 from collections.abc import Callable, Iterable, Sequence
 from itertools import accumulate, chain
@@ -119,11 +120,13 @@ def _serialize_at_once(pairs: Sequence[Any], encoding: str) -> str | None:
 def _str_fields(pairs: Sequence[Any]) -> list[str] | None:
     """name0, value0, name1, ... if ``pairs`` is not empty and each pair is a tuple or
     list of two str; else None (the loop decides). By C calls on all pairs at once
-    (``set(map(...))``), no Python step per pair (which, under atheris, is traced too)."""
-    if not pairs or not set(map(type, pairs)) <= _PAIR_TYPES or set(map(len, pairs)) != _TWO:
+    (``issuperset(map(...))``), no Python step per pair (which, under atheris, is traced
+    too) and no comparison operator (atheris traces each, a set's at some cost)."""
+    if not (pairs and _PAIR_TYPES.issuperset(map(type, pairs))
+            and _TWO.issuperset(map(len, pairs))):
         return None
     fields: list[str] = list(chain.from_iterable(pairs))
-    if not set(map(type, fields)) <= _STR:
+    if not _STR.issuperset(map(type, fields)):
         return None  # (a str subclass too: the loop accepts it, and takes its time)
     return fields
 
@@ -234,7 +237,7 @@ def _decode_fields(fields: list[bytes]) -> list[str]:
 
     All fields are percent-decoded as one string with a separator byte between them,
     then UTF-8 decoded at once ("surrogateescape") and split at the separators. The
-    separator is FF or, when a field decodes to an FF of its own ("%FF" does), the
+    separator is FF or, when a field would decode to an FF of its own, the
     last byte of ``_SEPARATORS`` absent from the fields: never a hex digit or "%" (no
     "%HH" spans two fields), and ASCII or a byte that is never in UTF-8 (one character
     after the decode, U+DCxx for the latter, that ends any sequence before it). That
@@ -247,14 +250,18 @@ def _decode_fields(fields: list[bytes]) -> list[str]:
     if not fields:
         return []
     separator = b"\xff"
-    decoded = percent_decode(separator.join(fields))
-    if decoded.count(separator) != len(fields) - 1:
+    joined = separator.join(fields)
+    # A field decodes to FF exactly where it has an FF or a "%FF" (either case: "%" is
+    # not a hex digit, so every "%" with two hex digits after it is decoded).
+    if joined.count(separator) == len(fields) - 1 and _FF_ESCAPE.search(joined) is None:
+        decoded = percent_decode(joined)
+    else:
         free = _SEPARATORS.difference(b"".join(fields))
         if not free:
             return [percent_decode(field).decode("utf-8", "replace") for field in fields]
         separator = bytes([max(free)])
         decoded = percent_decode(separator.join(fields))
-        if decoded.count(separator) != len(fields) - 1:
+        if decoded.count(separator) != len(fields) - 1:  # a field decoded to it
             return [percent_decode(field).decode("utf-8", "replace") for field in fields]
     pieces = decoded.decode("utf-8", "surrogateescape").split(_DECODED[separator[0]])
     try:
@@ -269,6 +276,7 @@ def _decode_fields(fields: list[bytes]) -> list[str]:
 _SEPARATORS = frozenset(range(0x80)).difference(b"%0123456789ABCDEFabcdef").union(
     {0xC0, 0xC1}, range(0xF5, 0x100)
 )
+_FF_ESCAPE = re.compile(b"%[Ff][Ff]")
 #: A separator byte -> what "surrogateescape" decodes it to.
 _DECODED = {byte: chr(byte) if byte < 0x80 else chr(0xDC00 + byte) for byte in _SEPARATORS}
 
