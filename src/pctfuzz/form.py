@@ -237,32 +237,31 @@ def _decode_fields(fields: list[bytes]) -> list[str]:
 
     All fields are percent-decoded as one string with a separator byte between them,
     then UTF-8 decoded at once ("surrogateescape") and split at the separators. The
-    separator is FF or, when a field would decode to an FF of its own, the
-    last byte of ``_SEPARATORS`` absent from the fields: never a hex digit or "%" (no
-    "%HH" spans two fields), and ASCII or a byte that is never in UTF-8 (one character
-    after the decode, U+DCxx for the latter, that ends any sequence before it). That
-    is each field's decode if the decoded bytes hold one separator fewer than there
-    are fields (no field decoded to one of its own) and no surrogate is left (each
-    field is valid UTF-8, so "replace" has nothing to replace); with a surrogate left,
-    the decoded bytes split at the separators are UTF-8 decoded one by one; if no
-    separator does, the fields go one by one.
+    separator is a byte no field decodes to: FF, or else the last of ``_SEPARATORS``
+    that is neither in a field nor escaped there. Those are never a hex digit or "%"
+    (no "%HH" spans two fields), and ASCII or a byte that is never in UTF-8 (one
+    character after the decode, U+DCxx for the latter, that ends any sequence before
+    it). That is each field's decode if no surrogate is left (each field is valid
+    UTF-8, so "replace" has nothing to replace); with a surrogate left, the decoded
+    bytes split at the separators are UTF-8 decoded one by one; if no byte can
+    separate, the fields go one by one.
     """
     if not fields:
         return []
+    # A field decodes to a byte exactly where it has the byte or its "%HH" (either
+    # case: "%" is not a hex digit, so every "%" with two hex digits after it is
+    # decoded). FF first, with two C calls; else the last separator that is neither.
     separator = b"\xff"
     joined = separator.join(fields)
-    # A field decodes to FF exactly where it has an FF or a "%FF" (either case: "%" is
-    # not a hex digit, so every "%" with two hex digits after it is decoded).
-    if joined.count(separator) == len(fields) - 1 and _FF_ESCAPE.search(joined) is None:
-        decoded = percent_decode(joined)
-    else:
-        free = _SEPARATORS.difference(b"".join(fields))
+    if joined.count(separator) != len(fields) - 1 or _FF_ESCAPE.search(joined):
+        raw = b"".join(fields)  # (an escape across two fields here only takes one more)
+        escaped = bytes.fromhex(b"".join(_ESCAPE.findall(raw)).decode("ascii"))
+        free = _SEPARATORS.difference(raw, escaped)
         if not free:
             return [percent_decode(field).decode("utf-8", "replace") for field in fields]
         separator = bytes([max(free)])
-        decoded = percent_decode(separator.join(fields))
-        if decoded.count(separator) != len(fields) - 1:  # a field decoded to it
-            return [percent_decode(field).decode("utf-8", "replace") for field in fields]
+        joined = separator.join(fields)
+    decoded = percent_decode(joined)
     pieces = decoded.decode("utf-8", "surrogateescape").split(_DECODED[separator[0]])
     try:
         "".join(pieces).encode("utf-8")
@@ -277,6 +276,7 @@ _SEPARATORS = frozenset(range(0x80)).difference(b"%0123456789ABCDEFabcdef").unio
     {0xC0, 0xC1}, range(0xF5, 0x100)
 )
 _FF_ESCAPE = re.compile(b"%[Ff][Ff]")
+_ESCAPE = re.compile(b"%([0-9A-Fa-f]{2})")
 #: A separator byte -> what "surrogateescape" decodes it to.
 _DECODED = {byte: chr(byte) if byte < 0x80 else chr(0xDC00 + byte) for byte in _SEPARATORS}
 

@@ -300,8 +300,8 @@ def test_batch_parser_matches_pair_by_pair_with_every_separator(data: bytes) -> 
 def test_batch_parser_separators() -> None:
     # FF decoded by a field: FE separates, at once.
     assert form._decode_fields([b"%41", b"%FF", b"\xc3\xa9"]) == ["A", "\ufffd", "\u00e9"]
-    # Every high separator raw in a field: DEL would separate, but a field decodes to
-    # one; and a field with every separator: none is left. Both go field by field.
+    # Every high separator raw in a field, and DEL escaped in another: "~" separates.
+    # A field with every separator: none is left, the fields go one by one.
     high = bytes(range(0xF5, 0x100)) + b"\xc0\xc1"
     assert form._decode_fields([high, b"%FF", b"%7F"]) == ["\ufffd" * 13, "\ufffd", "\x7f"]
     every = bytes(sorted(form._SEPARATORS))
