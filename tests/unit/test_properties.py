@@ -198,6 +198,8 @@ separator_text = st.text(
 @given(pairs=st.lists(st.tuples(separator_text, separator_text), max_size=6),
        encoding=st.sampled_from(["ISO-2022-JP", "utf-8", "Shift_JIS", "gb18030",
                                  "windows-1252", "x-user-defined", "utf-16le"]) | encoding_labels())
+@example(pairs=[("".join(map(chr, range(0x20))), "a")], encoding="utf-8")  # no separator
+@example(pairs=[("\x1f\u00a5", "\u3042")], encoding="ISO-2022-JP")  # not US
 def test_the_serializer_check_encodes_the_reference_s_fields_in_one_call(
     pairs: list[tuple[str, str]], encoding: str
 ) -> None:

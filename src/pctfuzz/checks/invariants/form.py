@@ -113,9 +113,10 @@ def _encoded_fields(case: FormCase, codec: Codec) -> list[str]:
     if fields and codec.encode is REFERENCE.encode:
         encoding = _output_encoding(case.encoding)
         iso_2022_jp = encoding is not None and encoding.name == "ISO-2022-JP"
-        free = _SEPARATORS.difference(*fields)
-        if free:
-            control = max(free)
+        text = "".join(fields)
+        # The last control absent from the fields: US, unless the fields hold one.
+        control = "\x1f" if "\x1f" not in text else max(_SEPARATORS.difference(text), default="")
+        if control:
             separator, split = ("\\" + control, f"%5C%{ord(control):02X}") if iso_2022_jp \
                 else (control, f"%{ord(control):02X}")
             joined = codec.encode(separator.join(fields), _FORM, encoding=case.encoding,
