@@ -85,6 +85,11 @@ INPUTS: dict[str, Callable[[], bytes]] = {
     "2-byte pairs, Shift_JIS": lambda: fill(
         legacy_header("Shift_JIS"), fields("é".encode(), "é".encode())
     ),
+    # 149,796 pairs ("あ", "¥") in ISO-2022-JP: the stateful encoder, each name in the
+    # jis0208 state and each value in the Roman one, escape sequences around every field.
+    "jis0208/Roman pairs, ISO-2022-JP": lambda: fill(
+        legacy_header("ISO-2022-JP"), fields("あ".encode(), "¥".encode())
+    ),
 }
 
 
@@ -114,7 +119,8 @@ def measure(label: str, data: bytes, repeat: int) -> dict[str, Any]:
     pairs, encoding = case.pairs, case.encoding
     # The label's last word names the encoding when it is not UTF-8.
     named = label.rsplit(", ", 1)[-1]
-    assert encoding == (named if named in ("windows-1252", "Shift_JIS") else "UTF-8"), label
+    legacy = ("windows-1252", "Shift_JIS", "ISO-2022-JP")
+    assert encoding == (named if named in legacy else "UTF-8"), label
     text = form_urlencode(pairs, encoding=encoding)
     row: dict[str, Any] = {"input": label, "bytes": len(data), "pairs": len(pairs)}
     row["serialize_s"] = best(lambda: form_urlencode(pairs, encoding=encoding), repeat)
@@ -143,7 +149,7 @@ def main(argv: list[str] | None = None) -> int:
     python = platform.python_version()
     print(f"form codec on 1 MiB `form` inputs, best of {repeat}; Python {python}")
     header = (
-        f"{'input':<30}{'pairs':>8}{'serialize s':>13}{'parse s':>10}{'form check s':>14}"
+        f"{'input':<34}{'pairs':>8}{'serialize s':>13}{'parse s':>10}{'form check s':>14}"
         f"{'µs/pair':>9}{'ada ser. s':>12}{'ada parse s':>13}"
     )
     print(header)
@@ -154,7 +160,7 @@ def main(argv: list[str] | None = None) -> int:
             for key, width in (("ada_serialize_s", 12), ("ada_parse_s", 13))
         )
         print(
-            f"{row['input']:<30}{row['pairs']:>8}{row['serialize_s']:>13.3f}"
+            f"{row['input']:<34}{row['pairs']:>8}{row['serialize_s']:>13.3f}"
             f"{row['parse_s']:>10.3f}{row['check_s']:>14.3f}"
             f"{row['check_s'] / row['pairs'] * 1e6:>9.2f}{ada}"
         )

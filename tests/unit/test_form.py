@@ -5,12 +5,19 @@ The WPT parser and stringifier tables are run in test_conformance.py.
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from pctfuzz import form
-from pctfuzz.errors import InputTypeError, NotScalarValueError, UnknownEncodingError
+from pctfuzz.errors import (
+    InputTypeError,
+    NotScalarValueError,
+    PctfuzzError,
+    UnknownEncodingError,
+)
 from pctfuzz.form import form_urldecode, form_urlencode
 from pctfuzz.formats import FUZZ_ENCODINGS
 from pctfuzz.reference import percent_decode, percent_encode
@@ -182,6 +189,36 @@ def test_batch_serializer_matches_pair_by_pair(
         assert form_urlencode(pairs, encoding=encoding) == spec_serialize(pairs, encoding)
 
 
+#: Pairs that the serializer must refuse, or not: lone surrogates anywhere (and the
+#: UTF-8 path's stand-ins U+DCFE, U+DCFF), empty fields, bad labels.
+surrogate_text = st.lists(
+    st.sampled_from("a \u00e9\ud800\udfff\udcfe\udcff\x1f\x1e")
+    | st.characters(codec="utf-8"),
+    max_size=6,
+).map("".join)  # (st.text() leaves surrogates out)
+
+
+def _outcome(serialize: Callable[[], str]) -> tuple[str, str]:
+    try:
+        return ("ok", serialize())
+    except PctfuzzError as exc:
+        return (type(exc).__name__, str(exc))
+
+
+@settings(deadline=None, max_examples=1000)
+@given(
+    st.lists(st.tuples(surrogate_text, surrogate_text), max_size=8),
+    st.sampled_from(("utf-8", "ISO-2022-JP", "GBK", "klingon")),
+)
+def test_serializer_raises_what_pair_by_pair_raises(
+    pairs: list[tuple[str, str]], encoding: str
+) -> None:
+    # _raise_at_the_lone_surrogate: the first bad field's error, as the loop gives it.
+    assert _outcome(lambda: form_urlencode(pairs, encoding=encoding)) == _outcome(
+        lambda: spec_serialize(pairs, encoding)
+    )
+
+
 def test_batch_serializer_declines_what_the_loop_must_decide() -> None:
     assert form._serialize_at_once([], "utf-8") is None
     assert form._serialize_at_once([("a", "b"), ("c", 1)], "utf-8") is None
@@ -195,8 +232,35 @@ def test_batch_serializer_declines_what_the_loop_must_decide() -> None:
     assert form._serialize_at_once([("a", every_control[2:])], "big5") is not None
     assert form._serialize_at_once([("a", every_control[1:])], "big5") is None
     assert form._serialize_at_once([("a", every_control)], "big5") is None
-    assert form._serialize_at_once([("a", "b")], "iso-2022-jp") is None  # stateful
+    # ISO-2022-JP: U+005C then a C0 control stands in, never SO, SI or ESC.
+    assert form._serialize_at_once([("a", "b")], "iso-2022-jp") == "a=b"
+    assert form._serialize_at_once([("\u00a5", "\\")], "iso-2022-jp") == "%1B%28J%5C%1B%28B=%5C"
+    assert form._serialize_at_once([("a", every_control[2:])], "iso-2022-jp") is not None
+    assert form._serialize_at_once([("a", every_control[1:])], "iso-2022-jp") is None
+    no_shifts = every_control.translate({0x0E: None, 0x0F: None, 0x1B: None})
+    assert form._serialize_at_once([("a", no_shifts[1:])], "iso-2022-jp") is None
     assert form._serialize_at_once([("a", "b")], "klingon") is None
+
+
+#: ISO-2022-JP's states and what moves between them: jis0208 (あ, 中, U+2212 -> U+FF0D),
+#: Roman (¥, ‾) and what it writes as is or not (\\, ~), errors (é, U+FFFD, an astral),
+#: SO, SI and ESC (errors as U+FFFD), the other C0 controls (the stand-ins), "&#;",
+#: the private-use stand-ins of ``encoding._iso_2022_jp_ncr``, and "%5C" as text.
+iso_2022_jp_text = st.text(
+    st.sampled_from("\u3042\u4e2d\u2212\uff0d\u00a5\u203e\\~a \u00e9\ufffd\U0001f600"
+                    "\x0e\x0f\x1b\x00\x01\x02\x1f&#;%5C\ue000\ue001")
+    | st.characters(max_codepoint=0x1F),
+    max_size=10,
+)
+
+
+@settings(deadline=None, max_examples=2000)
+@given(st.lists(st.tuples(iso_2022_jp_text, iso_2022_jp_text), max_size=8))
+def test_batch_serializer_matches_pair_by_pair_in_iso_2022_jp(
+    pairs: list[tuple[str, str]]
+) -> None:
+    # The stand-ins (U+005C and a control) against a fresh encoder per name and value.
+    assert form_urlencode(pairs, encoding="iso-2022-jp") == spec_serialize(pairs, "iso-2022-jp")
 
 
 #: Bytes around the parser's FF separator: "%FF"/"%ff" and a raw FF (a field
@@ -214,6 +278,35 @@ parse_soup = st.lists(
 @given(parse_soup | st.binary(max_size=40))
 def test_batch_parser_matches_pair_by_pair(data: bytes) -> None:
     assert form_urldecode(data) == spec_parse(data)
+
+
+#: Bytes around the other separators of ``_decode_fields``: their raw and "%HH" forms
+#: (FF, FE, F5, C0, C1, DEL, NUL), high bytes, valid and cut UTF-8.
+separator_soup = st.lists(
+    st.sampled_from(
+        [b"a", b"&", b"=", b"%", b"\xff", b"%FF", b"\xfe", b"%fe", b"\xf5", b"%F5", b"\xc0",
+         b"%C1", b"\x7f", b"%7F", b"\x00", b"%00", b"\xc3\xa9", b"%C3", b"\xe2\x82"]
+    ) | st.binary(min_size=1, max_size=3),
+    max_size=40,
+).map(b"".join)
+
+
+@settings(deadline=None, max_examples=1500)
+@given(separator_soup)
+def test_batch_parser_matches_pair_by_pair_with_every_separator(data: bytes) -> None:
+    assert form_urldecode(data) == spec_parse(data)
+
+
+def test_batch_parser_separators() -> None:
+    # FF decoded by a field: FE separates, at once.
+    assert form._decode_fields([b"%41", b"%FF", b"\xc3\xa9"]) == ["A", "\ufffd", "\u00e9"]
+    # Every high separator raw in a field, and DEL escaped in another: "~" separates.
+    # A field with every separator: none is left, the fields go one by one.
+    high = bytes(range(0xF5, 0x100)) + b"\xc0\xc1"
+    assert form._decode_fields([high, b"%FF", b"%7F"]) == ["\ufffd" * 13, "\ufffd", "\x7f"]
+    every = bytes(sorted(form._SEPARATORS))
+    assert form._decode_fields([every, b"%41"])[1] == "A"
+    assert form._decode_fields([]) == []
 
 
 def test_batch_parser_each_fallback() -> None:

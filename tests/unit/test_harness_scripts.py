@@ -8,7 +8,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from pctfuzz.harness import oss_fuzz_script
+from pctfuzz.harness import HOOKED_IMPORTS, oss_fuzz_script
 from pctfuzz.targets import TARGETS
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -74,3 +74,23 @@ def test_a_differential_target_instruments_the_reference_and_the_adapter_only() 
     out = subprocess.run([sys.executable, "-c", _PROBE, "encode"], capture_output=True,
                          text=True, check=True).stdout.split()
     assert out == ["False"] * 8, out
+
+
+#: The imports of an invariant target's script, then which functions carry counters.
+_HOOKED_PROBE = HOOKED_IMPORTS + """
+from pctfuzz import form, formats, reference, targets
+from pctfuzz.checks.invariants import expect
+from pctfuzz.encoding import encoders
+for func in (reference.percent_encode, encoders.encode_inband, form.form_urlencode,
+             formats.encode_from_bytes, targets.Target.case_from_bytes, driver.run_input,
+             expect._encoder_bytes):
+    print("__ATHERIS_INSTRUMENTED__" in func.__code__.co_consts)
+"""
+
+
+def test_an_invariant_target_instruments_the_library_only() -> None:
+    # The reference, the encoders and the form codec are its code under test; the byte
+    # formats, the target registry, the driver and the checks only cost.
+    out = subprocess.run([sys.executable, "-c", _HOOKED_PROBE], capture_output=True,
+                         text=True, check=True).stdout.split()
+    assert out == ["True"] * 3 + ["False"] * 4, out

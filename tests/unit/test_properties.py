@@ -13,11 +13,12 @@ from collections.abc import Callable
 from typing import Any, TypeVar
 
 import pytest
-from hypothesis import example, given, note
+from hypothesis import example, given, note, settings
 from hypothesis import strategies as st
 
 from pctfuzz.cases import DecodeCase, EncodeCase, FormCase, FormParseCase
 from pctfuzz.checks import invariants as p
+from pctfuzz.checks.invariants import form as form_invariants
 from pctfuzz.checks.strategies import (
     binary_values,
     decode_cases,
@@ -181,6 +182,46 @@ def test_decode_robustness(case: DecodeCase) -> None:
 def test_form_serializer(case: FormCase) -> None:
     note(f"serialized={p.REFERENCE.form_encode(case.pairs, encoding=case.encoding)!r}")
     p.check_form_serializer(case)
+
+
+#: Names and values around ``_encoded_fields``' separators: C0 controls (SO, SI, ESC
+#: too), "\\" and "%5C", ISO-2022-JP's jis0208 and Roman code points, errors, "&#;".
+separator_text = st.text(
+    st.characters(max_codepoint=0x1F)
+    | st.sampled_from("\\~a %5C&#;\u3042\u4e2d\u2212\u00a5\u203e\u00e9\ufffd\U0001f600\ue000")
+    | st.characters(codec="utf-8"),
+    max_size=8,
+)
+
+
+@settings(max_examples=1500)
+@given(pairs=st.lists(st.tuples(separator_text, separator_text), max_size=6),
+       encoding=st.sampled_from(["ISO-2022-JP", "utf-8", "Shift_JIS", "gb18030",
+                                 "windows-1252", "x-user-defined", "utf-16le"]) | encoding_labels())
+@example(pairs=[("".join(map(chr, range(0x20))), "a")], encoding="utf-8")  # no separator
+@example(pairs=[("\x1f\u00a5", "\u3042")], encoding="ISO-2022-JP")  # not US
+def test_the_serializer_check_encodes_the_reference_s_fields_in_one_call(
+    pairs: list[tuple[str, str]], encoding: str
+) -> None:
+    """``form._encoded_fields``' one call gives each field's own encoding (a fresh
+    encoder per name and value, WHATWG URL 5.2); other encoders get one call each."""
+    case = FormCase(tuple(pairs), encoding)
+    fields = [field for pair in pairs for field in pair]
+    alone = [percent_encode(f, "form", encoding=encoding, space_as_plus=True) for f in fields]
+    calls: list[object] = []
+
+    def counted(*args: Any, **kwargs: Any) -> str:
+        calls.append(args)
+        return percent_encode(*args, **kwargs)
+
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr("pctfuzz.oracles.codec.percent_encode", counted)
+        assert form_invariants._encoded_fields(case, p.REFERENCE) == alone
+    free = set(map(chr, range(0x20))) - set("\x0e\x0f\x1b") - set("".join(fields))
+    assert len(calls) == (1 if fields and free else len(fields))
+    other = p.Codec.build("other", lambda value, *a, **k: percent_encode(value, *a, **k),
+                          p.REFERENCE.decode)
+    assert form_invariants._encoded_fields(case, other) == alone
 
 
 @given(case=form_cases())

@@ -6,6 +6,9 @@ aggregates the ``form`` and ``form_parse`` targets run.
 
 from __future__ import annotations
 
+import functools
+from itertools import chain
+
 from pctfuzz import encoding as _encoding
 from pctfuzz.cases import FormCase, FormParseCase
 from pctfuzz.checks.invariants.expect import (
@@ -21,7 +24,19 @@ from pctfuzz.oracles.codec import REFERENCE, Codec
 from pctfuzz.sets import FORM
 from pctfuzz.violations import Violation
 
+_FORM = FORM.name
+
 # --- form -------------------------------------------------------------------------------
+
+
+@functools.lru_cache(maxsize=256)
+def _output_encoding(label: str) -> _encoding.Encoding | None:
+    """The encoding of a label, None when it is unknown: every input asks, about one of
+    a few labels."""
+    try:
+        return _encoding.lookup(label)
+    except UnknownEncodingError:
+        return None
 
 
 def expected_form_error(case: FormCase) -> type[PctfuzzError] | None:
@@ -29,11 +44,10 @@ def expected_form_error(case: FormCase) -> type[PctfuzzError] | None:
     is resolved when the first name is encoded, so no pairs means no error."""
     if not case.pairs:
         return None
-    try:
-        _encoding.lookup(case.encoding)
-    except UnknownEncodingError:
+    if _output_encoding(case.encoding) is None:
         return UnknownEncodingError
-    if all(_is_scalar(name) and _is_scalar(value) for name, value in case.pairs):
+    # One search of all names and values (a surrogate in a str is always lone).
+    if _is_scalar("".join(chain.from_iterable(case.pairs))):
         return None
     return NotScalarValueError
 
@@ -68,12 +82,8 @@ def _form_encode(case: FormCase, codec: Codec) -> str | None:
 
 
 def _form_serializer(case: FormCase, codec: Codec, out: str) -> None:
-    want = "&".join(
-        codec.encode(name, FORM.name, encoding=case.encoding, space_as_plus=True)
-        + "="
-        + codec.encode(value, FORM.name, encoding=case.encoding, space_as_plus=True)
-        for name, value in case.pairs
-    )
+    fields = _encoded_fields(case, codec)
+    want = "&".join(map("=".join, zip(fields[0::2], fields[1::2], strict=True)))
     if out != want:
         raise Violation(
             FORM_SERIALIZER,
@@ -86,6 +96,43 @@ def _form_serializer(case: FormCase, codec: Codec, out: str) -> None:
         )
 
 
+def _encoded_fields(case: FormCase, codec: Codec) -> list[str]:
+    """Each name and value of an in-domain ``case``, in order, percent-encoded after
+    encoding by ``codec.encode`` with the form set and spaceAsPlus (WHATWG URL 5.2).
+
+    For the reference's encoder, one call on all of them joined by a separator: a C0
+    control absent from them, after U+005C for ISO-2022-JP (each then writes its own
+    "%HH", or "%5C%HH", and the encoder is back in its starting state after it: the
+    argument of ``pctfuzz.form._ISO_2022_JP_CONTROLS``), split on its output. That
+    also checks ``pctfuzz.form``'s one-call serializer against other code: one
+    separator and a split here, two stand-ins and a replace there, the str path of
+    ``percent_encode`` for UTF-8 here, its bytes path there. Any other encoder is
+    called once per field: nothing is known of it.
+    """
+    fields = list(chain.from_iterable(case.pairs))
+    if fields and codec.encode is REFERENCE.encode:
+        encoding = _output_encoding(case.encoding)
+        iso_2022_jp = encoding is not None and encoding.name == "ISO-2022-JP"
+        text = "".join(fields)
+        # The last control absent from the fields: US, unless the fields hold one.
+        control = "\x1f" if "\x1f" not in text else max(_SEPARATORS.difference(text), default="")
+        if control:
+            separator, split = ("\\" + control, f"%5C%{ord(control):02X}") if iso_2022_jp \
+                else (control, f"%{ord(control):02X}")
+            joined = codec.encode(separator.join(fields), _FORM, encoding=case.encoding,
+                                  space_as_plus=True)
+            pieces = joined.split(split)
+            if len(pieces) == len(fields):  # (always, unless the encoder is broken)
+                return pieces
+    return [codec.encode(field, _FORM, encoding=case.encoding, space_as_plus=True)
+            for field in fields]
+
+
+#: Separators of ``_encoded_fields``: the C0 controls but SO, SI and ESC (errors in
+#: ISO-2022-JP, and ESC is in its escape sequences).
+_SEPARATORS = frozenset(map(chr, range(0x20))) - {"\x0e", "\x0f", "\x1b"}
+
+
 def check_form_serializer(case: FormCase, codec: Codec = REFERENCE) -> None:
     """The serializer's output is ``&``-joined ``name=value``, each percent-encoded after
     encoding with the form set and spaceAsPlus true, by the same codec (WHATWG URL 5.2)."""
@@ -95,11 +142,8 @@ def check_form_serializer(case: FormCase, codec: Codec = REFERENCE) -> None:
 
 
 def _form_round_trip(case: FormCase, codec: Codec, out: str) -> None:
-    try:
-        utf8 = _encoding.lookup(case.encoding).is_utf8
-    except UnknownEncodingError:  # only reachable with no pairs: nothing to parse back
-        utf8 = False
-    if not utf8:
+    encoding = _output_encoding(case.encoding)  # (None only with no pairs: nothing to parse)
+    if encoding is None or not encoding.is_utf8:
         return  # the parser decodes UTF-8 only: other encodings do not come back
     back = codec.form_decode(out)
     if back != list(case.pairs):
@@ -153,6 +197,8 @@ def _parse(case: FormParseCase, codec: Codec, text: str | bytes) -> list[tuple[s
         ) from exc
     if not isinstance(pairs, list):
         raise Violation(FORM_PARSE, case, expected="a list", actual=pairs, detail="not a list")
+    if _str_pairs(pairs):
+        return pairs
     for index, pair in enumerate(pairs):
         if not (
             isinstance(pair, tuple)
@@ -169,6 +215,17 @@ def _parse(case: FormParseCase, codec: Codec, text: str | bytes) -> list[tuple[s
                 "without BOM replaces errors with U+FFFD)",
             )
     return pairs
+
+
+def _str_pairs(pairs: list[tuple[str, str]]) -> bool:
+    """Every item is a tuple of two scalar value strings, tested by C calls on all of
+    them (True), or maybe not: the loop of ``_parse`` then looks at each one."""
+    return (
+        set(map(type, pairs)) <= {tuple}
+        and set(map(len, pairs)) <= {2}
+        and set(map(type, chain.from_iterable(pairs))) <= {str}
+        and _is_scalar("".join(chain.from_iterable(pairs)))
+    )
 
 
 def check_form_parse(case: FormParseCase, codec: Codec = REFERENCE) -> None:
