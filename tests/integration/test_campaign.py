@@ -167,3 +167,33 @@ def test_coverage_measures_the_reference_and_the_code_under_test(tmp_path: Path)
                       "--html", str(tmp_path / "h2"))
     assert missing.returncode == 2 and "does not exist" in missing.stderr
     assert not (tmp_path / "h2").exists()
+
+
+def test_a_short_budget_runs_each_slot_in_plan_order(tmp_path: Path,
+                                                     monkeypatch: pytest.MonkeyPatch) -> None:
+    # A slot's first slice under a short budget is exactly MIN_SLICE long; measured
+    # from the clock it came out microseconds short and never ran, so the first target
+    # of each slot (diff_encode, the one that runs the implementation under test) got
+    # its turn last. libFuzzer is replaced by a recorder of what would be started.
+    import time
+
+    from pctfuzz.fuzz import campaign
+    from pctfuzz.fuzz.supervisor import Supervisor
+
+    started: list[str] = []
+    plan = ["diff_encode", "diff_form", "encode", "form"]
+    supervisor = Supervisor(time.monotonic() + 11)
+
+    def watch(cmd: list[str], *args: object, **kwargs: object) -> tuple[None, None, int]:
+        started.append(next(a for a in cmd if a in campaign.TARGETS))
+        if len(started) == len(plan):
+            supervisor.stop()  # (one turn each is what is asserted)
+        return None, None, 1
+
+    monkeypatch.setattr(campaign, "watch", watch)
+    job = campaign._Job(None, tmp_path / "corpus", tmp_path / "findings", "urllib", 5, 2048)
+    (tmp_path / "findings").mkdir()
+    stats = campaign._run_slot(plan, campaign.slice_seconds(11, 4), job,
+                               supervisor=supervisor, extra=[], progress=None)
+    assert started[:4] == plan
+    assert {s.target for s in stats} == set(plan)
