@@ -192,14 +192,26 @@ def _ncr_outputs() -> tuple[str, ...]:
     return tuple(outputs)
 
 
-@functools.lru_cache(maxsize=64)
 def _inband_output(encode_set: PercentEncodeSet, space_as_plus: bool) -> tuple[str, ...]:
     """``str.translate`` table for ``encoding.encode_inband``'s output: each byte
     (U+0000-U+00FF) as the set writes it, each error in the BMP as its encoded NCR.
     (A 64K-entry tuple, so ``translate`` never misses but on an astral error: a miss
     costs it an exception.)"""
-    return _encoder(encode_set, space_as_plus).table + _ncr_outputs()[0x100:]
+    key = (encode_set, space_as_plus)
+    table = _INBAND.get(key)
+    if table is None:
+        if len(_INBAND) >= _MAX_INBAND:
+            # 512 KiB each: dropped with the calls that hold them, so that a program
+            # going through many set specs keeps at most _MAX_INBAND of them.
+            _INBAND.clear()
+            _CALLS.clear()
+        table = _INBAND[key] = _encoder(encode_set, space_as_plus).table + _ncr_outputs()[0x100:]
+    return table
 
+
+#: ``_inband_output``'s tables by (set, spaceAsPlus), for the legacy encodings.
+_INBAND: dict[tuple[PercentEncodeSet, bool], tuple[str, ...]] = {}
+_MAX_INBAND = 64
 
 #: (encode_set, space_as_plus, encoding) as passed -> _Call, for set names and str
 #: labels: the look-ups cost more than encoding a short input.

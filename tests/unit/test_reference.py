@@ -497,3 +497,14 @@ def test_an_error_is_an_encoded_ncr_whatever_the_set() -> None:
     assert percent_encode("&\u00e9;", "query", encoding="koi8-r") == "&%26%23233%3B;"
     assert percent_encode("\U0001f600#", "fragment", encoding="shift_jis") == (
         "%26%23128512%3B#")
+
+
+def test_the_inband_tables_stay_bounded() -> None:
+    # Each is a 64K-entry tuple: a program going through many set specs with a legacy
+    # encoding keeps at most _MAX_INBAND of them alive, the calls that hold them too.
+    for n in range(2 * reference._MAX_INBAND + 5):
+        spec = f"component+{chr(0x41 + n % 26)}{chr(0x61 + n // 26)}"
+        assert percent_encode("\u00e9", spec, encoding="windows-1252") == "%E9"
+    alive = {id(call.inband) for call in reference._CALLS.values() if call.inband is not None}
+    assert len(reference._INBAND) <= reference._MAX_INBAND
+    assert len(alive) <= reference._MAX_INBAND
