@@ -9,7 +9,7 @@ from __future__ import annotations
 import os
 import re
 
-from pctfuzz.cases import EncodeCase
+from pctfuzz.cases import EncodeCase, FormCase
 from pctfuzz.oracles import Unsupported
 from pctfuzz.oracles.urllib_parse import UrllibAdapter
 
@@ -22,6 +22,20 @@ class TildeEncodingUrllib(UrllibAdapter):
     def encode(self, case: EncodeCase) -> str:
         _utf8_or_bytes(case)
         return super().encode(case).replace("~", "%7E")
+
+
+class LosesLastChar(UrllibAdapter):
+    """urllib with one more bug: the answer's last character dropped (encode and the
+    form serializer), for the registry's tests: accepted differences must not hide it."""
+
+    name = "urllib-lossy"
+    registry_names = ("urllib-lossy", "urllib")
+
+    def encode(self, case: EncodeCase) -> str:
+        return super().encode(case)[:-1]
+
+    def form_serialize(self, case: FormCase) -> str:
+        return super().form_serialize(case)[:-1]
 
 
 def _utf8_or_bytes(case: EncodeCase) -> None:

@@ -13,6 +13,7 @@ from collections.abc import Callable
 from urllib.parse import quote, unquote_to_bytes
 
 import pytest
+from broken_impls import LosesLastChar
 
 from pctfuzz.cases import DecodeCase, EncodeCase, FormCase, FormParseCase, case_from_json
 from pctfuzz.checks.differential import check_decode, check_encode, check_form, check_form_parse
@@ -126,17 +127,6 @@ class TildeAndLowercase(UrllibAdapter):
 
     def encode(self, case: EncodeCase) -> str:
         return re.sub("%[0-9A-F]{2}", lambda m: m.group().lower(), super().encode(case))
-
-
-class LosesLastChar(UrllibAdapter):
-    name = "urllib-lossy"
-    registry_names = ("urllib-lossy", "urllib")
-
-    def encode(self, case: EncodeCase) -> str:
-        return super().encode(case)[:-1]
-
-    def form_serialize(self, case: FormCase) -> str:
-        return super().form_serialize(case)[:-1]
 
 
 class WrongSafeForLegacy(UrllibAdapter):

@@ -12,6 +12,7 @@ import dataclasses
 from collections.abc import Callable
 
 import pytest
+from broken_impls import LosesLastChar
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -184,19 +185,6 @@ def _by_definition(entry: KnownDivergence) -> KnownDivergence:
 
 
 SLOW_REGISTRY = tuple(_by_definition(d) for d in DIVERGENCES)
-
-
-class LosesLastChar(UrllibAdapter):
-    """urllib with one more bug: the answer's last character dropped."""
-
-    name = "urllib-lossy"
-    registry_names = ("urllib-lossy", "urllib")
-
-    def encode(self, case: EncodeCase) -> str:
-        return super().encode(case)[:-1]
-
-    def form_serialize(self, case: FormCase) -> str:
-        return super().form_serialize(case)[:-1]
 
 
 def _slow_check(check: str, case: Case, impl: UrllibAdapter) -> tuple[str, ...] | str | None:
