@@ -315,7 +315,7 @@ def percent_encode(
 def _encode_legacy(value: str, encoding: str, call: _Call) -> str:
     """``percent_encode`` of a scalar value string with a legacy (not UTF-8) encoding."""
     enc = _encoding.lookup(encoding) if call.encoding is None else call.encoding
-    inband = _encoding.encode_inband(enc, value)
+    inband = _encoding.encode_inband_unchecked(enc, value)  # (value: a scalar value string)
     if inband is not None:
         # Every byte and every error in the BMP in one translate; the astral errors
         # stay as they are, and are left to write, all runs at once: as "&#N;", then

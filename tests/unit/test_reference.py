@@ -482,11 +482,17 @@ def test_the_inband_path_matches_run_by_run(text: str, set_name: str, label: str
     # The legacy path writes all bytes and errors from encoding.encode_inband at once;
     # the same result as the run loop (forced by an encode_inband that declines).
     fast = percent_encode(text, set_name, encoding=label)
+    declined: list[str] = []
+
+    def decline(enc: object, value: str) -> None:
+        declined.append(value)
+
     with pytest.MonkeyPatch.context() as patch:
         patch.setattr(reference, "_CALLS", {})
         patch.setattr(reference, "_ascii_as_is", lambda enc: False)
-        patch.setattr(reference._encoding, "encode_inband", lambda enc, value: None)
+        patch.setattr(reference._encoding, "encode_inband_unchecked", decline)
         assert percent_encode(text, set_name, encoding=label) == fast
+    assert declined == [text]  # (the run loop did run)
 
 
 def test_an_error_is_an_encoded_ncr_whatever_the_set() -> None:

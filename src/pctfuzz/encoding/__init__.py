@@ -62,6 +62,7 @@ from pctfuzz.encoding.differences import DIFFERENCES, CodecDifference
 from pctfuzz.encoding.encoders import (
     INBAND_ERRORS,
     encode_inband,
+    encode_inband_unchecked,
     encode_ncr,
     encode_runs,
     inband_code_point,
@@ -78,6 +79,7 @@ __all__ = [
     "CodecDifference",
     "Encoding",
     "encode_inband",
+    "encode_inband_unchecked",
     "encode_ncr",
     "encode_runs",
     "inband_code_point",
