@@ -22,6 +22,7 @@ deliberately wrong codecs of ``pctfuzz.oracles.faults`` (benchmarks and demonstr
 
 from __future__ import annotations
 
+import contextlib
 import importlib
 import inspect
 import os
@@ -48,7 +49,7 @@ from pctfuzz.targets import Target, get_target, resolve_subject
 if TYPE_CHECKING:
     from pctfuzz.oracles.codec import Subject
 
-__all__ = ["instrument_modules", "main", "run_input"]
+__all__ = ["instrument_modules", "main", "minimize_seconds", "run_input"]
 
 
 def instrument_modules(names: Iterable[str]) -> int:
@@ -177,6 +178,25 @@ def run_input(target: Target, impl: Any, data: bytes,
     return ()
 
 
+#: libFuzzer's default per-input ``-timeout``, in seconds.
+_LIBFUZZER_TIMEOUT = 1200
+
+
+def minimize_seconds(argv: list[str]) -> float:
+    """The wall-clock safety net of a minimization (``fuzz.minimize``; tries are its
+    real bound): half of libFuzzer's per-input ``-timeout``, which counts the
+    minimization as part of the input that failed, so a long one must not be reported
+    as a timeout of that input. At most ``minimize.DEFAULT_SECONDS``."""
+    from pctfuzz.fuzz.minimize import DEFAULT_SECONDS
+
+    timeout = float(_LIBFUZZER_TIMEOUT)
+    for arg in argv:
+        if arg.startswith("-timeout="):
+            with contextlib.suppress(ValueError):  # libFuzzer refuses it anyway
+                timeout = float(arg.removeprefix("-timeout="))
+    return min(DEFAULT_SECONDS, max(0.5, timeout / 2))
+
+
 def main(target_name: str, argv: list[str] | None = None) -> None:
     """Run ``target_name`` under atheris with libFuzzer flags from ``argv``."""
     import atheris
@@ -203,7 +223,8 @@ def main(target_name: str, argv: list[str] | None = None) -> None:
     corpus_dir = os.environ.get("PCTFUZZ_CORPUS")
     recorder = (
         Recorder(target, impl, impl_name, Path(findings_dir),
-                 Path(corpus_dir) if corpus_dir else None)
+                 Path(corpus_dir) if corpus_dir else None,
+                 minimize_seconds=minimize_seconds(argv))
         if findings_dir
         else None
     )
