@@ -177,3 +177,25 @@ def test_stored_findings_are_1_minimal(finding: Any) -> None:
     for smaller in one_removed(case):
         run = run_case(target, smaller, impl, impl_name=finding.impl)
         assert run.signature != finding.signature, (finding.id, smaller)
+
+
+@pytest.mark.slow
+def test_hypothesis_driver_saves_1_minimal_findings(tmp_path: Path,
+                                                    monkeypatch: pytest.MonkeyPatch) -> None:
+    # Lowercase hex digits: Hypothesis finds the bug in any percent-encoded byte and
+    # shrinks it to "a failure"; the driver then keeps the same signature, 1-minimal.
+    from pctfuzz.fuzz.hypothesis_driver import run_hypothesis
+
+    monkeypatch.setenv("PCTFUZZ_TEST_BUGS", "hex")
+    broken = "broken_impls:PlantedBugsUrllib"
+    result = run_hypothesis(["diff_encode"], max_time=8, impl=broken,
+                            findings=tmp_path / "findings")
+    assert result.new_findings, result.summary()
+    target = TARGETS["diff_encode"]
+    impl = resolve_subject(target, broken)
+    for finding in FindingStore(tmp_path / "findings").iter_findings():
+        case = finding.rebuild_case()
+        keeps = same_failure(target, impl, broken, finding.signature)
+        assert finding.minimized and keeps(case), finding
+        assert not any(keeps(smaller) for smaller in one_removed(case)), case
+        assert target.case_from_bytes(finding.raw_bytes() or b"", impl) == case
