@@ -199,3 +199,43 @@ def test_hypothesis_driver_saves_1_minimal_findings(tmp_path: Path,
         assert finding.minimized and keeps(case), finding
         assert not any(keeps(smaller) for smaller in one_removed(case)), case
         assert target.case_from_bytes(finding.raw_bytes() or b"", impl) == case
+
+
+def test_migrate_reminimizes_and_keeps_the_record(tmp_path: Path) -> None:
+    from pctfuzz.fuzz.migrate import migrate_findings
+    from pctfuzz.oracles.faults import FAULTS
+    from pctfuzz.store import new_finding
+
+    store = FindingStore(tmp_path)
+    target = TARGETS["encode"]
+    padded = EncodeCase("Gaaaaaaaaa~" + "\ufffd" * 23, "special-query", "UTF-8", True)
+    with pytest.raises(Exception) as info:
+        target.check(padded, FAULTS["tilde-encoded"])
+    from pctfuzz.identity import signature_of
+
+    signature = signature_of("encode", info.value, case=padded, subject=FAULTS["tilde-encoded"],
+                             impl="tilde-encoded")
+    old = new_finding("encode", "violation", info.value, case=padded, signature=signature,
+                      raw_input=b"padded", impl="tilde-encoded", minimized=True)
+    store.record(old)
+    store.add_hits(old.id, 6)
+    store.update_status(old.id, "known-divergence", note="seen in 2019")
+    # A record whose case now fails with another signature is left alone.
+    other = new_finding("decode", "violation", info.value, case=DecodeCase("%"),
+                        signature="decode|violation|decode-robustness|x",
+                        impl="decode-raises")
+    store.record(other)
+    before = store.path_for(other).read_bytes()
+
+    outcomes = {m.path.name: m for m in migrate_findings(tmp_path)}
+    assert outcomes[old.file_name].outcome == "minimized", outcomes
+    assert outcomes[other.file_name].outcome == "kept", outcomes
+    assert "fails differently" in outcomes[other.file_name].why
+    assert store.path_for(other).read_bytes() == before
+    renewed = store.get(old.id)
+    assert (renewed.hits, renewed.status, renewed.note, renewed.first_seen) == (
+        7, "known-divergence", "seen in 2019", old.first_seen)
+    assert renewed.rebuild_case() == EncodeCase("~", "special-query", "UTF-8", False)
+    assert renewed.minimized and renewed.raw_bytes() == b"\x03\x00~"
+    # Once 1-minimal, a second migration has nothing to do.
+    assert [m.outcome for m in migrate_findings(tmp_path)].count("current") == 1
