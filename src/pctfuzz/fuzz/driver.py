@@ -31,7 +31,7 @@ import sys
 import time
 import types
 import zlib
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -39,6 +39,7 @@ from pctfuzz.errors import PctfuzzError
 from pctfuzz.fuzz.protocol import (
     answered_line,
     lost_line,
+    module_line,
     say,
     under_test_line,
 )
@@ -106,6 +107,7 @@ def _flush_at_exit(recorder: Recorder) -> bool:
 
     def hook(_arg: Any) -> None:
         try:
+            _say_last_words()
             recorder.flush()
         except BaseException as exc:  # never raise into C; say what was lost
             say(lost_line("HITS at exit", f"{type(exc).__name__}: {exc}"))
@@ -146,8 +148,20 @@ def _flush_on_sigterm(recorder: Recorder) -> None:
     signal.signal(signal.SIGTERM, stop)
 
 
+#: What a record-mode process says last, when it ends normally or on SIGTERM (its
+#: running counts: a process of less than a second would never say them otherwise).
+_LAST_WORDS: list[Callable[[], None]] = []
+
+
+def _say_last_words() -> None:
+    for words in _LAST_WORDS:
+        with contextlib.suppress(Exception):
+            words()
+
+
 def _stop_now(recorder: Recorder) -> None:
     try:
+        _say_last_words()
         recorder.flush()
     finally:
         sys.stderr.flush()
@@ -252,14 +266,22 @@ def main(target_name: str, argv: list[str] | None = None) -> None:
         if _Stop.requested:
             _stop_now(recorder)
         if target.differential and time.monotonic() - last_said > 1.0:
-            # How many cases the implementation answered (not Unsupported): a campaign
-            # on an adapter that hides behind Unsupported must show it.
-            say(answered_line(answered, asked))
-            if under_test is not None:
-                say(under_test_line(under_test.count, under_test.total))
+            say_counts()
             last_said = time.monotonic()
 
+    def say_counts() -> None:
+        # How many cases the implementation answered (not Unsupported): a campaign on an
+        # adapter that hides behind Unsupported must show it; and what of the code
+        # under test it reached, per module (one never reached is a warning).
+        say(answered_line(answered, asked))
+        if under_test is not None:
+            say(under_test_line(under_test.count, under_test.total))
+            for module, reached, lines in under_test.modules():
+                say(module_line(module, reached, lines, under_test.executions))
+
     atheris.Setup(argv, test_one_input)
+    if recorder is not None and target.differential:
+        _LAST_WORDS.append(say_counts)
     if recorder is not None:
         _flush_at_exit(recorder)
         _flush_on_sigterm(recorder)

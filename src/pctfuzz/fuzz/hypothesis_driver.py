@@ -37,7 +37,7 @@ from pctfuzz.errors import PctfuzzError
 from pctfuzz.fuzz.minimize import minimize_case, raw_input_for, same_failure
 from pctfuzz.fuzz.recorder import build_finding
 from pctfuzz.fuzz.schedule import order_targets
-from pctfuzz.fuzz.stats import CampaignResult, TargetStats
+from pctfuzz.fuzz.stats import CampaignResult, ModuleReach, TargetStats
 from pctfuzz.fuzz.supervisor import Supervisor, stop_on_signals
 from pctfuzz.fuzz.undertest import UnderTest
 from pctfuzz.identity import signature_of
@@ -173,12 +173,18 @@ class _Hunt:
         return self.target.check(case, self.impl)
 
     def report(self, now: float, *, force: bool = False) -> None:
+        due = force or now - self.last_progress >= _PROGRESS_SECONDS
         if self.under_test is not None:
             self.stats.under_test = self.under_test.count
             self.stats.under_test_total = self.under_test.total
-        if self.progress and (force or now - self.last_progress >= _PROGRESS_SECONDS):
+            if due or not self.stats.modules:  # per module: as often as progress
+                for name, reached, lines in self.under_test.modules():
+                    self.stats.modules[name] = ModuleReach(reached, lines,
+                                                           self.under_test.executions)
+        if due:
             self.last_progress = now
-            self.progress(self.stats)
+            if self.progress:
+                self.progress(self.stats)
 
     def save(self) -> None:
         """Record every failure kept since the last save."""

@@ -213,6 +213,11 @@ def fuzz_results(result: CampaignResult, *, settings: Mapping[str, Any], finding
             "errors": [clean(e) for e in stats.errors],
             "asked": stats.asked,
             "answered": stats.answered,
+            "not_reached": [
+                {"module": clean(name), "lines": reach.total, "reached": reach.reached,
+                 "executions": reach.executions, "why": clean(why)}
+                for name, reach in stats.modules.items()
+                if (why := reach.problem()) is not None],
             "problems": [clean(p) for p in
                          stats.problems(stopped=result.stopped_by is not None)],
         })
