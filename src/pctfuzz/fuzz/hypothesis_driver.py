@@ -101,7 +101,10 @@ class _Alarms:
         try:
             yield
         finally:
-            self.backstop = backstop
+            # A backstop that passed meanwhile stays off: it would ring at once, in the
+            # middle of saving; the slice's loop sees its end by itself.
+            if backstop is not None and backstop > time.monotonic():
+                self.backstop = backstop
             self.arm()
 
     @contextlib.contextmanager
@@ -188,6 +191,11 @@ class _Hunt:
 
     def save(self) -> None:
         """Record every failure kept since the last save."""
+        with self.alarms.without_backstop():  # a slice's end never cuts a save short
+            self._save_failing()
+        self.report(time.monotonic(), force=True)
+
+    def _save_failing(self) -> None:
         from pctfuzz.store import FindingStore, StoreError
 
         for signature, (shrunk, exc) in list(self.failing.items()):
@@ -202,7 +210,6 @@ class _Hunt:
                 self.stats.lost.append(f"FINDING {signature}: {err}")
                 continue
             self._count(stored.id, is_new)
-        self.report(time.monotonic(), force=True)
 
     def minimize(self, case: Any, exc: BaseException,
                  signature: str) -> tuple[Any, BaseException, bool]:
@@ -220,7 +227,9 @@ class _Hunt:
         keeps = same_failure(self.target, self.impl, self.impl_name, signature, guard=guard,
                              representable=self._raw(case) is not None)
         with self.alarms.without_backstop():
-            found = minimize_case(case, keeps)
+            # Tries bound it; the clock only as a safety net, within the shrink's grace.
+            grace = max(SHRINK_GRACE, self.end + SHRINK_GRACE - time.monotonic())
+            found = minimize_case(case, keeps, max_seconds=grace)
             try:
                 guard(lambda: self.check(found.case))
             except Exception as again:
