@@ -24,8 +24,8 @@ from pctfuzz.cases import Case, DecodeCase, EncodeCase, FormParseCase
 from pctfuzz.encoding import lookup
 from pctfuzz.oracles.base import Adapter, Unsupported
 from pctfuzz.outcome import Outcome
-from pctfuzz.reconcilers import REPLACE as _REPLACE
-from pctfuzz.reconcilers import Reconciler, divergence
+from pctfuzz.accept.entry import REPLACE as _REPLACE
+from pctfuzz.accept.reconcilers import Reconciler, divergence
 from pctfuzz.reference import percent_decode
 from pctfuzz.sets import get_set
 from pctfuzz.text import has_lone_surrogate

@@ -33,8 +33,8 @@ from pctfuzz.cases import Case, EncodeCase, FormParseCase
 from pctfuzz.encoding import lookup
 from pctfuzz.oracles.base import Adapter, Unsupported
 from pctfuzz.outcome import Outcome
-from pctfuzz.reconcilers import Reconciler, divergence
-from pctfuzz.reconcilers import encode_model as _encode_model
+from pctfuzz.accept.reconcilers import Reconciler, divergence
+from pctfuzz.accept.reconcilers import encode_model as _encode_model
 from pctfuzz.sets import PercentEncodeSet, get_set
 from pctfuzz.text import has_lone_surrogate
 

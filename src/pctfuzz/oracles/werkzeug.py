@@ -36,7 +36,7 @@ from pctfuzz.accept import Reconciler, divergence, pairs_order
 from pctfuzz.cases import Case, EncodeCase, FormParseCase
 from pctfuzz.encoding import lookup
 from pctfuzz.oracles.base import Adapter, Unsupported
-from pctfuzz.reconcilers import REPLACE as _REPLACE
+from pctfuzz.accept.entry import REPLACE as _REPLACE
 from pctfuzz.reference import percent_decode
 from pctfuzz.sets import get_set
 

@@ -15,7 +15,7 @@ from pctfuzz.checks.registry.common import (
     is_valid_utf8,
     text_with_surrogate,
 )
-from pctfuzz.entry import KnownDivergence
+from pctfuzz.accept.entry import KnownDivergence
 from pctfuzz.outcome import Outcome
 from pctfuzz.reference import percent_decode
 

@@ -28,7 +28,7 @@ from pctfuzz.checks.registry.common import (
     str_value_with_surrogate,
     text_with_surrogate,
 )
-from pctfuzz.entry import KnownDivergence
+from pctfuzz.accept.entry import KnownDivergence
 from pctfuzz.errors import NotScalarValueError
 from pctfuzz.form import split_pairs
 from pctfuzz.oracles.process import remote_error_type

@@ -24,10 +24,10 @@ from pctfuzz.checks.registry.common import (
     str_value_with_surrogate,
     text_with_surrogate,
 )
-from pctfuzz.entry import KnownDivergence
+from pctfuzz.accept.entry import KnownDivergence
 from pctfuzz.oracles.urllib_parse import unquoted_bytes, urllib_function
 from pctfuzz.outcome import Outcome
-from pctfuzz.reconcilers import pairs_surrogates_to_fffd
+from pctfuzz.accept.reconcilers import pairs_surrogates_to_fffd
 from pctfuzz.reference import percent_decode
 from pctfuzz.sets import FORM, get_set
 from pctfuzz.text import has_lone_surrogate

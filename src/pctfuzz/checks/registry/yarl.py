@@ -21,11 +21,11 @@ from pctfuzz.checks.registry.common import (
     str_value_with_surrogate,
     text_with_surrogate,
 )
-from pctfuzz.entry import KnownDivergence
+from pctfuzz.accept.entry import KnownDivergence
 from pctfuzz.errors import NotScalarValueError
 from pctfuzz.oracles.yarl_quoting import ALWAYS_SAFE, QS_CHARS
 from pctfuzz.outcome import Outcome, reference_outcome
-from pctfuzz.reconcilers import pairs_surrogates_to_fffd
+from pctfuzz.accept.reconcilers import pairs_surrogates_to_fffd
 from pctfuzz.reference import percent_encode
 from pctfuzz.sets import get_set
 from pctfuzz.text import count_lone_surrogates, strip_lone_surrogates, surrogates_to_fffd
