@@ -16,12 +16,12 @@ from broken_impls import LosesLastChar
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from pctfuzz.accept.entry import KnownDivergence
+from pctfuzz.accept.entry import explain as engine_explain
 from pctfuzz.cases import Case, EncodeCase, FormCase
 from pctfuzz.checks.differential import both_refuse, check_encode, check_form, run_impl
 from pctfuzz.checks.registry import DIVERGENCES, reference_outcome, urllib_legacy
 from pctfuzz.encoding import DIFFERENCES, encode_runs, lookup
-from pctfuzz.accept.entry import KnownDivergence
-from pctfuzz.accept.entry import explain as engine_explain
 from pctfuzz.errors import PctfuzzError
 from pctfuzz.formats import FUZZ_ENCODINGS, FUZZ_SETS
 from pctfuzz.oracles.base import Unsupported, registry_names

@@ -108,7 +108,7 @@ def _text(model: Model, text: Any) -> Any:
     if model.trim:
         text = text.strip(model.trim)
     if model.normalize:
-        text = unicodedata.normalize(model.normalize, text)
+        text = unicodedata.normalize(model.normalize, text)  # type: ignore[arg-type]
     return text
 
 

@@ -17,16 +17,14 @@ from __future__ import annotations
 
 import codecs
 import re
-import unicodedata
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
 from pctfuzz.accept.entry import MODEL, REPLACE, REWRITE, KnownDivergence
-from pctfuzz.accept.model import Model, NotModelled, render, reorder
+from pctfuzz.accept.model import Model, NotModelled, render
 from pctfuzz.cases import Case, DecodeCase, EncodeCase, FormCase, FormParseCase
 from pctfuzz.errors import UsageError
-from pctfuzz.form import form_urldecode
 from pctfuzz.outcome import CHECKS, Outcome, Reconcile
 from pctfuzz.reference import percent_decode, percent_encode
 from pctfuzz.sets import FORM, PercentEncodeSet, get_set
@@ -432,7 +430,7 @@ def input_has(case: Case, kind: str) -> bool:
     return False
 
 
-def refuses(input: str) -> Reconciler:  # noqa: A002 - the TOML key
+def refuses(input: str) -> Reconciler:
     """The implementation raises (any exception) for an input holding ``input``
     (``lone-surrogate``, ``invalid-utf8`` once decoded, ``invalid-percent``: a ``%``
     without two hex digits), where the reference answers."""

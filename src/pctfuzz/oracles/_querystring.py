@@ -11,10 +11,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from pctfuzz.cases import Case, FormCase, FormParseCase
 from pctfuzz.accept.entry import KnownDivergence
-from pctfuzz.outcome import Outcome
 from pctfuzz.accept.reconcilers import Reconciler, divergence, pairs_surrogates_to_fffd
+from pctfuzz.cases import Case, FormCase, FormParseCase
+from pctfuzz.outcome import Outcome
 from pctfuzz.reference import percent_encode
 from pctfuzz.sets import get_set
 from pctfuzz.text import has_lone_surrogate

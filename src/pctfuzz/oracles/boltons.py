@@ -35,13 +35,13 @@ import unicodedata
 from types import MappingProxyType
 from typing import Any
 
+from pctfuzz.accept.entry import REPLACE as _REPLACE
+from pctfuzz.accept.reconcilers import Reconciler, divergence
 from pctfuzz.cases import Case, DecodeCase, EncodeCase, FormCase, FormParseCase
 from pctfuzz.encoding import lookup
 from pctfuzz.form import form_urldecode
 from pctfuzz.oracles.base import Adapter, Unsupported
 from pctfuzz.outcome import Outcome
-from pctfuzz.accept.entry import REPLACE as _REPLACE
-from pctfuzz.accept.reconcilers import Reconciler, divergence
 from pctfuzz.reference import percent_decode
 from pctfuzz.sets import get_set
 from pctfuzz.text import has_lone_surrogate

@@ -26,11 +26,11 @@ from types import MappingProxyType
 from typing import Any
 
 from pctfuzz.accept import divergence, encoded, left_raw, requoted
+from pctfuzz.accept.model import Model as _Model
+from pctfuzz.accept.reconcilers import set_change as _set_change
 from pctfuzz.cases import EncodeCase, FormCase
 from pctfuzz.encoding import lookup
 from pctfuzz.oracles.base import Adapter, Unsupported
-from pctfuzz.accept.model import Model as _Model
-from pctfuzz.accept.reconcilers import set_change as _set_change
 from pctfuzz.sets import get_set
 
 __all__ = ["RequestsAdapter"]

@@ -21,6 +21,7 @@ divergences --check``; it needs the differential check, which itself needs
 
 from __future__ import annotations
 
+from pctfuzz.accept.entry import KnownDivergence
 from pctfuzz.checks.registry.lookup import (
     DIVERGENCES,
     accepted_entries,
@@ -29,7 +30,6 @@ from pctfuzz.checks.registry.lookup import (
     get_divergence,
     reconcile,
 )
-from pctfuzz.accept.entry import KnownDivergence
 from pctfuzz.outcome import (
     CHECKS,
     Outcome,

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import functools
 
+from pctfuzz.accept.entry import KnownDivergence
 from pctfuzz.cases import Case, FormParseCase
 from pctfuzz.checks.registry.common import (
     WHATWG_FORM_PARSE,
@@ -15,7 +16,6 @@ from pctfuzz.checks.registry.common import (
     is_valid_utf8,
     text_with_surrogate,
 )
-from pctfuzz.accept.entry import KnownDivergence
 from pctfuzz.outcome import Outcome
 from pctfuzz.reference import percent_decode
 

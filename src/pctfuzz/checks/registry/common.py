@@ -10,8 +10,8 @@ from __future__ import annotations
 import re
 from typing import Any, TypeAlias
 
-from pctfuzz.cases import Case, FormCase, FormParseCase
 from pctfuzz.accept.entry import REPLACE, REWRITE, KnownDivergence
+from pctfuzz.cases import Case, FormCase, FormParseCase
 from pctfuzz.outcome import Outcome, Reconcile
 from pctfuzz.text import has_lone_surrogate
 

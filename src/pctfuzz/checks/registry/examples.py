@@ -6,9 +6,9 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from pctfuzz.accept.entry import KnownDivergence
 from pctfuzz.checks.differential import both_refuse, run_impl, scalar_values
 from pctfuzz.checks.registry.lookup import accepted_entries, explain
-from pctfuzz.accept.entry import KnownDivergence
 from pctfuzz.errors import NotScalarValueError, UsageError
 from pctfuzz.oracles.base import registry_names
 from pctfuzz.oracles.registry import get_impl

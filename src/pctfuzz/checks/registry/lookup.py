@@ -15,11 +15,11 @@ import dataclasses
 import os
 from collections.abc import Iterable, Sequence
 
-from pctfuzz.accept import entry as _engine
 from pctfuzz.accept import ACCEPT_ENV, checked_entries, load_accept_file
+from pctfuzz.accept import entry as _engine
+from pctfuzz.accept.entry import KnownDivergence
 from pctfuzz.cases import Case
 from pctfuzz.checks.registry import ada, node, urllib, urllib_legacy, yarl
-from pctfuzz.accept.entry import KnownDivergence
 from pctfuzz.errors import UsageError
 from pctfuzz.oracles.base import impl_name
 from pctfuzz.oracles.registry import IMPLS

@@ -14,6 +14,7 @@ from __future__ import annotations
 import functools
 from collections.abc import Sequence
 
+from pctfuzz.accept.entry import KnownDivergence
 from pctfuzz.cases import Case, DecodeCase, EncodeCase, FormCase, FormParseCase
 from pctfuzz.checks.registry.common import (
     PCT_TRIPLET,
@@ -28,7 +29,6 @@ from pctfuzz.checks.registry.common import (
     str_value_with_surrogate,
     text_with_surrogate,
 )
-from pctfuzz.accept.entry import KnownDivergence
 from pctfuzz.errors import NotScalarValueError
 from pctfuzz.form import split_pairs
 from pctfuzz.oracles.process import remote_error_type

@@ -12,6 +12,8 @@ import re
 import sys
 from collections.abc import Callable
 
+from pctfuzz.accept.entry import KnownDivergence
+from pctfuzz.accept.reconcilers import pairs_surrogates_to_fffd
 from pctfuzz.cases import Case, DecodeCase, EncodeCase, FormCase, FormParseCase
 from pctfuzz.checks.registry.common import (
     REWRITE,
@@ -24,10 +26,8 @@ from pctfuzz.checks.registry.common import (
     str_value_with_surrogate,
     text_with_surrogate,
 )
-from pctfuzz.accept.entry import KnownDivergence
 from pctfuzz.oracles.urllib_parse import unquoted_bytes, urllib_function
 from pctfuzz.outcome import Outcome
-from pctfuzz.accept.reconcilers import pairs_surrogates_to_fffd
 from pctfuzz.reference import percent_decode
 from pctfuzz.sets import FORM, get_set
 from pctfuzz.text import has_lone_surrogate

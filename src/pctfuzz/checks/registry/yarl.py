@@ -8,6 +8,8 @@ from __future__ import annotations
 
 import functools
 
+from pctfuzz.accept.entry import KnownDivergence
+from pctfuzz.accept.reconcilers import pairs_surrogates_to_fffd
 from pctfuzz.cases import Case, DecodeCase, EncodeCase, FormCase, FormParseCase
 from pctfuzz.checks.registry.common import (
     PCT_TRIPLET,
@@ -21,11 +23,9 @@ from pctfuzz.checks.registry.common import (
     str_value_with_surrogate,
     text_with_surrogate,
 )
-from pctfuzz.accept.entry import KnownDivergence
 from pctfuzz.errors import NotScalarValueError
 from pctfuzz.oracles.yarl_quoting import ALWAYS_SAFE, QS_CHARS
 from pctfuzz.outcome import Outcome, reference_outcome
-from pctfuzz.accept.reconcilers import pairs_surrogates_to_fffd
 from pctfuzz.reference import percent_encode
 from pctfuzz.sets import get_set
 from pctfuzz.text import count_lone_surrogates, strip_lone_surrogates, surrogates_to_fffd
