@@ -211,12 +211,13 @@ def _reshape(model: Model, check: str, case: Case, current: Any) -> Any:
         segments = current.split("&") if case.pairs else []
         if len(segments) != len(case.pairs):
             raise NotModelled("the answer's segments are not the case's pairs")
-        keyed = list(zip(case.pairs, segments, strict=True))
+        keyed = [(name, (value, seg)) for (name, value), seg
+                 in zip(case.pairs, segments, strict=True)]
         if model.empty == "dropped":
-            keyed = [k for k in keyed if k[0][1]]
+            keyed = [k for k in keyed if k[1][0]]
         if model.order:
-            keyed = [(pair, seg) for pair, seg in reorder(keyed, model.order)]
-        return "&".join(seg for _, seg in keyed)
+            keyed = reorder(keyed, model.order)
+        return "&".join(seg for _, (_, seg) in keyed)
     else:
         raise NotModelled(f"{check}: no answer to reshape")
     if model.empty == "dropped":

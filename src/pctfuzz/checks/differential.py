@@ -37,8 +37,9 @@ from __future__ import annotations
 import functools
 from typing import Any
 
+from pctfuzz.accept.rules import find_rule
 from pctfuzz.cases import Case, DecodeCase, EncodeCase, FormCase, FormParseCase
-from pctfuzz.checks.registry.lookup import accepted_entries, explain, reconcile
+from pctfuzz.checks.registry.lookup import accepted_entries, entries_for, explain, reconcile
 from pctfuzz.errors import NotScalarValueError, PctfuzzError
 from pctfuzz.identity import difference, unit_difference
 from pctfuzz.oracles.base import Impl, Unsupported, impl_name, registry_names
@@ -131,10 +132,13 @@ def _check(check: str, case: Case, impl: Impl | str | None) -> tuple[str, ...] |
     expected = reference_outcome(check, case, surrogates=surrogates)
     if expected.same(actual) or both_refuse(expected, actual):
         return ()
-    accepted = explain(check, registry_names(adapter), case, expected, actual,
-                       extra=accepted_entries(adapter))
+    names = registry_names(adapter)
+    extra = accepted_entries(adapter)
+    accepted = explain(check, names, case, expected, actual, extra=extra)
     if accepted is not None:
         return accepted
+    rule = find_rule(check, names, case, expected, actual, entries_for(check, names, extra),
+                     probe=lambda: _set_probe(check, case, adapter, surrogates))
     name = impl_name(adapter)
     detail = ""
     if expected.raised and not actual.raised:
@@ -152,8 +156,54 @@ def _check(check: str, case: Case, impl: Impl | str | None) -> tuple[str, ...] |
         if expected.raised or actual.raised
         else _first_difference(expected.value, actual.value),
         detail=detail,
-        difference=_difference(check, case, adapter, expected, actual, surrogates),
+        difference=rule.klass() if rule is not None
+        else _difference(check, case, adapter, expected, actual, surrogates),
+        behaviour=None if rule is None else rule.behaviour(),
     )
+
+
+#: (adapter, check, set, encoding, space_as_plus) -> what ``_set_probe`` found.
+_PROBED: dict[tuple[int, str, str, str, bool], tuple[object, frozenset[int], frozenset[int]]] = {}
+
+
+def _set_probe(check: str, case: Case, adapter: Impl,
+               surrogates: Surrogates) -> tuple[frozenset[int], frozenset[int]]:
+    """The characters the implementation leaves raw where the reference encodes them,
+    and those it encodes where the reference does not, in the case's context: each
+    printable ASCII character but space and ``%`` asked alone (once per context), so a
+    rule's characters do not depend on the input that showed it
+    (``pctfuzz.accept.rules``)."""
+    if isinstance(case, EncodeCase):
+        key = (id(adapter), check, case.set_name, case.encoding, case.space_as_plus)
+    elif isinstance(case, FormCase):
+        key = (id(adapter), check, "", case.encoding, True)
+    else:
+        return frozenset(), frozenset()
+    known = _PROBED.get(key)
+    if known is not None and known[0] is adapter:
+        return known[1], known[2]
+    raw: set[int] = set()
+    enc: set[int] = set()
+    for code in range(0x21, 0x7F):
+        char = chr(code)
+        if char == "%":
+            continue
+        sub: Case = (EncodeCase(char, case.set_name, case.encoding, case.space_as_plus)
+                     if isinstance(case, EncodeCase) else FormCase(((char, ""),), case.encoding))
+        got = run_impl(check, sub, adapter)
+        want = reference_outcome(check, sub, surrogates=surrogates)
+        if got is None or got.raised or want.raised:
+            continue
+        mine, theirs = str(want.value).removesuffix("="), str(got.value).removesuffix("=")
+        triplet = f"%{code:02X}"
+        if mine == triplet and theirs == char:
+            raw.add(code)
+        elif mine == char and theirs.upper() == triplet:
+            enc.add(code)
+    if len(_PROBED) >= 64:
+        _PROBED.clear()
+    _PROBED[key] = (adapter, frozenset(raw), frozenset(enc))
+    return frozenset(raw), frozenset(enc)
 
 
 def _difference(check: str, case: Case, adapter: Impl, expected: Outcome, actual: Outcome,

@@ -103,6 +103,8 @@ def render_html(document: Mapping[str, Any], findings: Sequence[Finding] = ()) -
     for f in document["findings"]:
         detail = [f"<details><summary>{_h(f['summary'])}</summary><dl>",
                   f"<dt>signature</dt><dd><code>{_h(f['signature'])}</code></dd>",
+                  *([f"<dt>behaviour</dt><dd>{_h(f['behaviour']['text'])}</dd>"]
+                    if f.get("behaviour") else []),
                   f"<dt>file</dt><dd><code>{_h(f['path'] or '')}</code></dd>",
                   f"<dt>implementation</dt><dd>{_h(f['impl'] or 'reference')}"
                   f"{' ' + _h(f['version']) if f.get('version') else ''}</dd>",

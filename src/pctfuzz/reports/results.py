@@ -149,6 +149,11 @@ def finding_entry(finding: Finding, path: Path | str | None, *, new: bool | None
         "case": clean(one_line(_case_text(finding), 300)),
         "version": _version(finding),
         "note": clean(finding.note) if finding.note is not None else None,
+        "behaviour": None if finding.behaviour is None else {
+            "rule": clean(str(finding.behaviour["rule"])),
+            "params": deep_clean(finding.behaviour["params"]),
+            "text": clean(str(finding.behaviour["text"])),
+        },
         "reproduce": clean(reproduce_command(finding, path)),
     }
     if reproduces is not None:

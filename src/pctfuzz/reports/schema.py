@@ -167,6 +167,15 @@ RESULTS_SCHEMA: Final[dict[str, Any]] = {
                 "case": {"type": "string", "description": "the case as a short call"},
                 "version": {**_STR_OR_NULL, "description": "the implementation's version"},
                 "note": {**_STR_OR_NULL, "description": "the triager's note"},
+                "behaviour": {
+                    "type": ["object", "null"],
+                    "description": "the rule that explains the divergence (the reconciler "
+                                   "an accept entry names, its parameters, in words)",
+                    "additionalProperties": False,
+                    "required": ["rule", "params", "text"],
+                    "properties": {"rule": {"type": "string"}, "params": {"type": "object"},
+                                   "text": {"type": "string"}},
+                },
                 "reproduce": {"type": "string", "description": "the command that replays it"},
             },
         },
