@@ -8,9 +8,8 @@ the invariants in ``properties``. Each check:
 2. asks the implementation (an adapter, see ``pctfuzz.oracles``): a value, an
    exception, or ``Unsupported`` -- then the check returns ``None`` (skipped);
 3. returns ``()`` when the two agree: equal values, exceptions of the same type, or
-   both refuse a str that is not a scalar value string (``both_refuse``: the reference
-   raises ``NotScalarValueError``, the implementation any ``ValueError``). An adapter
-   declaring ``scalar_values = "replace"`` is compared with the reference's
+   what the *non-scalar policy* below calls agreement. An adapter declaring
+   ``scalar_values = "replace"`` is compared with the reference's
    ``surrogates="replace"`` answer (WebIDL USVString: lone surrogate -> U+FFFD);
 4. returns the ids of the registry entries (``pctfuzz.checks.registry``, then the
    adapter's own and ``--accept``'s, ``pctfuzz.accept``) that together explain the
@@ -20,6 +19,25 @@ the invariants in ``properties``. Each check:
    exception), ``actual`` (the implementation's value, or None) and ``impl_error``
    (the implementation's exception, if it raised), and ``difference``, the class of
    the difference (``pctfuzz.identity``) that makes the finding's signature.
+
+**The non-scalar policy (one for all four checks).** A str holding a lone surrogate is
+not a scalar value string, the input type of every algorithm the reference implements
+(WHATWG URL 1.3, 5.1, 5.2 take USVStrings; WebIDL converts a lone surrogate to
+U+FFFD). What an implementation does with one is therefore not held against it:
+
+- it refuses it, raising a ``ValueError`` (``UnicodeError`` included): agreement,
+  whether the reference refuses the case (encode, form: ``NotScalarValueError``) or
+  converts it (decode, form-parse: U+FFFD);
+- it answers as for the USVString conversion (each lone surrogate as U+FFFD):
+  agreement;
+- it answers keeping the lone surrogate where the reference has U+FFFD (decode's
+  bytes ``ED A0 80``, a form-parse name or value): the kept surrogates are compared
+  as U+FFFD, so this is agreement too, and a difference elsewhere in the answer is
+  compared as any other (never as ``ED A0 80`` against ``EF BF BD``).
+
+Any other answer (dropping it, an NCR, another exception type...) is a divergence
+like any other, named by its rule (``refuses`` for a refusal that is not a
+``ValueError``). ``docs/divergences.md`` states the same policy.
 
 An exception from the implementation on a case it claims to support is a finding: the
 fuzzer classifies a ``Divergence`` with ``impl_error`` set as kind ``crash``, located
@@ -35,8 +53,10 @@ behaviour is part of what is compared.
 from __future__ import annotations
 
 import functools
+import re
 from typing import Any
 
+from pctfuzz.accept.reconcilers import input_has
 from pctfuzz.accept.rules import find_rule
 from pctfuzz.cases import Case, DecodeCase, EncodeCase, FormCase, FormParseCase
 from pctfuzz.checks.registry.lookup import accepted_entries, entries_for, explain, reconcile
@@ -46,10 +66,12 @@ from pctfuzz.oracles.base import Impl, Unsupported, impl_name, registry_names
 from pctfuzz.oracles.registry import get_impl
 from pctfuzz.outcome import Outcome, reference_outcome
 from pctfuzz.reference import Surrogates
+from pctfuzz.text import surrogates_to_fffd
 from pctfuzz.violations import Divergence
 
 __all__ = [
     "Outcome",
+    "agree",
     "both_refuse",
     "check_decode",
     "check_encode",
@@ -123,6 +145,49 @@ def both_refuse(expected: Outcome, actual: Outcome) -> bool:
         actual.error, ValueError)
 
 
+_KEPT_SURROGATE = re.compile(rb"\xed[\xa0-\xbf][\x80-\xbf]")
+
+
+def _as_fffd(value: Any) -> Any:
+    """An answer with every lone surrogate it kept written as U+FFFD (bytes: the
+    ``surrogatepass`` UTF-8 of one, ``ED A0..BF 80..BF``)."""
+    if isinstance(value, bytes):
+        return _KEPT_SURROGATE.sub(b"\xef\xbf\xbd", value)
+    if isinstance(value, str):
+        return surrogates_to_fffd(value)
+    if isinstance(value, list | tuple):
+        return [_as_fffd(item) if isinstance(item, str | bytes) else
+                tuple(_as_fffd(part) for part in item) for item in value]
+    return value
+
+
+def _as_compared(case: Case, actual: Outcome) -> Outcome:
+    """``actual`` as the non-scalar policy compares it (itself when that changes
+    nothing)."""
+    if actual.raised or not input_has(case, "lone-surrogate"):
+        return actual
+    kept = _as_fffd(actual.value)
+    return actual if kept == actual.value else Outcome(kept)
+
+
+def agree(check: str, case: Case, expected: Outcome, actual: Outcome) -> bool:
+    """The two outcomes agree: the same, or so by the non-scalar policy (module
+    docstring) when the case's input holds a lone surrogate."""
+    if expected.same(actual) or both_refuse(expected, actual):
+        return True
+    if not input_has(case, "lone-surrogate"):
+        return False
+    if actual.raised:
+        return isinstance(actual.error, ValueError)
+    kept = _as_fffd(actual.value)
+    if not expected.raised:
+        return bool(kept == expected.value)
+    try:
+        return bool(kept == reference_outcome(check, case, surrogates="replace").value)
+    except Exception:
+        return False
+
+
 def _check(check: str, case: Case, impl: Impl | str | None) -> tuple[str, ...] | None:
     adapter = resolve_impl(impl)
     actual = run_impl(check, case, adapter)
@@ -130,14 +195,20 @@ def _check(check: str, case: Case, impl: Impl | str | None) -> tuple[str, ...] |
         return None
     surrogates = scalar_values(adapter)
     expected = reference_outcome(check, case, surrogates=surrogates)
-    if expected.same(actual) or both_refuse(expected, actual):
+    if agree(check, case, expected, actual):
         return ()
     names = registry_names(adapter)
     extra = accepted_entries(adapter)
     accepted = explain(check, names, case, expected, actual, extra=extra)
     if accepted is not None:
         return accepted
-    rule = find_rule(check, names, case, expected, actual, entries_for(check, names, extra),
+    # The non-scalar policy: a kept lone surrogate is compared as U+FFFD.
+    compared = _as_compared(case, actual)
+    if compared is not actual:
+        accepted = explain(check, names, case, expected, compared, extra=extra)
+        if accepted is not None:
+            return accepted
+    rule = find_rule(check, names, case, expected, compared, entries_for(check, names, extra),
                      probe=lambda: _set_probe(check, case, adapter, surrogates))
     name = impl_name(adapter)
     detail = ""
@@ -257,7 +328,7 @@ def _prefix_class(case: EncodeCase, value: str | bytes, end: int, adapter: Impl,
     if got is None:
         return None
     want = reference_outcome("encode", sub, surrogates=surrogates)
-    if want.same(got) or both_refuse(want, got):
+    if agree("encode", sub, want, got):
         return None
     _used, fixed_want, fixed_got = reconcile("encode", names, sub, want, got,
                                              extra=accepted_entries(adapter))

@@ -112,7 +112,9 @@ def render_html(document: Mapping[str, Any], findings: Sequence[Finding] = ()) -
                   f"<dt>reproduce</dt><dd><code>{_h(f.get('reproduce', ''))}</code></dd>",
                   *([f"<dt>note</dt><dd>{_h(f['note'])}</dd>"] if f.get("note") else []),
                   f"<dt>expected</dt><dd><pre>{_h(f['expected'])}</pre></dd>",
-                  f"<dt>actual</dt><dd><pre>{_h(f['actual'])}</pre></dd>",
+                  f"<dt>actual</dt><dd><pre>{_h(f['actual'])}</pre></dd>"
+                  if not f.get("raised") else
+                  f"<dt>raised</dt><dd><pre>{_h(f['raised'])}</pre></dd>",
                   f"<dt>last seen</dt><dd>{_h(f['last_seen'])}</dd>"]
         record = records.get(f["id"])
         if record is not None:

@@ -7,7 +7,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from pctfuzz.accept.entry import KnownDivergence
-from pctfuzz.checks.differential import both_refuse, run_impl, scalar_values
+from pctfuzz.checks.differential import agree, run_impl, scalar_values
 from pctfuzz.checks.registry.lookup import accepted_entries, explain
 from pctfuzz.errors import NotScalarValueError, UsageError
 from pctfuzz.oracles.base import registry_names
@@ -61,9 +61,10 @@ def check_entries(impl: object, entries: Sequence[KnownDivergence]) -> list[Chec
         if actual is None:
             results.append(CheckResult(entry, False, "the implementation does not support "
                                        "the example (Unsupported)"))
-        elif expected.same(actual) or both_refuse(expected, actual):
-            results.append(CheckResult(entry, False, "the example no longer diverges "
-                                       f"(both give {actual.describe()})"))
+        elif agree(entry.check, entry.example, expected, actual):
+            results.append(CheckResult(
+                entry, False, "the example no longer diverges (reference "
+                f"{expected.describe()}, implementation {actual.describe()}: they agree)"))
         else:
             used = explain(entry.check, names, entry.example, expected, actual, extra=extra)
             others = None if used is None else explain(
