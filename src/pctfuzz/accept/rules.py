@@ -27,7 +27,7 @@ from dataclasses import dataclass, field
 from itertools import combinations
 from typing import Any
 
-from pctfuzz.accept.entry import KnownDivergence, explain
+from pctfuzz.accept.entry import REWRITE, KnownDivergence, explain
 from pctfuzz.accept.reconcilers import (
     _REFUSAL_INPUTS,
     RECONCILERS,
@@ -137,7 +137,7 @@ def _candidates(check: str, case: Case, expected: Outcome, actual: Outcome,
             yield _rule("left_raw", _chars(raw))
         if enc:
             yield _rule("encoded", _chars(enc))
-        if any(" " in t for t in strs):
+        if any(" " in t or "%20" in t or "+" in t for t in strs):
             yield _rule("space_as", "%20")
             yield _rule("space_as", "+")
         if isinstance(got, str) and _LOWER_TRIPLET.search(got):
@@ -187,6 +187,34 @@ def _entry(rule: Rule, check: str, impl: str, case: Case) -> KnownDivergence:
     )
 
 
+def _rewrite_all(rule: Rule) -> Rule | None:
+    """The rule as a rewrite of the *whole* answer, for naming only: ``lowercase_hex``
+    lowercases every ``%HH`` and ``space_as`` rewrites every ``%20`` or ``+``, also
+    those the input held literally (where the exact model does not apply: a ``%`` the
+    set leaves raw). An implementation that rewrites its output so is one behaviour
+    whatever the input held."""
+    if rule.name == "lowercase_hex":
+        def rewrite(text: str) -> str:
+            return _VALID_TRIPLET.sub(lambda m: m.group().lower(), text)
+    elif rule.name == "space_as":
+        space = dict(rule.params)["space"]
+        other = "+" if space == "%20" else "%20"
+
+        def rewrite(text: str) -> str:
+            return text.replace(other, space)
+    else:
+        return None
+
+    def reconcile(case: Case, expected: Outcome, actual: Outcome) -> Any:
+        if expected.raised or not isinstance(expected.value, str):
+            return None
+        return Outcome(rewrite(expected.value)), actual
+
+    whole = Reconciler(rule.name, rule.reconciler.checks, reconcile,
+                       rule.reconciler.reference, rule.reconciler.implementation, REWRITE)
+    return Rule(rule.name, rule.params, whole)
+
+
 #: At most this many candidates are combined, two or three at a time (the combinations
 #: grow as its cube).
 _MAX_COMBINED = 10
@@ -215,4 +243,11 @@ def find_rule(check: str, impl_names: Sequence[str], case: Case, expected: Outco
             used = explain(check, impl_names, case, expected, actual, [*entries, *added])
             if used is not None and all(entry.id in used for entry in added):
                 return rules[0]
+    for rule in found:
+        whole = _rewrite_all(rule)
+        if whole is not None:
+            entry = _entry(whole, check, impl, case)
+            used = explain(check, impl_names, case, expected, actual, [*entries, entry])
+            if used is not None and entry.id in used:
+                return rule
     return None
