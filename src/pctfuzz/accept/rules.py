@@ -23,7 +23,7 @@ from __future__ import annotations
 import re
 import unicodedata
 from collections.abc import Callable, Iterator, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from itertools import combinations
 from typing import Any
 
@@ -237,17 +237,25 @@ def find_rule(check: str, impl_names: Sequence[str], case: Case, expected: Outco
         used = explain(check, impl_names, case, expected, actual, [*entries, entry])
         if used is not None and entry.id in used:
             return rule
-    for size in (2, 3):
-        for rules in combinations(found[:_MAX_COMBINED], size):
-            added = [_entry(rule, check, impl, case) for rule in rules]
-            used = explain(check, impl_names, case, expected, actual, [*entries, *added])
-            if used is not None and all(entry.id in used for entry in added):
-                return rules[0]
-    for rule in found:
-        whole = _rewrite_all(rule)
+    # Then the rewrites of the whole output, alone and with the others: each named by
+    # the rule it is a form of (the simplest of a combination names it).
+    wholes = [(rule, _rewrite_all(rule)) for rule in found]
+    for rule, whole in wholes:
         if whole is not None:
             entry = _entry(whole, check, impl, case)
             used = explain(check, impl_names, case, expected, actual, [*entries, entry])
             if used is not None and entry.id in used:
                 return rule
+    pool = [(rank, rule, rule) for rank, rule in enumerate(found[:_MAX_COMBINED])]
+    pool += [(found.index(rule), rule, whole) for rule, whole in wholes if whole is not None]
+    for size in (2, 3):
+        for combined in combinations(pool, size):
+            if len({rank for rank, _, _ in combined}) < size:
+                continue  # a rule and its own whole-output form
+            added = [_entry(used_rule, check, impl, case) for _, _, used_rule in combined]
+            ids = [f"{entry.id}#{index}" for index, entry in enumerate(added)]
+            added = [replace(entry, id=ident) for entry, ident in zip(added, ids, strict=True)]
+            used = explain(check, impl_names, case, expected, actual, [*entries, *added])
+            if used is not None and all(ident in used for ident in ids):
+                return min(combined, key=lambda item: item[0])[1]
     return None

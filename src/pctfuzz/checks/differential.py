@@ -57,7 +57,7 @@ import re
 from typing import Any
 
 from pctfuzz.accept.reconcilers import input_has
-from pctfuzz.accept.rules import find_rule
+from pctfuzz.accept.rules import Rule, find_rule
 from pctfuzz.cases import Case, DecodeCase, EncodeCase, FormCase, FormParseCase
 from pctfuzz.checks.registry.lookup import accepted_entries, entries_for, explain, reconcile
 from pctfuzz.errors import NotScalarValueError, PctfuzzError
@@ -210,6 +210,8 @@ def _check(check: str, case: Case, impl: Impl | str | None) -> tuple[str, ...] |
             return accepted
     rule = find_rule(check, names, case, expected, compared, entries_for(check, names, extra),
                      probe=lambda: _set_probe(check, case, adapter, surrogates))
+    if rule is None and isinstance(case, EncodeCase) and case.value:
+        rule = _prefix_rule(case, adapter, surrogates)
     name = impl_name(adapter)
     detail = ""
     if expected.raised and not actual.raised:
@@ -241,11 +243,14 @@ def _set_probe(check: str, case: Case, adapter: Impl,
                surrogates: Surrogates) -> tuple[frozenset[int], frozenset[int]]:
     """The characters the implementation leaves raw where the reference encodes them,
     and those it encodes where the reference does not, in the case's context: each
-    printable ASCII character but space and ``%`` asked alone (once per context), so a
+    printable ASCII character but space and ``%`` asked alone (once per context, as str
+    or bytes like the case's value), so a
     rule's characters do not depend on the input that showed it
     (``pctfuzz.accept.rules``)."""
+    as_bytes = isinstance(case, EncodeCase) and isinstance(case.value, bytes)
     if isinstance(case, EncodeCase):
-        key = (id(adapter), check, case.set_name, case.encoding, case.space_as_plus)
+        key = (id(adapter), check + ("-bytes" if as_bytes else ""), case.set_name,
+               case.encoding, case.space_as_plus)
     elif isinstance(case, FormCase):
         key = (id(adapter), check, "", case.encoding, True)
     else:
@@ -259,7 +264,8 @@ def _set_probe(check: str, case: Case, adapter: Impl,
         char = chr(code)
         if char == "%":
             continue
-        sub: Case = (EncodeCase(char, case.set_name, case.encoding, case.space_as_plus)
+        value: str | bytes = char.encode("ascii") if as_bytes else char
+        sub: Case = (EncodeCase(value, case.set_name, case.encoding, case.space_as_plus)
                      if isinstance(case, EncodeCase) else FormCase(((char, ""),), case.encoding))
         got = run_impl(check, sub, adapter)
         want = reference_outcome(check, sub, surrogates=surrogates)
@@ -289,36 +295,66 @@ def _difference(check: str, case: Case, adapter: Impl, expected: Outcome, actual
     becomes the class, and a bug that shows only in context (``%`` before two hex
     digits) is located where it shows."""
     if check == "encode" and isinstance(case, EncodeCase) and case.value:
-        names = registry_names(adapter)
-        value = case.value
-        seen: dict[int, str | None] = {}
-
-        def differs(end: int) -> str | None:
-            """The class if ``value[:end]`` shows an unexplained difference."""
-            if end not in seen:
-                seen[end] = _prefix_class(case, value, end, adapter, names, surrogates)
-            return seen[end]
-
-        high = 1
-        while high < len(value) and differs(high) is None:
-            high = min(2 * high, len(value))
-        if differs(high) is not None:
-            low = high // 2  # differs(low) is None, or low == 0
-            while high - low > 1:
-                middle = (low + high) // 2
-                if differs(middle) is None:
-                    low = middle
-                else:
-                    high = middle
-            found = differs(high)
-            assert found is not None
-            return found
+        found = _shortest_prefix(case, adapter, surrogates)
+        if found is not None:
+            return found[1]
     return difference(
         check, case,
         expected.error if expected.error is not None else expected.value,
         actual.error if actual.error is not None else actual.value,
         surrogates=surrogates,
     )
+
+
+def _shortest_prefix(case: EncodeCase, adapter: Impl,
+                     surrogates: Surrogates) -> tuple[EncodeCase, str] | None:
+    """The shortest prefix of the input whose outputs differ after reconciliation, and
+    the class of that difference (found by doubling, then bisection: O(log n) calls);
+    None if no prefix shows one."""
+    names = registry_names(adapter)
+    value = case.value
+    seen: dict[int, str | None] = {}
+
+    def differs(end: int) -> str | None:
+        """The class if ``value[:end]`` shows an unexplained difference."""
+        if end not in seen:
+            seen[end] = _prefix_class(case, value, end, adapter, names, surrogates)
+        return seen[end]
+
+    high = 1
+    while high < len(value) and differs(high) is None:
+        high = min(2 * high, len(value))
+    if differs(high) is None:
+        return None
+    low = high // 2  # differs(low) is None, or low == 0
+    while high - low > 1:
+        middle = (low + high) // 2
+        if differs(middle) is None:
+            low = middle
+        else:
+            high = middle
+    found = differs(high)
+    assert found is not None
+    return EncodeCase(value[:high], case.set_name, case.encoding, case.space_as_plus), found
+
+
+def _prefix_rule(case: EncodeCase, adapter: Impl, surrogates: Surrogates) -> Rule | None:
+    """The rule that explains the shortest prefix of the input showing a difference:
+    a case of several behaviours that no combination of rules explains is named by the
+    first one its input shows."""
+    found = _shortest_prefix(case, adapter, surrogates)
+    if found is None or found[0] == case:
+        return None
+    sub = found[0]
+    got = run_impl("encode", sub, adapter)
+    if got is None:
+        return None
+    want = reference_outcome("encode", sub, surrogates=surrogates)
+    names = registry_names(adapter)
+    extra = accepted_entries(adapter)
+    return find_rule("encode", names, sub, want, _as_compared(sub, got),
+                     entries_for("encode", names, extra),
+                     probe=lambda: _set_probe("encode", sub, adapter, surrogates))
 
 
 def _prefix_class(case: EncodeCase, value: str | bytes, end: int, adapter: Impl,
