@@ -400,10 +400,10 @@ def replacement(mode: str) -> Reconciler:
 
 
 _INVALID_PCT = re.compile("%(?![0-9A-Fa-f]{2})")
-_REFUSAL_INPUTS = ("lone-surrogate", "invalid-utf8", "invalid-percent")
+REFUSAL_INPUTS = ("lone-surrogate", "invalid-utf8", "invalid-percent")
 
 
-def _texts(case: Case) -> list[str | bytes]:
+def input_texts(case: Case) -> list[str | bytes]:
     if isinstance(case, EncodeCase | DecodeCase):
         return [case.value]
     if isinstance(case, FormCase):
@@ -414,7 +414,7 @@ def _texts(case: Case) -> list[str | bytes]:
 
 def input_has(case: Case, kind: str) -> bool:
     """The case's input holds ``kind`` (one of ``refuses``' classes)."""
-    texts = _texts(case)
+    texts = input_texts(case)
     if kind == "lone-surrogate":
         return any(isinstance(t, str) and has_lone_surrogate(t) for t in texts)
     if kind == "invalid-percent":
@@ -434,8 +434,8 @@ def refuses(input: str) -> Reconciler:
     """The implementation raises (any exception) for an input holding ``input``
     (``lone-surrogate``, ``invalid-utf8`` once decoded, ``invalid-percent``: a ``%``
     without two hex digits), where the reference answers."""
-    if input not in _REFUSAL_INPUTS:
-        raise UsageError(f"refuses: input must be one of {', '.join(_REFUSAL_INPUTS)}")
+    if input not in REFUSAL_INPUTS:
+        raise UsageError(f"refuses: input must be one of {', '.join(REFUSAL_INPUTS)}")
 
     def reconcile(case: Case, expected: Outcome, actual: Outcome) -> _Pair:
         if actual.raised and not expected.raised and input_has(case, input):

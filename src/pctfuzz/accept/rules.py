@@ -29,10 +29,10 @@ from typing import Any
 
 from pctfuzz.accept.entry import REWRITE, KnownDivergence, explain
 from pctfuzz.accept.reconcilers import (
-    _REFUSAL_INPUTS,
+    REFUSAL_INPUTS,
     RECONCILERS,
     Reconciler,
-    _texts,
+    input_texts,
     input_has,
 )
 from pctfuzz.cases import Case, EncodeCase, FormCase
@@ -98,7 +98,7 @@ def _inferred_set(case: Case, actual: Any) -> tuple[frozenset[int], frozenset[in
         get_set(case.set_name).members if isinstance(case, EncodeCase) else frozenset()
     if not isinstance(actual, str):
         return frozenset(), frozenset()
-    seen = {c for text in _texts(case) for c in
+    seen = {c for text in input_texts(case) for c in
             (text.encode("latin-1", "ignore") if isinstance(text, str) else text) if c < 0x80}
     seen -= {0x20, 0x25}
     upper = actual.upper()
@@ -118,7 +118,7 @@ def _candidates(check: str, case: Case, expected: Outcome, actual: Outcome,
                 probe: Probe | None) -> Iterator[Rule | None]:
     """The catalogue's rules that could explain this case, simplest first."""
     if actual.raised and not expected.raised:
-        for kind in _REFUSAL_INPUTS:
+        for kind in REFUSAL_INPUTS:
             if input_has(case, kind):
                 yield _rule("refuses", kind)
         return
@@ -129,7 +129,7 @@ def _candidates(check: str, case: Case, expected: Outcome, actual: Outcome,
     if expected.raised:
         return
     want, got = expected.value, actual.value
-    texts = _texts(case)
+    texts = input_texts(case)
     strs = [t if isinstance(t, str) else t.decode("latin-1") for t in texts]
     if check in ("encode", "form"):
         raw, enc = probe() if probe is not None else _inferred_set(case, got)
