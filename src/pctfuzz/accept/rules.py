@@ -29,11 +29,11 @@ from typing import Any
 
 from pctfuzz.accept.entry import REWRITE, KnownDivergence, explain
 from pctfuzz.accept.reconcilers import (
-    REFUSAL_INPUTS,
     RECONCILERS,
+    REFUSAL_INPUTS,
     Reconciler,
-    input_texts,
     input_has,
+    input_texts,
 )
 from pctfuzz.cases import Case, EncodeCase, FormCase
 from pctfuzz.errors import PctfuzzError
