@@ -43,7 +43,8 @@ Ready-made reconcilers (each accepts its exact difference and nothing more):
 ``normalized(FORM)``           encode, form              NFC/NFKC/NFD/NFKD first
 ``decoded_twice()``            decode, form-parse        percent-decoded twice
 ``semicolon_separates()``      form-parse                ``;`` separates pairs too
-``replacement("per-byte")``    form-parse                one U+FFFD per invalid byte
+``replacement(MODE)``          decode, form-parse        text: U+FFFD ``per-byte`` or
+                                                         ``per-sequence`` of invalid UTF-8
 ``refuses(INPUT)``             any                       raises for an input with
                                                          ``lone-surrogate``,
                                                          ``invalid-utf8`` or

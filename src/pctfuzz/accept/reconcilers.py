@@ -370,20 +370,28 @@ def _per_byte(error: UnicodeError) -> tuple[str, int]:
 
 
 codecs.register_error("pctfuzz-per-byte", _per_byte)
-_REPLACEMENT_MODES = ("per-byte",)
+_REPLACEMENT_MODES = ("per-byte", "per-sequence")
 
 
 def replacement(mode: str) -> Reconciler:
-    """Invalid UTF-8 becomes one U+FFFD ``per-byte``, where the reference writes one per
-    maximal subpart (Encoding Standard 8.1.1, UTF-8 decoder)."""
+    """The answer is text: invalid UTF-8 becomes U+FFFD, one ``per-byte`` or one
+    ``per-sequence`` (maximal subpart, Encoding Standard 4.1 UTF-8 decoder, what the
+    form parser does). For decode, where the reference answers bytes, the text is
+    compared as UTF-8; form-parse differs only ``per-byte``."""
     if mode not in _REPLACEMENT_MODES:
         raise UsageError(f"replacement: mode must be one of {', '.join(_REPLACEMENT_MODES)}")
+    errors = "pctfuzz-per-byte" if mode == "per-byte" else "replace"
 
     def part(data: bytes) -> str:
-        return percent_decode(data.replace(b"+", b" ")).decode("utf-8", "pctfuzz-per-byte")
+        return percent_decode(data.replace(b"+", b" ")).decode("utf-8", errors)
 
     def reconcile(case: Case, expected: Outcome, actual: Outcome) -> _Pair:
-        if expected.raised or not isinstance(case, FormParseCase):
+        if expected.raised:
+            return None
+        if isinstance(case, DecodeCase) and isinstance(expected.value, bytes):
+            text = expected.value.decode("utf-8", errors)
+            return Outcome(text.encode("utf-8", "surrogatepass")), actual
+        if not isinstance(case, FormParseCase):
             return None
         text = case.text
         data = text if isinstance(text, bytes) else surrogates_to_fffd(text).encode("utf-8")
@@ -394,8 +402,8 @@ def replacement(mode: str) -> Reconciler:
                 pairs.append((part(name), part(value)))
         return Outcome(pairs), actual
 
-    return Reconciler("replacement", frozenset({"form-parse"}), reconcile,
-                      "one U+FFFD per maximal invalid UTF-8 subpart",
+    return Reconciler("replacement", frozenset({"decode", "form-parse"}), reconcile,
+                      "the bytes (decode); one U+FFFD per maximal invalid UTF-8 subpart",
                       f"one U+FFFD {mode.replace('-', ' ')} of invalid UTF-8", REPLACE)
 
 

@@ -153,6 +153,8 @@ def _candidates(check: str, case: Case, expected: Outcome, actual: Outcome,
         yield _rule("empty_pairs", "kept")
         if any(";" in t for t in strs):
             yield _rule("semicolon_separates")
+    if check in ("decode", "form-parse"):
+        yield _rule("replacement", "per-sequence")
         yield _rule("replacement", "per-byte")
         yield _rule("latin1_fallback")
     if check in ("decode", "form-parse") and any("%" in t for t in strs):
