@@ -389,8 +389,8 @@ def replacement(mode: str) -> Reconciler:
         if expected.raised:
             return None
         if isinstance(case, DecodeCase) and isinstance(expected.value, bytes):
-            text = expected.value.decode("utf-8", errors)
-            return Outcome(text.encode("utf-8", "surrogatepass")), actual
+            decoded = expected.value.decode("utf-8", errors)
+            return Outcome(decoded.encode("utf-8", "surrogatepass")), actual
         if not isinstance(case, FormParseCase):
             return None
         text = case.text
