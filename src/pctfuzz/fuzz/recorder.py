@@ -16,7 +16,7 @@ from pctfuzz.fuzz.minimize import DEFAULT_SECONDS, minimize_case, raw_input_for,
 from pctfuzz.fuzz.protocol import finding_line, lost_line, say, warning_line
 from pctfuzz.identity import classify, signature_of
 from pctfuzz.targets import Target
-from pctfuzz.violations import Violation
+from pctfuzz.violations import Divergence, Violation
 
 __all__ = ["Recorder", "build_finding"]
 
@@ -173,4 +173,5 @@ def build_finding(target: Target, impl_name: str | None, case: Case, raw: bytes 
         impl=impl_name,
         minimized=minimized,
         versions=collect_versions(impl_name, None if impl is None else impl_version(impl)),
+        behaviour=exc.behaviour if isinstance(exc, Divergence) else None,
     )

@@ -185,6 +185,17 @@ RESULTS_SCHEMA: Final[dict[str, Any]] = {
                 "case": {"type": "string", "description": "the case as a short call"},
                 "version": {**_STR_OR_NULL, "description": "the implementation's version"},
                 "note": {**_STR_OR_NULL, "description": "the triager's note"},
+                "raised": {**_STR_OR_NULL, "description": "a crash: the exception raised, "
+                           "Type: message"},
+                "behaviour": {
+                    "type": ["object", "null"],
+                    "description": "the rule that explains the divergence (the reconciler "
+                                   "an accept entry names, its parameters, in words)",
+                    "additionalProperties": False,
+                    "required": ["rule", "params", "text"],
+                    "properties": {"rule": {"type": "string"}, "params": {"type": "object"},
+                                   "text": {"type": "string"}},
+                },
                 "reproduce": {"type": "string", "description": "the command that replays it"},
             },
         },
