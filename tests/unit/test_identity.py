@@ -39,7 +39,8 @@ PINNED = {
     # real bugs of hyperlink and boltons (docs/in-the-wild.md)
     "e1b87545a7236204": "diff_decode|crash|decode"
                         "|raised=hyperlink._url.URLParseError@hyperlink._url:URL.from_text|impl=hyperlink",
-    "7f21e7072ce9612f": "diff_decode|divergence|decode|seg=ascii;diff=missing-output"
+    # Issue 21: named by the rule that explains it (hyperlink removes TAB, LF, CR).
+    "e86b79804b06e3fc": "diff_decode|divergence|decode|rule=removed(chars=\\t\\n\\r)"
                         "|impl=hyperlink",
     "34f8727bd4bd160d": "diff_form|divergence|form|field=value;unit=0x32;diff=changed|impl=boltons",
     "58dd531f628e7be0": "diff_form|divergence|form|field=name;unit=0x25;diff=left-raw|impl=boltons",

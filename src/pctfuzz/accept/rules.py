@@ -9,7 +9,9 @@ named by the simplest). The finding's class is that rule (``Rule.klass``, e.g.
 and its ``behaviour`` is what ``pctfuzz accept`` writes as a ``[[divergence]]`` entry.
 
 Parameters are chosen so that one behaviour gives one class whatever the input:
-``truncated`` takes the length of the implementation's answer (the cut-off), and the
+``truncated`` takes the length of the implementation's answer (the cut-off; ``confirm``
+checks that a longer input is cut there too, so a bug that drops the last character
+is not a truncation), and the
 characters of ``left_raw``/``encoded`` come from ``probe``, which asks the
 implementation about every printable ASCII character in the case's context (set,
 encoding), so an input with ``~`` and one with ``~~`` name the same rule. Characters
@@ -45,6 +47,9 @@ __all__ = ["Probe", "Rule", "find_rule", "rule_class"]
 #: ``probe()`` -> (characters the implementation leaves raw that the reference
 #: encodes, characters it encodes that the reference leaves raw), as code points.
 Probe = Callable[[], tuple[frozenset[int], frozenset[int]]]
+#: ``confirm(n)`` -> whether the implementation's answer to a longer input (the case's
+#: input twice) is cut at ``n`` too: a cut that moves with the input is no truncation.
+Confirm = Callable[[int], bool]
 
 
 @dataclass(frozen=True)
@@ -115,7 +120,7 @@ _REMOVED = ("\t\n\r", _WHITESPACE, "\t", "\n", "\r")
 
 
 def _candidates(check: str, case: Case, expected: Outcome, actual: Outcome,
-                probe: Probe | None) -> Iterator[Rule | None]:
+                probe: Probe | None, confirm: Confirm | None) -> Iterator[Rule | None]:
     """The catalogue's rules that could explain this case, simplest first."""
     if actual.raised and not expected.raised:
         for kind in REFUSAL_INPUTS:
@@ -160,7 +165,7 @@ def _candidates(check: str, case: Case, expected: Outcome, actual: Outcome,
     if check in ("decode", "form-parse") and any("%" in t for t in strs):
         yield _rule("decoded_twice")
     if isinstance(want, str | bytes | list) and type(want) is type(got):
-        if len(got) < len(want):
+        if 0 < len(got) < len(want) and (confirm is None or confirm(len(got))):
             yield _rule("truncated", len(got))
         elif len(got) > len(want) and isinstance(got, str | bytes):
             extra = len(got) - len(want)
@@ -219,19 +224,19 @@ def _rewrite_all(rule: Rule) -> Rule | None:
 
 #: At most this many candidates are combined, two or three at a time (the combinations
 #: grow as its cube).
-_MAX_COMBINED = 10
+_MAX_COMBINED = 6
 
 
 def find_rule(check: str, impl_names: Sequence[str], case: Case, expected: Outcome,
               actual: Outcome, entries: Sequence[KnownDivergence],
-              probe: Probe | None = None) -> Rule | None:
+              probe: Probe | None = None, confirm: Confirm | None = None) -> Rule | None:
     """The simplest rule that, with ``entries`` (the accepted ones), explains the
     difference on ``case`` (module docstring); None when none does."""
     if not impl_names:
         return None
     impl = impl_names[0]
     found: list[Rule] = []
-    for rule in _candidates(check, case, expected, actual, probe):
+    for rule in _candidates(check, case, expected, actual, probe, confirm):
         if rule is None or check not in rule.reconciler.checks or rule in found:
             continue
         found.append(rule)

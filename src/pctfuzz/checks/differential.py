@@ -52,6 +52,7 @@ behaviour is part of what is compared.
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 import re
 from typing import Any
@@ -209,7 +210,8 @@ def _check(check: str, case: Case, impl: Impl | str | None) -> tuple[str, ...] |
         if accepted is not None:
             return accepted
     rule = find_rule(check, names, case, expected, compared, entries_for(check, names, extra),
-                     probe=lambda: _set_probe(check, case, adapter, surrogates))
+                     probe=lambda: _set_probe(check, case, adapter, surrogates),
+                     confirm=lambda n: _cut_at(check, case, adapter, n))
     if rule is None and isinstance(case, EncodeCase) and case.value:
         rule = _prefix_rule(case, adapter, surrogates)
     name = impl_name(adapter)
@@ -233,6 +235,21 @@ def _check(check: str, case: Case, impl: Impl | str | None) -> tuple[str, ...] |
         else _difference(check, case, adapter, expected, actual, surrogates),
         behaviour=None if rule is None else rule.behaviour(),
     )
+
+
+def _cut_at(check: str, case: Case, adapter: Impl, n: int) -> bool:
+    """The implementation's answer to the case's input twice is ``n`` long too (a
+    fixed cut, ``pctfuzz.accept.rules``)."""
+    longer: Case
+    if isinstance(case, EncodeCase | DecodeCase):
+        longer = dataclasses.replace(case, value=case.value * 2)
+    elif isinstance(case, FormCase):
+        longer = dataclasses.replace(case, pairs=case.pairs * 2)
+    else:
+        return False
+    got = run_impl(check, longer, adapter)
+    return got is not None and not got.raised and hasattr(got.value, "__len__") \
+        and len(got.value) == n
 
 
 #: (adapter, check, set, encoding, space_as_plus) -> what ``_set_probe`` found.
@@ -354,7 +371,8 @@ def _prefix_rule(case: EncodeCase, adapter: Impl, surrogates: Surrogates) -> Rul
     extra = accepted_entries(adapter)
     return find_rule("encode", names, sub, want, _as_compared(sub, got),
                      entries_for("encode", names, extra),
-                     probe=lambda: _set_probe("encode", sub, adapter, surrogates))
+                     probe=lambda: _set_probe("encode", sub, adapter, surrogates),
+                     confirm=lambda n: _cut_at("encode", sub, adapter, n))
 
 
 def _prefix_class(case: EncodeCase, value: str | bytes, end: int, adapter: Impl,
