@@ -111,9 +111,9 @@ def test_bounded_by_tries() -> None:
 
 
 def test_same_signature_is_kept_not_just_a_failure() -> None:
-    # A failure of the minimized case is not enough: it must be the same finding.
-    # Cut at 100 characters, the first missing unit of this case is in a %EF%BF%BD
-    # triplet; with the signature's class kept, a triplet must stay where the cut falls.
+    # A failure of the minimized case is not enough: it must be the same finding (the
+    # rule "truncated at 100", or before identity by explanation the first missing
+    # unit's class: a %EF%BF%BD triplet where the cut falls).
     from pctfuzz.identity import signature_of
 
     target = TARGETS["diff_encode"]
@@ -128,8 +128,9 @@ def test_same_signature_is_kept_not_just_a_failure() -> None:
     value = found.case.value  # type: ignore[union-attr]
     assert found.complete and keeps(found.case) and len(value) < len(case.value)
     assert not any(keeps(smaller) for smaller in one_removed(found.case))
-    # "G" was padding; what the cut needs stays non-ASCII (three UTF-8 bytes, "%E0%A0%80").
-    assert value.startswith("a") and not value.isascii(), value
+    # "G" was padding and U+FFFD lowered: what the cut needs is the fewest code points
+    # whose encoding passes 100 characters (U+0800, "%E0%A0%80", is simpler than U+FFFD).
+    assert "G" not in value and "\ufffd" not in value and not value.isascii(), value
 
 
 def test_recorder_saves_a_1_minimal_case_and_its_bytes(tmp_path: Path) -> None:
@@ -239,3 +240,13 @@ def test_migrate_reminimizes_and_keeps_the_record(tmp_path: Path) -> None:
     assert renewed.minimized and renewed.raw_bytes() == b"\x03\x00~"
     # Once 1-minimal, a second migration has nothing to do.
     assert [m.outcome for m in migrate_findings(tmp_path)].count("current") == 1
+    # --reidentify: the record whose identity changed is rewritten under its signature
+    # now (a new id), its hits and status kept; the old file goes.
+    store.update_status(other.id, "known-divergence")
+    (moved,) = [m for m in migrate_findings(tmp_path, reidentify=True)
+                if m.outcome == "migrated"]
+    assert moved.path.name == other.file_name and not moved.path.exists()
+    assert moved.new_path is not None
+    renamed = store.load(moved.new_path)
+    assert renamed.signature.startswith("decode|violation|decode-robustness|raised=")
+    assert (renamed.status, renamed.hits) == ("known-divergence", 1)
