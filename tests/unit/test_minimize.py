@@ -112,9 +112,9 @@ def test_bounded_by_tries() -> None:
 
 
 def test_same_signature_is_kept_not_just_a_failure() -> None:
-    # A failure of the minimized case is not enough: it must be the same finding.
-    # Cut at 100 characters, the first missing unit of this case is in a %EF%BF%BD
-    # triplet; with the signature's class kept, a triplet must stay where the cut falls.
+    # A failure of the minimized case is not enough: it must be the same finding (the
+    # rule "truncated at 100", or before identity by explanation the first missing
+    # unit's class: a %EF%BF%BD triplet where the cut falls).
     from pctfuzz.identity import signature_of
 
     target = TARGETS["diff_encode"]
@@ -133,6 +133,8 @@ def test_same_signature_is_kept_not_just_a_failure() -> None:
     # what stays is an input whose encoding is still longer than the cut.
     assert signature.split("|")[3] == "rule=truncated(n=100)"
     assert len(percent_encode(value, "component")) > 100, value
+    # U+FFFD lowered too: U+0800 ("%E0%A0%80") is simpler.
+    assert "G" not in value and "\ufffd" not in value and not value.isascii(), value
 
 
 def test_recorder_saves_a_1_minimal_case_and_its_bytes(tmp_path: Path) -> None:
@@ -187,11 +189,16 @@ def test_hypothesis_driver_saves_1_minimal_findings(tmp_path: Path,
                                                     monkeypatch: pytest.MonkeyPatch) -> None:
     # Lowercase hex digits: Hypothesis finds the bug in any percent-encoded byte and
     # shrinks it to "a failure"; the driver then keeps the same signature, 1-minimal.
+    from hypothesis import find
+
     from pctfuzz.fuzz.hypothesis_driver import run_hypothesis
 
     monkeypatch.setenv("PCTFUZZ_TEST_BUGS", "hex")
     broken = "broken_impls:PlantedBugsUrllib"
-    result = run_hypothesis(["diff_encode"], max_time=8, impl=broken,
+    # Hypothesis's character tables, built once per process (seconds on a loaded
+    # machine), are built here rather than out of the campaign's budget.
+    find(TARGETS["diff_encode"].strategy(), lambda case: True)
+    result = run_hypothesis(["diff_encode"], max_time=15, impl=broken,
                             findings=tmp_path / "findings")
     assert result.new_findings, result.summary()
     target = TARGETS["diff_encode"]
@@ -242,3 +249,13 @@ def test_migrate_reminimizes_and_keeps_the_record(tmp_path: Path) -> None:
     assert renewed.minimized and renewed.raw_bytes() == b"\x03\x00~"
     # Once 1-minimal, a second migration has nothing to do.
     assert [m.outcome for m in migrate_findings(tmp_path)].count("current") == 1
+    # --reidentify: the record whose identity changed is rewritten under its signature
+    # now (a new id), its hits and status kept; the old file goes.
+    store.update_status(other.id, "known-divergence")
+    (moved,) = [m for m in migrate_findings(tmp_path, reidentify=True)
+                if m.outcome == "migrated"]
+    assert moved.path.name == other.file_name and not moved.path.exists()
+    assert moved.new_path is not None
+    renamed = store.load(moved.new_path)
+    assert renamed.signature.startswith("decode|violation|decode-robustness|raised=")
+    assert (renamed.status, renamed.hits) == ("known-divergence", 1)

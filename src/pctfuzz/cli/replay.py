@@ -61,7 +61,8 @@ def _cmd_replay(args: argparse.Namespace) -> int:
 def _cmd_migrate(args: argparse.Namespace) -> int:
     from pctfuzz.fuzz.migrate import migrate_findings
 
-    for migration in migrate_findings(Path(args.findings), impl=args.impl):
+    for migration in migrate_findings(Path(args.findings), impl=args.impl,
+                                      reidentify=args.reidentify):
         if migration.outcome != "current" or args.verbose:
             print(migration.line())
     return EXIT_OK
@@ -93,6 +94,10 @@ def add_command(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> Non
     migrate.add_argument("--findings", default="findings", metavar="DIR")
     migrate.add_argument("--impl", metavar="NAME",
                          help="implementation for findings that name one not built in")
+    migrate.add_argument("--reidentify", action="store_true",
+                         help="also rewrite a finding whose case now fails with another "
+                         "signature of the same target, kind and check (after an identity "
+                         "change): new id, its status, note and hits kept")
     migrate.add_argument("-v", "--verbose", action="store_true",
                          help="also list records that are current and 1-minimal")
     migrate.set_defaults(func=_cmd_migrate)

@@ -98,8 +98,6 @@ def _minimized(store: FindingStore, finding: Finding, impl: str | None,
                         impl_name=name).signature == finding.signature
 
     found = minimize_case(case, keeps)
-    if found.case == case and found.complete == finding.minimized:
-        return ""
     try:
         target.check(found.case, subject)
     except Exception as exc:
@@ -109,15 +107,19 @@ def _minimized(store: FindingStore, finding: Finding, impl: str | None,
                               impl=subject if target.differential else None)
     else:
         raise UsageError("its minimized case passed when checked again (flaky)")
+    if (found.case, found.complete, fresh.behaviour) == (case, finding.minimized,
+                                                         finding.behaviour):
+        return ""
 
     def renew(current: Finding) -> Finding:
         return dataclasses.replace(
             current, case=fresh.case, raw_input=fresh.raw_input, expected=fresh.expected,
             actual=fresh.actual, evidence=fresh.evidence, traceback=fresh.traceback,
-            minimized=fresh.minimized)
+            minimized=fresh.minimized, behaviour=fresh.behaviour)
 
     store.update(finding.id, renew)
-    size = f"{_units(case)} -> {_units(found.case)} units"
+    size = (f"{_units(case)} -> {_units(found.case)} units" if found.case != case
+            else "already 1-minimal; record refreshed")
     return size if found.complete else f"{size}; stopped at the try bound, run it again"
 
 
@@ -128,20 +130,27 @@ def _units(case: Any) -> int:
     return len(getattr(case, "text", getattr(case, "value", "")))
 
 
-def migrate_findings(folder: Path, *, impl: str | None = None) -> Iterator[Migration]:
+def migrate_findings(folder: Path, *, impl: str | None = None,
+                     reidentify: bool = False) -> Iterator[Migration]:
     """Migrate every record of ``folder`` to the current signature format, then
-    re-minimize it (module docstring)."""
+    re-minimize it (module docstring). ``reidentify``: a current-format record whose
+    case now fails with another signature of the same target, kind and check (pctfuzz's
+    identity changed, e.g. a rule explains it now) is rewritten under it too."""
     store = FindingStore(folder)
     cache: dict[Any, Any] = {}
     for finding in list(store.iter_findings()):
         path = store.path_for(finding)
         migrated = False
-        if finding.signature_version < SIGNATURE_VERSION:
+        if finding.signature_version < SIGNATURE_VERSION or (
+                reidentify and finding.kind not in ("timeout", "oom")):
             try:
                 signature = _new_signature(finding, impl, cache)
             except (PctfuzzError, OSError) as exc:
                 yield Migration(path, "kept", str(exc))
                 continue
+        else:
+            signature = finding.signature
+        if signature != finding.signature or finding.signature_version < SIGNATURE_VERSION:
             renewed = dataclasses.replace(finding, signature=signature,
                                           id=finding_id(signature),
                                           signature_version=SIGNATURE_VERSION)
