@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import contextlib
 import os
+import select
 import shutil
 import signal
 import subprocess
@@ -18,6 +19,7 @@ import sys
 import time
 import uuid
 from pathlib import Path
+from typing import IO
 
 import pytest
 
@@ -126,11 +128,11 @@ def test_node_peer_watchdog_exits_when_its_parent_dies(tmp_path: Path) -> None:
                               stdout=subprocess.PIPE, text=True)
     try:
         assert parent.stdout is not None
-        peer = int(parent.stdout.readline())
+        peer = int(_line(parent.stdout))
         os.close(read_end)
         # The peer is up once it has answered a handshake written by us.
         os.write(write_end, b'{"protocol": "pctfuzz-peer", "version": 1}\n')
-        assert parent.stdout.readline().startswith('{"protocol"')
+        assert _line(parent.stdout).startswith('{"protocol"')
         parent.kill()
         parent.wait()
         _wait_until(lambda: not Path(f"/proc/{peer}").exists() or _zombie(peer), 60,
@@ -140,6 +142,12 @@ def test_node_peer_watchdog_exits_when_its_parent_dies(tmp_path: Path) -> None:
         if parent.poll() is None:
             parent.kill()
         _kill_leftovers(marker)
+
+
+def _line(stream: IO[str]) -> str:
+    """One line, or a failure if none comes (a safety cap, not a time budget)."""
+    assert select.select([stream], [], [], 120)[0], "no line from the peer"
+    return stream.readline()
 
 
 def _starter(script: Path, stdin_fd: int) -> str:
