@@ -85,14 +85,18 @@ _UNSAVED: set[str] = set()
 
 
 def unstage(store: Corpus, target: str, staging: Path, *, known: set[str] | None = None,
-             remove: bool = True) -> int:
+            remove: bool = True, lost: list[str] | None = None) -> int:
     """Add the new inputs libFuzzer wrote to ``staging`` (whole files only: the name
     must be the sha1 of the bytes) to the corpus, then remove ``staging`` (unless
     ``remove`` is false). Names in ``known`` (already in the corpus) are not read
-    again; the names imported are added to it."""
+    again; the names imported are added to it. Inputs the corpus refused (full,
+    read-only) are said once per line in ``lost`` (``TargetStats.lost``: the run is
+    then incomplete, exit 3, as for a lost finding) and not tried again."""
     from pctfuzz.store import StoreError
 
     added = 0
+    refused = 0
+    reason = ""
     try:
         entries = list(os.scandir(staging))
     except OSError:
@@ -114,9 +118,12 @@ def unstage(store: Corpus, target: str, staging: Path, *, known: set[str] | None
                     _UNSAVED.add(str(store.root))
                     print(f"pctfuzz: WARNING: [{target}] new inputs not added to the "
                           f"corpus: {exc}", file=sys.stderr, flush=True)
-                continue
+                refused += 1
+                reason = str(exc)
             if known is not None:
-                known.add(entry.name)
+                known.add(entry.name)  # added, or refused and counted once
+    if refused and lost is not None:
+        lost.append(f"{refused} new corpus input(s): {reason}")
     if remove:
         shutil.rmtree(staging, ignore_errors=True)
     return added
