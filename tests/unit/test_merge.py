@@ -373,3 +373,16 @@ def test_merge_copes_with_names_libfuzzer_cannot_take(corpus: Path) -> None:
     assert result.files_after == len(merged) > 0
     assert not set(odd) & set(merged)  # renamed to their sha1, if they add coverage
     assert all(hashlib.sha1(data).hexdigest() == name for name, data in merged.items())
+
+
+def test_merge_keeps_a_corpus_file_it_cannot_merge(corpus: Path,
+                                                   capsys: pytest.CaptureFixture[str]) -> None:
+    """Issue 23, item 12: a corpus file over the size limit was reported "skipped" and
+    then deleted with the old folder. It is not merged, and it stays as it is."""
+    big = corpus / "decode" / "big-input"
+    big.write_bytes(b"%41" * (1 << 19))  # 1.5 MiB: over the corpus size limit
+    assert main(["corpus", "merge", "decode", "--corpus", str(corpus),
+                 "--findings", str(corpus.parent / "no-findings")]) == EXIT_OK
+    assert big.read_bytes() == b"%41" * (1 << 19)
+    err = capsys.readouterr().err
+    assert "not merged, kept as it is" in err and "big-input" in err, err
