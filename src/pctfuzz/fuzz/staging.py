@@ -34,6 +34,7 @@ __all__ = ["artifacts_dir", "recover", "stage", "unstage"]
 
 _STAGING = ".libfuzzer-"
 _ARTIFACTS = "pctfuzz-artifacts-"
+_MERGE_STAGING = ".merge-"  # fuzz.merge's folders: ``.merge-<target>-<pid>-*``
 _SHA1_NAME = re.compile(r"[0-9a-f]{40}")
 
 
@@ -129,21 +130,34 @@ def unstage(store: Corpus, target: str, staging: Path, *, known: set[str] | None
     return added
 
 
-def recover(store: Corpus, names: Sequence[str]) -> None:
-    """Start-up: import the private corpus copies and remove the artifact folders that
-    killed campaigns left behind, and stale temp files of killed writers."""
+def recover(store: Corpus, names: Sequence[str] = ()) -> None:
+    """Start-up of any command on the corpus ``store`` (``fuzz``, ``corpus seed``,
+    ``corpus merge``, ``coverage``): import the private corpus copies that killed
+    campaigns left in its root (of every target, not only ``names``), remove the merge
+    folders of killed merges and the artifact folders of killed campaigns, and stale
+    temp files of killed writers. Says so in one line when it removed anything."""
+    from pctfuzz.targets import TARGETS
+
     pattern = re.compile(rf"{re.escape(_STAGING)}(?P<target>{TARGET_NAME}?)-(?P<pid>\d+)-")
     try:
         entries = list(os.scandir(store.root))
     except OSError:
         entries = []
+    removed = imported = 0
     for entry in entries:
         m = pattern.match(entry.name)
-        if m and m["target"] in names and entry.is_dir(follow_symlinks=False) and not (
-                pid_alive(int(m["pid"]))):
-            unstage(store, m["target"], Path(entry.path))
+        if m and (m["target"] in names or m["target"] in TARGETS) and entry.is_dir(
+                follow_symlinks=False) and not pid_alive(int(m["pid"])):
+            imported += unstage(store, m["target"], Path(entry.path))
+            removed += 1
+    for target in TARGETS:
+        removed += len(remove_abandoned(store.root, f"{_MERGE_STAGING}{target}-"))
     remove_abandoned(tempfile.gettempdir(), _ARTIFACTS)
     store.cleanup_stale_temp(3600)
+    if removed:
+        print(f"pctfuzz: removed {removed} folder(s) that killed runs left in "
+              f"{store.root} ({imported} new input(s) of them kept in the corpus)",
+              file=sys.stderr, flush=True)
 
 
 @contextlib.contextmanager
