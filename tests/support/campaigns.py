@@ -31,13 +31,17 @@ def finding_saved(findings: Path, count: int = 1) -> Callable[[str], bool]:
     return lambda _output: len(list(findings.glob("*.json"))) >= count
 
 
-def execs_at_least(count: int, target: str | None = None) -> Callable[[str], bool]:
-    """The event: a status line shows ``count`` executions or more (of ``target``)."""
+def execs_at_least(count: int, target: str | None = None, *, corpus: int = 0,
+                   cov: int = 0) -> Callable[[str], bool]:
+    """The event: a status line (``PlainStatus``) of ``target`` shows at least
+    ``count`` executions, ``corpus`` corpus units and ``cov`` coverage edges."""
     name = re.escape(target) if target else r"[\w-]+"
-    pattern = re.compile(rf"\[{name}\] \S+ execs=([\d,]+)")
+    pattern = re.compile(rf"\[{name}\] \S+ execs=(\d+) exec/s=\d+ cov=(\d+)\S* .*?"
+                         r"corpus=(\d+)")
 
     def seen(output: str) -> bool:
-        return any(int(m.replace(",", "")) >= count for m in pattern.findall(output))
+        return any(int(e) >= count and int(c) >= cov and int(u) >= corpus
+                   for e, c, u in pattern.findall(output))
 
     return seen
 
