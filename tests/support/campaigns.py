@@ -52,7 +52,7 @@ def run_until(args: Sequence[str], until: Callable[[str], bool], *, cwd: Path,
     """``python -m pctfuzz fuzz ARGS --max-time CAP``, stopped by SIGINT once ``until``
     (given the output so far) is true. The campaign's own end (exit) also ends the
     wait. Returns the completed process with its whole output."""
-    command = [sys.executable, "-m", "pctfuzz", "fuzz", *args, "--max-time", str(int(cap))]
+    command = [sys.executable, "-m", "pctfuzz", "fuzz", "--max-time", str(int(cap)), *args]
     proc = subprocess.Popen(command, cwd=cwd, env=env, stdout=subprocess.PIPE,
                             stderr=subprocess.PIPE, text=True, errors="replace")
     out: list[str] = []
