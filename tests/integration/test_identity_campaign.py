@@ -16,6 +16,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from campaigns import finding_saved, pctfuzz_env, run_until
 
 from pctfuzz.cli import EXIT_FOUND, EXIT_INCOMPLETE
 
@@ -50,9 +51,11 @@ def _classes(findings: Path) -> dict[str, str]:
 
 def test_three_planted_bugs_are_three_findings_and_a_fourth_is_new(tmp_path: Path) -> None:
     corpus, findings = _corpus(tmp_path), tmp_path / "findings"
-    common = ("fuzz", "diff_encode", "--jobs", "1", "--impl", PLANTED,
+    common = ("diff_encode", "--jobs", "1", "--impl", PLANTED,
               "--corpus", str(corpus), "--findings", str(findings))
-    run = pctfuzz(*common, "--max-time", "15", bugs="hex,tilde,plus")
+    # Until three findings are saved (an event), then SIGINT: never a time budget.
+    run = run_until(common, finding_saved(findings, 3), cwd=ROOT,
+                    env=dict(pctfuzz_env(SUPPORT), PCTFUZZ_TEST_BUGS="hex,tilde,plus"))
     assert run.returncode == EXIT_FOUND, run.stdout + run.stderr
     classes = _classes(findings)
     shapes = {c.rsplit("diff=", 1)[1] for c in classes}
@@ -70,7 +73,8 @@ def test_three_planted_bugs_are_three_findings_and_a_fourth_is_new(tmp_path: Pat
     assert still.stdout.count(": reproduces") == len(others), still.stdout
 
     # A fourth bug, added later, on the same findings folder: a new finding, exit 1.
-    again = pctfuzz(*common, "--max-time", "10", bugs="tilde,plus,lt")
+    again = run_until(common, finding_saved(findings, 4), cwd=ROOT,
+                      env=dict(pctfuzz_env(SUPPORT), PCTFUZZ_TEST_BUGS="tilde,plus,lt"))
     assert again.returncode == EXIT_FOUND, again.stdout + again.stderr
     new = set(_classes(findings)) - set(classes)
     assert any("unit=0x3C;diff=left-raw" in c for c in new), new
