@@ -17,6 +17,8 @@ given, so it costs an installed project nothing.
 
 from __future__ import annotations
 
+import os
+import stat
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -55,11 +57,15 @@ class FindingItem(pytest.Item):
     def repr_failure(self, excinfo: pytest.ExceptionInfo[BaseException],
                      style: Any = None) -> str:
         if isinstance(excinfo.value, FindingFailed):
-            return str(excinfo.value)
+            from pctfuzz.text import one_line  # lazy: see pytest_collection_modifyitems
+
+            return one_line(str(excinfo.value), 2000)
         return str(super().repr_failure(excinfo))
 
     def reportinfo(self) -> tuple[Path, int | None, str]:
-        return self.record, None, f"pctfuzz finding {self.name}"
+        # The folder, not the file: pytest prints this path as it is, and the file's
+        # name is untrusted (the item's name is its one_line form).
+        return self.record.parent, None, f"pctfuzz finding {self.name}"
 
 
 class FindingFailed(Exception):
@@ -67,7 +73,16 @@ class FindingFailed(Exception):
 
 
 def _records(folder: Path) -> Iterator[Path]:
-    yield from sorted(p for p in folder.glob("*.json") if not p.name.startswith("."))
+    """The record files of ``folder``: regular files only (a folder named ``d.json``
+    is not a record; a symlink is never followed, as in the store)."""
+    for path in sorted(folder.glob("*.json")):
+        if path.name.startswith("."):
+            continue
+        try:
+            if stat.S_ISREG(os.lstat(path).st_mode):
+                yield path
+        except OSError:
+            continue
 
 
 def pytest_collection_modifyitems(session: pytest.Session, config: pytest.Config,
@@ -78,8 +93,16 @@ def pytest_collection_modifyitems(session: pytest.Session, config: pytest.Config
     root = Path(folder)
     if not root.is_dir():
         raise pytest.UsageError(f"--pctfuzz-findings: {folder} is not a folder")
+    # Lazy: without --pctfuzz-findings the plugin imports nothing of pctfuzz.
+    from pctfuzz.text import one_line
+
     impl = config.getoption("--pctfuzz-impl")
+    taken: set[str] = set()
     for record in _records(root):
-        ident = record.stem.rsplit("-", 1)[-1]
-        items.append(FindingItem.from_parent(session, name=f"pctfuzz-finding-{ident}",
-                                             path_of_record=record, impl=impl))
+        # A file name is untrusted text: it reaches the terminal through one_line only.
+        name = f"pctfuzz-finding-{one_line(record.stem.rsplit('-', 1)[-1], 80)}"
+        if name in taken:  # two records of one id (a copy): each item its own name
+            name = f"{name}[{one_line(record.name, 120)}]"
+        taken.add(name)
+        items.append(FindingItem.from_parent(session, name=name, path_of_record=record,
+                                             impl=impl))

@@ -6,12 +6,16 @@ from __future__ import annotations
 import json
 import os
 import re
+import signal
 import subprocess
 import sys
 import threading
+import time
 from pathlib import Path
 
 import pytest
+
+from pctfuzz.cli.exits import EXIT_SIGINT
 
 ROOT = Path(__file__).resolve().parents[2]
 SUPPORT = Path(__file__).resolve().parents[1] / "support"
@@ -90,7 +94,7 @@ def test_on_a_terminal_the_status_is_live(tmp_path: Path) -> None:
     """stderr a pseudo-terminal: the board is redrawn in place, not plain lines."""
     master, slave = os.openpty()
     proc = subprocess.Popen([sys.executable, "-m", "pctfuzz", "fuzz", "diff_decode",
-                             "--max-time", "4", "--jobs", "1", "--corpus",
+                             "--max-time", "600", "--jobs", "1", "--corpus",
                              str(tmp_path / "c"), "--findings", str(tmp_path / "f")],
                             cwd=tmp_path, env=dict(_env(), COLUMNS="120"), stdin=subprocess.DEVNULL,
                             stdout=subprocess.PIPE, stderr=slave)
@@ -109,13 +113,21 @@ def test_on_a_terminal_the_status_is_live(tmp_path: Path) -> None:
 
     reader = threading.Thread(target=read)
     reader.start()
+    # Until the board shows the target's row with executions (an event), then SIGINT.
+    row = re.compile(r"diff_decode +[\d,]+ +[1-9][\d,]* +\d+ +\d+/\d+ +\d+% +100% +0")
+    for _ in range(6000):  # a safety cap (600 s), not a time budget
+        if proc.poll() is not None or row.search(b"".join(chunks).decode(errors="replace")):
+            break
+        time.sleep(0.1)
+    proc.send_signal(signal.SIGINT)
     stdout, _ = proc.communicate(timeout=120)
     reader.join(10)
     os.close(master)
     screen = b"".join(chunks).decode(errors="replace")
-    assert proc.returncode == 0, stdout.decode() + screen
+    assert proc.returncode == EXIT_SIGINT, stdout.decode() + screen
     assert "\x1b[" in screen and "under test (lines)" in screen, screen
-    assert re.search(r"pctfuzz fuzz: \d+ s of 4 s, \d+ s left; urllib; 0 new findings", screen)
+    assert re.search(r"pctfuzz fuzz: \d+ s of 600 s, \d+ s left; urllib; 0 new findings",
+                     screen)
     assert re.search(r"diff_decode +[\d,]+ +[\d,]+ +\d+ +\d+/\d+ +\d+% +100% +0", screen), screen
     assert "[diff_decode] " not in screen  # no plain lines on a terminal
     assert b"target " in stdout  # the summary as before

@@ -7,13 +7,16 @@ import contextlib
 import json
 import os
 import shutil
+import signal
 import subprocess
 import sys
+import time
 import uuid
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from campaigns import finding_saved, pctfuzz_env, run_until
 
 from pctfuzz.cli import EXIT_FOUND, EXIT_INCOMPLETE
 
@@ -48,9 +51,11 @@ def _classes(findings: Path) -> dict[str, str]:
 
 def test_three_planted_bugs_are_three_findings_and_a_fourth_is_new(tmp_path: Path) -> None:
     corpus, findings = _corpus(tmp_path), tmp_path / "findings"
-    common = ("fuzz", "diff_encode", "--jobs", "1", "--impl", PLANTED,
+    common = ("diff_encode", "--jobs", "1", "--impl", PLANTED,
               "--corpus", str(corpus), "--findings", str(findings))
-    run = pctfuzz(*common, "--max-time", "15", bugs="hex,tilde,plus")
+    # Until three findings are saved (an event), then SIGINT: never a time budget.
+    run = run_until(common, finding_saved(findings, 3), cwd=ROOT,
+                    env=dict(pctfuzz_env(SUPPORT), PCTFUZZ_TEST_BUGS="hex,tilde,plus"))
     assert run.returncode == EXIT_FOUND, run.stdout + run.stderr
     classes = _classes(findings)
     # Issue 21: each bug is named by the catalogue rule that explains it.
@@ -67,7 +72,8 @@ def test_three_planted_bugs_are_three_findings_and_a_fourth_is_new(tmp_path: Pat
     assert still.stdout.count(": reproduces") == len(others), still.stdout
 
     # A fourth bug, added later, on the same findings folder: a new finding, exit 1.
-    again = pctfuzz(*common, "--max-time", "10", bugs="tilde,plus,lt")
+    again = run_until(common, finding_saved(findings, 4), cwd=ROOT,
+                      env=dict(pctfuzz_env(SUPPORT), PCTFUZZ_TEST_BUGS="tilde,plus,lt"))
     assert again.returncode == EXIT_FOUND, again.stdout + again.stderr
     new = set(_classes(findings)) - set(classes)
     assert any("rule=left_raw(chars=<)" in c for c in new), new
@@ -139,8 +145,13 @@ def _corpus_on(mount: Path) -> Path:
 def test_corpus_disk_full_or_read_only_the_run_goes_on(tmp_path: Path, tmpfs: Path,
                                                        how: str) -> None:
     """Issue 14: a corpus folder that cannot take the private copy or new inputs: the
-    campaign fuzzes from a copy in the temporary folder, says so, and ends normally
-    with its summary and --json; nothing is left behind in the corpus root."""
+    campaign fuzzes from a copy in the temporary folder, says so, and ends with its
+    summary and --json; nothing is left behind in the corpus root. Issue 23, item 13:
+    the new inputs it could not keep are lost, so the run is incomplete (exit 3), as
+    for a lost finding (it used to exit 0 with a warning only).
+
+    Event-driven: the campaign is stopped (SIGINT) once libFuzzer has written new
+    inputs to its private copy (which the test's own TMPDIR holds), not after a time."""
     corpus = _corpus_on(tmpfs)
     if how == "full":
         with open(tmpfs / "filler", "wb") as handle, contextlib.suppress(OSError):
@@ -148,9 +159,30 @@ def test_corpus_disk_full_or_read_only_the_run_goes_on(tmp_path: Path, tmpfs: Pa
     else:
         subprocess.run(["mount", "-o", "remount,ro", str(tmpfs)], check=True)
     out = tmp_path / "results.json"
-    run = pctfuzz("fuzz", "decode", "--jobs", "1", "--max-time", "5", "--corpus", str(corpus),
-                  "--findings", str(tmp_path / "findings"), "--json", str(out))
-    assert run.returncode == 0, run.stdout + run.stderr
-    assert "cannot take a private copy" in run.stderr
-    assert "0 new finding(s)" in run.stdout and json.loads(out.read_text())["exit_code"] == 0
+    scratch = tmp_path / "tmp"
+    scratch.mkdir()
+    env = dict(os.environ, TMPDIR=str(scratch))
+    campaign = subprocess.Popen(
+        [sys.executable, "-m", "pctfuzz", "fuzz", "decode", "--jobs", "1", "--max-time", "600",
+         "--corpus", str(corpus), "--findings", str(tmp_path / "findings"), "--json", str(out)],
+        cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        def new_inputs() -> bool:
+            return any(len(os.listdir(d)) > 3 for d in scratch.glob(".libfuzzer-decode-*"))
+
+        for _ in range(3000):  # a safety cap (300 s), not a time budget
+            if new_inputs() or campaign.poll() is not None:
+                break
+            time.sleep(0.1)
+        assert new_inputs(), "libFuzzer wrote no new input"
+        campaign.send_signal(signal.SIGINT)
+        stdout, stderr = campaign.communicate(timeout=120)
+    finally:
+        if campaign.poll() is None:
+            campaign.kill()
+            campaign.wait()
+    assert campaign.returncode == EXIT_INCOMPLETE, stdout + stderr
+    assert "cannot take a private copy" in stderr
+    assert "new corpus input(s)" in stdout, stdout
+    assert json.loads(out.read_text())["exit_code"] == EXIT_INCOMPLETE
     assert sorted(p.name for p in corpus.iterdir()) == ["decode"]

@@ -5,10 +5,12 @@ ending in a clear error or finding, never a hang."""
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import shutil
 import signal
+import stat
 import subprocess
 import sys
 import textwrap
@@ -239,8 +241,15 @@ FAKE = textwrap.dedent(
                       "runtime": "python", "implementations": impls}), flush=True)
     for n, line in enumerate(sys.stdin, 1):
         request = json.loads(line)
+        if mode == "chatty":
+            sys.stderr.write("x" * (1 << 18) + f"\\nlast line {n}\\n"); sys.stderr.flush()
         if n == when:
-            if mode == "die":
+            if mode == "extra":  # the answer, then one stray line on stdout
+                print(json.dumps({"id": request["id"], "ok": request["value"].upper()}))
+                print(json.dumps({"id": request["id"], "ok": "stale"}), flush=True); continue
+            if mode == "debug":  # a stray line, then the answer
+                print("debug: encoding", flush=True)
+            if mode in ("die", "chatty"):
                 sys.stderr.write("fake peer: giving up\\n"); sys.stderr.flush()
                 os._exit(3)
             if mode == "hang":
@@ -301,8 +310,8 @@ def test_peer_that_hangs_is_killed(fake: Callable[..., _Adapter]) -> None:
 @pytest.mark.parametrize(
     ("mode", "message"),
     [
-        ("garbage", r"answer is not JSON: b'this is not json'"),
-        ("wrong-id", r"answer to request 1 has the wrong shape"),
+        ("garbage", r"answer is not JSON: b'this is not json'.*again after a restart"),
+        ("wrong-id", r"answer to request \d+ has another id.*again after a restart"),
         ("shape", r"answer to request 1 has the wrong shape"),
     ],
 )
@@ -312,6 +321,37 @@ def test_garbage_answers_are_protocol_errors(
     adapter = fake(mode, 1)
     with pytest.raises(PeerProtocolError, match=message):
         _encode(adapter)
+    adapter.close()
+
+
+@pytest.mark.parametrize("mode", ["extra", "debug"])
+def test_a_stray_stdout_line_never_shifts_the_answers(fake: Callable[..., _Adapter],
+                                                      mode: str) -> None:
+    """Issue 23, item 4: one extra line used to be read as the next request's answer
+    (and every later one); now every answer is matched to its id, and a mismatch
+    restarts the peer and retries the request, never compares."""
+    adapter = fake(mode, 2)
+    texts = [chr(ord("a") + n) for n in range(12)]
+    assert [_encode(adapter, t) for t in texts] == [t.upper() for t in texts]
+    adapter.close()
+
+
+def test_peer_stderr_keeps_a_bounded_tail(fake: Callable[..., _Adapter]) -> None:
+    """Issue 23, item 3: a peer writing 256 KiB of stderr per request is drained as
+    it goes and only the tail is kept (no temp file grows), and a death still names
+    the last line."""
+    adapter = fake("chatty", 40)
+    for _ in range(39):
+        assert _encode(adapter) == "A"
+    with pytest.raises(PeerDied, match=r"exited with status 3: fake peer: giving up$"):
+        _encode(adapter)
+    held = 0
+    for fd in os.listdir("/proc/self/fd"):
+        with contextlib.suppress(OSError):
+            info = os.fstat(int(fd))
+            if stat.S_ISREG(info.st_mode) and info.st_nlink == 0:
+                held = max(held, info.st_size)  # a deleted temp file still open
+    assert held < 1 << 20, f"an open deleted file of {held} bytes"
     adapter.close()
 
 

@@ -373,3 +373,55 @@ def test_merge_copes_with_names_libfuzzer_cannot_take(corpus: Path) -> None:
     assert result.files_after == len(merged) > 0
     assert not set(odd) & set(merged)  # renamed to their sha1, if they add coverage
     assert all(hashlib.sha1(data).hexdigest() == name for name, data in merged.items())
+
+
+def test_merge_keeps_a_corpus_file_it_cannot_merge(corpus: Path,
+                                                   capsys: pytest.CaptureFixture[str]) -> None:
+    """Issue 23, item 12: a corpus file over the size limit was reported "skipped" and
+    then deleted with the old folder. It is not merged, and it stays as it is."""
+    big = corpus / "decode" / "big-input"
+    big.write_bytes(b"%41" * (1 << 19))  # 1.5 MiB: over the corpus size limit
+    assert main(["corpus", "merge", "decode", "--corpus", str(corpus),
+                 "--findings", str(corpus.parent / "no-findings")]) == EXIT_OK
+    assert big.read_bytes() == b"%41" * (1 << 19)
+    err = capsys.readouterr().err
+    assert "not merged, kept as it is" in err and "big-input" in err, err
+
+
+@pytest.mark.parametrize("command", [["corpus", "seed", "decode"],
+                                     ["corpus", "merge", "decode", "--findings", "-none-"]])
+def test_any_corpus_command_removes_what_killed_runs_left(
+        command: list[str], corpus: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """Issue 23, item 15: the private copy of a SIGKILLed campaign (of any target) and
+    the folder of a killed merge are removed at the next start of any command on that
+    corpus, not only of a campaign of that target, and the command says so; the copy's
+    new input is kept in the corpus."""
+    dead = _dead_pid()
+    data = b"\x00new input of a killed campaign"
+    name = hashlib.sha1(data).hexdigest()
+    left = corpus / f".libfuzzer-form-{dead}-abc123"
+    left.mkdir()
+    (left / name).write_bytes(data)
+    merging = _owned(corpus, f".merge-decode-{dead}-x", dead)
+    command = [str(corpus.parent / "no-findings") if w == "-none-" else w for w in command]
+    assert main([*command, "--corpus", str(corpus)]) == EXIT_OK
+    assert not left.exists() and not merging.exists()
+    assert (corpus / "form" / name).read_bytes() == data
+    err = capsys.readouterr().err
+    assert "removed 2 folder(s) that killed runs left" in err, err
+
+
+@pytest.mark.parametrize(("value", "code"), [("0", EXIT_OK), ("-1", EXIT_USAGE),
+                                             ("lots", EXIT_USAGE)])
+def test_rss_limit_zero_means_no_limit_and_negative_is_refused(
+        value: str, code: int, capsys: pytest.CaptureFixture[str]) -> None:
+    from pctfuzz.cli.main import build_parser
+
+    try:
+        args = build_parser().parse_args(["fuzz", "decode", "--rss-limit-mb", value])
+        result = EXIT_OK if args.rss_limit_mb == int(value) else -1
+    except SystemExit as exc:
+        result = int(exc.code or 0)
+    assert result == code
+    if code == EXIT_USAGE:
+        assert "--rss-limit-mb" in capsys.readouterr().err

@@ -20,6 +20,7 @@ from typing import Any
 
 import jsonschema
 import pytest
+from campaigns import execs_at_least, finding_saved, pctfuzz_env, run_until
 from hypothesis import Phase, given, settings
 from hypothesis import strategies as st
 
@@ -159,10 +160,15 @@ def test_campaign_with_two_processes_writes_json_sarif_junit(tmp_path: Path) -> 
     shutil.copytree(ROOT / "corpus" / "diff_encode", corpus / "diff_encode")
     findings = tmp_path / "findings"
     out = {ext: tmp_path / f"results.{ext}" for ext in ("json", "sarif", "xml")}
-    run = pctfuzz("fuzz", "diff_encode", "--max-time", "5", "--jobs", "2", "--quiet",
-                  "--impl", "broken_impls:TildeEncodingUrllib", "--corpus", str(corpus),
-                  "--findings", str(findings), "--json", str(out["json"]),
-                  "--sarif", str(out["sarif"]), "--junit", str(out["xml"]), cwd=tmp_path)
+    # Until the divergence is saved and a status line counts executions (events),
+    # then SIGINT: never a time budget.
+    saved, counted = finding_saved(findings), execs_at_least(1000, "diff_encode")
+    run = run_until(["diff_encode", "--jobs", "2",
+                     "--impl", "broken_impls:TildeEncodingUrllib", "--corpus", str(corpus),
+                     "--findings", str(findings), "--json", str(out["json"]),
+                     "--sarif", str(out["sarif"]), "--junit", str(out["xml"])],
+                    lambda output: saved(output) and counted(output), cwd=tmp_path,
+                    env=pctfuzz_env(SUPPORT))
     assert run.returncode == EXIT_FOUND, run.stdout + run.stderr
     assert "processes per target: diff_encode=2" in run.stdout
 

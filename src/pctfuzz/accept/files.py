@@ -9,12 +9,12 @@ import importlib
 import importlib.util
 import os
 import sys
-import tomllib
 from collections.abc import Iterable
 from pathlib import Path
 
 from pctfuzz.accept.entry import KnownDivergence
 from pctfuzz.accept.reconcilers import RECONCILERS, divergence
+from pctfuzz.accept_file import check_example, check_parameter, parse_toml, read_accept_file
 from pctfuzz.cases import Case, DecodeCase, EncodeCase, FormCase, FormParseCase
 from pctfuzz.errors import PctfuzzError, UsageError
 
@@ -44,10 +44,8 @@ def _example(check: str, data: object, where: str) -> Case:
 
 
 def _toml_entries(path: Path) -> list[KnownDivergence]:
-    try:
-        document = tomllib.loads(path.read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError) as exc:
-        raise UsageError(f"--accept {path}: {exc}") from None
+    where = f"--accept {path}"
+    document = parse_toml(read_accept_file(path, where), where)
     tables = document.get("divergence", [])
     if not isinstance(tables, list) or not tables:
         raise UsageError(f"--accept {path}: expected [[divergence]] tables")
@@ -61,11 +59,13 @@ def _toml_entries(path: Path) -> list[KnownDivergence]:
             raise UsageError(f"{where}: reconciler {name!r} is not one of "
                                f"{', '.join(RECONCILERS)}")
         factory, param = RECONCILERS[name]
-        try:
-            reconciler = factory(table[param]) if param else factory()
-        except KeyError:
-            raise UsageError(f"{where}: {name} needs {param!r}") from None
+        if param and param not in table:
+            raise UsageError(f"{where}: {name} needs {param!r}")
+        if param:
+            check_parameter(name, param, table[param], where)  # chars = 5, types = 5
+        reconciler = factory(table[param]) if param else factory()
         check = str(table.get("check", ""))
+        check_example(check, table.get("example"), where)
         try:
             entries.append(divergence(
                 id=table.get("id", ""), check=check, reconcile=reconciler,
@@ -82,17 +82,22 @@ def _module_entries(spec: str) -> list[KnownDivergence]:
     try:
         if spec.endswith(".py"):
             path = Path(spec)
+            source = read_accept_file(path, f"--accept {spec}")  # a regular file only
             module_spec = importlib.util.spec_from_file_location(
                 f"pctfuzz_accept_{path.stem}", path)
-            if module_spec is None or module_spec.loader is None or not path.is_file():
+            if module_spec is None or module_spec.loader is None:
                 raise UsageError(f"--accept {spec}: no such Python file")
             module = importlib.util.module_from_spec(module_spec)
             sys.modules[module_spec.name] = module
-            module_spec.loader.exec_module(module)
+            # The user's own code, from the bytes read above (never a FIFO or a device).
+            exec(compile(source, str(path), "exec"), module.__dict__)
         else:
             module = importlib.import_module(spec)
     except PctfuzzError:
         raise
+    except SystemExit as exc:  # the file's own exit is not pctfuzz's exit code
+        raise UsageError(f"--accept {spec}: cannot load: it raised SystemExit({exc.code!r})") \
+            from None
     except Exception as exc:
         raise UsageError(f"--accept {spec}: cannot load: {type(exc).__name__}: {exc}") \
             from None

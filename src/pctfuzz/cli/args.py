@@ -16,8 +16,8 @@ import math
 import os
 from pathlib import Path
 
-__all__ = ["MAX_SECONDS", "folder_path", "job_count", "max_jobs", "positive_seconds",
-           "whole_seconds"]
+__all__ = ["MAX_SECONDS", "folder_path", "job_count", "max_jobs", "memory_mb",
+           "positive_seconds", "whole_seconds"]
 
 #: Longest time limit accepted: 30 days.
 MAX_SECONDS = 30 * 24 * 3600
@@ -58,6 +58,18 @@ def job_count(text: str) -> int:
     if not 1 <= value <= max_jobs():
         raise argparse.ArgumentTypeError(
             f"{value}: must be 1 to {max_jobs()} ({JOBS_PER_CORE} per core)")
+    return value
+
+
+def memory_mb(text: str) -> int:
+    """``--rss-limit-mb``: a whole number of MiB, 0 or more. 0 is libFuzzer's "no
+    limit" (``-rss_limit_mb=0``): a memory blow-up is then no ``oom`` finding."""
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number of MiB") from None
+    if value < 0:
+        raise argparse.ArgumentTypeError(f"{value}: must be 0 (no limit) or more")
     return value
 
 

@@ -21,10 +21,12 @@ __all__ = ["add_command"]
 
 def _cmd_corpus_seed(args: argparse.Namespace) -> int:
     from pctfuzz.fuzz.seeds import seed_cases
+    from pctfuzz.fuzz.staging import recover
     from pctfuzz.store import Corpus
     from pctfuzz.targets import TARGETS, get_target
 
     corpus = Corpus(Path(args.corpus))
+    recover(corpus)  # leftovers of killed runs on this corpus: removed, and said
     for target in map(get_target, args.targets or list(TARGETS)):
         added = 0
         for case in seed_cases(target.case_type.type):
@@ -40,7 +42,9 @@ def _cmd_corpus_seed(args: argparse.Namespace) -> int:
 
 def _cmd_corpus_merge(args: argparse.Namespace) -> int:
     from pctfuzz.fuzz.merge import merge_target
+    from pctfuzz.fuzz.staging import recover
     from pctfuzz.oracles.registry import get_impl
+    from pctfuzz.store import Corpus
     from pctfuzz.targets import TARGETS, get_target
 
     names = args.targets or list(TARGETS)
@@ -50,6 +54,7 @@ def _cmd_corpus_merge(args: argparse.Namespace) -> int:
     corpus = Path(args.corpus)
     if not corpus.is_dir():
         raise UsageError(f"corpus folder {corpus} does not exist")
+    recover(Corpus(corpus))  # leftovers of killed runs on this corpus: removed, and said
     harness = Path(args.harness) if args.harness else None  # None: the packaged harness
     keep = _finding_inputs(Path(args.findings))
     for name in names:

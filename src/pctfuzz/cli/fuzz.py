@@ -17,7 +17,14 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any, TextIO
 
-from pctfuzz.cli.args import JOBS_PER_CORE, folder_path, job_count, positive_seconds, whole_seconds
+from pctfuzz.cli.args import (
+    JOBS_PER_CORE,
+    folder_path,
+    job_count,
+    memory_mb,
+    positive_seconds,
+    whole_seconds,
+)
 from pctfuzz.cli.divergences import add_accept_option, set_accept
 from pctfuzz.cli.exits import EXIT_FOUND, EXIT_INCOMPLETE, EXIT_OK
 from pctfuzz.cli.results import add_report_options, check_outputs, human_stream, write_reports
@@ -315,8 +322,9 @@ def add_command(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> Non
                       help="default: findings/ in the project root")
     fuzz.add_argument("--timeout", type=whole_seconds, default=5, metavar="SECONDS",
                       help="per-input time limit; a slower input is a timeout finding")
-    fuzz.add_argument("--rss-limit-mb", type=int, default=2048, metavar="MB",
-                      help="memory limit; exceeding it is an oom finding")
+    fuzz.add_argument("--rss-limit-mb", type=memory_mb, default=2048, metavar="MB",
+                      help="memory limit; exceeding it is an oom finding (0: no limit, "
+                      "so a memory blow-up is no finding; default 2048)")
     fuzz.add_argument("--driver", choices=("libfuzzer", "hypothesis"), default="libfuzzer",
                       help="libfuzzer (default): atheris processes, coverage-guided; "
                       "hypothesis: a quick run in this process, the targets' Hypothesis "

@@ -98,6 +98,13 @@ def main(argv: Sequence[str] | None = None) -> int:
         return EXIT_SIGINT
     except BrokenPipeError:
         return _stdout_gone()
+    except SystemExit as exc:
+        # No command exits this way: it is user code (an adapter, an accept file,
+        # ``probe builtins:exit``), whose code must never read as pctfuzz's own.
+        print(f"pctfuzz {args.command}: error: user code raised SystemExit("
+              f"{one_line(repr(exc.code), 80)}); pctfuzz does not exit with its code",
+              file=sys.stderr)
+        return EXIT_USAGE
     except Exception as exc:
         # A bug in pctfuzz: one line and its own exit code, never 1 ("a finding").
         if os.environ.get("PCTFUZZ_DEBUG"):

@@ -49,6 +49,9 @@ def _cmd_replay(args: argparse.Namespace) -> int:
             unusable += 1
             print(f"{printable_path(item[0])}: error: {item[1]}", file=sys.stderr)
     code = EXIT_FOUND if reproduced else EXIT_USAGE if unusable else EXIT_OK
+    if not items:  # an empty findings folder: say so, rather than a silent success
+        print(f"pctfuzz replay: nothing to replay: no finding or corpus input under "
+              f"{', '.join(printable_path(Path(p)) for p in args.paths)}", file=sys.stderr)
     if any(d is not None for d in dests):
         settings = {"paths": list(args.paths), "target": args.target, "impl": args.impl,
                     "timeout": args.timeout}
@@ -73,7 +76,8 @@ def add_command(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> Non
     replay = sub.add_parser(
         "replay", help="replay findings or corpus inputs",
         description="One verdict line per input. Exit 1 if anything reproduces, 0 if "
-        "nothing does, 2 if an input was unusable.")
+        "nothing does (or there is nothing to replay, which is said on stderr), 2 if an "
+        "input was unusable.")
     replay.add_argument("paths", nargs="+", metavar="PATH",
                         help="finding JSON files, raw corpus files, or folders")
     replay.add_argument("--target", metavar="NAME", help="target of raw inputs")

@@ -116,7 +116,7 @@ def _run_slot(plan: Sequence[str], slice_len: float, job: _Job, *, supervisor: S
                        job, supervisor=supervisor, extra=extra, progress=progress)
     finally:
         for name, (staging, known) in stagings.items():
-            unstage(store, name, staging, known=known)
+            unstage(store, name, staging, known=known, lost=stats[name].lost)
     for s in stats.values():
         if s.seconds > 0:
             s.exec_per_s = int(s.execs / s.seconds)
@@ -155,7 +155,7 @@ def _run_slice(stats: TargetStats, seconds: float, staging: Path, known: set[str
                 death, artifact, run_execs = watch(cmd, env, stats, base_execs, progress,
                                                    supervisor, log=job.log(target))
             finally:
-                unstage(store, target, staging, known=known, remove=False)
+                unstage(store, target, staging, known=known, remove=False, lost=stats.lost)
             base_execs += run_execs
             if death is None:
                 break

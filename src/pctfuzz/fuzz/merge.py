@@ -29,6 +29,7 @@ import hashlib
 import os
 import re
 import shutil
+import stat
 import subprocess
 import sys
 import tempfile
@@ -158,7 +159,9 @@ class MergeResult:
     edges: int
     carried_over: int = 0  # files a campaign added while the merge ran
     kept: int = 0  # finding inputs put back that the merge had dropped
-    skipped: tuple[str, ...] = ()  # one line per input not merged (too big, a link, ...)
+    #: one line per input not merged (too big, unreadable): a corpus file is kept as it
+    #: is, in the new folder; an ``--input`` file is left out
+    skipped: tuple[str, ...] = ()
 
     def line(self) -> str:
         extra = f", {self.carried_over} added meanwhile kept" if self.carried_over else ""
@@ -217,27 +220,52 @@ def _flock(folder: Path, *, timeout: float | None, what: str) -> Iterator[None]:
         os.close(fd)  # releases the lock
 
 
-def _copy_inputs(folders: Sequence[Path], dest: Path) -> tuple[int, list[str]]:
-    """Copy the plain files of ``folders`` into ``dest``, each named by its sha1, and
+def _copy_inputs(folders: Sequence[Path], dest: Path) -> tuple[int, list[str], list[str]]:
+    """Put the plain files of ``folders`` into ``dest``, each named by its sha1, and
     read as the corpus reads them (no symlink followed, size checked first). libFuzzer
     then merges a private copy: inputs deleted meanwhile do not make it retry, and odd
-    file names never reach its control file. Returns (count, skip messages)."""
+    file names never reach its control file. A copy is a hard link where it can be
+    (no data written: a large corpus copies in one pass of reads), else a write.
+    Returns (count, skip messages, names of ``folders[0]`` not merged): those are kept
+    as they are, never dropped with the old folder."""
     from pctfuzz.store import StoreError, read_input
 
-    count, skipped = 0, []
-    for folder in folders:
+    count, skipped, unmerged = 0, [], []
+    seen: set[str] = set()
+    for index, folder in enumerate(folders):
         for name in sorted(_snapshot(folder)):
+            source = folder / name
             try:
-                data = read_input(folder / name)
+                data = read_input(source)
             except StoreError as exc:
                 if "vanished" not in exc.message:  # deleted meanwhile: not an error
-                    skipped.append(f"skipped {exc}")
+                    skipped.append(f"not merged, kept as it is: {exc}" if index == 0
+                                   else f"skipped {exc}")
+                    if index == 0:
+                        unmerged.append(name)
                 continue
-            final = dest / hashlib.sha1(data).hexdigest()
-            if not final.exists():
-                final.write_bytes(data)
-                count += 1
-    return count, skipped
+            digest = hashlib.sha1(data).hexdigest()
+            if digest in seen:
+                continue
+            seen.add(digest)
+            _link_or_write(source, dest / digest, data)
+            count += 1
+    return count, skipped, unmerged
+
+
+def _link_or_write(source: Path, final: Path, data: bytes | None = None) -> None:
+    """``final`` as a hard link of ``source``, or a copy of its bytes where links fail
+    (another filesystem, no hard links there)."""
+    try:
+        os.link(source, final, follow_symlinks=False)
+        if stat.S_ISREG(os.lstat(final).st_mode):
+            return
+        final.unlink()  # swapped for a symlink since it was read: never linked
+    except FileExistsError:
+        return
+    except OSError:
+        pass
+    final.write_bytes(source.read_bytes() if data is None else data)
 
 
 def merge_target(target: str, corpus: Path, *, harness: Path | None = None,
@@ -298,7 +326,7 @@ def _merge_locked(target: str, corpus: Path, folder: Path, script: Path | None, 
         merged, snapshot = staging / "merged", staging / "snapshot"
         merged.mkdir()
         snapshot.mkdir()
-        _, skipped = _copy_inputs([folder, *inputs], snapshot)
+        _, skipped, unmerged = _copy_inputs([folder, *inputs], snapshot)
         work = owned_dir(_WORK)
         try:
             launcher = (packaged_launcher(target, work) if script is None
@@ -341,6 +369,9 @@ def _merge_locked(target: str, corpus: Path, folder: Path, script: Path | None, 
                 with contextlib.suppress(FileNotFoundError):
                     (merged / name).unlink()
             _copy_hidden(folder, merged)  # .gitkeep and the like are not inputs: keep them
+            for name in unmerged:  # too big or unreadable to merge: never dropped
+                if name in now and not (merged / name).exists():
+                    _link_or_write(folder / name, merged / name)
             # Inputs a running campaign wrote while the merge ran were not measured: keep them.
             carried = _carry_over(folder, merged, before)
             _replace_dir(merged, folder, staging / "old")
@@ -362,10 +393,11 @@ def _carry_over(source: Path, dest: Path, measured: dict[str, int]) -> int:
             if (dest / name).exists():
                 continue
             with contextlib.suppress(OSError):
-                data = (source / name).read_bytes()
-                if _SHA1_NAME.fullmatch(name) and hashlib.sha1(data).hexdigest() != name:
-                    continue
-                (dest / name).write_bytes(data)
+                if _SHA1_NAME.fullmatch(name):
+                    data = (source / name).read_bytes()
+                    if hashlib.sha1(data).hexdigest() != name:
+                        continue
+                _link_or_write(source / name, dest / name)
                 count += 1
     return count
 

@@ -210,6 +210,8 @@ def _inputs(paths: Sequence[Path], target: str | None) -> Iterator[tuple[str, Pa
     for path in paths:
         if path.is_symlink():
             yield "error", path, "is a symbolic link; not followed"
+        elif path.is_dir() and path.suffix == ".json":
+            yield "error", path, "is a directory, expected a finding file"
         elif path.is_dir():
             try:
                 entries = sorted(p for p in path.iterdir() if not p.name.startswith("."))

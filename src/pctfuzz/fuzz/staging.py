@@ -34,6 +34,7 @@ __all__ = ["artifacts_dir", "recover", "stage", "unstage"]
 
 _STAGING = ".libfuzzer-"
 _ARTIFACTS = "pctfuzz-artifacts-"
+_MERGE_STAGING = ".merge-"  # fuzz.merge's folders: ``.merge-<target>-<pid>-*``
 _SHA1_NAME = re.compile(r"[0-9a-f]{40}")
 
 
@@ -85,14 +86,18 @@ _UNSAVED: set[str] = set()
 
 
 def unstage(store: Corpus, target: str, staging: Path, *, known: set[str] | None = None,
-             remove: bool = True) -> int:
+            remove: bool = True, lost: list[str] | None = None) -> int:
     """Add the new inputs libFuzzer wrote to ``staging`` (whole files only: the name
     must be the sha1 of the bytes) to the corpus, then remove ``staging`` (unless
     ``remove`` is false). Names in ``known`` (already in the corpus) are not read
-    again; the names imported are added to it."""
+    again; the names imported are added to it. Inputs the corpus refused (full,
+    read-only) are said once per line in ``lost`` (``TargetStats.lost``: the run is
+    then incomplete, exit 3, as for a lost finding) and not tried again."""
     from pctfuzz.store import StoreError
 
     added = 0
+    refused = 0
+    reason = ""
     try:
         entries = list(os.scandir(staging))
     except OSError:
@@ -114,29 +119,45 @@ def unstage(store: Corpus, target: str, staging: Path, *, known: set[str] | None
                     _UNSAVED.add(str(store.root))
                     print(f"pctfuzz: WARNING: [{target}] new inputs not added to the "
                           f"corpus: {exc}", file=sys.stderr, flush=True)
-                continue
+                refused += 1
+                reason = str(exc)
             if known is not None:
-                known.add(entry.name)
+                known.add(entry.name)  # added, or refused and counted once
+    if refused and lost is not None:
+        lost.append(f"{refused} new corpus input(s): {reason}")
     if remove:
         shutil.rmtree(staging, ignore_errors=True)
     return added
 
 
-def recover(store: Corpus, names: Sequence[str]) -> None:
-    """Start-up: import the private corpus copies and remove the artifact folders that
-    killed campaigns left behind, and stale temp files of killed writers."""
+def recover(store: Corpus, names: Sequence[str] = ()) -> None:
+    """Start-up of any command on the corpus ``store`` (``fuzz``, ``corpus seed``,
+    ``corpus merge``, ``coverage``): import the private corpus copies that killed
+    campaigns left in its root (of every target, not only ``names``), remove the merge
+    folders of killed merges and the artifact folders of killed campaigns, and stale
+    temp files of killed writers. Says so in one line when it removed anything."""
+    from pctfuzz.targets import TARGETS
+
     pattern = re.compile(rf"{re.escape(_STAGING)}(?P<target>{TARGET_NAME}?)-(?P<pid>\d+)-")
     try:
         entries = list(os.scandir(store.root))
     except OSError:
         entries = []
+    removed = imported = 0
     for entry in entries:
         m = pattern.match(entry.name)
-        if m and m["target"] in names and entry.is_dir(follow_symlinks=False) and not (
-                pid_alive(int(m["pid"]))):
-            unstage(store, m["target"], Path(entry.path))
+        if m and (m["target"] in names or m["target"] in TARGETS) and entry.is_dir(
+                follow_symlinks=False) and not pid_alive(int(m["pid"])):
+            imported += unstage(store, m["target"], Path(entry.path))
+            removed += 1
+    for target in TARGETS:
+        removed += len(remove_abandoned(store.root, f"{_MERGE_STAGING}{target}-"))
     remove_abandoned(tempfile.gettempdir(), _ARTIFACTS)
     store.cleanup_stale_temp(3600)
+    if removed:
+        print(f"pctfuzz: removed {removed} folder(s) that killed runs left in "
+              f"{store.root} ({imported} new input(s) of them kept in the corpus)",
+              file=sys.stderr, flush=True)
 
 
 @contextlib.contextmanager

@@ -4,17 +4,18 @@ protocol is documented in ``pctfuzz.oracles.process`` and docs/protocol.md."""
 
 from __future__ import annotations
 
+import atexit
 import contextlib
 import itertools
 import os
 import re
 import select
 import subprocess
-import tempfile
 import threading
 import time
-from collections.abc import Sequence
-from typing import IO, Any, ClassVar
+import weakref
+from collections.abc import Callable, Sequence
+from typing import Any, ClassVar
 
 from pctfuzz.errors import PctfuzzError
 from pctfuzz.oracles.base import Unsupported
@@ -110,42 +111,111 @@ def _encoding_name(label: str) -> str:
     return _encoding.lookup(label).name
 
 
+#: The bytes of a peer's stderr kept for error messages (only its last line is shown).
+STDERR_TAIL = 4096
+
+_PR_SET_PDEATHSIG = 1
+
+
+def _die_with_parent() -> Callable[[], None] | None:
+    """A ``preexec_fn`` that makes the kernel SIGKILL the peer when the thread that
+    started it ends (Linux ``prctl(PR_SET_PDEATHSIG)``), and exits at once if that
+    parent is already gone. None where there is no ``prctl``: the kill on every exit
+    path of the parent and the peer's own watchdog still hold."""
+    import ctypes
+    import signal
+
+    try:
+        prctl = ctypes.CDLL(None, use_errno=True).prctl
+    except (AttributeError, OSError):
+        return None
+    parent = os.getpid()
+
+    def preexec() -> None:  # runs in the child, between fork and exec
+        prctl(_PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
+        if os.getppid() != parent:
+            os._exit(1)
+
+    return preexec
+
+
+_live: weakref.WeakSet[_Peer] = weakref.WeakSet()
+
+
+@atexit.register
+def _close_live_peers() -> None:
+    """Interpreter exit (a normal end, ``sys.exit``): no peer outlives its user."""
+    for peer in list(_live):
+        with contextlib.suppress(Exception):
+            peer.close()
+
+
 class _Peer:
-    """One running peer process: write a line, read a line, with a deadline."""
+    """One running peer process: write a line, read a line, with a deadline.
+
+    Its stderr is a pipe drained whenever pctfuzz waits on the peer, keeping only the
+    last ``STDERR_TAIL`` bytes: a chatty peer never fills a disk or blocks."""
 
     def __init__(self, command: Sequence[str], env: dict[str, str] | None) -> None:
-        # A file, not a pipe: a peer writing much to stderr must never block on it.
-        self.stderr: IO[bytes] = tempfile.TemporaryFile()  # noqa: SIM115 - closed in close()
         try:
             self.proc = subprocess.Popen(
                 list(command),
                 stdin=subprocess.PIPE,
                 stdout=subprocess.PIPE,
-                stderr=self.stderr,
+                stderr=subprocess.PIPE,
                 env=env,
                 bufsize=0,
                 start_new_session=True,  # a Ctrl-C in the terminal is pctfuzz's to handle
+                preexec_fn=_die_with_parent(),
             )
         except OSError as exc:
-            self.stderr.close()
             raise PeerUnavailable(f"cannot start {command[0]!r}: {exc.strerror or exc}") from None
         assert self.proc.stdin is not None and self.proc.stdout is not None
+        assert self.proc.stderr is not None
         self.stdin = self.proc.stdin
         self.fd = self.proc.stdout.fileno()
         self.in_fd = self.stdin.fileno()
+        self.err_fd: int | None = self.proc.stderr.fileno()
         os.set_blocking(self.in_fd, False)
+        os.set_blocking(self.err_fd, False)
+        self.err_tail = b""
         self.pid = os.getpid()
         self.buffer = b""
+        _live.add(self)
+
+    def drain_stderr(self) -> None:
+        """Read what the peer wrote to stderr so far, keeping the tail only."""
+        while self.err_fd is not None:
+            try:
+                chunk = os.read(self.err_fd, 1 << 16)
+            except BlockingIOError:
+                return
+            except OSError:
+                chunk = b""
+            if not chunk:
+                self.err_fd = None  # closed: nothing more to select on
+                return
+            self.err_tail = (self.err_tail + chunk)[-STDERR_TAIL:]
 
     def stderr_tail(self) -> str:
-        try:
-            self.stderr.seek(0, os.SEEK_END)
-            size = self.stderr.tell()
-            self.stderr.seek(max(0, size - 4096))
-            lines = self.stderr.read().decode("utf-8", "replace").strip().splitlines()
-        except (OSError, ValueError):
-            return ""
+        self.drain_stderr()
+        lines = self.err_tail.decode("utf-8", "replace").strip().splitlines()
         return lines[-1].strip() if lines else ""
+
+    def _wait(self, read: int | None, write: int | None, deadline: float) -> bool:
+        """Wait until ``read`` is readable or ``write`` writable, draining stderr
+        meanwhile (a peer blocked on a full stderr pipe would never answer); False
+        at the deadline."""
+        while True:
+            remaining = max(0.0, deadline - time.monotonic())
+            reads = [fd for fd in (read, self.err_fd) if fd is not None]
+            ready = select.select(reads, [write] if write is not None else [], [], remaining)
+            if self.err_fd is not None and self.err_fd in ready[0]:
+                self.drain_stderr()
+            if (read is not None and read in ready[0]) or ready[1]:
+                return True
+            if remaining <= 0:
+                return False
 
     def died(self) -> PeerDied:
         try:
@@ -162,7 +232,7 @@ class _Peer:
         view = memoryview(line)
         while view:
             # A peer that stops reading must not block us on a full pipe.
-            if not select.select([], [self.in_fd], [], max(0.0, deadline - time.monotonic()))[1]:
+            if not self._wait(None, self.in_fd, deadline):
                 self.close()
                 raise PeerTimeout(f"peer did not read its request within {timeout:g} s; killed it")
             try:
@@ -182,8 +252,7 @@ class _Peer:
                 return line
             if len(self.buffer) > MAX_LINE:
                 raise PeerProtocolError(f"answer longer than {MAX_LINE} bytes without a newline")
-            remaining = deadline - time.monotonic()
-            if remaining <= 0 or not select.select([self.fd], [], [], remaining)[0]:
+            if not self._wait(self.fd, None, deadline):
                 self.close()
                 raise PeerTimeout(f"peer did not answer within {timeout:g} s; killed it")
             chunk = os.read(self.fd, 1 << 16)
@@ -194,6 +263,7 @@ class _Peer:
     def close(self) -> None:
         if self.pid != os.getpid():
             return  # a forked child does not own its parent's peer
+        _live.discard(self)
         with contextlib.suppress(OSError, ValueError):
             self.stdin.close()
         if self.proc.poll() is None:
@@ -202,7 +272,8 @@ class _Peer:
         with contextlib.suppress(OSError, subprocess.SubprocessError):
             self.proc.wait(timeout=5)
         with contextlib.suppress(OSError, ValueError):
-            self.proc.stdout.close()  # type: ignore[union-attr]
-        self.stderr.close()
-
-
+            self.drain_stderr()
+        for pipe in (self.proc.stdout, self.proc.stderr):
+            with contextlib.suppress(OSError, ValueError):
+                pipe.close()  # type: ignore[union-attr]
+        self.err_fd = None

@@ -35,7 +35,9 @@ Failures of the peer itself are ``PeerError``s, never a hang:
   in the message. ``PeerTimeout``: no answer within
   ``timeout`` seconds (``PCTFUZZ_PEER_TIMEOUT``, default 10), and the peer is killed;
   ``PeerProtocolError``: an answer that is not JSON, has the wrong shape or id, or a
-  handshake of another protocol or version.
+  handshake of another protocol or version. A line that is not this request's answer
+  (not JSON, another id) is never compared: the peer is restarted and the request sent
+  once more; only a second mismatch is a ``PeerProtocolError``.
 
 Raised by a question, the differential check records them like any exception of the
 implementation: a ``Divergence`` with ``impl_error``, so a finding of kind ``crash``
@@ -216,24 +218,42 @@ class ProcessAdapter(Adapter):
                 raise PeerUnavailable(self._failed) from None
             peer = self._peer
             assert peer is not None
+        try:
+            return self._ask(peer, question, fields)
+        except _Mismatch:
+            # A line that is not this request's answer (a stray line, an answer to
+            # another id): never compared. A fresh peer gets the request once more.
+            self.close()
+            try:
+                self._start()
+            except PeerUnavailable as exc:
+                self._failed = f"{exc} (restart after a mismatched answer)"
+                raise PeerUnavailable(self._failed) from None
+            assert self._peer is not None
+            try:
+                return self._ask(self._peer, question, fields)
+            except _Mismatch as exc:
+                self.close()
+                raise PeerProtocolError(f"{exc} (again after a restart)") from None
+        except PeerError:
+            self.close()
+            raise
+
+    def _ask(self, peer: _Peer, question: str, fields: dict[str, Any]) -> Any:
         self._next_id += 1
         ident = self._next_id
         message = {"id": ident, "impl": self.peer_impl, "q": question, **fields}
         line = json.dumps(message, ensure_ascii=True, separators=(",", ":"))
-        try:
-            raw = peer.exchange(line.encode("ascii") + b"\n", self.timeout)
-            return self._answer(raw, ident)
-        except PeerError:
-            self.close()
-            raise
+        raw = peer.exchange(line.encode("ascii") + b"\n", self.timeout)
+        return self._answer(raw, ident)
 
     def _answer(self, raw: bytes, ident: int) -> Any:
         try:
             answer = json.loads(raw)
         except ValueError:
-            raise PeerProtocolError(f"answer is not JSON: {_show(raw)}") from None
+            raise _Mismatch(f"answer is not JSON: {_show(raw)}") from None
         if not isinstance(answer, dict) or answer.get("id") != ident:
-            raise PeerProtocolError(f"answer to request {ident} has the wrong shape: {_show(raw)}")
+            raise _Mismatch(f"answer to request {ident} has another id: {_show(raw)}")
         keys = answer.keys() - {"id"}
         if keys == {"ok"}:
             return answer["ok"]
@@ -287,6 +307,11 @@ class ProcessAdapter(Adapter):
         ):
             return [(n, v) for n, v in answer]
         raise PeerProtocolError(f"form_parse answered {answer!r:.200}, not [[name, value], ...]")
+
+
+class _Mismatch(PeerProtocolError):
+    """The line read is not the answer to the request sent (not JSON, no or another
+    id): the peer's stdout is out of step, so the answer is never compared."""
 
 
 def _expect_str(answer: Any, question: str) -> str:

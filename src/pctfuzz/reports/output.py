@@ -1,11 +1,14 @@
 """Writing results: every output file (``--json``, ``--sarif``, ``--junit``,
-``report --html``, ``export -o``) is checked before the run and written atomically."""
+``report --html``, ``export -o``) is checked before the run; a regular file (or a new
+one) is replaced atomically, anything else (``/dev/null``, ``/dev/stdout``, a FIFO) is
+written in place, never replaced."""
 
 from __future__ import annotations
 
 import contextlib
 import json
 import os
+import stat
 import sys
 import tempfile
 from collections.abc import Mapping
@@ -31,6 +34,8 @@ def check_destinations(*dests: str | None) -> None:
         path = Path(dest)
         if path.is_dir():
             raise UsageError(f"{dest}: is a directory")
+        if _special(path):
+            continue  # written in place: its folder is never written to
         parent = path.parent if str(path.parent) else Path(".")
         if not parent.is_dir():
             raise UsageError(f"{dest}: folder {parent} does not exist")
@@ -45,13 +50,17 @@ def write_output(dest: str, text: str) -> None:
     a random name, created with ``O_EXCL``, so a symlink planted at a temporary name
     is never followed (creation fails on it instead, and another name is tried). It is
     fsynced and renamed over ``dest``; a symlink at ``dest`` itself is replaced, not
-    followed. A reader sees the old file or the new one, never part of one."""
+    followed. A reader sees the old file or the new one, never part of one. A ``dest``
+    that is a device or FIFO (after symlinks) is written in place instead."""
     if dest == "-":
         sys.stdout.write(text)
         sys.stdout.flush()
         return
     path = Path(dest)
     data = text.encode("utf-8", "backslashreplace")
+    if _special(path):
+        _write_in_place(dest, data)
+        return
     folder = path.parent if str(path.parent) else Path(".")
     tmp: str | None = None
     try:
@@ -71,6 +80,32 @@ def write_output(dest: str, text: str) -> None:
         if tmp is not None:
             with contextlib.suppress(OSError):
                 os.unlink(tmp)
+
+
+def _special(path: Path) -> bool:
+    """``path`` exists and is neither a regular file nor a folder, after symlinks
+    (``/dev/stdout`` is a symlink to a device): renaming over it would replace the
+    device, so it is written in place."""
+    try:
+        mode = os.stat(path).st_mode
+    except OSError:
+        return False
+    return not (stat.S_ISREG(mode) or stat.S_ISDIR(mode))
+
+
+def _write_in_place(dest: str, data: bytes) -> None:
+    """Write to a device or FIFO through its own descriptor; a full device
+    (``/dev/full``) is an error (``UsageError``, exit 2), never a silent loss."""
+    try:
+        fd = os.open(dest, os.O_WRONLY | os.O_NOCTTY | os.O_CLOEXEC)
+        try:
+            view = memoryview(data)
+            while view:
+                view = view[os.write(fd, view) :]
+        finally:
+            os.close(fd)
+    except OSError as exc:
+        raise UsageError(f"{one_line(dest)}: cannot be written: {exc.strerror or exc}") from None
 
 
 def to_json_text(document: Mapping[str, Any]) -> str:

@@ -125,8 +125,11 @@ def atomic_write(final: Path, data: bytes, *, exclusive: bool = False) -> bool:
 
     With ``exclusive`` the finished temp file is hard-linked to ``final``, which fails
     if ``final`` exists: returns False then, and nothing changes. Otherwise ``final``
-    is replaced. True means this call created/replaced ``final``.
+    is replaced. True means this call created/replaced ``final``. Only a regular file
+    is ever replaced: a device, FIFO, socket, folder or symlink at ``final`` is a
+    ``StoreError`` and stays as it is (a rename would put a file in its place).
     """
+    _check_replaceable(final)
     tmp = _temp_path(final)
     flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC
     try:
@@ -156,6 +159,18 @@ def atomic_write(final: Path, data: bytes, *, exclusive: bool = False) -> bool:
             os.unlink(tmp)
     _fsync_dir(final.parent)
     return True
+
+
+def _check_replaceable(final: Path) -> None:
+    try:
+        mode = os.lstat(final).st_mode
+    except FileNotFoundError:
+        return
+    except OSError as exc:
+        raise StoreError(final, f"cannot be examined: {exc.strerror}") from None
+    if not stat.S_ISREG(mode):
+        kind = "a symlink" if stat.S_ISLNK(mode) else "not a regular file"
+        raise StoreError(final, f"is {kind}: not replaced")
 
 
 def cleanup_stale_temp(folder: Path, max_age_s: float) -> list[Path]:

@@ -20,6 +20,28 @@
 //                     URLSearchParams (form), percentDecodeString/percentDecodeBytes
 "use strict";
 
+// stdout carries the protocol only: anything the code under test prints goes to stderr,
+// so a stray line never shifts the answers (pctfuzz matches every answer to its id).
+{
+  const util = require("util");
+  const toStderr = (...args) => { process.stderr.write(`${util.format(...args)}\n`); };
+  console.log = console.info = console.debug = console.dir = toStderr;
+  process.stdout.write = (chunk, ...rest) => process.stderr.write(chunk, ...rest);
+}
+
+// A watchdog thread: the main thread blocks in readSync or may hang inside a request,
+// so it cannot notice that pctfuzz is gone. When this process's parent changes (the
+// parent died; its stdin is then closed too), the watchdog kills the process.
+{
+  const { Worker } = require("worker_threads");
+  const watchdog = new Worker(
+    `const parent = ${process.ppid};
+     setInterval(() => { if (process.ppid !== parent) { process.kill(process.pid, "SIGKILL"); } }, 200);`,
+    { eval: true, stdout: false, stderr: false },
+  );
+  watchdog.unref();
+}
+
 const querystring = require("querystring");
 
 const PROTOCOL = "pctfuzz-peer";

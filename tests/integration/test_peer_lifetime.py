@@ -1,0 +1,169 @@
+"""No peer and no harness outlives its campaign (issue 23, item 2).
+
+A peer that hangs at full CPU inside a request (``tests/support/hung_peer.py``) is
+started by the campaign's harness; the campaign then ends normally, by SIGTERM, by
+SIGKILL, or with its whole process group killed. Every process started for the test
+carries a marker in its environment; the test waits (a bounded poll of ``/proc``,
+never a fixed sleep) until none is left.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import select
+import shutil
+import signal
+import subprocess
+import sys
+import time
+import uuid
+from pathlib import Path
+from typing import IO
+
+import pytest
+
+SUPPORT = Path(__file__).resolve().parents[1] / "support"
+ROOT = Path(__file__).resolve().parents[2]
+PEER_JS = ROOT / "src" / "pctfuzz" / "peers" / "node" / "peer.js"
+
+pytestmark = pytest.mark.skipif(not Path("/proc/self/environ").exists(), reason="needs /proc")
+
+
+def _marked(marker: str) -> dict[int, bytes]:
+    """Live (not zombie) processes whose environment holds ``marker``: pid -> cmdline."""
+    needle = f"PCTFUZZ_TEST_MARK={marker}".encode()
+    found = {}
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            environ = (entry / "environ").read_bytes().split(b"\0")
+            state = (entry / "stat").read_text().rsplit(")", 1)[1].split()[0]
+            cmdline = (entry / "cmdline").read_bytes()
+        except OSError:
+            continue
+        if needle in environ and state != "Z":
+            found[int(entry.name)] = cmdline
+    return found
+
+
+def _wait_until(predicate: object, cap: float, what: str) -> None:
+    """Poll ``predicate`` every 0.1 s; the cap is a safety net, not a time budget."""
+    assert callable(predicate)
+    end = time.monotonic() + cap
+    while time.monotonic() < end:
+        if predicate():
+            return
+        time.sleep(0.1)
+    raise AssertionError(what)
+
+
+def _kill_leftovers(marker: str) -> None:
+    for pid in _marked(marker):
+        with contextlib.suppress(ProcessLookupError):
+            os.kill(pid, signal.SIGKILL)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("ending", ["normal", "sigterm", "sigkill", "sigkill-group"])
+def test_a_hung_peer_never_outlives_its_campaign(tmp_path: Path, ending: str) -> None:
+    marker = uuid.uuid4().hex
+    env = dict(os.environ, PCTFUZZ_TEST_MARK=marker, PCTFUZZ_PEER_TIMEOUT="3600",
+               PYTHONPATH=os.pathsep.join([str(SUPPORT), os.environ.get("PYTHONPATH", "")]))
+    # The deadline only matters for "normal"; the others stop the campaign themselves
+    # once the peer hangs (an event), long before it. A "normal" campaign whose deadline
+    # passed before its harness started the peer (a starved machine) proves nothing: skip.
+    max_time = "30" if ending == "normal" else "600"
+    command = [sys.executable, "-m", "pctfuzz", "fuzz", "diff_encode", "--impl",
+               "hung_peer:HungPeer", "--max-time", max_time, "--timeout", "3600",
+               "--jobs", "1", "--corpus", str(tmp_path / "corpus"),
+               "--findings", str(tmp_path / "findings")]
+    campaign = subprocess.Popen(command, cwd=tmp_path, env=env, stdout=subprocess.DEVNULL,
+                                stderr=subprocess.DEVNULL, start_new_session=True)
+    try:
+        def peer_hangs() -> bool:
+            return any(b"hung_peer.py" in c and _busy(pid)
+                       for pid, c in _marked(marker).items())
+
+        _wait_until(lambda: peer_hangs() or campaign.poll() is not None, 120,
+                    "the harness never started its peer")
+        if campaign.poll() is not None:
+            assert ending == "normal", "the campaign ended before it was stopped"
+            pytest.skip("the deadline passed before the harness started its peer")
+        if ending == "sigterm":
+            campaign.send_signal(signal.SIGTERM)
+        elif ending == "sigkill":
+            campaign.kill()
+        elif ending == "sigkill-group":
+            os.killpg(campaign.pid, signal.SIGKILL)
+        campaign.wait(timeout=300)
+        _wait_until(lambda: not _marked(marker), 60,
+                    f"left running after the campaign: {_marked(marker)}")
+    finally:
+        if campaign.poll() is None:
+            campaign.kill()
+            campaign.wait()
+        _kill_leftovers(marker)
+
+
+def _busy(pid: int) -> bool:
+    """The process has used CPU time (it is past its handshake, spinning)."""
+    try:
+        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    except OSError:
+        return False
+    return int(fields[11]) + int(fields[12]) > 10  # utime + stime, in clock ticks
+
+
+@pytest.mark.skipif(shutil.which("node") is None, reason="not available: node not on PATH")
+def test_node_peer_watchdog_exits_when_its_parent_dies(tmp_path: Path) -> None:
+    """The Node peer's own watchdog: its parent dies without a parent-death signal set
+    and someone else still holds its stdin open, so only the watchdog can end it."""
+    marker = uuid.uuid4().hex
+    read_end, write_end = os.pipe()
+    starter = _starter(PEER_JS, read_end)
+    parent = subprocess.Popen([sys.executable, "-c", starter], pass_fds=(read_end,),
+                              env=dict(os.environ, PCTFUZZ_TEST_MARK=marker),
+                              stdout=subprocess.PIPE, text=True)
+    try:
+        assert parent.stdout is not None
+        peer = int(_line(parent.stdout))
+        os.close(read_end)
+        # The peer is up once it has answered a handshake written by us.
+        os.write(write_end, b'{"protocol": "pctfuzz-peer", "version": 1}\n')
+        assert _line(parent.stdout).startswith('{"protocol"')
+        parent.kill()
+        parent.wait()
+        _wait_until(lambda: not Path(f"/proc/{peer}").exists() or _zombie(peer), 60,
+                    "the node peer outlived its parent")
+    finally:
+        os.close(write_end)
+        if parent.poll() is None:
+            parent.kill()
+        _kill_leftovers(marker)
+
+
+def _line(stream: IO[str]) -> str:
+    """One line, or a failure if none comes (a safety cap, not a time budget)."""
+    assert select.select([stream], [], [], 120)[0], "no line from the peer"
+    return stream.readline()
+
+
+def _starter(script: Path, stdin_fd: int) -> str:
+    """Python source: start ``node script`` with stdin ``stdin_fd`` and its stdout on
+    ours, print its pid, then wait forever (to be killed)."""
+    return (
+        "import subprocess, sys, time\n"
+        f"p = subprocess.Popen(['node', {str(script)!r}], stdin={stdin_fd}, "
+        "stdout=sys.stdout, start_new_session=True)\n"
+        "print(p.pid, flush=True)\n"
+        "time.sleep(3600)\n"
+    )
+
+
+def _zombie(pid: int) -> bool:
+    try:
+        return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0] == "Z"
+    except OSError:
+        return True

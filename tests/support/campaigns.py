@@ -1,0 +1,89 @@
+"""Run a real campaign until an event, never for a fixed time (issue 23, item 16).
+
+A test that needs a campaign to find something, or to run some executions, starts it
+with a generous ``--max-time`` cap, watches for the event (a finding saved, a status
+line with enough executions) and then stops it with SIGINT: the campaign then ends as
+a stopped one (its summary and result files written; exit 1 with a new finding, 130
+without, 3 if something was lost). On a loaded machine this takes longer, never fails.
+The cap is a safety net against a hang, not a time budget.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import signal
+import subprocess
+import sys
+import threading
+import time
+from collections.abc import Callable, Sequence
+from pathlib import Path
+
+__all__ = ["CAP", "execs_at_least", "finding_saved", "run_until"]
+
+#: Seconds before a campaign that never shows its event is given up (a hang).
+CAP = 600
+
+
+def finding_saved(findings: Path, count: int = 1) -> Callable[[str], bool]:
+    """The event: at least ``count`` finding records in ``findings``."""
+    return lambda _output: len(list(findings.glob("*.json"))) >= count
+
+
+def execs_at_least(count: int, target: str | None = None, *, corpus: int = 0,
+                   cov: int = 0) -> Callable[[str], bool]:
+    """The event: a status line (``PlainStatus``) of ``target`` shows at least
+    ``count`` executions, ``corpus`` corpus units and ``cov`` coverage edges."""
+    name = re.escape(target) if target else r"[\w-]+"
+    pattern = re.compile(rf"\[{name}\] \S+ execs=(\d+) exec/s=\d+ cov=(\d+)\S* .*?"
+                         r"corpus=(\d+)")
+
+    def seen(output: str) -> bool:
+        return any(int(e) >= count and int(c) >= cov and int(u) >= corpus
+                   for e, c, u in pattern.findall(output))
+
+    return seen
+
+
+def run_until(args: Sequence[str], until: Callable[[str], bool], *, cwd: Path,
+              env: dict[str, str] | None = None, cap: float = CAP
+              ) -> subprocess.CompletedProcess[str]:
+    """``python -m pctfuzz fuzz ARGS --max-time CAP``, stopped by SIGINT once ``until``
+    (given the output so far) is true. The campaign's own end (exit) also ends the
+    wait. Returns the completed process with its whole output."""
+    command = [sys.executable, "-m", "pctfuzz", "fuzz", "--max-time", str(int(cap)), *args]
+    proc = subprocess.Popen(command, cwd=cwd, env=env, stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True, errors="replace")
+    out: list[str] = []
+    err: list[str] = []
+
+    def pump(stream: object, into: list[str]) -> None:
+        for line in stream:  # type: ignore[attr-defined]
+            into.append(line)
+
+    pumps = [threading.Thread(target=pump, args=(proc.stdout, out), daemon=True),
+             threading.Thread(target=pump, args=(proc.stderr, err), daemon=True)]
+    for thread in pumps:
+        thread.start()
+    try:
+        end = time.monotonic() + cap + 60
+        while proc.poll() is None and time.monotonic() < end:
+            if until("".join(out) + "".join(err)):
+                proc.send_signal(signal.SIGINT)
+                break
+            time.sleep(0.1)
+        proc.wait(timeout=120)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+    for thread in pumps:
+        thread.join(timeout=30)
+    return subprocess.CompletedProcess(command, proc.returncode, "".join(out), "".join(err))
+
+
+def pctfuzz_env(*paths: Path) -> dict[str, str]:
+    """os.environ with ``paths`` in front of PYTHONPATH."""
+    return dict(os.environ, PYTHONPATH=os.pathsep.join(
+        [*map(str, paths), os.environ.get("PYTHONPATH", "")]))
