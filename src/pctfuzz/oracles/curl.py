@@ -27,6 +27,8 @@ __all__ = ["CurlError", "CurlEscapeAdapter", "CurlUrlAdapter", "libcurl"]
 # curl/urlapi.h: CURLUPart and the flags of curl_url_set/curl_url_get.
 _PARTS = {"path": 7, "query": 8}
 CURLU_URLENCODE = 1 << 7
+#: curl_url_get's CURLUcode for a URL without a query: its query is read as "".
+CURLUE_NO_QUERY = 16
 
 
 class CurlError(PctfuzzError):
@@ -142,6 +144,8 @@ class CurlUrlAdapter(_Curl):
                 raise CurlError(f"curl_url_set returned CURLUcode {code}")
             out = ctypes.c_void_p()
             code = self.lib.curl_url_get(handle, _PARTS[part], ctypes.byref(out), 0)
+            if code == CURLUE_NO_QUERY and part == "query":
+                return ""  # an empty query is stored as none
             if code:
                 raise CurlError(f"curl_url_get returned CURLUcode {code}")
             return _taken(self.lib, out.value).decode("ascii", "surrogateescape")

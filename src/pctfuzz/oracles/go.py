@@ -41,7 +41,7 @@ class GoUrlPath(_Go):
     """(&url.URL{Path: v}).EscapedPath() (encode)"""
 
     name = "go-url-path"
-    sets = {"path": "rfc3986-pchar+!'()-/"}
+    sets = {"path": "rfc3986-pchar+!'()*-/"}
     spaces = (False,)
 
 

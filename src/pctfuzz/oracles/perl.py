@@ -26,6 +26,8 @@ class PerlUriEscapeUtf8(_Perl):
     name = "perl-uri-escape-utf8"
     sets = {"uri_escape_utf8": "rfc3986-unreserved"}
     spaces = (False,)
+    #: It UTF-8-encodes Perl characters: bytes are what uri_escape is for.
+    value_types = ("str",)
 
 
 class PerlUriQuery(_Perl):

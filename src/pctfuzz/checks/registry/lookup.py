@@ -18,7 +18,19 @@ from collections.abc import Iterable, Sequence
 from pctfuzz import entry as _engine
 from pctfuzz.accept import ACCEPT_ENV, checked_entries, load_accept_file
 from pctfuzz.cases import Case
-from pctfuzz.checks.registry import ada, node, urllib, urllib_legacy, yarl
+from pctfuzz.checks.registry import (
+    ada,
+    curl,
+    go,
+    java,
+    node,
+    perl,
+    php,
+    ruby,
+    urllib,
+    urllib_legacy,
+    yarl,
+)
 from pctfuzz.entry import KnownDivergence
 from pctfuzz.errors import UsageError
 from pctfuzz.oracles.base import impl_name
@@ -36,7 +48,8 @@ __all__ = [
 
 #: Every accepted divergence, in reconcile order (module docstring).
 DIVERGENCES: tuple[KnownDivergence, ...] = tuple(sorted(
-    (*urllib.ENTRIES, *urllib_legacy.ENTRIES, *yarl.ENTRIES, *ada.ENTRIES, *node.ENTRIES),
+    (*urllib.ENTRIES, *urllib_legacy.ENTRIES, *yarl.ENTRIES, *ada.ENTRIES, *node.ENTRIES,
+     *go.ENTRIES, *java.ENTRIES, *php.ENTRIES, *ruby.ENTRIES, *perl.ENTRIES, *curl.ENTRIES),
     key=lambda d: d.phase,
 ))
 

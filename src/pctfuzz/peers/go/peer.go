@@ -74,7 +74,7 @@ var impls = map[string]impl{
 	"go-pathescape": {encoders: map[string]encoder{"rfc3986-unreserved-$&%2B:=@": {url.PathEscape, false}},
 		decode: url.PathUnescape},
 	"go-values":       {formSerialize: valuesEncode, formParse: url.ParseQuery},
-	"go-url-path":     {encoders: map[string]encoder{"rfc3986-pchar+!'()-/": {urlPath, false}}},
+	"go-url-path":     {encoders: map[string]encoder{"rfc3986-pchar+!'()*-/": {urlPath, false}}},
 	"go-url-fragment": {encoders: map[string]encoder{"rfc3986-query+'": {urlFragment, false}}},
 	"go-url-userinfo": {encoders: map[string]encoder{"rfc3986-unreserved-$&%2B,;=": {userinfo, false}}},
 }

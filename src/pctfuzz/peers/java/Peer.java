@@ -190,6 +190,18 @@ public final class Peer {
         }
     }
 
+    /** UTF-8 of a String, a lone surrogate as U+FFFD (WHATWG "UTF-8 encode"), where
+     *  getBytes would write '?': the peer's conversion, not the library's. */
+    static byte[] utf8(String s) throws java.nio.charset.CharacterCodingException {
+        java.nio.ByteBuffer bb = StandardCharsets.UTF_8.newEncoder()
+            .onMalformedInput(java.nio.charset.CodingErrorAction.REPLACE)
+            .replaceWith(new byte[] {(byte) 0xEF, (byte) 0xBF, (byte) 0xBD})
+            .encode(java.nio.CharBuffer.wrap(s));
+        byte[] out = new byte[bb.remaining()];
+        bb.get(out);
+        return out;
+    }
+
     static Object encode(String impl, Map<String, Object> r) throws Exception {
         String v = text(r.get("value"), impl);
         boolean plus = Boolean.TRUE.equals(r.get("space_as_plus"));
@@ -220,7 +232,7 @@ public final class Peer {
             case "decode":
                 if (!impl.equals("java-urlencoder")) throw new Unsupported(impl + " does not percent-decode");
                 String out = URLDecoder.decode(text(r.get("value"), "URLDecoder.decode"), StandardCharsets.UTF_8);
-                return map("base64", Base64.getEncoder().encodeToString(out.getBytes(StandardCharsets.UTF_8)));
+                return map("base64", Base64.getEncoder().encodeToString(utf8(out)));
             case "form_serialize":
             case "form_parse":
                 throw new Unsupported(impl + " has no form API");

@@ -9,7 +9,8 @@
 #   perl-uri-query        URI->query_form(pairs) (form serialize), URI->query_form (form parse)
 #
 # A str value reaches the library as Perl characters (as JSON::PP decodes it), a bytes
-# value as bytes. Decoded text is answered as bytes ({"base64": ...}).
+# value as bytes; what is decoded gets the UTF-8 bytes of a str, as a program reads a
+# URL. Decoded text is answered as bytes ({"base64": ...}).
 use strict;
 use warnings;
 use JSON::PP ();
@@ -63,7 +64,8 @@ sub answer {
     return encode($impl, $r) if $q eq 'encode';
     if ($q eq 'decode') {
         unsupported("$impl does not percent-decode") if $impl ne 'perl-uri-escape';
-        my ($value) = value_of($r->{value});
+        my ($value, $is_bytes) = value_of($r->{value});
+        utf8::encode($value) unless $is_bytes;  # as a program reads it: bytes
         return bytes_answer(URI::Escape::uri_unescape($value));
     }
     if ($q eq 'form_serialize') {
@@ -75,7 +77,8 @@ sub answer {
     }
     if ($q eq 'form_parse') {
         unsupported("$impl does not parse forms") if $impl ne 'perl-uri-query';
-        my ($text) = value_of($r->{text});
+        my ($text, $is_bytes) = value_of($r->{text});
+        utf8::encode($text) unless $is_bytes;  # as a program reads it: bytes
         my $u = URI->new('http://h/');
         $u->query($text);
         my @flat = $u->query_form;

@@ -77,6 +77,9 @@ function form_serialize(array $r): string {
 
 function form_parse(array $r): array {
     [$text] = value_of($r['text'] ?? null);
+    if (strpos(urldecode($text), '[') !== false) {
+        throw new Unsupported('parse_str reads a name with [ as an array');
+    }
     parse_str($text, $out);
     $pairs = [];
     foreach ($out as $name => $value) {
