@@ -51,6 +51,7 @@ def _parse_str_model(text: str | bytes) -> list[tuple[str, str]]:
     """php-src main/php_variables.c: php_default_treat_data and php_register_variable_ex
     (names without '[')."""
     data = text if isinstance(text, bytes) else text.encode("utf-8")
+    data = data.split(b"\0", 1)[0]  # parse_str tokenizes a C string: it ends at NUL
     found: dict[bytes, bytes] = {}  # a PHP array: a repeated name keeps its first place
     for sequence in data.split(b"&"):
         if not sequence:
@@ -77,13 +78,15 @@ _entry(
     impl="php-http-query",
     check="form-parse",
     summary="parse_str makes PHP variables: ' ' and '.' in names become '_', leading spaces "
-    "and empty names are dropped, a name ends at NUL, a repeated name keeps the last value",
+    "and empty names are dropped, a name ends at NUL, a repeated name keeps the last value; "
+    "the text ends at its first NUL byte",
     applies=lambda case: isinstance(case, FormParseCase),
     reconcile=_parse_str,
     reference="every sequence as a (name, value) pair",
     implementation="an array of variables, as $_GET is built",
     citation="PHP manual, Variables From External Sources: 'Dots and spaces in variable "
     "names are converted to underscores'; php-src main/php_variables.c "
+    "php_default_treat_data (php_strtok_r over the text as a C string) and "
     f"php_register_variable_ex; {WHATWG_FORM_PARSE}",
     why="parse_str fills an array the way PHP fills $_GET; the names are PHP's",
     example=FormParseCase("a.b=1&a.b=2"),

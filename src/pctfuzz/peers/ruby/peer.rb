@@ -120,7 +120,7 @@ $stdin.each_line do |line|
           raise
         rescue StandardError => e
           { "id" => id, "error" => { "type" => e.class.name.split("::").last,
-                                     "message" => e.message.scrub } }
+                                     "message" => e.message.dup.force_encoding("UTF-8").scrub } }
         end
       end
     rescue ProtocolError, JSON::ParserError => e
