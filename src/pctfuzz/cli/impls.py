@@ -2,7 +2,8 @@
 the version a finding against it would record (``pctfuzz.oracles``).
 
 Each adapter is made (as ``--impl NAME`` makes it), so an optional library that is not
-installed, or a peer whose runtime is missing (``make peers``), shows as not available with the reason.
+installed, or a peer whose runtime is missing (``make peers``), shows as not available
+with the reason.
 Exit codes: 0 the table was printed (whatever is missing); ``--json`` prints it as JSON
 (name, language, available, version, description, reason).
 """

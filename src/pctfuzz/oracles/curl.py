@@ -13,6 +13,7 @@ from __future__ import annotations
 import ctypes
 import ctypes.util
 import functools
+from types import MappingProxyType
 from typing import Any
 
 from pctfuzz.cases import DecodeCase, EncodeCase
@@ -98,7 +99,7 @@ class CurlEscapeAdapter(_Curl):
     """libcurl curl_easy_escape (encode), curl_easy_unescape (decode), through ctypes"""
 
     name = "curl-escape"
-    sets = {"escape": "rfc3986-unreserved"}
+    sets = MappingProxyType({"escape": "rfc3986-unreserved"})
     spaces = (False,)
 
     def encode(self, case: EncodeCase) -> str:
@@ -123,7 +124,7 @@ class CurlUrlAdapter(_Curl):
     name = "curl-url"
     #: The fragment and user parts are encoded with the query's set (space as %20), so
     #: a case's set cannot say which part it asks: the path and the query are asked.
-    sets = {"path": "rfc3986-unreserved-/", "query": "rfc3986-unreserved"}
+    sets = MappingProxyType({"path": "rfc3986-unreserved-/", "query": "rfc3986-unreserved"})
     spaces = (False, True)
 
     def encode(self, case: EncodeCase) -> str:

@@ -6,6 +6,8 @@ go1.19 (``shouldEscape`` in net/url/url.go decides them per mode).
 
 from __future__ import annotations
 
+from types import MappingProxyType
+
 from pctfuzz.oracles.langs import LangPeerAdapter
 
 __all__ = ["GO_ADAPTERS"]
@@ -19,7 +21,7 @@ class GoQueryEscape(_Go):
     """url.QueryEscape (encode; space as '+'), url.QueryUnescape (decode)"""
 
     name = "go-queryescape"
-    sets = {"queryescape": "rfc3986-unreserved"}
+    sets = MappingProxyType({"queryescape": "rfc3986-unreserved"})
     spaces = (True,)
 
 
@@ -27,7 +29,7 @@ class GoPathEscape(_Go):
     """url.PathEscape (encode), url.PathUnescape (decode)"""
 
     name = "go-pathescape"
-    sets = {"pathescape": "rfc3986-unreserved-$&%2B:=@"}
+    sets = MappingProxyType({"pathescape": "rfc3986-unreserved-$&%2B:=@"})
     spaces = (False,)
 
 
@@ -41,7 +43,7 @@ class GoUrlPath(_Go):
     """(&url.URL{Path: v}).EscapedPath() (encode)"""
 
     name = "go-url-path"
-    sets = {"path": "rfc3986-pchar+!'()*-/"}
+    sets = MappingProxyType({"path": "rfc3986-pchar+!'()*-/"})
     spaces = (False,)
 
 
@@ -49,7 +51,7 @@ class GoUrlFragment(_Go):
     """(&url.URL{Fragment: v}).EscapedFragment() (encode)"""
 
     name = "go-url-fragment"
-    sets = {"fragment": "rfc3986-query+'"}
+    sets = MappingProxyType({"fragment": "rfc3986-query+'"})
     spaces = (False,)
 
 
@@ -57,7 +59,7 @@ class GoUrlUserinfo(_Go):
     """url.User(v).String(), the userinfo of a URL (encode)"""
 
     name = "go-url-userinfo"
-    sets = {"userinfo": "rfc3986-unreserved-$&%2B,;="}
+    sets = MappingProxyType({"userinfo": "rfc3986-unreserved-$&%2B,;="})
     spaces = (False,)
 
 

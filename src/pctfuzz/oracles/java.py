@@ -3,6 +3,8 @@ docs/peers.md). The sets are what ``pctfuzz probe`` found on OpenJDK 17."""
 
 from __future__ import annotations
 
+from types import MappingProxyType
+
 from pctfuzz.oracles.langs import LangPeerAdapter
 
 __all__ = ["JAVA_ADAPTERS"]
@@ -19,7 +21,7 @@ class JavaUrlEncoder(_Java):
     """URLEncoder.encode(s, charset) (UTF-8, windows-1252, Shift_JIS), URLDecoder.decode"""
 
     name = "java-urlencoder"
-    sets = {"urlencoder": "application/x-www-form-urlencoded"}
+    sets = MappingProxyType({"urlencoder": "application/x-www-form-urlencoded"})
     encodings = ("UTF-8", "windows-1252", "Shift_JIS")
     spaces = (True,)
 
@@ -28,7 +30,9 @@ class JavaUri(_Java):
     """the multi-argument java.net.URI constructor: path, query, userinfo (encode)"""
 
     name = "java-uri"
-    sets = {"path": "rfc3986-pchar-/", "query": "rfc3986-query-[]", "userinfo": "rfc3986-pchar+@"}
+    sets = MappingProxyType(
+        {"path": "rfc3986-pchar-/", "query": "rfc3986-query-[]", "userinfo": "rfc3986-pchar+@"}
+    )
     spaces = (False,)
 
 

@@ -3,6 +3,8 @@ docs/peers.md). The sets are what ``pctfuzz probe`` found on URI 5.17."""
 
 from __future__ import annotations
 
+from types import MappingProxyType
+
 from pctfuzz.oracles.langs import LangPeerAdapter
 
 __all__ = ["PERL_ADAPTERS"]
@@ -16,7 +18,7 @@ class PerlUriEscape(_Perl):
     """URI::Escape::uri_escape (encode), uri_unescape (decode)"""
 
     name = "perl-uri-escape"
-    sets = {"uri_escape": "rfc3986-unreserved"}
+    sets = MappingProxyType({"uri_escape": "rfc3986-unreserved"})
     spaces = (False,)
 
 
@@ -24,7 +26,7 @@ class PerlUriEscapeUtf8(_Perl):
     """URI::Escape::uri_escape_utf8 (encode)"""
 
     name = "perl-uri-escape-utf8"
-    sets = {"uri_escape_utf8": "rfc3986-unreserved"}
+    sets = MappingProxyType({"uri_escape_utf8": "rfc3986-unreserved"})
     spaces = (False,)
     #: It UTF-8-encodes Perl characters: bytes are what uri_escape is for.
     value_types = ("str",)

@@ -3,6 +3,8 @@ docs/peers.md). The sets are what ``pctfuzz probe`` found on PHP 8.2."""
 
 from __future__ import annotations
 
+from types import MappingProxyType
+
 from pctfuzz.oracles.langs import LangPeerAdapter
 
 __all__ = ["PHP_ADAPTERS"]
@@ -16,7 +18,7 @@ class PhpRawUrlencode(_Php):
     """rawurlencode (encode), rawurldecode (decode)"""
 
     name = "php-rawurlencode"
-    sets = {"rawurlencode": "rfc3986-unreserved"}
+    sets = MappingProxyType({"rawurlencode": "rfc3986-unreserved"})
     spaces = (False,)
 
 
@@ -24,7 +26,7 @@ class PhpUrlencode(_Php):
     """urlencode (encode; space as '+'), urldecode (decode)"""
 
     name = "php-urlencode"
-    sets = {"urlencode": "application/x-www-form-urlencoded+*"}
+    sets = MappingProxyType({"urlencode": "application/x-www-form-urlencoded+*"})
     spaces = (True,)
 
 

@@ -3,6 +3,8 @@ docs/peers.md). The sets are what ``pctfuzz probe`` found on Ruby 3.1."""
 
 from __future__ import annotations
 
+from types import MappingProxyType
+
 from pctfuzz.oracles.langs import LangPeerAdapter
 
 __all__ = ["RUBY_ADAPTERS"]
@@ -16,7 +18,7 @@ class RubyWwwFormComponent(_Ruby):
     """URI.encode_www_form_component (encode), URI.decode_www_form_component (decode)"""
 
     name = "ruby-www-form-component"
-    sets = {"www-form-component": "application/x-www-form-urlencoded"}
+    sets = MappingProxyType({"www-form-component": "application/x-www-form-urlencoded"})
     spaces = (True,)
 
 
@@ -30,7 +32,7 @@ class RubyCgi(_Ruby):
     """CGI.escape (encode; space as '+'), CGI.unescape (decode)"""
 
     name = "ruby-cgi"
-    sets = {"escape": "rfc3986-unreserved"}
+    sets = MappingProxyType({"escape": "rfc3986-unreserved"})
     spaces = (True,)
 
 
@@ -38,7 +40,7 @@ class RubyErb(_Ruby):
     """ERB::Util.url_encode (encode)"""
 
     name = "ruby-erb"
-    sets = {"url_encode": "rfc3986-unreserved"}
+    sets = MappingProxyType({"url_encode": "rfc3986-unreserved"})
     spaces = (False,)
 
 

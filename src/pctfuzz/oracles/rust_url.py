@@ -18,6 +18,7 @@ crate takes Rust strings (UTF-8): lone surrogates and bytes are ``Unsupported``.
 
 from __future__ import annotations
 
+from types import MappingProxyType
 from typing import Any
 
 from pctfuzz.cases import EncodeCase
@@ -43,7 +44,7 @@ class RustUrlAdapter(Adapter):
     name = "rust-url"
     language = "Rust"
     distribution = "pydantic-core"
-    sets = {"path": "path", "query": "special-query", "fragment": "fragment"}
+    sets = MappingProxyType({"path": "path", "query": "special-query", "fragment": "fragment"})
     encodings = ("UTF-8",)
     value_types = ("str",)
     spaces = (False,)

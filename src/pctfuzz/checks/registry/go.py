@@ -11,7 +11,6 @@ from pctfuzz.checks.registry.common import (
     REWRITE,
     WHATWG_FORM,
     WHATWG_FORM_PARSE,
-    WHATWG_PCT,
     Pair,
     add_entry,
     replace_in_expected,
