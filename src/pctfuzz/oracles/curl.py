@@ -80,9 +80,16 @@ class _Curl(Adapter):
 
     def __init__(self) -> None:
         self.lib = libcurl()
-        self.version = self.lib.curl_version().decode("ascii", "replace").split()[0]
+        # "libcurl/7.88.1 OpenSSL/..." -> "7.88.1"
+        self._version = self.lib.curl_version().decode("ascii", "replace").split()[0].partition(
+            "/")[2]
         self.registry_names = (self.name,)
         self.handle = self.lib.curl_easy_init()
+
+    @property
+    def version(self) -> str:
+        """libcurl's version, from curl_version() (what a finding records)."""
+        return self._version
 
     def _data(self, case: EncodeCase | DecodeCase) -> bytes:
         value = case.value

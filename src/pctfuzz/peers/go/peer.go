@@ -99,7 +99,7 @@ func questions(im impl) []string {
 func handshake() map[string]interface{} {
 	out := map[string]interface{}{}
 	for name, im := range impls {
-		entry := map[string]interface{}{"version": runtime.Version(), "questions": questions(im)}
+		entry := map[string]interface{}{"version": strings.TrimPrefix(runtime.Version(), "go"), "questions": questions(im)}
 		if im.encoders != nil {
 			sets := []string{}
 			for s := range im.encoders {

@@ -242,11 +242,11 @@ public final class Peer {
     }
 
     static Map<String, Object> handshake() {
-        String version = "java " + System.getProperty("java.version");
+        String version = System.getProperty("java.version");
         List<Object> encoderSets = List.of(ENCODER_SET);
         List<Object> uriSets = List.of(URI_PATH, URI_QUERY, URI_USERINFO);
         return map("protocol", "pctfuzz-peer", "version", 1, "peer", "pctfuzz-java-peer",
-            "runtime", version + " (" + System.getProperty("java.vm.name") + ")",
+            "runtime", "java " + version + " (" + System.getProperty("java.vm.name") + ")",
             "implementations", map(
                 "java-urlencoder", map("version", version, "questions", List.of("encode", "decode"),
                     "sets", encoderSets),

@@ -99,7 +99,7 @@ sub handshake {
                 . '(make peers installs liburi-perl)' };
             next;
         }
-        my $info = { version => "URI $URI::VERSION (perl $^V)" };
+        my $info = { version => "$URI::VERSION" };  # the URI distribution's
         if ($name eq 'perl-uri-query') {
             $info->{questions} = ['form_serialize', 'form_parse'];
         } else {
@@ -109,7 +109,7 @@ sub handshake {
         $impls{$name} = $info;
     }
     return { protocol => 'pctfuzz-peer', version => 1, peer => 'pctfuzz-perl-peer',
-             runtime => "perl $^V", implementations => \%impls };
+             runtime => "perl $^V, URI " . ($URI::VERSION // 'missing'), implementations => \%impls };
 }
 
 $| = 1;

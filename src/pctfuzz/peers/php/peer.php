@@ -127,11 +127,11 @@ function handshake(): array {
     $v = PHP_VERSION;
     return ['protocol' => 'pctfuzz-peer', 'version' => 1, 'peer' => 'pctfuzz-php-peer',
         'runtime' => "php $v", 'implementations' => [
-            'php-rawurlencode' => ['version' => "php $v", 'questions' => ['encode', 'decode'],
+            'php-rawurlencode' => ['version' => $v, 'questions' => ['encode', 'decode'],
                 'sets' => [RAW_SET]],
-            'php-urlencode' => ['version' => "php $v", 'questions' => ['encode', 'decode'],
+            'php-urlencode' => ['version' => $v, 'questions' => ['encode', 'decode'],
                 'sets' => [PLUS_SET]],
-            'php-http-query' => ['version' => "php $v",
+            'php-http-query' => ['version' => $v,
                 'questions' => ['form_serialize', 'form_parse']],
         ]];
 }

@@ -84,7 +84,7 @@ def answer(r)
 end
 
 def handshake
-  version = "ruby #{RUBY_VERSION}"
+  version = RUBY_VERSION
   impls = IMPLS.to_h do |name|
     questions = []
     questions << "encode" if ENCODERS[name]
