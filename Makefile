@@ -75,7 +75,7 @@ peers:
 	  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends$$missing >/dev/null; \
 	fi
 	mkdir -p $(PEER_BUILD)/java
-	cd src/pctfuzz/peers/go && GOFLAGS=-mod=mod GOPROXY=off GO111MODULE=off CGO_ENABLED=0 \
+	cd src/pctfuzz/peers/go && GOPROXY=off GO111MODULE=off CGO_ENABLED=0 \
 	  go build -trimpath -o $(abspath $(PEER_BUILD))/pctfuzz-go-peer peer.go
 	javac -encoding UTF-8 -d $(PEER_BUILD)/java src/pctfuzz/peers/java/Peer.java
 

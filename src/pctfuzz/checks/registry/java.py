@@ -20,7 +20,8 @@ __all__ = ["ENTRIES"]
 _GET_BYTES = ("Java SE 17 API, URLEncoder.encode(String, Charset): 'uses the supplied charset "
               "to obtain the bytes for unsafe characters'; String.getBytes(Charset): 'always "
               "replaces malformed-input and unmappable-character sequences with this "
-              "charset's default replacement byte array' ('?')")
+              "charset's default replacement byte array' ('?'); JDK-8316734 (openjdk/jdk#16709) made "
+              "URLEncoder's own Javadoc say so")
 #: WHATWG encoding name -> the Python codec of the Java charset of the same name.
 _CODECS = {"UTF-8": "utf-8", "windows-1252": "cp1252", "Shift_JIS": "shift_jis"}
 
