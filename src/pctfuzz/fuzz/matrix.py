@@ -34,7 +34,8 @@ from typing import Any
 from pctfuzz.cases import Case, EncodeCase
 from pctfuzz.checks.differential import both_refuse, run_impl, scalar_values
 from pctfuzz.checks.registry.lookup import accepted_entries, explain
-from pctfuzz.fuzz.recorder import build_finding, minimize
+from pctfuzz.fuzz.minimize import minimize_case, raw_input_for, same_failure
+from pctfuzz.fuzz.recorder import build_finding
 from pctfuzz.identity import signature_of
 from pctfuzz.oracles.base import Impl, impl_name, impl_version, registry_names
 from pctfuzz.outcome import Outcome, case_text, reference_outcome
@@ -154,38 +155,30 @@ class _Recorder:
 
         name = impl_name(impl)
         code = modules_under_test(impl)
-
-        def failure(raw: bytes) -> tuple[Case, BaseException] | None:
-            probe = target.case_from_bytes(raw, impl)
-            try:
-                target.check(probe, impl)
-            except Exception as exc:
-                return probe, exc
-            return None
-
-        first = failure(data)
-        if first is None:
+        try:
+            target.check(case, impl)
+        except Exception as failed:
+            first: BaseException = failed
+        else:
             self.run.lost.append(f"{name}: {case_text(case)} did not fail again")
             return None
-        case, exc = first
-        signature = signature_of(target.name, exc, case=case, subject=impl, impl=name,
+        signature = signature_of(target.name, first, case=case, subject=impl, impl=name,
                                  code_under_test=code)
         known = self.by_signature.get(signature)
         if known is not None:
             return known
-
-        def same(raw: bytes) -> bool:
-            again = failure(raw)
-            return again is not None and signature_of(
-                target.name, again[1], case=again[0], subject=impl, impl=name,
-                code_under_test=code) == signature
-
-        small = minimize(data, same, max_seconds=2.0, max_tries=400)
-        small_failure = failure(small) if small != data else first
-        if small_failure is not None:
-            case, exc = small_failure
-            data = small
-        finding = build_finding(target, name, case, data, exc, minimized=True,
+        keeps = same_failure(target, impl, name, signature, representable=True)
+        found = minimize_case(case, keeps, max_tries=400, max_seconds=2.0)
+        small, error = found.case, first
+        try:
+            target.check(small, impl)
+            small = case  # passed this time (a flaky implementation): keep the original
+        except Exception as again:
+            error = again
+        raw = raw_input_for(target, small, impl) if small is not case else data
+        case = small
+        finding = build_finding(target, name, case, raw, error,
+                                minimized=found.complete and case is found.case,
                                 signature=signature, impl=impl)
         try:
             stored, _new = FindingStore(self.findings).record(finding)

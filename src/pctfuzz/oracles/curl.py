@@ -81,8 +81,8 @@ class _Curl(Adapter):
     def __init__(self) -> None:
         self.lib = libcurl()
         # "libcurl/7.88.1 OpenSSL/..." -> "7.88.1"
-        self._version = self.lib.curl_version().decode("ascii", "replace").split()[0].partition(
-            "/")[2]
+        banner: str = self.lib.curl_version().decode("ascii", "replace")
+        self._version = banner.split()[0].partition("/")[2]
         self.registry_names = (self.name,)
         self.handle = self.lib.curl_easy_init()
 

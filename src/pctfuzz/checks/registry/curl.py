@@ -5,9 +5,9 @@ from __future__ import annotations
 
 import functools
 
+from pctfuzz.accept.entry import KnownDivergence
 from pctfuzz.cases import Case, EncodeCase
 from pctfuzz.checks.registry.common import Pair, add_entry
-from pctfuzz.entry import KnownDivergence
 from pctfuzz.outcome import Outcome
 from pctfuzz.sets import get_set
 

@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import functools
 
+from pctfuzz.accept.entry import KnownDivergence
+from pctfuzz.accept.reconcilers import pairs_order
 from pctfuzz.cases import Case, DecodeCase, EncodeCase, FormCase, FormParseCase
 from pctfuzz.checks.registry.common import (
     REPLACE,
@@ -21,9 +23,7 @@ from pctfuzz.checks.registry.langs_common import (
     plus_as_space,
     raised,
 )
-from pctfuzz.entry import KnownDivergence
 from pctfuzz.outcome import Outcome
-from pctfuzz.reconcilers import pairs_order
 from pctfuzz.reference import percent_decode
 
 __all__ = ["ENTRIES"]

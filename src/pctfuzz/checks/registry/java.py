@@ -5,11 +5,11 @@ from __future__ import annotations
 
 import functools
 
+from pctfuzz.accept.entry import KnownDivergence
 from pctfuzz.cases import Case, DecodeCase, EncodeCase
 from pctfuzz.checks.registry.common import WHATWG_PCT, Pair, add_entry
 from pctfuzz.checks.registry.langs_common import has_malformed_escape, raised
 from pctfuzz.encoding import lookup
-from pctfuzz.entry import KnownDivergence
 from pctfuzz.outcome import Outcome
 from pctfuzz.reference import percent_decode, percent_encode
 from pctfuzz.sets import FORM
@@ -20,8 +20,8 @@ __all__ = ["ENTRIES"]
 _GET_BYTES = ("Java SE 17 API, URLEncoder.encode(String, Charset): 'uses the supplied charset "
               "to obtain the bytes for unsafe characters'; String.getBytes(Charset): 'always "
               "replaces malformed-input and unmappable-character sequences with this "
-              "charset's default replacement byte array' ('?'); JDK-8316734 (openjdk/jdk#16709) made "
-              "URLEncoder's own Javadoc say so")
+              "charset's default replacement byte array' ('?'); JDK-8316734 "
+              "(openjdk/jdk#16709) made URLEncoder's own Javadoc say so")
 #: WHATWG encoding name -> the Python codec of the Java charset of the same name.
 _CODECS = {"UTF-8": "utf-8", "windows-1252": "cp1252", "Shift_JIS": "shift_jis"}
 

@@ -6,11 +6,11 @@ from __future__ import annotations
 import functools
 import re
 
+from pctfuzz.accept.entry import KnownDivergence
+from pctfuzz.accept.reconcilers import left_raw
 from pctfuzz.cases import Case, EncodeCase, FormCase, FormParseCase
 from pctfuzz.checks.registry.common import WHATWG_FORM_PARSE, WHATWG_PCT, Pair, add_entry
-from pctfuzz.entry import KnownDivergence
 from pctfuzz.outcome import Outcome
-from pctfuzz.reconcilers import left_raw
 from pctfuzz.reference import percent_decode, percent_encode
 from pctfuzz.sets import get_set
 

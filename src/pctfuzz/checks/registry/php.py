@@ -5,12 +5,12 @@ from __future__ import annotations
 
 import functools
 
+from pctfuzz.accept.entry import KnownDivergence
+from pctfuzz.accept.reconcilers import encoded
 from pctfuzz.cases import Case, DecodeCase, FormCase, FormParseCase
 from pctfuzz.checks.registry.common import WHATWG_FORM, WHATWG_FORM_PARSE, Pair, add_entry
 from pctfuzz.checks.registry.langs_common import plus_as_space
-from pctfuzz.entry import KnownDivergence
 from pctfuzz.outcome import Outcome
-from pctfuzz.reconcilers import encoded
 from pctfuzz.reference import percent_decode
 
 __all__ = ["ENTRIES"]

@@ -9,9 +9,9 @@ import os
 from collections.abc import Iterable
 
 from pctfuzz.accept import ACCEPT_ENV, checked_entries
+from pctfuzz.accept.entry import KnownDivergence
 from pctfuzz.checks.registry.examples import example_outcomes
 from pctfuzz.checks.registry.lookup import divergences_for
-from pctfuzz.entry import KnownDivergence
 from pctfuzz.errors import PctfuzzError
 from pctfuzz.oracles.registry import IMPLS, get_impl
 from pctfuzz.outcome import case_text

@@ -5,10 +5,10 @@ from __future__ import annotations
 
 import functools
 
+from pctfuzz.accept.entry import KnownDivergence
 from pctfuzz.cases import Case, DecodeCase, FormParseCase
 from pctfuzz.checks.registry.common import WHATWG_FORM_PARSE, Pair, add_entry
 from pctfuzz.checks.registry.langs_common import has_malformed_escape, plus_as_space, raised
-from pctfuzz.entry import KnownDivergence
 from pctfuzz.outcome import Outcome
 from pctfuzz.reference import percent_decode
 
