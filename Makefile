@@ -6,7 +6,7 @@ STAMP  := $(VENV)/.installed
 MAX_TIME ?= 60
 export HYPOTHESIS_PROFILE ?= ci
 
-.PHONY: fuzz test lint bench coverage docs clean oss-fuzz-check
+.PHONY: fuzz test lint bench coverage docs clean oss-fuzz-check peers
 
 $(STAMP): pyproject.toml src/pctfuzz/peers/node/package-lock.json
 	$(PYTHON) -m venv $(VENV)
@@ -62,6 +62,23 @@ $(OSSFUZZ_VENV)/.installed:
 
 oss-fuzz-check: $(OSSFUZZ_VENV)/.installed
 	MAX_TIME=$(OSSFUZZ_MAX_TIME) .clusterfuzzlite/oss_fuzz_check $(OSSFUZZ_VENV)
+
+## The peers in other languages (docs/peers.md), on a Debian machine as root: the
+## runtimes from Debian's packages (one apt-get update), then the Go and Java peers
+## built into src/pctfuzz/peers/build/ (git-ignored; PCTFUZZ_PEER_BUILD moves it).
+## Go builds from its standard library only: no module is downloaded.
+PEER_BUILD ?= src/pctfuzz/peers/build
+PEER_DEBS  := golang-go php-cli ruby liburi-perl libcurl4 openjdk-17-jdk-headless
+peers:
+	@missing=""; for p in $(PEER_DEBS); do dpkg -s $$p >/dev/null 2>&1 || missing="$$missing $$p"; done; \
+	if [ -n "$$missing" ]; then \
+	  if [ "$$(id -u)" != 0 ]; then echo "make peers: not root; install with apt-get:$$missing"; exit 2; fi; \
+	  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends$$missing >/dev/null; \
+	fi
+	mkdir -p $(PEER_BUILD)/java
+	cd src/pctfuzz/peers/go && GOPROXY=off GO111MODULE=off CGO_ENABLED=0 \
+	  go build -trimpath -o $(abspath $(PEER_BUILD))/pctfuzz-go-peer peer.go
+	javac -encoding UTF-8 -d $(PEER_BUILD)/java src/pctfuzz/peers/java/Peer.java
 
 clean:
 	rm -rf $(VENV) $(OSSFUZZ_VENV) .hypothesis .pytest_cache .mypy_cache .ruff_cache htmlcov .coverage

@@ -30,7 +30,13 @@ from pctfuzz.checks.registry import (
     reference_outcome,
 )
 from pctfuzz.checks.registry import ada as ada_entries
+from pctfuzz.checks.registry import curl as curl_entries
+from pctfuzz.checks.registry import go as go_entries
+from pctfuzz.checks.registry import java as java_entries
 from pctfuzz.checks.registry import node as node_entries
+from pctfuzz.checks.registry import perl as perl_entries
+from pctfuzz.checks.registry import php as php_entries
+from pctfuzz.checks.registry import ruby as ruby_entries
 from pctfuzz.checks.registry import urllib as urllib_entries
 from pctfuzz.checks.registry import urllib_legacy as urllib_legacy_entries
 from pctfuzz.checks.registry import yarl as yarl_entries
@@ -296,6 +302,12 @@ _FAMILIES = {
     yarl_entries: {"yarl", "yarl-c", "yarl-requote"},
     ada_entries: {"ada"},
     node_entries: {"node", "node-querystring", "whatwg-url"},
+    go_entries: {"go-queryescape", "go-pathescape", "go-values", "go-url-path"},
+    java_entries: {"java-urlencoder", "java-uri"},
+    php_entries: {"php-urlencode", "php-http-query"},
+    ruby_entries: {"ruby-www-form-component", "ruby-cgi", "ruby-www-form"},
+    perl_entries: {"perl-uri-escape", "perl-uri-query"},
+    curl_entries: {"curl-url"},
 }
 
 

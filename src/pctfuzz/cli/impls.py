@@ -2,8 +2,10 @@
 the version a finding against it would record (``pctfuzz.oracles``).
 
 Each adapter is made (as ``--impl NAME`` makes it), so an optional library that is not
-installed, or a Node.js peer without ``node``, shows as not available with the reason.
-Exit codes: 0 the table was printed (whatever is missing); ``--json`` prints it as JSON.
+installed, or a peer whose runtime is missing (``make peers``), shows as not available
+with the reason.
+Exit codes: 0 the table was printed (whatever is missing); ``--json`` prints it as JSON
+(name, language, available, version, description, reason).
 """
 
 from __future__ import annotations
@@ -15,7 +17,7 @@ from dataclasses import asdict, dataclass
 from pctfuzz.cli.exits import EXIT_OK
 from pctfuzz.errors import PctfuzzError
 from pctfuzz.oracles.base import impl_version
-from pctfuzz.oracles.registry import IMPLS, get_impl, impl_description
+from pctfuzz.oracles.registry import IMPLS, get_impl, impl_description, impl_language
 from pctfuzz.text import one_line
 
 __all__ = ["ImplStatus", "add_command", "impl_statuses"]
@@ -26,6 +28,7 @@ class ImplStatus:
     """One built-in implementation as this machine has it."""
 
     name: str
+    language: str
     available: bool
     version: str | None
     description: str
@@ -36,13 +39,15 @@ def impl_statuses() -> list[ImplStatus]:
     """Every built-in implementation, in ``IMPLS`` order (the default first)."""
     statuses = []
     for name in IMPLS:
-        description = impl_description(name)
+        description, language = impl_description(name), impl_language(name)
         try:
             impl = get_impl(name)
         except PctfuzzError as exc:  # a missing package or peer: say why, go on
-            statuses.append(ImplStatus(name, False, None, description, one_line(str(exc))))
+            statuses.append(
+                ImplStatus(name, language, False, None, description, one_line(str(exc)))
+            )
             continue
-        statuses.append(ImplStatus(name, True, impl_version(impl), description))
+        statuses.append(ImplStatus(name, language, True, impl_version(impl), description))
         close = getattr(impl, "close", None)
         if callable(close):  # a peer process: do not leave it running
             close()
@@ -57,10 +62,12 @@ def _cmd_impls(args: argparse.Namespace) -> int:
     width = max(len(s.name) for s in statuses)
     for s in statuses:
         what = s.version if s.available else f"not available: {s.reason}"
-        print(f"{s.name:<{width}}  {what}")
+        print(f"{s.name:<{width}}  {s.language:<10}  {what}")
         if args.verbose:
             print(f"{'':<{width}}  {s.description}")
-    print(f"{sum(s.available for s in statuses)} of {len(statuses)} available; "
+    available = [s for s in statuses if s.available]
+    languages = len({s.language for s in available})
+    print(f"{len(available)} of {len(statuses)} available, in {languages} languages; "
           "use one with pctfuzz fuzz --impl NAME")
     return EXIT_OK
 

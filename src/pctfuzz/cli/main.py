@@ -16,6 +16,7 @@ from pctfuzz.cli import (
     divergences,
     fuzz,
     impls,
+    matrix,
     probe,
     replay,
     report,
@@ -26,7 +27,8 @@ from pctfuzz.text import one_line
 
 #: The command groups, in ``--help`` order; each has ``add_command(subparsers)``, which
 #: sets ``func`` (args -> exit code) on its parser.
-COMMANDS = (codec, fuzz, replay, corpus, coverage, divergences, impls, report, probe)
+COMMANDS = (codec, fuzz, matrix, replay, corpus, coverage, divergences, impls, report,
+            probe)
 
 
 class _Parser(argparse.ArgumentParser):

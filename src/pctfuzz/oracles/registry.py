@@ -165,6 +165,73 @@ def _boltons() -> Impl:
     return BoltonsAdapter()
 
 
+# --- implementations in other languages (docs/peers.md) -------------------------------------
+def _peer(module: str, cls: str, doc: str) -> Callable[[], Impl]:
+    """A factory of the adapter ``cls`` of ``pctfuzz.oracles.<module>`` (imported lazily)."""
+
+    def factory() -> Impl:
+        adapter: Impl = getattr(importlib.import_module(f"pctfuzz.oracles.{module}"), cls)()
+        return adapter
+
+    factory.__doc__ = doc
+    return factory
+
+
+#: name, module, adapter class, language, description.
+_OTHER_LANGUAGES: tuple[tuple[str, str, str, str, str], ...] = (
+    ("go-queryescape", "go", "GoQueryEscape", "Go",
+     "Go net/url: QueryEscape (encode), QueryUnescape (decode)"),
+    ("go-pathescape", "go", "GoPathEscape", "Go",
+     "Go net/url: PathEscape (encode), PathUnescape (decode)"),
+    ("go-values", "go", "GoValues", "Go",
+     "Go net/url: Values.Encode (form), ParseQuery (form parsing)"),
+    ("go-url-path", "go", "GoUrlPath", "Go",
+     "Go net/url: URL{Path}.EscapedPath()"),
+    ("go-url-fragment", "go", "GoUrlFragment", "Go",
+     "Go net/url: URL{Fragment}.EscapedFragment()"),
+    ("go-url-userinfo", "go", "GoUrlUserinfo", "Go",
+     "Go net/url: url.User(v).String()"),
+    ("java-urlencoder", "java", "JavaUrlEncoder", "Java",
+     "Java: URLEncoder.encode (UTF-8 and legacy charsets), "
+     "URLDecoder.decode"),
+    ("java-uri", "java", "JavaUri", "Java",
+     "Java: the multi-argument java.net.URI constructor (path, query, "
+     "userinfo)"),
+    ("php-rawurlencode", "php", "PhpRawUrlencode", "PHP",
+     "PHP: rawurlencode (encode), rawurldecode (decode)"),
+    ("php-urlencode", "php", "PhpUrlencode", "PHP",
+     "PHP: urlencode (encode), urldecode (decode)"),
+    ("php-http-query", "php", "PhpHttpQuery", "PHP",
+     "PHP: http_build_query (form), parse_str (form parsing)"),
+    ("ruby-www-form-component", "ruby", "RubyWwwFormComponent", "Ruby",
+     "Ruby: URI.encode_www_form_component, " "URI.decode_www_form_component"),
+    ("ruby-www-form", "ruby", "RubyWwwForm", "Ruby",
+     "Ruby: URI.encode_www_form (form), URI.decode_www_form (parsing)"),
+    ("ruby-cgi", "ruby", "RubyCgi", "Ruby",
+     "Ruby: CGI.escape (encode), CGI.unescape"),
+    ("ruby-erb", "ruby", "RubyErb", "Ruby",
+     "Ruby: ERB::Util.url_encode (encode)"),
+    ("perl-uri-escape", "perl", "PerlUriEscape", "Perl",
+     "Perl URI::Escape: uri_escape (encode), uri_unescape (decode)"),
+    ("perl-uri-escape-utf8", "perl", "PerlUriEscapeUtf8", "Perl",
+     "Perl URI::Escape: uri_escape_utf8 (encode)"),
+    ("perl-uri-query", "perl", "PerlUriQuery", "Perl",
+     "Perl URI: query_form (form serialize and parse)"),
+    ("curl-escape", "curl", "CurlEscapeAdapter", "C",
+     "libcurl (ctypes): curl_easy_escape, curl_easy_unescape"),
+    ("curl-url", "curl", "CurlUrlAdapter", "C",
+     "libcurl (ctypes): curl_url_set with CURLU_URLENCODE (path, query)"),
+    ("rust-url", "rust_url", "RustUrlAdapter", "Rust",
+     "Rust url crate (pydantic-core Url): path, query, fragment"),
+)
+
+#: name -> language of every built-in that is not Python (``impl_language``).
+_LANGUAGES: Mapping[str, str] = MappingProxyType({
+    "ada": "C++", "node": "JavaScript", "node-querystring": "JavaScript",
+    "whatwg-url": "JavaScript", **{name: lang for name, _, _, lang, _ in _OTHER_LANGUAGES},
+})
+
+
 #: name -> factory (no arguments) of a built-in implementation. ``urllib`` is the default.
 IMPLS: Mapping[str, Callable[[], Impl]] = MappingProxyType(
     {
@@ -189,8 +256,13 @@ IMPLS: Mapping[str, Callable[[], Impl]] = MappingProxyType(
         "furl": _furl,
         "hyperlink": _hyperlink,
         "boltons": _boltons,
+        **{name: _peer(module, cls, doc) for name, module, cls, _, doc in _OTHER_LANGUAGES},
     }
 )
+
+def impl_language(name: str) -> str:
+    """The language of a built-in implementation's code (``pctfuzz impls --json``)."""
+    return _LANGUAGES.get(name, "Python")
 
 
 def impl_names() -> list[str]:

@@ -19,7 +19,19 @@ from pctfuzz.accept import ACCEPT_ENV, checked_entries, load_accept_file
 from pctfuzz.accept import entry as _engine
 from pctfuzz.accept.entry import KnownDivergence
 from pctfuzz.cases import Case
-from pctfuzz.checks.registry import ada, node, urllib, urllib_legacy, yarl
+from pctfuzz.checks.registry import (
+    ada,
+    curl,
+    go,
+    java,
+    node,
+    perl,
+    php,
+    ruby,
+    urllib,
+    urllib_legacy,
+    yarl,
+)
 from pctfuzz.errors import UsageError
 from pctfuzz.oracles.base import impl_name
 from pctfuzz.oracles.registry import IMPLS
@@ -37,7 +49,8 @@ __all__ = [
 
 #: Every accepted divergence, in reconcile order (module docstring).
 DIVERGENCES: tuple[KnownDivergence, ...] = tuple(sorted(
-    (*urllib.ENTRIES, *urllib_legacy.ENTRIES, *yarl.ENTRIES, *ada.ENTRIES, *node.ENTRIES),
+    (*urllib.ENTRIES, *urllib_legacy.ENTRIES, *yarl.ENTRIES, *ada.ENTRIES, *node.ENTRIES,
+     *go.ENTRIES, *java.ENTRIES, *php.ENTRIES, *ruby.ENTRIES, *perl.ENTRIES, *curl.ENTRIES),
     key=lambda d: d.phase,
 ))
 

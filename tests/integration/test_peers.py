@@ -1,0 +1,199 @@
+"""The peers in other languages (docs/peers.md): each against its real library.
+
+Every test runs where the peer's runtime is installed (``make peers``) and is skipped
+with the reason elsewhere. Per implementation: known vectors (what the library's
+documentation says it returns), and a short differential run through the matrix loop
+whose only unexplained differences may be the real bugs listed in docs/in-the-wild.md.
+Per peer program: the protocol itself (ids echoed, a malformed request answered, exit
+when stdin closes, nothing but answers on stdout).
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+from broken_impls import LosesLastChar
+
+from pctfuzz.cases import DecodeCase, EncodeCase, FormCase, FormParseCase
+from pctfuzz.cli.impls import impl_statuses
+from pctfuzz.errors import PctfuzzError
+from pctfuzz.fuzz.matrix import run_matrix
+from pctfuzz.oracles import get_impl
+from pctfuzz.oracles.langs import PEER_PROGRAMS, peer_command
+from pctfuzz.oracles.peer import PeerUnavailable
+
+FORM = "application/x-www-form-urlencoded"
+
+
+def _impl(name: str) -> Any:
+    try:
+        return get_impl(name)
+    except PctfuzzError as exc:
+        pytest.skip(f"{name} not available: {exc} (make peers)")
+
+
+def _enc(value: str | bytes, set_name: str, plus: bool = False) -> Callable[[Any], Any]:
+    return lambda a: a.encode(EncodeCase(value, set_name, "UTF-8", plus))
+
+
+#: (implementation, question, expected answer): each from the library's documentation.
+VECTORS: list[tuple[str, Callable[[Any], Any], Any]] = [
+    ("go-queryescape", _enc("a b/\u00e9~*", "rfc3986-unreserved", True), "a+b%2F%C3%A9~%2A"),
+    ("go-queryescape", lambda a: a.decode(DecodeCase("a+b%41")), b"a bA"),
+    ("go-pathescape", _enc("a b/;:@&=+$", "rfc3986-unreserved-$&%2B:=@"), "a%20b%2F%3B:@&=+$"),
+    ("go-values", lambda a: a.form_serialize(FormCase((("b", "2"), ("a", "1 ~*")))),
+     "a=1+~%2A&b=2"),
+    ("go-values", lambda a: a.form_parse(FormParseCase("b=2&a=1+%41")), [("a", "1 A"), ("b", "2")]),
+    ("go-url-path", _enc("a b?*!", "rfc3986-pchar+!'()*-/"), "a%20b%3F%2A%21"),
+    ("go-url-fragment", _enc("a b#!*'", "rfc3986-query+'"), "a%20b%23!*%27"),
+    ("go-url-userinfo", _enc("a@b:c;", "rfc3986-unreserved-$&%2B,;="), "a%40b%3Ac;"),
+    ("java-urlencoder", _enc("a b*~\u00e9", FORM, True), "a+b*%7E%C3%A9"),
+    ("java-urlencoder", lambda a: a.encode(EncodeCase("\u00e9\u20ac", FORM, "windows-1252", True)),
+     "%E9%80"),
+    ("java-urlencoder", lambda a: a.decode(DecodeCase("a+%41%FF")), b"a A\xef\xbf\xbd"),
+    # A real JDK 17 bug (docs/in-the-wild.md): Integer.parseInt takes the sign of "%-0".
+    ("java-urlencoder", lambda a: a.decode(DecodeCase("%+1a")), b"\x01a"),
+    ("java-urlencoder", lambda a: a.decode(DecodeCase("%-0")), b"\x00"),
+    ("java-uri", _enc("a b[/\u00e9", "rfc3986-pchar-/"), "a%20b%5B/%C3%A9"),
+    ("java-uri", _enc("a b[&=?", "rfc3986-query-[]"), "a%20b[&=?"),
+    ("java-uri", _enc("a@b:c", "rfc3986-pchar+@"), "a%40b:c"),
+    ("php-rawurlencode", _enc("a b~*", "rfc3986-unreserved"), "a%20b~%2A"),
+    ("php-urlencode", _enc("a b~*", FORM + "+*", True), "a+b%7E%2A"),
+    ("php-urlencode", lambda a: a.decode(DecodeCase("a+%41")), b"a A"),
+    ("php-http-query", lambda a: a.form_serialize(FormCase((("a b", "*~"),))), "a+b=%2A%7E"),
+    ("php-http-query", lambda a: a.form_parse(FormParseCase("a.b=1&a.b=2& c=3")),
+     [("a_b", "2"), ("c", "3")]),
+    ("ruby-www-form-component", _enc("a b*~", FORM, True), "a+b*%7E"),
+    ("ruby-www-form", lambda a: a.form_parse(FormParseCase("a=1&&b&")),
+     [("a", "1"), ("", ""), ("b", "")]),
+    ("ruby-www-form", lambda a: a.form_serialize(FormCase((("a b", "*~"),))), "a+b=*%7E"),
+    ("ruby-cgi", _enc("a b~*", "rfc3986-unreserved", True), "a+b~%2A"),
+    ("ruby-erb", _enc("a b~*", "rfc3986-unreserved"), "a%20b~%2A"),
+    ("perl-uri-escape", _enc("a b~\u00e9", "rfc3986-unreserved"), "a%20b~%E9"),
+    ("perl-uri-escape", lambda a: a.decode(DecodeCase("%C3%A9\u00e9")), b"\xc3\xa9\xc3\xa9"),
+    ("perl-uri-escape-utf8", _enc("\u00e9\u20ac", "rfc3986-unreserved"), "%C3%A9%E2%82%AC"),
+    ("perl-uri-query", lambda a: a.form_parse(FormParseCase("a=1;b=2&")), [("a", "1"), ("b", "2")]),
+    ("perl-uri-query", lambda a: a.form_serialize(FormCase((("a b", "!~&"),))), "a+b=!~%26"),
+    ("curl-escape", _enc(b"a b~\xff", "rfc3986-unreserved"), "a%20b~%FF"),
+    ("curl-escape", lambda a: a.decode(DecodeCase("%41%zz+")), b"A%zz+"),
+    ("curl-url", _enc("a b/c", "rfc3986-unreserved-/"), "a%20b/c"),
+    ("curl-url", _enc("a b+", "rfc3986-unreserved", True), "a+b%2b"),
+    ("rust-url", _enc("a b^", "path"), "a%20b^"),
+    ("rust-url", _enc("a'b", "special-query"), "a%27b"),
+    ("rust-url", _enc("a`b", "fragment"), "a%60b"),
+]
+
+
+@pytest.mark.parametrize(("name", "ask", "want"), VECTORS,
+                         ids=[f"{n}-{i}" for i, (n, _, _) in enumerate(VECTORS)])
+def test_known_vectors_against_the_real_library(name: str, ask: Callable[[Any], Any],
+                                                want: Any) -> None:
+    impl = _impl(name)
+    try:
+        assert ask(impl) == want
+    finally:
+        getattr(impl, "close", lambda: None)()
+
+
+@pytest.mark.parametrize(("name", "ask", "error"), [
+    ("go-queryescape", lambda a: a.decode(DecodeCase("%zz")), "EscapeError"),
+    ("java-urlencoder", lambda a: a.decode(DecodeCase("%")), "IllegalArgumentException"),
+    ("ruby-www-form-component", lambda a: a.decode(DecodeCase("%")), "ArgumentError"),
+    ("perl-uri-escape", _enc("\u20ac", "rfc3986-unreserved"), "die"),
+    # A real JDK bug (docs/in-the-wild.md): a lone surrogate makes toASCIIString throw.
+    ("java-uri", _enc("\ud800", "rfc3986-pchar-/"), "NullPointerException"),
+])
+def test_library_errors_arrive_named(name: str, ask: Callable[[Any], Any], error: str) -> None:
+    impl = _impl(name)
+    try:
+        with pytest.raises(Exception) as info:
+            ask(impl)
+        assert type(info.value).__name__ == error
+    finally:
+        getattr(impl, "close", lambda: None)()
+
+
+#: The real bugs (docs/in-the-wild.md) a short run may meet: impl -> is it that one?
+KNOWN_BUGS: dict[str, Callable[[dict[str, Any]], bool]] = {
+    "java-uri": lambda f: f["kind"] == "crash" and "\\ud" in f["case"],
+    "java-urlencoder": lambda f: "%+" in f["case"] or "%-" in f["case"],
+    "curl-url": lambda f: f["actual"] is not None and "%2b" in f["actual"],
+    "rust-url": lambda f: f["actual"] is not None and "^" in f["actual"],
+}
+
+NEW_IMPLS = sorted({n for n, *_ in VECTORS})
+CORPUS = Path(__file__).resolve().parents[2] / "corpus"
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("name", NEW_IMPLS)
+def test_short_differential_run_finds_only_known_bugs(name: str, tmp_path: Path) -> None:
+    impl = _impl(name)
+    try:
+        run = run_matrix({name: impl}, max_time=600, max_inputs=60, findings=tmp_path,
+                         corpus=CORPUS)
+    finally:
+        getattr(impl, "close", lambda: None)()
+    assert sum(c.answered for c in run.cells.values()) > 0, "no case was answered"
+    assert not run.lost
+    unexplained = [f for f in run.findings.values()
+                   if not KNOWN_BUGS.get(name, lambda _f: False)(f)]
+    assert unexplained == []
+
+
+def test_matrix_asks_every_input_of_every_implementation(tmp_path: Path) -> None:
+    """A planted bug shows as a bug cell with its finding; the reference answers each
+    distinct case once however many implementations are asked it."""
+    impls = {"urllib": get_impl("urllib"), "urllib-lossy": LosesLastChar()}
+    run = run_matrix(impls, max_time=600, max_inputs=40, findings=tmp_path,
+                     targets=("diff_form",))
+    assert run.inputs["diff_form"] == 40
+    answered = sum(c.answered for c in run.cells.values())
+    assert run.reference_answers < answered  # shared between the two
+    planted = run.cells[("urllib-lossy", "form")]
+    assert planted.bugs and all(i in run.findings for i in planted.bugs)
+    assert list(tmp_path.glob("*.json"))
+    assert ("form", "urllib", "urllib-lossy") in run.confusions
+
+
+@pytest.mark.parametrize("lang", sorted(PEER_PROGRAMS))
+def test_peer_program_speaks_the_protocol(lang: str) -> None:
+    try:
+        command = peer_command(lang)
+    except PeerUnavailable as exc:
+        pytest.skip(f"{lang}: {exc}")
+    requests = [
+        {"protocol": "pctfuzz-peer", "version": 1},
+        {"id": 7, "impl": "no-such-impl", "q": "encode", "value": "a", "set": "path",
+         "encoding": "UTF-8", "space_as_plus": False},
+        {"id": 8, "impl": "x", "q": "decode"},
+    ]
+    text = "".join(json.dumps(r) + "\n" for r in requests) + "not json\n"
+    proc = subprocess.run(command, input=text.encode(), capture_output=True, timeout=60,
+                          check=False)  # exits when its stdin closes
+    assert proc.returncode == 0, proc.stderr
+    lines = proc.stdout.decode().splitlines()
+    assert len(lines) == 4  # one answer per line, nothing else on stdout
+    hello, *answers = (json.loads(line) for line in lines)
+    assert hello["protocol"] == "pctfuzz-peer" and hello["implementations"]
+    assert [a.get("id") for a in answers] == [7, 8, None]
+    assert all("protocol_error" in a for a in answers)
+
+
+def test_impls_json_gives_language_and_version() -> None:
+    statuses = impl_statuses()
+    by_name = {s.name: s for s in statuses}
+    assert by_name["urllib"].language == "Python" and by_name["node"].language == "JavaScript"
+    assert by_name["go-values"].language == "Go" and by_name["rust-url"].language == "Rust"
+    available = [s for s in statuses if s.available]
+    if not all(by_name[n].available for n in ("go-values", "java-uri", "php-urlencode",
+                                              "ruby-cgi", "perl-uri-query")):
+        pytest.skip("the peers' runtimes are not all installed: make peers")
+    assert len(available) >= 25
+    assert len({s.language for s in available}) >= 7
+    assert all(s.version for s in available)
