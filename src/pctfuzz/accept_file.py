@@ -74,7 +74,13 @@ def parse_toml(data: bytes, where: str) -> dict[str, Any]:
 
 
 def check_parameter(reconciler: str, param: str, value: object, where: str) -> None:
-    """``UsageError`` unless ``value`` is a str (``types``: a str or a list of str)."""
+    """``UsageError`` unless ``value`` has its parameter's type: ``n`` (``truncated``) a
+    non-negative integer, ``types`` a str or a list of str, any other a str."""
+    if param == "n":
+        if isinstance(value, int) and not isinstance(value, bool) and value >= 0:
+            return
+        raise UsageError(f"{where}: {reconciler}: bad 'n': must be a non-negative integer, "
+                         f"not {value!r}")
     if isinstance(value, str):
         return
     if param == "types" and isinstance(value, list) and all(isinstance(v, str) for v in value):

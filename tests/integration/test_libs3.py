@@ -59,7 +59,7 @@ def test_agrees_outside_its_registry(name: str, question: str) -> None:
 def test_pinned_examples_diverge_and_are_accepted(name: str) -> None:
     impl = _impl(name)
     results = check_entries(impl, accepted_entries(impl))
-    assert len(results) >= 5 and all(r.ok for r in results), [r.line() for r in results]
+    assert len(results) >= 4 and all(r.ok for r in results), [r.line() for r in results]
     assert main(["divergences", "--impl", name, "--check"]) == EXIT_OK
 
 
