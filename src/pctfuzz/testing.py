@@ -14,8 +14,12 @@ differential checks the fuzzer runs (``pctfuzz.checks.differential``)::
 (``Unsupported``) passes; a difference outside the registry fails with the
 ``Divergence`` (what went in, what the reference says, what came out), and Hypothesis
 shrinks it and keeps it in *your* example database. Encode cases are drawn from the
-adapter's declared ``sets`` when it has them (``oracles.function_adapter`` declares
-them), else from every registered set. ``invariant_tests(codec)`` does the same with
+adapter's answer domain, as a campaign draws them (``formats.AnswerDomain``: its declared
+``sets``, ``encodings``, ``value_types`` and ``spaces``; ``[tool.pctfuzz] sets`` over
+the adapter's), so the examples go to cases the adapter answers. The project
+(``pctfuzz.project``: ``[tool.pctfuzz]`` of the current folder's project) is resolved
+once, when the tests are made: its accept file and sets apply, and ``impl`` defaults to
+its implementation. ``invariant_tests(codec)`` does the same with
 the invariants for a ``Codec`` (``pctfuzz.oracles.codec``). The strategies are
 re-exported for tests of your own.
 """
@@ -42,6 +46,7 @@ from pctfuzz.checks.strategies import (
 from pctfuzz.formats import AnswerDomain
 from pctfuzz.oracles.base import impl_name
 from pctfuzz.oracles.codec import Codec
+from pctfuzz.project import Project
 from pctfuzz.sets import get_set
 from pctfuzz.targets import TARGETS, Target, resolve_subject
 
@@ -50,6 +55,7 @@ __all__ = [
     "differential_tests",
     "encode_cases",
     "encode_cases_for",
+    "encode_cases_in",
     "form_cases",
     "form_parse_cases",
     "invariant_tests",
@@ -71,24 +77,40 @@ def encode_cases_for(set_specs: Iterable[str]) -> st.SearchStrategy[EncodeCase]:
                      st.sampled_from(specs), encoding_labels(), st.booleans())
 
 
-def _declared_sets(impl: Any) -> list[str]:
-    domain = AnswerDomain.of(impl)
-    return [] if domain.sets == AnswerDomain().sets else list(domain.sets)
+def encode_cases_in(domain: AnswerDomain) -> st.SearchStrategy[EncodeCase]:
+    """``EncodeCase`` inside an adapter's answer domain (``AnswerDomain.of(adapter)``):
+    its sets, its encodings (any label when it declares none), its value types and its
+    spaceAsPlus values, the cases a campaign asks it."""
+    for spec in domain.sets:
+        get_set(spec)
+    values = [text_values() if kind == "str" else binary_values()
+              for kind in domain.value_types]
+    encodings = (st.sampled_from(domain.encodings) if domain.encodings
+                 else encoding_labels())
+    return st.builds(EncodeCase, st.one_of(values), st.sampled_from(domain.sets), encodings,
+                     st.sampled_from(domain.spaces))
 
 
-def differential_tests(impl: Any, *, questions: Iterable[str] = tuple(_QUESTIONS),
-                       ) -> dict[str, Callable[[], None]]:
+def differential_tests(impl: Any = None, *, questions: Iterable[str] = tuple(_QUESTIONS),
+                       project: Project | None = None) -> dict[str, Callable[[], None]]:
     """One Hypothesis test per question (``encode``, ``decode``, ``form``,
-    ``form_parse``) comparing ``impl`` (an adapter or adapter class, or a built-in
-    name such as ``"urllib"``) with the reference outside the divergence registry."""
-    built: Any = impl() if inspect.isclass(impl) else impl
+    ``form_parse``) comparing ``impl`` (an adapter or adapter class, a built-in name
+    such as ``"urllib"``; default: the project's ``[tool.pctfuzz] impl``) with the
+    reference outside the divergence registry. ``project``: default, the project of
+    the current folder (``Project.load``)."""
+    project = project or Project.load()
+    project.activate()  # its accept file and declared sets, as a campaign has them
+    if impl is None:
+        built: Any = project.implementation()
+    else:
+        built = impl() if inspect.isclass(impl) else impl
     adapter = resolve_subject(_QUESTIONS["encode"], built)
     tests: dict[str, Callable[[], None]] = {}
     for question in questions:
         target = _QUESTIONS[question]
         cases = target.strategy()
-        if question == "encode" and (declared := _declared_sets(adapter)):
-            cases = encode_cases_for(declared)
+        if question == "encode":
+            cases = encode_cases_in(AnswerDomain.of(adapter))
         tests[f"test_pctfuzz_{question}"] = _test(target.checker, adapter, cases, question)
     return tests
 

@@ -38,7 +38,6 @@ from pctfuzz.reference import percent_decode, percent_encode
 from pctfuzz.sets import get_set
 from pctfuzz.violations import Divergence
 
-
 CHECK_FN: dict[str, Callable[..., Any]] = {
     "encode": check_encode, "decode": check_decode, "form": check_form,
     "form-parse": check_form_parse,
@@ -310,7 +309,8 @@ def test_accept_python_module(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
 @pytest.mark.slow
 def test_accept_reaches_the_campaign_children(tmp_path: Path) -> None:
     """``fuzz --accept`` hands the file to the libFuzzer children (PCTFUZZ_ACCEPT, the
-    hand-off of ``protocol.HarnessSettings``): with it the brackets are accepted, without it they are a finding."""
+    hand-off of ``protocol.HarnessSettings``): with it the brackets are accepted,
+    without it they are a finding."""
     import json
     import os
     import subprocess

@@ -182,11 +182,11 @@ def _cmd_fuzz(args: argparse.Namespace) -> int:
         raise PctfuzzError("flags after -- are libFuzzer's; --driver hypothesis takes none")
     impl = project.implementation()  # fail fast, before any process starts
     out = human_stream(dests)
-    args.targets = _answered_targets(args.targets, impl, project, args.self_check, out)
-    started = utc_now()
     where = f"pctfuzz: {project.where()}"
     if not args.quiet:  # -q: said under the summary instead
         print(where, file=out, flush=True)
+    args.targets = _answered_targets(args.targets, impl, project, args.self_check, out)
+    started = utc_now()
     # -v: libFuzzer's raw lines, one file per target, kept after the run
     logs = (Path(tempfile.mkdtemp(prefix="pctfuzz-logs-"))
             if args.verbose and not hypothesis else None)

@@ -83,6 +83,9 @@ def _cmd_triage(args: argparse.Namespace) -> int:
 
     store = _project(args.findings).finding_store()
     try:
+        # Looked up first: an id with no record is an error before any lock file is
+        # made (a failed triage left findings/.locks/<id>.lock behind).
+        store.get(args.id)
         updated = store.update_status(args.id, args.status, args.note)
     except StoreError as exc:
         raise UsageError(str(exc)) from None

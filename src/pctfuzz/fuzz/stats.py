@@ -125,8 +125,9 @@ class CampaignResult:
                      + (": " + ", ".join(new) if new else ""))
         on_impl, total = self.implementation_share
         if total:
+            rest = "; the rest on pctfuzz's own reference" if on_impl < total else ""
             lines.append(f"executions on the implementation under test: {on_impl} of {total} "
-                         f"({on_impl / total:.0%}; the rest on pctfuzz's own reference)")
+                         f"({on_impl / total:.0%}{rest})")
         rates = [(s.target, s.answered_rate) for s in self.stats if s.answered_rate is not None]
         if rates:
             lines.append("answered by the implementation: "
