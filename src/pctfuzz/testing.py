@@ -27,10 +27,10 @@ re-exported for tests of your own.
 from __future__ import annotations
 
 import inspect
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Sequence
 from typing import Any
 
-from hypothesis import given
+from hypothesis import example, given
 from hypothesis import strategies as st
 
 from pctfuzz.cases import EncodeCase
@@ -53,6 +53,7 @@ from pctfuzz.targets import TARGETS, Target, resolve_subject
 __all__ = [
     "decode_cases",
     "differential_tests",
+    "edge_examples",
     "encode_cases",
     "encode_cases_for",
     "encode_cases_in",
@@ -91,6 +92,20 @@ def encode_cases_in(domain: AnswerDomain) -> st.SearchStrategy[EncodeCase]:
                      st.sampled_from(domain.spaces))
 
 
+def edge_examples(domain: AnswerDomain) -> list[EncodeCase]:
+    """One ``EncodeCase`` per ASCII character (or byte, for an adapter of bytes only)
+    and declared set, in the domain's first encoding and spaceAsPlus value: run as
+    explicit examples before the drawn ones, so a set that differs from the declared
+    one by a single character fails under every seed, not only when the draw hits it
+    (URL Standard 1.3: every percent-encode set is defined over ASCII)."""
+    encoding = domain.encodings[0] if domain.encodings else "utf-8"
+    space = domain.spaces[0]
+    values: list[str | bytes] = ([chr(c) for c in range(0x80)] if "str" in domain.value_types
+                                 else [bytes([c]) for c in range(0x80)])
+    return [EncodeCase(value, spec, encoding, space)
+            for spec in domain.sets for value in values]
+
+
 def differential_tests(impl: Any = None, *, questions: Iterable[str] = tuple(_QUESTIONS),
                        project: Project | None = None) -> dict[str, Callable[[], None]]:
     """One Hypothesis test per question (``encode``, ``decode``, ``form``,
@@ -109,17 +124,23 @@ def differential_tests(impl: Any = None, *, questions: Iterable[str] = tuple(_QU
     for question in questions:
         target = _QUESTIONS[question]
         cases = target.strategy()
+        examples: list[Any] = []
         if question == "encode":
-            cases = encode_cases_in(AnswerDomain.of(adapter))
-        tests[f"test_pctfuzz_{question}"] = _test(target.checker, adapter, cases, question)
+            domain = AnswerDomain.of(adapter)
+            cases, examples = encode_cases_in(domain), edge_examples(domain)
+        tests[f"test_pctfuzz_{question}"] = _test(target.checker, adapter, cases, question,
+                                                  examples)
     return tests
 
 
 def _test(check: Callable[[Any, Any], Any], impl: Any, cases: st.SearchStrategy[Any],
-          question: str) -> Callable[[], None]:
-    @given(cases)
+          question: str, examples: Sequence[Any] = ()) -> Callable[[], None]:
     def test(case: Any) -> None:
         check(case, impl)  # raises Divergence on a difference no registry entry accepts
+
+    for case in reversed(examples):  # decorators apply inside out: keep their order
+        test = example(case)(test)
+    test = given(cases)(test)
 
     test.__name__ = test.__qualname__ = f"test_pctfuzz_{question}"
     test.__doc__ = f"pctfuzz: {question} of {impl_name(impl)} against the reference"
