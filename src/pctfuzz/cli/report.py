@@ -10,6 +10,7 @@
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import json
 import re
 import sys
@@ -68,11 +69,12 @@ def _cmd_report(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
-def _project(findings: str | None) -> Project:
-    """The project (``pctfuzz.project``): ``--findings`` over ``[tool.pctfuzz]``."""
+def _project(findings: str | None, impl: str | None = None) -> Project:
+    """The project (``pctfuzz.project``): ``--findings`` (and ``--impl``) over
+    ``[tool.pctfuzz]``."""
     from pctfuzz.project import Project
 
-    project = Project.load(findings=findings)
+    project = Project.load(findings=findings, impl=impl)
     project.activate()
     return project
 
@@ -128,9 +130,17 @@ def _cmd_export(args: argparse.Namespace) -> int:
     )
 
     check_destinations(args.output)
-    project = _project(args.findings_dir)
+    project = _project(args.findings_dir, impl=args.impl)
     findings = _collect(args.findings, project.findings)
-    source = export_examples(findings) if args.hypothesis else export_tests(findings)
+    if args.impl is not None:  # the user's word replaces the records'
+        findings = [(dataclasses.replace(f, impl=args.impl), source) for f, source in findings]
+    # A record is exported against the implementation it names: one that the test
+    # would import must load now (one line, exit 2), never fail only when it runs.
+    for finding, _source in findings:
+        if finding.impl in project.trusted_impls:
+            project.implementation(finding.impl)
+    source = (export_examples(findings) if args.hypothesis
+              else export_tests(findings, trusted=project.trusted_impls))
     write_output(args.output, source)
     if args.output != "-":
         print(f"{len(findings)} finding(s) exported to {args.output}", file=sys.stderr)
@@ -179,6 +189,10 @@ def add_command(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> Non
     export.add_argument("--hypothesis", action="store_true",
                         help="write Hypothesis @example decorators (ENCODE_EXAMPLES, ...) "
                         "for your own @given tests instead of a test module")
+    export.add_argument("--impl", metavar="NAME",
+                        help="export against this implementation instead of the one each "
+                        "record names (a record naming the project's [tool.pctfuzz] impl "
+                        "uses it without this flag)")
     export.add_argument("-o", "--output", default="-", metavar="FILE",
                         help="the test file to write (default: stdout)")
     export.add_argument("--findings", dest="findings_dir", type=folder_path, metavar="DIR",
