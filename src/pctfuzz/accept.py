@@ -153,6 +153,8 @@ def _toml_entries(path: Path) -> list[KnownDivergence]:
         document = tomllib.loads(path.read_text(encoding="utf-8"))
     except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError) as exc:
         raise UsageError(f"--accept {path}: {exc}") from None
+    except RecursionError:  # tomllib recurses once per nesting level
+        raise UsageError(f"--accept {path}: nested too deeply") from None
     tables = document.get("divergence", [])
     if not isinstance(tables, list) or not tables:
         raise UsageError(f"--accept {path}: expected [[divergence]] tables")
@@ -170,6 +172,8 @@ def _toml_entries(path: Path) -> list[KnownDivergence]:
             reconciler = factory(table[param]) if param else factory()
         except KeyError:
             raise UsageError(f"{where}: {name} needs {param!r}") from None
+        except PctfuzzError as exc:  # a parameter of the wrong type or value
+            raise UsageError(f"{where}: {name} {param}: {exc}") from None
         check = str(table.get("check", ""))
         try:
             entries.append(divergence(
