@@ -172,6 +172,11 @@ def test_report_replay_export_and_the_plugin_see_the_same_finding(
         assert replay.returncode == 1 and f"reproduces (diff_encode, finding {ident})" \
             in replay.stdout, replay.stdout + replay.stderr
 
+    # raw corpus inputs have no record: they run against the project's adapter too
+    raw = project.pctfuzz("replay", os.path.relpath(project.corpus / "diff_encode",
+                                                    project.cwd))
+    assert raw.returncode == 1 and "|impl=qv_encoder:adapter]" in raw.stdout, raw.stdout
+
     export = project.pctfuzz("export", ident, "-o", "../../test_exported.py")
     assert export.returncode == 0, export.stderr
     exported = project.pytest(str(project.root / "test_exported.py"))

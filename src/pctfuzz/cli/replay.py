@@ -39,7 +39,8 @@ def _cmd_replay(args: argparse.Namespace) -> int:
     items: list[Verdict | tuple[Path, str]] = []
     reproduced = unusable = 0
     for item in replay_paths([Path(p) for p in args.paths], target=args.target,
-                             impl=args.impl, timeout=args.timeout, trusted=trusted):
+                             impl=args.impl, timeout=args.timeout, trusted=trusted,
+                             raw_impl=project.impl):
         items.append(item)
         if isinstance(item, Verdict):
             reproduced += item.reproduces
