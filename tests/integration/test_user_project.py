@@ -226,3 +226,25 @@ def test_pctfuzz_testing_uses_the_project_adapter(found_copy: UserProject) -> No
     project.write_adapter(broken=False)
     fixed = project.pytest("-q", str(project.root / "tests"))
     assert fixed.returncode == 0 and "1 passed" in fixed.stdout, fixed.stdout
+
+
+def test_outside_the_project_the_plugin_names_its_own_flag(
+        found: tuple[UserProject, dict], tmp_path: Path) -> None:
+    """A record naming an adapter that is not built in, collected outside its project:
+    the item fails with one line whose hint is the plugin's flag (it said --impl)."""
+    project, _ = found
+    shutil.copytree(project.findings, tmp_path / "findings")
+    outside = UserProject(tmp_path)
+    run = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider",
+                          "-p", "no:xdist", "--pctfuzz-findings", "findings"], cwd=tmp_path,
+                         env=outside.env(), capture_output=True, text=True, timeout=600,
+                         check=False)
+    assert run.returncode == 1 and "pass --pctfuzz-impl" in run.stdout, run.stdout
+    ident = project.planted_id()
+    assert f"findings/divergence-diff_encode-{ident}.json::{ident}" in run.stdout
+    mine = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider",
+                           "-p", "no:xdist", "--pctfuzz-findings", "findings",
+                           "--pctfuzz-impl", "qv_encoder:adapter"], cwd=tmp_path,
+                          env={**outside.env(), "PYTHONPATH": str(project.root)},
+                          capture_output=True, text=True, timeout=600, check=False)
+    assert mine.returncode == 1 and "reproduces (diff_encode" in mine.stdout, mine.stdout
