@@ -33,7 +33,8 @@ LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
                     "pctfuzz.outcome", "pctfuzz.entry", "pctfuzz.reconcilers",
                     "pctfuzz.accept", "pctfuzz.formats")),
     ("library", ("pctfuzz", "pctfuzz.sets", "pctfuzz.named_sets", "pctfuzz.setspec",
-                 "pctfuzz.encoding", "pctfuzz.reference", "pctfuzz.form")),
+                 "pctfuzz.encoding", "pctfuzz.reference", "pctfuzz.form",
+                 "pctfuzz.spec")),
     ("base", ("pctfuzz.errors", "pctfuzz.text")),
 )
 
