@@ -87,14 +87,17 @@ def add_command(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> Non
     replay.set_defaults(func=_cmd_replay)
 
     migrate = sub.add_parser(
-        "migrate", help="rewrite findings recorded with an older signature format",
+        "migrate", help="rewrite findings of an older signature format; re-minimize all",
         description="Replay each finding of an older signature format and rewrite it under "
-        "the current signature (new id), keeping its status, history and hits.")
+        "the current signature (new id), keeping its status, history and hits. Then "
+        "re-minimize every finding that still fails with its signature to a 1-minimal "
+        "case (same id, status, note and hits; a finding that now fails differently is "
+        "kept as it is and listed).")
     migrate.add_argument("--findings", metavar="DIR",
                          help="default: the project's findings folder")
     migrate.add_argument("--impl", metavar="NAME",
                          help="implementation for findings that name one not built in")
     migrate.add_argument("-v", "--verbose", action="store_true",
-                         help="also list records that are current")
+                         help="also list records that are current and 1-minimal")
     migrate.set_defaults(func=_cmd_migrate)
 

@@ -2,7 +2,8 @@
 
 A record is one JSON object with exactly the fields of ``FIELDS`` (schema 2; schema 1,
 without ``signature_version`` and ``note``, is still read so that ``pctfuzz migrate``
-can rewrite it). JSON only, nothing is ever unpickled or evaluated, and the parser
+can rewrite it; ``behaviour``, the rule that explains a divergence, may be absent:
+null). JSON only, nothing is ever unpickled or evaluated, and the parser
 refuses what could not be written back or printed safely: NaN and Infinity (and
 literals like ``1e999``), duplicate keys, a mistyped field (a bool is not an int),
 an id that is not its signature's, control characters in name fields, timestamps
@@ -22,6 +23,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, Final
 
+from pctfuzz.accept.reconcilers import RECONCILERS
 from pctfuzz.cases import CASE_TYPES, case_from_json
 from pctfuzz.errors import PctfuzzError, type_name
 from pctfuzz.identity import FINDING_KINDS, QUESTION, SIGNATURE_VERSION, TARGET_NAME, finding_id
@@ -33,6 +35,7 @@ __all__ = [
     "FINDING_STATUSES",
     "ID_RE",
     "SCHEMA_VERSION",
+    "behaviour_problem",
     "decode_record",
     "dumps",
     "parse_time",
@@ -40,7 +43,8 @@ __all__ = [
     "validate_record",
 ]
 
-#: Record format. Schema 2 added ``signature_version`` (and ``note``).
+#: Record format. Schema 2 added ``signature_version`` (and ``note``); ``behaviour``
+#: (issue 21) is optional: a record without it reads as ``null``.
 SCHEMA_VERSION: Final = 2
 _READABLE_SCHEMAS: Final = (1, 2)
 FINDING_STATUSES: Final = frozenset({"new", "known-divergence", "fixed"})
@@ -49,7 +53,7 @@ FIELDS: Final = (
     "schema", "id", "target", "kind", "signature", "signature_version", "case", "raw_input",
     "expected",
     "actual", "evidence", "traceback", "versions", "impl", "first_seen", "last_seen",
-    "hits", "status", "minimized", "note",
+    "hits", "status", "minimized", "note", "behaviour",
 )  # fmt: skip
 
 _MAX_SIGNATURE_LEN: Final = 4096
@@ -81,6 +85,7 @@ _TYPES: Final[Mapping[str, tuple[type, ...]]] = {
     "status": (str,),
     "minimized": (bool,),
     "note": _OptStr,
+    "behaviour": (dict, type(None)),
 }
 
 
@@ -95,6 +100,33 @@ def parse_time(text: str) -> datetime:
     if stamp.tzinfo is None or stamp.utcoffset() != UTC.utcoffset(None):
         raise ValueError("not UTC")
     return stamp
+
+
+def _param_value_ok(value: object) -> bool:
+    if type(value) in (str, int, bool):
+        return not isinstance(value, str) or len(value) <= _MAX_LABEL_LEN
+    return type(value) is list and all(type(v) is str for v in value)
+
+
+def behaviour_problem(behaviour: object) -> str | None:
+    """Why ``behaviour`` cannot be a finding's ``behaviour`` field, or None: null, or
+    ``{"rule": NAME, "params": {...}, "text": TEXT}`` with NAME a ready-made reconciler
+    (``pctfuzz.accept.RECONCILERS``), params exactly its TOML keys (strings, ints,
+    bools, lists of strings), TEXT one printable line."""
+    if behaviour is None:
+        return None
+    if not isinstance(behaviour, dict) or set(behaviour) != {"rule", "params", "text"}:
+        return "must be null or an object with exactly 'rule', 'params' and 'text'"
+    rule, params, text = behaviour["rule"], behaviour["params"], behaviour["text"]
+    if not isinstance(rule, str) or rule not in RECONCILERS:
+        return f"rule must be one of {', '.join(RECONCILERS)}"
+    param = RECONCILERS[rule][1]
+    if not isinstance(params, dict) or set(params) != ({param} if param else set()):
+        return f"params of {rule} must be exactly {{{param or ''}}}"
+    if not all(_param_value_ok(v) for v in params.values()):
+        return "params must be strings, integers, booleans or lists of strings"
+    problem = _label_problem(text)
+    return None if problem is None else f"text {problem}"
 
 
 def validate_note(note: str | None) -> bool:
@@ -195,6 +227,8 @@ def validate_record(data: object, source: Path) -> dict[str, Any]:
         if "signature_version" in data:
             raise bad("unknown field(s) 'signature_version'")
         data = {**data, "schema": SCHEMA_VERSION, "signature_version": 1, "note": None}
+    if "behaviour" not in data:  # written before the field existed (issue 21)
+        data = {**data, "behaviour": None}
     unknown = sorted(set(data) - set(FIELDS))
     if unknown:
         raise bad(f"unknown field(s) {', '.join(map(short, unknown))}")
@@ -238,6 +272,9 @@ def validate_record(data: object, source: Path) -> dict[str, Any]:
         problem = None if value is None else _label_problem(value)
         if problem:
             raise bad(f"field {name!r} {problem}")
+    problem = behaviour_problem(data["behaviour"])
+    if problem:
+        raise bad(f"field 'behaviour' {problem}")
     if not validate_note(data["note"]):
         raise bad("field 'note' must be one printable line of at most 2000 characters")
     for key, value in data["versions"].items():
