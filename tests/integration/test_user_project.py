@@ -60,8 +60,7 @@ from pctfuzz.testing import differential_tests
 globals().update(differential_tests(questions=["encode"]))
 '''
 
-#: The planted bug's signature: "#" (0x23) left raw.
-PLANTED = "diff_encode|divergence|encode|unit=0x23;diff=left-raw|impl=qv_encoder:adapter"
+#: The planted bug's finding: "#" left raw where the reference writes %23.
 
 
 @dataclass
@@ -116,7 +115,9 @@ class UserProject:
         return [json.loads(p.read_text()) for p in sorted(self.findings.glob("*.json"))]
 
     def planted_id(self) -> str:
-        (ident,) = [str(r["id"]) for r in self.records() if r["signature"] == PLANTED]
+        (ident,) = [str(r["id"]) for r in self.records()
+                    if r["target"] == "diff_encode" and "%23" in str(r["expected"])
+                    and "#" in str(r["actual"])]
         return ident
 
 
