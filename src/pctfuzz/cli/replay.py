@@ -14,7 +14,7 @@ import time
 from pathlib import Path
 
 from pctfuzz.cli.args import positive_seconds
-from pctfuzz.cli.divergences import add_accept_option, set_accept
+from pctfuzz.cli.divergences import add_accept_option
 from pctfuzz.cli.exits import EXIT_FOUND, EXIT_OK, EXIT_USAGE
 from pctfuzz.cli.results import add_report_options, check_outputs, human_stream, write_reports
 
@@ -22,25 +22,25 @@ __all__ = ["add_command"]
 
 
 def _cmd_replay(args: argparse.Namespace) -> int:
-    from pctfuzz.cli.config import load_config
     from pctfuzz.fuzz.replay import Verdict, replay_paths
+    from pctfuzz.project import Project
     from pctfuzz.reports import replay_results
     from pctfuzz.store import printable_path, utc_now
 
     dests = check_outputs(args)
-    set_accept(args.accept)
+    project = Project.load(accept=args.accept, impl=args.impl)
+    project.activate()
     out = human_stream(dests)
-    # The project's own adapter ([tool.pctfuzz] impl) is the user's word, like --impl:
-    # records naming it replay against it, and the project root is importable.
-    project = load_config()
-    trusted = [str(project.values["impl"])] if "impl" in project.values else []
-    if project.pyproject is not None and str(project.root) not in sys.path:
-        sys.path.insert(0, str(project.root))
+    # A record replays against the implementation it names; the project's own adapter
+    # ([tool.pctfuzz] impl) is the user's word, like --impl, so a record naming it may
+    # use it. --impl overrides the record's.
+    trusted = project.trusted_impls
     started, clock = utc_now(), time.monotonic()
     items: list[Verdict | tuple[Path, str]] = []
     reproduced = unusable = 0
     for item in replay_paths([Path(p) for p in args.paths], target=args.target,
-                             impl=args.impl, timeout=args.timeout, trusted=trusted):
+                             impl=args.impl, timeout=args.timeout, trusted=trusted,
+                             raw_impl=project.impl):
         items.append(item)
         if isinstance(item, Verdict):
             reproduced += item.reproduces
@@ -63,8 +63,11 @@ def _cmd_replay(args: argparse.Namespace) -> int:
 
 def _cmd_migrate(args: argparse.Namespace) -> int:
     from pctfuzz.fuzz.migrate import migrate_findings
+    from pctfuzz.project import Project
 
-    for migration in migrate_findings(Path(args.findings), impl=args.impl,
+    project = Project.load(findings=args.findings, impl=args.impl)
+    project.activate()
+    for migration in migrate_findings(project.findings, impl=args.impl or project.impl,
                                       reidentify=args.reidentify):
         if migration.outcome != "current" or args.verbose:
             print(migration.line())
@@ -95,7 +98,8 @@ def add_command(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> Non
         "re-minimize every finding that still fails with its signature to a 1-minimal "
         "case (same id, status, note and hits; a finding that now fails differently is "
         "kept as it is and listed).")
-    migrate.add_argument("--findings", default="findings", metavar="DIR")
+    migrate.add_argument("--findings", metavar="DIR",
+                         help="default: the project's findings folder")
     migrate.add_argument("--impl", metavar="NAME",
                          help="implementation for findings that name one not built in")
     migrate.add_argument("--reidentify", action="store_true",

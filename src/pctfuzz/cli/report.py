@@ -10,15 +10,19 @@
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import json
 import re
 import sys
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from pctfuzz.cli.args import folder_path
 from pctfuzz.cli.exits import EXIT_OK
 from pctfuzz.errors import UsageError
+
+if TYPE_CHECKING:
+    from pctfuzz.project import Project
 
 __all__ = ["add_command"]
 
@@ -42,7 +46,8 @@ def _cmd_report(args: argparse.Namespace) -> int:
         print(json.dumps(RESULTS_SCHEMA, indent=2))
         return EXIT_OK
     check_destinations(args.html, args.json)
-    folder = Path(args.findings)
+    project = _project(args.findings)
+    folder = project.findings
     if not folder.is_dir():
         raise UsageError(f"findings folder {folder} does not exist")
     campaign = load_campaign(Path(args.campaign)) if args.campaign else None
@@ -50,7 +55,7 @@ def _cmd_report(args: argparse.Namespace) -> int:
     findings = list(FindingStore(folder).iter_findings(problems))
     document = report_results(
         findings, findings_dir=folder, problems=problems, campaign=campaign,
-        settings={"findings": args.findings, "campaign": args.campaign})
+        settings={"findings": str(folder), "campaign": args.campaign})
     out = sys.stderr if "-" in (args.html, args.json) else sys.stdout
     if document["findings"]:
         print(findings_table(document["findings"]), file=out)
@@ -64,12 +69,25 @@ def _cmd_report(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
+def _project(findings: str | None, impl: str | None = None) -> Project:
+    """The project (``pctfuzz.project``): ``--findings`` (and ``--impl``) over
+    ``[tool.pctfuzz]``."""
+    from pctfuzz.project import Project
+
+    project = Project.load(findings=findings, impl=impl)
+    project.activate()
+    return project
+
+
 def _cmd_triage(args: argparse.Namespace) -> int:
     """Set a finding's status (and note): the triage verdict a later campaign keeps."""
-    from pctfuzz.store import FindingStore, StoreError  # lazy: start-up time
+    from pctfuzz.store import StoreError  # lazy: start-up time
 
-    store = FindingStore(Path(args.findings))
+    store = _project(args.findings).finding_store()
     try:
+        # Looked up first: an id with no record is an error before any lock file is
+        # made (a failed triage left findings/.locks/<id>.lock behind).
+        store.get(args.id)
         updated = store.update_status(args.id, args.status, args.note)
     except StoreError as exc:
         raise UsageError(str(exc)) from None
@@ -112,8 +130,17 @@ def _cmd_export(args: argparse.Namespace) -> int:
     )
 
     check_destinations(args.output)
-    findings = _collect(args.findings, Path(args.findings_dir))
-    source = export_examples(findings) if args.hypothesis else export_tests(findings)
+    project = _project(args.findings_dir, impl=args.impl)
+    findings = _collect(args.findings, project.findings)
+    if args.impl is not None:  # the user's word replaces the records'
+        findings = [(dataclasses.replace(f, impl=args.impl), source) for f, source in findings]
+    # A record is exported against the implementation it names: one that the test
+    # would import must load now (one line, exit 2), never fail only when it runs.
+    for finding, _source in findings:
+        if finding.impl in project.trusted_impls:
+            project.implementation(finding.impl)
+    source = (export_examples(findings) if args.hypothesis
+              else export_tests(findings, trusted=project.trusted_impls))
     write_output(args.output, source)
     if args.output != "-":
         print(f"{len(findings)} finding(s) exported to {args.output}", file=sys.stderr)
@@ -127,7 +154,9 @@ def add_command(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> Non
         "implementation and version, case, expected, actual; then each signature and the "
         "command that reproduces it); --html writes a single-file HTML report, --json the "
         "results document.")
-    report.add_argument("--findings", type=folder_path, default="findings", metavar="DIR")
+    report.add_argument("--findings", type=folder_path, metavar="DIR",
+                        help="default: the project's findings folder ([tool.pctfuzz] "
+                        "findings, else findings/ in the project root)")
     report.add_argument("--html", metavar="FILE", help="write an HTML report")
     report.add_argument("--json", metavar="FILE", help="write JSON (FILE or - for stdout)")
     report.add_argument("--campaign", metavar="FILE",
@@ -145,7 +174,9 @@ def add_command(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> Non
     triage.add_argument("--status", required=True,
                         choices=("new", "known-divergence", "fixed"))
     triage.add_argument("--note", metavar="TEXT", help="one line: why (an upstream issue...)")
-    triage.add_argument("--findings", type=folder_path, default="findings", metavar="DIR")
+    triage.add_argument("--findings", type=folder_path, metavar="DIR",
+                        help="default: the project's findings folder ([tool.pctfuzz] "
+                        "findings, else findings/ in the project root)")
     triage.set_defaults(func=_cmd_triage)
 
     export = sub.add_parser(
@@ -158,9 +189,13 @@ def add_command(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> Non
     export.add_argument("--hypothesis", action="store_true",
                         help="write Hypothesis @example decorators (ENCODE_EXAMPLES, ...) "
                         "for your own @given tests instead of a test module")
+    export.add_argument("--impl", metavar="NAME",
+                        help="export against this implementation instead of the one each "
+                        "record names (a record naming the project's [tool.pctfuzz] impl "
+                        "uses it without this flag)")
     export.add_argument("-o", "--output", default="-", metavar="FILE",
                         help="the test file to write (default: stdout)")
-    export.add_argument("--findings", dest="findings_dir", type=folder_path, default="findings",
-                        metavar="DIR",
-                        help="where to look finding ids up (default: findings)")
+    export.add_argument("--findings", dest="findings_dir", type=folder_path, metavar="DIR",
+                        help="where to look finding ids up (default: the project's "
+                        "findings folder)")
     export.set_defaults(func=_cmd_export)

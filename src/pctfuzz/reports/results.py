@@ -252,9 +252,13 @@ def fuzz_results(result: CampaignResult, *, settings: Mapping[str, Any], finding
         errors += [_error(e, target=stats.target) for e in stats.errors]
         errors += [_error(f"INCOMPLETE: {p}", target=stats.target)
                    for p in stats.problems(stopped=result.stopped_by is not None)]
-    return _document("fuzz", settings=settings, started=started, seconds=result.seconds,
-                     exit_code=exit_code, targets=targets, findings=findings, replays=[],
-                     errors=errors)
+    document = _document("fuzz", settings=settings, started=started, seconds=result.seconds,
+                         exit_code=exit_code, targets=targets, findings=findings, replays=[],
+                         errors=errors)
+    # The share of the campaign spent on the implementation under test (issue 22.3).
+    on_impl, total = result.implementation_share
+    document["summary"].update(execs=total, impl_execs=on_impl)
+    return document
 
 
 def replay_results(items: Sequence[Any], *, settings: Mapping[str, Any], started: str,
