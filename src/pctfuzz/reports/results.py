@@ -149,6 +149,9 @@ def finding_entry(finding: Finding, path: Path | str | None, *, new: bool | None
         "case": clean(one_line(_case_text(finding), 300)),
         "version": _version(finding),
         "note": clean(finding.note) if finding.note is not None else None,
+        "behaviour": (clean(one_line(str(finding.behaviour.get("text", "")), 300))
+                      if finding.behaviour else None),
+        "fixed_in": deep_clean(finding.fixed_in) if finding.fixed_in else None,
         "reproduce": clean(reproduce_command(finding, path)),
     }
     if reproduces is not None:
@@ -190,8 +193,12 @@ def _error(message: str, path: str | None = None, target: str | None = None) -> 
 
 
 def fuzz_results(result: CampaignResult, *, settings: Mapping[str, Any], findings_dir: Path,
-                 started: str, exit_code: int) -> dict[str, Any]:
-    """The results document of a campaign (``campaign.CampaignResult``)."""
+                 started: str, exit_code: int,
+                 verified: Sequence[Verdict] = ()) -> dict[str, Any]:
+    """The results document of a campaign (``campaign.CampaignResult``); ``verified``:
+    the replay of the open findings at its end (``replay.replay_open``), as
+    ``replays``, each finding with ``reproduces`` (SARIF and JUnit report those that
+    still fail, with the same fingerprints as when they were new)."""
     store = FindingStore(findings_dir)
     targets: list[dict[str, Any]] = []
     findings: list[dict[str, Any]] = []
@@ -227,9 +234,37 @@ def fuzz_results(result: CampaignResult, *, settings: Mapping[str, Any], finding
         errors += [_error(e, target=stats.target) for e in stats.errors]
         errors += [_error(f"INCOMPLETE: {p}", target=stats.target)
                    for p in stats.problems(stopped=result.stopped_by is not None)]
+    by_id = {f["id"]: f for f in findings}
+    replays = []
+    for verdict in verified:
+        replays.append(_replay_item(verdict))
+        try:
+            finding = load_finding(verdict.path)
+        except StoreError as exc:
+            errors.append(_error(str(exc), path=clean(os.fspath(verdict.path))))
+            continue
+        entry = finding_entry(finding, findings_dir / finding.file_name,
+                              new=by_id[finding.id]["new"] if finding.id in by_id else False,
+                              reproduces=verdict.reproduces)
+        if finding.id in by_id:
+            by_id[finding.id].update(entry)
+        else:
+            findings.append(entry)
     return _document("fuzz", settings=settings, started=started, seconds=result.seconds,
-                     exit_code=exit_code, targets=targets, findings=findings, replays=[],
+                     exit_code=exit_code, targets=targets, findings=findings, replays=replays,
                      errors=errors)
+
+
+def _replay_item(verdict: Verdict) -> dict[str, Any]:
+    return {
+        "path": clean(os.fspath(verdict.path)),
+        "target": verdict.target,
+        "reproduces": verdict.reproduces,
+        "evidence": clean(verdict.evidence),
+        "finding_id": verdict.finding_id,
+        "status": verdict.status,
+        "outcome": verdict.outcome,
+    }
 
 
 def replay_results(items: Sequence[Any], *, settings: Mapping[str, Any], started: str,
@@ -250,14 +285,7 @@ def replay_results(items: Sequence[Any], *, settings: Mapping[str, Any], started
             "known_findings": [], "errors": []})
         row["replayed"] += 1
         row["reproduced"] += int(item.reproduces)
-        replays.append({
-            "path": clean(os.fspath(item.path)),
-            "target": item.target,
-            "reproduces": item.reproduces,
-            "evidence": clean(item.evidence),
-            "finding_id": item.finding_id,
-            "status": item.status,
-        })
+        replays.append(_replay_item(item))
         if item.finding_id is not None:
             try:
                 finding = load_finding(item.path)

@@ -44,7 +44,12 @@ from pctfuzz.store.records import (
     new_stop_finding,
     utc_now,
 )
-from pctfuzz.store.schema import FINDING_STATUSES, SCHEMA_VERSION
+from pctfuzz.store.schema import (
+    FINDING_STATUSES,
+    OPEN_STATUSES,
+    SCHEMA_VERSION,
+    TRIAGED_STATUSES,
+)
 
 __all__ = [
     "DEFAULT_CORPUS_MAX_SIZE",
@@ -52,6 +57,7 @@ __all__ = [
     "FINDING_KINDS",
     "FINDING_STATUSES",
     "LOCK_FOLDER",
+    "OPEN_STATUSES",
     "SCHEMA_VERSION",
     "Corpus",
     "Finding",
@@ -61,6 +67,7 @@ __all__ = [
     "StoreError",
     "StoreProblem",
     "StoreReadError",
+    "TRIAGED_STATUSES",
     "cleanup_stale_temp",
     "collect_versions",
     "finding_id",
