@@ -65,16 +65,23 @@ def _cmd_report(args: argparse.Namespace) -> int:
 
 
 def _cmd_triage(args: argparse.Namespace) -> int:
-    """Set a finding's status (and note): the triage verdict a later campaign keeps."""
+    """Set findings' status (and note): the triage verdict later campaigns keep."""
+    from pctfuzz.cli.config import load_config
     from pctfuzz.store import FindingStore, StoreError  # lazy: start-up time
 
-    store = FindingStore(Path(args.findings))
+    folder = (Path(args.findings) if args.findings
+              else load_config().path("findings", "findings"))
+    store = FindingStore(folder)
+    ids = list(dict.fromkeys(args.ids))
     try:
-        updated = store.update_status(args.id, args.status, args.note)
+        for ident in ids:  # every id first: a typo changes nothing
+            store.get(ident)
+        for ident in ids:
+            updated = store.update_status(ident, args.status, args.note)
+            note = f" ({updated.note})" if updated.note else ""
+            print(f"{updated.id}: {updated.status}{note}")
     except StoreError as exc:
         raise UsageError(str(exc)) from None
-    note = f" ({updated.note})" if updated.note else ""
-    print(f"{updated.id}: {updated.status}{note}")
     return EXIT_OK
 
 
@@ -137,15 +144,21 @@ def add_command(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> Non
     report.set_defaults(func=_cmd_report)
 
     triage = sub.add_parser(
-        "triage", help="set a finding's status: new, known-divergence or fixed",
-        description="Record the triage verdict of finding ID in its record (kept by later "
-        "campaigns, shown by report). A fixed finding that fails again in a campaign is "
-        "reported as back.")
-    triage.add_argument("id", metavar="ID", help="the finding's 16-hex-digit id")
+        "triage", help="set findings' status: new, fixed, or a triage verdict",
+        description="Record the triage verdict of findings ID... in their records (kept by "
+        "later campaigns, shown by report). new: open (a campaign that replays it fails "
+        "while it reproduces); known-divergence: intended behaviour (`pctfuzz accept` "
+        "also writes the accept file); false-positive: not a bug; adapter-bug: the "
+        "adapter's own mistake; wont-fix: a bug nobody will fix; fixed: fixed (a campaign "
+        "marks it so when a replay no longer reproduces it). A triaged finding never fails "
+        "a run; a fixed one that fails again in a campaign is open again.")
+    triage.add_argument("ids", nargs="+", metavar="ID", help="finding ids (16 hex digits)")
     triage.add_argument("--status", required=True,
-                        choices=("new", "known-divergence", "fixed"))
+                        choices=("new", "known-divergence", "false-positive", "adapter-bug",
+                                 "wont-fix", "fixed"))
     triage.add_argument("--note", metavar="TEXT", help="one line: why (an upstream issue...)")
-    triage.add_argument("--findings", type=folder_path, default="findings", metavar="DIR")
+    triage.add_argument("--findings", type=folder_path, metavar="DIR",
+                        help="the findings store (default: the project's)")
     triage.set_defaults(func=_cmd_triage)
 
     export = sub.add_parser(
