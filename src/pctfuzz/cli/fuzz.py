@@ -315,8 +315,8 @@ def add_command(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> Non
         "implementation is replayed: one that no longer reproduces becomes fixed. Exit 0: "
         "nothing failing; 1: a new finding, or an open one that still reproduces "
         "(--fail-on); 2: usage error; 3: incomplete (a finding or hits lost, a record "
-        "unreadable, a target with 0 executions, an open finding not replayed); 129/130/143: stopped by "
-        "SIGHUP/SIGINT/SIGTERM.")
+        "unreadable, a target with 0 executions, an open finding not replayed); "
+        "129/130/143: stopped by SIGHUP/SIGINT/SIGTERM.")
     fuzz.add_argument("targets", nargs="*", metavar="TARGET", help="default: all targets")
     # Defaults come from [tool.pctfuzz] (see _apply_project), then from these helps.
     fuzz.add_argument("--max-time", type=positive_seconds, metavar="SECONDS",

@@ -41,8 +41,10 @@ def _cmd_report(args: argparse.Namespace) -> int:
     if args.schema:
         print(json.dumps(RESULTS_SCHEMA, indent=2))
         return EXIT_OK
+    if args.upstream:
+        return _upstream(args)
     check_destinations(args.html, args.json)
-    folder = Path(args.findings)
+    folder = _findings_folder(args.findings)
     if not folder.is_dir():
         raise UsageError(f"findings folder {folder} does not exist")
     campaign = load_campaign(Path(args.campaign)) if args.campaign else None
@@ -50,7 +52,7 @@ def _cmd_report(args: argparse.Namespace) -> int:
     findings = list(FindingStore(folder).iter_findings(problems))
     document = report_results(
         findings, findings_dir=folder, problems=problems, campaign=campaign,
-        settings={"findings": args.findings, "campaign": args.campaign})
+        settings={"findings": str(folder), "campaign": args.campaign})
     out = sys.stderr if "-" in (args.html, args.json) else sys.stdout
     if document["findings"]:
         print(findings_table(document["findings"]), file=out)
@@ -61,6 +63,54 @@ def _cmd_report(args: argparse.Namespace) -> int:
         write_output(args.json, to_json_text(document))
     if args.html is not None:
         write_output(args.html, render_html(document, findings))
+    return EXIT_OK
+
+
+def _findings_folder(given: str | None) -> Path:
+    """``--findings``, else the project's findings store (``[tool.pctfuzz] findings``)."""
+    from pctfuzz.cli.config import load_config
+
+    return Path(given) if given else load_config().path("findings", "findings")
+
+
+def _trusted_impl(given: str | None) -> tuple[str | None, list[str]]:
+    """(``--impl``, the implementations the user named: ``--impl`` and ``[tool.pctfuzz]
+    impl``, which a record may name and be loaded with). The project root goes on
+    ``sys.path``, so that the project's adapter imports from any subfolder."""
+    from pctfuzz.cli.config import load_config
+
+    project = load_config()
+    if project.pyproject is not None and str(project.root) not in sys.path:
+        sys.path.insert(0, str(project.root))
+    named = [str(project.values["impl"])] if "impl" in project.values else []
+    return given, [*([given] if given else []), *named]
+
+
+def _upstream(args: argparse.Namespace) -> int:
+    """``report --upstream ID``: the finding as a Markdown issue body."""
+    from pctfuzz.fuzz.replay import is_builtin_impl
+    from pctfuzz.oracles.registry import get_impl
+    from pctfuzz.reports import check_destinations, write_output
+    from pctfuzz.reports.upstream import upstream_report
+    from pctfuzz.store import FindingStore, StoreError
+    from pctfuzz.targets import get_target
+
+    check_destinations(args.output)
+    folder = _findings_folder(args.findings)
+    try:
+        finding = FindingStore(folder).get(args.upstream)
+    except StoreError as exc:
+        raise UsageError(str(exc)) from None
+    given, trusted = _trusted_impl(args.impl)
+    name = given or finding.impl or "urllib"
+    if name not in trusted and not is_builtin_impl(get_target(finding.target), name):
+        raise UsageError(f"finding {finding.id} names implementation {name!r}, which is not "
+                         "built in; pass --impl to load it")
+    text = upstream_report(finding, get_impl(name), path=str(folder / finding.file_name),
+                           impl=name if name in trusted else "")
+    write_output(args.output, text)
+    if args.output != "-":
+        print(f"issue body for {finding.id} written to {args.output}", file=sys.stderr)
     return EXIT_OK
 
 
@@ -119,8 +169,10 @@ def _cmd_export(args: argparse.Namespace) -> int:
     )
 
     check_destinations(args.output)
-    findings = _collect(args.findings, Path(args.findings_dir))
-    source = export_examples(findings) if args.hypothesis else export_tests(findings)
+    findings = _collect(args.findings, _findings_folder(args.findings_dir))
+    impl, trusted = _trusted_impl(args.impl)
+    source = (export_examples(findings) if args.hypothesis
+              else export_tests(findings, impl=impl, trusted=trusted))
     write_output(args.output, source)
     if args.output != "-":
         print(f"{len(findings)} finding(s) exported to {args.output}", file=sys.stderr)
@@ -134,13 +186,24 @@ def add_command(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> Non
         "implementation and version, case, expected, actual; then each signature and the "
         "command that reproduces it); --html writes a single-file HTML report, --json the "
         "results document.")
-    report.add_argument("--findings", type=folder_path, default="findings", metavar="DIR")
+    report.add_argument("--findings", type=folder_path, metavar="DIR",
+                        help="the findings store (default: the project's)")
     report.add_argument("--html", metavar="FILE", help="write an HTML report")
     report.add_argument("--json", metavar="FILE", help="write JSON (FILE or - for stdout)")
     report.add_argument("--campaign", metavar="FILE",
                         help="a `pctfuzz fuzz --json` file: add its per-target statistics")
     report.add_argument("--schema", action="store_true",
                         help="print the JSON Schema of --json output (fuzz, replay, report)")
+    report.add_argument("--upstream", metavar="ID",
+                        help="write finding ID as the Markdown body of an issue for the "
+                        "library's tracker (library and version, minimal input, expected "
+                        "answer and the spec section, actual answer, a reproduction with the "
+                        "library alone when the adapter can write one)")
+    report.add_argument("--impl", metavar="NAME",
+                        help="with --upstream: the implementation to load (default: the "
+                        "record's, if built in or [tool.pctfuzz] impl)")
+    report.add_argument("-o", "--output", default="-", metavar="FILE",
+                        help="with --upstream: the file to write (default: stdout)")
     report.set_defaults(func=_cmd_report)
 
     triage = sub.add_parser(
@@ -173,7 +236,9 @@ def add_command(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> Non
                         "for your own @given tests instead of a test module")
     export.add_argument("-o", "--output", default="-", metavar="FILE",
                         help="the test file to write (default: stdout)")
-    export.add_argument("--findings", dest="findings_dir", type=folder_path, default="findings",
-                        metavar="DIR",
-                        help="where to look finding ids up (default: findings)")
+    export.add_argument("--findings", dest="findings_dir", type=folder_path, metavar="DIR",
+                        help="where to look finding ids up (default: the project's store)")
+    export.add_argument("--impl", metavar="NAME",
+                        help="the implementation the tests run (default: the record's, if "
+                        "built in or [tool.pctfuzz] impl)")
     export.set_defaults(func=_cmd_export)

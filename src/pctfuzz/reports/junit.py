@@ -1,7 +1,7 @@
 """JUnit XML from a results document: one testcase per target (a failure lists its new
 findings) and one per replayed input or open finding replayed at the end of a campaign
-(a failure when it reproduces, an error when it is unusable). Characters XML 1.0 cannot hold (section 2.2, ``Char``) are
-written as escapes."""
+(a failure when it reproduces, an error when it is unusable). Characters XML 1.0
+cannot hold (section 2.2, ``Char``) are written as escapes."""
 
 from __future__ import annotations
 
