@@ -55,6 +55,13 @@ def _fenced(text: str, lang: str = "") -> str:
     return f"{fence}{lang}\n{text}\n{fence}"
 
 
+def _inline(text: str) -> str:
+    """``text`` as one inline code span that no backtick run inside it can close."""
+    longest = max((len(m) for m in re.findall(r"`+", text)), default=0)
+    fence = "`" * (longest + 1)
+    return f"{fence} {text} {fence}"
+
+
 def _shown(outcome: Outcome | None) -> str:
     if outcome is None:
         return "(no answer: the adapter does not support this case)"
@@ -115,9 +122,11 @@ def upstream_report(finding: Finding, adapter: Any, *, path: str, impl: str) -> 
     answer = run_impl(check, case, adapter)
     library = ascii_line(impl_version(adapter))
     recorded = finding.versions.get(finding.impl or "", "")
-    title = (f"{impl_name(adapter)}: {case_text(case)} gives "
-             f"{_shown(answer)}; the URL Standard gives {_shown(expected)}")
-    lines = [f"# {ascii_line(title)[:200]}", ""]
+    title = (f"{ascii_line(impl_name(adapter))[:60]}: "
+             f"{_inline(ascii_line(case_text(case))[:120])} gives "
+             f"{_inline(_shown(answer)[:80])} where the URL Standard gives "
+             f"{_inline(_shown(expected)[:80])}")
+    lines = [f"# {title}", ""]
     if finding.behaviour:
         lines += [f"Behaviour: {ascii_line(str(finding.behaviour.get('text', '')))[:300]}", ""]
     lines += [
