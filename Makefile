@@ -6,7 +6,7 @@ STAMP  := $(VENV)/.installed
 MAX_TIME ?= 60
 export HYPOTHESIS_PROFILE ?= ci
 
-.PHONY: fuzz test lint bench coverage docs clean oss-fuzz-check
+.PHONY: fuzz test lint bench coverage docs clean oss-fuzz-check oss-fuzz-user-check
 
 $(STAMP): pyproject.toml src/pctfuzz/peers/node/package-lock.json
 	$(PYTHON) -m venv $(VENV)
@@ -61,6 +61,14 @@ $(OSSFUZZ_VENV)/.installed:
 
 oss-fuzz-check: $(OSSFUZZ_VENV)/.installed
 	MAX_TIME=$(OSSFUZZ_MAX_TIME) .clusterfuzzlite/oss_fuzz_check $(OSSFUZZ_VENV)
+
+## A user's project (tests/support/user_project.py) through `pctfuzz oss-fuzz init` and
+## the same build: its fuzzer must find the project's planted bug (about 2 minutes per
+## build; not part of `make test`). pctfuzz is installed into the venv first: the
+## project's build.sh installs pctfuzz by version, as from PyPI.
+oss-fuzz-user-check: $(OSSFUZZ_VENV)/.installed $(STAMP)
+	$(OSSFUZZ_VENV)/bin/python -m pip install --quiet .
+	PCTFUZZ_OSSFUZZ_VENV=$(OSSFUZZ_VENV) $(PY) -m pytest -q -p no:cacheprovider tests/integration/test_oss_fuzz_user.py
 
 clean:
 	rm -rf $(VENV) $(OSSFUZZ_VENV) .hypothesis .pytest_cache .mypy_cache .ruff_cache htmlcov .coverage

@@ -24,6 +24,9 @@ PYPROJECT = """\
 name = "myurls"
 version = "0.1"
 
+[tool.setuptools]
+packages = ["myurls"]
+
 [tool.pctfuzz]
 impl = "myurls.fuzzing:query_value"
 targets = ["diff_encode"]

@@ -17,6 +17,7 @@ from pctfuzz.cli import (
     divergences,
     fuzz,
     impls,
+    ossfuzz,
     probe,
     replay,
     report,
@@ -27,7 +28,8 @@ from pctfuzz.text import one_line
 
 #: The command groups, in ``--help`` order; each has ``add_command(subparsers)``, which
 #: sets ``func`` (args -> exit code) on its parser.
-COMMANDS = (codec, fuzz, replay, corpus, coverage, divergences, impls, report, accept, probe)
+COMMANDS = (codec, fuzz, replay, corpus, coverage, divergences, impls, report, accept, probe,
+            ossfuzz)
 
 
 class _Parser(argparse.ArgumentParser):
