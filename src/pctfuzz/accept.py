@@ -93,6 +93,7 @@ __all__ = [
     "RECONCILERS",
     "KnownDivergence",
     "Reconciler",
+    "accept_file",
     "both_refuse",
     "checked_entries",
     "divergence",
@@ -105,10 +106,27 @@ __all__ = [
     "pairs_order",
     "requoted",
     "space_as",
+    "use_accept_file",
 ]
 
-#: The environment variable naming the ``--accept`` file (inherited by the harness).
+#: The environment variable that hands the ``--accept`` file to a harness process
+#: (``pctfuzz.fuzz.protocol.HarnessSettings``); nothing else reads it.
 ACCEPT_ENV = "PCTFUZZ_ACCEPT"
+
+#: The accepted-differences file of this process's project (``use_accept_file``).
+_ACCEPT_FILE: list[str | None] = [None]
+
+
+def use_accept_file(path: str | None) -> None:
+    """Make ``path`` (``--accept`` or ``[tool.pctfuzz] accept``) the accepted-differences
+    file of this process: the differential checks reconcile with its entries. Set once
+    by an entry point (``pctfuzz.project.Project.activate``, the harness)."""
+    _ACCEPT_FILE[0] = path or None
+
+
+def accept_file() -> str | None:
+    """The accepted-differences file set by ``use_accept_file`` (None: none)."""
+    return _ACCEPT_FILE[0]
 
 
 # --- --accept files ------------------------------------------------------------------------
@@ -135,6 +153,8 @@ def _toml_entries(path: Path) -> list[KnownDivergence]:
         document = tomllib.loads(path.read_text(encoding="utf-8"))
     except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError) as exc:
         raise UsageError(f"--accept {path}: {exc}") from None
+    except RecursionError:  # tomllib recurses once per nesting level
+        raise UsageError(f"--accept {path}: nested too deeply") from None
     tables = document.get("divergence", [])
     if not isinstance(tables, list) or not tables:
         raise UsageError(f"--accept {path}: expected [[divergence]] tables")
@@ -152,6 +172,8 @@ def _toml_entries(path: Path) -> list[KnownDivergence]:
             reconciler = factory(table[param]) if param else factory()
         except KeyError:
             raise UsageError(f"{where}: {name} needs {param!r}") from None
+        except PctfuzzError as exc:  # a parameter of the wrong type or value
+            raise UsageError(f"{where}: {name} {param}: {exc}") from None
         check = str(table.get("check", ""))
         try:
             entries.append(divergence(

@@ -18,7 +18,7 @@ from pathlib import Path
 
 import pytest
 
-from pctfuzz.cli.config import ConfigError, load_config
+from pctfuzz.project import ConfigError, load_config
 
 ROOT = Path(__file__).resolve().parents[2]
 DICTS = ROOT / "src" / "pctfuzz" / "data" / "dicts"
@@ -193,7 +193,7 @@ def test_wheel_in_a_fresh_venv_fuzzes_a_user_project(tmp_path: Path) -> None:
     (wheel,) = wheels.glob("pctfuzz-*.whl")
     with zipfile.ZipFile(wheel) as archive:
         names = set(archive.namelist())
-    assert {"pctfuzz/harness.py", "pctfuzz/__main__.py", "pctfuzz/cli/config.py",
+    assert {"pctfuzz/harness.py", "pctfuzz/__main__.py", "pctfuzz/project.py",
             "pctfuzz/data/dicts/diff_encode.dict"} <= names
     assert any(n.endswith(".dist-info/licenses/LICENSE") for n in names), names
 

@@ -151,11 +151,10 @@ def test_export_runs_a_user_adapter_only_when_the_user_names_it(
                        "broken_impls:HASH_RAW")
     with pytest.raises(PctfuzzError, match="pass --impl"):
         export_tests([(finding, "f.json")])
-    for kwargs in ({"trusted": ["broken_impls:HASH_RAW"]}, {"impl": "broken_impls:HASH_RAW"}):
-        source = export_tests([(finding, "f.json")], **kwargs)  # type: ignore[arg-type]
-        assert "resolve_subject(target, 'broken_impls:HASH_RAW')" in source
+    source = export_tests([(finding, "f.json")], trusted=["broken_impls:HASH_RAW"])
+    assert "resolve_subject(target, 'broken_impls:HASH_RAW')" in source
     path = tmp_path / "test_exported.py"
-    path.write_text(export_tests([(finding, "f.json")], impl="broken_impls:HASH_RAW"))
+    path.write_text(source)
     env = dict(os.environ, PYTHONPATH=str(SUPPORT))
     run = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider",
                           str(path)], cwd=tmp_path, env=env, capture_output=True, text=True,

@@ -18,16 +18,18 @@ from __future__ import annotations
 import argparse
 import contextlib
 import os
-import sys
 import tempfile
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from pctfuzz.cli.args import folder_path
 from pctfuzz.cli.exits import EXIT_OK
 from pctfuzz.errors import UsageError
 from pctfuzz.text import one_line
+
+if TYPE_CHECKING:
+    from pctfuzz.project import Project
 
 __all__ = ["add_command", "toml_string"]
 
@@ -169,18 +171,18 @@ def _write_checked(accept: Path, old: bytes | None, new_text: str, impl: Any,
     """Write ``new_text`` to a temporary file beside ``accept``, load it and check its
     new entries on ``impl`` (``divergences --check``), then rename it over ``accept``
     unless the file changed meanwhile. ``UsageError`` leaves ``accept`` untouched."""
-    from pctfuzz.accept import ACCEPT_ENV, load_accept_file
+    from pctfuzz.accept import accept_file, load_accept_file, use_accept_file
     from pctfuzz.checks.registry.examples import check_entries
 
     fd, tmp = tempfile.mkstemp(prefix=f".{accept.name}.", suffix=".toml", dir=accept.parent)
-    previous = os.environ.get(ACCEPT_ENV)
+    previous = accept_file()
     try:
         with os.fdopen(fd, "wb") as handle:
             handle.write(new_text.encode("utf-8"))
             handle.flush()
             os.fsync(handle.fileno())
         entries = [e for e in load_accept_file(tmp) if e.id in entry_ids]
-        os.environ[ACCEPT_ENV] = tmp
+        use_accept_file(tmp)  # the new file, as the next campaign will read it
         failed = [r for r in check_entries(impl, entries) if not r.ok]
         if failed:
             raise UsageError(f"not written: {failed[0].line()}")
@@ -193,27 +195,36 @@ def _write_checked(accept: Path, old: bytes | None, new_text: str, impl: Any,
         os.replace(tmp, accept)
         tmp = ""
     finally:
-        if previous is None:
-            os.environ.pop(ACCEPT_ENV, None)
-        else:
-            os.environ[ACCEPT_ENV] = previous
+        use_accept_file(previous)
         if tmp:
             with contextlib.suppress(OSError):
                 os.unlink(tmp)
 
 
+def _project(args: argparse.Namespace, accept: Path) -> Project:
+    """The project, with the accept file out of force: its entries are checked from the
+    new file only (``_write_checked``), and a file still to be created is no error."""
+    from pctfuzz.project import Project
+
+    project = Project.load(findings=args.findings, impl=args.impl,
+                           accept=str(accept) if accept.is_file() else None)
+    project.activate()
+    return project
+
+
 def _cmd_accept(args: argparse.Namespace) -> int:
-    from pctfuzz.cli.config import load_config
     from pctfuzz.fuzz.replay import is_builtin_impl
-    from pctfuzz.oracles.registry import get_impl
+    from pctfuzz.project import load_config
     from pctfuzz.store import FindingStore, StoreError, printable_path
     from pctfuzz.targets import get_target
 
-    project = load_config()
+    # The accept file may not exist yet: the table is read as it is (Project.load
+    # loads the file it names, and refuses a missing one).
+    config = load_config()
     if args.accept:
-        accept = Path(args.accept)
-    elif project.values.get("accept"):
-        accept = project.root / project.values["accept"][0]
+        accept = Path(args.accept).absolute()
+    elif config.values.get("accept"):
+        accept = config.root / config.values["accept"][0]
     else:
         raise UsageError("no accept file: set `accept = [\"fuzz/accept.toml\"]` in "
                          "[tool.pctfuzz] (or give --accept FILE)")
@@ -221,10 +232,8 @@ def _cmd_accept(args: argparse.Namespace) -> int:
         raise UsageError(f"{accept}: pctfuzz accept writes TOML files only")
     if not accept.parent.is_dir():
         raise UsageError(f"{accept}: folder {printable_path(accept.parent)} does not exist")
-    findings = Path(args.findings) if args.findings else project.path("findings", "findings")
-    if project.pyproject is not None and str(project.root) not in sys.path:
-        sys.path.insert(0, str(project.root))  # the project's adapter is importable
-    store = FindingStore(findings)
+    project = _project(args, accept)
+    store = FindingStore(project.findings)
     try:
         chosen = [store.get(ident) for ident in dict.fromkeys(args.ids)]
     except StoreError as exc:
@@ -240,7 +249,6 @@ def _cmd_accept(args: argparse.Namespace) -> int:
         if item.entry_id in known:
             raise UsageError(f"finding {item.finding.id} is accepted already ({item.entry_id} "
                              f"in {accept})")
-    user_impl = args.impl or project.values.get("impl")
     impls = {f.impl for f in chosen}
     if len(impls) != 1:
         raise UsageError("the findings name different implementations; accept them one "
@@ -248,10 +256,11 @@ def _cmd_accept(args: argparse.Namespace) -> int:
     (name,) = impls
     # A record never selects code to run: its implementation is loaded only when it is
     # built in or the one the user named (--impl, [tool.pctfuzz] impl).
-    if name != user_impl and not is_builtin_impl(get_target(chosen[0].target), name):
+    if name not in project.trusted_impls and not is_builtin_impl(
+            get_target(chosen[0].target), name):
         raise UsageError(f"the findings name implementation {one_line(str(name), 100)!r}, "
                          "which is not built in; pass --impl to load it")
-    impl = get_impl(str(name))
+    impl = project.implementation(str(name))
     head = old_text if not old_text or old_text.endswith("\n") else old_text + "\n"
     if not old_text:
         head = ("# Accepted differences of the implementation under test (pctfuzz.accept).\n"

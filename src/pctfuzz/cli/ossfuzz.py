@@ -273,15 +273,15 @@ def _project_name(root: Path, table: dict[str, object] | None) -> str:
 
 
 def _cmd_init(args: argparse.Namespace) -> int:
-    from pctfuzz.cli.config import load_config
+    from pctfuzz.project import Project
     from pctfuzz.store import printable_path
 
-    project = load_config()
+    project = Project.load(impl=args.impl)
     if project.pyproject is None:
         raise UsageError("no pyproject.toml with [tool.pctfuzz] here or above: run it in "
                          "your project")
-    values = project.values
-    impl = args.impl or values.get("impl")
+    values = dict(project.values)
+    impl = project.impl
     if not impl:
         raise UsageError("[tool.pctfuzz] has no impl: name your adapter (impl = "
                          "\"package.module:Adapter\") or give --impl")
@@ -289,11 +289,19 @@ def _cmd_init(args: argparse.Namespace) -> int:
     table = _project_table(project.pyproject)
     name = _project_name(root, table)
     targets = _targets(values)
-    accept = values.get("accept") or []
-    accept_rel = str(accept[0]) if accept else None
-    if accept_rel is not None and not (root / accept_rel).is_file():
-        raise UsageError(f"[tool.pctfuzz] accept: {accept_rel} does not exist")
-    sets = {s.partition("=")[0]: s.partition("=")[2] or s for s in values.get("sets", [])}
+    accept_rel: str | None = None
+    if project.accept is not None:
+        accept = Path(project.accept)
+        if accept.suffix != ".toml" or not accept.is_file():
+            raise UsageError(f"accept file {project.accept}: the fuzzers bundle a .toml file")
+        try:
+            accept_rel = accept.relative_to(root).as_posix()
+        except ValueError:
+            raise UsageError(f"accept file {accept} is outside the project root") from None
+        if not re.fullmatch(r"[A-Za-z0-9_.-]+(/[A-Za-z0-9_.-]+)*", accept_rel):
+            raise UsageError(f"accept file {accept_rel!r}: build.sh takes a relative path "
+                             "of letters, digits, _ . -")
+    sets = dict(project.sets)
     corpus = str(values.get("corpus", "corpus"))
     if not re.fullmatch(r"[A-Za-z0-9_.-]+(/[A-Za-z0-9_.-]+)*", corpus):
         raise UsageError(f"[tool.pctfuzz] corpus {corpus!r}: build.sh takes a relative "

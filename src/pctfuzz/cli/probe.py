@@ -60,6 +60,15 @@ def render(report: ProbeReport) -> str:
 
 
 def _cmd_probe(args: argparse.Namespace) -> int:
+    from pctfuzz.errors import UsageError
+    from pctfuzz.project import Project
+
+    project = Project.load()
+    project.activate()  # a module of the project imports from any subfolder
+    args.target = args.target or project.impl
+    if not args.target:
+        raise UsageError("give TARGET (module:function or module:Class); this project "
+                         "names no [tool.pctfuzz] impl")
     fn, set_name = load_encoder(args.target, args.set)
     report = probe(fn, args.target, set_name=set_name)
     if args.json:
@@ -82,8 +91,9 @@ def add_command(subparsers: Any) -> None:
     )
     parser.add_argument(
         "target",
-        metavar="TARGET",
-        help="module:function (str -> str) or module:Class (an adapter, with --set)",
+        metavar="TARGET", nargs="?",
+        help="module:function (str -> str) or module:Class (an adapter, with --set); "
+        "default: the project's [tool.pctfuzz] impl",
     )
     parser.add_argument(
         "--set",

@@ -12,18 +12,21 @@ import argparse
 import sys
 import time
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from pctfuzz.cli.args import folder_path, positive_seconds
-from pctfuzz.cli.divergences import add_accept_option, set_accept
+from pctfuzz.cli.divergences import add_accept_option
 from pctfuzz.cli.exits import EXIT_FOUND, EXIT_INCOMPLETE, EXIT_OK, EXIT_USAGE
 from pctfuzz.cli.results import add_report_options, check_outputs, human_stream, write_reports
 from pctfuzz.errors import UsageError
 
+if TYPE_CHECKING:
+    from pctfuzz.project import Project
+
 __all__ = ["add_command"]
 
 
-def _cmd_replay_open(args: argparse.Namespace, project: Any, dests: Any, out: Any) -> int:
+def _cmd_replay_open(args: argparse.Namespace, project: Project, dests: Any, out: Any) -> int:
     """``replay --open``: every open finding of the implementation, verdicts recorded."""
     from pctfuzz.fuzz.replay import replay_open
     from pctfuzz.reports import replay_results
@@ -31,8 +34,8 @@ def _cmd_replay_open(args: argparse.Namespace, project: Any, dests: Any, out: An
 
     if args.paths:
         raise UsageError("--open replays the findings store; give no PATH")
-    impl = args.impl or str(project.values.get("impl", "urllib"))
-    findings = Path(args.findings) if args.findings else project.path("findings", "findings")
+    impl = project.impl_name
+    findings = project.findings
     if not findings.is_dir():
         raise UsageError(f"findings folder {printable_path(findings)} does not exist")
     started, clock = utc_now(), time.monotonic()
@@ -55,24 +58,24 @@ def _cmd_replay_open(args: argparse.Namespace, project: Any, dests: Any, out: An
 
 
 def _cmd_replay(args: argparse.Namespace) -> int:
-    from pctfuzz.cli.config import load_config
     from pctfuzz.fuzz.replay import Verdict, replay_paths
+    from pctfuzz.project import Project
     from pctfuzz.reports import replay_results
     from pctfuzz.store import printable_path, utc_now
 
     dests = check_outputs(args)
-    set_accept(args.accept)
+    project = Project.load(accept=args.accept, impl=args.impl,
+                           findings=args.findings if args.open else None)
+    project.activate()
     out = human_stream(dests)
-    # The project's own adapter ([tool.pctfuzz] impl) is the user's word, like --impl:
-    # records naming it replay against it, and the project root is importable.
-    project = load_config()
-    trusted = [str(project.values["impl"])] if "impl" in project.values else []
-    if project.pyproject is not None and str(project.root) not in sys.path:
-        sys.path.insert(0, str(project.root))
     if args.open:
         return _cmd_replay_open(args, project, dests, out)
     if not args.paths:
         raise UsageError("give finding files, corpus files or folders (or --open)")
+    # A record replays against the implementation it names; the project's own adapter
+    # ([tool.pctfuzz] impl) is the user's word, like --impl, so a record naming it may
+    # use it. --impl overrides the record's.
+    trusted = project.trusted_impls
     started, clock = utc_now(), time.monotonic()
     items: list[Verdict | tuple[Path, str]] = []
     reproduced = unusable = 0
@@ -97,8 +100,11 @@ def _cmd_replay(args: argparse.Namespace) -> int:
 
 def _cmd_migrate(args: argparse.Namespace) -> int:
     from pctfuzz.fuzz.migrate import migrate_findings
+    from pctfuzz.project import Project
 
-    for migration in migrate_findings(Path(args.findings), impl=args.impl):
+    project = Project.load(findings=args.findings, impl=args.impl)
+    project.activate()
+    for migration in migrate_findings(project.findings, impl=args.impl or project.impl):
         if migration.outcome != "current" or args.verbose:
             print(migration.line())
     return EXIT_OK
@@ -131,7 +137,8 @@ def add_command(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> Non
         "migrate", help="rewrite findings recorded with an older signature format",
         description="Replay each finding of an older signature format and rewrite it under "
         "the current signature (new id), keeping its status, history and hits.")
-    migrate.add_argument("--findings", default="findings", metavar="DIR")
+    migrate.add_argument("--findings", metavar="DIR",
+                         help="default: the project's findings folder")
     migrate.add_argument("--impl", metavar="NAME",
                          help="implementation for findings that name one not built in")
     migrate.add_argument("-v", "--verbose", action="store_true",

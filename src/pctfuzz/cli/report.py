@@ -10,15 +10,19 @@
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import json
 import re
 import sys
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from pctfuzz.cli.args import folder_path
 from pctfuzz.cli.exits import EXIT_OK
 from pctfuzz.errors import UsageError
+
+if TYPE_CHECKING:
+    from pctfuzz.project import Project
 
 __all__ = ["add_command"]
 
@@ -44,7 +48,8 @@ def _cmd_report(args: argparse.Namespace) -> int:
     if args.upstream:
         return _upstream(args)
     check_destinations(args.html, args.json)
-    folder = _findings_folder(args.findings)
+    project = _project(args.findings)
+    folder = project.findings
     if not folder.is_dir():
         raise UsageError(f"findings folder {folder} does not exist")
     campaign = load_campaign(Path(args.campaign)) if args.campaign else None
@@ -66,47 +71,38 @@ def _cmd_report(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
-def _findings_folder(given: str | None) -> Path:
-    """``--findings``, else the project's findings store (``[tool.pctfuzz] findings``)."""
-    from pctfuzz.cli.config import load_config
+def _project(findings: str | None, impl: str | None = None) -> Project:
+    """The project (``pctfuzz.project``): ``--findings`` (and ``--impl``) over
+    ``[tool.pctfuzz]``."""
+    from pctfuzz.project import Project
 
-    return Path(given) if given else load_config().path("findings", "findings")
-
-
-def _trusted_impl(given: str | None) -> tuple[str | None, list[str]]:
-    """(``--impl``, the implementations the user named: ``--impl`` and ``[tool.pctfuzz]
-    impl``, which a record may name and be loaded with). The project root goes on
-    ``sys.path``, so that the project's adapter imports from any subfolder."""
-    from pctfuzz.cli.config import load_config
-
-    project = load_config()
-    if project.pyproject is not None and str(project.root) not in sys.path:
-        sys.path.insert(0, str(project.root))
-    named = [str(project.values["impl"])] if "impl" in project.values else []
-    return given, [*([given] if given else []), *named]
+    project = Project.load(findings=findings, impl=impl)
+    project.activate()
+    return project
 
 
 def _upstream(args: argparse.Namespace) -> int:
-    """``report --upstream ID``: the finding as a Markdown issue body."""
+    """``report --upstream ID``: the finding as a Markdown issue body, against the
+    implementation it names (built in, or the project's), or ``--impl``."""
     from pctfuzz.fuzz.replay import is_builtin_impl
-    from pctfuzz.oracles.registry import get_impl
     from pctfuzz.reports import check_destinations, write_output
     from pctfuzz.reports.upstream import upstream_report
-    from pctfuzz.store import FindingStore, StoreError
+    from pctfuzz.store import StoreError
     from pctfuzz.targets import get_target
 
     check_destinations(args.output)
-    folder = _findings_folder(args.findings)
+    project = _project(args.findings, impl=args.impl)
     try:
-        finding = FindingStore(folder).get(args.upstream)
+        finding = project.finding_store().get(args.upstream)
     except StoreError as exc:
         raise UsageError(str(exc)) from None
-    given, trusted = _trusted_impl(args.impl)
-    name = given or finding.impl or "urllib"
+    name = args.impl or finding.impl or "urllib"
+    trusted = project.trusted_impls
     if name not in trusted and not is_builtin_impl(get_target(finding.target), name):
         raise UsageError(f"finding {finding.id} names implementation {name!r}, which is not "
                          "built in; pass --impl to load it")
-    text = upstream_report(finding, get_impl(name), path=str(folder / finding.file_name),
+    text = upstream_report(finding, project.implementation(name),
+                           path=str(project.findings / finding.file_name),
                            impl=name if name in trusted else "")
     write_output(args.output, text)
     if args.output != "-":
@@ -116,15 +112,14 @@ def _upstream(args: argparse.Namespace) -> int:
 
 def _cmd_triage(args: argparse.Namespace) -> int:
     """Set findings' status (and note): the triage verdict later campaigns keep."""
-    from pctfuzz.cli.config import load_config
-    from pctfuzz.store import FindingStore, StoreError  # lazy: start-up time
+    from pctfuzz.store import StoreError  # lazy: start-up time
 
-    folder = (Path(args.findings) if args.findings
-              else load_config().path("findings", "findings"))
-    store = FindingStore(folder)
+    store = _project(args.findings).finding_store()
     ids = list(dict.fromkeys(args.ids))
     try:
-        for ident in ids:  # every id first: a typo changes nothing
+        # Every id looked up first: a typo changes nothing, and an id with no record
+        # is an error before any lock file is made.
+        for ident in ids:
             store.get(ident)
         for ident in ids:
             updated = store.update_status(ident, args.status, args.note)
@@ -169,10 +164,17 @@ def _cmd_export(args: argparse.Namespace) -> int:
     )
 
     check_destinations(args.output)
-    findings = _collect(args.findings, _findings_folder(args.findings_dir))
-    impl, trusted = _trusted_impl(args.impl)
+    project = _project(args.findings_dir, impl=args.impl)
+    findings = _collect(args.findings, project.findings)
+    if args.impl is not None:  # the user's word replaces the records'
+        findings = [(dataclasses.replace(f, impl=args.impl), source) for f, source in findings]
+    # A record is exported against the implementation it names: one that the test
+    # would import must load now (one line, exit 2), never fail only when it runs.
+    for finding, _source in findings:
+        if finding.impl in project.trusted_impls:
+            project.implementation(finding.impl)
     source = (export_examples(findings) if args.hypothesis
-              else export_tests(findings, impl=impl, trusted=trusted))
+              else export_tests(findings, trusted=project.trusted_impls))
     write_output(args.output, source)
     if args.output != "-":
         print(f"{len(findings)} finding(s) exported to {args.output}", file=sys.stderr)
@@ -187,7 +189,8 @@ def add_command(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> Non
         "command that reproduces it); --html writes a single-file HTML report, --json the "
         "results document.")
     report.add_argument("--findings", type=folder_path, metavar="DIR",
-                        help="the findings store (default: the project's)")
+                        help="default: the project's findings folder ([tool.pctfuzz] "
+                        "findings, else findings/ in the project root)")
     report.add_argument("--html", metavar="FILE", help="write an HTML report")
     report.add_argument("--json", metavar="FILE", help="write JSON (FILE or - for stdout)")
     report.add_argument("--campaign", metavar="FILE",
@@ -221,7 +224,8 @@ def add_command(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> Non
                                  "wont-fix", "fixed"))
     triage.add_argument("--note", metavar="TEXT", help="one line: why (an upstream issue...)")
     triage.add_argument("--findings", type=folder_path, metavar="DIR",
-                        help="the findings store (default: the project's)")
+                        help="default: the project's findings folder ([tool.pctfuzz] "
+                        "findings, else findings/ in the project root)")
     triage.set_defaults(func=_cmd_triage)
 
     export = sub.add_parser(
@@ -234,11 +238,13 @@ def add_command(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> Non
     export.add_argument("--hypothesis", action="store_true",
                         help="write Hypothesis @example decorators (ENCODE_EXAMPLES, ...) "
                         "for your own @given tests instead of a test module")
+    export.add_argument("--impl", metavar="NAME",
+                        help="export against this implementation instead of the one each "
+                        "record names (a record naming the project's [tool.pctfuzz] impl "
+                        "uses it without this flag)")
     export.add_argument("-o", "--output", default="-", metavar="FILE",
                         help="the test file to write (default: stdout)")
     export.add_argument("--findings", dest="findings_dir", type=folder_path, metavar="DIR",
-                        help="where to look finding ids up (default: the project's store)")
-    export.add_argument("--impl", metavar="NAME",
-                        help="the implementation the tests run (default: the record's, if "
-                        "built in or [tool.pctfuzz] impl)")
+                        help="where to look finding ids up (default: the project's "
+                        "findings folder)")
     export.set_defaults(func=_cmd_export)

@@ -131,9 +131,8 @@ def _direct_test(finding: Finding) -> list[str] | None:
     ]
 
 
-def _pctfuzz_test(finding: Finding, impl: str | None = None) -> list[str]:
-    """Body of a test that runs the target's shared check (pctfuzz, no store) against
-    ``impl`` (the user's name for the implementation; default: the record's)."""
+def _pctfuzz_test(finding: Finding) -> list[str]:
+    """Body of a test that runs the target's shared check (pctfuzz, no store)."""
     target = get_target(finding.target)
     lines = [f"target = get_target({finding.target!r})"]
     if finding.case is None and finding.raw_input is None:
@@ -145,7 +144,7 @@ def _pctfuzz_test(finding: Finding, impl: str | None = None) -> list[str]:
     # The subject as the harness and replay resolve it (targets.resolve_subject): an
     # adapter for a differential target, a deliberately wrong codec by its name.
     if target.differential:
-        lines.append(f"impl = resolve_subject(target, {(impl or finding.impl or 'urllib')!r})")
+        lines.append(f"impl = resolve_subject(target, {(finding.impl or 'urllib')!r})")
     elif finding.impl in FAULTS:
         lines.append(f"impl = resolve_subject(target, {finding.impl!r})  # a wrong codec")
     else:
@@ -157,34 +156,29 @@ def _pctfuzz_test(finding: Finding, impl: str | None = None) -> list[str]:
     return lines
 
 
-def export_tests(findings: Sequence[tuple[Finding, str]], *, impl: str | None = None,
+def export_tests(findings: Sequence[tuple[Finding, str]], *,
                  trusted: Sequence[str] = ()) -> str:
     """A standalone pytest module reproducing ``findings`` (``(Finding, source path)``
-    pairs): one test per finding, failing while it reproduces.
-
-    A record's implementation is written into the test only when it is built in or the
-    user named it (``trusted``: ``[tool.pctfuzz] impl``), as replay loads it; ``impl``
-    (``--impl``) replaces it, as in replay. The test then imports that adapter, so it
-    runs where the project's modules import (the project root)."""
+    pairs): one test per finding, failing while it reproduces. ``trusted``: the
+    implementations besides the built-in ones that the user named (the project's own,
+    ``--impl``), which the test may import."""
     if not findings:
         raise UsageError("no findings to export")
     used: set[str] = set()
     bodies: list[str] = []
     needs: set[str] = set()
     for finding, source in findings:
-        differential = get_target(finding.target).differential
-        chosen = impl if differential else None
-        if chosen is None and finding.impl not in trusted and not is_builtin_impl(
-                get_target(finding.target), finding.impl):
+        if (not is_builtin_impl(get_target(finding.target), finding.impl)
+                and finding.impl not in trusted):
             # The test would import it: a record never chooses code that runs.
             raise UsageError(f"{one_line(source)}: names implementation "
                              f"{one_line(str(finding.impl), 100)!r}, which is not built in; "
                              "pass --impl to export it against your adapter")
-        body = None if chosen else _direct_test(finding)
+        body = _direct_test(finding)
         if body is not None:
             needs.add("urllib")
         else:
-            body = _pctfuzz_test(finding, chosen)
+            body = _pctfuzz_test(finding)
             needs.add("pctfuzz")
             if finding.case is None:
                 needs.add("base64")

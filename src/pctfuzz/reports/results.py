@@ -250,9 +250,13 @@ def fuzz_results(result: CampaignResult, *, settings: Mapping[str, Any], finding
             by_id[finding.id].update(entry)
         else:
             findings.append(entry)
-    return _document("fuzz", settings=settings, started=started, seconds=result.seconds,
-                     exit_code=exit_code, targets=targets, findings=findings, replays=replays,
-                     errors=errors)
+    document = _document("fuzz", settings=settings, started=started, seconds=result.seconds,
+                         exit_code=exit_code, targets=targets, findings=findings,
+                         replays=replays, errors=errors)
+    # The share of the campaign spent on the implementation under test (issue 22.3).
+    on_impl, total = result.implementation_share
+    document["summary"].update(execs=total, impl_execs=on_impl)
+    return document
 
 
 def _replay_item(verdict: Verdict) -> dict[str, Any]:

@@ -83,6 +83,9 @@ RESULTS_SCHEMA: Final[dict[str, Any]] = {
                 "replayed": _COUNT,
                 "reproduced": _COUNT,
                 "errors": _COUNT,
+                "execs": {**_COUNT, "description": "fuzz: executions of every target"},
+                "impl_execs": {**_COUNT, "description": "fuzz: executions of the "
+                               "differential targets, on the implementation under test"},
             },
         },
     },
