@@ -68,7 +68,7 @@ oss-fuzz-check: $(OSSFUZZ_VENV)/.installed
 ## project's build.sh installs pctfuzz by version, as from PyPI.
 oss-fuzz-user-check: $(OSSFUZZ_VENV)/.installed $(STAMP)
 	$(OSSFUZZ_VENV)/bin/python -m pip install --quiet .
-	PCTFUZZ_OSSFUZZ_VENV=$(OSSFUZZ_VENV) $(PY) -m pytest -q -p no:cacheprovider tests/integration/test_oss_fuzz_user.py
+	PCTFUZZ_OSSFUZZ_VENV=$(OSSFUZZ_VENV) $(PY) -m pytest -q -s -p no:cacheprovider tests/integration/test_oss_fuzz_user.py
 
 clean:
 	rm -rf $(VENV) $(OSSFUZZ_VENV) .hypothesis .pytest_cache .mypy_cache .ruff_cache htmlcov .coverage

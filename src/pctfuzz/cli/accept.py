@@ -204,10 +204,12 @@ def _write_checked(accept: Path, old: bytes | None, new_text: str, impl: Any,
 def _project(args: argparse.Namespace, accept: Path) -> Project:
     """The project, with the accept file out of force: its entries are checked from the
     new file only (``_write_checked``), and a file still to be created is no error."""
+    import dataclasses
+
     from pctfuzz.project import Project
 
-    project = Project.load(findings=args.findings, impl=args.impl,
-                           accept=str(accept) if accept.is_file() else None)
+    project = dataclasses.replace(Project.load(findings=args.findings, impl=args.impl),
+                                  accept=str(accept) if accept.is_file() else None)
     project.activate()
     return project
 
