@@ -10,6 +10,7 @@
 from __future__ import annotations
 
 import argparse
+import contextlib
 import dataclasses
 import json
 import re
@@ -101,8 +102,10 @@ def _upstream(args: argparse.Namespace) -> int:
     if name not in trusted and not is_builtin_impl(get_target(finding.target), name):
         raise UsageError(f"finding {finding.id} names implementation {name!r}, which is not "
                          "built in; pass --impl to load it")
-    text = upstream_report(finding, project.implementation(name),
-                           path=str(project.findings / finding.file_name),
+    path = project.findings / finding.file_name
+    with contextlib.suppress(ValueError):  # shown relative to here when it is under it
+        path = path.relative_to(Path.cwd())
+    text = upstream_report(finding, project.implementation(name), path=str(path),
                            impl=name if name in trusted else "")
     write_output(args.output, text)
     if args.output != "-":

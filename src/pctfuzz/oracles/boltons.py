@@ -216,7 +216,11 @@ class BoltonsAdapter(Adapter):
             return library_call(imports, '[(n, "" if v is None else v) for n, v in boltons.'
                                 "urlutils.QueryParamDict.from_text(text).items(multi=True)]",
                                 text=case.text)
-        return None  # to_text's full_quote depends on the case: see form_serialize
+        if isinstance(case, FormCase):
+            return library_call(imports, "boltons.urlutils.QueryParamDict(pairs).to_text("
+                                f"full_quote={not readable_route(case)})",
+                                pairs=list(case.pairs))
+        return None
 
     def decode(self, case: DecodeCase) -> bytes:
         value = case.value

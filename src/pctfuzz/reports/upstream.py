@@ -34,7 +34,7 @@ from pctfuzz.reports.urllib_call import urllib_expression
 from pctfuzz.sets import get_set
 from pctfuzz.store import Finding
 from pctfuzz.targets import get_target
-from pctfuzz.text import ascii_line
+from pctfuzz.text import one_line
 
 __all__ = ["SECTIONS", "upstream_report"]
 
@@ -55,6 +55,12 @@ def _fenced(text: str, lang: str = "") -> str:
     return f"{fence}{lang}\n{text}\n{fence}"
 
 
+def _plain(text: str) -> str:
+    """``text`` (often a ``repr`` already) as one line of ASCII: ``text.one_line``, then
+    every other non-ASCII character as a backslash escape."""
+    return one_line(text).encode("ascii", "backslashreplace").decode("ascii")
+
+
 def _inline(text: str) -> str:
     """``text`` as one inline code span that no backtick run inside it can close."""
     longest = max((len(m) for m in re.findall(r"`+", text)), default=0)
@@ -65,7 +71,7 @@ def _inline(text: str) -> str:
 def _shown(outcome: Outcome | None) -> str:
     if outcome is None:
         return "(no answer: the adapter does not support this case)"
-    return ascii_line(outcome.describe())
+    return _plain(outcome.describe())
 
 
 def _checked_source(source: str | None, answer: Outcome | None) -> str | None:
@@ -120,17 +126,17 @@ def upstream_report(finding: Finding, adapter: Any, *, path: str, impl: str) -> 
     check = str(finding.case["type"])
     expected = reference_outcome(check, case, surrogates=scalar_values(adapter))
     answer = run_impl(check, case, adapter)
-    library = ascii_line(impl_version(adapter))
+    library = _plain(impl_version(adapter))
     recorded = finding.versions.get(finding.impl or "", "")
-    title = (f"{ascii_line(impl_name(adapter))[:60]}: "
-             f"{_inline(ascii_line(case_text(case))[:120])} gives "
+    title = (f"{_plain(impl_name(adapter))[:60]}: "
+             f"{_inline(_plain(case_text(case))[:120])} gives "
              f"{_inline(_shown(answer)[:80])} where the URL Standard gives "
              f"{_inline(_shown(expected)[:80])}")
     lines = [f"# {title}", ""]
     if finding.behaviour:
-        lines += [f"Behaviour: {ascii_line(str(finding.behaviour.get('text', '')))[:300]}", ""]
+        lines += [f"Behaviour: {_plain(str(finding.behaviour.get('text', '')))[:300]}", ""]
     lines += [
-        f"- Library: {library}" + (f" (found with {ascii_line(recorded)})"
+        f"- Library: {library}" + (f" (found with {_plain(recorded)})"
                                    if recorded and recorded != library else ""),
         f"- Python: {platform.python_implementation()} {platform.python_version()}",
         f"- Found by: pctfuzz {__version__} (finding {finding.id}, "
@@ -138,14 +144,14 @@ def upstream_report(finding: Finding, adapter: Any, *, path: str, impl: str) -> 
         "",
         "## Minimal input",
         "",
-        _fenced(ascii_line(case_text(case)), "python"),
+        _fenced(_plain(case_text(case)), "python"),
         "",
         "## Expected",
         "",
         _fenced(_shown(expected)),
         "",
         f"Required by the {SECTIONS[check]}"
-        + (f", with the set {ascii_line(get_set(case.set_name).source)}"
+        + (f", with the set {_plain(get_set(case.set_name).source)}"
            if isinstance(case, EncodeCase) else "") + ".",
         "",
         "## Actual",
@@ -165,7 +171,7 @@ def upstream_report(finding: Finding, adapter: Any, *, path: str, impl: str) -> 
         if impl and "--impl" not in command:
             command += f" --impl {shlex.quote(impl)}"
         lines += ["With pctfuzz (the adapter writes no library-only script for this case):",
-                  "", _fenced(ascii_line(f"pip install pctfuzz && {command}"), "sh")]
+                  "", _fenced(_plain(f"pip install pctfuzz && {command}"), "sh")]
     lines += ["", f"Reported with pctfuzz {__version__} (`pctfuzz report --upstream "
               f"{finding.id}`)."]
     return "\n".join(lines) + "\n"
