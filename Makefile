@@ -43,6 +43,7 @@ bench: $(STAMP)
 docs: $(STAMP)
 	$(PY) -c 'import pathlib; from pctfuzz.checks.registry.render import docs_text; \
 	p = pathlib.Path("docs/divergences.md"); p.write_text(docs_text(p.read_text().split("| id |")[0]))'
+	$(PY) tests/support/cli_doc.py
 
 coverage: $(STAMP)
 	$(VENV)/bin/pctfuzz coverage

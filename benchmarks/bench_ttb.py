@@ -16,10 +16,15 @@ invariant target whose checks it breaks) and urllib.parse with one injected faul
 Each (fault, driver) is capped at ``--cap`` seconds; a fault not found counts as the
 cap in the median and worst ("> cap"). Then, end to end, the default campaign
 (``pctfuzz fuzz`` with every target and the default jobs, on urllib with "~" encoded):
-seconds from its start to its first ``NEW FINDING`` line. Usage:
+seconds from its start to its first ``NEW FINDING`` line.
+
+Findings per bug: each fault is one planted bug, so a record-mode campaign on its
+target (``pctfuzz fuzz TARGET --jobs 1 --max-time CAP``, empty corpus and store) should
+write one finding for it; the column counts the findings it wrote (issue 21: a
+finding per padded variant or per differing unit shows here). Usage:
 
     python benchmarks/bench_ttb.py [--cap 10] [--quick] [--drivers atheris ...]
-                                   [--no-campaign] [--json]
+                                   [--no-campaign] [--no-findings] [--json]
 
 The machine is shared: the load average is printed with the figures.
 """
@@ -195,12 +200,36 @@ def by_campaign(impl: str, cap: float) -> float | None:
     return found if found is not None and found <= cap else None
 
 
+def findings_per_bug(target: str, env: dict[str, str], seconds: float) -> int | None:
+    """Findings written by a record-mode campaign of ``seconds`` on ``target`` with one
+    planted bug (``env``: ``PCTFUZZ_FAULT`` or ``PCTFUZZ_IMPL``), one process, empty
+    corpus and store; None if the campaign failed to run."""
+    with tempfile.TemporaryDirectory() as tmp:
+        full_env = dict(os.environ, **{k: v for k, v in env.items() if k != "PCTFUZZ_IMPL"})
+        full_env["PYTHONPATH"] = os.pathsep.join(
+            filter(None, [str(HERE), full_env.get("PYTHONPATH")]))
+        cmd = [sys.executable, "-m", "pctfuzz", "fuzz", target, "-q", "--jobs", "1",
+               "--max-time", str(max(1, int(seconds))), "--corpus", f"{tmp}/corpus",
+               "--findings", f"{tmp}/findings"]
+        if "PCTFUZZ_IMPL" in env:
+            cmd += ["--impl", env["PCTFUZZ_IMPL"]]
+        proc = subprocess.run(cmd, cwd=tmp, env=full_env, stdout=subprocess.DEVNULL,
+                              stderr=subprocess.DEVNULL, check=False)
+        if proc.returncode not in (0, 1):
+            return None
+        return len(list(Path(tmp, "findings").glob("*.json")))
+
+
 RUNNERS: dict[str, Callable[[str, dict[str, str], float], float | None]] = {
     "atheris": by_atheris, "hypothesis": by_hypothesis, "random": by_random}
 
 
 def _fmt(took: float | None) -> str:
     return "-" if took is None else f"{took:.2f}"
+
+
+def _count(n: int | None) -> str:
+    return "-" if n is None else str(n)
 
 
 def main() -> int:
@@ -210,6 +239,8 @@ def main() -> int:
     parser.add_argument("--drivers", nargs="*", default=list(DRIVERS), choices=DRIVERS)
     parser.add_argument("--faults", nargs="*", help="fault names (default: all)")
     parser.add_argument("--json", action="store_true")
+    parser.add_argument("--no-findings", action="store_true",
+                        help="skip the findings-per-bug campaigns (one of --cap s per fault)")
     parser.add_argument("--no-campaign", action="store_true",
                         help="skip the default campaign's time to its first finding")
     args = parser.parse_args()
@@ -223,12 +254,16 @@ def main() -> int:
         return 2
     load = os.getloadavg()
     results: dict[str, dict[str, float | None]] = {}
+    per_bug: dict[str, int | None] = {}
     for name in names:
         target, env = faults[name]
         results[name] = {d: RUNNERS[d](target, env, args.cap) for d in args.drivers}
+        if not args.no_findings:
+            per_bug[name] = findings_per_bug(target, env, args.cap)
         if not args.json:
             print(f"  {name:<24}{target:<13}"
-                  + "".join(f"{_fmt(results[name][d]):>12}" for d in args.drivers),
+                  + "".join(f"{_fmt(results[name][d]):>12}" for d in args.drivers)
+                  + (f"{_count(per_bug[name]):>18}" if not args.no_findings else ""),
                   file=sys.stderr, flush=True)
     summary = {}
     for driver in args.drivers:
@@ -241,17 +276,21 @@ def main() -> int:
     campaign = None if args.no_campaign else by_campaign("ttb_faults:TildeEncoded", args.cap)
     if args.json:
         print(json.dumps({"cap_s": args.cap, "loadavg": load, "faults": results,
-                          "summary": summary, "campaign_first_finding_s": campaign},
-                         indent=2))
+                          "summary": summary, "campaign_first_finding_s": campaign,
+                          "findings_per_bug": per_bug}, indent=2))
         return 0
     print(f"time to first finding, empty corpus, cap {args.cap:g} s per fault and driver "
           f"(load average {load[0]:.2f} {load[1]:.2f} {load[2]:.2f} on {os.cpu_count()} cores; "
           "atheris includes ~1 s start-up)")
-    print(f"{'fault':<24}{'target':<13}" + "".join(f"{d:>12}" for d in args.drivers))
+    column = "" if args.no_findings else f"{'findings per bug':>18}"
+    print(f"{'fault':<24}{'target':<13}" + "".join(f"{d:>12}" for d in args.drivers)
+          + column)
     for name in names:
         print(f"{name:<24}{faults[name][0]:<13}"
-              + "".join(f"{_fmt(results[name][d]):>12}" for d in args.drivers))
-    for label, key in (("found", None), ("median s", "median_s"), ("worst s", "worst_s")):
+              + "".join(f"{_fmt(results[name][d]):>12}" for d in args.drivers)
+              + ("" if args.no_findings else f"{_count(per_bug[name]):>18}"))
+    for label, key in (("found", None), ("median s", "median_s"), ("worst s", "worst_s")
+                       ) if args.drivers else ():
         cells = []
         for d in args.drivers:
             s = summary[d]
@@ -262,6 +301,11 @@ def main() -> int:
                 over = key == "worst_s" and s["found"] < s["of"]
                 cells.append((">" if over else "") + f"{value:.2f}")
         print(f"{label:<37}" + "".join(f"{c:>12}" for c in cells))
+    if per_bug:
+        counts = [n for n in per_bug.values() if n is not None]
+        print(f"findings per bug ({args.cap:g} s record-mode campaign per fault, one process): "
+              f"mean {statistics.mean(counts):.2f}, max {max(counts)}" if counts else
+              "findings per bug: no campaign ran")
     if not args.no_campaign:
         print("default campaign (`pctfuzz fuzz --impl ttb_faults:TildeEncoded`, every target, "
               f"empty store): first finding at {_fmt(campaign)} s from start"

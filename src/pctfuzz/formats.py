@@ -39,6 +39,7 @@ __all__ = [
     "decode_to_bytes",
     "encode_from_bytes",
     "encode_to_bytes",
+    "encode_to_bytes_within",
     "form_from_bytes",
     "form_parse_from_bytes",
     "form_parse_to_bytes",
@@ -186,6 +187,33 @@ def encode_to_bytes(case: EncodeCase) -> bytes:
     if isinstance(case.value, bytes):
         return bytes([flags | 0x80, enc]) + case.value
     return bytes([flags, enc]) + _text_bytes(case.value)
+
+
+def encode_to_bytes_within(case: EncodeCase, domain: AnswerDomain) -> bytes:
+    """Bytes that ``encode_from_bytes`` narrowed to ``domain`` turns into ``case``
+    (the inverse of the narrowed format, for minimized cases of ``diff_encode``);
+    ``PctfuzzError`` when ``case`` is outside the domain."""
+    if domain == AnswerDomain():
+        return encode_to_bytes(case)
+    if case.set_name not in domain.sets[:0x40]:
+        raise PctfuzzError(f"set {case.set_name!r} has no byte in this answer domain")
+    flags = domain.sets.index(case.set_name)
+    if case.space_as_plus not in domain.spaces:
+        raise PctfuzzError("spaceAsPlus value outside this answer domain")
+    flags |= 0x40 * domain.spaces.index(case.space_as_plus)
+    kind = "bytes" if isinstance(case.value, bytes) else "str"
+    if kind not in domain.value_types:
+        raise PctfuzzError(f"a {kind} value is outside this answer domain")
+    if len(domain.value_types) == 2 and kind == "bytes":
+        flags |= 0x80
+    if domain.encodings is None:
+        enc = _encoding_to_byte(case.encoding)
+    elif case.encoding in domain.encodings:
+        enc = domain.encodings.index(case.encoding)
+    else:
+        raise PctfuzzError(f"encoding {case.encoding!r} outside this answer domain")
+    payload = case.value if isinstance(case.value, bytes) else _text_bytes(case.value)
+    return bytes([flags, enc]) + payload
 
 
 # --- decode and form-parse: one flag byte then the payload ---------------------------------

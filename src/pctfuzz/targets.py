@@ -1,6 +1,6 @@
 """Fuzz targets: a name, a case type, a stable byte format, a strategy and a check.
 
-A target is written once and run by every driver (README "Architecture"):
+A target is written once and run by every driver (docs/architecture.md, "The drivers"):
 Hypothesis draws cases from ``strategy()``, atheris builds them from raw bytes with
 ``from_bytes``, replay rebuilds them from a finding's JSON; all call ``check``,
 against the subject ``resolve_subject`` gives (a codec or an adapter).

@@ -65,7 +65,9 @@ class Divergence(Violation):
     ``expected`` is the reference's answer, ``actual`` the implementation's; when the
     implementation raised, ``actual`` is None and ``impl_error`` holds the exception.
     ``difference`` is the class of the difference (``pctfuzz.identity``): what makes
-    this finding's signature, so two different bugs are two findings.
+    this finding's signature, so two different bugs are two findings. ``behaviour``
+    is the catalogue rule that explains it (``pctfuzz.accept.rules``: ``{"rule",
+    "params", "text"}``), whose class ``difference`` then is; None when no rule does.
     """
 
     kind: ClassVar[str] = "divergence"
@@ -82,10 +84,12 @@ class Divergence(Violation):
         position: int | None = None,
         detail: str = "",
         difference: str = "-",
+        behaviour: dict[str, Any] | None = None,
     ) -> None:
         self.impl = impl
         self.impl_error = impl_error
         self.difference = difference
+        self.behaviour = behaviour
         if impl_error is not None and not detail:
             detail = f"{impl} raised {type(impl_error).__name__}: {impl_error}"
         super().__init__(
@@ -96,6 +100,8 @@ class Divergence(Violation):
         data = super().evidence()
         data["impl"] = self.impl
         data["difference"] = self.difference
+        if self.behaviour is not None:
+            data["behaviour"] = self.behaviour["text"]
         if self.impl_error is not None:
             data["impl_error"] = f"{type(self.impl_error).__name__}: {self.impl_error}"
         return data

@@ -114,7 +114,7 @@ def test_internal_error_is_one_line_and_exit_4(monkeypatch: pytest.MonkeyPatch,
 
 
 def test_exit_codes_are_documented_everywhere() -> None:
-    readme = (ROOT / "README.md").read_text()
+    readme = (ROOT / "docs" / "guide.md").read_text()
     for row in ("| 3 | run incomplete", "| 4 | internal error"):
         assert row in readme
     assert "4  internal error" in (cli.__doc__ or "")

@@ -53,12 +53,11 @@ def test_three_planted_bugs_are_three_findings_and_a_fourth_is_new(tmp_path: Pat
     run = pctfuzz(*common, "--max-time", "15", bugs="hex,tilde,plus")
     assert run.returncode == EXIT_FOUND, run.stdout + run.stderr
     classes = _classes(findings)
-    shapes = {c.rsplit("diff=", 1)[1] for c in classes}
-    assert {"hex-case", "encoded", "space-as-plus"} <= shapes, classes
-
-    assert len(classes) == 3, classes  # one finding per bug, whatever the byte or set
-    hex_case = [p for c, p in classes.items() if c.endswith("diff=hex-case")]
-    others = [p for c, p in classes.items() if not c.endswith("diff=hex-case")]
+    # Issue 21: each bug is named by the catalogue rule that explains it.
+    assert set(classes) == {"rule=lowercase_hex()", "rule=encoded(chars=~)",
+                            "rule=space_as(space=+)"}, classes
+    hex_case = [p for c, p in classes.items() if c == "rule=lowercase_hex()"]
+    others = [p for c, p in classes.items() if c != "rule=lowercase_hex()"]
 
     # Fix one bug: its finding no longer reproduces, the other two still do.
     fixed = pctfuzz("replay", "--impl", PLANTED, *hex_case, bugs="tilde,plus")
@@ -71,7 +70,7 @@ def test_three_planted_bugs_are_three_findings_and_a_fourth_is_new(tmp_path: Pat
     again = pctfuzz(*common, "--max-time", "10", bugs="tilde,plus,lt")
     assert again.returncode == EXIT_FOUND, again.stdout + again.stderr
     new = set(_classes(findings)) - set(classes)
-    assert any("unit=0x3C;diff=left-raw" in c for c in new), new
+    assert any("rule=left_raw(chars=<)" in c for c in new), new
     assert len(new) == 1, new
 
 

@@ -101,9 +101,9 @@ def test_root_is_the_nearest_pyproject_with_a_pctfuzz_table(tmp_path: Path) -> N
 
 @pytest.mark.parametrize("table, message", [
     ("colour = 1\n", "unknown key 'colour'"),
-    ("max-time = nan\n", "max-time must be a positive finite number"),
+    ("max-time = nan\n", "max-time must be a number of seconds above 0"),
     ("max-time = true\n", "max-time must be"),
-    ("jobs = 0\n", "jobs must be a positive integer"),
+    ("jobs = 0\n", "jobs must be a whole number from 1 to max_jobs()"),
     ('targets = "decode"\n', "targets must be a list of strings"),
     ("max-time = \n", "not valid TOML"),
 ])

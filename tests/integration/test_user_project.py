@@ -172,6 +172,11 @@ def test_report_replay_export_and_the_plugin_see_the_same_finding(
         assert replay.returncode == 1 and f"reproduces (diff_encode, finding {ident})" \
             in replay.stdout, replay.stdout + replay.stderr
 
+    # raw corpus inputs have no record: they run against the project's adapter too
+    raw = project.pctfuzz("replay", os.path.relpath(project.corpus / "diff_encode",
+                                                    project.cwd))
+    assert raw.returncode == 1 and "|impl=qv_encoder:adapter]" in raw.stdout, raw.stdout
+
     export = project.pctfuzz("export", ident, "-o", "../../test_exported.py")
     assert export.returncode == 0, export.stderr
     exported = project.pytest(str(project.root / "test_exported.py"))
@@ -221,3 +226,25 @@ def test_pctfuzz_testing_uses_the_project_adapter(found_copy: UserProject) -> No
     project.write_adapter(broken=False)
     fixed = project.pytest("-q", str(project.root / "tests"))
     assert fixed.returncode == 0 and "1 passed" in fixed.stdout, fixed.stdout
+
+
+def test_outside_the_project_the_plugin_names_its_own_flag(
+        found: tuple[UserProject, dict], tmp_path: Path) -> None:
+    """A record naming an adapter that is not built in, collected outside its project:
+    the item fails with one line whose hint is the plugin's flag (it said --impl)."""
+    project, _ = found
+    shutil.copytree(project.findings, tmp_path / "findings")
+    outside = UserProject(tmp_path)
+    run = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider",
+                          "-p", "no:xdist", "--pctfuzz-findings", "findings"], cwd=tmp_path,
+                         env=outside.env(), capture_output=True, text=True, timeout=600,
+                         check=False)
+    assert run.returncode == 1 and "pass --pctfuzz-impl" in run.stdout, run.stdout
+    ident = project.planted_id()
+    assert f"findings/divergence-diff_encode-{ident}.json::{ident}" in run.stdout
+    mine = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider",
+                           "-p", "no:xdist", "--pctfuzz-findings", "findings",
+                           "--pctfuzz-impl", "qv_encoder:adapter"], cwd=tmp_path,
+                          env={**outside.env(), "PYTHONPATH": str(project.root)},
+                          capture_output=True, text=True, timeout=600, check=False)
+    assert mine.returncode == 1 and "reproduces (diff_encode" in mine.stdout, mine.stdout

@@ -30,10 +30,11 @@ LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("subjects", ("pctfuzz.oracles",)),
     ("store", ("pctfuzz.store",)),
     ("vocabulary", ("pctfuzz.cases", "pctfuzz.violations", "pctfuzz.identity",
-                    "pctfuzz.outcome", "pctfuzz.entry", "pctfuzz.reconcilers",
+                    "pctfuzz.outcome",
                     "pctfuzz.accept", "pctfuzz.formats")),
     ("library", ("pctfuzz", "pctfuzz.sets", "pctfuzz.named_sets", "pctfuzz.setspec",
-                 "pctfuzz.encoding", "pctfuzz.reference", "pctfuzz.form")),
+                 "pctfuzz.encoding", "pctfuzz.reference", "pctfuzz.form",
+                 "pctfuzz.spec")),
     ("base", ("pctfuzz.errors", "pctfuzz.text")),
 )
 

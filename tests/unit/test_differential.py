@@ -250,10 +250,21 @@ def test_surrogate_only_differences_are_not_findings() -> None:
 
     for value in ("\ud800", "a\udfffb", "\ud83d"):
         assert check_encode(EncodeCase(value, "path"), Usv()) == ()
-    # Without the declaration the same adapter is a finding: it answers where the
-    # reference refuses.
+        # Issue 21, the non-scalar policy: without the declaration, answering as for
+        # the USVString conversion is agreement too (it was a finding before).
+        assert check_encode(EncodeCase(value, "path"), Strict()) == ()
+
+    class Drops(UrllibAdapter):
+        name = "drops"
+        registry_names = ("drops",)
+
+        def encode(self, case: EncodeCase) -> str:
+            value = "".join(c for c in str(case.value) if not 0xD800 <= ord(c) <= 0xDFFF)
+            return super().encode(EncodeCase(value, case.set_name))
+
+    # Any other answer where the reference refuses is still a finding.
     with pytest.raises(Divergence) as info:
-        check_encode(EncodeCase("\ud800", "path"), Strict())
+        check_encode(EncodeCase("\ud800", "path"), Drops())
     assert info.value.difference == "unit=lone-surrogate;diff=value-for-non-scalar"
 
     class Wrong(Usv):

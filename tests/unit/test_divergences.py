@@ -15,6 +15,7 @@ from urllib.parse import quote, unquote_to_bytes
 import pytest
 from broken_impls import LosesLastChar
 
+from pctfuzz.accept.entry import explain as engine_explain
 from pctfuzz.cases import DecodeCase, EncodeCase, FormCase, FormParseCase, case_from_json
 from pctfuzz.checks.differential import check_decode, check_encode, check_form, check_form_parse
 from pctfuzz.checks.registry import (
@@ -36,7 +37,6 @@ from pctfuzz.checks.registry import yarl as yarl_entries
 from pctfuzz.checks.registry.examples import example_outcomes
 from pctfuzz.checks.registry.render import render_markdown
 from pctfuzz.cli import main
-from pctfuzz.entry import explain as engine_explain
 from pctfuzz.errors import PctfuzzError
 from pctfuzz.oracles import IMPLS, get_impl, registry_names
 from pctfuzz.oracles.urllib_parse import UrllibAdapter, UrllibUnquoteAdapter
@@ -320,7 +320,7 @@ def test_registry_order_is_by_phase_then_module_order() -> None:
 
 
 def test_user_entries_reconcile_with_the_same_engine() -> None:
-    # pctfuzz.entry.explain takes any entries: the built-in registry is one list of them.
+    # pctfuzz.accept.entry.explain takes any entries: the built-in registry is one list of them.
     case = EncodeCase("~", FORM.name)
     expected, actual = reference_outcome("encode", case), Outcome("~")
     assert explain("encode", ("urllib",), case, expected, actual) == ("urllib-quote-tilde",)

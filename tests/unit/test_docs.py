@@ -29,3 +29,21 @@ def test_the_adapters_own_entries_are_rendered_too() -> None:
     assert text == docs_text(head), "docs/divergences.md is stale: run `make docs`"
     for entry in entries:
         assert f"`{entry.id}`" in text.split(ADAPTERS_HEADING)[1]
+
+
+def test_cli_reference_is_current() -> None:
+    """docs/cli.md is every command's ``--help`` (tests/support/cli_doc.py renders it)."""
+    import cli_doc
+
+    assert cli_doc.DOC.read_text("utf-8") == cli_doc.render(), \
+        "docs/cli.md is stale: run `make docs`"
+
+
+def test_cli_reference_names_every_command() -> None:
+    from pctfuzz.cli.main import build_parser
+
+    text = (DOC.parent / "cli.md").read_text("utf-8")
+    parser = build_parser()
+    commands = next(a for a in parser._actions if a.dest == "command").choices
+    for name in commands:
+        assert f"## `pctfuzz {name}`" in text

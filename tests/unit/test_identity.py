@@ -96,9 +96,10 @@ def _class(case: EncodeCase, impl: UrllibAdapter) -> str:
 def test_three_planted_bugs_have_three_classes_whatever_the_input() -> None:
     impl = ThreeBugs()
     hex_case = {_class(EncodeCase(v, "component"), impl) for v in ("<", "a[b", "é", "x\x7f")}
-    assert hex_case == {"unit=*;diff=hex-case"}
-    assert _class(EncodeCase("a~", "path"), impl) == "unit=0x7E;diff=encoded"
-    assert _class(EncodeCase("a b", "path"), impl) == "unit=0x20;diff=space-as-plus"
+    # Issue 21: each is named by the catalogue rule that explains it.
+    assert hex_case == {"rule=lowercase_hex()"}
+    assert _class(EncodeCase("a~", "path"), impl) == "rule=encoded(chars=~)"
+    assert _class(EncodeCase("a b", "path"), impl) == "rule=space_as(space=+)"
 
 
 @pytest.mark.parametrize(("case", "actual", "klass"), [

@@ -1,7 +1,7 @@
 """The reference encoder/decoder API: types, errors, surrogates, bytes, hex case, ``%``.
 
 The conformance vectors live in test_conformance.py; here a few Hypothesis checks also
-compare the table-driven implementation with a byte-by-byte transcription of the spec.
+compare the table-driven implementation with the spec's transcription (``pctfuzz.spec``).
 """
 
 from __future__ import annotations
@@ -12,7 +12,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from pctfuzz import reference
+from pctfuzz import reference, spec
 from pctfuzz.errors import (
     InputTypeError,
     NotScalarValueError,
@@ -31,39 +31,15 @@ from pctfuzz.sets import SETS, PercentEncodeSet, get_set
 SET_NAMES = list(SETS)
 
 
-# --- spec transcriptions (deliberately naive) -------------------------------------------
+# --- the spec's transcriptions (``pctfuzz.spec``) ----------------------------------------
 
 
 def spec_encode_utf8(text: str, set_name: str, space_as_plus: bool = False) -> str:
     """WHATWG 1.3 "percent-encode after encoding" with UTF-8, one byte at a time."""
-    members = get_set(set_name).members
-    out = []
-    for byte in text.encode("utf-8"):
-        if space_as_plus and byte == 0x20:
-            out.append("+")
-        elif byte in members:
-            out.append("%" + format(byte, "02X"))
-        else:
-            out.append(chr(byte))
-    return "".join(out)
+    return spec.percent_encode_after_encoding("utf-8", text, set_name, space_as_plus)
 
 
-HEX = b"0123456789abcdefABCDEF"
-
-
-def spec_decode(data: bytes) -> bytes:
-    """WHATWG 1.3 "percent-decode", as its loop is written."""
-    out = bytearray()
-    i = 0
-    while i < len(data):
-        byte = data[i]
-        if byte == 0x25 and i + 2 < len(data) and data[i + 1] in HEX and data[i + 2] in HEX:
-            out.append(int(data[i + 1 : i + 3], 16))
-            i += 3
-        else:
-            out.append(byte)
-            i += 1
-    return bytes(out)
+spec_decode = spec.percent_decode
 
 
 scalar_text = st.text(st.characters(codec="utf-8"), max_size=40)

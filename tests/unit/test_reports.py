@@ -445,7 +445,7 @@ def test_triage_sets_status_and_note_and_report_shows_them(
     out = capsys.readouterr().out
     assert "note: planted fault" in out
     assert f"reproduce: pctfuzz replay {record}" in out
-    assert "encode('^', set='rfc3986-pchar'" in out  # the case, not only its signature
+    assert "encode('/', set='rfc3986-pchar'" in out  # the case, not only its signature
     assert main(["triage", "0000000000000000", "--status", "fixed",
                  "--findings", str(findings)]) == 2
     assert main(["triage", ident, "--status", "fixed", "--note", "two\nlines",

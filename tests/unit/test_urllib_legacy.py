@@ -3,7 +3,7 @@ exactly as their definitions: each predicate, computed from a cached classificat
 the case's code points, equals the predicate written out from its docstring (every
 code point compared afresh), and ``check_encode``/``check_form`` accept exactly what the
 engine accepts over the whole registry with those definitions in place of the
-predicates (``pctfuzz.entry``). Both run on generated cases (encodings by label and
+predicates (``pctfuzz.accept.entry``). Both run on generated cases (encodings by label and
 alias, every fuzz set, text mixing what the two encoders treat differently)."""
 
 from __future__ import annotations
@@ -16,12 +16,12 @@ from broken_impls import LosesLastChar
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from pctfuzz.accept.entry import KnownDivergence
+from pctfuzz.accept.entry import explain as engine_explain
 from pctfuzz.cases import Case, EncodeCase, FormCase
 from pctfuzz.checks.differential import both_refuse, check_encode, check_form, run_impl
 from pctfuzz.checks.registry import DIVERGENCES, reference_outcome, urllib_legacy
 from pctfuzz.encoding import DIFFERENCES, encode_runs, lookup
-from pctfuzz.entry import KnownDivergence
-from pctfuzz.entry import explain as engine_explain
 from pctfuzz.errors import PctfuzzError
 from pctfuzz.formats import FUZZ_ENCODINGS, FUZZ_SETS
 from pctfuzz.oracles.base import Unsupported, registry_names

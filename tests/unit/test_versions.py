@@ -1,4 +1,4 @@
-"""Issue 12 item 6: every finding records the real version of the code under test,
+"""Every finding records the real version of the code under test,
 asked of the adapter (``oracles.impl_version``: ``distribution``, else the
 distribution holding its ``modules_under_test``, else what a peer reports)."""
 
@@ -110,3 +110,18 @@ def test_store_records_what_it_is_given() -> None:
     assert collect_versions("x", "x 1.0")["x"] == "x 1.0"
     assert collect_versions("x")["x"] == "unknown"
     assert set(collect_versions()) == {"python", "pctfuzz", "platform"}
+
+
+def test_pctfuzz_has_one_version_source() -> None:
+    """The version is written once, as ``pctfuzz.__version__``; pyproject reads it
+    (``dynamic``) and the installed metadata agrees."""
+    import tomllib
+
+    import pctfuzz
+
+    root = Path(__file__).resolve().parents[2]
+    project = tomllib.loads((root / "pyproject.toml").read_text("utf-8"))
+    assert "version" not in project["project"]
+    assert project["project"]["dynamic"] == ["version"]
+    assert project["tool"]["setuptools"]["dynamic"]["version"] == {"attr": "pctfuzz.__version__"}
+    assert importlib.metadata.version("pctfuzz") == pctfuzz.__version__

@@ -8,9 +8,8 @@ the invariants in ``properties``. Each check:
 2. asks the implementation (an adapter, see ``pctfuzz.oracles``): a value, an
    exception, or ``Unsupported`` -- then the check returns ``None`` (skipped);
 3. returns ``()`` when the two agree: equal values, exceptions of the same type, or
-   both refuse a str that is not a scalar value string (``both_refuse``: the reference
-   raises ``NotScalarValueError``, the implementation any ``ValueError``). An adapter
-   declaring ``scalar_values = "replace"`` is compared with the reference's
+   what the *non-scalar policy* below calls agreement. An adapter declaring
+   ``scalar_values = "replace"`` is compared with the reference's
    ``surrogates="replace"`` answer (WebIDL USVString: lone surrogate -> U+FFFD);
 4. returns the ids of the registry entries (``pctfuzz.checks.registry``, then the
    adapter's own and ``--accept``'s, ``pctfuzz.accept``) that together explain the
@@ -20,6 +19,25 @@ the invariants in ``properties``. Each check:
    exception), ``actual`` (the implementation's value, or None) and ``impl_error``
    (the implementation's exception, if it raised), and ``difference``, the class of
    the difference (``pctfuzz.identity``) that makes the finding's signature.
+
+**The non-scalar policy (one for all four checks).** A str holding a lone surrogate is
+not a scalar value string, the input type of every algorithm the reference implements
+(WHATWG URL 1.3, 5.1, 5.2 take USVStrings; WebIDL converts a lone surrogate to
+U+FFFD). What an implementation does with one is therefore not held against it:
+
+- it refuses it, raising a ``ValueError`` (``UnicodeError`` included): agreement,
+  whether the reference refuses the case (encode, form: ``NotScalarValueError``) or
+  converts it (decode, form-parse: U+FFFD);
+- it answers as for the USVString conversion (each lone surrogate as U+FFFD):
+  agreement;
+- it answers keeping the lone surrogate where the reference has U+FFFD (decode's
+  bytes ``ED A0 80``, a form-parse name or value): the kept surrogates are compared
+  as U+FFFD, so this is agreement too, and a difference elsewhere in the answer is
+  compared as any other (never as ``ED A0 80`` against ``EF BF BD``).
+
+Any other answer (dropping it, an NCR, another exception type...) is a divergence
+like any other, named by its rule (``refuses`` for a refusal that is not a
+``ValueError``). ``docs/divergences.md`` states the same policy.
 
 An exception from the implementation on a case it claims to support is a finding: the
 fuzzer classifies a ``Divergence`` with ``impl_error`` set as kind ``crash``, located
@@ -35,20 +53,25 @@ behaviour is part of what is compared.
 from __future__ import annotations
 
 import functools
+import re
 from typing import Any
 
+from pctfuzz.accept.reconcilers import input_has
+from pctfuzz.accept.rules import Rule, find_rule
 from pctfuzz.cases import Case, DecodeCase, EncodeCase, FormCase, FormParseCase
-from pctfuzz.checks.registry.lookup import accepted_entries, explain, reconcile
+from pctfuzz.checks.registry.lookup import accepted_entries, entries_for, explain, reconcile
 from pctfuzz.errors import NotScalarValueError, PctfuzzError
 from pctfuzz.identity import difference, unit_difference
 from pctfuzz.oracles.base import Impl, Unsupported, impl_name, registry_names
 from pctfuzz.oracles.registry import get_impl
 from pctfuzz.outcome import Outcome, reference_outcome
 from pctfuzz.reference import Surrogates
+from pctfuzz.text import surrogates_to_fffd
 from pctfuzz.violations import Divergence
 
 __all__ = [
     "Outcome",
+    "agree",
     "both_refuse",
     "check_decode",
     "check_encode",
@@ -122,6 +145,49 @@ def both_refuse(expected: Outcome, actual: Outcome) -> bool:
         actual.error, ValueError)
 
 
+_KEPT_SURROGATE = re.compile(rb"\xed[\xa0-\xbf][\x80-\xbf]")
+
+
+def _as_fffd(value: Any) -> Any:
+    """An answer with every lone surrogate it kept written as U+FFFD (bytes: the
+    ``surrogatepass`` UTF-8 of one, ``ED A0..BF 80..BF``)."""
+    if isinstance(value, bytes):
+        return _KEPT_SURROGATE.sub(b"\xef\xbf\xbd", value)
+    if isinstance(value, str):
+        return surrogates_to_fffd(value)
+    if isinstance(value, list | tuple):
+        return [_as_fffd(item) if isinstance(item, str | bytes) else
+                tuple(_as_fffd(part) for part in item) for item in value]
+    return value
+
+
+def _as_compared(case: Case, actual: Outcome) -> Outcome:
+    """``actual`` as the non-scalar policy compares it (itself when that changes
+    nothing)."""
+    if actual.raised or not input_has(case, "lone-surrogate"):
+        return actual
+    kept = _as_fffd(actual.value)
+    return actual if kept == actual.value else Outcome(kept)
+
+
+def agree(check: str, case: Case, expected: Outcome, actual: Outcome) -> bool:
+    """The two outcomes agree: the same, or so by the non-scalar policy (module
+    docstring) when the case's input holds a lone surrogate."""
+    if expected.same(actual) or both_refuse(expected, actual):
+        return True
+    if not input_has(case, "lone-surrogate"):
+        return False
+    if actual.raised:
+        return isinstance(actual.error, ValueError)
+    kept = _as_fffd(actual.value)
+    if not expected.raised:
+        return bool(kept == expected.value)
+    try:
+        return bool(kept == reference_outcome(check, case, surrogates="replace").value)
+    except Exception:
+        return False
+
+
 def _check(check: str, case: Case, impl: Impl | str | None) -> tuple[str, ...] | None:
     adapter = resolve_impl(impl)
     actual = run_impl(check, case, adapter)
@@ -129,12 +195,23 @@ def _check(check: str, case: Case, impl: Impl | str | None) -> tuple[str, ...] |
         return None
     surrogates = scalar_values(adapter)
     expected = reference_outcome(check, case, surrogates=surrogates)
-    if expected.same(actual) or both_refuse(expected, actual):
+    if agree(check, case, expected, actual):
         return ()
-    accepted = explain(check, registry_names(adapter), case, expected, actual,
-                       extra=accepted_entries(adapter))
+    names = registry_names(adapter)
+    extra = accepted_entries(adapter)
+    accepted = explain(check, names, case, expected, actual, extra=extra)
     if accepted is not None:
         return accepted
+    # The non-scalar policy: a kept lone surrogate is compared as U+FFFD.
+    compared = _as_compared(case, actual)
+    if compared is not actual:
+        accepted = explain(check, names, case, expected, compared, extra=extra)
+        if accepted is not None:
+            return accepted
+    rule = find_rule(check, names, case, expected, compared, entries_for(check, names, extra),
+                     probe=lambda: _set_probe(check, case, adapter, surrogates))
+    if rule is None and isinstance(case, EncodeCase) and case.value:
+        rule = _prefix_rule(case, adapter, surrogates)
     name = impl_name(adapter)
     detail = ""
     if expected.raised and not actual.raised:
@@ -152,8 +229,58 @@ def _check(check: str, case: Case, impl: Impl | str | None) -> tuple[str, ...] |
         if expected.raised or actual.raised
         else _first_difference(expected.value, actual.value),
         detail=detail,
-        difference=_difference(check, case, adapter, expected, actual, surrogates),
+        difference=rule.klass() if rule is not None
+        else _difference(check, case, adapter, expected, actual, surrogates),
+        behaviour=None if rule is None else rule.behaviour(),
     )
+
+
+#: (adapter, check, set, encoding, space_as_plus) -> what ``_set_probe`` found.
+_PROBED: dict[tuple[int, str, str, str, bool], tuple[object, frozenset[int], frozenset[int]]] = {}
+
+
+def _set_probe(check: str, case: Case, adapter: Impl,
+               surrogates: Surrogates) -> tuple[frozenset[int], frozenset[int]]:
+    """The characters the implementation leaves raw where the reference encodes them,
+    and those it encodes where the reference does not, in the case's context: each
+    printable ASCII character but space and ``%`` asked alone (once per context, as str
+    or bytes like the case's value), so a
+    rule's characters do not depend on the input that showed it
+    (``pctfuzz.accept.rules``)."""
+    as_bytes = isinstance(case, EncodeCase) and isinstance(case.value, bytes)
+    if isinstance(case, EncodeCase):
+        key = (id(adapter), check + ("-bytes" if as_bytes else ""), case.set_name,
+               case.encoding, case.space_as_plus)
+    elif isinstance(case, FormCase):
+        key = (id(adapter), check, "", case.encoding, True)
+    else:
+        return frozenset(), frozenset()
+    known = _PROBED.get(key)
+    if known is not None and known[0] is adapter:
+        return known[1], known[2]
+    raw: set[int] = set()
+    enc: set[int] = set()
+    for code in range(0x21, 0x7F):
+        char = chr(code)
+        if char == "%":
+            continue
+        value: str | bytes = char.encode("ascii") if as_bytes else char
+        sub: Case = (EncodeCase(value, case.set_name, case.encoding, case.space_as_plus)
+                     if isinstance(case, EncodeCase) else FormCase(((char, ""),), case.encoding))
+        got = run_impl(check, sub, adapter)
+        want = reference_outcome(check, sub, surrogates=surrogates)
+        if got is None or got.raised or want.raised:
+            continue
+        mine, theirs = str(want.value).removesuffix("="), str(got.value).removesuffix("=")
+        triplet = f"%{code:02X}"
+        if mine == triplet and theirs == char:
+            raw.add(code)
+        elif mine == char and theirs.upper() == triplet:
+            enc.add(code)
+    if len(_PROBED) >= 64:
+        _PROBED.clear()
+    _PROBED[key] = (adapter, frozenset(raw), frozenset(enc))
+    return frozenset(raw), frozenset(enc)
 
 
 def _difference(check: str, case: Case, adapter: Impl, expected: Outcome, actual: Outcome,
@@ -168,36 +295,66 @@ def _difference(check: str, case: Case, adapter: Impl, expected: Outcome, actual
     becomes the class, and a bug that shows only in context (``%`` before two hex
     digits) is located where it shows."""
     if check == "encode" and isinstance(case, EncodeCase) and case.value:
-        names = registry_names(adapter)
-        value = case.value
-        seen: dict[int, str | None] = {}
-
-        def differs(end: int) -> str | None:
-            """The class if ``value[:end]`` shows an unexplained difference."""
-            if end not in seen:
-                seen[end] = _prefix_class(case, value, end, adapter, names, surrogates)
-            return seen[end]
-
-        high = 1
-        while high < len(value) and differs(high) is None:
-            high = min(2 * high, len(value))
-        if differs(high) is not None:
-            low = high // 2  # differs(low) is None, or low == 0
-            while high - low > 1:
-                middle = (low + high) // 2
-                if differs(middle) is None:
-                    low = middle
-                else:
-                    high = middle
-            found = differs(high)
-            assert found is not None
-            return found
+        found = _shortest_prefix(case, adapter, surrogates)
+        if found is not None:
+            return found[1]
     return difference(
         check, case,
         expected.error if expected.error is not None else expected.value,
         actual.error if actual.error is not None else actual.value,
         surrogates=surrogates,
     )
+
+
+def _shortest_prefix(case: EncodeCase, adapter: Impl,
+                     surrogates: Surrogates) -> tuple[EncodeCase, str] | None:
+    """The shortest prefix of the input whose outputs differ after reconciliation, and
+    the class of that difference (found by doubling, then bisection: O(log n) calls);
+    None if no prefix shows one."""
+    names = registry_names(adapter)
+    value = case.value
+    seen: dict[int, str | None] = {}
+
+    def differs(end: int) -> str | None:
+        """The class if ``value[:end]`` shows an unexplained difference."""
+        if end not in seen:
+            seen[end] = _prefix_class(case, value, end, adapter, names, surrogates)
+        return seen[end]
+
+    high = 1
+    while high < len(value) and differs(high) is None:
+        high = min(2 * high, len(value))
+    if differs(high) is None:
+        return None
+    low = high // 2  # differs(low) is None, or low == 0
+    while high - low > 1:
+        middle = (low + high) // 2
+        if differs(middle) is None:
+            low = middle
+        else:
+            high = middle
+    found = differs(high)
+    assert found is not None
+    return EncodeCase(value[:high], case.set_name, case.encoding, case.space_as_plus), found
+
+
+def _prefix_rule(case: EncodeCase, adapter: Impl, surrogates: Surrogates) -> Rule | None:
+    """The rule that explains the shortest prefix of the input showing a difference:
+    a case of several behaviours that no combination of rules explains is named by the
+    first one its input shows."""
+    found = _shortest_prefix(case, adapter, surrogates)
+    if found is None or found[0] == case:
+        return None
+    sub = found[0]
+    got = run_impl("encode", sub, adapter)
+    if got is None:
+        return None
+    want = reference_outcome("encode", sub, surrogates=surrogates)
+    names = registry_names(adapter)
+    extra = accepted_entries(adapter)
+    return find_rule("encode", names, sub, want, _as_compared(sub, got),
+                     entries_for("encode", names, extra),
+                     probe=lambda: _set_probe("encode", sub, adapter, surrogates))
 
 
 def _prefix_class(case: EncodeCase, value: str | bytes, end: int, adapter: Impl,
@@ -207,7 +364,7 @@ def _prefix_class(case: EncodeCase, value: str | bytes, end: int, adapter: Impl,
     if got is None:
         return None
     want = reference_outcome("encode", sub, surrogates=surrogates)
-    if want.same(got) or both_refuse(want, got):
+    if agree("encode", sub, want, got):
         return None
     _used, fixed_want, fixed_got = reconcile("encode", names, sub, want, got,
                                              extra=accepted_entries(adapter))

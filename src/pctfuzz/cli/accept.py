@@ -114,7 +114,7 @@ def _by_hand(ident: str, accept: Path, why: str) -> UsageError:
 def _table(finding: Any, accept: Path, why: str | None, citation: str | None
            ) -> _Accepted:
     """The ``[[divergence]]`` table of one finding (``UsageError`` if it has none)."""
-    from pctfuzz.reconcilers import RECONCILERS
+    from pctfuzz.accept import RECONCILERS
 
     behaviour = finding.behaviour
     if finding.kind != "divergence" or not finding.target.startswith("diff_"):

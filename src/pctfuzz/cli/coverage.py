@@ -128,7 +128,8 @@ def _cmd_coverage(args: argparse.Namespace) -> int:
     names = args.targets or list(TARGETS)
     for name in names:
         get_target(name)
-    corpus = project.corpus
+    # as the user gave it, so the inputs it names read as they were given
+    corpus = Path(args.corpus) if args.corpus else project.corpus
     if not corpus.is_dir():
         raise PctfuzzError(f"corpus folder {corpus} does not exist")
     if not any((corpus / name).is_dir() for name in names):

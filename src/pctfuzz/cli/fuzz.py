@@ -123,6 +123,12 @@ def _describer(findings: Path) -> Callable[[str], str]:
             return f"{ident}: {exc}"
         entry = finding_entry(finding, findings / finding.file_name, new=True)
         impl = entry["impl"] or "reference"
+        if entry.get("raised"):
+            return one_line(f"{ident} {entry['kind']} in {impl}: {entry['case']}: raised "
+                            f"{entry['raised']}", 300)
+        if entry.get("behaviour"):
+            return one_line(f"{ident} {entry['kind']} in {impl}: behaviour: "
+                            f"{entry['behaviour']['text']}: {entry['case']}", 300)
         return one_line(f"{ident} {entry['kind']} in {impl}: {entry['case']}: expected "
                         f"{entry['expected']}, got {entry['actual']}", 300)
 

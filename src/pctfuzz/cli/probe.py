@@ -39,7 +39,12 @@ def render(report: ProbeReport) -> str:
             lines.append(f"  also encodes: {report.also_encoded}")
         if report.left_raw:
             lines.append(f"  leaves raw: {report.left_raw}")
-    lines.append(f"spec: {report.spec}    (use as --set NAME={report.spec})")
+    if report.delimiters:  # declaring the spec would hide a bug: say so beside it
+        lines.append(f"spec: {report.spec}    (check the warnings below before you "
+                     "declare it)")
+        lines += [f"  WARNING: {line}" for line in report.delimiters]
+    else:
+        lines.append(f"spec: {report.spec}    (use as --set NAME={report.spec})")
     if report.urllib_safe:
         lines.append(f"same set as: {report.urllib_safe}")
     for c, out in report.irregular.items():

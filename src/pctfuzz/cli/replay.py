@@ -80,7 +80,8 @@ def _cmd_replay(args: argparse.Namespace) -> int:
     items: list[Verdict | tuple[Path, str]] = []
     reproduced = unusable = 0
     for item in replay_paths([Path(p) for p in args.paths], target=args.target,
-                             impl=args.impl, timeout=args.timeout, trusted=trusted):
+                             impl=args.impl, timeout=args.timeout, trusted=trusted,
+                             raw_impl=project.impl):
         items.append(item)
         if isinstance(item, Verdict):
             reproduced += item.reproduces
@@ -134,14 +135,17 @@ def add_command(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> Non
     replay.set_defaults(func=_cmd_replay)
 
     migrate = sub.add_parser(
-        "migrate", help="rewrite findings recorded with an older signature format",
+        "migrate", help="rewrite findings of an older signature format; re-minimize all",
         description="Replay each finding of an older signature format and rewrite it under "
-        "the current signature (new id), keeping its status, history and hits.")
+        "the current signature (new id), keeping its status, history and hits. Then "
+        "re-minimize every finding that still fails with its signature to a 1-minimal "
+        "case (same id, status, note and hits; a finding that now fails differently is "
+        "kept as it is and listed).")
     migrate.add_argument("--findings", metavar="DIR",
                          help="default: the project's findings folder")
     migrate.add_argument("--impl", metavar="NAME",
                          help="implementation for findings that name one not built in")
     migrate.add_argument("-v", "--verbose", action="store_true",
-                         help="also list records that are current")
+                         help="also list records that are current and 1-minimal")
     migrate.set_defaults(func=_cmd_migrate)
 

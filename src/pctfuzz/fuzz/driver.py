@@ -25,6 +25,7 @@ OSS-Fuzz script calls ``main`` directly.
 
 from __future__ import annotations
 
+import contextlib
 import importlib
 import inspect
 import os
@@ -33,7 +34,7 @@ import sys
 import time
 import types
 import zlib
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -43,6 +44,7 @@ from pctfuzz.fuzz.protocol import (
     answered_line,
     executions_line,
     lost_line,
+    module_line,
     say,
     under_test_line,
 )
@@ -53,7 +55,7 @@ from pctfuzz.targets import Target, get_target, resolve_subject
 if TYPE_CHECKING:
     from pctfuzz.oracles.codec import Subject
 
-__all__ = ["instrument_modules", "main", "run_input"]
+__all__ = ["instrument_modules", "main", "minimize_seconds", "run_input"]
 
 
 def instrument_modules(names: Iterable[str]) -> int:
@@ -110,6 +112,7 @@ def _flush_at_exit(recorder: Recorder) -> bool:
 
     def hook(_arg: Any) -> None:
         try:
+            _say_last_words()
             recorder.flush()
         except BaseException as exc:  # never raise into C; say what was lost
             say(lost_line("HITS at exit", f"{type(exc).__name__}: {exc}"))
@@ -151,8 +154,20 @@ def _flush_on_sigterm(recorder: Recorder) -> None:
     signal.signal(signal.SIGTERM, stop)
 
 
+#: What a record-mode process says last, when it ends normally or on SIGTERM (its
+#: running counts: a process of less than a second would never say them otherwise).
+_LAST_WORDS: list[Callable[[], None]] = []
+
+
+def _say_last_words() -> None:
+    for words in _LAST_WORDS:
+        with contextlib.suppress(Exception):
+            words()
+
+
 def _stop_now(recorder: Recorder) -> None:
     try:
+        _say_last_words()
         recorder.flush()
     finally:
         _Count.say_final()
@@ -162,19 +177,16 @@ def _stop_now(recorder: Recorder) -> None:
 
 class _Count:
     """The harness's own counts of this process (record mode): inputs run (``asked``)
-    and answered by the implementation. Said as the process ends (``say_final``), so
-    the campaign's figures never rest on status lines alone: libFuzzer prints none
-    until the seed corpus is loaded, and a slice stopped before that (a loaded
-    machine, a large corpus) used to read as "ran 0 executions"."""
+    and answered by the implementation. The executions are said as the process ends
+    (``say_final``), so the campaign's figures never rest on status lines alone:
+    libFuzzer prints none until the seed corpus is loaded, and a slice stopped before
+    that (a loaded machine, a large corpus) used to read as "ran 0 executions"."""
 
     asked = 0
     answered = 0
-    differential = False
 
     @classmethod
     def say_final(cls) -> None:
-        if cls.differential:
-            say(answered_line(cls.answered, cls.asked))
         say(executions_line(cls.asked))
 
 
@@ -200,6 +212,25 @@ def run_input(target: Target, impl: Any, data: bytes,
             raise exc from None
         raise fast from None
     return ()
+
+
+#: libFuzzer's default per-input ``-timeout``, in seconds.
+_LIBFUZZER_TIMEOUT = 1200
+
+
+def minimize_seconds(argv: list[str]) -> float:
+    """The wall-clock safety net of a minimization (``fuzz.minimize``; tries are its
+    real bound): half of libFuzzer's per-input ``-timeout``, which counts the
+    minimization as part of the input that failed, so a long one must not be reported
+    as a timeout of that input. At most ``minimize.DEFAULT_SECONDS``."""
+    from pctfuzz.fuzz.minimize import DEFAULT_SECONDS
+
+    timeout = float(_LIBFUZZER_TIMEOUT)
+    for arg in argv:
+        if arg.startswith("-timeout="):
+            with contextlib.suppress(ValueError):  # libFuzzer refuses it anyway
+                timeout = float(arg.removeprefix("-timeout="))
+    return min(DEFAULT_SECONDS, max(0.5, timeout / 2))
 
 
 def main(target_name: str, argv: list[str] | None = None,
@@ -236,13 +267,13 @@ def main(target_name: str, argv: list[str] | None = None,
     corpus_dir = settings.corpus
     recorder = (
         Recorder(target, impl, impl_name, Path(findings_dir),
-                 Path(corpus_dir) if corpus_dir else None)
+                 Path(corpus_dir) if corpus_dir else None,
+                 minimize_seconds=minimize_seconds(argv))
         if findings_dir
         else None
     )
 
     last_said = time.monotonic()
-    _Count.differential = target.differential
 
     def test_one_input(data: bytes) -> None:
         nonlocal last_said
@@ -265,14 +296,22 @@ def main(target_name: str, argv: list[str] | None = None,
         if _Stop.requested:
             _stop_now(recorder)
         if target.differential and time.monotonic() - last_said > 1.0:
-            # How many cases the implementation answered (not Unsupported): a campaign
-            # on an adapter that hides behind Unsupported must show it.
-            say(answered_line(_Count.answered, _Count.asked))
-            if under_test is not None:
-                say(under_test_line(under_test.count, under_test.total))
+            say_counts()
             last_said = time.monotonic()
 
+    def say_counts() -> None:
+        # How many cases the implementation answered (not Unsupported): a campaign on an
+        # adapter that hides behind Unsupported must show it; and what of the code
+        # under test it reached, per module (one never reached is a warning).
+        say(answered_line(_Count.answered, _Count.asked))
+        if under_test is not None:
+            say(under_test_line(under_test.count, under_test.total))
+            for module, reached, lines in under_test.modules():
+                say(module_line(module, reached, lines, under_test.executions))
+
     atheris.Setup(argv, test_one_input)
+    if recorder is not None and target.differential:
+        _LAST_WORDS.append(say_counts)
     if recorder is not None:
         _flush_at_exit(recorder)
         _flush_on_sigterm(recorder)

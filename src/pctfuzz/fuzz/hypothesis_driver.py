@@ -3,7 +3,9 @@
 The same targets, the same strategies (``target.strategy()``) and the same checks
 (``target.check``) as the Hypothesis tests, run in this process for ``max_time``
 seconds, the targets taking turns in slices (the differential ones first). A failure
-is shrunk by Hypothesis, then saved through the findings store with the signature the
+is shrunk by Hypothesis, then made 1-minimal for its signature (``fuzz.minimize``:
+Hypothesis's shrinker keeps "a failure", not the same one, and stops short of
+1-minimal), then saved through the findings store with the signature the
 atheris driver and replay compute (``identity.signature_of``, the adapter's
 ``modules_under_test``), so ``pctfuzz replay`` reproduces it and a libFuzzer campaign
 that finds the same bug adds hits to the same record. A signature saved once is not
@@ -32,9 +34,10 @@ from hypothesis import HealthCheck, Phase, Verbosity, given, settings
 from hypothesis.configuration import set_hypothesis_home_dir
 
 from pctfuzz.errors import PctfuzzError
+from pctfuzz.fuzz.minimize import minimize_case, raw_input_for, same_failure
 from pctfuzz.fuzz.recorder import build_finding
 from pctfuzz.fuzz.schedule import order_targets
-from pctfuzz.fuzz.stats import CampaignResult, TargetStats
+from pctfuzz.fuzz.stats import CampaignResult, ModuleReach, TargetStats
 from pctfuzz.fuzz.supervisor import Supervisor, stop_on_signals
 from pctfuzz.fuzz.undertest import UnderTest
 from pctfuzz.identity import signature_of
@@ -87,6 +90,21 @@ class _Alarms:
             yield
         finally:
             self.example_end = None
+            self.arm()
+
+    @contextlib.contextmanager
+    def without_backstop(self) -> Iterator[None]:
+        """No slice backstop (a minimization runs to its own bound), each example still
+        under its ``timeout``."""
+        backstop, self.backstop = self.backstop, None
+        self.arm()
+        try:
+            yield
+        finally:
+            # A backstop that passed meanwhile stays off: it would ring at once, in the
+            # middle of saving; the slice's loop sees its end by itself.
+            if backstop is not None and backstop > time.monotonic():
+                self.backstop = backstop
             self.arm()
 
     @contextlib.contextmanager
@@ -158,29 +176,65 @@ class _Hunt:
         return self.target.check(case, self.impl)
 
     def report(self, now: float, *, force: bool = False) -> None:
+        due = force or now - self.last_progress >= _PROGRESS_SECONDS
         if self.under_test is not None:
             self.stats.under_test = self.under_test.count
             self.stats.under_test_total = self.under_test.total
-        if self.progress and (force or now - self.last_progress >= _PROGRESS_SECONDS):
+            if due or not self.stats.modules:  # per module: as often as progress
+                for name, reached, lines in self.under_test.modules():
+                    self.stats.modules[name] = ModuleReach(reached, lines,
+                                                           self.under_test.executions)
+        if due:
             self.last_progress = now
-            self.progress(self.stats)
+            if self.progress:
+                self.progress(self.stats)
 
     def save(self) -> None:
         """Record every failure kept since the last save."""
+        with self.alarms.without_backstop():  # a slice's end never cuts a save short
+            self._save_failing()
+        self.report(time.monotonic(), force=True)
+
+    def _save_failing(self) -> None:
         from pctfuzz.store import FindingStore, StoreError
 
-        for signature, (case, exc) in list(self.failing.items()):
+        for signature, (shrunk, exc) in list(self.failing.items()):
             del self.failing[signature]
             self.saved.add(signature)
+            case, exc, complete = self.minimize(shrunk, exc, signature)
             finding = build_finding(self.target, self.impl_name, case, self._raw(case), exc,
-                                    minimized=True, signature=signature, impl=self.impl)
+                                    minimized=complete, signature=signature, impl=self.impl)
             try:
                 stored, is_new = FindingStore(self.findings).record(finding)
             except StoreError as err:
                 self.stats.lost.append(f"FINDING {signature}: {err}")
                 continue
             self._count(stored.id, is_new)
-        self.report(time.monotonic(), force=True)
+
+    def minimize(self, case: Any, exc: BaseException,
+                 signature: str) -> tuple[Any, BaseException, bool]:
+        """``case`` made 1-minimal for ``signature`` (``fuzz.minimize``), with what its
+        check raises now and whether it is 1-minimal; each try under the per-input
+        timeout (one that times out does not keep the failure)."""
+
+        def guard(call: Callable[[], Any]) -> Any:
+            try:
+                with self.alarms.example(self.timeout):
+                    return call()
+            except (_Timeout, _Stop):
+                return None
+
+        keeps = same_failure(self.target, self.impl, self.impl_name, signature, guard=guard,
+                             representable=self._raw(case) is not None)
+        with self.alarms.without_backstop():
+            # Tries bound it; the clock only as a safety net, within the shrink's grace.
+            grace = max(SHRINK_GRACE, self.end + SHRINK_GRACE - time.monotonic())
+            found = minimize_case(case, keeps, max_seconds=grace)
+            try:
+                guard(lambda: self.check(found.case))
+            except Exception as again:
+                return found.case, again, found.complete
+        return case, exc, False  # it passed this time: keep Hypothesis's case
 
     def save_stop(self, case: Any) -> None:
         from pctfuzz.identity import stop_signature
@@ -201,10 +255,7 @@ class _Hunt:
         self._count(stored.id, is_new)
 
     def _raw(self, case: Any) -> bytes | None:
-        try:
-            return bytes(self.target.to_bytes(case))
-        except Exception:
-            return None
+        return raw_input_for(self.target, case, self.impl)
 
     def _count(self, ident: str, is_new: bool) -> None:
         bucket = self.stats.new_findings if is_new else self.stats.known_findings

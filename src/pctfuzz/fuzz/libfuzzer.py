@@ -26,10 +26,11 @@ from pctfuzz.fuzz.protocol import (
     EXECUTIONS,
     FINDING,
     LOST,
+    MODULE,
     UNDER_TEST,
     WARNING_PREFIX,
 )
-from pctfuzz.fuzz.stats import TargetStats
+from pctfuzz.fuzz.stats import ModuleReach, TargetStats
 from pctfuzz.fuzz.supervisor import Supervisor
 from pctfuzz.targets import get_target
 
@@ -117,6 +118,8 @@ def _read(proc: subprocess.Popen[str], stats: TargetStats, base_execs: int,
     last_progress = 0.0
     tail: list[str] = []
     base_asked, base_answered = stats.asked, stats.answered
+    # a restarted process counts its executions from 0 again
+    base_runs = {name: reach.executions for name, reach in stats.modules.items()}
     for line in proc.stderr:
         if raw is not None:
             raw.write(line if line.endswith("\n") else line + "\n")
@@ -152,6 +155,11 @@ def _read(proc: subprocess.Popen[str], stats: TargetStats, base_execs: int,
         elif m := UNDER_TEST.match(line):  # lines of the code under test reached
             stats.under_test = max(stats.under_test or 0, int(m["reached"]))
             stats.under_test_total = int(m["total"])
+        elif m := MODULE.match(line):  # the same, per module under test
+            reach = stats.modules.setdefault(m["module"], ModuleReach())
+            reach.reached = max(reach.reached, int(m["reached"]))
+            reach.total = int(m["total"])
+            reach.executions = base_runs.get(m["module"], 0) + int(m["executions"])
         elif m := LOST.match(line):
             if m["what"] not in stats.lost and len(stats.lost) < _MAX_ERRORS:
                 stats.lost.append(m["what"])

@@ -1,4 +1,5 @@
-"""Rewrite finding records whose signature is of an older format (``pctfuzz migrate``).
+"""Rewrite finding records of an older signature format, and re-minimize every record
+to a 1-minimal case (``pctfuzz migrate``).
 
 A signature's format is versioned (``identity.SIGNATURE_VERSION``, stored in each
 record as ``signature_version``). A record of an older format keeps its triage: the
@@ -7,6 +8,15 @@ record is rewritten under the current signature -- a new id and file name -- wit
 its status, first/last seen and hits carried over, and the old file is removed. A
 record whose case no longer fails that way is left as it is and reported. Stop
 findings (timeout, oom) need no replay: their signature has no class.
+
+Then every record (migrated or current) that has a case and still fails with its own
+signature is minimized again (``fuzz.minimize``: 1-minimal for that signature, each
+unit lowered to the simplest). The signature, hence the id, file name, status, note,
+hits, first/last seen and any other field, stays; the case, its raw input and what the
+check says of it (expected, actual, evidence, traceback, ``minimized``) are replaced,
+under the record's lock. A record whose case now fails with another signature, or
+passes, is not touched (reported as ``kept``): its id would change, which is a triage
+decision (replay it). Stop findings (timeout, oom) keep their input.
 
 Like replay, migration never runs code a record names: a record naming an
 implementation that is not built in is migrated only against ``--impl``.
@@ -22,6 +32,8 @@ from pathlib import Path
 from typing import Any
 
 from pctfuzz.errors import PctfuzzError, UsageError
+from pctfuzz.fuzz.minimize import minimize_case, raw_input_for
+from pctfuzz.fuzz.recorder import build_finding
 from pctfuzz.fuzz.replay import DEFAULT_TIMEOUT, _impl_for, run_case
 from pctfuzz.identity import SIGNATURE_VERSION, finding_id, stop_signature
 from pctfuzz.store import Finding, FindingStore, StoreError
@@ -33,7 +45,8 @@ __all__ = ["Migration", "migrate_findings"]
 @dataclass(frozen=True)
 class Migration:
     """What happened to one record: ``migrated`` (``new_path`` holds it now),
-    ``current`` (nothing to do) or ``kept`` (``why`` it could not be migrated)."""
+    ``minimized`` (its case is smaller now; ``why`` says how), ``current`` (nothing to
+    do) or ``kept`` (``why`` it could not be migrated or minimized)."""
 
     path: Path
     outcome: str
@@ -42,7 +55,8 @@ class Migration:
 
     def line(self) -> str:
         if self.outcome == "migrated" and self.new_path is not None:
-            return f"{self.path.name}: migrated to {self.new_path.name}"
+            return f"{self.path.name}: migrated to {self.new_path.name}" + (
+                f" ({self.why})" if self.why else "")
         return f"{self.path.name}: {self.outcome}" + (f" ({self.why})" if self.why else "")
 
 
@@ -60,28 +74,96 @@ def _new_signature(finding: Finding, impl: str | None, cache: dict[Any, Any]) ->
     return run.signature
 
 
+def _minimized(store: FindingStore, finding: Finding, impl: str | None,
+               cache: dict[Any, Any]) -> str:
+    """Re-minimize ``finding``'s case (module docstring); returns what changed ("" if
+    it was 1-minimal and simplest already). ``UsageError`` when it cannot be done."""
+    if finding.kind in ("timeout", "oom") or finding.case is None:
+        return ""
+    target = get_target(finding.target)
+    name = impl or finding.impl
+    subject = _impl_for(target, name, cache, recorded=impl is None)
+    case = finding.rebuild_case()
+    run = run_case(target, case, subject, DEFAULT_TIMEOUT, impl_name=name)
+    if run.signature != finding.signature:
+        raise UsageError("its case " + (f"now fails differently ({run.signature})"
+                                        if run.signature else "no longer fails")
+                         + "; not minimized (replay it)")
+    representable = raw_input_for(target, case, subject) is not None
+
+    def keeps(candidate: Any) -> bool:
+        if representable and raw_input_for(target, candidate, subject) is None:
+            return False
+        return run_case(target, candidate, subject, DEFAULT_TIMEOUT,
+                        impl_name=name).signature == finding.signature
+
+    found = minimize_case(case, keeps)
+    if found.case == case and found.complete == finding.minimized:
+        return ""
+    try:
+        target.check(found.case, subject)
+    except Exception as exc:
+        fresh = build_finding(target, finding.impl, found.case,
+                              raw_input_for(target, found.case, subject), exc,
+                              minimized=found.complete, signature=finding.signature,
+                              impl=subject if target.differential else None)
+    else:
+        raise UsageError("its minimized case passed when checked again (flaky)")
+
+    def renew(current: Finding) -> Finding:
+        return dataclasses.replace(
+            current, case=fresh.case, raw_input=fresh.raw_input, expected=fresh.expected,
+            actual=fresh.actual, evidence=fresh.evidence, traceback=fresh.traceback,
+            minimized=fresh.minimized)
+
+    store.update(finding.id, renew)
+    size = f"{_units(case)} -> {_units(found.case)} units"
+    return size if found.complete else f"{size}; stopped at the try bound, run it again"
+
+
+def _units(case: Any) -> int:
+    """Code points (or bytes) and pairs of a case, for the report line."""
+    if hasattr(case, "pairs"):
+        return len(case.pairs) + sum(len(n) + len(v) for n, v in case.pairs)
+    return len(getattr(case, "text", getattr(case, "value", "")))
+
+
 def migrate_findings(folder: Path, *, impl: str | None = None) -> Iterator[Migration]:
-    """Migrate every record of ``folder`` to the current signature format."""
+    """Migrate every record of ``folder`` to the current signature format, then
+    re-minimize it (module docstring)."""
     store = FindingStore(folder)
     cache: dict[Any, Any] = {}
     for finding in list(store.iter_findings()):
         path = store.path_for(finding)
-        if finding.signature_version >= SIGNATURE_VERSION:
-            yield Migration(path, "current")
-            continue
+        migrated = False
+        if finding.signature_version < SIGNATURE_VERSION:
+            try:
+                signature = _new_signature(finding, impl, cache)
+            except (PctfuzzError, OSError) as exc:
+                yield Migration(path, "kept", str(exc))
+                continue
+            renewed = dataclasses.replace(finding, signature=signature,
+                                          id=finding_id(signature),
+                                          signature_version=SIGNATURE_VERSION)
+            try:
+                # If a record of the new signature exists (two old ones are one bug now),
+                # record() adds the hits to it and keeps its triage status.
+                finding, _ = store.record(renewed)
+                os.unlink(path)
+            except (StoreError, OSError) as exc:
+                yield Migration(path, "kept", f"cannot be rewritten: {exc}")
+                continue
+            migrated = True
         try:
-            signature = _new_signature(finding, impl, cache)
+            change = _minimized(store, finding, impl, cache)
         except (PctfuzzError, OSError) as exc:
-            yield Migration(path, "kept", str(exc))
-            continue
-        renewed = dataclasses.replace(finding, signature=signature, id=finding_id(signature),
-                                      signature_version=SIGNATURE_VERSION)
-        try:
-            # If a record of the new signature exists (two old ones are one bug now),
-            # record() adds the hits to it and keeps its triage status.
-            stored, _ = store.record(renewed)
-            os.unlink(path)
-        except (StoreError, OSError) as exc:
-            yield Migration(path, "kept", f"cannot be rewritten: {exc}")
-            continue
-        yield Migration(path, "migrated", new_path=store.path_for(stored))
+            change, problem = "", str(exc)
+        else:
+            problem = ""
+        if migrated:
+            why = (change and f"minimized: {change}") or (problem and f"not minimized: {problem}")
+            yield Migration(path, "migrated", why, new_path=store.path_for(finding))
+        elif problem:
+            yield Migration(path, "kept", problem)
+        else:
+            yield Migration(path, "minimized" if change else "current", change)

@@ -18,6 +18,9 @@ so it never mixes with libFuzzer's own output.
     a differential harness's lines of the code under test (the adapter's
     ``modules_under_test``, not pctfuzz's own) reached so far, out of the lines in
     their functions, about once a second (``pctfuzz.fuzz.undertest``).
+``pctfuzz: MODULE <module> <reached> <total> <executions>``
+    the same per module under test, with the executions run so far: a module never
+    reached (or that cannot be traced, ``total`` 0) is a warning of the campaign.
 ``pctfuzz: WARNING: <message>``
     anything else worth saying (an input not added to the corpus, a corrupt record
     moved aside); reported, not an error of the run.
@@ -43,9 +46,9 @@ from dataclasses import dataclass, field
 from pctfuzz.accept import ACCEPT_ENV
 from pctfuzz.formats import SETS_ENV
 
-__all__ = ["ANSWERED", "EXECUTIONS", "FINDING", "LOST", "UNDER_TEST", "HarnessSettings",
-           "answered_line", "executions_line", "finding_line", "lost_line", "say",
-           "under_test_line", "warning_line"]
+__all__ = ["ANSWERED", "EXECUTIONS", "FINDING", "LOST", "MODULE", "UNDER_TEST",
+           "HarnessSettings", "answered_line", "executions_line", "finding_line",
+           "lost_line", "module_line", "say", "under_test_line", "warning_line"]
 
 FINDING = re.compile(r"^pctfuzz: (?P<word>NEW|KNOWN) FINDING (?P<kind>\S+) (?P<id>[0-9a-f]{16})"
                      r"(?: (?P<signature>.*))?$")
@@ -53,6 +56,8 @@ LOST = re.compile(r"^pctfuzz: LOST (?P<what>.*)$")
 ANSWERED = re.compile(r"^pctfuzz: ANSWERED (?P<answered>\d+) (?P<asked>\d+)$")
 UNDER_TEST = re.compile(r"^pctfuzz: UNDER TEST (?P<reached>\d+) (?P<total>\d+)$")
 EXECUTIONS = re.compile(r"^pctfuzz: EXECUTIONS (?P<count>\d+)$")
+MODULE = re.compile(r"^pctfuzz: MODULE (?P<module>\S+) (?P<reached>\d+) (?P<total>\d+) "
+                    r"(?P<executions>\d+)$")
 WARNING_PREFIX = "pctfuzz: WARNING: "
 
 
@@ -70,6 +75,8 @@ def under_test_line(reached: int, total: int) -> str:
 
 def executions_line(count: int) -> str:
     return f"pctfuzz: EXECUTIONS {count}"
+def module_line(module: str, reached: int, total: int, executions: int) -> str:
+    return f"pctfuzz: MODULE {module} {reached} {total} {executions}"
 
 
 def lost_line(what: str, why: object) -> str:

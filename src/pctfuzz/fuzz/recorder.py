@@ -1,67 +1,32 @@
-"""Record mode of the atheris driver: each failure minimized, saved as a finding
-(deduplicated by signature), its hits counted and flushed, its input added to the
-corpus (``Recorder``); ``build_finding`` is the record both drivers save.
+"""Record mode of the atheris driver: each failure minimized to a 1-minimal case of
+the same signature (``fuzz.minimize``), saved as a finding (deduplicated by
+signature), its hits counted and flushed, its input added to the corpus
+(``Recorder``); ``build_finding`` is the record both drivers save.
 """
 
 from __future__ import annotations
 
 import os
 import time
-from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 from pctfuzz.cases import Case
+from pctfuzz.fuzz.minimize import DEFAULT_SECONDS, minimize_case, raw_input_for, same_failure
 from pctfuzz.fuzz.protocol import finding_line, lost_line, say, warning_line
 from pctfuzz.identity import classify, signature_of
 from pctfuzz.targets import Target
-from pctfuzz.violations import Violation
+from pctfuzz.violations import Divergence, Violation
 
-__all__ = ["Recorder", "build_finding", "minimize"]
-
-
-def minimize(
-    data: bytes,
-    still_fails: Callable[[bytes], bool],
-    *,
-    max_seconds: float = 3.0,
-    max_tries: int = 4000,
-) -> bytes:
-    """Shortest input found (greedy chunk removal, then byte simplification) for which
-    ``still_fails`` holds. Bounded in time and tries; returns ``data`` if nothing helps."""
-    deadline = time.monotonic() + max_seconds
-    tries = 0
-    best = data
-    chunk = max(1, len(best) // 2)
-    while chunk >= 1:
-        start = 0
-        while start < len(best):
-            if tries >= max_tries or time.monotonic() > deadline:
-                return best
-            candidate = best[:start] + best[start + chunk :]
-            tries += 1
-            if still_fails(candidate):
-                best = candidate
-            else:
-                start += chunk
-        chunk //= 2
-    # Simplify the remaining bytes towards "a" so the stored case is easy to read.
-    for index in range(len(best)):
-        if tries >= max_tries or time.monotonic() > deadline:
-            break
-        if best[index] == 0x61:
-            continue
-        candidate = best[:index] + b"a" + best[index + 1 :]
-        tries += 1
-        if still_fails(candidate):
-            best = candidate
-    return best
+__all__ = ["Recorder", "build_finding"]
 
 
 class Recorder:
     """Record mode: turns failures into stored, deduplicated, minimized findings.
 
-    The first failure of each signature in a process is minimized and written at once
+    The first failure of each signature in a process is minimized (a 1-minimal case of
+    that signature, ``fuzz.minimize``; within ``minimize_seconds``, which the driver
+    keeps below libFuzzer's per-input ``-timeout``) and written at once
     (``FindingStore.record``). Later hits of it are counted in memory and added to the
     record (``FindingStore.add_hits``) on the first hit at least ``flush_seconds`` after
     the last flush, and when libFuzzer ends the process normally (``-max_total_time``,
@@ -85,7 +50,8 @@ class Recorder:
     FLUSH_SECONDS = 1.0
 
     def __init__(self, target: Target, impl: Any, impl_name: str | None,
-                 findings_dir: Path, corpus_dir: Path | None) -> None:
+                 findings_dir: Path, corpus_dir: Path | None, *,
+                 minimize_seconds: float = DEFAULT_SECONDS) -> None:
         from pctfuzz.store import Corpus, FindingStore
 
         self.target = target
@@ -99,6 +65,7 @@ class Recorder:
         self.unsaved: set[str] = set()  # signatures whose record could not be written
         self.flush_seconds = _env_seconds("PCTFUZZ_FLUSH_SECONDS", self.FLUSH_SECONDS)
         self.last_flush = time.monotonic()
+        self.minimize_seconds = minimize_seconds
 
     def signature(self, exc: BaseException, data: bytes) -> str:
         """The signature of ``exc``, raised on input ``data`` (``pctfuzz.identity``)."""
@@ -109,16 +76,6 @@ class Recorder:
         return signature_of(self.target.name, exc, case=case, subject=self.impl,
                             impl=self.impl_name, code_under_test=self.impl_modules)
 
-    def _fails_same(self, signature: str) -> Callable[[bytes], bool]:
-        def still_fails(candidate: bytes) -> bool:
-            try:
-                self.target.run_bytes(candidate, self.impl)
-            except Exception as exc:
-                return self.signature(exc, candidate) == signature
-            return False
-
-        return still_fails
-
     def record(self, data: bytes, exc: Exception) -> None:
         signature = self.signature(exc, data)
         if signature in self.ids:
@@ -128,19 +85,26 @@ class Recorder:
             return
         if signature in self.unsaved:  # reported once; do not minimize it on every hit
             return
-        small = minimize(data, self._fails_same(signature))
-        small_exc: BaseException = exc
+        original = self.target.case_from_bytes(data, self.impl)
+        keeps = same_failure(self.target, self.impl, self.impl_name, signature,
+                             representable=True)
+        found = minimize_case(original, keeps, max_seconds=self.minimize_seconds)
+        case, small_exc = found.case, exc
+        small = raw_input_for(self.target, case, self.impl)
         try:
-            case = self.target.run_bytes(small, self.impl)
+            self.target.check(case, self.impl)
+            case, small = original, data  # it passed this time (a flaky implementation)
         except Exception as again:
             # Raised while the original failure is being handled: keep its traceback
             # free of that unrelated context.
             again.__suppress_context__ = True
             small_exc = again
-            case = self.target.case_from_bytes(small, self.impl)
-        finding = build_finding(self.target, self.impl_name, case, small, small_exc,
-                                minimized=small != data,
-                                signature=self.signature(small_exc, small), impl=self.impl)
+        finding = build_finding(
+            self.target, self.impl_name, case, small, small_exc,
+            minimized=found.complete and case is found.case,
+            signature=signature_of(self.target.name, small_exc, case=case, subject=self.impl,
+                                   impl=self.impl_name, code_under_test=self.impl_modules),
+            impl=self.impl)
         from pctfuzz.store import StoreError
 
         try:
@@ -157,7 +121,8 @@ class Recorder:
         if self.corpus is not None:
             try:
                 self.corpus.add(self.target.name, data)
-                self.corpus.add(self.target.name, small)
+                if small is not None:
+                    self.corpus.add(self.target.name, small)
             except StoreError as err:
                 _warn(f"CANNOT SAVE INPUT of {stored.id}: {err}")
         say(finding_line(is_new, stored.kind, stored.id, signature))
@@ -208,4 +173,5 @@ def build_finding(target: Target, impl_name: str | None, case: Case, raw: bytes 
         impl=impl_name,
         minimized=minimized,
         versions=collect_versions(impl_name, None if impl is None else impl_version(impl)),
+        behaviour=exc.behaviour if isinstance(exc, Divergence) else None,
     )

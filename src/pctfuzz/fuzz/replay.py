@@ -247,11 +247,13 @@ def _inputs(paths: Sequence[Path], target: str | None) -> Iterator[tuple[str, Pa
 
 def replay_paths(paths: Sequence[Path], *, target: str | None = None, impl: str | None = None,
                  timeout: float = DEFAULT_TIMEOUT, trusted: Sequence[str] = (),
-                 ) -> Iterator[Verdict | tuple[Path, str]]:
+                 raw_impl: str | None = None) -> Iterator[Verdict | tuple[Path, str]]:
     """Verdicts for every input under ``paths``; unusable inputs as (path, message).
 
     ``trusted``: implementations the user named elsewhere (``[tool.pctfuzz] impl``): a
-    record naming one of them replays against it, as if given with ``--impl``."""
+    record naming one of them replays against it, as if given with ``--impl``.
+    ``raw_impl``: what a raw corpus input of a differential target runs against when
+    ``impl`` is not given (the project's implementation; default urllib)."""
     from pctfuzz.store import StoreError, load_finding, read_input
 
     if target is not None:
@@ -275,8 +277,9 @@ def replay_paths(paths: Sequence[Path], *, target: str | None = None, impl: str 
                 assert info is not None
                 tgt = get_target(info)
                 data = read_input(path)  # regular file, no symlink, size checked first
-                name = (impl or "urllib") if tgt.differential else impl
-                runner = _impl_for(tgt, impl, impls)
+                chosen = impl or raw_impl
+                name = (chosen or "urllib") if tgt.differential else impl
+                runner = _impl_for(tgt, chosen if tgt.differential else impl, impls)
                 case = tgt.case_from_bytes(data, runner)
                 run = run_case(tgt, case, runner, timeout, impl_name=name)
                 # A raw input has no recorded signature: any failure reproduces.

@@ -10,7 +10,32 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
-__all__ = ["LOW_ANSWER_RATE", "CampaignResult", "TargetStats", "merge_stats"]
+__all__ = ["LOW_ANSWER_RATE", "UNREACHED_AFTER", "CampaignResult", "ModuleReach",
+           "TargetStats", "merge_stats"]
+
+#: Executions after which a module under test that no line was reached in is reported
+#: (issue 21, part 6): all of them traced (``undertest.FULL``), so 0 lines is a fact.
+UNREACHED_AFTER = 2000
+
+
+@dataclass
+class ModuleReach:
+    """One module of the code under test (``undertest.UnderTest.modules``): lines
+    reached, lines inside its functions (0: it cannot be traced), executions so far."""
+
+    reached: int = 0
+    total: int = 0
+    executions: int = 0
+
+    def problem(self) -> str | None:
+        """Why the campaign may not test this module, or None."""
+        if self.total == 0:
+            return ("cannot be traced (not imported, or no Python source: a C or Cython "
+                    "extension); whether the campaign reaches it is unknown")
+        if self.reached == 0 and self.executions >= UNREACHED_AFTER:
+            return (f"0 of {self.total} lines reached after {self.executions:,} executions: "
+                    "the adapter does not call it (check modules_under_test)")
+        return None
 
 
 @dataclass
@@ -40,6 +65,8 @@ class TargetStats:
     #: (``pctfuzz.fuzz.undertest``; None until the harness says)
     under_test: int | None = None
     under_test_total: int | None = None
+    #: differential targets: each module under test (``ModuleReach``), by name
+    modules: dict[str, ModuleReach] = field(default_factory=dict)
 
     @property
     def findings(self) -> int:
@@ -49,6 +76,11 @@ class TargetStats:
     def answered_rate(self) -> float | None:
         """The share of its cases the implementation answered (differential targets)."""
         return self.answered / self.asked if self.asked else None
+
+    def not_reached(self) -> dict[str, str]:
+        """Module -> why the campaign may not reach it (``ModuleReach.problem``)."""
+        return {name: why for name, reach in self.modules.items()
+                if (why := reach.problem()) is not None}
 
     def problems(self, *, stopped: bool = False) -> list[str]:
         """Why this target's part of the campaign is incomplete (empty if it is not):
@@ -132,6 +164,9 @@ class CampaignResult:
         if rates:
             lines.append("answered by the implementation: "
                          + ", ".join(f"{t} {r:.0%}" for t, r in rates))
+        for s in self.stats:
+            for module, why in s.not_reached().items():
+                lines.append(f"WARNING: {s.target}: code under test not reached: {module} {why}")
         for target, rate in rates:
             if rate < LOW_ANSWER_RATE:
                 lines.append(f"WARNING: {target}: the implementation answered only {rate:.0%} "
@@ -159,6 +194,13 @@ def merge_stats(target: str, parts: Sequence[TargetStats]) -> TargetStats:
     for part in parts:
         known += [f for f in part.known_findings if f not in new and f not in known]
     initial = [p.initial_cov for p in parts if p.initial_cov is not None]
+    modules: dict[str, ModuleReach] = {}
+    for part in parts:
+        for name, reach in part.modules.items():
+            mine = modules.setdefault(name, ModuleReach())
+            mine.reached = max(mine.reached, reach.reached)
+            mine.total = max(mine.total, reach.total)
+            mine.executions += reach.executions
     reached = [p.under_test for p in parts if p.under_test is not None]
     totals = [p.under_test_total for p in parts if p.under_test_total is not None]
     return TargetStats(
@@ -180,5 +222,6 @@ def merge_stats(target: str, parts: Sequence[TargetStats]) -> TargetStats:
         workers=len(parts),
         under_test=max(reached, default=None),
         under_test_total=max(totals, default=None),
+        modules=modules,
     )
 

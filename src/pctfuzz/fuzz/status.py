@@ -3,7 +3,9 @@
 ``Board`` holds the latest ``TargetStats`` of each target and renders them: a head
 line (elapsed, remaining, new findings) and one line per target with exec/s, libFuzzer's
 coverage, the lines of the code under test reached (``undertest``), the share of
-cases the implementation answered, and its findings. Two ways to show it:
+cases the implementation answered, and its findings; below them, a warning for each
+module under test the campaign does not reach (``TargetStats.not_reached``). Two ways
+to show it:
 
 - ``LiveStatus``: on a terminal, the lines are redrawn in place (``rich.live``) and
   each new finding is printed once, as one readable line, above them;
@@ -107,7 +109,14 @@ class Board:
         table = [line(self.HEAD)] + [
             line(row) if row is not None else f"{name.ljust(widths[0])}  waiting"
             for name, row in rows.items()]
-        return [head, *table]
+        return [head, *table, *self.warnings()]
+
+    def warnings(self) -> list[str]:
+        """One line per module under test that a target does not reach."""
+        with self.lock:
+            stats = [self.stats[name] for name in self.targets if name in self.stats]
+        return [one_line(f"WARNING: {s.target}: code under test not reached: {module} {why}",
+                         300) for s in stats for module, why in s.not_reached().items()]
 
     def plain(self, name: str) -> str:
         """One target's figures as one plain line (``PlainStatus``)."""
@@ -157,11 +166,16 @@ class PlainStatus(Status):
         self.out = out
         self.quiet = quiet  # -q: the findings only
         self.last: dict[str, float] = {}
+        self.warned: set[str] = set()
 
     def __call__(self, stats: TargetStats) -> None:
         out = self.out or sys.stderr
         for ident in self.board.update(stats):
             print(finding_line(ident, stats.target, self.describe), file=out, flush=True)
+        for warning in self.board.warnings():  # each once, at once
+            if warning not in self.warned and not self.quiet:
+                self.warned.add(warning)
+                print(warning, file=out, flush=True)
         now = self.board.clock()
         if not self.quiet and now - self.last.get(stats.target, -self.EVERY) >= self.EVERY:
             self.last[stats.target] = now

@@ -84,11 +84,15 @@ class UnderTest:
 
     def __init__(self, names: Iterable[str]) -> None:
         files = {}
+        self.paths: dict[str, str | None] = {}  # module -> its traced file (None: none)
         for name in names:
             module = sys.modules.get(name)
             path = getattr(module, "__file__", None)
             if path and path.endswith(".py"):  # a C extension has no lines to trace
                 files[path] = function_lines(Path(path))
+                self.paths[name] = path
+            else:
+                self.paths[name] = None
         self.files = files
         self.total = sum(map(len, files.values()))
         self.reached: set[tuple[str, int]] = set()
@@ -101,6 +105,16 @@ class UnderTest:
     def count(self) -> int:
         """Lines reached, of the ``total`` lines inside functions."""
         return sum(line in self.files[path] for path, line in self.reached)
+
+    def modules(self) -> list[tuple[str, int, int]]:
+        """(module, lines reached, lines inside its functions) per module under test; 0
+        lines for one that cannot be traced (not imported, or no Python source)."""
+        out = []
+        for name, path in self.paths.items():
+            lines = self.files.get(path, set()) if path is not None else set()
+            reached = sum(line in lines for where, line in self.reached if where == path)
+            out.append((name, reached, len(lines)))
+        return out
 
     def run(self, call: Callable[[], T]) -> T:
         """``call()``, traced if this execution is sampled (see the module docstring)."""

@@ -9,6 +9,9 @@ the invariant or differential question (``-`` when none ran to completion). The
 *class* says what differs, coarse enough that one bug is one finding and fine enough
 that two bugs are two:
 
+- **a differential divergence a catalogue rule explains**: ``rule=NAME(KEY=VALUE,...)``,
+  the simplest ready-made reconciler that explains it (``pctfuzz.accept.rules``), e.g.
+  ``rule=truncated(n=100)``; the classes below name the rest.
 - **encode** (differential, and invariants on an ``EncodeCase``)
   ``unit=<unit>;diff=<shape>[;enc=<legacy encoding>]``. The reference's output is split per input
   unit (a character of a str, a byte of bytes); ``unit`` is the class of the first

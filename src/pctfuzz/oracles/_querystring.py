@@ -11,15 +11,14 @@ from __future__ import annotations
 
 from typing import Any
 
-from pctfuzz.cases import Case, FormCase, FormParseCase
-from pctfuzz.entry import KnownDivergence
+from pctfuzz.accept.entry import KnownDivergence
+from pctfuzz.accept.reconcilers import Reconciler, divergence
+from pctfuzz.cases import Case, FormCase
 from pctfuzz.outcome import Outcome
-from pctfuzz.reconcilers import Reconciler, divergence, pairs_surrogates_to_fffd
 from pctfuzz.reference import percent_encode
 from pctfuzz.sets import get_set
-from pctfuzz.text import has_lone_surrogate
 
-__all__ = ["CITE_URLLIB", "QUOTE_PLUS_SET", "lone_surrogate_entry", "query_params_functions",
+__all__ = ["CITE_URLLIB", "QUOTE_PLUS_SET", "query_params_functions",
            "urlencode_entry"]
 
 #: Where Python documents the set quote_plus leaves raw.
@@ -82,30 +81,6 @@ def urlencode_entry(
             + ("; furl writes = raw after an empty name, which parses back the same"
                if raw_equals else ""),
         example=FormCase(example),
-    )
-
-
-def _has_lone_surrogate(case: Case) -> bool:
-    text = getattr(case, "text", b"")
-    return isinstance(text, str) and has_lone_surrogate(text)
-
-
-def lone_surrogate_entry(lib: str, citation: str) -> KnownDivergence:
-    """``lib``'s parser (``urllib.parse.unquote`` underneath) keeps a lone surrogate of
-    a str input where the reference writes U+FFFD, as the built-in
-    ``urllib-parse-qsl-lone-surrogate`` entry states for urllib."""
-    # A rewrite of the implementation's answer (phase 2), so it composes with a
-    # reordering entry (phase 0).
-    rewrite = Reconciler("lone_surrogate", frozenset({"form-parse"}),
-                         pairs_surrogates_to_fffd,
-                         "U+FFFD for each lone surrogate (USVString conversion, then UTF-8)",
-                         "passes the lone surrogate through unchanged", 2)
-    return divergence(
-        id=f"{lib}-parse-lone-surrogate", check="form-parse", reconcile=rewrite,
-        citation=citation + "; CPython Lib/urllib/parse.py unquote (_asciire split)",
-        why="Python str may hold lone surrogates; urllib leaves non-ASCII text alone by "
-            "design (only a Python caller can pass one: text from bytes has none)",
-        example=FormParseCase("\ud800"), applies=_has_lone_surrogate,
     )
 
 

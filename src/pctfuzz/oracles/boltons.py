@@ -35,18 +35,16 @@ import unicodedata
 from types import MappingProxyType
 from typing import Any
 
+from pctfuzz.accept.entry import REPLACE as _REPLACE
+from pctfuzz.accept.reconcilers import Reconciler, divergence
 from pctfuzz.cases import Case, DecodeCase, EncodeCase, FormCase, FormParseCase
 from pctfuzz.encoding import lookup
 from pctfuzz.form import form_urldecode
 from pctfuzz.oracles.base import Adapter, Unsupported, library_call
 from pctfuzz.outcome import Outcome
-from pctfuzz.reconcilers import REPLACE as _REPLACE
-from pctfuzz.reconcilers import Reconciler, divergence
 from pctfuzz.reference import percent_decode
 from pctfuzz.sets import get_set
-from pctfuzz.text import has_lone_surrogate
 
-from ._querystring import lone_surrogate_entry
 from .hyperlink import nfc_model, rfc3986_form_model
 
 __all__ = ["BoltonsAdapter", "readable_route"]
@@ -85,20 +83,6 @@ def _decodes_to_text() -> Reconciler:
     return Reconciler("unquote_text", frozenset({"decode"}), reconcile,
                       "the decoded bytes, whatever they are",
                       "text: U+FFFD for bytes that are not UTF-8, non-ASCII text kept", _REPLACE)
-
-
-def _refuses_lone_surrogate() -> Reconciler:
-    def reconcile(case: Case, expected: Outcome, actual: Outcome) -> Any:
-        value = getattr(case, "value", None)
-        if (expected.raised or not isinstance(value, str) or not isinstance(
-                actual.error, UnicodeEncodeError)
-                or not has_lone_surrogate(value)):
-            return None
-        return actual, actual
-
-    return Reconciler("refuses_lone_surrogate", frozenset({"decode"}), reconcile,
-                      "U+FFFD for a lone surrogate (UTF-8 encode of a string)",
-                      "raises UnicodeEncodeError (str.encode('utf-8'))", _REPLACE)
 
 
 def readable_route(case: FormCase) -> bool:
@@ -149,14 +133,6 @@ class BoltonsAdapter(Adapter):
             and len(case.value) % 2 == 0,
         ),
         divergence(
-            id="boltons-unquote-to-bytes-lone-surrogate", check="decode",
-            reconcile=_refuses_lone_surrogate(),
-            citation="boltons/urlutils.py unquote_to_bytes: string = string.encode('utf-8') "
-                     "(its comment: 'strings are encoded as UTF-8')",
-            why="a lone surrogate is not text a URL can hold; refusing it is reasonable",
-            example=DecodeCase("\ud800"),
-        ),
-        divergence(
             id="boltons-query-full-quote", check="form",
             reconcile=rfc3986_form_model(SETS["quote_query_part"],
                                          "quote_query_part: query-value+=, NFC, space as %20"),
@@ -176,8 +152,6 @@ class BoltonsAdapter(Adapter):
                 "CVE-2021-23336); the URL Standard 5.1 splits on & only",
             example=FormParseCase("a=1;b=2"),
         ),
-        lone_surrogate_entry("boltons", "boltons/urlutils.py parse_qsl -> unquote "
-                             "(_ASCII_RE split: non-ASCII text kept)"),
     )
 
     def __init__(self) -> None:

@@ -18,7 +18,7 @@ from typing import Any
 
 from pctfuzz.accept import divergence, pairs_order
 from pctfuzz.cases import FormParseCase
-from pctfuzz.oracles._querystring import CITE_URLLIB, lone_surrogate_entry, urlencode_entry
+from pctfuzz.oracles._querystring import CITE_URLLIB, urlencode_entry
 from pctfuzz.oracles.function import FunctionAdapter
 from pctfuzz.sets import get_set
 
@@ -48,7 +48,6 @@ class DjangoAdapter(FunctionAdapter):
 
     distribution = "Django"
     divergences = (
-        lone_surrogate_entry("django", "django/http/request.py QueryDict: parse_qsl"),
         urlencode_entry(
             "django", "django/utils/http.py urlencode: 'A version of Python's "
             "urllib.parse.urlencode()', which it calls; " + CITE_URLLIB,

@@ -22,7 +22,7 @@ from typing import Any
 
 from pctfuzz.accept import divergence, empty_pairs
 from pctfuzz.cases import FormParseCase
-from pctfuzz.oracles._querystring import CITE_URLLIB, lone_surrogate_entry, urlencode_entry
+from pctfuzz.oracles._querystring import CITE_URLLIB, urlencode_entry
 from pctfuzz.oracles.function import FunctionAdapter
 from pctfuzz.sets import get_set
 
@@ -44,8 +44,6 @@ class FurlAdapter(FunctionAdapter):
 
     distribution = "furl"
     divergences = (
-        lone_surrogate_entry("furl", "furl/furl.py Query._extract_items_from_querystr: "
-                             "unquote(key.replace('+', ' '))"),
         urlencode_entry(
             "furl", "furl/furl.py Query.encode(dont_quote='') -> create_quote_fn: "
             "urllib.parse.quote(s, safe='') then %20 -> +; after an empty name, "

@@ -20,7 +20,6 @@ from pctfuzz.accept import divergence, pairs_order
 from pctfuzz.cases import FormParseCase
 from pctfuzz.oracles._querystring import (
     CITE_URLLIB,
-    lone_surrogate_entry,
     query_params_functions,
     urlencode_entry,
 )
@@ -45,7 +44,6 @@ class HttpxAdapter(FunctionAdapter):
 
     distribution = "httpx"
     divergences = (
-        lone_surrogate_entry("httpx", "httpx/_urls.py QueryParams(str): urllib.parse.parse_qs"),
         urlencode_entry(
             "httpx", "httpx/_urls.py: QueryParams stores a dict name -> list of values and "
             "__str__ is urlencode(self.multi_items()); " + CITE_URLLIB, grouped=True,

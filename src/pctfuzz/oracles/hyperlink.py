@@ -47,12 +47,12 @@ import unicodedata
 from types import MappingProxyType
 from typing import Any
 
+from pctfuzz.accept.entry import REPLACE as _REPLACE
+from pctfuzz.accept.reconcilers import Reconciler, divergence, empty_pairs
 from pctfuzz.cases import Case, DecodeCase, EncodeCase, FormCase, FormParseCase
 from pctfuzz.encoding import lookup
 from pctfuzz.oracles.base import Adapter, Unsupported
 from pctfuzz.outcome import Outcome
-from pctfuzz.reconcilers import REPLACE as _REPLACE
-from pctfuzz.reconcilers import Reconciler, divergence, empty_pairs
 from pctfuzz.reference import percent_decode, percent_encode
 from pctfuzz.sets import PercentEncodeSet, get_set
 

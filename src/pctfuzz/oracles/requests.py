@@ -26,10 +26,11 @@ from types import MappingProxyType
 from typing import Any
 
 from pctfuzz.accept import divergence, encoded, left_raw, requoted
+from pctfuzz.accept.model import Model as _Model
+from pctfuzz.accept.reconcilers import set_change as _set_change
 from pctfuzz.cases import Case, EncodeCase, FormCase
 from pctfuzz.encoding import lookup
 from pctfuzz.oracles.base import Adapter, Unsupported, library_call
-from pctfuzz.reconcilers import set_change as _set_change
 from pctfuzz.sets import get_set
 
 __all__ = ["RequestsAdapter"]
@@ -97,8 +98,9 @@ class RequestsAdapter(Adapter):
                     "urlencoded set encodes ~ and leaves * raw",
                 example=FormCase((("~*", "~*"),)),
             ),
-            # one model for both characters: two set models would each start afresh
+            # one entry for both characters: the set urlencode uses
             reconcile=_set_change(frozenset({ord("*")}), frozenset({ord("~")})),
+            model=_Model(raw=frozenset({ord("~")}), encoded=frozenset({ord("*")})),
         ),
     )
 

@@ -19,7 +19,6 @@ from typing import Any
 from pctfuzz.cases import FormParseCase
 from pctfuzz.oracles._querystring import (
     CITE_URLLIB,
-    lone_surrogate_entry,
     query_params_functions,
     urlencode_entry,
 )
@@ -44,9 +43,6 @@ class StarletteAdapter(FunctionAdapter):
 
     distribution = "starlette"
     divergences = (
-        lone_surrogate_entry(
-            "starlette", "starlette/datastructures.py QueryParams(str): urllib.parse.parse_qsl"
-        ),
         urlencode_entry(
             "starlette", "starlette/datastructures.py QueryParams.__str__: "
             "urlencode(self._list); " + CITE_URLLIB,

@@ -20,15 +20,14 @@ from __future__ import annotations
 from types import MappingProxyType
 from typing import Any
 
+from pctfuzz.accept.entry import REPLACE as _REPLACE
+from pctfuzz.accept.reconcilers import Reconciler, divergence
 from pctfuzz.cases import Case, DecodeCase, EncodeCase, FormParseCase
 from pctfuzz.encoding import lookup
 from pctfuzz.oracles.base import Adapter, Unsupported, library_call
 from pctfuzz.outcome import Outcome
-from pctfuzz.reconcilers import REPLACE as _REPLACE
-from pctfuzz.reconcilers import Reconciler, divergence
 from pctfuzz.reference import percent_decode
 from pctfuzz.sets import get_set
-from pctfuzz.text import has_lone_surrogate
 
 __all__ = ["TornadoAdapter"]
 
@@ -62,21 +61,6 @@ def _grouped_by_raw_name() -> Reconciler:
                       "pairs grouped by the name's bytes (a dict of lists)", _REPLACE)
 
 
-def _refuses_lone_surrogate() -> Reconciler:
-    def reconcile(case: Case, expected: Outcome, actual: Outcome) -> Any:
-        value = getattr(case, "value", None)
-        if (expected.raised or not isinstance(value, str)
-                or not isinstance(actual.error, UnicodeEncodeError)
-                or not has_lone_surrogate(value)):
-            return None
-        return actual, actual
-
-    return Reconciler("refuses_lone_surrogate", frozenset({"decode"}), reconcile,
-                      "U+FFFD for a lone surrogate (UTF-8 encode of a string)",
-                      "raises UnicodeEncodeError (unquote_to_bytes encodes str strictly)",
-                      _REPLACE)
-
-
 class TornadoAdapter(Adapter):
     """tornado.escape url_escape/url_unescape/parse_qs_bytes (module docstring)."""
 
@@ -97,16 +81,6 @@ class TornadoAdapter(Adapter):
                 "are kept together, in the order the name first appears; a name is its "
                 "bytes, so two names that are not UTF-8 stay apart",
             example=FormParseCase(b"a=1&b=2&a=3"),
-        ),
-        divergence(
-            id="tornado-unescape-lone-surrogate", check="decode",
-            reconcile=_refuses_lone_surrogate(),
-            citation="tornado/escape.py url_unescape(encoding=None): 'equivalent to "
-                     "urllib.parse.unquote_to_bytes', which UTF-8 encodes a str strictly "
-                     "(CPython Lib/urllib/parse.py)",
-            why="a lone surrogate is not text a URL can hold (only a Python caller can "
-                "pass one); refusing it is reasonable",
-            example=DecodeCase("\ud800"),
         ),
     )
 

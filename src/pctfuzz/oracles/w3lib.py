@@ -29,12 +29,12 @@ import urllib.parse
 from types import MappingProxyType
 from typing import Any
 
+from pctfuzz.accept.reconcilers import Reconciler, divergence
+from pctfuzz.accept.reconcilers import encode_model as _encode_model
 from pctfuzz.cases import Case, EncodeCase, FormParseCase
 from pctfuzz.encoding import lookup
 from pctfuzz.oracles.base import Adapter, Unsupported, library_call
 from pctfuzz.outcome import Outcome
-from pctfuzz.reconcilers import Reconciler, divergence
-from pctfuzz.reconcilers import encode_model as _encode_model
 from pctfuzz.sets import PercentEncodeSet, get_set
 from pctfuzz.text import has_lone_surrogate
 

@@ -33,10 +33,10 @@ from types import MappingProxyType
 from typing import Any
 
 from pctfuzz.accept import Reconciler, divergence, pairs_order
+from pctfuzz.accept.entry import REPLACE as _REPLACE
 from pctfuzz.cases import Case, EncodeCase, FormParseCase
 from pctfuzz.encoding import lookup
 from pctfuzz.oracles.base import Adapter, Unsupported, library_call
-from pctfuzz.reconcilers import REPLACE as _REPLACE
 from pctfuzz.reference import percent_decode
 from pctfuzz.sets import get_set
 

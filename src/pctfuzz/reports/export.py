@@ -1,5 +1,5 @@
 """``pctfuzz export``: findings as a standalone pytest module, one test per finding,
-failing while the finding reproduces (README "filing a bug upstream").
+failing while the finding reproduces (docs/continuous-fuzzing.md, "filing a bug upstream").
 
 A differential finding against urllib.parse becomes a test that needs neither pctfuzz
 nor its store: it calls the urllib.parse function the adapter called for the case,

@@ -103,6 +103,8 @@ def render_html(document: Mapping[str, Any], findings: Sequence[Finding] = ()) -
     for f in document["findings"]:
         detail = [f"<details><summary>{_h(f['summary'])}</summary><dl>",
                   f"<dt>signature</dt><dd><code>{_h(f['signature'])}</code></dd>",
+                  *([f"<dt>behaviour</dt><dd>{_h(f['behaviour']['text'])}</dd>"]
+                    if f.get("behaviour") else []),
                   f"<dt>file</dt><dd><code>{_h(f['path'] or '')}</code></dd>",
                   f"<dt>implementation</dt><dd>{_h(f['impl'] or 'reference')}"
                   f"{' ' + _h(f['version']) if f.get('version') else ''}</dd>",
@@ -110,7 +112,9 @@ def render_html(document: Mapping[str, Any], findings: Sequence[Finding] = ()) -
                   f"<dt>reproduce</dt><dd><code>{_h(f.get('reproduce', ''))}</code></dd>",
                   *([f"<dt>note</dt><dd>{_h(f['note'])}</dd>"] if f.get("note") else []),
                   f"<dt>expected</dt><dd><pre>{_h(f['expected'])}</pre></dd>",
-                  f"<dt>actual</dt><dd><pre>{_h(f['actual'])}</pre></dd>",
+                  f"<dt>actual</dt><dd><pre>{_h(f['actual'])}</pre></dd>"
+                  if not f.get("raised") else
+                  f"<dt>raised</dt><dd><pre>{_h(f['raised'])}</pre></dd>",
                   f"<dt>last seen</dt><dd>{_h(f['last_seen'])}</dd>"]
         record = records.get(f["id"])
         if record is not None:

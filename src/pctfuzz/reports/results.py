@@ -83,9 +83,22 @@ def rule_id(kind: str, check: str | None) -> str:
     return f"{kind}/{check}" if check else kind
 
 
+def raised_text(finding: Finding) -> str | None:
+    """What a crash raised, ``Type: message``, from its evidence (None if unknown)."""
+    evidence = finding.evidence if isinstance(finding.evidence, dict) else {}
+    for key in ("impl_error", "exception", "error"):
+        if isinstance(evidence.get(key), str) and evidence[key]:
+            return str(evidence[key])
+    return None
+
+
 def _summary_line(finding: Finding, check: str | None) -> str:
     what = f"{finding.kind} in {finding.target}" + (f" ({check})" if check else "")
-    if finding.expected is not None or finding.actual is not None:
+    raised = raised_text(finding) if finding.kind == "crash" else None
+    if raised is not None:
+        # A crash prints what was raised, never "expected ..., got None".
+        what += f": raised {raised}"
+    elif finding.expected is not None or finding.actual is not None:
         what += f": expected {finding.expected}, got {finding.actual}"
     elif isinstance(finding.evidence, dict) and finding.evidence:
         detail = finding.evidence.get("exception") or finding.evidence.get("error")
@@ -146,11 +159,16 @@ def finding_entry(finding: Finding, path: Path | str | None, *, new: bool | None
         "actual": clean(finding.actual) if finding.actual is not None else None,
         "minimized": finding.minimized,
         "summary": _summary_line(finding, check),
+        "raised": clean(one_line(raised_text(finding) or "", 300)) or None
+        if finding.kind == "crash" else None,
         "case": clean(one_line(_case_text(finding), 300)),
         "version": _version(finding),
         "note": clean(finding.note) if finding.note is not None else None,
-        "behaviour": (clean(one_line(str(finding.behaviour.get("text", "")), 300))
-                      if finding.behaviour else None),
+        "behaviour": None if finding.behaviour is None else {
+            "rule": clean(str(finding.behaviour["rule"])),
+            "params": deep_clean(finding.behaviour["params"]),
+            "text": clean(str(finding.behaviour["text"])),
+        },
         "fixed_in": deep_clean(finding.fixed_in) if finding.fixed_in else None,
         "reproduce": clean(reproduce_command(finding, path)),
     }
@@ -220,6 +238,11 @@ def fuzz_results(result: CampaignResult, *, settings: Mapping[str, Any], finding
             "errors": [clean(e) for e in stats.errors],
             "asked": stats.asked,
             "answered": stats.answered,
+            "not_reached": [
+                {"module": clean(name), "lines": reach.total, "reached": reach.reached,
+                 "executions": reach.executions, "why": clean(why)}
+                for name, reach in stats.modules.items()
+                if (why := reach.problem()) is not None],
             "problems": [clean(p) for p in
                          stats.problems(stopped=result.stopped_by is not None)],
         })

@@ -94,7 +94,7 @@ RESULTS_SCHEMA: Final[dict[str, Any]] = {
             "if": {"properties": {"command": {"const": "fuzz"}}},
             "then": {"properties": {"targets": {"items": {"required": [
                 "workers", "seconds", "execs", "exec_per_s", "initial_cov", "cov", "ft",
-                "corpus_units", "restarts",
+                "corpus_units", "restarts", "not_reached",
             ]}}}},
         },
         {
@@ -129,6 +129,24 @@ RESULTS_SCHEMA: Final[dict[str, Any]] = {
                 "asked": {**_COUNT, "description": "differential: cases asked"},
                 "answered": {**_COUNT, "description": "differential: cases the "
                              "implementation answered (not Unsupported)"},
+                "not_reached": {
+                    "type": "array",
+                    "description": "fuzz, differential targets: the modules under test "
+                    "(the adapter's modules_under_test) the campaign did not reach: no line "
+                    "after thousands of executions, or no Python source to trace (lines 0)",
+                    "items": {
+                        "type": "object",
+                        "additionalProperties": False,
+                        "required": ["module", "lines", "reached", "executions", "why"],
+                        "properties": {
+                            "module": {"type": "string"},
+                            "lines": {**_COUNT, "description": "lines inside its functions"},
+                            "reached": _COUNT,
+                            "executions": _COUNT,
+                            "why": {"type": "string"},
+                        },
+                    },
+                },
                 "problems": {"type": "array", "items": {"type": "string"},
                              "description": "why this target's run is incomplete (fuzz): "
                              "a finding or hits lost, or no execution at all"},
@@ -173,7 +191,17 @@ RESULTS_SCHEMA: Final[dict[str, Any]] = {
                 "case": {"type": "string", "description": "the case as a short call"},
                 "version": {**_STR_OR_NULL, "description": "the implementation's version"},
                 "note": {**_STR_OR_NULL, "description": "the triager's note"},
-                "behaviour": {**_STR_OR_NULL, "description": "the rule that explains it"},
+                "raised": {**_STR_OR_NULL, "description": "a crash: the exception raised, "
+                           "Type: message"},
+                "behaviour": {
+                    "type": ["object", "null"],
+                    "description": "the rule that explains the divergence (the reconciler "
+                                   "an accept entry names, its parameters, in words)",
+                    "additionalProperties": False,
+                    "required": ["rule", "params", "text"],
+                    "properties": {"rule": {"type": "string"}, "params": {"type": "object"},
+                                   "text": {"type": "string"}},
+                },
                 "fixed_in": {"type": ["object", "null"], "description": "the version and "
                              "date at which a replay verified the fix",
                              "properties": {"version": {"type": "string"},

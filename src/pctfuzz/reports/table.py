@@ -20,7 +20,8 @@ def findings_table(entries: Sequence[Mapping[str, Any]]) -> str:
         tuple(one_line(str(cell), 60) for cell in (
             e["id"], e["target"], e["kind"], e["status"], e["hits"],
             (f"{e['impl']} {e['version']}" if e.get("version") else e["impl"]) or "reference",
-            e.get("case", ""), e["expected"] or "", e["actual"] or ""))
+            e.get("case", ""), e["expected"] or "",
+            f"raised {e['raised']}" if e.get("raised") else e["actual"] or ""))
         for e in entries
     ]
     widths = [max(len(r[i]) for r in [head, *rows]) for i in range(len(head))]
@@ -29,6 +30,8 @@ def findings_table(entries: Sequence[Mapping[str, Any]]) -> str:
     for entry, row in zip(entries, rows, strict=True):
         lines.append("  ".join(c.ljust(w) for c, w in zip(row, widths, strict=True)).rstrip())
         lines.append(f"    signature: {one_line(entry['signature'], 300)}")
+        if entry.get("behaviour"):
+            lines.append(f"    behaviour: {one_line(entry['behaviour']['text'], 300)}")
         lines.append(f"    reproduce: {one_line(entry.get('reproduce', ''), 400)}")
         if entry.get("note"):
             lines.append(f"    note: {one_line(entry['note'], 400)}")

@@ -1,6 +1,6 @@
 """The urllib.parse call behind a urllib adapter's answer, written as Python source, for
-an exported test that needs neither pctfuzz nor its store (README "filing a bug
-upstream").
+an exported test that needs neither pctfuzz nor its store (docs/continuous-fuzzing.md,
+"filing a bug upstream").
 
 Which function a case picks, and with which arguments, is a fact of the adapter
 (``pctfuzz.oracles.urllib_parse``: ``urllib_function`` and the adapter's methods).

@@ -17,7 +17,7 @@ import contextlib
 import dataclasses
 import json
 import os
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Final
@@ -213,6 +213,17 @@ class FindingStore:
             kept = (fixed_in or current.fixed_in) if status == "fixed" else None
             updated = dataclasses.replace(current, status=status, fixed_in=kept,
                                           note=current.note if note is None else note)
+            self._write(updated)
+            return updated
+
+    def update(self, ident: str, change: Callable[[Finding], Finding]) -> Finding:
+        """Replace finding ``ident`` by ``change(current record)`` under its lock (a
+        read-modify-write that loses no concurrent hit); the id must stay. How
+        ``pctfuzz migrate`` stores a re-minimized case."""
+        with self._locked(ident):
+            updated = change(self.get(ident))
+            if updated.id != ident:
+                raise StoreError(self.root, f"an update may not change the id of {ident}")
             self._write(updated)
             return updated
 

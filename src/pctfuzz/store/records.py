@@ -102,7 +102,9 @@ class Finding:
     status: str = "new"
     minimized: bool = False
     note: str | None = None  # the triager's words (``pctfuzz triage --note``)
-    behaviour: dict[str, Any] | None = None  # the rule that explains it (schema docstring)
+    #: The catalogue rule that explains the divergence (``pctfuzz.accept.rules``):
+    #: ``{"rule", "params", "text"}``, what ``pctfuzz accept`` writes; None if none does.
+    behaviour: dict[str, Any] | None = None
     fixed_in: dict[str, str] | None = None  # {"version", "date"} of a verified fix
 
     @property
@@ -186,16 +188,19 @@ def new_finding(
     status: str = "new",
     minimized: bool = False,
     now: str | None = None,
+    behaviour: Mapping[str, Any] | None = None,
 ) -> Finding:
     """A new finding (``hits=1``) for ``exc`` raised while checking ``case``, with the
     ``signature`` that ``pctfuzz.identity`` gave the failure (default:
     ``identity.signature_of`` from ``exc`` alone, which knows no codec under test).
 
     For a ``Violation``, ``expected``/``actual``/``evidence`` default to its own
-    (reprs), and for a ``Divergence`` ``impl`` defaults to ``exc.impl``.
+    (reprs), and for a ``Divergence`` ``impl`` and ``behaviour`` default to its own.
     """
     if isinstance(exc, Divergence) and impl is None:
         impl = exc.impl
+    if isinstance(exc, Divergence) and behaviour is None:
+        behaviour = exc.behaviour
     if isinstance(exc, Violation):
         expected = repr(exc.expected) if expected is None else expected
         actual = repr(exc.actual) if actual is None else actual
@@ -236,6 +241,7 @@ def new_finding(
         last_seen=stamp,
         status=status,
         minimized=minimized,
+        behaviour=None if behaviour is None else dict(behaviour),
     )
 
 

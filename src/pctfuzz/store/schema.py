@@ -3,7 +3,8 @@
 A record is one JSON object with exactly the fields of ``FIELDS``, plus those of
 ``OPTIONAL_FIELDS`` that are not null (schema 2; schema 1, without
 ``signature_version`` and ``note``, is still read so that ``pctfuzz migrate`` can
-rewrite it). JSON only, nothing is ever unpickled or evaluated, and the parser
+rewrite it; ``behaviour``, the rule that explains a divergence, may be absent:
+null). JSON only, nothing is ever unpickled or evaluated, and the parser
 refuses what could not be written back or printed safely: NaN and Infinity (and
 literals like ``1e999``), duplicate keys, a mistyped field (a bool is not an int),
 an id that is not its signature's, control characters in name fields, timestamps
@@ -23,6 +24,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, Final
 
+from pctfuzz.accept.reconcilers import RECONCILERS
 from pctfuzz.cases import CASE_TYPES, case_from_json
 from pctfuzz.errors import PctfuzzError, type_name
 from pctfuzz.identity import FINDING_KINDS, QUESTION, SIGNATURE_VERSION, TARGET_NAME, finding_id
@@ -37,6 +39,7 @@ __all__ = [
     "OPTIONAL_FIELDS",
     "SCHEMA_VERSION",
     "TRIAGED_STATUSES",
+    "behaviour_problem",
     "decode_record",
     "dumps",
     "parse_time",
@@ -44,7 +47,8 @@ __all__ = [
     "validate_record",
 ]
 
-#: Record format. Schema 2 added ``signature_version`` (and ``note``).
+#: Record format. Schema 2 added ``signature_version`` (and ``note``); ``behaviour``
+#: (issue 21) is optional: a record without it reads as ``null``.
 SCHEMA_VERSION: Final = 2
 _READABLE_SCHEMAS: Final = (1, 2)
 #: A finding is open (``new``) until it is triaged or verified fixed, as ClusterFuzz
@@ -62,13 +66,12 @@ FIELDS: Final = (
     "schema", "id", "target", "kind", "signature", "signature_version", "case", "raw_input",
     "expected",
     "actual", "evidence", "traceback", "versions", "impl", "first_seen", "last_seen",
-    "hits", "status", "minimized", "note",
+    "hits", "status", "minimized", "note", "behaviour",
 )  # fmt: skip
 #: Fields written only when not null (a record without one reads as null), so records
-#: without them stay byte for byte what they were: ``behaviour`` (the rule that explains
-#: a divergence: ``{"rule", "params", "text"}``) and ``fixed_in`` (``{"version",
+#: without them stay byte for byte what they were: ``fixed_in`` (``{"version",
 #: "date"}``: the implementation's version when a replay verified the fix).
-OPTIONAL_FIELDS: Final = ("behaviour", "fixed_in")
+OPTIONAL_FIELDS: Final = ("fixed_in",)
 
 _MAX_SIGNATURE_LEN: Final = 4096
 _MAX_LABEL_LEN: Final = 300
@@ -115,6 +118,33 @@ def parse_time(text: str) -> datetime:
     if stamp.tzinfo is None or stamp.utcoffset() != UTC.utcoffset(None):
         raise ValueError("not UTC")
     return stamp
+
+
+def _param_value_ok(value: object) -> bool:
+    if type(value) in (str, int, bool):
+        return not isinstance(value, str) or len(value) <= _MAX_LABEL_LEN
+    return type(value) is list and all(type(v) is str for v in value)
+
+
+def behaviour_problem(behaviour: object) -> str | None:
+    """Why ``behaviour`` cannot be a finding's ``behaviour`` field, or None: null, or
+    ``{"rule": NAME, "params": {...}, "text": TEXT}`` with NAME a ready-made reconciler
+    (``pctfuzz.accept.RECONCILERS``), params exactly its TOML keys (strings, ints,
+    bools, lists of strings), TEXT one printable line."""
+    if behaviour is None:
+        return None
+    if not isinstance(behaviour, dict) or set(behaviour) != {"rule", "params", "text"}:
+        return "must be null or an object with exactly 'rule', 'params' and 'text'"
+    rule, params, text = behaviour["rule"], behaviour["params"], behaviour["text"]
+    if not isinstance(rule, str) or rule not in RECONCILERS:
+        return f"rule must be one of {', '.join(RECONCILERS)}"
+    param = RECONCILERS[rule][1]
+    if not isinstance(params, dict) or set(params) != ({param} if param else set()):
+        return f"params of {rule} must be exactly {{{param or ''}}}"
+    if not all(_param_value_ok(v) for v in params.values()):
+        return "params must be strings, integers, booleans or lists of strings"
+    problem = _label_problem(text)
+    return None if problem is None else f"text {problem}"
 
 
 def validate_note(note: str | None) -> bool:
@@ -182,31 +212,6 @@ def _non_finite(value: object) -> bool:
     return False
 
 
-def _behaviour_problem(value: dict[str, Any] | None) -> str | None:
-    """Why ``behaviour`` is unusable: a rule name, its parameters (strings, numbers,
-    booleans, or lists of them: an accept file's TOML values) and one line of text."""
-    if value is None:
-        return None
-    if set(value) != {"rule", "params", "text"}:
-        return "field 'behaviour' must have exactly the keys rule, params, text"
-    rule, params, text = value["rule"], value["params"], value["text"]
-    if _label_problem(rule) or not str(rule).isidentifier():
-        return "field 'behaviour' rule must be an identifier"
-    if _label_problem(text):
-        return f"field 'behaviour' text {_label_problem(text)}"
-    if not isinstance(params, dict) or not all(
-            isinstance(k, str) and k.isidentifier() and _param_ok(v) for k, v in params.items()):
-        return "field 'behaviour' params must map names to strings, numbers or booleans"
-    return None
-
-
-def _param_ok(value: object) -> bool:
-    if isinstance(value, list):
-        return all(_param_ok(v) and not isinstance(v, list) for v in value)
-    return isinstance(value, str | int | float | bool) and (
-        not isinstance(value, str) or len(value) <= _MAX_LABEL_LEN)
-
-
 def _fixed_in_problem(value: dict[str, Any] | None) -> str | None:
     """Why ``fixed_in`` is unusable: ``{"version": label, "date": UTC timestamp}``."""
     if value is None:
@@ -250,6 +255,8 @@ def validate_record(data: object, source: Path) -> dict[str, Any]:
         if "signature_version" in data:
             raise bad("unknown field(s) 'signature_version'")
         data = {**data, "schema": SCHEMA_VERSION, "signature_version": 1, "note": None}
+    if "behaviour" not in data:  # written before the field existed (issue 21)
+        data = {**data, "behaviour": None}
     data = {**{name: None for name in OPTIONAL_FIELDS}, **data}
     unknown = sorted(set(data) - set(FIELDS) - set(OPTIONAL_FIELDS))
     if unknown:
@@ -294,13 +301,16 @@ def validate_record(data: object, source: Path) -> dict[str, Any]:
         problem = None if value is None else _label_problem(value)
         if problem:
             raise bad(f"field {name!r} {problem}")
+    problem = behaviour_problem(data["behaviour"])
+    if problem:
+        raise bad(f"field 'behaviour' {problem}")
     if not validate_note(data["note"]):
         raise bad("field 'note' must be one printable line of at most 2000 characters")
     for key, value in data["versions"].items():
         problem = _label_problem(key) or _label_problem(value)
         if problem:
             raise bad(f"versions[{short(key)}] {problem}")
-    problem = _behaviour_problem(data["behaviour"]) or _fixed_in_problem(data["fixed_in"])
+    problem = _fixed_in_problem(data["fixed_in"])
     if problem:
         raise bad(problem)
     if not all(_UTC_STAMP.fullmatch(data[name]) for name in ("first_seen", "last_seen")):

@@ -158,7 +158,7 @@ ROTATING: Mapping[Callable[..., None], Rotation] = MappingProxyType(
 
 
 class Invariant(NamedTuple):
-    """One invariant: a one-line description (for the README and docs) and its check."""
+    """One invariant: a one-line description (for the docs) and its check."""
 
     description: str
     check: Callable[..., None]

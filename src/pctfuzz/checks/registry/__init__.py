@@ -2,7 +2,7 @@
 
 An implementation under test agrees with the reference on a case when both give the
 same answer, or both raise, and a difference is accepted only when an entry explains
-it (``pctfuzz.entry`` describes an entry and how entries explain a case; a user's own
+it (``pctfuzz.accept.entry`` describes an entry and how entries explain a case; a user's own
 entries are built with ``pctfuzz.accept``). The built-in entries, one module per
 library, each entry with its citation and a pinned example:
 
@@ -21,6 +21,7 @@ divergences --check``; it needs the differential check, which itself needs
 
 from __future__ import annotations
 
+from pctfuzz.accept.entry import KnownDivergence
 from pctfuzz.checks.registry.lookup import (
     DIVERGENCES,
     accepted_entries,
@@ -29,7 +30,6 @@ from pctfuzz.checks.registry.lookup import (
     get_divergence,
     reconcile,
 )
-from pctfuzz.entry import KnownDivergence
 from pctfuzz.outcome import (
     CHECKS,
     Outcome,

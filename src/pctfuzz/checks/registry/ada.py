@@ -8,14 +8,13 @@ from __future__ import annotations
 
 import functools
 
+from pctfuzz.accept.entry import KnownDivergence
 from pctfuzz.cases import Case, FormParseCase
 from pctfuzz.checks.registry.common import (
     WHATWG_FORM_PARSE,
     add_entry,
     is_valid_utf8,
-    text_with_surrogate,
 )
-from pctfuzz.entry import KnownDivergence
 from pctfuzz.outcome import Outcome
 from pctfuzz.reference import percent_decode
 
@@ -47,23 +46,6 @@ def _ada_invalid_utf8(
 ENTRIES: list[KnownDivergence] = []
 _entry = functools.partial(add_entry, ENTRIES)
 
-_entry(
-    id="ada-search-params-parse-lone-surrogate",
-    impl="ada",
-    check="form-parse",
-    summary="URLSearchParams(text) refuses a lone surrogate (the reference replaces it)",
-    applies=text_with_surrogate,
-    reconcile=lambda case, expected, actual: (
-        (actual, actual)
-        if not expected.raised and isinstance(actual.error, UnicodeEncodeError)
-        else None
-    ),
-    reference="U+FFFD for each lone surrogate (the USVString conversion of the argument)",
-    implementation="UnicodeEncodeError from the binding's params.encode()",
-    citation=f"{WHATWG_FORM_PARSE}; WebIDL USVString",
-    why="the Python binding, not ada, refuses; JS engines convert before calling ada",
-    example=FormParseCase("\ud800"),
-)
 _entry(
     id="ada-search-params-invalid-utf8",
     impl="ada",

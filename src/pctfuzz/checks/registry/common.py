@@ -10,8 +10,8 @@ from __future__ import annotations
 import re
 from typing import Any, TypeAlias
 
+from pctfuzz.accept.entry import REPLACE, REWRITE, KnownDivergence
 from pctfuzz.cases import Case, FormCase, FormParseCase
-from pctfuzz.entry import KnownDivergence
 from pctfuzz.outcome import Outcome, Reconcile
 from pctfuzz.text import has_lone_surrogate
 
@@ -35,9 +35,9 @@ WHATWG_PCT = "WHATWG URL Standard 1.3 (percent-encode after encoding)"
 WHATWG_FORM = "WHATWG URL Standard 5.2 (application/x-www-form-urlencoded serializer)"
 WHATWG_FORM_PARSE = "WHATWG URL Standard 5.1 (application/x-www-form-urlencoded parser)"
 
-#: Reconcile phases: an entry that replaces an outcome (a refusal, a model of the
-#: implementation) runs before one that rewrites text inside an outcome, so both apply.
-REPLACE, REWRITE = 0, 1
+# Reconcile phases are those of ``pctfuzz.accept.entry`` (one order for every entry):
+# an entry that replaces an outcome (a refusal, a model of the implementation) runs
+# before one that rewrites text inside an outcome, so both apply.
 
 #: What a reconciler returns: both outcomes reconciled, or None.
 Pair: TypeAlias = "tuple[Outcome, Outcome] | None"

@@ -1,14 +1,14 @@
 """The pinned examples, run: each entry's example must still diverge and be accepted
-(``pctfuzz divergences --check``; ``pctfuzz.entry`` describes the fields)."""
+(``pctfuzz divergences --check``; ``pctfuzz.accept.entry`` describes the fields)."""
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from pctfuzz.checks.differential import both_refuse, run_impl, scalar_values
+from pctfuzz.accept.entry import KnownDivergence
+from pctfuzz.checks.differential import agree, run_impl, scalar_values
 from pctfuzz.checks.registry.lookup import accepted_entries, explain
-from pctfuzz.entry import KnownDivergence
 from pctfuzz.errors import NotScalarValueError, UsageError
 from pctfuzz.oracles.base import registry_names
 from pctfuzz.oracles.registry import get_impl
@@ -41,8 +41,10 @@ class CheckResult:
 
 def check_entries(impl: object, entries: Sequence[KnownDivergence]) -> list[CheckResult]:
     """Run each entry's pinned example on ``impl``: it must still diverge from the
-    reference, and the registry (built-in and user entries) must accept it with this
-    entry among those used. An inactive entry (fixed upstream) is skipped as ok."""
+    reference, and ALL the entries of the adapter (built-in and user entries, composed,
+    ``pctfuzz.accept.entry``) must accept it with this entry among those used, and
+    without it they must not: each example is accepted with its own entry. An inactive
+    entry (fixed upstream) is skipped as ok."""
     names = registry_names(impl)
     extra = accepted_entries(impl)
     results = []
@@ -59,15 +61,20 @@ def check_entries(impl: object, entries: Sequence[KnownDivergence]) -> list[Chec
         if actual is None:
             results.append(CheckResult(entry, False, "the implementation does not support "
                                        "the example (Unsupported)"))
-        elif expected.same(actual) or both_refuse(expected, actual):
-            results.append(CheckResult(entry, False, "the example no longer diverges "
-                                       f"(both give {actual.describe()})"))
+        elif agree(entry.check, entry.example, expected, actual):
+            results.append(CheckResult(
+                entry, False, "the example no longer diverges (reference "
+                f"{expected.describe()}, implementation {actual.describe()}: they agree)"))
         else:
             used = explain(entry.check, names, entry.example, expected, actual, extra=extra)
-            if used is not None and entry.id not in used:
+            others = None if used is None else explain(
+                entry.check, names, entry.example, expected, actual, extra=extra,
+                without=entry.id)
+            if used is not None and (entry.id not in used or others is not None):
+                by = others if others is not None else used
                 results.append(CheckResult(
-                    entry, False, f"redundant: the example is accepted by {', '.join(used)} "
-                    "before this entry applies"))
+                    entry, False, f"redundant: the example is accepted by {', '.join(by)} "
+                    "without this entry"))
             elif used is None:
                 results.append(CheckResult(
                     entry, False, f"the example diverges but is not accepted: reference "

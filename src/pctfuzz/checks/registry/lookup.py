@@ -4,7 +4,7 @@
 by phase (entries replacing a refusal or a whole answer before entries rewriting text,
 so yarl's dropped surrogates compose with its safe set), and within a phase in the
 order the libraries and their modules list them. Only the order among entries of one
-check and one adapter family matters (``pctfuzz.entry.reconcile`` skips the others),
+check and one adapter family matters (``pctfuzz.accept.entry.reconcile`` skips the others),
 and each family's entries are in one module, or in ``urllib`` and ``urllib_legacy``
 whose phase-0 encode and form entries are all in ``urllib_legacy``.
 """
@@ -14,11 +14,11 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Iterable, Sequence
 
-from pctfuzz import entry as _engine
 from pctfuzz.accept import accept_file, checked_entries, load_accept_file
+from pctfuzz.accept import entry as _engine
+from pctfuzz.accept.entry import KnownDivergence
 from pctfuzz.cases import Case
 from pctfuzz.checks.registry import ada, node, urllib, urllib_legacy, yarl
-from pctfuzz.entry import KnownDivergence
 from pctfuzz.errors import UsageError
 from pctfuzz.oracles.base import impl_name
 from pctfuzz.oracles.registry import IMPLS
@@ -28,6 +28,7 @@ __all__ = [
     "DIVERGENCES",
     "accepted_entries",
     "divergences_for",
+    "entries_for",
     "explain",
     "get_divergence",
     "reconcile",
@@ -72,27 +73,30 @@ def reconcile(
     check: str, impl_names: Sequence[str], case: Case, expected: Outcome, actual: Outcome,
     *, extra: Sequence[KnownDivergence] = (),
 ) -> tuple[tuple[str, ...], Outcome, Outcome]:
-    """``pctfuzz.entry.reconcile`` over the built-in entries, then the ``extra`` ones
+    """``pctfuzz.accept.entry.reconcile`` over the built-in entries, then the ``extra`` ones
     (a user adapter's and ``--accept``'s, ``accepted_entries``)."""
     return _engine.reconcile(check, impl_names, case, expected, actual,
-                             _entries(check, impl_names, extra))
+                             entries_for(check, impl_names, extra))
 
 
 def explain(
     check: str, impl_names: Sequence[str], case: Case, expected: Outcome, actual: Outcome,
-    *, extra: Sequence[KnownDivergence] = (),
+    *, extra: Sequence[KnownDivergence] = (), without: str | None = None,
 ) -> tuple[str, ...] | None:
-    """``pctfuzz.entry.explain`` over the built-in entries, then the ``extra`` ones."""
-    return _engine.explain(check, impl_names, case, expected, actual,
-                           _entries(check, impl_names, extra))
+    """``pctfuzz.accept.entry.explain`` over the built-in entries, then the ``extra`` ones
+    (all but the entry whose id is ``without``)."""
+    entries = entries_for(check, impl_names, extra)
+    if without is not None:
+        entries = [e for e in entries if e.id != without]
+    return _engine.explain(check, impl_names, case, expected, actual, entries)
 
 
 #: (check, implementation names) -> the built-in entries for them, in reconcile order.
 _FOR: dict[tuple[str, tuple[str, ...]], tuple[KnownDivergence, ...]] = {}
 
 
-def _entries(check: str, impl_names: Sequence[str],
-             extra: Sequence[KnownDivergence]) -> Sequence[KnownDivergence]:
+def entries_for(check: str, impl_names: Sequence[str],
+                extra: Sequence[KnownDivergence] = ()) -> Sequence[KnownDivergence]:
     """``(*DIVERGENCES, *extra)`` without the built-in entries that the engine would
     skip (another check or implementation), in the same order: a differential check
     asks on every differing input, about one check and one adapter."""

@@ -14,6 +14,7 @@ from __future__ import annotations
 import functools
 from collections.abc import Sequence
 
+from pctfuzz.accept.entry import KnownDivergence
 from pctfuzz.cases import Case, DecodeCase, EncodeCase, FormCase, FormParseCase
 from pctfuzz.checks.registry.common import (
     PCT_TRIPLET,
@@ -28,11 +29,9 @@ from pctfuzz.checks.registry.common import (
     str_value_with_surrogate,
     text_with_surrogate,
 )
-from pctfuzz.entry import KnownDivergence
-from pctfuzz.errors import NotScalarValueError
 from pctfuzz.form import split_pairs
 from pctfuzz.oracles.process import remote_error_type
-from pctfuzz.outcome import Outcome, reference_outcome
+from pctfuzz.outcome import Outcome
 from pctfuzz.reference import percent_encode
 from pctfuzz.sets import FORM, get_set
 from pctfuzz.text import surrogates_to_fffd
@@ -41,7 +40,6 @@ __all__ = ["ENTRIES"]
 
 _ECMA_DECODE = "ECMA-262 19.2.6.6 Decode (a malformed escape or UTF-8 sequence throws URIError)"
 _ECMA_ENCODE = "ECMA-262 19.2.6.5 Encode (an unpaired surrogate throws URIError)"
-_USVSTRING = "WebIDL 3.2.12 USVString (convert to a scalar value string: U+FFFD)"
 _HEX_DIGITS = frozenset("0123456789abcdefABCDEF")
 _QS_UNESCAPE = (
     "Node.js lib/querystring.js qsUnescape: decodeURIComponent, and when it throws, "
@@ -163,28 +161,6 @@ def _ecma_decode_throws(case: Case) -> bool:
     )
 
 
-def _usvstring_encode(case: Case, expected: Outcome, actual: Outcome) -> Pair:
-    """The implementation sees the value with lone surrogates as U+FFFD."""
-    if not isinstance(case, EncodeCase) or not isinstance(case.value, str):
-        return None
-    if not isinstance(expected.error, NotScalarValueError):
-        return None
-    replaced = EncodeCase(
-        surrogates_to_fffd(case.value), case.set_name, case.encoding, case.space_as_plus
-    )
-    return reference_outcome("encode", replaced), actual
-
-
-def _usvstring_form(case: Case, expected: Outcome, actual: Outcome) -> Pair:
-    if not isinstance(case, FormCase) or not isinstance(expected.error, NotScalarValueError):
-        return None
-    replaced = FormCase(
-        tuple((surrogates_to_fffd(n), surrogates_to_fffd(v)) for n, v in case.pairs),
-        case.encoding,
-    )
-    return reference_outcome("form", replaced), actual
-
-
 def _remote_uri_error(case: Case, expected: Outcome, actual: Outcome) -> Pair:
     if isinstance(actual.error, remote_error_type("URIError")):
         return actual, actual
@@ -272,20 +248,6 @@ _entry(
     example=EncodeCase("\ud800", "component"),
 )
 _entry(
-    id="node-search-params-usvstring-encode",
-    impl="node",
-    check="encode",
-    summary="URLSearchParams converts a lone surrogate to U+FFFD (the reference refuses it)",
-    applies=lambda case: str_value_with_surrogate(case)
-    and get_set(getattr(case, "set_name", "component")).name == FORM.name,
-    reconcile=_usvstring_encode,
-    reference="refuses: NotScalarValueError",
-    implementation="encodes the value with each lone surrogate as U+FFFD (%EF%BF%BD)",
-    citation=f"{_USVSTRING}; WHATWG URL Standard 6.2 (URLSearchParams takes USVString)",
-    why="the standard's own API converts before the algorithm runs",
-    example=EncodeCase("\ud800", FORM.name, "utf-8", True),
-)
-_entry(
     id="node-decodeuricomponent-malformed",
     impl="node",
     check="decode",
@@ -298,19 +260,6 @@ _entry(
     why="decodeURIComponent decodes what encodeURIComponent wrote and refuses the rest; "
     "on every input it accepts the bytes are the reference's",
     example=DecodeCase("%"),
-)
-_entry(
-    id="node-search-params-usvstring",
-    impl="node",
-    check="form",
-    summary="URLSearchParams converts lone surrogates to U+FFFD (the reference refuses them)",
-    applies=pairs_with_surrogate,
-    reconcile=_usvstring_form,
-    reference="refuses: NotScalarValueError",
-    implementation="serializes with each lone surrogate as U+FFFD (%EF%BF%BD)",
-    citation=f"{_USVSTRING}; WHATWG URL Standard 6.2 (URLSearchParams(init) takes USVStrings)",
-    why="the standard's own API converts before the serializer runs",
-    example=FormCase((("\ud800", ""),)),
 )
 _entry(
     id="node-search-params-unescape-buffer",

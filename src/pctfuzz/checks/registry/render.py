@@ -8,9 +8,9 @@ import dataclasses
 from collections.abc import Iterable
 
 from pctfuzz.accept import accept_file, checked_entries
+from pctfuzz.accept.entry import KnownDivergence
 from pctfuzz.checks.registry.examples import example_outcomes
 from pctfuzz.checks.registry.lookup import divergences_for
-from pctfuzz.entry import KnownDivergence
 from pctfuzz.errors import PctfuzzError
 from pctfuzz.oracles.registry import IMPLS, get_impl
 from pctfuzz.outcome import case_text

@@ -12,22 +12,19 @@ import re
 import sys
 from collections.abc import Callable
 
+from pctfuzz.accept.entry import KnownDivergence
 from pctfuzz.cases import Case, DecodeCase, EncodeCase, FormCase, FormParseCase
 from pctfuzz.checks.registry.common import (
     REWRITE,
     WHATWG_FORM,
-    WHATWG_FORM_PARSE,
     WHATWG_PCT,
     add_entry,
     is_valid_utf8,
     replace_in_expected,
     str_value_with_surrogate,
-    text_with_surrogate,
 )
-from pctfuzz.entry import KnownDivergence
 from pctfuzz.oracles.urllib_parse import unquoted_bytes, urllib_function
 from pctfuzz.outcome import Outcome
-from pctfuzz.reconcilers import pairs_surrogates_to_fffd
 from pctfuzz.reference import percent_decode
 from pctfuzz.sets import FORM, get_set
 from pctfuzz.text import has_lone_surrogate
@@ -124,26 +121,6 @@ _entry(
     "either way, and only the form set (a browser compatibility set) encodes it",
     example=EncodeCase("~", FORM.name),
 )
-_entry(
-    id="urllib-unquote-to-bytes-lone-surrogate",
-    impl="urllib",
-    check="decode",
-    summary="unquote_to_bytes raises UnicodeEncodeError for a str with a lone surrogate",
-    applies=lambda case: str_value_with_surrogate(case)
-    and _urllib_picks("decode", "unquote_to_bytes")(case),
-    reconcile=lambda case, expected, actual: (
-        (actual, actual)
-        if not expected.raised and isinstance(actual.error, UnicodeEncodeError)
-        else None
-    ),
-    reference="decodes, writing the lone surrogate as U+FFFD (EF BF BD), as the URL "
-    "parser's scalar-value conversion does",
-    implementation="raises UnicodeEncodeError: it UTF-8 encodes a str strictly first",
-    citation="WHATWG URL Standard 1.3 (percent-decode a string: UTF-8 encode); "
-    "CPython Lib/urllib/parse.py unquote_to_bytes (string.encode('utf-8'))",
-    why="a lone surrogate is not text a URL can hold; refusing it is reasonable",
-    example=DecodeCase("\ud800"),
-)
 # Before urllib-unquote-lone-surrogate: the variant, which inherits this entry, then
 # gets its own model of a kept surrogate last.
 _entry(
@@ -182,21 +159,6 @@ _entry(
     example=FormCase((("~", "~"),)),
 )
 _entry(
-    id="urllib-parse-qsl-lone-surrogate",
-    impl="urllib",
-    check="form-parse",
-    summary="parse_qsl/unquote_plus keep a lone surrogate of the input; the reference "
-    "writes U+FFFD",
-    applies=text_with_surrogate,
-    reconcile=pairs_surrogates_to_fffd,
-    reference="U+FFFD for each lone surrogate (USVString conversion, then UTF-8)",
-    implementation="passes the lone surrogate through unchanged (unquote only decodes ASCII runs)",
-    citation=f"{WHATWG_FORM_PARSE}; URLSearchParams(init) takes a USVString (WebIDL); "
-    "CPython Lib/urllib/parse.py unquote (_asciire split)",
-    why="Python str may hold lone surrogates; urllib leaves non-ASCII text alone by design",
-    example=FormParseCase("\ud800"),
-)
-_entry(
     id="urllib-parse-qsl-bytes-ascii-only",
     impl="urllib",
     check="form-parse",
@@ -217,7 +179,8 @@ _entry(
     id="urllib-unquote-lone-surrogate",
     impl="urllib-unquote",
     check="decode",
-    summary="unquote passes a lone surrogate of the input through",
+    summary="unquote passes a lone surrogate U+DC80-U+DCFF of the input through, which the "
+    "adapter writes as one byte",
     applies=str_value_with_surrogate,
     reconcile=_unquote_keeps_surrogates,
     reference="U+FFFD (EF BF BD) for each lone surrogate",
@@ -225,8 +188,9 @@ _entry(
     "U+DC80-U+DCFF as the byte surrogateescape gives, others as surrogatepass bytes)",
     citation="WHATWG URL Standard 1.3 (percent-decode a string); CPython "
     "Lib/urllib/parse.py unquote (_asciire split)",
-    why="Python str may hold lone surrogates; unquote leaves non-ASCII text alone by design",
-    example=DecodeCase("\ud800"),
+    why="Python str may hold lone surrogates; unquote leaves non-ASCII text alone by design "
+    "(a kept U+D800-U+DBFF is agreement by the non-scalar policy, pctfuzz.checks.differential)",
+    example=DecodeCase("\udc80"),
 )
 _entry(
     phase=REWRITE,

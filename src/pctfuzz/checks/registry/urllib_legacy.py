@@ -14,9 +14,9 @@ from dataclasses import dataclass
 from typing import Any
 
 from pctfuzz import encoding
+from pctfuzz.accept.entry import KnownDivergence
 from pctfuzz.cases import Case, EncodeCase, FormCase
 from pctfuzz.checks.registry.common import WHATWG_FORM, WHATWG_PCT, add_entry
-from pctfuzz.entry import KnownDivergence
 from pctfuzz.errors import PctfuzzError
 from pctfuzz.oracles.base import Unsupported
 from pctfuzz.oracles.urllib_parse import python_codec

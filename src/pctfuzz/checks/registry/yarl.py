@@ -8,27 +8,24 @@ from __future__ import annotations
 
 import functools
 
-from pctfuzz.cases import Case, DecodeCase, EncodeCase, FormCase, FormParseCase
+from pctfuzz.accept.entry import KnownDivergence
+from pctfuzz.cases import Case, DecodeCase, EncodeCase, FormCase
 from pctfuzz.checks.registry.common import (
     PCT_TRIPLET,
     REWRITE,
     WHATWG_FORM,
-    WHATWG_FORM_PARSE,
     add_entry,
     is_valid_utf8,
     pairs_with_surrogate,
     replace_in_expected,
     str_value_with_surrogate,
-    text_with_surrogate,
 )
-from pctfuzz.entry import KnownDivergence
 from pctfuzz.errors import NotScalarValueError
 from pctfuzz.oracles.yarl_quoting import ALWAYS_SAFE, QS_CHARS
 from pctfuzz.outcome import Outcome, reference_outcome
-from pctfuzz.reconcilers import pairs_surrogates_to_fffd
 from pctfuzz.reference import percent_encode
 from pctfuzz.sets import get_set
-from pctfuzz.text import count_lone_surrogates, strip_lone_surrogates, surrogates_to_fffd
+from pctfuzz.text import strip_lone_surrogates
 
 __all__ = ["ENTRIES", "YARL_QUERY_PART_SAFE"]
 
@@ -69,19 +66,6 @@ def _yarl_text_decode(
     if is_valid_utf8(expected.value):
         return None
     return Outcome(expected.value.decode("utf-8", "replace").encode("utf-8")), actual
-
-
-def _yarl_unquoter_keeps_surrogates(
-    case: Case, expected: Outcome, actual: Outcome
-) -> tuple[Outcome, Outcome] | None:
-    if not isinstance(case, DecodeCase) or not isinstance(case.value, str):
-        return None
-    if not isinstance(actual.value, bytes):
-        return None
-    text = actual.value.decode("utf-8", "surrogatepass")
-    if count_lone_surrogates(text) != count_lone_surrogates(case.value):
-        return None
-    return expected, Outcome(surrogates_to_fffd(text).encode("utf-8"))
 
 
 def _yarl_requote_model(
@@ -166,19 +150,6 @@ _entry(
     example=DecodeCase("%FF"),
 )
 _entry(
-    id="yarl-unquoter-lone-surrogate",
-    impl="yarl",
-    check="decode",
-    summary="_Unquoter passes a lone surrogate of the input through",
-    applies=str_value_with_surrogate,
-    reconcile=_yarl_unquoter_keeps_surrogates,
-    reference="U+FFFD (EF BF BD) for each lone surrogate",
-    implementation="keeps it (the adapter writes it as its surrogatepass bytes)",
-    citation="WHATWG URL Standard 1.3 (percent-decode a string)",
-    why="yarl does not validate text it does not need to decode",
-    example=DecodeCase("\ud800"),
-)
-_entry(
     id="yarl-query-drops-lone-surrogates",
     impl="yarl",
     check="form",
@@ -207,17 +178,4 @@ _entry(
     why="RFC 3986 allows them in a query and they are not form delimiters (& = + ; are "
     "still encoded)",
     example=FormCase((("/", "?"),)),
-)
-_entry(
-    id="yarl-query-lone-surrogate",
-    impl="yarl",
-    check="form-parse",
-    summary="the query parser keeps a lone surrogate of the input",
-    applies=text_with_surrogate,
-    reconcile=pairs_surrogates_to_fffd,
-    reference="U+FFFD for each lone surrogate",
-    implementation="passes it through unchanged",
-    citation=WHATWG_FORM_PARSE,
-    why="yarl does not validate text it does not need to decode",
-    example=FormParseCase("\ud800"),
 )

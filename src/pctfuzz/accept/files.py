@@ -1,63 +1,6 @@
-"""Your accepted differences: declare what your library does differently, exactly.
+"""``--accept`` files: the TOML, Python file or module that holds a user's entries
+(``pctfuzz.accept`` describes the format)."""
 
-An entry is a ``pctfuzz.entry.KnownDivergence``, the type of the built-in registry
-(``pctfuzz.checks.registry``), so the differential check reconciles it with the same
-machinery (``pctfuzz.entry.reconcile``/``explain``). Declare entries in either place:
-
-- the adapter's ``divergences`` attribute, a sequence of entries built with
-  ``divergence(...)``; they apply to that adapter (an entry's ``impl`` defaults to the
-  adapter's name; another of its ``registry_names`` may be given);
-- ``--accept FILE`` (``fuzz``, ``replay``, ``divergences``): a TOML file (entries name a
-  ready-made reconciler, with parameters), a ``.py`` file or a dotted module name whose
-  ``divergences`` attribute is such a sequence. The command puts the file's path in
-  ``PCTFUZZ_ACCEPT``, which the campaign's libFuzzer children inherit.
-
-Every entry has an ``id``, a ``citation``, a ``why`` and a pinned ``example`` that must
-still diverge: ``pctfuzz divergences --impl MOD:CLASS --check`` runs each example and
-exits 1 if one no longer diverges or is not accepted.
-
-Ready-made reconcilers (each accepts its exact difference and nothing more):
-
-=============================  ========================  ====================================
-``left_raw(CHARS)``            encode, form              CHARS written as themselves where
-                                                         the reference writes ``%HH``
-``encoded(CHARS)``             encode, form              CHARS also written as ``%HH``
-``space_as("%20" | "+")``      encode, form              what the implementation writes
-                                                         for a space
-``lowercase_hex()``            encode, form              ``%hh`` in lowercase
-``both_refuse(TYPES)``         any                       the reference refuses and the
-                                                         implementation raises one of TYPES
-``requoted(MODE)``             encode                    an existing valid ``%HH`` of the
-                                                         input is an escape, not data
-``pairs_order(MODE)``          form, form-parse          pairs ``grouped`` or ``sorted``
-                                                         by name (multi-dicts)
-``empty_pairs(MODE)``          form, form-parse          pairs with an empty value
-                                                         ``dropped``; empty sequences
-                                                         ``kept`` as ("", "") (form-parse)
-``latin1_fallback()``          decode, form-parse        invalid UTF-8 decoded as latin-1
-=============================  ========================  ====================================
-
-``requoted`` modes: ``keep`` (the escape is copied), ``upper`` (copied with uppercase
-hex), ``decode-unreserved`` (an escape of ALPHA DIGIT ``-._~`` is written as the
-character, others copied: requests' ``unquote_unreserved``), ``decode-safe`` (written
-as the character when the set leaves it raw, else uppercased: yarl's requoting).
-
-A TOML file::
-
-    [[divergence]]
-    id = "mylib-unquotes-unreserved"
-    check = "encode"
-    reconciler = "requoted"
-    mode = "decode-unreserved"
-    citation = "mylib docs: quote() normalizes escapes of unreserved characters"
-    why = "RFC 3986 6.2.2.2: %41 and A are equivalent"
-    example = { value = "%41", set = "encodeURI-%25[]" }
-
-Parameters: ``chars`` (left_raw, encoded), ``space`` (space_as), ``types`` (both_refuse),
-``mode`` (requoted, pairs_order, empty_pairs). Examples: encode ``{value, set,
-encoding, space_as_plus}``, decode ``{value}``, form ``{pairs = [[name, value], ...],
-encoding}``, form-parse ``{text}``. Optional keys: ``impl``, ``summary``.
-"""
 
 
 from __future__ import annotations
@@ -70,44 +13,13 @@ import tomllib
 from collections.abc import Iterable
 from pathlib import Path
 
+from pctfuzz.accept.entry import KnownDivergence
+from pctfuzz.accept.reconcilers import RECONCILERS, divergence
 from pctfuzz.cases import Case, DecodeCase, EncodeCase, FormCase, FormParseCase
-from pctfuzz.entry import KnownDivergence
 from pctfuzz.errors import PctfuzzError, UsageError
-from pctfuzz.reconcilers import (
-    RECONCILERS,
-    Reconciler,
-    both_refuse,
-    divergence,
-    empty_pairs,
-    encoded,
-    latin1_fallback,
-    left_raw,
-    lowercase_hex,
-    pairs_order,
-    requoted,
-    space_as,
-)
 
-__all__ = [
-    "ACCEPT_ENV",
-    "RECONCILERS",
-    "KnownDivergence",
-    "Reconciler",
-    "accept_file",
-    "both_refuse",
-    "checked_entries",
-    "divergence",
-    "empty_pairs",
-    "encoded",
-    "latin1_fallback",
-    "left_raw",
-    "load_accept_file",
-    "lowercase_hex",
-    "pairs_order",
-    "requoted",
-    "space_as",
-    "use_accept_file",
-]
+__all__ = ["ACCEPT_ENV", "accept_file", "checked_entries", "load_accept_file",
+           "use_accept_file"]
 
 #: The environment variable that hands the ``--accept`` file to a harness process
 #: (``pctfuzz.fuzz.protocol.HarnessSettings``); nothing else reads it.

@@ -1,0 +1,96 @@
+"""Code under test that a campaign does not reach (issue 21, part 6): a module of the
+adapter's ``modules_under_test`` with no line reached after thousands of executions,
+or one that cannot be traced, is a warning in the status and the summary and a field
+of ``fuzz --json``; the code a campaign does reach is not."""
+
+from __future__ import annotations
+
+import io
+import json
+import os
+import subprocess
+import sys
+import urllib.parse
+from pathlib import Path
+
+import jsonschema
+import pytest
+
+from pctfuzz.fuzz.stats import UNREACHED_AFTER, CampaignResult, ModuleReach, TargetStats
+from pctfuzz.fuzz.status import Board, PlainStatus
+from pctfuzz.fuzz.undertest import UnderTest
+from pctfuzz.reports import RESULTS_SCHEMA
+from pctfuzz.reports.results import fuzz_results
+
+SUPPORT = Path(__file__).resolve().parents[1] / "support"
+
+
+def _stats(executions: int) -> TargetStats:
+    """What a harness reports after ``executions`` calls of urllib's quote, with
+    json.decoder (never called) and _json (a C extension) declared under test."""
+    under_test = UnderTest(["urllib.parse", "json.decoder", "_json"])
+    for _ in range(executions):
+        under_test.run(lambda: urllib.parse.quote("a~b c"))
+    stats = TargetStats("diff_encode", execs=executions)
+    for name, reached, lines in under_test.modules():
+        stats.modules[name] = ModuleReach(reached, lines, under_test.executions)
+    return stats
+
+
+def test_unreached_and_untraceable_modules_are_named() -> None:
+    stats = _stats(UNREACHED_AFTER)
+    assert stats.modules["urllib.parse"].reached > 0
+    assert set(stats.not_reached()) == {"json.decoder", "_json"}
+    assert "0 of" in stats.not_reached()["json.decoder"]
+    assert "cannot be traced" in stats.not_reached()["_json"]
+    # Before the first thousands of executions, 0 lines is not yet a verdict.
+    assert set(_stats(10).not_reached()) == {"_json"}
+
+
+def test_warning_in_summary_status_and_json(tmp_path: Path) -> None:
+    stats = _stats(UNREACHED_AFTER)
+    summary = CampaignResult([stats], 10.0).summary()
+    assert "WARNING: diff_encode: code under test not reached: json.decoder 0 of" in summary
+    assert "urllib.parse" not in summary
+    board = Board(["diff_encode"], 60, "urllib")
+    out = io.StringIO()
+    status = PlainStatus(board, out=out)
+    status(stats)
+    status(stats)
+    assert out.getvalue().count("not reached: json.decoder") == 1  # said once
+    assert any("not reached: json.decoder" in line for line in board.lines())
+    document = fuzz_results(CampaignResult([stats], 10.0), settings={},
+                            findings_dir=tmp_path, started="2026-01-01T00:00:00.000Z",
+                            exit_code=0)
+    jsonschema.Draft202012Validator(RESULTS_SCHEMA).validate(document)
+    (row,) = document["targets"]
+    assert {m["module"] for m in row["not_reached"]} == {"json.decoder", "_json"}
+
+
+def _campaign(tmp_path: Path, impl: str) -> tuple[str, dict[str, object]]:
+    tmp_path.mkdir()
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join(
+        filter(None, [str(SUPPORT), os.environ.get("PYTHONPATH")])))
+    # -runs: each libFuzzer process runs this many executions, then says its last
+    # counts; the budget only has to let one process finish.
+    run = subprocess.run(
+        [sys.executable, "-m", "pctfuzz", "fuzz", "diff_decode", "--impl", impl,
+         "--max-time", "15", "--jobs", "1", "--corpus", str(tmp_path / "c"),
+         "--findings", str(tmp_path / "f"), "-q", "--json", str(tmp_path / "r.json"),
+         "--", f"-runs={UNREACHED_AFTER + 500}", "-seed=1"],
+        cwd=tmp_path, env=env, capture_output=True, text=True, timeout=300, check=False)
+    assert run.returncode in (0, 1), run.stdout + run.stderr
+    return run.stdout + run.stderr, json.loads((tmp_path / "r.json").read_text())
+
+
+@pytest.mark.slow
+def test_campaign_warns_of_a_module_the_adapter_never_calls(tmp_path: Path) -> None:
+    output, document = _campaign(tmp_path / "a", "unreached_impls:NeverCallsJsonDecoder")
+    assert "code under test not reached: json.decoder 0 of" in output, output
+    (row,) = document["targets"]  # type: ignore[misc]
+    assert [m["module"] for m in row["not_reached"]] == ["json.decoder"], row
+    # urllib alone: everything it declares is reached.
+    output, document = _campaign(tmp_path / "b", "urllib")
+    assert "not reached" not in output, output
+    (row,) = document["targets"]  # type: ignore[misc]
+    assert row["not_reached"] == [] and row["execs"] >= UNREACHED_AFTER, row

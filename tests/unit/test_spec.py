@@ -1,0 +1,148 @@
+"""The fast reference against the spec's transcription (``pctfuzz.spec``).
+
+As yarl tests its C quoter and ``_quoting_py`` through one fixture, each vector here
+runs on both implementations (``impl``), and Hypothesis holds them equal on random
+inputs: every set, every fuzzed encoding, spaceAsPlus, bytes soup for the decoders.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from vectors import (
+    WPT_PERCENT_ENCODING,
+    WPT_SERIALIZE_PAIRS,
+    WPT_URLENCODED_PARSER,
+    PercentEncodingCase,
+    SerializeCase,
+)
+
+from pctfuzz import spec
+from pctfuzz.form import form_urldecode, form_urlencode
+from pctfuzz.formats import FUZZ_ENCODINGS
+from pctfuzz.reference import percent_decode, percent_encode
+from pctfuzz.sets import SETS
+
+
+@dataclass(frozen=True)
+class Codec:
+    """One implementation of the four algorithms, under a common signature."""
+
+    name: str
+    encode: Callable[[str, str, str, bool], str]  # (encoding, input, set, spaceAsPlus)
+    decode: Callable[[bytes], bytes]
+    serialize: Callable[[list[tuple[str, str]], str], str]
+    parse: Callable[[bytes], list[tuple[str, str]]]
+
+
+FAST = Codec(
+    "reference",
+    lambda enc, text, pes, plus: percent_encode(text, pes, encoding=enc, space_as_plus=plus),
+    percent_decode,
+    lambda pairs, enc: form_urlencode(pairs, encoding=enc),
+    form_urldecode,
+)
+SPEC = Codec(
+    "spec",
+    spec.percent_encode_after_encoding,
+    spec.percent_decode,
+    spec.form_urlencoded_serialize,
+    spec.form_urlencoded_parse,
+)
+
+
+@pytest.fixture(params=[FAST, SPEC], ids=lambda codec: codec.name)
+def impl(request: pytest.FixtureRequest) -> Codec:
+    codec: Codec = request.param
+    return codec
+
+
+# --- vectors, on both ------------------------------------------------------------------------
+
+#: WHATWG URL 1.3's example table for "percent-encode after encoding" (seed 000; its
+#: current wording: legacy encodings with the special-query or the form set).
+SPEC_EXAMPLES = (
+    ("Shift_JIS", " ", "special-query", False, "%20"),
+    ("Shift_JIS", "\u2261", "special-query", False, "%81%DF"),
+    ("Shift_JIS", "\u203d", "special-query", False, "%26%238253%3B"),
+    ("ISO-2022-JP", "\u00a5", "special-query", False, "%1B(J\\%1B(B"),
+    ("Shift_JIS", "1+1 \u2261 2%20\u203d", "application/x-www-form-urlencoded", True,
+     "1%2B1+%81%DF+2%2520%26%238253%3B"),
+    ("UTF-8", "\u2261", "userinfo", False, "%E2%89%A1"),
+    ("UTF-8", "\u203d", "userinfo", False, "%E2%80%BD"),
+    ("UTF-8", "Say what\u203d", "component", False, "Say%20what%E2%80%BD"),
+)
+
+
+@pytest.mark.parametrize(("encoding", "text", "set_name", "plus", "want"), SPEC_EXAMPLES)
+def test_spec_examples(impl: Codec, encoding: str, text: str, set_name: str, plus: bool,
+                       want: str) -> None:
+    assert impl.encode(encoding, text, set_name, plus) == want
+
+
+@pytest.mark.parametrize("case", WPT_PERCENT_ENCODING, ids=lambda c: ascii(c.input))
+def test_wpt_percent_encoding(impl: Codec, case: PercentEncodingCase) -> None:
+    # WPT checks utf-8 as a.hash (the fragment set), any other label as a.search of a
+    # document in that encoding (the special-query set).
+    for label, want in case.outputs:
+        set_name = "fragment" if label == "utf-8" else "special-query"
+        assert impl.encode(label, case.input, set_name, False) == want
+
+
+@pytest.mark.parametrize(("text", "pairs"), WPT_URLENCODED_PARSER)
+def test_wpt_urlencoded_parser(impl: Codec, text: str, pairs: tuple[tuple[str, str], ...]) -> None:
+    assert impl.parse(text.encode("utf-8")) == list(pairs)
+
+
+@pytest.mark.parametrize("case", WPT_SERIALIZE_PAIRS, ids=lambda c: c.test)
+def test_wpt_serializer(impl: Codec, case: SerializeCase) -> None:
+    assert impl.serialize(list(case.pairs), "utf-8") == case.expected
+
+
+@pytest.mark.parametrize(("data", "want"), [
+    (b"%25%s%1G", b"%%s%1G"),  # WHATWG 1.3's own example
+    (b"%", b"%"), (b"%4", b"%4"), (b"%41", b"A"), (b"%4a%4A", b"JJ"), (b"%%41", b"%A"),
+    (b"\xff%ff", b"\xff\xff"),
+])
+def test_percent_decode_vectors(impl: Codec, data: bytes, want: bytes) -> None:
+    assert impl.decode(data) == want
+
+
+# --- the fast reference equals the transcription on random inputs ----------------------------
+
+scalar_text = st.text(
+    st.sampled_from(" %+&=~*#?/\x00\x7f\u00a5\u203e\u2261\u3042\U0001f600")
+    | st.characters(codec="utf-8"),
+    max_size=24,
+)
+pct_bytes = st.lists(
+    st.sampled_from([b"%", b"+", b"&", b"=", b"2", b"a", b"F", b"g", b"\xc3", b"\xa9", b"\xff",
+                     b" "]) | st.binary(max_size=2),
+    max_size=24,
+).map(b"".join)
+
+
+@settings(deadline=None, max_examples=400)
+@given(scalar_text, st.sampled_from(sorted(SETS)), st.sampled_from(FUZZ_ENCODINGS),
+       st.booleans())
+def test_encode_equals_spec(text: str, set_name: str, encoding: str, plus: bool) -> None:
+    assert FAST.encode(encoding, text, set_name, plus) == SPEC.encode(encoding, text, set_name,
+                                                                       plus)
+
+
+@settings(deadline=None, max_examples=300)
+@given(pct_bytes)
+def test_decode_and_parse_equal_spec(data: bytes) -> None:
+    assert FAST.decode(data) == SPEC.decode(data)
+    assert FAST.parse(data) == SPEC.parse(data)
+
+
+@settings(deadline=None, max_examples=200)
+@given(st.lists(st.tuples(scalar_text, scalar_text), max_size=5),
+       st.sampled_from(FUZZ_ENCODINGS))
+def test_serialize_equals_spec(pairs: list[tuple[str, str]], encoding: str) -> None:
+    assert FAST.serialize(pairs, encoding) == SPEC.serialize(pairs, encoding)
