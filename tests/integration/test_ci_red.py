@@ -99,12 +99,12 @@ def test_replay_open_fails_while_the_bug_is_there_and_marks_the_fix(tmp_path: Pa
     assert again.returncode == 0 and "open findings replayed: 0" in again.stdout
 
 
-def _explain(root: Path, rule: str, params: dict[str, str]) -> str:
-    """Give the one record the rule that explains it, as a campaign of the behaviour
-    branch records it (``behaviour``: a reconciler name and its TOML parameters)."""
+def _explain(root: Path, rule: str | None, params: dict[str, str]) -> str:
+    """Give the one record the rule that explains it (``behaviour``: a reconciler name
+    and its TOML parameters), as a campaign records it; None: no rule explains it."""
     (path,) = (root / "fuzz" / "findings").glob("*.json")
     data = json.loads(path.read_text())
-    data["behaviour"] = {"rule": rule, "params": params, "text": "'#' left raw"}
+    data["behaviour"] = rule and {"rule": rule, "params": params, "text": "'#' left raw"}
     path.write_text(json.dumps(data, indent=2, sort_keys=True) + "\n")
     return str(data["id"])
 
@@ -159,6 +159,7 @@ def test_accept_keeps_the_users_text_and_refuses_a_finding_without_a_rule(
             " space_as_plus = true }")  # no final newline
     accept.write_bytes(mine.encode())
 
+    _explain(root, None, {})  # a divergence no rule of the catalogue explains
     refused = pctfuzz(cwd, "accept", str(record["id"]), "--accept", str(accept))
     assert refused.returncode == 2
     (line,) = refused.stderr.splitlines()
