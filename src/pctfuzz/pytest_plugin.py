@@ -9,7 +9,8 @@ the bug is there:
 
 - status ``new`` or ``fixed``: fails if the finding reproduces or fails differently
   (a ``fixed`` one that fails again is a regression);
-- status ``known-divergence``: passes either way (a triaged, accepted difference).
+- a triaged status (``known-divergence``, ``false-positive``, ``adapter-bug``,
+  ``wont-fix``): passes either way (``store.TRIAGED_STATUSES``).
 
 A record replays against the implementation it names: a built-in one, or the
 project's own (``[tool.pctfuzz] impl``); ``--pctfuzz-impl MOD:CLASS`` replaces it.
@@ -133,6 +134,7 @@ class FindingItem(pytest.Item):
 
     def runtest(self) -> None:
         from pctfuzz.fuzz.replay import Verdict, replay_paths
+        from pctfuzz.store import TRIAGED_STATUSES
         from pctfuzz.text import one_line
 
         (result,) = list(replay_paths([self.record], impl=self.impl, trusted=self.trusted))
@@ -140,7 +142,7 @@ class FindingItem(pytest.Item):
             # replay's hint names the command line's flag; here it is the plugin's
             message = result[1].replace("pass --impl", "pass --pctfuzz-impl")
             raise FindingFailed(f"{one_line(str(result[0]))}: {one_line(message)}")
-        if result.reproduces and result.status != "known-divergence":
+        if result.reproduces and result.status not in TRIAGED_STATUSES:
             raise FindingFailed(result.line())
 
     def repr_failure(self, excinfo: pytest.ExceptionInfo[BaseException],

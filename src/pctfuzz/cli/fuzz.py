@@ -164,6 +164,25 @@ def _describe_new_findings(idents: list[str], findings: Path, out: TextIO) -> No
               file=out)
 
 
+def _verify_open(args: argparse.Namespace, result: Any, out: TextIO) -> Any:
+    """After the campaign, replay every open finding of the implementation (an open
+    bug keeps CI red; a fix is verified: ``replay.replay_open``). Skipped when a signal
+    stopped the run: the user asked it to end."""
+    from pctfuzz.fuzz.replay import OpenReplay, replay_open
+    from pctfuzz.store import printable_path
+
+    if result.stopped_by:
+        return OpenReplay()
+    verified = replay_open(Path(args.findings), args.impl, targets=args.targets,
+                           seen=result.known_findings, timeout=args.timeout)
+    for line in verified.lines():
+        print(f"pctfuzz: {line}", file=out)
+    for path, message in verified.errors:
+        print(f"pctfuzz: INCOMPLETE: open finding {printable_path(path)} not replayed: "
+              f"{message}", file=sys.stderr)
+    return verified
+
+
 def _project(args: argparse.Namespace) -> Project:
     """The project (``pctfuzz.project``), the flags over ``[tool.pctfuzz]``; the options
     not given are filled from it, then from the built-in defaults."""
@@ -226,6 +245,7 @@ def _cmd_fuzz(args: argparse.Namespace) -> int:
             )
     print(result.summary(), file=out)
     _describe_new_findings(result.new_findings, Path(args.findings), out)
+    verified = _verify_open(args, result, out)
     if args.quiet:
         print(where, file=out)
     if logs is not None:
@@ -239,8 +259,11 @@ def _cmd_fuzz(args: argparse.Namespace) -> int:
     # Incomplete wins over "new finding": a lost finding may be the one that matters.
     # A new finding outranks a stop by a signal (exit 128 + the signal number).
     stopped = 128 + result.stopped_by if result.stopped_by else EXIT_OK
-    code = (EXIT_INCOMPLETE if result.incomplete else
-            EXIT_FOUND if result.new_findings else stopped)
+    failing = (bool(result.new_findings) if args.fail_on == "new" else
+               bool(result.new_findings or verified.reproduced) if args.fail_on == "open"
+               else False)
+    code = (EXIT_INCOMPLETE if result.incomplete or verified.errors else
+            EXIT_FOUND if failing else stopped)
     if any(d is not None for d in dests):
         from pctfuzz.targets import TARGETS
 
@@ -248,10 +271,10 @@ def _cmd_fuzz(args: argparse.Namespace) -> int:
             "targets": list(args.targets) or list(TARGETS), "max_time": args.max_time,
             "jobs": 1 if hypothesis else args.jobs, "impl": args.impl,
             "corpus": args.corpus, "findings": args.findings, "timeout": args.timeout,
-            "rss_limit_mb": args.rss_limit_mb, "driver": args.driver,
+            "rss_limit_mb": args.rss_limit_mb, "driver": args.driver, "fail_on": args.fail_on,
         }
         document = fuzz_results(result, settings=settings, findings_dir=Path(args.findings),
-                                started=started, exit_code=code)
+                                started=started, exit_code=code, verified=verified.verdicts)
         write_reports(document, *dests)
     return code
 
@@ -267,10 +290,12 @@ def add_command(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> Non
         "status shows each target (exec/s, coverage, lines of the code under test "
         "reached, answered rate, findings); elsewhere, plain lines. "
         "Defaults come from [tool.pctfuzz] in the nearest pyproject.toml that has one "
-        "(the project root; else the current folder). Exit 0: no new finding; 1: a new "
-        "finding was saved; 2: usage error; 3: incomplete (a finding or hits lost, a record "
-        "unreadable, a target with 0 executions); 129/130/143: stopped by "
-        "SIGHUP/SIGINT/SIGTERM.")
+        "(the project root; else the current folder). At the end every open finding of the "
+        "implementation is replayed: one that no longer reproduces becomes fixed. Exit 0: "
+        "nothing failing; 1: a new finding, or an open one that still reproduces "
+        "(--fail-on); 2: usage error; 3: incomplete (a finding or hits lost, a record "
+        "unreadable, a target with 0 executions, an open finding not replayed); "
+        "129/130/143: stopped by SIGHUP/SIGINT/SIGTERM.")
     fuzz.add_argument("targets", nargs="*", metavar="TARGET", help="default: all targets")
     # Defaults come from [tool.pctfuzz] (see _apply_project), then from these helps.
     fuzz.add_argument("--max-time", type=positive_seconds, metavar="SECONDS",
@@ -302,6 +327,11 @@ def add_command(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> Non
     loud.add_argument("-v", "--verbose", action="store_true",
                       help="also keep libFuzzer's raw log, one file per target in a "
                       "pctfuzz-logs-* folder that the summary names")
+    fuzz.add_argument("--fail-on", choices=("new", "open", "never"), default="open",
+                      help="what makes the exit code 1: open (default) a new finding, or an "
+                      "open finding of the implementation that still reproduces when it is "
+                      "replayed at the end (a fix makes it `fixed`); new: new findings only; "
+                      "never")
     add_accept_option(fuzz)
     fuzz.add_argument("--self-check", action="store_true",
                       help="also fuzz pctfuzz's own reference (the invariant targets), "

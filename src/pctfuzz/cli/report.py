@@ -10,6 +10,7 @@
 from __future__ import annotations
 
 import argparse
+import contextlib
 import dataclasses
 import json
 import re
@@ -45,6 +46,8 @@ def _cmd_report(args: argparse.Namespace) -> int:
     if args.schema:
         print(json.dumps(RESULTS_SCHEMA, indent=2))
         return EXIT_OK
+    if args.upstream:
+        return _upstream(args)
     check_destinations(args.html, args.json)
     project = _project(args.findings)
     folder = project.findings
@@ -79,20 +82,54 @@ def _project(findings: str | None, impl: str | None = None) -> Project:
     return project
 
 
+def _upstream(args: argparse.Namespace) -> int:
+    """``report --upstream ID``: the finding as a Markdown issue body, against the
+    implementation it names (built in, or the project's), or ``--impl``."""
+    from pctfuzz.fuzz.replay import is_builtin_impl
+    from pctfuzz.reports import check_destinations, write_output
+    from pctfuzz.reports.upstream import upstream_report
+    from pctfuzz.store import StoreError
+    from pctfuzz.targets import get_target
+
+    check_destinations(args.output)
+    project = _project(args.findings, impl=args.impl)
+    try:
+        finding = project.finding_store().get(args.upstream)
+    except StoreError as exc:
+        raise UsageError(str(exc)) from None
+    name = args.impl or finding.impl or "urllib"
+    trusted = project.trusted_impls
+    if name not in trusted and not is_builtin_impl(get_target(finding.target), name):
+        raise UsageError(f"finding {finding.id} names implementation {name!r}, which is not "
+                         "built in; pass --impl to load it")
+    path = project.findings / finding.file_name
+    with contextlib.suppress(ValueError):  # shown relative to here when it is under it
+        path = path.relative_to(Path.cwd())
+    text = upstream_report(finding, project.implementation(name), path=str(path),
+                           impl=name if name in trusted else "")
+    write_output(args.output, text)
+    if args.output != "-":
+        print(f"issue body for {finding.id} written to {args.output}", file=sys.stderr)
+    return EXIT_OK
+
+
 def _cmd_triage(args: argparse.Namespace) -> int:
-    """Set a finding's status (and note): the triage verdict a later campaign keeps."""
+    """Set findings' status (and note): the triage verdict later campaigns keep."""
     from pctfuzz.store import StoreError  # lazy: start-up time
 
     store = _project(args.findings).finding_store()
+    ids = list(dict.fromkeys(args.ids))
     try:
-        # Looked up first: an id with no record is an error before any lock file is
-        # made (a failed triage left findings/.locks/<id>.lock behind).
-        store.get(args.id)
-        updated = store.update_status(args.id, args.status, args.note)
+        # Every id looked up first: a typo changes nothing, and an id with no record
+        # is an error before any lock file is made.
+        for ident in ids:
+            store.get(ident)
+        for ident in ids:
+            updated = store.update_status(ident, args.status, args.note)
+            note = f" ({updated.note})" if updated.note else ""
+            print(f"{updated.id}: {updated.status}{note}")
     except StoreError as exc:
         raise UsageError(str(exc)) from None
-    note = f" ({updated.note})" if updated.note else ""
-    print(f"{updated.id}: {updated.status}{note}")
     return EXIT_OK
 
 
@@ -163,16 +200,31 @@ def add_command(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> Non
                         help="a `pctfuzz fuzz --json` file: add its per-target statistics")
     report.add_argument("--schema", action="store_true",
                         help="print the JSON Schema of --json output (fuzz, replay, report)")
+    report.add_argument("--upstream", metavar="ID",
+                        help="write finding ID as the Markdown body of an issue for the "
+                        "library's tracker (library and version, minimal input, expected "
+                        "answer and the spec section, actual answer, a reproduction with the "
+                        "library alone when the adapter can write one)")
+    report.add_argument("--impl", metavar="NAME",
+                        help="with --upstream: the implementation to load (default: the "
+                        "record's, if built in or [tool.pctfuzz] impl)")
+    report.add_argument("-o", "--output", default="-", metavar="FILE",
+                        help="with --upstream: the file to write (default: stdout)")
     report.set_defaults(func=_cmd_report)
 
     triage = sub.add_parser(
-        "triage", help="set a finding's status: new, known-divergence or fixed",
-        description="Record the triage verdict of finding ID in its record (kept by later "
-        "campaigns, shown by report). A fixed finding that fails again in a campaign is "
-        "reported as back.")
-    triage.add_argument("id", metavar="ID", help="the finding's 16-hex-digit id")
+        "triage", help="set findings' status: new, fixed, or a triage verdict",
+        description="Record the triage verdict of findings ID... in their records (kept by "
+        "later campaigns, shown by report). new: open (a campaign that replays it fails "
+        "while it reproduces); known-divergence: intended behaviour (`pctfuzz accept` "
+        "also writes the accept file); false-positive: not a bug; adapter-bug: the "
+        "adapter's own mistake; wont-fix: a bug nobody will fix; fixed: fixed (a campaign "
+        "marks it so when a replay no longer reproduces it). A triaged finding never fails "
+        "a run; a fixed one that fails again in a campaign is open again.")
+    triage.add_argument("ids", nargs="+", metavar="ID", help="finding ids (16 hex digits)")
     triage.add_argument("--status", required=True,
-                        choices=("new", "known-divergence", "fixed"))
+                        choices=("new", "known-divergence", "false-positive", "adapter-bug",
+                                 "wont-fix", "fixed"))
     triage.add_argument("--note", metavar="TEXT", help="one line: why (an upstream issue...)")
     triage.add_argument("--findings", type=folder_path, metavar="DIR",
                         help="default: the project's findings folder ([tool.pctfuzz] "

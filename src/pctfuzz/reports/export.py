@@ -172,8 +172,8 @@ def export_tests(findings: Sequence[tuple[Finding, str]], *,
                 and finding.impl not in trusted):
             # The test would import it: a record never chooses code that runs.
             raise UsageError(f"{one_line(source)}: names implementation "
-                               f"{one_line(str(finding.impl), 100)!r}, which is not built in; "
-                               "not exported")
+                             f"{one_line(str(finding.impl), 100)!r}, which is not built in; "
+                             "pass --impl to export it against your adapter")
         body = _direct_test(finding)
         if body is not None:
             needs.add("urllib")
