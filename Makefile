@@ -6,7 +6,7 @@ STAMP  := $(VENV)/.installed
 MAX_TIME ?= 60
 export HYPOTHESIS_PROFILE ?= ci
 
-.PHONY: fuzz test lint bench coverage docs clean oss-fuzz-check peers
+.PHONY: fuzz test lint bench coverage docs clean oss-fuzz-check oss-fuzz-user-check peers
 
 $(STAMP): pyproject.toml src/pctfuzz/peers/node/package-lock.json
 	$(PYTHON) -m venv $(VENV)
@@ -62,6 +62,14 @@ $(OSSFUZZ_VENV)/.installed:
 
 oss-fuzz-check: $(OSSFUZZ_VENV)/.installed
 	MAX_TIME=$(OSSFUZZ_MAX_TIME) .clusterfuzzlite/oss_fuzz_check $(OSSFUZZ_VENV)
+
+## A user's project (tests/support/user_project.py) through `pctfuzz oss-fuzz init` and
+## the same build: its fuzzer must find the project's planted bug (about 2 minutes per
+## build; not part of `make test`). pctfuzz is installed into the venv first: the
+## project's build.sh installs pctfuzz by version, as from PyPI.
+oss-fuzz-user-check: $(OSSFUZZ_VENV)/.installed $(STAMP)
+	$(OSSFUZZ_VENV)/bin/python -m pip install --quiet .
+	PCTFUZZ_OSSFUZZ_VENV=$(OSSFUZZ_VENV) $(PY) -m pytest -q -s -p no:cacheprovider tests/integration/test_oss_fuzz_user.py
 
 ## The peers in other languages (docs/peers.md), on a Debian machine as root: the
 ## runtimes from Debian's packages (one apt-get update), then the Go and Java peers

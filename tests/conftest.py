@@ -14,8 +14,10 @@ The example database (dev and nightly) lives at ``<project root>/.hypothesis/exa
 from __future__ import annotations
 
 import os
+from collections.abc import Iterator
 from pathlib import Path
 
+import pytest
 from hypothesis import HealthCheck, settings
 from hypothesis.database import DirectoryBasedExampleDatabase
 
@@ -44,3 +46,17 @@ settings.register_profile(
 )
 
 settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "ci"))
+
+
+@pytest.fixture(autouse=True)
+def _project_state() -> Iterator[None]:
+    """An in-process ``main`` (or ``Project.activate``) sets this process's accept file
+    and declared sets; each test starts and ends without them."""
+    from pctfuzz.accept import use_accept_file
+    from pctfuzz.formats import declare_sets
+
+    use_accept_file(None)
+    declare_sets(None)
+    yield
+    use_accept_file(None)
+    declare_sets(None)

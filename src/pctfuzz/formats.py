@@ -19,8 +19,6 @@ Missing header bytes read as 0.
 
 from __future__ import annotations
 
-import json
-import os
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -35,6 +33,8 @@ __all__ = [
     "FUZZ_SETS",
     "SETS_ENV",
     "AnswerDomain",
+    "declare_sets",
+    "declared_sets",
     "decode_from_bytes",
     "decode_to_bytes",
     "encode_from_bytes",
@@ -132,9 +132,24 @@ def encode_from_bytes(data: bytes, *, sets: Sequence[str] = FUZZ_SETS,
     )
 
 
-#: ``{label: set spec}`` as JSON: the sets of ``pctfuzz fuzz --set`` (or ``[tool.pctfuzz]
-#: sets``), for this process and the campaign's harness processes.
+#: The environment variable that hands ``{label: set spec}`` (``--set``, ``[tool.pctfuzz]
+#: sets``) to a harness process as JSON (``pctfuzz.fuzz.protocol.HarnessSettings``).
 SETS_ENV = "PCTFUZZ_SETS"
+
+#: The sets the project declares (``declare_sets``); empty: the adapter's own.
+_DECLARED: list[Mapping[str, str]] = [{}]
+
+
+def declare_sets(sets: Mapping[str, str] | None) -> None:
+    """Make ``sets`` (label -> set name or spec: ``--set``, ``[tool.pctfuzz] sets``) the
+    sets of this process's campaign, whatever the adapter declares (the user's word).
+    Set once by an entry point (``pctfuzz.project.Project.activate``, the harness)."""
+    _DECLARED[0] = dict(sets or {})
+
+
+def declared_sets() -> Mapping[str, str]:
+    """The sets of ``declare_sets`` (empty: none declared)."""
+    return _DECLARED[0]
 
 
 @dataclass(frozen=True)
@@ -153,8 +168,8 @@ class AnswerDomain:
     @classmethod
     def of(cls, impl: Any) -> AnswerDomain:
         declared = getattr(impl, "sets", None)
-        if os.environ.get(SETS_ENV):  # --set NAME=SPEC / [tool.pctfuzz] sets: the user's word
-            declared = json.loads(os.environ[SETS_ENV])
+        if _DECLARED[0]:  # --set NAME=SPEC / [tool.pctfuzz] sets: the user's word
+            declared = _DECLARED[0]
         sets = tuple(spec if isinstance(spec, str) else spec.name
                      for spec in declared.values()) if isinstance(declared, Mapping) else ()
         encodings = tuple(getattr(impl, "encodings", ()) or ())

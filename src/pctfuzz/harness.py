@@ -15,6 +15,9 @@ OSS-Fuzz scripts.
   nothing is imported again.
 - **Dictionary.** The target's dictionary from the package data
   (``pctfuzz/data/dicts/<target>.dict``) is added unless a ``-dict=`` flag is given.
+- **Settings.** What the campaign tells it (implementation, store, accept file, sets,
+  project root: ``pctfuzz.fuzz.protocol.HarnessSettings``) is read from the
+  environment once, here, and passed to the driver.
 - **Dies with its parent.** With ``PCTFUZZ_PARENT_PID`` set (``pctfuzz fuzz`` sets
   it), the process asks Linux for SIGKILL when its parent goes (``PR_SET_PDEATHSIG``),
   then checks that the parent is still the one named (it may have died before the
@@ -135,10 +138,19 @@ def run(argv: list[str]) -> None:
     if TARGETS[target].hooks_imports:
         _import_instrumented()
     from pctfuzz.fuzz import driver as fuzzing
+    from pctfuzz.fuzz.protocol import HarnessSettings
+
+    # The one read of what the campaign hands over (after the instrumented import, so
+    # the settings take effect in the modules that run).
+    try:
+        settings = HarnessSettings.from_env(os.environ)
+    except ValueError as exc:
+        print(f"pctfuzz.harness: error: {exc}", file=sys.stderr)
+        sys.exit(2)
     dictionary = Path(__file__).parent / "data" / "dicts" / f"{target}.dict"
     if dictionary.is_file() and not any(f.startswith("-dict=") for f in flags):
         flags.append(f"-dict={dictionary}")
-    fuzzing.main(target, [argv[0], *flags])
+    fuzzing.main(target, [argv[0], *flags], settings)
 
 
 if __name__ == "__main__":

@@ -1,18 +1,25 @@
-"""A pytest plugin: every finding of a folder as a test item.
+"""A pytest plugin: every finding of the project as a test item.
 
-``pytest --pctfuzz-findings findings/`` adds one item per finding record, named by its
-id. An item replays its finding (``pctfuzz.fuzz.replay``, which never runs code a record
-names) and fails when the bug is there:
+In a project configured by ``[tool.pctfuzz]`` (``pctfuzz.project``) a plain ``pytest``
+collects every finding record of the project's findings folder, one item per record,
+named by its file: ``fuzz/findings/<file>.json::<id>``. ``--pctfuzz-findings DIR``
+names another folder (and works without a configured project). An item replays its
+finding (``pctfuzz.fuzz.replay``, which never runs code a record names) and fails when
+the bug is there:
 
 - status ``new`` or ``fixed``: fails if the finding reproduces or fails differently
   (a ``fixed`` one that fails again is a regression);
-- status ``known-divergence``: passes either way (a triaged, accepted difference).
+- a triaged status (``known-divergence``, ``false-positive``, ``adapter-bug``,
+  ``wont-fix``): passes either way (``store.TRIAGED_STATUSES``).
 
-A record naming an implementation that is not built in replays against
-``--pctfuzz-impl MOD:CLASS`` (your adapter); without it the item fails with the one-line
-reason. A record that does not load is an item that fails with the loader's message.
-Registered through the ``pytest11`` entry point; it does nothing unless the option is
-given, so it costs an installed project nothing.
+A record replays against the implementation it names: a built-in one, or the
+project's own (``[tool.pctfuzz] impl``); ``--pctfuzz-impl MOD:CLASS`` replaces it.
+A record naming any other implementation, or one that does not load, is an item that
+fails with the one-line reason. The findings folder is collected when pytest collects
+from the project's default places (no path given on the command line, or a path that
+holds the folder); named test files alone run alone. Registered through the
+``pytest11`` entry point; outside a configured project and without the option it does
+nothing, so it costs an installed project nothing.
 """
 
 from __future__ import annotations
@@ -21,88 +28,132 @@ import os
 import stat
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import pytest
 
-__all__ = ["FindingItem", "pytest_addoption", "pytest_collection_modifyitems"]
+if TYPE_CHECKING:
+    from pctfuzz.project import Project
+
+__all__ = ["FindingItem", "FindingsFile", "pytest_addoption", "pytest_collect_file",
+           "pytest_configure"]
+
+_PROJECT: pytest.StashKey[Project | None] = pytest.StashKey()
+_FOLDER: pytest.StashKey[Path | None] = pytest.StashKey()
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
     group = parser.getgroup("pctfuzz")
     group.addoption("--pctfuzz-findings", metavar="DIR", default=None,
-                    help="collect every pctfuzz finding of DIR as a test item")
+                    help="collect every pctfuzz finding of DIR as a test item (default: "
+                    "the findings folder of the project's [tool.pctfuzz])")
     group.addoption("--pctfuzz-impl", metavar="MOD:CLASS", default=None,
                     help="the implementation to replay findings against (default: the "
-                    "record's, when it is built in)")
+                    "record's, when it is built in or the project's own)")
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    """Resolve the project once; add its findings folder to what pytest collects."""
+    from pctfuzz.errors import PctfuzzError
+    from pctfuzz.project import Project
+
+    flag = config.getoption("--pctfuzz-findings")
+    try:
+        project = Project.load(Path(config.invocation_params.dir), findings=flag,
+                               impl=config.getoption("--pctfuzz-impl"))
+    except PctfuzzError as exc:
+        if flag is None:  # a broken table of someone else's project: not our run
+            config.stash[_PROJECT], config.stash[_FOLDER] = None, None
+            return
+        raise pytest.UsageError(f"pctfuzz: {exc}") from None
+    if flag is None and project.pyproject is None:
+        config.stash[_PROJECT], config.stash[_FOLDER] = None, None
+        return
+    folder = project.findings
+    if flag is not None and not folder.is_dir():
+        raise pytest.UsageError(f"--pctfuzz-findings: {flag} is not a folder")
+    found = folder.resolve() if folder.is_dir() else None
+    config.stash[_PROJECT], config.stash[_FOLDER] = project, found
+    if found is None:
+        return
+    project.activate()  # its root importable, its accept file and sets in force
+    explicit = config.args_source == pytest.Config.ArgsSource.ARGS
+    if flag is not None or not explicit:
+        args = [Path(config.invocation_params.dir, a.split("::")[0]).resolve()
+                for a in config.args]
+        if not any(_within(found, a) for a in args):
+            config.args.append(str(found))
+
+
+def _within(path: Path, folder: Path) -> bool:
+    return path == folder or folder in path.parents
+
+
+def _regular(path: Path) -> bool:
+    """A record is a regular file: a folder named ``d.json`` is not one, and a symlink
+    is never followed, as in the store."""
+    try:
+        return stat.S_ISREG(os.lstat(path).st_mode)
+    except OSError:
+        return False
+
+
+def pytest_collect_file(file_path: Path, parent: pytest.Collector) -> FindingsFile | None:
+    folder = parent.config.stash.get(_FOLDER, None)
+    if (folder is None or file_path.suffix != ".json" or file_path.name.startswith(".")
+            or file_path.resolve().parent != folder or not _regular(file_path)):
+        return None
+    file: FindingsFile = FindingsFile.from_parent(parent, path=file_path)
+    return file
+
+
+class FindingsFile(pytest.File):
+    """A finding record: one item, named by the record's id."""
+
+    def collect(self) -> Iterator[FindingItem]:
+        from pctfuzz.text import one_line
+
+        project = self.config.stash[_PROJECT]
+        assert project is not None
+        # A file name is untrusted text: it reaches the terminal through one_line only.
+        ident = one_line(self.path.stem.rsplit("-", 1)[-1], 80)
+        yield FindingItem.from_parent(self, name=ident, path_of_record=self.path,
+                                      impl=project.impl if project.impl_flag else None,
+                                      trusted=project.trusted_impls)
 
 
 class FindingItem(pytest.Item):
     """One finding record, replayed when the item runs."""
 
-    def __init__(self, *, path_of_record: Path, impl: str | None, **kwargs: Any) -> None:
+    def __init__(self, *, path_of_record: Path, impl: str | None,
+                 trusted: tuple[str, ...] = (), **kwargs: Any) -> None:
         super().__init__(**kwargs)
         self.record = path_of_record
         self.impl = impl
+        self.trusted = trusted
 
     def runtest(self) -> None:
         from pctfuzz.fuzz.replay import Verdict, replay_paths
+        from pctfuzz.store import TRIAGED_STATUSES
+        from pctfuzz.text import one_line
 
-        (result,) = list(replay_paths([self.record], impl=self.impl))
+        (result,) = list(replay_paths([self.record], impl=self.impl, trusted=self.trusted))
         if not isinstance(result, Verdict):
-            raise FindingFailed(f"{result[0]}: {result[1]}")
-        if result.reproduces and result.status != "known-divergence":
+            # replay's hint names the command line's flag; here it is the plugin's
+            message = result[1].replace("pass --impl", "pass --pctfuzz-impl")
+            raise FindingFailed(f"{one_line(str(result[0]))}: {one_line(message)}")
+        if result.reproduces and result.status not in TRIAGED_STATUSES:
             raise FindingFailed(result.line())
 
     def repr_failure(self, excinfo: pytest.ExceptionInfo[BaseException],
                      style: Any = None) -> str:
         if isinstance(excinfo.value, FindingFailed):
-            from pctfuzz.text import one_line  # lazy: see pytest_collection_modifyitems
-
-            return one_line(str(excinfo.value), 2000)
+            return str(excinfo.value)
         return str(super().repr_failure(excinfo))
 
     def reportinfo(self) -> tuple[Path, int | None, str]:
-        # The folder, not the file: pytest prints this path as it is, and the file's
-        # name is untrusted (the item's name is its one_line form).
-        return self.record.parent, None, f"pctfuzz finding {self.name}"
+        return self.record, None, f"pctfuzz finding {self.name}"
 
 
 class FindingFailed(Exception):
     """A finding that reproduces (or a record that cannot be replayed)."""
-
-
-def _records(folder: Path) -> Iterator[Path]:
-    """The record files of ``folder``: regular files only (a folder named ``d.json``
-    is not a record; a symlink is never followed, as in the store)."""
-    for path in sorted(folder.glob("*.json")):
-        if path.name.startswith("."):
-            continue
-        try:
-            if stat.S_ISREG(os.lstat(path).st_mode):
-                yield path
-        except OSError:
-            continue
-
-
-def pytest_collection_modifyitems(session: pytest.Session, config: pytest.Config,
-                                  items: list[pytest.Item]) -> None:
-    folder = config.getoption("--pctfuzz-findings")
-    if folder is None:
-        return
-    root = Path(folder)
-    if not root.is_dir():
-        raise pytest.UsageError(f"--pctfuzz-findings: {folder} is not a folder")
-    # Lazy: without --pctfuzz-findings the plugin imports nothing of pctfuzz.
-    from pctfuzz.text import one_line
-
-    impl = config.getoption("--pctfuzz-impl")
-    taken: set[str] = set()
-    for record in _records(root):
-        # A file name is untrusted text: it reaches the terminal through one_line only.
-        name = f"pctfuzz-finding-{one_line(record.stem.rsplit('-', 1)[-1], 80)}"
-        if name in taken:  # two records of one id (a copy): each item its own name
-            name = f"{name}[{one_line(record.name, 120)}]"
-        taken.add(name)
-        items.append(FindingItem.from_parent(session, name=name, path_of_record=record,
-                                             impl=impl))

@@ -11,7 +11,6 @@ The byte formats (how fuzzer bytes become a case) are in ``pctfuzz.formats``.
 from __future__ import annotations
 
 import functools
-import os
 import re
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
@@ -22,8 +21,8 @@ from pctfuzz.errors import PctfuzzError
 from pctfuzz.formats import (  # re-exported: the public path of the byte formats
     FUZZ_ENCODINGS,
     FUZZ_SETS,
-    SETS_ENV,
     AnswerDomain,
+    declared_sets,
     decode_from_bytes,
     decode_to_bytes,
     encode_from_bytes,
@@ -188,15 +187,16 @@ class Target:
 
 _ALL = AnswerDomain()
 
-#: The last adapter ``_answer_domain`` read, the ``SETS_ENV`` value then, its domain.
+#: The last adapter ``_answer_domain`` read, the declared sets then, its domain.
 _LAST_DOMAIN: list[Any] = [None, None, _ALL]
 
 
 def _answer_domain(impl: Subject) -> AnswerDomain:
     """``AnswerDomain.of(impl)``, read again only for another adapter or another
-    ``SETS_ENV``: the harness asks on every input, about one adapter."""
-    sets = os.environ.get(SETS_ENV)
-    if _LAST_DOMAIN[0] is not impl or _LAST_DOMAIN[1] != sets:
+    set of declared sets (``formats.declare_sets``): the harness asks on every input,
+    about one adapter."""
+    sets = declared_sets()
+    if _LAST_DOMAIN[0] is not impl or _LAST_DOMAIN[1] is not sets:
         _LAST_DOMAIN[:] = [impl, sets, AnswerDomain.of(impl)]
     domain: AnswerDomain = _LAST_DOMAIN[2]
     return domain

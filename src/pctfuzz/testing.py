@@ -14,8 +14,12 @@ differential checks the fuzzer runs (``pctfuzz.checks.differential``)::
 (``Unsupported``) passes; a difference outside the registry fails with the
 ``Divergence`` (what went in, what the reference says, what came out), and Hypothesis
 shrinks it and keeps it in *your* example database. Encode cases are drawn from the
-adapter's declared ``sets`` when it has them (``oracles.function_adapter`` declares
-them), else from every registered set. ``invariant_tests(codec)`` does the same with
+adapter's answer domain, as a campaign draws them (``formats.AnswerDomain``: its declared
+``sets``, ``encodings``, ``value_types`` and ``spaces``; ``[tool.pctfuzz] sets`` over
+the adapter's), so the examples go to cases the adapter answers. The project
+(``pctfuzz.project``: ``[tool.pctfuzz]`` of the current folder's project) is resolved
+once, when the tests are made: its accept file and sets apply, and ``impl`` defaults to
+its implementation. ``invariant_tests(codec)`` does the same with
 the invariants for a ``Codec`` (``pctfuzz.oracles.codec``). The strategies are
 re-exported for tests of your own.
 """
@@ -23,10 +27,10 @@ re-exported for tests of your own.
 from __future__ import annotations
 
 import inspect
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Sequence
 from typing import Any
 
-from hypothesis import given
+from hypothesis import example, given
 from hypothesis import strategies as st
 
 from pctfuzz.cases import EncodeCase
@@ -42,14 +46,17 @@ from pctfuzz.checks.strategies import (
 from pctfuzz.formats import AnswerDomain
 from pctfuzz.oracles.base import impl_name
 from pctfuzz.oracles.codec import Codec
+from pctfuzz.project import Project
 from pctfuzz.sets import get_set
 from pctfuzz.targets import TARGETS, Target, resolve_subject
 
 __all__ = [
     "decode_cases",
     "differential_tests",
+    "edge_examples",
     "encode_cases",
     "encode_cases_for",
+    "encode_cases_in",
     "form_cases",
     "form_parse_cases",
     "invariant_tests",
@@ -71,33 +78,69 @@ def encode_cases_for(set_specs: Iterable[str]) -> st.SearchStrategy[EncodeCase]:
                      st.sampled_from(specs), encoding_labels(), st.booleans())
 
 
-def _declared_sets(impl: Any) -> list[str]:
-    domain = AnswerDomain.of(impl)
-    return [] if domain.sets == AnswerDomain().sets else list(domain.sets)
+def encode_cases_in(domain: AnswerDomain) -> st.SearchStrategy[EncodeCase]:
+    """``EncodeCase`` inside an adapter's answer domain (``AnswerDomain.of(adapter)``):
+    its sets, its encodings (any label when it declares none), its value types and its
+    spaceAsPlus values, the cases a campaign asks it."""
+    for spec in domain.sets:
+        get_set(spec)
+    values = [text_values() if kind == "str" else binary_values()
+              for kind in domain.value_types]
+    encodings = (st.sampled_from(domain.encodings) if domain.encodings
+                 else encoding_labels())
+    return st.builds(EncodeCase, st.one_of(values), st.sampled_from(domain.sets), encodings,
+                     st.sampled_from(domain.spaces))
 
 
-def differential_tests(impl: Any, *, questions: Iterable[str] = tuple(_QUESTIONS),
-                       ) -> dict[str, Callable[[], None]]:
+def edge_examples(domain: AnswerDomain) -> list[EncodeCase]:
+    """One ``EncodeCase`` per ASCII character (or byte, for an adapter of bytes only)
+    and declared set, in the domain's first encoding and spaceAsPlus value: run as
+    explicit examples before the drawn ones, so a set that differs from the declared
+    one by a single character fails under every seed, not only when the draw hits it
+    (URL Standard 1.3: every percent-encode set is defined over ASCII)."""
+    encoding = domain.encodings[0] if domain.encodings else "utf-8"
+    space = domain.spaces[0]
+    values: list[str | bytes] = ([chr(c) for c in range(0x80)] if "str" in domain.value_types
+                                 else [bytes([c]) for c in range(0x80)])
+    return [EncodeCase(value, spec, encoding, space)
+            for spec in domain.sets for value in values]
+
+
+def differential_tests(impl: Any = None, *, questions: Iterable[str] = tuple(_QUESTIONS),
+                       project: Project | None = None) -> dict[str, Callable[[], None]]:
     """One Hypothesis test per question (``encode``, ``decode``, ``form``,
-    ``form_parse``) comparing ``impl`` (an adapter or adapter class, or a built-in
-    name such as ``"urllib"``) with the reference outside the divergence registry."""
-    built: Any = impl() if inspect.isclass(impl) else impl
+    ``form_parse``) comparing ``impl`` (an adapter or adapter class, a built-in name
+    such as ``"urllib"``; default: the project's ``[tool.pctfuzz] impl``) with the
+    reference outside the divergence registry. ``project``: default, the project of
+    the current folder (``Project.load``)."""
+    project = project or Project.load()
+    project.activate()  # its accept file and declared sets, as a campaign has them
+    if impl is None:
+        built: Any = project.implementation()
+    else:
+        built = impl() if inspect.isclass(impl) else impl
     adapter = resolve_subject(_QUESTIONS["encode"], built)
     tests: dict[str, Callable[[], None]] = {}
     for question in questions:
         target = _QUESTIONS[question]
         cases = target.strategy()
-        if question == "encode" and (declared := _declared_sets(adapter)):
-            cases = encode_cases_for(declared)
-        tests[f"test_pctfuzz_{question}"] = _test(target.checker, adapter, cases, question)
+        examples: list[Any] = []
+        if question == "encode":
+            domain = AnswerDomain.of(adapter)
+            cases, examples = encode_cases_in(domain), edge_examples(domain)
+        tests[f"test_pctfuzz_{question}"] = _test(target.checker, adapter, cases, question,
+                                                  examples)
     return tests
 
 
 def _test(check: Callable[[Any, Any], Any], impl: Any, cases: st.SearchStrategy[Any],
-          question: str) -> Callable[[], None]:
-    @given(cases)
+          question: str, examples: Sequence[Any] = ()) -> Callable[[], None]:
     def test(case: Any) -> None:
         check(case, impl)  # raises Divergence on a difference no registry entry accepts
+
+    for case in reversed(examples):  # decorators apply inside out: keep their order
+        test = example(case)(test)
+    test = given(cases)(test)
 
     test.__name__ = test.__qualname__ = f"test_pctfuzz_{question}"
     test.__doc__ = f"pctfuzz: {question} of {impl_name(impl)} against the reference"

@@ -18,7 +18,7 @@ from pathlib import Path
 
 import pytest
 
-from pctfuzz.cli.config import ConfigError, load_config
+from pctfuzz.project import ConfigError, load_config
 
 ROOT = Path(__file__).resolve().parents[2]
 DICTS = ROOT / "src" / "pctfuzz" / "data" / "dicts"
@@ -101,9 +101,9 @@ def test_root_is_the_nearest_pyproject_with_a_pctfuzz_table(tmp_path: Path) -> N
 
 @pytest.mark.parametrize("table, message", [
     ("colour = 1\n", "unknown key 'colour'"),
-    ("max-time = nan\n", "max-time must be a positive finite number"),
+    ("max-time = nan\n", "max-time must be a number of seconds above 0"),
     ("max-time = true\n", "max-time must be"),
-    ("jobs = 0\n", "jobs must be a positive integer"),
+    ("jobs = 0\n", "jobs must be a whole number from 1 to max_jobs()"),
     ('targets = "decode"\n', "targets must be a list of strings"),
     ("max-time = \n", "not valid TOML"),
 ])
@@ -193,7 +193,7 @@ def test_wheel_in_a_fresh_venv_fuzzes_a_user_project(tmp_path: Path) -> None:
     (wheel,) = wheels.glob("pctfuzz-*.whl")
     with zipfile.ZipFile(wheel) as archive:
         names = set(archive.namelist())
-    assert {"pctfuzz/harness.py", "pctfuzz/__main__.py", "pctfuzz/cli/config.py",
+    assert {"pctfuzz/harness.py", "pctfuzz/__main__.py", "pctfuzz/project.py",
             "pctfuzz/data/dicts/diff_encode.dict"} <= names
     assert any(n.endswith(".dist-info/licenses/LICENSE") for n in names), names
 

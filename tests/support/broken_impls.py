@@ -84,3 +84,22 @@ class FailsInHarness(UrllibAdapter):
     def __init__(self) -> None:
         if "PCTFUZZ_CORPUS" in os.environ:
             raise RuntimeError("this adapter cannot start in a harness")
+
+
+def query_value_leaving_hash(value: str) -> str:
+    """A query-value encoder (encodeURI's set plus # & +, space as +) that leaves ``#``
+    raw: a library function with a planted bug, for ``report --upstream``."""
+    import urllib.parse
+
+    return urllib.parse.quote_plus(value, safe="-_.!~*'();/?:@=$,#")
+
+
+def _hash_raw_adapter() -> object:
+    from pctfuzz.oracles import function_adapter
+
+    return function_adapter("hash-raw", encode=query_value_leaving_hash,
+                            sets={"query-value": "query-value"}, space_as_plus=True)
+
+
+#: ``broken_impls:HASH_RAW``: a function adapter of ``query_value_leaving_hash``.
+HASH_RAW = _hash_raw_adapter()

@@ -22,7 +22,7 @@ from pathlib import Path
 #: package's ``__init__`` (the public library API).
 LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("entry points", ("pctfuzz.__main__", "pctfuzz.cli", "pctfuzz.harness",
-                      "pctfuzz.pytest_plugin", "pctfuzz.testing")),
+                      "pctfuzz.pytest_plugin", "pctfuzz.testing", "pctfuzz.project")),
     ("reports", ("pctfuzz.reports",)),
     ("fuzzing", ("pctfuzz.fuzz",)),
     ("targets", ("pctfuzz.targets",)),

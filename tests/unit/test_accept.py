@@ -26,6 +26,7 @@ from pctfuzz.accept import (
     pairs_order,
     requoted,
     space_as,
+    use_accept_file,
 )
 from pctfuzz.cases import Case, DecodeCase, EncodeCase, FormCase, FormParseCase
 from pctfuzz.checks.differential import check_decode, check_encode, check_form, check_form_parse
@@ -36,13 +37,6 @@ from pctfuzz.oracles import Adapter
 from pctfuzz.reference import percent_decode, percent_encode
 from pctfuzz.sets import get_set
 from pctfuzz.violations import Divergence
-
-
-@pytest.fixture(autouse=True)
-def _restore_accept_env(monkeypatch: pytest.MonkeyPatch) -> None:
-    """``--accept`` in an in-process ``main`` sets PCTFUZZ_ACCEPT; restore it after."""
-    monkeypatch.setenv(ACCEPT_ENV, "")
-
 
 CHECK_FN: dict[str, Callable[..., Any]] = {
     "encode": check_encode, "decode": check_decode, "form": check_form,
@@ -265,12 +259,13 @@ def test_accept_toml_file(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
     assert main([*argv, "--check"]) == 1  # WrongEntry's own entries still fail
     out = capsys.readouterr().out
     assert "toml-brackets (wrong, encode): ok" in out
-    # The file's entries reach the differential check through PCTFUZZ_ACCEPT.
+    # The file's entries reach the differential check: the command made it this
+    # process's accept file (Project.activate).
     from accept_impls import Plain
 
     plain = Plain()
     assert check_encode(EncodeCase("[a]", "encodeURI"), plain) == ("toml-brackets",)
-    monkeypatch.setenv(ACCEPT_ENV, "")
+    use_accept_file(None)
     with pytest.raises(Divergence):
         check_encode(EncodeCase("[a]", "encodeURI"), plain)
 
@@ -313,8 +308,9 @@ def test_accept_python_module(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
 
 @pytest.mark.slow
 def test_accept_reaches_the_campaign_children(tmp_path: Path) -> None:
-    """``fuzz --accept`` names the file in PCTFUZZ_ACCEPT, which the libFuzzer children
-    read: with it the brackets are accepted, without it they are a finding."""
+    """``fuzz --accept`` hands the file to the libFuzzer children (PCTFUZZ_ACCEPT, the
+    hand-off of ``protocol.HarnessSettings``): with it the brackets are accepted,
+    without it they are a finding."""
     import json
     import os
 

@@ -260,15 +260,10 @@ class _Stop(BaseException):
 
 def test_fuzz_set_option_narrows_diff_encode_to_those_sets(
         monkeypatch: pytest.MonkeyPatch) -> None:
-    import os
-
     import pctfuzz.fuzz.campaign as campaign
-    from pctfuzz.formats import SETS_ENV
+    from pctfuzz.formats import declare_sets, declared_sets
     from pctfuzz.targets import TARGETS
 
-    # setenv (not delenv of an absent variable, which records nothing to undo): the
-    # value main() sets below must not leak into later tests' subprocesses
-    monkeypatch.setenv(SETS_ENV, "")
     monkeypatch.setattr(campaign, "run_campaign", lambda *a, **k: (_ for _ in ()).throw(
         _Stop()))
     with pytest.raises(_Stop):
@@ -277,7 +272,7 @@ def test_fuzz_set_option_narrows_diff_encode_to_those_sets(
     cases = {target.case_from_bytes(bytes([i, 0]) + b"a", "urllib").set_name
              for i in range(64)}
     assert cases == {"encodeURI-[]"}
-    monkeypatch.setenv(SETS_ENV, "")
+    declare_sets(None)
     assert main(["fuzz", "--set", "mine=path+", "--max-time", "1"]) == 2  # a bad spec
     assert main(["fuzz", "--set", "nothing", "--max-time", "1"]) == 2
-    assert os.environ[SETS_ENV] == ""  # a bad --set changes nothing
+    assert not declared_sets()  # a bad --set changes nothing

@@ -28,6 +28,7 @@ from pctfuzz.oracles import (
     impl_names,
     registry_names,
 )
+from pctfuzz.oracles.peer import PeerUnavailable
 from pctfuzz.oracles.urllib_parse import python_codec, unquoted_bytes
 from pctfuzz.reference import percent_decode, percent_encode
 from pctfuzz.sets import FORM, SETS
@@ -48,7 +49,10 @@ def test_registry_names_and_default() -> None:
 
 @pytest.mark.parametrize("name", BUILTINS)
 def test_every_builtin_is_an_impl(name: str) -> None:
-    impl = get_impl(name)
+    try:
+        impl = get_impl(name)
+    except PeerUnavailable as exc:  # a peer whose runtime or build is missing here
+        pytest.skip(f"{exc} (make peers)")
     assert isinstance(impl, Impl)
     assert impl.name == name
     assert impl_name(impl) == name
@@ -345,7 +349,10 @@ def test_missing_optional_package_is_reported(monkeypatch: pytest.MonkeyPatch) -
 
 def test_reference_helpers_agree_with_adapters_on_plain_input() -> None:
     for name in BUILTINS:
-        impl = get_impl(name)
+        try:
+            impl = get_impl(name)
+        except PeerUnavailable:  # a peer whose runtime or build is missing here
+            continue
         try:
             got = impl.decode(DecodeCase("a%41"))
         except Unsupported:

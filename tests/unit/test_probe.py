@@ -289,7 +289,9 @@ def test_probe_text_for_an_adapter(cli: Run) -> None:
     lines = out.splitlines()
     assert lines[0] == "target: test_probe:RequoteAdapter (encode with set encodeURI-%25[])"
     assert "nearest set: encodeURI (3 bytes differ)" in lines
-    assert "spec: encodeURI-%25[]    (use as --set NAME=encodeURI-%25[])" in lines
+    # "%" left raw: the warning beside the spec (a requoting function means it)
+    assert "spec: encodeURI-%25[]    (check the warnings below before you declare it)" \
+        in lines
     assert "existing %HH: mixed ('%41': decoded, '%2F': kept, '%2f': kept, '%C3%A9': kept)" in lines
 
 
@@ -323,3 +325,48 @@ def test_probe_text_irregular(cli: Run) -> None:
     assert code == EXIT_OK
     assert "exact set: none (the bytes match rfc3986-unreserved, but some answers below" in out
     assert "irregular: '\\x00' -> 'raises ValueError: NUL'\n" in out
+
+
+# --- delimiters (issue 22.7) ----------------------------------------------------------------
+
+
+def _leaves_raw(set_name: str, chars: str) -> Callable[[str], str]:
+    """The reference's encoder of ``set_name``, but ``chars`` left raw."""
+    def encode(text: str) -> str:
+        out = percent_encode(text, set_name)
+        for c in chars:
+            out = out.replace(f"%{ord(c):02X}", c)
+        return out
+    return encode
+
+
+@pytest.mark.parametrize(("set_name", "char", "role"), [
+    ("query", "#", "ends the query"),
+    ("component", "#", "ends the query or path"),  # the issue's "component-#"
+    ("path", "?", "ends the path and starts the query"),
+    ("application/x-www-form-urlencoded", "&", "splits the value"),
+    ("application/x-www-form-urlencoded", "=", "ends a name"),
+    ("component", "%", "starts a percent-encoded byte"),
+])
+def test_a_raw_delimiter_is_a_warning_beside_the_spec(set_name: str, char: str,
+                                                      role: str) -> None:
+    report = probe(_leaves_raw(set_name, char), "enc")
+    assert report.delimiters, report
+    assert any(f"{char!r} is left raw where {set_name} encodes it" in w and role in w
+               for w in report.delimiters), report.delimiters
+    from pctfuzz.cli.probe import render
+
+    shown = render(report)
+    spec_line = next(line for line in shown.splitlines() if line.startswith("spec:"))
+    assert "check the warnings below before you declare it" in spec_line
+    assert "--set" not in spec_line and f"WARNING: {char!r} is left raw" in shown
+
+
+def test_no_warning_for_an_exact_set_or_a_harmless_difference() -> None:
+    assert probe(lambda t: percent_encode(t, "query"), "q").delimiters == []
+    from pctfuzz.cli.probe import render
+
+    # "^" left raw by a path encoder ends nothing
+    report = probe(_leaves_raw("path", "^"), "p")
+    assert report.nearest == "path" and report.delimiters == []
+    assert "(use as --set NAME=path-^)" in render(report)

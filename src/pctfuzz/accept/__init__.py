@@ -87,7 +87,13 @@ encoding}``, form-parse ``{text}``. Optional keys: ``impl``, ``summary``.
 from __future__ import annotations
 
 from pctfuzz.accept.entry import KnownDivergence
-from pctfuzz.accept.files import ACCEPT_ENV, checked_entries, load_accept_file
+from pctfuzz.accept.files import (
+    ACCEPT_ENV,
+    accept_file,
+    checked_entries,
+    load_accept_file,
+    use_accept_file,
+)
 from pctfuzz.accept.reconcilers import (
     RECONCILERS,
     Reconciler,
@@ -118,6 +124,7 @@ __all__ = [
     "RECONCILERS",
     "KnownDivergence",
     "Reconciler",
+    "accept_file",
     "both_refuse",
     "checked_entries",
     "decoded_twice",
@@ -140,4 +147,5 @@ __all__ = [
     "suffixed",
     "trimmed",
     "truncated",
+    "use_accept_file",
 ]

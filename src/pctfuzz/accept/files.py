@@ -18,10 +18,27 @@ from pctfuzz.accept_file import check_example, check_parameter, parse_toml, read
 from pctfuzz.cases import Case, DecodeCase, EncodeCase, FormCase, FormParseCase
 from pctfuzz.errors import PctfuzzError, UsageError
 
-__all__ = ["ACCEPT_ENV", "checked_entries", "load_accept_file"]
+__all__ = ["ACCEPT_ENV", "accept_file", "checked_entries", "load_accept_file",
+           "use_accept_file"]
 
-#: The environment variable naming the ``--accept`` file (inherited by the harness).
+#: The environment variable that hands the ``--accept`` file to a harness process
+#: (``pctfuzz.fuzz.protocol.HarnessSettings``); nothing else reads it.
 ACCEPT_ENV = "PCTFUZZ_ACCEPT"
+
+#: The accepted-differences file of this process's project (``use_accept_file``).
+_ACCEPT_FILE: list[str | None] = [None]
+
+
+def use_accept_file(path: str | None) -> None:
+    """Make ``path`` (``--accept`` or ``[tool.pctfuzz] accept``) the accepted-differences
+    file of this process: the differential checks reconcile with its entries. Set once
+    by an entry point (``pctfuzz.project.Project.activate``, the harness)."""
+    _ACCEPT_FILE[0] = path or None
+
+
+def accept_file() -> str | None:
+    """The accepted-differences file set by ``use_accept_file`` (None: none)."""
+    return _ACCEPT_FILE[0]
 
 
 # --- --accept files ------------------------------------------------------------------------
@@ -63,7 +80,10 @@ def _toml_entries(path: Path) -> list[KnownDivergence]:
             raise UsageError(f"{where}: {name} needs {param!r}")
         if param:
             check_parameter(name, param, table[param], where)  # chars = 5, types = 5
-        reconciler = factory(table[param]) if param else factory()
+        try:
+            reconciler = factory(table[param]) if param else factory()
+        except PctfuzzError as exc:  # a parameter of the right type but a bad value
+            raise UsageError(f"{where}: {name} {param}: {exc}") from None
         check = str(table.get("check", ""))
         check_example(check, table.get("example"), where)
         try:

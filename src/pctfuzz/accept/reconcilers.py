@@ -104,7 +104,7 @@ def _declared(name: str, checks: set[str], model: Model, reference: str,
 
 # --- set models -----------------------------------------------------------------------------
 def _chars(chars: str) -> frozenset[int]:
-    if not chars or not chars.isascii():
+    if not isinstance(chars, str) or not chars or not chars.isascii():  # TOML: chars = 5
         raise UsageError(f"characters {chars!r}: give one or more ASCII characters")
     return frozenset(map(ord, chars))
 
@@ -175,7 +175,8 @@ def lowercase_hex() -> Reconciler:
 def both_refuse(types: str | Sequence[str]) -> Reconciler:
     """The reference refuses the case and the implementation raises one of ``types``
     (exception class names, or ``module.Name``)."""
-    names = (types,) if isinstance(types, str) else tuple(types)
+    names = ((types,) if isinstance(types, str) else
+             tuple(types) if isinstance(types, list | tuple) else ())  # TOML: types = 5
     if not names or not all(isinstance(n, str) and n for n in names):
         raise UsageError("both_refuse: give one or more exception type names")
 

@@ -13,6 +13,11 @@ A battery then answers what a set cannot express: existing ``%HH`` (kept, encode
 again as ``%25HH``, upper/lowercased, decoded), invalid escapes, the hex case of the
 output, space, ``+``, Unicode normalization, lone surrogates and the encoding of
 non-ASCII text. Nothing here prints; ``pctfuzz.cli.probe`` renders the report.
+
+``delimiters`` warns where a set at the nearest distance differs by a character that
+ends or splits its component in the URL Standard's parsers (``DELIMITERS``): an
+encoder of query values that leaves ``#`` raw is one set away from ``query``, but
+declaring ``query-#`` would hide its bug, since the ``#`` ends the query.
 """
 
 from __future__ import annotations
@@ -50,6 +55,52 @@ NORMALIZATION = ("e\u0301", "\u00e9", "\ufb01", "\u212b")
 SURROGATES = ("\ud800", "a\udc80b")
 
 
+#: What a raw character does to a value of a set's component, in the URL Standard's
+#: basic URL parser (4.4) and application/x-www-form-urlencoded parser (5.1).
+_ENDS_QUERY = "ends the query and starts the fragment (URL Standard 4.4, query state)"
+_ENDS_PATH = "ends the path (URL Standard 4.4, path state)"
+_FORM = {
+    "&": "splits the value into two name-value pairs (URL Standard 5.1, step 1)",
+    "=": "ends a name and starts its value (URL Standard 5.1, step 3)",
+    "+": "decodes to a space (URL Standard 5.1, step 4)",
+}
+_PERCENT = {"%": "starts a percent-encoded byte, %41 reads as A (URL Standard 1.3, "
+                 "percent-decode)"}
+_QUERY = {"#": _ENDS_QUERY, **_PERCENT}
+_PATH = {"#": _ENDS_PATH, "?": "ends the path and starts the query (URL Standard 4.4, "
+                                "path state)", **_PERCENT}
+_ANYWHERE = {"#": "ends the query or path (URL Standard 4.4)",
+             "?": _PATH["?"], **_FORM, **_PERCENT}
+#: Set name -> {character: what it does raw}; a set not listed: ``%`` only.
+DELIMITERS: Mapping[str, Mapping[str, str]] = {
+    "query": _QUERY,
+    "special-query": _QUERY,
+    "rfc3986-query": _QUERY,
+    "query-value": {**_QUERY, **_FORM},
+    "path": _PATH,
+    "rfc3986-pchar": _PATH,
+    "application/x-www-form-urlencoded": {**_FORM, "#": _ENDS_QUERY, **_PERCENT},
+    "component": _ANYWHERE,
+    "encodeURIComponent": _ANYWHERE,
+    "rfc3986-unreserved": _ANYWHERE,
+}
+
+
+def delimiter_warnings(members: frozenset[int], candidates: list[PercentEncodeSet],
+                       ) -> list[str]:
+    """One line per candidate set and delimiter the encoder leaves raw where the set
+    encodes it (``DELIMITERS``)."""
+    lines = []
+    for pes in candidates:
+        roles = DELIMITERS.get(pes.name, _PERCENT)
+        for char, role in roles.items():
+            if ord(char) in pes.members and ord(char) not in members:
+                lines.append(f"{char!r} is left raw where {pes.name} encodes it, and a "
+                             f"raw {char!r} {role}: a set that leaves it raw hides that, so "
+                             "declare one only if the encoder means it (else it is a bug)")
+    return lines
+
+
 @dataclass
 class ProbeReport:
     """What ``probe`` found; ``asdict`` of it is the ``--json`` object."""
@@ -75,6 +126,8 @@ class ProbeReport:
     non_ascii: str
     outputs: dict[str, dict[str, str]] = field(default_factory=dict)  # battery -> in -> out
     set: str | None = None  # the set an adapter's encode was asked for
+    #: delimiters left raw that the sets at the nearest distance encode (``DELIMITERS``)
+    delimiters: list[str] = field(default_factory=list)
 
     def to_json(self) -> dict[str, Any]:
         return asdict(self)
@@ -286,6 +339,8 @@ def probe(fn: Encoder, target: str = "", *, set_name: str | None = None) -> Prob
     )
     nearest = ranked[0][1]
     members |= nearest.members & unknown
+    distance = len((nearest.members ^ members) & known)
+    tied = [pes for _, pes in ranked if len((pes.members ^ members) & known) == distance]
     same_as = [pes.name for pes in SETS.values() if pes.members == members]
     exact = nearest.name if nearest.members == members and not irregular and not context else None
 
@@ -313,6 +368,7 @@ def probe(fn: Encoder, target: str = "", *, set_name: str | None = None) -> Prob
         urllib_safe=urllib_safe_spec(members),
         also_encoded=_chars(set(members - nearest.members)),
         left_raw=_chars(set(nearest.members - members)),
+        delimiters=[] if exact else delimiter_warnings(members, tied),
         irregular=irregular,
         context=context,
         existing_escapes=_uniform(

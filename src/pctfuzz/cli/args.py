@@ -13,22 +13,13 @@ from __future__ import annotations
 
 import argparse
 import math
-import os
 from pathlib import Path
 
-__all__ = ["MAX_SECONDS", "folder_path", "job_count", "max_jobs", "memory_mb",
-           "positive_seconds", "whole_seconds"]
+# The limits are the project's too ([tool.pctfuzz] obeys them): one definition.
+from pctfuzz.project import JOBS_PER_CORE, MAX_SECONDS, max_jobs
 
-#: Longest time limit accepted: 30 days.
-MAX_SECONDS = 30 * 24 * 3600
-
-#: Processes per core ``--jobs`` may ask for.
-JOBS_PER_CORE = 4
-
-
-def max_jobs() -> int:
-    """The largest ``--jobs``: ``JOBS_PER_CORE`` x ``os.cpu_count()``."""
-    return JOBS_PER_CORE * (os.cpu_count() or 1)
+__all__ = ["JOBS_PER_CORE", "MAX_SECONDS", "folder_path", "job_count", "max_jobs",
+           "memory_mb", "positive_seconds", "whole_seconds"]
 
 
 def positive_seconds(text: str) -> float:

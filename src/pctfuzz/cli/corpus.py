@@ -22,10 +22,10 @@ __all__ = ["add_command"]
 def _cmd_corpus_seed(args: argparse.Namespace) -> int:
     from pctfuzz.fuzz.seeds import seed_cases
     from pctfuzz.fuzz.staging import recover
-    from pctfuzz.store import Corpus
+    from pctfuzz.project import Project
     from pctfuzz.targets import TARGETS, get_target
 
-    corpus = Corpus(Path(args.corpus))
+    corpus = Project.load(corpus=args.corpus).corpus_store()
     recover(corpus)  # leftovers of killed runs on this corpus: removed, and said
     for target in map(get_target, args.targets or list(TARGETS)):
         added = 0
@@ -43,24 +43,26 @@ def _cmd_corpus_seed(args: argparse.Namespace) -> int:
 def _cmd_corpus_merge(args: argparse.Namespace) -> int:
     from pctfuzz.fuzz.merge import merge_target
     from pctfuzz.fuzz.staging import recover
-    from pctfuzz.oracles.registry import get_impl
+    from pctfuzz.project import Project
     from pctfuzz.store import Corpus
     from pctfuzz.targets import TARGETS, get_target
 
+    project = Project.load(corpus=args.corpus, findings=args.findings, impl=args.impl)
     names = args.targets or list(TARGETS)
     for name in names:
         get_target(name)
-    get_impl(args.impl)
-    corpus = Path(args.corpus)
+    project.implementation()  # an unusable one is a usage error before any process
+    corpus = project.corpus
     if not corpus.is_dir():
         raise UsageError(f"corpus folder {corpus} does not exist")
     recover(Corpus(corpus))  # leftovers of killed runs on this corpus: removed, and said
     harness = Path(args.harness) if args.harness else None  # None: the packaged harness
-    keep = _finding_inputs(Path(args.findings))
+    keep = _finding_inputs(project.findings)
     for name in names:
         if not args.targets and not (corpus / name).is_dir():
             continue  # merging everything: skip targets that have no folder
-        result = merge_target(name, corpus, harness=harness, impl=args.impl,
+        result = merge_target(name, corpus, harness=harness, impl=project.impl_name,
+                              handoff=project.handoff(),
                               inputs=[Path(p) for p in args.input], timeout=args.timeout,
                               keep=keep.get(name, []))
         print(result.line())
@@ -92,7 +94,8 @@ def add_command(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> Non
     corpus_sub.required = True
     seed = corpus_sub.add_parser("seed", help="write the spec-vector seeds for each target")
     seed.add_argument("targets", nargs="*", metavar="TARGET", help="default: all targets")
-    seed.add_argument("--corpus", type=folder_path, default="corpus", metavar="DIR")
+    seed.add_argument("--corpus", type=folder_path, metavar="DIR",
+                      help="default: the project's corpus folder")
     seed.set_defaults(func=_cmd_corpus_seed)
 
     merge = corpus_sub.add_parser(
@@ -101,13 +104,16 @@ def add_command(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> Non
         "inputs (plus --input folders) with the same coverage, atomically.")
     merge.add_argument("targets", nargs="*", metavar="TARGET",
                        help="default: every target with a corpus folder")
-    merge.add_argument("--corpus", type=folder_path, default="corpus", metavar="DIR")
+    merge.add_argument("--corpus", type=folder_path, metavar="DIR",
+                       help="default: the project's corpus folder")
     merge.add_argument("--input", action="append", default=[], metavar="DIR",
                        help="another folder of inputs to merge in (repeatable)")
-    merge.add_argument("--findings", type=folder_path, default="findings", metavar="DIR",
-                       help="findings whose inputs the merge keeps (default: findings)")
-    merge.add_argument("--impl", default="urllib", metavar="NAME",
-                       help="implementation the diff_* targets run (it shapes coverage)")
+    merge.add_argument("--findings", type=folder_path, metavar="DIR",
+                       help="findings whose inputs the merge keeps (default: the "
+                       "project's findings folder)")
+    merge.add_argument("--impl", metavar="NAME",
+                       help="implementation the diff_* targets run (it shapes coverage; "
+                       "default: the project's, else urllib)")
     merge.add_argument("--harness", metavar="DIR",
                        help="a folder of fuzz_<target>.py scripts (default: the packaged "
                        "harness, python -m pctfuzz.harness)")

@@ -17,6 +17,7 @@ error or an unusable corpus or ``--impl``.
 from __future__ import annotations
 
 import argparse
+import os
 import subprocess
 import sys
 import tempfile
@@ -119,10 +120,16 @@ def _statements_run(cov: Any, modules: tuple[str, ...]) -> dict[str, tuple[int, 
 def _cmd_coverage(args: argparse.Namespace) -> int:
     import coverage
 
+    from pctfuzz.project import Project
+
+    project = Project.load(corpus=args.corpus, impl=args.impl)
+    project.activate()
+    args.impl = project.impl_name
     names = args.targets or list(TARGETS)
     for name in names:
         get_target(name)
-    corpus = Path(args.corpus)
+    # as the user gave it, so the inputs it names read as they were given
+    corpus = Path(args.corpus) if args.corpus else project.corpus
     if not corpus.is_dir():
         raise PctfuzzError(f"corpus folder {corpus} does not exist")
     if not any((corpus / name).is_dir() for name in names):
@@ -135,7 +142,8 @@ def _cmd_coverage(args: argparse.Namespace) -> int:
              f"--source={','.join(('pctfuzz', *under_test))}",
              f"--data-file={data_file}", "-m", "pctfuzz.cli.coverage",
              str(corpus), args.impl, *names],
-            capture_output=True, text=True, check=False)
+            capture_output=True, text=True, check=False,
+            env=project.handoff().to_env(os.environ))  # the project's root, accept, sets
         if child.returncode != 0:
             raise PctfuzzError(f"coverage replay failed: {child.stderr.strip()[-500:]}")
         cov = coverage.Coverage(data_file=str(data_file))
@@ -165,16 +173,21 @@ def _cmd_coverage(args: argparse.Namespace) -> int:
 def add_command(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     cmd = sub.add_parser("coverage", help="replay the corpus under coverage.py")
     cmd.add_argument("targets", nargs="*", metavar="TARGET", help="default: all targets")
-    cmd.add_argument("--corpus", type=folder_path, default="corpus", metavar="DIR")
-    cmd.add_argument("--impl", default="urllib", metavar="NAME",
+    cmd.add_argument("--corpus", type=folder_path, metavar="DIR",
+                     help="default: the project's corpus folder")
+    cmd.add_argument("--impl", metavar="NAME",
                      help="the implementation of the diff_* targets: "
-                          f"{', '.join(impl_names())} or MOD:CLASS (default: urllib); "
+                          f"{', '.join(impl_names())} or MOD:CLASS (default: the "
+                          "project's, else urllib); "
                           "the invariant targets check the reference")
     cmd.add_argument("--html", default="htmlcov", metavar="DIR")
     cmd.set_defaults(func=_cmd_coverage)
 
 
 if __name__ == "__main__":  # the child process of _cmd_coverage
+    from pctfuzz.fuzz.protocol import HarnessSettings
+
+    HarnessSettings.from_env(os.environ).activate()  # the parent's hand-off
     corpus_arg, impl_arg, *target_args = sys.argv[1:]
     n, bad = replay_corpus(target_args, Path(corpus_arg), impl_arg)
     print(f"replayed {n} corpus inputs of {len(target_args)} target(s); {bad} fail "

@@ -11,10 +11,9 @@ longer diverges or is not accepted; 2 unknown implementation or unusable ``--acc
 from __future__ import annotations
 
 import argparse
-import os
 from typing import Any
 
-from pctfuzz.accept import ACCEPT_ENV, load_accept_file
+from pctfuzz.accept import load_accept_file
 from pctfuzz.checks.registry import KnownDivergence, accepted_entries, case_text, divergences_for
 from pctfuzz.checks.registry.examples import check_entries
 from pctfuzz.checks.registry.render import render_markdown
@@ -22,18 +21,7 @@ from pctfuzz.errors import PctfuzzError, UsageError
 from pctfuzz.oracles.base import Impl, registry_names
 from pctfuzz.oracles.registry import IMPLS, get_impl
 
-__all__ = ["add_accept_option", "add_command", "set_accept"]
-
-
-def set_accept(path: str | None) -> None:
-    """``--accept FILE``: load it now (a bad file is a usage error before any work) and
-    name it in ``PCTFUZZ_ACCEPT``, which the differential checks of this process and of
-    the campaign's children read."""
-    if path is None:
-        return
-    resolved = path if not path.endswith((".toml", ".py")) else os.path.abspath(path)
-    load_accept_file(resolved)
-    os.environ[ACCEPT_ENV] = resolved
+__all__ = ["add_accept_option", "add_command"]
 
 
 def _adapter(impl: str | None) -> tuple[list[str] | None, Impl | None]:
@@ -56,10 +44,9 @@ def _adapter(impl: str | None) -> tuple[list[str] | None, Impl | None]:
                        "or give an import path package.module:Name")
 
 
-def _user_entries(adapter: Impl | None) -> list[KnownDivergence]:
+def _user_entries(adapter: Impl | None, accept: str | None) -> list[KnownDivergence]:
     if adapter is not None:
         return list(accepted_entries(adapter))
-    accept = os.environ.get(ACCEPT_ENV)
     return list(load_accept_file(accept)) if accept else []
 
 
@@ -88,9 +75,12 @@ def _check(names: list[str] | None, adapter: Impl | None,
 
 
 def _cmd_divergences(args: argparse.Namespace) -> int:
-    set_accept(args.accept)
-    names, adapter = _adapter(args.impl)
-    user = _user_entries(adapter)
+    from pctfuzz.project import Project
+
+    project = Project.load(accept=args.accept, impl=args.impl)
+    project.activate()
+    names, adapter = _adapter(project.impl)
+    user = _user_entries(adapter, project.accept)
     if args.check:
         return _check(names, adapter, user)
     if args.markdown:
@@ -98,7 +88,7 @@ def _cmd_divergences(args: argparse.Namespace) -> int:
         return 0
     entries = divergences_for(names) + user
     if not entries:
-        print(f"no registered divergences for {args.impl}")
+        print(f"no registered divergences for {project.impl}")
         return 0
     for entry in entries:
         state = "" if entry.active() else "  [inactive: fixed in this Python]"
@@ -125,7 +115,8 @@ def add_command(subparsers: Any) -> None:
     )
     parser.add_argument(
         "--impl", metavar="NAME",
-        help=f"only this implementation ({', '.join(IMPLS)}, or module:Class)",
+        help=f"only this implementation ({', '.join(IMPLS)}, or module:Class; default: "
+        "the project's [tool.pctfuzz] impl, else all)",
     )
     add_accept_option(parser)
     parser.add_argument("--check", action="store_true",

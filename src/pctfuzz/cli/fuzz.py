@@ -15,7 +15,7 @@ import sys
 import tempfile
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any, TextIO
+from typing import TYPE_CHECKING, Any, TextIO
 
 from pctfuzz.cli.args import (
     JOBS_PER_CORE,
@@ -25,10 +25,13 @@ from pctfuzz.cli.args import (
     positive_seconds,
     whole_seconds,
 )
-from pctfuzz.cli.divergences import add_accept_option, set_accept
+from pctfuzz.cli.divergences import add_accept_option
 from pctfuzz.cli.exits import EXIT_FOUND, EXIT_INCOMPLETE, EXIT_OK
 from pctfuzz.cli.results import add_report_options, check_outputs, human_stream, write_reports
 from pctfuzz.errors import PctfuzzError
+
+if TYPE_CHECKING:
+    from pctfuzz.project import Project
 
 
 def _cmd_targets(args: argparse.Namespace) -> int:
@@ -40,27 +43,6 @@ def _cmd_targets(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
-def _set_sets(items: list[str] | None) -> None:
-    """``--set NAME=SPEC`` (repeatable): diff_encode draws its cases from these sets
-    (``formats.AnswerDomain``), whatever the adapter declares. Each spec is checked now,
-    so a bad one is a usage error before any process starts."""
-    import json
-
-    from pctfuzz.formats import SETS_ENV
-    from pctfuzz.sets import get_set
-
-    if not items:
-        return
-    sets: dict[str, str] = {}
-    for item in items:
-        name, sep, spec = item.partition("=")
-        if not sep or not name or not spec:
-            raise PctfuzzError(f"--set {item!r}: expected NAME=SPEC, e.g. mine=encodeURI-[]")
-        get_set(spec)
-        sets[name] = spec
-    os.environ[SETS_ENV] = json.dumps(sets)
-
-
 #: Seed cases tried per differential target to see whether the adapter answers it.
 _PROBE_CASES = 200
 
@@ -69,26 +51,28 @@ _QUESTIONS = {"diff_encode": "encode", "diff_decode": "decode", "diff_form": "fo
               "diff_form_parse": "form-parse"}
 
 
-def _answered_targets(requested: list[str], impl: Any, impl_name: str,
+def _answered_targets(requested: list[str], impl: Any, project: Project, self_check: bool,
                       out: TextIO) -> list[str]:
-    """The targets to fuzz: the requested ones as they are; by default every target,
-    less the differential targets whose question the implementation answers for none
-    of the seed cases (every one ``Unsupported``): fuzzing them would be time spent on
-    nothing. Each skipped target is said, with the adapter's reason. If none is left,
-    the whole list runs, so an adapter that answers nothing is an incomplete run."""
+    """The targets to fuzz: the requested ones as they are (plus the invariant targets
+    with ``--self-check``). By default: with an implementation named (``--impl``,
+    ``[tool.pctfuzz] impl``), the differential targets whose question it answers for
+    at least one seed case, so a campaign on the user's code spends its time on that
+    code; the invariant targets (pctfuzz's self-check of its reference) only when no
+    implementation is named, or with ``--self-check``. Each skipped differential
+    target is said, with the adapter's reason. If none is left, the differential
+    targets all run, so an adapter that answers nothing is an incomplete run."""
     from pctfuzz.checks.differential import run_impl
     from pctfuzz.fuzz.seeds import seed_cases
     from pctfuzz.targets import TARGETS, get_target
 
-    if requested:
-        return list(requested)  # named on purpose; the summary shows what was answered
-    names = list(TARGETS)
+    invariants = [n for n, t in TARGETS.items() if not t.differential]
+    if requested:  # named on purpose; the summary shows what was answered
+        return list(dict.fromkeys([*requested, *(invariants if self_check else [])]))
+    with_invariants = self_check or project.impl is None
     kept = []
-    for name in names:
+    differential = [n for n, t in TARGETS.items() if t.differential]
+    for name in differential:
         target = get_target(name)
-        if not target.differential:
-            kept.append(name)
-            continue
         question = _QUESTIONS[name]
         reason = ""
         answered = False
@@ -106,9 +90,14 @@ def _answered_targets(requested: list[str], impl: Any, impl_name: str,
         if answered:
             kept.append(name)
         else:
-            print(f"pctfuzz: {name} skipped: {impl_name} answers none of its seed cases"
-                  + (f" ({reason})" if reason else ""), file=out, flush=True)
-    return kept or names
+            print(f"pctfuzz: {name} skipped: {project.impl_name} answers none of its seed "
+                  "cases" + (f" ({reason})" if reason else ""), file=out, flush=True)
+    kept = kept or differential
+    if not with_invariants:
+        print(f"pctfuzz: fuzzing {project.impl_name} ({', '.join(kept)}); pctfuzz's own "
+              "invariant targets run with --self-check", file=out, flush=True)
+        return kept
+    return [n for n in TARGETS if n in kept or n in invariants]
 
 
 def _unsupported_reason(impl: Any, question: str, case: Any) -> str:
@@ -175,66 +164,61 @@ def _describe_new_findings(idents: list[str], findings: Path, out: TextIO) -> No
               file=out)
 
 
-def _apply_project(args: argparse.Namespace) -> Path:
-    """Fill the options not given on the command line from ``[tool.pctfuzz]``, then
-    from the built-in defaults; returns the project root. Folders from the table are
-    relative to the root, folders given as flags to the current folder. The root goes
-    on ``sys.path`` and ``PYTHONPATH`` (for the harness processes), so an adapter
-    module of the project is importable as ``--impl module:Class`` from any subfolder.
-    """
-    from pctfuzz.cli.config import load_config
+def _verify_open(args: argparse.Namespace, result: Any, out: TextIO) -> Any:
+    """After the campaign, replay every open finding of the implementation (an open
+    bug keeps CI red; a fix is verified: ``replay.replay_open``). Skipped when a signal
+    stopped the run: the user asked it to end."""
+    from pctfuzz.fuzz.replay import OpenReplay, replay_open
+    from pctfuzz.store import printable_path
 
-    project = load_config()
-    values = project.values
-    args.targets = args.targets or list(values.get("targets", []))
-    if getattr(args, "accept", None) is None and values.get("accept"):
-        if len(values["accept"]) > 1:
-            raise PctfuzzError("[tool.pctfuzz] accept: one file for now (merge them into one)")
-        args.accept = str(project.root / values["accept"][0])
-    if not getattr(args, "set", None) and values.get("sets"):
-        # a spec alone names itself: sets = ["encodeURI-[]"] is --set encodeURI-[]=encodeURI-[]
-        args.set = [s if "=" in s else f"{s}={s}" for s in values["sets"]]
+    if result.stopped_by:
+        return OpenReplay()
+    verified = replay_open(Path(args.findings), args.impl, targets=args.targets,
+                           seen=result.known_findings, timeout=args.timeout)
+    for line in verified.lines():
+        print(f"pctfuzz: {line}", file=out)
+    for path, message in verified.errors:
+        print(f"pctfuzz: INCOMPLETE: open finding {printable_path(path)} not replayed: "
+              f"{message}", file=sys.stderr)
+    return verified
+
+
+def _project(args: argparse.Namespace) -> Project:
+    """The project (``pctfuzz.project``), the flags over ``[tool.pctfuzz]``; the options
+    not given are filled from it, then from the built-in defaults."""
+    from pctfuzz.project import Project
+
+    project = Project.load(corpus=args.corpus, findings=args.findings, accept=args.accept,
+                           impl=args.impl, sets=args.set)
+    args.targets = args.targets or project.targets
     if args.max_time is None:
-        args.max_time = float(values.get("max-time", 60))
+        args.max_time = project.max_time or 60.0
     if args.jobs is None:
-        args.jobs = values.get("jobs", os.cpu_count() or 1)
-    if args.impl is None:
-        args.impl = values.get("impl", "urllib")
-    args.corpus = args.corpus or str(project.path("corpus", "corpus"))
-    args.findings = args.findings or str(project.path("findings", "findings"))
-    if project.pyproject is not None:
-        root = str(project.root)
-        if root not in sys.path:
-            sys.path.insert(0, root)
-        os.environ["PYTHONPATH"] = os.pathsep.join(
-            p for p in (root, os.environ.get("PYTHONPATH")) if p)
-    return project.root
+        args.jobs = project.jobs or os.cpu_count() or 1
+    args.impl = project.impl_name
+    args.corpus, args.findings = str(project.corpus), str(project.findings)
+    return project
 
 
 def _cmd_fuzz(args: argparse.Namespace) -> int:
     from pctfuzz.fuzz import campaign
     from pctfuzz.fuzz.hypothesis_driver import run_hypothesis
     from pctfuzz.fuzz.status import Board, status_for
-    from pctfuzz.oracles.registry import get_impl
     from pctfuzz.reports import fuzz_results
     from pctfuzz.store import printable_path, utc_now
 
-    root = _apply_project(args)
+    project = _project(args)
     dests = check_outputs(args)
     hypothesis = args.driver == "hypothesis"
     if hypothesis and args.passthrough:
         raise PctfuzzError("flags after -- are libFuzzer's; --driver hypothesis takes none")
-    set_accept(args.accept)  # PCTFUZZ_ACCEPT: the libFuzzer children inherit it
-    _set_sets(args.set)  # PCTFUZZ_SETS, likewise
-    impl = get_impl(args.impl)  # fail fast, before any process starts
+    impl = project.implementation()  # fail fast, before any process starts
     out = human_stream(dests)
-    args.targets = _answered_targets(args.targets, impl, args.impl, out)
-    started = utc_now()
-    where = "pctfuzz: project {}; corpus {}; findings {}".format(*(
-        printable_path(p) for p in (root, Path(args.corpus).absolute(),
-                                    Path(args.findings).absolute())))
+    where = f"pctfuzz: {project.where()}"
     if not args.quiet:  # -q: said under the summary instead
         print(where, file=out, flush=True)
+    args.targets = _answered_targets(args.targets, impl, project, args.self_check, out)
+    started = utc_now()
     # -v: libFuzzer's raw lines, one file per target, kept after the run
     logs = (Path(tempfile.mkdtemp(prefix="pctfuzz-logs-"))
             if args.verbose and not hypothesis else None)
@@ -257,9 +241,11 @@ def _cmd_fuzz(args: argparse.Namespace) -> int:
                 libfuzzer_args=args.passthrough,
                 progress=status,
                 log_dir=logs,
+                handoff=project.handoff(),
             )
     print(result.summary(), file=out)
     _describe_new_findings(result.new_findings, Path(args.findings), out)
+    verified = _verify_open(args, result, out)
     if args.quiet:
         print(where, file=out)
     if logs is not None:
@@ -273,8 +259,11 @@ def _cmd_fuzz(args: argparse.Namespace) -> int:
     # Incomplete wins over "new finding": a lost finding may be the one that matters.
     # A new finding outranks a stop by a signal (exit 128 + the signal number).
     stopped = 128 + result.stopped_by if result.stopped_by else EXIT_OK
-    code = (EXIT_INCOMPLETE if result.incomplete else
-            EXIT_FOUND if result.new_findings else stopped)
+    failing = (bool(result.new_findings) if args.fail_on == "new" else
+               bool(result.new_findings or verified.reproduced) if args.fail_on == "open"
+               else False)
+    code = (EXIT_INCOMPLETE if result.incomplete or verified.errors else
+            EXIT_FOUND if failing else stopped)
     if any(d is not None for d in dests):
         from pctfuzz.targets import TARGETS
 
@@ -282,10 +271,10 @@ def _cmd_fuzz(args: argparse.Namespace) -> int:
             "targets": list(args.targets) or list(TARGETS), "max_time": args.max_time,
             "jobs": 1 if hypothesis else args.jobs, "impl": args.impl,
             "corpus": args.corpus, "findings": args.findings, "timeout": args.timeout,
-            "rss_limit_mb": args.rss_limit_mb, "driver": args.driver,
+            "rss_limit_mb": args.rss_limit_mb, "driver": args.driver, "fail_on": args.fail_on,
         }
         document = fuzz_results(result, settings=settings, findings_dir=Path(args.findings),
-                                started=started, exit_code=code)
+                                started=started, exit_code=code, verified=verified.verdicts)
         write_reports(document, *dests)
     return code
 
@@ -301,10 +290,12 @@ def add_command(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> Non
         "status shows each target (exec/s, coverage, lines of the code under test "
         "reached, answered rate, findings); elsewhere, plain lines. "
         "Defaults come from [tool.pctfuzz] in the nearest pyproject.toml that has one "
-        "(the project root; else the current folder). Exit 0: no new finding; 1: a new "
-        "finding was saved; 2: usage error; 3: incomplete (a finding or hits lost, a record "
-        "unreadable, a target with 0 executions); 129/130/143: stopped by "
-        "SIGHUP/SIGINT/SIGTERM.")
+        "(the project root; else the current folder). At the end every open finding of the "
+        "implementation is replayed: one that no longer reproduces becomes fixed. Exit 0: "
+        "nothing failing; 1: a new finding, or an open one that still reproduces "
+        "(--fail-on); 2: usage error; 3: incomplete (a finding or hits lost, a record "
+        "unreadable, a target with 0 executions, an open finding not replayed); "
+        "129/130/143: stopped by SIGHUP/SIGINT/SIGTERM.")
     fuzz.add_argument("targets", nargs="*", metavar="TARGET", help="default: all targets")
     # Defaults come from [tool.pctfuzz] (see _apply_project), then from these helps.
     fuzz.add_argument("--max-time", type=positive_seconds, metavar="SECONDS",
@@ -336,7 +327,15 @@ def add_command(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> Non
     loud.add_argument("-v", "--verbose", action="store_true",
                       help="also keep libFuzzer's raw log, one file per target in a "
                       "pctfuzz-logs-* folder that the summary names")
+    fuzz.add_argument("--fail-on", choices=("new", "open", "never"), default="open",
+                      help="what makes the exit code 1: open (default) a new finding, or an "
+                      "open finding of the implementation that still reproduces when it is "
+                      "replayed at the end (a fix makes it `fixed`); new: new findings only; "
+                      "never")
     add_accept_option(fuzz)
+    fuzz.add_argument("--self-check", action="store_true",
+                      help="also fuzz pctfuzz's own reference (the invariant targets), "
+                      "which run by default only when no implementation is named")
     fuzz.add_argument("--set", action="append", metavar="NAME=SPEC",
                       help="draw diff_encode cases from this set (repeatable; a set name or "
                       "spec such as encodeURI-[], see `pctfuzz sets --spec`)")

@@ -10,6 +10,7 @@ from collections.abc import Sequence
 
 from pctfuzz import __version__
 from pctfuzz.cli import (
+    accept,
     codec,
     corpus,
     coverage,
@@ -17,6 +18,7 @@ from pctfuzz.cli import (
     fuzz,
     impls,
     matrix,
+    ossfuzz,
     probe,
     replay,
     report,
@@ -27,8 +29,8 @@ from pctfuzz.text import one_line
 
 #: The command groups, in ``--help`` order; each has ``add_command(subparsers)``, which
 #: sets ``func`` (args -> exit code) on its parser.
-COMMANDS = (codec, fuzz, matrix, replay, corpus, coverage, divergences, impls, report,
-            probe)
+COMMANDS = (codec, fuzz, matrix, replay, corpus, coverage, divergences, impls, report, accept,
+            probe, ossfuzz)
 
 
 class _Parser(argparse.ArgumentParser):

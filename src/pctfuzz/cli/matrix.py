@@ -17,7 +17,6 @@ import argparse
 import sys
 from pathlib import Path
 
-from pctfuzz.cli.config import load_config
 from pctfuzz.cli.exits import EXIT_FOUND, EXIT_INCOMPLETE, EXIT_OK
 from pctfuzz.errors import PctfuzzError, UsageError
 from pctfuzz.fuzz.matrix import CHECK_OF, run_matrix
@@ -47,9 +46,11 @@ def _implementations(names: list[str] | None) -> dict[str, Impl]:
 
 
 def _cmd_matrix(args: argparse.Namespace) -> int:
-    project = load_config()
-    findings = Path(args.findings or project.path("findings", "findings"))
-    corpus = Path(args.corpus or project.path("corpus", "corpus"))
+    from pctfuzz.project import Project
+
+    project = Project.load(corpus=args.corpus, findings=args.findings)
+    project.activate()  # its root importable, its accept file and sets in force
+    findings, corpus = project.findings, project.corpus
     out = Path(args.out)
     targets = args.target or list(CHECK_OF)
     unknown = [t for t in targets if t not in CHECK_OF]

@@ -39,7 +39,12 @@ def render(report: ProbeReport) -> str:
             lines.append(f"  also encodes: {report.also_encoded}")
         if report.left_raw:
             lines.append(f"  leaves raw: {report.left_raw}")
-    lines.append(f"spec: {report.spec}    (use as --set NAME={report.spec})")
+    if report.delimiters:  # declaring the spec would hide a bug: say so beside it
+        lines.append(f"spec: {report.spec}    (check the warnings below before you "
+                     "declare it)")
+        lines += [f"  WARNING: {line}" for line in report.delimiters]
+    else:
+        lines.append(f"spec: {report.spec}    (use as --set NAME={report.spec})")
     if report.urllib_safe:
         lines.append(f"same set as: {report.urllib_safe}")
     for c, out in report.irregular.items():
@@ -60,6 +65,15 @@ def render(report: ProbeReport) -> str:
 
 
 def _cmd_probe(args: argparse.Namespace) -> int:
+    from pctfuzz.errors import UsageError
+    from pctfuzz.project import Project
+
+    project = Project.load()
+    project.activate()  # a module of the project imports from any subfolder
+    args.target = args.target or project.impl
+    if not args.target:
+        raise UsageError("give TARGET (module:function or module:Class); this project "
+                         "names no [tool.pctfuzz] impl")
     fn, set_name = load_encoder(args.target, args.set)
     report = probe(fn, args.target, set_name=set_name)
     if args.json:
@@ -82,8 +96,9 @@ def add_command(subparsers: Any) -> None:
     )
     parser.add_argument(
         "target",
-        metavar="TARGET",
-        help="module:function (str -> str) or module:Class (an adapter, with --set)",
+        metavar="TARGET", nargs="?",
+        help="module:function (str -> str) or module:Class (an adapter, with --set); "
+        "default: the project's [tool.pctfuzz] impl",
     )
     parser.add_argument(
         "--set",

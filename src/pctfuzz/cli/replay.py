@@ -12,35 +12,76 @@ import argparse
 import sys
 import time
 from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
-from pctfuzz.cli.args import positive_seconds
-from pctfuzz.cli.divergences import add_accept_option, set_accept
-from pctfuzz.cli.exits import EXIT_FOUND, EXIT_OK, EXIT_USAGE
+from pctfuzz.cli.args import folder_path, positive_seconds
+from pctfuzz.cli.divergences import add_accept_option
+from pctfuzz.cli.exits import EXIT_FOUND, EXIT_INCOMPLETE, EXIT_OK, EXIT_USAGE
 from pctfuzz.cli.results import add_report_options, check_outputs, human_stream, write_reports
+from pctfuzz.errors import UsageError
+
+if TYPE_CHECKING:
+    from pctfuzz.project import Project
 
 __all__ = ["add_command"]
 
 
+def _cmd_replay_open(args: argparse.Namespace, project: Project, dests: Any, out: Any) -> int:
+    """``replay --open``: every open finding of the implementation, verdicts recorded."""
+    from pctfuzz.fuzz.replay import replay_open
+    from pctfuzz.reports import replay_results
+    from pctfuzz.store import printable_path, utc_now
+
+    if args.paths:
+        raise UsageError("--open replays the findings store; give no PATH")
+    impl = project.impl_name
+    findings = project.findings
+    if not findings.is_dir():
+        raise UsageError(f"findings folder {printable_path(findings)} does not exist")
+    started, clock = utc_now(), time.monotonic()
+    verified = replay_open(findings, impl, timeout=args.timeout)
+    for verdict in verified.verdicts:
+        print(verdict.line(), file=out)
+    print(verified.lines()[-1], file=out)
+    for path, message in verified.errors:
+        print(f"{printable_path(path)}: error: {message}", file=sys.stderr)
+    code = (EXIT_FOUND if verified.reproduced else EXIT_INCOMPLETE if verified.errors
+            else EXIT_OK)
+    if any(d is not None for d in dests):
+        settings = {"paths": [], "target": None, "impl": impl, "timeout": args.timeout,
+                    "findings": str(findings)}
+        document = replay_results([*verified.verdicts, *verified.errors], settings=settings,
+                                  started=started, seconds=time.monotonic() - clock,
+                                  exit_code=code)
+        write_reports(document, *dests)
+    return code
+
+
 def _cmd_replay(args: argparse.Namespace) -> int:
-    from pctfuzz.cli.config import load_config
     from pctfuzz.fuzz.replay import Verdict, replay_paths
+    from pctfuzz.project import Project
     from pctfuzz.reports import replay_results
     from pctfuzz.store import printable_path, utc_now
 
     dests = check_outputs(args)
-    set_accept(args.accept)
+    project = Project.load(accept=args.accept, impl=args.impl,
+                           findings=args.findings if args.open else None)
+    project.activate()
     out = human_stream(dests)
-    # The project's own adapter ([tool.pctfuzz] impl) is the user's word, like --impl:
-    # records naming it replay against it, and the project root is importable.
-    project = load_config()
-    trusted = [str(project.values["impl"])] if "impl" in project.values else []
-    if project.pyproject is not None and str(project.root) not in sys.path:
-        sys.path.insert(0, str(project.root))
+    if args.open:
+        return _cmd_replay_open(args, project, dests, out)
+    if not args.paths:
+        raise UsageError("give finding files, corpus files or folders (or --open)")
+    # A record replays against the implementation it names; the project's own adapter
+    # ([tool.pctfuzz] impl) is the user's word, like --impl, so a record naming it may
+    # use it. --impl overrides the record's.
+    trusted = project.trusted_impls
     started, clock = utc_now(), time.monotonic()
     items: list[Verdict | tuple[Path, str]] = []
     reproduced = unusable = 0
     for item in replay_paths([Path(p) for p in args.paths], target=args.target,
-                             impl=args.impl, timeout=args.timeout, trusted=trusted):
+                             impl=args.impl, timeout=args.timeout, trusted=trusted,
+                             raw_impl=project.impl):
         items.append(item)
         if isinstance(item, Verdict):
             reproduced += item.reproduces
@@ -63,8 +104,11 @@ def _cmd_replay(args: argparse.Namespace) -> int:
 
 def _cmd_migrate(args: argparse.Namespace) -> int:
     from pctfuzz.fuzz.migrate import migrate_findings
+    from pctfuzz.project import Project
 
-    for migration in migrate_findings(Path(args.findings), impl=args.impl,
+    project = Project.load(findings=args.findings, impl=args.impl)
+    project.activate()
+    for migration in migrate_findings(project.findings, impl=args.impl or project.impl,
                                       reidentify=args.reidentify):
         if migration.outcome != "current" or args.verbose:
             print(migration.line())
@@ -77,9 +121,15 @@ def add_command(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> Non
         "replay", help="replay findings or corpus inputs",
         description="One verdict line per input. Exit 1 if anything reproduces, 0 if "
         "nothing does (or there is nothing to replay, which is said on stderr), 2 if an "
-        "input was unusable.")
-    replay.add_argument("paths", nargs="+", metavar="PATH",
+        "input was unusable (--open: 3 if an open finding could not be replayed).")
+    replay.add_argument("paths", nargs="*", metavar="PATH",
                         help="finding JSON files, raw corpus files, or folders")
+    replay.add_argument("--open", action="store_true",
+                        help="replay every open finding of the implementation in the "
+                        "findings store; one that no longer reproduces becomes fixed "
+                        "(with the implementation's version), one that still does exits 1")
+    replay.add_argument("--findings", type=folder_path, metavar="DIR",
+                        help="with --open: the findings store (default: the project's)")
     replay.add_argument("--target", metavar="NAME", help="target of raw inputs")
     replay.add_argument("--impl", metavar="NAME", help="override the implementation")
     replay.add_argument("--timeout", type=positive_seconds, default=5, metavar="SECONDS",
@@ -95,7 +145,8 @@ def add_command(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> Non
         "re-minimize every finding that still fails with its signature to a 1-minimal "
         "case (same id, status, note and hits; a finding that now fails differently is "
         "kept as it is and listed).")
-    migrate.add_argument("--findings", default="findings", metavar="DIR")
+    migrate.add_argument("--findings", metavar="DIR",
+                         help="default: the project's findings folder")
     migrate.add_argument("--impl", metavar="NAME",
                          help="implementation for findings that name one not built in")
     migrate.add_argument("--reidentify", action="store_true",

@@ -10,15 +10,20 @@
 from __future__ import annotations
 
 import argparse
+import contextlib
+import dataclasses
 import json
 import re
 import sys
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from pctfuzz.cli.args import folder_path
 from pctfuzz.cli.exits import EXIT_OK
 from pctfuzz.errors import UsageError
+
+if TYPE_CHECKING:
+    from pctfuzz.project import Project
 
 __all__ = ["add_command"]
 
@@ -41,8 +46,11 @@ def _cmd_report(args: argparse.Namespace) -> int:
     if args.schema:
         print(json.dumps(RESULTS_SCHEMA, indent=2))
         return EXIT_OK
+    if args.upstream:
+        return _upstream(args)
     check_destinations(args.html, args.json)
-    folder = Path(args.findings)
+    project = _project(args.findings)
+    folder = project.findings
     if not folder.is_dir():
         raise UsageError(f"findings folder {folder} does not exist")
     campaign = load_campaign(Path(args.campaign)) if args.campaign else None
@@ -50,7 +58,7 @@ def _cmd_report(args: argparse.Namespace) -> int:
     findings = list(FindingStore(folder).iter_findings(problems))
     document = report_results(
         findings, findings_dir=folder, problems=problems, campaign=campaign,
-        settings={"findings": args.findings, "campaign": args.campaign})
+        settings={"findings": str(folder), "campaign": args.campaign})
     out = sys.stderr if "-" in (args.html, args.json) else sys.stdout
     if document["findings"]:
         print(findings_table(document["findings"]), file=out)
@@ -64,17 +72,64 @@ def _cmd_report(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
-def _cmd_triage(args: argparse.Namespace) -> int:
-    """Set a finding's status (and note): the triage verdict a later campaign keeps."""
-    from pctfuzz.store import FindingStore, StoreError  # lazy: start-up time
+def _project(findings: str | None, impl: str | None = None) -> Project:
+    """The project (``pctfuzz.project``): ``--findings`` (and ``--impl``) over
+    ``[tool.pctfuzz]``."""
+    from pctfuzz.project import Project
 
-    store = FindingStore(Path(args.findings))
+    project = Project.load(findings=findings, impl=impl)
+    project.activate()
+    return project
+
+
+def _upstream(args: argparse.Namespace) -> int:
+    """``report --upstream ID``: the finding as a Markdown issue body, against the
+    implementation it names (built in, or the project's), or ``--impl``."""
+    from pctfuzz.fuzz.replay import is_builtin_impl
+    from pctfuzz.reports import check_destinations, write_output
+    from pctfuzz.reports.upstream import upstream_report
+    from pctfuzz.store import StoreError
+    from pctfuzz.targets import get_target
+
+    check_destinations(args.output)
+    project = _project(args.findings, impl=args.impl)
     try:
-        updated = store.update_status(args.id, args.status, args.note)
+        finding = project.finding_store().get(args.upstream)
     except StoreError as exc:
         raise UsageError(str(exc)) from None
-    note = f" ({updated.note})" if updated.note else ""
-    print(f"{updated.id}: {updated.status}{note}")
+    name = args.impl or finding.impl or "urllib"
+    trusted = project.trusted_impls
+    if name not in trusted and not is_builtin_impl(get_target(finding.target), name):
+        raise UsageError(f"finding {finding.id} names implementation {name!r}, which is not "
+                         "built in; pass --impl to load it")
+    path = project.findings / finding.file_name
+    with contextlib.suppress(ValueError):  # shown relative to here when it is under it
+        path = path.relative_to(Path.cwd())
+    text = upstream_report(finding, project.implementation(name), path=str(path),
+                           impl=name if name in trusted else "")
+    write_output(args.output, text)
+    if args.output != "-":
+        print(f"issue body for {finding.id} written to {args.output}", file=sys.stderr)
+    return EXIT_OK
+
+
+def _cmd_triage(args: argparse.Namespace) -> int:
+    """Set findings' status (and note): the triage verdict later campaigns keep."""
+    from pctfuzz.store import StoreError  # lazy: start-up time
+
+    store = _project(args.findings).finding_store()
+    ids = list(dict.fromkeys(args.ids))
+    try:
+        # Every id looked up first: a typo changes nothing, and an id with no record
+        # is an error before any lock file is made.
+        for ident in ids:
+            store.get(ident)
+        for ident in ids:
+            updated = store.update_status(ident, args.status, args.note)
+            note = f" ({updated.note})" if updated.note else ""
+            print(f"{updated.id}: {updated.status}{note}")
+    except StoreError as exc:
+        raise UsageError(str(exc)) from None
     return EXIT_OK
 
 
@@ -112,8 +167,17 @@ def _cmd_export(args: argparse.Namespace) -> int:
     )
 
     check_destinations(args.output)
-    findings = _collect(args.findings, Path(args.findings_dir))
-    source = export_examples(findings) if args.hypothesis else export_tests(findings)
+    project = _project(args.findings_dir, impl=args.impl)
+    findings = _collect(args.findings, project.findings)
+    if args.impl is not None:  # the user's word replaces the records'
+        findings = [(dataclasses.replace(f, impl=args.impl), source) for f, source in findings]
+    # A record is exported against the implementation it names: one that the test
+    # would import must load now (one line, exit 2), never fail only when it runs.
+    for finding, _source in findings:
+        if finding.impl in project.trusted_impls:
+            project.implementation(finding.impl)
+    source = (export_examples(findings) if args.hypothesis
+              else export_tests(findings, trusted=project.trusted_impls))
     write_output(args.output, source)
     if args.output != "-":
         print(f"{len(findings)} finding(s) exported to {args.output}", file=sys.stderr)
@@ -127,25 +191,44 @@ def add_command(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> Non
         "implementation and version, case, expected, actual; then each signature and the "
         "command that reproduces it); --html writes a single-file HTML report, --json the "
         "results document.")
-    report.add_argument("--findings", type=folder_path, default="findings", metavar="DIR")
+    report.add_argument("--findings", type=folder_path, metavar="DIR",
+                        help="default: the project's findings folder ([tool.pctfuzz] "
+                        "findings, else findings/ in the project root)")
     report.add_argument("--html", metavar="FILE", help="write an HTML report")
     report.add_argument("--json", metavar="FILE", help="write JSON (FILE or - for stdout)")
     report.add_argument("--campaign", metavar="FILE",
                         help="a `pctfuzz fuzz --json` file: add its per-target statistics")
     report.add_argument("--schema", action="store_true",
                         help="print the JSON Schema of --json output (fuzz, replay, report)")
+    report.add_argument("--upstream", metavar="ID",
+                        help="write finding ID as the Markdown body of an issue for the "
+                        "library's tracker (library and version, minimal input, expected "
+                        "answer and the spec section, actual answer, a reproduction with the "
+                        "library alone when the adapter can write one)")
+    report.add_argument("--impl", metavar="NAME",
+                        help="with --upstream: the implementation to load (default: the "
+                        "record's, if built in or [tool.pctfuzz] impl)")
+    report.add_argument("-o", "--output", default="-", metavar="FILE",
+                        help="with --upstream: the file to write (default: stdout)")
     report.set_defaults(func=_cmd_report)
 
     triage = sub.add_parser(
-        "triage", help="set a finding's status: new, known-divergence or fixed",
-        description="Record the triage verdict of finding ID in its record (kept by later "
-        "campaigns, shown by report). A fixed finding that fails again in a campaign is "
-        "reported as back.")
-    triage.add_argument("id", metavar="ID", help="the finding's 16-hex-digit id")
+        "triage", help="set findings' status: new, fixed, or a triage verdict",
+        description="Record the triage verdict of findings ID... in their records (kept by "
+        "later campaigns, shown by report). new: open (a campaign that replays it fails "
+        "while it reproduces); known-divergence: intended behaviour (`pctfuzz accept` "
+        "also writes the accept file); false-positive: not a bug; adapter-bug: the "
+        "adapter's own mistake; wont-fix: a bug nobody will fix; fixed: fixed (a campaign "
+        "marks it so when a replay no longer reproduces it). A triaged finding never fails "
+        "a run; a fixed one that fails again in a campaign is open again.")
+    triage.add_argument("ids", nargs="+", metavar="ID", help="finding ids (16 hex digits)")
     triage.add_argument("--status", required=True,
-                        choices=("new", "known-divergence", "fixed"))
+                        choices=("new", "known-divergence", "false-positive", "adapter-bug",
+                                 "wont-fix", "fixed"))
     triage.add_argument("--note", metavar="TEXT", help="one line: why (an upstream issue...)")
-    triage.add_argument("--findings", type=folder_path, default="findings", metavar="DIR")
+    triage.add_argument("--findings", type=folder_path, metavar="DIR",
+                        help="default: the project's findings folder ([tool.pctfuzz] "
+                        "findings, else findings/ in the project root)")
     triage.set_defaults(func=_cmd_triage)
 
     export = sub.add_parser(
@@ -158,9 +241,13 @@ def add_command(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> Non
     export.add_argument("--hypothesis", action="store_true",
                         help="write Hypothesis @example decorators (ENCODE_EXAMPLES, ...) "
                         "for your own @given tests instead of a test module")
+    export.add_argument("--impl", metavar="NAME",
+                        help="export against this implementation instead of the one each "
+                        "record names (a record naming the project's [tool.pctfuzz] impl "
+                        "uses it without this flag)")
     export.add_argument("-o", "--output", default="-", metavar="FILE",
                         help="the test file to write (default: stdout)")
-    export.add_argument("--findings", dest="findings_dir", type=folder_path, default="findings",
-                        metavar="DIR",
-                        help="where to look finding ids up (default: findings)")
+    export.add_argument("--findings", dest="findings_dir", type=folder_path, metavar="DIR",
+                        help="where to look finding ids up (default: the project's "
+                        "findings folder)")
     export.set_defaults(func=_cmd_export)

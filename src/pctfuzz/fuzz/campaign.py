@@ -16,6 +16,7 @@ names of ``schedule`` and ``stats`` are re-exported here.
 
 from __future__ import annotations
 
+import dataclasses
 import os
 import threading
 import time
@@ -26,6 +27,7 @@ from pathlib import Path
 
 from pctfuzz.errors import PctfuzzError
 from pctfuzz.fuzz.libfuzzer import STARTUP, command, record_death, watch
+from pctfuzz.fuzz.protocol import HarnessSettings
 from pctfuzz.fuzz.schedule import (
     MIN_SLICE,
     SLICE_OVERHEAD,
@@ -67,6 +69,16 @@ class _Job:
     timeout: int
     rss_limit_mb: int
     log_dir: Path | None = None  # -v: libFuzzer's raw lines, one file per target
+    # the project's accept file, sets and root (the campaign adds the rest)
+    handoff: HarnessSettings = dataclasses.field(default_factory=HarnessSettings)
+
+    def env(self) -> dict[str, str]:
+        """A harness process's environment: this one, with the hand-off of the
+        campaign's settings (``protocol.HarnessSettings``)."""
+        settings = dataclasses.replace(
+            self.handoff, impl=self.impl, findings=str(self.findings),
+            corpus=str(self.corpus), parent_pid=os.getpid())
+        return {**settings.to_env(os.environ), "PYTHONUNBUFFERED": "1"}
 
     def log(self, target: str) -> Path | None:
         return None if self.log_dir is None else self.log_dir / f"{target}.log"
@@ -134,9 +146,7 @@ def _run_slice(stats: TargetStats, seconds: float, staging: Path, known: set[str
     target = stats.target
     started = time.monotonic()
     deadline = started + seconds
-    env = dict(os.environ, PCTFUZZ_FINDINGS=str(job.findings), PCTFUZZ_CORPUS=str(job.corpus),
-               PCTFUZZ_IMPL=job.impl, PCTFUZZ_PARENT_PID=str(os.getpid()),
-               PYTHONUNBUFFERED="1")
+    env = job.env()
     store = Corpus(job.corpus)
     base_execs = stats.execs
     # The first run gets the slice as given (its slot checked MIN_SLICE): measured from
@@ -180,11 +190,14 @@ def run_campaign(
     libfuzzer_args: Sequence[str] = (),
     progress: Callable[[TargetStats], None] | None = None,
     log_dir: Path | None = None,
+    handoff: HarnessSettings | None = None,
 ) -> CampaignResult:
     """Fuzz ``targets`` (default: all) for ``max_time`` seconds of wall time (plus
     about a second to stop and import). ``harness``: a folder of ``fuzz_<target>.py``
     scripts to run instead of ``python -m pctfuzz.harness``. ``log_dir``: a folder
-    that gets each target's raw libFuzzer log as ``<target>.log`` (appended)."""
+    that gets each target's raw libFuzzer log as ``<target>.log`` (appended).
+    ``handoff``: what the harness processes are told besides the implementation and
+    the store (the project's accept file, declared sets and root)."""
     names = list(targets) or list(TARGETS)
     for name in names:
         get_target(name)
@@ -208,7 +221,8 @@ def run_campaign(
     recover(store, names)
     started = time.monotonic()
     supervisor = Supervisor(started + max_time)
-    job = _Job(harness, corpus, findings, impl, timeout, rss_limit_mb, log_dir)
+    job = _Job(harness, corpus, findings, impl, timeout, rss_limit_mb, log_dir,
+               handoff or HarnessSettings())
     parts = _run_slots(order_targets(names), jobs, max_time, job, supervisor, progress,
                        libfuzzer_args)
     stats = [merge_stats(name, parts[name]) if parts[name] else TargetStats(name)

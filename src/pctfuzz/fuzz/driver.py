@@ -15,9 +15,12 @@ costly one, ``invariants.ROTATING``, picked by the input's CRC-32); a failure is
 again in full, and only the full check's exception is raised or recorded. Minimization
 and replay run the full check.
 
-``PCTFUZZ_IMPL`` names the implementation under test for ``diff_*`` targets
-(default ``urllib``); ``PCTFUZZ_FAULT`` runs an invariant target against one of the
-deliberately wrong codecs of ``pctfuzz.oracles.faults`` (benchmarks and demonstrations).
+What the harness is told (``protocol.HarnessSettings``: ``PCTFUZZ_IMPL``, the
+implementation under test of ``diff_*`` targets, default ``urllib``; ``PCTFUZZ_FAULT``,
+one of the deliberately wrong codecs of ``pctfuzz.oracles.faults`` for an invariant
+target; the store, the accept file, the sets) comes as ``main``'s ``settings``, read
+from the environment by the harness's entry point (``pctfuzz.harness``), or here when an
+OSS-Fuzz script calls ``main`` directly.
 """
 
 from __future__ import annotations
@@ -37,7 +40,9 @@ from typing import TYPE_CHECKING, Any
 
 from pctfuzz.errors import PctfuzzError
 from pctfuzz.fuzz.protocol import (
+    HarnessSettings,
     answered_line,
+    executions_line,
     lost_line,
     module_line,
     say,
@@ -111,6 +116,7 @@ def _flush_at_exit(recorder: Recorder) -> bool:
             recorder.flush()
         except BaseException as exc:  # never raise into C; say what was lost
             say(lost_line("HITS at exit", f"{type(exc).__name__}: {exc}"))
+        _Count.say_final()
 
     try:
         register = ctypes.CDLL(None).__cxa_atexit
@@ -164,8 +170,24 @@ def _stop_now(recorder: Recorder) -> None:
         _say_last_words()
         recorder.flush()
     finally:
+        _Count.say_final()
         sys.stderr.flush()
         os._exit(0)
+
+
+class _Count:
+    """The harness's own counts of this process (record mode): inputs run (``asked``)
+    and answered by the implementation. The executions are said as the process ends
+    (``say_final``), so the campaign's figures never rest on status lines alone:
+    libFuzzer prints none until the seed corpus is loaded, and a slice stopped before
+    that (a loaded machine, a large corpus) used to read as "ran 0 executions"."""
+
+    asked = 0
+    answered = 0
+
+    @classmethod
+    def say_final(cls) -> None:
+        say(executions_line(cls.asked))
 
 
 def run_input(target: Target, impl: Any, data: bytes,
@@ -211,17 +233,25 @@ def minimize_seconds(argv: list[str]) -> float:
     return min(DEFAULT_SECONDS, max(0.5, timeout / 2))
 
 
-def main(target_name: str, argv: list[str] | None = None) -> None:
-    """Run ``target_name`` under atheris with libFuzzer flags from ``argv``."""
+def main(target_name: str, argv: list[str] | None = None,
+         settings: HarnessSettings | None = None) -> None:
+    """Run ``target_name`` under atheris with libFuzzer flags from ``argv``, as
+    ``settings`` say (default: as the environment hands them over)."""
     import atheris
 
     argv = list(sys.argv if argv is None else argv)
     target = get_target(target_name)
-    # PCTFUZZ_IMPL names a differential target's adapter; PCTFUZZ_FAULT, one of the
+    try:
+        if settings is None:  # an OSS-Fuzz script: the hand-off is the environment
+            settings = HarnessSettings.from_env(os.environ)
+        settings.activate()
+    except (ValueError, PctfuzzError) as exc:
+        print(f"pctfuzz.harness: error: {exc}", file=sys.stderr)
+        sys.exit(2)
+    # The implementation names a differential target's adapter; the fault, one of the
     # deliberately wrong codecs of pctfuzz.oracles.faults for an invariant target (to
     # measure time-to-first-finding). resolve_subject refuses a mismatch in one line.
-    impl_name = (os.environ.get("PCTFUZZ_IMPL") or "urllib" if target.differential
-                 else os.environ.get("PCTFUZZ_FAULT") or None)
+    impl_name = (settings.impl or "urllib" if target.differential else settings.fault)
     try:
         impl: Subject = resolve_subject(target, impl_name)
     except PctfuzzError as exc:
@@ -233,8 +263,8 @@ def main(target_name: str, argv: list[str] | None = None) -> None:
     instrument_modules(target.instrumented_modules(impl))
     # The lines of the code under test reached, for the campaign's status.
     under_test = UnderTest(target.code_under_test(impl)) if target.differential else None
-    findings_dir = os.environ.get("PCTFUZZ_FINDINGS")
-    corpus_dir = os.environ.get("PCTFUZZ_CORPUS")
+    findings_dir = settings.findings
+    corpus_dir = settings.corpus
     recorder = (
         Recorder(target, impl, impl_name, Path(findings_dir),
                  Path(corpus_dir) if corpus_dir else None,
@@ -243,23 +273,23 @@ def main(target_name: str, argv: list[str] | None = None) -> None:
         else None
     )
 
-    answered = asked = 0
     last_said = time.monotonic()
 
     def test_one_input(data: bytes) -> None:
-        nonlocal answered, asked, last_said
+        nonlocal last_said
         if recorder is None:
             run_input(target, impl, data)
             return
-        asked += 1
+        _Count.asked += 1
         _Stop.in_input = True
         try:
             if under_test is None:
-                answered += run_input(target, impl, data) is not None
+                _Count.answered += run_input(target, impl, data) is not None
             else:
-                answered += under_test.run(lambda: run_input(target, impl, data)) is not None
+                _Count.answered += under_test.run(
+                    lambda: run_input(target, impl, data)) is not None
         except Exception as exc:
-            answered += 1  # a failure is an answer
+            _Count.answered += 1  # a failure is an answer
             recorder.record(data, exc)
         finally:
             _Stop.in_input = False
@@ -273,7 +303,7 @@ def main(target_name: str, argv: list[str] | None = None) -> None:
         # How many cases the implementation answered (not Unsupported): a campaign on an
         # adapter that hides behind Unsupported must show it; and what of the code
         # under test it reached, per module (one never reached is a warning).
-        say(answered_line(answered, asked))
+        say(answered_line(_Count.answered, _Count.asked))
         if under_test is not None:
             say(under_test_line(under_test.count, under_test.total))
             for module, reached, lines in under_test.modules():

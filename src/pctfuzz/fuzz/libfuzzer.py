@@ -2,8 +2,11 @@
 
 ``watch`` reads libFuzzer's status lines (``#N NEW cov: ... exec/s: ...``) and the
 harness's protocol lines (``pctfuzz.fuzz.protocol``) into a ``TargetStats`` while the
-process runs. The harness runs in record mode (``pctfuzz.fuzz.driver``): findings are
-saved as they happen and fuzzing goes on. When libFuzzer itself stops on an input
+process runs. A process's executions are the largest of its last status line,
+libFuzzer's final stats and the harness's own ``EXECUTIONS`` count: a process stopped
+while it loads its seed corpus prints no status line, yet ran every seed it loaded.
+The harness runs in record mode (``pctfuzz.fuzz.driver``): findings are saved as they
+happen and fuzzing goes on. When libFuzzer itself stops on an input
 (per-input timeout, RSS limit, an uncaught error) ``record_death`` saves that input as
 a finding of kind timeout/oom/crash.
 """
@@ -18,7 +21,15 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import TextIO
 
-from pctfuzz.fuzz.protocol import ANSWERED, FINDING, LOST, MODULE, UNDER_TEST, WARNING_PREFIX
+from pctfuzz.fuzz.protocol import (
+    ANSWERED,
+    EXECUTIONS,
+    FINDING,
+    LOST,
+    MODULE,
+    UNDER_TEST,
+    WARNING_PREFIX,
+)
 from pctfuzz.fuzz.stats import ModuleReach, TargetStats
 from pctfuzz.fuzz.supervisor import Supervisor
 from pctfuzz.targets import get_target
@@ -138,6 +149,9 @@ def _read(proc: subprocess.Popen[str], stats: TargetStats, base_execs: int,
         elif m := ANSWERED.match(line):  # running counts of this process
             stats.asked = base_asked + int(m["asked"])
             stats.answered = base_answered + int(m["answered"])
+        elif m := EXECUTIONS.match(line):  # the harness's own count, as it ends
+            execs = max(execs, int(m["count"]))
+            stats.execs = base_execs + execs
         elif m := UNDER_TEST.match(line):  # lines of the code under test reached
             stats.under_test = max(stats.under_test or 0, int(m["reached"]))
             stats.under_test_total = int(m["total"])
@@ -161,7 +175,7 @@ def _read(proc: subprocess.Popen[str], stats: TargetStats, base_execs: int,
                     death = kind
                     break
         if m2 := re.match(r"^stat::number_of_executed_units:\s+(\d+)", line):
-            execs = int(m2[1])
+            execs = max(execs, int(m2[1]))
         if progress and (urgent or time.monotonic() - last_progress > PROGRESS_SECONDS):
             last_progress = time.monotonic()
             progress(stats)

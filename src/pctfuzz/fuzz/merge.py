@@ -24,6 +24,7 @@ from __future__ import annotations
 import contextlib
 import ctypes
 import ctypes.util
+import dataclasses
 import fcntl
 import hashlib
 import os
@@ -39,6 +40,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from pctfuzz.errors import UsageError
+from pctfuzz.fuzz.protocol import HarnessSettings
 from pctfuzz.fuzz.scratch import owned_dir, remove_abandoned
 from pctfuzz.targets import get_target
 
@@ -272,7 +274,8 @@ def merge_target(target: str, corpus: Path, *, harness: Path | None = None,
                  impl: str = "urllib",
                  inputs: Sequence[Path] = (), timeout: int = 5, rss_limit_mb: int = 2048,
                  max_seconds: float = 3600, keep: Sequence[bytes] = (),
-                 lock_timeout: float = LOCK_TIMEOUT) -> MergeResult:
+                 lock_timeout: float = LOCK_TIMEOUT,
+                 handoff: HarnessSettings | None = None) -> MergeResult:
     """Replace ``corpus/target`` by the minimal corpus with the same coverage (plus
     whatever in ``inputs`` folders adds coverage, plus every input of ``keep``: the
     raw inputs of findings, which must never be dropped). ``PctfuzzError`` if the merge
@@ -310,12 +313,14 @@ def merge_target(target: str, corpus: Path, *, harness: Path | None = None,
                 what=f"{target}: another merge of {corpus} is running"):
         remove_abandoned(corpus, f"{_STAGING}{target}-")
         remove_abandoned(tempfile.gettempdir(), _WORK)
-        return _merge_locked(target, corpus, folder, script, impl=impl, inputs=inputs,
+        return _merge_locked(target, corpus, folder, script, impl=impl,
+                             handoff=handoff or HarnessSettings(), inputs=inputs,
                              timeout=timeout, rss_limit_mb=rss_limit_mb,
                              max_seconds=max_seconds, keep=keep)
 
 
 def _merge_locked(target: str, corpus: Path, folder: Path, script: Path | None, *, impl: str,
+                  handoff: HarnessSettings,
                   inputs: Sequence[Path], timeout: int, rss_limit_mb: int,
                   max_seconds: float, keep: Sequence[bytes]) -> MergeResult:
     before = _snapshot(folder)
@@ -332,9 +337,10 @@ def _merge_locked(target: str, corpus: Path, folder: Path, script: Path | None, 
             launcher = (packaged_launcher(target, work) if script is None
                         else harness_launcher(script, work))
             (work / "findings").mkdir()
-            env = dict(os.environ, PCTFUZZ_FINDINGS=str(work / "findings"), PCTFUZZ_IMPL=impl,
-                       PYTHONUNBUFFERED="1")
-            env.pop("PCTFUZZ_CORPUS", None)
+            # A throw-away findings folder and no corpus: the merge's finds are not kept.
+            told = dataclasses.replace(handoff, impl=impl, findings=str(work / "findings"),
+                                       corpus=None)
+            env = {**told.to_env(os.environ), "PYTHONUNBUFFERED": "1"}
             cmd = [str(launcher), "-merge=1", f"-timeout={timeout}",
                    f"-rss_limit_mb={rss_limit_mb}", f"-artifact_prefix={work}/",
                    f"-merge_control_file={work / 'merge.control'}",

@@ -16,11 +16,12 @@ from __future__ import annotations
 
 import signal
 from collections.abc import Iterator, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from types import FrameType
 from typing import TYPE_CHECKING, Any
 
+from pctfuzz import __version__
 from pctfuzz.errors import PctfuzzError
 from pctfuzz.identity import SIGNATURE_VERSION, signature_of, stop_signature
 from pctfuzz.oracles.faults import FAULTS
@@ -30,8 +31,8 @@ from pctfuzz.text import one_line
 if TYPE_CHECKING:
     from pctfuzz.oracles.codec import Subject
 
-__all__ = ["FAILING_OUTCOMES", "Run", "Verdict", "check_recorded_impl", "is_builtin_impl",
-           "replay_paths", "run_case"]
+__all__ = ["FAILING_OUTCOMES", "OpenReplay", "Run", "Verdict", "check_recorded_impl",
+           "is_builtin_impl", "replay_open", "replay_paths", "run_case"]
 
 #: Seconds a replayed input may run before it counts as a hang (timeout findings).
 DEFAULT_TIMEOUT = 5.0
@@ -248,11 +249,13 @@ def _inputs(paths: Sequence[Path], target: str | None) -> Iterator[tuple[str, Pa
 
 def replay_paths(paths: Sequence[Path], *, target: str | None = None, impl: str | None = None,
                  timeout: float = DEFAULT_TIMEOUT, trusted: Sequence[str] = (),
-                 ) -> Iterator[Verdict | tuple[Path, str]]:
+                 raw_impl: str | None = None) -> Iterator[Verdict | tuple[Path, str]]:
     """Verdicts for every input under ``paths``; unusable inputs as (path, message).
 
     ``trusted``: implementations the user named elsewhere (``[tool.pctfuzz] impl``): a
-    record naming one of them replays against it, as if given with ``--impl``."""
+    record naming one of them replays against it, as if given with ``--impl``.
+    ``raw_impl``: what a raw corpus input of a differential target runs against when
+    ``impl`` is not given (the project's implementation; default urllib)."""
     from pctfuzz.store import StoreError, load_finding, read_input
 
     if target is not None:
@@ -276,8 +279,9 @@ def replay_paths(paths: Sequence[Path], *, target: str | None = None, impl: str 
                 assert info is not None
                 tgt = get_target(info)
                 data = read_input(path)  # regular file, no symlink, size checked first
-                name = (impl or "urllib") if tgt.differential else impl
-                runner = _impl_for(tgt, impl, impls)
+                chosen = impl or raw_impl
+                name = (chosen or "urllib") if tgt.differential else impl
+                runner = _impl_for(tgt, chosen if tgt.differential else impl, impls)
                 case = tgt.case_from_bytes(data, runner)
                 run = run_case(tgt, case, runner, timeout, impl_name=name)
                 # A raw input has no recorded signature: any failure reproduces.
@@ -292,3 +296,94 @@ def replay_paths(paths: Sequence[Path], *, target: str | None = None, impl: str 
                 yield path, exc.message
             else:
                 yield path, str(exc)
+
+
+@dataclass(frozen=True)
+class OpenReplay:
+    """What replaying the open findings of an implementation did (``replay_open``)."""
+
+    verdicts: list[Verdict] = field(default_factory=list)
+    fixed: list[str] = field(default_factory=list)  # ids now ``fixed``
+    accepted: list[str] = field(default_factory=list)  # ids now ``known-divergence``
+    reopened: list[str] = field(default_factory=list)  # ``fixed`` ids seen again
+    errors: list[tuple[Path, str]] = field(default_factory=list)
+
+    @property
+    def reproduced(self) -> list[str]:
+        """Ids of the open findings that still fail."""
+        return [v.finding_id for v in self.verdicts if v.reproduces and v.finding_id]
+
+    def lines(self) -> list[str]:
+        """The human summary: one line per change of status, then the count."""
+        out = [f"back: {ident} failed again in this run; open again" for ident in self.reopened]
+        out += [v.line() for v in self.verdicts if v.finding_id in self.fixed + self.accepted]
+        out.append(f"open findings replayed: {len(self.verdicts)}; still failing: "
+                   f"{len(self.reproduced)}" + (f" ({', '.join(self.reproduced)})"
+                                                 if self.reproduced else "")
+                   + f"; fixed: {len(self.fixed)}; accepted: {len(self.accepted)}")
+        return out
+
+
+def _belongs(target: Target, finding: Any, impl: str, targets: Sequence[str] | None) -> bool:
+    """A finding of the implementation under test: a differential finding recorded
+    against ``impl``; an invariant finding of the reference (no impl) when its target
+    is among ``targets`` (None: any)."""
+    if target.differential:
+        return bool(finding.impl == impl)
+    return finding.impl is None and (targets is None or target.name in targets)
+
+
+def replay_open(findings: Path, impl: str, *, targets: Sequence[str] | None = None,
+                seen: Sequence[str] = (), timeout: float = DEFAULT_TIMEOUT) -> OpenReplay:
+    """Replay every open finding of ``impl`` in the store ``findings`` (ClusterFuzz's
+    verification of open testcases) and record the verdicts: one that no longer
+    reproduces becomes ``fixed``, with the implementation's version and the date
+    (``fixed_in``); one that an accepted difference now explains becomes
+    ``known-divergence``; the others stay open. ``seen``: ids a campaign just hit; a
+    ``fixed`` one among them is back, and open again, before the replay.
+
+    ``impl`` is the user's choice (``--impl``, ``[tool.pctfuzz] impl``), so a record
+    naming it runs against it; records naming another implementation are not ours."""
+    from pctfuzz.oracles.base import impl_version
+    from pctfuzz.store import OPEN_STATUSES, FindingStore, StoreError, utc_now
+
+    store = FindingStore(findings)
+    result = OpenReplay()
+    for ident in dict.fromkeys(seen):
+        try:
+            if store.get(ident).status == "fixed":
+                store.update_status(ident, "new")
+                result.reopened.append(ident)
+        except StoreError as exc:
+            result.errors.append((findings, str(exc)))
+    problems: list[Any] = []
+    subjects: dict[tuple[bool, str | None], Subject] = {}
+    for finding in list(store.iter_findings(problems)):
+        path = findings / finding.file_name
+        try:
+            target = get_target(finding.target)
+            if finding.status not in OPEN_STATUSES or not _belongs(target, finding, impl,
+                                                                   targets):
+                continue
+            subject = _impl_for(target, finding.impl, subjects)
+            run = run_case(target, finding.rebuild_case(), subject, timeout,
+                           impl_name=finding.impl)
+            verdict = _finding_verdict(path, finding, run, overridden=False)
+            if verdict.outcome == "no longer reproduces":
+                version = (impl_version(subject) if target.differential
+                           else f"pctfuzz {__version__}")  # the reference is pctfuzz's
+                store.update_status(finding.id, "fixed",
+                                    fixed_in={"version": one_line(version, 200),
+                                              "date": utc_now()})
+                result.fixed.append(finding.id)
+                verdict = replace(verdict, status="fixed")
+            elif verdict.outcome == "accepted":
+                store.update_status(finding.id, "known-divergence",
+                                    note=one_line(f"accepted by {', '.join(run.accepted)}", 500))
+                result.accepted.append(finding.id)
+                verdict = replace(verdict, status="known-divergence")
+            result.verdicts.append(verdict)
+        except (PctfuzzError, OSError) as exc:
+            result.errors.append((path, str(exc)))
+    result.errors.extend((p.path, p.message) for p in problems)
+    return result

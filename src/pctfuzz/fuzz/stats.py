@@ -118,6 +118,18 @@ class CampaignResult:
         return [f"{s.target}: {p}" for s in self.stats for p in s.problems(stopped=stopped)]
 
     @property
+    def implementation_share(self) -> tuple[int, int]:
+        """(executions on the implementation under test, all executions): the
+        differential targets run the adapter; the invariant targets, pctfuzz's own
+        reference (its self-check)."""
+        from pctfuzz.targets import TARGETS
+
+        total = sum(s.execs for s in self.stats)
+        on_impl = sum(s.execs for s in self.stats
+                      if s.target in TARGETS and TARGETS[s.target].differential)
+        return on_impl, total
+
+    @property
     def incomplete(self) -> bool:
         """A finding or hits were lost, or a target never ran: never a green run."""
         return bool(self.problems())
@@ -143,6 +155,11 @@ class CampaignResult:
             lines.append("processes per target: " + ", ".join(parallel))
         lines.append(f"{len(new)} new finding(s) in {self.seconds:.0f} s"
                      + (": " + ", ".join(new) if new else ""))
+        on_impl, total = self.implementation_share
+        if total:
+            rest = "; the rest on pctfuzz's own reference" if on_impl < total else ""
+            lines.append(f"executions on the implementation under test: {on_impl} of {total} "
+                         f"({on_impl / total:.0%}{rest})")
         rates = [(s.target, s.answered_rate) for s in self.stats if s.answered_rate is not None]
         if rates:
             lines.append("answered by the implementation: "

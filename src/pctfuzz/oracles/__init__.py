@@ -100,6 +100,7 @@ from pctfuzz.oracles.base import (
     Unsupported,
     impl_name,
     impl_version,
+    library_call,
     registry_names,
 )
 from pctfuzz.oracles.function import function_adapter
@@ -130,6 +131,7 @@ __all__ = [
     "import_user_module",
     "latin1_fallback",
     "left_raw",
+    "library_call",
     "lowercase_hex",
     "pairs_order",
     "registry_names",

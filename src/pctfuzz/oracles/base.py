@@ -4,15 +4,16 @@ questions are all ``Unsupported``), and what a finding records about an adapter
 
 from __future__ import annotations
 
+import ast
 import contextlib
 import functools
 import importlib.metadata
 import platform
 import sys
-from collections.abc import Mapping
-from typing import Protocol, runtime_checkable
+from collections.abc import Mapping, Sequence
+from typing import Any, Protocol, runtime_checkable
 
-from pctfuzz.cases import DecodeCase, EncodeCase, FormCase, FormParseCase
+from pctfuzz.cases import Case, DecodeCase, EncodeCase, FormCase, FormParseCase
 from pctfuzz.errors import PctfuzzError
 
 METHODS: tuple[str, ...] = ("encode", "decode", "form_serialize", "form_parse")
@@ -62,8 +63,43 @@ class Adapter:
     def form_parse(self, case: FormParseCase) -> list[tuple[str, str]]:
         raise Unsupported(f"{self.name} does not parse forms")
 
+    def reproduction(self, check: str, case: Case) -> str | None:
+        """Python source that computes this adapter's answer to ``case`` (``check``:
+        encode, decode, form, form-parse) with the library alone, binding it to
+        ``actual``, for a bug report upstream (``pctfuzz report --upstream``); None
+        when it cannot be written. Optional: an adapter without it gets the replay
+        command. Write it with ``library_call``, so that values of the case become
+        literals and nothing else; the report checks that the source gives the
+        adapter's own answer before it prints it."""
+        return None
+
     def __repr__(self) -> str:
         return f"<{type(self).__name__} {self.name!r}>"
+
+
+def _literal(value: object) -> str | None:
+    """``repr(value)`` if it reads back as an equal literal (str, bytes, numbers, bools,
+    None, and lists and tuples of them), else None: a value never becomes code."""
+    text = repr(value)
+    try:
+        same = ast.literal_eval(text) == value and type(ast.literal_eval(text)) is type(value)
+    except (ValueError, SyntaxError, MemoryError, RecursionError, TypeError):
+        return None
+    return text if same else None
+
+
+def library_call(imports: Sequence[str], expression: str, **values: Any) -> str | None:
+    """``import`` lines, one assignment per value (a literal, ``_literal``), then
+    ``actual = expression``: the source of ``Adapter.reproduction``. ``expression`` is
+    the adapter's own code, naming the values; None if a value has no literal."""
+    lines = [f"import {module}" for module in imports]
+    for name, value in values.items():
+        text = _literal(value)
+        if text is None or not name.isidentifier():
+            return None
+        lines.append(f"{name} = {text}")
+    lines.append(f"actual = {expression}")
+    return "\n".join(lines) + "\n"
 
 
 def impl_name(impl: object) -> str:

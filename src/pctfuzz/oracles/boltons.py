@@ -40,7 +40,7 @@ from pctfuzz.accept.reconcilers import Reconciler, divergence
 from pctfuzz.cases import Case, DecodeCase, EncodeCase, FormCase, FormParseCase
 from pctfuzz.encoding import lookup
 from pctfuzz.form import form_urldecode
-from pctfuzz.oracles.base import Adapter, Unsupported
+from pctfuzz.oracles.base import Adapter, Unsupported, library_call
 from pctfuzz.outcome import Outcome
 from pctfuzz.reference import percent_decode
 from pctfuzz.sets import get_set
@@ -173,6 +173,28 @@ class BoltonsAdapter(Adapter):
             raise Unsupported("quote_*_part write a space as %20")
         result: str = fn(case.value)
         return result
+
+    def reproduction(self, check: str, case: Case) -> str | None:
+        imports = ("boltons.urlutils",)
+        if isinstance(case, EncodeCase):
+            fn = self._by_members.get(get_set(case.set_name).members)
+            return None if fn is None else library_call(
+                imports, f"boltons.urlutils.{fn.__name__}(value)", value=case.value)
+        if isinstance(case, DecodeCase):
+            if isinstance(case.value, str) and len(case.value) % 2 == 0:
+                return library_call(imports, 'boltons.urlutils.unquote(value).encode('
+                                    '"utf-8", "surrogatepass")', value=case.value)
+            return library_call(imports, "boltons.urlutils.unquote_to_bytes(value)",
+                                value=case.value)
+        if isinstance(case, FormParseCase):
+            return library_call(imports, '[(n, "" if v is None else v) for n, v in boltons.'
+                                "urlutils.QueryParamDict.from_text(text).items(multi=True)]",
+                                text=case.text)
+        if isinstance(case, FormCase):
+            return library_call(imports, "boltons.urlutils.QueryParamDict(pairs).to_text("
+                                f"full_quote={not readable_route(case)})",
+                                pairs=list(case.pairs))
+        return None
 
     def decode(self, case: DecodeCase) -> bytes:
         value = case.value

@@ -24,14 +24,15 @@ can express; the others are ``Unsupported``:
 
 from __future__ import annotations
 
+import importlib
 import sys
 from collections.abc import Callable, Iterable, Mapping
 from types import MappingProxyType
 
-from pctfuzz.cases import DecodeCase, EncodeCase, FormCase, FormParseCase
+from pctfuzz.cases import Case, DecodeCase, EncodeCase, FormCase, FormParseCase
 from pctfuzz.encoding import lookup
 from pctfuzz.errors import UsageError
-from pctfuzz.oracles.base import Adapter, Unsupported
+from pctfuzz.oracles.base import Adapter, Unsupported, library_call
 from pctfuzz.sets import PercentEncodeSet, get_set
 
 __all__ = ["FunctionAdapter", "function_adapter"]
@@ -44,6 +45,22 @@ FormParseFn = Callable[[str], Iterable[tuple[str, str]]]
 
 def _utf8(label: str) -> bool:
     return lookup(label).is_utf8
+
+
+def _importable(fn: Callable[..., object] | None) -> tuple[str, str] | None:
+    """(module, qualified name) under which ``fn`` is imported again, or None (a
+    lambda, a closure, a bound method: nothing a reproduction can import)."""
+    module, qualname = getattr(fn, "__module__", None), getattr(fn, "__qualname__", "")
+    if not isinstance(module, str) or not isinstance(qualname, str) or "<" in qualname \
+            or module.startswith("pctfuzz.") or module == "__main__":
+        return None
+    try:
+        found: object = importlib.import_module(module)
+        for part in qualname.split("."):
+            found = getattr(found, part)
+    except (ImportError, AttributeError):
+        return None
+    return (module, qualname) if found is fn else None
 
 
 class FunctionAdapter(Adapter):
@@ -99,6 +116,31 @@ class FunctionAdapter(Adapter):
             space = "+" if self.space_as_plus else "%20"
             raise Unsupported(f"{self.name} writes space as {space}")
         return fn(case.value)
+
+    def reproduction(self, check: str, case: Case) -> str | None:
+        """The function the case goes to, imported from its module and called as the
+        adapter calls it (answers converted as the methods convert them)."""
+        fn: Callable[..., object] | None
+        argument: object
+        if isinstance(case, EncodeCase):
+            members = get_set(case.set_name).members
+            fn = next((f for pes, f in self._encoders.values() if pes.members == members), None)
+            template, argument = "{f}(value)", case.value
+        elif isinstance(case, DecodeCase):
+            fn, argument = self._decode, case.value
+            template = ('(lambda out: out.encode("utf-8", "surrogatepass") '
+                        'if isinstance(out, str) else out)({f}(value))')
+        elif isinstance(case, FormCase):
+            fn, template, argument = self._form_serialize, "{f}(value)", list(case.pairs)
+        else:
+            fn, argument = self._form_parse, case.text
+            template = "[(n, v) for n, v in {f}(value)]"
+        where = _importable(fn)
+        if where is None:
+            return None
+        module, qualname = where
+        return library_call((module,), template.format(f=f"{module}.{qualname}"),
+                            value=argument)
 
     def decode(self, case: DecodeCase) -> bytes:
         if self._decode is None:

@@ -28,9 +28,9 @@ from typing import Any
 from pctfuzz.accept import divergence, encoded, left_raw, requoted
 from pctfuzz.accept.model import Model as _Model
 from pctfuzz.accept.reconcilers import set_change as _set_change
-from pctfuzz.cases import EncodeCase, FormCase
+from pctfuzz.cases import Case, EncodeCase, FormCase
 from pctfuzz.encoding import lookup
-from pctfuzz.oracles.base import Adapter, Unsupported
+from pctfuzz.oracles.base import Adapter, Unsupported, library_call
 from pctfuzz.sets import get_set
 
 __all__ = ["RequestsAdapter"]
@@ -123,6 +123,15 @@ class RequestsAdapter(Adapter):
             raise Unsupported("requote_uri writes a space as %20")
         result: str = self._requote(case.value)
         return result
+
+    def reproduction(self, check: str, case: Case) -> str | None:
+        if isinstance(case, EncodeCase):
+            return library_call(("requests.utils",), "requests.utils.requote_uri(value)",
+                                value=case.value)
+        if isinstance(case, FormCase):
+            return library_call(("requests",), 'str(requests.Request("POST", "http://h/", '
+                                'data=pairs).prepare().body or "")', pairs=list(case.pairs))
+        return None
 
     def form_serialize(self, case: FormCase) -> str:
         if not lookup(case.encoding).is_utf8:

@@ -33,9 +33,9 @@ from typing import Any
 from pctfuzz.accept import divergence, left_raw, requoted
 from pctfuzz.accept.model import Model as _Model
 from pctfuzz.accept.reconcilers import set_change as _set_change
-from pctfuzz.cases import EncodeCase, FormCase
+from pctfuzz.cases import Case, EncodeCase, FormCase
 from pctfuzz.encoding import lookup
-from pctfuzz.oracles.base import Adapter, Unsupported
+from pctfuzz.oracles.base import Adapter, Unsupported, library_call
 from pctfuzz.sets import get_set
 
 __all__ = ["Rfc3986Adapter"]
@@ -109,6 +109,12 @@ class Rfc3986Adapter(Adapter):
             raise Unsupported("encode_component writes a space as %20")
         result: str = self._encode(case.value, "utf-8")
         return result
+
+    def reproduction(self, check: str, case: Case) -> str | None:
+        if isinstance(case, EncodeCase):
+            return library_call(("rfc3986.normalizers",), 'rfc3986.normalizers.'
+                                'encode_component(value, "utf-8")', value=case.value)
+        return None  # the form goes through URIBuilder: see form_serialize
 
     def form_serialize(self, case: FormCase) -> str:
         if not lookup(case.encoding).is_utf8:

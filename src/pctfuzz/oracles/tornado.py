@@ -24,7 +24,7 @@ from pctfuzz.accept.entry import REPLACE as _REPLACE
 from pctfuzz.accept.reconcilers import Reconciler, divergence
 from pctfuzz.cases import Case, DecodeCase, EncodeCase, FormParseCase
 from pctfuzz.encoding import lookup
-from pctfuzz.oracles.base import Adapter, Unsupported
+from pctfuzz.oracles.base import Adapter, Unsupported, library_call
 from pctfuzz.outcome import Outcome
 from pctfuzz.reference import percent_decode
 from pctfuzz.sets import get_set
@@ -105,6 +105,26 @@ class TornadoAdapter(Adapter):
                                   "rfc3986-unreserved-/ with %20 (plus=False)")
         result: str = self._escape.url_escape(case.value, plus=plus)
         return result
+
+    def reproduction(self, check: str, case: Case) -> str | None:
+        imports = ("tornado.escape",)
+        if isinstance(case, EncodeCase):
+            members = get_set(case.set_name).members
+            plus = self._sets.get((members, case.space_as_plus),
+                                  self._sets.get((members, not case.space_as_plus)))
+            if plus is None:
+                return None
+            return library_call(imports, f"tornado.escape.url_escape(value, plus={plus})",
+                                value=case.value)
+        if isinstance(case, DecodeCase):
+            return library_call(imports, "tornado.escape.url_unescape(value, encoding=None, "
+                                "plus=False)", value=case.value)
+        if isinstance(case, FormParseCase):
+            return library_call(imports, '[(n.encode("latin-1").decode("utf-8", "replace"), '
+                                'v.decode("utf-8", "replace")) for n, values in tornado.escape.'
+                                "parse_qs_bytes(text, keep_blank_values=True).items() "
+                                "for v in values]", text=case.text)
+        return None
 
     def decode(self, case: DecodeCase) -> bytes:
         result: bytes = self._escape.url_unescape(case.value, encoding=None, plus=False)

@@ -27,9 +27,9 @@ from types import MappingProxyType
 from typing import Any
 
 from pctfuzz.accept import divergence, requoted
-from pctfuzz.cases import EncodeCase
+from pctfuzz.cases import Case, EncodeCase
 from pctfuzz.encoding import lookup
-from pctfuzz.oracles.base import Adapter, Unsupported
+from pctfuzz.oracles.base import Adapter, Unsupported, library_call
 from pctfuzz.sets import get_set
 
 __all__ = ["Urllib3Adapter"]
@@ -77,6 +77,12 @@ class Urllib3Adapter(Adapter):
 
         self._parse_url: Any = parse_url
         self._members = get_set(PATH_SET).members
+
+    def reproduction(self, check: str, case: Case) -> str | None:
+        if isinstance(case, EncodeCase):
+            return library_call(("urllib3.util",), 'urllib3.util.parse_url("http://h/" + '
+                                "value).path[1:]", value=case.value)
+        return None
 
     def encode(self, case: EncodeCase) -> str:
         if get_set(case.set_name).members != self._members:

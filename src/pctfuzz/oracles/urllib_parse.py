@@ -53,7 +53,7 @@ from urllib import parse
 
 from pctfuzz.cases import Case, DecodeCase, EncodeCase, FormCase, FormParseCase
 from pctfuzz.form import split_pairs
-from pctfuzz.oracles.base import Adapter, Unsupported
+from pctfuzz.oracles.base import Adapter, Unsupported, library_call
 from pctfuzz.sets import FORM, get_set
 
 __all__ = [
@@ -175,6 +175,43 @@ class UrllibAdapter(Adapter):
         """The function this adapter calls for ``case`` (``urllib_function``)."""
         return urllib_function(check, case)
 
+    def reproduction(self, check: str, case: Case) -> str | None:
+        """The urllib.parse call of each method, with its arguments as literals."""
+        imports = ("urllib.parse",)
+        if isinstance(case, EncodeCase):
+            safe = get_set(case.set_name).printable_safe
+            if isinstance(case.value, bytes):
+                name = "quote_plus" if case.space_as_plus else "quote_from_bytes"
+                return library_call(imports, f"urllib.parse.{name}(value, safe=safe)",
+                                    value=case.value, safe=safe)
+            encoding, errors = python_codec(case.encoding)
+            name = "quote_plus" if case.space_as_plus else "quote"
+            return library_call(imports, f"urllib.parse.{name}(value, safe=safe, "
+                                "encoding=encoding, errors=errors)", value=case.value,
+                                safe=safe, encoding=encoding, errors=errors)
+        if isinstance(case, DecodeCase):
+            if self.function("decode", case) == "unquote":
+                return library_call(imports, 'urllib.parse.unquote(value).encode("utf-8", '
+                                    '"surrogatepass")', value=case.value)
+            return library_call(imports, "urllib.parse.unquote_to_bytes(value)",
+                                value=case.value)
+        if isinstance(case, FormCase):
+            encoding, errors = python_codec(case.encoding)
+            via = "quote" if self.function("form", case) == "quote" else "quote_plus"
+            return library_call(imports, "urllib.parse.urlencode(pairs, safe=safe, "
+                                f"encoding=encoding, errors=errors, quote_via=urllib.parse.{via})",
+                                pairs=list(case.pairs), safe=FORM.printable_safe,
+                                encoding=encoding, errors=errors)
+        if isinstance(case, FormParseCase) and self.function("form-parse", case) != \
+                "unquote_plus":
+            call = ('urllib.parse.parse_qsl(text, keep_blank_values=True, encoding="utf-8", '
+                    'errors="replace", separator="&")')
+            if isinstance(case.text, bytes):
+                call = (f'[(n.decode("utf-8", "replace"), v.decode("utf-8", "replace")) '
+                        f"for n, v in {call}]")
+            return library_call(imports, call, text=case.text)
+        return None  # unquote_plus on each name and value: see form_parse
+
     def decode(self, case: DecodeCase) -> bytes:
         if self.function("decode", case) == "unquote":
             return parse.unquote(case.value).encode("utf-8", "surrogatepass")
@@ -217,6 +254,10 @@ class UrllibUnquoteAdapter(UrllibAdapter):
 
     def function(self, check: str, case: Case) -> str:
         return {"decode": "unquote", "form": "quote", "form-parse": "unquote_plus"}.get(check, "")
+
+    def reproduction(self, check: str, case: Case) -> str | None:
+        # Its decoders re-encode what unquote gives: only encode is one call.
+        return super().reproduction(check, case) if isinstance(case, EncodeCase) else None
 
     def decode(self, case: DecodeCase) -> bytes:
         return unquoted_bytes(parse.unquote(case.value, encoding="utf-8",

@@ -33,7 +33,7 @@ from pctfuzz.accept.reconcilers import Reconciler, divergence
 from pctfuzz.accept.reconcilers import encode_model as _encode_model
 from pctfuzz.cases import Case, EncodeCase, FormParseCase
 from pctfuzz.encoding import lookup
-from pctfuzz.oracles.base import Adapter, Unsupported
+from pctfuzz.oracles.base import Adapter, Unsupported, library_call
 from pctfuzz.outcome import Outcome
 from pctfuzz.sets import PercentEncodeSet, get_set
 from pctfuzz.text import has_lone_surrogate
@@ -123,6 +123,17 @@ class W3libAdapter(Adapter):
                               "rejoined differently, a host, or a special scheme's query)")
         result: str = self._safe_url_string(case.value)
         return result
+
+    def reproduction(self, check: str, case: Case) -> str | None:
+        if isinstance(case, EncodeCase):
+            return library_call(("w3lib.url",), "w3lib.url.safe_url_string(value)",
+                                value=case.value)
+        if isinstance(case, FormParseCase):
+            return library_call(("w3lib.url",), '[(k.decode("utf-8", "replace"), v.decode('
+                                '"utf-8", "replace")) for k, v in w3lib.url.'
+                                "parse_qsl_to_bytes(text, keep_blank_values=True)]",
+                                text=case.text)
+        return None
 
     def form_parse(self, case: FormParseCase) -> list[tuple[str, str]]:
         if isinstance(case.text, bytes):

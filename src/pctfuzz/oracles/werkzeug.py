@@ -36,7 +36,7 @@ from pctfuzz.accept import Reconciler, divergence, pairs_order
 from pctfuzz.accept.entry import REPLACE as _REPLACE
 from pctfuzz.cases import Case, EncodeCase, FormParseCase
 from pctfuzz.encoding import lookup
-from pctfuzz.oracles.base import Adapter, Unsupported
+from pctfuzz.oracles.base import Adapter, Unsupported, library_call
 from pctfuzz.reference import percent_decode
 from pctfuzz.sets import get_set
 
@@ -125,6 +125,12 @@ class WerkzeugAdapter(Adapter):
                               "or it has a host, which is IDNA-encoded)")
         result: str = self._iri_to_uri(case.value)
         return result
+
+    def reproduction(self, check: str, case: Case) -> str | None:
+        if isinstance(case, EncodeCase):
+            return library_call(("werkzeug.urls",), "werkzeug.urls.iri_to_uri(value)",
+                                value=case.value)
+        return None  # form-parse goes through a WSGI request: see form_parse
 
     def form_parse(self, case: FormParseCase) -> list[tuple[str, str]]:
         text = case.text

@@ -33,8 +33,8 @@ from __future__ import annotations
 import importlib
 from typing import Any
 
-from pctfuzz.cases import DecodeCase, EncodeCase, FormCase, FormParseCase
-from pctfuzz.oracles.base import Adapter, Unsupported
+from pctfuzz.cases import Case, DecodeCase, EncodeCase, FormCase, FormParseCase
+from pctfuzz.oracles.base import Adapter, Unsupported, library_call
 from pctfuzz.sets import get_set
 
 __all__ = ["ALWAYS_SAFE", "QS_CHARS", "YarlAdapter", "YarlCAdapter", "YarlRequoteAdapter"]
@@ -110,6 +110,17 @@ class YarlAdapter(Adapter):
             raise Unsupported("yarl's unquoter takes str")
         text: str = self._unquoter(case.value)
         return text.encode("utf-8", "surrogatepass")
+
+    def reproduction(self, check: str, case: Case) -> str | None:
+        imports = ("yarl",)
+        if isinstance(case, FormCase):
+            return library_call(imports, 'yarl.URL.build(scheme="http", host="h", '
+                                "query=pairs).raw_query_string", pairs=list(case.pairs))
+        if isinstance(case, FormParseCase):
+            return library_call(imports, '[(str(k), str(v)) for k, v in yarl.URL.build('
+                                'scheme="http", host="h", query_string=text, encoded=True)'
+                                ".query.items()]", text=case.text)
+        return None  # the quoters are private classes: see encode and decode
 
     def form_serialize(self, case: FormCase) -> str:
         if not _is_utf8(case.encoding):

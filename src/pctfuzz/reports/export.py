@@ -156,20 +156,24 @@ def _pctfuzz_test(finding: Finding) -> list[str]:
     return lines
 
 
-def export_tests(findings: Sequence[tuple[Finding, str]]) -> str:
+def export_tests(findings: Sequence[tuple[Finding, str]], *,
+                 trusted: Sequence[str] = ()) -> str:
     """A standalone pytest module reproducing ``findings`` (``(Finding, source path)``
-    pairs): one test per finding, failing while it reproduces."""
+    pairs): one test per finding, failing while it reproduces. ``trusted``: the
+    implementations besides the built-in ones that the user named (the project's own,
+    ``--impl``), which the test may import."""
     if not findings:
         raise UsageError("no findings to export")
     used: set[str] = set()
     bodies: list[str] = []
     needs: set[str] = set()
     for finding, source in findings:
-        if not is_builtin_impl(get_target(finding.target), finding.impl):
+        if (not is_builtin_impl(get_target(finding.target), finding.impl)
+                and finding.impl not in trusted):
             # The test would import it: a record never chooses code that runs.
             raise UsageError(f"{one_line(source)}: names implementation "
-                               f"{one_line(str(finding.impl), 100)!r}, which is not built in; "
-                               "not exported")
+                             f"{one_line(str(finding.impl), 100)!r}, which is not built in; "
+                             "pass --impl to export it against your adapter")
         body = _direct_test(finding)
         if body is not None:
             needs.add("urllib")

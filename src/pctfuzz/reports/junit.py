@@ -1,7 +1,7 @@
 """JUnit XML from a results document: one testcase per target (a failure lists its new
-findings) and, for replay, one per replayed input (a failure when it reproduces, an
-error when it is unusable). Characters XML 1.0 cannot hold (section 2.2, ``Char``) are
-written as escapes."""
+findings) and one per replayed input or open finding replayed at the end of a campaign
+(a failure when it reproduces, an error when it is unusable). Characters XML 1.0
+cannot hold (section 2.2, ``Char``) are written as escapes."""
 
 from __future__ import annotations
 
@@ -64,7 +64,10 @@ def to_junit(document: Mapping[str, Any]) -> str:
         if target["errors"]:
             _el(case, "system-err", "\n".join(target["errors"]))
     findings_by_path = {f["path"]: f for f in document["findings"]}
+    new_ids = {f["id"] for f in document["findings"] if f["new"] is True}
     for replay in document["replays"]:
+        if command == "fuzz" and replay["finding_id"] in new_ids:
+            continue  # a failure of its target's testcase already
         tests += 1
         name = replay["finding_id"] or Path(replay["path"]).name
         case = _el(suite, "testcase", classname=f"pctfuzz.fuzz.replay.{replay['target']}",

@@ -169,6 +169,7 @@ def finding_entry(finding: Finding, path: Path | str | None, *, new: bool | None
             "params": deep_clean(finding.behaviour["params"]),
             "text": clean(str(finding.behaviour["text"])),
         },
+        "fixed_in": deep_clean(finding.fixed_in) if finding.fixed_in else None,
         "reproduce": clean(reproduce_command(finding, path)),
     }
     if reproduces is not None:
@@ -210,8 +211,12 @@ def _error(message: str, path: str | None = None, target: str | None = None) -> 
 
 
 def fuzz_results(result: CampaignResult, *, settings: Mapping[str, Any], findings_dir: Path,
-                 started: str, exit_code: int) -> dict[str, Any]:
-    """The results document of a campaign (``campaign.CampaignResult``)."""
+                 started: str, exit_code: int,
+                 verified: Sequence[Verdict] = ()) -> dict[str, Any]:
+    """The results document of a campaign (``campaign.CampaignResult``); ``verified``:
+    the replay of the open findings at its end (``replay.replay_open``), as
+    ``replays``, each finding with ``reproduces`` (SARIF and JUnit report those that
+    still fail, with the same fingerprints as when they were new)."""
     store = FindingStore(findings_dir)
     targets: list[dict[str, Any]] = []
     findings: list[dict[str, Any]] = []
@@ -252,9 +257,41 @@ def fuzz_results(result: CampaignResult, *, settings: Mapping[str, Any], finding
         errors += [_error(e, target=stats.target) for e in stats.errors]
         errors += [_error(f"INCOMPLETE: {p}", target=stats.target)
                    for p in stats.problems(stopped=result.stopped_by is not None)]
-    return _document("fuzz", settings=settings, started=started, seconds=result.seconds,
-                     exit_code=exit_code, targets=targets, findings=findings, replays=[],
-                     errors=errors)
+    by_id = {f["id"]: f for f in findings}
+    replays = []
+    for verdict in verified:
+        replays.append(_replay_item(verdict))
+        try:
+            finding = load_finding(verdict.path)
+        except StoreError as exc:
+            errors.append(_error(str(exc), path=clean(os.fspath(verdict.path))))
+            continue
+        entry = finding_entry(finding, findings_dir / finding.file_name,
+                              new=by_id[finding.id]["new"] if finding.id in by_id else False,
+                              reproduces=verdict.reproduces)
+        if finding.id in by_id:
+            by_id[finding.id].update(entry)
+        else:
+            findings.append(entry)
+    document = _document("fuzz", settings=settings, started=started, seconds=result.seconds,
+                         exit_code=exit_code, targets=targets, findings=findings,
+                         replays=replays, errors=errors)
+    # The share of the campaign spent on the implementation under test (issue 22.3).
+    on_impl, total = result.implementation_share
+    document["summary"].update(execs=total, impl_execs=on_impl)
+    return document
+
+
+def _replay_item(verdict: Verdict) -> dict[str, Any]:
+    return {
+        "path": clean(os.fspath(verdict.path)),
+        "target": verdict.target,
+        "reproduces": verdict.reproduces,
+        "evidence": clean(verdict.evidence),
+        "finding_id": verdict.finding_id,
+        "status": verdict.status,
+        "outcome": verdict.outcome,
+    }
 
 
 def replay_results(items: Sequence[Any], *, settings: Mapping[str, Any], started: str,
@@ -275,14 +312,7 @@ def replay_results(items: Sequence[Any], *, settings: Mapping[str, Any], started
             "known_findings": [], "errors": []})
         row["replayed"] += 1
         row["reproduced"] += int(item.reproduces)
-        replays.append({
-            "path": clean(os.fspath(item.path)),
-            "target": item.target,
-            "reproduces": item.reproduces,
-            "evidence": clean(item.evidence),
-            "finding_id": item.finding_id,
-            "status": item.status,
-        })
+        replays.append(_replay_item(item))
         if item.finding_id is not None:
             try:
                 finding = load_finding(item.path)

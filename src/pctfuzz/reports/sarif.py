@@ -1,5 +1,6 @@
-"""SARIF 2.1.0 from a results document: one result per *new* finding of a campaign,
-or per input that reproduces on replay.
+"""SARIF 2.1.0 from a results document: one result per new finding of a campaign and
+per open finding that its final replay saw fail again, or per input that reproduces on
+replay.
 
 The finding file is the artifact location, ``ruleId`` is ``<kind>/<check>``, the
 signature is the ``partialFingerprints`` entry ``pctfuzzSignature/v1`` and the finding
@@ -51,7 +52,10 @@ def _sarif_items(document: Mapping[str, Any]) -> list[dict[str, Any]]:
                 items.append({"raw": True, **replay})
         return items
     if document["command"] == "fuzz":
-        return [f for f in document["findings"] if f["new"] is True]
+        # New findings, and open ones its final replay saw fail again: an alert that
+        # vanished from the upload would be closed by code scanning as if fixed.
+        return [f for f in document["findings"]
+                if f["new"] is True or f.get("reproduces") is True]
     return [f for f in document["findings"] if f["status"] == "new"]
 
 

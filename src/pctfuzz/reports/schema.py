@@ -63,6 +63,7 @@ RESULTS_SCHEMA: Final[dict[str, Any]] = {
                 "campaign": _STR_OR_NULL,
                 "timeout": {"type": "number"},
                 "rss_limit_mb": {"type": "integer"},
+                "fail_on": {"enum": ["new", "open", "never"]},
             },
         },
         "targets": {"type": "array", "items": {"$ref": "#/$defs/target"}},
@@ -82,6 +83,9 @@ RESULTS_SCHEMA: Final[dict[str, Any]] = {
                 "replayed": _COUNT,
                 "reproduced": _COUNT,
                 "errors": _COUNT,
+                "execs": {**_COUNT, "description": "fuzz: executions of every target"},
+                "impl_execs": {**_COUNT, "description": "fuzz: executions of the "
+                               "differential targets, on the implementation under test"},
             },
         },
     },
@@ -168,11 +172,13 @@ RESULTS_SCHEMA: Final[dict[str, Any]] = {
                 "check": {**_STR_OR_NULL, "description": "violated invariant or compared "
                           "operation; null for timeout/oom"},
                 "signature": {"type": "string", "minLength": 1},
-                "status": {"enum": ["new", "known-divergence", "fixed"]},
+                "status": {"enum": ["new", "known-divergence", "false-positive",
+                                    "adapter-bug", "wont-fix", "fixed"]},
                 "new": {"type": ["boolean", "null"],
                         "description": "first recorded by this run (null: not a campaign)"},
                 "reproduces": {"type": ["boolean", "null"],
-                               "description": "replay only: it still fails"},
+                               "description": "replayed (replay, or a campaign's replay "
+                               "of the open findings): it still fails"},
                 "hits": {"type": "integer", "minimum": 1},
                 "first_seen": {"type": "string", "format": "date-time"},
                 "last_seen": {"type": "string", "format": "date-time"},
@@ -196,6 +202,10 @@ RESULTS_SCHEMA: Final[dict[str, Any]] = {
                     "properties": {"rule": {"type": "string"}, "params": {"type": "object"},
                                    "text": {"type": "string"}},
                 },
+                "fixed_in": {"type": ["object", "null"], "description": "the version and "
+                             "date at which a replay verified the fix",
+                             "properties": {"version": {"type": "string"},
+                                            "date": {"type": "string"}}},
                 "reproduce": {"type": "string", "description": "the command that replays it"},
             },
         },
@@ -210,6 +220,8 @@ RESULTS_SCHEMA: Final[dict[str, Any]] = {
                 "evidence": {"type": "string"},
                 "finding_id": {"type": ["string", "null"], "pattern": _ID_PATTERN},
                 "status": _STR_OR_NULL,
+                "outcome": {"enum": ["reproduces", "fails differently", "accepted",
+                                     "unsupported", "no longer reproduces"]},
             },
         },
         "error": {

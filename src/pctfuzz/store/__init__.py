@@ -44,7 +44,12 @@ from pctfuzz.store.records import (
     new_stop_finding,
     utc_now,
 )
-from pctfuzz.store.schema import FINDING_STATUSES, SCHEMA_VERSION
+from pctfuzz.store.schema import (
+    FINDING_STATUSES,
+    OPEN_STATUSES,
+    SCHEMA_VERSION,
+    TRIAGED_STATUSES,
+)
 
 __all__ = [
     "DEFAULT_CORPUS_MAX_SIZE",
@@ -52,7 +57,9 @@ __all__ = [
     "FINDING_KINDS",
     "FINDING_STATUSES",
     "LOCK_FOLDER",
+    "OPEN_STATUSES",
     "SCHEMA_VERSION",
+    "TRIAGED_STATUSES",
     "Corpus",
     "Finding",
     "FindingFormatError",

@@ -197,9 +197,11 @@ class FindingStore:
         """The finding with id ``ident`` (``FindingNotFoundError`` if absent)."""
         return self.load(self._path_of_id(ident))
 
-    def update_status(self, ident: str, status: str, note: str | None = None) -> Finding:
+    def update_status(self, ident: str, status: str, note: str | None = None, *,
+                      fixed_in: dict[str, str] | None = None) -> Finding:
         """Set the status of finding ``ident`` (and its ``note``, when given) under its
-        lock; returns the new record."""
+        lock; returns the new record. ``fixed_in`` (``{"version", "date"}``) goes with
+        ``fixed``; any other status drops it."""
         if status not in FINDING_STATUSES:
             allowed = ", ".join(sorted(FINDING_STATUSES))
             raise StoreError(self.root, f"status must be one of {allowed}; got {short(status)}")
@@ -208,7 +210,8 @@ class FindingStore:
                              "characters")
         with self._locked(ident):
             current = self.get(ident)
-            updated = dataclasses.replace(current, status=status,
+            kept = (fixed_in or current.fixed_in) if status == "fixed" else None
+            updated = dataclasses.replace(current, status=status, fixed_in=kept,
                                           note=current.note if note is None else note)
             self._write(updated)
             return updated

@@ -29,7 +29,14 @@ from pctfuzz.identity import (
 )
 from pctfuzz.store.errors import FindingFormatError, StoreError
 from pctfuzz.store.files import read_regular_file, validate_target
-from pctfuzz.store.schema import FIELDS, SCHEMA_VERSION, decode_record, dumps, validate_record
+from pctfuzz.store.schema import (
+    FIELDS,
+    OPTIONAL_FIELDS,
+    SCHEMA_VERSION,
+    decode_record,
+    dumps,
+    validate_record,
+)
 from pctfuzz.text import one_line
 from pctfuzz.violations import Divergence, Violation
 
@@ -98,6 +105,7 @@ class Finding:
     #: The catalogue rule that explains the divergence (``pctfuzz.accept.rules``):
     #: ``{"rule", "params", "text"}``, what ``pctfuzz accept`` writes; None if none does.
     behaviour: dict[str, Any] | None = None
+    fixed_in: dict[str, str] | None = None  # {"version", "date"} of a verified fix
 
     @property
     def file_name(self) -> str:
@@ -123,7 +131,10 @@ class Finding:
         return (len(raw) if raw is not None else case_len, case_len)
 
     def to_json(self) -> dict[str, Any]:
-        return {name: getattr(self, name) for name in FIELDS}
+        data = {name: getattr(self, name) for name in FIELDS}
+        data.update({name: getattr(self, name) for name in OPTIONAL_FIELDS
+                     if getattr(self, name) is not None})
+        return data
 
     def to_bytes(self) -> bytes:
         """The file content: sorted keys, ASCII only (lone surrogates escaped), newline."""

@@ -1,8 +1,9 @@
 """The finding record's schema and its strict parser: what a ``findings/*.json`` holds.
 
-A record is one JSON object with exactly the fields of ``FIELDS`` (schema 2; schema 1,
-without ``signature_version`` and ``note``, is still read so that ``pctfuzz migrate``
-can rewrite it; ``behaviour``, the rule that explains a divergence, may be absent:
+A record is one JSON object with exactly the fields of ``FIELDS``, plus those of
+``OPTIONAL_FIELDS`` that are not null (schema 2; schema 1, without
+``signature_version`` and ``note``, is still read so that ``pctfuzz migrate`` can
+rewrite it; ``behaviour``, the rule that explains a divergence, may be absent:
 null). JSON only, nothing is ever unpickled or evaluated, and the parser
 refuses what could not be written back or printed safely: NaN and Infinity (and
 literals like ``1e999``), duplicate keys, a mistyped field (a bool is not an int),
@@ -34,7 +35,10 @@ __all__ = [
     "FIELDS",
     "FINDING_STATUSES",
     "ID_RE",
+    "OPEN_STATUSES",
+    "OPTIONAL_FIELDS",
     "SCHEMA_VERSION",
+    "TRIAGED_STATUSES",
     "behaviour_problem",
     "decode_record",
     "dumps",
@@ -47,7 +51,16 @@ __all__ = [
 #: (issue 21) is optional: a record without it reads as ``null``.
 SCHEMA_VERSION: Final = 2
 _READABLE_SCHEMAS: Final = (1, 2)
-FINDING_STATUSES: Final = frozenset({"new", "known-divergence", "fixed"})
+#: A finding is open (``new``) until it is triaged or verified fixed, as ClusterFuzz
+#: keeps a testcase open: an open finding that still reproduces fails a campaign
+#: (``pctfuzz fuzz --fail-on open``). A triaged one never fails a run: the behaviour is
+#: intended (``known-divergence``), not a bug (``false-positive``), the adapter's own
+#: mistake (``adapter-bug``) or a bug nobody will fix (``wont-fix``). ``fixed``: a
+#: replay no longer reproduces it (``fixed_in`` says in which version and when).
+OPEN_STATUSES: Final = frozenset({"new"})
+TRIAGED_STATUSES: Final = frozenset({"known-divergence", "false-positive", "adapter-bug",
+                                     "wont-fix"})
+FINDING_STATUSES: Final = OPEN_STATUSES | TRIAGED_STATUSES | {"fixed"}
 ID_RE: Final = re.compile(r"[0-9a-f]{16}")
 FIELDS: Final = (
     "schema", "id", "target", "kind", "signature", "signature_version", "case", "raw_input",
@@ -55,6 +68,10 @@ FIELDS: Final = (
     "actual", "evidence", "traceback", "versions", "impl", "first_seen", "last_seen",
     "hits", "status", "minimized", "note", "behaviour",
 )  # fmt: skip
+#: Fields written only when not null (a record without one reads as null), so records
+#: without them stay byte for byte what they were: ``fixed_in`` (``{"version",
+#: "date"}``: the implementation's version when a replay verified the fix).
+OPTIONAL_FIELDS: Final = ("fixed_in",)
 
 _MAX_SIGNATURE_LEN: Final = 4096
 _MAX_LABEL_LEN: Final = 300
@@ -86,6 +103,7 @@ _TYPES: Final[Mapping[str, tuple[type, ...]]] = {
     "minimized": (bool,),
     "note": _OptStr,
     "behaviour": (dict, type(None)),
+    "fixed_in": (dict, type(None)),
 }
 
 
@@ -194,6 +212,16 @@ def _non_finite(value: object) -> bool:
     return False
 
 
+def _fixed_in_problem(value: dict[str, Any] | None) -> str | None:
+    """Why ``fixed_in`` is unusable: ``{"version": label, "date": UTC timestamp}``."""
+    if value is None:
+        return None
+    if set(value) != {"version", "date"} or _label_problem(value["version"]) \
+            or not isinstance(value["date"], str) or not _UTC_STAMP.fullmatch(value["date"]):
+        return "field 'fixed_in' must be {version: one line, date: ISO 8601 UTC}"
+    return None
+
+
 def _case_type_of(target: str) -> type | None:
     """The case type of a built-in target's records (None for any other name). A
     built-in target is named after the question its cases ask (``identity.QUESTION``),
@@ -229,7 +257,8 @@ def validate_record(data: object, source: Path) -> dict[str, Any]:
         data = {**data, "schema": SCHEMA_VERSION, "signature_version": 1, "note": None}
     if "behaviour" not in data:  # written before the field existed (issue 21)
         data = {**data, "behaviour": None}
-    unknown = sorted(set(data) - set(FIELDS))
+    data = {**{name: None for name in OPTIONAL_FIELDS}, **data}
+    unknown = sorted(set(data) - set(FIELDS) - set(OPTIONAL_FIELDS))
     if unknown:
         raise bad(f"unknown field(s) {', '.join(map(short, unknown))}")
     missing = [name for name in FIELDS if name not in data]
@@ -281,6 +310,9 @@ def validate_record(data: object, source: Path) -> dict[str, Any]:
         problem = _label_problem(key) or _label_problem(value)
         if problem:
             raise bad(f"versions[{short(key)}] {problem}")
+    problem = _fixed_in_problem(data["fixed_in"])
+    if problem:
+        raise bad(problem)
     if not all(_UTC_STAMP.fullmatch(data[name]) for name in ("first_seen", "last_seen")):
         raise bad("first_seen/last_seen must be ISO 8601 UTC timestamps")
     try:

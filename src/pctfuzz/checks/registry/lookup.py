@@ -12,10 +12,9 @@ whose phase-0 encode and form entries are all in ``urllib_legacy``.
 from __future__ import annotations
 
 import dataclasses
-import os
 from collections.abc import Iterable, Sequence
 
-from pctfuzz.accept import ACCEPT_ENV, checked_entries, load_accept_file
+from pctfuzz.accept import accept_file, checked_entries, load_accept_file
 from pctfuzz.accept import entry as _engine
 from pctfuzz.accept.entry import KnownDivergence
 from pctfuzz.cases import Case
@@ -128,9 +127,9 @@ _ADAPTERS: dict[int, tuple[object, str | None, tuple[KnownDivergence, ...]]] = {
 
 def accepted_entries(impl: object) -> tuple[KnownDivergence, ...]:
     """The user entries that apply to ``impl``: its ``divergences`` and those of the
-    ``PCTFUZZ_ACCEPT`` file (``pctfuzz.accept``), each with ``impl`` filled in (the
+    project's accept file (``pctfuzz.accept.use_accept_file``), each with ``impl`` filled in (the
     adapter's name), in reconcile order. Cached per adapter object and file."""
-    accept = os.environ.get(ACCEPT_ENV) or None
+    accept = accept_file()
     cached = _ADAPTERS.get(id(impl))
     if cached is not None and cached[0] is impl and cached[1] == accept:
         return cached[2]

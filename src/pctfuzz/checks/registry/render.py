@@ -5,10 +5,9 @@ example (which runs the implementations)."""
 from __future__ import annotations
 
 import dataclasses
-import os
 from collections.abc import Iterable
 
-from pctfuzz.accept import ACCEPT_ENV, checked_entries
+from pctfuzz.accept import accept_file, checked_entries
 from pctfuzz.accept.entry import KnownDivergence
 from pctfuzz.checks.registry.examples import example_outcomes
 from pctfuzz.checks.registry.lookup import divergences_for
@@ -35,8 +34,9 @@ def adapter_entries() -> list[KnownDivergence]:
     ``divergences``, the user's API: requests, werkzeug, hyperlink, ...), in ``IMPLS``
     order. An adapter that cannot be made here (a missing extra, no ``node``) is left
     out; make test installs every extra, and the Node peers declare none."""
-    if os.environ.get(ACCEPT_ENV):  # the table is of the built-in adapters only
-        raise PctfuzzError(f"unset {ACCEPT_ENV} to render the built-in adapters' entries")
+    if accept_file():  # the table is of the built-in adapters only
+        raise PctfuzzError("--markdown renders the built-in adapters' entries: "
+                           "give no --accept file")
     found: list[KnownDivergence] = []
     for name in IMPLS:
         try:

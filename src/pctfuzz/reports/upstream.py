@@ -1,0 +1,177 @@
+"""``pctfuzz report --upstream ID``: a finding as the Markdown body of an issue for the
+library's tracker.
+
+What a maintainer needs and nothing of pctfuzz's store: a title, the library and its
+version, the minimal input, the answer the standard requires with the section that
+requires it, the library's answer, a reproduction that needs only the library when the
+adapter can write one (``Adapter.reproduction``; the urllib call of ``urllib_call``
+otherwise, for urllib) and else the replay command, and pctfuzz's version.
+
+Record text is data: values reach the body as ``ascii()`` literals inside code fences
+longer than any run of backticks they hold, prose as ``text.ascii_line``. A
+reproduction is printed only after it was run and gave exactly the adapter's answer (it
+is the adapter's source, values as literals: ``oracles.base.library_call``).
+"""
+
+from __future__ import annotations
+
+import builtins
+import contextlib
+import io
+import platform
+import re
+import shlex
+from typing import Any
+
+from pctfuzz import __version__
+from pctfuzz.cases import EncodeCase
+from pctfuzz.checks.differential import run_impl, scalar_values
+from pctfuzz.errors import UsageError
+from pctfuzz.oracles.base import impl_name, impl_version
+from pctfuzz.outcome import Outcome, case_text, reference_outcome
+from pctfuzz.reports.results import reproduce_command
+from pctfuzz.reports.urllib_call import urllib_expression
+from pctfuzz.sets import get_set
+from pctfuzz.store import Finding
+from pctfuzz.targets import get_target
+from pctfuzz.text import one_line
+
+__all__ = ["SECTIONS", "upstream_report"]
+
+#: check -> the part of the URL Standard that defines the expected answer.
+SECTIONS = {
+    "encode": "URL Standard 1.3 (Percent-encoded bytes): percent-encode after encoding",
+    "decode": "URL Standard 1.3 (Percent-encoded bytes): percent-decode",
+    "form": "URL Standard 5.2 (application/x-www-form-urlencoded serializing)",
+    "form-parse": "URL Standard 5.1 (application/x-www-form-urlencoded parsing)",
+}
+_ARGUMENT = {"encode": "value", "decode": "value", "form": "pairs", "form-parse": "text"}
+
+
+def _fenced(text: str, lang: str = "") -> str:
+    """``text`` in a code fence no backtick run inside it can close."""
+    longest = max((len(m) for m in re.findall(r"`+", text)), default=0)
+    fence = "`" * max(3, longest + 1)
+    return f"{fence}{lang}\n{text}\n{fence}"
+
+
+def _plain(text: str) -> str:
+    """``text`` (often a ``repr`` already) as one line of ASCII: ``text.one_line``, then
+    every other non-ASCII character as a backslash escape."""
+    return one_line(text).encode("ascii", "backslashreplace").decode("ascii")
+
+
+def _inline(text: str) -> str:
+    """``text`` as one inline code span that no backtick run inside it can close."""
+    longest = max((len(m) for m in re.findall(r"`+", text)), default=0)
+    fence = "`" * (longest + 1)
+    return f"{fence} {text} {fence}"
+
+
+def _shown(outcome: Outcome | None) -> str:
+    if outcome is None:
+        return "(no answer: the adapter does not support this case)"
+    return _plain(outcome.describe())
+
+
+def _checked_source(source: str | None, answer: Outcome | None) -> str | None:
+    """``source`` if running it binds ``actual`` to exactly ``answer``'s value (or
+    raises ``answer``'s exception type); None otherwise, and for no source."""
+    if source is None or answer is None:
+        return None
+    namespace: dict[str, Any] = {"__builtins__": builtins}
+    try:
+        code = compile(source, "<reproduction>", "exec")
+        with contextlib.redirect_stdout(io.StringIO()):
+            exec(code, namespace)  # the adapter's own source, values as literals
+    except Exception as exc:
+        return source if answer.raised and type(exc) is type(answer.error) else None
+    if answer.raised or "actual" not in namespace:
+        return None
+    actual = namespace["actual"]
+    return source if type(actual) is type(answer.value) and actual == answer.value else None
+
+
+def _reproduction(adapter: Any, check: str, case: Any, answer: Outcome | None,
+                  expected: Outcome) -> str | None:
+    """A script that needs only the library: the adapter's ``reproduction``, else the
+    recorded urllib.parse call; None when neither gives the adapter's answer."""
+    source: str | None = None
+    method = getattr(adapter, "reproduction", None)
+    if callable(method):
+        with contextlib.suppress(Exception):
+            source = _checked_source(method(check, case), answer)
+    if source is None and impl_name(adapter) in ("urllib", "urllib-unquote"):
+        call = urllib_expression(adapter, check, case, _ARGUMENT[check])
+        if call is not None:
+            name, value, expression = call
+            source = _checked_source(
+                f"import urllib.parse\n{name} = {value!r}\nactual = {expression}\n", answer)
+    if source is None:
+        return None
+    tail = "print(ascii(actual))\n"
+    if not expected.raised:
+        tail += f"assert actual == {expected.value!r}, 'expected {_ARGUMENT[check]} per " \
+                f"{SECTIONS[check].split(' (')[0]}'\n"
+    return source + tail
+
+
+def upstream_report(finding: Finding, adapter: Any, *, path: str, impl: str) -> str:
+    """The Markdown issue body of ``finding`` against ``adapter`` (named ``impl``)."""
+    target = get_target(finding.target)
+    if not target.differential or finding.case is None:
+        raise UsageError(f"finding {finding.id} is a {finding.kind} of {finding.target}, "
+                         "pctfuzz's own check, not of an implementation: report it to pctfuzz")
+    case = finding.rebuild_case()
+    check = str(finding.case["type"])
+    expected = reference_outcome(check, case, surrogates=scalar_values(adapter))
+    answer = run_impl(check, case, adapter)
+    library = _plain(impl_version(adapter))
+    recorded = finding.versions.get(finding.impl or "", "")
+    title = (f"{_plain(impl_name(adapter))[:60]}: "
+             f"{_inline(_plain(case_text(case))[:120])} gives "
+             f"{_inline(_shown(answer)[:80])} where the URL Standard gives "
+             f"{_inline(_shown(expected)[:80])}")
+    lines = [f"# {title}", ""]
+    if finding.behaviour:
+        lines += [f"Behaviour: {_plain(str(finding.behaviour.get('text', '')))[:300]}", ""]
+    lines += [
+        f"- Library: {library}" + (f" (found with {_plain(recorded)})"
+                                   if recorded and recorded != library else ""),
+        f"- Python: {platform.python_implementation()} {platform.python_version()}",
+        f"- Found by: pctfuzz {__version__} (finding {finding.id}, "
+        f"{finding.hits} hit(s) since {finding.first_seen[:10]})",
+        "",
+        "## Minimal input",
+        "",
+        _fenced(_plain(case_text(case)), "python"),
+        "",
+        "## Expected",
+        "",
+        _fenced(_shown(expected)),
+        "",
+        f"Required by the {SECTIONS[check]}"
+        + (f", with the set {_plain(get_set(case.set_name).source)}"
+           if isinstance(case, EncodeCase) else "") + ".",
+        "",
+        "## Actual",
+        "",
+        _fenced(_shown(answer)),
+        "",
+    ]
+    if answer is not None and expected.same(answer):
+        lines += ["Note: this version gives the expected answer: the finding does not "
+                  "reproduce here any more.", ""]
+    script = _reproduction(adapter, check, case, answer, expected)
+    lines += ["## Reproduction", ""]
+    if script is not None:
+        lines += ["With the library alone:", "", _fenced(script.rstrip("\n"), "python")]
+    else:
+        command = reproduce_command(finding, path)
+        if impl and "--impl" not in command:
+            command += f" --impl {shlex.quote(impl)}"
+        lines += ["With pctfuzz (the adapter writes no library-only script for this case):",
+                  "", _fenced(_plain(f"pip install pctfuzz && {command}"), "sh")]
+    lines += ["", f"Reported with pctfuzz {__version__} (`pctfuzz report --upstream "
+              f"{finding.id}`)."]
+    return "\n".join(lines) + "\n"
