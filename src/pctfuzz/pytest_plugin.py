@@ -103,8 +103,19 @@ def pytest_collect_file(file_path: Path, parent: pytest.Collector) -> FindingsFi
     if (folder is None or file_path.suffix != ".json" or file_path.name.startswith(".")
             or file_path.resolve().parent != folder or not _regular(file_path)):
         return None
-    file: FindingsFile = FindingsFile.from_parent(parent, path=file_path)
-    return file
+    if file_path.name.isprintable():
+        file: FindingsFile = FindingsFile.from_parent(parent, path=file_path)
+        return file
+    # A file name is untrusted text: its node id (which pytest prints) through one_line.
+    from pctfuzz.text import one_line
+
+    try:
+        shown = file_path.relative_to(parent.config.rootpath).as_posix()
+    except ValueError:
+        shown = file_path.as_posix()
+    named: FindingsFile = FindingsFile.from_parent(parent, path=file_path,
+                                                   nodeid=one_line(shown, 300))
+    return named
 
 
 class FindingsFile(pytest.File):
