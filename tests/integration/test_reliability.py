@@ -230,7 +230,13 @@ def test_two_campaigns_share_one_store_without_losing_a_hit(tmp_path: Path) -> N
     assert len(records) == len(list(findings.glob("*.json"))) == 1
     counted = count.stat().st_size
     assert counted > 1000
-    assert records[0].hits == counted, f"stored {records[0].hits}, counted {counted}"
+    # Each campaign ends by replaying the open findings of its implementation (an open
+    # bug keeps CI red): a call of the implementation that is a verification, not a hit.
+    verified = sum(int(m) for out, err in outs
+                   for m in re.findall(r"open findings replayed: (\d+)", out + err))
+    assert verified == 2, outs
+    assert records[0].hits == counted - verified, \
+        f"stored {records[0].hits}, counted {counted} (of which {verified} verifications)"
 
     files, torn, odd = _corpus_health(corpus / "diff_decode")
     assert files > 0 and not torn and not odd

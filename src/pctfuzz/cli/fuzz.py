@@ -170,6 +170,7 @@ def _verify_open(args: argparse.Namespace, result: Any, out: TextIO) -> Any:
     stopped the run: the user asked it to end."""
     from pctfuzz.fuzz.replay import OpenReplay, replay_open
     from pctfuzz.store import printable_path
+    from pctfuzz.text import one_line
 
     if result.stopped_by:
         return OpenReplay()
@@ -177,6 +178,9 @@ def _verify_open(args: argparse.Namespace, result: Any, out: TextIO) -> Any:
                            seen=result.known_findings, timeout=args.timeout)
     for line in verified.lines():
         print(f"pctfuzz: {line}", file=out)
+    for path, message in verified.skipped:
+        print(f"pctfuzz: WARNING: {printable_path(path)}: not a finding record, skipped: "
+              f"{one_line(message)}", file=sys.stderr)
     for path, message in verified.errors:
         print(f"pctfuzz: INCOMPLETE: open finding {printable_path(path)} not replayed: "
               f"{message}", file=sys.stderr)

@@ -43,6 +43,11 @@ def _cmd_replay_open(args: argparse.Namespace, project: Project, dests: Any, out
     for verdict in verified.verdicts:
         print(verdict.line(), file=out)
     print(verified.lines()[-1], file=out)
+    from pctfuzz.text import one_line
+
+    for path, message in verified.skipped:
+        print(f"pctfuzz: WARNING: {printable_path(path)}: not a finding record, skipped: "
+              f"{one_line(message)}", file=sys.stderr)
     for path, message in verified.errors:
         print(f"{printable_path(path)}: error: {message}", file=sys.stderr)
     code = (EXIT_FOUND if verified.reproduced else EXIT_INCOMPLETE if verified.errors

@@ -307,6 +307,10 @@ class OpenReplay:
     accepted: list[str] = field(default_factory=list)  # ids now ``known-divergence``
     reopened: list[str] = field(default_factory=list)  # ``fixed`` ids seen again
     errors: list[tuple[Path, str]] = field(default_factory=list)
+    #: Files of the store that are not readable records (a folder named ``*.json``,
+    #: invalid JSON): warned and skipped, as the store does everywhere; not a finding
+    #: that could not be replayed, so not an incomplete run.
+    skipped: list[tuple[Path, str]] = field(default_factory=list)
 
     @property
     def reproduced(self) -> list[str]:
@@ -385,5 +389,5 @@ def replay_open(findings: Path, impl: str, *, targets: Sequence[str] | None = No
             result.verdicts.append(verdict)
         except (PctfuzzError, OSError) as exc:
             result.errors.append((path, str(exc)))
-    result.errors.extend((p.path, p.message) for p in problems)
+    result.skipped.extend((p.path, p.message) for p in problems)
     return result
