@@ -40,7 +40,7 @@ to the current folder and may point anywhere.
 impl = "mypkg.urls:MyAdapter"   # implementation under test (--impl)
 targets = ["diff_encode"]       # default TARGET list
 sets = ["path", "component"]    # percent-encode sets to fuzz (--set)
-accept = ["accepted.toml"]      # accepted-difference files (--accept)
+accept = "accepted.toml"        # the accepted-differences file (--accept)
 corpus = "fuzz/corpus"          # --corpus, relative to the root
 findings = "fuzz/findings"      # --findings, relative to the root
 max-time = 120                  # --max-time, seconds (at most MAX_SECONDS)
@@ -93,7 +93,7 @@ KEYS: dict[str, str] = {
     "impl": "a string",
     "targets": "a list of strings",
     "sets": "a list of strings",
-    "accept": "a list of strings",
+    "accept": "a string or a list of one string",
     "corpus": "a string",
     "findings": "a string",
     "max-time": f"a number of seconds above 0 and at most {MAX_SECONDS} (30 days)",
@@ -161,6 +161,8 @@ def _check(key: str, value: Any) -> bool:
     (``cli.args``: the same ``MAX_SECONDS`` and ``max_jobs()``)."""
     if key in ("impl", "corpus", "findings"):
         return isinstance(value, str) and bool(value)
+    if key == "accept" and isinstance(value, str):
+        return bool(value)  # one file, as `pctfuzz accept` writes it
     if key in ("targets", "sets", "accept"):
         return isinstance(value, list) and all(isinstance(v, str) for v in value)
     if key == "max-time":
@@ -199,6 +201,9 @@ def load_config(start: Path | None = None) -> ProjectConfig:
     for key in ("corpus", "findings"):
         if key in table:
             _inside(pyproject, key, table[key])
+    table = dict(table)
+    if isinstance(table.get("accept"), str):
+        table["accept"] = [table["accept"]]
     for item in table.get("accept", []):
         if item.endswith((".toml", ".py")) or "/" in item:
             _inside(pyproject, "accept", item)
@@ -233,6 +238,7 @@ class Project:
     sets: Mapping[str, str]
     impl: str | None
     impl_flag: bool = False
+    accept_flag: bool = False
     _loaded: dict[str, Impl] = field(default_factory=dict, compare=False, repr=False)
 
     @classmethod
@@ -243,6 +249,7 @@ class Project:
         table: each flag as the user gave it, None when not given."""
         config = load_config(start)
         values = config.values
+        accept_given = accept is not None
         if accept is None and values.get("accept"):
             if len(values["accept"]) > 1:
                 raise ConfigError(f"{config.pyproject}: [tool.pctfuzz] accept: one file for "
@@ -264,6 +271,7 @@ class Project:
             sets=declared,
             impl=impl or values.get("impl"),
             impl_flag=impl is not None,
+            accept_flag=accept_given,
         )
 
     # --- the table's defaults ---------------------------------------------------------------
@@ -322,6 +330,17 @@ class Project:
         return "project {}; corpus {}; findings {}".format(
             *(printable_path(p) for p in (self.root, self.corpus, self.findings)))
 
+    @property
+    def accept_in_force(self) -> str | None:
+        """The accept file whose entries apply: the configured one only once it exists
+        (``pctfuzz accept`` creates it; until then nothing is accepted, which hides no
+        finding), a flag's always (a missing one is then a usage error)."""
+        if (self.accept is not None and not self.accept_flag
+                and self.accept.endswith((".toml", ".py"))
+                and not os.path.lexists(self.accept)):
+            return None
+        return self.accept
+
     # --- this process and its children -------------------------------------------------------
     def activate(self) -> None:
         """Make the project this process's: its root importable (an adapter module of
@@ -332,9 +351,9 @@ class Project:
 
         if self.pyproject is not None and str(self.root) not in sys.path:
             sys.path.insert(0, str(self.root))
-        if self.accept is not None:
-            load_accept_file(self.accept)
-        use_accept_file(self.accept)
+        if self.accept_in_force is not None:
+            load_accept_file(self.accept_in_force)
+        use_accept_file(self.accept_in_force)
         declare_sets(self.sets)
 
     def handoff(self) -> HarnessSettings:
@@ -342,5 +361,5 @@ class Project:
         implementation and the store)."""
         from pctfuzz.fuzz.protocol import HarnessSettings
 
-        return HarnessSettings(accept=self.accept, sets=dict(self.sets),
+        return HarnessSettings(accept=self.accept_in_force, sets=dict(self.sets),
                                root=str(self.root) if self.pyproject is not None else None)

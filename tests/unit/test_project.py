@@ -120,3 +120,29 @@ def test_deeply_nested_accept_toml_is_exit_2(tmp_path: Path, monkeypatch: pytest
     (tmp_path / "deep.toml").write_text("x = " + "[" * 5000 + "]" * 5000 + "\n")
     code, err = _exit_of(tmp_path, monkeypatch, capsys, "divergences", "--accept", "deep.toml")
     assert code == 2 and "nested too deeply" in err and err.count("\n") == 1, err
+
+
+def test_a_configured_accept_file_may_be_one_string_and_may_not_exist_yet(
+        tmp_path: Path) -> None:
+    """``accept = "fuzz/accept.toml"`` (one file, as ``pctfuzz accept`` writes it) before
+    any entry exists: nothing is accepted, nothing fails; once written, it is in force.
+    A flag naming a missing file is still an error."""
+    from pctfuzz.accept import accept_file
+    from pctfuzz.errors import PctfuzzError
+
+    root = _project(tmp_path, 'accept = "fuzz/accept.toml"\n')
+    project = Project.load(root)
+    assert project.accept == str(root / "fuzz" / "accept.toml")
+    assert project.accept_in_force is None
+    project.activate()
+    assert accept_file() is None
+    (root / "fuzz").mkdir()
+    (root / "fuzz" / "accept.toml").write_text(
+        '[[divergence]]\nid = "x"\ncheck = "encode"\nreconciler = "left_raw"\nchars = "#"\n'
+        'citation = "c"\nwhy = "w"\n[divergence.example]\nvalue = "#"\nset = "query"\n')
+    Project.load(root).activate()
+    assert accept_file() == str(root / "fuzz" / "accept.toml")
+    flagged = Project.load(root, accept=str(tmp_path / "missing.toml"))
+    assert flagged.accept_in_force == str(tmp_path / "missing.toml")
+    with pytest.raises(PctfuzzError):
+        flagged.activate()

@@ -80,7 +80,7 @@ def _cmd_divergences(args: argparse.Namespace) -> int:
     project = Project.load(accept=args.accept, impl=args.impl)
     project.activate()
     names, adapter = _adapter(project.impl)
-    user = _user_entries(adapter, project.accept)
+    user = _user_entries(adapter, project.accept_in_force)
     if args.check:
         return _check(names, adapter, user)
     if args.markdown:
