@@ -26,7 +26,7 @@ th{background:#f0f0f0}
 td.n{text-align:right;font-variant-numeric:tabular-nums}
 code,pre{font:12px/1.3 ui-monospace,monospace;white-space:pre-wrap;word-break:break-all}
 .new{color:#b00;font-weight:bold}.fixed{color:#070}.known-divergence{color:#555}
-details{margin:.2em 0}
+details{margin:.2em 0;max-width:60em}
 """
 
 
@@ -101,7 +101,11 @@ def render_html(document: Mapping[str, Any], findings: Sequence[Finding] = ()) -
         parts.append("<p>No findings.</p>")
     rows = []
     for f in document["findings"]:
-        detail = [f"<details><summary>{_h(f['summary'])}</summary><dl>",
+        # The behaviour (the rule that names the finding) first: what a reader triages.
+        headline = (f"behaviour: {f['behaviour']['text']}" if f.get("behaviour")
+                    else f["summary"])
+        detail = [f"<details><summary>{_h(headline)}</summary><dl>",
+                  f"<dt>difference</dt><dd>{_h(f['summary'])}</dd>",
                   f"<dt>signature</dt><dd><code>{_h(f['signature'])}</code></dd>",
                   *([f"<dt>behaviour</dt><dd>{_h(f['behaviour']['text'])}</dd>"]
                     if f.get("behaviour") else []),
