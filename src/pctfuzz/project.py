@@ -239,12 +239,15 @@ class Project:
     impl: str | None
     impl_flag: bool = False
     accept_flag: bool = False
+    #: ``--no-accepted``: every accepted difference ignored (``pctfuzz.accept.use_accepted``)
+    no_accepted: bool = False
     _loaded: dict[str, Impl] = field(default_factory=dict, compare=False, repr=False)
 
     @classmethod
     def load(cls, start: Path | None = None, *, corpus: str | None = None,
              findings: str | None = None, accept: str | None = None,
-             impl: str | None = None, sets: Sequence[str] | None = None) -> Project:
+             impl: str | None = None, sets: Sequence[str] | None = None,
+             no_accepted: bool = False) -> Project:
         """The project of ``start`` (default: the current folder), flags over the
         table: each flag as the user gave it, None when not given."""
         config = load_config(start)
@@ -272,6 +275,7 @@ class Project:
             impl=impl or values.get("impl"),
             impl_flag=impl is not None,
             accept_flag=accept_given,
+            no_accepted=no_accepted,
         )
 
     # --- the table's defaults ---------------------------------------------------------------
@@ -346,7 +350,7 @@ class Project:
         """Make the project this process's: its root importable (an adapter module of
         the project loads from any subfolder), its accept file (checked now: a bad one
         is a usage error before any work) and its sets in force."""
-        from pctfuzz.accept import load_accept_file, use_accept_file
+        from pctfuzz.accept import load_accept_file, use_accept_file, use_accepted
         from pctfuzz.formats import declare_sets
 
         if self.pyproject is not None and str(self.root) not in sys.path:
@@ -354,6 +358,7 @@ class Project:
         if self.accept_in_force is not None:
             load_accept_file(self.accept_in_force)
         use_accept_file(self.accept_in_force)
+        use_accepted(not self.no_accepted)
         declare_sets(self.sets)
 
     def handoff(self) -> HarnessSettings:
@@ -362,4 +367,5 @@ class Project:
         from pctfuzz.fuzz.protocol import HarnessSettings
 
         return HarnessSettings(accept=self.accept_in_force, sets=dict(self.sets),
-                               root=str(self.root) if self.pyproject is not None else None)
+                               root=str(self.root) if self.pyproject is not None else None,
+                               no_accepted=self.no_accepted)

@@ -121,3 +121,31 @@ def test_three_accepted_behaviours_leave_the_two_bugs(tmp_path: Path) -> None:
     run, records = _campaign(tmp_path, "--accept", str(accept))
     assert run.returncode == EXIT_FOUND, run.stdout + run.stderr
     assert _rules(records) == Counter({"rule=truncated(n=100)": 1, "rule=decoded_twice()": 1})
+
+
+def test_no_accepted_shows_every_behaviour_and_stays_apart(tmp_path: Path) -> None:
+    """``--no-accepted`` ignores the accept file: the five behaviours, each marked
+    ``accepted=none``; the next normal campaign on the same store neither closes nor
+    accepts them (its open-finding replay is of its own findings) and adds the two bugs."""
+    accept = tmp_path / "accept.toml"
+    accept.write_text(ACCEPT)
+    run, records = _campaign(tmp_path, "--accept", str(accept), "--no-accepted")
+    assert run.returncode == EXIT_FOUND, run.stdout + run.stderr
+    assert sum(_rules(records).values()) == 5 and len(_rules(records)) == 5, \
+        [r["signature"] for r in records]
+    assert all(r["signature"].endswith("|accepted=none") for r in records)
+    marked = {r["id"] for r in records}
+    # A second campaign in the same folders (the corpus now holds the findings' inputs).
+    corpus, findings = tmp_path / "corpus", tmp_path / "findings"
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join([str(SUPPORT),
+                                                       os.environ.get("PYTHONPATH", "")]))
+    again = subprocess.run(
+        [sys.executable, "-m", "pctfuzz", "fuzz", *SEEDS, "--impl", FIVE, "--jobs", "2",
+         "--max-time", "20", "--corpus", str(corpus), "--findings", str(findings), "-q",
+         "--accept", str(accept)],
+        cwd=tmp_path, env=env, capture_output=True, text=True, timeout=600, check=False)
+    assert again.returncode == EXIT_FOUND, again.stdout + again.stderr
+    after = [json.loads(p.read_text()) for p in sorted(findings.glob("*.json"))]
+    assert all(r["status"] == "new" for r in after if r["id"] in marked)
+    normal = [r for r in after if r["id"] not in marked]
+    assert _rules(normal) == Counter({"rule=truncated(n=100)": 1, "rule=decoded_twice()": 1})

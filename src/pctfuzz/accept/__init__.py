@@ -90,9 +90,11 @@ from pctfuzz.accept.entry import KnownDivergence
 from pctfuzz.accept.files import (
     ACCEPT_ENV,
     accept_file,
+    accepted_in_force,
     checked_entries,
     load_accept_file,
     use_accept_file,
+    use_accepted,
 )
 from pctfuzz.accept.reconcilers import (
     RECONCILERS,
@@ -125,6 +127,7 @@ __all__ = [
     "KnownDivergence",
     "Reconciler",
     "accept_file",
+    "accepted_in_force",
     "both_refuse",
     "checked_entries",
     "decoded_twice",
@@ -148,4 +151,5 @@ __all__ = [
     "trimmed",
     "truncated",
     "use_accept_file",
+    "use_accepted",
 ]

@@ -18,8 +18,8 @@ from pctfuzz.accept_file import check_example, check_parameter, parse_toml, read
 from pctfuzz.cases import Case, DecodeCase, EncodeCase, FormCase, FormParseCase
 from pctfuzz.errors import PctfuzzError, UsageError
 
-__all__ = ["ACCEPT_ENV", "accept_file", "checked_entries", "load_accept_file",
-           "use_accept_file"]
+__all__ = ["ACCEPT_ENV", "accept_file", "accepted_in_force", "checked_entries",
+           "load_accept_file", "use_accept_file", "use_accepted"]
 
 #: The environment variable that hands the ``--accept`` file to a harness process
 #: (``pctfuzz.fuzz.protocol.HarnessSettings``); nothing else reads it.
@@ -39,6 +39,24 @@ def use_accept_file(path: str | None) -> None:
 def accept_file() -> str | None:
     """The accepted-differences file set by ``use_accept_file`` (None: none)."""
     return _ACCEPT_FILE[0]
+
+
+#: False in a ``--no-accepted`` process (``use_accepted``).
+_ACCEPTED: list[bool] = [True]
+
+
+def use_accepted(in_force: bool) -> None:
+    """``--no-accepted`` (``in_force`` False): this process ignores every accepted
+    difference -- the registry's, the adapter's ``divergences`` and the accept file's --
+    so every behaviour that differs from the standard is a finding, and every such
+    finding's signature says so (``pctfuzz.identity``, ``accepted=none``). Set once by
+    an entry point (``pctfuzz.project.Project.activate``, the harness)."""
+    _ACCEPTED[0] = in_force
+
+
+def accepted_in_force() -> bool:
+    """Whether accepted differences apply in this process (``use_accepted``)."""
+    return _ACCEPTED[0]
 
 
 # --- --accept files ------------------------------------------------------------------------

@@ -128,6 +128,15 @@ def add_command(subparsers: Any) -> None:
     parser.set_defaults(func=_cmd_divergences)
 
 
+def add_no_accepted_option(parser: argparse.ArgumentParser) -> None:
+    """``--no-accepted`` (``fuzz``, ``replay``, ``matrix``)."""
+    parser.add_argument(
+        "--no-accepted", action="store_true",
+        help="ignore every accepted difference (the registry's, the adapter's divergences, "
+        "the accept file's): see all that differs from the standard; findings are marked "
+        "accepted=none and kept apart from normal ones (docs/fuzzing.md)")
+
+
 def add_accept_option(parser: argparse.ArgumentParser) -> None:
     """``--accept FILE`` (also on ``fuzz`` and ``replay``)."""
     parser.add_argument(

@@ -25,7 +25,7 @@ from pctfuzz.cli.args import (
     positive_seconds,
     whole_seconds,
 )
-from pctfuzz.cli.divergences import add_accept_option
+from pctfuzz.cli.divergences import add_accept_option, add_no_accepted_option
 from pctfuzz.cli.exits import EXIT_FOUND, EXIT_INCOMPLETE, EXIT_OK
 from pctfuzz.cli.results import add_report_options, check_outputs, human_stream, write_reports
 from pctfuzz.errors import PctfuzzError
@@ -193,7 +193,7 @@ def _project(args: argparse.Namespace) -> Project:
     from pctfuzz.project import Project
 
     project = Project.load(corpus=args.corpus, findings=args.findings, accept=args.accept,
-                           impl=args.impl, sets=args.set)
+                           impl=args.impl, sets=args.set, no_accepted=args.no_accepted)
     args.targets = args.targets or project.targets
     if args.max_time is None:
         args.max_time = project.max_time or 60.0
@@ -337,6 +337,7 @@ def add_command(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> Non
                       "replayed at the end (a fix makes it `fixed`); new: new findings only; "
                       "never")
     add_accept_option(fuzz)
+    add_no_accepted_option(fuzz)
     fuzz.add_argument("--self-check", action="store_true",
                       help="also fuzz pctfuzz's own reference (the invariant targets), "
                       "which run by default only when no implementation is named")

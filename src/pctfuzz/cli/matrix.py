@@ -17,6 +17,7 @@ import argparse
 import sys
 from pathlib import Path
 
+from pctfuzz.cli.divergences import add_no_accepted_option
 from pctfuzz.cli.exits import EXIT_FOUND, EXIT_INCOMPLETE, EXIT_OK
 from pctfuzz.errors import PctfuzzError, UsageError
 from pctfuzz.fuzz.matrix import CHECK_OF, run_matrix
@@ -48,7 +49,8 @@ def _implementations(names: list[str] | None) -> dict[str, Impl]:
 def _cmd_matrix(args: argparse.Namespace) -> int:
     from pctfuzz.project import Project
 
-    project = Project.load(corpus=args.corpus, findings=args.findings)
+    project = Project.load(corpus=args.corpus, findings=args.findings,
+                           no_accepted=args.no_accepted)
     project.activate()  # its root importable, its accept file and sets in force
     findings, corpus = project.findings, project.corpus
     out = Path(args.out)
@@ -106,4 +108,5 @@ def add_command(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> Non
     parser.add_argument("--corpus", metavar="DIR",
                         help="seed inputs (read only; default: corpus/ in the project)")
     parser.add_argument("--seed", type=int, default=0, help="the mutation loop's seed")
+    add_no_accepted_option(parser)
     parser.set_defaults(func=_cmd_matrix)

@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from pctfuzz.cli.args import folder_path, positive_seconds
-from pctfuzz.cli.divergences import add_accept_option
+from pctfuzz.cli.divergences import add_accept_option, add_no_accepted_option
 from pctfuzz.cli.exits import EXIT_FOUND, EXIT_INCOMPLETE, EXIT_OK, EXIT_USAGE
 from pctfuzz.cli.results import add_report_options, check_outputs, human_stream, write_reports
 from pctfuzz.errors import UsageError
@@ -70,7 +70,8 @@ def _cmd_replay(args: argparse.Namespace) -> int:
 
     dests = check_outputs(args)
     project = Project.load(accept=args.accept, impl=args.impl,
-                           findings=args.findings if args.open else None)
+                           findings=args.findings if args.open else None,
+                           no_accepted=args.no_accepted)
     project.activate()
     out = human_stream(dests)
     if args.open:
@@ -140,6 +141,7 @@ def add_command(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> Non
     replay.add_argument("--timeout", type=positive_seconds, default=5, metavar="SECONDS",
                         help="per-input time limit; a slower input is a timeout (default 5)")
     add_accept_option(replay)
+    add_no_accepted_option(replay)
     add_report_options(replay)
     replay.set_defaults(func=_cmd_replay)
 

@@ -99,8 +99,9 @@ FINDINGS_ENV = "PCTFUZZ_FINDINGS"
 CORPUS_ENV = "PCTFUZZ_CORPUS"
 ROOT_ENV = "PCTFUZZ_PROJECT_ROOT"
 PARENT_ENV = "PCTFUZZ_PARENT_PID"
+NO_ACCEPTED_ENV = "PCTFUZZ_NO_ACCEPTED"
 _ALL_ENV = (IMPL_ENV, FAULT_ENV, FINDINGS_ENV, CORPUS_ENV, ACCEPT_ENV, SETS_ENV, ROOT_ENV,
-            PARENT_ENV)
+            PARENT_ENV, NO_ACCEPTED_ENV)
 
 
 @dataclass(frozen=True)
@@ -111,9 +112,10 @@ class HarnessSettings:
     deliberately wrong codec), the store (``PCTFUZZ_FINDINGS``: record mode;
     ``PCTFUZZ_CORPUS``), the accepted-differences file (``PCTFUZZ_ACCEPT``), the sets of
     ``--set`` / ``[tool.pctfuzz] sets`` (``PCTFUZZ_SETS``, JSON ``{label: spec}``), the
-    project root to import the adapter from (``PCTFUZZ_PROJECT_ROOT``) and the parent's
-    pid (``PCTFUZZ_PARENT_PID``, to die with it). ``to_env`` writes them, ``from_env``
-    reads them: the only place either side touches these variables."""
+    project root to import the adapter from (``PCTFUZZ_PROJECT_ROOT``), the parent's
+    pid (``PCTFUZZ_PARENT_PID``, to die with it) and ``--no-accepted``
+    (``PCTFUZZ_NO_ACCEPTED=1``: every accepted difference ignored). ``to_env`` writes
+    them, ``from_env`` reads them: the only place either side touches these variables."""
 
     impl: str | None = None
     fault: str | None = None
@@ -123,6 +125,7 @@ class HarnessSettings:
     sets: Mapping[str, str] = field(default_factory=dict)
     root: str | None = None
     parent_pid: int | None = None
+    no_accepted: bool = False
 
     def to_env(self, base: Mapping[str, str]) -> dict[str, str]:
         """``base`` (the parent's environment) with these settings, and none of an
@@ -133,7 +136,8 @@ class HarnessSettings:
                   CORPUS_ENV: self.corpus, ACCEPT_ENV: self.accept,
                   SETS_ENV: json.dumps(dict(self.sets)) if self.sets else None,
                   ROOT_ENV: self.root,
-                  PARENT_ENV: None if self.parent_pid is None else str(self.parent_pid)}
+                  PARENT_ENV: None if self.parent_pid is None else str(self.parent_pid),
+                  NO_ACCEPTED_ENV: "1" if self.no_accepted else None}
         env.update({k: v for k, v in values.items() if v})
         return env
 
@@ -155,15 +159,18 @@ class HarnessSettings:
                    findings=env.get(FINDINGS_ENV) or None, corpus=env.get(CORPUS_ENV) or None,
                    accept=env.get(ACCEPT_ENV) or None, sets=sets,
                    root=env.get(ROOT_ENV) or None,
-                   parent_pid=int(parent) if parent and parent.isdigit() else None)
+                   parent_pid=int(parent) if parent and parent.isdigit() else None,
+                   no_accepted=env.get(NO_ACCEPTED_ENV) == "1")
 
     def activate(self) -> None:
         """Apply the settings to this (harness) process: the project root importable
-        (its adapter module), the accept file and the declared sets in force."""
-        from pctfuzz.accept import use_accept_file
+        (its adapter module), the accept file (or ``--no-accepted``) and the declared
+        sets in force."""
+        from pctfuzz.accept import use_accept_file, use_accepted
         from pctfuzz.formats import declare_sets
 
         if self.root and self.root not in sys.path:
             sys.path.insert(0, self.root)
         use_accept_file(self.accept)
+        use_accepted(not self.no_accepted)
         declare_sets(self.sets)

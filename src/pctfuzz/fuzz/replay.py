@@ -22,8 +22,15 @@ from types import FrameType
 from typing import TYPE_CHECKING, Any
 
 from pctfuzz import __version__
+from pctfuzz.accept import accepted_in_force
 from pctfuzz.errors import PctfuzzError
-from pctfuzz.identity import SIGNATURE_VERSION, signature_of, stop_signature
+from pctfuzz.identity import (
+    SIGNATURE_VERSION,
+    made_without_accepted,
+    signature_of,
+    stop_signature,
+    without_accepted_mode,
+)
 from pctfuzz.oracles.faults import FAULTS
 from pctfuzz.targets import TARGETS, Target, get_target, resolve_subject
 from pctfuzz.text import one_line
@@ -132,7 +139,7 @@ def run_case(target: Target, case: Any, impl: Subject | None, timeout: float = D
 
 
 def _without_impl(signature: str) -> str:
-    head, sep, tail = signature.rpartition("|impl=")
+    head, sep, tail = without_accepted_mode(signature).rpartition("|impl=")
     return head if sep and "|" not in tail else signature
 
 
@@ -146,7 +153,9 @@ def _finding_verdict(path: Path, finding: Any, run: Run, *, overridden: bool) ->
         if not run.supported:
             return verdict("unsupported")
         return verdict("accepted" if run.accepted else "no longer reproduces")
-    recorded, observed = finding.signature, run.signature
+    # A --no-accepted finding replayed normally (or the reverse) names the same failure.
+    recorded = without_accepted_mode(finding.signature)
+    observed = without_accepted_mode(run.signature)
     if overridden:  # --impl: the same bug in another implementation still reproduces
         recorded, observed = _without_impl(recorded), _without_impl(observed)
     if finding.signature_version < SIGNATURE_VERSION:
@@ -330,10 +339,13 @@ class OpenReplay:
 
 def _belongs(target: Target, finding: Any, impl: str, targets: Sequence[str] | None) -> bool:
     """A finding of the implementation under test: a differential finding recorded
-    against ``impl``; an invariant finding of the reference (no impl) when its target
-    is among ``targets`` (None: any)."""
+    against ``impl`` in this process's mode (a ``--no-accepted`` finding only under
+    ``--no-accepted``, a normal one only normally: accepted differences explain the
+    first, so a normal replay would close it); an invariant finding of the reference
+    (no impl) when its target is among ``targets`` (None: any)."""
     if target.differential:
-        return bool(finding.impl == impl)
+        return bool(finding.impl == impl) and \
+            made_without_accepted(finding.signature) != accepted_in_force()
     return finding.impl is None and (targets is None or target.name in targets)
 
 

@@ -2,7 +2,11 @@
 
 A finding's signature is one line (format version ``SIGNATURE_VERSION``)::
 
-    <target>|<kind>|<check>|<class>[|impl=<implementation under test>]
+    <target>|<kind>|<check>|<class>[|impl=<implementation under test>[|accepted=none]]
+
+``accepted=none`` marks a finding made under ``--no-accepted`` (every accepted
+difference ignored, ``pctfuzz.accept.use_accepted``): its own record, apart from
+the normal campaign's (docs/fuzzing.md).
 
 ``kind`` is ``violation``, ``divergence``, ``crash``, ``timeout`` or ``oom``; ``check``
 the invariant or differential question (``-`` when none ran to completion). The
@@ -68,9 +72,11 @@ from pctfuzz.identity.signatures import (
     crash_class,
     crash_location,
     finding_id,
+    made_without_accepted,
     make_signature,
     signature_of,
     stop_signature,
+    without_accepted_mode,
 )
 
 __all__ = [
@@ -84,8 +90,10 @@ __all__ = [
     "crash_location",
     "difference",
     "finding_id",
+    "made_without_accepted",
     "make_signature",
     "signature_of",
     "stop_signature",
     "unit_difference",
+    "without_accepted_mode",
 ]

@@ -9,6 +9,7 @@ from pathlib import Path
 from types import TracebackType
 from typing import Any
 
+from pctfuzz.accept.files import accepted_in_force
 from pctfuzz.cases import Case, DecodeCase, EncodeCase, FormCase, FormParseCase
 from pctfuzz.errors import PctfuzzError
 from pctfuzz.form import form_urldecode, form_urlencode
@@ -157,7 +158,25 @@ def make_signature(target: str, kind: str, check: str | None, klass: str,
     if impl:
         # The same check failing for two implementations is two bugs, not one.
         parts.append(f"impl={impl}")
+        if not accepted_in_force():
+            # --no-accepted: a finding of its own, which a normal campaign (whose
+            # accepted differences may explain it) never closes or reopens.
+            parts.append(NO_ACCEPTED)
     return "|".join(map(_clean, parts))
+
+
+#: The last part of the signature of a finding made under ``--no-accepted``.
+NO_ACCEPTED = "accepted=none"
+
+
+def made_without_accepted(signature: str) -> bool:
+    """The finding was made under ``--no-accepted`` (its signature ends so)."""
+    return signature.endswith("|" + NO_ACCEPTED)
+
+
+def without_accepted_mode(signature: str) -> str:
+    """``signature`` without its ``--no-accepted`` mark: the failure it names."""
+    return signature.removesuffix("|" + NO_ACCEPTED)
 
 
 def stop_signature(target: str, kind: str, impl: str | None = None) -> str:

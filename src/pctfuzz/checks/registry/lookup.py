@@ -14,7 +14,7 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Iterable, Sequence
 
-from pctfuzz.accept import accept_file, checked_entries, load_accept_file
+from pctfuzz.accept import accept_file, accepted_in_force, checked_entries, load_accept_file
 from pctfuzz.accept import entry as _engine
 from pctfuzz.accept.entry import KnownDivergence
 from pctfuzz.cases import Case
@@ -112,7 +112,10 @@ def entries_for(check: str, impl_names: Sequence[str],
                 extra: Sequence[KnownDivergence] = ()) -> Sequence[KnownDivergence]:
     """``(*DIVERGENCES, *extra)`` without the built-in entries that the engine would
     skip (another check or implementation), in the same order: a differential check
-    asks on every differing input, about one check and one adapter."""
+    asks on every differing input, about one check and one adapter. None at all
+    under ``--no-accepted`` (``pctfuzz.accept.use_accepted``)."""
+    if not accepted_in_force():
+        return ()
     key = (check, tuple(impl_names))
     own = _FOR.get(key)
     if own is None:
@@ -128,7 +131,10 @@ _ADAPTERS: dict[int, tuple[object, str | None, tuple[KnownDivergence, ...]]] = {
 def accepted_entries(impl: object) -> tuple[KnownDivergence, ...]:
     """The user entries that apply to ``impl``: its ``divergences`` and those of the
     project's accept file (``pctfuzz.accept.use_accept_file``), each with ``impl`` filled in (the
-    adapter's name), in reconcile order. Cached per adapter object and file."""
+    adapter's name), in reconcile order. Cached per adapter object and file. None
+    under ``--no-accepted`` (``pctfuzz.accept.use_accepted``)."""
+    if not accepted_in_force():
+        return ()
     accept = accept_file()
     cached = _ADAPTERS.get(id(impl))
     if cached is not None and cached[0] is impl and cached[1] == accept:

@@ -1,0 +1,106 @@
+"""``--no-accepted``: every accepted difference ignored (the registry's, the adapter's
+``divergences``, the accept file's), handed to harness processes by ``HarnessSettings``,
+and its findings kept apart from a normal campaign's (docs/fuzzing.md)."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from pctfuzz.accept import accepted_in_force, use_accepted
+from pctfuzz.cases import EncodeCase
+from pctfuzz.checks import differential
+from pctfuzz.checks.registry import get_divergence
+from pctfuzz.fuzz.protocol import HarnessSettings
+from pctfuzz.fuzz.replay import replay_open
+from pctfuzz.identity import made_without_accepted
+from pctfuzz.oracles.urllib_parse import UrllibAdapter
+from pctfuzz.store import FindingStore, new_finding
+from pctfuzz.violations import Divergence
+
+#: A registry entry of urllib (``~`` left raw in the form set), and its example.
+TILDE = get_divergence("urllib-quote-tilde")
+
+
+@pytest.fixture
+def no_accepted() -> Iterator[None]:
+    use_accepted(False)
+    try:
+        yield
+    finally:
+        use_accepted(True)
+
+
+def test_the_flag_travels_through_the_harness_settings() -> None:
+    env = HarnessSettings(impl="urllib", no_accepted=True).to_env({})
+    assert HarnessSettings.from_env(env).no_accepted
+    assert not HarnessSettings.from_env(HarnessSettings(impl="urllib").to_env(env)).no_accepted
+    try:
+        HarnessSettings(no_accepted=True).activate()
+        assert not accepted_in_force()
+        HarnessSettings().activate()
+        assert accepted_in_force()
+    finally:
+        use_accepted(True)
+
+
+def _divergence(case: EncodeCase) -> Divergence:
+    with pytest.raises(Divergence) as caught:
+        differential.check_encode(case, UrllibAdapter())
+    return caught.value
+
+
+def test_a_registry_entry_is_ignored_and_the_finding_is_marked(no_accepted: None) -> None:
+    assert isinstance(TILDE.example, EncodeCase)
+    found = _divergence(TILDE.example)
+    assert found.behaviour is not None and found.behaviour["rule"] == "left_raw"
+    finding = new_finding("diff_encode", "divergence", found, case=TILDE.example)
+    assert finding.signature.endswith("|impl=urllib|accepted=none")
+    assert made_without_accepted(finding.signature)
+
+
+def test_the_same_case_is_accepted_normally() -> None:
+    assert isinstance(TILDE.example, EncodeCase)
+    assert TILDE.id in (differential.check_encode(TILDE.example, UrllibAdapter()) or ())
+
+
+def test_an_adapters_own_divergences_are_ignored(no_accepted: None) -> None:
+    from pctfuzz.accept import divergence, left_raw
+
+    assert isinstance(TILDE.example, EncodeCase)
+    entry = divergence(id="declares-tilde-raw", check="encode", reconcile=left_raw("~"),
+                       citation="urllib.parse.quote", why="RFC 3986 unreserved",
+                       example=TILDE.example)
+
+    class Declares(UrllibAdapter):
+        name = "declares-tilde"
+        divergences = (entry,)
+
+    assert isinstance(TILDE.example, EncodeCase)
+    with pytest.raises(Divergence):
+        differential.check_encode(TILDE.example, Declares())
+    use_accepted(True)
+    assert differential.check_encode(TILDE.example, Declares()) == ("declares-tilde-raw",)
+
+
+def test_a_normal_open_replay_leaves_no_accepted_findings_alone(tmp_path: Path) -> None:
+    """The normal replay would mark it accepted (known-divergence) and the flag's replay
+    must not touch a normal finding; each replays only its own."""
+    assert isinstance(TILDE.example, EncodeCase)
+    store = FindingStore(tmp_path / "findings")
+    use_accepted(False)
+    try:
+        marked, _ = store.record(new_finding("diff_encode", "divergence",
+                                             _divergence(TILDE.example), case=TILDE.example))
+    finally:
+        use_accepted(True)
+    assert replay_open(store.root, "urllib").verdicts == []
+    assert store.get(marked.id).status == "new"
+    use_accepted(False)
+    try:
+        result = replay_open(store.root, "urllib")
+    finally:
+        use_accepted(True)
+    assert result.reproduced == [marked.id] and store.get(marked.id).status == "new"
