@@ -18,7 +18,7 @@ from pctfuzz.violations import Divergence
 
 FINDINGS = Path(__file__).resolve().parents[2] / "findings"
 
-#: The committed findings' signatures (format 2). A refactor of pctfuzz that changes
+#: The committed findings' signatures (format 3). A refactor of pctfuzz that changes
 #: one of these re-identifies the finding: that is a bug of the refactor.
 PINNED = {
     "a85ab511459cc30f": "decode|violation|decode-robustness|raised=ValueError@pctfuzz"
@@ -63,7 +63,7 @@ def test_committed_findings_have_their_pinned_signatures() -> None:
     found = {}
     for path in sorted(FINDINGS.glob("*.json")):
         record = json.loads(path.read_text())
-        assert record["signature_version"] == 2, path.name
+        assert record["signature_version"] == 3, path.name
         found[record["id"]] = record["signature"]
     assert found == PINNED
     assert all(finding_id(sig) == ident for ident, sig in PINNED.items())

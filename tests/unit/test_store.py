@@ -587,7 +587,7 @@ def test_finding_file_is_plain_sorted_json(tmp_path: Path) -> None:
     data = json.loads(findings.path_for(f).read_text())
     assert list(data) == sorted(data)
     assert data["schema"] == 2 and data["hits"] == 1 and data["status"] == "new"
-    assert data["signature_version"] == 2
+    assert data["signature_version"] == 3
     assert base64.b64decode(data["raw_input"]) == b"\x00"
     assert data["case"] == {
         "type": "encode",

@@ -9,6 +9,7 @@ start-up what only a real run needs.
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 import time
 from pathlib import Path
@@ -62,6 +63,20 @@ def _cmd_replay_open(args: argparse.Namespace, project: Project, dests: Any, out
     return code
 
 
+def _by_id(project: Project, given: str) -> Path:
+    """A path as given, or for a finding id that is no file here, its record in the
+    project's store (an id ``pctfuzz migrate`` replaced resolves to its new record)."""
+    from pctfuzz.store import ID_RE, StoreError
+
+    if os.path.lexists(given) or not ID_RE.fullmatch(given):
+        return Path(given)
+    store = project.finding_store()
+    try:
+        return store.path_for(store.get(given))
+    except StoreError:
+        return Path(given)  # replay says it does not exist
+
+
 def _cmd_replay(args: argparse.Namespace) -> int:
     from pctfuzz.fuzz.replay import Verdict, replay_paths
     from pctfuzz.project import Project
@@ -69,8 +84,7 @@ def _cmd_replay(args: argparse.Namespace) -> int:
     from pctfuzz.store import printable_path, utc_now
 
     dests = check_outputs(args)
-    project = Project.load(accept=args.accept, impl=args.impl,
-                           findings=args.findings if args.open else None,
+    project = Project.load(accept=args.accept, impl=args.impl, findings=args.findings,
                            no_accepted=args.no_accepted)
     project.activate()
     out = human_stream(dests)
@@ -82,10 +96,11 @@ def _cmd_replay(args: argparse.Namespace) -> int:
     # ([tool.pctfuzz] impl) is the user's word, like --impl, so a record naming it may
     # use it. --impl overrides the record's.
     trusted = project.trusted_impls
+    paths = [_by_id(project, p) for p in args.paths]
     started, clock = utc_now(), time.monotonic()
     items: list[Verdict | tuple[Path, str]] = []
     reproduced = unusable = 0
-    for item in replay_paths([Path(p) for p in args.paths], target=args.target,
+    for item in replay_paths(paths, target=args.target,
                              impl=args.impl, timeout=args.timeout, trusted=trusted,
                              raw_impl=project.impl):
         items.append(item)
@@ -129,13 +144,15 @@ def add_command(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> Non
         "nothing does (or there is nothing to replay, which is said on stderr), 2 if an "
         "input was unusable (--open: 3 if an open finding could not be replayed).")
     replay.add_argument("paths", nargs="*", metavar="PATH",
-                        help="finding JSON files, raw corpus files, or folders")
+                        help="finding JSON files or ids (in the findings store), raw corpus "
+                        "files, or folders")
     replay.add_argument("--open", action="store_true",
                         help="replay every open finding of the implementation in the "
                         "findings store; one that no longer reproduces becomes fixed "
                         "(with the implementation's version), one that still does exits 1")
     replay.add_argument("--findings", type=folder_path, metavar="DIR",
-                        help="with --open: the findings store (default: the project's)")
+                        help="the findings store of --open and of finding ids (default: the "
+                        "project's)")
     replay.add_argument("--target", metavar="NAME", help="target of raw inputs")
     replay.add_argument("--impl", metavar="NAME", help="override the implementation")
     replay.add_argument("--timeout", type=positive_seconds, default=5, metavar="SECONDS",

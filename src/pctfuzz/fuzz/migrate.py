@@ -5,7 +5,10 @@ A signature's format is versioned (``identity.SIGNATURE_VERSION``, stored in eac
 record as ``signature_version``). A record of an older format keeps its triage: the
 case is replayed, and when it still fails with the same target, kind and check, the
 record is rewritten under the current signature -- a new id and file name -- with
-its status, first/last seen and hits carried over, and the old file is removed. A
+its status, first/last seen and hits carried over, the old id kept in
+``previous_ids`` (``replay``, ``triage``, ``accept`` still resolve it), and the old file
+is removed. Two old records that name one behaviour now merge into one, their hits
+summed. A
 record whose case no longer fails that way is left as it is and reported. Stop
 findings (timeout, oom) need no replay: their signature has no class.
 
@@ -31,11 +34,17 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from pctfuzz.accept import accepted_in_force, use_accepted
 from pctfuzz.errors import PctfuzzError, UsageError
 from pctfuzz.fuzz.minimize import minimize_case, raw_input_for
 from pctfuzz.fuzz.recorder import build_finding
 from pctfuzz.fuzz.replay import DEFAULT_TIMEOUT, _impl_for, run_case
-from pctfuzz.identity import SIGNATURE_VERSION, finding_id, stop_signature
+from pctfuzz.identity import (
+    SIGNATURE_VERSION,
+    finding_id,
+    made_without_accepted,
+    stop_signature,
+)
 from pctfuzz.store import Finding, FindingStore, StoreError
 from pctfuzz.targets import get_target
 
@@ -54,6 +63,9 @@ class Migration:
     new_path: Path | None = None
 
     def line(self) -> str:
+        if self.outcome == "migrated" and self.new_path == self.path:
+            return f"{self.path.name}: migrated to signature format {SIGNATURE_VERSION}, " \
+                "same id" + (f" ({self.why})" if self.why else "")
         if self.outcome == "migrated" and self.new_path is not None:
             return f"{self.path.name}: migrated to {self.new_path.name}" + (
                 f" ({self.why})" if self.why else "")
@@ -138,41 +150,65 @@ def migrate_findings(folder: Path, *, impl: str | None = None,
     identity changed, e.g. a rule explains it now) is rewritten under it too."""
     store = FindingStore(folder)
     cache: dict[Any, Any] = {}
+    before = accepted_in_force()
     for finding in list(store.iter_findings()):
-        path = store.path_for(finding)
-        migrated = False
-        if finding.signature_version < SIGNATURE_VERSION or (
-                reidentify and finding.kind not in ("timeout", "oom")):
-            try:
-                signature = _new_signature(finding, impl, cache)
-            except (PctfuzzError, OSError) as exc:
-                yield Migration(path, "kept", str(exc))
-                continue
-        else:
-            signature = finding.signature
-        if signature != finding.signature or finding.signature_version < SIGNATURE_VERSION:
-            renewed = dataclasses.replace(finding, signature=signature,
-                                          id=finding_id(signature),
-                                          signature_version=SIGNATURE_VERSION)
-            try:
-                # If a record of the new signature exists (two old ones are one bug now),
-                # record() adds the hits to it and keeps its triage status.
-                finding, _ = store.record(renewed)
-                os.unlink(path)
-            except (StoreError, OSError) as exc:
-                yield Migration(path, "kept", f"cannot be rewritten: {exc}")
-                continue
-            migrated = True
+        # A --no-accepted finding is replayed as it was made (pctfuzz.identity).
+        use_accepted(not made_without_accepted(finding.signature))
         try:
-            change = _minimized(store, finding, impl, cache)
+            yield from _migrate_one(store, finding, impl, reidentify, cache)
+        finally:
+            use_accepted(before)
+
+
+def _migrate_one(store: FindingStore, finding: Finding, impl: str | None, reidentify: bool,
+                 cache: dict[Any, Any]) -> Iterator[Migration]:
+    path = store.path_for(finding)
+    migrated = False
+    if finding.signature_version < SIGNATURE_VERSION or (
+            reidentify and finding.kind not in ("timeout", "oom")):
+        try:
+            signature = _new_signature(finding, impl, cache)
         except (PctfuzzError, OSError) as exc:
-            change, problem = "", str(exc)
-        else:
-            problem = ""
-        if migrated:
-            why = (change and f"minimized: {change}") or (problem and f"not minimized: {problem}")
-            yield Migration(path, "migrated", why, new_path=store.path_for(finding))
-        elif problem:
-            yield Migration(path, "kept", problem)
-        else:
-            yield Migration(path, "minimized" if change else "current", change)
+            yield Migration(path, "kept", str(exc))
+            return
+    else:
+        signature = finding.signature
+    if signature == finding.signature and finding.signature_version < SIGNATURE_VERSION:
+        # The same signature in the new format: the same record, its version moved.
+        try:
+            finding = store.update(finding.id, lambda current: dataclasses.replace(
+                current, signature_version=SIGNATURE_VERSION))
+        except (StoreError, OSError) as exc:
+            yield Migration(path, "kept", f"cannot be rewritten: {exc}")
+            return
+        migrated = True
+    elif signature != finding.signature:
+        ident = finding_id(signature)
+        # The old id stays findable (replay, triage, accept resolve it).
+        previous = [i for i in dict.fromkeys((*(finding.previous_ids or ()), finding.id))
+                    if i != ident]
+        renewed = dataclasses.replace(finding, signature=signature, id=ident,
+                                      signature_version=SIGNATURE_VERSION,
+                                      previous_ids=previous or None)
+        try:
+            # If a record of the new signature exists (two old ones are one bug now),
+            # record() adds the hits to it and keeps its triage status.
+            finding, _ = store.record(renewed)
+            os.unlink(path)
+        except (StoreError, OSError) as exc:
+            yield Migration(path, "kept", f"cannot be rewritten: {exc}")
+            return
+        migrated = True
+    try:
+        change = _minimized(store, finding, impl, cache)
+    except (PctfuzzError, OSError) as exc:
+        change, problem = "", str(exc)
+    else:
+        problem = ""
+    if migrated:
+        why = (change and f"minimized: {change}") or (problem and f"not minimized: {problem}")
+        yield Migration(path, "migrated", why, new_path=store.path_for(finding))
+    elif problem:
+        yield Migration(path, "kept", problem)
+    else:
+        yield Migration(path, "minimized" if change else "current", change)

@@ -19,8 +19,10 @@ from pctfuzz.violations import Divergence, Violation
 
 #: Bumped when the signature format changes; stored in every record
 #: (``signature_version``). Version 1 held pctfuzz module paths (see CHANGELOG in
-#: ``docs/architecture.md``); ``pctfuzz migrate`` rewrites such records.
-SIGNATURE_VERSION = 2
+#: ``docs/architecture.md``); version 2 named a divergence by its first differing unit
+#: where version 3 names it by the catalogue rule that explains it (issue 21).
+#: ``pctfuzz migrate`` rewrites such records.
+SIGNATURE_VERSION = 3
 
 FINDING_KINDS = frozenset({"violation", "divergence", "crash", "timeout", "oom"})
 

@@ -46,6 +46,7 @@ from pctfuzz.store.records import (
 )
 from pctfuzz.store.schema import (
     FINDING_STATUSES,
+    ID_RE,
     OPEN_STATUSES,
     SCHEMA_VERSION,
     TRIAGED_STATUSES,
@@ -56,6 +57,7 @@ __all__ = [
     "DEFAULT_FINDING_MAX_SIZE",
     "FINDING_KINDS",
     "FINDING_STATUSES",
+    "ID_RE",
     "LOCK_FOLDER",
     "OPEN_STATUSES",
     "SCHEMA_VERSION",

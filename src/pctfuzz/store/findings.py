@@ -193,9 +193,24 @@ class FindingStore:
             raise FindingNotFoundError(self.root, f"{what} with id {ident}")
         return self.root / names[0]
 
+    def resolve(self, ident: str) -> str:
+        """The id of the finding ``ident`` names: ``ident`` itself, or the id of the one
+        record whose ``previous_ids`` holds it (re-identified by ``pctfuzz migrate``).
+        ``FindingNotFoundError`` if there is none."""
+        try:
+            self._path_of_id(ident)
+            return ident
+        except FindingNotFoundError as missing:
+            found = {f.id for f in self.iter_findings([])
+                     if f.previous_ids and ident in f.previous_ids}
+            if len(found) != 1:
+                raise missing from None
+            return found.pop()
+
     def get(self, ident: str) -> Finding:
-        """The finding with id ``ident`` (``FindingNotFoundError`` if absent)."""
-        return self.load(self._path_of_id(ident))
+        """The finding with id ``ident``, or that had it (``resolve``);
+        ``FindingNotFoundError`` if absent."""
+        return self.load(self._path_of_id(self.resolve(ident)))
 
     def update_status(self, ident: str, status: str, note: str | None = None, *,
                       fixed_in: dict[str, str] | None = None) -> Finding:
@@ -208,6 +223,7 @@ class FindingStore:
         if not validate_note(note):
             raise StoreError(self.root, "a note is one printable line of at most 2000 "
                              "characters")
+        ident = self.resolve(ident)
         with self._locked(ident):
             current = self.get(ident)
             kept = (fixed_in or current.fixed_in) if status == "fixed" else None
@@ -248,6 +264,9 @@ class FindingStore:
 def _merge(old: Finding, new: Finding) -> Finding:
     keep = new if new.size_key() < old.size_key() else old
     first = min(old.first_seen, new.first_seen, key=parse_time)
+    # Two records that name one behaviour now (pctfuzz migrate): every old id resolves.
+    previous = [i for i in dict.fromkeys((*(old.previous_ids or ()), *(new.previous_ids or ())))
+                if i != old.id]
     last = max(old.last_seen, new.last_seen, key=parse_time)
     return dataclasses.replace(
         old,
@@ -262,4 +281,5 @@ def _merge(old: Finding, new: Finding) -> Finding:
         first_seen=first,
         last_seen=last,
         hits=old.hits + new.hits,
+        previous_ids=previous or None,
     )

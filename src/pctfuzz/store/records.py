@@ -106,6 +106,8 @@ class Finding:
     #: ``{"rule", "params", "text"}``, what ``pctfuzz accept`` writes; None if none does.
     behaviour: dict[str, Any] | None = None
     fixed_in: dict[str, str] | None = None  # {"version", "date"} of a verified fix
+    #: Ids this finding had before (``pctfuzz migrate``), still resolved to it.
+    previous_ids: list[str] | None = None
 
     @property
     def file_name(self) -> str:

@@ -70,8 +70,12 @@ FIELDS: Final = (
 )  # fmt: skip
 #: Fields written only when not null (a record without one reads as null), so records
 #: without them stay byte for byte what they were: ``fixed_in`` (``{"version",
-#: "date"}``: the implementation's version when a replay verified the fix).
-OPTIONAL_FIELDS: Final = ("fixed_in",)
+#: "date"}``: the implementation's version when a replay verified the fix) and
+#: ``previous_ids`` (the ids it had before ``pctfuzz migrate`` re-identified it, or
+#: of the records merged into it: ``replay``, ``triage`` and ``accept`` resolve them).
+OPTIONAL_FIELDS: Final = ("fixed_in", "previous_ids")
+#: Most previous ids one record keeps (a bound, not a limit met in practice).
+_MAX_PREVIOUS_IDS: Final = 64
 
 _MAX_SIGNATURE_LEN: Final = 4096
 _MAX_LABEL_LEN: Final = 300
@@ -104,6 +108,7 @@ _TYPES: Final[Mapping[str, tuple[type, ...]]] = {
     "note": _OptStr,
     "behaviour": (dict, type(None)),
     "fixed_in": (dict, type(None)),
+    "previous_ids": (list, type(None)),
 }
 
 
@@ -313,6 +318,11 @@ def validate_record(data: object, source: Path) -> dict[str, Any]:
     problem = _fixed_in_problem(data["fixed_in"])
     if problem:
         raise bad(problem)
+    previous = data["previous_ids"]
+    if previous is not None and (
+            not previous or len(previous) > _MAX_PREVIOUS_IDS or data["id"] in previous
+            or not all(isinstance(i, str) and ID_RE.fullmatch(i) for i in previous)):
+        raise bad(f"field 'previous_ids' must be 1..{_MAX_PREVIOUS_IDS} other finding ids")
     if not all(_UTC_STAMP.fullmatch(data[name]) for name in ("first_seen", "last_seen")):
         raise bad("first_seen/last_seen must be ISO 8601 UTC timestamps")
     try:
