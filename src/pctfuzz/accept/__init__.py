@@ -44,7 +44,12 @@ Ready-made reconcilers (each accepts its exact difference and nothing more):
 ``decoded_twice()``            decode, form-parse        percent-decoded twice
 ``semicolon_separates()``      form-parse                ``;`` separates pairs too
 ``replacement(MODE)``          decode, form-parse        text: U+FFFD ``per-byte`` or
-                                                         ``per-sequence`` of invalid UTF-8
+                                                         ``per-sequence`` of invalid UTF-8,
+                                                         or it ``percent-encoded``
+``ncr_unescaped()``            encode                    ``&#N;`` for an unencodable code
+                                                         point, percent-encoded by the set
+``python_codec()``             encode, form              Python's codec of a legacy
+                                                         encoding (xmlcharrefreplace)
 ``refuses(INPUT)``             any                       raises for an input with
                                                          ``lone-surrogate``,
                                                          ``invalid-utf8`` or
@@ -107,9 +112,11 @@ from pctfuzz.accept.reconcilers import (
     latin1_fallback,
     left_raw,
     lowercase_hex,
+    ncr_unescaped,
     normalized,
     pairs_order,
     prefixed,
+    python_codec,
     refuses,
     removed,
     replacement,
@@ -138,9 +145,11 @@ __all__ = [
     "left_raw",
     "load_accept_file",
     "lowercase_hex",
+    "ncr_unescaped",
     "normalized",
     "pairs_order",
     "prefixed",
+    "python_codec",
     "refuses",
     "removed",
     "replacement",

@@ -24,7 +24,8 @@ from typing import Any
 from pctfuzz.accept.entry import MODEL, REPLACE, REWRITE, KnownDivergence
 from pctfuzz.accept.model import Model, NotModelled, render
 from pctfuzz.cases import Case, DecodeCase, EncodeCase, FormCase, FormParseCase
-from pctfuzz.errors import UsageError
+from pctfuzz.encoding import encode_ncr, lookup
+from pctfuzz.errors import PctfuzzError, UsageError
 from pctfuzz.outcome import CHECKS, Outcome, Reconcile
 from pctfuzz.reference import percent_decode, percent_encode
 from pctfuzz.sets import FORM, PercentEncodeSet, get_set
@@ -45,9 +46,11 @@ __all__ = [
     "latin1_fallback",
     "left_raw",
     "lowercase_hex",
+    "ncr_unescaped",
     "pairs_order",
     "pairs_surrogates_to_fffd",
     "prefixed",
+    "python_codec",
     "refuses",
     "removed",
     "replacement",
@@ -270,6 +273,85 @@ def latin1_fallback() -> Reconciler:
                       REPLACE)
 
 
+def _legacy_label(case: Case) -> str | None:
+    """The case's encoding label when it is a legacy (not UTF-8) one, else None."""
+    label = getattr(case, "encoding", None)
+    if not isinstance(label, str):
+        return None
+    try:
+        return None if lookup(label).is_utf8 else label
+    except PctfuzzError:
+        return None
+
+
+def ncr_unescaped() -> Reconciler:
+    """A code point the encoding cannot encode is written as ``&#N;`` and that is
+    percent-encoded by the set, where the reference writes ``%26%23N%3B`` whatever the
+    set (URL Standard 1.3, the encode-or-fail error branch): urllib's ``quote`` with a
+    legacy encoding (``errors="xmlcharrefreplace"``)."""
+
+    def reconcile(case: Case, expected: Outcome, actual: Outcome) -> _Pair:
+        label = _legacy_label(case)
+        if label is None or not isinstance(case, EncodeCase) or not isinstance(case.value, str):
+            return None
+        try:
+            data = encode_ncr(lookup(label), case.value)
+        except (PctfuzzError, ValueError):
+            return None
+        return Outcome(percent_encode(data, case.set_name,
+                                      space_as_plus=case.space_as_plus)), actual
+
+    return Reconciler("ncr_unescaped", frozenset({"encode"}), reconcile,
+                      "%26%23N%3B for a code point the encoding cannot encode",
+                      "&#N; percent-encoded by the set", REPLACE)
+
+
+def _python_codec(label: str) -> str | None:
+    """The Python codec a user would pass for a legacy encoding: its standard name if
+    Python knows it, else the codec ``pctfuzz.encoding`` builds on."""
+    found = lookup(label)
+    for candidate in (found.name, found.codec):
+        if candidate is not None:
+            try:
+                codecs.lookup(candidate)
+            except LookupError:
+                continue
+            return candidate
+    return None
+
+
+def python_codec() -> Reconciler:
+    """Encoded with Python's codec of the encoding's name, ``errors="xmlcharrefreplace"``,
+    instead of the WHATWG encoder (Encoding Standard, sections 9-14: their tables differ
+    for some code points; a lone surrogate becomes an NCR), then percent-encoded by the
+    set: urllib's ``quote``/``urlencode`` with a legacy encoding."""
+
+    def part(text: str, codec: str, set_name: str | PercentEncodeSet, plus: bool) -> str:
+        return percent_encode(text.encode(codec, "xmlcharrefreplace"), set_name,
+                              space_as_plus=plus)
+
+    def reconcile(case: Case, expected: Outcome, actual: Outcome) -> _Pair:
+        label = _legacy_label(case)
+        codec = None if label is None else _python_codec(label)
+        if codec is None:
+            return None
+        try:
+            if isinstance(case, EncodeCase) and isinstance(case.value, str):
+                model = part(case.value, codec, case.set_name, case.space_as_plus)
+            elif isinstance(case, FormCase):
+                model = "&".join(part(n, codec, FORM, True) + "=" + part(v, codec, FORM, True)
+                                 for n, v in case.pairs)
+            else:
+                return None
+        except (LookupError, ValueError):
+            return None
+        return Outcome(model), actual
+
+    return Reconciler("python_codec", frozenset({"encode", "form"}), reconcile,
+                      "the WHATWG encoder of the encoding",
+                      "Python's codec of that name (errors='xmlcharrefreplace')", REPLACE)
+
+
 # --- rewrites of the answer (phase REWRITE) --------------------------------------------------
 def _as_answer(text: str, like: object) -> Any:
     return text.encode("utf-8", "surrogatepass") if isinstance(like, bytes) else text
@@ -370,18 +452,28 @@ def _per_byte(error: UnicodeError) -> tuple[str, int]:
     return "\ufffd" * (error.end - error.start), error.end
 
 
+def _percent_kept(error: UnicodeError) -> tuple[str, int]:
+    assert isinstance(error, UnicodeDecodeError)
+    return "".join(f"%{b:02X}" for b in error.object[error.start:error.end]), error.end
+
+
 codecs.register_error("pctfuzz-per-byte", _per_byte)
-_REPLACEMENT_MODES = ("per-byte", "per-sequence")
+codecs.register_error("pctfuzz-percent-encoded", _percent_kept)
+_REPLACEMENT_MODES = ("per-byte", "per-sequence", "percent-encoded")
+_REPLACEMENT_ERRORS = {"per-byte": "pctfuzz-per-byte", "per-sequence": "replace",
+                       "percent-encoded": "pctfuzz-percent-encoded"}
 
 
 def replacement(mode: str) -> Reconciler:
     """The answer is text: invalid UTF-8 becomes U+FFFD, one ``per-byte`` or one
     ``per-sequence`` (maximal subpart, Encoding Standard 4.1 UTF-8 decoder, what the
     form parser does). For decode, where the reference answers bytes, the text is
-    compared as UTF-8; form-parse differs only ``per-byte``."""
+    compared as UTF-8; form-parse differs only ``per-byte``. ``percent-encoded``: each
+    invalid sequence is written back as ``%HH`` (Werkzeug's ``werkzeug.url_quote``
+    error handler)."""
     if mode not in _REPLACEMENT_MODES:
         raise UsageError(f"replacement: mode must be one of {', '.join(_REPLACEMENT_MODES)}")
-    errors = "pctfuzz-per-byte" if mode == "per-byte" else "replace"
+    errors = _REPLACEMENT_ERRORS[mode]
 
     def part(data: bytes) -> str:
         return percent_decode(data.replace(b"+", b" ")).decode("utf-8", errors)
@@ -405,7 +497,8 @@ def replacement(mode: str) -> Reconciler:
 
     return Reconciler("replacement", frozenset({"decode", "form-parse"}), reconcile,
                       "the bytes (decode); one U+FFFD per maximal invalid UTF-8 subpart",
-                      f"one U+FFFD {mode.replace('-', ' ')} of invalid UTF-8", REPLACE)
+                      "invalid UTF-8 left percent-encoded" if mode == "percent-encoded"
+                      else f"one U+FFFD {mode.replace('-', ' ')} of invalid UTF-8", REPLACE)
 
 
 _INVALID_PCT = re.compile("%(?![0-9A-Fa-f]{2})")
@@ -490,6 +583,8 @@ RECONCILERS: Mapping[str, tuple[Callable[..., Reconciler], str | None]] = {
     "semicolon_separates": (semicolon_separates, None),
     "replacement": (replacement, "mode"),
     "refuses": (refuses, "input"),
+    "ncr_unescaped": (ncr_unescaped, None),
+    "python_codec": (python_codec, None),
 }
 
 

@@ -38,6 +38,7 @@ from pctfuzz.accept.reconcilers import (
     input_texts,
 )
 from pctfuzz.cases import Case, EncodeCase, FormCase
+from pctfuzz.encoding import lookup
 from pctfuzz.errors import PctfuzzError
 from pctfuzz.outcome import Outcome
 from pctfuzz.sets import FORM, get_set
@@ -119,6 +120,14 @@ _C0_SPACE = "".join(map(chr, range(0x21)))
 _REMOVED = ("\t\n\r", _WHITESPACE, "\t", "\n", "\r")
 
 
+def _has_legacy_encoding(case: Case) -> bool:
+    label = getattr(case, "encoding", None)
+    try:
+        return isinstance(label, str) and not lookup(label).is_utf8
+    except PctfuzzError:
+        return False
+
+
 def _candidates(check: str, case: Case, expected: Outcome, actual: Outcome,
                 probe: Probe | None, confirm: Confirm | None) -> Iterator[Rule | None]:
     """The catalogue's rules that could explain this case, simplest first."""
@@ -131,7 +140,10 @@ def _candidates(check: str, case: Case, expected: Outcome, actual: Outcome,
         assert actual.error is not None
         yield _rule("both_refuse", type(actual.error).__name__)
         return
+    legacy = check in ("encode", "form") and _has_legacy_encoding(case)
     if expected.raised:
+        if legacy:  # a lone surrogate the codec writes as an NCR
+            yield _rule("python_codec")
         return
     want, got = expected.value, actual.value
     texts = input_texts(case)
@@ -147,9 +159,15 @@ def _candidates(check: str, case: Case, expected: Outcome, actual: Outcome,
             yield _rule("space_as", "+")
         if isinstance(got, str) and _LOWER_TRIPLET.search(got):
             yield _rule("lowercase_hex")
+        if check == "encode" and any("%" in t for t in strs):
+            yield _rule("encoded", "%")  # the probe leaves % out (requests' fallback)
         if check == "encode" and any(_VALID_TRIPLET.search(t) for t in strs):
             for mode in ("keep", "upper", "decode-unreserved", "decode-safe"):
                 yield _rule("requoted", mode)
+        if legacy:
+            if check == "encode":
+                yield _rule("ncr_unescaped")
+            yield _rule("python_codec")
     if check in ("form", "form-parse"):
         yield _rule("pairs_order", "sorted")
         yield _rule("pairs_order", "grouped")
@@ -161,6 +179,7 @@ def _candidates(check: str, case: Case, expected: Outcome, actual: Outcome,
     if check in ("decode", "form-parse"):
         yield _rule("replacement", "per-sequence")
         yield _rule("replacement", "per-byte")
+        yield _rule("replacement", "percent-encoded")
         yield _rule("latin1_fallback")
     if check in ("decode", "form-parse") and any("%" in t for t in strs):
         yield _rule("decoded_twice")

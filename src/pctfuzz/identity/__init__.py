@@ -47,7 +47,9 @@ that two bugs are two:
   ``unit=lone-surrogate;diff=value-for-non-scalar``.
 - **crash** (either side raised unexpectedly): ``raised=<exception type>@<where>``,
   ``where`` the innermost frame of the code under test as ``module:qualname`` (no
-  line number), or ``pctfuzz`` when the exception rose in pctfuzz's own code.
+  line number), or ``pctfuzz`` when the exception rose in pctfuzz's own code; a
+  refusal a catalogue rule explains (``rule=refuses(input=invalid-utf8)``) is named
+  by the rule, whichever code path raised.
 - **timeout / oom**: ``-`` (libFuzzer stopped the process; there is no exception).
 
 Invariant violations carry the invariant as ``check`` and the class of the

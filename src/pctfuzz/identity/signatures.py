@@ -204,7 +204,11 @@ def signature_of(target: str, exc: BaseException | None, *, case: Case | None = 
         return make_signature(target, kind or "crash", check, "-", impl)
     found_kind, found_check, located = classify(exc)
     kind, check = kind or found_kind, check or found_check
-    if kind == "crash":
+    if kind == "crash" and isinstance(exc, Divergence) and exc.behaviour is not None:
+        # A refusal a rule explains (refuses(input=invalid-utf8)) is one behaviour
+        # whichever code path raised.
+        klass = exc.difference
+    elif kind == "crash":
         klass = crash_class(located, code_under_test)
     elif isinstance(exc, Divergence):
         klass = exc.difference

@@ -32,43 +32,16 @@ import urllib.parse
 from types import MappingProxyType
 from typing import Any
 
-from pctfuzz.accept import Reconciler, divergence, pairs_order
-from pctfuzz.accept.entry import REPLACE as _REPLACE
+from pctfuzz.accept import divergence, pairs_order, replacement
 from pctfuzz.cases import Case, EncodeCase, FormParseCase
 from pctfuzz.encoding import lookup
 from pctfuzz.oracles.base import Adapter, Unsupported, library_call
-from pctfuzz.reference import percent_decode
 from pctfuzz.sets import get_set
 
 __all__ = ["WerkzeugAdapter"]
 
 #: ``pctfuzz probe werkzeug.urls:iri_to_uri`` (Werkzeug 3.1.9): "spec: encodeURI-%25"
 IRI_TO_URI_SET = "encodeURI-%25"
-
-
-def _kept_part(data: bytes) -> str:
-    """One name or value as parse_qsl(errors="werkzeug.url_quote") decodes it: bytes
-    that are not UTF-8 are written back as %HH (werkzeug.urls._codec_error_url_quote)."""
-    decoded = percent_decode(data.replace(b"+", b" "))
-    return decoded.decode("utf-8", "werkzeug.url_quote")
-
-
-def _invalid_kept() -> Reconciler:
-    def reconcile(case: Case, expected: Any, actual: Any) -> Any:
-        if expected.raised or not isinstance(case, FormParseCase):
-            return None
-        text = case.text
-        data = text if isinstance(text, bytes) else text.encode("utf-8")
-        pairs = []
-        for sequence in data.split(b"&"):
-            if sequence:
-                name, _, value = sequence.partition(b"=")
-                pairs.append((_kept_part(name), _kept_part(value)))
-        return type(expected)(pairs), actual
-
-    return Reconciler("invalid_utf8_kept", frozenset({"form-parse"}), reconcile,
-                      "U+FFFD for invalid UTF-8", "invalid UTF-8 left percent-encoded",
-                      _REPLACE)
 
 
 class WerkzeugAdapter(Adapter):
@@ -84,7 +57,7 @@ class WerkzeugAdapter(Adapter):
     divergences = (
         divergence(
             id="werkzeug-args-invalid-utf8-kept", check="form-parse",
-            reconcile=_invalid_kept(),
+            reconcile=replacement("percent-encoded"),
             citation="werkzeug.sansio.request.Request.args docstring: 'versionchanged 2.3: "
                      "Invalid bytes remain percent encoded' (errors='werkzeug.url_quote')",
             why="Werkzeug keeps undecodable bytes visible instead of U+FFFD",

@@ -1,0 +1,104 @@
+"""Catalogue rules for behaviours the built-in adapters show once their accepted entries
+are removed (``--no-accepted``): each behaviour, met on several inputs, is ONE finding
+named by its rule (before these rules: one finding per first-differing unit or segment,
+e.g. werkzeug's invalid UTF-8 kept gave five ``seg=pct-*`` findings in 20 s)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator, Sequence
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from pctfuzz.accept import use_accepted
+from pctfuzz.cases import Case, EncodeCase, FormCase, FormParseCase
+from pctfuzz.checks.differential import check_encode, check_form, check_form_parse
+from pctfuzz.oracles.registry import get_impl
+from pctfuzz.oracles.requests import REQUOTE_SET
+from pctfuzz.store import FindingStore, new_finding
+from pctfuzz.violations import Divergence
+
+TARGET = {check_encode: "diff_encode", check_form: "diff_form",
+          check_form_parse: "diff_form_parse"}
+
+
+@pytest.fixture(autouse=True)
+def _no_accepted() -> Iterator[None]:
+    use_accepted(False)
+    try:
+        yield
+    finally:
+        use_accepted(True)
+
+
+def _findings(tmp_path: Path, check: Callable[..., Any], impl: str,
+              cases: Sequence[Case]) -> list[Any]:
+    """The records a store holds once every case's divergence is recorded."""
+    adapter = get_impl(impl)
+    store = FindingStore(tmp_path / "findings")
+    for case in cases:
+        with pytest.raises(Divergence) as caught:
+            check(case, adapter)
+        store.record(new_finding(TARGET[check], "divergence", caught.value, case=case))
+    return list(store.iter_findings())
+
+
+def _one(records: list[Any], rule: str, params: dict[str, Any]) -> None:
+    assert len(records) == 1, [r.signature for r in records]
+    assert records[0].behaviour["rule"] == rule and records[0].behaviour["params"] == params
+
+
+def test_werkzeug_keeps_invalid_utf8_percent_encoded(tmp_path: Path) -> None:
+    cases = [FormParseCase(t) for t in ("%A0", "%aa", "=%A0", "%80", "a=%FF&b=%C3")]
+    _one(_findings(tmp_path, check_form_parse, "werkzeug", cases),
+         "replacement", {"mode": "percent-encoded"})
+
+
+def test_requests_requote_fallback_encodes_percent(tmp_path: Path) -> None:
+    cases = [EncodeCase(v, REQUOTE_SET) for v in ("%zz", "a%zz%41", "%zzb%2F", "%g0%")]
+    _one(_findings(tmp_path, check_encode, "requests", cases), "encoded", {"chars": "%"})
+
+
+def test_urllib_writes_an_unencodable_code_point_as_an_ncr(tmp_path: Path) -> None:
+    cases = [EncodeCase(v, s, "windows-1252") for v, s in (
+        ("\u0100", "special-query"), ("a\u0101", "path"), ("\u4e00b", "query"))]
+    _one(_findings(tmp_path, check_encode, "urllib", cases), "ncr_unescaped", {})
+
+
+def test_urllib_encodes_with_pythons_codec(tmp_path: Path) -> None:
+    cases = [EncodeCase("\u0081", "component", "windows-1252"),
+             EncodeCase("\u0081\u0100", "special-query", "windows-1252"),
+             EncodeCase("\ud800", "special-query", "windows-1252"),
+             EncodeCase("\u00a5a", "special-query", "ISO-2022-JP")]
+    _one(_findings(tmp_path, check_encode, "urllib", cases), "python_codec", {})
+    forms = [FormCase((("\u20ac", ""),), "GBK"), FormCase((("\ud800", "x"),), "windows-1252")]
+    _one(_findings(tmp_path / "form", check_form, "urllib", forms), "python_codec", {})
+
+
+@pytest.mark.parametrize("case", [FormParseCase("a=%FF"), EncodeCase("%zz", REQUOTE_SET),
+                                  EncodeCase("\u0100", "special-query", "windows-1252")])
+def test_with_the_entries_in_force_each_is_accepted(case: Case) -> None:
+    use_accepted(True)
+    impl = {FormParseCase: "werkzeug"}.get(type(case)) or (
+        "requests" if isinstance(case, EncodeCase) and case.set_name == REQUOTE_SET
+        else "urllib")
+    check = check_form_parse if isinstance(case, FormParseCase) else check_encode
+    assert check(case, get_impl(impl))  # type: ignore[arg-type]
+
+
+def test_a_refusal_a_rule_names_is_one_crash_finding_whichever_path_raised(
+        tmp_path: Path) -> None:
+    """urllib's parse_qsl raises on invalid UTF-8 from two places (UnicodeEncodeError in
+    _encode_result for an escape, UnicodeDecodeError in _decode_args for a raw byte)."""
+    adapter = get_impl("urllib")
+    store = FindingStore(tmp_path / "findings")
+    for text in (b"%aa", b"\x80", b"a=%FF"):
+        case = FormParseCase(text)
+        with pytest.raises(Divergence) as caught:
+            check_form_parse(case, adapter)
+        store.record(new_finding("diff_form_parse", "crash", caught.value, case=case))
+    (record,) = store.iter_findings()
+    assert record.signature.split("|")[:4] == [
+        "diff_form_parse", "crash", "form-parse", "rule=refuses(input=invalid-utf8)"]
+    assert record.hits == 3
