@@ -111,6 +111,7 @@ def main() -> int:
         print(f"| {impl} | {row['execs']} | {row['findings']} | {row['behaviours']} | "
               f"{row['per_behaviour']} | {row['accepted_on_replay']} of {row['findings']} |",
               flush=True)
+        print(f"{impl}:", file=sys.stderr, flush=True)
         for key, count in sorted(row["groups"].items()):
             print(f"    {count} x {key}", file=sys.stderr, flush=True)
         for line in row["not_accepted"]:

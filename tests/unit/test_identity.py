@@ -42,20 +42,9 @@ PINNED = {
     # Issue 21: named by the rule that explains it (hyperlink removes TAB, LF, CR).
     "e86b79804b06e3fc": "diff_decode|divergence|decode|rule=removed(chars=\\t\\n\\r)"
                         "|impl=hyperlink",
-    "34f8727bd4bd160d": "diff_form|divergence|form|field=value;unit=0x32;diff=changed|impl=boltons",
-    "58dd531f628e7be0": "diff_form|divergence|form|field=name;unit=0x25;diff=left-raw|impl=boltons",
-    "a8ac091f2243decc": "diff_form|divergence|form|field=name;unit=0x32;diff=changed|impl=boltons",
-    "c3992d21836e8c02": "diff_form|divergence|form|field=value;unit=0x25;diff=left-raw"
-                        "|impl=boltons",
-    "c3a9c0174a4b1eea": "diff_form|divergence|form|field=name;unit=pct-triplet;diff=left-raw"
-                        "|impl=boltons",
-    "db456ccba4d67014": "diff_form|divergence|form|field=value;unit=pct-triplet;diff=left-raw"
-                        "|impl=boltons",
-    "f9d11fb2abecec6a": "diff_form|divergence|form|field=name;unit=0x35;diff=changed|impl=boltons",
-    "fe5d5979b6653052": "diff_form|divergence|form|field=value;unit=0x32;diff=missing-output"
-                        "|impl=boltons",
-    "6f51408cbc7aaacd": "diff_form|divergence|form|field=value;unit=0x35;diff=missing-output"
-                        "|impl=boltons",
+    # Issue 21: boltons' % left raw, nine findings by first differing unit until the rule
+    # named it (their ids are its previous_ids).
+    "7d6a82192ee82dd8": "diff_form|divergence|form|rule=left_raw(chars=%)|impl=boltons",
 }
 
 

@@ -102,3 +102,11 @@ def test_a_refusal_a_rule_names_is_one_crash_finding_whichever_path_raised(
     assert record.signature.split("|")[:4] == [
         "diff_form_parse", "crash", "form-parse", "rule=refuses(input=invalid-utf8)"]
     assert record.hits == 3
+
+
+def test_boltons_leaves_percent_raw_in_names_and_values(tmp_path: Path) -> None:
+    """The committed boltons findings were nine (one per first differing unit)."""
+    use_accepted(True)  # a real bug: no entry accepts it, the rule names it all the same
+    cases = [FormCase(pairs) for pairs in (
+        (("%", ""),), (("", "%"),), (("%25", ""),), (("", "%aa"),), (("%252", "x"),))]
+    _one(_findings(tmp_path, check_form, "boltons", cases), "left_raw", {"chars": "%"})

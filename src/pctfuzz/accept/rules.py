@@ -159,8 +159,9 @@ def _candidates(check: str, case: Case, expected: Outcome, actual: Outcome,
             yield _rule("space_as", "+")
         if isinstance(got, str) and _LOWER_TRIPLET.search(got):
             yield _rule("lowercase_hex")
-        if check == "encode" and any("%" in t for t in strs):
-            yield _rule("encoded", "%")  # the probe leaves % out (requests' fallback)
+        if any("%" in t for t in strs):  # the probe leaves % out
+            yield _rule("left_raw", "%")  # boltons' form serializer
+            yield _rule("encoded", "%")  # requests' requote fallback
         if check == "encode" and any(_VALID_TRIPLET.search(t) for t in strs):
             for mode in ("keep", "upper", "decode-unreserved", "decode-safe"):
                 yield _rule("requoted", mode)
