@@ -110,3 +110,11 @@ def test_boltons_leaves_percent_raw_in_names_and_values(tmp_path: Path) -> None:
     cases = [FormCase(pairs) for pairs in (
         (("%", ""),), (("", "%"),), (("%25", ""),), (("", "%aa"),), (("%252", "x"),))]
     _one(_findings(tmp_path, check_form, "boltons", cases), "left_raw", {"chars": "%"})
+
+
+def test_a_pair_order_is_named_by_the_implementations_own_order(tmp_path: Path) -> None:
+    """httpx groups its pairs (a multi-dict); on pairs already sorted by name both
+    orders explain a case: before, those were a second finding, pairs_order(sorted)."""
+    cases = [FormParseCase(t) for t in ("a=1&b=2&a=3", "b=1&c=2&b=3", "a=1&b=2&c=3&a=4")]
+    _one(_findings(tmp_path, check_form_parse, "httpx", cases), "pairs_order",
+         {"mode": "grouped"})

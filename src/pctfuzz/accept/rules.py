@@ -43,7 +43,7 @@ from pctfuzz.errors import PctfuzzError
 from pctfuzz.outcome import Outcome
 from pctfuzz.sets import FORM, get_set
 
-__all__ = ["Probe", "Rule", "find_rule", "rule_class"]
+__all__ = ["Confirm", "Order", "Probe", "Rule", "find_rule", "rule_class"]
 
 #: ``probe()`` -> (characters the implementation leaves raw that the reference
 #: encodes, characters it encodes that the reference leaves raw), as code points.
@@ -51,6 +51,9 @@ Probe = Callable[[], tuple[frozenset[int], frozenset[int]]]
 #: ``confirm(n)`` -> whether the implementation's answer to a longer input (the case's
 #: input twice) is cut at ``n`` too: a cut that moves with the input is no truncation.
 Confirm = Callable[[int], bool]
+#: ``order()`` -> the implementation's pair order, ``sorted`` or ``grouped``, as it
+#: answers pairs that tell them apart (None: neither, or it does not answer).
+Order = Callable[[], str | None]
 
 
 @dataclass(frozen=True)
@@ -129,7 +132,8 @@ def _has_legacy_encoding(case: Case) -> bool:
 
 
 def _candidates(check: str, case: Case, expected: Outcome, actual: Outcome,
-                probe: Probe | None, confirm: Confirm | None) -> Iterator[Rule | None]:
+                probe: Probe | None, confirm: Confirm | None,
+                order: Order | None = None) -> Iterator[Rule | None]:
     """The catalogue's rules that could explain this case, simplest first."""
     if actual.raised and not expected.raised:
         for kind in REFUSAL_INPUTS:
@@ -170,8 +174,11 @@ def _candidates(check: str, case: Case, expected: Outcome, actual: Outcome,
                 yield _rule("ncr_unescaped")
             yield _rule("python_codec")
     if check in ("form", "form-parse"):
-        yield _rule("pairs_order", "sorted")
-        yield _rule("pairs_order", "grouped")
+        # Where both explain a case (its names already in order), the implementation's
+        # own order (``order``: asked on pairs only one of them explains) names it.
+        own = order() if order is not None else None
+        for each in ([own] if own else ["sorted", "grouped"]):
+            yield _rule("pairs_order", each)
         yield _rule("empty_pairs", "dropped")
     if check == "form-parse":
         yield _rule("empty_pairs", "kept")
@@ -249,14 +256,15 @@ _MAX_COMBINED = 6
 
 def find_rule(check: str, impl_names: Sequence[str], case: Case, expected: Outcome,
               actual: Outcome, entries: Sequence[KnownDivergence],
-              probe: Probe | None = None, confirm: Confirm | None = None) -> Rule | None:
+              probe: Probe | None = None, confirm: Confirm | None = None,
+              order: Order | None = None) -> Rule | None:
     """The simplest rule that, with ``entries`` (the accepted ones), explains the
     difference on ``case`` (module docstring); None when none does."""
     if not impl_names:
         return None
     impl = impl_names[0]
     found: list[Rule] = []
-    for rule in _candidates(check, case, expected, actual, probe, confirm):
+    for rule in _candidates(check, case, expected, actual, probe, confirm, order):
         if rule is None or check not in rule.reconciler.checks or rule in found:
             continue
         found.append(rule)

@@ -57,6 +57,7 @@ import functools
 import re
 from typing import Any
 
+from pctfuzz.accept.model import reorder
 from pctfuzz.accept.reconcilers import input_has
 from pctfuzz.accept.rules import Rule, find_rule
 from pctfuzz.cases import Case, DecodeCase, EncodeCase, FormCase, FormParseCase
@@ -211,7 +212,8 @@ def _check(check: str, case: Case, impl: Impl | str | None) -> tuple[str, ...] |
             return accepted
     rule = find_rule(check, names, case, expected, compared, entries_for(check, names, extra),
                      probe=lambda: _set_probe(check, case, adapter, surrogates),
-                     confirm=lambda n: _cut_at(check, case, adapter, n))
+                     confirm=lambda n: _cut_at(check, case, adapter, n),
+                     order=lambda: _pair_order(check, adapter))
     if rule is None and isinstance(case, EncodeCase) and case.value:
         rule = _prefix_rule(case, adapter, surrogates)
     name = impl_name(adapter)
@@ -250,6 +252,39 @@ def _cut_at(check: str, case: Case, adapter: Impl, n: int) -> bool:
     got = run_impl(check, longer, adapter)
     return got is not None and not got.raised and hasattr(got.value, "__len__") \
         and len(got.value) == n
+
+
+#: Pairs whose sorted order (a, b, b) and grouped order (b, b, a) differ.
+_ORDER_PAIRS = (("b", "1"), ("a", "2"), ("b", "3"))
+_ORDERS: dict[tuple[int, str], tuple[object, str | None]] = {}
+
+
+def _pair_order(check: str, adapter: Impl) -> str | None:
+    """``sorted`` or ``grouped``: how the implementation orders ``_ORDER_PAIRS`` (as a
+    form serializer or parser; once per adapter), so a case both explain is named by
+    the order it has (``pctfuzz.accept.rules``)."""
+    known = _ORDERS.get((id(adapter), check))
+    if known is not None and known[0] is adapter:
+        return known[1]
+    case: Case = (FormCase(_ORDER_PAIRS) if check == "form"
+                  else FormParseCase("&".join(f"{n}={v}" for n, v in _ORDER_PAIRS)))
+    got = run_impl(check, case, adapter)
+    found = None
+    if got is not None and not got.raised:
+        for mode in ("sorted", "grouped"):
+            pairs = reorder(_ORDER_PAIRS, mode)
+            want: object = ("&".join(f"{n}={v}" for n, v in pairs) if check == "form"
+                            else [tuple(p) for p in pairs])
+            try:
+                value = got.value if check == "form" else [tuple(p) for p in got.value]
+            except TypeError:  # not pairs: the check reports it
+                break
+            if value == want:
+                found = mode
+    if len(_ORDERS) >= 64:
+        _ORDERS.clear()
+    _ORDERS[(id(adapter), check)] = (adapter, found)
+    return found
 
 
 #: (adapter, check, set, encoding, space_as_plus) -> what ``_set_probe`` found.
