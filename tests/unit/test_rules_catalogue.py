@@ -118,3 +118,12 @@ def test_a_pair_order_is_named_by_the_implementations_own_order(tmp_path: Path) 
     cases = [FormParseCase(t) for t in ("a=1&b=2&a=3", "b=1&c=2&b=3", "a=1&b=2&c=3&a=4")]
     _one(_findings(tmp_path, check_form_parse, "httpx", cases), "pairs_order",
          {"mode": "grouped"})
+
+
+def test_pythons_codec_composes_with_the_set(tmp_path: Path) -> None:
+    """urlencode with ISO-2022-JP: Python's codec writes U+000E raw (the WHATWG encoder:
+    an NCR) and quote_plus leaves ~ raw; before python_codec was a model, each such
+    case was a first-difference finding (eight in one 90 s campaign)."""
+    cases = [FormCase(((n, v),), "ISO-2022-JP") for n, v in (
+        ("~\x0e", ""), ("a", "~\x1b\u00e9"), ("~", "\u0100"), ("~x", "\x0f"))]
+    _one(_findings(tmp_path, check_form, "urllib", cases), "left_raw", {"chars": "~"})

@@ -21,6 +21,7 @@ that set serializes.
 
 from __future__ import annotations
 
+import codecs
 import re
 import unicodedata
 from collections.abc import Iterable
@@ -28,11 +29,12 @@ from dataclasses import dataclass, fields, replace
 from typing import Any
 
 from pctfuzz.cases import Case, DecodeCase, EncodeCase, FormCase, FormParseCase
+from pctfuzz.encoding import lookup
 from pctfuzz.form import form_urldecode
 from pctfuzz.reference import percent_decode, percent_encode
 from pctfuzz.sets import FORM, PercentEncodeSet, get_set
 
-__all__ = ["Model", "NotModelled", "render", "reorder"]
+__all__ = ["Model", "NotModelled", "python_codec_name", "render", "reorder"]
 
 
 class NotModelled(Exception):
@@ -56,6 +58,9 @@ class Model:
     remove: str = ""
     trim: str = ""
     normalize: str | None = None
+    #: Text encoded with Python's codec of a legacy encoding, errors="xmlcharrefreplace"
+    #: (urllib), instead of the WHATWG encoder; the set applies to its bytes.
+    python_codec: bool = False
 
     def merge(self, other: Model) -> Model:
         """Both models at once; ``NotModelled`` when they contradict each other."""
@@ -63,6 +68,7 @@ class Model:
             "raw": self.raw | other.raw, "encoded": self.encoded | other.encoded,
             "lowercase_hex": self.lowercase_hex or other.lowercase_hex,
             "semicolon": self.semicolon or other.semicolon, "twice": self.twice or other.twice,
+            "python_codec": self.python_codec or other.python_codec,
             "remove": "".join(sorted(set(self.remove + other.remove))),
             "trim": "".join(sorted(set(self.trim + other.trim))),
         }
@@ -157,8 +163,14 @@ def _escape(triplet: str, mode: str, pes: PercentEncodeSet) -> str:
 
 def _encode(model: Model, value: str | bytes, pes: PercentEncodeSet, encoding: str,
             plus: bool) -> str:
+    codec = python_codec_name(encoding) if model.python_codec else None
+
     def run(part: str | bytes) -> str:
-        out = percent_encode(part, pes, encoding=encoding, space_as_plus=plus)
+        if codec is not None and isinstance(part, str):
+            out = percent_encode(part.encode(codec, "xmlcharrefreplace"), pes,
+                                 space_as_plus=plus)
+        else:
+            out = percent_encode(part, pes, encoding=encoding, space_as_plus=plus)
         return _TRIPLET.sub(lambda m: m.group().lower(), out) if model.lowercase_hex else out
 
     raw_pct = ("%" in value) if isinstance(value, str) else (b"%" in value)
@@ -173,6 +185,23 @@ def _encode(model: Model, value: str | bytes, pes: PercentEncodeSet, encoding: s
         pos = match.end()
     out.append(run(value[pos:]))
     return "".join(out)
+
+
+def python_codec_name(label: str) -> str | None:
+    """The Python codec a user would pass for a legacy encoding (its standard name if
+    Python knows it, else the codec ``pctfuzz.encoding`` builds on); None for UTF-8 or
+    when Python has none."""
+    found = lookup(label)
+    if found.is_utf8:
+        return None
+    for candidate in (found.name, found.codec):
+        if candidate is not None:
+            try:
+                codecs.lookup(candidate)
+            except LookupError:
+                continue
+            return candidate
+    return None
 
 
 # --- 4. structure --------------------------------------------------------------------------

@@ -306,50 +306,15 @@ def ncr_unescaped() -> Reconciler:
                       "&#N; percent-encoded by the set", REPLACE)
 
 
-def _python_codec(label: str) -> str | None:
-    """The Python codec a user would pass for a legacy encoding: its standard name if
-    Python knows it, else the codec ``pctfuzz.encoding`` builds on."""
-    found = lookup(label)
-    for candidate in (found.name, found.codec):
-        if candidate is not None:
-            try:
-                codecs.lookup(candidate)
-            except LookupError:
-                continue
-            return candidate
-    return None
-
-
 def python_codec() -> Reconciler:
     """Encoded with Python's codec of the encoding's name, ``errors="xmlcharrefreplace"``,
     instead of the WHATWG encoder (Encoding Standard, sections 9-14: their tables differ
     for some code points; a lone surrogate becomes an NCR), then percent-encoded by the
-    set: urllib's ``quote``/``urlencode`` with a legacy encoding."""
-
-    def part(text: str, codec: str, set_name: str | PercentEncodeSet, plus: bool) -> str:
-        return percent_encode(text.encode(codec, "xmlcharrefreplace"), set_name,
-                              space_as_plus=plus)
-
-    def reconcile(case: Case, expected: Outcome, actual: Outcome) -> _Pair:
-        label = _legacy_label(case)
-        codec = None if label is None else _python_codec(label)
-        if codec is None:
-            return None
-        try:
-            if isinstance(case, EncodeCase) and isinstance(case.value, str):
-                model = part(case.value, codec, case.set_name, case.space_as_plus)
-            elif isinstance(case, FormCase):
-                model = "&".join(part(n, codec, FORM, True) + "=" + part(v, codec, FORM, True)
-                                 for n, v in case.pairs)
-            else:
-                return None
-        except (LookupError, ValueError):
-            return None
-        return Outcome(model), actual
-
-    return Reconciler("python_codec", frozenset({"encode", "form"}), reconcile,
-                      "the WHATWG encoder of the encoding",
-                      "Python's codec of that name (errors='xmlcharrefreplace')", REPLACE)
+    set (so it composes with the set models): urllib's ``quote``/``urlencode`` with a
+    legacy encoding."""
+    return _declared("python_codec", {"encode", "form"}, Model(python_codec=True),
+                     "the WHATWG encoder of the encoding",
+                     "Python's codec of that name (errors='xmlcharrefreplace')")
 
 
 # --- rewrites of the answer (phase REWRITE) --------------------------------------------------
