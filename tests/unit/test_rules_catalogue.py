@@ -127,3 +127,14 @@ def test_pythons_codec_composes_with_the_set(tmp_path: Path) -> None:
     cases = [FormCase(((n, v),), "ISO-2022-JP") for n, v in (
         ("~\x0e", ""), ("a", "~\x1b\u00e9"), ("~", "\u0100"), ("~x", "\x0f"))]
     _one(_findings(tmp_path, check_form, "urllib", cases), "left_raw", {"chars": "~"})
+
+
+def test_three_behaviours_in_one_case_are_named_by_the_simplest(tmp_path: Path) -> None:
+    """httpx's form body: pairs grouped by name, ~ raw, * encoded; a case with % and +
+    adds four candidates (space_as, left_raw/encoded of %), which pushed pairs_order out
+    of the combined ones: four first-difference findings in one 90 s campaign."""
+    cases = [FormCase((("", ""), (n, ""), ("", v))) for n, v in (
+        ("\x00", "%+~"), ("`", "%+~%"), ("\x01+*%", ""))]
+    records = _findings(tmp_path, check_form, "httpx", cases)
+    assert all(r.behaviour is not None for r in records), [r.signature for r in records]
+    assert {r.behaviour["rule"] for r in records} <= {"left_raw", "encoded"}

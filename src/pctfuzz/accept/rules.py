@@ -251,7 +251,7 @@ def _rewrite_all(rule: Rule) -> Rule | None:
 
 #: At most this many candidates are combined, two or three at a time (the combinations
 #: grow as its cube).
-_MAX_COMBINED = 6
+_MAX_COMBINED = 8
 
 
 def find_rule(check: str, impl_names: Sequence[str], case: Case, expected: Outcome,
