@@ -138,3 +138,12 @@ def test_three_behaviours_in_one_case_are_named_by_the_simplest(tmp_path: Path) 
     records = _findings(tmp_path, check_form, "httpx", cases)
     assert all(r.behaviour is not None for r in records), [r.signature for r in records]
     assert {r.behaviour["rule"] for r in records} <= {"left_raw", "encoded"}
+
+
+def test_normalization_is_combined_with_the_set_and_space(tmp_path: Path) -> None:
+    """boltons' form serializer: NFC (U+2000 -> U+2002), space as %20, its own set;
+    normalization came after the answer rewrites, out of the combined candidates."""
+    cases = [FormCase(pairs) for pairs in (
+        (("\u2000 ", ""),), ((" \u2000", ""),), (("", "\u2000 "),), ((", \u2000", ""),))]
+    records = _findings(tmp_path, check_form, "boltons", cases)
+    assert all(r.behaviour is not None for r in records), [r.signature for r in records]

@@ -491,6 +491,8 @@ def input_has(case: Case, kind: str) -> bool:
         return False
     for text in texts:
         try:
+            if isinstance(text, bytes):  # raw bytes that are not UTF-8 (%EA then 80 80
+                text.decode("utf-8")  # decodes to valid UTF-8 but is not UTF-8 text)
             percent_decode(text).decode("utf-8")
         except UnicodeDecodeError:
             return True
@@ -499,7 +501,7 @@ def input_has(case: Case, kind: str) -> bool:
 
 def refuses(input: str) -> Reconciler:
     """The implementation raises (any exception) for an input holding ``input``
-    (``lone-surrogate``, ``invalid-utf8`` once decoded, ``invalid-percent``: a ``%``
+    (``lone-surrogate``, ``invalid-utf8`` as given or once decoded, ``invalid-percent``: a ``%``
     without two hex digits), where the reference answers."""
     if input not in REFUSAL_INPUTS:
         raise UsageError(f"refuses: input must be one of {', '.join(REFUSAL_INPUTS)}")
