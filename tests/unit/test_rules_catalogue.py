@@ -147,3 +147,10 @@ def test_normalization_is_combined_with_the_set_and_space(tmp_path: Path) -> Non
         (("\u2000 ", ""),), ((" \u2000", ""),), (("", "\u2000 "),), ((", \u2000", ""),))]
     records = _findings(tmp_path, check_form, "boltons", cases)
     assert all(r.behaviour is not None for r in records), [r.signature for r in records]
+
+
+def test_a_lone_surrogate_as_an_ncr_with_the_sets_own_characters(tmp_path: Path) -> None:
+    """urlencode with ISO-2022-JP: U+D800 becomes &#55296; and ~ stays raw; the reference
+    refuses, so only python_codec was tried, alone: a value-for-non-scalar finding."""
+    cases = [FormCase(((n, ""),), "ISO-2022-JP") for n in ("\ud800~", "~\ud800", "\ud800")]
+    _one(_findings(tmp_path, check_form, "urllib", cases), "python_codec", {})

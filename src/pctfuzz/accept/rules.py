@@ -146,8 +146,14 @@ def _candidates(check: str, case: Case, expected: Outcome, actual: Outcome,
         return
     legacy = check in ("encode", "form") and _has_legacy_encoding(case)
     if expected.raised:
-        if legacy:  # a lone surrogate the codec writes as an NCR
+        if legacy and not actual.raised:  # a lone surrogate the codec writes as an NCR
             yield _rule("python_codec")
+            if probe is not None:  # with the implementation's set (urllib: ~ raw)
+                raw, enc = probe()
+                if raw:
+                    yield _rule("left_raw", _chars(raw))
+                if enc:
+                    yield _rule("encoded", _chars(enc))
         return
     want, got = expected.value, actual.value
     texts = input_texts(case)
