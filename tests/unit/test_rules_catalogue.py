@@ -154,3 +154,13 @@ def test_a_lone_surrogate_as_an_ncr_with_the_sets_own_characters(tmp_path: Path)
     refuses, so only python_codec was tried, alone: a value-for-non-scalar finding."""
     cases = [FormCase(((n, ""),), "ISO-2022-JP") for n in ("\ud800~", "~\ud800", "\ud800")]
     _one(_findings(tmp_path, check_form, "urllib", cases), "python_codec", {})
+
+
+def test_a_requoting_is_named_by_the_implementations_own_mode(tmp_path: Path) -> None:
+    """yarl's requoting decodes an escape of a character its set leaves raw and
+    uppercases the others (decode-safe); a case several modes explain (``%2A``: upper
+    too) was named by the first mode listed: four findings in one 90 s campaign."""
+    cases = [EncodeCase(v, s) for v, s in (("%2a", "data-uri"), ("%41", "query"),
+                                           ("%2A", "data-uri"), ("a%41%2f", "rfc3986-query"))]
+    _one(_findings(tmp_path, check_encode, "yarl-requote", cases), "requoted",
+         {"mode": "decode-safe"})

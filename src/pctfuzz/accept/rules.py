@@ -54,6 +54,8 @@ Confirm = Callable[[int], bool]
 #: ``order()`` -> the implementation's pair order, ``sorted`` or ``grouped``, as it
 #: answers pairs that tell them apart (None: neither, or it does not answer).
 Order = Callable[[], str | None]
+#: ``requote()`` (also an ``Order``) -> the implementation's ``requoted`` mode, as it
+#: answers ``%41`` and ``%2f`` in the case's context (None: none of them).
 
 
 @dataclass(frozen=True)
@@ -133,7 +135,8 @@ def _has_legacy_encoding(case: Case) -> bool:
 
 def _candidates(check: str, case: Case, expected: Outcome, actual: Outcome,
                 probe: Probe | None, confirm: Confirm | None,
-                order: Order | None = None) -> Iterator[Rule | None]:
+                order: Order | None = None,
+                requote: Order | None = None) -> Iterator[Rule | None]:
     """The catalogue's rules that could explain this case, simplest first."""
     if actual.raised and not expected.raised:
         for kind in REFUSAL_INPUTS:
@@ -173,7 +176,10 @@ def _candidates(check: str, case: Case, expected: Outcome, actual: Outcome,
             yield _rule("left_raw", "%")  # boltons' form serializer
             yield _rule("encoded", "%")  # requests' requote fallback
         if check == "encode" and any(_VALID_TRIPLET.search(t) for t in strs):
-            for mode in ("keep", "upper", "decode-unreserved", "decode-safe"):
+            # Where several modes explain a case, the implementation's own names it.
+            own_mode = requote() if requote is not None else None
+            for mode in ([own_mode] if own_mode else
+                         ["keep", "upper", "decode-unreserved", "decode-safe"]):
                 yield _rule("requoted", mode)
         if legacy:
             if check == "encode":
@@ -265,14 +271,14 @@ _MAX_COMBINED = 8
 def find_rule(check: str, impl_names: Sequence[str], case: Case, expected: Outcome,
               actual: Outcome, entries: Sequence[KnownDivergence],
               probe: Probe | None = None, confirm: Confirm | None = None,
-              order: Order | None = None) -> Rule | None:
+              order: Order | None = None, requote: Order | None = None) -> Rule | None:
     """The simplest rule that, with ``entries`` (the accepted ones), explains the
     difference on ``case`` (module docstring); None when none does."""
     if not impl_names:
         return None
     impl = impl_names[0]
     found: list[Rule] = []
-    for rule in _candidates(check, case, expected, actual, probe, confirm, order):
+    for rule in _candidates(check, case, expected, actual, probe, confirm, order, requote):
         if rule is None or check not in rule.reconciler.checks or rule in found:
             continue
         found.append(rule)

@@ -213,7 +213,8 @@ def _check(check: str, case: Case, impl: Impl | str | None) -> tuple[str, ...] |
     rule = find_rule(check, names, case, expected, compared, entries_for(check, names, extra),
                      probe=lambda: _set_probe(check, case, adapter, surrogates),
                      confirm=lambda n: _cut_at(check, case, adapter, n),
-                     order=lambda: _pair_order(check, adapter))
+                     order=lambda: _pair_order(check, adapter),
+                     requote=lambda: _requote_mode(case, adapter))
     if rule is None and isinstance(case, EncodeCase) and case.value:
         rule = _prefix_rule(case, adapter, surrogates)
     name = impl_name(adapter)
@@ -284,6 +285,36 @@ def _pair_order(check: str, adapter: Impl) -> str | None:
     if len(_ORDERS) >= 64:
         _ORDERS.clear()
     _ORDERS[(id(adapter), check)] = (adapter, found)
+    return found
+
+
+_REQUOTES: dict[tuple[int, str], tuple[object, str | None]] = {}
+#: (answer to %41, answers to %2f) -> the requoted mode (pctfuzz.accept.model._escape).
+_REQUOTE_MODES = {("%41", ("%2f",)): "keep", ("%41", ("%2F",)): "upper",
+                  ("A", ("%2f",)): "decode-unreserved", ("A", ("/", "%2F")): "decode-safe"}
+
+
+def _requote_mode(case: Case, adapter: Impl) -> str | None:
+    """The ``requoted`` mode of the implementation: its answers to ``%41`` (an escape of
+    an unreserved character) and ``%2f`` (lowercase, of a reserved one) in the case's
+    set, once per adapter and set."""
+    if not isinstance(case, EncodeCase) or not isinstance(case.value, str):
+        return None
+    known = _REQUOTES.get((id(adapter), case.set_name))
+    if known is not None and known[0] is adapter:
+        return known[1]
+    answers = []
+    for value in ("%41", "%2f"):
+        got = run_impl("encode", EncodeCase(value, case.set_name, case.encoding,
+                                            case.space_as_plus), adapter)
+        answers.append(None if got is None or got.raised else got.value)
+    found = None
+    for (first, seconds), mode in _REQUOTE_MODES.items():
+        if answers[0] == first and answers[1] in seconds:
+            found = mode
+    if len(_REQUOTES) >= 64:
+        _REQUOTES.clear()
+    _REQUOTES[(id(adapter), case.set_name)] = (adapter, found)
     return found
 
 
