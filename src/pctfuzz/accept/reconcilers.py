@@ -25,6 +25,7 @@ from pctfuzz.accept.entry import MODEL, REPLACE, REWRITE, KnownDivergence
 from pctfuzz.accept.model import Model, NotModelled, render
 from pctfuzz.cases import Case, DecodeCase, EncodeCase, FormCase, FormParseCase
 from pctfuzz.errors import UsageError
+from pctfuzz.operations import OPERATIONS
 from pctfuzz.outcome import CHECKS, Outcome, Reconcile
 from pctfuzz.reference import percent_decode, percent_encode
 from pctfuzz.sets import FORM, PercentEncodeSet, get_set
@@ -60,9 +61,7 @@ __all__ = [
     "truncated",
 ]
 
-_CASE_TYPES: Mapping[str, type] = {
-    "encode": EncodeCase, "decode": DecodeCase, "form": FormCase, "form-parse": FormParseCase,
-}
+_CASE_TYPES: Mapping[str, type] = {op.name: op.case_type for op in OPERATIONS}
 _Pair = tuple[Outcome, Outcome] | None
 _CHECK_OF: Mapping[type, str] = {case_type: check for check, case_type in _CASE_TYPES.items()}
 
