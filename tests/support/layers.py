@@ -31,7 +31,7 @@ LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("store", ("pctfuzz.store",)),
     ("vocabulary", ("pctfuzz.cases", "pctfuzz.violations", "pctfuzz.identity",
                     "pctfuzz.outcome", "pctfuzz.operations",
-                    "pctfuzz.accept", "pctfuzz.accept_file", "pctfuzz.formats")),
+                    "pctfuzz.accept", "pctfuzz.formats")),
     ("library", ("pctfuzz", "pctfuzz.sets", "pctfuzz.named_sets", "pctfuzz.setspec",
                  "pctfuzz.encoding", "pctfuzz.reference", "pctfuzz.form",
                  "pctfuzz.spec")),

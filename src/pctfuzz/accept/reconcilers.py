@@ -29,6 +29,7 @@ from pctfuzz.operations import OPERATIONS
 from pctfuzz.outcome import CHECKS, Outcome, Reconcile
 from pctfuzz.reference import percent_decode, percent_encode
 from pctfuzz.sets import FORM, PercentEncodeSet, get_set
+from pctfuzz.spec import HEX_PAIR
 from pctfuzz.text import count_lone_surrogates, has_lone_surrogate, surrogates_to_fffd
 
 __all__ = [
@@ -407,7 +408,7 @@ def replacement(mode: str) -> Reconciler:
                       f"one U+FFFD {mode.replace('-', ' ')} of invalid UTF-8", REPLACE)
 
 
-_INVALID_PCT = re.compile("%(?![0-9A-Fa-f]{2})")
+_INVALID_PCT = re.compile(f"%(?!{HEX_PAIR})")
 REFUSAL_INPUTS = ("lone-surrogate", "invalid-utf8", "invalid-percent")
 
 

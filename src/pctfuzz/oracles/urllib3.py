@@ -22,7 +22,6 @@ urllib3 has no percent-decoder or form parser, and its form encoding for
 
 from __future__ import annotations
 
-import re
 from types import MappingProxyType
 from typing import Any
 
@@ -31,6 +30,7 @@ from pctfuzz.cases import Case, EncodeCase
 from pctfuzz.encoding import lookup
 from pctfuzz.oracles.base import Adapter, Unsupported, library_call
 from pctfuzz.sets import get_set
+from pctfuzz.spec import PERCENT_ENCODED_BYTE
 
 __all__ = ["Urllib3Adapter"]
 
@@ -39,7 +39,7 @@ __all__ = ["Urllib3Adapter"]
 #: "/" (urllib3's _PATH_CHARS); "?", which the query set also leaves raw, never
 #: reaches a path (Unsupported).
 PATH_SET = "rfc3986-query"
-_ESCAPE = re.compile(r"%[0-9A-Fa-f]{2}")
+_ESCAPE = PERCENT_ENCODED_BYTE
 
 
 def _already_encoded(case: object) -> bool:
