@@ -23,8 +23,8 @@ from pctfuzz.errors import PctfuzzError
 __all__ = [
     "DECODE",
     "ENCODE",
-    "FORM",
     "FORM_PARSE",
+    "FORM_SERIALIZE",
     "OPERATIONS",
     "Operation",
     "get_operation",
@@ -72,7 +72,7 @@ ENCODE = Operation(EncodeCase, "encode", "value",
 DECODE = Operation(DecodeCase, "decode", "value",
                    "URL Standard 1.3 (Percent-encoded bytes): percent-decode",
                    "percent_decode of arbitrary str/bytes")
-FORM = Operation(FormCase, "form_serialize", "pairs",
+FORM_SERIALIZE = Operation(FormCase, "form_serialize", "pairs",
                  "URL Standard 5.2 (application/x-www-form-urlencoded serializing)",
                  "application/x-www-form-urlencoded serializer (and parse back)")
 FORM_PARSE = Operation(FormParseCase, "form_parse", "text",
@@ -80,7 +80,7 @@ FORM_PARSE = Operation(FormParseCase, "form_parse", "text",
                        "application/x-www-form-urlencoded parser on arbitrary input")
 
 #: Every operation, in the order commands and reports list them.
-OPERATIONS: tuple[Operation, ...] = (ENCODE, DECODE, FORM, FORM_PARSE)
+OPERATIONS: tuple[Operation, ...] = (ENCODE, DECODE, FORM_SERIALIZE, FORM_PARSE)
 
 _BY_SPELLING = {spelling: op for op in OPERATIONS
                 for spelling in (op.name, op.ident, op.differential_target)}

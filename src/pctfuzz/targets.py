@@ -34,7 +34,7 @@ from pctfuzz.formats import (  # re-exported: the public path of the byte format
     form_to_bytes,
 )
 from pctfuzz.identity import TARGET_NAME
-from pctfuzz.operations import DECODE, ENCODE, FORM, FORM_PARSE, Operation
+from pctfuzz.operations import DECODE, ENCODE, FORM_PARSE, FORM_SERIALIZE, Operation
 from pctfuzz.text import one_line
 
 if TYPE_CHECKING:
@@ -421,7 +421,7 @@ def _late() -> _Late:
                  invariants.check_encode, differential.check_encode),
         DECODE: (decode_from_bytes, decode_to_bytes, strategies.decode_cases,
                  invariants.check_decode, differential.check_decode),
-        FORM: (form_from_bytes, form_to_bytes, strategies.form_cases,
+        FORM_SERIALIZE: (form_from_bytes, form_to_bytes, strategies.form_cases,
                invariants.check_form, differential.check_form),
         FORM_PARSE: (form_parse_from_bytes, form_parse_to_bytes, strategies.form_parse_cases,
                      invariants.check_form_parse, differential.check_form_parse),

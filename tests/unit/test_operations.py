@@ -7,7 +7,7 @@ import pytest
 
 from pctfuzz.cases import CASE_TYPES
 from pctfuzz.errors import PctfuzzError
-from pctfuzz.operations import FORM, FORM_PARSE, OPERATIONS, get_operation
+from pctfuzz.operations import FORM_PARSE, FORM_SERIALIZE, OPERATIONS, get_operation
 
 
 def test_the_stored_spellings_are_the_case_types() -> None:
@@ -16,7 +16,7 @@ def test_the_stored_spellings_are_the_case_types() -> None:
     assert [op.ident for op in OPERATIONS] == ["encode", "decode", "form", "form_parse"]
     assert all(CASE_TYPES[op.name] is op.case_type for op in OPERATIONS)
     assert FORM_PARSE.targets == ("form_parse", "diff_form_parse")
-    assert FORM.method == "form_serialize"
+    assert FORM_SERIALIZE.method == "form_serialize"
 
 
 def test_every_list_of_operations_derives_from_the_record() -> None:
