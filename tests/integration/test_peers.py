@@ -53,6 +53,8 @@ VECTORS: list[tuple[str, Callable[[Any], Any], Any]] = [
     ("go-url-path", _enc("a b?*!", "rfc3986-pchar+!'()*-/"), "a%20b%3F%2A%21"),
     ("go-url-fragment", _enc("a b#!*'", "rfc3986-query+'"), "a%20b%23!*%27"),
     ("go-url-userinfo", _enc("a@b:c;", "rfc3986-unreserved-$&%2B,;="), "a%40b%3Ac;"),
+    # RawQuery holds the query as written (pkg.go.dev/net/url#URL): nothing is escaped.
+    ("go-url-query", _enc("a b\"<>^%zz\u00e9", "c0-control"), "a b\"<>^%zz\u00e9"),
     ("java-urlencoder", _enc("a b*~\u00e9", FORM, True), "a+b*%7E%C3%A9"),
     ("java-urlencoder", lambda a: a.encode(EncodeCase("\u00e9\u20ac", FORM, "windows-1252", True)),
      "%E9%80"),
