@@ -85,9 +85,13 @@ def _component(*labels: str) -> Any:
     return lambda case: isinstance(case, EncodeCase) and get_set(case.set_name).members in wanted
 
 
+def _text(case: Case) -> str:
+    """An encode case's str value ("" for any other case)."""
+    return case.value if isinstance(case, EncodeCase) and isinstance(case.value, str) else ""
+
+
 def _has_control(case: Case) -> bool:
-    value = case.value if isinstance(case, EncodeCase) else ""
-    return any(ord(c) < 0x20 or c == "\x7f" for c in value)
+    return any(ord(c) < 0x20 or c == "\x7f" for c in _text(case))
 
 
 def _refused(case: Case, expected: Any, actual: Any) -> Any:
@@ -154,8 +158,8 @@ class HttpxAdapter(FunctionAdapter):
         ),
         divergence(
             id="httpx-url-path-delimiter", check="encode", reconcile=_REFUSED,
-            applies=lambda case: _component("path")(case) and isinstance(case.value, str)
-            and ("?" in case.value or "#" in case.value),
+            applies=lambda case: _component("path")(case)
+            and ("?" in _text(case) or "#" in _text(case)),
             summary="copy_with(path=...) refuses a path with '?' or '#'",
             citation="httpx/_urlparse.py urlparse: 'Ensure that keyword arguments match as a "
             "valid regex' (COMPONENT_REGEX path '[^?#]*'), InvalidURL(\"Invalid URL "
@@ -166,8 +170,7 @@ class HttpxAdapter(FunctionAdapter):
         ),
         divergence(
             id="httpx-url-path-dot-segments", check="encode", reconcile=_DOTS,
-            applies=lambda case: _component("path")(case) and isinstance(case.value, str)
-            and "." in case.value,
+            applies=lambda case: _component("path")(case) and "." in _text(case),
             summary="URL removes '.' and '..' path segments",
             citation="httpx/_urlparse.py normalize_path: 'Drop \".\" and \"..\" segments "
             "from a URL path' (RFC 3986 5.2.4)",
