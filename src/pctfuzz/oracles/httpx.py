@@ -34,7 +34,7 @@ from pctfuzz.oracles._querystring import (
     query_params_functions,
     urlencode_entry,
 )
-from pctfuzz.oracles.base import Unsupported
+from pctfuzz.oracles.base import Unsupported, library_call
 from pctfuzz.oracles.function import FunctionAdapter
 from pctfuzz.sets import get_set
 
@@ -78,6 +78,15 @@ def _fragment(value: str) -> str:
 def _userinfo(value: str) -> str:
     raw: bytes = _url().copy_with(username=value).userinfo
     return raw.decode("ascii")
+
+
+#: label -> the call each component function makes, for a library-only reproduction.
+_CALLS = {
+    "path": 'httpx.URL("http://h/").copy_with(path="/" + value).raw_path.decode("ascii")[1:]',
+    "query": 'httpx.URL("http://h/?" + value).raw_path.decode("ascii").partition("?")[2]',
+    "fragment": 'str(httpx.URL("http://h/").copy_with(fragment=value)).partition("#")[2]',
+    "userinfo": 'httpx.URL("http://h/").copy_with(username=value).userinfo.decode("ascii")',
+}
 
 
 def _component(*labels: str) -> Any:
@@ -195,4 +204,13 @@ class HttpxAdapter(FunctionAdapter):
             {"query-value": QUERY_VALUE_SPEC, **COMPONENT_SETS}, True,
             spaces=dict.fromkeys(components, False),
         )
-        self.modules_under_test = ("httpx._urls",)
+        self.modules_under_test = ("httpx._urls", "httpx._urlparse")
+
+    def reproduction(self, check: str, case: Case) -> str | None:
+        """A component's call (``_CALLS``) with the value; else FunctionAdapter's."""
+        if isinstance(case, EncodeCase) and isinstance(case.value, str):
+            members = get_set(case.set_name).members
+            for label, call in _CALLS.items():
+                if get_set(COMPONENT_SETS[label]).members == members:
+                    return library_call(("httpx",), call, value=case.value)
+        return super().reproduction(check, case)
