@@ -20,7 +20,8 @@ and ``urlencode`` are urllib.parse's, imported. What it still has of its own:
   is encoded, where the whole function's set leaves it raw). The query's and
   fragment's sets are the whole function's (``encodeURI-%25``: a value with ``?`` or
   ``#`` reaches them through the first label); the userinfo is split at ':' and '@'
-  by urlsplit, so it is not asked alone. A path value with ``?`` or ``#`` (which would end it) is ``Unsupported``.
+  by urlsplit, so it is not asked alone. A path value with ``?`` or ``#`` (which
+  would end it) is ``Unsupported``.
 - **form_parse**: ``Request(environ).args.items(multi=True)``, the parsed query string
   a Werkzeug (or Flask) application reads, from a WSGI ``QUERY_STRING`` (PEP 3333: the
   bytes as latin-1; str text is first encoded as UTF-8, as a client sends it). It is
