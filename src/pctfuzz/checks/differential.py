@@ -80,6 +80,7 @@ __all__ = [
     "check_encode",
     "check_form",
     "check_form_parse",
+    "judge",
     "resolve_impl",
     "run_impl",
     "scalar_values",
@@ -186,13 +187,12 @@ def agree(check: str, case: Case, expected: Outcome, actual: Outcome) -> bool:
         return False
 
 
-def _check(check: str, case: Case, impl: Impl | str | None) -> tuple[str, ...] | None:
-    adapter = resolve_impl(impl)
-    actual = run_impl(check, case, adapter)
-    if actual is None:
-        return None
-    surrogates = scalar_values(adapter)
-    expected = reference_outcome(check, case, surrogates=surrogates)
+def judge(check: str, case: Case, adapter: Impl, expected: Outcome,
+          actual: Outcome) -> tuple[str, ...] | None:
+    """The differential check's verdict on two outcomes, without raising: ``()`` when
+    they agree (the non-scalar policy included), the ids of the accepted entries that
+    explain the difference, None when nothing does. ``pctfuzz matrix`` judges with it
+    too, so a cell counts as a bug exactly when the check fails."""
     if agree(check, case, expected, actual):
         return ()
     names = registry_names(adapter)
@@ -203,9 +203,23 @@ def _check(check: str, case: Case, impl: Impl | str | None) -> tuple[str, ...] |
     # The non-scalar policy: a kept lone surrogate is compared as U+FFFD.
     compared = _as_compared(case, actual)
     if compared is not actual:
-        accepted = explain(check, names, case, expected, compared, extra=extra)
-        if accepted is not None:
-            return accepted
+        return explain(check, names, case, expected, compared, extra=extra)
+    return None
+
+
+def _check(check: str, case: Case, impl: Impl | str | None) -> tuple[str, ...] | None:
+    adapter = resolve_impl(impl)
+    actual = run_impl(check, case, adapter)
+    if actual is None:
+        return None
+    surrogates = scalar_values(adapter)
+    expected = reference_outcome(check, case, surrogates=surrogates)
+    judged = judge(check, case, adapter, expected, actual)
+    if judged is not None:
+        return judged
+    names = registry_names(adapter)
+    extra = accepted_entries(adapter)
+    compared = _as_compared(case, actual)
     rule = find_rule(check, names, case, expected, compared, entries_for(check, names, extra),
                      probe=lambda: _set_probe(check, case, adapter, surrogates),
                      confirm=lambda n: _cut_at(check, case, adapter, n),

@@ -32,13 +32,12 @@ from pathlib import Path
 from typing import Any
 
 from pctfuzz.cases import Case, EncodeCase
-from pctfuzz.checks.differential import both_refuse, run_impl, scalar_values
-from pctfuzz.checks.registry.lookup import accepted_entries, explain
+from pctfuzz.checks.differential import judge, run_impl, scalar_values
 from pctfuzz.fuzz.minimize import minimize_case, raw_input_for, same_failure
 from pctfuzz.fuzz.recorder import build_finding
 from pctfuzz.identity import signature_of
 from pctfuzz.operations import OPERATIONS
-from pctfuzz.oracles.base import Impl, impl_name, impl_version, registry_names
+from pctfuzz.oracles.base import Impl, impl_name, impl_version
 from pctfuzz.outcome import Outcome, case_text, reference_outcome
 from pctfuzz.targets import Target, get_target, modules_under_test
 
@@ -252,11 +251,10 @@ def _one_input(run: MatrixRun, recorder: _Recorder, target: Target, data: bytes,
             run.reference_answers += 1
         answered.setdefault(case, []).append((name, actual))
         cell = run.cells.setdefault((name, _column(check, case)), Cell())
-        if expected.same(actual) or both_refuse(expected, actual):
+        ids = judge(check, case, impl, expected, actual)
+        if ids == ():
             cell.agree += 1
             continue
-        ids = explain(check, registry_names(impl), case, expected, actual,
-                      extra=accepted_entries(impl))
         if ids is not None:
             for ident in ids:
                 cell.accepted[ident] += 1
