@@ -182,3 +182,17 @@ def test_report_upstream_command(tmp_path: Path) -> None:
                           env=env, capture_output=True, text=True, timeout=60, check=False)
     assert done.returncode == 0, done.stderr
     assert "## Reproduction" in out.read_text()
+
+
+def test_a_finding_that_no_longer_reproduces_is_titled_with_its_recorded_answers(
+        on_path: None) -> None:
+    """Reported against a version that now gives the expected answer, the title and
+    "Actual" are the record's answers (not today's equal ones), and say it is gone."""
+    finding = _finding(EncodeCase("a~b", "component"), "broken_impls:TildeEncodingUrllib")
+    assert finding.actual == "'a%7Eb'"
+    text = upstream_report(finding, get_impl("urllib"), path="f.json", impl="")
+    title = text.splitlines()[0]
+    assert "gave ` 'a%7Eb' ` where the URL Standard gives ` 'a~b' `" in title, title
+    assert "no longer reproduces" in title, title
+    actual = text.split("## Actual", 1)[1].split("##", 1)[0]
+    assert "'a%7Eb'" in actual and "no longer reproduces here" in actual, actual
