@@ -133,8 +133,8 @@ def test_rotation_puts_differential_targets_first_and_shares_the_slots() -> None
 def test_max_time_holds_whatever_the_number_of_targets(tmp_path: Path, count: int,
                                                        budget: int) -> None:
     """The parent holds the deadline on its own clock: the campaign ends because its
-    budget ran out (the summary's seconds are the budget, plus at most the stop's grace
-    and kill delays; never less), with every target in the summary. What the budget
+    budget ran out (the summary's seconds are the budget plus the stop, never less),
+    with every target in the summary. What the budget
     buys is not asserted (issue 23.16: on a loaded machine a target's harness may not
     start within its slice): exit 0, or 3 only for targets the budget left with 0
     executions, never for anything lost."""
@@ -153,7 +153,11 @@ def test_max_time_holds_whatever_the_number_of_targets(tmp_path: Path, count: in
                             r"no time.*", line) for line in problems), problems
     seconds = re.search(r"^\d+ new finding\(s\) in (\d+) s", run.stdout, re.M)
     assert seconds, output
-    assert budget - 1 <= int(seconds[1]) <= budget + DEADLINE_GRACE + KILL_AFTER + 2, output
+    # Never earlier than the budget. Later only by the stop: SIGTERM after the grace,
+    # SIGKILL after KILL_AFTER, then the processes' end and their corpus import, which
+    # on a loaded machine (load 16 on 2 cores: 18 s for a 12 s budget) take seconds of
+    # wall time; the slack only tells a stop from a campaign that ignored its budget.
+    assert budget - 1 <= int(seconds[1]) <= budget + DEADLINE_GRACE + KILL_AFTER + 30, output
     rows = {line.split()[0] for line in run.stdout.splitlines() if line.split()}
     assert set(names) <= rows, run.stdout
 

@@ -14,11 +14,10 @@ import os
 import signal
 import sys
 import time
-from collections.abc import Callable
 from pathlib import Path
 
 import pytest
-from campaigns import CAP, Watched, execs_at_least, finding_saved
+from campaigns import CAP, Watched, execs_at_least, finding_saved, wait_until
 
 SUPPORT = Path(__file__).resolve().parents[1] / "support"
 
@@ -57,18 +56,10 @@ def _harness_pids(findings: Path) -> list[int]:
     return pids
 
 
-def _wait_until(predicate: Callable[[], bool], what: str, cap: float = CAP) -> None:
-    """Poll ``predicate``; ``cap`` is a safety net against a hang, not a time budget."""
-    end = time.monotonic() + cap
-    while not predicate():
-        assert time.monotonic() < end, f"no {what} within {cap:.0f} s"
-        time.sleep(0.1)
-
-
 def _wait_until_fuzzing(campaign: Watched, findings: Path) -> None:
     """The event "campaign running": both harness processes live, and a status line of
     each target shows executions (libFuzzer is past its start-up, fuzzing)."""
-    _wait_until(lambda: len(_harness_pids(findings)) >= 2 or campaign.proc.poll() is not None,
+    wait_until(lambda: len(_harness_pids(findings)) >= 2 or campaign.proc.poll() is not None,
                 "harness processes")
     for target in ("diff_encode", "decode"):
         campaign.wait_for(execs_at_least(1, target), f"a status line of {target} with "
@@ -120,10 +111,10 @@ def test_sigkill_of_the_campaign_takes_its_children(tmp_path: Path) -> None:
     # at each flush (every second): wait until a rewrite is seen, the store in use.
     campaign.wait_for(finding_saved(findings), "finding saved")
     first = _snapshot(findings)
-    _wait_until(lambda: _snapshot(findings) != first, "rewrite of the finding (a flush)")
+    wait_until(lambda: _snapshot(findings) != first, "rewrite of the finding (a flush)")
     campaign.proc.kill()
     campaign.finish()
-    _wait_until(lambda: not _harness_pids(findings), "end of the harness processes", 120)
+    wait_until(lambda: not _harness_pids(findings), "end of the harness processes", 120)
     before = _snapshot(tmp_path)
     time.sleep(3)  # three flush periods in which nothing may change (absence of writes)
     assert _snapshot(tmp_path) == before

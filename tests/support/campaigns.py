@@ -20,7 +20,7 @@ import time
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
-__all__ = ["CAP", "Watched", "execs_at_least", "finding_saved", "run_until"]
+__all__ = ["CAP", "Watched", "execs_at_least", "finding_saved", "run_until", "wait_until"]
 
 #: Seconds before a campaign that never shows its event is given up (a hang).
 CAP = 600
@@ -44,6 +44,15 @@ def execs_at_least(count: int, target: str | None = None, *, corpus: int = 0,
                    for e, c, u in pattern.findall(output))
 
     return seen
+
+
+def wait_until(predicate: Callable[[], bool], what: str, cap: float = CAP) -> None:
+    """Poll ``predicate`` until true; ``cap`` is a safety net against a hang, not a time
+    budget: past it, an ``AssertionError`` says which event (``what``) never came."""
+    end = time.monotonic() + cap
+    while not predicate():
+        assert time.monotonic() < end, f"no {what} within {cap:.0f} s (a hang?)"
+        time.sleep(0.1)
 
 
 class Watched:
