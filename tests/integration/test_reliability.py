@@ -42,7 +42,15 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from campaigns import CAP, Watched, execs_at_least, finding_saved, run_until, wait_until
+from campaigns import (
+    CAP,
+    Watched,
+    execs_at_least,
+    finding_saved,
+    harness_said,
+    run_until,
+    wait_until,
+)
 
 from benchmarks import bench_memory, kill_test
 from pctfuzz.fuzz.recorder import Recorder
@@ -696,11 +704,14 @@ def locked_campaign(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[s
     lock = findings / ".locks" / f"{tilde_id}.lock"
     lock.parent.mkdir(parents=True)
     lock.symlink_to(outside / "victim")
-    # Until the lost finding is reported and 1000 inputs ran (events), then SIGINT.
-    run = run_until(["diff_encode", "--impl", TILDE, "--jobs", "1", "--corpus",
+    # Until the harness said it lost the finding and 1000 inputs ran (events), then
+    # SIGINT; -v keeps the harness's lines in a log under TMPDIR, where the event is.
+    (tmpdir := tmp / "tmp").mkdir()
+    said = harness_said(tmpdir, r"^pctfuzz: LOST FINDING ")
+    run = run_until(["diff_encode", "--impl", TILDE, "--jobs", "1", "-v", "--corpus",
                      str(_seed(tmp / "corpus", "diff_encode")), "--findings", str(findings)],
-                    lambda out: str(lock) in out and execs_at_least(1001, "diff_encode")(out),
-                    cwd=ROOT, env=_env())
+                    lambda out: said(out) and execs_at_least(1001, "diff_encode")(out),
+                    cwd=ROOT, env=_env(TMPDIR=str(tmpdir)))
     yield {"run": run, "findings": findings, "outside": outside, "lock": lock}
 
 

@@ -20,7 +20,8 @@ import time
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
-__all__ = ["CAP", "Watched", "execs_at_least", "finding_saved", "run_until", "wait_until"]
+__all__ = ["CAP", "Watched", "execs_at_least", "finding_saved", "harness_said", "run_until",
+           "wait_until"]
 
 #: Seconds before a campaign that never shows its event is given up (a hang).
 CAP = 600
@@ -29,6 +30,25 @@ CAP = 600
 def finding_saved(findings: Path, count: int = 1) -> Callable[[str], bool]:
     """The event: at least ``count`` finding records in ``findings``."""
     return lambda _output: len(list(findings.glob("*.json"))) >= count
+
+
+def harness_said(tmpdir: Path, pattern: str) -> Callable[[str], bool]:
+    """The event: a harness wrote a line matching ``pattern`` (a regex) to its libFuzzer
+    log. Needs ``-v`` and ``TMPDIR=tmpdir`` (``-v`` keeps the logs in a
+    ``pctfuzz-logs-*`` folder there): what a harness says is not shown live otherwise
+    (a lost finding, for instance, only in the summary)."""
+    regex = re.compile(pattern, re.M)
+
+    def seen(_output: str) -> bool:
+        for log in tmpdir.glob("pctfuzz-logs-*/*.log"):
+            try:
+                if regex.search(log.read_text(errors="replace")):
+                    return True
+            except OSError:
+                continue
+        return False
+
+    return seen
 
 
 def execs_at_least(count: int, target: str | None = None, *, corpus: int = 0,
