@@ -86,8 +86,8 @@ def test_a_hung_peer_never_outlives_its_campaign(tmp_path: Path, ending: str) ->
             return any(b"hung_peer.py" in c and _busy(pid)
                        for pid, c in _marked(marker).items())
 
-        _wait_until(lambda: peer_hangs() or campaign.poll() is not None, 120,
-                    "the harness never started its peer")
+        _wait_until(lambda: peer_hangs() or campaign.poll() is not None, 600,
+                    "the harness never started its peer (a hang?)")
         if campaign.poll() is not None:
             assert ending == "normal", "the campaign ended before it was stopped"
             pytest.skip("the deadline passed before the harness started its peer")
@@ -98,7 +98,7 @@ def test_a_hung_peer_never_outlives_its_campaign(tmp_path: Path, ending: str) ->
         elif ending == "sigkill-group":
             os.killpg(campaign.pid, signal.SIGKILL)
         campaign.wait(timeout=300)
-        _wait_until(lambda: not _marked(marker), 60,
+        _wait_until(lambda: not _marked(marker), 120,
                     f"left running after the campaign: {_marked(marker)}")
     finally:
         if campaign.poll() is None:
