@@ -279,7 +279,8 @@ def test_two_campaigns_share_one_store_without_losing_a_hit(tmp_path: Path) -> N
 
 @pytest.mark.slow
 def test_hits_lost_to_a_kill_stay_within_one_flush_window(tmp_path: Path) -> None:
-    """The same two counting campaigns, flushing every second, both killed (-9) at 4 s.
+    """The same two counting campaigns, flushing every second, both killed (-9) once
+    2,000 hits are counted.
     Hits still in memory are lost -- by design -- but no more than the hits counted in
     the last flush window before the kill (per process; here both processes' windows
     together), and never more hits are stored than happened."""
@@ -293,9 +294,12 @@ def test_hits_lost_to_a_kill_stay_within_one_flush_window(tmp_path: Path) -> Non
                                  args=("diff_decode", "--impl", "slow_impls:CountingCrash"))
         for i in range(2)
     ]
-    samples: list[tuple[float, int]] = []
-    started = time.monotonic()
-    while time.monotonic() - started < 4.0:
+    # Sampled until 2,000 hits are counted and a flush window of samples lies before
+    # (events; the cap is a hang net), then both are killed (issue 23.16).
+    samples: list[tuple[float, int]] = [(time.monotonic(), 0)]
+    end = time.monotonic() + CAP
+    while not (samples[-1][1] >= 2000 and samples[-1][0] - samples[0][0] > 2 * flush):
+        assert time.monotonic() < end, "no 2,000 counted hits (a hang?)"
         with contextlib.suppress(FileNotFoundError):
             samples.append((time.monotonic(), count.stat().st_size))
         time.sleep(0.02)
