@@ -126,7 +126,7 @@ def test_on_a_terminal_the_status_is_live(tmp_path: Path) -> None:
             break
         time.sleep(0.1)
     proc.send_signal(signal.SIGINT)
-    stdout, _ = proc.communicate(timeout=120)
+    stdout, _ = proc.communicate(timeout=600)
     reader.join(10)
     os.close(master)
     screen = b"".join(chunks).decode(errors="replace")
@@ -150,7 +150,7 @@ def test_hypothesis_driver_stops_on_sigterm_with_summary_and_results(tmp_path: P
         if line.startswith("[decode] "):
             break
     proc.terminate()
-    out, err = proc.communicate(timeout=60)
+    out, err = proc.communicate(timeout=600)
     assert proc.returncode == 143, out + err
     assert "pctfuzz: stopped by SIGTERM" in err and "Traceback" not in err
     assert out.splitlines()[1].startswith("target ")  # the summary, after the where line

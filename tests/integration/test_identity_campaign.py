@@ -183,7 +183,7 @@ def test_corpus_disk_full_or_read_only_the_run_goes_on(tmp_path: Path, tmpfs: Pa
             time.sleep(0.1)
         assert new_inputs(), "libFuzzer wrote no new input"
         campaign.send_signal(signal.SIGINT)
-        stdout, stderr = campaign.communicate(timeout=120)
+        stdout, stderr = campaign.communicate(timeout=600)
     finally:
         if campaign.poll() is None:
             campaign.kill()

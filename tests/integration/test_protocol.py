@@ -478,11 +478,11 @@ def test_missing_node_on_the_command_line(tmp_path: Path) -> None:
     env = {**os.environ, "PATH": str(tmp_path)}
     run = subprocess.run([pctfuzz, "fuzz", "diff_encode", "--impl", "node", "--max-time", "1",
                           "--corpus", str(tmp_path / "c"), "--findings", str(tmp_path / "f")],
-                         env=env, capture_output=True, text=True, timeout=120)
+                         env=env, capture_output=True, text=True, timeout=600)
     assert run.returncode == 2
     assert run.stderr.strip().splitlines() == [
         "pctfuzz fuzz: error: node: not available: node not found on PATH (install Node.js)"
     ]
     ok = subprocess.run([pctfuzz, "encode", "a b"], env=env, capture_output=True, text=True,
-                        timeout=60)
+                        timeout=600)
     assert (ok.returncode, ok.stdout) == (0, "a%20b\n")
