@@ -83,9 +83,16 @@ peers:
 	  if [ "$$(id -u)" != 0 ]; then echo "make peers: not root; install with apt-get:$$missing"; exit 2; fi; \
 	  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends$$missing >/dev/null; \
 	fi
-	mkdir -p $(PEER_BUILD)/java
+	@$(MAKE) --no-print-directory $(PEER_BUILD)/pctfuzz-go-peer $(PEER_BUILD)/java/Peer.class
+
+# Built only when the source is newer: `make peers` on a ready machine does nothing.
+$(PEER_BUILD)/pctfuzz-go-peer: src/pctfuzz/peers/go/peer.go
+	mkdir -p $(PEER_BUILD)
 	cd src/pctfuzz/peers/go && GOPROXY=off GO111MODULE=off CGO_ENABLED=0 \
 	  go build -trimpath -o $(abspath $(PEER_BUILD))/pctfuzz-go-peer peer.go
+
+$(PEER_BUILD)/java/Peer.class: src/pctfuzz/peers/java/Peer.java
+	mkdir -p $(PEER_BUILD)/java
 	javac -encoding UTF-8 -d $(PEER_BUILD)/java src/pctfuzz/peers/java/Peer.java
 
 clean:

@@ -114,18 +114,18 @@ if get_target(name).hooks_imports:  # as pctfuzz.harness: pctfuzz again, inside 
     with atheris.instrument_imports(include=["pctfuzz"]):
         import pctfuzz.fuzz.driver  # noqa: F401
 from pctfuzz.fuzz import driver
-from pctfuzz.targets import get_target, resolve_subject
+from pctfuzz.targets import get_target
 
 target = get_target(name)
-impl = resolve_subject(target, "urllib" if target.differential else None)
-driver.instrument_modules(target.instrumented_modules(impl))
+bound = target.bind("urllib" if target.differential else None)
+driver.instrument_modules(bound.instrumented_modules)
 inputs = [path.read_bytes() for path in sorted(folder.iterdir()) if path.is_file()]
 
 
 def replay() -> None:
     for data in inputs:
         try:
-            driver.run_input(target, impl, data)
+            driver.run_input(bound, data)
         except Exception:  # a finding's input: timed like any other
             pass
 

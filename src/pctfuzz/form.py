@@ -22,6 +22,7 @@ from pctfuzz import encoding as _encoding
 from pctfuzz.errors import InputTypeError, PctfuzzError, type_name
 from pctfuzz.reference import Surrogates, percent_decode, percent_encode, to_scalar_value_string
 from pctfuzz.sets import FORM
+from pctfuzz.spec import ASCII_HEX_DIGITS, HEX_PAIR
 from pctfuzz.text import LONE_SURROGATE
 
 __all__ = ["form_urldecode", "form_urlencode", "split_pairs"]
@@ -272,11 +273,11 @@ def _decode_fields(fields: list[bytes]) -> list[str]:
 
 #: ``_decode_fields``' separators: ASCII but hex digits and "%", and the bytes never
 #: in UTF-8 (C0, C1, F5-FF).
-_SEPARATORS = frozenset(range(0x80)).difference(b"%0123456789ABCDEFabcdef").union(
+_SEPARATORS = frozenset(range(0x80)).difference(b"%", ASCII_HEX_DIGITS).union(
     {0xC0, 0xC1}, range(0xF5, 0x100)
 )
 _FF_ESCAPE = re.compile(b"%[Ff][Ff]")
-_ESCAPE = re.compile(b"%([0-9A-Fa-f]{2})")
+_ESCAPE = re.compile(f"%({HEX_PAIR})".encode("ascii"))
 #: A separator byte -> what "surrogateescape" decodes it to.
 _DECODED = {byte: chr(byte) if byte < 0x80 else chr(0xDC00 + byte) for byte in _SEPARATORS}
 

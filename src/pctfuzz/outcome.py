@@ -18,6 +18,7 @@ from typing import Any, TypeAlias
 from pctfuzz.cases import Case, DecodeCase, EncodeCase, FormCase, FormParseCase
 from pctfuzz.errors import NotScalarValueError, PctfuzzError
 from pctfuzz.form import form_urldecode, form_urlencode
+from pctfuzz.operations import OPERATIONS
 from pctfuzz.reference import Surrogates, percent_decode, percent_encode
 
 __all__ = [
@@ -25,7 +26,7 @@ __all__ = [
 ]
 
 #: The four differential checks, named as in findings (``Divergence.check``).
-CHECKS: tuple[str, ...] = ("encode", "decode", "form", "form-parse")
+CHECKS: tuple[str, ...] = tuple(op.name for op in OPERATIONS)
 
 
 @dataclass(frozen=True, eq=False)

@@ -31,6 +31,7 @@ from typing import Literal, cast
 from pctfuzz import encoding as _encoding
 from pctfuzz.errors import InputTypeError, NotScalarValueError, PctfuzzError, type_name
 from pctfuzz.sets import PercentEncodeSet, get_set
+from pctfuzz.spec import ASCII_HEX, ASCII_UPPER_HEX
 from pctfuzz.text import surrogates_to_fffd
 
 __all__ = [
@@ -62,7 +63,7 @@ _BLOCK = 1 << 16
 #: Inputs up to this many bytes are encoded with ``str.translate`` (see ``_encode_bytes``).
 _SHORT_ENCODE = 32
 
-_UPPER_HEX = b"0123456789ABCDEF"
+_UPPER_HEX = ASCII_UPPER_HEX.encode("ascii")
 
 
 @dataclass(frozen=True)
@@ -341,7 +342,7 @@ def _encode_legacy(value: str, encoding: str, call: _Call) -> str:
     return "".join(out)
 
 
-_HEX_DIGITS = b"0123456789abcdefABCDEF"
+_HEX_DIGITS = ASCII_HEX.encode("ascii")
 
 #: Two hex digits -> the byte, for every case combination ("4a" and "4A").
 _HEX_PAIRS: dict[bytes, bytes] = {

@@ -31,7 +31,10 @@ from pctfuzz import encoding as _encoding
 from pctfuzz.sets import FORM, PercentEncodeSet, get_set
 
 __all__ = [
+    "ASCII_HEX",
     "ASCII_HEX_DIGITS",
+    "ASCII_UPPER_HEX",
+    "HEX_PAIR",
     "PERCENT_ENCODED_BYTE",
     "form_urlencoded_parse",
     "form_urlencoded_serialize",
@@ -41,11 +44,18 @@ __all__ = [
     "percent_encode_byte",
 ]
 
-#: Infra: an ASCII hex digit is an ASCII digit or U+0041-U+0046 or U+0061-U+0066.
-ASCII_HEX_DIGITS = frozenset(b"0123456789ABCDEFabcdef")
+#: Infra: an ASCII hex digit is an ASCII digit or U+0041-U+0046 or U+0061-U+0066
+#: (``ASCII_HEX``, the text; ``ASCII_HEX_DIGITS``, the bytes).
+ASCII_HEX = "0123456789ABCDEFabcdef"
+ASCII_HEX_DIGITS = frozenset(ASCII_HEX.encode("ascii"))
+#: Infra: an ASCII upper hex digit, what percent-encode writes (URL Standard 1.3).
+ASCII_UPPER_HEX = ASCII_HEX[:16]
 
+#: Two ASCII hex digits, as a regular expression: the part of every "%HH" pattern
+#: (a capture, a look-ahead, a bytes pattern are built from it).
+HEX_PAIR = "[0-9A-Fa-f]{2}"
 #: URL Standard 1.3: a percent-encoded byte is "%" followed by two ASCII hex digits.
-PERCENT_ENCODED_BYTE = re.compile("%[0-9A-Fa-f]{2}")
+PERCENT_ENCODED_BYTE = re.compile("%" + HEX_PAIR)
 
 
 def percent_encode_byte(byte: int) -> str:

@@ -12,9 +12,10 @@ from __future__ import annotations
 
 import functools
 import re
+import zlib
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, NamedTuple, TypeAlias, cast
+from typing import TYPE_CHECKING, Any, ClassVar, NamedTuple, TypeAlias, cast
 
 from pctfuzz.cases import Case, DecodeCase, EncodeCase, FormCase, FormParseCase
 from pctfuzz.errors import PctfuzzError
@@ -33,6 +34,7 @@ from pctfuzz.formats import (  # re-exported: the public path of the byte format
     form_to_bytes,
 )
 from pctfuzz.identity import TARGET_NAME
+from pctfuzz.operations import DECODE, ENCODE, FORM_PARSE, FORM_SERIALIZE, Operation
 from pctfuzz.text import one_line
 
 if TYPE_CHECKING:
@@ -47,6 +49,11 @@ __all__ = [
     "FUZZ_SETS",
     "REFERENCE_MODULES",
     "TARGETS",
+    "Bound",
+    "BoundDifferential",
+    "BoundInvariant",
+    "DifferentialTarget",
+    "InvariantTarget",
     "Target",
     "get_target",
     "modules_under_test",
@@ -80,30 +87,37 @@ Check = Callable[[Any, Any], "tuple[str, ...] | None"]
 
 @dataclass(frozen=True)
 class Target:
-    """One fuzz target. ``check(case, subject)`` raises ``Violation``/``Divergence`` on a
-    failure; the subject under test is a ``Codec`` for an invariant target and an
-    adapter for a differential one (``resolve_subject``).
+    """One fuzz target: an operation (``operations.Operation``), its byte format and the
+    Hypothesis strategy of its cases (``cases``), and a check (``checker``: raises
+    ``Violation``/``Divergence`` on a failure). Two kinds: an ``InvariantTarget``
+    checks a codec, a ``DifferentialTarget`` compares an adapter with the reference.
 
-    ``cases`` is the Hypothesis strategy function of its cases, ``checker`` the shared
-    check (``checks.invariants`` or ``checks.differential``), and ``rotation`` the
-    atheris driver's variant of an invariant check (None for a differential one)."""
+    ``bind(subject)`` resolves the subject once and gives the bound target the drivers
+    call on every input. The methods here that take a ``subject`` bind on each call:
+    for one-off checks (tests, replay of a single case), never on a fuzzing path."""
 
     name: str
     description: str
-    case_type: CaseType
+    operation: Operation
     from_bytes: Callable[[bytes], Any]
     to_bytes: Callable[[Any], bytes]
     cases: Callable[[], SearchStrategy[Any]]
     checker: Check
-    differential: bool
-    rotation: Rotation | None = None
+
+    #: Whether it compares an implementation with the reference (the kind, not a flag).
+    differential: ClassVar[bool]
 
     def __post_init__(self) -> None:
         if not _TARGET_NAME.fullmatch(self.name):
             raise ValueError(f"target name {self.name!r}: letters, digits, _ and - only")
-        if (self.rotation is None) != self.differential:
-            raise ValueError(f"target {self.name!r}: an invariant target needs a rotation, "
-                             "a differential one has none")
+
+    @property
+    def case_type(self) -> CaseType:
+        return self.operation.case_type
+
+    def bind(self, subject: Subject | str | None = None) -> Bound:
+        """This target bound to its subject (``resolve_subject``): what a driver runs."""
+        raise NotImplementedError
 
     def check(self, case: Case, subject: Subject | str | None = None) -> tuple[str, ...] | None:
         """Run the shared check on ``case`` against ``subject`` (``resolve_subject``:
@@ -113,32 +127,24 @@ class Target:
         not answer the case, else the ids of the registry entries that accepted a
         difference (``()``: they agree) -- and ``()`` for an invariant target.
         """
-        result = self.checker(case, resolve_subject(self, subject))
-        return result if self.differential else ()
+        return self.bind(subject).check(case)
 
     def check_fast(self, case: Case, subject: Subject | str | None = None,
                    turn: int = 0) -> None:
-        """The atheris driver's check: an invariant target runs the rotation of its
-        aggregate at ``turn`` (``invariants.ROTATING``: the cheap invariants and one
-        costly one), a differential target its check. Raises as ``check`` does; what
-        it raises is re-checked with ``check`` before it is recorded (``fuzz.driver``),
-        so signatures and replays never depend on the turn."""
-        if self.rotation is None:
-            self.check(case, subject)
-            return
-        self.rotation.check(case, _codec(self, subject), turn)
+        """``Bound.check_fast`` against ``subject``."""
+        self.bind(subject).check_fast(case, turn)
 
     def turns(self) -> int:
         """How many consecutive turns of ``check_fast`` run every invariant of ``check``."""
-        return 1 if self.rotation is None else self.rotation.turns
+        return 1
 
     def code_under_test(self, subject: Subject | str | None = None) -> tuple[str, ...]:
-        """The modules whose frames locate a crash of ``subject`` (``identity``): the
-        adapter's for a differential target; none for an invariant one, whose codec is
-        the reference or a fault of pctfuzz's own."""
-        if not self.differential:
-            return ()
-        return modules_under_test(resolve_subject(self, subject))
+        """``Bound.code_under_test`` of ``subject``."""
+        return self.bind(subject).code_under_test
+
+    def instrumented_modules(self, subject: Subject | str | None = None) -> tuple[str, ...]:
+        """``Bound.instrumented_modules`` of ``subject``."""
+        return self.bind(subject).instrumented_modules
 
     @property
     def hooks_imports(self) -> bool:
@@ -150,39 +156,169 @@ class Target:
         the driver itself would only cost, about 11 % of the time per input)."""
         return not self.differential
 
-    def instrumented_modules(self, subject: Subject | str | None = None) -> tuple[str, ...]:
-        """The modules the atheris driver instruments once imported
-        (``fuzz.driver.instrument_modules``): for a differential target the code under
-        test and the reference it is compared with, ``REFERENCE_MODULES`` (whose
-        branches tell inputs apart, so libFuzzer keeps inputs that take the reference
-        down another path: without them a fault that shows only in ISO-2022-JP text
-        switching state twice was not found in 30 s); none for an invariant target
-        (``hooks_imports``)."""
-        if not self.differential:
-            return ()
-        return (*REFERENCE_MODULES, *self.code_under_test(subject))
-
     def strategy(self) -> SearchStrategy[Any]:
         """The Hypothesis strategy for this target's cases."""
         return self.cases()
 
     def case_from_bytes(self, data: bytes, subject: Subject | str | None = None) -> Case:
-        """The case of fuzzer bytes ``data``; for ``diff_encode``, within what ``subject``
-        answers (``AnswerDomain``). Deterministic, so minimization and replay of a raw
-        input against the same implementation see the same case."""
-        if self.differential and self.case_type is EncodeCase and subject is not None:
-            domain = _answer_domain(resolve_subject(self, subject))
-            if domain != _ALL:
-                return encode_from_bytes(data, sets=domain.sets, encodings=domain.encodings,
-                                         value_types=domain.value_types,
-                                         spaces=domain.spaces)
-        return cast(Case, self.from_bytes(data))
+        """The case of fuzzer bytes ``data``; with a subject, ``Bound.case_from_bytes``
+        (``diff_encode`` within what it answers). Deterministic, so minimization and
+        replay of a raw input against the same implementation see the same case."""
+        if subject is None:
+            return cast(Case, self.from_bytes(data))
+        return self.bind(subject).case_from_bytes(data)
 
     def run_bytes(self, data: bytes, subject: Subject | str | None = None) -> Case:
         """Build the case from fuzzer bytes, check it, and return it."""
-        case = self.case_from_bytes(data, subject)
-        self.check(case, subject)
+        bound = self.bind(subject)
+        case = bound.case_from_bytes(data) if subject is not None \
+            else cast(Case, self.from_bytes(data))
+        bound.check(case)
         return case
+
+
+@dataclass(frozen=True)
+class InvariantTarget(Target):
+    """A target whose check holds a codec (``oracles.codec.Codec``: the reference or a
+    fault) to the invariants. ``rotation`` is the atheris driver's variant of the check
+    (``invariants.ROTATING``)."""
+
+    rotation: Rotation
+    differential: ClassVar[bool] = False
+
+    def bind(self, subject: Subject | str | None = None) -> BoundInvariant:
+        return BoundInvariant(self, _codec(self, subject))
+
+    def turns(self) -> int:
+        return self.rotation.turns
+
+    def code_under_test(self, subject: Subject | str | None = None) -> tuple[str, ...]:
+        return ()  # whatever the subject: the reference, or a fault of pctfuzz's own
+
+    def instrumented_modules(self, subject: Subject | str | None = None) -> tuple[str, ...]:
+        return ()  # its harness imports pctfuzz inside the hook (``hooks_imports``)
+
+
+@dataclass(frozen=True)
+class DifferentialTarget(Target):
+    """A target whose check compares an implementation adapter (``oracles.base.Impl``)
+    with the reference (``checks.differential``)."""
+
+    differential: ClassVar[bool] = True
+
+    def bind(self, subject: Subject | str | None = None) -> BoundDifferential:
+        impl = _impl(self, subject)
+        return BoundDifferential(self, impl, modules_under_test(impl))
+
+
+@dataclass(frozen=True)
+class BoundInvariant:
+    """An invariant target bound to its codec: what the drivers run per input."""
+
+    target: InvariantTarget
+    subject: Codec
+    code_under_test: tuple[str, ...] = ()  # the reference, or a fault of pctfuzz's own
+    #: None: its harness imports pctfuzz inside the hook instead (``hooks_imports``).
+    instrumented_modules: tuple[str, ...] = ()
+
+    @property
+    def turns(self) -> int:
+        """How many consecutive turns of ``check_fast`` run every invariant of ``check``."""
+        return self.target.rotation.turns
+
+    def case_from_bytes(self, data: bytes) -> Case:
+        return cast(Case, self.target.from_bytes(data))
+
+    def check(self, case: Case) -> tuple[str, ...]:
+        """The full check; ``()`` when it passes."""
+        self.target.checker(case, self.subject)
+        return ()
+
+    def check_fast(self, case: Case, turn: int) -> None:
+        """The rotation of the aggregate at ``turn`` (``invariants.ROTATING``: the cheap
+        invariants and one costly one). Raises as ``check`` does; what it raises is
+        re-checked with ``check`` before it is recorded (``run``), so signatures and
+        replays never depend on the turn."""
+        self.target.rotation.check(case, self.subject, turn)
+
+    def run(self, data: bytes, turn: int | None = None) -> tuple[str, ...]:
+        """What the atheris driver runs on one input: ``check_fast`` at ``turn``, by
+        default the input's CRC-32 (the same input always takes the same turn, so
+        libFuzzer sees deterministic coverage; a turn taken from the execution count made
+        it keep duplicate inputs). A failure is checked again in full and the full
+        check's exception is raised: what is recorded or written as a crash is what a
+        replay computes. The fast check's exception stands only if the full check passes
+        (a codec with hidden state). One turn (decode): the full check, once."""
+        target = self.target
+        if target.rotation.turns == 1:
+            target.checker(target.from_bytes(data), self.subject)
+            return ()
+        try:
+            target.rotation.check(target.from_bytes(data), self.subject,
+                                  zlib.crc32(data) if turn is None else turn)
+        except Exception as fast:
+            try:
+                target.checker(target.from_bytes(data), self.subject)
+            except Exception as exc:
+                raise exc from None
+            raise fast from None
+        return ()
+
+
+@dataclass(frozen=True)
+class BoundDifferential:
+    """A differential target bound to its adapter and what the adapter answers
+    (``AnswerDomain``, read once): what the drivers run per input."""
+
+    target: DifferentialTarget
+    subject: Impl
+    #: The modules whose frames locate a crash of the adapter (``identity``).
+    code_under_test: tuple[str, ...]
+    turns: ClassVar[int] = 1
+
+    @functools.cached_property
+    def domain(self) -> AnswerDomain:
+        """What the adapter answers (``AnswerDomain``), read on the first input: only
+        ``diff_encode`` narrows its cases to it."""
+        if self.target.case_type is not EncodeCase:
+            return _ALL
+        domain = _answer_domain(self.subject)
+        return _ALL if domain == _ALL else domain
+
+    @property
+    def instrumented_modules(self) -> tuple[str, ...]:
+        """The modules the atheris driver instruments once imported
+        (``fuzz.driver.instrument_modules``): the code under test and the reference it
+        is compared with, ``REFERENCE_MODULES`` (whose branches tell inputs apart, so
+        libFuzzer keeps inputs that take the reference down another path: without them
+        a fault that shows only in ISO-2022-JP text switching state twice was not found
+        in 30 s)."""
+        return (*REFERENCE_MODULES, *self.code_under_test)
+
+    def case_from_bytes(self, data: bytes) -> Case:
+        """The case of fuzzer bytes ``data``; for ``diff_encode``, within what the
+        adapter answers (``AnswerDomain``)."""
+        domain = self.domain
+        if domain is _ALL:
+            return cast(Case, self.target.from_bytes(data))
+        return encode_from_bytes(data, sets=domain.sets, encodings=domain.encodings,
+                                 value_types=domain.value_types, spaces=domain.spaces)
+
+    def check(self, case: Case) -> tuple[str, ...] | None:
+        """None when the adapter does not answer ``case``, else the ids of the registry
+        entries that accepted a difference (``()``: they agree)."""
+        return self.target.checker(case, self.subject)
+
+    def check_fast(self, case: Case, turn: int = 0) -> None:
+        self.target.checker(case, self.subject)
+
+    def run(self, data: bytes, turn: int | None = None) -> tuple[str, ...] | None:
+        """What the atheris driver runs on one input: the check of its case."""
+        return self.target.checker(self.case_from_bytes(data), self.subject)
+
+
+#: A target bound to its subject.
+Bound: TypeAlias = BoundInvariant | BoundDifferential
 
 
 _ALL = AnswerDomain()
@@ -223,9 +359,14 @@ def resolve_subject(target: Target, subject: Subject | str | None = None) -> Sub
 
     Errors are one-line ``PctfuzzError``s naming the target and what was given.
     """
-    late = _late()
     if not target.differential:
         return _codec(target, subject)
+    return _impl(target, subject)
+
+
+def _impl(target: Target, subject: Subject | str | None) -> Impl:
+    """``resolve_subject`` for a differential target."""
+    late = _late()
     if isinstance(subject, late.codec_type):
         raise PctfuzzError(
             f"target {target.name} compares an implementation adapter with the "
@@ -271,31 +412,29 @@ def _late() -> _Late:
     from pctfuzz.oracles.codec import REFERENCE, Codec
     from pctfuzz.oracles.faults import FAULTS
 
-    kinds: tuple[tuple[str, CaseType, Callable[[bytes], Any], Callable[[Any], bytes],
-                       Callable[[], SearchStrategy[Any]], Callable[[Any, Codec], None],
-                       Check, str], ...] = (
-        ("encode", EncodeCase, encode_from_bytes, encode_to_bytes, strategies.encode_cases,
-         invariants.check_encode, differential.check_encode,
-         "percent_encode over every set, encoding and spaceAsPlus"),
-        ("decode", DecodeCase, decode_from_bytes, decode_to_bytes, strategies.decode_cases,
-         invariants.check_decode, differential.check_decode,
-         "percent_decode of arbitrary str/bytes"),
-        ("form", FormCase, form_from_bytes, form_to_bytes, strategies.form_cases,
-         invariants.check_form, differential.check_form,
-         "application/x-www-form-urlencoded serializer (and parse back)"),
-        ("form_parse", FormParseCase, form_parse_from_bytes, form_parse_to_bytes,
-         strategies.form_parse_cases, invariants.check_form_parse,
-         differential.check_form_parse,
-         "application/x-www-form-urlencoded parser on arbitrary input"),
-    )
-    targets = [
-        Target(name, f"invariants: {what}", case_type, from_bytes, to_bytes, cases, check,
-               differential=False, rotation=invariants.ROTATING[check])
-        for name, case_type, from_bytes, to_bytes, cases, check, _diff, what in kinds
-    ] + [
-        Target(f"diff_{name}", f"differential vs --impl: {what}", case_type, from_bytes,
-               to_bytes, cases, diff, differential=True)
-        for name, case_type, from_bytes, to_bytes, cases, _check, diff, what in kinds
+    # What the layers above the operations attach to each: its byte format, the
+    # strategy of its cases, its invariant check and its differential check.
+    kinds: dict[Operation, tuple[Callable[[bytes], Any], Callable[[Any], bytes],
+                                 Callable[[], SearchStrategy[Any]],
+                                 Callable[[Any, Codec], None], Check]] = {
+        ENCODE: (encode_from_bytes, encode_to_bytes, strategies.encode_cases,
+                 invariants.check_encode, differential.check_encode),
+        DECODE: (decode_from_bytes, decode_to_bytes, strategies.decode_cases,
+                 invariants.check_decode, differential.check_decode),
+        FORM_SERIALIZE: (form_from_bytes, form_to_bytes, strategies.form_cases,
+               invariants.check_form, differential.check_form),
+        FORM_PARSE: (form_parse_from_bytes, form_parse_to_bytes, strategies.form_parse_cases,
+                     invariants.check_form_parse, differential.check_form_parse),
+    }
+    targets: list[Target] = [
+        InvariantTarget(op.ident, f"invariants: {op.description}", op, from_bytes, to_bytes,
+                        cases, check, rotation=invariants.ROTATING[check])
+        for op, (from_bytes, to_bytes, cases, check, _diff) in kinds.items()
+    ]
+    targets += [
+        DifferentialTarget(op.differential_target, f"differential vs --impl: {op.description}",
+                           op, from_bytes, to_bytes, cases, diff)
+        for op, (from_bytes, to_bytes, cases, _check, diff) in kinds.items()
     ]
     return _Late({t.name: t for t in targets}, REFERENCE, Codec, FAULTS,
                  differential.resolve_impl, impl_name)

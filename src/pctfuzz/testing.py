@@ -44,6 +44,7 @@ from pctfuzz.checks.strategies import (
     text_values,
 )
 from pctfuzz.formats import AnswerDomain
+from pctfuzz.operations import OPERATIONS
 from pctfuzz.oracles.base import impl_name
 from pctfuzz.oracles.codec import Codec
 from pctfuzz.project import Project
@@ -63,9 +64,8 @@ __all__ = [
 ]
 
 #: question -> its differential target (the check and the strategy of its cases)
-_QUESTIONS: dict[str, Target] = {
-    name.removeprefix("diff_"): target for name, target in TARGETS.items() if target.differential
-}
+_QUESTIONS: dict[str, Target] = {op.ident: TARGETS[op.differential_target]
+                                  for op in OPERATIONS}
 
 
 def encode_cases_for(set_specs: Iterable[str]) -> st.SearchStrategy[EncodeCase]:

@@ -114,6 +114,6 @@ def test_run_input_records_what_the_full_check_raises() -> None:
         target.check_fast(case, codec, 2)
     assert fast.value.check == "concatenation"
     with pytest.raises(Violation) as recorded:
-        run_input(target, codec, encode_to_bytes(case), 2)
+        run_input(target.bind(codec), encode_to_bytes(case), 2)
     assert recorded.value.check == "round-trip"
-    run_input(target, None, encode_to_bytes(case), 2)  # the reference passes
+    run_input(target.bind(None), encode_to_bytes(case), 2)  # the reference passes

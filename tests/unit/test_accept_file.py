@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 from pctfuzz.accept import ACCEPT_ENV, load_accept_file
-from pctfuzz.accept_file import MAX_ACCEPT_BYTES
+from pctfuzz.accept.files import MAX_ACCEPT_BYTES
 from pctfuzz.cli import EXIT_USAGE, main
 from pctfuzz.errors import UsageError
 

@@ -60,7 +60,7 @@ from pctfuzz.encoding import encoders
 from pctfuzz import formats, targets
 for func in (reference.percent_encode, encoders._iso_2022_jp_runs, form.form_urlencode,
              urllib.parse.quote_from_bytes, formats.encode_from_bytes,
-             targets.Target.case_from_bytes, driver.run_input, differential._check):
+             targets.BoundDifferential.case_from_bytes, driver.run_input, differential._check):
     print("__ATHERIS_INSTRUMENTED__" in func.__code__.co_consts)
 """
 
@@ -82,7 +82,7 @@ from pctfuzz import form, formats, reference, targets
 from pctfuzz.checks.invariants import expect
 from pctfuzz.encoding import encoders
 for func in (reference.percent_encode, encoders.encode_inband, form.form_urlencode,
-             formats.encode_from_bytes, targets.Target.case_from_bytes, driver.run_input,
+             formats.encode_from_bytes, targets.BoundInvariant.run, driver.run_input,
              expect._encoder_bytes):
     print("__ATHERIS_INSTRUMENTED__" in func.__code__.co_consts)
 """

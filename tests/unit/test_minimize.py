@@ -178,12 +178,11 @@ def test_stored_findings_are_1_minimal(finding: Any) -> None:
     """Each finding of ``findings/`` reproduces its signature, and loses it with any
     one pair or code point removed (``pctfuzz migrate`` re-minimizes old records)."""
     target = get_target(finding.target)
-    impl = resolve_subject(target, finding.impl) if target.differential else (
-        resolve_subject(target, finding.impl) if finding.impl else None)
+    bound = target.bind(finding.impl)
     case = finding.rebuild_case()
-    assert run_case(target, case, impl, impl_name=finding.impl).signature == finding.signature
+    assert run_case(bound, case, impl_name=finding.impl).signature == finding.signature
     for smaller in one_removed(case):
-        run = run_case(target, smaller, impl, impl_name=finding.impl)
+        run = run_case(bound, smaller, impl_name=finding.impl)
         assert run.signature != finding.signature, (finding.id, smaller)
 
 

@@ -146,3 +146,21 @@ def test_decode_and_parse_equal_spec(data: bytes) -> None:
        st.sampled_from(FUZZ_ENCODINGS))
 def test_serialize_equals_spec(pairs: list[tuple[str, str]], encoding: str) -> None:
     assert FAST.serialize(pairs, encoding) == SPEC.serialize(pairs, encoding)
+
+
+def test_the_grammar_constants_have_one_home() -> None:
+    """The "%HH" pattern and the hex digits are written in ``spec.py`` only; every other
+    module of the package builds on ``spec.HEX_PAIR`` / ``PERCENT_ENCODED_BYTE`` /
+    ``ASCII_HEX``. (Tests keep their own copies on purpose: an independent fact.)"""
+    import re
+    from pathlib import Path
+
+    package = Path(spec.__file__).parent
+    copy = re.compile(r"\[0-9A-Fa-f\]|\[0-9a-fA-F\]|0123456789(?:ABCDEF|abcdef)")
+    copies = [f"{path.relative_to(package)}:{number}"
+              for path in sorted(package.rglob("*.py")) if path.name != "spec.py"
+              for number, line in enumerate(path.read_text().splitlines(), 1)
+              if copy.search(line)]
+    assert copies == []
+    assert spec.PERCENT_ENCODED_BYTE.pattern == "%" + spec.HEX_PAIR
+    assert frozenset(b"0123456789ABCDEFabcdef") == spec.ASCII_HEX_DIGITS

@@ -3,6 +3,7 @@ the shared invariant or differential check."""
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import sys
 
@@ -233,4 +234,46 @@ def test_targets_hold_their_check_and_strategy_as_objects() -> None:
     assert get_target("diff_form_parse").checker is differential.check_form_parse
     assert get_target("form").cases is strategies.form_cases
     assert get_target("form").rotation is invariants.ROTATING[invariants.check_form]
-    assert get_target("diff_decode").rotation is None
+    assert not hasattr(get_target("diff_decode"), "rotation")  # a differential target
+
+
+def test_two_kinds_of_target_each_built_from_its_operation() -> None:
+    from pctfuzz.operations import OPERATIONS
+    from pctfuzz.targets import DifferentialTarget, InvariantTarget
+
+    for op in OPERATIONS:
+        invariant, differential = (get_target(name) for name in op.targets)
+        assert isinstance(invariant, InvariantTarget) and not invariant.differential
+        assert isinstance(differential, DifferentialTarget) and differential.differential
+        assert invariant.operation is differential.operation is op
+        assert invariant.case_type is op.case_type
+
+
+@pytest.mark.parametrize("name", list(TARGETS))
+def test_a_bound_target_never_resolves_its_subject_per_input(
+        name: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The atheris driver binds once (``Target.bind``) and runs ``bound.run`` per input:
+    no input goes back to the resolver or re-reads the adapter's answer domain."""
+    import random
+
+    from pctfuzz import targets
+    from pctfuzz.fuzz.driver import run_input
+
+    target = get_target(name)
+    bound = target.bind("urllib" if target.differential else None)
+    bound.run(b"\x00warm")  # the answer domain is read on the first input
+    resolved: list[object] = []
+    for spy in ("resolve_subject", "_codec", "_impl", "_answer_domain"):
+        real = getattr(targets, spy)
+        monkeypatch.setattr(targets, spy,
+                            lambda *a, _r=real, **k: (resolved.append(a), _r(*a, **k))[1])
+    rng = random.Random(7)
+    for _ in range(300):
+        data = rng.randbytes(rng.randrange(40))
+        with contextlib.suppress(Exception):  # a finding is an input like any other
+            run_input(bound, data)
+    assert resolved == []
+    # ... while the unbound convenience resolves on each call, as it says.
+    with contextlib.suppress(Exception):
+        target.run_bytes(b"\x00a", "urllib" if target.differential else None)
+    assert resolved

@@ -31,6 +31,7 @@ from pctfuzz.cases import Case, DecodeCase, EncodeCase, FormCase, FormParseCase
 from pctfuzz.form import form_urldecode
 from pctfuzz.reference import percent_decode, percent_encode
 from pctfuzz.sets import FORM, PercentEncodeSet, get_set
+from pctfuzz.spec import PERCENT_ENCODED_BYTE
 
 __all__ = ["Model", "NotModelled", "render", "reorder"]
 
@@ -127,7 +128,7 @@ def _input(model: Model, case: Case) -> Case:
 
 
 # --- 2-3. the effective set and text rewrites ----------------------------------------------
-_VALID_TRIPLET = re.compile("%[0-9A-Fa-f]{2}")
+_VALID_TRIPLET = PERCENT_ENCODED_BYTE
 _TRIPLET = re.compile("%[0-9A-F]{2}")
 _UNRESERVED = frozenset(b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~")
 

@@ -25,9 +25,11 @@ from pctfuzz.accept.entry import MODEL, REPLACE, REWRITE, KnownDivergence
 from pctfuzz.accept.model import Model, NotModelled, render
 from pctfuzz.cases import Case, DecodeCase, EncodeCase, FormCase, FormParseCase
 from pctfuzz.errors import UsageError
+from pctfuzz.operations import OPERATIONS
 from pctfuzz.outcome import CHECKS, Outcome, Reconcile
 from pctfuzz.reference import percent_decode, percent_encode
 from pctfuzz.sets import FORM, PercentEncodeSet, get_set
+from pctfuzz.spec import HEX_PAIR
 from pctfuzz.text import count_lone_surrogates, has_lone_surrogate, surrogates_to_fffd
 
 __all__ = [
@@ -60,9 +62,7 @@ __all__ = [
     "truncated",
 ]
 
-_CASE_TYPES: Mapping[str, type] = {
-    "encode": EncodeCase, "decode": DecodeCase, "form": FormCase, "form-parse": FormParseCase,
-}
+_CASE_TYPES: Mapping[str, type] = {op.name: op.case_type for op in OPERATIONS}
 _Pair = tuple[Outcome, Outcome] | None
 _CHECK_OF: Mapping[type, str] = {case_type: check for check, case_type in _CASE_TYPES.items()}
 
@@ -408,7 +408,7 @@ def replacement(mode: str) -> Reconciler:
                       f"one U+FFFD {mode.replace('-', ' ')} of invalid UTF-8", REPLACE)
 
 
-_INVALID_PCT = re.compile("%(?![0-9A-Fa-f]{2})")
+_INVALID_PCT = re.compile(f"%(?!{HEX_PAIR})")
 REFUSAL_INPUTS = ("lone-surrogate", "invalid-utf8", "invalid-percent")
 
 

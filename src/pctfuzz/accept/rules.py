@@ -41,6 +41,7 @@ from pctfuzz.cases import Case, EncodeCase, FormCase
 from pctfuzz.errors import PctfuzzError
 from pctfuzz.outcome import Outcome
 from pctfuzz.sets import FORM, get_set
+from pctfuzz.spec import PERCENT_ENCODED_BYTE
 
 __all__ = ["Probe", "Rule", "find_rule", "rule_class"]
 
@@ -113,7 +114,7 @@ def _inferred_set(case: Case, actual: Any) -> tuple[frozenset[int], frozenset[in
 
 
 _LOWER_TRIPLET = re.compile("%([0-9a-f][a-f]|[a-f][0-9a-f])")
-_VALID_TRIPLET = re.compile("%[0-9A-Fa-f]{2}")
+_VALID_TRIPLET = PERCENT_ENCODED_BYTE
 _WHITESPACE = " \t\n\r\x0b\x0c"
 _C0_SPACE = "".join(map(chr, range(0x21)))
 _REMOVED = ("\t\n\r", _WHITESPACE, "\t", "\n", "\r")

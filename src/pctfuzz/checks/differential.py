@@ -63,6 +63,7 @@ from pctfuzz.cases import Case, DecodeCase, EncodeCase, FormCase, FormParseCase
 from pctfuzz.checks.registry.lookup import accepted_entries, entries_for, explain, reconcile
 from pctfuzz.errors import NotScalarValueError, PctfuzzError
 from pctfuzz.identity import difference, unit_difference
+from pctfuzz.operations import OPERATIONS
 from pctfuzz.oracles.base import Impl, Unsupported, impl_name, registry_names
 from pctfuzz.oracles.registry import get_impl
 from pctfuzz.outcome import Outcome, reference_outcome
@@ -84,12 +85,7 @@ __all__ = [
 ]
 
 #: check name -> the adapter method answering it.
-_METHOD = {
-    "encode": "encode",
-    "decode": "decode",
-    "form": "form_serialize",
-    "form-parse": "form_parse",
-}
+_METHOD = {op.name: op.method for op in OPERATIONS}
 
 
 @functools.lru_cache(maxsize=32)

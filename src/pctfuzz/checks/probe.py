@@ -34,6 +34,7 @@ from pctfuzz.errors import UsageError
 from pctfuzz.reference import percent_decode
 from pctfuzz.sets import SETS, PercentEncodeSet, get_set
 from pctfuzz.setspec import canonical_spec, format_spec, urllib_safe_spec
+from pctfuzz.spec import HEX_PAIR
 from pctfuzz.text import LONE_SURROGATE
 
 __all__ = ["Encoder", "ProbeReport", "load_encoder", "probe"]
@@ -43,7 +44,7 @@ Encoder = Callable[[str], Any]
 _ASCII = range(0x80)
 _ALL_ASCII = frozenset(_ASCII)
 _HIGH = frozenset(range(0x80, 0x100))
-_ESCAPE = re.compile(r"%([0-9A-Fa-f]{2})")
+_ESCAPE = re.compile(f"%({HEX_PAIR})")
 
 #: Existing escapes: unreserved (A), reserved in upper and lower hex, a UTF-8 sequence.
 VALID_ESCAPES = ("%41", "%2F", "%2f", "%C3%A9")

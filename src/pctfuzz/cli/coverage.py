@@ -28,7 +28,7 @@ from pctfuzz.cli.args import folder_path
 from pctfuzz.cli.exits import EXIT_OK
 from pctfuzz.errors import PctfuzzError
 from pctfuzz.oracles.registry import impl_names
-from pctfuzz.targets import TARGETS, get_target, resolve_subject
+from pctfuzz.targets import TARGETS, get_target
 from pctfuzz.text import one_line
 
 #: The reference's own modules: what the invariant targets are about.
@@ -42,7 +42,7 @@ SHOWN_FAILURES = 20
 
 def replay_corpus(names: list[str], corpus: Path, impl_name: str) -> tuple[int, int]:
     """Run every corpus input of ``names`` through its target, each against what its
-    target checks (``resolve_subject``: ``impl_name`` for a differential target, the
+    target checks (``Target.bind``: ``impl_name`` for a differential target, the
     reference for an invariant one); returns (inputs, inputs that fail).
 
     A failing input still covers code, so the replay goes on, but it is never hidden:
@@ -54,13 +54,13 @@ def replay_corpus(names: list[str], corpus: Path, impl_name: str) -> tuple[int, 
             continue
         # Resolved once, outside the inputs' loop: an unusable --impl is an error of
         # the whole run, not a failure of every input.
-        subject = resolve_subject(target, impl_name if target.differential else None)
+        bound = target.bind(impl_name if target.differential else None)
         for path in sorted(folder.iterdir()):
             if not path.is_file() or path.is_symlink() or path.name.startswith("."):
                 continue
             count += 1
             try:
-                target.run_bytes(path.read_bytes(), subject)
+                bound.check(bound.case_from_bytes(path.read_bytes()))
             except Exception as exc:  # a check failure or a crash of the code under test
                 failing += 1
                 if failing <= SHOWN_FAILURES:

@@ -29,6 +29,7 @@ from pctfuzz.cli.divergences import add_accept_option
 from pctfuzz.cli.exits import EXIT_FOUND, EXIT_INCOMPLETE, EXIT_OK
 from pctfuzz.cli.results import add_report_options, check_outputs, human_stream, write_reports
 from pctfuzz.errors import PctfuzzError
+from pctfuzz.operations import get_operation
 
 if TYPE_CHECKING:
     from pctfuzz.project import Project
@@ -45,11 +46,6 @@ def _cmd_targets(args: argparse.Namespace) -> int:
 
 #: Seed cases tried per differential target to see whether the adapter answers it.
 _PROBE_CASES = 200
-
-#: differential target -> the question it asks the adapter
-_QUESTIONS = {"diff_encode": "encode", "diff_decode": "decode", "diff_form": "form",
-              "diff_form_parse": "form-parse"}
-
 
 def _answered_targets(requested: list[str], impl: Any, project: Project, self_check: bool,
                       out: TextIO) -> list[str]:
@@ -73,7 +69,7 @@ def _answered_targets(requested: list[str], impl: Any, project: Project, self_ch
     differential = [n for n, t in TARGETS.items() if t.differential]
     for name in differential:
         target = get_target(name)
-        question = _QUESTIONS[name]
+        question = get_operation(name).name
         reason = ""
         answered = False
         for count, case in enumerate(seed_cases(target.case_type.type)):
@@ -103,8 +99,7 @@ def _answered_targets(requested: list[str], impl: Any, project: Project, self_ch
 def _unsupported_reason(impl: Any, question: str, case: Any) -> str:
     from pctfuzz.oracles.base import Unsupported
 
-    method = {"encode": "encode", "decode": "decode", "form": "form_serialize",
-              "form-parse": "form_parse"}[question]
+    method = get_operation(question).method
     try:
         getattr(impl, method)(case)
     except Unsupported as exc:

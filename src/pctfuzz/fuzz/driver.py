@@ -33,10 +33,9 @@ import signal
 import sys
 import time
 import types
-import zlib
 from collections.abc import Callable, Iterable
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from pctfuzz.errors import PctfuzzError
 from pctfuzz.fuzz.protocol import (
@@ -50,10 +49,7 @@ from pctfuzz.fuzz.protocol import (
 )
 from pctfuzz.fuzz.recorder import Recorder
 from pctfuzz.fuzz.undertest import UnderTest
-from pctfuzz.targets import Target, get_target, resolve_subject
-
-if TYPE_CHECKING:
-    from pctfuzz.oracles.codec import Subject
+from pctfuzz.targets import Bound, BoundDifferential, get_target
 
 __all__ = ["instrument_modules", "main", "minimize_seconds", "run_input"]
 
@@ -190,28 +186,13 @@ class _Count:
         say(executions_line(cls.asked))
 
 
-def run_input(target: Target, impl: Any, data: bytes,
-              turn: int | None = None) -> tuple[str, ...] | None:
-    """What the atheris driver runs on one input: ``target.check_fast`` at ``turn``
-    (one costly invariant per execution), by default the input's CRC-32: the same input
-    always takes the same turn, so libFuzzer sees deterministic coverage (a turn taken
-    from the execution count made it keep duplicate inputs). A failure is checked again
-    in full (``target.run_bytes``) and the full check's exception is raised: what is
-    recorded or written as a crash is what a replay computes. The fast check's exception
-    stands only if the full check passes (a codec with hidden state). A target with one
-    turn (differential, decode) has nothing to rotate: its full check runs once."""
-    if target.turns() == 1:
-        return target.check(target.case_from_bytes(data, impl), impl)
-    try:
-        target.check_fast(target.from_bytes(data), impl,
-                          zlib.crc32(data) if turn is None else turn)
-    except Exception as fast:
-        try:
-            target.run_bytes(data, impl)
-        except Exception as exc:
-            raise exc from None
-        raise fast from None
-    return ()
+def run_input(bound: Bound, data: bytes, turn: int | None = None) -> tuple[str, ...] | None:
+    """What the atheris driver runs on one input: ``bound.run`` (the target bound once
+    to its subject, ``Target.bind``). For an invariant target, the rotated check at
+    ``turn`` (default: the input's CRC-32), a failure checked again in full and the
+    full check's exception raised (``BoundInvariant.run``); for a differential target,
+    its check. Returns what the check returns."""
+    return bound.run(data, turn)
 
 
 #: libFuzzer's default per-input ``-timeout``, in seconds.
@@ -250,19 +231,22 @@ def main(target_name: str, argv: list[str] | None = None,
         sys.exit(2)
     # The implementation names a differential target's adapter; the fault, one of the
     # deliberately wrong codecs of pctfuzz.oracles.faults for an invariant target (to
-    # measure time-to-first-finding). resolve_subject refuses a mismatch in one line.
+    # measure time-to-first-finding). Bound once: resolve_subject refuses a mismatch in
+    # one line, and no input resolves it again.
     impl_name = (settings.impl or "urllib" if target.differential else settings.fault)
     try:
-        impl: Subject = resolve_subject(target, impl_name)
+        bound = target.bind(impl_name)
     except PctfuzzError as exc:
         print(f"pctfuzz.harness: error: {exc}", file=sys.stderr)
         sys.exit(2)
+    impl = bound.subject
     # atheris itself imports urllib.parse, so instrument_imports alone never sees the
     # code under test: it is instrumented after the fact, and with it the reference a
     # differential target compares it with (its harness imports pctfuzz unhooked).
-    instrument_modules(target.instrumented_modules(impl))
+    instrument_modules(bound.instrumented_modules)
     # The lines of the code under test reached, for the campaign's status.
-    under_test = UnderTest(target.code_under_test(impl)) if target.differential else None
+    differential = isinstance(bound, BoundDifferential)
+    under_test = UnderTest(bound.code_under_test) if differential else None
     findings_dir = settings.findings
     corpus_dir = settings.corpus
     recorder = (
@@ -278,16 +262,15 @@ def main(target_name: str, argv: list[str] | None = None,
     def test_one_input(data: bytes) -> None:
         nonlocal last_said
         if recorder is None:
-            run_input(target, impl, data)
+            bound.run(data)
             return
         _Count.asked += 1
         _Stop.in_input = True
         try:
             if under_test is None:
-                _Count.answered += run_input(target, impl, data) is not None
+                _Count.answered += bound.run(data) is not None
             else:
-                _Count.answered += under_test.run(
-                    lambda: run_input(target, impl, data)) is not None
+                _Count.answered += under_test.run(lambda: bound.run(data)) is not None
         except Exception as exc:
             _Count.answered += 1  # a failure is an answer
             recorder.record(data, exc)
@@ -295,7 +278,7 @@ def main(target_name: str, argv: list[str] | None = None,
             _Stop.in_input = False
         if _Stop.requested:
             _stop_now(recorder)
-        if target.differential and time.monotonic() - last_said > 1.0:
+        if differential and time.monotonic() - last_said > 1.0:
             say_counts()
             last_said = time.monotonic()
 
@@ -310,7 +293,7 @@ def main(target_name: str, argv: list[str] | None = None,
                 say(module_line(module, reached, lines, under_test.executions))
 
     atheris.Setup(argv, test_one_input)
-    if recorder is not None and target.differential:
+    if recorder is not None and differential:
         _LAST_WORDS.append(say_counts)
     if recorder is not None:
         _flush_at_exit(recorder)

@@ -41,7 +41,7 @@ from pctfuzz.fuzz.stats import CampaignResult, ModuleReach, TargetStats
 from pctfuzz.fuzz.supervisor import Supervisor, stop_on_signals
 from pctfuzz.fuzz.undertest import UnderTest
 from pctfuzz.identity import signature_of
-from pctfuzz.targets import TARGETS, Target, get_target, modules_under_test
+from pctfuzz.targets import TARGETS, BoundDifferential, Target, get_target
 
 __all__ = ["SHRINK_GRACE", "run_hypothesis"]
 
@@ -126,7 +126,8 @@ class _Hunt:
     def __init__(self, target: Target, impl: Any, impl_name: str | None, findings: Path,
                  timeout: float, progress: Callable[[TargetStats], None] | None) -> None:
         self.target, self.impl, self.impl_name = target, impl, impl_name
-        self.code = modules_under_test(impl) if target.differential else ()
+        self.bound = target.bind(impl)  # resolved once, never per example
+        self.code = self.bound.code_under_test
         self.findings, self.timeout, self.progress = findings, timeout, progress
         self.stats = TargetStats(target.name)
         self.saved: set[str] = set()  # signatures recorded by this run
@@ -138,9 +139,9 @@ class _Hunt:
 
     def ask(self, case: Any) -> Any:
         """The case as a campaign asks it (see the module docstring)."""
-        if self.target.differential:
+        if isinstance(self.bound, BoundDifferential):
             with contextlib.suppress(Exception):  # no byte form: asked as it is
-                return self.target.case_from_bytes(self.target.to_bytes(case), self.impl)
+                return self.bound.case_from_bytes(self.target.to_bytes(case))
         return case
 
     def example(self, drawn: Any) -> None:
@@ -173,7 +174,7 @@ class _Hunt:
             self.report(now)
 
     def check(self, case: Any) -> tuple[str, ...] | None:
-        return self.target.check(case, self.impl)
+        return self.bound.check(case)
 
     def report(self, now: float, *, force: bool = False) -> None:
         due = force or now - self.last_progress >= _PROGRESS_SECONDS

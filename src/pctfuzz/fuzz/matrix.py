@@ -37,6 +37,7 @@ from pctfuzz.checks.registry.lookup import accepted_entries, explain
 from pctfuzz.fuzz.minimize import minimize_case, raw_input_for, same_failure
 from pctfuzz.fuzz.recorder import build_finding
 from pctfuzz.identity import signature_of
+from pctfuzz.operations import OPERATIONS
 from pctfuzz.oracles.base import Impl, impl_name, impl_version, registry_names
 from pctfuzz.outcome import Outcome, case_text, reference_outcome
 from pctfuzz.targets import Target, get_target, modules_under_test
@@ -44,10 +45,7 @@ from pctfuzz.targets import Target, get_target, modules_under_test
 __all__ = ["CHECK_OF", "Cell", "Confusion", "MatrixRun", "run_matrix"]
 
 #: The differential targets a matrix runs, and the check each one is.
-CHECK_OF: Mapping[str, str] = {
-    "diff_encode": "encode", "diff_decode": "decode", "diff_form": "form",
-    "diff_form_parse": "form-parse",
-}
+CHECK_OF: Mapping[str, str] = {op.differential_target: op.name for op in OPERATIONS}
 
 #: Bytes a mutation inserts: URL delimiters, escapes, and UTF-8 of several lengths.
 _TOKENS = (b"%", b"%2", b"%25", b"%zz", b"%C3%A9", b"%FF", b"+", b" ", b"&", b"=", b";",

@@ -34,7 +34,7 @@ from typing import Any
 from pctfuzz.errors import PctfuzzError, UsageError
 from pctfuzz.fuzz.minimize import minimize_case, raw_input_for
 from pctfuzz.fuzz.recorder import build_finding
-from pctfuzz.fuzz.replay import DEFAULT_TIMEOUT, _impl_for, run_case
+from pctfuzz.fuzz.replay import DEFAULT_TIMEOUT, bound_for, run_case
 from pctfuzz.identity import SIGNATURE_VERSION, finding_id, stop_signature
 from pctfuzz.store import Finding, FindingStore, StoreError
 from pctfuzz.targets import get_target
@@ -65,8 +65,8 @@ def _new_signature(finding: Finding, impl: str | None, cache: dict[Any, Any]) ->
     name = impl or finding.impl
     if finding.kind in ("timeout", "oom"):
         return stop_signature(target.name, finding.kind, name)
-    runner = _impl_for(target, name, cache, recorded=impl is None)
-    run = run_case(target, finding.rebuild_case(), runner, DEFAULT_TIMEOUT, impl_name=name)
+    bound = bound_for(target, name, cache, recorded=impl is None)
+    run = run_case(bound, finding.rebuild_case(), DEFAULT_TIMEOUT, impl_name=name)
     if run.signature is None:
         raise UsageError("its case no longer fails; replay it, then triage it as fixed")
     if run.signature.split("|")[:3] != finding.signature.split("|")[:3]:
@@ -82,9 +82,10 @@ def _minimized(store: FindingStore, finding: Finding, impl: str | None,
         return ""
     target = get_target(finding.target)
     name = impl or finding.impl
-    subject = _impl_for(target, name, cache, recorded=impl is None)
+    bound = bound_for(target, name, cache, recorded=impl is None)
+    subject = bound.subject
     case = finding.rebuild_case()
-    run = run_case(target, case, subject, DEFAULT_TIMEOUT, impl_name=name)
+    run = run_case(bound, case, DEFAULT_TIMEOUT, impl_name=name)
     if run.signature != finding.signature:
         raise UsageError("its case " + (f"now fails differently ({run.signature})"
                                         if run.signature else "no longer fails")
@@ -94,12 +95,12 @@ def _minimized(store: FindingStore, finding: Finding, impl: str | None,
     def keeps(candidate: Any) -> bool:
         if representable and raw_input_for(target, candidate, subject) is None:
             return False
-        return run_case(target, candidate, subject, DEFAULT_TIMEOUT,
+        return run_case(bound, candidate, DEFAULT_TIMEOUT,
                         impl_name=name).signature == finding.signature
 
     found = minimize_case(case, keeps)
     try:
-        target.check(found.case, subject)
+        bound.check(found.case)
     except Exception as exc:
         fresh = build_finding(target, finding.impl, found.case,
                               raw_input_for(target, found.case, subject), exc,

@@ -25,13 +25,13 @@ from pctfuzz import __version__
 from pctfuzz.errors import PctfuzzError
 from pctfuzz.identity import SIGNATURE_VERSION, signature_of, stop_signature
 from pctfuzz.oracles.faults import FAULTS
-from pctfuzz.targets import TARGETS, Target, get_target, resolve_subject
+from pctfuzz.targets import TARGETS, Bound, Target, get_target
 from pctfuzz.text import one_line
 
 if TYPE_CHECKING:
-    from pctfuzz.oracles.codec import Subject
+    pass
 
-__all__ = ["FAILING_OUTCOMES", "OpenReplay", "Run", "Verdict", "check_recorded_impl",
+__all__ = ["FAILING_OUTCOMES", "OpenReplay", "Run", "Verdict", "bound_for", "check_recorded_impl",
            "is_builtin_impl", "replay_open", "replay_paths", "run_case"]
 
 #: Seconds a replayed input may run before it counts as a hang (timeout findings).
@@ -99,10 +99,12 @@ class Run:
     supported: bool = True
 
 
-def run_case(target: Target, case: Any, impl: Subject | None, timeout: float = DEFAULT_TIMEOUT, *,
+def run_case(bound: Bound, case: Any, timeout: float = DEFAULT_TIMEOUT, *,
              impl_name: str | None = None) -> Run:
-    """Run ``target``'s check on ``case`` against ``impl`` (named ``impl_name`` in
-    signatures); a run longer than ``timeout`` seconds is a timeout."""
+    """Run the check of ``bound`` (a target bound to its subject, ``Target.bind``) on
+    ``case``, its subject named ``impl_name`` in signatures; a run longer than
+    ``timeout`` seconds is a timeout."""
+    target = bound.target
 
     def on_alarm(signum: int, frame: FrameType | None) -> None:
         raise _Timeout
@@ -112,15 +114,15 @@ def run_case(target: Target, case: Any, impl: Subject | None, timeout: float = D
         previous = signal.signal(signal.SIGALRM, on_alarm)
         signal.setitimer(signal.ITIMER_REAL, timeout)
     try:
-        result = target.check(case, impl)
+        result = bound.check(case)
     except _Timeout:
         return Run(stop_signature(target.name, "timeout", impl_name),
                    f"ran longer than {timeout:g} s")
     except MemoryError:
         return Run(stop_signature(target.name, "oom", impl_name), "MemoryError")
     except Exception as exc:
-        signature = signature_of(target.name, exc, case=case, subject=impl, impl=impl_name,
-                                 code_under_test=target.code_under_test(impl))
+        signature = signature_of(target.name, exc, case=case, subject=bound.subject,
+                                 impl=impl_name, code_under_test=bound.code_under_test)
         return Run(signature, f"{type(exc).__name__}: {exc}"[:500])
     finally:
         if use_alarm:
@@ -158,11 +160,12 @@ def _finding_verdict(path: Path, finding: Any, run: Run, *, overridden: bool) ->
     return verdict("reproduces" if observed == recorded else "fails differently")
 
 
-def _impl_for(target: Target, name: str | None, cache: dict[tuple[bool, str | None], Subject],
-              *, recorded: bool = False) -> Subject:
-    """What ``target.check`` runs against (``resolve_subject``): an implementation under
-    test for a differential target (default ``urllib``); for an invariant target the
-    reference, or the deliberately wrong codec a finding recorded (``PCTFUZZ_FAULT``).
+def bound_for(target: Target, name: str | None, cache: dict[tuple[str, str | None], Bound],
+              *, recorded: bool = False) -> Bound:
+    """``target`` bound (``Target.bind``, once per target and name) to what it runs
+    against: an implementation under test for a differential target (default
+    ``urllib``); for an invariant target the reference, or the deliberately wrong codec
+    a finding recorded (``PCTFUZZ_FAULT``).
     ``--impl`` names the implementation of the differential targets: given with
     invariant inputs it leaves them on the reference, unless it names a fault.
 
@@ -173,9 +176,9 @@ def _impl_for(target: Target, name: str | None, cache: dict[tuple[bool, str | No
         check_recorded_impl(target, name)
     if not target.differential and name not in FAULTS:
         name = None
-    key = (target.differential, name)
+    key = (target.name, name)
     if key not in cache:
-        cache[key] = resolve_subject(target, name)
+        cache[key] = target.bind(name)
     return cache[key]
 
 
@@ -260,7 +263,7 @@ def replay_paths(paths: Sequence[Path], *, target: str | None = None, impl: str 
 
     if target is not None:
         get_target(target)
-    impls: dict[tuple[bool, str | None], Subject] = {}
+    impls: dict[tuple[str, str | None], Bound] = {}
     for kind, path, info in _inputs(paths, target):
         try:
             if kind == "error":
@@ -271,9 +274,9 @@ def replay_paths(paths: Sequence[Path], *, target: str | None = None, impl: str 
                 tgt = get_target(finding.target)
                 case = finding.rebuild_case()
                 chosen = impl or finding.impl
-                runner = _impl_for(tgt, chosen, impls,
+                runner = bound_for(tgt, chosen, impls,
                                    recorded=impl is None and chosen not in trusted)
-                run = run_case(tgt, case, runner, timeout, impl_name=chosen)
+                run = run_case(runner, case, timeout, impl_name=chosen)
                 yield _finding_verdict(path, finding, run, overridden=impl is not None)
             else:
                 assert info is not None
@@ -281,9 +284,9 @@ def replay_paths(paths: Sequence[Path], *, target: str | None = None, impl: str 
                 data = read_input(path)  # regular file, no symlink, size checked first
                 chosen = impl or raw_impl
                 name = (chosen or "urllib") if tgt.differential else impl
-                runner = _impl_for(tgt, chosen if tgt.differential else impl, impls)
-                case = tgt.case_from_bytes(data, runner)
-                run = run_case(tgt, case, runner, timeout, impl_name=name)
+                runner = bound_for(tgt, chosen if tgt.differential else impl, impls)
+                case = runner.case_from_bytes(data)
+                run = run_case(runner, case, timeout, impl_name=name)
                 # A raw input has no recorded signature: any failure reproduces.
                 outcome = "reproduces" if run.signature else "no longer reproduces"
                 evidence = f"{run.evidence} [{run.signature}]" if run.signature else ""
@@ -361,7 +364,7 @@ def replay_open(findings: Path, impl: str, *, targets: Sequence[str] | None = No
         except StoreError as exc:
             result.errors.append((findings, str(exc)))
     problems: list[Any] = []
-    subjects: dict[tuple[bool, str | None], Subject] = {}
+    subjects: dict[tuple[str, str | None], Bound] = {}
     for finding in list(store.iter_findings(problems)):
         path = findings / finding.file_name
         try:
@@ -369,12 +372,11 @@ def replay_open(findings: Path, impl: str, *, targets: Sequence[str] | None = No
             if finding.status not in OPEN_STATUSES or not _belongs(target, finding, impl,
                                                                    targets):
                 continue
-            subject = _impl_for(target, finding.impl, subjects)
-            run = run_case(target, finding.rebuild_case(), subject, timeout,
-                           impl_name=finding.impl)
+            bound = bound_for(target, finding.impl, subjects)
+            run = run_case(bound, finding.rebuild_case(), timeout, impl_name=finding.impl)
             verdict = _finding_verdict(path, finding, run, overridden=False)
             if verdict.outcome == "no longer reproduces":
-                version = (impl_version(subject) if target.differential
+                version = (impl_version(bound.subject) if target.differential
                            else f"pctfuzz {__version__}")  # the reference is pctfuzz's
                 store.update_status(finding.id, "fixed",
                                     fixed_in={"version": one_line(version, 200),

@@ -4,7 +4,6 @@ docstring defines each class; ``difference`` is the entry point."""
 
 from __future__ import annotations
 
-import re
 from collections.abc import Sequence
 from typing import Any
 
@@ -13,14 +12,15 @@ from pctfuzz.encoding import lookup
 from pctfuzz.errors import NotScalarValueError, PctfuzzError
 from pctfuzz.reference import percent_decode, percent_encode
 from pctfuzz.sets import FORM
+from pctfuzz.spec import ASCII_HEX_DIGITS, PERCENT_ENCODED_BYTE
 from pctfuzz.text import surrogates_to_fffd
 
 #: Units past this index are not examined: the class of a long unminimized input is
 #: computed in bounded time (minimization brings the first difference near the start).
 _MAX_UNITS = 4096
 
-_HEX = frozenset(b"0123456789ABCDEFabcdef")
-_TRIPLET = re.compile(r"%[0-9A-Fa-f]{2}")
+_HEX = ASCII_HEX_DIGITS
+_TRIPLET = PERCENT_ENCODED_BYTE
 
 
 

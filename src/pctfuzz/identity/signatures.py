@@ -13,6 +13,7 @@ from pctfuzz.cases import Case, DecodeCase, EncodeCase, FormCase, FormParseCase
 from pctfuzz.errors import PctfuzzError
 from pctfuzz.form import form_urldecode, form_urlencode
 from pctfuzz.identity.classes import difference, qualified_type
+from pctfuzz.operations import OPERATIONS
 from pctfuzz.reference import percent_decode, percent_encode
 from pctfuzz.violations import Divergence, Violation
 
@@ -89,7 +90,7 @@ def crash_class(exc: BaseException, code_under_test: Sequence[str]) -> str:
 
 # --- invariants: the codec under test against the reference -----------------------------
 #: target name -> the question its cases ask.
-QUESTION = {"encode": "encode", "decode": "decode", "form": "form", "form_parse": "form-parse"}
+QUESTION = {op.ident: op.name for op in OPERATIONS}
 
 
 def _reference(question: str, case: Case) -> Any:

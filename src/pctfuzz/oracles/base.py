@@ -15,8 +15,10 @@ from typing import Any, Protocol, runtime_checkable
 
 from pctfuzz.cases import Case, DecodeCase, EncodeCase, FormCase, FormParseCase
 from pctfuzz.errors import PctfuzzError
+from pctfuzz.operations import OPERATIONS
 
-METHODS: tuple[str, ...] = ("encode", "decode", "form_serialize", "form_parse")
+#: The adapter methods, one per operation (``operations.Operation.method``).
+METHODS: tuple[str, ...] = tuple(op.method for op in OPERATIONS)
 
 
 class Unsupported(PctfuzzError):

@@ -29,6 +29,7 @@ from pctfuzz.oracles.codec import (
 )
 from pctfuzz.reference import percent_decode, percent_encode
 from pctfuzz.sets import FORM, PercentEncodeSet, get_set
+from pctfuzz.spec import ASCII_HEX_DIGITS, HEX_PAIR
 
 __all__ = ["FAULTS", "Tweak", "table_encoder"]
 
@@ -111,8 +112,8 @@ def _plus_raw(table: list[str], pes: PercentEncodeSet, plus: bool) -> None:
         table[0x2B] = "+"
 
 
-_ESCAPED = re.compile("(%[0-9A-Fa-f]{2})")
-_ESCAPED_BYTES = re.compile(b"(%[0-9A-Fa-f]{2})")
+_ESCAPED = re.compile(f"(%{HEX_PAIR})")
+_ESCAPED_BYTES = re.compile(f"(%{HEX_PAIR})".encode("ascii"))
 
 
 def _requote(value: str | bytes, set_name: str, *, encoding: str, space_as_plus: bool) -> str:
@@ -183,7 +184,7 @@ def _surrogatepass(
 
 # --- decoder faults -------------------------------------------------------------------
 
-_HEX = frozenset(b"0123456789abcdefABCDEF")
+_HEX = ASCII_HEX_DIGITS
 
 
 def _as_bytes(value: str | bytes) -> bytes:

@@ -75,7 +75,10 @@ class FunctionAdapter(Adapter):
         form_parse: FormParseFn | None,
         sets: Mapping[str, str | PercentEncodeSet],
         space_as_plus: bool,
+        spaces: Mapping[str, bool] | None = None,
     ) -> None:
+        """``space_as_plus``: what the encoders write for a space; ``spaces`` overrides
+        it per label (a library whose query encoder writes '+' and path encoder %20)."""
         self.name = name
         self.registry_names = (name,)
         #: label -> spec or set, as declared (what ``--set`` labels and campaigns read).
@@ -84,7 +87,8 @@ class FunctionAdapter(Adapter):
         # What it answers, so campaigns draw cases it can answer (formats.AnswerDomain)
         self.encodings = ("UTF-8",)
         self.value_types = ("str",)
-        self.spaces = (space_as_plus,)
+        self._plus = {label: (spaces or {}).get(label, space_as_plus) for label in encoders}
+        self.spaces = tuple(sorted(set(self._plus.values()))) or (space_as_plus,)
         self._encoders = encoders
         self._decode = decode
         self._form_serialize = form_serialize
@@ -105,16 +109,18 @@ class FunctionAdapter(Adapter):
         if not self._encoders:
             raise Unsupported(f"{self.name} does not percent-encode")
         members = get_set(case.set_name).members
-        fn = next((f for pes, f in self._encoders.values() if pes.members == members), None)
+        label, fn = next(((label, f) for label, (pes, f) in self._encoders.items()
+                          if pes.members == members), ("", None))
         if fn is None:
             raise Unsupported(f"{self.name} encodes only the sets {', '.join(self._encoders)}")
         if isinstance(case.value, bytes):
             raise Unsupported(f"{self.name} encodes str, not bytes")
         if not _utf8(case.encoding):
             raise Unsupported(f"{self.name} encodes in UTF-8 only")
-        if case.space_as_plus != self.space_as_plus and " " in case.value:
-            space = "+" if self.space_as_plus else "%20"
-            raise Unsupported(f"{self.name} writes space as {space}")
+        plus = self._plus[label]
+        if case.space_as_plus != plus and " " in case.value:
+            space = "+" if plus else "%20"
+            raise Unsupported(f"{self.name} writes space as {space} ({label})")
         return fn(case.value)
 
     def reproduction(self, check: str, case: Case) -> str | None:

@@ -63,6 +63,18 @@ class GoUrlUserinfo(_Go):
     spaces = (False,)
 
 
+class GoUrlQuery(_Go):
+    """url.Parse("http://h/?" + v).RawQuery (encode): the query as Parse reads it.
+
+    str values only: RawQuery keeps a value's bytes as they are, so a non-UTF-8 byte
+    would come back as no text (the peer's JSON writer makes it U+FFFD)."""
+
+    name = "go-url-query"
+    sets = MappingProxyType({"query": "c0-control"})
+    spaces = (False,)
+    value_types = ("str",)
+
+
 GO_ADAPTERS: tuple[type[LangPeerAdapter], ...] = (
-    GoQueryEscape, GoPathEscape, GoValues, GoUrlPath, GoUrlFragment, GoUrlUserinfo,
+    GoQueryEscape, GoPathEscape, GoValues, GoUrlPath, GoUrlFragment, GoUrlUserinfo, GoUrlQuery,
 )

@@ -55,6 +55,7 @@ from pctfuzz.oracles.base import Adapter, Unsupported
 from pctfuzz.outcome import Outcome
 from pctfuzz.reference import percent_decode, percent_encode
 from pctfuzz.sets import PercentEncodeSet, get_set
+from pctfuzz.spec import ASCII_HEX_DIGITS
 
 __all__ = ["HyperlinkAdapter", "nfc_model", "rfc3986_form_model"]
 
@@ -163,7 +164,7 @@ def _to_iri_fragment(value: str) -> bytes:
     out = [pieces[0]]
     for piece in pieces[1:]:
         pair = piece[:2]
-        if len(pair) == 2 and all(c in b"0123456789abcdefABCDEF" for c in pair) \
+        if len(pair) == 2 and all(c in ASCII_HEX_DIGITS for c in pair) \
                 and int(pair, 16) not in IRI_FRAGMENT_KEPT:
             out += [bytes([int(pair, 16)]), piece[2:]]
         else:

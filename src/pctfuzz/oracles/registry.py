@@ -191,6 +191,8 @@ _OTHER_LANGUAGES: tuple[tuple[str, str, str, str, str], ...] = (
      "Go net/url: URL{Fragment}.EscapedFragment()"),
     ("go-url-userinfo", "go", "GoUrlUserinfo", "Go",
      "Go net/url: url.User(v).String()"),
+    ("go-url-query", "go", "GoUrlQuery", "Go",
+     "Go net/url: url.Parse(\"http://h/?\" + v).RawQuery"),
     ("java-urlencoder", "java", "JavaUrlEncoder", "Java",
      "Java: URLEncoder.encode (UTF-8 and legacy charsets), "
      "URLDecoder.decode"),

@@ -26,7 +26,6 @@ from __future__ import annotations
 
 import dataclasses
 import importlib
-import re
 from types import MappingProxyType
 from typing import Any
 
@@ -37,13 +36,14 @@ from pctfuzz.cases import Case, EncodeCase, FormCase
 from pctfuzz.encoding import lookup
 from pctfuzz.oracles.base import Adapter, Unsupported, library_call
 from pctfuzz.sets import get_set
+from pctfuzz.spec import PERCENT_ENCODED_BYTE
 
 __all__ = ["Rfc3986Adapter"]
 
 #: ``pctfuzz probe pctfuzz.oracles.rfc3986:Rfc3986Adapter --set encodeURI-[]``
 #: (rfc3986 2.0.0): "spec: encodeURI-[]" (rfc3986.misc.NON_PCT_ENCODED)
 COMPONENT_SET = "encodeURI-[]"
-_ESCAPE = re.compile(r"%[0-9A-Fa-f]{2}")
+_ESCAPE = PERCENT_ENCODED_BYTE
 
 
 def _already_encoded(case: object) -> bool:

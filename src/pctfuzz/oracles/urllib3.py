@@ -15,6 +15,15 @@ It is what every ``PoolManager.request(url)`` goes through.
   the escapes are uppercased and kept (an accepted entry); otherwise each ``%`` is data
   and encoded, as in the reference.
 
+  A value with ``?`` or ``#`` is asked as a fragment instead, ``parse_url("http://h/#"
+  + value).fragment``: the query and the fragment share the path's set and ``?``
+  (``_QUERY_CHARS = _FRAGMENT_CHARS = _PATH_CHARS | {"?"}``), and a fragment holds
+  both characters.
+- **encode** (label ``parse_url auth``): ``parse_url("http://" + value + "@h/").auth``,
+  the userinfo (``_USERINFO_CHARS``: unreserved, sub-delims and ``:``; ``@`` encoded,
+  since the authority is split at its last ``@``). ``/ ? # \\`` end the authority
+  (``Unsupported``).
+
 urllib3 has no percent-decoder or form parser, and its form encoding for
 ``request(fields=...)`` is ``urllib.parse.urlencode``, so the other questions are
 ``Unsupported``.
@@ -22,7 +31,6 @@ urllib3 has no percent-decoder or form parser, and its form encoding for
 
 from __future__ import annotations
 
-import re
 from types import MappingProxyType
 from typing import Any
 
@@ -31,6 +39,7 @@ from pctfuzz.cases import Case, EncodeCase
 from pctfuzz.encoding import lookup
 from pctfuzz.oracles.base import Adapter, Unsupported, library_call
 from pctfuzz.sets import get_set
+from pctfuzz.spec import PERCENT_ENCODED_BYTE
 
 __all__ = ["Urllib3Adapter"]
 
@@ -39,7 +48,9 @@ __all__ = ["Urllib3Adapter"]
 #: "/" (urllib3's _PATH_CHARS); "?", which the query set also leaves raw, never
 #: reaches a path (Unsupported).
 PATH_SET = "rfc3986-query"
-_ESCAPE = re.compile(r"%[0-9A-Fa-f]{2}")
+#: urllib3's _USERINFO_CHARS left raw: RFC 3986 pchar but '@'.
+AUTH_SET = "rfc3986-pchar+@"
+_ESCAPE = PERCENT_ENCODED_BYTE
 
 
 def _already_encoded(case: object) -> bool:
@@ -55,7 +66,7 @@ class Urllib3Adapter(Adapter):
     name = "urllib3"
     distribution = "urllib3"
     modules_under_test: tuple[str, ...] = ("urllib3.util.url",)
-    sets = MappingProxyType({"parse_url path": PATH_SET})
+    sets = MappingProxyType({"parse_url path": PATH_SET, "parse_url auth": AUTH_SET})
     encodings = ("UTF-8",)
     value_types = ("str",)
     spaces = (False,)
@@ -77,16 +88,23 @@ class Urllib3Adapter(Adapter):
 
         self._parse_url: Any = parse_url
         self._members = get_set(PATH_SET).members
+        self._auth_members = get_set(AUTH_SET).members
 
     def reproduction(self, check: str, case: Case) -> str | None:
-        if isinstance(case, EncodeCase):
-            return library_call(("urllib3.util",), 'urllib3.util.parse_url("http://h/" + '
-                                "value).path[1:]", value=case.value)
-        return None
+        if not isinstance(case, EncodeCase) or not isinstance(case.value, str):
+            return None
+        if get_set(case.set_name).members == self._auth_members:
+            call = 'urllib3.util.parse_url("http://" + value + "@h/").auth or ""'
+        elif "?" in case.value or "#" in case.value:
+            call = 'urllib3.util.parse_url("http://h/#" + value).fragment'
+        else:
+            call = 'urllib3.util.parse_url("http://h/" + value).path[1:]'
+        return library_call(("urllib3.util",), call, value=case.value)
 
     def encode(self, case: EncodeCase) -> str:
-        if get_set(case.set_name).members != self._members:
-            raise Unsupported(f"parse_url encodes a path with {PATH_SET} only")
+        members = get_set(case.set_name).members
+        if members not in (self._members, self._auth_members):
+            raise Unsupported(f"parse_url encodes with {PATH_SET} and {AUTH_SET} only")
         value = case.value
         if isinstance(value, bytes):
             raise Unsupported("parse_url takes str")
@@ -94,8 +112,14 @@ class Urllib3Adapter(Adapter):
             raise Unsupported("parse_url always encodes UTF-8")
         if case.space_as_plus and " " in value:
             raise Unsupported("parse_url writes a space as %20")
+        if members == self._auth_members:
+            if any(c in value for c in "/?#\\"):
+                raise Unsupported("/ ? # \\ end the authority of a URL")
+            auth: str | None = self._parse_url("http://" + value + "@h/").auth
+            return auth or ""
         if "?" in value or "#" in value:
-            raise Unsupported("? and # end the path of a URL")
+            fragment: str = self._parse_url("http://h/#" + value).fragment
+            return fragment
         if any(segment in (".", "..") for segment in value.split("/")):
             raise Unsupported("parse_url removes . and .. segments (RFC 3986 5.2.4)")
         path: str = self._parse_url("http://h/" + value).path

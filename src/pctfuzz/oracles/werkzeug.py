@@ -15,6 +15,13 @@ and ``urlencode`` are urllib.parse's, imported. What it still has of its own:
   answers for are those that urllib's ``urlsplit``/``urlunsplit`` give back unchanged,
   with no authority (host): the others are ``Unsupported`` ("not a URL iri_to_uri
   keeps").
+- **encode** of the path alone (label ``path``): ``iri_to_uri("/p/" + v)`` without the
+  ``/p/`` (a value of its own may start with ``/``), the path's ``quote`` set (``?``
+  is encoded, where the whole function's set leaves it raw). The query's and
+  fragment's sets are the whole function's (``encodeURI-%25``: a value with ``?`` or
+  ``#`` reaches them through the first label); the userinfo is split at ':' and '@'
+  by urlsplit, so it is not asked alone. A path value with ``?`` or ``#`` (which
+  would end it) is ``Unsupported``.
 - **form_parse**: ``Request(environ).args.items(multi=True)``, the parsed query string
   a Werkzeug (or Flask) application reads, from a WSGI ``QUERY_STRING`` (PEP 3333: the
   bytes as latin-1; str text is first encoded as UTF-8, as a client sends it). It is
@@ -44,6 +51,12 @@ __all__ = ["WerkzeugAdapter"]
 
 #: ``pctfuzz probe werkzeug.urls:iri_to_uri`` (Werkzeug 3.1.9): "spec: encodeURI-%25"
 IRI_TO_URI_SET = "encodeURI-%25"
+#: label -> (prefix of the value, characters that end the component, set spec): the
+#: ``quote`` safe sets of iri_to_uri, as ``pctfuzz probe`` found them per component.
+COMPONENTS = {
+    "iri_to_uri": ("", "", IRI_TO_URI_SET),
+    "path": ("/p/", "?#", "rfc3986-pchar-/%25"),
+}
 
 
 def _kept_part(data: bytes) -> str:
@@ -77,7 +90,7 @@ class WerkzeugAdapter(Adapter):
     name = "werkzeug"
     distribution = "werkzeug"
     modules_under_test: tuple[str, ...] = ("werkzeug.urls", "werkzeug.sansio.request")
-    sets = MappingProxyType({"iri_to_uri": IRI_TO_URI_SET})
+    sets = MappingProxyType({label: spec for label, (_, _, spec) in COMPONENTS.items()})
     encodings = ("UTF-8",)
     value_types = ("str",)
     spaces = (False,)
@@ -105,30 +118,46 @@ class WerkzeugAdapter(Adapter):
 
         self._iri_to_uri: Any = werkzeug.urls.iri_to_uri
         self._request: Any = Request
-        self._members = get_set(IRI_TO_URI_SET).members
+        self._labels = {get_set(spec).members: label for label, (_, _, spec) in
+                        COMPONENTS.items()}
+
+    def _component(self, case: EncodeCase) -> tuple[str, str]:
+        """(label, prefix) of the component the case's set is; Unsupported if none."""
+        label = self._labels.get(get_set(case.set_name).members)
+        if label is None:
+            raise Unsupported(f"iri_to_uri implements only {', '.join(self.sets.values())}")
+        prefix, ends, _ = COMPONENTS[label]
+        if isinstance(case.value, str) and any(c in case.value for c in ends):
+            raise Unsupported(f"{' or '.join(ends)} would end the {label}")
+        return label, prefix
 
     def encode(self, case: EncodeCase) -> str:
-        if get_set(case.set_name).members != self._members:
-            raise Unsupported(f"iri_to_uri implements only {IRI_TO_URI_SET}")
+        _, prefix = self._component(case)
         if isinstance(case.value, bytes):
             raise Unsupported("iri_to_uri takes str (Werkzeug 3)")
         if not lookup(case.encoding).is_utf8:
             raise Unsupported("iri_to_uri always encodes UTF-8")
         if case.space_as_plus and " " in case.value:
             raise Unsupported("iri_to_uri writes a space as %20")
+        text = prefix + case.value
         try:
-            parts = urllib.parse.urlsplit(case.value)
+            parts = urllib.parse.urlsplit(text)
         except ValueError:  # "Invalid IPv6 URL": an authority with an unclosed "["
             parts = urllib.parse.SplitResult("", "[", "", "", "")
-        if parts.netloc or urllib.parse.urlunsplit(parts) != case.value:
+        if parts.netloc or urllib.parse.urlunsplit(parts) != text:
             raise Unsupported("not a URL iri_to_uri keeps (urlsplit/urlunsplit change it, "
                               "or it has a host, which is IDNA-encoded)")
-        result: str = self._iri_to_uri(case.value)
-        return result
+        result: str = self._iri_to_uri(text)
+        return result[len(prefix):]
 
     def reproduction(self, check: str, case: Case) -> str | None:
         if isinstance(case, EncodeCase):
-            return library_call(("werkzeug.urls",), "werkzeug.urls.iri_to_uri(value)",
+            try:
+                _, prefix = self._component(case)
+            except Unsupported:
+                return None
+            return library_call(("werkzeug.urls",),
+                                f"werkzeug.urls.iri_to_uri({prefix!r} + value)[{len(prefix)}:]",
                                 value=case.value)
         return None  # form-parse goes through a WSGI request: see form_parse
 

@@ -24,6 +24,7 @@ from pctfuzz.checks.differential import resolve_impl
 from pctfuzz.checks.registry import divergences_for, reference_outcome
 from pctfuzz.errors import UsageError
 from pctfuzz.fuzz.replay import is_builtin_impl
+from pctfuzz.operations import OPERATIONS
 from pctfuzz.oracles.base import registry_names
 from pctfuzz.oracles.faults import FAULTS
 from pctfuzz.reports.results import finding_check
@@ -84,7 +85,7 @@ def _func_name(finding: Finding, used: set[str]) -> str:
 
 
 #: check -> the name the exported test binds the case's value to
-_ARGUMENT = {"encode": "value", "decode": "value", "form": "pairs", "form-parse": "text"}
+_ARGUMENT = {op.name: op.argument for op in OPERATIONS}
 
 
 def _registry_applies(adapter: Any, check: str, case: Any) -> bool:

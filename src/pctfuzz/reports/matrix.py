@@ -21,12 +21,13 @@ from collections.abc import Iterable, Mapping
 
 from pctfuzz.checks.registry.lookup import DIVERGENCES
 from pctfuzz.fuzz.matrix import Cell, Confusion, MatrixRun
+from pctfuzz.operations import OPERATIONS as _OPERATIONS
 from pctfuzz.reports.html import _CONTROL, _h
 
 __all__ = ["OPERATIONS", "operation_cells", "render_matrix_html", "render_matrix_markdown"]
 
 #: The matrix's columns, in order.
-OPERATIONS = ("encode", "decode", "form", "form-parse")
+OPERATIONS = tuple(op.name for op in _OPERATIONS)
 
 _ENTRIES = {d.id: d for d in DIVERGENCES}
 

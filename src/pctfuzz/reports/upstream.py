@@ -27,6 +27,7 @@ from pctfuzz import __version__
 from pctfuzz.cases import EncodeCase
 from pctfuzz.checks.differential import run_impl, scalar_values
 from pctfuzz.errors import UsageError
+from pctfuzz.operations import OPERATIONS
 from pctfuzz.oracles.base import impl_name, impl_version
 from pctfuzz.outcome import Outcome, case_text, reference_outcome
 from pctfuzz.reports.results import reproduce_command
@@ -39,13 +40,8 @@ from pctfuzz.text import one_line
 __all__ = ["SECTIONS", "upstream_report"]
 
 #: check -> the part of the URL Standard that defines the expected answer.
-SECTIONS = {
-    "encode": "URL Standard 1.3 (Percent-encoded bytes): percent-encode after encoding",
-    "decode": "URL Standard 1.3 (Percent-encoded bytes): percent-decode",
-    "form": "URL Standard 5.2 (application/x-www-form-urlencoded serializing)",
-    "form-parse": "URL Standard 5.1 (application/x-www-form-urlencoded parsing)",
-}
-_ARGUMENT = {"encode": "value", "decode": "value", "form": "pairs", "form-parse": "text"}
+SECTIONS = {op.name: op.section for op in OPERATIONS}
+_ARGUMENT = {op.name: op.argument for op in OPERATIONS}
 
 
 def _fenced(text: str, lang: str = "") -> str:

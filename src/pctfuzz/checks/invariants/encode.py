@@ -28,11 +28,12 @@ from pctfuzz.checks.invariants.expect import (
 from pctfuzz.checks.invariants.monotonicity import _monotonicity
 from pctfuzz.oracles.codec import REFERENCE, Codec
 from pctfuzz.sets import UNRESERVED, PercentEncodeSet
+from pctfuzz.spec import ASCII_UPPER_HEX, HEX_PAIR, PERCENT_ENCODED_BYTE
 from pctfuzz.violations import Violation
 
 # --- output-alphabet ------------------------------------------------------------------
 
-_HEX = "0123456789ABCDEF"
+_HEX = ASCII_UPPER_HEX
 _NCR_OUTPUT = r"%26%23[0-9]+%3B"
 
 
@@ -79,7 +80,7 @@ def _alphabet_detail(out: str, pos: int, pes: PercentEncodeSet, plus: bool) -> s
         return f"non-ASCII output U+{code:04X}"
     if char == "%" and 0x25 in pes:
         triplet = out[pos : pos + 3]
-        if re.fullmatch("%[0-9A-Fa-f]{2}", triplet):
+        if PERCENT_ENCODED_BYTE.fullmatch(triplet):
             byte = int(triplet[1:], 16)
             if triplet != triplet.upper():
                 return f"lowercase hex in {triplet!r} (WHATWG 1.3, RFC 3986 2.1: uppercase)"
@@ -124,7 +125,7 @@ def check_output_alphabet(case: EncodeCase, codec: Codec = REFERENCE) -> None:
 
 # --- round-trip -----------------------------------------------------------------------
 
-_ESCAPE = re.compile(rb"%[0-9A-Fa-f]{2}")
+_ESCAPE = re.compile(f"%{HEX_PAIR}".encode("ascii"))
 
 
 def round_trip_holds(pes: PercentEncodeSet, plus: bool, data: bytes) -> bool:

@@ -26,6 +26,7 @@ from pctfuzz.cases import EncodeCase
 from pctfuzz.errors import NotScalarValueError, PctfuzzError, UnknownEncodingError, UnknownSetError
 from pctfuzz.oracles.codec import REFERENCE, Codec
 from pctfuzz.sets import PercentEncodeSet, get_set
+from pctfuzz.spec import ASCII_HEX_DIGITS
 from pctfuzz.text import LONE_SURROGATE
 from pctfuzz.violations import Violation
 
@@ -43,7 +44,7 @@ FORM_ROUND_TRIP = "form-round-trip"
 FORM_SERIALIZER = "form-serializer"
 FORM_PARSE = "form-parse"
 
-_HEX_BYTES = frozenset(b"0123456789ABCDEFabcdef")
+_HEX_BYTES = ASCII_HEX_DIGITS
 
 
 # --- what the specification says should be encoded ---------------------------------------

@@ -11,6 +11,7 @@ from pctfuzz.cases import EncodeCase
 from pctfuzz.checks.invariants.expect import MONOTONICITY, _encode, _Expect, _expect
 from pctfuzz.oracles.codec import REFERENCE, Codec
 from pctfuzz.sets import SETS, get_set
+from pctfuzz.spec import HEX_PAIR
 from pctfuzz.violations import Violation
 
 # --- monotonicity ---------------------------------------------------------------------
@@ -32,7 +33,7 @@ def set_neighbours(name: str) -> tuple[tuple[str, ...], tuple[str, ...]]:
     return equal + just_below, equal + just_above
 
 
-_CHANGED_TOKEN = re.compile(r"%26%23[0-9]+%3B|%[0-9A-Fa-f]{2}|\+")
+_CHANGED_TOKEN = re.compile(rf"%26%23[0-9]+%3B|%{HEX_PAIR}|\+")
 
 
 def _changed_units(

@@ -7,12 +7,12 @@ implements (1.3, 5.1, 5.2); a library module adds its own documentation.
 
 from __future__ import annotations
 
-import re
 from typing import Any, TypeAlias
 
 from pctfuzz.accept.entry import REPLACE, REWRITE, KnownDivergence
 from pctfuzz.cases import Case, FormCase, FormParseCase
 from pctfuzz.outcome import Outcome, Reconcile
+from pctfuzz.spec import PERCENT_ENCODED_BYTE
 from pctfuzz.text import has_lone_surrogate
 
 __all__ = [
@@ -43,7 +43,7 @@ WHATWG_FORM_PARSE = "WHATWG URL Standard 5.1 (application/x-www-form-urlencoded 
 Pair: TypeAlias = "tuple[Outcome, Outcome] | None"
 
 #: A valid percent-encoded byte, either hex case.
-PCT_TRIPLET = re.compile("%[0-9A-Fa-f]{2}")
+PCT_TRIPLET = PERCENT_ENCODED_BYTE
 
 
 def add_entry(entries: list[KnownDivergence], *, phase: int = REPLACE, **kwargs: Any) -> None:

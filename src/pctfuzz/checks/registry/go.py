@@ -13,6 +13,7 @@ from pctfuzz.checks.registry.common import (
     REWRITE,
     WHATWG_FORM,
     WHATWG_FORM_PARSE,
+    WHATWG_PCT,
     Pair,
     add_entry,
     replace_in_expected,
@@ -163,4 +164,89 @@ _entry(
     "error encountered, if any'; Go 1.17 release notes (semicolons are rejected)",
     why="Go refuses ';' since 1.17 against parameter cloaking (golang/go#25192)",
     example=FormParseCase("a;b"),
+)
+
+
+# --- go-url-query: url.Parse("http://h/?" + v).RawQuery ----------------------------------
+_RAW_QUERY = ("Go net/url docs, URL: 'RawQuery string // encoded query values, without "
+              "'?'' (Parse stores the query as written)")
+
+
+def _query_text(case: Case) -> str | bytes | None:
+    return case.value if isinstance(case, EncodeCase) else None
+
+
+def _has_control(case: Case) -> bool:
+    value = _query_text(case)
+    data = value.encode("utf-8", "surrogatepass") if isinstance(value, str) else value
+    return data is not None and any(b < 0x20 or b == 0x7F for b in data)
+
+
+def _cut_at_hash(case: Case, expected: Outcome, actual: Outcome) -> Pair:
+    """The reference's answer up to its first '#' (the c0-control set leaves '#' raw);
+    or Parse's error when what follows the '#', its fragment, has a malformed escape."""
+    if expected.raised or not isinstance(expected.value, str) or "#" not in expected.value:
+        return None
+    fragment = expected.value.partition("#")[2]
+    if has_malformed_escape(EncodeCase(fragment, "c0-control")):
+        return (actual, actual) if type(actual.error).__name__ == "Error" else None
+    return Outcome(expected.value.partition("#")[0]), actual
+
+
+def _non_ascii_raw(case: Case, expected: Outcome, actual: Outcome) -> Pair:
+    """The reference's answer with each percent-encoded non-ASCII character written as
+    the value has it: the value itself, since c0-control encodes nothing else that
+    Parse accepts (a control is refused), cut at '#' as Parse cuts it."""
+    value = _query_text(case)
+    if expected.raised or not isinstance(value, str) or value.isascii():
+        return None
+    return Outcome(value.partition("#")[0]), actual
+
+
+_entry(
+    id="go-url-query-control",
+    impl="go-url-query",
+    check="encode",
+    summary="Parse refuses a query with an ASCII control character",
+    applies=_has_control,
+    reconcile=raised("Error"),
+    reference="percent-encodes it (C0 control set)",
+    implementation="returns *url.Error 'net/url: invalid control character in URL'",
+    citation="Go net/url/url.go parse: 'if stringContainsCTLByte(rawURL) { return nil, "
+    "errors.New(\"net/url: invalid control character in URL\") }' (go.dev/issue/27302); "
+    + WHATWG_PCT,
+    why="Parse refuses control characters by design (request smuggling, CVE-2019-9741)",
+    example=EncodeCase("a\nb", "c0-control"),
+)
+_entry(
+    id="go-url-query-hash",
+    impl="go-url-query",
+    check="encode",
+    summary="'#' ends the query: Parse reads what follows as the fragment (and refuses "
+    "a malformed escape there)",
+    applies=lambda case: contains(case, "#"),
+    reconcile=_cut_at_hash,
+    reference="'#' raw inside the query (not in the c0-control set)",
+    implementation="the query up to the first '#'; *url.Error 'invalid URL escape' when "
+    "the fragment has a '%' without two hex digits",
+    citation=f"{_RAW_QUERY}; RFC 3986 3.4 (the query is terminated by '#'); Go net/url/url.go "
+    "setFragment: unescape(f, encodeFragment) returns an EscapeError",
+    why="RawQuery is the query Parse found: a '#' in the text starts the fragment",
+    example=EncodeCase("a#b", "c0-control"),
+    phase=REWRITE,
+)
+_entry(
+    id="go-url-query-non-ascii",
+    impl="go-url-query",
+    check="encode",
+    summary="RawQuery keeps non-ASCII characters as written (UTF-8), unescaped",
+    applies=lambda case: isinstance(case, EncodeCase) and isinstance(case.value, str)
+    and not case.value.isascii(),
+    reconcile=_non_ascii_raw,
+    reference="percent-encodes their UTF-8 bytes",
+    implementation="the characters as they are",
+    citation=f"{_RAW_QUERY}; {WHATWG_PCT}",
+    why="Parse validates only control characters and escapes nothing in the query; "
+    "URL.String writes RawQuery back as it is",
+    example=EncodeCase("\u00e9", "c0-control"),
 )

@@ -4,6 +4,8 @@
 from __future__ import annotations
 
 import functools
+import string
+import unicodedata
 
 from pctfuzz.accept.entry import KnownDivergence
 from pctfuzz.cases import Case, DecodeCase, EncodeCase
@@ -12,7 +14,7 @@ from pctfuzz.checks.registry.langs_common import has_malformed_escape, raised
 from pctfuzz.encoding import lookup
 from pctfuzz.outcome import Outcome
 from pctfuzz.reference import percent_decode, percent_encode
-from pctfuzz.sets import FORM
+from pctfuzz.sets import FORM, get_set
 from pctfuzz.text import has_lone_surrogate
 
 __all__ = ["ENTRIES"]
@@ -39,14 +41,26 @@ def _java_bytes(text: str, codec: str) -> bytes:
     return bytes(out)
 
 
+#: What URLEncoder writes as it is ("The special characters ".", "-", "*", and "_" remain
+#: the same"); a space is '+', and every byte of any other character is %XY.
+_URLENCODER_SAFE = frozenset(string.ascii_letters + string.digits + ".-*_")
+
+
 def _urlencoder_model(case: Case, expected: Outcome, actual: Outcome) -> Pair:
     if not isinstance(case, EncodeCase) or not isinstance(case.value, str):
         return None
     codec = _CODECS.get(lookup(case.encoding).name)
     if codec is None:
         return None
-    data = _java_bytes(case.value, codec)
-    return Outcome(percent_encode(data, FORM, space_as_plus=True)), actual
+    out = []
+    for char in case.value:
+        if char in _URLENCODER_SAFE:
+            out.append(char)
+        elif char == " ":
+            out.append("+")
+        else:  # each byte, also an ASCII byte inside a Shift_JIS character
+            out.append("".join(f"%{byte:02X}" for byte in _java_bytes(char, codec)))
+    return Outcome("".join(out)), actual
 
 
 def _unmappable(case: Case) -> bool:
@@ -63,13 +77,16 @@ _entry(
     impl="java-urlencoder",
     check="encode",
     summary="URLEncoder writes '?' (%3F) for a character its charset cannot encode and for a "
-    "lone surrogate",
+    "lone surrogate, and %XY for every byte of a character (an ASCII byte of a Shift_JIS "
+    "character too)",
     applies=_unmappable,
     reconcile=_urlencoder_model,
     reference="refuses a lone surrogate; an unmappable character is &#N; (HTML numeric "
     "reference, percent-encoded)",
     implementation="the charset's replacement byte '?', percent-encoded as %3F",
-    citation=f"{_GET_BYTES}; {WHATWG_PCT} (encoder error mode html)",
+    citation=f"{_GET_BYTES}; URLEncoder: 'All other characters are unsafe and are first "
+    "converted into one or more bytes using some encoding scheme. Then each byte is "
+    f"represented by the 3-character string \"%xy\"'; {WHATWG_PCT} (encoder error mode html)",
     why="documented Java behaviour: the character is lost, not signalled",
     example=EncodeCase("\u20ac", FORM.name, "Shift_JIS", True),
 )
@@ -114,4 +131,30 @@ _entry(
     "implementation encounters illegal characters'",
     why="a strict decoder by design",
     example=DecodeCase("%"),
+)
+
+
+def _nfc_model(case: Case, expected: Outcome, actual: Outcome) -> Pair:
+    """The reference's answer for the value in Unicode NFC."""
+    if not isinstance(case, EncodeCase) or not isinstance(case.value, str) or expected.raised:
+        return None
+    normal = unicodedata.normalize("NFC", case.value)
+    return Outcome(percent_encode(normal, get_set(case.set_name))), actual
+
+
+_entry(
+    id="java-uri-nfc",
+    impl="java-uri",
+    check="encode",
+    summary="toASCIIString writes non-ASCII text in Unicode NFC",
+    applies=lambda case: isinstance(case, EncodeCase) and isinstance(case.value, str)
+    and not case.value.isascii() and not has_lone_surrogate(case.value),
+    reconcile=_nfc_model,
+    reference="the UTF-8 bytes of the value as given",
+    implementation="the UTF-8 bytes of the value normalized to NFC",
+    citation="OpenJDK 17 java/net/URI.java encode(String): 'String ns = "
+    "Normalizer.normalize(s, Normalizer.Form.NFC);' before the UTF-8 encoding; Java SE 17 "
+    f"API, URI.toASCIIString: the other characters are encoded; {WHATWG_PCT}",
+    why="Java encodes other (non-ASCII) characters after NFC normalization by design",
+    example=EncodeCase("e\u0301", "rfc3986-pchar-/"),
 )

@@ -11,10 +11,11 @@ from pctfuzz.cases import Case, DecodeCase
 from pctfuzz.checks.registry.common import Pair
 from pctfuzz.outcome import Outcome, Reconcile
 from pctfuzz.reference import percent_decode
+from pctfuzz.spec import HEX_PAIR
 
 __all__ = ["contains", "has_malformed_escape", "plus_as_space", "raised", "text_of"]
 
-_MALFORMED = re.compile(rb"%(?![0-9A-Fa-f]{2})")
+_MALFORMED = re.compile(f"%(?!{HEX_PAIR})".encode("ascii"))
 
 
 def text_of(case: Case) -> str | bytes | None:

@@ -34,13 +34,14 @@ from pctfuzz.oracles.process import remote_error_type
 from pctfuzz.outcome import Outcome
 from pctfuzz.reference import percent_encode
 from pctfuzz.sets import FORM, get_set
+from pctfuzz.spec import ASCII_HEX
 from pctfuzz.text import surrogates_to_fffd
 
 __all__ = ["ENTRIES"]
 
 _ECMA_DECODE = "ECMA-262 19.2.6.6 Decode (a malformed escape or UTF-8 sequence throws URIError)"
 _ECMA_ENCODE = "ECMA-262 19.2.6.5 Encode (an unpaired surrogate throws URIError)"
-_HEX_DIGITS = frozenset("0123456789abcdefABCDEF")
+_HEX_DIGITS = frozenset(ASCII_HEX)
 _QS_UNESCAPE = (
     "Node.js lib/querystring.js qsUnescape: decodeURIComponent, and when it throws, "
     "unescapeBuffer(s).toString(), which stores each UTF-16 code unit that is not an "

@@ -11,6 +11,7 @@
 //	go-url-path      (&url.URL{Path: v}).EscapedPath()
 //	go-url-fragment  (&url.URL{Fragment: v}).EscapedFragment()
 //	go-url-userinfo  url.User(v).String()
+//	go-url-query     url.Parse("http://h/?" + v) then RawQuery (kept as written)
 //
 // Go strings are bytes: a value may arrive as bytes ({"base64": ...}) and decoded text
 // is answered as bytes, so pctfuzz does the UTF-8 decoding the URL Standard does.
@@ -47,6 +48,8 @@ type unsupported string
 type encoder struct {
 	fn   func(string) string
 	plus bool // writes a space as "+"
+	// fallible, when set, is called instead of fn: a function that may return an error.
+	fallible func(string) (string, error)
 }
 
 type impl struct {
@@ -60,6 +63,16 @@ func urlPath(s string) string     { u := url.URL{Path: s}; return u.EscapedPath(
 func urlFragment(s string) string { u := url.URL{Fragment: s}; return u.EscapedFragment() }
 func userinfo(s string) string    { return url.User(s).String() }
 
+// urlQuery is the RawQuery url.Parse reads: "encoded query values, without '?'"
+// (pkg.go.dev/net/url#URL), taken as written; Parse refuses an ASCII control.
+func urlQuery(s string) (string, error) {
+	u, err := url.Parse("http://h/?" + s)
+	if err != nil {
+		return "", err
+	}
+	return u.RawQuery, nil
+}
+
 func valuesEncode(pairs [][]string) string {
 	v := url.Values{}
 	for _, p := range pairs {
@@ -69,14 +82,15 @@ func valuesEncode(pairs [][]string) string {
 }
 
 var impls = map[string]impl{
-	"go-queryescape": {encoders: map[string]encoder{"rfc3986-unreserved": {url.QueryEscape, true}},
+	"go-queryescape": {encoders: map[string]encoder{"rfc3986-unreserved": {fn: url.QueryEscape, plus: true}},
 		decode: url.QueryUnescape},
-	"go-pathescape": {encoders: map[string]encoder{"rfc3986-unreserved-$&%2B:=@": {url.PathEscape, false}},
+	"go-pathescape": {encoders: map[string]encoder{"rfc3986-unreserved-$&%2B:=@": {fn: url.PathEscape, plus: false}},
 		decode: url.PathUnescape},
 	"go-values":       {formSerialize: valuesEncode, formParse: url.ParseQuery},
-	"go-url-path":     {encoders: map[string]encoder{"rfc3986-pchar+!'()*-/": {urlPath, false}}},
-	"go-url-fragment": {encoders: map[string]encoder{"rfc3986-query+'": {urlFragment, false}}},
-	"go-url-userinfo": {encoders: map[string]encoder{"rfc3986-unreserved-$&%2B,;=": {userinfo, false}}},
+	"go-url-path":     {encoders: map[string]encoder{"rfc3986-pchar+!'()*-/": {fn: urlPath, plus: false}}},
+	"go-url-fragment": {encoders: map[string]encoder{"rfc3986-query+'": {fn: urlFragment, plus: false}}},
+	"go-url-userinfo": {encoders: map[string]encoder{"rfc3986-unreserved-$&%2B,;=": {fn: userinfo, plus: false}}},
+	"go-url-query":    {encoders: map[string]encoder{"c0-control": {fallible: urlQuery}}},
 }
 
 func questions(im impl) []string {
@@ -139,6 +153,8 @@ func errorType(err error) string {
 		return "EscapeError"
 	case url.InvalidHostError:
 		return "InvalidHostError"
+	case *url.Error:
+		return "Error"
 	}
 	return "error"
 }
@@ -164,6 +180,13 @@ func answer(r *request) (ok interface{}, libErr error, unsup unsupported, protoE
 		}
 		if r.SpaceAsPlus != enc.plus && strings.Contains(v, " ") {
 			return nil, nil, "this function writes a space one way only", ""
+		}
+		if enc.fallible != nil {
+			out, err := enc.fallible(v)
+			if err != nil {
+				return nil, err, "", ""
+			}
+			return out, nil, "", ""
 		}
 		return enc.fn(v), nil, "", ""
 	case "decode":
