@@ -85,3 +85,27 @@ def test_a_failing_corpus_input_is_named_not_hidden(tmp_path: Path, corpus: Path
     assert "code under test (urllib.parse): " in run.stdout  # the adapter's declared code
     covered, _total = _statements(run.stdout, "pctfuzz.reference")
     assert covered >= 150
+
+
+def test_coverage_removes_leftovers_of_killed_runs(tmp_path: Path, corpus: Path) -> None:
+    """``coverage`` starts as the corpus commands do (``fuzz.staging.recover``): a
+    private copy and a merge folder that killed runs left in the corpus are removed,
+    the copy's new input kept in the corpus, and it says so in one line."""
+    import hashlib
+
+    from pctfuzz.fuzz.scratch import OWNER_FILE
+
+    dead = subprocess.Popen(["true"])
+    dead.wait()
+    data = b"\x06\x00left~over"
+    staging = corpus / f".libfuzzer-encode-{dead.pid}-x"
+    staging.mkdir()
+    (staging / hashlib.sha1(data).hexdigest()).write_bytes(data)
+    merge = corpus / f".merge-encode-{dead.pid}-y"
+    merge.mkdir()
+    (merge / OWNER_FILE).write_text(f"{dead.pid}\n")
+    run = _coverage(tmp_path, "encode")
+    assert run.returncode == 0, run.stdout + run.stderr
+    assert not staging.exists() and not merge.exists()
+    assert (corpus / "encode" / hashlib.sha1(data).hexdigest()).read_bytes() == data
+    assert "removed 2 folder(s) that killed runs left in" in run.stderr, run.stderr

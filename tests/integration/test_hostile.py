@@ -52,7 +52,7 @@ def pctfuzz(*args: str, cwd: Path = ROOT, env: dict[str, str] | None = None,
             stdin: Any = None) -> subprocess.CompletedProcess[str]:
     return subprocess.run([sys.executable, "-m", "pctfuzz", *args], cwd=cwd,
                           env=env or dict(os.environ), capture_output=True, text=True,
-                          timeout=120, check=False, stdin=stdin)
+                          timeout=600, check=False, stdin=stdin)
 
 
 def write_record(folder: Path, target: str, case: Any, /, *, impl: str | None = "urllib",
@@ -133,11 +133,11 @@ def test_reader_that_goes_away_ends_quietly(tmp_path: Path, argv: list[str]) -> 
                                     stdin=stdin, stdout=subprocess.PIPE,
                                     stderr=subprocess.PIPE)
         head = subprocess.run(["head", "-1"], stdin=producer.stdout, capture_output=True,
-                              check=False, timeout=60)
+                              check=False, timeout=600)
         assert producer.stdout is not None and producer.stderr is not None
         producer.stdout.close()
         err = producer.stderr.read()
-        code = producer.wait(timeout=60)
+        code = producer.wait(timeout=600)
     assert head.stdout.count(b"\n") == 1
     assert err == b"" and code == EXIT_OK, err
 
@@ -232,7 +232,7 @@ def test_export_holds_record_values_as_literals_only(tmp_path: Path) -> None:
     calls = {ast.unparse(n.func) for n in ast.walk(tree) if isinstance(n, ast.Call)}
     assert not any("system" in c or "import" in c or "eval" in c for c in calls), calls
     subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", str(out)],
-                   cwd=tmp_path, capture_output=True, timeout=120, check=False)
+                   cwd=tmp_path, capture_output=True, timeout=600, check=False)
     assert not marker.exists()
 
 

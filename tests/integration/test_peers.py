@@ -183,7 +183,7 @@ def test_peer_program_speaks_the_protocol(lang: str) -> None:
         {"id": 8, "impl": "x", "q": "decode"},
     ]
     text = "".join(json.dumps(r) + "\n" for r in requests) + "not json\n"
-    proc = subprocess.run(command, input=text.encode(), capture_output=True, timeout=60,
+    proc = subprocess.run(command, input=text.encode(), capture_output=True, timeout=600,
                           check=False)  # exits when its stdin closes
     assert proc.returncode == 0, proc.stderr
     lines = proc.stdout.decode().splitlines()

@@ -208,14 +208,14 @@ def test_module_entry_point_subprocess() -> None:
         [sys.executable, "-m", "pctfuzz", "encode", "--set", "form", "--plus"],
         input=b"caf\xc3\xa9 au lait\n",
         capture_output=True,
-        timeout=60,
+        timeout=600,
         check=False,
     )
     assert (ok.returncode, ok.stdout, ok.stderr) == (0, b"caf%C3%A9+au+lait\n", b"")
     bad = subprocess.run(
         [sys.executable, "-m", "pctfuzz", "encode", "--set", "nope", "x"],
         capture_output=True,
-        timeout=60,
+        timeout=600,
         check=False,
     )
     assert bad.returncode == EXIT_USAGE and bad.stdout == b""
@@ -223,7 +223,7 @@ def test_module_entry_point_subprocess() -> None:
     raw = subprocess.run(
         [sys.executable, "-m", "pctfuzz", "encode", b"caf\xe9"],
         capture_output=True,
-        timeout=60,
+        timeout=600,
         check=False,
     )
     assert (raw.returncode, raw.stdout) == (EXIT_USAGE, b"")

@@ -324,7 +324,7 @@ def test_adds_and_deletes_during_a_merge(corpus: Path) -> None:
         adder = pool.submit(add_loop)
         deleter = pool.submit(delete_loop)
         merge = pool.submit(merge_target, "decode", corpus, harness=HARNESS, max_seconds=120)
-        result = merge.result(timeout=180)
+        result = merge.result(timeout=600)
         deleter.result()
         stop.set()
         adder.result()

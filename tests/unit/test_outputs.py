@@ -76,7 +76,7 @@ def test_export_to_a_fifo_writes_through_it(tmp_path: Path, findings: Path) -> N
     thread = threading.Thread(target=reader, daemon=True)
     thread.start()
     code = main(["export", finding, "-o", str(fifo)])
-    thread.join(timeout=60)
+    thread.join(timeout=600)
     assert code == EXIT_OK and not thread.is_alive()
     assert stat.S_ISFIFO(os.lstat(fifo).st_mode)
     assert b"def test_" in received[0]

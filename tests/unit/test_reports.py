@@ -66,7 +66,7 @@ def pctfuzz(*args: str, cwd: Path = ROOT) -> subprocess.CompletedProcess[str]:
     path = os.pathsep.join([str(SUPPORT), os.environ.get("PYTHONPATH", "")])
     env = dict(os.environ, PYTHONPATH=path)
     return subprocess.run([sys.executable, "-m", "pctfuzz", *args], cwd=cwd, env=env,
-                          capture_output=True, text=True, timeout=120, check=False)
+                          capture_output=True, text=True, timeout=600, check=False)
 
 
 def _divergence(case: Any, check: Any, impl: str = "urllib") -> Finding:
@@ -314,7 +314,7 @@ def _run_pytest(folder: Path, test_file: Path, *, with_pctfuzz: bool = True
         # has neither.
         args = [sys.executable, "-S", *args[1:3], "-p", "no:pctfuzz", *args[3:]]
     return subprocess.run(args, cwd=folder, env=env, capture_output=True, text=True,
-                          timeout=120, check=False)
+                          timeout=600, check=False)
 
 
 def test_export_urllib_divergence_calls_urllib_directly(tmp_path: Path) -> None:

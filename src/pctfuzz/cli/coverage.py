@@ -120,7 +120,9 @@ def _statements_run(cov: Any, modules: tuple[str, ...]) -> dict[str, tuple[int, 
 def _cmd_coverage(args: argparse.Namespace) -> int:
     import coverage
 
+    from pctfuzz.fuzz.staging import recover
     from pctfuzz.project import Project
+    from pctfuzz.store import Corpus
 
     project = Project.load(corpus=args.corpus, impl=args.impl)
     project.activate()
@@ -132,6 +134,7 @@ def _cmd_coverage(args: argparse.Namespace) -> int:
     corpus = Path(args.corpus) if args.corpus else project.corpus
     if not corpus.is_dir():
         raise PctfuzzError(f"corpus folder {corpus} does not exist")
+    recover(Corpus(corpus))  # leftovers of killed runs on this corpus: removed, and said
     if not any((corpus / name).is_dir() for name in names):
         raise PctfuzzError(f"corpus folder {corpus} has no folder for {', '.join(names)}")
     under_test = _modules_under_test(names, args.impl)

@@ -8,6 +8,7 @@ import atexit
 import contextlib
 import itertools
 import os
+import queue
 import re
 import select
 import subprocess
@@ -15,6 +16,7 @@ import threading
 import time
 import weakref
 from collections.abc import Callable, Sequence
+from concurrent.futures import Future
 from typing import Any, ClassVar
 
 from pctfuzz.errors import PctfuzzError
@@ -119,9 +121,10 @@ _PR_SET_PDEATHSIG = 1
 
 def _die_with_parent() -> Callable[[], None] | None:
     """A ``preexec_fn`` that makes the kernel SIGKILL the peer when the thread that
-    started it ends (Linux ``prctl(PR_SET_PDEATHSIG)``), and exits at once if that
-    parent is already gone. None where there is no ``prctl``: the kill on every exit
-    path of the parent and the peer's own watchdog still hold."""
+    started it ends (Linux ``prctl(PR_SET_PDEATHSIG)``: the *thread*, not the process,
+    so peers are started by threads that live as long as the process, ``_popen``), and
+    exits at once if that parent is already gone. None where there is no ``prctl``: the
+    kill on every exit path of the parent and the peer's own watchdog still hold."""
     import ctypes
     import signal
 
@@ -137,6 +140,56 @@ def _die_with_parent() -> Callable[[], None] | None:
             os._exit(1)
 
     return preexec
+
+
+#: The thread that starts peers for the threads other than the main one, and the
+#: process it belongs to (a forked child starts its own).
+_starter: tuple[int, queue.SimpleQueue[_StartJob]] | None = None
+_starter_lock = threading.Lock()
+_StartJob = tuple[list[str], "dict[str, str] | None", "Future[subprocess.Popen[bytes]]"]
+
+
+def _start_process(command: list[str], env: dict[str, str] | None
+                   ) -> subprocess.Popen[bytes]:
+    return subprocess.Popen(
+        command,
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        env=env,
+        bufsize=0,
+        start_new_session=True,  # a Ctrl-C in the terminal is pctfuzz's to handle
+        preexec_fn=_die_with_parent(),
+    )
+
+
+def _serve(jobs: queue.SimpleQueue[_StartJob]) -> None:
+    while True:
+        command, env, done = jobs.get()
+        try:
+            done.set_result(_start_process(command, env))
+        except BaseException as exc:  # handed to the thread that asked
+            done.set_exception(exc)
+
+
+def _popen(command: list[str], env: dict[str, str] | None) -> subprocess.Popen[bytes]:
+    """Start a peer from a thread that lives as long as the process: the main thread
+    itself, or else one daemon thread kept for it. A peer started by a worker thread
+    (a ThreadPoolExecutor, a test runner's thread) would otherwise get its parent-death
+    signal when that worker ends, while its user still asks it (issue 23, item 16)."""
+    global _starter
+    if threading.current_thread() is threading.main_thread():
+        return _start_process(command, env)
+    with _starter_lock:
+        if _starter is None or _starter[0] != os.getpid():
+            jobs: queue.SimpleQueue[_StartJob] = queue.SimpleQueue()
+            threading.Thread(target=_serve, args=(jobs,), name="pctfuzz-peer-starter",
+                             daemon=True).start()
+            _starter = (os.getpid(), jobs)
+        jobs = _starter[1]
+    done: Future[subprocess.Popen[bytes]] = Future()
+    jobs.put((command, env, done))
+    return done.result()
 
 
 _live: weakref.WeakSet[_Peer] = weakref.WeakSet()
@@ -158,16 +211,7 @@ class _Peer:
 
     def __init__(self, command: Sequence[str], env: dict[str, str] | None) -> None:
         try:
-            self.proc = subprocess.Popen(
-                list(command),
-                stdin=subprocess.PIPE,
-                stdout=subprocess.PIPE,
-                stderr=subprocess.PIPE,
-                env=env,
-                bufsize=0,
-                start_new_session=True,  # a Ctrl-C in the terminal is pctfuzz's to handle
-                preexec_fn=_die_with_parent(),
-            )
+            self.proc = _popen(list(command), env)
         except OSError as exc:
             raise PeerUnavailable(f"cannot start {command[0]!r}: {exc.strerror or exc}") from None
         assert self.proc.stdin is not None and self.proc.stdout is not None

@@ -124,10 +124,17 @@ def upstream_report(finding: Finding, adapter: Any, *, path: str, impl: str) -> 
     answer = run_impl(check, case, adapter)
     library = _plain(impl_version(adapter))
     recorded = finding.versions.get(finding.impl or "", "")
+    # A finding that no longer reproduces is titled with what the library answered when
+    # it was found (the record's answers), never with today's equal ones.
+    gone = answer is not None and expected.same(answer)
+    shown_answer = _plain(finding.actual or "") if gone and finding.actual else _shown(answer)
+    shown_expected = _plain(finding.expected or "") if gone and finding.expected \
+        else _shown(expected)
     title = (f"{_plain(impl_name(adapter))[:60]}: "
-             f"{_inline(_plain(case_text(case))[:120])} gives "
-             f"{_inline(_shown(answer)[:80])} where the URL Standard gives "
-             f"{_inline(_shown(expected)[:80])}")
+             f"{_inline(_plain(case_text(case))[:120])} "
+             f"{'gave' if gone else 'gives'} {_inline(shown_answer[:80])} where the URL "
+             f"Standard gives {_inline(shown_expected[:80])}"
+             + (f" (no longer reproduces with {library[:60]})" if gone else ""))
     lines = [f"# {title}", ""]
     if finding.behaviour:
         lines += [f"Behaviour: {_plain(str(finding.behaviour.get('text', '')))[:300]}", ""]
@@ -152,12 +159,13 @@ def upstream_report(finding: Finding, adapter: Any, *, path: str, impl: str) -> 
         "",
         "## Actual",
         "",
-        _fenced(_shown(answer)),
+        _fenced(shown_answer),
         "",
     ]
-    if answer is not None and expected.same(answer):
-        lines += ["Note: this version gives the expected answer: the finding does not "
-                  "reproduce here any more.", ""]
+    if gone:
+        lines += [f"Recorded when the finding was made (with {_plain(recorded or '?')}). "
+                  f"Note: this version gives the expected answer, {_inline(_shown(answer))}: "
+                  "the finding no longer reproduces here.", ""]
     script = _reproduction(adapter, check, case, answer, expected)
     lines += ["## Reproduction", ""]
     if script is not None:
