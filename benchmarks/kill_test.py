@@ -56,7 +56,7 @@ try:
 except ImportError:  # running from a checkout without an install
     sys.path.insert(0, str(ROOT / "src"))
 
-from pctfuzz.store import (  # noqa: E402
+from pctfuzz._internal.store import (  # noqa: E402
     Corpus,
     FindingStore,
     StoreProblem,

@@ -2,7 +2,7 @@
 strategies, run by your pytest under your Hypothesis profile.
 
 A test file of three lines checks your adapter against the reference, with the same
-differential checks the fuzzer runs (``pctfuzz.checks.differential``)::
+differential checks the fuzzer runs (``pctfuzz._internal.checks.differential``)::
 
     # tests/test_urls_vs_whatwg.py
     from pctfuzz.testing import differential_tests
@@ -17,10 +17,10 @@ shrinks it and keeps it in *your* example database. Encode cases are drawn from 
 adapter's answer domain, as a campaign draws them (``formats.AnswerDomain``: its declared
 ``sets``, ``encodings``, ``value_types`` and ``spaces``; ``[tool.pctfuzz] sets`` over
 the adapter's), so the examples go to cases the adapter answers. The project
-(``pctfuzz.project``: ``[tool.pctfuzz]`` of the current folder's project) is resolved
+(``pctfuzz._internal.project``: ``[tool.pctfuzz]`` of the current folder's project) is resolved
 once, when the tests are made: its accept file and sets apply, and ``impl`` defaults to
 its implementation. ``invariant_tests(codec)`` does the same with
-the invariants for a ``Codec`` (``pctfuzz.oracles.codec``). The strategies are
+the invariants for a ``Codec`` (``pctfuzz._internal.oracles.codec``). The strategies are
 re-exported for tests of your own.
 """
 
@@ -33,8 +33,8 @@ from typing import Any
 from hypothesis import example, given
 from hypothesis import strategies as st
 
-from pctfuzz.cases import EncodeCase
-from pctfuzz.checks.strategies import (
+from pctfuzz._internal.cases import EncodeCase
+from pctfuzz._internal.checks.strategies import (
     binary_values,
     decode_cases,
     encode_cases,
@@ -43,13 +43,13 @@ from pctfuzz.checks.strategies import (
     form_parse_cases,
     text_values,
 )
-from pctfuzz.formats import AnswerDomain
-from pctfuzz.operations import OPERATIONS
-from pctfuzz.oracles.base import impl_name
-from pctfuzz.oracles.codec import Codec
-from pctfuzz.project import Project
-from pctfuzz.sets import get_set
-from pctfuzz.targets import TARGETS, Target, resolve_subject
+from pctfuzz._internal.formats import AnswerDomain
+from pctfuzz._internal.operations import OPERATIONS
+from pctfuzz._internal.oracles.base import impl_name
+from pctfuzz._internal.oracles.codec import Codec
+from pctfuzz._internal.project import Project
+from pctfuzz._internal.sets import get_set
+from pctfuzz._internal.targets import TARGETS, Target, resolve_subject
 
 __all__ = [
     "decode_cases",
@@ -69,7 +69,7 @@ _QUESTIONS: dict[str, Target] = {op.ident: TARGETS[op.differential_target]
 
 
 def encode_cases_for(set_specs: Iterable[str]) -> st.SearchStrategy[EncodeCase]:
-    """``EncodeCase`` for the given sets (names or set specs, ``pctfuzz.setspec``) only,
+    """``EncodeCase`` for the given sets (names or set specs, ``pctfuzz._internal.setspec``) only,
     in any encoding, str or bytes."""
     specs = list(set_specs)
     for spec in specs:

@@ -21,9 +21,9 @@ from typing import Any
 import pytest
 from campaigns import finding_saved, run_until
 
-from pctfuzz.cases import DecodeCase, EncodeCase, FormCase
-from pctfuzz.cli import EXIT_FOUND
-from pctfuzz.targets import get_target
+from pctfuzz._internal.cases import DecodeCase, EncodeCase, FormCase
+from pctfuzz._internal.cli import EXIT_FOUND
+from pctfuzz._internal.targets import get_target
 
 SUPPORT = Path(__file__).resolve().parents[1] / "support"
 FIVE = "behaviour_impls:FiveBehaviours"

@@ -18,7 +18,7 @@ from pathlib import Path
 import pytest
 from campaigns import execs_at_least, finding_saved, pctfuzz_env, run_until
 
-from pctfuzz.cli.exits import EXIT_SIGINT
+from pctfuzz._internal.cli.exits import EXIT_SIGINT
 
 ROOT = Path(__file__).resolve().parents[2]
 SUPPORT = Path(__file__).resolve().parents[1] / "support"
@@ -114,8 +114,8 @@ def test_fuzz_usage_errors_exit_2(tmp_path: Path) -> None:
 
 
 def test_rotation_puts_differential_targets_first_and_shares_the_slots() -> None:
-    from pctfuzz.fuzz.campaign import order_targets, plan_rotation, slice_seconds
-    from pctfuzz.targets import TARGETS
+    from pctfuzz._internal.fuzz.campaign import order_targets, plan_rotation, slice_seconds
+    from pctfuzz._internal.targets import TARGETS
 
     names = order_targets(list(TARGETS))
     assert names[:4] == ["diff_encode", "diff_decode", "diff_form", "diff_form_parse"]
@@ -138,9 +138,9 @@ def test_max_time_holds_whatever_the_number_of_targets(tmp_path: Path, count: in
     buys is not asserted (issue 23.16: on a loaded machine a target's harness may not
     start within its slice): exit 0, or 3 only for targets the budget left with 0
     executions, never for anything lost."""
-    from pctfuzz.fuzz.campaign import order_targets
-    from pctfuzz.fuzz.supervisor import DEADLINE_GRACE, KILL_AFTER
-    from pctfuzz.targets import TARGETS
+    from pctfuzz._internal.fuzz.campaign import order_targets
+    from pctfuzz._internal.fuzz.supervisor import DEADLINE_GRACE, KILL_AFTER
+    from pctfuzz._internal.targets import TARGETS
 
     names = order_targets(list(TARGETS))[:count]
     run = pctfuzz("fuzz", *names, "--max-time", str(budget), "--jobs", "2", "-q",
@@ -197,8 +197,8 @@ def test_a_short_budget_runs_each_slot_in_plan_order(tmp_path: Path,
     # its turn last. libFuzzer is replaced by a recorder of what would be started.
     import time
 
-    from pctfuzz.fuzz import campaign
-    from pctfuzz.fuzz.supervisor import Supervisor
+    from pctfuzz._internal.fuzz import campaign
+    from pctfuzz._internal.fuzz.supervisor import Supervisor
 
     started: list[str] = []
     plan = ["diff_encode", "diff_form", "encode", "form"]

@@ -177,7 +177,7 @@ case $name in
   fuzz_ok) echo "#7 INITED cov: 5 ft: 6 corp: 1/1b"; echo "Done 7 runs in 1 second(s)" ;;
   fuzz_noinited) echo "Done 3 runs in 0 second(s)" ;;
   fuzz_crash) echo "==1== ERROR: libFuzzer: deadly signal"; touch "${artifacts}crash-1"; exit 1 ;;
-  *) echo "ModuleNotFoundError: No module named 'pctfuzz.oracles'"; exit 255 ;;
+  *) echo "ModuleNotFoundError: No module named 'pctfuzz._internal.oracles'"; exit 255 ;;
 esac
 """
 

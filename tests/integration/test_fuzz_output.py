@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 from campaigns import execs_at_least, finding_saved, run_until
 
-from pctfuzz.cli.exits import EXIT_SIGINT
+from pctfuzz._internal.cli.exits import EXIT_SIGINT
 
 ROOT = Path(__file__).resolve().parents[2]
 SUPPORT = Path(__file__).resolve().parents[1] / "support"

@@ -17,19 +17,19 @@ from typing import Any
 
 import pytest
 
-from pctfuzz import cli
-from pctfuzz.cases import DecodeCase, EncodeCase
-from pctfuzz.cli import EXIT_INTERNAL, EXIT_OK, EXIT_USAGE, main
-from pctfuzz.cli import codec as codec_commands
-from pctfuzz.reports import findings_table, write_output
-from pctfuzz.store import (
+from pctfuzz._internal import cli
+from pctfuzz._internal.cases import DecodeCase, EncodeCase
+from pctfuzz._internal.cli import EXIT_INTERNAL, EXIT_OK, EXIT_USAGE, main
+from pctfuzz._internal.cli import codec as codec_commands
+from pctfuzz._internal.reports import findings_table, write_output
+from pctfuzz._internal.store import (
     FindingFormatError,
     FindingStore,
     finding_id,
     load_finding,
     new_finding,
 )
-from pctfuzz.text import one_line
+from pctfuzz._internal.text import one_line
 
 ROOT = Path(__file__).resolve().parents[2]
 SUPPORT = Path(__file__).resolve().parents[1] / "support"
@@ -378,7 +378,7 @@ def test_odd_limits_are_one_line_usage_errors(argv: list[str],
 
 
 def test_jobs_bound_is_documented() -> None:
-    from pctfuzz.cli.args import max_jobs
+    from pctfuzz._internal.cli.args import max_jobs
 
     assert max_jobs() == 4 * (os.cpu_count() or 1)
     help_text = cli.build_parser()._subparsers._group_actions[0].choices[  # type: ignore[union-attr]
@@ -426,8 +426,8 @@ def test_recorder_survives_a_record_it_cannot_rewrite(tmp_path: Path,
     the harness records its own finding; nothing is raised into libFuzzer."""
     from broken_impls import TildeEncodingUrllib
 
-    from pctfuzz.fuzz.recorder import Recorder
-    from pctfuzz.targets import TARGETS
+    from pctfuzz._internal.fuzz.recorder import Recorder
+    from pctfuzz._internal.targets import TARGETS
 
     findings = tmp_path / "findings"
     recorder = Recorder(TARGETS["diff_encode"], TildeEncodingUrllib(), "tilde", findings, None)
@@ -457,8 +457,8 @@ def test_campaign_says_which_corpus_entries_it_skips(tmp_path: Path,
     one warning line each, naming the entry and why (once per process)."""
     import shutil
 
-    from pctfuzz.fuzz.staging import stage
-    from pctfuzz.store import Corpus
+    from pctfuzz._internal.fuzz.staging import stage
+    from pctfuzz._internal.store import Corpus
 
     store = Corpus(tmp_path / "corpus")
     store.add("decode", b"\x01a%41")

@@ -18,7 +18,7 @@ from pathlib import Path
 import pytest
 from campaigns import finding_saved, harness_said, pctfuzz_env, run_until
 
-from pctfuzz.cli import EXIT_FOUND, EXIT_INCOMPLETE
+from pctfuzz._internal.cli import EXIT_FOUND, EXIT_INCOMPLETE
 
 ROOT = Path(__file__).resolve().parents[2]
 SUPPORT = Path(__file__).resolve().parents[1] / "support"

@@ -11,8 +11,8 @@ from pathlib import Path
 
 import pytest
 
-from pctfuzz.cli import EXIT_OK, main
-from pctfuzz.oracles import IMPLS
+from pctfuzz._internal.cli import EXIT_OK, main
+from pctfuzz._internal.oracles import IMPLS
 
 ROOT = Path(__file__).resolve().parents[2]
 

@@ -174,8 +174,8 @@ def _zombie(pid: int) -> bool:
 #: peer once more and prints "<peer pid> <answer> <peer pid now>"; then waits.
 _FROM_A_THREAD = """
 import os, sys, threading, time
-from pctfuzz.cases import EncodeCase
-from pctfuzz.oracles.node import NodeAdapter
+from pctfuzz._internal.cases import EncodeCase
+from pctfuzz._internal.oracles.node import NodeAdapter
 box = []
 starter = threading.Thread(target=lambda: box.append(NodeAdapter()))
 starter.start()

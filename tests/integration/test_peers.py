@@ -20,13 +20,13 @@ from typing import Any
 import pytest
 from broken_impls import LosesLastChar
 
-from pctfuzz.cases import DecodeCase, EncodeCase, FormCase, FormParseCase
-from pctfuzz.cli.impls import impl_statuses
-from pctfuzz.errors import PctfuzzError
-from pctfuzz.fuzz.matrix import run_matrix
-from pctfuzz.oracles import get_impl
-from pctfuzz.oracles.langs import PEER_PROGRAMS, peer_command
-from pctfuzz.oracles.peer import PeerUnavailable
+from pctfuzz._internal.cases import DecodeCase, EncodeCase, FormCase, FormParseCase
+from pctfuzz._internal.cli.impls import impl_statuses
+from pctfuzz._internal.errors import PctfuzzError
+from pctfuzz._internal.fuzz.matrix import run_matrix
+from pctfuzz._internal.oracles import get_impl
+from pctfuzz._internal.oracles.langs import PEER_PROGRAMS, peer_command
+from pctfuzz._internal.oracles.peer import PeerUnavailable
 
 FORM = "application/x-www-form-urlencoded"
 

@@ -1,4 +1,4 @@
-"""The process line protocol (``pctfuzz.oracles.process``, docs/protocol.md) and the
+"""The process line protocol (``pctfuzz._internal.oracles.process``, docs/protocol.md) and the
 built-in Node.js peers: the handshake, every question against the reference outside the
 registry, and every way a peer can fail (dies, hangs, garbage, wrong version, no node)
 ending in a clear error or finding, never a hang."""
@@ -23,12 +23,12 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from pctfuzz.cases import DecodeCase, EncodeCase, FormCase, FormParseCase
-from pctfuzz.checks import strategies
-from pctfuzz.checks.differential import check_decode, check_encode, check_form, check_form_parse
-from pctfuzz.errors import PctfuzzError
-from pctfuzz.oracles import Unsupported, get_impl
-from pctfuzz.oracles.process import (
+from pctfuzz._internal.cases import DecodeCase, EncodeCase, FormCase, FormParseCase
+from pctfuzz._internal.checks import strategies
+from pctfuzz._internal.checks.differential import check_decode, check_encode, check_form, check_form_parse
+from pctfuzz._internal.errors import PctfuzzError
+from pctfuzz._internal.oracles import Unsupported, get_impl
+from pctfuzz._internal.oracles.process import (
     PeerDied,
     PeerProtocolError,
     PeerTimeout,
@@ -37,8 +37,8 @@ from pctfuzz.oracles.process import (
     RemoteError,
     remote_error_type,
 )
-from pctfuzz.reference import percent_decode, percent_encode
-from pctfuzz.violations import Divergence
+from pctfuzz._internal.reference import percent_decode, percent_encode
+from pctfuzz._internal.violations import Divergence
 
 NODE = shutil.which("node")
 needs_node = pytest.mark.skipif(NODE is None, reason="not available: node not found on PATH")
@@ -85,7 +85,7 @@ def test_missing_npm_package_is_not_available(tmp_path: Path) -> None:
 def test_node_modules_from_the_environment(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """PCTFUZZ_NODE_MODULES: an install whose package folder has no node_modules (a
     wheel) finds whatwg-url in the folder it names."""
-    from pctfuzz.oracles.node import _node_env
+    from pctfuzz._internal.oracles.node import _node_env
 
     script = tmp_path / "peer.js"
     shutil.copy(PEER_JS / "peer.js", script)
@@ -371,7 +371,7 @@ def test_wrong_version_or_no_protocol_is_unavailable(
 def test_peer_death_is_a_crash_finding(fake: Callable[..., _Adapter]) -> None:
     """Through the differential check, a dead peer is a Divergence whose impl_error is
     PeerDied: the fuzzer records it as kind crash, its own signature."""
-    from pctfuzz.identity import classify
+    from pctfuzz._internal.identity import classify
 
     adapter = fake("die", 1)
     with pytest.raises(Divergence) as info:

@@ -53,9 +53,9 @@ from campaigns import (
 )
 
 from benchmarks import bench_memory, kill_test
-from pctfuzz.fuzz.recorder import Recorder
-from pctfuzz.fuzz.replay import Verdict, replay_paths
-from pctfuzz.store import (
+from pctfuzz._internal.fuzz.recorder import Recorder
+from pctfuzz._internal.fuzz.replay import Verdict, replay_paths
+from pctfuzz._internal.store import (
     Finding,
     FindingStore,
     StoreProblem,
@@ -63,7 +63,7 @@ from pctfuzz.store import (
     load_finding,
     new_stop_finding,
 )
-from pctfuzz.targets import TARGETS
+from pctfuzz._internal.targets import TARGETS
 
 ROOT = Path(__file__).resolve().parents[2]
 SUPPORT = Path(__file__).resolve().parents[1] / "support"
@@ -676,7 +676,7 @@ def test_recorder_reports_store_errors_instead_of_raising(
 def test_start_up_checks_name_the_folder_in_one_line(tmp_path: Path) -> None:
     """``Corpus.ensure_dir`` / ``FindingStore.ensure_root``: what a campaign calls
     before giving folders to libFuzzer."""
-    from pctfuzz.store import Corpus, StoreError
+    from pctfuzz._internal.store import Corpus, StoreError
 
     corpus, outside = tmp_path / "corpus", tmp_path / "outside"
     corpus.mkdir()
@@ -745,7 +745,7 @@ def test_campaign_reports_the_finding_it_could_not_save(
 def test_libfuzzer_never_writes_through_a_symlink_in_the_corpus(tmp_path: Path) -> None:
     """Deterministic: a first run (fixed -seed, -runs) shows which inputs libFuzzer
     writes; the second run, same seed, finds dangling symlinks of those names."""
-    from pctfuzz.fuzz.campaign import run_campaign
+    from pctfuzz._internal.fuzz.campaign import run_campaign
 
     # Each rotating slice starts libFuzzer again with the same flags, so a short
     # campaign repeats the same deterministic run: 5 s is enough for both.
@@ -942,7 +942,7 @@ import hashlib, sys
 sys.path.insert(0, {tests!r})
 import conftest  # registers the profiles
 from hypothesis import given, settings
-from pctfuzz.targets import TARGETS
+from pctfuzz._internal.targets import TARGETS
 seen = []
 @settings(settings.get_profile("ci"), max_examples=60)
 @given(TARGETS["encode"].strategy())

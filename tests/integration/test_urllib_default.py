@@ -1,5 +1,5 @@
 """Issue 12 item 5: the default ``urllib`` adapter tests all of urllib.parse, each case
-picking its function (``pctfuzz.oracles.urllib_parse.urllib_function``), so a bug in
+picking its function (``pctfuzz._internal.oracles.urllib_parse.urllib_function``), so a bug in
 ``unquote`` or ``unquote_plus`` is found by the default campaign."""
 
 from __future__ import annotations
@@ -14,11 +14,11 @@ from pathlib import Path
 import pytest
 from campaigns import run_until
 
-from pctfuzz.cases import DecodeCase, FormCase, FormParseCase
-from pctfuzz.checks.differential import check_decode, check_form, check_form_parse
-from pctfuzz.oracles import get_impl
-from pctfuzz.oracles.urllib_parse import urllib_function
-from pctfuzz.violations import Divergence
+from pctfuzz._internal.cases import DecodeCase, FormCase, FormParseCase
+from pctfuzz._internal.checks.differential import check_decode, check_form, check_form_parse
+from pctfuzz._internal.oracles import get_impl
+from pctfuzz._internal.oracles.urllib_parse import urllib_function
+from pctfuzz._internal.violations import Divergence
 
 ROOT = Path(__file__).resolve().parents[2]
 SUPPORT = Path(__file__).resolve().parents[1] / "support"

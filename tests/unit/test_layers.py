@@ -31,9 +31,9 @@ def test_an_added_upward_import_fails_the_check(tmp_path: Path) -> None:
     src = _copy(tmp_path)
     sets = src / "pctfuzz" / "sets.py"
     sets.write_text(sets.read_text() + "\n\ndef _late() -> None:\n"
-                    "    from pctfuzz.fuzz.campaign import run_campaign  # noqa: F401\n")
+                    "    from pctfuzz._internal.fuzz.campaign import run_campaign  # noqa: F401\n")
     found = set(layers.violations(src))
-    assert any(line.startswith("pctfuzz.sets:") and "imports pctfuzz.fuzz.campaign: "
+    assert any(line.startswith("pctfuzz._internal.sets:") and "imports pctfuzz._internal.fuzz.campaign: "
                "library may not import fuzzing" in line for line in found), found
 
 
@@ -41,9 +41,9 @@ def test_an_added_cycle_fails_the_check(tmp_path: Path) -> None:
     src = _copy(tmp_path)
     fuzz = src / "pctfuzz" / "fuzz"
     (fuzz / "protocol.py").write_text((fuzz / "protocol.py").read_text()
-                                      + "\nfrom pctfuzz.fuzz import campaign  # noqa: E402\n")
+                                      + "\nfrom pctfuzz._internal.fuzz import campaign  # noqa: E402\n")
     found = set(layers.violations(src))
-    assert any(line.startswith("import cycle:") and "pctfuzz.fuzz.protocol" in line
+    assert any(line.startswith("import cycle:") and "pctfuzz._internal.fuzz.protocol" in line
                for line in found), found
 
 

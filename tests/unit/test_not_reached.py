@@ -15,12 +15,12 @@ import jsonschema
 import pytest
 from campaigns import harness_said, run_until
 
-from pctfuzz.cli.exits import EXIT_SIGINT
-from pctfuzz.fuzz.stats import UNREACHED_AFTER, CampaignResult, ModuleReach, TargetStats
-from pctfuzz.fuzz.status import Board, PlainStatus
-from pctfuzz.fuzz.undertest import UnderTest
-from pctfuzz.reports import RESULTS_SCHEMA
-from pctfuzz.reports.results import fuzz_results
+from pctfuzz._internal.cli.exits import EXIT_SIGINT
+from pctfuzz._internal.fuzz.stats import UNREACHED_AFTER, CampaignResult, ModuleReach, TargetStats
+from pctfuzz._internal.fuzz.status import Board, PlainStatus
+from pctfuzz._internal.fuzz.undertest import UnderTest
+from pctfuzz._internal.reports import RESULTS_SCHEMA
+from pctfuzz._internal.reports.results import fuzz_results
 
 SUPPORT = Path(__file__).resolve().parents[1] / "support"
 

@@ -15,10 +15,10 @@ from pathlib import Path
 
 import pytest
 
-from pctfuzz.cli import EXIT_OK, EXIT_USAGE, main
-from pctfuzz.store import FindingStore, new_finding
-from pctfuzz.store.errors import StoreError
-from pctfuzz.store.files import atomic_write
+from pctfuzz._internal.cli import EXIT_OK, EXIT_USAGE, main
+from pctfuzz._internal.store import FindingStore, new_finding
+from pctfuzz._internal.store.errors import StoreError
+from pctfuzz._internal.store.files import atomic_write
 
 
 def _device(folder: Path, name: str, minor: int) -> Path:

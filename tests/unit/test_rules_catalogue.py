@@ -11,13 +11,13 @@ from typing import Any
 
 import pytest
 
-from pctfuzz.accept import use_accepted
-from pctfuzz.cases import Case, EncodeCase, FormCase, FormParseCase
-from pctfuzz.checks.differential import check_encode, check_form, check_form_parse
-from pctfuzz.oracles.registry import get_impl
-from pctfuzz.oracles.requests import REQUOTE_SET
-from pctfuzz.store import FindingStore, new_finding
-from pctfuzz.violations import Divergence
+from pctfuzz._internal.accept import use_accepted
+from pctfuzz._internal.cases import Case, EncodeCase, FormCase, FormParseCase
+from pctfuzz._internal.checks.differential import check_encode, check_form, check_form_parse
+from pctfuzz._internal.oracles.registry import get_impl
+from pctfuzz._internal.oracles.requests import REQUOTE_SET
+from pctfuzz._internal.store import FindingStore, new_finding
+from pctfuzz._internal.violations import Divergence
 
 TARGET = {check_encode: "diff_encode", check_form: "diff_form",
           check_form_parse: "diff_form_parse"}

@@ -14,16 +14,16 @@ from typing import Any
 
 import pytest
 
-from pctfuzz.cases import EncodeCase
-from pctfuzz.checks import differential
-from pctfuzz.checks.differential import run_impl
-from pctfuzz.errors import PctfuzzError
-from pctfuzz.fuzz.seeds import seed_cases
-from pctfuzz.oracles import IMPLS, get_impl, library_call
-from pctfuzz.reports.export import export_tests
-from pctfuzz.reports.upstream import _checked_source, upstream_report
-from pctfuzz.store import Finding, FindingStore, new_finding
-from pctfuzz.targets import get_target
+from pctfuzz._internal.cases import EncodeCase
+from pctfuzz._internal.checks import differential
+from pctfuzz._internal.checks.differential import run_impl
+from pctfuzz._internal.errors import PctfuzzError
+from pctfuzz._internal.fuzz.seeds import seed_cases
+from pctfuzz._internal.oracles import IMPLS, get_impl, library_call
+from pctfuzz._internal.reports.export import export_tests
+from pctfuzz._internal.reports.upstream import _checked_source, upstream_report
+from pctfuzz._internal.store import Finding, FindingStore, new_finding
+from pctfuzz._internal.targets import get_target
 
 SUPPORT = Path(__file__).resolve().parents[1] / "support"
 _QUESTIONS = {"diff_encode": "encode", "diff_decode": "decode", "diff_form": "form",
