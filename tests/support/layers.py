@@ -18,11 +18,14 @@ from collections.abc import Iterator, Mapping
 from pathlib import Path
 
 #: Highest layer first. A name matches a module and everything below it
-#: (``pctfuzz._internal.fuzz`` matches ``pctfuzz._internal.fuzz.campaign``); ``pctfuzz`` alone is the
-#: package's ``__init__`` (the public library API).
+#: (``pctfuzz._internal.fuzz`` matches ``pctfuzz._internal.fuzz.campaign``); ``pctfuzz`` and
+#: ``pctfuzz._internal`` alone are those packages' ``__init__`` (the public library API; the
+#: internals' docstring).
 LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
-    ("entry points", ("pctfuzz.__main__", "pctfuzz._internal.cli", "pctfuzz._internal.harness",
-                      "pctfuzz._internal.pytest_plugin", "pctfuzz.testing", "pctfuzz._internal.project")),
+    # The public line (docs/api.md): nothing under pctfuzz._internal imports these.
+    ("public API", ("pctfuzz.__main__", "pctfuzz.accept", "pctfuzz.oracles", "pctfuzz.testing")),
+    ("entry points", ("pctfuzz._internal.cli", "pctfuzz._internal.harness",
+                      "pctfuzz._internal.pytest_plugin", "pctfuzz._internal.project")),
     ("reports", ("pctfuzz._internal.reports",)),
     ("fuzzing", ("pctfuzz._internal.fuzz",)),
     ("targets", ("pctfuzz._internal.targets",)),
@@ -35,7 +38,7 @@ LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("library", ("pctfuzz", "pctfuzz._internal.sets", "pctfuzz._internal.named_sets", "pctfuzz._internal.setspec",
                  "pctfuzz._internal.encoding", "pctfuzz._internal.reference", "pctfuzz._internal.form",
                  "pctfuzz._internal.spec")),
-    ("base", ("pctfuzz._internal.errors", "pctfuzz._internal.text")),
+    ("base", ("pctfuzz._internal", "pctfuzz._internal.errors", "pctfuzz._internal.text")),
 )
 
 
@@ -51,7 +54,7 @@ def layer_of(module: str) -> int:
     best, rank = -1, -1
     for index, (_name, prefixes) in enumerate(LAYERS):
         for prefix in prefixes:
-            exact = prefix == "pctfuzz"
+            exact = prefix in ("pctfuzz", "pctfuzz._internal")
             if (module == prefix or (not exact and module.startswith(prefix + "."))) \
                     and len(prefix) > best:
                 best, rank = len(prefix), index

@@ -413,8 +413,10 @@ def test_export_command_for_invariant_and_registry_covered_findings(
     assert main(["export", stored.id, str(store.root / form.file_name), "--findings",
                  str(store.root), "-o", str(out)]) == EXIT_OK
     source = out.read_text()
-    assert f"resolve_subject(target, {fault!r})" in source
-    assert "resolve_subject(target, 'urllib')" in source
+    assert "from pctfuzz.testing import check_case" in source  # the public API only
+    assert "_internal" not in source
+    assert f"impl={fault!r})" in source
+    assert "impl='urllib')" in source
     assert "urllib.parse.urlencode" not in source
     assert "FindingStore" not in source and "load_finding" not in source
     shutil.rmtree(store.root)  # no store needed
@@ -422,7 +424,7 @@ def test_export_command_for_invariant_and_registry_covered_findings(
     assert run.returncode == 1 and "1 failed, 1 passed" in run.stdout, run.stdout + run.stderr
 
     # Against the reference the invariant finding no longer reproduces.
-    out.write_text(source.replace(f"resolve_subject(target, {fault!r})", "None"))
+    out.write_text(source.replace(f", impl={fault!r})", ")"))
     run = _run_pytest(tmp_path, out)
     assert run.returncode == 0 and "2 passed" in run.stdout, run.stdout + run.stderr
 

@@ -152,7 +152,7 @@ def test_export_runs_a_user_adapter_only_when_the_user_names_it(
     with pytest.raises(PctfuzzError, match="pass --impl"):
         export_tests([(finding, "f.json")])
     source = export_tests([(finding, "f.json")], trusted=["broken_impls:HASH_RAW"])
-    assert "resolve_subject(target, 'broken_impls:HASH_RAW')" in source
+    assert "impl='broken_impls:HASH_RAW')" in source
     path = tmp_path / "test_exported.py"
     path.write_text(source)
     env = dict(os.environ, PYTHONPATH=str(SUPPORT))

@@ -30,6 +30,7 @@ Exit 2 with a one-line usage error for a missing or unknown TARGET.
 import os
 import signal
 import sys
+from importlib.resources import files
 from pathlib import Path
 
 _PR_SET_PDEATHSIG = 1
@@ -147,7 +148,7 @@ def run(argv: list[str]) -> None:
     except ValueError as exc:
         print(f"pctfuzz._internal.harness: error: {exc}", file=sys.stderr)
         sys.exit(2)
-    dictionary = Path(__file__).parent / "data" / "dicts" / f"{target}.dict"
+    dictionary = Path(str(files("pctfuzz").joinpath("data", "dicts", f"{target}.dict")))
     if dictionary.is_file() and not any(f.startswith("-dict=") for f in flags):
         flags.append(f"-dict={dictionary}")
     fuzzing.main(target, [argv[0], *flags], settings)

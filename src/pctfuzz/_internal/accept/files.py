@@ -1,5 +1,5 @@
 """``--accept`` files: the TOML, Python file or module that holds a user's entries
-(``pctfuzz._internal.accept`` describes the format), read safely, each entry checked as it loads.
+(``pctfuzz.accept`` describes the format), read safely, each entry checked as it loads.
 
 - ``read_accept_file``: a regular file only (after symlinks: a symlink to
   ``/dev/zero`` or a FIFO named ``x.toml`` is refused, never read or waited on), at

@@ -1,7 +1,7 @@
 """The ready-made reconcilers of user entries, and ``divergence()`` that builds one.
 
 Each reconciler states one difference exactly (``pctfuzz._internal.accept.entry``: it takes that
-difference out of the two outcomes and nothing more); ``pctfuzz._internal.accept`` documents
+difference out of the two outcomes and nothing more); ``pctfuzz.accept`` documents
 them for users and loads them from ``--accept`` files by the names in ``RECONCILERS``.
 They are also the catalogue that names a finding by what explains it
 (``pctfuzz._internal.accept.rules``). A reconciler that is one field of the implementation's
@@ -72,7 +72,7 @@ _CHECK_OF: Mapping[type, str] = {case_type: check for check, case_type in _CASE_
 
 @dataclass(frozen=True)
 class Reconciler:
-    """A ready-made exact statement of one difference (``pctfuzz._internal.accept`` lists them)."""
+    """A ready-made exact statement of one difference (``pctfuzz.accept`` lists them)."""
 
     name: str
     checks: frozenset[str]
@@ -201,7 +201,7 @@ _REQUOTE_MODES = ("keep", "upper", "decode-unreserved", "decode-safe")
 
 def requoted(mode: str) -> Reconciler:
     """A valid ``%HH`` already in the input is an escape, not data (RFC 3986 2.4); the
-    rest is encoded as the reference encodes it. ``mode``: ``pctfuzz._internal.accept``."""
+    rest is encoded as the reference encodes it. ``mode``: ``pctfuzz.accept``."""
     if mode not in _REQUOTE_MODES:
         raise UsageError(f"requoted: mode must be one of {', '.join(_REQUOTE_MODES)}")
     return _declared("requoted", {"encode"}, Model(requote=mode),
@@ -568,7 +568,7 @@ def divergence(
     summary: str = "",
     applies: Callable[[Case], bool] | None = None,
 ) -> KnownDivergence:
-    """An accepted difference for your adapter (``pctfuzz._internal.accept``). ``impl`` defaults to
+    """An accepted difference for your adapter (``pctfuzz.accept``). ``impl`` defaults to
     the adapter that declares it (or is under test, for ``--accept``); ``applies``
     narrows the cases it applies to (default: every case of ``check``).
     ``PctfuzzError`` for an empty field, a check the reconciler cannot explain, or an

@@ -12,7 +12,7 @@ the invariants in ``properties``. Each check:
    ``scalar_values = "replace"`` is compared with the reference's
    ``surrogates="replace"`` answer (WebIDL USVString: lone surrogate -> U+FFFD);
 4. returns the ids of the registry entries (``pctfuzz._internal.checks.registry``, then the
-   adapter's own and ``--accept``'s, ``pctfuzz._internal.accept``) that together explain the
+   adapter's own and ``--accept``'s, ``pctfuzz.accept``) that together explain the
    difference, when they do;
 5. otherwise raises ``pctfuzz._internal.violations.Divergence`` with ``check``, ``case``,
    ``impl`` (its name), ``expected`` (the reference's value, or a description of its

@@ -3,7 +3,7 @@
 A finding whose divergence a rule explains (its ``behaviour``: a reconciler of
 ``pctfuzz.reconcilers.RECONCILERS`` and that entry's parameters) becomes a
 ``[[divergence]]`` table of the project's accept file (``[tool.pctfuzz] accept``, the
-TOML format of ``pctfuzz._internal.accept``), with its minimized case as the pinned ``example``,
+TOML format of ``pctfuzz.accept``), with its minimized case as the pinned ``example``,
 and the finding is marked ``known-divergence``.
 
 The user's file is never lost: its text is kept byte for byte and the new tables are

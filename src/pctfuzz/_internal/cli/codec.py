@@ -117,6 +117,6 @@ def add_command(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> Non
         "--spec",
         metavar="SPEC",
         help="show one set: a name, or a spec like encodeURI-[] or urllib-safe:/ "
-        "(grammar: pctfuzz._internal.setspec)",
+        "(grammar: docs/guide.md, set specs)",
     )
     sets.set_defaults(func=_cmd_sets)

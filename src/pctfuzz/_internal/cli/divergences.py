@@ -1,6 +1,6 @@
 """``pctfuzz divergences``: list the accepted differences between the reference and the
 implementations under test (the registry in ``pctfuzz._internal.checks.registry``, plus a user
-adapter's ``divergences`` and ``--accept FILE``, ``pctfuzz._internal.accept``), and with
+adapter's ``divergences`` and ``--accept FILE``, ``pctfuzz.accept``), and with
 ``--check`` verify that every pinned example still diverges and is accepted
 (``pctfuzz._internal.checks.registry.examples``).
 

@@ -43,7 +43,7 @@ def write_reports(document: dict[str, Any], json_dest: str | None, sarif: str | 
 def add_report_options(parser: argparse.ArgumentParser) -> None:
     group = parser.add_argument_group("machine-readable results (FILE or - for stdout)")
     group.add_argument("--json", metavar="FILE",
-                       help="results as JSON (schema: pctfuzz._internal.reports.RESULTS_SCHEMA)")
+                       help="results as JSON (schema: pctfuzz report --schema)")
     group.add_argument("--sarif", metavar="FILE", help="SARIF 2.1.0 log (code scanning)")
     group.add_argument("--junit", metavar="FILE", help="JUnit XML (CI test reports)")
 

@@ -133,28 +133,25 @@ def _direct_test(finding: Finding) -> list[str] | None:
 
 
 def _pctfuzz_test(finding: Finding) -> list[str]:
-    """Body of a test that runs the target's shared check (pctfuzz, no store)."""
+    """Body of a test that runs the target's shared check through the public
+    ``pctfuzz.testing.check_case`` (pctfuzz, no store)."""
     target = get_target(finding.target)
-    lines = [f"target = get_target({finding.target!r})"]
-    if finding.case is None and finding.raw_input is None:
-        raise UsageError(f"finding {finding.id} has neither a case nor a raw input")
     if finding.case is not None:
-        lines.append(f"case = case_from_json({_lit(finding.case)})")
+        args = [repr(finding.target), _lit(finding.case)]
+    elif finding.raw_input is not None:
+        args = [repr(finding.target), f"raw_input=base64.b64decode({finding.raw_input!r})"]
     else:
-        lines.append(f"case = target.from_bytes(base64.b64decode({finding.raw_input!r}))")
-    # The subject as the harness and replay resolve it (targets.resolve_subject): an
-    # adapter for a differential target, a deliberately wrong codec by its name.
+        raise UsageError(f"finding {finding.id} has neither a case nor a raw input")
+    # The subject as the harness and replay resolve it: an adapter for a differential
+    # target, a deliberately wrong codec by its name, else the reference.
     if target.differential:
-        lines.append(f"impl = resolve_subject(target, {(finding.impl or 'urllib')!r})")
+        args.append(f"impl={(finding.impl or 'urllib')!r}")
     elif finding.impl in FAULTS:
-        lines.append(f"impl = resolve_subject(target, {finding.impl!r})  # a wrong codec")
-    else:
-        lines.append("impl = None  # the reference")
+        args.append(f"impl={finding.impl!r}")
+    call = f"check_case({', '.join(args)})"
     if finding.kind == "timeout":
-        lines.append("_within(5.0, lambda: target.check(case, impl))")
-    else:
-        lines.append("target.check(case, impl)")
-    return lines
+        return [f"_within(5.0, lambda: {call})"]
+    return [call]
 
 
 def export_tests(findings: Sequence[tuple[Finding, str]], *,
@@ -210,8 +207,7 @@ def export_tests(findings: Sequence[tuple[Finding, str]], *,
         imports.append("import urllib.parse")
     pkg = []
     if "pctfuzz" in needs:
-        pkg += ["from pctfuzz._internal.cases import case_from_json",
-                "from pctfuzz._internal.targets import get_target, resolve_subject"]
+        pkg += ["from pctfuzz.testing import check_case"]
     date = datetime.now(UTC).strftime("%Y-%m-%d")
     source = _EXPORT_HEADER.format(version=__version__, date=date)
     if imports:

@@ -3,7 +3,7 @@
 An implementation under test agrees with the reference on a case when both give the
 same answer, or both raise, and a difference is accepted only when an entry explains
 it (``pctfuzz._internal.accept.entry`` describes an entry and how entries explain a case; a user's own
-entries are built with ``pctfuzz._internal.accept``). The built-in entries, one module per
+entries are built with ``pctfuzz.accept``). The built-in entries, one module per
 library, each entry with its citation and a pinned example:
 
 - ``urllib``: ``urllib.parse`` with UTF-8 (adapters ``urllib``, ``urllib-unquote``);
