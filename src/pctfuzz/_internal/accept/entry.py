@@ -5,7 +5,8 @@ same answer, or both raise; a difference is accepted only when entries explain i
 Each entry has:
 
 - ``id``, ``impl`` (the adapter name it is written for; variants inherit their parent's
-  entries, see ``pctfuzz._internal.oracles``), ``check`` (one of ``pctfuzz._internal.outcome.CHECKS``);
+  entries, see ``pctfuzz._internal.oracles``), ``check`` (one of
+  ``pctfuzz._internal.outcome.CHECKS``);
 - ``applies(case) -> bool``: a narrow predicate on the case (the feature that triggers
   the difference: a set, a lone surrogate, a legacy encoding...);
 - ``reconcile(case, expected, actual)``: the *exact* statement of the difference. Given

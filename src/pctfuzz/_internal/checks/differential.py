@@ -61,7 +61,12 @@ from pctfuzz._internal.accept.model import reorder
 from pctfuzz._internal.accept.reconcilers import input_has
 from pctfuzz._internal.accept.rules import Rule, find_rule
 from pctfuzz._internal.cases import Case, DecodeCase, EncodeCase, FormCase, FormParseCase
-from pctfuzz._internal.checks.registry.lookup import accepted_entries, entries_for, explain, reconcile
+from pctfuzz._internal.checks.registry.lookup import (
+    accepted_entries,
+    entries_for,
+    explain,
+    reconcile,
+)
 from pctfuzz._internal.errors import NotScalarValueError, PctfuzzError
 from pctfuzz._internal.identity import difference, unit_difference
 from pctfuzz._internal.operations import OPERATIONS

@@ -167,10 +167,12 @@ def _boltons() -> Impl:
 
 # --- implementations in other languages (docs/peers.md) -------------------------------------
 def _peer(module: str, cls: str, doc: str) -> Callable[[], Impl]:
-    """A factory of the adapter ``cls`` of ``pctfuzz._internal.oracles.<module>`` (imported lazily)."""
+    """A factory of the adapter ``cls`` of ``pctfuzz._internal.oracles.<module>`` (imported
+    lazily)."""
 
     def factory() -> Impl:
-        adapter: Impl = getattr(importlib.import_module(f"pctfuzz._internal.oracles.{module}"), cls)()
+        loaded = importlib.import_module(f"pctfuzz._internal.oracles.{module}")
+        adapter: Impl = getattr(loaded, cls)()
         return adapter
 
     factory.__doc__ = doc
