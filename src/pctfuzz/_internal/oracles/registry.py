@@ -311,6 +311,11 @@ def _from_import_path(spec: str) -> object:
         raise UsageError(
             f"implementation {spec!r}: cannot import {module_name!r}: {exc}"
         ) from None
+    except Exception as exc:  # the user's module failed as it ran: theirs to fix (exit 2)
+        raise UsageError(
+            f"implementation {spec!r}: importing {module_name!r} raised "
+            f"{type(exc).__name__}: {exc}"
+        ) from None
     obj: object = module
     for part in attr.split("."):
         try:
