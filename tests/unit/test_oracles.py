@@ -188,8 +188,8 @@ def test_a_user_module_that_raises_as_it_imports_is_a_usage_error(
         "from pctfuzz.oracles import function_adapter\n"
         "adapter = function_adapter(encode=str, set='component')\n")
     monkeypatch.syspath_prepend(str(tmp_path))
-    with pytest.raises(UsageError, match="importing 'pctfuzz_raises_on_import' raised "
-                                         "TypeError: .*unexpected keyword argument 'set'"):
+    with pytest.raises(UsageError, match=r"importing 'pctfuzz_raises_on_import' raised "
+                                         r"TypeError: .*unexpected keyword argument 'set'"):
         get_impl("pctfuzz_raises_on_import:adapter")
 
 

@@ -225,11 +225,12 @@ def _check(check: str, case: Case, impl: Impl | str | None) -> tuple[str, ...] |
     names = registry_names(adapter)
     extra = accepted_entries(adapter)
     compared = _as_compared(case, actual)
-    rule = find_rule(check, names, case, expected, compared, entries_for(check, names, extra),
-                     probe=lambda: _set_probe(check, case, adapter, surrogates),
-                     confirm=lambda n: _cut_at(check, case, adapter, n),
-                     order=lambda: _pair_order(check, adapter),
-                     requote=lambda: _requote_mode(case, adapter))
+    rule = None if _raises_on_plain(check, case, adapter, actual) else find_rule(
+        check, names, case, expected, compared, entries_for(check, names, extra),
+        probe=lambda: _set_probe(check, case, adapter, surrogates),
+        confirm=lambda n: _cut_at(check, case, adapter, n),
+        order=lambda: _pair_order(check, adapter),
+        requote=lambda: _requote_mode(case, adapter))
     if rule is None and isinstance(case, EncodeCase) and case.value:
         rule = _prefix_rule(case, adapter, surrogates)
     name = impl_name(adapter)
@@ -253,6 +254,26 @@ def _check(check: str, case: Case, impl: Impl | str | None) -> tuple[str, ...] |
         else _difference(check, case, adapter, expected, actual, surrogates),
         behaviour=None if rule is None else rule.behaviour(),
     )
+
+
+#: question -> a plain case of its type (a letter, one pair), asked with the case's own
+#: set and encoding.
+_PLAIN: dict[str, dict[str, Any]] = {"encode": {"value": "a"}, "decode": {"value": "a"},
+          "form": {"pairs": (("a", "b"),)}, "form-parse": {"text": "a=b"}}
+
+
+def _raises_on_plain(check: str, case: Case, adapter: Impl, actual: Outcome) -> bool:
+    """The implementation raised for ``case`` and raises for a plain case of its type
+    too: it fails whatever the input, so no refusal rule (``refuses``: raises for an
+    input *with* a lone surrogate, invalid UTF-8 or an invalid ``%``) may name it; its
+    finding is its exception type, one finding for every input."""
+    if not actual.raised:
+        return False
+    try:
+        plain = run_impl(check, dataclasses.replace(case, **_PLAIN[check]), adapter)
+    except Exception:
+        return True
+    return plain is not None and plain.raised
 
 
 def _cut_at(check: str, case: Case, adapter: Impl, n: int) -> bool:
