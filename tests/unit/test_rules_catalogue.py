@@ -178,16 +178,33 @@ def test_a_cut_at_a_hash_is_one_rule_not_one_truncation_per_position(tmp_path: P
     _one(_findings(tmp_path, check_encode, CutAtHash(), cases), "cut_at", {"chars": "#"})
 
 
-def test_go_raw_query_ends_at_a_hash_one_finding(tmp_path: Path) -> None:
-    """Go's url.Parse("http://h/?" + v).RawQuery (issue 25: 14 findings, most of them
-    truncated(n) for each position of the '#')."""
+def _go_url_query() -> Impl:
     try:
         adapter = get_impl("go-url-query")
         adapter.encode(EncodeCase("a", "c0-control"))
     except PeerUnavailable as exc:
         pytest.skip(f"go-url-query: {exc} (make peers)")
+    return adapter
+
+
+def test_go_raw_query_ends_at_a_hash_one_finding(tmp_path: Path) -> None:
+    """Go's url.Parse("http://h/?" + v).RawQuery (issue 25: 14 findings, most of them
+    truncated(n) for each position of the '#')."""
+    adapter = _go_url_query()
     cases = [EncodeCase(v, "c0-control") for v in ("a#b", "ab#c", "a b#", "?x#y", "abcde#f#")]
     _one(_findings(tmp_path, check_encode, adapter, cases), "cut_at", {"chars": "#"})
+
+
+@pytest.mark.parametrize(("value", "ids"), [
+    ("a#b#c", ("go-url-query-hash",)),
+    ("\u00e9#b", ("go-url-query-hash", "go-url-query-non-ascii")),
+    ("a#%zz", ("go-url-query-fragment-escape",)),
+])
+def test_go_raw_query_entries_compose_with_the_cut(value: str, ids: tuple[str, ...]) -> None:
+    """The registry's '#' entry is cut_at('#'), a model: the non-ASCII entry applies
+    after it, and a malformed escape after the '#' is its own refusal entry."""
+    use_accepted(True)
+    assert check_encode(EncodeCase(value, "c0-control"), _go_url_query()) == ids
 
 
 def test_a_cut_at_entry_accepts_the_cut_and_nothing_else() -> None:

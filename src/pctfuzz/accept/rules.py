@@ -16,7 +16,11 @@ characters of ``left_raw``/``encoded`` come from ``probe``, which asks the
 implementation about every printable ASCII character in the case's context (set,
 encoding), so an input with ``~`` and one with ``~~`` name the same rule. Characters
 left raw and characters encoded are two rules (two findings, two accept entries), as
-they are two reconcilers. Catalogue order is simplicity: refusals, the set, text
+they are two reconcilers. The characters of ``removed``, ``trimmed`` and ``cut_at``
+are the implementation's own (``chars``: asked on short inputs once per context), so a
+case several of them explain (LF alone: ``\t\n\r`` and ``\n``) is named as every
+other case of that behaviour; ``cut_at`` comes before ``truncated``, which would name
+each position of a ``#`` apart. Catalogue order is simplicity: refusals, the set, text
 rewrites, structure, rewrites of the answer, transforms of the input.
 """
 
