@@ -94,8 +94,8 @@ def reidentify(folder: Path) -> Counter[str]:
     """The findings of a kept store (``--keep``) named again by this pctfuzz (their
     cases replayed under --no-accepted): class -> findings. How the rules added after a
     campaign would have named what it found, without fuzzing again."""
-    from pctfuzz.accept import use_accepted
-    from pctfuzz.fuzz.replay import Verdict, replay_paths
+    from pctfuzz._internal.accept import use_accepted
+    from pctfuzz._internal.fuzz.replay import Verdict, replay_paths
 
     use_accepted(False)
     named: Counter[str] = Counter()

@@ -6,7 +6,7 @@
     python benchmarks/bench_form.py --json     # machine-readable results on stdout
 
 Each input is a 1 MiB file in the ``form`` target's byte format
-(``[encoding][len][name][len][value]...``, see ``pctfuzz.targets``), the largest a
+(``[encoding][len][name][len][value]...``, see ``pctfuzz._internal.targets``), the largest a
 campaign keeps. For each one this prints the seconds taken by:
 
 - ``serialize``: ``form_urlencode(pairs)`` (WHATWG URL 5.2);
@@ -33,9 +33,9 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "src"))
 
-from pctfuzz.form import form_urldecode, form_urlencode
-from pctfuzz.formats import form_from_bytes
-from pctfuzz.targets import TARGETS
+from pctfuzz._internal.form import form_urldecode, form_urlencode
+from pctfuzz._internal.formats import form_from_bytes
+from pctfuzz._internal.targets import TARGETS
 
 try:
     import ada_url
@@ -58,7 +58,7 @@ def fill(header: bytes, unit: bytes) -> bytes:
 
 
 def legacy_header(name: str) -> bytes:
-    from pctfuzz.formats import _encoding_to_byte
+    from pctfuzz._internal.formats import _encoding_to_byte
 
     return bytes([_encoding_to_byte(name)])
 

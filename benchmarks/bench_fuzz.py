@@ -54,7 +54,7 @@ import urllib.parse
 import atheris
 
 with atheris.instrument_imports(include=["pctfuzz"]):
-    from pctfuzz.reference import percent_encode
+    from pctfuzz._internal.reference import percent_encode
 atheris.instrument_func(urllib.parse.quote)
 atheris.instrument_func(urllib.parse.quote_from_bytes)
 
@@ -76,9 +76,9 @@ import sys
 import atheris
 
 with atheris.instrument_imports(include=["pctfuzz"]):
-    from pctfuzz.fuzz import driver  # noqa: F401  (instrumented as the harness is)
-    from pctfuzz.reference import percent_encode
-    from pctfuzz.targets import get_target
+    from pctfuzz._internal.fuzz import driver  # noqa: F401  (instrumented as the harness is)
+    from pctfuzz._internal.reference import percent_encode
+    from pctfuzz._internal.targets import get_target
 
 from_bytes = get_target("encode").from_bytes
 
@@ -95,7 +95,7 @@ atheris.Setup(sys.argv, test_one_input)
 atheris.Fuzz()
 """
 
-#: Corpus replay, instrumented as ``python -m pctfuzz.harness`` instruments the target
+#: Corpus replay, instrumented as ``python -m pctfuzz._internal.harness`` instruments the target
 #: (``Target.hooks_imports``, ``Target.instrumented_modules``): argv = target, corpus
 #: folder, rounds. Prints the best CPU microseconds per input over the rounds.
 REPLAY = """
@@ -105,16 +105,16 @@ from pathlib import Path
 
 import atheris
 
-from pctfuzz.targets import get_target
+from pctfuzz._internal.targets import get_target
 
 name, folder, rounds = sys.argv[1], Path(sys.argv[2]), int(sys.argv[3])
-if get_target(name).hooks_imports:  # as pctfuzz.harness: pctfuzz again, inside the hook
+if get_target(name).hooks_imports:  # as pctfuzz._internal.harness: pctfuzz again, inside the hook
     for module in [m for m in sys.modules if m == "pctfuzz" or m.startswith("pctfuzz.")]:
         del sys.modules[module]
     with atheris.instrument_imports(include=["pctfuzz"]):
-        import pctfuzz.fuzz.driver  # noqa: F401
-from pctfuzz.fuzz import driver
-from pctfuzz.targets import get_target
+        import pctfuzz._internal.fuzz.driver  # noqa: F401
+from pctfuzz._internal.fuzz import driver
+from pctfuzz._internal.targets import get_target
 
 target = get_target(name)
 bound = target.bind("urllib" if target.differential else None)

@@ -6,7 +6,7 @@ same target on its shared corpus folder (different ``-seed``; new inputs picked 
 through ``-reload``). This measures what that buys: total executions per wall-clock
 second, summed over the processes, each configuration from a fresh copy of the seed
 corpus. For comparison it also runs libFuzzer's own ``-fork=2`` on the same harness
-(through ``pctfuzz.fuzz.merge.harness_launcher``, since fork mode re-runs ``argv[0]``).
+(through ``pctfuzz._internal.fuzz.merge.harness_launcher``, since fork mode re-runs ``argv[0]``).
 
     python benchmarks/bench_jobs.py [--target decode] [--seconds 10] [--jobs 1 2] [--json]
 
@@ -29,8 +29,8 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "src"))
 
-from pctfuzz.fuzz.campaign import run_campaign  # noqa: E402
-from pctfuzz.fuzz.merge import harness_launcher  # noqa: E402
+from pctfuzz._internal.fuzz.campaign import run_campaign  # noqa: E402
+from pctfuzz._internal.fuzz.merge import harness_launcher  # noqa: E402
 
 _FORK_STATUS = re.compile(r"^#(\d+): cov: (\d+) .* exec/s (\d+)")
 

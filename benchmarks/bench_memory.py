@@ -56,7 +56,7 @@ try:
 except ImportError:  # running from a checkout without an install
     sys.path.insert(0, str(ROOT / "src"))
 
-from pctfuzz.reference import percent_decode, percent_encode  # noqa: E402
+from pctfuzz._internal.reference import percent_decode, percent_encode  # noqa: E402
 
 MiB = 1 << 20
 SIZES = (1, 4, 16, 64)

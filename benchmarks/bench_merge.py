@@ -16,7 +16,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from pctfuzz.fuzz.merge import merge_target
+from pctfuzz._internal.fuzz.merge import merge_target
 
 
 def main() -> None:

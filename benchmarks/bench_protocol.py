@@ -4,9 +4,9 @@ Reports, in one run on the same machine:
 
 - round trips/s of ``encode`` requests (``ProcessAdapter.encode``, one JSON line each
   way), for short and 1 KiB values;
-- exec/s of the ``diff_encode`` check (``pctfuzz.checks.differential.check_encode``: the
+- exec/s of the ``diff_encode`` check (``pctfuzz._internal.checks.differential.check_encode``: the
   reference *and* the peer) on cases drawn from the ``diff_encode`` target's byte
-  format (``pctfuzz.targets``), as the fuzzer runs it, and on encodeURIComponent cases
+  format (``pctfuzz._internal.targets``), as the fuzzer runs it, and on encodeURIComponent cases
   only (every case a round trip);
 - the same check against ``urllib`` (in-process), for scale.
 
@@ -23,11 +23,11 @@ import sys
 import time
 from collections.abc import Callable
 
-from pctfuzz.cases import EncodeCase
-from pctfuzz.checks.differential import check_encode
-from pctfuzz.oracles import get_impl
-from pctfuzz.targets import TARGETS
-from pctfuzz.violations import Divergence
+from pctfuzz._internal.cases import EncodeCase
+from pctfuzz._internal.checks.differential import check_encode
+from pctfuzz._internal.oracles import get_impl
+from pctfuzz._internal.targets import TARGETS
+from pctfuzz._internal.violations import Divergence
 
 
 def _rate(label: str, seconds: float, step: Callable[[int], object]) -> float:

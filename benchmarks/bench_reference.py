@@ -44,8 +44,8 @@ except ImportError:  # running from a checkout without an install
     sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "src"))
     import pctfuzz
 
-from pctfuzz.reference import percent_decode, percent_decode_text, percent_encode
-from pctfuzz.sets import get_set
+from pctfuzz._internal.reference import percent_decode, percent_decode_text, percent_encode
+from pctfuzz._internal.sets import get_set
 
 try:  # peers (the `impls` extra); a missing one is left out of the table
     import yarl._quoting_c as yarl_c

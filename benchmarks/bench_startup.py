@@ -32,9 +32,9 @@ ROOT = Path(__file__).resolve().parent.parent
 
 def startup(target: str, files: int, seed: int = 1) -> dict[str, float]:
     """The start-up steps of one target's first process, in seconds."""
-    from pctfuzz.fuzz import libfuzzer
-    from pctfuzz.fuzz import staging as staging_mod
-    from pctfuzz.store import Corpus
+    from pctfuzz._internal.fuzz import libfuzzer
+    from pctfuzz._internal.fuzz import staging as staging_mod
+    from pctfuzz._internal.store import Corpus
 
     rng = random.Random(seed)
     with tempfile.TemporaryDirectory() as tmp:

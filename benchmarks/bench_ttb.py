@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Time to first finding, from an empty corpus, per fault and driver.
 
-Faults: every deliberately wrong codec of ``pctfuzz.oracles.faults`` (``PCTFUZZ_FAULT`` on the
+Faults: every deliberately wrong codec of ``pctfuzz._internal.oracles.faults`` (``PCTFUZZ_FAULT`` on the
 invariant target whose checks it breaks) and urllib.parse with one injected fault
 (``ttb_faults``, on the differential target). Drivers, all running the target's check:
 
@@ -68,7 +68,7 @@ DRIVERS = ("atheris", "hypothesis", "random")
 
 
 def codec_target(fault: str) -> str:
-    """The invariant target whose checks a ``pctfuzz.oracles.faults`` codec breaks (by name)."""
+    """The invariant target whose checks a ``pctfuzz._internal.oracles.faults`` codec breaks (by name)."""
     if fault in ("form-plus-kept", "form-surrogateescape"):
         return "form_parse"
     if fault.startswith("form-"):
@@ -78,7 +78,7 @@ def codec_target(fault: str) -> str:
 
 def all_faults() -> dict[str, tuple[str, dict[str, str]]]:
     """fault -> (target, environment for the harness)."""
-    from pctfuzz.oracles.faults import FAULTS
+    from pctfuzz._internal.oracles.faults import FAULTS
 
     out = {name: (codec_target(name), {"PCTFUZZ_FAULT": name}) for name in FAULTS}
     for name, (target, path) in URLLIB_FAULTS.items():
@@ -88,10 +88,10 @@ def all_faults() -> dict[str, tuple[str, dict[str, str]]]:
 
 def _impl(env: dict[str, str]) -> Any:
     if "PCTFUZZ_FAULT" in env:
-        from pctfuzz.oracles.faults import FAULTS
+        from pctfuzz._internal.oracles.faults import FAULTS
 
         return FAULTS[env["PCTFUZZ_FAULT"]]
-    from pctfuzz.oracles import get_impl
+    from pctfuzz._internal.oracles import get_impl
 
     return get_impl(env["PCTFUZZ_IMPL"])
 
@@ -135,7 +135,7 @@ def _first_failure(step: Callable[[], None], cap: float) -> float | None:
 
 def by_random(target: str, env: dict[str, str], cap: float) -> float | None:
     """Seconds until uniform random bytes fail the check, or None."""
-    from pctfuzz.targets import get_target
+    from pctfuzz._internal.targets import get_target
 
     tgt, impl, rng = get_target(target), _impl(env), random.Random()
 
@@ -153,7 +153,7 @@ def by_hypothesis(target: str, env: dict[str, str], cap: float) -> float | None:
     """Seconds until a plain ``@given`` loop fails the check, or None."""
     from hypothesis import HealthCheck, Phase, given, settings
 
-    from pctfuzz.targets import get_target
+    from pctfuzz._internal.targets import get_target
 
     tgt, impl = get_target(target), _impl(env)
     found: list[float] = []

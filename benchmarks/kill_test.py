@@ -56,7 +56,7 @@ try:
 except ImportError:  # running from a checkout without an install
     sys.path.insert(0, str(ROOT / "src"))
 
-from pctfuzz.store import (  # noqa: E402
+from pctfuzz._internal.store import (  # noqa: E402
     Corpus,
     FindingStore,
     StoreProblem,
@@ -245,6 +245,12 @@ def _wait_for_a_finding(findings: Path, proc: subprocess.Popen[bytes], timeout: 
         time.sleep(0.1)
 
 
+def _wait_for_children(proc: subprocess.Popen[bytes], timeout: float) -> None:
+    deadline = time.monotonic() + timeout
+    while not descendants(proc.pid) and proc.poll() is None and time.monotonic() < deadline:
+        time.sleep(0.05)
+
+
 def _lane(lane: int, kills: int, rng: random.Random, corpus: Path, findings: Path,
           tmpdir: Path, low: float, high: float, report: KillReport, lock: threading.Lock,
           log: Callable[[str], None]) -> None:
@@ -258,6 +264,11 @@ def _lane(lane: int, kills: int, rng: random.Random, corpus: Path, findings: Pat
             # The first kill waits for a finding (how long that takes depends on the
             # machine's load), so every kill has a record to tear and hits to lose.
             _wait_for_a_finding(findings, proc, FIRST_FINDING_TIMEOUT)
+        if number % 2:
+            # Every other kill comes after the event "libFuzzer running" (the campaign
+            # has child processes): on a loaded machine start-up alone can outlast
+            # ``high``, and a kill test that only ever kills start-ups proves little.
+            _wait_for_children(proc, 300.0)
         time.sleep(rng.uniform(low, high))
         before = snapshot(findings)
         children = kill_group(proc)

@@ -8,8 +8,8 @@ from __future__ import annotations
 import re
 from urllib.parse import unquote
 
-from pctfuzz.cases import DecodeCase, EncodeCase, FormCase
-from pctfuzz.oracles.urllib_parse import UrllibAdapter
+from pctfuzz._internal.cases import DecodeCase, EncodeCase, FormCase
+from pctfuzz._internal.oracles.urllib_parse import UrllibAdapter
 
 __all__ = ["FormPercent20", "Iso2022JpReescape", "LowercaseHex", "TildeEncoded",
            "UnquoteIgnore"]

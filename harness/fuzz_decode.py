@@ -16,7 +16,7 @@ import atheris
 # are not under test, and their counters only cost time.
 with atheris.instrument_imports(include=["pctfuzz"]):
     import pctfuzz  # noqa: F401
-from pctfuzz.fuzz import driver
+from pctfuzz._internal.fuzz import driver
 
 if __name__ == "__main__":
     driver.main("decode", sys.argv)

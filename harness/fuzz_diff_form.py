@@ -11,7 +11,7 @@ import sys
 # The code under test is the implementation's adapter: the driver's main
 # instruments it and the reference it is compared with, not the rest of pctfuzz,
 # which would only cost (Target.instrumented_modules).
-from pctfuzz.fuzz import driver
+from pctfuzz._internal.fuzz import driver
 
 if __name__ == "__main__":
     driver.main("diff_form", sys.argv)

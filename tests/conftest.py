@@ -52,8 +52,8 @@ settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "ci"))
 def _project_state() -> Iterator[None]:
     """An in-process ``main`` (or ``Project.activate``) sets this process's accept file
     and declared sets; each test starts and ends without them."""
-    from pctfuzz.accept import use_accept_file
-    from pctfuzz.formats import declare_sets
+    from pctfuzz._internal.accept import use_accept_file
+    from pctfuzz._internal.formats import declare_sets
 
     use_accept_file(None)
     declare_sets(None)

@@ -4,7 +4,7 @@ The public API re-exported here is the reference encoder (WHATWG URL Standard 1.
 5, RFC 3986 2, ECMA-262 encodeURI/encodeURIComponent) and the error classes.
 """
 
-from pctfuzz.errors import (
+from pctfuzz._internal.errors import (
     CaseFormatError,
     InputTypeError,
     NotScalarValueError,
@@ -12,9 +12,9 @@ from pctfuzz.errors import (
     UnknownEncodingError,
     UnknownSetError,
 )
-from pctfuzz.form import form_urldecode, form_urlencode
-from pctfuzz.reference import percent_decode, percent_decode_text, percent_encode
-from pctfuzz.sets import SETS, PercentEncodeSet, get_set
+from pctfuzz._internal.form import form_urldecode, form_urlencode
+from pctfuzz._internal.reference import percent_decode, percent_decode_text, percent_encode
+from pctfuzz._internal.sets import SETS, PercentEncodeSet, get_set
 
 __version__ = "0.1.0"
 

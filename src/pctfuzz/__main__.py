@@ -1,7 +1,7 @@
-"""``python -m pctfuzz``: the ``pctfuzz`` command (see ``pctfuzz.cli``)."""
+"""``python -m pctfuzz``: the ``pctfuzz`` command (see ``pctfuzz._internal.cli``)."""
 
 import sys
 
-from pctfuzz.cli.main import main
+from pctfuzz._internal.cli.main import main
 
 sys.exit(main())

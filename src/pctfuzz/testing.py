@@ -2,7 +2,7 @@
 strategies, run by your pytest under your Hypothesis profile.
 
 A test file of three lines checks your adapter against the reference, with the same
-differential checks the fuzzer runs (``pctfuzz.checks.differential``)::
+differential checks the fuzzer runs::
 
     # tests/test_urls_vs_whatwg.py
     from pctfuzz.testing import differential_tests
@@ -17,11 +17,12 @@ shrinks it and keeps it in *your* example database. Encode cases are drawn from 
 adapter's answer domain, as a campaign draws them (``formats.AnswerDomain``: its declared
 ``sets``, ``encodings``, ``value_types`` and ``spaces``; ``[tool.pctfuzz] sets`` over
 the adapter's), so the examples go to cases the adapter answers. The project
-(``pctfuzz.project``: ``[tool.pctfuzz]`` of the current folder's project) is resolved
+(``[tool.pctfuzz]`` of the current folder's project) is resolved
 once, when the tests are made: its accept file and sets apply, and ``impl`` defaults to
 its implementation. ``invariant_tests(codec)`` does the same with
-the invariants for a ``Codec`` (``pctfuzz.oracles.codec``). The strategies are
-re-exported for tests of your own.
+the invariants for a ``Codec`` (``pctfuzz.oracles.Codec``). The strategies are
+re-exported for tests of your own. ``check_case`` runs one recorded case through its
+target's check, as the tests ``pctfuzz export`` writes do.
 """
 
 from __future__ import annotations
@@ -33,8 +34,8 @@ from typing import Any
 from hypothesis import example, given
 from hypothesis import strategies as st
 
-from pctfuzz.cases import EncodeCase
-from pctfuzz.checks.strategies import (
+from pctfuzz._internal.cases import EncodeCase, case_from_json
+from pctfuzz._internal.checks.strategies import (
     binary_values,
     decode_cases,
     encode_cases,
@@ -43,15 +44,16 @@ from pctfuzz.checks.strategies import (
     form_parse_cases,
     text_values,
 )
-from pctfuzz.formats import AnswerDomain
-from pctfuzz.operations import OPERATIONS
-from pctfuzz.oracles.base import impl_name
-from pctfuzz.oracles.codec import Codec
-from pctfuzz.project import Project
-from pctfuzz.sets import get_set
-from pctfuzz.targets import TARGETS, Target, resolve_subject
+from pctfuzz._internal.formats import AnswerDomain
+from pctfuzz._internal.operations import OPERATIONS
+from pctfuzz._internal.oracles.base import impl_name
+from pctfuzz._internal.oracles.codec import Codec
+from pctfuzz._internal.project import Project
+from pctfuzz._internal.sets import get_set
+from pctfuzz._internal.targets import TARGETS, Target, get_target, resolve_subject
 
 __all__ = [
+    "check_case",
     "decode_cases",
     "differential_tests",
     "edge_examples",
@@ -69,7 +71,7 @@ _QUESTIONS: dict[str, Target] = {op.ident: TARGETS[op.differential_target]
 
 
 def encode_cases_for(set_specs: Iterable[str]) -> st.SearchStrategy[EncodeCase]:
-    """``EncodeCase`` for the given sets (names or set specs, ``pctfuzz.setspec``) only,
+    """``EncodeCase`` for the given sets (names or set specs, `pctfuzz sets --spec`) only,
     in any encoding, str or bytes."""
     specs = list(set_specs)
     for spec in specs:
@@ -158,3 +160,21 @@ def invariant_tests(codec: Codec) -> dict[str, Callable[[], None]]:
             test = _test(target.checker, subject, target.strategy(), f"invariants_{name}")
             tests[test.__name__] = test
     return tests
+
+
+def check_case(target: str, case: Any = None, *, raw_input: bytes | None = None,
+               impl: str | None = None) -> None:
+    """Run one recorded case through ``target``'s check, as a campaign's replay does:
+    raises the ``Violation`` the finding recorded while it reproduces, returns when
+    it no longer does. ``case``: a finding's ``case`` (its JSON form); ``raw_input``:
+    the fuzzer's bytes instead, for a finding without a case. ``impl``: the
+    implementation a differential target compares (default ``urllib``), or the wrong
+    codec an invariant finding was made with (default the reference)."""
+    bound = get_target(target)
+    if case is not None:
+        parsed = case_from_json(case)
+    elif raw_input is not None:
+        parsed = bound.from_bytes(raw_input)
+    else:
+        raise ValueError("check_case needs a case or a raw input")
+    bound.check(parsed, resolve_subject(bound, impl))

@@ -19,8 +19,8 @@ pytestmark = pytest.mark.slow
 
 #: An adapter that crashes on every "~": a corpus input holding one fails its check.
 _CRASHY = '''
-from pctfuzz.cases import EncodeCase
-from pctfuzz.oracles.urllib_parse import UrllibAdapter
+from pctfuzz._internal.cases import EncodeCase
+from pctfuzz._internal.oracles.urllib_parse import UrllibAdapter
 
 
 class CrashesOnTilde(UrllibAdapter):
@@ -65,9 +65,9 @@ def test_an_invariant_corpus_covers_the_reference(tmp_path: Path, corpus: Path) 
     inputs = len(list((corpus / "encode").iterdir()))
     assert f"replayed {inputs} corpus inputs of 1 target(s); 0 fail " in run.stdout, run.stdout
     assert "FAILS:" not in run.stdout
-    covered, total = _statements(run.stdout, "pctfuzz.reference")
+    covered, total = _statements(run.stdout, "pctfuzz._internal.reference")
     assert covered >= 150 and covered / total > 0.7, (covered, total)  # 177 of 209 measured
-    covered, total = _statements(run.stdout, "pctfuzz.encoding")
+    covered, total = _statements(run.stdout, "pctfuzz._internal.encoding")
     assert covered >= 250, (covered, total)  # every legacy encoder ran: 272 of 281
     assert (tmp_path / "html" / "index.html").is_file()
 
@@ -83,5 +83,29 @@ def test_a_failing_corpus_input_is_named_not_hidden(tmp_path: Path, corpus: Path
     assert "ZeroDivisionError: planted crash" in fails[0]
     assert " 1 fail " in run.stdout
     assert "code under test (urllib.parse): " in run.stdout  # the adapter's declared code
-    covered, _total = _statements(run.stdout, "pctfuzz.reference")
+    covered, _total = _statements(run.stdout, "pctfuzz._internal.reference")
     assert covered >= 150
+
+
+def test_coverage_removes_leftovers_of_killed_runs(tmp_path: Path, corpus: Path) -> None:
+    """``coverage`` starts as the corpus commands do (``fuzz.staging.recover``): a
+    private copy and a merge folder that killed runs left in the corpus are removed,
+    the copy's new input kept in the corpus, and it says so in one line."""
+    import hashlib
+
+    from pctfuzz._internal.fuzz.scratch import OWNER_FILE
+
+    dead = subprocess.Popen(["true"])
+    dead.wait()
+    data = b"\x06\x00left~over"
+    staging = corpus / f".libfuzzer-encode-{dead.pid}-x"
+    staging.mkdir()
+    (staging / hashlib.sha1(data).hexdigest()).write_bytes(data)
+    merge = corpus / f".merge-encode-{dead.pid}-y"
+    merge.mkdir()
+    (merge / OWNER_FILE).write_text(f"{dead.pid}\n")
+    run = _coverage(tmp_path, "encode")
+    assert run.returncode == 0, run.stdout + run.stderr
+    assert not staging.exists() and not merge.exists()
+    assert (corpus / "encode" / hashlib.sha1(data).hexdigest()).read_bytes() == data
+    assert "removed 2 folder(s) that killed runs left in" in run.stderr, run.stderr

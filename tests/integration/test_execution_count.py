@@ -16,10 +16,10 @@ from pathlib import Path
 
 import pytest
 
-from pctfuzz.fuzz.libfuzzer import command, watch
-from pctfuzz.fuzz.protocol import HarnessSettings
-from pctfuzz.fuzz.stats import CampaignResult, TargetStats
-from pctfuzz.fuzz.supervisor import Supervisor
+from pctfuzz._internal.fuzz.libfuzzer import command, watch
+from pctfuzz._internal.fuzz.protocol import HarnessSettings
+from pctfuzz._internal.fuzz.stats import CampaignResult, TargetStats
+from pctfuzz._internal.fuzz.supervisor import Supervisor
 
 pytestmark = pytest.mark.slow
 
@@ -32,7 +32,7 @@ import time
 from pathlib import Path
 from urllib.parse import quote
 
-from pctfuzz.oracles import function_adapter
+from pctfuzz._internal.oracles import function_adapter
 
 HERE = Path({here!r})
 CALLS = [0]

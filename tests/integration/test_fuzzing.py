@@ -12,12 +12,12 @@ from pathlib import Path
 
 import pytest
 
-from pctfuzz.cases import EncodeCase
-from pctfuzz.fuzz.recorder import Recorder
-from pctfuzz.identity import classify
-from pctfuzz.store import FindingStore
-from pctfuzz.targets import TARGETS
-from pctfuzz.violations import Divergence, Violation
+from pctfuzz._internal.cases import EncodeCase
+from pctfuzz._internal.fuzz.recorder import Recorder
+from pctfuzz._internal.identity import classify
+from pctfuzz._internal.store import FindingStore
+from pctfuzz._internal.targets import TARGETS
+from pctfuzz._internal.violations import Divergence, Violation
 
 
 def test_classify() -> None:
@@ -66,7 +66,7 @@ def test_harness_instruments_urllib_parse(tmp_path: Path) -> None:
     script = (
         "import atheris, urllib.parse as up\n"
         "before = up.quote.__code__, up._Quoter.__missing__.__code__\n"
-        "from pctfuzz.fuzz.driver import instrument_modules\n"
+        "from pctfuzz._internal.fuzz.driver import instrument_modules\n"
         "n = instrument_modules(['urllib.parse'])\n"
         "after = up.quote.__code__, up._Quoter.__missing__.__code__\n"
         "print(n, before[0] is not after[0], before[1] is not after[1])\n"
@@ -78,7 +78,7 @@ def test_harness_instruments_urllib_parse(tmp_path: Path) -> None:
 
 def test_finding_file_is_plain_json(tmp_path: Path) -> None:
     target = TARGETS["encode"]
-    from pctfuzz.oracles.faults import FAULTS
+    from pctfuzz._internal.oracles.faults import FAULTS
 
     recorder = Recorder(target, FAULTS["lowercase-hex"], "lowercase-hex", tmp_path, None)
     data = b"\x06\x00\xc3\xa9"
@@ -97,10 +97,10 @@ def test_run_input_records_what_the_full_check_raises() -> None:
     # A codec that encodes the reversed input breaks round-trip (first in the full
     # check) and concatenation (turn 2 of the rotation, which skips round-trip): the
     # driver re-checks in full, so the finding's invariant never depends on the turn.
-    from pctfuzz.checks.invariants import Codec
-    from pctfuzz.formats import encode_to_bytes
-    from pctfuzz.fuzz.driver import run_input
-    from pctfuzz.reference import percent_decode, percent_encode
+    from pctfuzz._internal.checks.invariants import Codec
+    from pctfuzz._internal.formats import encode_to_bytes
+    from pctfuzz._internal.fuzz.driver import run_input
+    from pctfuzz._internal.reference import percent_decode, percent_encode
 
     def reversed_encode(value: str | bytes, set_name: str, *, encoding: str,
                         space_as_plus: bool) -> str:

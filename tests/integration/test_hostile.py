@@ -17,19 +17,19 @@ from typing import Any
 
 import pytest
 
-from pctfuzz import cli
-from pctfuzz.cases import DecodeCase, EncodeCase
-from pctfuzz.cli import EXIT_INTERNAL, EXIT_OK, EXIT_USAGE, main
-from pctfuzz.cli import codec as codec_commands
-from pctfuzz.reports import findings_table, write_output
-from pctfuzz.store import (
+from pctfuzz._internal import cli
+from pctfuzz._internal.cases import DecodeCase, EncodeCase
+from pctfuzz._internal.cli import EXIT_INTERNAL, EXIT_OK, EXIT_USAGE, main
+from pctfuzz._internal.cli import codec as codec_commands
+from pctfuzz._internal.reports import findings_table, write_output
+from pctfuzz._internal.store import (
     FindingFormatError,
     FindingStore,
     finding_id,
     load_finding,
     new_finding,
 )
-from pctfuzz.text import one_line
+from pctfuzz._internal.text import one_line
 
 ROOT = Path(__file__).resolve().parents[2]
 SUPPORT = Path(__file__).resolve().parents[1] / "support"
@@ -52,7 +52,7 @@ def pctfuzz(*args: str, cwd: Path = ROOT, env: dict[str, str] | None = None,
             stdin: Any = None) -> subprocess.CompletedProcess[str]:
     return subprocess.run([sys.executable, "-m", "pctfuzz", *args], cwd=cwd,
                           env=env or dict(os.environ), capture_output=True, text=True,
-                          timeout=120, check=False, stdin=stdin)
+                          timeout=600, check=False, stdin=stdin)
 
 
 def write_record(folder: Path, target: str, case: Any, /, *, impl: str | None = "urllib",
@@ -133,11 +133,11 @@ def test_reader_that_goes_away_ends_quietly(tmp_path: Path, argv: list[str]) -> 
                                     stdin=stdin, stdout=subprocess.PIPE,
                                     stderr=subprocess.PIPE)
         head = subprocess.run(["head", "-1"], stdin=producer.stdout, capture_output=True,
-                              check=False, timeout=60)
+                              check=False, timeout=600)
         assert producer.stdout is not None and producer.stderr is not None
         producer.stdout.close()
         err = producer.stderr.read()
-        code = producer.wait(timeout=60)
+        code = producer.wait(timeout=600)
     assert head.stdout.count(b"\n") == 1
     assert err == b"" and code == EXIT_OK, err
 
@@ -232,7 +232,7 @@ def test_export_holds_record_values_as_literals_only(tmp_path: Path) -> None:
     calls = {ast.unparse(n.func) for n in ast.walk(tree) if isinstance(n, ast.Call)}
     assert not any("system" in c or "import" in c or "eval" in c for c in calls), calls
     subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", str(out)],
-                   cwd=tmp_path, capture_output=True, timeout=120, check=False)
+                   cwd=tmp_path, capture_output=True, timeout=600, check=False)
     assert not marker.exists()
 
 
@@ -378,7 +378,7 @@ def test_odd_limits_are_one_line_usage_errors(argv: list[str],
 
 
 def test_jobs_bound_is_documented() -> None:
-    from pctfuzz.cli.args import max_jobs
+    from pctfuzz._internal.cli.args import max_jobs
 
     assert max_jobs() == 4 * (os.cpu_count() or 1)
     help_text = cli.build_parser()._subparsers._group_actions[0].choices[  # type: ignore[union-attr]
@@ -426,8 +426,8 @@ def test_recorder_survives_a_record_it_cannot_rewrite(tmp_path: Path,
     the harness records its own finding; nothing is raised into libFuzzer."""
     from broken_impls import TildeEncodingUrllib
 
-    from pctfuzz.fuzz.recorder import Recorder
-    from pctfuzz.targets import TARGETS
+    from pctfuzz._internal.fuzz.recorder import Recorder
+    from pctfuzz._internal.targets import TARGETS
 
     findings = tmp_path / "findings"
     recorder = Recorder(TARGETS["diff_encode"], TildeEncodingUrllib(), "tilde", findings, None)
@@ -457,8 +457,8 @@ def test_campaign_says_which_corpus_entries_it_skips(tmp_path: Path,
     one warning line each, naming the entry and why (once per process)."""
     import shutil
 
-    from pctfuzz.fuzz.staging import stage
-    from pctfuzz.store import Corpus
+    from pctfuzz._internal.fuzz.staging import stage
+    from pctfuzz._internal.store import Corpus
 
     store = Corpus(tmp_path / "corpus")
     store.add("decode", b"\x01a%41")

@@ -16,9 +16,9 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from campaigns import finding_saved, pctfuzz_env, run_until
+from campaigns import finding_saved, harness_said, pctfuzz_env, run_until
 
-from pctfuzz.cli import EXIT_FOUND, EXIT_INCOMPLETE
+from pctfuzz._internal.cli import EXIT_FOUND, EXIT_INCOMPLETE
 
 ROOT = Path(__file__).resolve().parents[2]
 SUPPORT = Path(__file__).resolve().parents[1] / "support"
@@ -99,9 +99,16 @@ def _incomplete_run(tmp_path: Path, findings: Path) -> None:
     corpus = _corpus(tmp_path)
     out = tmp_path / "results.json"
     junit = tmp_path / "results.xml"
-    run = pctfuzz("fuzz", "diff_encode", "--jobs", "1", "--max-time", "6", "--impl", PLANTED,
-                  "--corpus", str(corpus), "--findings", str(findings),
-                  "--json", str(out), "--junit", str(junit), bugs="tilde")
+    # Until the harness said it lost the finding (an event, in its -v log under
+    # TMPDIR), then SIGINT: the budget is a safety cap; the lost finding still makes
+    # the stopped run incomplete.
+    (tmpdir := tmp_path / "tmp").mkdir()
+    path = os.pathsep.join([str(SUPPORT), os.environ.get("PYTHONPATH", "")])
+    env = dict(os.environ, PYTHONPATH=path, PCTFUZZ_TEST_BUGS="tilde", TMPDIR=str(tmpdir))
+    run = run_until(["diff_encode", "--jobs", "1", "-v", "--impl", PLANTED,
+                     "--corpus", str(corpus), "--findings", str(findings),
+                     "--json", str(out), "--junit", str(junit)],
+                    harness_said(tmpdir, r"^pctfuzz: LOST FINDING "), cwd=ROOT, env=env)
     assert run.returncode == EXIT_INCOMPLETE, run.stdout + run.stderr
     assert "INCOMPLETE: diff_encode: lost FINDING" in run.stdout, run.stdout
     document = json.loads(out.read_text())
@@ -176,7 +183,7 @@ def test_corpus_disk_full_or_read_only_the_run_goes_on(tmp_path: Path, tmpfs: Pa
             time.sleep(0.1)
         assert new_inputs(), "libFuzzer wrote no new input"
         campaign.send_signal(signal.SIGINT)
-        stdout, stderr = campaign.communicate(timeout=120)
+        stdout, stderr = campaign.communicate(timeout=600)
     finally:
         if campaign.poll() is None:
             campaign.kill()

@@ -1,4 +1,4 @@
-"""pctfuzz as an installed tool: ``python -m pctfuzz.harness``, ``python -m pctfuzz``,
+"""pctfuzz as an installed tool: ``python -m pctfuzz._internal.harness``, ``python -m pctfuzz``,
 ``[tool.pctfuzz]`` and the project root, and (slow) a wheel installed in a fresh venv
 outside the repository fuzzing a user's adapter from a subfolder of their project.
 """
@@ -18,7 +18,7 @@ from pathlib import Path
 
 import pytest
 
-from pctfuzz.project import ConfigError, load_config
+from pctfuzz._internal.project import ConfigError, load_config
 
 ROOT = Path(__file__).resolve().parents[2]
 DICTS = ROOT / "src" / "pctfuzz" / "data" / "dicts"
@@ -37,9 +37,9 @@ def test_python_m_pctfuzz(tmp_path: Path) -> None:
 
 def test_harness_usage_errors_are_one_line(tmp_path: Path) -> None:
     for args in ((), ("nope",), ("-runs=1",)):
-        run = _run(sys.executable, "-m", "pctfuzz.harness", *args, cwd=tmp_path)
+        run = _run(sys.executable, "-m", "pctfuzz._internal.harness", *args, cwd=tmp_path)
         assert run.returncode == 2 and run.stderr.splitlines()[-1].startswith(
-            "pctfuzz.harness: error:"), run.stderr
+            "pctfuzz._internal.harness: error:"), run.stderr
         assert "Traceback" not in run.stderr
 
 
@@ -56,11 +56,11 @@ def test_packaged_harness_is_instrumented_like_the_oss_fuzz_script(tmp_path: Pat
     and it adds the packaged dictionary."""
     (tmp_path / "a").mkdir()
     (tmp_path / "b").mkdir()
-    packaged = _inited_cov([sys.executable, "-m", "pctfuzz.harness", "encode", "a"], tmp_path)
+    packaged = _inited_cov([sys.executable, "-m", "pctfuzz._internal.harness", "encode", "a"], tmp_path)
     script = _inited_cov([sys.executable, str(ROOT / "harness" / "fuzz_encode.py"), "b"],
                          tmp_path)
     assert packaged == script > 30
-    run = _run(sys.executable, "-m", "pctfuzz.harness", "encode", "a", "-runs=0",
+    run = _run(sys.executable, "-m", "pctfuzz._internal.harness", "encode", "a", "-runs=0",
                cwd=tmp_path)
     entries = sum(1 for line in (DICTS / "encode.dict").read_text().splitlines()
                   if line and not line.startswith("#"))
@@ -69,7 +69,7 @@ def test_packaged_harness_is_instrumented_like_the_oss_fuzz_script(tmp_path: Pat
 
 def test_dictionaries_have_one_home() -> None:
     """``harness/<target>.dict`` (the OSS-Fuzz layout) are links to the package data."""
-    from pctfuzz.targets import TARGETS
+    from pctfuzz._internal.targets import TARGETS
 
     for target in TARGETS:
         link = ROOT / "harness" / f"{target}.dict"
@@ -138,8 +138,8 @@ ADAPTER = '''\
 """A user's encoder under test, with a planted bug: "~" is encoded."""
 from urllib.parse import quote
 
-from pctfuzz.cases import EncodeCase
-from pctfuzz.oracles.urllib_parse import UrllibAdapter
+from pctfuzz._internal.cases import EncodeCase
+from pctfuzz._internal.oracles.urllib_parse import UrllibAdapter
 
 
 def my_quote(text: str, safe: str) -> str:
@@ -193,7 +193,7 @@ def test_wheel_in_a_fresh_venv_fuzzes_a_user_project(tmp_path: Path) -> None:
     (wheel,) = wheels.glob("pctfuzz-*.whl")
     with zipfile.ZipFile(wheel) as archive:
         names = set(archive.namelist())
-    assert {"pctfuzz/harness.py", "pctfuzz/__main__.py", "pctfuzz/project.py",
+    assert {"pctfuzz/_internal/harness.py", "pctfuzz/__main__.py", "pctfuzz/_internal/project.py",
             "pctfuzz/data/dicts/diff_encode.dict"} <= names
     assert any(n.endswith(".dist-info/licenses/LICENSE") for n in names), names
 

@@ -11,22 +11,22 @@ from typing import Any
 import pytest
 from hypothesis import given, settings
 
-from pctfuzz.cases import EncodeCase, FormParseCase
-from pctfuzz.checks import differential
-from pctfuzz.checks.probe import load_encoder, probe
-from pctfuzz.checks.registry import accepted_entries
-from pctfuzz.checks.registry.examples import check_entries
-from pctfuzz.checks.strategies import form_parse_cases
-from pctfuzz.cli import EXIT_OK, main
-from pctfuzz.oracles import get_impl
-from pctfuzz.setspec import canonical_spec
+from pctfuzz._internal.cases import EncodeCase, FormParseCase
+from pctfuzz._internal.checks import differential
+from pctfuzz._internal.checks.probe import load_encoder, probe
+from pctfuzz._internal.checks.registry import accepted_entries
+from pctfuzz._internal.checks.registry.examples import check_entries
+from pctfuzz._internal.checks.strategies import form_parse_cases
+from pctfuzz._internal.cli import EXIT_OK, main
+from pctfuzz._internal.oracles import get_impl
+from pctfuzz._internal.setspec import canonical_spec
 from pctfuzz.testing import differential_tests, encode_cases_for
 
 #: adapter name -> (library function as probed, label in the adapter's ``sets``)
 PROBED: dict[str, list[tuple[str, str]]] = {
     "requests": [("requests.utils:requote_uri", "requote_uri")],
-    "rfc3986": [("pctfuzz.oracles.rfc3986:Rfc3986Adapter", "encode_component")],
-    "urllib3": [("pctfuzz.oracles.urllib3:Urllib3Adapter", "parse_url path")],
+    "rfc3986": [("pctfuzz._internal.oracles.rfc3986:Rfc3986Adapter", "encode_component")],
+    "urllib3": [("pctfuzz._internal.oracles.urllib3:Urllib3Adapter", "parse_url path")],
     "w3lib": [("w3lib.url:safe_url_string", "safe_url_string")],
     "werkzeug": [("werkzeug.urls:iri_to_uri", "iri_to_uri")],
 }

@@ -13,13 +13,13 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from pctfuzz import cli
-from pctfuzz.cases import DecodeCase, EncodeCase, FormCase, FormParseCase
-from pctfuzz.checks import strategies
-from pctfuzz.checks.differential import check_decode, check_encode, check_form, check_form_parse
-from pctfuzz.checks.probe import probe
-from pctfuzz.oracles import get_impl, impl_version
-from pctfuzz.sets import get_set
+from pctfuzz._internal import cli
+from pctfuzz._internal.cases import DecodeCase, EncodeCase, FormCase, FormParseCase
+from pctfuzz._internal.checks import strategies
+from pctfuzz._internal.checks.differential import check_decode, check_encode, check_form, check_form_parse
+from pctfuzz._internal.checks.probe import probe
+from pctfuzz._internal.oracles import get_impl, impl_version
+from pctfuzz._internal.sets import get_set
 
 LIBS = ("httpx", "tornado", "django", "starlette", "furl")
 #: Which of the four questions each adapter answers.
@@ -128,7 +128,7 @@ def _probes() -> list[tuple[str, str, Callable[[str], str]]]:
     import starlette.datastructures
     import tornado.escape
 
-    from pctfuzz.oracles import django as django_adapter
+    from pctfuzz._internal.oracles import django as django_adapter
 
     encoding, _, _ = django_adapter._configured()
     return [

@@ -16,16 +16,16 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from pctfuzz.cases import DecodeCase, FormCase, FormParseCase
-from pctfuzz.checks import differential, strategies
-from pctfuzz.checks.probe import probe
-from pctfuzz.checks.registry import accepted_entries
-from pctfuzz.checks.registry.examples import check_entries
-from pctfuzz.cli import EXIT_OK, main
-from pctfuzz.oracles import get_impl, impl_version
-from pctfuzz.oracles.boltons import readable_route
-from pctfuzz.reference import percent_decode
-from pctfuzz.setspec import canonical_spec
+from pctfuzz._internal.cases import DecodeCase, FormCase, FormParseCase
+from pctfuzz._internal.checks import differential, strategies
+from pctfuzz._internal.checks.probe import probe
+from pctfuzz._internal.checks.registry import accepted_entries
+from pctfuzz._internal.checks.registry.examples import check_entries
+from pctfuzz._internal.cli import EXIT_OK, main
+from pctfuzz._internal.oracles import get_impl, impl_version
+from pctfuzz._internal.oracles.boltons import readable_route
+from pctfuzz._internal.reference import percent_decode
+from pctfuzz._internal.setspec import canonical_spec
 from pctfuzz.testing import differential_tests
 
 LIBS = ("hyperlink", "boltons")

@@ -86,8 +86,8 @@ def test_a_hung_peer_never_outlives_its_campaign(tmp_path: Path, ending: str) ->
             return any(b"hung_peer.py" in c and _busy(pid)
                        for pid, c in _marked(marker).items())
 
-        _wait_until(lambda: peer_hangs() or campaign.poll() is not None, 120,
-                    "the harness never started its peer")
+        _wait_until(lambda: peer_hangs() or campaign.poll() is not None, 600,
+                    "the harness never started its peer (a hang?)")
         if campaign.poll() is not None:
             assert ending == "normal", "the campaign ended before it was stopped"
             pytest.skip("the deadline passed before the harness started its peer")
@@ -98,7 +98,7 @@ def test_a_hung_peer_never_outlives_its_campaign(tmp_path: Path, ending: str) ->
         elif ending == "sigkill-group":
             os.killpg(campaign.pid, signal.SIGKILL)
         campaign.wait(timeout=300)
-        _wait_until(lambda: not _marked(marker), 60,
+        _wait_until(lambda: not _marked(marker), 120,
                     f"left running after the campaign: {_marked(marker)}")
     finally:
         if campaign.poll() is None:
@@ -167,3 +167,53 @@ def _zombie(pid: int) -> bool:
         return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0] == "Z"
     except OSError:
         return True
+
+
+#: A process that starts the Node peer from a thread that then ends (as a worker of a
+#: ThreadPoolExecutor would), waits until the kernel has seen that thread go, asks the
+#: peer once more and prints "<peer pid> <answer> <peer pid now>"; then waits.
+_FROM_A_THREAD = """
+import os, sys, threading, time
+from pctfuzz._internal.cases import EncodeCase
+from pctfuzz._internal.oracles.node import NodeAdapter
+box = []
+starter = threading.Thread(target=lambda: box.append(NodeAdapter()))
+starter.start()
+starter.join()
+end = time.monotonic() + 120
+while os.path.exists(f"/proc/self/task/{starter.native_id}") and time.monotonic() < end:
+    time.sleep(0.01)
+adapter = box[0]
+pid = adapter._peer.proc.pid
+answer = adapter.encode(EncodeCase("a b~", "component"))
+print(pid, answer, adapter._peer.proc.pid, flush=True)
+sys.stdin.readline()
+"""
+
+
+@pytest.mark.skipif(shutil.which("node") is None, reason="not available: node not on PATH")
+def test_a_peer_started_from_a_thread_outlives_the_thread_not_the_process() -> None:
+    """``PR_SET_PDEATHSIG`` fires when the *thread* that started a child ends: a peer
+    started from a worker thread must still answer after that thread is gone (the same
+    process, not a restarted one), and still die with its process on SIGKILL."""
+    marker = uuid.uuid4().hex
+    user = subprocess.Popen([sys.executable, "-c", _FROM_A_THREAD], stdin=subprocess.PIPE,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                            env=dict(os.environ, PCTFUZZ_TEST_MARK=marker))
+    try:
+        assert user.stdout is not None
+        assert select.select([user.stdout], [], [], 300)[0], "the peer never answered"
+        line = user.stdout.readline().split()
+        assert len(line) == 3, (line, user.stderr.read() if user.poll() is not None else "")
+        pid, answer, pid_after = line
+        assert answer == "a%20b~" and pid == pid_after
+        assert _marked(marker).keys() >= {int(pid)}
+        user.kill()  # SIGKILL: no atexit, no close; the kernel and the watchdog remain
+        user.wait()
+        _wait_until(lambda: int(pid) not in _marked(marker), 120,
+                    f"the peer {pid} outlived its process killed by SIGKILL")
+    finally:
+        if user.poll() is None:
+            user.kill()
+            user.wait()
+        _kill_leftovers(marker)

@@ -20,13 +20,13 @@ from typing import Any
 import pytest
 from broken_impls import LosesLastChar
 
-from pctfuzz.cases import DecodeCase, EncodeCase, FormCase, FormParseCase
-from pctfuzz.cli.impls import impl_statuses
-from pctfuzz.errors import PctfuzzError
-from pctfuzz.fuzz.matrix import run_matrix
-from pctfuzz.oracles import get_impl
-from pctfuzz.oracles.langs import PEER_PROGRAMS, peer_command
-from pctfuzz.oracles.peer import PeerUnavailable
+from pctfuzz._internal.cases import DecodeCase, EncodeCase, FormCase, FormParseCase
+from pctfuzz._internal.cli.impls import impl_statuses
+from pctfuzz._internal.errors import PctfuzzError
+from pctfuzz._internal.fuzz.matrix import run_matrix
+from pctfuzz._internal.oracles import get_impl
+from pctfuzz._internal.oracles.langs import PEER_PROGRAMS, peer_command
+from pctfuzz._internal.oracles.peer import PeerUnavailable
 
 FORM = "application/x-www-form-urlencoded"
 
@@ -183,7 +183,7 @@ def test_peer_program_speaks_the_protocol(lang: str) -> None:
         {"id": 8, "impl": "x", "q": "decode"},
     ]
     text = "".join(json.dumps(r) + "\n" for r in requests) + "not json\n"
-    proc = subprocess.run(command, input=text.encode(), capture_output=True, timeout=60,
+    proc = subprocess.run(command, input=text.encode(), capture_output=True, timeout=600,
                           check=False)  # exits when its stdin closes
     assert proc.returncode == 0, proc.stderr
     lines = proc.stdout.decode().splitlines()

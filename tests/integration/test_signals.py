@@ -12,12 +12,12 @@ from __future__ import annotations
 import json
 import os
 import signal
-import subprocess
 import sys
 import time
 from pathlib import Path
 
 import pytest
+from campaigns import CAP, Watched, execs_at_least, finding_saved, wait_until
 
 SUPPORT = Path(__file__).resolve().parents[1] / "support"
 
@@ -27,14 +27,16 @@ pytestmark = [
 ]
 
 
-def _start(tmp: Path, *args: str) -> subprocess.Popen[str]:
+def _start(tmp: Path, *args: str) -> Watched:
+    """A campaign whose budget is only a safety cap: each test stops it itself, after
+    the event it needs (issue 23.16: never after a number of seconds)."""
     path = os.pathsep.join([str(SUPPORT), os.environ.get("PYTHONPATH", "")])
     env = dict(os.environ, PYTHONPATH=path)
-    return subprocess.Popen(
-        [sys.executable, "-m", "pctfuzz", "fuzz", "diff_encode", "decode", "--max-time", "20",
-         "--jobs", "2", "--corpus", str(tmp / "corpus"), "--findings", str(tmp / "findings"),
-         "--json", str(tmp / "results.json"), *args],
-        cwd=tmp, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    return Watched(
+        [sys.executable, "-m", "pctfuzz", "fuzz", "diff_encode", "decode", "--max-time",
+         str(CAP), "--jobs", "2", "--corpus", str(tmp / "corpus"), "--findings",
+         str(tmp / "findings"), "--json", str(tmp / "results.json"), *args],
+        cwd=tmp, env=env)
 
 
 def _harness_pids(findings: Path) -> list[int]:
@@ -54,14 +56,14 @@ def _harness_pids(findings: Path) -> list[int]:
     return pids
 
 
-def _wait_for_children(proc: subprocess.Popen[str], findings: Path, count: int) -> None:
-    """Until ``count`` harness processes run (at most 20 s), then 2 s more of fuzzing."""
-    for _ in range(200):
-        if len(_harness_pids(findings)) >= count or proc.poll() is not None:
-            break
-        time.sleep(0.1)
-    assert len(_harness_pids(findings)) >= count, "the campaign started no harness"
-    time.sleep(2)
+def _wait_until_fuzzing(campaign: Watched, findings: Path) -> None:
+    """The event "campaign running": both harness processes live, and a status line of
+    each target shows executions (libFuzzer is past its start-up, fuzzing)."""
+    wait_until(lambda: len(_harness_pids(findings)) >= 2 or campaign.proc.poll() is not None,
+                "harness processes")
+    for target in ("diff_encode", "decode"):
+        campaign.wait_for(execs_at_least(1, target), f"a status line of {target} with "
+                          "executions")
 
 
 def _snapshot(folder: Path) -> dict[str, tuple[int, int]]:
@@ -72,12 +74,14 @@ def _snapshot(folder: Path) -> dict[str, tuple[int, int]]:
 @pytest.mark.parametrize("signum", [signal.SIGINT, signal.SIGTERM, signal.SIGHUP])
 def test_signal_stops_the_campaign_with_summary_and_results(tmp_path: Path,
                                                             signum: int) -> None:
-    proc = _start(tmp_path)
-    _wait_for_children(proc, tmp_path / "findings", 2)
-    proc.send_signal(signum)
-    # Children stop within a few seconds (SIGTERM, then SIGKILL 2 s later).
-    out, err = proc.communicate(timeout=15)
-    assert proc.returncode == 128 + signum, out + err
+    campaign = _start(tmp_path)
+    _wait_until_fuzzing(campaign, tmp_path / "findings")
+    campaign.proc.send_signal(signum)
+    # Children are stopped at once (SIGTERM, then SIGKILL 2 s later); the cap is a
+    # safety net: a campaign that ignored the signal would run for CAP seconds.
+    run = campaign.finish()
+    out, err = run.stdout, run.stderr
+    assert run.returncode == 128 + signum, out + err
     assert "new finding(s)" in out and "diff_encode" in out, out
     assert f"stopped by {signal.Signals(signum).name}" in err
     results = json.loads((tmp_path / "results.json").read_text())
@@ -88,15 +92,12 @@ def test_signal_stops_the_campaign_with_summary_and_results(tmp_path: Path,
 
 
 def test_new_finding_outranks_the_signal(tmp_path: Path) -> None:
-    proc = _start(tmp_path, "--impl", "broken_impls:TildeEncodingUrllib")
-    _wait_for_children(proc, tmp_path / "findings", 2)
-    for _ in range(300):  # a loaded machine: the signal must come after the finding
-        if list((tmp_path / "findings").glob("*.json")):
-            break
-        time.sleep(0.1)
-    proc.send_signal(signal.SIGINT)
-    out, err = proc.communicate(timeout=15)
-    assert proc.returncode == 1, out + err
+    campaign = _start(tmp_path, "--impl", "broken_impls:TildeEncodingUrllib")
+    # The signal comes after the event it must be outranked by: a finding saved.
+    campaign.wait_for(finding_saved(tmp_path / "findings"), "finding saved")
+    campaign.proc.send_signal(signal.SIGINT)
+    run = campaign.finish()
+    assert run.returncode == 1, run.stdout + run.stderr
     assert json.loads((tmp_path / "results.json").read_text())["exit_code"] == 1
     assert list((tmp_path / "findings").glob("*.json"))
 
@@ -104,22 +105,16 @@ def test_new_finding_outranks_the_signal(tmp_path: Path) -> None:
 def test_sigkill_of_the_campaign_takes_its_children(tmp_path: Path) -> None:
     """With a broken implementation the children write hits every second; after the
     main process is killed none survives and the store does not change any more."""
-    proc = _start(tmp_path, "--impl", "broken_impls:TildeEncodingUrllib")
+    campaign = _start(tmp_path, "--impl", "broken_impls:TildeEncodingUrllib")
     findings = tmp_path / "findings"
-    _wait_for_children(proc, findings, 2)
-    for _ in range(300):  # the first hit is minimized before it is written
-        if list(findings.glob("*.json")):
-            break
-        time.sleep(0.1)
-    assert list(findings.glob("*.json")), "no finding being written to"
-    time.sleep(1)  # hits are being flushed every second
-    proc.kill()
-    proc.communicate(timeout=10)
-    for _ in range(50):
-        if not _harness_pids(findings):
-            break
-        time.sleep(0.1)
-    assert _harness_pids(findings) == []
+    # The first hit is minimized before it is written; then the record is rewritten
+    # at each flush (every second): wait until a rewrite is seen, the store in use.
+    campaign.wait_for(finding_saved(findings), "finding saved")
+    first = _snapshot(findings)
+    wait_until(lambda: _snapshot(findings) != first, "rewrite of the finding (a flush)")
+    campaign.proc.kill()
+    campaign.finish()
+    wait_until(lambda: not _harness_pids(findings), "end of the harness processes", 120)
     before = _snapshot(tmp_path)
-    time.sleep(3)
+    time.sleep(3)  # three flush periods in which nothing may change (absence of writes)
     assert _snapshot(tmp_path) == before

@@ -18,7 +18,7 @@ pytestmark = pytest.mark.slow
 ADAPTER = '''
 import re
 import urllib.parse
-from pctfuzz.oracles import function_adapter
+from pctfuzz._internal.oracles import function_adapter
 
 def quote(text: str) -> str:
     out = urllib.parse.quote(text, safe="")

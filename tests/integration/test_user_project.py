@@ -28,7 +28,7 @@ ADAPTER = '''\
 """The project's query-value encoder{note}."""
 from urllib.parse import quote
 
-from pctfuzz.oracles import function_adapter
+from pctfuzz._internal.oracles import function_adapter
 
 # The URL Standard's query percent-encode set leaves these raw.
 SAFE = "!$%&'()*+,-./:;=?@[\\\\]^_`{{|}}~"{bug}

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 from urllib.parse import quote
 
-from pctfuzz.cases import EncodeCase, FormParseCase
-from pctfuzz.form import form_urldecode
-from pctfuzz.oracles import Adapter, Unsupported, divergence, empty_pairs, left_raw
-from pctfuzz.sets import get_set
+from pctfuzz._internal.cases import EncodeCase, FormParseCase
+from pctfuzz._internal.form import form_urldecode
+from pctfuzz._internal.oracles import Adapter, Unsupported, divergence, empty_pairs, left_raw
+from pctfuzz._internal.sets import get_set
 
 _ENCODE_URI = get_set("encodeURI")
 

@@ -12,11 +12,11 @@ from __future__ import annotations
 
 from urllib.parse import quote, quote_plus
 
-from pctfuzz.cases import DecodeCase, EncodeCase, FormCase, FormParseCase
-from pctfuzz.form import form_urldecode
-from pctfuzz.oracles import Adapter, Unsupported
-from pctfuzz.reference import percent_decode, percent_encode
-from pctfuzz.sets import PercentEncodeSet, get_set
+from pctfuzz._internal.cases import DecodeCase, EncodeCase, FormCase, FormParseCase
+from pctfuzz._internal.form import form_urldecode
+from pctfuzz._internal.oracles import Adapter, Unsupported
+from pctfuzz._internal.reference import percent_decode, percent_encode
+from pctfuzz._internal.sets import PercentEncodeSet, get_set
 
 __all__ = ["CutAtHash", "FiveBehaviours", "PlusRawSpace20", "TrimsC0Space", "UrlencodeSorted"]
 

@@ -9,9 +9,9 @@ from __future__ import annotations
 import os
 import re
 
-from pctfuzz.cases import EncodeCase, FormCase
-from pctfuzz.oracles import Unsupported
-from pctfuzz.oracles.urllib_parse import UrllibAdapter
+from pctfuzz._internal.cases import EncodeCase, FormCase
+from pctfuzz._internal.oracles import Unsupported
+from pctfuzz._internal.oracles.urllib_parse import UrllibAdapter
 
 
 class TildeEncodingUrllib(UrllibAdapter):
@@ -95,7 +95,7 @@ def query_value_leaving_hash(value: str) -> str:
 
 
 def _hash_raw_adapter() -> object:
-    from pctfuzz.oracles import function_adapter
+    from pctfuzz._internal.oracles import function_adapter
 
     return function_adapter("hash-raw", encode=query_value_leaving_hash,
                             sets={"query-value": "query-value"}, space_as_plus=True)

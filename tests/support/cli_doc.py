@@ -12,7 +12,7 @@ import os
 from collections.abc import Iterator
 from pathlib import Path
 
-from pctfuzz.cli.main import build_parser
+from pctfuzz._internal.cli.main import build_parser
 
 DOC = Path(__file__).resolve().parents[2] / "docs" / "cli.md"
 WIDTH = "100"

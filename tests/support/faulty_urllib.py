@@ -12,7 +12,7 @@ from __future__ import annotations
 import os
 import urllib.parse
 
-from pctfuzz.oracles.urllib_parse import UrllibAdapter
+from pctfuzz._internal.oracles.urllib_parse import UrllibAdapter
 
 FAULT = os.environ.get("PCTFUZZ_TEST_URLLIB_FAULT", "")
 _unquote = urllib.parse.unquote

@@ -10,7 +10,7 @@ from __future__ import annotations
 import json
 import sys
 
-from pctfuzz.oracles.process import ProcessAdapter
+from pctfuzz._internal.oracles.process import ProcessAdapter
 
 
 class HungPeer(ProcessAdapter):

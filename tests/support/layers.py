@@ -18,24 +18,27 @@ from collections.abc import Iterator, Mapping
 from pathlib import Path
 
 #: Highest layer first. A name matches a module and everything below it
-#: (``pctfuzz.fuzz`` matches ``pctfuzz.fuzz.campaign``); ``pctfuzz`` alone is the
-#: package's ``__init__`` (the public library API).
+#: (``pctfuzz._internal.fuzz`` matches ``pctfuzz._internal.fuzz.campaign``); ``pctfuzz`` and
+#: ``pctfuzz._internal`` alone are those packages' ``__init__`` (the public library API; the
+#: internals' docstring).
 LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
-    ("entry points", ("pctfuzz.__main__", "pctfuzz.cli", "pctfuzz.harness",
-                      "pctfuzz.pytest_plugin", "pctfuzz.testing", "pctfuzz.project")),
-    ("reports", ("pctfuzz.reports",)),
-    ("fuzzing", ("pctfuzz.fuzz",)),
-    ("targets", ("pctfuzz.targets",)),
-    ("checks", ("pctfuzz.checks",)),
-    ("subjects", ("pctfuzz.oracles",)),
-    ("store", ("pctfuzz.store",)),
-    ("vocabulary", ("pctfuzz.cases", "pctfuzz.violations", "pctfuzz.identity",
-                    "pctfuzz.outcome", "pctfuzz.operations",
-                    "pctfuzz.accept", "pctfuzz.formats")),
-    ("library", ("pctfuzz", "pctfuzz.sets", "pctfuzz.named_sets", "pctfuzz.setspec",
-                 "pctfuzz.encoding", "pctfuzz.reference", "pctfuzz.form",
-                 "pctfuzz.spec")),
-    ("base", ("pctfuzz.errors", "pctfuzz.text")),
+    # The public line (docs/api.md): nothing under pctfuzz._internal imports these.
+    ("public API", ("pctfuzz.__main__", "pctfuzz.accept", "pctfuzz.oracles", "pctfuzz.testing")),
+    ("entry points", ("pctfuzz._internal.cli", "pctfuzz._internal.harness",
+                      "pctfuzz._internal.pytest_plugin", "pctfuzz._internal.project")),
+    ("reports", ("pctfuzz._internal.reports",)),
+    ("fuzzing", ("pctfuzz._internal.fuzz",)),
+    ("targets", ("pctfuzz._internal.targets",)),
+    ("checks", ("pctfuzz._internal.checks",)),
+    ("subjects", ("pctfuzz._internal.oracles",)),
+    ("store", ("pctfuzz._internal.store",)),
+    ("vocabulary", ("pctfuzz._internal.cases", "pctfuzz._internal.violations", "pctfuzz._internal.identity",
+                    "pctfuzz._internal.outcome", "pctfuzz._internal.operations",
+                    "pctfuzz._internal.accept", "pctfuzz._internal.formats")),
+    ("library", ("pctfuzz", "pctfuzz._internal.sets", "pctfuzz._internal.named_sets", "pctfuzz._internal.setspec",
+                 "pctfuzz._internal.encoding", "pctfuzz._internal.reference", "pctfuzz._internal.form",
+                 "pctfuzz._internal.spec")),
+    ("base", ("pctfuzz._internal", "pctfuzz._internal.errors", "pctfuzz._internal.text")),
 )
 
 
@@ -51,7 +54,7 @@ def layer_of(module: str) -> int:
     best, rank = -1, -1
     for index, (_name, prefixes) in enumerate(LAYERS):
         for prefix in prefixes:
-            exact = prefix == "pctfuzz"
+            exact = prefix in ("pctfuzz", "pctfuzz._internal")
             if (module == prefix or (not exact and module.startswith(prefix + "."))) \
                     and len(prefix) > best:
                 best, rank = len(prefix), index
@@ -73,7 +76,7 @@ def imports(path: Path, module: str, known: Mapping[str, Path]) -> Iterator[tupl
                 target = ".".join(base + ([node.module] if node.module else []))
             else:
                 target = node.module or ""
-            for alias in node.names:  # "from pctfuzz.cli import fuzz" imports a module
+            for alias in node.names:  # "from pctfuzz._internal.cli import fuzz" imports a module
                 sub = f"{target}.{alias.name}"
                 yield node.lineno, sub if sub in known else target
 

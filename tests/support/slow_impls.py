@@ -26,8 +26,8 @@ import os
 import sys
 import time
 
-from pctfuzz.cases import DecodeCase
-from pctfuzz.oracles.urllib_parse import UrllibAdapter
+from pctfuzz._internal.cases import DecodeCase
+from pctfuzz._internal.oracles.urllib_parse import UrllibAdapter
 
 #: How many ``%`` make a flood.
 FLOOD = 4

@@ -4,7 +4,7 @@ part 6): a campaign must say that this code under test is not reached. Importabl
 
 from __future__ import annotations
 
-from pctfuzz.oracles.urllib_parse import UrllibAdapter
+from pctfuzz._internal.oracles.urllib_parse import UrllibAdapter
 
 
 class NeverCallsJsonDecoder(UrllibAdapter):

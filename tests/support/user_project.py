@@ -50,7 +50,7 @@ GOOD_SAFE = "-_.!~*'();/?:@=$,"
 BUGGY_SAFE = GOOD_SAFE + "#"
 
 _ADAPTER = '''\
-from pctfuzz.oracles import function_adapter
+from pctfuzz._internal.oracles import function_adapter
 
 from myurls.encode import encode_query_value
 
@@ -81,8 +81,8 @@ def fix_bug(root: Path) -> None:
 
 def seed(root: Path, value: str = "a#b") -> None:
     """A corpus input of diff_encode that asks the adapter to encode ``value``."""
-    code = ("import sys; from pctfuzz.cases import EncodeCase; "
-            "from pctfuzz.targets import get_target; "
+    code = ("import sys; from pctfuzz._internal.cases import EncodeCase; "
+            "from pctfuzz._internal.targets import get_target; "
             "sys.stdout.buffer.write(get_target('diff_encode').to_bytes("
             f"EncodeCase({value!r}, 'query-value', 'utf-8', True)))")
     data = subprocess.run([sys.executable, "-c", code], capture_output=True, check=True).stdout

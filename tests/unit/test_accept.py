@@ -1,4 +1,4 @@
-"""Issue 12 item 2: accepted differences declared by a user (``pctfuzz.accept``).
+"""Issue 12 item 2: accepted differences declared by a user (``pctfuzz._internal.accept``).
 
 Each ready-made reconciler is tested both ways: an implementation that shows exactly
 its difference is accepted, one that shows it plus anything else is reported."""
@@ -12,7 +12,7 @@ from typing import Any
 
 import pytest
 
-from pctfuzz.accept import (
+from pctfuzz._internal.accept import (
     ACCEPT_ENV,
     Reconciler,
     both_refuse,
@@ -28,15 +28,15 @@ from pctfuzz.accept import (
     space_as,
     use_accept_file,
 )
-from pctfuzz.cases import Case, DecodeCase, EncodeCase, FormCase, FormParseCase
-from pctfuzz.checks.differential import check_decode, check_encode, check_form, check_form_parse
-from pctfuzz.cli import main
-from pctfuzz.errors import PctfuzzError
-from pctfuzz.form import form_urldecode, form_urlencode
-from pctfuzz.oracles import Adapter
-from pctfuzz.reference import percent_decode, percent_encode
-from pctfuzz.sets import get_set
-from pctfuzz.violations import Divergence
+from pctfuzz._internal.cases import Case, DecodeCase, EncodeCase, FormCase, FormParseCase
+from pctfuzz._internal.checks.differential import check_decode, check_encode, check_form, check_form_parse
+from pctfuzz._internal.cli import main
+from pctfuzz._internal.errors import PctfuzzError
+from pctfuzz._internal.form import form_urldecode, form_urlencode
+from pctfuzz._internal.oracles import Adapter
+from pctfuzz._internal.reference import percent_decode, percent_encode
+from pctfuzz._internal.sets import get_set
+from pctfuzz._internal.violations import Divergence
 
 CHECK_FN: dict[str, Callable[..., Any]] = {
     "encode": check_encode, "decode": check_decode, "form": check_form,
@@ -293,8 +293,8 @@ def test_accept_python_module(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
                               capsys: pytest.CaptureFixture[str]) -> None:
     module = tmp_path / "mine_accept.py"
     module.write_text(
-        "from pctfuzz.cases import EncodeCase\n"
-        "from pctfuzz.oracles import divergence, left_raw\n"
+        "from pctfuzz._internal.cases import EncodeCase\n"
+        "from pctfuzz._internal.oracles import divergence, left_raw\n"
         "divergences = [divergence(id='py-brackets', check='encode', reconcile=left_raw('[]'),"
         " citation='c', why='w', example=EncodeCase('[', 'encodeURI'))]\n")
     argv = ["divergences", "--impl", "accept_impls:Plain", "--accept", str(module)]
@@ -316,7 +316,7 @@ def test_accept_reaches_the_campaign_children(tmp_path: Path) -> None:
 
     from campaigns import execs_at_least, finding_saved, run_until
 
-    from pctfuzz.cli.exits import EXIT_SIGINT
+    from pctfuzz._internal.cli.exits import EXIT_SIGINT
 
     tests = Path(__file__).resolve().parents[1] / "support"
     accept = tmp_path / "accept.toml"

@@ -13,10 +13,10 @@ from pathlib import Path
 
 import pytest
 
-from pctfuzz.accept import ACCEPT_ENV, load_accept_file
-from pctfuzz.accept.files import MAX_ACCEPT_BYTES
-from pctfuzz.cli import EXIT_USAGE, main
-from pctfuzz.errors import UsageError
+from pctfuzz._internal.accept import ACCEPT_ENV, load_accept_file
+from pctfuzz._internal.accept.files import MAX_ACCEPT_BYTES
+from pctfuzz._internal.cli import EXIT_USAGE, main
+from pctfuzz._internal.errors import UsageError
 
 GOOD = '''
 [[divergence]]
@@ -119,7 +119,7 @@ def test_a_good_file_still_loads(tmp_path: Path) -> None:
 
 EXITING = '''
 import sys
-from pctfuzz.oracles.urllib_parse import UrllibAdapter
+from pctfuzz._internal.oracles.urllib_parse import UrllibAdapter
 
 class ExitsInInit(UrllibAdapter):
     name = "exits-in-init"

@@ -13,17 +13,17 @@ from typing import Any
 
 import pytest
 
-from pctfuzz.accept import ACCEPT_ENV, RECONCILERS, load_accept_file
-from pctfuzz.accept.entry import explain
-from pctfuzz.cases import Case, DecodeCase, EncodeCase, FormCase, FormParseCase
-from pctfuzz.checks.differential import check_decode, check_encode, check_form, check_form_parse
-from pctfuzz.form import form_urldecode
-from pctfuzz.oracles import Adapter
-from pctfuzz.outcome import Outcome, reference_outcome
-from pctfuzz.reference import percent_decode, percent_encode
-from pctfuzz.reports import finding_entry
-from pctfuzz.store import Finding, FindingFormatError, new_finding
-from pctfuzz.violations import Divergence
+from pctfuzz._internal.accept import ACCEPT_ENV, RECONCILERS, load_accept_file
+from pctfuzz._internal.accept.entry import explain
+from pctfuzz._internal.cases import Case, DecodeCase, EncodeCase, FormCase, FormParseCase
+from pctfuzz._internal.checks.differential import check_decode, check_encode, check_form, check_form_parse
+from pctfuzz._internal.form import form_urldecode
+from pctfuzz._internal.oracles import Adapter
+from pctfuzz._internal.outcome import Outcome, reference_outcome
+from pctfuzz._internal.reference import percent_decode, percent_encode
+from pctfuzz._internal.reports import finding_entry
+from pctfuzz._internal.store import Finding, FindingFormatError, new_finding
+from pctfuzz._internal.violations import Divergence
 
 CHECKS = {"encode": check_encode, "decode": check_decode, "form": check_form,
           "form-parse": check_form_parse}

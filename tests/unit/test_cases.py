@@ -1,4 +1,4 @@
-"""Cases survive JSON exactly (``pctfuzz.cases``), and malformed JSON is a
+"""Cases survive JSON exactly (``pctfuzz._internal.cases``), and malformed JSON is a
 ``CaseFormatError`` (never another exception).
 
 Values that are not plain Unicode text must come back unchanged: lone surrogates
@@ -14,7 +14,7 @@ import pytest
 from hypothesis import example, given
 from hypothesis import strategies as st
 
-from pctfuzz.cases import (
+from pctfuzz._internal.cases import (
     CASE_TYPES,
     DecodeCase,
     EncodeCase,
@@ -24,7 +24,7 @@ from pctfuzz.cases import (
     value_from_json,
     value_to_json,
 )
-from pctfuzz.checks.strategies import (
+from pctfuzz._internal.checks.strategies import (
     binary_values,
     decode_cases,
     encode_cases,
@@ -32,7 +32,7 @@ from pctfuzz.checks.strategies import (
     form_parse_cases,
     text_values,
 )
-from pctfuzz.errors import CaseFormatError
+from pctfuzz._internal.errors import CaseFormatError
 
 ANY_CASE = st.one_of(
     encode_cases(), decode_cases(), form_cases(surrogates=True), form_parse_cases()

@@ -1,7 +1,7 @@
 """The encode, decode and sets commands of the ``pctfuzz`` CLI.
 
-Run in-process through ``pctfuzz.cli.main`` (fast), and once through
-``python -m pctfuzz.cli`` in a subprocess (the real entry point, exit codes, stdin).
+Run in-process through ``pctfuzz._internal.cli.main`` (fast), and once through
+``python -m pctfuzz._internal.cli`` in a subprocess (the real entry point, exit codes, stdin).
 """
 
 from __future__ import annotations
@@ -13,8 +13,8 @@ from collections.abc import Callable
 
 import pytest
 
-from pctfuzz.cli import EXIT_OK, EXIT_USAGE, main
-from pctfuzz.sets import SETS
+from pctfuzz._internal.cli import EXIT_OK, EXIT_USAGE, main
+from pctfuzz._internal.sets import SETS
 
 
 def run(
@@ -208,14 +208,14 @@ def test_module_entry_point_subprocess() -> None:
         [sys.executable, "-m", "pctfuzz", "encode", "--set", "form", "--plus"],
         input=b"caf\xc3\xa9 au lait\n",
         capture_output=True,
-        timeout=60,
+        timeout=600,
         check=False,
     )
     assert (ok.returncode, ok.stdout, ok.stderr) == (0, b"caf%C3%A9+au+lait\n", b"")
     bad = subprocess.run(
         [sys.executable, "-m", "pctfuzz", "encode", "--set", "nope", "x"],
         capture_output=True,
-        timeout=60,
+        timeout=600,
         check=False,
     )
     assert bad.returncode == EXIT_USAGE and bad.stdout == b""
@@ -223,7 +223,7 @@ def test_module_entry_point_subprocess() -> None:
     raw = subprocess.run(
         [sys.executable, "-m", "pctfuzz", "encode", b"caf\xe9"],
         capture_output=True,
-        timeout=60,
+        timeout=600,
         check=False,
     )
     assert (raw.returncode, raw.stdout) == (EXIT_USAGE, b"")
@@ -235,7 +235,7 @@ def test_fuzz_passes_options_after_double_dash_to_libfuzzer(
         monkeypatch: pytest.MonkeyPatch) -> None:
     """``pctfuzz fuzz T -- -max_len=64``: what follows ``--`` reaches libFuzzer; other
     commands keep ``--`` as argparse's end of options."""
-    import pctfuzz.fuzz.campaign as campaign
+    import pctfuzz._internal.fuzz.campaign as campaign
 
     seen: dict[str, object] = {}
 
@@ -260,9 +260,9 @@ class _Stop(BaseException):
 
 def test_fuzz_set_option_narrows_diff_encode_to_those_sets(
         monkeypatch: pytest.MonkeyPatch) -> None:
-    import pctfuzz.fuzz.campaign as campaign
-    from pctfuzz.formats import declare_sets, declared_sets
-    from pctfuzz.targets import TARGETS
+    import pctfuzz._internal.fuzz.campaign as campaign
+    from pctfuzz._internal.formats import declare_sets, declared_sets
+    from pctfuzz._internal.targets import TARGETS
 
     monkeypatch.setattr(campaign, "run_campaign", lambda *a, **k: (_ for _ in ()).throw(
         _Stop()))

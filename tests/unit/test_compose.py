@@ -17,7 +17,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from pctfuzz.accept import (
+from pctfuzz._internal.accept import (
     ACCEPT_ENV,
     Reconciler,
     divergence,
@@ -28,12 +28,12 @@ from pctfuzz.accept import (
     pairs_order,
     space_as,
 )
-from pctfuzz.accept.entry import explain
-from pctfuzz.cases import EncodeCase, FormCase
-from pctfuzz.cli import main
-from pctfuzz.form import form_urlencode
-from pctfuzz.outcome import Outcome
-from pctfuzz.sets import FORM
+from pctfuzz._internal.accept.entry import explain
+from pctfuzz._internal.cases import EncodeCase, FormCase
+from pctfuzz._internal.cli import main
+from pctfuzz._internal.form import form_urlencode
+from pctfuzz._internal.outcome import Outcome
+from pctfuzz._internal.sets import FORM
 
 THREE = """
 [[divergence]]
@@ -114,7 +114,7 @@ def test_space_as_keeps_a_plus_left_raw(capsys: pytest.CaptureFixture[str]) -> N
 
 
 def form_free_encode(case: EncodeCase) -> str:
-    from pctfuzz.reference import percent_encode
+    from pctfuzz._internal.reference import percent_encode
 
     return percent_encode(case.value, case.set_name, space_as_plus=case.space_as_plus)
 

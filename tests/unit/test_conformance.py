@@ -32,9 +32,9 @@ from vectors import (
     UrlSearchParamsCase,
 )
 
-from pctfuzz.form import form_urldecode, form_urlencode
-from pctfuzz.reference import percent_decode, percent_decode_text, percent_encode
-from pctfuzz.sets import get_set
+from pctfuzz._internal.form import form_urldecode, form_urlencode
+from pctfuzz._internal.reference import percent_decode, percent_decode_text, percent_encode
+from pctfuzz._internal.sets import get_set
 
 
 def _encode(vector: EncodeVector) -> str:

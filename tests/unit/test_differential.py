@@ -1,4 +1,4 @@
-"""Differential checks (``pctfuzz.checks.differential``): outside the divergence registry, every
+"""Differential checks (``pctfuzz._internal.checks.differential``): outside the divergence registry, every
 implementation agrees with the reference -- over every set, the decoder, the form
 serializer and the form parser; and a disagreement is reported as a ``Divergence``
 carrying what a finding needs."""
@@ -12,9 +12,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from pctfuzz.cases import DecodeCase, EncodeCase, FormCase, FormParseCase
-from pctfuzz.checks import strategies
-from pctfuzz.checks.differential import (
+from pctfuzz._internal.cases import DecodeCase, EncodeCase, FormCase, FormParseCase
+from pctfuzz._internal.checks import strategies
+from pctfuzz._internal.checks.differential import (
     check_decode,
     check_encode,
     check_form,
@@ -22,11 +22,11 @@ from pctfuzz.checks.differential import (
     resolve_impl,
     run_impl,
 )
-from pctfuzz.errors import PctfuzzError, UnknownEncodingError
-from pctfuzz.oracles import Adapter, Unsupported, get_impl, impl_names
-from pctfuzz.oracles.urllib_parse import UrllibAdapter
-from pctfuzz.sets import SETS
-from pctfuzz.violations import Divergence
+from pctfuzz._internal.errors import PctfuzzError, UnknownEncodingError
+from pctfuzz._internal.oracles import Adapter, Unsupported, get_impl, impl_names
+from pctfuzz._internal.oracles.urllib_parse import UrllibAdapter
+from pctfuzz._internal.sets import SETS
+from pctfuzz._internal.violations import Divergence
 
 #: urllib, urllib-unquote, yarl, yarl-c, yarl-requote, ada and the peers; the library
 #: adapters of issue 16 are tested on their own domains in tests/integration/test_libs*.py
@@ -184,7 +184,7 @@ def test_value_divergence_carries_evidence() -> None:
 
 
 def test_impl_exception_is_a_crash_finding() -> None:
-    from pctfuzz.identity import classify
+    from pctfuzz._internal.identity import classify
 
     with pytest.raises(Divergence) as info:
         check_decode(DecodeCase("%41"), Buggy())

@@ -1,4 +1,4 @@
-"""The divergence registry (``pctfuzz.checks.registry``), tested in both directions:
+"""The divergence registry (``pctfuzz._internal.checks.registry``), tested in both directions:
 
 - every entry's pinned example still diverges today, and the entry accepts it, so an
   upstream change (a fix in urllib.parse, yarl or ada) makes a test fail and gets noticed;
@@ -15,10 +15,10 @@ from urllib.parse import quote, unquote_to_bytes
 import pytest
 from broken_impls import LosesLastChar
 
-from pctfuzz.accept.entry import explain as engine_explain
-from pctfuzz.cases import DecodeCase, EncodeCase, FormCase, FormParseCase, case_from_json
-from pctfuzz.checks.differential import check_decode, check_encode, check_form, check_form_parse
-from pctfuzz.checks.registry import (
+from pctfuzz._internal.accept.entry import explain as engine_explain
+from pctfuzz._internal.cases import DecodeCase, EncodeCase, FormCase, FormParseCase, case_from_json
+from pctfuzz._internal.checks.differential import check_decode, check_encode, check_form, check_form_parse
+from pctfuzz._internal.checks.registry import (
     CHECKS,
     DIVERGENCES,
     KnownDivergence,
@@ -29,27 +29,27 @@ from pctfuzz.checks.registry import (
     get_divergence,
     reference_outcome,
 )
-from pctfuzz.checks.registry import ada as ada_entries
-from pctfuzz.checks.registry import curl as curl_entries
-from pctfuzz.checks.registry import go as go_entries
-from pctfuzz.checks.registry import java as java_entries
-from pctfuzz.checks.registry import node as node_entries
-from pctfuzz.checks.registry import perl as perl_entries
-from pctfuzz.checks.registry import php as php_entries
-from pctfuzz.checks.registry import ruby as ruby_entries
-from pctfuzz.checks.registry import urllib as urllib_entries
-from pctfuzz.checks.registry import urllib_legacy as urllib_legacy_entries
-from pctfuzz.checks.registry import yarl as yarl_entries
-from pctfuzz.checks.registry.examples import example_outcomes
-from pctfuzz.checks.registry.render import render_markdown
-from pctfuzz.cli import main
-from pctfuzz.errors import PctfuzzError
-from pctfuzz.oracles import IMPLS, get_impl, registry_names
-from pctfuzz.oracles.peer import PeerUnavailable
-from pctfuzz.oracles.urllib_parse import UrllibAdapter, UrllibUnquoteAdapter
-from pctfuzz.oracles.yarl_quoting import YarlAdapter
-from pctfuzz.sets import FORM
-from pctfuzz.violations import Divergence
+from pctfuzz._internal.checks.registry import ada as ada_entries
+from pctfuzz._internal.checks.registry import curl as curl_entries
+from pctfuzz._internal.checks.registry import go as go_entries
+from pctfuzz._internal.checks.registry import java as java_entries
+from pctfuzz._internal.checks.registry import node as node_entries
+from pctfuzz._internal.checks.registry import perl as perl_entries
+from pctfuzz._internal.checks.registry import php as php_entries
+from pctfuzz._internal.checks.registry import ruby as ruby_entries
+from pctfuzz._internal.checks.registry import urllib as urllib_entries
+from pctfuzz._internal.checks.registry import urllib_legacy as urllib_legacy_entries
+from pctfuzz._internal.checks.registry import yarl as yarl_entries
+from pctfuzz._internal.checks.registry.examples import example_outcomes
+from pctfuzz._internal.checks.registry.render import render_markdown
+from pctfuzz._internal.cli import main
+from pctfuzz._internal.errors import PctfuzzError
+from pctfuzz._internal.oracles import IMPLS, get_impl, registry_names
+from pctfuzz._internal.oracles.peer import PeerUnavailable
+from pctfuzz._internal.oracles.urllib_parse import UrllibAdapter, UrllibUnquoteAdapter
+from pctfuzz._internal.oracles.yarl_quoting import YarlAdapter
+from pctfuzz._internal.sets import FORM
+from pctfuzz._internal.violations import Divergence
 
 IDS = [entry.id for entry in DIVERGENCES]
 
@@ -338,7 +338,7 @@ def test_registry_order_is_by_phase_then_module_order() -> None:
 
 
 def test_user_entries_reconcile_with_the_same_engine() -> None:
-    # pctfuzz.accept.entry.explain takes any entries: the built-in registry is one list of them.
+    # pctfuzz._internal.accept.entry.explain takes any entries: the built-in registry is one list of them.
     case = EncodeCase("~", FORM.name)
     expected, actual = reference_outcome("encode", case), Outcome("~")
     assert explain("encode", ("urllib",), case, expected, actual) == ("urllib-quote-tilde",)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from pctfuzz.checks.registry.render import (
+from pctfuzz._internal.checks.registry.render import (
     ADAPTERS_HEADING,
     adapter_entries,
     docs_text,
@@ -40,7 +40,7 @@ def test_cli_reference_is_current() -> None:
 
 
 def test_cli_reference_names_every_command() -> None:
-    from pctfuzz.cli.main import build_parser
+    from pctfuzz._internal.cli.main import build_parser
 
     text = (DOC.parent / "cli.md").read_text("utf-8")
     parser = build_parser()

@@ -10,7 +10,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from pctfuzz.encoding import (
+from pctfuzz._internal.encoding import (
     INBAND_ERRORS,
     encode_inband,
     encode_ncr,
@@ -18,9 +18,9 @@ from pctfuzz.encoding import (
     inband_ncr_bytes,
     lookup,
 )
-from pctfuzz.formats import FUZZ_ENCODINGS, FUZZ_SETS
-from pctfuzz.reference import percent_encode
-from pctfuzz.sets import PercentEncodeSet, get_set
+from pctfuzz._internal.formats import FUZZ_ENCODINGS, FUZZ_SETS
+from pctfuzz._internal.reference import percent_encode
+from pctfuzz._internal.sets import PercentEncodeSet, get_set
 
 #: What changes the legacy encoders' paths: ISO-2022-JP's SO, SI, ESC and Roman (¥ ‾);
 #: & # ; ; kanji, katakana, Latin-1 (U+0080-U+00FF have stand-ins in encode_inband),

@@ -1,4 +1,4 @@
-"""Tests for pctfuzz.encoding: the WHATWG encoders behind "percent-encode after encoding".
+"""Tests for pctfuzz._internal.encoding: the WHATWG encoders behind "percent-encode after encoding".
 
 Vectors are facts from the cited sources. An error the encoder returns is an int here
 (the URL Standard writes it as ``%26%23<decimal>%3B``); bytes chunks are merged before
@@ -15,7 +15,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from pctfuzz.encoding import (
+from pctfuzz._internal.encoding import (
     DIFFERENCES,
     ENCODING_NAMES,
     LABELS,
@@ -24,7 +24,7 @@ from pctfuzz.encoding import (
     encode_runs,
     lookup,
 )
-from pctfuzz.errors import InputTypeError, NotScalarValueError, UnknownEncodingError
+from pctfuzz._internal.errors import InputTypeError, NotScalarValueError, UnknownEncodingError
 
 Items = list[bytes | int]
 

@@ -18,17 +18,17 @@ import pytest
 from hypothesis import HealthCheck, Phase, find, settings
 from hypothesis import strategies as st
 
-from pctfuzz.cases import DecodeCase, EncodeCase, FormCase, FormParseCase
-from pctfuzz.checks.invariants import INVARIANTS, REFERENCE, Codec
-from pctfuzz.checks.strategies import (
+from pctfuzz._internal.cases import DecodeCase, EncodeCase, FormCase, FormParseCase
+from pctfuzz._internal.checks.invariants import INVARIANTS, REFERENCE, Codec
+from pctfuzz._internal.checks.strategies import (
     decode_cases,
     encode_cases,
     form_cases,
     form_parse_cases,
 )
-from pctfuzz.oracles.faults import FAULTS
-from pctfuzz.sets import SETS
-from pctfuzz.violations import Violation
+from pctfuzz._internal.oracles.faults import FAULTS
+from pctfuzz._internal.sets import SETS
+from pctfuzz._internal.violations import Violation
 
 #: (fault, invariant, a case on which the invariant reports the fault)
 TRIGGERS: list[tuple[str, str, Any]] = [

@@ -11,16 +11,16 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from pctfuzz import form, spec
-from pctfuzz.errors import (
+from pctfuzz._internal import form, spec
+from pctfuzz._internal.errors import (
     InputTypeError,
     NotScalarValueError,
     PctfuzzError,
     UnknownEncodingError,
 )
-from pctfuzz.form import form_urldecode, form_urlencode
-from pctfuzz.formats import FUZZ_ENCODINGS
-from pctfuzz.reference import percent_encode
+from pctfuzz._internal.form import form_urldecode, form_urlencode
+from pctfuzz._internal.formats import FUZZ_ENCODINGS
+from pctfuzz._internal.reference import percent_encode
 
 scalar_text = st.text(st.characters(codec="utf-8"), max_size=20)
 
@@ -135,7 +135,7 @@ def test_parser_wrong_type(bad: object) -> None:
 # --- the batch paths, each against a pair-by-pair transcription of the spec -----------------
 
 
-#: WHATWG URL 5.2 and 5.1 as written, pair by pair (``pctfuzz.spec``).
+#: WHATWG URL 5.2 and 5.1 as written, pair by pair (``pctfuzz._internal.spec``).
 spec_serialize = spec.form_urlencoded_serialize
 spec_parse = spec.form_urlencoded_parse
 

@@ -7,12 +7,12 @@ from urllib.parse import parse_qsl, quote, unquote, unquote_to_bytes, urlencode
 
 import pytest
 
-from pctfuzz.cases import DecodeCase, EncodeCase, FormCase, FormParseCase
-from pctfuzz.checks.differential import check_decode, check_encode, check_form, check_form_parse
-from pctfuzz.checks.probe import load_encoder, probe
-from pctfuzz.errors import PctfuzzError, UnknownSetError
-from pctfuzz.oracles import function_adapter, get_impl
-from pctfuzz.violations import Divergence
+from pctfuzz._internal.cases import DecodeCase, EncodeCase, FormCase, FormParseCase
+from pctfuzz._internal.checks.differential import check_decode, check_encode, check_form, check_form_parse
+from pctfuzz._internal.checks.probe import load_encoder, probe
+from pctfuzz._internal.errors import PctfuzzError, UnknownSetError
+from pctfuzz._internal.oracles import function_adapter, get_impl
+from pctfuzz._internal.violations import Divergence
 
 URLLIB = function_adapter(
     "my-urllib",

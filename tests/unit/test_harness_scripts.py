@@ -1,4 +1,4 @@
-"""``harness/``: one OSS-Fuzz script per target, each exactly ``pctfuzz.harness``'s
+"""``harness/``: one OSS-Fuzz script per target, each exactly ``pctfuzz._internal.harness``'s
 text for it, with its dictionary linked from the package data."""
 
 from __future__ import annotations
@@ -8,12 +8,12 @@ import subprocess
 import sys
 from pathlib import Path
 
-from pctfuzz.harness import HOOKED_IMPORTS, oss_fuzz_script
-from pctfuzz.targets import TARGETS
+from pctfuzz._internal.harness import HOOKED_IMPORTS, oss_fuzz_script
+from pctfuzz._internal.targets import TARGETS
 
 ROOT = Path(__file__).resolve().parents[2]
 HARNESS = ROOT / "harness"
-REGENERATE = ("regenerate with: python -c 'from pathlib import Path; from pctfuzz.harness "
+REGENERATE = ("regenerate with: python -c 'from pathlib import Path; from pctfuzz._internal.harness "
               "import write_scripts; write_scripts(Path(\"harness\"))'")
 
 
@@ -49,15 +49,15 @@ def test_only_invariant_targets_import_pctfuzz_inside_the_hook() -> None:
 #: whether its code carries atheris counters.
 _PROBE = """
 import sys
-from pctfuzz.fuzz import driver
-from pctfuzz.targets import get_target
+from pctfuzz._internal.fuzz import driver
+from pctfuzz._internal.targets import get_target
 
 driver.instrument_modules(get_target(sys.argv[1]).instrumented_modules("urllib"))
 import urllib.parse
-from pctfuzz import form, reference
-from pctfuzz.checks import differential
-from pctfuzz.encoding import encoders
-from pctfuzz import formats, targets
+from pctfuzz._internal import form, reference
+from pctfuzz._internal.checks import differential
+from pctfuzz._internal.encoding import encoders
+from pctfuzz._internal import formats, targets
 for func in (reference.percent_encode, encoders._iso_2022_jp_runs, form.form_urlencode,
              urllib.parse.quote_from_bytes, formats.encode_from_bytes,
              targets.BoundDifferential.case_from_bytes, driver.run_input, differential._check):
@@ -78,9 +78,9 @@ def test_a_differential_target_instruments_the_reference_and_the_adapter_only() 
 
 #: The imports of an invariant target's script, then which functions carry counters.
 _HOOKED_PROBE = HOOKED_IMPORTS + """
-from pctfuzz import form, formats, reference, targets
-from pctfuzz.checks.invariants import expect
-from pctfuzz.encoding import encoders
+from pctfuzz._internal import form, formats, reference, targets
+from pctfuzz._internal.checks.invariants import expect
+from pctfuzz._internal.encoding import encoders
 for func in (reference.percent_encode, encoders.encode_inband, form.form_urlencode,
              formats.encode_from_bytes, targets.BoundInvariant.run, driver.run_input,
              expect._encoder_bytes):

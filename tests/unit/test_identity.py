@@ -9,12 +9,12 @@ from pathlib import Path
 
 import pytest
 
-from pctfuzz.cases import DecodeCase, EncodeCase, FormCase, FormParseCase
-from pctfuzz.checks.differential import check_decode, check_encode, check_form, check_form_parse
-from pctfuzz.errors import PctfuzzError
-from pctfuzz.identity import crash_class, difference, finding_id, make_signature, signature_of
-from pctfuzz.oracles.urllib_parse import UrllibAdapter
-from pctfuzz.violations import Divergence
+from pctfuzz._internal.cases import DecodeCase, EncodeCase, FormCase, FormParseCase
+from pctfuzz._internal.checks.differential import check_decode, check_encode, check_form, check_form_parse
+from pctfuzz._internal.errors import PctfuzzError
+from pctfuzz._internal.identity import crash_class, difference, finding_id, make_signature, signature_of
+from pctfuzz._internal.oracles.urllib_parse import UrllibAdapter
+from pctfuzz._internal.violations import Divergence
 
 FINDINGS = Path(__file__).resolve().parents[2] / "findings"
 
@@ -121,7 +121,7 @@ def test_three_planted_bugs_have_three_classes_whatever_the_input() -> None:
 def test_difference_classes(case: object, actual: object, klass: str) -> None:
     question = {EncodeCase: "encode", DecodeCase: "decode", FormCase: "form",
                 FormParseCase: "form-parse"}[type(case)]
-    from pctfuzz.checks.registry import reference_answer
+    from pctfuzz._internal.checks.registry import reference_answer
 
     expected = reference_answer(question, case)  # type: ignore[arg-type]
     assert difference(question, case, expected, actual) == klass  # type: ignore[arg-type]
@@ -180,10 +180,10 @@ def test_campaign_counts_a_finding_once_across_restarts_and_processes() -> None:
     import sys
     import time
 
-    from pctfuzz.fuzz.libfuzzer import watch
-    from pctfuzz.fuzz.protocol import finding_line, lost_line
-    from pctfuzz.fuzz.stats import CampaignResult, TargetStats
-    from pctfuzz.fuzz.supervisor import Supervisor
+    from pctfuzz._internal.fuzz.libfuzzer import watch
+    from pctfuzz._internal.fuzz.protocol import finding_line, lost_line
+    from pctfuzz._internal.fuzz.stats import CampaignResult, TargetStats
+    from pctfuzz._internal.fuzz.supervisor import Supervisor
 
     lines = [finding_line(True, "divergence", "0123456789abcdef", "s"),
              finding_line(False, "divergence", "0123456789abcdef", "s"),
@@ -210,10 +210,10 @@ def test_answered_rate_is_summed_over_restarts_and_warned_under_half() -> None:
     import sys
     import time
 
-    from pctfuzz.fuzz.libfuzzer import watch
-    from pctfuzz.fuzz.protocol import answered_line
-    from pctfuzz.fuzz.stats import CampaignResult, TargetStats
-    from pctfuzz.fuzz.supervisor import Supervisor
+    from pctfuzz._internal.fuzz.libfuzzer import watch
+    from pctfuzz._internal.fuzz.protocol import answered_line
+    from pctfuzz._internal.fuzz.stats import CampaignResult, TargetStats
+    from pctfuzz._internal.fuzz.supervisor import Supervisor
 
     script = ("import sys\n"
               f"print({answered_line(10, 100)!r}, file=sys.stderr)\n"

@@ -11,11 +11,11 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from pctfuzz.cases import DecodeCase
-from pctfuzz.fuzz.matrix import run_matrix
-from pctfuzz.fuzz.minimize import raw_input_for
-from pctfuzz.oracles import get_impl
-from pctfuzz.targets import get_target
+from pctfuzz._internal.cases import DecodeCase
+from pctfuzz._internal.fuzz.matrix import run_matrix
+from pctfuzz._internal.fuzz.minimize import raw_input_for
+from pctfuzz._internal.oracles import get_impl
+from pctfuzz._internal.targets import get_target
 
 
 def test_a_lone_surrogate_the_policy_accepts_is_agreement_in_the_matrix(tmp_path: Path) -> None:

@@ -14,14 +14,14 @@ from pathlib import Path
 
 import pytest
 
-from pctfuzz.cli import EXIT_OK, EXIT_USAGE, main
-from pctfuzz.errors import PctfuzzError
-from pctfuzz.fuzz.campaign import TargetStats, merge_stats, plan_workers
-from pctfuzz.fuzz.merge import exchange_dirs, harness_launcher, merge_target
-from pctfuzz.fuzz.scratch import OWNER_FILE, remove_abandoned
-from pctfuzz.fuzz.seeds import seed_cases
-from pctfuzz.store import Corpus
-from pctfuzz.targets import TARGETS
+from pctfuzz._internal.cli import EXIT_OK, EXIT_USAGE, main
+from pctfuzz._internal.errors import PctfuzzError
+from pctfuzz._internal.fuzz.campaign import TargetStats, merge_stats, plan_workers
+from pctfuzz._internal.fuzz.merge import exchange_dirs, harness_launcher, merge_target
+from pctfuzz._internal.fuzz.scratch import OWNER_FILE, remove_abandoned
+from pctfuzz._internal.fuzz.seeds import seed_cases
+from pctfuzz._internal.store import Corpus
+from pctfuzz._internal.targets import TARGETS
 
 ROOT = Path(__file__).resolve().parents[2]
 HARNESS = ROOT / "harness"
@@ -61,7 +61,7 @@ def test_merge_keeps_a_smaller_corpus_with_the_same_coverage(corpus: Path) -> No
 
 def test_packaged_harness_merges_like_the_scripts(corpus: Path) -> None:
     """No harness folder (an installed wheel): the merge runs the packaged harness
-    (python -m pctfuzz.harness), the same program as harness/fuzz_decode.py."""
+    (python -m pctfuzz._internal.harness), the same program as harness/fuzz_decode.py."""
     packaged = merge_target("decode", corpus)
     assert 0 < packaged.files_after < packaged.files_before and packaged.edges > 0
     scripted = merge_target("decode", corpus, harness=HARNESS)
@@ -173,7 +173,7 @@ def test_merge_keeps_hidden_files_and_refuses_links(corpus: Path, tmp_path: Path
 def test_inputs_added_during_a_merge_are_carried_over(tmp_path: Path) -> None:
     """What a running campaign writes to the old folder while the merge runs is kept;
     a file still being written (bytes not matching its sha1 name) is not."""
-    from pctfuzz.fuzz.merge import _carry_over
+    from pctfuzz._internal.fuzz.merge import _carry_over
 
     old, new = tmp_path / "old", tmp_path / "new"
     old.mkdir()
@@ -189,7 +189,7 @@ def test_inputs_added_during_a_merge_are_carried_over(tmp_path: Path) -> None:
 
 
 def test_each_process_gets_its_own_seed() -> None:
-    from pctfuzz.fuzz.schedule import seeded as _seeded
+    from pctfuzz._internal.fuzz.schedule import seeded as _seeded
 
     assert _seeded(["-seed=7", "-x=1"], 3) == [["-x=1", "-seed=7"], ["-x=1", "-seed=8"],
                                                 ["-x=1", "-seed=9"]]
@@ -233,8 +233,8 @@ def test_only_abandoned_folders_pctfuzz_made_are_removed(tmp_path: Path) -> None
 
 def test_start_up_removes_only_artifact_folders_pctfuzz_made(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    from pctfuzz.fuzz.staging import artifacts_dir as _artifacts_dir
-    from pctfuzz.fuzz.staging import recover as _recover
+    from pctfuzz._internal.fuzz.staging import artifacts_dir as _artifacts_dir
+    from pctfuzz._internal.fuzz.staging import recover as _recover
 
     monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))
     dead = _dead_pid()
@@ -324,7 +324,7 @@ def test_adds_and_deletes_during_a_merge(corpus: Path) -> None:
         adder = pool.submit(add_loop)
         deleter = pool.submit(delete_loop)
         merge = pool.submit(merge_target, "decode", corpus, harness=HARNESS, max_seconds=120)
-        result = merge.result(timeout=180)
+        result = merge.result(timeout=600)
         deleter.result()
         stop.set()
         adder.result()
@@ -340,7 +340,7 @@ def test_merge_keeps_every_finding_input(corpus: Path, tmp_path: Path,
                                          capsys: pytest.CaptureFixture[str]) -> None:
     """Inputs of findings stay in the corpus even when they add no coverage; the input
     of a timeout finding is not put in (it would stop every campaign on start)."""
-    from pctfuzz.store import FindingStore, new_finding, new_stop_finding
+    from pctfuzz._internal.store import FindingStore, new_finding, new_stop_finding
 
     first = merge_target("decode", corpus, harness=HARNESS)
     kept_names = set(_files(corpus / "decode"))
@@ -415,7 +415,7 @@ def test_any_corpus_command_removes_what_killed_runs_left(
                                              ("lots", EXIT_USAGE)])
 def test_rss_limit_zero_means_no_limit_and_negative_is_refused(
         value: str, code: int, capsys: pytest.CaptureFixture[str]) -> None:
-    from pctfuzz.cli.main import build_parser
+    from pctfuzz._internal.cli.main import build_parser
 
     try:
         args = build_parser().parse_args(["fuzz", "decode", "--rss-limit-mb", value])

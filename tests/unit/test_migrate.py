@@ -12,12 +12,12 @@ from pathlib import Path
 
 import pytest
 
-from pctfuzz.cases import EncodeCase
-from pctfuzz.checks import differential
-from pctfuzz.cli import main
-from pctfuzz.fuzz.migrate import migrate_findings
-from pctfuzz.identity import SIGNATURE_VERSION, finding_id
-from pctfuzz.store import Finding, FindingStore, new_finding
+from pctfuzz._internal.cases import EncodeCase
+from pctfuzz._internal.checks import differential
+from pctfuzz._internal.cli import main
+from pctfuzz._internal.fuzz.migrate import migrate_findings
+from pctfuzz._internal.identity import SIGNATURE_VERSION, finding_id
+from pctfuzz._internal.store import Finding, FindingStore, new_finding
 
 SUPPORT = Path(__file__).resolve().parents[1] / "support"
 IMPL = "broken_impls:TildeEncodingUrllib"

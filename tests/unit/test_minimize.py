@@ -5,24 +5,27 @@ tries, deterministic; and every stored finding of ``findings/`` is 1-minimal."""
 from __future__ import annotations
 
 import dataclasses
+import os
+import signal
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
+from campaigns import CAP
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from pctfuzz.cases import Case, DecodeCase, EncodeCase, FormCase, FormParseCase
-from pctfuzz.errors import PctfuzzError
-from pctfuzz.formats import AnswerDomain, encode_from_bytes, encode_to_bytes_within
-from pctfuzz.fuzz.minimize import minimize_case, raw_input_for, same_failure
-from pctfuzz.fuzz.recorder import Recorder
-from pctfuzz.fuzz.replay import run_case
-from pctfuzz.oracles.urllib_parse import UrllibAdapter
-from pctfuzz.reference import percent_encode
-from pctfuzz.store import FindingStore
-from pctfuzz.targets import TARGETS, get_target, resolve_subject
+from pctfuzz._internal.cases import Case, DecodeCase, EncodeCase, FormCase, FormParseCase
+from pctfuzz._internal.errors import PctfuzzError
+from pctfuzz._internal.formats import AnswerDomain, encode_from_bytes, encode_to_bytes_within
+from pctfuzz._internal.fuzz.minimize import minimize_case, raw_input_for, same_failure
+from pctfuzz._internal.fuzz.recorder import Recorder
+from pctfuzz._internal.fuzz.replay import run_case
+from pctfuzz._internal.oracles.urllib_parse import UrllibAdapter
+from pctfuzz._internal.reference import percent_encode
+from pctfuzz._internal.store import FindingStore
+from pctfuzz._internal.targets import TARGETS, get_target, resolve_subject
 
 FINDINGS = Path(__file__).resolve().parents[2] / "findings"
 
@@ -115,7 +118,7 @@ def test_same_signature_is_kept_not_just_a_failure() -> None:
     # A failure of the minimized case is not enough: it must be the same finding (the
     # rule "truncated at 100", or before identity by explanation the first missing
     # unit's class: a %EF%BF%BD triplet where the cut falls).
-    from pctfuzz.identity import signature_of
+    from pctfuzz._internal.identity import signature_of
 
     target = TARGETS["diff_encode"]
     impl = TruncatesAt100()
@@ -190,15 +193,23 @@ def test_hypothesis_driver_saves_1_minimal_findings(tmp_path: Path,
     # shrinks it to "a failure"; the driver then keeps the same signature, 1-minimal.
     from hypothesis import find
 
-    from pctfuzz.fuzz.hypothesis_driver import run_hypothesis
+    from pctfuzz._internal.fuzz.hypothesis_driver import run_hypothesis
 
     monkeypatch.setenv("PCTFUZZ_TEST_BUGS", "hex")
     broken = "broken_impls:PlantedBugsUrllib"
     # Hypothesis's character tables, built once per process (seconds on a loaded
     # machine), are built here rather than out of the campaign's budget.
     find(TARGETS["diff_encode"].strategy(), lambda case: True)
-    result = run_hypothesis(["diff_encode"], max_time=15, impl=broken,
-                            findings=tmp_path / "findings")
+    findings = tmp_path / "findings"
+
+    def stop_once_saved(_stats: object) -> None:
+        # The event (a finding saved, reported at once), then SIGINT: the campaign ends
+        # as a stopped one; its budget is only a safety cap (issue 23.16).
+        if any(findings.glob("*.json")):
+            os.kill(os.getpid(), signal.SIGINT)
+
+    result = run_hypothesis(["diff_encode"], max_time=CAP, impl=broken, findings=findings,
+                            progress=stop_once_saved)
     assert result.new_findings, result.summary()
     target = TARGETS["diff_encode"]
     impl = resolve_subject(target, broken)
@@ -211,16 +222,16 @@ def test_hypothesis_driver_saves_1_minimal_findings(tmp_path: Path,
 
 
 def test_migrate_reminimizes_and_keeps_the_record(tmp_path: Path) -> None:
-    from pctfuzz.fuzz.migrate import migrate_findings
-    from pctfuzz.oracles.faults import FAULTS
-    from pctfuzz.store import new_finding
+    from pctfuzz._internal.fuzz.migrate import migrate_findings
+    from pctfuzz._internal.oracles.faults import FAULTS
+    from pctfuzz._internal.store import new_finding
 
     store = FindingStore(tmp_path)
     target = TARGETS["encode"]
     padded = EncodeCase("Gaaaaaaaaa~" + "\ufffd" * 23, "special-query", "UTF-8", True)
     with pytest.raises(Exception) as info:
         target.check(padded, FAULTS["tilde-encoded"])
-    from pctfuzz.identity import signature_of
+    from pctfuzz._internal.identity import signature_of
 
     signature = signature_of("encode", info.value, case=padded, subject=FAULTS["tilde-encoded"],
                              impl="tilde-encoded")

@@ -9,16 +9,16 @@ from pathlib import Path
 
 import pytest
 
-from pctfuzz.accept import accepted_in_force, use_accepted
-from pctfuzz.cases import EncodeCase
-from pctfuzz.checks import differential
-from pctfuzz.checks.registry import get_divergence
-from pctfuzz.fuzz.protocol import HarnessSettings
-from pctfuzz.fuzz.replay import replay_open
-from pctfuzz.identity import made_without_accepted
-from pctfuzz.oracles.urllib_parse import UrllibAdapter
-from pctfuzz.store import FindingStore, new_finding
-from pctfuzz.violations import Divergence
+from pctfuzz._internal.accept import accepted_in_force, use_accepted
+from pctfuzz._internal.cases import EncodeCase
+from pctfuzz._internal.checks import differential
+from pctfuzz._internal.checks.registry import get_divergence
+from pctfuzz._internal.fuzz.protocol import HarnessSettings
+from pctfuzz._internal.fuzz.replay import replay_open
+from pctfuzz._internal.identity import made_without_accepted
+from pctfuzz._internal.oracles.urllib_parse import UrllibAdapter
+from pctfuzz._internal.store import FindingStore, new_finding
+from pctfuzz._internal.violations import Divergence
 
 #: A registry entry of urllib (``~`` left raw in the form set), and its example.
 TILDE = get_divergence("urllib-quote-tilde")
@@ -67,7 +67,7 @@ def test_the_same_case_is_accepted_normally() -> None:
 
 
 def test_an_adapters_own_divergences_are_ignored(no_accepted: None) -> None:
-    from pctfuzz.accept import divergence, left_raw
+    from pctfuzz._internal.accept import divergence, left_raw
 
     assert isinstance(TILDE.example, EncodeCase)
     entry = divergence(id="declares-tilde-raw", check="encode", reconcile=left_raw("~"),

@@ -8,19 +8,19 @@ from __future__ import annotations
 import io
 import json
 import os
-import subprocess
-import sys
 import urllib.parse
 from pathlib import Path
 
 import jsonschema
 import pytest
+from campaigns import harness_said, run_until
 
-from pctfuzz.fuzz.stats import UNREACHED_AFTER, CampaignResult, ModuleReach, TargetStats
-from pctfuzz.fuzz.status import Board, PlainStatus
-from pctfuzz.fuzz.undertest import UnderTest
-from pctfuzz.reports import RESULTS_SCHEMA
-from pctfuzz.reports.results import fuzz_results
+from pctfuzz._internal.cli.exits import EXIT_SIGINT
+from pctfuzz._internal.fuzz.stats import UNREACHED_AFTER, CampaignResult, ModuleReach, TargetStats
+from pctfuzz._internal.fuzz.status import Board, PlainStatus
+from pctfuzz._internal.fuzz.undertest import UnderTest
+from pctfuzz._internal.reports import RESULTS_SCHEMA
+from pctfuzz._internal.reports.results import fuzz_results
 
 SUPPORT = Path(__file__).resolve().parents[1] / "support"
 
@@ -72,14 +72,16 @@ def _campaign(tmp_path: Path, impl: str) -> tuple[str, dict[str, object]]:
     env = dict(os.environ, PYTHONPATH=os.pathsep.join(
         filter(None, [str(SUPPORT), os.environ.get("PYTHONPATH")])))
     # -runs: each libFuzzer process runs this many executions, then says its last
-    # counts; the budget only has to let one process finish.
-    run = subprocess.run(
-        [sys.executable, "-m", "pctfuzz", "fuzz", "diff_decode", "--impl", impl,
-         "--max-time", "15", "--jobs", "1", "--corpus", str(tmp_path / "c"),
-         "--findings", str(tmp_path / "f"), "-q", "--json", str(tmp_path / "r.json"),
-         "--", f"-runs={UNREACHED_AFTER + 500}", "-seed=1"],
-        cwd=tmp_path, env=env, capture_output=True, text=True, timeout=300, check=False)
-    assert run.returncode in (0, 1), run.stdout + run.stderr
+    # counts. The campaign runs until one process has ended (the event: its last line,
+    # EXECUTIONS, in its -v log under TMPDIR), then SIGINT; the budget is a safety cap.
+    (tmpdir := tmp_path / "tmp").mkdir()
+    run = run_until(["diff_decode", "--impl", impl, "--jobs", "1", "--corpus",
+                     str(tmp_path / "c"), "--findings", str(tmp_path / "f"), "-v", "--json",
+                     str(tmp_path / "r.json"), "--", f"-runs={UNREACHED_AFTER + 500}",
+                     "-seed=1"],
+                    harness_said(tmpdir, r"^pctfuzz: EXECUTIONS \d+"), cwd=tmp_path,
+                    env=dict(env, TMPDIR=str(tmpdir)))
+    assert run.returncode in (1, EXIT_SIGINT), run.stdout + run.stderr
     return run.stdout + run.stderr, json.loads((tmp_path / "r.json").read_text())
 
 

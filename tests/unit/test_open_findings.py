@@ -15,15 +15,15 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from pctfuzz.cases import EncodeCase
-from pctfuzz.checks import differential
-from pctfuzz.cli import main
-from pctfuzz.cli.accept import toml_string
-from pctfuzz.errors import UsageError
-from pctfuzz.fuzz.replay import replay_open
-from pctfuzz.fuzz.stats import CampaignResult, TargetStats
-from pctfuzz.reports import fuzz_results, to_junit, to_sarif
-from pctfuzz.store import (
+from pctfuzz._internal.cases import EncodeCase
+from pctfuzz._internal.checks import differential
+from pctfuzz._internal.cli import main
+from pctfuzz._internal.cli.accept import toml_string
+from pctfuzz._internal.errors import UsageError
+from pctfuzz._internal.fuzz.replay import replay_open
+from pctfuzz._internal.fuzz.stats import CampaignResult, TargetStats
+from pctfuzz._internal.reports import fuzz_results, to_junit, to_sarif
+from pctfuzz._internal.store import (
     FINDING_STATUSES,
     Finding,
     FindingFormatError,
@@ -121,7 +121,7 @@ def test_an_open_finding_that_reproduces_stays_open_and_a_fixed_one_is_marked(
 
     import broken_impls
 
-    from pctfuzz.oracles.urllib_parse import UrllibAdapter
+    from pctfuzz._internal.oracles.urllib_parse import UrllibAdapter
 
     monkeypatch.setattr(broken_impls.TildeEncodingUrllib, "encode", UrllibAdapter.encode)
     result = _replay_open(store)

@@ -1,13 +1,13 @@
-"""The four operations, one record each (``pctfuzz.operations``): every other list of
+"""The four operations, one record each (``pctfuzz._internal.operations``): every other list of
 them derives from it, and the strings stored in records do not change."""
 
 from __future__ import annotations
 
 import pytest
 
-from pctfuzz.cases import CASE_TYPES
-from pctfuzz.errors import PctfuzzError
-from pctfuzz.operations import FORM_PARSE, FORM_SERIALIZE, OPERATIONS, get_operation
+from pctfuzz._internal.cases import CASE_TYPES
+from pctfuzz._internal.errors import PctfuzzError
+from pctfuzz._internal.operations import FORM_PARSE, FORM_SERIALIZE, OPERATIONS, get_operation
 
 
 def test_the_stored_spellings_are_the_case_types() -> None:
@@ -20,14 +20,14 @@ def test_the_stored_spellings_are_the_case_types() -> None:
 
 
 def test_every_list_of_operations_derives_from_the_record() -> None:
-    from pctfuzz.checks.differential import _METHOD
-    from pctfuzz.fuzz.matrix import CHECK_OF
-    from pctfuzz.identity.signatures import QUESTION
-    from pctfuzz.oracles.base import METHODS
-    from pctfuzz.outcome import CHECKS
-    from pctfuzz.reports.matrix import OPERATIONS as COLUMNS
-    from pctfuzz.reports.upstream import SECTIONS
-    from pctfuzz.targets import TARGETS
+    from pctfuzz._internal.checks.differential import _METHOD
+    from pctfuzz._internal.fuzz.matrix import CHECK_OF
+    from pctfuzz._internal.identity.signatures import QUESTION
+    from pctfuzz._internal.oracles.base import METHODS
+    from pctfuzz._internal.outcome import CHECKS
+    from pctfuzz._internal.reports.matrix import OPERATIONS as COLUMNS
+    from pctfuzz._internal.reports.upstream import SECTIONS
+    from pctfuzz._internal.targets import TARGETS
 
     names = [op.name for op in OPERATIONS]
     assert list(CHECKS) == list(COLUMNS) == list(SECTIONS) == names

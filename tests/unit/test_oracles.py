@@ -1,4 +1,4 @@
-"""The implementation-under-test interface (``pctfuzz.oracles``): the registry,
+"""The implementation-under-test interface (``pctfuzz._internal.oracles``): the registry,
 ``get_impl`` for names and import paths, and what each built-in adapter answers or
 declines (``Unsupported``)."""
 
@@ -13,11 +13,11 @@ from typing import Any
 
 import pytest
 
-from pctfuzz.cases import DecodeCase, EncodeCase, FormCase, FormParseCase
-from pctfuzz.checks.differential import check_encode
-from pctfuzz.errors import PctfuzzError, UnknownEncodingError
-from pctfuzz.form import form_urldecode, form_urlencode
-from pctfuzz.oracles import (
+from pctfuzz._internal.cases import DecodeCase, EncodeCase, FormCase, FormParseCase
+from pctfuzz._internal.checks.differential import check_encode
+from pctfuzz._internal.errors import PctfuzzError, UnknownEncodingError
+from pctfuzz._internal.form import form_urldecode, form_urlencode
+from pctfuzz._internal.oracles import (
     METHODS,
     Adapter,
     Impl,
@@ -28,10 +28,10 @@ from pctfuzz.oracles import (
     impl_names,
     registry_names,
 )
-from pctfuzz.oracles.peer import PeerUnavailable
-from pctfuzz.oracles.urllib_parse import python_codec, unquoted_bytes
-from pctfuzz.reference import percent_decode, percent_encode
-from pctfuzz.sets import FORM, SETS
+from pctfuzz._internal.oracles.peer import PeerUnavailable
+from pctfuzz._internal.oracles.urllib_parse import python_codec, unquoted_bytes
+from pctfuzz._internal.reference import percent_decode, percent_encode
+from pctfuzz._internal.sets import FORM, SETS
 
 BUILTINS = impl_names()
 
@@ -93,9 +93,9 @@ def test_adapter_object_is_returned_checked() -> None:
 
 
 PLUGIN = '''
-from pctfuzz.cases import EncodeCase
-from pctfuzz.oracles import Adapter, Unsupported
-from pctfuzz.sets import get_set
+from pctfuzz._internal.cases import EncodeCase
+from pctfuzz._internal.oracles import Adapter, Unsupported
+from pctfuzz._internal.sets import get_set
 from urllib.parse import quote
 
 

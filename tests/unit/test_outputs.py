@@ -15,10 +15,10 @@ from pathlib import Path
 
 import pytest
 
-from pctfuzz.cli import EXIT_OK, EXIT_USAGE, main
-from pctfuzz.store import FindingStore, new_finding
-from pctfuzz.store.errors import StoreError
-from pctfuzz.store.files import atomic_write
+from pctfuzz._internal.cli import EXIT_OK, EXIT_USAGE, main
+from pctfuzz._internal.store import FindingStore, new_finding
+from pctfuzz._internal.store.errors import StoreError
+from pctfuzz._internal.store.files import atomic_write
 
 
 def _device(folder: Path, name: str, minor: int) -> Path:
@@ -76,7 +76,7 @@ def test_export_to_a_fifo_writes_through_it(tmp_path: Path, findings: Path) -> N
     thread = threading.Thread(target=reader, daemon=True)
     thread.start()
     code = main(["export", finding, "-o", str(fifo)])
-    thread.join(timeout=60)
+    thread.join(timeout=600)
     assert code == EXIT_OK and not thread.is_alive()
     assert stat.S_ISFIFO(os.lstat(fifo).st_mode)
     assert b"def test_" in received[0]

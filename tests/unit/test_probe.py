@@ -1,4 +1,4 @@
-"""``pctfuzz probe``: set inference on real and emulated encoders (``pctfuzz.checks.probe``).
+"""``pctfuzz probe``: set inference on real and emulated encoders (``pctfuzz._internal.checks.probe``).
 
 Targets named by import path (``test_probe:requote_like``) resolve because pytest puts
 ``tests/`` on ``sys.path``.
@@ -14,14 +14,14 @@ from collections.abc import Callable
 
 import pytest
 
-from pctfuzz.cases import EncodeCase
-from pctfuzz.checks.probe import load_encoder, probe
-from pctfuzz.cli import EXIT_OK, EXIT_USAGE, main
-from pctfuzz.errors import PctfuzzError
-from pctfuzz.oracles import Adapter
-from pctfuzz.reference import percent_encode
-from pctfuzz.sets import SETS, get_set
-from pctfuzz.setspec import canonical_spec
+from pctfuzz._internal.cases import EncodeCase
+from pctfuzz._internal.checks.probe import load_encoder, probe
+from pctfuzz._internal.cli import EXIT_OK, EXIT_USAGE, main
+from pctfuzz._internal.errors import PctfuzzError
+from pctfuzz._internal.oracles import Adapter
+from pctfuzz._internal.reference import percent_encode
+from pctfuzz._internal.sets import SETS, get_set
+from pctfuzz._internal.setspec import canonical_spec
 
 # --- encoders under probe ------------------------------------------------------------------
 
@@ -235,7 +235,7 @@ def test_load_a_function_and_an_adapter() -> None:
     assert fn is lower_hex and set_name is None
     fn, set_name = load_encoder("test_probe:RequoteAdapter", "requote")  # a declared label
     assert set_name == "encodeURI-%25[]" and fn("a b[%41]") == "a%20b[A]"
-    fn, set_name = load_encoder("pctfuzz.oracles.urllib_parse:UrllibAdapter", "encodeuri-][")
+    fn, set_name = load_encoder("pctfuzz._internal.oracles.urllib_parse:UrllibAdapter", "encodeuri-][")
     assert set_name == "encodeuri-][" and fn("[ ]") == "[%20]"
 
 
@@ -354,7 +354,7 @@ def test_a_raw_delimiter_is_a_warning_beside_the_spec(set_name: str, char: str,
     assert report.delimiters, report
     assert any(f"{char!r} is left raw where {set_name} encodes it" in w and role in w
                for w in report.delimiters), report.delimiters
-    from pctfuzz.cli.probe import render
+    from pctfuzz._internal.cli.probe import render
 
     shown = render(report)
     spec_line = next(line for line in shown.splitlines() if line.startswith("spec:"))
@@ -364,7 +364,7 @@ def test_a_raw_delimiter_is_a_warning_beside_the_spec(set_name: str, char: str,
 
 def test_no_warning_for_an_exact_set_or_a_harmless_difference() -> None:
     assert probe(lambda t: percent_encode(t, "query"), "q").delimiters == []
-    from pctfuzz.cli.probe import render
+    from pctfuzz._internal.cli.probe import render
 
     # "^" left raw by a path encoder ends nothing
     report = probe(_leaves_raw("path", "^"), "p")

@@ -1,4 +1,4 @@
-"""The project, resolved once (``pctfuzz.project``, issue 22.1) and the limits of its
+"""The project, resolved once (``pctfuzz._internal.project``, issue 22.1) and the limits of its
 ``[tool.pctfuzz]`` table (issue 23.6, 23.8, 23.9): every bad table is one line and
 exit 2, never an internal error, never a value the command line would refuse, never
 a store outside the root."""
@@ -9,9 +9,9 @@ from pathlib import Path
 
 import pytest
 
-from pctfuzz.cli import main
-from pctfuzz.fuzz.protocol import HarnessSettings
-from pctfuzz.project import MAX_SECONDS, ConfigError, Project, load_config, max_jobs
+from pctfuzz._internal.cli import main
+from pctfuzz._internal.fuzz.protocol import HarnessSettings
+from pctfuzz._internal.project import MAX_SECONDS, ConfigError, Project, load_config, max_jobs
 
 
 def _project(root: Path, table: str) -> Path:
@@ -89,8 +89,8 @@ def test_the_harness_handoff_round_trips_and_drops_a_stale_one() -> None:
 
 
 def test_activate_puts_the_accept_file_and_sets_in_force(tmp_path: Path) -> None:
-    from pctfuzz.accept import accept_file
-    from pctfuzz.formats import declared_sets
+    from pctfuzz._internal.accept import accept_file
+    from pctfuzz._internal.formats import declared_sets
 
     (tmp_path / "accept.toml").write_text(
         '[[divergence]]\nid = "x"\ncheck = "encode"\nreconciler = "left_raw"\nchars = "#"\n'
@@ -127,8 +127,8 @@ def test_a_configured_accept_file_may_be_one_string_and_may_not_exist_yet(
     """``accept = "fuzz/accept.toml"`` (one file, as ``pctfuzz accept`` writes it) before
     any entry exists: nothing is accepted, nothing fails; once written, it is in force.
     A flag naming a missing file is still an error."""
-    from pctfuzz.accept import accept_file
-    from pctfuzz.errors import PctfuzzError
+    from pctfuzz._internal.accept import accept_file
+    from pctfuzz._internal.errors import PctfuzzError
 
     root = _project(tmp_path, 'accept = "fuzz/accept.toml"\n')
     project = Project.load(root)

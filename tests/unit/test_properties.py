@@ -1,4 +1,4 @@
-"""The invariants of ``pctfuzz.checks.invariants`` hold for the reference, over every set.
+"""The invariants of ``pctfuzz._internal.checks.invariants`` hold for the reference, over every set.
 
 One ``@given`` test per invariant: the set name is sampled from the registry (every
 set, aliases included), and each spec edge is pinned as an ``@example`` under every
@@ -16,10 +16,10 @@ import pytest
 from hypothesis import example, given, note, settings
 from hypothesis import strategies as st
 
-from pctfuzz.cases import DecodeCase, EncodeCase, FormCase, FormParseCase
-from pctfuzz.checks import invariants as p
-from pctfuzz.checks.invariants import form as form_invariants
-from pctfuzz.checks.strategies import (
+from pctfuzz._internal.cases import DecodeCase, EncodeCase, FormCase, FormParseCase
+from pctfuzz._internal.checks import invariants as p
+from pctfuzz._internal.checks.invariants import form as form_invariants
+from pctfuzz._internal.checks.strategies import (
     binary_values,
     decode_cases,
     encode_cases,
@@ -29,10 +29,10 @@ from pctfuzz.checks.strategies import (
     scalar_text,
     set_names,
 )
-from pctfuzz.errors import NotScalarValueError, UnknownEncodingError, UnknownSetError
-from pctfuzz.reference import percent_decode, percent_encode
-from pctfuzz.sets import SETS, UNRESERVED, WHATWG_DERIVATION, get_set
-from pctfuzz.violations import Violation
+from pctfuzz._internal.errors import NotScalarValueError, UnknownEncodingError, UnknownSetError
+from pctfuzz._internal.reference import percent_decode, percent_encode
+from pctfuzz._internal.sets import SETS, UNRESERVED, WHATWG_DERIVATION, get_set
+from pctfuzz._internal.violations import Violation
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -215,7 +215,7 @@ def test_the_serializer_check_encodes_the_reference_s_fields_in_one_call(
         return percent_encode(*args, **kwargs)
 
     with pytest.MonkeyPatch.context() as patch:
-        patch.setattr("pctfuzz.oracles.codec.percent_encode", counted)
+        patch.setattr("pctfuzz._internal.oracles.codec.percent_encode", counted)
         assert form_invariants._encoded_fields(case, p.REFERENCE) == alone
     free = set(map(chr, range(0x20))) - set("\x0e\x0f\x1b") - set("".join(fields))
     assert len(calls) == (1 if fields and free else len(fields))
@@ -444,6 +444,6 @@ def test_invariants_registry() -> None:
 
 @given(label=encoding_labels())
 def test_every_sampled_label_is_known(label: str) -> None:
-    from pctfuzz.encoding import lookup
+    from pctfuzz._internal.encoding import lookup
 
     assert lookup(label).name

@@ -1,7 +1,7 @@
 """The reference encoder/decoder API: types, errors, surrogates, bytes, hex case, ``%``.
 
 The conformance vectors live in test_conformance.py; here a few Hypothesis checks also
-compare the table-driven implementation with the spec's transcription (``pctfuzz.spec``).
+compare the table-driven implementation with the spec's transcription (``pctfuzz._internal.spec``).
 """
 
 from __future__ import annotations
@@ -12,26 +12,26 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from pctfuzz import reference, spec
-from pctfuzz.errors import (
+from pctfuzz._internal import reference, spec
+from pctfuzz._internal.errors import (
     InputTypeError,
     NotScalarValueError,
     PctfuzzError,
     UnknownEncodingError,
 )
-from pctfuzz.reference import (
+from pctfuzz._internal.reference import (
     percent_decode,
     percent_decode_text,
     percent_encode,
     percent_encode_byte,
     to_scalar_value_string,
 )
-from pctfuzz.sets import SETS, PercentEncodeSet, get_set
+from pctfuzz._internal.sets import SETS, PercentEncodeSet, get_set
 
 SET_NAMES = list(SETS)
 
 
-# --- the spec's transcriptions (``pctfuzz.spec``) ----------------------------------------
+# --- the spec's transcriptions (``pctfuzz._internal.spec``) ----------------------------------------
 
 
 def spec_encode_utf8(text: str, set_name: str, space_as_plus: bool = False) -> str:
@@ -136,7 +136,7 @@ def test_unknown_encoding_names_the_label(label: str) -> None:
 
 
 def test_unknown_set_from_percent_encode() -> None:
-    from pctfuzz.errors import UnknownSetError
+    from pctfuzz._internal.errors import UnknownSetError
 
     with pytest.raises(UnknownSetError, match="'nope'"):
         percent_encode("x", "nope")
@@ -438,7 +438,7 @@ def test_ascii_fast_path_in_legacy_encodings(text: str, set_name: str, label: st
 
 
 def test_ascii_as_is_per_encoding() -> None:
-    from pctfuzz import encoding
+    from pctfuzz._internal import encoding
 
     assert reference._ascii_as_is(encoding.lookup("windows-1252"))
     assert reference._ascii_as_is(encoding.lookup("shift_jis"))

@@ -8,9 +8,9 @@ from pathlib import Path
 
 import pytest
 
-from pctfuzz.cli import EXIT_FOUND, EXIT_OK, EXIT_USAGE, main
-from pctfuzz.fuzz.replay import Verdict, replay_paths
-from pctfuzz.store import FindingStore
+from pctfuzz._internal.cli import EXIT_FOUND, EXIT_OK, EXIT_USAGE, main
+from pctfuzz._internal.fuzz.replay import Verdict, replay_paths
+from pctfuzz._internal.store import FindingStore
 
 ROOT = Path(__file__).resolve().parents[2]
 FINDINGS = sorted((ROOT / "findings").glob("*.json"))

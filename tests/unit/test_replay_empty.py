@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from pctfuzz.cli import EXIT_OK, EXIT_USAGE, main
+from pctfuzz._internal.cli import EXIT_OK, EXIT_USAGE, main
 
 
 def test_an_empty_folder_says_there_is_nothing_to_replay(

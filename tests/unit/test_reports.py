@@ -1,6 +1,6 @@
 """Machine-readable results (JSON, SARIF, JUnit), ``pctfuzz report`` and ``pctfuzz export``.
 
-The JSON output is validated against ``pctfuzz.reports.RESULTS_SCHEMA`` and the SARIF
+The JSON output is validated against ``pctfuzz._internal.reports.RESULTS_SCHEMA`` and the SARIF
 output against the published SARIF 2.1.0 JSON schema (vendored, unchanged, in
 ``src/pctfuzz/data``). One test runs a real 5-second campaign with two processes of
 one target against a deliberately broken urllib adapter.
@@ -24,13 +24,13 @@ from campaigns import execs_at_least, finding_saved, pctfuzz_env, run_until
 from hypothesis import Phase, given, settings
 from hypothesis import strategies as st
 
-from pctfuzz.cases import Case, DecodeCase, EncodeCase, FormCase, FormParseCase
-from pctfuzz.checks import differential
-from pctfuzz.checks.strategies import decode_cases, encode_cases, form_cases, form_parse_cases
-from pctfuzz.cli import EXIT_FOUND, EXIT_OK, EXIT_USAGE, main
-from pctfuzz.oracles import get_impl
-from pctfuzz.oracles.urllib_parse import urllib_function
-from pctfuzz.reports import (
+from pctfuzz._internal.cases import Case, DecodeCase, EncodeCase, FormCase, FormParseCase
+from pctfuzz._internal.checks import differential
+from pctfuzz._internal.checks.strategies import decode_cases, encode_cases, form_cases, form_parse_cases
+from pctfuzz._internal.cli import EXIT_FOUND, EXIT_OK, EXIT_USAGE, main
+from pctfuzz._internal.oracles import get_impl
+from pctfuzz._internal.oracles.urllib_parse import urllib_function
+from pctfuzz._internal.reports import (
     RESULTS_SCHEMA,
     export_tests,
     render_html,
@@ -38,8 +38,8 @@ from pctfuzz.reports import (
     to_junit,
     to_sarif,
 )
-from pctfuzz.reports.urllib_call import urllib_expression
-from pctfuzz.store import Finding, FindingStore, new_finding
+from pctfuzz._internal.reports.urllib_call import urllib_expression
+from pctfuzz._internal.store import Finding, FindingStore, new_finding
 
 ROOT = Path(__file__).resolve().parents[2]
 SUPPORT = Path(__file__).resolve().parents[1] / "support"
@@ -66,7 +66,7 @@ def pctfuzz(*args: str, cwd: Path = ROOT) -> subprocess.CompletedProcess[str]:
     path = os.pathsep.join([str(SUPPORT), os.environ.get("PYTHONPATH", "")])
     env = dict(os.environ, PYTHONPATH=path)
     return subprocess.run([sys.executable, "-m", "pctfuzz", *args], cwd=cwd, env=env,
-                          capture_output=True, text=True, timeout=120, check=False)
+                          capture_output=True, text=True, timeout=600, check=False)
 
 
 def _divergence(case: Any, check: Any, impl: str = "urllib") -> Finding:
@@ -208,7 +208,7 @@ def test_campaign_with_two_processes_writes_json_sarif_junit(tmp_path: Path) -> 
     assert again.returncode == EXIT_FOUND, again.stderr
     junit = ET.fromstring(again.stdout)  # --junit - : XML alone on stdout
     replayed = [c for c in junit.iter("testcase") if c.get("classname", "").startswith(
-        "pctfuzz.fuzz.replay.")]
+        "pctfuzz._internal.fuzz.replay.")]
     assert len(replayed) == 1 and replayed[0].find("failure") is not None
     replay_doc = json.loads(replay_json.read_text())
     validate_results(replay_doc)
@@ -314,7 +314,7 @@ def _run_pytest(folder: Path, test_file: Path, *, with_pctfuzz: bool = True
         # has neither.
         args = [sys.executable, "-S", *args[1:3], "-p", "no:pctfuzz", *args[3:]]
     return subprocess.run(args, cwd=folder, env=env, capture_output=True, text=True,
-                          timeout=120, check=False)
+                          timeout=600, check=False)
 
 
 def test_export_urllib_divergence_calls_urllib_directly(tmp_path: Path) -> None:
@@ -396,8 +396,8 @@ def test_export_command_for_invariant_and_registry_covered_findings(
     """A fault codec's finding (invariants) and a urllib form finding that a registry
     entry covers (urllib leaves '~' alone) go through pctfuzz's check, without the
     store: the first fails while it reproduces, the second passes (explained)."""
-    from pctfuzz.oracles.faults import FAULTS
-    from pctfuzz.targets import get_target
+    from pctfuzz._internal.oracles.faults import FAULTS
+    from pctfuzz._internal.targets import get_target
 
     store = FindingStore(tmp_path / "findings")
     fault = next(name for name in FAULTS if "tilde" in name)
@@ -413,8 +413,10 @@ def test_export_command_for_invariant_and_registry_covered_findings(
     assert main(["export", stored.id, str(store.root / form.file_name), "--findings",
                  str(store.root), "-o", str(out)]) == EXIT_OK
     source = out.read_text()
-    assert f"resolve_subject(target, {fault!r})" in source
-    assert "resolve_subject(target, 'urllib')" in source
+    assert "from pctfuzz.testing import check_case" in source  # the public API only
+    assert "_internal" not in source
+    assert f"impl={fault!r})" in source
+    assert "impl='urllib')" in source
     assert "urllib.parse.urlencode" not in source
     assert "FindingStore" not in source and "load_finding" not in source
     shutil.rmtree(store.root)  # no store needed
@@ -422,7 +424,7 @@ def test_export_command_for_invariant_and_registry_covered_findings(
     assert run.returncode == 1 and "1 failed, 1 passed" in run.stdout, run.stdout + run.stderr
 
     # Against the reference the invariant finding no longer reproduces.
-    out.write_text(source.replace(f"resolve_subject(target, {fault!r})", "None"))
+    out.write_text(source.replace(f", impl={fault!r})", ")"))
     run = _run_pytest(tmp_path, out)
     assert run.returncode == 0 and "2 passed" in run.stdout, run.stdout + run.stderr
 

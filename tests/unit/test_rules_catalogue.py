@@ -12,16 +12,21 @@ from typing import Any
 import pytest
 from behaviour_impls import CutAtHash, TrimsC0Space
 
-from pctfuzz.accept import cut_at, divergence, load_accept_file, use_accepted
-from pctfuzz.cases import Case, DecodeCase, EncodeCase, FormCase, FormParseCase
-from pctfuzz.checks.differential import check_decode, check_encode, check_form, check_form_parse
-from pctfuzz.errors import UsageError
-from pctfuzz.oracles.base import Impl
-from pctfuzz.oracles.peer import PeerUnavailable
-from pctfuzz.oracles.registry import get_impl
-from pctfuzz.oracles.requests import REQUOTE_SET
-from pctfuzz.store import FindingStore, new_finding
-from pctfuzz.violations import Divergence
+from pctfuzz._internal.accept import cut_at, divergence, load_accept_file, use_accepted
+from pctfuzz._internal.cases import Case, DecodeCase, EncodeCase, FormCase, FormParseCase
+from pctfuzz._internal.checks.differential import (
+    check_decode,
+    check_encode,
+    check_form,
+    check_form_parse,
+)
+from pctfuzz._internal.errors import UsageError
+from pctfuzz._internal.oracles.base import Impl
+from pctfuzz._internal.oracles.peer import PeerUnavailable
+from pctfuzz._internal.oracles.registry import get_impl
+from pctfuzz._internal.oracles.requests import REQUOTE_SET
+from pctfuzz._internal.store import FindingStore, new_finding
+from pctfuzz._internal.violations import Divergence
 
 TARGET = {check_encode: "diff_encode", check_decode: "diff_decode", check_form: "diff_form",
           check_form_parse: "diff_form_parse"}

@@ -2,7 +2,7 @@
 
 Each set's printable-ASCII membership is spelled out here as a string copied from the
 spec text (WHATWG URL 1.3, RFC 3986 2.2/2.3/3.3/3.4, ECMA-262 19.2.6), independently of
-how ``pctfuzz.sets`` builds it.
+how ``pctfuzz._internal.sets`` builds it.
 """
 
 from __future__ import annotations
@@ -14,12 +14,12 @@ import urllib.parse
 
 import pytest
 
-from pctfuzz.cases import EncodeCase, case_from_json
-from pctfuzz.cli import EXIT_OK, EXIT_USAGE, main
-from pctfuzz.errors import CaseFormatError, InputTypeError, PctfuzzError, UnknownSetError
-from pctfuzz.reference import percent_encode
-from pctfuzz.sets import ALIASES, SETS, WHATWG_DERIVATION, PercentEncodeSet, get_set, set_names
-from pctfuzz.setspec import (
+from pctfuzz._internal.cases import EncodeCase, case_from_json
+from pctfuzz._internal.cli import EXIT_OK, EXIT_USAGE, main
+from pctfuzz._internal.errors import CaseFormatError, InputTypeError, PctfuzzError, UnknownSetError
+from pctfuzz._internal.reference import percent_encode
+from pctfuzz._internal.sets import ALIASES, SETS, WHATWG_DERIVATION, PercentEncodeSet, get_set, set_names
+from pctfuzz._internal.setspec import (
     byte_ranges,
     canonical_spec,
     format_spec,
@@ -287,7 +287,7 @@ def test_union_and_everything_but() -> None:
     )
 
 
-# --- set specs (pctfuzz.setspec) -----------------------------------------------------------
+# --- set specs (pctfuzz._internal.setspec) -----------------------------------------------------------
 
 # requests.utils.requote_uri quotes with this safe= when the input holds an invalid escape.
 REQUESTS_SAFE = "!#$&'()*+,/:;=?@[]~"

@@ -1,4 +1,4 @@
-"""The fast reference against the spec's transcription (``pctfuzz.spec``).
+"""The fast reference against the spec's transcription (``pctfuzz._internal.spec``).
 
 As yarl tests its C quoter and ``_quoting_py`` through one fixture, each vector here
 runs on both implementations (``impl``), and Hypothesis holds them equal on random
@@ -21,11 +21,11 @@ from vectors import (
     SerializeCase,
 )
 
-from pctfuzz import spec
-from pctfuzz.form import form_urldecode, form_urlencode
-from pctfuzz.formats import FUZZ_ENCODINGS
-from pctfuzz.reference import percent_decode, percent_encode
-from pctfuzz.sets import SETS
+from pctfuzz._internal import spec
+from pctfuzz._internal.form import form_urldecode, form_urlencode
+from pctfuzz._internal.formats import FUZZ_ENCODINGS
+from pctfuzz._internal.reference import percent_decode, percent_encode
+from pctfuzz._internal.sets import SETS
 
 
 @dataclass(frozen=True)

@@ -1,11 +1,11 @@
-"""The campaign status (``pctfuzz.fuzz.status``) fed made-up progress: its text."""
+"""The campaign status (``pctfuzz._internal.fuzz.status``) fed made-up progress: its text."""
 
 from __future__ import annotations
 
 import io
 
-from pctfuzz.fuzz.stats import TargetStats
-from pctfuzz.fuzz.status import Board, LiveStatus, PlainStatus, status_for
+from pctfuzz._internal.fuzz.stats import TargetStats
+from pctfuzz._internal.fuzz.status import Board, LiveStatus, PlainStatus, status_for
 
 
 class Clock:

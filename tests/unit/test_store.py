@@ -17,10 +17,10 @@ from typing import Any
 
 import pytest
 
-from pctfuzz import store
-from pctfuzz.cases import DecodeCase, EncodeCase, FormCase, FormParseCase, case_from_json
-from pctfuzz.errors import CaseFormatError
-from pctfuzz.store import (
+from pctfuzz._internal import store
+from pctfuzz._internal.cases import DecodeCase, EncodeCase, FormCase, FormParseCase, case_from_json
+from pctfuzz._internal.errors import CaseFormatError
+from pctfuzz._internal.store import (
     Corpus,
     Finding,
     FindingFormatError,
@@ -32,8 +32,8 @@ from pctfuzz.store import (
     new_finding,
     new_stop_finding,
 )
-from pctfuzz.targets import TARGETS
-from pctfuzz.violations import Violation
+from pctfuzz._internal.targets import TARGETS
+from pctfuzz._internal.violations import Violation
 
 T0 = "2024-05-01T12:00:00.000Z"
 T1 = "2024-05-02T12:00:00.000Z"
@@ -194,7 +194,7 @@ def test_new_stop_finding_rebuilds_the_case() -> None:
 @pytest.mark.parametrize("target", sorted(TARGETS))
 def test_a_record_holds_a_case_of_its_target_s_type(target: str) -> None:
     """The store knows each built-in target's case type without importing
-    ``pctfuzz.targets`` (from ``identity.QUESTION``): here it agrees with the registry.
+    ``pctfuzz._internal.targets`` (from ``identity.QUESTION``): here it agrees with the registry.
     A target name outside the registry takes any case."""
     for case in (EncodeCase("a", "path"), DecodeCase("%41"), FormCase((("a", "b"),)),
                  FormParseCase("a=b")):
@@ -570,7 +570,7 @@ def test_two_processes_never_lose_hits(tmp_path: Path) -> None:
     for p in procs:
         p.start()
     for _ in procs:
-        assert ready.acquire(timeout=30)
+        assert ready.acquire(timeout=300)
     go.set()
     for p in procs:
         p.join(60)

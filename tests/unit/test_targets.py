@@ -11,13 +11,13 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from pctfuzz.cases import EncodeCase, FormCase
-from pctfuzz.encoding import lookup
-from pctfuzz.errors import PctfuzzError
-from pctfuzz.fuzz.seeds import seed_cases
-from pctfuzz.oracles.faults import FAULTS
-from pctfuzz.targets import FUZZ_ENCODINGS, FUZZ_SETS, TARGETS, get_target
-from pctfuzz.violations import Divergence, Violation
+from pctfuzz._internal.cases import EncodeCase, FormCase
+from pctfuzz._internal.encoding import lookup
+from pctfuzz._internal.errors import PctfuzzError
+from pctfuzz._internal.fuzz.seeds import seed_cases
+from pctfuzz._internal.oracles.faults import FAULTS
+from pctfuzz._internal.targets import FUZZ_ENCODINGS, FUZZ_SETS, TARGETS, get_target
+from pctfuzz._internal.violations import Divergence, Violation
 
 
 def _normalized(case: object) -> object:
@@ -194,9 +194,9 @@ def test_every_invariant_runs_within_the_turns(name: str, monkeypatch: pytest.Mo
 
 # --- the subject under test (resolve_subject) --------------------------------------------
 def test_each_target_resolves_its_own_kind_of_subject() -> None:
-    from pctfuzz.checks.invariants import REFERENCE
-    from pctfuzz.oracles import get_impl
-    from pctfuzz.targets import resolve_subject
+    from pctfuzz._internal.checks.invariants import REFERENCE
+    from pctfuzz._internal.oracles import get_impl
+    from pctfuzz._internal.targets import resolve_subject
 
     encode, diff = get_target("encode"), get_target("diff_encode")
     assert resolve_subject(encode, None) is REFERENCE
@@ -210,7 +210,7 @@ def test_each_target_resolves_its_own_kind_of_subject() -> None:
 def test_a_subject_of_the_wrong_kind_is_refused_in_one_line() -> None:
     """Refused before any call: an adapter given to an invariant target used to crash
     on the check's first call (and ``pctfuzz coverage`` hid it)."""
-    from pctfuzz.oracles import get_impl
+    from pctfuzz._internal.oracles import get_impl
 
     case = EncodeCase("a", "component")
     refusals = [
@@ -228,7 +228,7 @@ def test_a_subject_of_the_wrong_kind_is_refused_in_one_line() -> None:
 
 
 def test_targets_hold_their_check_and_strategy_as_objects() -> None:
-    from pctfuzz.checks import differential, invariants, strategies
+    from pctfuzz._internal.checks import differential, invariants, strategies
 
     assert get_target("encode").checker is invariants.check_encode
     assert get_target("diff_form_parse").checker is differential.check_form_parse
@@ -238,8 +238,8 @@ def test_targets_hold_their_check_and_strategy_as_objects() -> None:
 
 
 def test_two_kinds_of_target_each_built_from_its_operation() -> None:
-    from pctfuzz.operations import OPERATIONS
-    from pctfuzz.targets import DifferentialTarget, InvariantTarget
+    from pctfuzz._internal.operations import OPERATIONS
+    from pctfuzz._internal.targets import DifferentialTarget, InvariantTarget
 
     for op in OPERATIONS:
         invariant, differential = (get_target(name) for name in op.targets)
@@ -256,8 +256,8 @@ def test_a_bound_target_never_resolves_its_subject_per_input(
     no input goes back to the resolver or re-reads the adapter's answer domain."""
     import random
 
-    from pctfuzz import targets
-    from pctfuzz.fuzz.driver import run_input
+    from pctfuzz._internal import targets
+    from pctfuzz._internal.fuzz.driver import run_input
 
     target = get_target(name)
     bound = target.bind("urllib" if target.differential else None)

@@ -11,13 +11,13 @@ from urllib.parse import quote
 import pytest
 from hypothesis import given, seed, settings
 
-from pctfuzz.cases import EncodeCase
-from pctfuzz.checks.differential import run_impl
-from pctfuzz.formats import AnswerDomain
-from pctfuzz.oracles import function_adapter
-from pctfuzz.project import Project
+from pctfuzz._internal.cases import EncodeCase
+from pctfuzz._internal.checks.differential import run_impl
+from pctfuzz._internal.formats import AnswerDomain
+from pctfuzz._internal.oracles import function_adapter
+from pctfuzz._internal.project import Project
 from pctfuzz.testing import differential_tests, encode_cases_in
-from pctfuzz.violations import Divergence
+from pctfuzz._internal.violations import Divergence
 
 #: The URL Standard's query percent-encode set leaves these raw (and the bug: "#").
 SAFE = "!$%&'()*+,-./:;=?@[\\]^_`{|}~"

@@ -1,4 +1,4 @@
-"""``pctfuzz.fuzz.undertest``: lines of the code under test reached, sampled."""
+"""``pctfuzz._internal.fuzz.undertest``: lines of the code under test reached, sampled."""
 
 from __future__ import annotations
 
@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from pctfuzz.fuzz import undertest
-from pctfuzz.fuzz.undertest import UnderTest, function_lines
+from pctfuzz._internal.fuzz import undertest
+from pctfuzz._internal.fuzz.undertest import UnderTest, function_lines
 
 SOURCE = '''\
 LIMIT = 3

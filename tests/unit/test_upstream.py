@@ -14,16 +14,16 @@ from typing import Any
 
 import pytest
 
-from pctfuzz.cases import EncodeCase
-from pctfuzz.checks import differential
-from pctfuzz.checks.differential import run_impl
-from pctfuzz.errors import PctfuzzError
-from pctfuzz.fuzz.seeds import seed_cases
-from pctfuzz.oracles import IMPLS, get_impl, library_call
-from pctfuzz.reports.export import export_tests
-from pctfuzz.reports.upstream import _checked_source, upstream_report
-from pctfuzz.store import Finding, FindingStore, new_finding
-from pctfuzz.targets import get_target
+from pctfuzz._internal.cases import EncodeCase
+from pctfuzz._internal.checks import differential
+from pctfuzz._internal.checks.differential import run_impl
+from pctfuzz._internal.errors import PctfuzzError
+from pctfuzz._internal.fuzz.seeds import seed_cases
+from pctfuzz._internal.oracles import IMPLS, get_impl, library_call
+from pctfuzz._internal.reports.export import export_tests
+from pctfuzz._internal.reports.upstream import _checked_source, upstream_report
+from pctfuzz._internal.store import Finding, FindingStore, new_finding
+from pctfuzz._internal.targets import get_target
 
 SUPPORT = Path(__file__).resolve().parents[1] / "support"
 _QUESTIONS = {"diff_encode": "encode", "diff_decode": "decode", "diff_form": "form",
@@ -102,7 +102,7 @@ def test_upstream_report_of_a_function_adapter_has_a_library_only_script(
     path.write_text(script[1])
     env = dict(os.environ, PYTHONPATH=str(SUPPORT))
     run = subprocess.run([sys.executable, str(path)], env=env, capture_output=True,
-                         text=True, timeout=60, check=False)
+                         text=True, timeout=600, check=False)
     assert run.returncode == 1 and "AssertionError" in run.stderr, run.stderr
     assert run.stdout == "'a#b'\n"
 
@@ -152,13 +152,13 @@ def test_export_runs_a_user_adapter_only_when_the_user_names_it(
     with pytest.raises(PctfuzzError, match="pass --impl"):
         export_tests([(finding, "f.json")])
     source = export_tests([(finding, "f.json")], trusted=["broken_impls:HASH_RAW"])
-    assert "resolve_subject(target, 'broken_impls:HASH_RAW')" in source
+    assert "impl='broken_impls:HASH_RAW')" in source
     path = tmp_path / "test_exported.py"
     path.write_text(source)
     env = dict(os.environ, PYTHONPATH=str(SUPPORT))
     run = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider",
                           str(path)], cwd=tmp_path, env=env, capture_output=True, text=True,
-                         timeout=120, check=False)
+                         timeout=600, check=False)
     assert run.returncode == 1 and "1 failed" in run.stdout, run.stdout + run.stderr
 
 
@@ -174,11 +174,25 @@ def test_report_upstream_command(tmp_path: Path) -> None:
     env = dict(os.environ, PYTHONPATH=str(SUPPORT))
     base = [sys.executable, "-m", "pctfuzz", "report", "--findings", str(store.root),
             "--upstream", finding.id]
-    refused = subprocess.run(base, env=env, capture_output=True, text=True, timeout=60,
+    refused = subprocess.run(base, env=env, capture_output=True, text=True, timeout=600,
                              check=False)
     assert refused.returncode == 2 and "pass --impl" in refused.stderr
     out = tmp_path / "issue.md"
     done = subprocess.run([*base, "--impl", "broken_impls:HASH_RAW", "-o", str(out)],
-                          env=env, capture_output=True, text=True, timeout=60, check=False)
+                          env=env, capture_output=True, text=True, timeout=600, check=False)
     assert done.returncode == 0, done.stderr
     assert "## Reproduction" in out.read_text()
+
+
+def test_a_finding_that_no_longer_reproduces_is_titled_with_its_recorded_answers(
+        on_path: None) -> None:
+    """Reported against a version that now gives the expected answer, the title and
+    "Actual" are the record's answers (not today's equal ones), and say it is gone."""
+    finding = _finding(EncodeCase("a~b", "component"), "broken_impls:TildeEncodingUrllib")
+    assert finding.actual == "'a%7Eb'"
+    text = upstream_report(finding, get_impl("urllib"), path="f.json", impl="")
+    title = text.splitlines()[0]
+    assert "gave ` 'a%7Eb' ` where the URL Standard gives ` 'a~b' `" in title, title
+    assert "no longer reproduces" in title, title
+    actual = text.split("## Actual", 1)[1].split("##", 1)[0]
+    assert "'a%7Eb'" in actual and "no longer reproduces here" in actual, actual

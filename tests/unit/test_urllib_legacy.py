@@ -1,9 +1,9 @@
-"""The urllib legacy-encoding entries (``pctfuzz.checks.registry.urllib_legacy``) answer
+"""The urllib legacy-encoding entries (``pctfuzz._internal.checks.registry.urllib_legacy``) answer
 exactly as their definitions: each predicate, computed from a cached classification of
 the case's code points, equals the predicate written out from its docstring (every
 code point compared afresh), and ``check_encode``/``check_form`` accept exactly what the
 engine accepts over the whole registry with those definitions in place of the
-predicates (``pctfuzz.accept.entry``). Both run on generated cases (encodings by label and
+predicates (``pctfuzz._internal.accept.entry``). Both run on generated cases (encodings by label and
 alias, every fuzz set, text mixing what the two encoders treat differently)."""
 
 from __future__ import annotations
@@ -16,19 +16,19 @@ from broken_impls import LosesLastChar
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from pctfuzz.accept.entry import KnownDivergence
-from pctfuzz.accept.entry import explain as engine_explain
-from pctfuzz.cases import Case, EncodeCase, FormCase
-from pctfuzz.checks.differential import both_refuse, check_encode, check_form, run_impl
-from pctfuzz.checks.registry import DIVERGENCES, reference_outcome, urllib_legacy
-from pctfuzz.encoding import DIFFERENCES, encode_runs, lookup
-from pctfuzz.errors import PctfuzzError
-from pctfuzz.formats import FUZZ_ENCODINGS, FUZZ_SETS
-from pctfuzz.oracles.base import Unsupported, registry_names
-from pctfuzz.oracles.urllib_parse import UrllibAdapter, python_codec
-from pctfuzz.reference import percent_encode
-from pctfuzz.sets import FORM, get_set
-from pctfuzz.violations import Divergence
+from pctfuzz._internal.accept.entry import KnownDivergence
+from pctfuzz._internal.accept.entry import explain as engine_explain
+from pctfuzz._internal.cases import Case, EncodeCase, FormCase
+from pctfuzz._internal.checks.differential import both_refuse, check_encode, check_form, run_impl
+from pctfuzz._internal.checks.registry import DIVERGENCES, reference_outcome, urllib_legacy
+from pctfuzz._internal.encoding import DIFFERENCES, encode_runs, lookup
+from pctfuzz._internal.errors import PctfuzzError
+from pctfuzz._internal.formats import FUZZ_ENCODINGS, FUZZ_SETS
+from pctfuzz._internal.oracles.base import Unsupported, registry_names
+from pctfuzz._internal.oracles.urllib_parse import UrllibAdapter, python_codec
+from pctfuzz._internal.reference import percent_encode
+from pctfuzz._internal.sets import FORM, get_set
+from pctfuzz._internal.violations import Divergence
 
 #: Labels as cases carry them: every fuzz encoding, aliases, one Python has no codec
 #: of that name for (windows-874 -> cp874), none at all (x-user-defined), UTF-8 by

@@ -13,11 +13,11 @@ from pathlib import Path
 
 import pytest
 
-from pctfuzz.errors import PctfuzzError
-from pctfuzz.fuzz.recorder import Recorder
-from pctfuzz.oracles import IMPLS, Adapter, function_adapter, get_impl, impl_version
-from pctfuzz.store import collect_versions
-from pctfuzz.targets import get_target
+from pctfuzz._internal.errors import PctfuzzError
+from pctfuzz._internal.fuzz.recorder import Recorder
+from pctfuzz._internal.oracles import IMPLS, Adapter, function_adapter, get_impl, impl_version
+from pctfuzz._internal.store import collect_versions
+from pctfuzz._internal.targets import get_target
 
 STDLIB = f"stdlib (Python {platform.python_version()})"
 

@@ -1,0 +1,198 @@
+"""One accepted difference (``KnownDivergence``) and how entries explain a case.
+
+An implementation under test agrees with the reference on a case when both give the
+same answer, or both raise; a difference is accepted only when entries explain it.
+Each entry has:
+
+- ``id``, ``impl`` (the adapter name it is written for; variants inherit their parent's
+  entries, see ``pctfuzz._internal.oracles``), ``check`` (one of
+  ``pctfuzz._internal.outcome.CHECKS``);
+- ``applies(case) -> bool``: a narrow predicate on the case (the feature that triggers
+  the difference: a set, a lone surrogate, a legacy encoding...);
+- ``reconcile(case, expected, actual)``: the *exact* statement of the difference. Given
+  the reference's and the implementation's outcomes it returns them with this entry's
+  difference taken out (e.g. the reference's ``%7E`` written back as ``~``), or None
+  when the outcomes do not show it;
+- ``model``: for the ready-made reconcilers, the same difference as one field of a
+  ``pctfuzz._internal.accept.model.Model``. A case is accepted when, after every applicable
+  entry has reconciled, the two outcomes are equal. One phase order: entries that
+  replace a whole outcome (``REPLACE``: a refusal, a model written as code), then the
+  *composed model* of every applicable entry with a ``model`` (their models merged
+  into one: one effective set by set arithmetic, text rewrites on what it gives,
+  structure on the result; listing order never matters), then ``MODEL`` entries
+  written as code, then ``REWRITE`` entries (text rewrites of the answer: truncation,
+  a prefix). So ``left_raw("~")``, ``encoded("*")`` and ``pairs_order("sorted")``
+  explain one form case together, and entries of other checks or adapters are never
+  consulted;
+- ``reference`` and ``implementation``: the observed behaviours, in words;
+- ``citation`` (WHATWG/RFC section, CPython docs, upstream issue) and ``why`` accepted;
+- ``example``: a pinned case on which the divergence happens today, checked by
+  ``pctfuzz divergences --check``; ``active()`` says whether the entry applies to the
+  running versions (an upstream fix turns it off instead of breaking the tests).
+
+The built-in entries are in ``pctfuzz._internal.checks.registry``, a user's are built with
+``pctfuzz._internal.accept.divergence``; ``reconcile`` and ``explain`` here take either.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from pctfuzz._internal.accept.model import Model, NotModelled, render
+from pctfuzz._internal.cases import Case
+from pctfuzz._internal.outcome import CHECKS, Outcome, Reconcile
+
+__all__ = ["MODEL", "REPLACE", "REWRITE", "KnownDivergence", "compose", "explain", "reconcile"]
+
+#: The one phase order of reconciling (module docstring): whole outcomes replaced,
+#: then the composed model and models written as code, then rewrites of the text.
+REPLACE, MODEL, REWRITE = 0, 1, 2
+
+
+def _always() -> bool:
+    return True
+
+
+@dataclass(frozen=True)
+class KnownDivergence:
+    """One accepted difference (see the module docstring for each field)."""
+
+    id: str
+    impl: str
+    check: str
+    summary: str
+    applies: Callable[[Case], bool] = field(repr=False)
+    reconcile: Reconcile = field(repr=False)
+    reference: str
+    implementation: str
+    citation: str
+    why: str
+    example: Case
+    active: Callable[[], bool] = field(default=_always, repr=False)
+    #: Reconcile order among entries (lower first): an entry replacing a whole outcome
+    #: runs before one rewriting text inside it (module docstring).
+    phase: int = REPLACE
+    #: The difference as a field of the composed model (None: ``reconcile`` only).
+    model: Model | None = None
+
+    def __post_init__(self) -> None:
+        if self.check not in CHECKS:
+            raise ValueError(f"divergence {self.id}: unknown check {self.check!r}")
+
+    def matches(self, case: Case, expected: Outcome, actual: Outcome) -> bool:
+        """This entry alone explains the difference between the two outcomes."""
+        if not (self.active() and self.applies(case)):
+            return False
+        pair = self.reconcile(case, expected, actual)
+        return pair is not None and pair[0].same(pair[1])
+
+
+def _applicable(check: str, impl_names: Sequence[str], case: Case,
+                entries: Sequence[KnownDivergence]) -> list[KnownDivergence]:
+    found = []
+    for entry in entries:
+        if entry.check != check or entry.impl not in impl_names:
+            continue
+        try:
+            if entry.active() and entry.applies(case):
+                found.append(entry)
+        except Exception:
+            continue  # a predicate failing on a new shape of case explains nothing
+    return found
+
+
+def _merged(entries: Sequence[KnownDivergence]) -> Model:
+    model = Model()
+    for entry in entries:
+        assert entry.model is not None
+        model = model.merge(entry.model)
+    return model
+
+
+def compose(check: str, case: Case, entries: Sequence[KnownDivergence],
+            current: Any = None) -> tuple[Any, list[str]]:
+    """The composed model's answer to ``case`` and the ids of the entries it needs
+    (those without which the answer changes; all of them when none alone matters,
+    as for two identical entries). ``NotModelled`` when the model has no answer."""
+    try:
+        value = render(_merged(entries), check, case, current)
+    except NotModelled:
+        raise
+    except Exception as exc:  # an input the model's encoder refuses
+        raise NotModelled(f"{type(exc).__name__}: {exc}") from None
+    needed = []
+    for index, entry in enumerate(entries):
+        others = [*entries[:index], *entries[index + 1:]]
+        try:
+            without = render(_merged(others), check, case, current)
+        except Exception:
+            without = None
+        if without != value:
+            needed.append(entry.id)
+    return value, needed or [e.id for e in entries]
+
+
+def reconcile(
+    check: str, impl_names: Sequence[str], case: Case, expected: Outcome, actual: Outcome,
+    entries: Sequence[KnownDivergence],
+) -> tuple[tuple[str, ...], Outcome, Outcome]:
+    """Apply every active entry of ``entries`` for ``check`` and one of ``impl_names``
+    whose predicate accepts ``case``, in the phase order of the module docstring
+    (entries of one phase in the order given): (ids of the entries that changed an
+    outcome, the reference's outcome and the implementation's with those differences
+    taken out). What still differs between the two is what no entry explains."""
+    found = _applicable(check, impl_names, case, entries)
+    used: list[str] = []
+
+    def run(entry: KnownDivergence) -> None:
+        nonlocal expected, actual
+        try:
+            pair = entry.reconcile(case, expected, actual)
+        except Exception:
+            # An answer of an unexpected shape (a new bug) is not explained by the entry;
+            # leaving it unexplained reports it.
+            return
+        if pair is None:
+            return
+        if not (pair[0].same(expected) and pair[1].same(actual)):
+            used.append(entry.id)
+        expected, actual = pair
+
+    coded = [e for e in found if e.model is None]
+    declared = [e for e in found if e.model is not None]
+    for entry in coded:
+        if entry.phase <= REPLACE:
+            run(entry)
+    # Python's codec answers a lone surrogate the reference refuses (an NCR).
+    if declared and not actual.raised and (
+            not expected.raised or any(e.model and e.model.python_codec for e in declared)):
+        try:
+            value, needed = compose(check, case, declared,
+                                    None if expected.raised else expected.value)
+        except NotModelled:
+            pass
+        else:
+            modelled = Outcome(value)
+            if not modelled.same(expected):
+                used += needed
+            expected = modelled
+    for phase in (MODEL, REWRITE):
+        for entry in coded:
+            if entry.phase == phase or (phase == REWRITE and entry.phase > REWRITE):
+                run(entry)
+    return tuple(used), expected, actual
+
+
+def explain(
+    check: str, impl_names: Sequence[str], case: Case, expected: Outcome, actual: Outcome,
+    entries: Sequence[KnownDivergence],
+) -> tuple[str, ...] | None:
+    """Ids of the entries that together explain the difference, or None if they do not:
+    the difference is explained if the ``reconcile``d outcomes are the same. The ids
+    returned are those that changed one."""
+    used, expected, actual = reconcile(check, impl_names, case, expected, actual, entries)
+    if used and expected.same(actual):
+        return used
+    return None

@@ -1,0 +1,302 @@
+"""The implementation as a model: what declared differences compose into.
+
+A ready-made reconciler that states a *kind* of difference (a set, a text rewrite, a
+structure, an input transform) carries a ``Model``: one field of what the
+implementation does differently. The entries of one check that apply to a case merge
+into ONE model (``Model.merge``), which then answers the case as the implementation
+would (``render``); the order the entries are listed in never matters:
+
+1. input transforms: characters removed or trimmed, the input cut at a delimiter,
+   Unicode normalization;
+2. the effective set, by set arithmetic: (the case's set | ``encoded``) - ``raw``
+   (WHATWG URL 1.3, percent-encode after encoding, with that set);
+3. text rewrites of what that set gives: a space as ``+`` or ``%20``, an existing
+   ``%HH`` requoted, lowercase hex digits;
+4. structure of the result: pairs dropped, kept, sorted or grouped (URL 5.1/5.2),
+   ``;`` as a separator, decoded twice.
+
+So ``left_raw("~")`` + ``encoded("*")`` is one set, ``space_as("%20")`` never touches
+a ``+`` that ``left_raw("+")`` keeps, and ``pairs_order("sorted")`` orders the pairs
+that set serializes.
+"""
+
+from __future__ import annotations
+
+import codecs
+import re
+import unicodedata
+from collections.abc import Iterable
+from dataclasses import dataclass, fields, replace
+from typing import Any
+
+from pctfuzz._internal.cases import Case, DecodeCase, EncodeCase, FormCase, FormParseCase
+from pctfuzz._internal.encoding import lookup
+from pctfuzz._internal.form import form_urldecode
+from pctfuzz._internal.reference import percent_decode, percent_encode
+from pctfuzz._internal.sets import FORM, PercentEncodeSet, get_set
+from pctfuzz._internal.spec import PERCENT_ENCODED_BYTE
+
+__all__ = ["Model", "NotModelled", "python_codec_name", "render", "reorder"]
+
+
+class NotModelled(Exception):
+    """The model cannot answer this case exactly (so it explains nothing here)."""
+
+
+@dataclass(frozen=True)
+class Model:
+    """What the implementation does differently; every field's default is "as the
+    reference" (module docstring for the order they apply in)."""
+
+    raw: frozenset[int] = frozenset()
+    encoded: frozenset[int] = frozenset()
+    space: str | None = None
+    lowercase_hex: bool = False
+    requote: str | None = None
+    order: str | None = None
+    empty: str | None = None
+    semicolon: bool = False
+    twice: bool = False
+    remove: str = ""
+    trim: str = ""
+    #: Each input text ends before its first character of these (``cut_at``).
+    cut: str = ""
+    normalize: str | None = None
+    #: Text encoded with Python's codec of a legacy encoding, errors="xmlcharrefreplace"
+    #: (urllib), instead of the WHATWG encoder; the set applies to its bytes.
+    python_codec: bool = False
+
+    def merge(self, other: Model) -> Model:
+        """Both models at once; ``NotModelled`` when they contradict each other."""
+        changes: dict[str, Any] = {
+            "raw": self.raw | other.raw, "encoded": self.encoded | other.encoded,
+            "lowercase_hex": self.lowercase_hex or other.lowercase_hex,
+            "semicolon": self.semicolon or other.semicolon, "twice": self.twice or other.twice,
+            "python_codec": self.python_codec or other.python_codec,
+            "remove": "".join(sorted(set(self.remove + other.remove))),
+            "trim": "".join(sorted(set(self.trim + other.trim))),
+            "cut": "".join(sorted(set(self.cut + other.cut))),
+        }
+        for name in _SINGLE:
+            mine, theirs = getattr(self, name), getattr(other, name)
+            if mine is not None and theirs is not None and mine != theirs:
+                raise NotModelled(f"{name}: {mine!r} and {theirs!r}")
+            changes[name] = mine if mine is not None else theirs
+        return replace(self, **changes)
+
+    def is_identity(self) -> bool:
+        return all(getattr(self, f.name) == f.default for f in fields(self))
+
+
+#: Fields that are neither set arithmetic nor flags: two entries giving different
+#: values for one of them contradict each other.
+_SINGLE = ("space", "requote", "order", "empty", "normalize")
+
+
+def reorder(pairs: Iterable[tuple[Any, Any]], mode: str) -> list[tuple[Any, Any]]:
+    """Pairs ``sorted`` by name (stable) or ``grouped`` by name in order of first
+    appearance, as a multi-dict keeps them."""
+    listed = list(pairs)
+    if mode == "sorted":
+        return sorted(listed, key=lambda p: p[0])
+    first: dict[Any, int] = {}
+    for name, _ in listed:
+        first.setdefault(name, len(first))
+    return sorted(listed, key=lambda p: first[p[0]])
+
+
+# --- 1. input transforms -------------------------------------------------------------------
+def _text(model: Model, text: Any) -> Any:
+    if isinstance(text, bytes):
+        if model.normalize:
+            raise NotModelled("normalization of bytes")
+        chars = model.remove.encode("latin-1", "ignore")
+        if chars:
+            text = bytes(b for b in text if b not in chars)
+        if model.trim:
+            text = text.strip(model.trim.encode("latin-1", "ignore"))
+        return _cut(text, model.cut.encode("latin-1")) if model.cut else text
+    if model.remove:
+        text = "".join(c for c in text if c not in model.remove)
+    if model.trim:
+        text = text.strip(model.trim)
+    if model.cut:
+        text = _cut(text, model.cut)
+    if model.normalize:
+        text = unicodedata.normalize(model.normalize, text)  # type: ignore[arg-type]
+    return text
+
+
+def _cut(text: Any, chars: Any) -> Any:
+    """``text`` up to its first character of ``chars`` (after removing and trimming,
+    as a URL parser splits only once it has done both, WHATWG URL 4.4)."""
+    ends = [i for i in (text.find(chars[k:k + 1]) for k in range(len(chars))) if i >= 0]
+    return text[:min(ends)] if ends else text
+
+
+def _input(model: Model, case: Case) -> Case:
+    if not (model.remove or model.trim or model.cut or model.normalize):
+        return case
+    if isinstance(case, EncodeCase):
+        return replace(case, value=_text(model, case.value))
+    if isinstance(case, DecodeCase):
+        return replace(case, value=_text(model, case.value))
+    if isinstance(case, FormCase):
+        return replace(case, pairs=tuple((_text(model, n), _text(model, v))
+                                         for n, v in case.pairs))
+    assert isinstance(case, FormParseCase)
+    return replace(case, text=_text(model, case.text))
+
+
+# --- 2-3. the effective set and text rewrites ----------------------------------------------
+_VALID_TRIPLET = PERCENT_ENCODED_BYTE
+_TRIPLET = re.compile("%[0-9A-F]{2}")
+_UNRESERVED = frozenset(b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~")
+
+
+def _effective(model: Model, base: PercentEncodeSet, plus: bool) -> tuple[PercentEncodeSet, bool]:
+    members = (base.members | model.encoded) - model.raw
+    if model.space == "+":
+        plus = plus or 0x20 in members
+    elif model.space == "%20":
+        members, plus = members | {0x20} if plus else members, False
+    if members == base.members:
+        return base, plus
+    return PercentEncodeSet(f"{base.name} (adjusted)", members, base.source,
+                            base.space_as_plus), plus
+
+
+def _escape(triplet: str, mode: str, pes: PercentEncodeSet) -> str:
+    byte = int(triplet[1:], 16)
+    if mode == "keep":
+        return triplet
+    if mode == "decode-unreserved":
+        return chr(byte) if byte in _UNRESERVED else triplet
+    if mode == "decode-safe" and byte not in pes:
+        return chr(byte)
+    return triplet.upper()
+
+
+def _encode(model: Model, value: str | bytes, pes: PercentEncodeSet, encoding: str,
+            plus: bool) -> str:
+    codec = python_codec_name(encoding) if model.python_codec else None
+
+    def run(part: str | bytes) -> str:
+        if codec is not None and isinstance(part, str):
+            out = percent_encode(part.encode(codec, "xmlcharrefreplace"), pes,
+                                 space_as_plus=plus)
+        else:
+            out = percent_encode(part, pes, encoding=encoding, space_as_plus=plus)
+        return _TRIPLET.sub(lambda m: m.group().lower(), out) if model.lowercase_hex else out
+
+    raw_pct = ("%" in value) if isinstance(value, str) else (b"%" in value)
+    if model.lowercase_hex and raw_pct and 0x25 not in pes.members and not model.requote:
+        raise NotModelled("a raw % of the input next to lowercase hex digits")
+    if not model.requote or not isinstance(value, str):
+        return run(value)
+    out: list[str] = []
+    pos = 0
+    for match in _VALID_TRIPLET.finditer(value):
+        out += [run(value[pos:match.start()]), _escape(match.group(), model.requote, pes)]
+        pos = match.end()
+    out.append(run(value[pos:]))
+    return "".join(out)
+
+
+def python_codec_name(label: str) -> str | None:
+    """The Python codec a user would pass for a legacy encoding (its standard name if
+    Python knows it, else the codec ``pctfuzz._internal.encoding`` builds on); None for UTF-8 or
+    when Python has none."""
+    found = lookup(label)
+    if found.is_utf8:
+        return None
+    for candidate in (found.name, found.codec):
+        if candidate is not None:
+            try:
+                codecs.lookup(candidate)
+            except LookupError:
+                continue
+            return candidate
+    return None
+
+
+# --- 4. structure --------------------------------------------------------------------------
+def _decode_again(text: str) -> str:
+    return percent_decode(text).decode("utf-8", "replace")
+
+
+def _parse(model: Model, text: str | bytes) -> list[tuple[str, str]]:
+    separators = "&;" if model.semicolon else "&"
+    if isinstance(text, bytes):
+        sequences: list[Any] = re.split(f"[{separators}]".encode(), text)
+    else:
+        sequences = re.split(f"[{separators}]", text)
+    pairs: list[tuple[str, str]] = []
+    for sequence in sequences:
+        if sequence:
+            pairs += form_urldecode(sequence)
+        elif model.empty == "kept":
+            pairs.append(("", ""))
+    if model.twice:
+        pairs = [(_decode_again(n), _decode_again(v)) for n, v in pairs]
+    return pairs
+
+
+def _structural(model: Model) -> bool:
+    """Only the structure of the result changes: the model can reshape the answer it
+    is given (one that an entry written as code made) instead of answering afresh."""
+    return model == Model(order=model.order, empty=model.empty) and model.empty != "kept"
+
+
+def _reshape(model: Model, check: str, case: Case, current: Any) -> Any:
+    if check == "form-parse" and isinstance(current, list):
+        pairs = list(current)
+    elif check == "form" and isinstance(case, FormCase) and isinstance(current, str):
+        # The serializer writes one "&"-separated segment per pair, in list order.
+        segments = current.split("&") if case.pairs else []
+        if len(segments) != len(case.pairs):
+            raise NotModelled("the answer's segments are not the case's pairs")
+        keyed = [(name, (value, seg)) for (name, value), seg
+                 in zip(case.pairs, segments, strict=True)]
+        if model.empty == "dropped":
+            keyed = [k for k in keyed if k[1][0]]
+        if model.order:
+            keyed = reorder(keyed, model.order)
+        return "&".join(seg for _, (_, seg) in keyed)
+    else:
+        raise NotModelled(f"{check}: no answer to reshape")
+    if model.empty == "dropped":
+        pairs = [p for p in pairs if p[1]]
+    return reorder(pairs, model.order) if model.order else pairs
+
+
+def render(model: Model, check: str, case: Case, current: Any = None) -> Any:
+    """The model's answer to ``check`` on ``case`` (module docstring); ``NotModelled``
+    when it has none. ``current`` is the answer so far (the reference's, or an entry's
+    written as code): a model that only changes structure reshapes it."""
+    if current is not None and model.is_identity():
+        return current
+    if current is not None and _structural(model):
+        return _reshape(model, check, case, current)
+    case = _input(model, case)
+    if isinstance(case, EncodeCase) and check == "encode":
+        pes, plus = _effective(model, get_set(case.set_name), case.space_as_plus)
+        return _encode(model, case.value, pes, case.encoding, plus)
+    if isinstance(case, FormCase) and check == "form":
+        pes, plus = _effective(model, FORM, True)
+        pairs = list(case.pairs)
+        if model.empty == "dropped":
+            pairs = [p for p in pairs if p[1]]
+        if model.order:
+            pairs = reorder(pairs, model.order)
+        return "&".join(_encode(model, n, pes, case.encoding, plus) + "="
+                        + _encode(model, v, pes, case.encoding, plus) for n, v in pairs)
+    if isinstance(case, DecodeCase) and check == "decode":
+        data = percent_decode(case.value)
+        return percent_decode(data) if model.twice else data
+    if isinstance(case, FormParseCase) and check == "form-parse":
+        pairs = _parse(model, case.text)
+        if model.empty == "dropped":
+            pairs = [p for p in pairs if p[1]]
+        return reorder(pairs, model.order) if model.order else pairs
+    raise NotModelled(f"{check} on a {type(case).__name__}")

@@ -1,0 +1,615 @@
+"""The ready-made reconcilers of user entries, and ``divergence()`` that builds one.
+
+Each reconciler states one difference exactly (``pctfuzz._internal.accept.entry``: it takes that
+difference out of the two outcomes and nothing more); ``pctfuzz.accept`` documents
+them for users and loads them from ``--accept`` files by the names in ``RECONCILERS``.
+They are also the catalogue that names a finding by what explains it
+(``pctfuzz._internal.accept.rules``). A reconciler that is one field of the implementation's
+model (``pctfuzz._internal.accept.model``: a set, a text rewrite, a structure, an input
+transform) carries that ``Model`` and composes with the others; the rest are written
+as code, in their phase. The models follow WHATWG URL 1.3 (percent-encode after
+encoding), 5.1 and 5.2 (form parser and serializer) with the implementation's change
+applied. (Over 400 lines: the reconcilers and the builder are one vocabulary, each a
+few lines.)
+"""
+
+from __future__ import annotations
+
+import codecs
+import re
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from pctfuzz._internal.accept.entry import MODEL, REPLACE, REWRITE, KnownDivergence
+from pctfuzz._internal.accept.model import Model, NotModelled, render
+from pctfuzz._internal.cases import Case, DecodeCase, EncodeCase, FormCase, FormParseCase
+from pctfuzz._internal.encoding import encode_ncr, lookup
+from pctfuzz._internal.errors import PctfuzzError, UsageError
+from pctfuzz._internal.operations import OPERATIONS
+from pctfuzz._internal.outcome import CHECKS, Outcome, Reconcile
+from pctfuzz._internal.reference import percent_decode, percent_encode
+from pctfuzz._internal.sets import FORM, PercentEncodeSet, get_set
+from pctfuzz._internal.spec import HEX_PAIR
+from pctfuzz._internal.text import count_lone_surrogates, has_lone_surrogate, surrogates_to_fffd
+
+__all__ = [
+    "MODEL",
+    "RECONCILERS",
+    "REPLACE",
+    "REWRITE",
+    "Reconciler",
+    "both_refuse",
+    "cut_at",
+    "decoded_twice",
+    "divergence",
+    "empty_pairs",
+    "encode_model",
+    "encoded",
+    "latin1_fallback",
+    "left_raw",
+    "lowercase_hex",
+    "ncr_unescaped",
+    "pairs_order",
+    "pairs_surrogates_to_fffd",
+    "prefixed",
+    "python_codec",
+    "refuses",
+    "removed",
+    "replacement",
+    "requoted",
+    "semicolon_separates",
+    "set_change",
+    "space_as",
+    "suffixed",
+    "trimmed",
+    "truncated",
+]
+
+_CASE_TYPES: Mapping[str, type] = {op.name: op.case_type for op in OPERATIONS}
+_Pair = tuple[Outcome, Outcome] | None
+_CHECK_OF: Mapping[type, str] = {case_type: check for check, case_type in _CASE_TYPES.items()}
+
+
+@dataclass(frozen=True)
+class Reconciler:
+    """A ready-made exact statement of one difference (``pctfuzz.accept`` lists them)."""
+
+    name: str
+    checks: frozenset[str]
+    reconcile: Reconcile
+    reference: str
+    implementation: str
+    phase: int = MODEL
+    #: The difference as one field of the composed model (``pctfuzz._internal.accept.model``).
+    model: Model | None = None
+
+
+def _modelled(model: Model) -> Reconcile:
+    """``model`` alone as a ``Reconcile`` (``KnownDivergence.matches``; the engine
+    composes the models of all applicable entries instead)."""
+
+    def reconcile(case: Case, expected: Outcome, actual: Outcome) -> _Pair:
+        if expected.raised:
+            return None
+        try:
+            return Outcome(render(model, _CHECK_OF[type(case)], case)), actual
+        except NotModelled:
+            return None
+
+    return reconcile
+
+
+def _declared(name: str, checks: set[str], model: Model, reference: str,
+              implementation: str) -> Reconciler:
+    return Reconciler(name, frozenset(checks), _modelled(model), reference, implementation,
+                      MODEL, model)
+
+
+# --- set models -----------------------------------------------------------------------------
+def _chars(chars: str) -> frozenset[int]:
+    if not isinstance(chars, str) or not chars or not chars.isascii():  # TOML: chars = 5
+        raise UsageError(f"characters {chars!r}: give one or more ASCII characters")
+    return frozenset(map(ord, chars))
+
+
+def _adjusted(set_name: str, add: frozenset[int], remove: frozenset[int]) -> PercentEncodeSet:
+    base = get_set(set_name)
+    return PercentEncodeSet(f"{base.name} (adjusted)", (base.members | add) - remove,
+                            base.source, base.space_as_plus)
+
+
+def encode_model(case: EncodeCase, pes: PercentEncodeSet) -> str:
+    return percent_encode(case.value, pes, encoding=case.encoding,
+                          space_as_plus=case.space_as_plus)
+
+
+def _form_model(case: FormCase, pes: PercentEncodeSet) -> str:
+    def field(text: str) -> str:
+        return percent_encode(text, pes, encoding=case.encoding, space_as_plus=True)
+
+    return "&".join(field(n) + "=" + field(v) for n, v in case.pairs)
+
+
+def set_change(add: frozenset[int], remove: frozenset[int]) -> Reconcile:
+    """The implementation's set is the case's set plus ``add`` minus ``remove``."""
+
+    def reconcile(case: Case, expected: Outcome, actual: Outcome) -> _Pair:
+        if expected.raised:
+            return None
+        if isinstance(case, EncodeCase):
+            return Outcome(encode_model(case, _adjusted(case.set_name, add, remove))), actual
+        if isinstance(case, FormCase):
+            return Outcome(_form_model(case, _adjusted(FORM.name, add, remove))), actual
+        return None
+
+    return reconcile
+
+
+def left_raw(chars: str) -> Reconciler:
+    """CHARS written as themselves where the reference writes ``%HH`` (WHATWG URL 1.3)."""
+    return _declared("left_raw", {"encode", "form"}, Model(raw=_chars(chars)),
+                     f"percent-encodes {chars!r} (in the set)", f"leaves {chars!r} as is")
+
+
+def encoded(chars: str) -> Reconciler:
+    """CHARS also written as ``%HH`` (the implementation's set is larger)."""
+    return _declared("encoded", {"encode", "form"}, Model(encoded=_chars(chars)),
+                     f"leaves {chars!r} as is (outside the set)", f"percent-encodes {chars!r}")
+
+
+def space_as(space: str) -> Reconciler:
+    """The implementation writes a space as ``space`` (``"%20"`` or ``"+"``) where the
+    reference writes the other (a model field: a ``+`` the set leaves raw stays one)."""
+    if space not in ("%20", "+"):
+        raise UsageError(f"space_as: give '%20' or '+', not {space!r}")
+    other = "+" if space == "%20" else "%20"
+    return _declared("space_as", {"encode", "form"}, Model(space=space),
+                     f"writes a space as {other}", f"writes a space as {space}")
+
+
+def lowercase_hex() -> Reconciler:
+    """``%hh`` with lowercase hex digits (RFC 3986 2.1: equivalent, uppercase SHOULD).
+    A ``%`` of the input that the set leaves raw could be read as a triplet, so the
+    entry does not apply then."""
+    return _declared("lowercase_hex", {"encode", "form"}, Model(lowercase_hex=True),
+                     "uppercase hex digits (%2F)", "lowercase hex digits (%2f)")
+
+
+def both_refuse(types: str | Sequence[str]) -> Reconciler:
+    """The reference refuses the case and the implementation raises one of ``types``
+    (exception class names, or ``module.Name``)."""
+    names = ((types,) if isinstance(types, str) else
+             tuple(types) if isinstance(types, list | tuple) else ())  # TOML: types = 5
+    if not names or not all(isinstance(n, str) and n for n in names):
+        raise UsageError("both_refuse: give one or more exception type names")
+
+    def named(exc: BaseException) -> bool:
+        return any(f"{c.__module__}.{c.__qualname__}" in names or c.__name__ in names
+                   for c in type(exc).__mro__)
+
+    def reconcile(case: Case, expected: Outcome, actual: Outcome) -> _Pair:
+        if expected.raised and actual.error is not None and named(actual.error):
+            return actual, actual
+        return None
+
+    return Reconciler("both_refuse", frozenset(CHECKS), reconcile, "refuses the case",
+                      f"raises {' or '.join(names)}", REPLACE)
+
+
+_REQUOTE_MODES = ("keep", "upper", "decode-unreserved", "decode-safe")
+
+
+def requoted(mode: str) -> Reconciler:
+    """A valid ``%HH`` already in the input is an escape, not data (RFC 3986 2.4); the
+    rest is encoded as the reference encodes it. ``mode``: ``pctfuzz.accept``."""
+    if mode not in _REQUOTE_MODES:
+        raise UsageError(f"requoted: mode must be one of {', '.join(_REQUOTE_MODES)}")
+    return _declared("requoted", {"encode"}, Model(requote=mode),
+                     "an existing %HH is data: its % is encoded as %25 when in the set",
+                     f"an existing %HH is an escape ({mode})")
+
+
+_ORDER_MODES = ("grouped", "sorted")
+
+
+def pairs_order(mode: str) -> Reconciler:
+    """Pairs ``grouped`` by name (in order of first appearance, as a multi-dict keeps
+    them) or ``sorted`` by name, values in input order (WHATWG URL 5.1/5.2 keep the
+    list's order)."""
+    if mode not in _ORDER_MODES:
+        raise UsageError(f"pairs_order: mode must be one of {', '.join(_ORDER_MODES)}")
+    return _declared("pairs_order", {"form", "form-parse"}, Model(order=mode),
+                     "keeps the pairs in list order", f"pairs {mode} by name")
+
+
+_EMPTY_MODES = ("dropped", "kept")
+
+
+def empty_pairs(mode: str) -> Reconciler:
+    """``dropped``: pairs whose value is empty are left out (``parse_qsl`` without
+    ``keep_blank_values``); ``kept``: an empty sequence between ``&`` is a pair
+    ("", "") (the WHATWG parser skips it, 5.1 step 3.1)."""
+    if mode not in _EMPTY_MODES:
+        raise UsageError(f"empty_pairs: mode must be one of {', '.join(_EMPTY_MODES)}")
+    checks = {"form", "form-parse"} if mode == "dropped" else {"form-parse"}
+    return _declared("empty_pairs", checks, Model(empty=mode),
+                     "keeps pairs with an empty value; skips empty sequences",
+                     f"empty pairs {mode}")
+
+
+def _utf8_or_latin1(data: bytes) -> bytes:
+    try:
+        data.decode("utf-8")
+    except UnicodeDecodeError:
+        return data.decode("latin-1").encode("utf-8")
+    return data
+
+
+def latin1_fallback() -> Reconciler:
+    """Decoded bytes that are not valid UTF-8 are decoded as latin-1 instead (the
+    reference writes U+FFFD, Encoding Standard "UTF-8 decode without BOM"). For decode,
+    the implementation's text answer is compared as UTF-8 bytes."""
+
+    def reconcile(case: Case, expected: Outcome, actual: Outcome) -> _Pair:
+        if expected.raised:
+            return None
+        if isinstance(case, DecodeCase):
+            return Outcome(_utf8_or_latin1(expected.value)), actual
+        if isinstance(case, FormParseCase):
+            text = case.text
+            data = text if isinstance(text, bytes) else text.encode("utf-8", "replace")
+            pairs = []
+            for sequence in data.split(b"&"):
+                if sequence:
+                    name, _, value = sequence.partition(b"=")
+                    pairs.append(tuple(
+                        _utf8_or_latin1(percent_decode(part.replace(b"+", b" "))).decode("utf-8")
+                        for part in (name, value)))
+            return Outcome(pairs), actual
+        return None
+
+    return Reconciler("latin1_fallback", frozenset({"decode", "form-parse"}), reconcile,
+                      "U+FFFD for invalid UTF-8", "latin-1 for a value that is not UTF-8",
+                      REPLACE)
+
+
+def _legacy_label(case: Case) -> str | None:
+    """The case's encoding label when it is a legacy (not UTF-8) one, else None."""
+    label = getattr(case, "encoding", None)
+    if not isinstance(label, str):
+        return None
+    try:
+        return None if lookup(label).is_utf8 else label
+    except PctfuzzError:
+        return None
+
+
+def ncr_unescaped() -> Reconciler:
+    """A code point the encoding cannot encode is written as ``&#N;`` and that is
+    percent-encoded by the set, where the reference writes ``%26%23N%3B`` whatever the
+    set (URL Standard 1.3, the encode-or-fail error branch): urllib's ``quote`` with a
+    legacy encoding (``errors="xmlcharrefreplace"``)."""
+
+    def reconcile(case: Case, expected: Outcome, actual: Outcome) -> _Pair:
+        label = _legacy_label(case)
+        if label is None or not isinstance(case, EncodeCase) or not isinstance(case.value, str):
+            return None
+        try:
+            data = encode_ncr(lookup(label), case.value)
+        except (PctfuzzError, ValueError):
+            return None
+        return Outcome(percent_encode(data, case.set_name,
+                                      space_as_plus=case.space_as_plus)), actual
+
+    return Reconciler("ncr_unescaped", frozenset({"encode"}), reconcile,
+                      "%26%23N%3B for a code point the encoding cannot encode",
+                      "&#N; percent-encoded by the set", REPLACE)
+
+
+def python_codec() -> Reconciler:
+    """Encoded with Python's codec of the encoding's name, ``errors="xmlcharrefreplace"``,
+    instead of the WHATWG encoder (Encoding Standard, sections 9-14: their tables differ
+    for some code points; a lone surrogate becomes an NCR), then percent-encoded by the
+    set (so it composes with the set models): urllib's ``quote``/``urlencode`` with a
+    legacy encoding."""
+    return _declared("python_codec", {"encode", "form"}, Model(python_codec=True),
+                     "the WHATWG encoder of the encoding",
+                     "Python's codec of that name (errors='xmlcharrefreplace')")
+
+
+# --- rewrites of the answer (phase REWRITE) --------------------------------------------------
+def _as_answer(text: str, like: object) -> Any:
+    return text.encode("utf-8", "surrogatepass") if isinstance(like, bytes) else text
+
+
+def truncated(n: int) -> Reconciler:
+    """The answer stops after ``n`` characters (bytes for decode, pairs for
+    form-parse) where the reference's goes on."""
+    if isinstance(n, bool) or not isinstance(n, int) or n < 0:
+        raise UsageError(f"truncated: n must be a whole number >= 0, not {n!r}")
+
+    def reconcile(case: Case, expected: Outcome, actual: Outcome) -> _Pair:
+        value = expected.value
+        if expected.raised or not isinstance(value, str | bytes | list) or len(value) <= n:
+            return None
+        return Outcome(value[:n]), actual
+
+    return Reconciler("truncated", frozenset(CHECKS), reconcile,
+                      "the whole answer", f"output truncated at {n} characters", REWRITE)
+
+
+def _affix(name: str, text: str, before: bool) -> Reconciler:
+    if not isinstance(text, str) or not text:
+        raise UsageError(f"{name}: text must be a non-empty string")
+
+    def reconcile(case: Case, expected: Outcome, actual: Outcome) -> _Pair:
+        value = expected.value
+        if expected.raised or not isinstance(value, str | bytes):
+            return None
+        affix = _as_answer(text, value)
+        return Outcome(affix + value if before else value + affix), actual
+
+    where = "before" if before else "after"
+    return Reconciler(name, frozenset({"encode", "decode", "form"}), reconcile,
+                      "the answer alone", f"adds {text!r} {where} the answer", REWRITE)
+
+
+def prefixed(text: str) -> Reconciler:
+    """``text`` is written before the answer (e.g. ``./`` before a path)."""
+    return _affix("prefixed", text, True)
+
+
+def suffixed(text: str) -> Reconciler:
+    """``text`` is written after the answer."""
+    return _affix("suffixed", text, False)
+
+
+# --- transforms of the input and of the structure (composed models) --------------------------
+_NAMED_CHARS = {"\t": "TAB", "\n": "LF", "\r": "CR", " ": "space", "\x00": "NUL"}
+
+
+def _char_names(chars: str) -> str:
+    return " ".join(_NAMED_CHARS.get(c, repr(c)) for c in chars)
+
+
+def removed(chars: str) -> Reconciler:
+    """CHARS are removed from the input first (the URL parser removes ASCII tab or
+    newline, WHATWG URL 4.4 basic URL parser step 3)."""
+    return _declared("removed", set(CHECKS), Model(remove="".join(sorted(map(chr, _chars(chars))))),
+                     "keeps every character", f"removes {_char_names(chars)} from the input")
+
+
+def trimmed(chars: str) -> Reconciler:
+    """CHARS are stripped from both ends of each input text first (the URL parser
+    strips leading and trailing C0 control or space, WHATWG URL 4.4 step 1)."""
+    return _declared("trimmed", set(CHECKS), Model(trim="".join(sorted(map(chr, _chars(chars))))),
+                     "keeps every character", f"trims {_char_names(chars)} from the ends")
+
+
+#: The characters ``cut_at`` may end an input at: the URL delimiters that end a query
+#: or a path (RFC 3986 3.3, 3.4) and NUL (a C string's end).
+CUT_CHARS = "#?\x00"
+
+
+def cut_at(chars: str) -> Reconciler:
+    """Each input text ends before its first character of CHARS (one or more of ``#``,
+    ``?``, NUL): the answer is the reference's for the input up to there (a URL parser
+    reads what follows a ``#`` as the fragment, RFC 3986 3.4; Go's ``RawQuery``)."""
+    codes = _chars(chars)
+    if not codes <= set(map(ord, CUT_CHARS)):
+        raise UsageError(f"cut_at: chars must be among '#', '?' and NUL, not {chars!r}")
+    return _declared("cut_at", set(CHECKS), Model(cut="".join(sorted(map(chr, codes)))),
+                     "the whole input", f"the input up to the first {_char_names(chars)}")
+
+
+_FORMS = ("NFC", "NFKC", "NFD", "NFKD")
+
+
+def normalized(form: str) -> Reconciler:
+    """The text is Unicode-normalized (``form``: NFC, NFKC, NFD or NFKD) before it is
+    encoded (RFC 3987 5.3.2.2 for IRIs: NFC)."""
+    if form not in _FORMS:
+        raise UsageError(f"normalized: form must be one of {', '.join(_FORMS)}")
+    return _declared("normalized", {"encode", "form"}, Model(normalize=form),
+                     "encodes the text as given", f"normalizes the text to {form} first")
+
+
+def decoded_twice() -> Reconciler:
+    """Percent-decoded twice: a ``%25HH`` of the input becomes the byte HH."""
+    return _declared("decoded_twice", {"decode", "form-parse"}, Model(twice=True),
+                     "percent-decodes once", "percent-decodes twice")
+
+
+def semicolon_separates() -> Reconciler:
+    """``;`` separates pairs as ``&`` does (HTML 4.01 B.2.2; WHATWG URL 5.1 splits on
+    ``&`` only)."""
+    return _declared("semicolon_separates", {"form-parse"}, Model(semicolon=True),
+                     "only & separates pairs", "; separates pairs too")
+
+
+# --- whole answers replaced (phase REPLACE) ---------------------------------------------------
+def _per_byte(error: UnicodeError) -> tuple[str, int]:
+    assert isinstance(error, UnicodeDecodeError)
+    return "\ufffd" * (error.end - error.start), error.end
+
+
+def _percent_kept(error: UnicodeError) -> tuple[str, int]:
+    assert isinstance(error, UnicodeDecodeError)
+    return "".join(f"%{b:02X}" for b in error.object[error.start:error.end]), error.end
+
+
+codecs.register_error("pctfuzz-per-byte", _per_byte)
+codecs.register_error("pctfuzz-percent-encoded", _percent_kept)
+_REPLACEMENT_MODES = ("per-byte", "per-sequence", "percent-encoded")
+_REPLACEMENT_ERRORS = {"per-byte": "pctfuzz-per-byte", "per-sequence": "replace",
+                       "percent-encoded": "pctfuzz-percent-encoded"}
+
+
+def replacement(mode: str) -> Reconciler:
+    """The answer is text: invalid UTF-8 becomes U+FFFD, one ``per-byte`` or one
+    ``per-sequence`` (maximal subpart, Encoding Standard 4.1 UTF-8 decoder, what the
+    form parser does). For decode, where the reference answers bytes, the text is
+    compared as UTF-8; form-parse differs only ``per-byte``. ``percent-encoded``: each
+    invalid sequence is written back as ``%HH`` (Werkzeug's ``werkzeug.url_quote``
+    error handler)."""
+    if mode not in _REPLACEMENT_MODES:
+        raise UsageError(f"replacement: mode must be one of {', '.join(_REPLACEMENT_MODES)}")
+    errors = _REPLACEMENT_ERRORS[mode]
+
+    def part(data: bytes) -> str:
+        return percent_decode(data.replace(b"+", b" ")).decode("utf-8", errors)
+
+    def reconcile(case: Case, expected: Outcome, actual: Outcome) -> _Pair:
+        if expected.raised:
+            return None
+        if isinstance(case, DecodeCase) and isinstance(expected.value, bytes):
+            decoded = expected.value.decode("utf-8", errors)
+            return Outcome(decoded.encode("utf-8", "surrogatepass")), actual
+        if not isinstance(case, FormParseCase):
+            return None
+        text = case.text
+        data = text if isinstance(text, bytes) else surrogates_to_fffd(text).encode("utf-8")
+        pairs = []
+        for sequence in data.split(b"&"):
+            if sequence:
+                name, _, value = sequence.partition(b"=")
+                pairs.append((part(name), part(value)))
+        return Outcome(pairs), actual
+
+    return Reconciler("replacement", frozenset({"decode", "form-parse"}), reconcile,
+                      "the bytes (decode); one U+FFFD per maximal invalid UTF-8 subpart",
+                      "invalid UTF-8 left percent-encoded" if mode == "percent-encoded"
+                      else f"one U+FFFD {mode.replace('-', ' ')} of invalid UTF-8", REPLACE)
+
+
+_INVALID_PCT = re.compile(f"%(?!{HEX_PAIR})")
+REFUSAL_INPUTS = ("lone-surrogate", "invalid-utf8", "invalid-percent")
+
+
+def input_texts(case: Case) -> list[str | bytes]:
+    if isinstance(case, EncodeCase | DecodeCase):
+        return [case.value]
+    if isinstance(case, FormCase):
+        return [t for pair in case.pairs for t in pair]
+    assert isinstance(case, FormParseCase)
+    return [case.text]
+
+
+def input_has(case: Case, kind: str) -> bool:
+    """The case's input holds ``kind`` (one of ``refuses``' classes)."""
+    texts = input_texts(case)
+    if kind == "lone-surrogate":
+        return any(isinstance(t, str) and has_lone_surrogate(t) for t in texts)
+    if kind == "invalid-percent":
+        return any(_INVALID_PCT.search(t if isinstance(t, str) else t.decode("latin-1"))
+                   for t in texts)
+    if isinstance(case, EncodeCase | FormCase):
+        return False
+    for text in texts:
+        try:
+            if isinstance(text, bytes):  # raw bytes that are not UTF-8 (%EA then 80 80
+                text.decode("utf-8")  # decodes to valid UTF-8 but is not UTF-8 text)
+            percent_decode(text).decode("utf-8")
+        except UnicodeDecodeError:
+            return True
+    return False
+
+
+def refuses(input: str) -> Reconciler:
+    """The implementation raises (any exception) for an input holding ``input``
+    (``lone-surrogate``, ``invalid-utf8`` as given or once decoded, ``invalid-percent``: a ``%``
+    without two hex digits), where the reference answers."""
+    if input not in REFUSAL_INPUTS:
+        raise UsageError(f"refuses: input must be one of {', '.join(REFUSAL_INPUTS)}")
+
+    def reconcile(case: Case, expected: Outcome, actual: Outcome) -> _Pair:
+        if actual.raised and not expected.raised and input_has(case, input):
+            return actual, actual
+        return None
+
+    return Reconciler("refuses", frozenset(CHECKS), reconcile, "answers",
+                      f"refuses an input with {input.replace('-', ' ')}", REPLACE)
+
+
+def pairs_surrogates_to_fffd(case: Case, expected: Outcome, actual: Outcome) -> _Pair:
+    """A ``Reconcile`` for a form parser that kept the input's lone surrogates (the
+    reference writes U+FFFD, WHATWG URL 5.1 after WebIDL's USVString conversion): write
+    them as U+FFFD in the implementation's answer, if it kept exactly those."""
+    if actual.raised or not isinstance(case, FormParseCase) or not isinstance(case.text, str):
+        return None
+    pairs: list[tuple[str, str]] = actual.value
+    kept = sum(count_lone_surrogates(n) + count_lone_surrogates(v) for n, v in pairs)
+    if kept != count_lone_surrogates(case.text):
+        return None
+    return expected, Outcome([(surrogates_to_fffd(n), surrogates_to_fffd(v)) for n, v in pairs])
+
+
+#: Ready-made reconcilers by the name a TOML entry gives, with their parameter; also
+#: the catalogue of behaviours a finding is named by (``pctfuzz._internal.accept.rules``).
+RECONCILERS: Mapping[str, tuple[Callable[..., Reconciler], str | None]] = {
+    "left_raw": (left_raw, "chars"),
+    "encoded": (encoded, "chars"),
+    "space_as": (space_as, "space"),
+    "lowercase_hex": (lowercase_hex, None),
+    "both_refuse": (both_refuse, "types"),
+    "requoted": (requoted, "mode"),
+    "pairs_order": (pairs_order, "mode"),
+    "empty_pairs": (empty_pairs, "mode"),
+    "latin1_fallback": (latin1_fallback, None),
+    "truncated": (truncated, "n"),
+    "prefixed": (prefixed, "text"),
+    "suffixed": (suffixed, "text"),
+    "removed": (removed, "chars"),
+    "trimmed": (trimmed, "chars"),
+    "cut_at": (cut_at, "chars"),
+    "normalized": (normalized, "form"),
+    "decoded_twice": (decoded_twice, None),
+    "semicolon_separates": (semicolon_separates, None),
+    "replacement": (replacement, "mode"),
+    "refuses": (refuses, "input"),
+    "ncr_unescaped": (ncr_unescaped, None),
+    "python_codec": (python_codec, None),
+}
+
+
+# --- entries -------------------------------------------------------------------------------
+def divergence(
+    *,
+    id: str,
+    check: str,
+    reconcile: Reconciler,
+    citation: str,
+    why: str,
+    example: Case,
+    impl: str = "",
+    summary: str = "",
+    applies: Callable[[Case], bool] | None = None,
+) -> KnownDivergence:
+    """An accepted difference for your adapter (``pctfuzz.accept``). ``impl`` defaults to
+    the adapter that declares it (or is under test, for ``--accept``); ``applies``
+    narrows the cases it applies to (default: every case of ``check``).
+    ``PctfuzzError`` for an empty field, a check the reconciler cannot explain, or an
+    example of another check."""
+    for label, text in (("id", id), ("citation", citation), ("why", why)):
+        if not isinstance(text, str) or not text.strip():
+            raise UsageError(f"divergence {id!r}: {label} must be a non-empty string")
+    if check not in CHECKS:
+        raise UsageError(f"divergence {id!r}: unknown check {check!r} "
+                           f"(one of {', '.join(CHECKS)})")
+    if check not in reconcile.checks:
+        raise UsageError(f"divergence {id!r}: {reconcile.name} explains "
+                           f"{', '.join(sorted(reconcile.checks))}, not {check}")
+    case_type = _CASE_TYPES[check]
+    if not isinstance(example, case_type):
+        raise UsageError(f"divergence {id!r}: the example of a {check} entry must be a "
+                           f"{case_type.__name__}")
+    return KnownDivergence(
+        id=id, impl=impl, check=check,
+        summary=summary or f"{reconcile.implementation} ({reconcile.name})",
+        applies=applies or (lambda case: isinstance(case, case_type)),
+        reconcile=reconcile.reconcile,
+        reference=reconcile.reference, implementation=reconcile.implementation,
+        citation=citation, why=why, example=example, phase=reconcile.phase,
+        model=reconcile.model,
+    )

@@ -1,0 +1,341 @@
+"""Identity by explanation: the simplest rule of the catalogue that explains a divergence.
+
+When no accepted entry explains a difference, ``find_rule`` looks for ONE ready-made
+reconciler (``RECONCILERS``: the catalogue), with parameters read off the case, that
+together with the accepted entries turns the reference's answer into the
+implementation's on this case; failing one, two or three of them (the finding is then
+named by the simplest). The finding's class is that rule (``Rule.klass``, e.g.
+``rule=truncated(n=100)``), so every divergence it explains is a hit of one finding,
+and its ``behaviour`` is what ``pctfuzz accept`` writes as a ``[[divergence]]`` entry.
+
+Parameters are chosen so that one behaviour gives one class whatever the input:
+``truncated`` takes the length of the implementation's answer (the cut-off; ``confirm``
+checks that a longer input is cut there too, so a bug that drops the last character
+is not a truncation), and the
+characters of ``left_raw``/``encoded`` come from ``probe``, which asks the
+implementation about every printable ASCII character in the case's context (set,
+encoding), so an input with ``~`` and one with ``~~`` name the same rule. Characters
+left raw and characters encoded are two rules (two findings, two accept entries), as
+they are two reconcilers. The characters of ``removed``, ``trimmed`` and ``cut_at``
+are the implementation's own (``chars``: asked on short inputs once per context), so a
+case several of them explain (LF alone: ``\t\n\r`` and ``\n``) is named as every
+other case of that behaviour; ``cut_at`` comes before ``truncated``, which would name
+each position of a ``#`` apart. Catalogue order is simplicity: refusals, the set, text
+rewrites, structure, rewrites of the answer, transforms of the input.
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass, field, replace
+from itertools import combinations
+from typing import Any
+
+from pctfuzz._internal.accept.entry import REWRITE, KnownDivergence, explain
+from pctfuzz._internal.accept.reconcilers import (
+    CUT_CHARS,
+    RECONCILERS,
+    REFUSAL_INPUTS,
+    Reconciler,
+    input_has,
+    input_texts,
+)
+from pctfuzz._internal.cases import Case, EncodeCase, FormCase
+from pctfuzz._internal.encoding import lookup
+from pctfuzz._internal.errors import PctfuzzError
+from pctfuzz._internal.outcome import Outcome
+from pctfuzz._internal.sets import FORM, get_set
+from pctfuzz._internal.spec import PERCENT_ENCODED_BYTE
+
+__all__ = ["Chars", "Confirm", "Order", "Probe", "Rule", "find_rule", "rule_class"]
+
+#: ``probe()`` -> (characters the implementation leaves raw that the reference
+#: encodes, characters it encodes that the reference leaves raw), as code points.
+Probe = Callable[[], tuple[frozenset[int], frozenset[int]]]
+#: ``confirm(n)`` -> whether the implementation's answer to a longer input (the case's
+#: input twice) is cut at ``n`` too: a cut that moves with the input is no truncation.
+Confirm = Callable[[int], bool]
+#: ``order()`` -> the implementation's pair order, ``sorted`` or ``grouped``, as it
+#: answers pairs that tell them apart (None: neither, or it does not answer).
+Order = Callable[[], str | None]
+#: ``requote()`` (also an ``Order``) -> the implementation's ``requoted`` mode, as it
+#: answers ``%41`` and ``%2f`` in the case's context (None: none of them).
+#: ``chars(rule)`` -> the characters the implementation applies ``rule`` (``cut_at``,
+#: ``removed``, ``trimmed``) to, as it answers short inputs holding each candidate
+#: character alone in the case's context ("" when it applies it to none; None when it
+#: answers none of them).
+Chars = Callable[[str], str | None]
+
+
+@dataclass(frozen=True)
+class Rule:
+    """One catalogue entry with its parameters (a TOML entry's ``reconciler`` and keys)."""
+
+    name: str
+    params: tuple[tuple[str, Any], ...]
+    reconciler: Reconciler = field(repr=False, compare=False)
+
+    @property
+    def text(self) -> str:
+        return self.reconciler.implementation
+
+    def klass(self) -> str:
+        """The finding's class: ``rule=NAME(KEY=VALUE,...)``, stable text."""
+        return rule_class(self.name, dict(self.params))
+
+    def behaviour(self) -> dict[str, Any]:
+        """The finding's ``behaviour`` field (``store.schema``)."""
+        return {"rule": self.name, "params": dict(self.params), "text": self.text}
+
+
+def rule_class(name: str, params: dict[str, Any]) -> str:
+    def shown(value: Any) -> str:
+        if isinstance(value, bool):
+            return str(value).lower()
+        if isinstance(value, list | tuple):
+            return "+".join(map(str, value))
+        return str(value)
+
+    return f"rule={name}(" + ",".join(f"{k}={shown(v)}" for k, v in params.items()) + ")"
+
+
+def _rule(name: str, value: Any = None) -> Rule | None:
+    factory, param = RECONCILERS[name]
+    try:
+        reconciler = factory(value) if param else factory()
+    except PctfuzzError:
+        return None
+    return Rule(name, ((param, value),) if param else (), reconciler)
+
+
+def _chars(codes: frozenset[int]) -> str:
+    return "".join(map(chr, sorted(codes)))
+
+
+def _inferred_set(case: Case, actual: Any) -> tuple[frozenset[int], frozenset[int]]:
+    """The set difference as the input and the answer show it (no probe)."""
+    members = FORM.members if isinstance(case, FormCase) else \
+        get_set(case.set_name).members if isinstance(case, EncodeCase) else frozenset()
+    if not isinstance(actual, str):
+        return frozenset(), frozenset()
+    seen = {c for text in input_texts(case) for c in
+            (text.encode("latin-1", "ignore") if isinstance(text, str) else text) if c < 0x80}
+    seen -= {0x20, 0x25}
+    upper = actual.upper()
+    raw = frozenset(c for c in seen if c in members and chr(c) in actual)
+    enc = frozenset(c for c in seen if c not in members and f"%{c:02X}" in upper)
+    return raw, enc
+
+
+_LOWER_TRIPLET = re.compile("%([0-9a-f][a-f]|[a-f][0-9a-f])")
+_VALID_TRIPLET = PERCENT_ENCODED_BYTE
+_WHITESPACE = " \t\n\r\x0b\x0c"
+_C0_SPACE = "".join(map(chr, range(0x21)))
+_REMOVED = ("\t\n\r", _WHITESPACE, "\t", "\n", "\r")
+
+
+def _has_legacy_encoding(case: Case) -> bool:
+    label = getattr(case, "encoding", None)
+    try:
+        return isinstance(label, str) and not lookup(label).is_utf8
+    except PctfuzzError:
+        return False
+
+
+def _own_chars(chars: Chars | None, rule: str, strs: Sequence[str],
+               options: Sequence[str]) -> list[str]:
+    """The characters of ``rule`` to try: the implementation's own (``chars``), so one
+    behaviour is one rule whatever characters a case holds (none when it has none);
+    each of ``options`` when it cannot be asked. Only those the input holds."""
+    own = chars(rule) if chars is not None else None
+    return [each for each in (options if own is None else [own] if own else [])
+            if any(c in t for t in strs for c in each)]
+
+
+def _candidates(check: str, case: Case, expected: Outcome, actual: Outcome,
+                probe: Probe | None, confirm: Confirm | None,
+                order: Order | None = None,
+                requote: Order | None = None,
+                chars: Chars | None = None) -> Iterator[Rule | None]:
+    """The catalogue's rules that could explain this case, simplest first."""
+    if actual.raised and not expected.raised:
+        for kind in REFUSAL_INPUTS:
+            if input_has(case, kind):
+                yield _rule("refuses", kind)
+        return
+    if actual.raised and expected.raised:
+        assert actual.error is not None
+        yield _rule("both_refuse", type(actual.error).__name__)
+        return
+    legacy = check in ("encode", "form") and _has_legacy_encoding(case)
+    if expected.raised:
+        if legacy and not actual.raised:  # a lone surrogate the codec writes as an NCR
+            yield _rule("python_codec")
+            if probe is not None:  # with the implementation's set (urllib: ~ raw)
+                raw, enc = probe()
+                if raw:
+                    yield _rule("left_raw", _chars(raw))
+                if enc:
+                    yield _rule("encoded", _chars(enc))
+        return
+    want, got = expected.value, actual.value
+    texts = input_texts(case)
+    strs = [t if isinstance(t, str) else t.decode("latin-1") for t in texts]
+    if check in ("encode", "form"):
+        raw, enc = probe() if probe is not None else _inferred_set(case, got)
+        if raw:
+            yield _rule("left_raw", _chars(raw))
+        if enc:
+            yield _rule("encoded", _chars(enc))
+        if any(" " in t or "%20" in t or "+" in t for t in strs):
+            yield _rule("space_as", "%20")
+            yield _rule("space_as", "+")
+        if isinstance(got, str) and _LOWER_TRIPLET.search(got):
+            yield _rule("lowercase_hex")
+        if any("%" in t for t in strs):  # the probe leaves % out
+            yield _rule("left_raw", "%")  # boltons' form serializer
+            yield _rule("encoded", "%")  # requests' requote fallback
+        if check == "encode" and any(_VALID_TRIPLET.search(t) for t in strs):
+            # Where several modes explain a case, the implementation's own names it.
+            own_mode = requote() if requote is not None else None
+            for mode in ([own_mode] if own_mode else
+                         ["keep", "upper", "decode-unreserved", "decode-safe"]):
+                yield _rule("requoted", mode)
+        if legacy:
+            if check == "encode":
+                yield _rule("ncr_unescaped")
+            yield _rule("python_codec")
+    if check in ("form", "form-parse"):
+        # Where both explain a case (its names already in order), the implementation's
+        # own order (``order``: asked on pairs only one of them explains) names it.
+        own = order() if order is not None else None
+        for each in ([own] if own else ["sorted", "grouped"]):
+            yield _rule("pairs_order", each)
+        yield _rule("empty_pairs", "dropped")
+    if check == "form-parse":
+        yield _rule("empty_pairs", "kept")
+        if any(";" in t for t in strs):
+            yield _rule("semicolon_separates")
+    if check in ("decode", "form-parse"):
+        yield _rule("replacement", "per-sequence")
+        yield _rule("replacement", "per-byte")
+        yield _rule("replacement", "percent-encoded")
+        yield _rule("latin1_fallback")
+    if check in ("decode", "form-parse") and any("%" in t for t in strs):
+        yield _rule("decoded_twice")
+    # Normalization is an input transform, but before the rewrites of the answer: those
+    # are candidates for most inputs and would leave it out of the combined ones.
+    if check in ("encode", "form"):
+        for form in ("NFC", "NFKC"):
+            if any(isinstance(t, str) and unicodedata.normalize(form, t) != t for t in texts):
+                yield _rule("normalized", form)
+    # Before truncated: a cut at a delimiter is also a cut at its position, one n per
+    # position (Go's RawQuery ends at '#').
+    firsts = sorted((min(t.find(c) for t in strs if c in t), c) for c in CUT_CHARS
+                    if any(c in t for t in strs))
+    for cut in _own_chars(chars, "cut_at", strs, [c for _, c in firsts]):
+        yield _rule("cut_at", cut)
+    if isinstance(want, str | bytes | list) and type(want) is type(got):
+        if 0 < len(got) < len(want) and (confirm is None or confirm(len(got))):
+            yield _rule("truncated", len(got))
+        elif len(got) > len(want) and isinstance(got, str | bytes):
+            extra = len(got) - len(want)
+            text = got if isinstance(got, str) else got.decode("utf-8", "replace")
+            yield _rule("prefixed", text[:extra] if isinstance(got, str) else None)
+            yield _rule("suffixed", text[-extra:] if isinstance(got, str) else None)
+    # Where several sets explain a case (LF alone: "\t\n\r" and "\n"), the
+    # implementation's own names it.
+    for removed in _own_chars(chars, "removed", strs, _REMOVED):
+        yield _rule("removed", removed)
+    for trimmed in _own_chars(chars, "trimmed", strs, (_WHITESPACE, _C0_SPACE)):
+        if any(t != t.strip(trimmed) for t in strs):
+            yield _rule("trimmed", trimmed)
+
+
+def _entry(rule: Rule, check: str, impl: str, case: Case) -> KnownDivergence:
+    reconciler = rule.reconciler
+    return KnownDivergence(
+        id=f"rule:{rule.klass()}", impl=impl, check=check, summary=rule.text,
+        applies=lambda _case: True, reconcile=reconciler.reconcile,
+        reference=reconciler.reference, implementation=reconciler.implementation,
+        citation="-", why="-", example=case, phase=reconciler.phase, model=reconciler.model,
+    )
+
+
+def _rewrite_all(rule: Rule) -> Rule | None:
+    """The rule as a rewrite of the *whole* answer, for naming only: ``lowercase_hex``
+    lowercases every ``%HH`` and ``space_as`` rewrites every ``%20`` or ``+``, also
+    those the input held literally (where the exact model does not apply: a ``%`` the
+    set leaves raw). An implementation that rewrites its output so is one behaviour
+    whatever the input held."""
+    if rule.name == "lowercase_hex":
+        def rewrite(text: str) -> str:
+            return _VALID_TRIPLET.sub(lambda m: m.group().lower(), text)
+    elif rule.name == "space_as":
+        space = dict(rule.params)["space"]
+        other = "+" if space == "%20" else "%20"
+
+        def rewrite(text: str) -> str:
+            return text.replace(other, space)
+    else:
+        return None
+
+    def reconcile(case: Case, expected: Outcome, actual: Outcome) -> Any:
+        if expected.raised or not isinstance(expected.value, str):
+            return None
+        return Outcome(rewrite(expected.value)), actual
+
+    whole = Reconciler(rule.name, rule.reconciler.checks, reconcile,
+                       rule.reconciler.reference, rule.reconciler.implementation, REWRITE)
+    return Rule(rule.name, rule.params, whole)
+
+
+#: At most this many candidates are combined, two or three at a time (the combinations
+#: grow as its cube).
+_MAX_COMBINED = 8
+
+
+def find_rule(check: str, impl_names: Sequence[str], case: Case, expected: Outcome,
+              actual: Outcome, entries: Sequence[KnownDivergence],
+              probe: Probe | None = None, confirm: Confirm | None = None,
+              order: Order | None = None, requote: Order | None = None,
+              chars: Chars | None = None) -> Rule | None:
+    """The simplest rule that, with ``entries`` (the accepted ones), explains the
+    difference on ``case`` (module docstring); None when none does."""
+    if not impl_names:
+        return None
+    impl = impl_names[0]
+    found: list[Rule] = []
+    for rule in _candidates(check, case, expected, actual, probe, confirm, order, requote,
+                            chars):
+        if rule is None or check not in rule.reconciler.checks or rule in found:
+            continue
+        found.append(rule)
+        entry = _entry(rule, check, impl, case)
+        used = explain(check, impl_names, case, expected, actual, [*entries, entry])
+        if used is not None and entry.id in used:
+            return rule
+    # Then the rewrites of the whole output, alone and with the others: each named by
+    # the rule it is a form of (the simplest of a combination names it).
+    wholes = [(rule, _rewrite_all(rule)) for rule in found]
+    for rule, whole in wholes:
+        if whole is not None:
+            entry = _entry(whole, check, impl, case)
+            used = explain(check, impl_names, case, expected, actual, [*entries, entry])
+            if used is not None and entry.id in used:
+                return rule
+    pool = [(rank, rule, rule) for rank, rule in enumerate(found[:_MAX_COMBINED])]
+    pool += [(found.index(rule), rule, whole) for rule, whole in wholes if whole is not None]
+    for size in (2, 3):
+        for combined in combinations(pool, size):
+            if len({rank for rank, _, _ in combined}) < size:
+                continue  # a rule and its own whole-output form
+            added = [_entry(used_rule, check, impl, case) for _, _, used_rule in combined]
+            ids = [f"{entry.id}#{index}" for index, entry in enumerate(added)]
+            added = [replace(entry, id=ident) for entry, ident in zip(added, ids, strict=True)]
+            used = explain(check, impl_names, case, expected, actual, [*entries, *added])
+            if used is not None and all(ident in used for ident in ids):
+                return min(combined, key=lambda item: item[0])[1]
+    return None

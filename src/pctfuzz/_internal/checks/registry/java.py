@@ -1,0 +1,160 @@
+"""Built-in entries for Java's java.net (adapters ``java-urlencoder``, ``java-uri``;
+``pctfuzz._internal.oracles.java``), each cited to the Java SE 17 API documentation."""
+
+from __future__ import annotations
+
+import functools
+import string
+import unicodedata
+
+from pctfuzz._internal.accept.entry import KnownDivergence
+from pctfuzz._internal.cases import Case, DecodeCase, EncodeCase
+from pctfuzz._internal.checks.registry.common import WHATWG_PCT, Pair, add_entry
+from pctfuzz._internal.checks.registry.langs_common import has_malformed_escape, raised
+from pctfuzz._internal.encoding import lookup
+from pctfuzz._internal.outcome import Outcome
+from pctfuzz._internal.reference import percent_decode, percent_encode
+from pctfuzz._internal.sets import FORM, get_set
+from pctfuzz._internal.text import has_lone_surrogate
+
+__all__ = ["ENTRIES"]
+
+_GET_BYTES = ("Java SE 17 API, URLEncoder.encode(String, Charset): 'uses the supplied charset "
+              "to obtain the bytes for unsafe characters'; String.getBytes(Charset): 'always "
+              "replaces malformed-input and unmappable-character sequences with this "
+              "charset's default replacement byte array' ('?'); JDK-8316734 "
+              "(openjdk/jdk#16709) made URLEncoder's own Javadoc say so")
+#: WHATWG encoding name -> the Python codec of the Java charset of the same name.
+_CODECS = {"UTF-8": "utf-8", "windows-1252": "cp1252", "Shift_JIS": "shift_jis"}
+
+ENTRIES: list[KnownDivergence] = []
+_entry = functools.partial(add_entry, ENTRIES)
+
+
+def _java_bytes(text: str, codec: str) -> bytes:
+    out = bytearray()
+    for char in text:
+        try:
+            out += char.encode(codec)
+        except UnicodeEncodeError:  # unmappable, or a lone surrogate
+            out += b"?"
+    return bytes(out)
+
+
+#: What URLEncoder writes as it is ("The special characters ".", "-", "*", and "_" remain
+#: the same"); a space is '+', and every byte of any other character is %XY.
+_URLENCODER_SAFE = frozenset(string.ascii_letters + string.digits + ".-*_")
+
+
+def _urlencoder_model(case: Case, expected: Outcome, actual: Outcome) -> Pair:
+    if not isinstance(case, EncodeCase) or not isinstance(case.value, str):
+        return None
+    codec = _CODECS.get(lookup(case.encoding).name)
+    if codec is None:
+        return None
+    out = []
+    for char in case.value:
+        if char in _URLENCODER_SAFE:
+            out.append(char)
+        elif char == " ":
+            out.append("+")
+        else:  # each byte, also an ASCII byte inside a Shift_JIS character
+            out.append("".join(f"%{byte:02X}" for byte in _java_bytes(char, codec)))
+    return Outcome("".join(out)), actual
+
+
+def _unmappable(case: Case) -> bool:
+    if not isinstance(case, EncodeCase) or not isinstance(case.value, str):
+        return False
+    if has_lone_surrogate(case.value):
+        return True
+    codec = _CODECS.get(lookup(case.encoding).name)
+    return codec is not None and codec != "utf-8"
+
+
+_entry(
+    id="java-urlencoder-replacement-byte",
+    impl="java-urlencoder",
+    check="encode",
+    summary="URLEncoder writes '?' (%3F) for a character its charset cannot encode and for a "
+    "lone surrogate, and %XY for every byte of a character (an ASCII byte of a Shift_JIS "
+    "character too)",
+    applies=_unmappable,
+    reconcile=_urlencoder_model,
+    reference="refuses a lone surrogate; an unmappable character is &#N; (HTML numeric "
+    "reference, percent-encoded)",
+    implementation="the charset's replacement byte '?', percent-encoded as %3F",
+    citation=f"{_GET_BYTES}; URLEncoder: 'All other characters are unsafe and are first "
+    "converted into one or more bytes using some encoding scheme. Then each byte is "
+    f"represented by the 3-character string \"%xy\"'; {WHATWG_PCT} (encoder error mode html)",
+    why="documented Java behaviour: the character is lost, not signalled",
+    example=EncodeCase("\u20ac", FORM.name, "Shift_JIS", True),
+)
+
+
+def _string_decode(case: Case, expected: Outcome, actual: Outcome) -> Pair:
+    if not isinstance(case, DecodeCase) or expected.raised or actual.raised:
+        return None
+    value = case.value
+    if not isinstance(value, str):
+        return None
+    text = percent_decode(value.replace("+", " ")).decode("utf-8", "replace")
+    return Outcome(text.encode("utf-8")), actual
+
+
+_entry(
+    id="java-urldecoder-string",
+    impl="java-urlencoder",
+    check="decode",
+    summary="URLDecoder.decode decodes '+' as a space and returns a String (bytes that are "
+    "not UTF-8 become U+FFFD)",
+    applies=lambda case: isinstance(case, DecodeCase),
+    reconcile=_string_decode,
+    reference="the percent-decoded bytes, '+' kept",
+    implementation="'+' is a space; the bytes decoded as UTF-8 with U+FFFD",
+    citation="Java SE 17 API, URLDecoder: 'The plus sign \"+\" is converted into a space "
+    "character'; decode(String, Charset): 'Any characters that are not legal ... the "
+    "replacement string'",
+    why="URLDecoder decodes form data into text; the adapter compares its UTF-8",
+    example=DecodeCase("a+%FF"),
+)
+_entry(
+    id="java-urldecoder-malformed",
+    impl="java-urlencoder",
+    check="decode",
+    summary="URLDecoder.decode throws IllegalArgumentException for a % without two hex digits",
+    applies=has_malformed_escape,
+    reconcile=raised("IllegalArgumentException"),
+    reference="keeps the % as it is",
+    implementation="throws IllegalArgumentException",
+    citation="Java SE 17 API, URLDecoder.decode: 'IllegalArgumentException - if the "
+    "implementation encounters illegal characters'",
+    why="a strict decoder by design",
+    example=DecodeCase("%"),
+)
+
+
+def _nfc_model(case: Case, expected: Outcome, actual: Outcome) -> Pair:
+    """The reference's answer for the value in Unicode NFC."""
+    if not isinstance(case, EncodeCase) or not isinstance(case.value, str) or expected.raised:
+        return None
+    normal = unicodedata.normalize("NFC", case.value)
+    return Outcome(percent_encode(normal, get_set(case.set_name))), actual
+
+
+_entry(
+    id="java-uri-nfc",
+    impl="java-uri",
+    check="encode",
+    summary="toASCIIString writes non-ASCII text in Unicode NFC",
+    applies=lambda case: isinstance(case, EncodeCase) and isinstance(case.value, str)
+    and not case.value.isascii() and not has_lone_surrogate(case.value),
+    reconcile=_nfc_model,
+    reference="the UTF-8 bytes of the value as given",
+    implementation="the UTF-8 bytes of the value normalized to NFC",
+    citation="OpenJDK 17 java/net/URI.java encode(String): 'String ns = "
+    "Normalizer.normalize(s, Normalizer.Form.NFC);' before the UTF-8 encoding; Java SE 17 "
+    f"API, URI.toASCIIString: the other characters are encoded; {WHATWG_PCT}",
+    why="Java encodes other (non-ASCII) characters after NFC normalization by design",
+    example=EncodeCase("e\u0301", "rfc3986-pchar-/"),
+)

@@ -1,0 +1,303 @@
+"""``pctfuzz accept ID [ID ...]``: accept a finding's behaviour in one command.
+
+A finding whose divergence a rule explains (its ``behaviour``: a reconciler of
+``pctfuzz.reconcilers.RECONCILERS`` and that entry's parameters) becomes a
+``[[divergence]]`` table of the project's accept file (``[tool.pctfuzz] accept``, the
+TOML format of ``pctfuzz.accept``), with its minimized case as the pinned ``example``,
+and the finding is marked ``known-divergence``.
+
+The user's file is never lost: its text is kept byte for byte and the new tables are
+appended; the whole new file is written to a temporary file beside it, loaded, its new
+entries checked as ``pctfuzz divergences --check`` checks them (the example diverges
+and this entry accepts it), and only then renamed over the old one. Nothing is written
+when any id cannot be accepted.
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import os
+import tempfile
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from pctfuzz._internal.cli.args import folder_path
+from pctfuzz._internal.cli.exits import EXIT_OK
+from pctfuzz._internal.errors import UsageError
+from pctfuzz._internal.text import one_line
+
+if TYPE_CHECKING:
+    from pctfuzz._internal.project import Project
+
+__all__ = ["add_command", "toml_string"]
+
+#: check -> how its case JSON becomes the example table (``accept._example``'s keys)
+_EXAMPLE_KEYS = {"encode": ("value", "set", "encoding", "space_as_plus"),
+                 "decode": ("value",), "form": ("pairs", "encoding"), "form-parse": ("text",)}
+
+
+def toml_string(text: str) -> str:
+    """``text`` as a TOML basic string, in ASCII (TOML 1.0 "Basic strings": ``\\uXXXX``
+    and ``\\UXXXXXXXX`` escapes); ``UsageError`` for a lone surrogate, which no TOML
+    string can hold."""
+    out = ['"']
+    for char in text:
+        code = ord(char)
+        if 0xD800 <= code <= 0xDFFF:
+            raise UsageError("the example holds a lone surrogate, which a TOML file cannot "
+                             "hold")
+        if char in '"\\':
+            out.append("\\" + char)
+        elif 0x20 <= code < 0x7F:
+            out.append(char)
+        elif code <= 0xFFFF:
+            out.append(f"\\u{code:04X}")
+        else:
+            out.append(f"\\U{code:08X}")
+    out.append('"')
+    return "".join(out)
+
+
+def _toml_value(value: Any) -> str:
+    """A TOML value for a parameter or example field (str, bool, int, lists of them)."""
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, int):
+        return str(value)
+    if isinstance(value, str):
+        return toml_string(value)
+    if isinstance(value, list | tuple):
+        return "[" + ", ".join(_toml_value(v) for v in value) + "]"
+    raise UsageError(f"a value of type {type(value).__name__} cannot be written to TOML")
+
+
+@dataclass(frozen=True)
+class _Accepted:
+    finding: Any
+    entry_id: str
+    check: str
+    table: str
+
+
+def _example(check: str, case: Any) -> str:
+    """The finding's case as the inline example table of its check."""
+    from pctfuzz._internal.cases import DecodeCase, EncodeCase, FormCase, FormParseCase
+
+    values: dict[str, Any]
+    if isinstance(case, EncodeCase):
+        values = {"value": case.value, "set": case.set_name, "encoding": case.encoding,
+                  "space_as_plus": case.space_as_plus}
+    elif isinstance(case, DecodeCase):
+        values = {"value": case.value}
+    elif isinstance(case, FormCase):
+        values = {"pairs": [list(p) for p in case.pairs], "encoding": case.encoding}
+    elif isinstance(case, FormParseCase):
+        values = {"text": case.text}
+    else:  # pragma: no cover - every case type is above
+        raise UsageError(f"no example format for a {type(case).__name__}")
+    if any(isinstance(v, bytes) for v in values.values()):
+        raise UsageError("its case is bytes, which an accept file's example cannot hold")
+    return "{ " + ", ".join(f"{k} = {_toml_value(values[k])}" for k in _EXAMPLE_KEYS[check]
+                            if k in values) + " }"
+
+
+def _by_hand(ident: str, accept: Path, why: str) -> UsageError:
+    return UsageError(
+        f"finding {ident} {why}; accept it by hand: add a [[divergence]] table (check, "
+        f"reconciler and its parameter, citation, why, example) to {accept} "
+        f"(see `python -c 'import pctfuzz._internal.accept; help(pctfuzz._internal.accept)'`), then "
+        f"`pctfuzz triage {ident} --status known-divergence`")
+
+
+def _table(finding: Any, accept: Path, why: str | None, citation: str | None
+           ) -> _Accepted:
+    """The ``[[divergence]]`` table of one finding (``UsageError`` if it has none)."""
+    from pctfuzz._internal.accept import RECONCILERS
+
+    behaviour = finding.behaviour
+    if finding.kind != "divergence" or not finding.target.startswith("diff_"):
+        raise _by_hand(finding.id, accept, f"is a {finding.kind} of {finding.target}, not a "
+                       "divergence of an implementation")
+    if not behaviour:
+        raise _by_hand(finding.id, accept, "has no rule that explains it")
+    rule, params = behaviour["rule"], behaviour["params"]
+    if rule not in RECONCILERS:
+        raise _by_hand(finding.id, accept, f"is explained by {one_line(rule, 60)!r}, which "
+                       "no accept-file reconciler states")
+    _factory, param = RECONCILERS[rule]
+    if set(params) != ({param} if param else set()):
+        raise _by_hand(finding.id, accept, f"has parameters {sorted(params)} for {rule}, "
+                       f"which takes {param or 'none'}")
+    case = finding.rebuild_case()
+    check = str(finding.case["type"])
+    try:
+        example = _example(check, case)
+    except UsageError as exc:
+        raise _by_hand(finding.id, accept, f"cannot be pinned: {exc}") from None
+    entry_id = f"{rule.replace('_', '-')}-{finding.id}"
+    text = one_line(str(behaviour.get("text") or rule), 200)
+    lines = [
+        "",
+        "[[divergence]]",
+        f"id = {toml_string(entry_id)}",
+        f"check = {toml_string(check)}",
+        f"reconciler = {toml_string(rule)}",
+        *(f"{key} = {_toml_value(value)}" for key, value in params.items()),
+        f"summary = {toml_string(text)}",
+        f"citation = {toml_string(citation or f'pctfuzz finding {finding.id}')}",
+        f"why = {toml_string(why or f'accepted with pctfuzz accept: {text}')}",
+        f"example = {example}",
+    ]
+    return _Accepted(finding, entry_id, check, "\n".join(lines) + "\n")
+
+
+def _existing_ids(text: str, accept: Path) -> set[str]:
+    import tomllib
+
+    if not text.strip():
+        return set()
+    try:
+        tables = tomllib.loads(text).get("divergence", [])
+    except tomllib.TOMLDecodeError as exc:
+        raise UsageError(f"{accept}: not valid TOML ({exc}); fix it first") from None
+    return {str(t.get("id")) for t in tables if isinstance(t, dict)} \
+        if isinstance(tables, list) else set()
+
+
+def _write_checked(accept: Path, old: bytes | None, new_text: str, impl: Any,
+                   entry_ids: set[str]) -> None:
+    """Write ``new_text`` to a temporary file beside ``accept``, load it and check its
+    new entries on ``impl`` (``divergences --check``), then rename it over ``accept``
+    unless the file changed meanwhile. ``UsageError`` leaves ``accept`` untouched."""
+    from pctfuzz._internal.accept import accept_file, load_accept_file, use_accept_file
+    from pctfuzz._internal.checks.registry.examples import check_entries
+
+    fd, tmp = tempfile.mkstemp(prefix=f".{accept.name}.", suffix=".toml", dir=accept.parent)
+    previous = accept_file()
+    try:
+        with os.fdopen(fd, "wb") as handle:
+            handle.write(new_text.encode("utf-8"))
+            handle.flush()
+            os.fsync(handle.fileno())
+        entries = [e for e in load_accept_file(tmp) if e.id in entry_ids]
+        use_accept_file(tmp)  # the new file, as the next campaign will read it
+        failed = [r for r in check_entries(impl, entries) if not r.ok]
+        if failed:
+            raise UsageError(f"not written: {failed[0].line()}")
+        current = accept.read_bytes() if accept.exists() else None
+        if current != old:
+            raise UsageError(f"{accept} changed while the entries were checked; run again")
+        if old is not None:
+            with contextlib.suppress(OSError):
+                os.chmod(tmp, accept.stat().st_mode & 0o777)
+        os.replace(tmp, accept)
+        tmp = ""
+    finally:
+        use_accept_file(previous)
+        if tmp:
+            with contextlib.suppress(OSError):
+                os.unlink(tmp)
+
+
+def _project(args: argparse.Namespace, accept: Path) -> Project:
+    """The project, with the accept file out of force: its entries are checked from the
+    new file only (``_write_checked``), and a file still to be created is no error."""
+    import dataclasses
+
+    from pctfuzz._internal.project import Project
+
+    project = dataclasses.replace(Project.load(findings=args.findings, impl=args.impl),
+                                  accept=str(accept) if accept.is_file() else None)
+    project.activate()
+    return project
+
+
+def _cmd_accept(args: argparse.Namespace) -> int:
+    from pctfuzz._internal.fuzz.replay import is_builtin_impl
+    from pctfuzz._internal.project import load_config
+    from pctfuzz._internal.store import FindingStore, StoreError, printable_path
+    from pctfuzz._internal.targets import get_target
+
+    # The accept file may not exist yet: the table is read as it is (Project.load
+    # loads the file it names, and refuses a missing one).
+    config = load_config()
+    if args.accept:
+        accept = Path(args.accept).absolute()
+    elif config.values.get("accept"):
+        accept = config.root / config.values["accept"][0]
+    else:
+        raise UsageError("no accept file: set `accept = [\"fuzz/accept.toml\"]` in "
+                         "[tool.pctfuzz] (or give --accept FILE)")
+    if accept.suffix != ".toml":
+        raise UsageError(f"{accept}: pctfuzz accept writes TOML files only")
+    if not accept.parent.is_dir():
+        raise UsageError(f"{accept}: folder {printable_path(accept.parent)} does not exist")
+    project = _project(args, accept)
+    store = FindingStore(project.findings)
+    try:
+        chosen = [store.get(ident) for ident in dict.fromkeys(args.ids)]
+    except StoreError as exc:
+        raise UsageError(str(exc)) from None
+    old = accept.read_bytes() if accept.exists() else None
+    try:
+        old_text = old.decode("utf-8") if old is not None else ""
+    except UnicodeDecodeError as exc:
+        raise UsageError(f"{accept}: not UTF-8 (byte {exc.start}); fix it first") from None
+    known = _existing_ids(old_text, accept)
+    accepted = [_table(f, accept, args.why, args.citation) for f in chosen]
+    for item in accepted:
+        if item.entry_id in known:
+            raise UsageError(f"finding {item.finding.id} is accepted already ({item.entry_id} "
+                             f"in {accept})")
+    impls = {f.impl for f in chosen}
+    if len(impls) != 1:
+        raise UsageError("the findings name different implementations; accept them one "
+                         "implementation at a time")
+    (name,) = impls
+    # A record never selects code to run: its implementation is loaded only when it is
+    # built in or the one the user named (--impl, [tool.pctfuzz] impl).
+    if name not in project.trusted_impls and not is_builtin_impl(
+            get_target(chosen[0].target), name):
+        raise UsageError(f"the findings name implementation {one_line(str(name), 100)!r}, "
+                         "which is not built in; pass --impl to load it")
+    impl = project.implementation(str(name))
+    head = old_text if not old_text or old_text.endswith("\n") else old_text + "\n"
+    if not old_text:
+        head = ("# Accepted differences of the implementation under test (pctfuzz._internal.accept).\n"
+                "# Entries below were written by `pctfuzz accept`.\n")
+    new_text = head + "".join(item.table for item in accepted)
+    _write_checked(accept, old, new_text, impl, {item.entry_id for item in accepted})
+    for item in accepted:
+        try:
+            store.update_status(item.finding.id, "known-divergence",
+                                note=f"accepted as {item.entry_id} in {accept.name}")
+        except StoreError as exc:
+            raise UsageError(f"{item.entry_id} written, but the finding's status was not "
+                             f"set: {exc}") from None
+        print(f"{item.finding.id}: known-divergence; {item.entry_id} ({item.check}) appended "
+              f"to {printable_path(accept)}")
+    return EXIT_OK
+
+
+def add_command(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    parser = sub.add_parser(
+        "accept", help="accept findings' behaviours: write them to the accept file",
+        description="Write the rule that explains each finding (its behaviour), with its "
+        "minimized case as the pinned example, to the project's accept file "
+        "([tool.pctfuzz] accept; created if missing, existing text kept), and mark the "
+        "finding known-divergence. The file is checked as `pctfuzz divergences --check` "
+        "does before it replaces the old one. Exit 2 (nothing written) if a finding has no "
+        "such rule: the message says what to write by hand.")
+    parser.add_argument("ids", nargs="+", metavar="ID", help="finding ids (16 hex digits)")
+    parser.add_argument("--why", metavar="TEXT", help="why the difference is accepted")
+    parser.add_argument("--citation", metavar="TEXT",
+                        help="the documentation or spec that states the behaviour")
+    parser.add_argument("--accept", metavar="FILE",
+                        help="the accept file (default: [tool.pctfuzz] accept)")
+    parser.add_argument("--findings", type=folder_path, metavar="DIR",
+                        help="the findings store (default: the project's)")
+    parser.add_argument("--impl", metavar="NAME",
+                        help="the implementation to load (default: [tool.pctfuzz] impl)")
+    parser.set_defaults(func=_cmd_accept)

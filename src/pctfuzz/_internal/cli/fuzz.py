@@ -1,0 +1,343 @@
+"""``pctfuzz fuzz`` (a bounded campaign, libFuzzer or Hypothesis) and ``pctfuzz targets``.
+
+The work is imported inside each command's function, not at the top: ``pctfuzz --help``
+imports every command module, and the campaign, store and reports would add to that
+start-up what only a real run needs.
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import os
+import signal
+import sys
+import tempfile
+from collections.abc import Callable
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, TextIO
+
+from pctfuzz._internal.cli.args import (
+    JOBS_PER_CORE,
+    folder_path,
+    job_count,
+    memory_mb,
+    positive_seconds,
+    whole_seconds,
+)
+from pctfuzz._internal.cli.divergences import add_accept_option, add_no_accepted_option
+from pctfuzz._internal.cli.exits import EXIT_FOUND, EXIT_INCOMPLETE, EXIT_OK
+from pctfuzz._internal.cli.results import add_report_options, check_outputs, human_stream, write_reports
+from pctfuzz._internal.errors import PctfuzzError
+from pctfuzz._internal.operations import get_operation
+
+if TYPE_CHECKING:
+    from pctfuzz._internal.project import Project
+
+
+def _cmd_targets(args: argparse.Namespace) -> int:
+    from pctfuzz._internal.targets import TARGETS
+
+    width = max(map(len, TARGETS))
+    for name, target in TARGETS.items():
+        print(f"{name:<{width}}  {target.description}")
+    return EXIT_OK
+
+
+#: Seed cases tried per differential target to see whether the adapter answers it.
+_PROBE_CASES = 200
+
+def _answered_targets(requested: list[str], impl: Any, project: Project, self_check: bool,
+                      out: TextIO) -> list[str]:
+    """The targets to fuzz: the requested ones as they are (plus the invariant targets
+    with ``--self-check``). By default: with an implementation named (``--impl``,
+    ``[tool.pctfuzz] impl``), the differential targets whose question it answers for
+    at least one seed case, so a campaign on the user's code spends its time on that
+    code; the invariant targets (pctfuzz's self-check of its reference) only when no
+    implementation is named, or with ``--self-check``. Each skipped differential
+    target is said, with the adapter's reason. If none is left, the differential
+    targets all run, so an adapter that answers nothing is an incomplete run."""
+    from pctfuzz._internal.checks.differential import run_impl
+    from pctfuzz._internal.fuzz.seeds import seed_cases
+    from pctfuzz._internal.targets import TARGETS, get_target
+
+    invariants = [n for n, t in TARGETS.items() if not t.differential]
+    if requested:  # named on purpose; the summary shows what was answered
+        return list(dict.fromkeys([*requested, *(invariants if self_check else [])]))
+    with_invariants = self_check or project.impl is None
+    kept = []
+    differential = [n for n, t in TARGETS.items() if t.differential]
+    for name in differential:
+        target = get_target(name)
+        question = get_operation(name).name
+        reason = ""
+        answered = False
+        for count, case in enumerate(seed_cases(target.case_type.type)):
+            if count >= _PROBE_CASES:
+                break
+            # the seed as the campaign would ask it (the adapter's sets...); a seed
+            # with no byte form is asked as it is
+            with contextlib.suppress(Exception):
+                case = target.case_from_bytes(target.to_bytes(case), impl)
+            if run_impl(question, case, impl) is not None:
+                answered = True  # a value or an exception: worth fuzzing
+                break
+            reason = reason or _unsupported_reason(impl, question, case)
+        if answered:
+            kept.append(name)
+        else:
+            print(f"pctfuzz: {name} skipped: {project.impl_name} answers none of its seed "
+                  "cases" + (f" ({reason})" if reason else ""), file=out, flush=True)
+    kept = kept or differential
+    if not with_invariants:
+        print(f"pctfuzz: fuzzing {project.impl_name} ({', '.join(kept)}); pctfuzz's own "
+              "invariant targets run with --self-check", file=out, flush=True)
+        return kept
+    return [n for n in TARGETS if n in kept or n in invariants]
+
+
+def _unsupported_reason(impl: Any, question: str, case: Any) -> str:
+    from pctfuzz._internal.oracles.base import Unsupported
+
+    method = get_operation(question).method
+    try:
+        getattr(impl, method)(case)
+    except Unsupported as exc:
+        return str(exc)
+    except Exception:
+        return ""
+    return ""
+
+
+def _describer(findings: Path) -> Callable[[str], str]:
+    """A finding's one readable line: what went in, what the reference says, what
+    came out (the live status's and the summary's)."""
+    from pctfuzz._internal.reports import finding_entry
+    from pctfuzz._internal.store import FindingStore, StoreError
+    from pctfuzz._internal.text import one_line
+
+    store = FindingStore(findings)
+
+    def describe(ident: str) -> str:
+        try:
+            finding = store.get(ident)
+        except StoreError as exc:
+            return f"{ident}: {exc}"
+        entry = finding_entry(finding, findings / finding.file_name, new=True)
+        impl = entry["impl"] or "reference"
+        if entry.get("raised"):
+            return one_line(f"{ident} {entry['kind']} in {impl}: {entry['case']}: raised "
+                            f"{entry['raised']}", 300)
+        if entry.get("behaviour"):
+            return one_line(f"{ident} {entry['kind']} in {impl}: behaviour: "
+                            f"{entry['behaviour']['text']}: {entry['case']}", 300)
+        return one_line(f"{ident} {entry['kind']} in {impl}: {entry['case']}: expected "
+                        f"{entry['expected']}, got {entry['actual']}", 300)
+
+    return describe
+
+
+def _describe_new_findings(idents: list[str], findings: Path, out: TextIO) -> None:
+    """Under the summary: each new finding in one readable line and the exact command
+    that reproduces it."""
+    from pctfuzz._internal.reports import finding_entry
+    from pctfuzz._internal.store import FindingStore, StoreError
+    from pctfuzz._internal.text import one_line
+
+    store = FindingStore(findings)
+    describe = _describer(findings)
+    for ident in idents:
+        print(f"  {describe(ident)}", file=out)
+        try:
+            finding = store.get(ident)
+        except StoreError:
+            continue
+        entry = finding_entry(finding, findings / finding.file_name, new=True)
+        print(f"    reproduce: {one_line(entry['reproduce'], 300)}", file=out)
+    if idents:
+        print(f"  findings in {findings}; `pctfuzz report --findings {findings}` lists them all",
+              file=out)
+
+
+def _verify_open(args: argparse.Namespace, result: Any, out: TextIO) -> Any:
+    """After the campaign, replay every open finding of the implementation (an open
+    bug keeps CI red; a fix is verified: ``replay.replay_open``). Skipped when a signal
+    stopped the run: the user asked it to end."""
+    from pctfuzz._internal.fuzz.replay import OpenReplay, replay_open
+    from pctfuzz._internal.store import printable_path
+    from pctfuzz._internal.text import one_line
+
+    if result.stopped_by:
+        return OpenReplay()
+    verified = replay_open(Path(args.findings), args.impl, targets=args.targets,
+                           seen=result.known_findings, timeout=args.timeout)
+    for line in verified.lines():
+        print(f"pctfuzz: {line}", file=out)
+    for path, message in verified.skipped:
+        print(f"pctfuzz: WARNING: {printable_path(path)}: not a finding record, skipped: "
+              f"{one_line(message)}", file=sys.stderr)
+    for path, message in verified.errors:
+        print(f"pctfuzz: INCOMPLETE: open finding {printable_path(path)} not replayed: "
+              f"{message}", file=sys.stderr)
+    return verified
+
+
+def _project(args: argparse.Namespace) -> Project:
+    """The project (``pctfuzz._internal.project``), the flags over ``[tool.pctfuzz]``; the options
+    not given are filled from it, then from the built-in defaults."""
+    from pctfuzz._internal.project import Project
+
+    project = Project.load(corpus=args.corpus, findings=args.findings, accept=args.accept,
+                           impl=args.impl, sets=args.set, no_accepted=args.no_accepted)
+    args.targets = args.targets or project.targets
+    if args.max_time is None:
+        args.max_time = project.max_time or 60.0
+    if args.jobs is None:
+        args.jobs = project.jobs or os.cpu_count() or 1
+    args.impl = project.impl_name
+    args.corpus, args.findings = str(project.corpus), str(project.findings)
+    return project
+
+
+def _cmd_fuzz(args: argparse.Namespace) -> int:
+    from pctfuzz._internal.fuzz import campaign
+    from pctfuzz._internal.fuzz.hypothesis_driver import run_hypothesis
+    from pctfuzz._internal.fuzz.status import Board, status_for
+    from pctfuzz._internal.reports import fuzz_results
+    from pctfuzz._internal.store import printable_path, utc_now
+
+    project = _project(args)
+    dests = check_outputs(args)
+    hypothesis = args.driver == "hypothesis"
+    if hypothesis and args.passthrough:
+        raise PctfuzzError("flags after -- are libFuzzer's; --driver hypothesis takes none")
+    impl = project.implementation()  # fail fast, before any process starts
+    out = human_stream(dests)
+    where = f"pctfuzz: {project.where()}"
+    if not args.quiet:  # -q: said under the summary instead
+        print(where, file=out, flush=True)
+    args.targets = _answered_targets(args.targets, impl, project, args.self_check, out)
+    started = utc_now()
+    # -v: libFuzzer's raw lines, one file per target, kept after the run
+    logs = (Path(tempfile.mkdtemp(prefix="pctfuzz-logs-"))
+            if args.verbose and not hypothesis else None)
+    board = Board(campaign.order_targets(args.targets), args.max_time, args.impl)
+    with status_for(board, _describer(Path(args.findings)), quiet=args.quiet) as status:
+        if hypothesis:
+            result = run_hypothesis(args.targets, max_time=args.max_time, impl=args.impl,
+                                    findings=Path(args.findings), timeout=args.timeout,
+                                    progress=status)
+        else:
+            result = campaign.run_campaign(
+                args.targets,
+                max_time=args.max_time,
+                jobs=args.jobs,
+                impl=args.impl,
+                corpus=Path(args.corpus),
+                findings=Path(args.findings),
+                timeout=args.timeout,
+                rss_limit_mb=args.rss_limit_mb,
+                libfuzzer_args=args.passthrough,
+                progress=status,
+                log_dir=logs,
+                handoff=project.handoff(),
+            )
+    print(result.summary(), file=out)
+    _describe_new_findings(result.new_findings, Path(args.findings), out)
+    verified = _verify_open(args, result, out)
+    if args.quiet:
+        print(where, file=out)
+    if logs is not None:
+        print(f"pctfuzz: libFuzzer logs: {printable_path(logs)}/<target>.log", file=out)
+    if result.stopped_by:
+        print(f"pctfuzz: stopped by {signal.Signals(result.stopped_by).name} after "
+              f"{result.seconds:.0f} s", file=sys.stderr)
+    for stats in result.stats:
+        for error in stats.errors:
+            print(f"[{stats.target}] {error}", file=sys.stderr)
+    # Incomplete wins over "new finding": a lost finding may be the one that matters.
+    # A new finding outranks a stop by a signal (exit 128 + the signal number).
+    stopped = 128 + result.stopped_by if result.stopped_by else EXIT_OK
+    failing = (bool(result.new_findings) if args.fail_on == "new" else
+               bool(result.new_findings or verified.reproduced) if args.fail_on == "open"
+               else False)
+    code = (EXIT_INCOMPLETE if result.incomplete or verified.errors else
+            EXIT_FOUND if failing else stopped)
+    if any(d is not None for d in dests):
+        from pctfuzz._internal.targets import TARGETS
+
+        settings = {
+            "targets": list(args.targets) or list(TARGETS), "max_time": args.max_time,
+            "jobs": 1 if hypothesis else args.jobs, "impl": args.impl,
+            "corpus": args.corpus, "findings": args.findings, "timeout": args.timeout,
+            "rss_limit_mb": args.rss_limit_mb, "driver": args.driver, "fail_on": args.fail_on,
+        }
+        document = fuzz_results(result, settings=settings, findings_dir=Path(args.findings),
+                                started=started, exit_code=code, verified=verified.verdicts)
+        write_reports(document, *dests)
+    return code
+
+
+def add_command(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    targets = sub.add_parser("targets", help="list the fuzz targets")
+    targets.set_defaults(func=_cmd_targets)
+
+    fuzz = sub.add_parser(
+        "fuzz", help="run a bounded atheris (or Hypothesis) campaign",
+        description="Fuzz the targets as atheris subprocesses within the time budget "
+        "(--driver hypothesis: under Hypothesis, in this process). On a terminal a live "
+        "status shows each target (exec/s, coverage, lines of the code under test "
+        "reached, answered rate, findings); elsewhere, plain lines. "
+        "Defaults come from [tool.pctfuzz] in the nearest pyproject.toml that has one "
+        "(the project root; else the current folder). At the end every open finding of the "
+        "implementation is replayed: one that no longer reproduces becomes fixed. Exit 0: "
+        "nothing failing; 1: a new finding, or an open one that still reproduces "
+        "(--fail-on); 2: usage error; 3: incomplete (a finding or hits lost, a record "
+        "unreadable, a target with 0 executions, an open finding not replayed); "
+        "129/130/143: stopped by SIGHUP/SIGINT/SIGTERM.")
+    fuzz.add_argument("targets", nargs="*", metavar="TARGET", help="default: all targets")
+    # Defaults come from [tool.pctfuzz] (see _apply_project), then from these helps.
+    fuzz.add_argument("--max-time", type=positive_seconds, metavar="SECONDS",
+                      help="wall-clock budget for the whole campaign (default 60)")
+    fuzz.add_argument("--jobs", type=job_count, metavar="N",
+                      help="libFuzzer processes at once (default: cores, at most "
+                      f"{JOBS_PER_CORE} per core); with fewer targets than N, each target "
+                      "gets several processes on its shared corpus")
+    fuzz.add_argument("--impl", metavar="NAME",
+                      help="implementation under test: a registered name or module:Class "
+                      "(default urllib)")
+    fuzz.add_argument("--corpus", type=folder_path, metavar="DIR",
+                      help="default: corpus/ in the project root")
+    fuzz.add_argument("--findings", type=folder_path, metavar="DIR",
+                      help="default: findings/ in the project root")
+    fuzz.add_argument("--timeout", type=whole_seconds, default=5, metavar="SECONDS",
+                      help="per-input time limit; a slower input is a timeout finding")
+    fuzz.add_argument("--rss-limit-mb", type=memory_mb, default=2048, metavar="MB",
+                      help="memory limit; exceeding it is an oom finding (0: no limit, "
+                      "so a memory blow-up is no finding; default 2048)")
+    fuzz.add_argument("--driver", choices=("libfuzzer", "hypothesis"), default="libfuzzer",
+                      help="libfuzzer (default): atheris processes, coverage-guided; "
+                      "hypothesis: a quick run in this process, the targets' Hypothesis "
+                      "strategies and checks, failures saved to the same findings store "
+                      "(no corpus, no --jobs, no libFuzzer flags)")
+    loud = fuzz.add_mutually_exclusive_group()
+    loud.add_argument("-q", "--quiet", action="store_true",
+                      help="only new findings and the summary (no status)")
+    loud.add_argument("-v", "--verbose", action="store_true",
+                      help="also keep libFuzzer's raw log, one file per target in a "
+                      "pctfuzz-logs-* folder that the summary names")
+    fuzz.add_argument("--fail-on", choices=("new", "open", "never"), default="open",
+                      help="what makes the exit code 1: open (default) a new finding, or an "
+                      "open finding of the implementation that still reproduces when it is "
+                      "replayed at the end (a fix makes it `fixed`); new: new findings only; "
+                      "never")
+    add_accept_option(fuzz)
+    add_no_accepted_option(fuzz)
+    fuzz.add_argument("--self-check", action="store_true",
+                      help="also fuzz pctfuzz's own reference (the invariant targets), "
+                      "which run by default only when no implementation is named")
+    fuzz.add_argument("--set", action="append", metavar="NAME=SPEC",
+                      help="draw diff_encode cases from this set (repeatable; a set name or "
+                      "spec such as encodeURI-[], see `pctfuzz sets --spec`)")
+    add_report_options(fuzz)
+    fuzz.set_defaults(func=_cmd_fuzz)

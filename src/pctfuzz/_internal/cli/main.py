@@ -1,0 +1,126 @@
+"""The ``pctfuzz`` command line: the parser, the dispatch, and the exit-code contract
+(``pctfuzz._internal.cli``'s docstring)."""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+from collections.abc import Sequence
+
+from pctfuzz import __version__
+from pctfuzz._internal.cli import (
+    accept,
+    codec,
+    corpus,
+    coverage,
+    divergences,
+    fuzz,
+    impls,
+    matrix,
+    ossfuzz,
+    probe,
+    replay,
+    report,
+)
+from pctfuzz._internal.cli.exits import EXIT_INTERNAL, EXIT_OK, EXIT_SIGINT, EXIT_USAGE
+from pctfuzz._internal.errors import PctfuzzError
+from pctfuzz._internal.text import one_line
+
+#: The command groups, in ``--help`` order; each has ``add_command(subparsers)``, which
+#: sets ``func`` (args -> exit code) on its parser.
+COMMANDS = (codec, fuzz, matrix, replay, corpus, coverage, divergences, impls, report, accept,
+            probe, ossfuzz)
+
+
+class _Parser(argparse.ArgumentParser):
+    """argparse, but usage errors are one line and exit 2."""
+
+    def error(self, message: str) -> None:  # type: ignore[override]
+        self.exit(EXIT_USAGE, f"{self.prog}: error: {one_line(message)}\n")
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = _Parser(
+        prog="pctfuzz",
+        description="Reference URL percent-encoder, property checks and fuzzing harness.",
+        epilog="Exit codes: 0 ok / nothing new, 1 finding or reproduction, 2 usage or input "
+        "error, 3 run incomplete, 4 internal error (a pctfuzz bug; PCTFUZZ_DEBUG=1 shows the "
+        "traceback).",
+    )
+    parser.add_argument("--version", action="version", version=f"pctfuzz {__version__}")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
+    sub.required = True
+
+
+    for module in COMMANDS:
+        module.add_command(sub)
+    return parser
+
+
+def _stdout_gone() -> int:
+    """The reader of stdout went away (``| head -1``): end quietly, exit 0.
+
+    Python would print "BrokenPipeError" when it flushes stdout at exit; pointing the
+    descriptor at /dev/null first makes that flush succeed (the standard recipe of the
+    ``signal`` module's documentation)."""
+    devnull = os.open(os.devnull, os.O_WRONLY)
+    os.dup2(devnull, sys.stdout.fileno())
+    os.close(devnull)
+    return EXIT_OK
+
+
+#: Commands that take options for libFuzzer after ``--`` (``pctfuzz fuzz … -- -max_len=64``).
+PASSTHROUGH_COMMANDS = ("fuzz",)
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = build_parser()
+    words = list(sys.argv[1:] if argv is None else argv)
+    # Everything after "--" goes to libFuzzer untouched (argparse would take it as
+    # positional TARGETs).
+    passthrough: list[str] = []
+    command = next((w for w in words if not w.startswith("-")), None)
+    if command in PASSTHROUGH_COMMANDS and "--" in words:
+        cut = words.index("--")
+        words, passthrough = words[:cut], words[cut + 1:]
+    try:
+        args = parser.parse_args(words)
+    except BrokenPipeError:  # --help or --version into a closed pipe
+        return _stdout_gone()
+    bad = [w for w in passthrough if not w.startswith("-")]
+    if bad:
+        parser.error(f"after --, libFuzzer options (-flag=value) only, not {bad[0]!r}")
+    args.passthrough = passthrough
+    try:
+        code: int = args.func(args)
+        sys.stdout.flush()  # a closed pipe shows here, not in the interpreter's exit
+    except PctfuzzError as exc:
+        print(f"pctfuzz {args.command}: error: {one_line(str(exc))}", file=sys.stderr)
+        return EXIT_USAGE
+    except KeyboardInterrupt:
+        return EXIT_SIGINT
+    except BrokenPipeError:
+        return _stdout_gone()
+    except SystemExit as exc:
+        # No command exits this way: it is user code (an adapter, an accept file,
+        # ``probe builtins:exit``), whose code must never read as pctfuzz's own.
+        print(f"pctfuzz {args.command}: error: user code raised SystemExit("
+              f"{one_line(repr(exc.code), 80)}); pctfuzz does not exit with its code",
+              file=sys.stderr)
+        return EXIT_USAGE
+    except Exception as exc:
+        # A bug in pctfuzz: one line and its own exit code, never 1 ("a finding").
+        if os.environ.get("PCTFUZZ_DEBUG"):
+            import traceback
+
+            traceback.print_exc()
+        print(f"pctfuzz {args.command}: internal error: {type(exc).__name__}: "
+              f"{one_line(str(exc), 500)} (please report; rerun with PCTFUZZ_DEBUG=1 for the "
+              "traceback)", file=sys.stderr)
+        return EXIT_INTERNAL
+    return code
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,112 @@
+"""``pctfuzz matrix``: one campaign over many implementations, then a conformance matrix
+(``fuzz.matrix`` runs it, ``reports.matrix`` renders it; docs/peers.md).
+
+Every available built-in implementation by default (one line on stderr says which
+were skipped and why), or those given with ``--impl`` (one that is not available is a
+usage error). Writes ``matrix.md`` and ``matrix.html`` into ``--out`` and the findings
+into the findings store, as ``pctfuzz fuzz`` does.
+
+Exit codes: 0 no bug; 1 a cell has a bug (a finding is recorded); 2 usage error or an
+``--impl`` that is not available; 3 incomplete (a finding lost, an input unreadable, or
+no implementation answered anything).
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+from pctfuzz._internal.cli.divergences import add_no_accepted_option
+from pctfuzz._internal.cli.exits import EXIT_FOUND, EXIT_INCOMPLETE, EXIT_OK
+from pctfuzz._internal.errors import PctfuzzError, UsageError
+from pctfuzz._internal.fuzz.matrix import CHECK_OF, run_matrix
+from pctfuzz._internal.oracles.base import Impl
+from pctfuzz._internal.oracles.registry import IMPLS, get_impl, impl_language
+from pctfuzz._internal.reports.matrix import render_matrix_html, render_matrix_markdown
+from pctfuzz._internal.text import one_line
+
+__all__ = ["add_command"]
+
+
+def _implementations(names: list[str] | None) -> dict[str, Impl]:
+    chosen: dict[str, Impl] = {}
+    if names:
+        for name in names:
+            chosen[name] = get_impl(name)  # not available: a usage error, exit 2
+        return chosen
+    skipped = []
+    for name in IMPLS:
+        try:
+            chosen[name] = get_impl(name)
+        except PctfuzzError as exc:
+            skipped.append(f"{name} ({one_line(str(exc))[:80]})")
+    if skipped:
+        print(f"pctfuzz matrix: not available, skipped: {'; '.join(skipped)}", file=sys.stderr)
+    return chosen
+
+
+def _cmd_matrix(args: argparse.Namespace) -> int:
+    from pctfuzz._internal.project import Project
+
+    project = Project.load(corpus=args.corpus, findings=args.findings,
+                           no_accepted=args.no_accepted)
+    project.activate()  # its root importable, its accept file and sets in force
+    findings, corpus = project.findings, project.corpus
+    out = Path(args.out)
+    targets = args.target or list(CHECK_OF)
+    unknown = [t for t in targets if t not in CHECK_OF]
+    if unknown:
+        raise UsageError(f"--target {unknown[0]}: one of {', '.join(CHECK_OF)}")
+    impls = _implementations(args.impl)
+    if not impls:
+        raise UsageError("no implementation is available (pctfuzz impls says why)")
+    try:
+        run = run_matrix(impls, max_time=args.max_time, findings=findings, corpus=corpus,
+                         targets=targets, seed=args.seed)
+    finally:
+        for impl in impls.values():
+            close = getattr(impl, "close", None)
+            if callable(close):
+                close()
+    languages = {name: impl_language(name) if name in IMPLS else "" for name in impls}
+    try:
+        out.mkdir(parents=True, exist_ok=True)
+        (out / "matrix.md").write_text(render_matrix_markdown(run, languages), encoding="utf-8")
+        (out / "matrix.html").write_text(render_matrix_html(run, languages), encoding="utf-8")
+    except OSError as exc:
+        raise UsageError(f"--out {out}: {exc.strerror or exc}") from None
+    bugs = sum(1 for cell in run.cells.values() if cell.bugs)
+    print(f"pctfuzz matrix: {len(impls)} implementations, {sum(run.inputs.values())} inputs, "
+          f"{len(run.cells)} cells ({bugs} with bugs), {len(run.findings)} findings, "
+          f"{len(run.confusions)} disagreeing pairs; wrote {out / 'matrix.html'} and "
+          f"{out / 'matrix.md'}")
+    for line in run.lost[:5]:
+        print(f"pctfuzz matrix: lost: {line}", file=sys.stderr)
+    if run.lost or not run.cells:
+        return EXIT_INCOMPLETE
+    return EXIT_FOUND if bugs else EXIT_OK
+
+
+def add_command(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    parser = sub.add_parser(
+        "matrix", help="fuzz many implementations at once; write a conformance matrix",
+        description="Ask every input of every implementation (the reference answers each "
+        "case once), record findings per implementation, and write matrix.md and "
+        "matrix.html: implementations by operation and set, and the pairs that disagree.",
+        epilog="Exit codes: 0 no bug; 1 a bug was found; 2 usage error; 3 incomplete.")
+    parser.add_argument("--impl", action="append", metavar="NAME",
+                        help="an implementation (repeatable; default: every available one)")
+    parser.add_argument("--max-time", type=float, default=60.0, metavar="SECONDS",
+                        help="wall-clock budget (default 60)")
+    parser.add_argument("--target", action="append", metavar="TARGET",
+                        help=f"a differential target (repeatable; default all: "
+                        f"{', '.join(CHECK_OF)})")
+    parser.add_argument("--out", default="pctfuzz-matrix", metavar="DIR",
+                        help="where matrix.md and matrix.html go (default pctfuzz-matrix)")
+    parser.add_argument("--findings", metavar="DIR", help="default: findings/ in the project")
+    parser.add_argument("--corpus", metavar="DIR",
+                        help="seed inputs (read only; default: corpus/ in the project)")
+    parser.add_argument("--seed", type=int, default=0, help="the mutation loop's seed")
+    add_no_accepted_option(parser)
+    parser.set_defaults(func=_cmd_matrix)

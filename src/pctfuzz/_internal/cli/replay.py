@@ -1,0 +1,183 @@
+"""``pctfuzz replay`` (one verdict per finding or corpus input) and ``pctfuzz migrate``
+(rewrite records of an older signature format).
+
+The work is imported inside each command's function, not at the top: ``pctfuzz --help``
+imports every command module, and the campaign, store and reports would add to that
+start-up what only a real run needs.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+import time
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from pctfuzz._internal.cli.args import folder_path, positive_seconds
+from pctfuzz._internal.cli.divergences import add_accept_option, add_no_accepted_option
+from pctfuzz._internal.cli.exits import EXIT_FOUND, EXIT_INCOMPLETE, EXIT_OK, EXIT_USAGE
+from pctfuzz._internal.cli.results import add_report_options, check_outputs, human_stream, write_reports
+from pctfuzz._internal.errors import UsageError
+
+if TYPE_CHECKING:
+    from pctfuzz._internal.project import Project
+
+__all__ = ["add_command"]
+
+
+def _cmd_replay_open(args: argparse.Namespace, project: Project, dests: Any, out: Any) -> int:
+    """``replay --open``: every open finding of the implementation, verdicts recorded."""
+    from pctfuzz._internal.fuzz.replay import replay_open
+    from pctfuzz._internal.reports import replay_results
+    from pctfuzz._internal.store import printable_path, utc_now
+
+    if args.paths:
+        raise UsageError("--open replays the findings store; give no PATH")
+    impl = project.impl_name
+    findings = project.findings
+    if not findings.is_dir():
+        raise UsageError(f"findings folder {printable_path(findings)} does not exist")
+    started, clock = utc_now(), time.monotonic()
+    verified = replay_open(findings, impl, timeout=args.timeout)
+    for verdict in verified.verdicts:
+        print(verdict.line(), file=out)
+    print(verified.lines()[-1], file=out)
+    from pctfuzz._internal.text import one_line
+
+    for path, message in verified.skipped:
+        print(f"pctfuzz: WARNING: {printable_path(path)}: not a finding record, skipped: "
+              f"{one_line(message)}", file=sys.stderr)
+    for path, message in verified.errors:
+        print(f"{printable_path(path)}: error: {message}", file=sys.stderr)
+    code = (EXIT_FOUND if verified.reproduced else EXIT_INCOMPLETE if verified.errors
+            else EXIT_OK)
+    if any(d is not None for d in dests):
+        settings = {"paths": [], "target": None, "impl": impl, "timeout": args.timeout,
+                    "findings": str(findings)}
+        document = replay_results([*verified.verdicts, *verified.errors], settings=settings,
+                                  started=started, seconds=time.monotonic() - clock,
+                                  exit_code=code)
+        write_reports(document, *dests)
+    return code
+
+
+def _by_id(project: Project, given: str) -> Path:
+    """A path as given, or for a finding id that is no file here, its record in the
+    project's store (an id ``pctfuzz migrate`` replaced resolves to its new record)."""
+    from pctfuzz._internal.store import ID_RE, StoreError
+
+    if os.path.lexists(given) or not ID_RE.fullmatch(given):
+        return Path(given)
+    store = project.finding_store()
+    try:
+        return store.path_for(store.get(given))
+    except StoreError:
+        return Path(given)  # replay says it does not exist
+
+
+def _cmd_replay(args: argparse.Namespace) -> int:
+    from pctfuzz._internal.fuzz.replay import Verdict, replay_paths
+    from pctfuzz._internal.project import Project
+    from pctfuzz._internal.reports import replay_results
+    from pctfuzz._internal.store import printable_path, utc_now
+
+    dests = check_outputs(args)
+    project = Project.load(accept=args.accept, impl=args.impl, findings=args.findings,
+                           no_accepted=args.no_accepted)
+    project.activate()
+    out = human_stream(dests)
+    if args.open:
+        return _cmd_replay_open(args, project, dests, out)
+    if not args.paths:
+        raise UsageError("give finding files, corpus files or folders (or --open)")
+    # A record replays against the implementation it names; the project's own adapter
+    # ([tool.pctfuzz] impl) is the user's word, like --impl, so a record naming it may
+    # use it. --impl overrides the record's.
+    trusted = project.trusted_impls
+    paths = [_by_id(project, p) for p in args.paths]
+    started, clock = utc_now(), time.monotonic()
+    items: list[Verdict | tuple[Path, str]] = []
+    reproduced = unusable = 0
+    for item in replay_paths(paths, target=args.target,
+                             impl=args.impl, timeout=args.timeout, trusted=trusted,
+                             raw_impl=project.impl):
+        items.append(item)
+        if isinstance(item, Verdict):
+            reproduced += item.reproduces
+            print(item.line(), file=out)
+        else:
+            unusable += 1
+            print(f"{printable_path(item[0])}: error: {item[1]}", file=sys.stderr)
+    code = EXIT_FOUND if reproduced else EXIT_USAGE if unusable else EXIT_OK
+    if not items:  # an empty findings folder: say so, rather than a silent success
+        print(f"pctfuzz replay: nothing to replay: no finding or corpus input under "
+              f"{', '.join(printable_path(Path(p)) for p in args.paths)}", file=sys.stderr)
+    if any(d is not None for d in dests):
+        settings = {"paths": list(args.paths), "target": args.target, "impl": args.impl,
+                    "timeout": args.timeout}
+        document = replay_results(items, settings=settings, started=started,
+                                  seconds=time.monotonic() - clock, exit_code=code)
+        write_reports(document, *dests)
+    return code
+
+
+def _cmd_migrate(args: argparse.Namespace) -> int:
+    from pctfuzz._internal.fuzz.migrate import migrate_findings
+    from pctfuzz._internal.project import Project
+
+    project = Project.load(findings=args.findings, impl=args.impl)
+    project.activate()
+    for migration in migrate_findings(project.findings, impl=args.impl or project.impl,
+                                      reidentify=args.reidentify):
+        if migration.outcome != "current" or args.verbose:
+            print(migration.line())
+    return EXIT_OK
+
+
+
+def add_command(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    replay = sub.add_parser(
+        "replay", help="replay findings or corpus inputs",
+        description="One verdict line per input. Exit 1 if anything reproduces, 0 if "
+        "nothing does (or there is nothing to replay, which is said on stderr), 2 if an "
+        "input was unusable (--open: 3 if an open finding could not be replayed).")
+    replay.add_argument("paths", nargs="*", metavar="PATH",
+                        help="finding JSON files or ids (in the findings store), raw corpus "
+                        "files, or folders")
+    replay.add_argument("--open", action="store_true",
+                        help="replay every open finding of the implementation in the "
+                        "findings store; one that no longer reproduces becomes fixed "
+                        "(with the implementation's version), one that still does exits 1")
+    replay.add_argument("--findings", type=folder_path, metavar="DIR",
+                        help="the findings store of --open and of finding ids (default: the "
+                        "project's)")
+    replay.add_argument("--target", metavar="NAME", help="target of raw inputs")
+    replay.add_argument("--impl", metavar="NAME", help="override the implementation")
+    replay.add_argument("--timeout", type=positive_seconds, default=5, metavar="SECONDS",
+                        help="per-input time limit; a slower input is a timeout (default 5)")
+    add_accept_option(replay)
+    add_no_accepted_option(replay)
+    add_report_options(replay)
+    replay.set_defaults(func=_cmd_replay)
+
+    migrate = sub.add_parser(
+        "migrate", help="rewrite findings of an older signature format; re-minimize all",
+        description="Replay each finding of an older signature format and rewrite it under "
+        "the current signature (new id), keeping its status, history and hits. Then "
+        "re-minimize every finding that still fails with its signature to a 1-minimal "
+        "case (same id, status, note and hits; a finding that now fails differently is "
+        "kept as it is and listed).")
+    migrate.add_argument("--findings", metavar="DIR",
+                         help="default: the project's findings folder")
+    migrate.add_argument("--impl", metavar="NAME",
+                         help="implementation for findings that name one not built in")
+    migrate.add_argument("--reidentify", action="store_true",
+                         help="also rewrite a finding whose case now fails with another "
+                         "signature of the same target, kind and check (after an identity "
+                         "change): new id, its status, note and hits kept")
+    migrate.add_argument("-v", "--verbose", action="store_true",
+                         help="also list records that are current and 1-minimal")
+    migrate.set_defaults(func=_cmd_migrate)
+

@@ -1,0 +1,271 @@
+"""Bounded fuzzing campaigns: atheris targets as libFuzzer subprocesses.
+
+``run_campaign`` checks the folders, recovers what killed campaigns left, then runs
+the process slots of ``schedule.plan_rotation`` in threads: each slot runs slices of
+its targets in turn (``_run_slot``), each slice one libFuzzer process on the target's
+private corpus copy (``staging``), restarted after a stop on an input (``_run_slice``,
+``libfuzzer.watch``). The main thread holds the deadline and the signals
+(``supervisor``). What each target did is a ``stats.TargetStats``; progress goes to
+the ``progress`` callback (``status`` renders it).
+
+One job per module: ``schedule`` (who runs when), ``supervisor`` (deadline, signals),
+``staging`` (private corpus copies), ``libfuzzer`` (one process and its log),
+``stats`` (figures and the summary table), ``status`` (the live status). The public
+names of ``schedule`` and ``stats`` are re-exported here.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import os
+import threading
+import time
+from collections.abc import Callable, Sequence
+from concurrent.futures import ThreadPoolExecutor, wait
+from dataclasses import dataclass
+from pathlib import Path
+
+from pctfuzz._internal.errors import PctfuzzError
+from pctfuzz._internal.fuzz.libfuzzer import STARTUP, command, record_death, watch
+from pctfuzz._internal.fuzz.protocol import HarnessSettings
+from pctfuzz._internal.fuzz.schedule import (
+    MIN_SLICE,
+    SLICE_OVERHEAD,
+    order_targets,
+    plan_rotation,
+    plan_workers,
+    seeded,
+    slice_seconds,
+)
+from pctfuzz._internal.fuzz.staging import artifacts_dir, recover, stage, unstage
+from pctfuzz._internal.fuzz.stats import LOW_ANSWER_RATE, CampaignResult, TargetStats, merge_stats
+from pctfuzz._internal.fuzz.supervisor import DEADLINE_GRACE, KILL_AFTER, Supervisor, stop_on_signals
+from pctfuzz._internal.targets import TARGETS, get_target
+
+__all__ = [
+    "DEADLINE_GRACE",
+    "KILL_AFTER",
+    "LOW_ANSWER_RATE",
+    "CampaignResult",
+    "TargetStats",
+    "merge_stats",
+    "order_targets",
+    "plan_rotation",
+    "plan_workers",
+    "run_campaign",
+    "slice_seconds",
+]
+
+
+
+@dataclass(frozen=True)
+class _Job:
+    """What every process of a campaign is given."""
+
+    harness: Path | None
+    corpus: Path
+    findings: Path
+    impl: str
+    timeout: int
+    rss_limit_mb: int
+    log_dir: Path | None = None  # -v: libFuzzer's raw lines, one file per target
+    # the project's accept file, sets and root (the campaign adds the rest)
+    handoff: HarnessSettings = dataclasses.field(default_factory=HarnessSettings)
+
+    def env(self) -> dict[str, str]:
+        """A harness process's environment: this one, with the hand-off of the
+        campaign's settings (``protocol.HarnessSettings``)."""
+        settings = dataclasses.replace(
+            self.handoff, impl=self.impl, findings=str(self.findings),
+            corpus=str(self.corpus), parent_pid=os.getpid())
+        return {**settings.to_env(os.environ), "PYTHONUNBUFFERED": "1"}
+
+    def log(self, target: str) -> Path | None:
+        return None if self.log_dir is None else self.log_dir / f"{target}.log"
+
+
+def _run_slot(plan: Sequence[str], slice_len: float, job: _Job, *, supervisor: Supervisor,
+              extra: Sequence[str],
+              progress: Callable[[TargetStats], None] | None) -> list[TargetStats]:
+    """One process slot: slices of the targets of ``plan`` in turn until the deadline;
+    returns the stats of each target it ran (summed over its slices)."""
+    from pctfuzz._internal.store import Corpus, StoreError
+
+    stats = {name: TargetStats(name) for name in plan}
+    store = Corpus(job.corpus)
+    # One private corpus copy per target, kept across the slot's slices: the copy is
+    # paid once (seconds for a large corpus), and each process resumes where the last
+    # one of its target stopped.
+    stagings: dict[str, tuple[Path, set[str]]] = {}
+    runnable = list(plan)
+    started: set[str] = set()
+    turn = 0
+    try:
+        while runnable:
+            name = runnable[turn % len(runnable)]
+            turn += 1
+            left = supervisor.remaining()
+            if left < MIN_SLICE:
+                break
+            if name not in stagings:
+                try:
+                    staging = stage(store, name)
+                except StoreError as exc:  # it cannot run: 0 executions, an incomplete run
+                    stats[name].errors.append(str(exc))
+                    runnable.remove(name)
+                    continue
+                stagings[name] = staging, set(os.listdir(staging))
+            # Until every target of the slot has had its first turn, a slice leaves
+            # each of the others an equal share of what is left: start-up and a slow
+            # machine must not push the last target out of the budget.
+            waiting = [n for n in runnable if n not in started]
+            # A slice costs about SLICE_OVERHEAD more than its budget (start-up, the
+            # final stats, the import of new inputs): leave that to the others too.
+            share = (left / len(waiting) - (SLICE_OVERHEAD if len(waiting) > 1 else 0)
+                     if name in waiting else left)
+            started.add(name)
+            _run_slice(stats[name], min(slice_len, max(MIN_SLICE, share)), *stagings[name],
+                       job, supervisor=supervisor, extra=extra, progress=progress)
+    finally:
+        for name, (staging, known) in stagings.items():
+            unstage(store, name, staging, known=known, lost=stats[name].lost)
+    for s in stats.values():
+        if s.seconds > 0:
+            s.exec_per_s = int(s.execs / s.seconds)
+    return [s for s in stats.values() if s.seconds > 0]
+
+
+def _run_slice(stats: TargetStats, seconds: float, staging: Path, known: set[str], job: _Job,
+               *, supervisor: Supervisor, extra: Sequence[str],
+               progress: Callable[[TargetStats], None] | None) -> None:
+    """One slice of ``stats.target`` (restarted after a stop on an input) on its
+    private corpus copy ``staging``, whose new inputs are then added to the corpus;
+    the slice's figures are added to ``stats``."""
+    from pctfuzz._internal.store import Corpus
+
+    target = stats.target
+    started = time.monotonic()
+    deadline = started + seconds
+    env = job.env()
+    store = Corpus(job.corpus)
+    base_execs = stats.execs
+    # The first run gets the slice as given (its slot checked MIN_SLICE): measured from
+    # the clock, a slice of exactly MIN_SLICE (a short budget's share) came out a few
+    # microseconds short and never ran, so the first target of each slot lost its turn.
+    left = min(seconds, supervisor.remaining())
+    while left >= MIN_SLICE:
+        # Artifact folders carry the pid and an owner file, so a later start-up can
+        # remove those of campaigns that were killed, and only those (``scratch``).
+        with artifacts_dir() as artifacts:
+            try:
+                # libFuzzer's clock starts after the interpreter's start-up.
+                budget = max(1, int(left - STARTUP))
+                cmd = command(target, job.harness, staging, budget, Path(artifacts),
+                               job.timeout, job.rss_limit_mb, extra)
+                death, artifact, run_execs = watch(cmd, env, stats, base_execs, progress,
+                                                   supervisor, log=job.log(target))
+            finally:
+                unstage(store, target, staging, known=known, remove=False, lost=stats.lost)
+            base_execs += run_execs
+            if death is None:
+                break
+            stats.restarts += 1
+            record_death(target, death, artifact, job.impl, job.findings, stats)
+        left = min(deadline - time.monotonic(), supervisor.remaining())
+    stats.seconds += time.monotonic() - started
+    stats.execs = base_execs
+
+
+def run_campaign(
+    targets: Sequence[str] = (),
+    *,
+    max_time: float = 60,
+    jobs: int | None = None,
+    impl: str = "urllib",
+    corpus: Path = Path("corpus"),
+    findings: Path = Path("findings"),
+    harness: Path | None = None,
+    timeout: int = 5,
+    rss_limit_mb: int = 2048,
+    libfuzzer_args: Sequence[str] = (),
+    progress: Callable[[TargetStats], None] | None = None,
+    log_dir: Path | None = None,
+    handoff: HarnessSettings | None = None,
+) -> CampaignResult:
+    """Fuzz ``targets`` (default: all) for ``max_time`` seconds of wall time (plus
+    about a second to stop and import). ``harness``: a folder of ``fuzz_<target>.py``
+    scripts to run instead of ``python -m pctfuzz._internal.harness``. ``log_dir``: a folder
+    that gets each target's raw libFuzzer log as ``<target>.log`` (appended).
+    ``handoff``: what the harness processes are told besides the implementation and
+    the store (the project's accept file, declared sets and root)."""
+    names = list(targets) or list(TARGETS)
+    for name in names:
+        get_target(name)
+    if not max_time > 0:  # also NaN
+        raise PctfuzzError(f"--max-time must be positive, not {max_time}")
+    jobs = max(1, jobs or os.cpu_count() or 1)
+    if harness is not None:
+        missing = [n for n in names if not (harness / f"fuzz_{n}.py").is_file()]
+        if missing:
+            raise PctfuzzError(f"no harness script for {', '.join(missing)} in {harness}")
+    from pctfuzz._internal.store import Corpus, FindingStore
+
+    # Check the folders before any process starts: a symlinked or blocked folder is a
+    # one-line error (exit 2), never a traceback or a write outside the folders.
+    store = Corpus(corpus)
+    for name in names:
+        store.ensure_dir(name)
+    findings_store = FindingStore(findings)
+    findings_store.ensure_root()
+    findings_store.cleanup_stale_temp(3600)
+    recover(store, names)
+    started = time.monotonic()
+    supervisor = Supervisor(started + max_time)
+    job = _Job(harness, corpus, findings, impl, timeout, rss_limit_mb, log_dir,
+               handoff or HarnessSettings())
+    parts = _run_slots(order_targets(names), jobs, max_time, job, supervisor, progress,
+                       libfuzzer_args)
+    stats = [merge_stats(name, parts[name]) if parts[name] else TargetStats(name)
+             for name in names]
+    return CampaignResult(stats, time.monotonic() - started, supervisor.stop_signal)
+
+
+def _run_slots(names: list[str], jobs: int, max_time: float, job: _Job,
+               supervisor: Supervisor, progress: Callable[[TargetStats], None] | None,
+               extra: Sequence[str]) -> dict[str, list[TargetStats]]:
+    """Run the process slots of ``plan_rotation`` in threads, the main thread
+    enforcing the deadline and handling signals; each target's stats per slot."""
+    plans = plan_rotation(names, jobs)
+    slots_of = {name: sum(name in plan for plan in plans) for name in names}
+    seeds = {name: iter(seeded(extra, n)) for name, n in slots_of.items() if n > 1}
+    lock = threading.Lock()
+    live: dict[tuple[int, str], TargetStats] = {}
+
+    def reporter(slot: int) -> Callable[[TargetStats], None]:
+        def report(stats: TargetStats) -> None:
+            if progress:
+                with lock:  # one line per target, summed over its slots
+                    live[slot, stats.target] = stats
+                    progress(merge_stats(stats.target, [
+                        s for (_, t), s in live.items() if t == stats.target]))
+        return report
+
+    with stop_on_signals(supervisor), ThreadPoolExecutor(max_workers=len(plans)) as pool:
+        futures = []
+        for slot, plan in enumerate(plans):
+            # Several slots of one target: different seeds, so the processes do not
+            # walk the same mutations in lockstep.
+            args = next(seeds[plan[0]]) if plan[0] in seeds else list(extra)
+            futures.append(pool.submit(_run_slot, plan, slice_seconds(max_time, len(plan)),
+                                       job, supervisor=supervisor, extra=args,
+                                       progress=reporter(slot)))
+        while not all(f.done() for f in futures):
+            wait(futures, timeout=0.2)
+            if any(f.done() and f.exception() for f in futures):
+                supervisor.stop()
+            supervisor.tick()
+    parts: dict[str, list[TargetStats]] = {name: [] for name in names}
+    for future in futures:
+        for stats in future.result():
+            parts[stats.target].append(stats)
+    return parts

@@ -1,0 +1,305 @@
+"""The atheris driver: runs one target's shared check under libFuzzer.
+
+``harness/fuzz_<target>.py`` imports this module (inside ``atheris.instrument_imports``
+for an invariant target, ``Target.hooks_imports``) and calls ``main(target)``. Two
+modes, chosen by the environment:
+
+- **crash mode** (default; exactly what OSS-Fuzz expects): a failed check raises out of
+  ``TestOneInput``; libFuzzer stops and writes the input as ``crash-<sha1>``.
+- **record mode** (``PCTFUZZ_FINDINGS=<dir>``, used by ``pctfuzz fuzz``): a failure is
+  minimized, saved as a finding (deduplicated by signature) and its input added to
+  ``PCTFUZZ_CORPUS/<target>``; fuzzing goes on.
+
+Each execution runs the rotated check (``run_input``: the cheap invariants and one
+costly one, ``invariants.ROTATING``, picked by the input's CRC-32); a failure is checked
+again in full, and only the full check's exception is raised or recorded. Minimization
+and replay run the full check.
+
+What the harness is told (``protocol.HarnessSettings``: ``PCTFUZZ_IMPL``, the
+implementation under test of ``diff_*`` targets, default ``urllib``; ``PCTFUZZ_FAULT``,
+one of the deliberately wrong codecs of ``pctfuzz._internal.oracles.faults`` for an invariant
+target; the store, the accept file, the sets) comes as ``main``'s ``settings``, read
+from the environment by the harness's entry point (``pctfuzz._internal.harness``), or here when an
+OSS-Fuzz script calls ``main`` directly.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import importlib
+import inspect
+import os
+import signal
+import sys
+import time
+import types
+from collections.abc import Callable, Iterable
+from pathlib import Path
+from typing import Any
+
+from pctfuzz._internal.errors import PctfuzzError
+from pctfuzz._internal.fuzz.protocol import (
+    HarnessSettings,
+    answered_line,
+    executions_line,
+    lost_line,
+    module_line,
+    say,
+    under_test_line,
+)
+from pctfuzz._internal.fuzz.recorder import Recorder
+from pctfuzz._internal.fuzz.undertest import UnderTest
+from pctfuzz._internal.targets import Bound, BoundDifferential, get_target
+
+__all__ = ["instrument_modules", "main", "minimize_seconds", "run_input"]
+
+
+def instrument_modules(names: Iterable[str]) -> int:
+    """Instrument every function and method defined in already-imported modules.
+
+    Returns how many code objects were patched. Functions wrapped by ``lru_cache`` are
+    reached through ``__wrapped__``.
+    """
+    import atheris
+
+    count = 0
+    for name in names:
+        try:
+            module = importlib.import_module(name)
+        except ImportError:
+            continue
+        for obj in list(vars(module).values()):
+            for func in _functions_of(obj, module.__name__):
+                atheris.instrument_func(func)
+                count += 1
+    return count
+
+
+def _functions_of(obj: Any, module_name: str) -> Iterable[types.FunctionType]:
+    obj = getattr(obj, "__wrapped__", obj)
+    if isinstance(obj, types.FunctionType) and obj.__module__ == module_name:
+        yield obj
+    elif inspect.isclass(obj) and obj.__module__ == module_name:
+        for member in vars(obj).values():
+            member = getattr(member, "__func__", member)
+            member = getattr(member, "__wrapped__", member)
+            if isinstance(member, types.FunctionType):
+                yield member
+
+
+#: ctypes callbacks registered with ``__cxa_atexit``; kept alive until the process ends.
+_EXIT_HOOKS: list[Any] = []
+
+
+def _flush_at_exit(recorder: Recorder) -> bool:
+    """Make ``recorder.flush()`` run when libFuzzer ends the process normally.
+
+    ``atheris.Fuzz()`` never returns: at ``-max_total_time`` or ``-runs`` libFuzzer
+    calls C ``exit()``, which runs neither Python ``finally`` blocks nor ``atexit``
+    handlers, so the hits counted since the last flush used to be lost at the end of
+    every run (the ``finally`` in ``main`` never ran). C ``exit()`` does run handlers
+    registered with ``__cxa_atexit`` (what C's ``atexit`` compiles to; glibc exports no
+    ``atexit`` symbol), and it runs them on the fuzzing thread, which holds the GIL
+    inside ``Fuzz()``, so a ctypes callback can flush there. libFuzzer's ``_Exit``
+    after a timeout/OOM/deadly signal and a kill -9 skip it: see ``Recorder``.
+    Returns whether the hook is installed (False where ``__cxa_atexit`` is missing).
+    """
+    import ctypes
+
+    def hook(_arg: Any) -> None:
+        try:
+            _say_last_words()
+            recorder.flush()
+        except BaseException as exc:  # never raise into C; say what was lost
+            say(lost_line("HITS at exit", f"{type(exc).__name__}: {exc}"))
+        _Count.say_final()
+
+    try:
+        register = ctypes.CDLL(None).__cxa_atexit
+    except (AttributeError, OSError):
+        return False
+    callback = ctypes.CFUNCTYPE(None, ctypes.c_void_p)(hook)
+    _EXIT_HOOKS.append(callback)
+    return bool(register(callback, None, None) == 0)
+
+
+class _Stop:
+    """A SIGTERM that arrives while an input runs waits for the input's end.
+
+    Python runs a signal handler at the next bytecode of the main thread, which is
+    libFuzzer's: in the middle of an input, between the implementation's failure and
+    the recorder counting it as a hit. Stopping there loses that hit; so the handler
+    only asks, and ``test_one_input`` stops once the input is recorded."""
+
+    in_input = False
+    requested = False
+
+
+def _flush_on_sigterm(recorder: Recorder) -> None:
+    """On SIGTERM (the campaign's deadline or stop; it starts libFuzzer with
+    ``-handle_term=0`` so the signal reaches Python), write the hits counted in memory,
+    then end the process at once: hit counts stay exact when a campaign stops its
+    processes. Within an input, the stop waits for its end (``_Stop``)."""
+
+    def stop(signum: int, frame: object) -> None:
+        if _Stop.in_input:
+            _Stop.requested = True
+            return
+        _stop_now(recorder)
+
+    signal.signal(signal.SIGTERM, stop)
+
+
+#: What a record-mode process says last, when it ends normally or on SIGTERM (its
+#: running counts: a process of less than a second would never say them otherwise).
+_LAST_WORDS: list[Callable[[], None]] = []
+
+
+def _say_last_words() -> None:
+    for words in _LAST_WORDS:
+        with contextlib.suppress(Exception):
+            words()
+
+
+def _stop_now(recorder: Recorder) -> None:
+    try:
+        _say_last_words()
+        recorder.flush()
+    finally:
+        _Count.say_final()
+        sys.stderr.flush()
+        os._exit(0)
+
+
+class _Count:
+    """The harness's own counts of this process (record mode): inputs run (``asked``)
+    and answered by the implementation. The executions are said as the process ends
+    (``say_final``), so the campaign's figures never rest on status lines alone:
+    libFuzzer prints none until the seed corpus is loaded, and a slice stopped before
+    that (a loaded machine, a large corpus) used to read as "ran 0 executions"."""
+
+    asked = 0
+    answered = 0
+
+    @classmethod
+    def say_final(cls) -> None:
+        say(executions_line(cls.asked))
+
+
+def run_input(bound: Bound, data: bytes, turn: int | None = None) -> tuple[str, ...] | None:
+    """What the atheris driver runs on one input: ``bound.run`` (the target bound once
+    to its subject, ``Target.bind``). For an invariant target, the rotated check at
+    ``turn`` (default: the input's CRC-32), a failure checked again in full and the
+    full check's exception raised (``BoundInvariant.run``); for a differential target,
+    its check. Returns what the check returns."""
+    return bound.run(data, turn)
+
+
+#: libFuzzer's default per-input ``-timeout``, in seconds.
+_LIBFUZZER_TIMEOUT = 1200
+
+
+def minimize_seconds(argv: list[str]) -> float:
+    """The wall-clock safety net of a minimization (``fuzz.minimize``; tries are its
+    real bound): half of libFuzzer's per-input ``-timeout``, which counts the
+    minimization as part of the input that failed, so a long one must not be reported
+    as a timeout of that input. At most ``minimize.DEFAULT_SECONDS``."""
+    from pctfuzz._internal.fuzz.minimize import DEFAULT_SECONDS
+
+    timeout = float(_LIBFUZZER_TIMEOUT)
+    for arg in argv:
+        if arg.startswith("-timeout="):
+            with contextlib.suppress(ValueError):  # libFuzzer refuses it anyway
+                timeout = float(arg.removeprefix("-timeout="))
+    return min(DEFAULT_SECONDS, max(0.5, timeout / 2))
+
+
+def main(target_name: str, argv: list[str] | None = None,
+         settings: HarnessSettings | None = None) -> None:
+    """Run ``target_name`` under atheris with libFuzzer flags from ``argv``, as
+    ``settings`` say (default: as the environment hands them over)."""
+    import atheris
+
+    argv = list(sys.argv if argv is None else argv)
+    target = get_target(target_name)
+    try:
+        if settings is None:  # an OSS-Fuzz script: the hand-off is the environment
+            settings = HarnessSettings.from_env(os.environ)
+        settings.activate()
+    except (ValueError, PctfuzzError) as exc:
+        print(f"pctfuzz._internal.harness: error: {exc}", file=sys.stderr)
+        sys.exit(2)
+    # The implementation names a differential target's adapter; the fault, one of the
+    # deliberately wrong codecs of pctfuzz._internal.oracles.faults for an invariant target (to
+    # measure time-to-first-finding). Bound once: resolve_subject refuses a mismatch in
+    # one line, and no input resolves it again.
+    impl_name = (settings.impl or "urllib" if target.differential else settings.fault)
+    try:
+        bound = target.bind(impl_name)
+    except PctfuzzError as exc:
+        print(f"pctfuzz._internal.harness: error: {exc}", file=sys.stderr)
+        sys.exit(2)
+    impl = bound.subject
+    # atheris itself imports urllib.parse, so instrument_imports alone never sees the
+    # code under test: it is instrumented after the fact, and with it the reference a
+    # differential target compares it with (its harness imports pctfuzz unhooked).
+    instrument_modules(bound.instrumented_modules)
+    # The lines of the code under test reached, for the campaign's status.
+    differential = isinstance(bound, BoundDifferential)
+    under_test = UnderTest(bound.code_under_test) if differential else None
+    findings_dir = settings.findings
+    corpus_dir = settings.corpus
+    recorder = (
+        Recorder(target, impl, impl_name, Path(findings_dir),
+                 Path(corpus_dir) if corpus_dir else None,
+                 minimize_seconds=minimize_seconds(argv))
+        if findings_dir
+        else None
+    )
+
+    last_said = time.monotonic()
+
+    def test_one_input(data: bytes) -> None:
+        nonlocal last_said
+        if recorder is None:
+            bound.run(data)
+            return
+        _Count.asked += 1
+        _Stop.in_input = True
+        try:
+            if under_test is None:
+                _Count.answered += bound.run(data) is not None
+            else:
+                _Count.answered += under_test.run(lambda: bound.run(data)) is not None
+        except Exception as exc:
+            _Count.answered += 1  # a failure is an answer
+            recorder.record(data, exc)
+        finally:
+            _Stop.in_input = False
+        if _Stop.requested:
+            _stop_now(recorder)
+        if differential and time.monotonic() - last_said > 1.0:
+            say_counts()
+            last_said = time.monotonic()
+
+    def say_counts() -> None:
+        # How many cases the implementation answered (not Unsupported): a campaign on an
+        # adapter that hides behind Unsupported must show it; and what of the code
+        # under test it reached, per module (one never reached is a warning).
+        say(answered_line(_Count.answered, _Count.asked))
+        if under_test is not None:
+            say(under_test_line(under_test.count, under_test.total))
+            for module, reached, lines in under_test.modules():
+                say(module_line(module, reached, lines, under_test.executions))
+
+    atheris.Setup(argv, test_one_input)
+    if recorder is not None and differential:
+        _LAST_WORDS.append(say_counts)
+    if recorder is not None:
+        _flush_at_exit(recorder)
+        _flush_on_sigterm(recorder)
+    try:
+        atheris.Fuzz()
+    finally:  # only if Fuzz() returns or raises (not libFuzzer's exit(): see above)
+        if recorder is not None:
+            recorder.flush()

@@ -1,0 +1,216 @@
+"""One libFuzzer process: its command line, and what its stderr says.
+
+``watch`` reads libFuzzer's status lines (``#N NEW cov: ... exec/s: ...``) and the
+harness's protocol lines (``pctfuzz._internal.fuzz.protocol``) into a ``TargetStats`` while the
+process runs. A process's executions are the largest of its last status line,
+libFuzzer's final stats and the harness's own ``EXECUTIONS`` count: a process stopped
+while it loads its seed corpus prints no status line, yet ran every seed it loaded.
+The harness runs in record mode (``pctfuzz._internal.fuzz.driver``): findings are saved as they
+happen and fuzzing goes on. When libFuzzer itself stops on an input
+(per-input timeout, RSS limit, an uncaught error) ``record_death`` saves that input as
+a finding of kind timeout/oom/crash.
+"""
+
+from __future__ import annotations
+
+import re
+import subprocess
+import sys
+import time
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import TextIO
+
+from pctfuzz._internal.fuzz.protocol import (
+    ANSWERED,
+    EXECUTIONS,
+    FINDING,
+    LOST,
+    MODULE,
+    UNDER_TEST,
+    WARNING_PREFIX,
+)
+from pctfuzz._internal.fuzz.stats import ModuleReach, TargetStats
+from pctfuzz._internal.fuzz.supervisor import Supervisor
+from pctfuzz._internal.targets import get_target
+
+__all__ = ["PROGRESS_SECONDS", "STARTUP", "command", "record_death", "watch"]
+
+#: Seconds between two progress reports of a running process.
+PROGRESS_SECONDS = 1.0
+
+_MAX_ERRORS = 20
+
+_STATUS = re.compile(
+    r"^#(?P<execs>\d+)\s+(?P<event>\w+)\s+cov: (?P<cov>\d+) ft: (?P<ft>\d+) "
+    r"corp: (?P<units>\d+)/(?P<size>\S+).*?exec/s: (?P<eps>\d+)"
+)
+_ARTIFACT = re.compile(r"Test unit written to (?P<path>\S+)")
+_DEATH = (
+    ("timeout", re.compile(r"ERROR: libFuzzer: timeout")),
+    ("oom", re.compile(r"ERROR: libFuzzer: (out-of-memory|malloc)")),
+    ("crash", re.compile(r"ERROR: libFuzzer: |=== Uncaught Python exception")),
+)
+
+#: About how long a harness process takes to start (Python, atheris, instrumentation).
+STARTUP = 1.0
+
+
+def command(target: str, harness: Path | None, out_dir: Path, seconds: int,
+            artifacts: Path, timeout: int, rss_limit_mb: int,
+            extra: Sequence[str]) -> list[str]:
+    """The libFuzzer process of one slice: ``python -m pctfuzz._internal.harness TARGET`` (it
+    adds the packaged dictionary), or a ``fuzz_<target>.py`` script of ``harness``."""
+    if harness is None:
+        cmd = [sys.executable, "-m", "pctfuzz._internal.harness", target]
+    else:
+        cmd = [sys.executable, str(harness / f"fuzz_{target}.py")]
+        dictionary = harness / f"{target}.dict"
+        if dictionary.is_file():
+            cmd.append(f"-dict={dictionary}")
+    cmd += [
+        str(out_dir),
+        f"-max_total_time={seconds}",
+        f"-timeout={timeout}",
+        f"-rss_limit_mb={rss_limit_mb}",
+        f"-artifact_prefix={artifacts}/",
+        "-max_len=4096",
+        "-print_final_stats=1",
+        # SIGTERM (the deadline, a stop) is the harness's own: it flushes its hit
+        # counts before it exits (fuzzing.main); libFuzzer's handler would _Exit first.
+        "-handle_term=0",
+    ]
+    return [*cmd, *extra]
+
+def watch(cmd: list[str], env: dict[str, str], stats: TargetStats, base_execs: int,
+          progress: Callable[[TargetStats], None] | None,
+          supervisor: Supervisor, *,
+          log: Path | None = None) -> tuple[str | None, Path | None, int]:
+    """Run one libFuzzer process; returns (why it died or None, artifact, execs). A
+    process the supervisor stopped did not die on an input. ``progress`` gets the
+    stats about once a second, and at once when a finding is reported; ``log``
+    (``-v``) is a file that every raw stderr line is appended to."""
+    proc = supervisor.start(cmd, env)
+    if proc is None:
+        return None, None, 0
+    assert proc.stderr is not None
+    raw: TextIO | None = None
+    if log is not None:
+        try:
+            raw = log.open("a", encoding="utf-8", errors="replace", buffering=1)
+        except OSError as exc:  # the log is a help, not the campaign: say so, go on
+            if len(stats.errors) < _MAX_ERRORS:
+                stats.errors.append(f"no log file {log}: {exc.strerror or exc}")
+    try:
+        return _read(proc, stats, base_execs, progress, supervisor, raw)
+    finally:
+        if raw is not None:
+            raw.close()
+
+
+def _read(proc: subprocess.Popen[str], stats: TargetStats, base_execs: int,
+          progress: Callable[[TargetStats], None] | None, supervisor: Supervisor,
+          raw: TextIO | None) -> tuple[str | None, Path | None, int]:
+    assert proc.stderr is not None
+    death: str | None = None
+    artifact: Path | None = None
+    execs = 0
+    last_progress = 0.0
+    tail: list[str] = []
+    base_asked, base_answered = stats.asked, stats.answered
+    # a restarted process counts its executions from 0 again
+    base_runs = {name: reach.executions for name, reach in stats.modules.items()}
+    for line in proc.stderr:
+        if raw is not None:
+            raw.write(line if line.endswith("\n") else line + "\n")
+        line = line.rstrip("\n")
+        tail = [*tail[-30:], line]
+        urgent = False
+        if m := _STATUS.match(line):
+            execs = int(m["execs"])
+            if m["event"] == "INITED" and stats.initial_cov is None:
+                stats.initial_cov = int(m["cov"])
+            stats.execs = base_execs + execs
+            stats.exec_per_s = int(m["eps"])
+            stats.cov = max(stats.cov, int(m["cov"]))
+            stats.ft = max(stats.ft, int(m["ft"]))
+            stats.corpus_units = int(m["units"])
+        elif m := FINDING.match(line):
+            urgent = True  # a finding is shown at once, not at the next refresh
+            # A restarted process, or another process of this target, prints KNOWN
+            # for a finding this campaign saved: it is counted once, as new.
+            if m["word"] == "NEW":
+                if m["id"] not in stats.new_findings:
+                    stats.new_findings.append(m["id"])
+                if m["id"] in stats.known_findings:
+                    stats.known_findings.remove(m["id"])
+            elif m["id"] not in stats.new_findings and m["id"] not in stats.known_findings:
+                stats.known_findings.append(m["id"])
+        elif m := ANSWERED.match(line):  # running counts of this process
+            stats.asked = base_asked + int(m["asked"])
+            stats.answered = base_answered + int(m["answered"])
+        elif m := EXECUTIONS.match(line):  # the harness's own count, as it ends
+            execs = max(execs, int(m["count"]))
+            stats.execs = base_execs + execs
+        elif m := UNDER_TEST.match(line):  # lines of the code under test reached
+            stats.under_test = max(stats.under_test or 0, int(m["reached"]))
+            stats.under_test_total = int(m["total"])
+        elif m := MODULE.match(line):  # the same, per module under test
+            reach = stats.modules.setdefault(m["module"], ModuleReach())
+            reach.reached = max(reach.reached, int(m["reached"]))
+            reach.total = int(m["total"])
+            reach.executions = base_runs.get(m["module"], 0) + int(m["executions"])
+        elif m := LOST.match(line):
+            if m["what"] not in stats.lost and len(stats.lost) < _MAX_ERRORS:
+                stats.lost.append(m["what"])
+        elif line.startswith(WARNING_PREFIX):
+            # The recorder could not save something (e.g. a hostile findings folder).
+            if line not in stats.errors and len(stats.errors) < _MAX_ERRORS:
+                stats.errors.append(line)
+        elif m := _ARTIFACT.search(line):
+            artifact = Path(m["path"])
+        elif death is None:
+            for kind, pattern in _DEATH:
+                if pattern.search(line):
+                    death = kind
+                    break
+        if m2 := re.match(r"^stat::number_of_executed_units:\s+(\d+)", line):
+            execs = max(execs, int(m2[1]))
+        if progress and (urgent or time.monotonic() - last_progress > PROGRESS_SECONDS):
+            last_progress = time.monotonic()
+            progress(stats)
+    code = proc.wait()
+    if supervisor.finished(proc):
+        return None, None, execs
+    if code != 0 and death is None:
+        death = "crash"
+        stats.errors.append(f"exit {code}: " + " | ".join(tail[-5:]))
+    return death, artifact, execs
+
+
+def record_death(target: str, kind: str, artifact: Path | None, impl: str, findings: Path,
+                 stats: TargetStats) -> None:
+    """Save the input libFuzzer stopped on as a finding (timeout / oom / crash).
+
+    The input is kept in the finding only, not added to the corpus: the restarted
+    process would load it as a seed and stop on it again."""
+    from pctfuzz._internal.store import FindingStore, new_stop_finding
+
+    if artifact is None or not artifact.is_file():
+        stats.errors.append(f"{kind} without an input file")
+        return
+    from pctfuzz._internal.store import StoreError
+
+    data = artifact.read_bytes()
+    tgt = get_target(target)
+    finding = new_stop_finding(target=tgt, kind=kind, raw_input=data,
+                               impl=impl if tgt.differential else None)
+    try:
+        stored, is_new = FindingStore(findings).record(finding)
+    except StoreError as exc:
+        stats.lost.append(f"{kind} finding {finding.id}: {exc}")
+        return
+    bucket = stats.new_findings if is_new else stats.known_findings
+    if stored.id not in stats.new_findings and stored.id not in bucket:
+        bucket.append(stored.id)
+

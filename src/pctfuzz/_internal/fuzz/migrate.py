@@ -1,0 +1,215 @@
+"""Rewrite finding records of an older signature format, and re-minimize every record
+to a 1-minimal case (``pctfuzz migrate``).
+
+A signature's format is versioned (``identity.SIGNATURE_VERSION``, stored in each
+record as ``signature_version``). A record of an older format keeps its triage: the
+case is replayed, and when it still fails with the same target, kind and check, the
+record is rewritten under the current signature -- a new id and file name -- with
+its status, first/last seen and hits carried over, the old id kept in
+``previous_ids`` (``replay``, ``triage``, ``accept`` still resolve it), and the old file
+is removed. Two old records that name one behaviour now merge into one, their hits
+summed. A
+record whose case no longer fails that way is left as it is and reported. Stop
+findings (timeout, oom) need no replay: their signature has no class.
+
+Then every record (migrated or current) that has a case and still fails with its own
+signature is minimized again (``fuzz.minimize``: 1-minimal for that signature, each
+unit lowered to the simplest). The signature, hence the id, file name, status, note,
+hits, first/last seen and any other field, stays; the case, its raw input and what the
+check says of it (expected, actual, evidence, traceback, ``minimized``) are replaced,
+under the record's lock. A record whose case now fails with another signature, or
+passes, is not touched (reported as ``kept``): its id would change, which is a triage
+decision (replay it). Stop findings (timeout, oom) keep their input.
+
+Like replay, migration never runs code a record names: a record naming an
+implementation that is not built in is migrated only against ``--impl``.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import os
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from pctfuzz._internal.accept import accepted_in_force, use_accepted
+from pctfuzz._internal.errors import PctfuzzError, UsageError
+from pctfuzz._internal.fuzz.minimize import minimize_case, raw_input_for
+from pctfuzz._internal.fuzz.recorder import build_finding
+from pctfuzz._internal.fuzz.replay import DEFAULT_TIMEOUT, bound_for, run_case
+from pctfuzz._internal.identity import (
+    SIGNATURE_VERSION,
+    finding_id,
+    made_without_accepted,
+    stop_signature,
+)
+from pctfuzz._internal.store import Finding, FindingStore, StoreError
+from pctfuzz._internal.targets import get_target
+
+__all__ = ["Migration", "migrate_findings"]
+
+
+@dataclass(frozen=True)
+class Migration:
+    """What happened to one record: ``migrated`` (``new_path`` holds it now),
+    ``minimized`` (its case is smaller now; ``why`` says how), ``current`` (nothing to
+    do) or ``kept`` (``why`` it could not be migrated or minimized)."""
+
+    path: Path
+    outcome: str
+    why: str = ""
+    new_path: Path | None = None
+
+    def line(self) -> str:
+        if self.outcome == "migrated" and self.new_path == self.path:
+            return f"{self.path.name}: migrated to signature format {SIGNATURE_VERSION}, " \
+                "same id" + (f" ({self.why})" if self.why else "")
+        if self.outcome == "migrated" and self.new_path is not None:
+            return f"{self.path.name}: migrated to {self.new_path.name}" + (
+                f" ({self.why})" if self.why else "")
+        return f"{self.path.name}: {self.outcome}" + (f" ({self.why})" if self.why else "")
+
+
+def _new_signature(finding: Finding, impl: str | None, cache: dict[Any, Any]) -> str:
+    target = get_target(finding.target)
+    name = impl or finding.impl
+    if finding.kind in ("timeout", "oom"):
+        return stop_signature(target.name, finding.kind, name)
+    bound = bound_for(target, name, cache, recorded=impl is None)
+    run = run_case(bound, finding.rebuild_case(), DEFAULT_TIMEOUT, impl_name=name)
+    if run.signature is None:
+        raise UsageError("its case no longer fails; replay it, then triage it as fixed")
+    if run.signature.split("|")[:3] != finding.signature.split("|")[:3]:
+        raise UsageError(f"its case now fails differently ({run.signature})")
+    return run.signature
+
+
+def _minimized(store: FindingStore, finding: Finding, impl: str | None,
+               cache: dict[Any, Any]) -> str:
+    """Re-minimize ``finding``'s case (module docstring); returns what changed ("" if
+    it was 1-minimal and simplest already). ``UsageError`` when it cannot be done."""
+    if finding.kind in ("timeout", "oom") or finding.case is None:
+        return ""
+    target = get_target(finding.target)
+    name = impl or finding.impl
+    bound = bound_for(target, name, cache, recorded=impl is None)
+    subject = bound.subject
+    case = finding.rebuild_case()
+    run = run_case(bound, case, DEFAULT_TIMEOUT, impl_name=name)
+    if run.signature != finding.signature:
+        raise UsageError("its case " + (f"now fails differently ({run.signature})"
+                                        if run.signature else "no longer fails")
+                         + "; not minimized (replay it)")
+    representable = raw_input_for(target, case, subject) is not None
+
+    def keeps(candidate: Any) -> bool:
+        if representable and raw_input_for(target, candidate, subject) is None:
+            return False
+        return run_case(bound, candidate, DEFAULT_TIMEOUT,
+                        impl_name=name).signature == finding.signature
+
+    found = minimize_case(case, keeps)
+    try:
+        bound.check(found.case)
+    except Exception as exc:
+        fresh = build_finding(target, finding.impl, found.case,
+                              raw_input_for(target, found.case, subject), exc,
+                              minimized=found.complete, signature=finding.signature,
+                              impl=subject if target.differential else None)
+    else:
+        raise UsageError("its minimized case passed when checked again (flaky)")
+    if (found.case, found.complete, fresh.behaviour) == (case, finding.minimized,
+                                                         finding.behaviour):
+        return ""
+
+    def renew(current: Finding) -> Finding:
+        return dataclasses.replace(
+            current, case=fresh.case, raw_input=fresh.raw_input, expected=fresh.expected,
+            actual=fresh.actual, evidence=fresh.evidence, traceback=fresh.traceback,
+            minimized=fresh.minimized, behaviour=fresh.behaviour)
+
+    store.update(finding.id, renew)
+    size = (f"{_units(case)} -> {_units(found.case)} units" if found.case != case
+            else "already 1-minimal; record refreshed")
+    return size if found.complete else f"{size}; stopped at the try bound, run it again"
+
+
+def _units(case: Any) -> int:
+    """Code points (or bytes) and pairs of a case, for the report line."""
+    if hasattr(case, "pairs"):
+        return len(case.pairs) + sum(len(n) + len(v) for n, v in case.pairs)
+    return len(getattr(case, "text", getattr(case, "value", "")))
+
+
+def migrate_findings(folder: Path, *, impl: str | None = None,
+                     reidentify: bool = False) -> Iterator[Migration]:
+    """Migrate every record of ``folder`` to the current signature format, then
+    re-minimize it (module docstring). ``reidentify``: a current-format record whose
+    case now fails with another signature of the same target, kind and check (pctfuzz's
+    identity changed, e.g. a rule explains it now) is rewritten under it too."""
+    store = FindingStore(folder)
+    cache: dict[Any, Any] = {}
+    before = accepted_in_force()
+    for finding in list(store.iter_findings()):
+        # A --no-accepted finding is replayed as it was made (pctfuzz._internal.identity).
+        use_accepted(not made_without_accepted(finding.signature))
+        try:
+            yield from _migrate_one(store, finding, impl, reidentify, cache)
+        finally:
+            use_accepted(before)
+
+
+def _migrate_one(store: FindingStore, finding: Finding, impl: str | None, reidentify: bool,
+                 cache: dict[Any, Any]) -> Iterator[Migration]:
+    path = store.path_for(finding)
+    migrated = False
+    if finding.signature_version < SIGNATURE_VERSION or (
+            reidentify and finding.kind not in ("timeout", "oom")):
+        try:
+            signature = _new_signature(finding, impl, cache)
+        except (PctfuzzError, OSError) as exc:
+            yield Migration(path, "kept", str(exc))
+            return
+    else:
+        signature = finding.signature
+    if signature == finding.signature and finding.signature_version < SIGNATURE_VERSION:
+        # The same signature in the new format: the same record, its version moved.
+        try:
+            finding = store.update(finding.id, lambda current: dataclasses.replace(
+                current, signature_version=SIGNATURE_VERSION))
+        except (StoreError, OSError) as exc:
+            yield Migration(path, "kept", f"cannot be rewritten: {exc}")
+            return
+        migrated = True
+    elif signature != finding.signature:
+        ident = finding_id(signature)
+        # The old id stays findable (replay, triage, accept resolve it).
+        previous = [i for i in dict.fromkeys((*(finding.previous_ids or ()), finding.id))
+                    if i != ident]
+        renewed = dataclasses.replace(finding, signature=signature, id=ident,
+                                      signature_version=SIGNATURE_VERSION,
+                                      previous_ids=previous or None)
+        try:
+            # If a record of the new signature exists (two old ones are one bug now),
+            # record() adds the hits to it and keeps its triage status.
+            finding, _ = store.record(renewed)
+            os.unlink(path)
+        except (StoreError, OSError) as exc:
+            yield Migration(path, "kept", f"cannot be rewritten: {exc}")
+            return
+        migrated = True
+    try:
+        change = _minimized(store, finding, impl, cache)
+    except (PctfuzzError, OSError) as exc:
+        change, problem = "", str(exc)
+    else:
+        problem = ""
+    if migrated:
+        why = (change and f"minimized: {change}") or (problem and f"not minimized: {problem}")
+        yield Migration(path, "migrated", why, new_path=store.path_for(finding))
+    elif problem:
+        yield Migration(path, "kept", problem)
+    else:
+        yield Migration(path, "minimized" if change else "current", change)

@@ -1,0 +1,177 @@
+"""Record mode of the atheris driver: each failure minimized to a 1-minimal case of
+the same signature (``fuzz.minimize``), saved as a finding (deduplicated by
+signature), its hits counted and flushed, its input added to the corpus
+(``Recorder``); ``build_finding`` is the record both drivers save.
+"""
+
+from __future__ import annotations
+
+import os
+import time
+from pathlib import Path
+from typing import Any
+
+from pctfuzz._internal.cases import Case
+from pctfuzz._internal.fuzz.minimize import DEFAULT_SECONDS, minimize_case, raw_input_for, same_failure
+from pctfuzz._internal.fuzz.protocol import finding_line, lost_line, say, warning_line
+from pctfuzz._internal.identity import classify, signature_of
+from pctfuzz._internal.targets import Target
+from pctfuzz._internal.violations import Divergence, Violation
+
+__all__ = ["Recorder", "build_finding"]
+
+
+class Recorder:
+    """Record mode: turns failures into stored, deduplicated, minimized findings.
+
+    The first failure of each signature in a process is minimized (a 1-minimal case of
+    that signature, ``fuzz.minimize``; within ``minimize_seconds``, which the driver
+    keeps below libFuzzer's per-input ``-timeout``) and written at once
+    (``FindingStore.record``). Later hits of it are counted in memory and added to the
+    record (``FindingStore.add_hits``) on the first hit at least ``flush_seconds`` after
+    the last flush, and when libFuzzer ends the process normally (``-max_total_time``,
+    ``-runs``: see ``_flush_at_exit``). So what a kill -9 -- or libFuzzer's own
+    ``_Exit`` after a timeout, an RSS-limit stop or a deadly signal -- can lose is, per
+    process and signature, the hits counted since its last flush: hits that all came
+    within one ``flush_seconds`` window. Findings themselves are never lost once
+    written. ``flush_seconds`` is ``PCTFUZZ_FLUSH_SECONDS`` (default 1).
+
+    A finding or hits that cannot be saved (full disk, read-only folder, a hostile lock
+    file, an unreadable record) are reported on stderr as one ``pctfuzz: LOST ...``
+    line (``fuzz_protocol``), which makes the campaign end incomplete, and fuzzing goes
+    on: a store error is never raised out of ``TestOneInput``, where libFuzzer would
+    report it as a crash of the target. An input that cannot be added to the corpus
+    is a ``pctfuzz: WARNING: CANNOT SAVE INPUT ...`` line. A corrupt record moved aside
+    by the store is reported the same way (``pctfuzz: WARNING: <file>: <why>; moved to
+    <name>``).
+    """
+
+    #: Default seconds between writes of in-memory hit counts (``PCTFUZZ_FLUSH_SECONDS``).
+    FLUSH_SECONDS = 1.0
+
+    def __init__(self, target: Target, impl: Any, impl_name: str | None,
+                 findings_dir: Path, corpus_dir: Path | None, *,
+                 minimize_seconds: float = DEFAULT_SECONDS) -> None:
+        from pctfuzz._internal.store import Corpus, FindingStore
+
+        self.target = target
+        self.impl = impl
+        self.impl_name = impl_name
+        self.impl_modules = target.code_under_test(impl)
+        self.findings = FindingStore(findings_dir)
+        self.corpus = Corpus(corpus_dir) if corpus_dir is not None else None
+        self.pending: dict[str, int] = {}  # signature -> hits not yet written
+        self.ids: dict[str, str] = {}  # signature -> finding id
+        self.unsaved: set[str] = set()  # signatures whose record could not be written
+        self.flush_seconds = _env_seconds("PCTFUZZ_FLUSH_SECONDS", self.FLUSH_SECONDS)
+        self.last_flush = time.monotonic()
+        self.minimize_seconds = minimize_seconds
+
+    def signature(self, exc: BaseException, data: bytes) -> str:
+        """The signature of ``exc``, raised on input ``data`` (``pctfuzz._internal.identity``)."""
+        try:
+            case = self.target.case_from_bytes(data, self.impl)
+        except Exception:
+            case = None
+        return signature_of(self.target.name, exc, case=case, subject=self.impl,
+                            impl=self.impl_name, code_under_test=self.impl_modules)
+
+    def record(self, data: bytes, exc: Exception) -> None:
+        signature = self.signature(exc, data)
+        if signature in self.ids:
+            self.pending[signature] = self.pending.get(signature, 0) + 1
+            if time.monotonic() - self.last_flush > self.flush_seconds:
+                self.flush()
+            return
+        if signature in self.unsaved:  # reported once; do not minimize it on every hit
+            return
+        original = self.target.case_from_bytes(data, self.impl)
+        keeps = same_failure(self.target, self.impl, self.impl_name, signature,
+                             representable=True)
+        found = minimize_case(original, keeps, max_seconds=self.minimize_seconds)
+        case, small_exc = found.case, exc
+        small = raw_input_for(self.target, case, self.impl)
+        try:
+            self.target.check(case, self.impl)
+            case, small = original, data  # it passed this time (a flaky implementation)
+        except Exception as again:
+            # Raised while the original failure is being handled: keep its traceback
+            # free of that unrelated context.
+            again.__suppress_context__ = True
+            small_exc = again
+        finding = build_finding(
+            self.target, self.impl_name, case, small, small_exc,
+            minimized=found.complete and case is found.case,
+            signature=signature_of(self.target.name, small_exc, case=case, subject=self.impl,
+                                   impl=self.impl_name, code_under_test=self.impl_modules),
+            impl=self.impl)
+        from pctfuzz._internal.store import StoreError
+
+        try:
+            stored, is_new = self.findings.record(finding)
+        except StoreError as err:
+            self.unsaved.add(signature)
+            say(lost_line(f"FINDING {signature}", err))
+            return
+        finally:  # e.g. an unreadable record of this id that had to be moved aside
+            for problem in self.findings.problems:
+                _warn(str(problem))
+            self.findings.problems.clear()
+        self.ids[signature] = stored.id
+        if self.corpus is not None:
+            try:
+                self.corpus.add(self.target.name, data)
+                if small is not None:
+                    self.corpus.add(self.target.name, small)
+            except StoreError as err:
+                _warn(f"CANNOT SAVE INPUT of {stored.id}: {err}")
+        say(finding_line(is_new, stored.kind, stored.id, signature))
+
+    def flush(self) -> None:
+        from pctfuzz._internal.store import StoreError
+
+        for signature, hits in self.pending.items():
+            if hits:
+                try:
+                    self.findings.add_hits(self.ids[signature], hits)
+                except StoreError as exc:
+                    say(lost_line(f"{hits} HIT(S) of {self.ids[signature]}", exc))
+        self.pending.clear()
+        self.last_flush = time.monotonic()
+
+
+def _warn(message: str) -> None:
+    say(warning_line(message))
+
+
+def _env_seconds(name: str, default: float) -> float:
+    try:
+        value = float(os.environ.get(name, default))
+    except ValueError:
+        return default
+    return value if value >= 0 else default
+
+
+def build_finding(target: Target, impl_name: str | None, case: Case, raw: bytes | None,
+                  exc: BaseException, *, minimized: bool, signature: str,
+                  impl: Any = None) -> Any:
+    """A ``store.Finding`` for a failure of ``target`` on ``case``; ``impl``, the code
+    under test, gives the version the finding records (``oracles.impl_version``)."""
+    from pctfuzz._internal.oracles.base import impl_version
+    from pctfuzz._internal.store import collect_versions, new_finding
+
+    kind, check, located = classify(exc)
+    return new_finding(
+        target=target.name,
+        kind=kind,
+        exc=located,
+        signature=signature,
+        case=case,
+        raw_input=raw,
+        check=check,
+        evidence=exc.evidence() if isinstance(exc, Violation) else {"error": repr(exc)},
+        impl=impl_name,
+        minimized=minimized,
+        versions=collect_versions(impl_name, None if impl is None else impl_version(impl)),
+        behaviour=exc.behaviour if isinstance(exc, Divergence) else None,
+    )

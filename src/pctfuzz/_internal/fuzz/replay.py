@@ -1,0 +1,407 @@
+"""Replay: re-run stored findings and raw corpus inputs through their target's check.
+
+A finding is rebuilt from its case JSON (never by re-decoding its raw bytes), and run
+against the implementation it was found with, unless another is named. A raw input
+is decoded with its target's byte format; its target is the name of its folder or
+given explicitly.
+
+Inputs are data, never trusted: raw inputs are read like the corpus reads them
+(regular files only, symlinks never followed, size checked before reading); a
+finding's recorded implementation must be a built-in one (``check_recorded_impl``):
+nothing a record names is ever imported or called; ``--impl`` (the user's choice)
+replaces it. Every unusable input is one ``(path, message)``.
+"""
+
+from __future__ import annotations
+
+import signal
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+from types import FrameType
+from typing import TYPE_CHECKING, Any
+
+from pctfuzz import __version__
+from pctfuzz._internal.accept import accepted_in_force
+from pctfuzz._internal.errors import PctfuzzError
+from pctfuzz._internal.identity import (
+    SIGNATURE_VERSION,
+    made_without_accepted,
+    signature_of,
+    stop_signature,
+    without_accepted_mode,
+)
+from pctfuzz._internal.oracles.faults import FAULTS
+from pctfuzz._internal.targets import TARGETS, Bound, Target, get_target
+from pctfuzz._internal.text import one_line
+
+if TYPE_CHECKING:
+    pass
+
+__all__ = ["FAILING_OUTCOMES", "OpenReplay", "Run", "Verdict", "bound_for", "check_recorded_impl",
+           "is_builtin_impl", "replay_open", "replay_paths", "run_case"]
+
+#: Seconds a replayed input may run before it counts as a hang (timeout findings).
+DEFAULT_TIMEOUT = 5.0
+
+
+class _Timeout(BaseException):
+    """Raised by the replay alarm. A BaseException, so that ``except Exception`` in an
+    adapter or in ``differential.run_impl`` (which turns an implementation's exception
+    into a crash Divergence) cannot swallow it: a hang replays as a timeout."""
+
+
+#: What replaying one input found: ``reproduces`` and ``fails differently`` are
+#: failures (exit 1); the others are not.
+FAILING_OUTCOMES = frozenset({"reproduces", "fails differently"})
+
+
+@dataclass(frozen=True)
+class Verdict:
+    """The outcome of replaying one input.
+
+    ``outcome`` is one of: ``reproduces`` (the finding's own signature fails again),
+    ``fails differently`` (another failure: ``signature`` says which), ``accepted``
+    (the implementation still differs, and the registry entries ``accepted`` explain
+    it), ``unsupported`` (the implementation no longer answers the case), ``no longer
+    reproduces`` (it passes). A raw corpus input has no signature to compare: any
+    failure ``reproduces`` (its signature is in the evidence).
+    """
+
+    path: Path
+    target: str
+    outcome: str
+    evidence: str
+    finding_id: str | None = None
+    status: str | None = None  # the finding's recorded status
+    signature: str | None = None  # the failure observed now, if any
+    accepted: tuple[str, ...] = ()
+
+    @property
+    def reproduces(self) -> bool:
+        """Whether replaying it failed (its own bug, or another one)."""
+        return self.outcome in FAILING_OUTCOMES
+
+    def line(self) -> str:
+        what = f"finding {self.finding_id}" if self.finding_id else "input"
+        word = self.outcome
+        if self.outcome == "fails differently" and self.signature:
+            word = f"fails differently: {self.signature}"
+        elif self.outcome == "accepted":
+            word = f"accepted by {', '.join(self.accepted)}"
+        tail = f": {self.evidence}" if self.evidence else ""
+        return (f"{one_line(str(self.path))}: {one_line(word)} ({self.target}, {what})"
+                f"{one_line(tail)}")
+
+
+@dataclass(frozen=True)
+class Run:
+    """One run of a target's check on a case: ``signature`` of the failure (None if
+    it passed), its evidence, and the registry entries that accepted a difference
+    (``accepted``), or ``supported=False`` if the implementation did not answer."""
+
+    signature: str | None
+    evidence: str = ""
+    accepted: tuple[str, ...] = ()
+    supported: bool = True
+
+
+def run_case(bound: Bound, case: Any, timeout: float = DEFAULT_TIMEOUT, *,
+             impl_name: str | None = None) -> Run:
+    """Run the check of ``bound`` (a target bound to its subject, ``Target.bind``) on
+    ``case``, its subject named ``impl_name`` in signatures; a run longer than
+    ``timeout`` seconds is a timeout."""
+    target = bound.target
+
+    def on_alarm(signum: int, frame: FrameType | None) -> None:
+        raise _Timeout
+
+    use_alarm = timeout > 0 and hasattr(signal, "setitimer")
+    if use_alarm:
+        previous = signal.signal(signal.SIGALRM, on_alarm)
+        signal.setitimer(signal.ITIMER_REAL, timeout)
+    try:
+        result = bound.check(case)
+    except _Timeout:
+        return Run(stop_signature(target.name, "timeout", impl_name),
+                   f"ran longer than {timeout:g} s")
+    except MemoryError:
+        return Run(stop_signature(target.name, "oom", impl_name), "MemoryError")
+    except Exception as exc:
+        signature = signature_of(target.name, exc, case=case, subject=bound.subject,
+                                 impl=impl_name, code_under_test=bound.code_under_test)
+        return Run(signature, f"{type(exc).__name__}: {exc}"[:500])
+    finally:
+        if use_alarm:
+            signal.setitimer(signal.ITIMER_REAL, 0)
+            signal.signal(signal.SIGALRM, previous)
+    if result is None:
+        return Run(None, "the implementation does not answer this case", supported=False)
+    return Run(None, accepted=result)
+
+
+def _without_impl(signature: str) -> str:
+    head, sep, tail = without_accepted_mode(signature).rpartition("|impl=")
+    return head if sep and "|" not in tail else signature
+
+
+def _finding_verdict(path: Path, finding: Any, run: Run, *, overridden: bool) -> Verdict:
+    """Compare a replay with the finding's signature (see ``Verdict``)."""
+    def verdict(outcome: str, evidence: str = run.evidence) -> Verdict:
+        return Verdict(path, finding.target, outcome, evidence, finding.id, finding.status,
+                       run.signature, run.accepted)
+
+    if run.signature is None:
+        if not run.supported:
+            return verdict("unsupported")
+        return verdict("accepted" if run.accepted else "no longer reproduces")
+    # A --no-accepted finding replayed normally (or the reverse) names the same failure.
+    recorded = without_accepted_mode(finding.signature)
+    observed = without_accepted_mode(run.signature)
+    if overridden:  # --impl: the same bug in another implementation still reproduces
+        recorded, observed = _without_impl(recorded), _without_impl(observed)
+    if finding.signature_version < SIGNATURE_VERSION:
+        # An older format cannot be recomputed: the same target, kind and check is
+        # the best match until `pctfuzz migrate` rewrites the record.
+        same = observed.split("|")[:3] == recorded.split("|")[:3]
+        note = f" (signature format {finding.signature_version}; run pctfuzz migrate)"
+        return verdict("reproduces" if same else "fails differently", run.evidence + note)
+    return verdict("reproduces" if observed == recorded else "fails differently")
+
+
+def bound_for(target: Target, name: str | None, cache: dict[tuple[str, str | None], Bound],
+              *, recorded: bool = False) -> Bound:
+    """``target`` bound (``Target.bind``, once per target and name) to what it runs
+    against: an implementation under test for a differential target (default
+    ``urllib``); for an invariant target the reference, or the deliberately wrong codec
+    a finding recorded (``PCTFUZZ_FAULT``).
+    ``--impl`` names the implementation of the differential targets: given with
+    invariant inputs it leaves them on the reference, unless it names a fault.
+
+    ``recorded``: the name comes from a finding record, not from ``--impl``. A record
+    is untrusted (it may come with a bug report), so its name must be a built-in one:
+    nothing it names is ever imported or called (see ``check_recorded_impl``)."""
+    if recorded:
+        check_recorded_impl(target, name)
+    if not target.differential and name not in FAULTS:
+        name = None
+    key = (target.name, name)
+    if key not in cache:
+        cache[key] = target.bind(name)
+    return cache[key]
+
+
+def check_recorded_impl(target: Target, name: str | None) -> None:
+    """``PctfuzzError`` (one line) unless a record's implementation is built in.
+
+    ``get_impl`` imports ``module:Name`` and instantiates or calls ``Name``, so a
+    record naming ``evil_mod:Anything`` or ``os:abort`` would run code of the record's
+    choosing as soon as it is replayed (Python puts the current folder and
+    ``PYTHONPATH`` on the import path). Any other implementation must be named by the
+    user with ``--impl``, which then replaces the record's."""
+    if not is_builtin_impl(target, name):
+        assert name is not None
+        raise PctfuzzError(f"names implementation {one_line(name, 100)!r}, which is not "
+                           "built in; pass --impl to replay it against your own")
+
+
+def is_builtin_impl(target: Target, name: str | None) -> bool:
+    """``name`` (from a record) is None or built in: an adapter of
+    ``pctfuzz._internal.oracles.IMPLS`` for a differential target, a codec of ``pctfuzz._internal.oracles.faults``
+    for an invariant target. What replay and export may use without importing."""
+    from pctfuzz._internal.oracles.registry import IMPLS
+
+    if name is None:
+        return True
+    if target.differential:
+        return name in IMPLS or name.lower() in IMPLS
+    return name in FAULTS
+
+
+def _inputs(paths: Sequence[Path], target: str | None) -> Iterator[tuple[str, Path, str | None]]:
+    """("finding" | "raw" | "error", path, target name or error message) for each input."""
+    for path in paths:
+        if path.is_symlink():
+            yield "error", path, "is a symbolic link; not followed"
+        elif path.is_dir() and path.suffix == ".json":
+            yield "error", path, "is a directory, expected a finding file"
+        elif path.is_dir():
+            try:
+                entries = sorted(p for p in path.iterdir() if not p.name.startswith("."))
+            except OSError as exc:
+                yield "error", path, f"cannot be listed: {exc.strerror or exc}"
+                continue
+            if target is None and path.name not in TARGETS and any(
+                p.name in TARGETS and p.is_dir() for p in entries
+            ):
+                # A corpus root: one folder per target.
+                yield from _inputs([p for p in entries if p.name in TARGETS], None)
+                continue
+            inner = target or (path.name if path.name in TARGETS else None)
+            for entry in entries:
+                if entry.is_dir() and not entry.is_symlink():
+                    # A folder where an input file belongs (in a target folder, or named
+                    # like a finding) is reported; other subfolders are not ours.
+                    if inner is not None or entry.suffix == ".json":
+                        yield "error", entry, "is a directory, expected a file"
+                    continue
+                yield from _inputs([entry], inner)
+        elif not path.exists():  # before the .json test: a missing record "does not exist"
+            yield "error", path, "does not exist"
+        elif path.suffix == ".json" and target is None and path.parent.name not in TARGETS:
+            yield "finding", path, None
+        else:
+            name = target or path.parent.name
+            if name not in TARGETS:
+                folder = path.parent.name
+                yield "error", path, f"cannot tell the target (folder {folder!r}); use --target"
+            else:
+                yield "raw", path, name
+
+
+def replay_paths(paths: Sequence[Path], *, target: str | None = None, impl: str | None = None,
+                 timeout: float = DEFAULT_TIMEOUT, trusted: Sequence[str] = (),
+                 raw_impl: str | None = None) -> Iterator[Verdict | tuple[Path, str]]:
+    """Verdicts for every input under ``paths``; unusable inputs as (path, message).
+
+    ``trusted``: implementations the user named elsewhere (``[tool.pctfuzz] impl``): a
+    record naming one of them replays against it, as if given with ``--impl``.
+    ``raw_impl``: what a raw corpus input of a differential target runs against when
+    ``impl`` is not given (the project's implementation; default urllib)."""
+    from pctfuzz._internal.store import StoreError, load_finding, read_input
+
+    if target is not None:
+        get_target(target)
+    impls: dict[tuple[str, str | None], Bound] = {}
+    for kind, path, info in _inputs(paths, target):
+        try:
+            if kind == "error":
+                yield path, str(info)
+                continue
+            if kind == "finding":
+                finding = load_finding(path)
+                tgt = get_target(finding.target)
+                case = finding.rebuild_case()
+                chosen = impl or finding.impl
+                runner = bound_for(tgt, chosen, impls,
+                                   recorded=impl is None and chosen not in trusted)
+                run = run_case(runner, case, timeout, impl_name=chosen)
+                yield _finding_verdict(path, finding, run, overridden=impl is not None)
+            else:
+                assert info is not None
+                tgt = get_target(info)
+                data = read_input(path)  # regular file, no symlink, size checked first
+                chosen = impl or raw_impl
+                name = (chosen or "urllib") if tgt.differential else impl
+                runner = bound_for(tgt, chosen if tgt.differential else impl, impls)
+                case = runner.case_from_bytes(data)
+                run = run_case(runner, case, timeout, impl_name=name)
+                # A raw input has no recorded signature: any failure reproduces.
+                outcome = "reproduces" if run.signature else "no longer reproduces"
+                evidence = f"{run.evidence} [{run.signature}]" if run.signature else ""
+                yield Verdict(path, tgt.name, outcome, evidence, signature=run.signature,
+                              accepted=run.accepted)
+        except (PctfuzzError, OSError) as exc:
+            # A StoreError about this very file names it already: the caller prints
+            # the path, so give the message alone (no "path: error: path: ...").
+            if isinstance(exc, StoreError) and exc.path == path:
+                yield path, exc.message
+            else:
+                yield path, str(exc)
+
+
+@dataclass(frozen=True)
+class OpenReplay:
+    """What replaying the open findings of an implementation did (``replay_open``)."""
+
+    verdicts: list[Verdict] = field(default_factory=list)
+    fixed: list[str] = field(default_factory=list)  # ids now ``fixed``
+    accepted: list[str] = field(default_factory=list)  # ids now ``known-divergence``
+    reopened: list[str] = field(default_factory=list)  # ``fixed`` ids seen again
+    errors: list[tuple[Path, str]] = field(default_factory=list)
+    #: Files of the store that are not readable records (a folder named ``*.json``,
+    #: invalid JSON): warned and skipped, as the store does everywhere; not a finding
+    #: that could not be replayed, so not an incomplete run.
+    skipped: list[tuple[Path, str]] = field(default_factory=list)
+
+    @property
+    def reproduced(self) -> list[str]:
+        """Ids of the open findings that still fail."""
+        return [v.finding_id for v in self.verdicts if v.reproduces and v.finding_id]
+
+    def lines(self) -> list[str]:
+        """The human summary: one line per change of status, then the count."""
+        out = [f"back: {ident} failed again in this run; open again" for ident in self.reopened]
+        out += [v.line() for v in self.verdicts if v.finding_id in self.fixed + self.accepted]
+        out.append(f"open findings replayed: {len(self.verdicts)}; still failing: "
+                   f"{len(self.reproduced)}" + (f" ({', '.join(self.reproduced)})"
+                                                 if self.reproduced else "")
+                   + f"; fixed: {len(self.fixed)}; accepted: {len(self.accepted)}")
+        return out
+
+
+def _belongs(target: Target, finding: Any, impl: str, targets: Sequence[str] | None) -> bool:
+    """A finding of the implementation under test: a differential finding recorded
+    against ``impl`` in this process's mode (a ``--no-accepted`` finding only under
+    ``--no-accepted``, a normal one only normally: accepted differences explain the
+    first, so a normal replay would close it); an invariant finding of the reference
+    (no impl) when its target is among ``targets`` (None: any)."""
+    if target.differential:
+        return bool(finding.impl == impl) and \
+            made_without_accepted(finding.signature) != accepted_in_force()
+    return finding.impl is None and (targets is None or target.name in targets)
+
+
+def replay_open(findings: Path, impl: str, *, targets: Sequence[str] | None = None,
+                seen: Sequence[str] = (), timeout: float = DEFAULT_TIMEOUT) -> OpenReplay:
+    """Replay every open finding of ``impl`` in the store ``findings`` (ClusterFuzz's
+    verification of open testcases) and record the verdicts: one that no longer
+    reproduces becomes ``fixed``, with the implementation's version and the date
+    (``fixed_in``); one that an accepted difference now explains becomes
+    ``known-divergence``; the others stay open. ``seen``: ids a campaign just hit; a
+    ``fixed`` one among them is back, and open again, before the replay.
+
+    ``impl`` is the user's choice (``--impl``, ``[tool.pctfuzz] impl``), so a record
+    naming it runs against it; records naming another implementation are not ours."""
+    from pctfuzz._internal.oracles.base import impl_version
+    from pctfuzz._internal.store import OPEN_STATUSES, FindingStore, StoreError, utc_now
+
+    store = FindingStore(findings)
+    result = OpenReplay()
+    for ident in dict.fromkeys(seen):
+        try:
+            if store.get(ident).status == "fixed":
+                store.update_status(ident, "new")
+                result.reopened.append(ident)
+        except StoreError as exc:
+            result.errors.append((findings, str(exc)))
+    problems: list[Any] = []
+    subjects: dict[tuple[str, str | None], Bound] = {}
+    for finding in list(store.iter_findings(problems)):
+        path = findings / finding.file_name
+        try:
+            target = get_target(finding.target)
+            if finding.status not in OPEN_STATUSES or not _belongs(target, finding, impl,
+                                                                   targets):
+                continue
+            bound = bound_for(target, finding.impl, subjects)
+            run = run_case(bound, finding.rebuild_case(), timeout, impl_name=finding.impl)
+            verdict = _finding_verdict(path, finding, run, overridden=False)
+            if verdict.outcome == "no longer reproduces":
+                version = (impl_version(bound.subject) if target.differential
+                           else f"pctfuzz {__version__}")  # the reference is pctfuzz's
+                store.update_status(finding.id, "fixed",
+                                    fixed_in={"version": one_line(version, 200),
+                                              "date": utc_now()})
+                result.fixed.append(finding.id)
+                verdict = replace(verdict, status="fixed")
+            elif verdict.outcome == "accepted":
+                store.update_status(finding.id, "known-divergence",
+                                    note=one_line(f"accepted by {', '.join(run.accepted)}", 500))
+                result.accepted.append(finding.id)
+                verdict = replace(verdict, status="known-divergence")
+            result.verdicts.append(verdict)
+        except (PctfuzzError, OSError) as exc:
+            result.errors.append((path, str(exc)))
+    result.skipped.extend((p.path, p.message) for p in problems)
+    return result

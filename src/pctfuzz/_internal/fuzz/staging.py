@@ -1,0 +1,171 @@
+"""Private corpus copies: what each libFuzzer process reads and writes.
+
+libFuzzer never writes into ``corpus/<target>`` itself: it writes new inputs with a
+plain ``fopen(dir/sha1, "wb")``, which follows a symlink of that name out of the
+folder and leaves a torn file when killed. Each process gets a private copy of the
+corpus (``corpus/.libfuzzer-<target>-<pid>-*``, ``stage``); afterwards its new inputs
+whose sha1 matches their name are added through ``store.Corpus`` (atomic, no symlinks
+followed, ``unstage``) and the copy is removed. Copies left by killed processes are
+imported at the next start-up (``recover``). Processes of one target therefore share
+new inputs at restarts, not live.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import os
+import re
+import shutil
+import sys
+import tempfile
+from collections.abc import Iterator, Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from pctfuzz._internal.fuzz.scratch import owned_dir, pid_alive, remove_abandoned
+from pctfuzz._internal.identity import TARGET_NAME
+
+if TYPE_CHECKING:
+    from pctfuzz._internal.store import Corpus, StoreProblem
+
+__all__ = ["artifacts_dir", "recover", "stage", "unstage"]
+
+
+_STAGING = ".libfuzzer-"
+_ARTIFACTS = "pctfuzz-artifacts-"
+_MERGE_STAGING = ".merge-"  # fuzz.merge's folders: ``.merge-<target>-<pid>-*``
+_SHA1_NAME = re.compile(r"[0-9a-f]{40}")
+
+
+def stage(store: Corpus, target: str) -> Path:
+    """A private copy of ``target``'s corpus for one libFuzzer process to read and
+    write (see the module docstring). Only entries ``Corpus.iter`` accepts are copied:
+    no symlinks, folders or oversized files reach libFuzzer.
+
+    The copy goes in the corpus root (where a killed campaign's copy is recovered
+    from). If that folder is full or read-only, the partial copy is removed and the
+    copy goes to the temporary folder instead: fuzzing goes on, and what it finds is
+    imported through ``Corpus.add`` as far as the corpus can take it. ``StoreError``
+    (one line) if no copy can be made at all."""
+    from pctfuzz._internal.store import StoreError
+
+    problems: list[StoreProblem] = []
+    prefix = f"{_STAGING}{target}-{os.getpid()}-"
+    for where in (store.root, Path(tempfile.gettempdir())):
+        staging: Path | None = None
+        try:
+            staging = Path(tempfile.mkdtemp(prefix=prefix, dir=where))
+            problems = []
+            for path, data in store.iter(target, problems=problems):
+                (staging / path.name).write_bytes(data)
+            break
+        except OSError as exc:
+            if staging is not None:
+                shutil.rmtree(staging, ignore_errors=True)
+            failure = exc
+    else:
+        raise StoreError(store.root, f"no private corpus copy for {target}: "
+                         f"{failure.strerror or failure}")
+    if staging.parent != store.root:
+        print(f"pctfuzz: WARNING: [{target}] corpus folder {store.root} cannot take a "
+              f"private copy ({failure.strerror}); fuzzing from {staging}",
+              file=sys.stderr, flush=True)
+    for problem in problems:  # a huge file or a sub-folder is not fuzzed: say so, once
+        if str(problem) not in _SKIPPED:
+            _SKIPPED.add(str(problem))
+            print(f"pctfuzz: WARNING: [{target}] corpus entry skipped: {problem}",
+                  file=sys.stderr, flush=True)
+    return staging
+
+
+#: Corpus entries already reported as skipped by ``stage`` (one warning each).
+_SKIPPED: set[str] = set()
+#: Corpus folders already reported as unable to take new inputs (one warning each).
+_UNSAVED: set[str] = set()
+
+
+def unstage(store: Corpus, target: str, staging: Path, *, known: set[str] | None = None,
+            remove: bool = True, lost: list[str] | None = None) -> int:
+    """Add the new inputs libFuzzer wrote to ``staging`` (whole files only: the name
+    must be the sha1 of the bytes) to the corpus, then remove ``staging`` (unless
+    ``remove`` is false). Names in ``known`` (already in the corpus) are not read
+    again; the names imported are added to it. Inputs the corpus refused (full,
+    read-only) are said once per line in ``lost`` (``TargetStats.lost``: the run is
+    then incomplete, exit 3, as for a lost finding) and not tried again."""
+    from pctfuzz._internal.store import StoreError
+
+    added = 0
+    refused = 0
+    reason = ""
+    try:
+        entries = list(os.scandir(staging))
+    except OSError:
+        return 0
+    for entry in entries:
+        if known is not None and entry.name in known:
+            continue
+        if not (_SHA1_NAME.fullmatch(entry.name) and entry.is_file(follow_symlinks=False)):
+            continue
+        try:
+            data = Path(entry.path).read_bytes()
+        except OSError:
+            continue
+        if hashlib.sha1(data).hexdigest() == entry.name and len(data) <= store.max_size:
+            try:
+                added += store.add(target, data) is not None
+            except StoreError as exc:  # a full or read-only corpus: say so once, go on
+                if str(store.root) not in _UNSAVED:
+                    _UNSAVED.add(str(store.root))
+                    print(f"pctfuzz: WARNING: [{target}] new inputs not added to the "
+                          f"corpus: {exc}", file=sys.stderr, flush=True)
+                refused += 1
+                reason = str(exc)
+            if known is not None:
+                known.add(entry.name)  # added, or refused and counted once
+    if refused and lost is not None:
+        lost.append(f"{refused} new corpus input(s): {reason}")
+    if remove:
+        shutil.rmtree(staging, ignore_errors=True)
+    return added
+
+
+def recover(store: Corpus, names: Sequence[str] = ()) -> None:
+    """Start-up of any command on the corpus ``store`` (``fuzz``, ``corpus seed``,
+    ``corpus merge``, ``coverage``): import the private corpus copies that killed
+    campaigns left in its root (of every target, not only ``names``), remove the merge
+    folders of killed merges and the artifact folders of killed campaigns, and stale
+    temp files of killed writers. Says so in one line when it removed anything."""
+    from pctfuzz._internal.targets import TARGETS
+
+    pattern = re.compile(rf"{re.escape(_STAGING)}(?P<target>{TARGET_NAME}?)-(?P<pid>\d+)-")
+    try:
+        entries = list(os.scandir(store.root))
+    except OSError:
+        entries = []
+    removed = imported = 0
+    for entry in entries:
+        m = pattern.match(entry.name)
+        if m and (m["target"] in names or m["target"] in TARGETS) and entry.is_dir(
+                follow_symlinks=False) and not pid_alive(int(m["pid"])):
+            imported += unstage(store, m["target"], Path(entry.path))
+            removed += 1
+    for target in TARGETS:
+        removed += len(remove_abandoned(store.root, f"{_MERGE_STAGING}{target}-"))
+    remove_abandoned(tempfile.gettempdir(), _ARTIFACTS)
+    store.cleanup_stale_temp(3600)
+    if removed:
+        print(f"pctfuzz: removed {removed} folder(s) that killed runs left in "
+              f"{store.root} ({imported} new input(s) of them kept in the corpus)",
+              file=sys.stderr, flush=True)
+
+
+@contextlib.contextmanager
+def artifacts_dir() -> Iterator[str]:
+    """A ``pctfuzz-artifacts-<pid>-*`` folder with its owner file, removed afterwards."""
+    folder = owned_dir(_ARTIFACTS)
+    try:
+        yield str(folder)
+    finally:
+        shutil.rmtree(folder, ignore_errors=True)
+

@@ -1,0 +1,227 @@
+"""What a campaign measured: ``TargetStats`` per target, ``CampaignResult`` for the
+whole run and its end-of-campaign table (``summary``).
+
+A target fuzzed by several libFuzzer processes at once has one ``TargetStats`` per
+process; ``merge_stats`` sums them into the target's line.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+__all__ = ["LOW_ANSWER_RATE", "UNREACHED_AFTER", "CampaignResult", "ModuleReach",
+           "TargetStats", "merge_stats"]
+
+#: Executions after which a module under test that no line was reached in is reported
+#: (issue 21, part 6): all of them traced (``undertest.FULL``), so 0 lines is a fact.
+UNREACHED_AFTER = 2000
+
+
+@dataclass
+class ModuleReach:
+    """One module of the code under test (``undertest.UnderTest.modules``): lines
+    reached, lines inside its functions (0: it cannot be traced), executions so far."""
+
+    reached: int = 0
+    total: int = 0
+    executions: int = 0
+
+    def problem(self) -> str | None:
+        """Why the campaign may not test this module, or None."""
+        if self.total == 0:
+            return ("cannot be traced (not imported, or no Python source: a C or Cython "
+                    "extension); whether the campaign reaches it is unknown")
+        if self.reached == 0 and self.executions >= UNREACHED_AFTER:
+            return (f"0 of {self.total} lines reached after {self.executions:,} executions: "
+                    "the adapter does not call it (check modules_under_test)")
+        return None
+
+
+@dataclass
+class TargetStats:
+    """What one target did during the campaign (summed over restarts)."""
+
+    target: str
+    seconds: float = 0.0
+    execs: int = 0
+    exec_per_s: int = 0
+    initial_cov: int | None = None  # libFuzzer's cov: once the seed corpus is loaded
+    cov: int = 0
+    ft: int = 0
+    corpus_units: int = 0
+    new_findings: list[str] = field(default_factory=list)
+    known_findings: list[str] = field(default_factory=list)
+    restarts: int = 0
+    errors: list[str] = field(default_factory=list)
+    #: differential targets: cases asked and answered (not ``Unsupported``)
+    asked: int = 0
+    answered: int = 0
+    #: what should have been stored and was not (``pctfuzz: LOST`` lines, a stop
+    #: finding that could not be saved): the campaign is then incomplete
+    lost: list[str] = field(default_factory=list)
+    workers: int = 1  # libFuzzer processes that fuzzed this target at the same time
+    #: differential targets: lines of the code under test reached, of how many
+    #: (``pctfuzz._internal.fuzz.undertest``; None until the harness says)
+    under_test: int | None = None
+    under_test_total: int | None = None
+    #: differential targets: each module under test (``ModuleReach``), by name
+    modules: dict[str, ModuleReach] = field(default_factory=dict)
+
+    @property
+    def findings(self) -> int:
+        return len(self.new_findings) + len(self.known_findings)
+
+    @property
+    def answered_rate(self) -> float | None:
+        """The share of its cases the implementation answered (differential targets)."""
+        return self.answered / self.asked if self.asked else None
+
+    def not_reached(self) -> dict[str, str]:
+        """Module -> why the campaign may not reach it (``ModuleReach.problem``)."""
+        return {name: why for name, reach in self.modules.items()
+                if (why := reach.problem()) is not None}
+
+    def problems(self, *, stopped: bool = False) -> list[str]:
+        """Why this target's part of the campaign is incomplete (empty if it is not):
+        something lost, or no execution at all (its harness never started, or the
+        budget left it no slice). A campaign ``stopped`` by a signal did not promise
+        to run every target: then only what was lost counts."""
+        problems = [f"lost {what}" for what in self.lost]
+        if self.execs == 0 and not stopped:
+            problems.append("ran 0 executions (its harness did not start, or --max-time "
+                            "left it no time; see errors)")
+        return problems
+
+
+@dataclass
+class CampaignResult:
+    stats: list[TargetStats]
+    seconds: float
+    stopped_by: int | None = None  # the signal that stopped the campaign early
+
+    @property
+    def new_findings(self) -> list[str]:
+        """Distinct ids of the findings first saved by this campaign."""
+        return list(dict.fromkeys(f for s in self.stats for f in s.new_findings))
+
+    @property
+    def known_findings(self) -> list[str]:
+        """Distinct ids of findings seen again that existed before this campaign."""
+        new = set(self.new_findings)
+        return list(dict.fromkeys(f for s in self.stats for f in s.known_findings
+                                  if f not in new))
+
+    def problems(self) -> list[str]:
+        """``<target>: <why>`` for each reason the campaign is incomplete."""
+        stopped = self.stopped_by is not None
+        return [f"{s.target}: {p}" for s in self.stats for p in s.problems(stopped=stopped)]
+
+    @property
+    def implementation_share(self) -> tuple[int, int]:
+        """(executions on the implementation under test, all executions): the
+        differential targets run the adapter; the invariant targets, pctfuzz's own
+        reference (its self-check)."""
+        from pctfuzz._internal.targets import TARGETS
+
+        total = sum(s.execs for s in self.stats)
+        on_impl = sum(s.execs for s in self.stats
+                      if s.target in TARGETS and TARGETS[s.target].differential)
+        return on_impl, total
+
+    @property
+    def incomplete(self) -> bool:
+        """A finding or hits were lost, or a target never ran: never a green run."""
+        return bool(self.problems())
+
+    def summary(self) -> str:
+        """The end-of-campaign table."""
+        head = ("target", "secs", "execs", "exec/s", "cov0", "cov", "ft", "corpus", "new",
+                "known")
+        rows = [
+            (s.target, f"{s.seconds:.0f}", str(s.execs), str(s.exec_per_s),
+             str(s.initial_cov or 0), str(s.cov),
+             str(s.ft), str(s.corpus_units), str(len(s.new_findings)),
+             str(len(s.known_findings)))
+            for s in self.stats
+        ]
+        widths = [max(len(r[i]) for r in [head, *rows]) for i in range(len(head))]
+        lines = ["  ".join(c.rjust(w) if i else c.ljust(w) for i, (c, w) in
+                           enumerate(zip(row, widths, strict=True))) for row in [head, *rows]]
+        lines.insert(1, "  ".join("-" * w for w in widths))
+        new = self.new_findings
+        parallel = [f"{s.target}={s.workers}" for s in self.stats if s.workers > 1]
+        if parallel:
+            lines.append("processes per target: " + ", ".join(parallel))
+        lines.append(f"{len(new)} new finding(s) in {self.seconds:.0f} s"
+                     + (": " + ", ".join(new) if new else ""))
+        on_impl, total = self.implementation_share
+        if total:
+            rest = "; the rest on pctfuzz's own reference" if on_impl < total else ""
+            lines.append(f"executions on the implementation under test: {on_impl} of {total} "
+                         f"({on_impl / total:.0%}{rest})")
+        rates = [(s.target, s.answered_rate) for s in self.stats if s.answered_rate is not None]
+        if rates:
+            lines.append("answered by the implementation: "
+                         + ", ".join(f"{t} {r:.0%}" for t, r in rates))
+        for s in self.stats:
+            for module, why in s.not_reached().items():
+                lines.append(f"WARNING: {s.target}: code under test not reached: {module} {why}")
+        for target, rate in rates:
+            if rate < LOW_ANSWER_RATE:
+                lines.append(f"WARNING: {target}: the implementation answered only {rate:.0%} "
+                             "of the cases (the rest Unsupported): bugs may hide there")
+        for problem in self.problems():
+            lines.append(f"INCOMPLETE: {problem}")
+        return "\n".join(lines)
+
+
+
+#: Below this share of answered cases, the summary warns (issue 12).
+LOW_ANSWER_RATE = 0.5
+
+
+def merge_stats(target: str, parts: Sequence[TargetStats]) -> TargetStats:
+    """One target's stats summed over its processes: execs, exec/s and restarts add
+    up; coverage, features and corpus size are the largest any process saw; a finding
+    new to any process is new."""
+    if len(parts) == 1:
+        return parts[0]
+    new: list[str] = []
+    known: list[str] = []
+    for part in parts:
+        new += [f for f in part.new_findings if f not in new]
+    for part in parts:
+        known += [f for f in part.known_findings if f not in new and f not in known]
+    initial = [p.initial_cov for p in parts if p.initial_cov is not None]
+    modules: dict[str, ModuleReach] = {}
+    for part in parts:
+        for name, reach in part.modules.items():
+            mine = modules.setdefault(name, ModuleReach())
+            mine.reached = max(mine.reached, reach.reached)
+            mine.total = max(mine.total, reach.total)
+            mine.executions += reach.executions
+    reached = [p.under_test for p in parts if p.under_test is not None]
+    totals = [p.under_test_total for p in parts if p.under_test_total is not None]
+    return TargetStats(
+        target,
+        seconds=max(p.seconds for p in parts),
+        execs=sum(p.execs for p in parts),
+        exec_per_s=sum(p.exec_per_s for p in parts),
+        initial_cov=min(initial) if initial else None,
+        cov=max(p.cov for p in parts),
+        ft=max(p.ft for p in parts),
+        corpus_units=max(p.corpus_units for p in parts),
+        new_findings=new,
+        known_findings=known,
+        restarts=sum(p.restarts for p in parts),
+        errors=[f"[process {i}] {e}" for i, p in enumerate(parts, 1) for e in p.errors],
+        lost=[f"[process {i}] {w}" for i, p in enumerate(parts, 1) for w in p.lost],
+        asked=sum(p.asked for p in parts),
+        answered=sum(p.answered for p in parts),
+        workers=len(parts),
+        under_test=max(reached, default=None),
+        under_test_total=max(totals, default=None),
+        modules=modules,
+    )
+

@@ -1,0 +1,101 @@
+"""What makes two failures the same bug: difference classes and finding signatures.
+
+A finding's signature is one line (format version ``SIGNATURE_VERSION``)::
+
+    <target>|<kind>|<check>|<class>[|impl=<implementation under test>[|accepted=none]]
+
+``accepted=none`` marks a finding made under ``--no-accepted`` (every accepted
+difference ignored, ``pctfuzz._internal.accept.use_accepted``): its own record, apart from
+the normal campaign's (docs/fuzzing.md).
+
+``kind`` is ``violation``, ``divergence``, ``crash``, ``timeout`` or ``oom``; ``check``
+the invariant or differential question (``-`` when none ran to completion). The
+*class* says what differs, coarse enough that one bug is one finding and fine enough
+that two bugs are two:
+
+- **a differential divergence a catalogue rule explains**: ``rule=NAME(KEY=VALUE,...)``,
+  the simplest ready-made reconciler that explains it (``pctfuzz._internal.accept.rules``), e.g.
+  ``rule=truncated(n=100)``; the classes below name the rest.
+- **encode** (differential, and invariants on an ``EncodeCase``)
+  ``unit=<unit>;diff=<shape>[;enc=<legacy encoding>]``. The reference's output is split per input
+  unit (a character of a str, a byte of bytes); ``unit`` is the class of the first
+  unit whose output the implementation does not reproduce: ``0xHH`` for an ASCII
+  character (its byte value), ``pct-triplet`` for a ``%`` that starts ``%HH`` in the
+  input, ``non-ascii``, ``lone-surrogate``, or ``end`` when the output goes on after
+  the input is used up. ``shape``: ``left-raw`` (the set encodes it, the
+  implementation does not), ``encoded`` (the reverse), ``hex-case``,
+  ``space-as-plus`` / ``space-as-%20``, ``other-bytes`` (different ``%HH`` bytes, as
+  a different character encoding gives), ``missing-output``, ``extra-output``,
+  ``changed``. ``hex-case`` leaves the unit out (``unit=*``): lowercase hex is one
+  bug whichever byte shows it. The set is *not* part of the class: an implementation
+  that encodes ``~`` does so in every set that leaves it raw, and fifteen findings of
+  one bug would bury the others (the finding's case names the set it was seen in).
+  A non-ASCII unit of a str encoded with a legacy encoding adds ``enc=``: each
+  encoder is its own code path (ASCII is the same in all of them).
+- **decode** ``seg=<segment>;diff=<shape>``: the input is split into the segments
+  percent-decode treats alike -- ``pct-upper``/``pct-lower``/``pct-digits`` (a valid
+  ``%HH`` by the case of its hex letters), ``pct-invalid`` (``%`` without two hex
+  digits), ``plus``, ``ascii``, ``non-ascii``, ``lone-surrogate`` -- and the first
+  segment whose bytes the implementation does not reproduce is named, with the shape
+  ``not-decoded``, ``plus-as-space``, ``missing-output``, ``extra-output`` or ``changed``.
+- **form** (serializer) ``field=name|value|separator;unit=<unit>;diff=<shape>``: as
+  encode, within the first field whose serialization differs.
+- **form-parse** ``field=name|value;seg=<segment>;diff=changed`` for a pair that
+  differs (segments as decode, plus ``equals`` for a ``=`` inside a value), or
+  ``field=pairs;diff=missing-pair|extra-pair`` when one list is the other's prefix.
+- **the implementation answers where the reference refuses** (a lone surrogate):
+  ``unit=lone-surrogate;diff=value-for-non-scalar``.
+- **crash** (either side raised unexpectedly): ``raised=<exception type>@<where>``,
+  ``where`` the innermost frame of the code under test as ``module:qualname`` (no
+  line number), or ``pctfuzz`` when the exception rose in pctfuzz's own code; a
+  refusal a catalogue rule explains (``rule=refuses(input=invalid-utf8)``) is named
+  by the rule, whichever code path raised.
+- **timeout / oom**: ``-`` (libFuzzer stopped the process; there is no exception).
+
+Invariant violations carry the invariant as ``check`` and the class of the
+difference between the codec under test and the reference on the same case (``-``
+when their outputs agree, e.g. a determinism failure or a bug of the reference
+itself). No pctfuzz module path or function name ever enters a signature, so
+moving pctfuzz's code never re-identifies a finding; the raw input, messages and
+line numbers never do either. Minimization keeps the whole signature, so it keeps
+the class.
+"""
+
+from __future__ import annotations
+
+from pctfuzz._internal.identity.classes import difference, unit_difference
+from pctfuzz._internal.identity.signatures import (
+    FINDING_KINDS,
+    QUESTION,
+    SIGNATURE_VERSION,
+    TARGET_NAME,
+    classify,
+    codec_difference,
+    crash_class,
+    crash_location,
+    finding_id,
+    made_without_accepted,
+    make_signature,
+    signature_of,
+    stop_signature,
+    without_accepted_mode,
+)
+
+__all__ = [
+    "FINDING_KINDS",
+    "QUESTION",
+    "SIGNATURE_VERSION",
+    "TARGET_NAME",
+    "classify",
+    "codec_difference",
+    "crash_class",
+    "crash_location",
+    "difference",
+    "finding_id",
+    "made_without_accepted",
+    "make_signature",
+    "signature_of",
+    "stop_signature",
+    "unit_difference",
+    "without_accepted_mode",
+]

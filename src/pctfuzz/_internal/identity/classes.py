@@ -1,0 +1,380 @@
+"""Difference classes: what differs between the reference's answer and the
+implementation's, per question (encode, decode, form, form-parse). ``pctfuzz._internal.identity``'s
+docstring defines each class; ``difference`` is the entry point."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from pctfuzz._internal.cases import Case, DecodeCase, EncodeCase, FormCase, FormParseCase
+from pctfuzz._internal.encoding import lookup
+from pctfuzz._internal.errors import NotScalarValueError, PctfuzzError
+from pctfuzz._internal.reference import percent_decode, percent_encode
+from pctfuzz._internal.sets import FORM
+from pctfuzz._internal.spec import ASCII_HEX_DIGITS, PERCENT_ENCODED_BYTE
+from pctfuzz._internal.text import surrogates_to_fffd
+
+#: Units past this index are not examined: the class of a long unminimized input is
+#: computed in bounded time (minimization brings the first difference near the start).
+_MAX_UNITS = 4096
+
+_HEX = ASCII_HEX_DIGITS
+_TRIPLET = PERCENT_ENCODED_BYTE
+
+
+
+# --- input units and their classes --------------------------------------------------------
+def _unit_class(value: str | bytes, index: int) -> str:
+    """The class of unit ``index`` of an encoder input (see the module docstring)."""
+    if isinstance(value, bytes):
+        code = value[index]
+        nxt = value[index + 1 : index + 3]
+    else:
+        code = ord(value[index])
+        nxt = value[index + 1 : index + 3].encode("utf-8", "surrogatepass")
+    if 0xD800 <= code <= 0xDFFF and isinstance(value, str):
+        return "lone-surrogate"
+    if code >= 0x80:
+        return "non-ascii"
+    if code == 0x25 and len(nxt) == 2 and all(b in _HEX for b in nxt):
+        return "pct-triplet"
+    return f"0x{code:02X}"
+
+
+def _encode_pieces(case: EncodeCase, value: str | bytes, set_name: str, plus: bool,
+                   surrogates: str) -> list[str]:
+    """The reference's output for each unit of ``value``. UTF-8 and bytes encode unit
+    by unit; a legacy encoding may carry state (ISO-2022-JP), so each piece is what
+    one more unit adds to the output of the prefix."""
+    units: Sequence[str | bytes]
+    units = [value[i : i + 1] for i in range(min(len(value), _MAX_UNITS))]
+    label = case.encoding
+    stateless = isinstance(value, bytes) or lookup(label).name == "UTF-8"
+
+    def enc(part: str | bytes) -> str:
+        return percent_encode(part, set_name, encoding=label, space_as_plus=plus,
+                              surrogates=surrogates)  # type: ignore[arg-type]
+
+    if stateless:
+        pieces = []
+        for unit in units:
+            try:
+                pieces.append(enc(unit))
+            except NotScalarValueError:
+                pieces.append("\ufffd")  # never matches real output: names this unit
+        return pieces
+    pieces, before = [], ""
+    for i in range(len(units)):
+        try:
+            now = enc(value[: i + 1])
+        except NotScalarValueError:
+            return [*pieces, "\ufffd"]
+        if not now.startswith(before):  # stateful output rewritten: stop here
+            return [*pieces, now[len(before):]]
+        pieces.append(now[len(before):])
+        before = now
+    return pieces
+
+
+def _unit_shape(unit: str | bytes, piece: str, rest: str) -> str:
+    """How the implementation's remaining output ``rest`` differs from the reference's
+    ``piece`` for one input ``unit``."""
+    if not rest:
+        return "missing-output"
+    raw = unit.decode("latin-1") if isinstance(unit, bytes) else unit
+    if piece == "+" and rest.startswith("%20"):
+        return "space-as-%20"
+    if piece == "%20" and rest.startswith("+"):
+        return "space-as-plus"
+    if _TRIPLET.match(piece):
+        # hex case first: a "%C3" of the input written back as "%c3" starts with "%",
+        # the raw unit, too
+        if rest[:3] != piece[:3] and rest[:3].upper() == piece[:3]:
+            return "hex-case"
+        if rest.startswith(raw) or rest.startswith(chr(int(piece[1:3], 16))):
+            return "left-raw"
+        if _TRIPLET.match(rest):
+            return "other-bytes"
+        return "changed"
+    if _TRIPLET.match(rest) and rest[1:3].upper() == f"{ord(piece[0]):02X}":
+        return "encoded"  # the byte the reference leaves raw, percent-encoded
+    return "changed"
+
+
+def _text_difference(units: str | bytes, pieces: Sequence[str], actual: str,
+                     start: int = 0) -> tuple[str, str, int] | None:
+    """(unit class, shape, offset in ``actual`` after the matched prefix) of the first
+    unit whose piece ``actual`` does not continue with, from offset ``start``; None
+    if every piece matches (then ``actual`` may still go on: see callers)."""
+    offset = start
+    for index, piece in enumerate(pieces):
+        if actual.startswith(piece, offset):
+            offset += len(piece)
+            continue
+        shape = _unit_shape(units[index : index + 1], piece, actual[offset:])
+        return _shape_unit(shape, piece, _unit_class(units, index)), shape, offset
+    return None
+
+
+# --- per question ----------------------------------------------------------------------
+def _common_prefix(expected: str, actual: str) -> int:
+    """Length of the common prefix, backed up to the start of a ``%HH`` triplet of
+    either output that it cuts (``%7`` of ``%7E`` against ``%7e``; the ``%`` of a
+    ``%25`` against a raw ``%``)."""
+    common = next((i for i, (a, b) in enumerate(zip(expected, actual, strict=False))
+                   if a != b), min(len(expected), len(actual)))
+    for back in (1, 2):
+        start = common - back
+        if start >= 0 and (_TRIPLET.match(expected, start) or _TRIPLET.match(actual, start)):
+            return start
+    return common
+
+
+def unit_difference(case: EncodeCase, index: int, pairs: Sequence[tuple[str, str]],
+                    surrogates: str = "strict") -> str:
+    """The encode class when unit ``index`` of ``case.value`` is known to be where the
+    outputs part. ``pairs`` are (expected, actual) outputs for ``value[: index + 1]``
+    -- as answered, and with the registry's accepted differences taken out -- and the
+    one that agrees longest locates the difference (an accepted rewrite elsewhere in
+    the output must not hide where the bug shows); on a tie, the first. When the
+    outputs part inside the output of an earlier unit (``%41`` written back as is,
+    seen only once the ``1`` arrives), that earlier unit is named."""
+    value = case.value
+    expected, actual = max(pairs, key=lambda pair: _common_prefix(*pair))
+    common = _common_prefix(expected, actual)
+    piece, rest = expected[common:], actual[common:]
+    if not piece:
+        unit, shape = "end", "extra-output"
+    else:
+        index = _unit_at(case, index, common, surrogates)
+        shape = _unit_shape(value[index : index + 1], piece, rest)
+        unit = _shape_unit(shape, piece, _unit_class(value, index))
+    name = lookup(case.encoding).name
+    legacy = (f";enc={name}" if isinstance(value, str) and name != "UTF-8"
+              and unit == "non-ascii" else "")
+    return f"unit={unit};diff={shape}{legacy}"
+
+
+def _unit_at(case: EncodeCase, last: int, offset: int, surrogates: str) -> int:
+    """The unit (at most ``last``) whose reference output covers output ``offset``:
+    the first ``j`` with ``len(encode(value[: j + 1])) > offset``, by bisection (the
+    output's length only grows with the input)."""
+    def length(end: int) -> int:
+        try:
+            return len(percent_encode(case.value[:end], case.set_name, encoding=case.encoding,
+                                      space_as_plus=case.space_as_plus,
+                                      surrogates=surrogates))  # type: ignore[arg-type]
+        except PctfuzzError:
+            return offset + 1  # a refused prefix: no earlier unit can be named
+    low, high = 0, last  # length(low + 1) may be <= offset; length(high + 1) > offset
+    while low < high:
+        middle = (low + high) // 2
+        if length(middle + 1) > offset:
+            high = middle
+        else:
+            low = middle + 1
+    return low
+
+
+def _shape_unit(shape: str, piece: str, unit: str) -> str:
+    """The unit part of a class. Some shapes name their byte themselves: lowercase hex
+    is one bug whichever byte shows it (``*``); space written the other way is 0x20;
+    an ASCII byte encoded although the set leaves it raw, or left raw although the set
+    encodes it, is that byte, whichever input produced it (``~``, or ``‾`` in
+    Shift_JIS; ``<``, or an existing ``%3C`` decoded)."""
+    if shape == "hex-case":
+        return "*"
+    if shape in ("space-as-plus", "space-as-%20"):
+        return "0x20"
+    if shape == "encoded" and piece and ord(piece[0]) < 0x80:
+        return f"0x{ord(piece[0]):02X}"
+    if shape == "left-raw":
+        byte = int(piece[1:3], 16)
+        if byte == 0x25 and unit == "pct-triplet":
+            return unit  # an existing %HH kept as it is: its own bug (requoting)
+        if byte < 0x80:
+            return f"0x{byte:02X}"  # the byte left raw, whatever wrote it
+    return unit
+
+
+def _encode_class(case: EncodeCase, expected: str, actual: str, surrogates: str) -> str:
+    plus = case.space_as_plus
+    pieces = _encode_pieces(case, case.value, case.set_name, plus, surrogates)
+    found = _text_difference(case.value, pieces, actual)
+    if found is None:
+        unit, shape = "end", "extra-output" if len(actual) > len(expected) else "changed"
+    else:
+        unit, shape, _ = found
+    name = lookup(case.encoding).name
+    legacy = (f";enc={name}" if isinstance(case.value, str) and name != "UTF-8"
+              and unit == "non-ascii" else "")
+    return f"unit={unit};diff={shape}{legacy}"
+
+
+def _decode_segments(value: str | bytes) -> list[tuple[str, bytes]]:
+    """(segment class, input bytes) of percent-decode's input, in order."""
+    if isinstance(value, str):
+        data = bytearray()
+        marks: list[tuple[int, str]] = []  # byte offset -> class, for non-ASCII chars
+        for char in value[:_MAX_UNITS]:
+            code = ord(char)
+            if 0xD800 <= code <= 0xDFFF:
+                marks.append((len(data), "lone-surrogate"))
+                data += "\ufffd".encode()
+            elif code >= 0x80:
+                marks.append((len(data), "non-ascii"))
+                data += char.encode()
+            else:
+                data.append(code)
+        raw = bytes(data)
+        special = dict(marks)
+    else:
+        raw, special = value[:_MAX_UNITS], {}
+    segments: list[tuple[str, bytes]] = []
+    i = 0
+    while i < len(raw):
+        byte = raw[i]
+        if i in special:
+            size = 3 if special[i] == "lone-surrogate" else len(
+                chr(_first_char(raw, i)).encode())
+            segments.append((special[i], raw[i : i + size]))
+            i += size
+        elif byte == 0x25 and len(raw) >= i + 3 and raw[i + 1] in _HEX and raw[i + 2] in _HEX:
+            hexdigits = raw[i + 1 : i + 3]
+            kind = ("pct-lower" if any(0x61 <= b <= 0x66 for b in hexdigits) else
+                    "pct-upper" if any(0x41 <= b <= 0x46 for b in hexdigits) else "pct-digits")
+            segments.append((kind, raw[i : i + 3]))
+            i += 3
+        else:
+            kind = ("pct-invalid" if byte == 0x25 else "plus" if byte == 0x2B else
+                    "ascii" if byte < 0x80 else "non-ascii")
+            segments.append((kind, raw[i : i + 1]))
+            i += 1
+    return segments
+
+
+def _first_char(data: bytes, index: int) -> int:
+    """The code point of the UTF-8 sequence at ``data[index]`` (valid by construction)."""
+    lead = data[index]
+    size = 2 if lead < 0xE0 else 3 if lead < 0xF0 else 4
+    return ord(data[index : index + size].decode("utf-8"))
+
+
+def _decode_shape(kind: str, segment: bytes, piece: bytes, rest: bytes) -> str:
+    if not rest:
+        return "missing-output"
+    if kind.startswith("pct-") and kind != "pct-invalid" and rest.startswith(segment):
+        return "not-decoded"
+    if kind == "plus" and rest.startswith(b" "):
+        return "plus-as-space"
+    return "changed"
+
+
+def _decode_class(value: str | bytes, expected: bytes, actual: bytes) -> str:
+    offset = 0
+    for kind, segment in _decode_segments(value):
+        piece = percent_decode(segment)
+        if actual.startswith(piece, offset):
+            offset += len(piece)
+            continue
+        return f"seg={kind};diff={_decode_shape(kind, segment, piece, actual[offset:])}"
+    return "seg=end;diff=" + ("extra-output" if len(actual) > len(expected) else "changed")
+
+
+def _form_class(case: FormCase, expected: str, actual: str, surrogates: str) -> str:
+    offset = 0
+    for index, (name, value) in enumerate(case.pairs):
+        if index:
+            if not actual.startswith("&", offset):
+                return "field=separator;unit=0x26;diff=" + (
+                    "missing-output" if offset >= len(actual) else "changed")
+            offset += 1
+        for field_name, text in (("name", name), ("value", value)):
+            if field_name == "value":
+                if not actual.startswith("=", offset):
+                    return "field=separator;unit=0x3D;diff=" + (
+                        "missing-output" if offset >= len(actual) else "changed")
+                offset += 1
+            sub = EncodeCase(text, FORM.name, case.encoding, True)
+            pieces = _encode_pieces(sub, text, FORM.name, True, surrogates)
+            found = _text_difference(text, pieces, actual, offset)
+            if found is not None:
+                unit, shape, _ = found
+                return f"field={field_name};unit={unit};diff={shape}"
+            offset += sum(map(len, pieces))
+    return "field=end;unit=end;diff=" + (
+        "extra-output" if len(actual) > len(expected) else "changed")
+
+
+def _form_sequences(text: str | bytes) -> list[bytes]:
+    """The input's non-empty ``&``-separated sequences, as the parser sees them."""
+    data = surrogates_to_fffd(text).encode() if isinstance(text, str) else text
+    return [s for s in data.split(b"&") if s]
+
+
+def _field_segment(raw: bytes, expected: str, actual: str, is_value: bool) -> str:
+    """The class of the segment of one raw field where the decoded texts part."""
+    position = next((i for i, (a, b) in enumerate(zip(expected, actual, strict=False))
+                     if a != b), min(len(expected), len(actual)))
+    decoded = b""
+    for kind, segment in _decode_segments(raw[:_MAX_UNITS]):
+        decoded += percent_decode(segment.replace(b"+", b" "))
+        if len(decoded.decode("utf-8", "replace")) > position:
+            return "equals" if is_value and segment == b"=" else kind
+    return "end"
+
+
+def _form_parse_class(case: FormParseCase, expected: list[tuple[str, str]],
+                      actual: Any) -> str:
+    if not isinstance(actual, list):
+        return "field=pairs;diff=changed"
+    sequences = _form_sequences(case.text)
+    for index, (want, got) in enumerate(zip(expected, actual, strict=False)):
+        if want == got:
+            continue
+        raw = sequences[index] if index < len(sequences) else b""
+        name, _, value = raw.partition(b"=")
+        if not isinstance(got, tuple | list) or len(got) != 2:
+            return "field=pairs;diff=changed"
+        if want[0] != got[0]:
+            return f"field=name;seg={_field_segment(name, want[0], str(got[0]), False)};" \
+                   "diff=changed"
+        return f"field=value;seg={_field_segment(value, want[1], str(got[1]), True)};" \
+               "diff=changed"
+    if len(actual) < len(expected):
+        return "field=pairs;diff=missing-pair"
+    if len(actual) > len(expected):
+        return "field=pairs;diff=extra-pair"
+    return "field=pairs;diff=changed"
+
+
+def qualified_type(exc: BaseException) -> str:
+    """An exception's type as ``module.QualName`` (``builtins`` left out)."""
+    cls = type(exc)
+    if cls.__module__ == "builtins":
+        return cls.__qualname__
+    return f"{cls.__module__}.{cls.__qualname__}"
+
+
+def difference(question: str, case: Case, expected: object, actual: object, *,
+               surrogates: str = "strict") -> str:
+    """The class of the difference between the reference's answer ``expected`` and the
+    answer ``actual`` of the code under test to ``question`` on ``case``. An
+    exception instance as ``expected`` means the reference refused the case."""
+    if isinstance(expected, BaseException):
+        if isinstance(actual, BaseException):
+            return f"both-raised={qualified_type(actual)}"
+        return "unit=lone-surrogate;diff=value-for-non-scalar"
+    if question == "encode" and isinstance(case, EncodeCase) and isinstance(actual, str):
+        return _encode_class(case, str(expected), actual, surrogates)
+    if question == "decode" and isinstance(case, DecodeCase) and isinstance(actual, bytes) \
+            and isinstance(expected, bytes):
+        return _decode_class(case.value, expected, actual)
+    if question == "form" and isinstance(case, FormCase) and isinstance(actual, str):
+        return _form_class(case, str(expected), actual, surrogates)
+    if question == "form-parse" and isinstance(case, FormParseCase):
+        return _form_parse_class(case, expected, actual)  # type: ignore[arg-type]
+    return f"diff=wrong-type:{type(actual).__name__}"
+
+

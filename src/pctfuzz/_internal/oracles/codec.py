@@ -1,0 +1,160 @@
+"""What the invariants are checked on: a :class:`Codec`, four plain callables with the
+reference's meaning, and :data:`REFERENCE`, pctfuzz's own.
+
+The other kind of subject, an adapter of another library (``Impl``, ``oracles.base``),
+is compared with the reference by the differential checks. :data:`Subject` is either;
+``pctfuzz._internal.targets.resolve_subject`` picks the one a target runs against.
+``pctfuzz._internal.oracles.faults`` builds deliberately wrong codecs from these parts.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Protocol, TypeAlias
+
+from pctfuzz._internal.form import form_urldecode, form_urlencode
+from pctfuzz._internal.oracles.base import Impl
+from pctfuzz._internal.reference import percent_decode, percent_encode
+from pctfuzz._internal.sets import FORM
+from pctfuzz._internal.text import surrogates_to_fffd
+
+__all__ = [
+    "REFERENCE",
+    "Codec",
+    "DecodeFunc",
+    "EncodeFunc",
+    "FormDecodeFunc",
+    "FormEncodeFunc",
+    "Subject",
+    "form_parser",
+    "form_serializer",
+]
+
+
+class EncodeFunc(Protocol):
+    """Percent-encode after encoding (WHATWG URL 1.3) of a str or bytes."""
+
+    def __call__(
+        self, value: str | bytes, set_name: str, *, encoding: str, space_as_plus: bool
+    ) -> str: ...
+
+
+class DecodeFunc(Protocol):
+    """Percent-decode (WHATWG URL 1.3) of a str or bytes, to bytes."""
+
+    def __call__(self, value: str | bytes) -> bytes: ...
+
+
+class FormEncodeFunc(Protocol):
+    """application/x-www-form-urlencoded serializer (WHATWG URL 5.2)."""
+
+    def __call__(self, pairs: Sequence[tuple[str, str]], *, encoding: str) -> str: ...
+
+
+class FormDecodeFunc(Protocol):
+    """application/x-www-form-urlencoded parser (WHATWG URL 5.1)."""
+
+    def __call__(self, text: str | bytes) -> list[tuple[str, str]]: ...
+
+
+@dataclass(frozen=True)
+class Codec:
+    """An implementation under test: four callables with the reference's meaning.
+
+    Build one with :meth:`build` to derive the form serializer and parser from
+    ``encode``/``decode`` by the WHATWG algorithms (5.1, 5.2), so a fault injected into
+    the encoder shows up in the form functions too.
+    """
+
+    name: str
+    encode: EncodeFunc
+    decode: DecodeFunc
+    form_encode: FormEncodeFunc
+    form_decode: FormDecodeFunc
+    description: str = field(default="", compare=False)
+
+    @classmethod
+    def build(
+        cls,
+        name: str,
+        encode: EncodeFunc,
+        decode: DecodeFunc,
+        *,
+        form_encode: FormEncodeFunc | None = None,
+        form_decode: FormDecodeFunc | None = None,
+        description: str = "",
+    ) -> Codec:
+        return cls(
+            name,
+            encode,
+            decode,
+            form_encode or form_serializer(encode),
+            form_decode or form_parser(decode),
+            description,
+        )
+
+
+#: The subject under test of a target: a codec (invariant targets) or an adapter
+#: (differential targets).
+Subject: TypeAlias = Codec | Impl
+
+
+def _reference_encode(
+    value: str | bytes, set_name: str, *, encoding: str, space_as_plus: bool
+) -> str:
+    return percent_encode(value, set_name, encoding=encoding, space_as_plus=space_as_plus)
+
+
+def _reference_form_encode(pairs: Sequence[tuple[str, str]], *, encoding: str) -> str:
+    return form_urlencode(pairs, encoding=encoding)
+
+
+#: pctfuzz's own reference (``pctfuzz._internal.reference`` and ``pctfuzz._internal.form``).
+REFERENCE = Codec(
+    "reference",
+    _reference_encode,
+    percent_decode,
+    _reference_form_encode,
+    form_urldecode,
+    "pctfuzz._internal.reference and pctfuzz._internal.form",
+)
+
+
+def form_serializer(encode: EncodeFunc) -> FormEncodeFunc:
+    """WHATWG URL 5.2 serializer on top of ``encode``: each name and value percent-encoded
+    after encoding with the form set and spaceAsPlus true, ``name=value`` joined by ``&``."""
+
+    def serialize(pairs: Sequence[tuple[str, str]], *, encoding: str) -> str:
+        return "&".join(
+            encode(name, FORM.name, encoding=encoding, space_as_plus=True)
+            + "="
+            + encode(value, FORM.name, encoding=encoding, space_as_plus=True)
+            for name, value in pairs
+        )
+
+    return serialize
+
+
+
+
+def form_parser(decode: DecodeFunc) -> FormDecodeFunc:
+    """WHATWG URL 5.1 parser on top of ``decode``: split on ``&`` (empty sequences
+    skipped), first ``=`` splits name from value, ``+`` -> space, percent-decode, then
+    UTF-8 decode without BOM."""
+
+    def parse(text: str | bytes) -> list[tuple[str, str]]:
+        data = surrogates_to_fffd(text).encode() if isinstance(text, str) else text
+        pairs = []
+        for sequence in data.split(b"&"):
+            if sequence:
+                name, _, value = sequence.partition(b"=")
+                pairs.append(
+                    (
+                        decode(name.replace(b"+", b" ")).decode("utf-8", "replace"),
+                        decode(value.replace(b"+", b" ")).decode("utf-8", "replace"),
+                    )
+                )
+        return pairs
+
+    return parse

@@ -1,0 +1,206 @@
+"""Adapters built from plain functions, for one-function libraries (``function_adapter``).
+
+::
+
+    # mypkg/fuzzing.py
+    from pctfuzz._internal.oracles import function_adapter
+    from requests.utils import requote_uri
+    requote = function_adapter("requote", encode=requote_uri, sets={"requote": "encodeURI-%25[]"})
+    # pctfuzz fuzz diff_encode --impl mypkg.fuzzing:requote
+
+Each callable answers one of the four questions (``pctfuzz._internal.oracles``) for the cases it
+can express; the others are ``Unsupported``:
+
+- ``encode(str) -> str`` implements one set (``sets``: label -> set spec or
+  ``PercentEncodeSet``, ``pctfuzz._internal.setspec``) or a mapping label -> callable for several.
+  It gets the cases whose set has the same bytes as one of them, with a str value in
+  UTF-8, whose space handling matches ``space_as_plus`` (what the function writes for a
+  space; cases without a space always match);
+- ``decode(str) -> bytes | str`` gets str values; a str answer is compared as its UTF-8
+  bytes (lone surrogates as ``surrogatepass``, so they show);
+- ``form_serialize(list of (name, value)) -> str`` gets UTF-8 cases;
+- ``form_parse(str) -> iterable of (name, value)`` gets str text.
+"""
+
+from __future__ import annotations
+
+import importlib
+import sys
+from collections.abc import Callable, Iterable, Mapping
+from types import MappingProxyType
+
+from pctfuzz._internal.cases import Case, DecodeCase, EncodeCase, FormCase, FormParseCase
+from pctfuzz._internal.encoding import lookup
+from pctfuzz._internal.errors import UsageError
+from pctfuzz._internal.oracles.base import Adapter, Unsupported, library_call
+from pctfuzz._internal.sets import PercentEncodeSet, get_set
+
+__all__ = ["FunctionAdapter", "function_adapter"]
+
+EncodeFn = Callable[[str], str]
+DecodeFn = Callable[[str], "bytes | str"]
+FormSerializeFn = Callable[[list[tuple[str, str]]], str]
+FormParseFn = Callable[[str], Iterable[tuple[str, str]]]
+
+
+def _utf8(label: str) -> bool:
+    return lookup(label).is_utf8
+
+
+def _importable(fn: Callable[..., object] | None) -> tuple[str, str] | None:
+    """(module, qualified name) under which ``fn`` is imported again, or None (a
+    lambda, a closure, a bound method: nothing a reproduction can import)."""
+    module, qualname = getattr(fn, "__module__", None), getattr(fn, "__qualname__", "")
+    if not isinstance(module, str) or not isinstance(qualname, str) or "<" in qualname \
+            or module.startswith("pctfuzz.") or module == "__main__":
+        return None
+    try:
+        found: object = importlib.import_module(module)
+        for part in qualname.split("."):
+            found = getattr(found, part)
+    except (ImportError, AttributeError):
+        return None
+    return (module, qualname) if found is fn else None
+
+
+class FunctionAdapter(Adapter):
+    """An ``Adapter`` whose answers come from plain callables (module docstring)."""
+
+    def __init__(
+        self,
+        name: str,
+        encoders: Mapping[str, tuple[PercentEncodeSet, EncodeFn]],
+        decode: DecodeFn | None,
+        form_serialize: FormSerializeFn | None,
+        form_parse: FormParseFn | None,
+        sets: Mapping[str, str | PercentEncodeSet],
+        space_as_plus: bool,
+        spaces: Mapping[str, bool] | None = None,
+    ) -> None:
+        """``space_as_plus``: what the encoders write for a space; ``spaces`` overrides
+        it per label (a library whose query encoder writes '+' and path encoder %20)."""
+        self.name = name
+        self.registry_names = (name,)
+        #: label -> spec or set, as declared (what ``--set`` labels and campaigns read).
+        self.sets = MappingProxyType(dict(sets))
+        self.space_as_plus = space_as_plus
+        # What it answers, so campaigns draw cases it can answer (formats.AnswerDomain)
+        self.encodings = ("UTF-8",)
+        self.value_types = ("str",)
+        self._plus = {label: (spaces or {}).get(label, space_as_plus) for label in encoders}
+        self.spaces = tuple(sorted(set(self._plus.values()))) or (space_as_plus,)
+        self._encoders = encoders
+        self._decode = decode
+        self._form_serialize = form_serialize
+        self._form_parse = form_parse
+        callables = [fn for _, fn in encoders.values()] + [decode, form_serialize, form_parse]
+        modules = {getattr(fn, "__module__", None) for fn in callables if fn is not None}
+        # The library's own modules, for coverage: not builtins, not this package.
+        self.modules_under_test = tuple(
+            sorted(
+                m
+                for m in modules
+                if isinstance(m, str) and m not in sys.builtin_module_names and m != "builtins"
+                and not m.startswith("pctfuzz.")
+            )
+        )
+
+    def encode(self, case: EncodeCase) -> str:
+        if not self._encoders:
+            raise Unsupported(f"{self.name} does not percent-encode")
+        members = get_set(case.set_name).members
+        label, fn = next(((label, f) for label, (pes, f) in self._encoders.items()
+                          if pes.members == members), ("", None))
+        if fn is None:
+            raise Unsupported(f"{self.name} encodes only the sets {', '.join(self._encoders)}")
+        if isinstance(case.value, bytes):
+            raise Unsupported(f"{self.name} encodes str, not bytes")
+        if not _utf8(case.encoding):
+            raise Unsupported(f"{self.name} encodes in UTF-8 only")
+        plus = self._plus[label]
+        if case.space_as_plus != plus and " " in case.value:
+            space = "+" if plus else "%20"
+            raise Unsupported(f"{self.name} writes space as {space} ({label})")
+        return fn(case.value)
+
+    def reproduction(self, check: str, case: Case) -> str | None:
+        """The function the case goes to, imported from its module and called as the
+        adapter calls it (answers converted as the methods convert them)."""
+        fn: Callable[..., object] | None
+        argument: object
+        if isinstance(case, EncodeCase):
+            members = get_set(case.set_name).members
+            fn = next((f for pes, f in self._encoders.values() if pes.members == members), None)
+            template, argument = "{f}(value)", case.value
+        elif isinstance(case, DecodeCase):
+            fn, argument = self._decode, case.value
+            template = ('(lambda out: out.encode("utf-8", "surrogatepass") '
+                        'if isinstance(out, str) else out)({f}(value))')
+        elif isinstance(case, FormCase):
+            fn, template, argument = self._form_serialize, "{f}(value)", list(case.pairs)
+        else:
+            fn, argument = self._form_parse, case.text
+            template = "[(n, v) for n, v in {f}(value)]"
+        where = _importable(fn)
+        if where is None:
+            return None
+        module, qualname = where
+        return library_call((module,), template.format(f=f"{module}.{qualname}"),
+                            value=argument)
+
+    def decode(self, case: DecodeCase) -> bytes:
+        if self._decode is None:
+            raise Unsupported(f"{self.name} does not percent-decode")
+        if isinstance(case.value, bytes):
+            raise Unsupported(f"{self.name} decodes str, not bytes")
+        out = self._decode(case.value)
+        return out.encode("utf-8", "surrogatepass") if isinstance(out, str) else out
+
+    def form_serialize(self, case: FormCase) -> str:
+        if self._form_serialize is None:
+            raise Unsupported(f"{self.name} does not serialize forms")
+        if not _utf8(case.encoding):
+            raise Unsupported(f"{self.name} serializes forms in UTF-8 only")
+        return self._form_serialize(list(case.pairs))
+
+    def form_parse(self, case: FormParseCase) -> list[tuple[str, str]]:
+        if self._form_parse is None:
+            raise Unsupported(f"{self.name} does not parse forms")
+        if isinstance(case.text, bytes):
+            raise Unsupported(f"{self.name} parses str, not bytes")
+        return [(name, value) for name, value in self._form_parse(case.text)]
+
+
+def function_adapter(
+    name: str,
+    encode: EncodeFn | Mapping[str, EncodeFn] | None = None,
+    decode: DecodeFn | None = None,
+    form_serialize: FormSerializeFn | None = None,
+    form_parse: FormParseFn | None = None,
+    *,
+    sets: Mapping[str, str | PercentEncodeSet] | None = None,
+    space_as_plus: bool = False,
+) -> FunctionAdapter:
+    """An adapter from plain callables (module docstring). ``PctfuzzError`` when
+    ``encode`` and ``sets`` do not pair up; ``UnknownSetError`` for a bad spec."""
+    declared = dict(sets or {})
+    resolved = {label: get_set(spec) for label, spec in declared.items()}
+    if encode is None:
+        encoders: dict[str, tuple[PercentEncodeSet, EncodeFn]] = {}
+    elif callable(encode):
+        if len(resolved) != 1:
+            raise UsageError(
+                f"function_adapter {name!r}: one encode function needs exactly one set in "
+                f"sets={{label: spec}}, got {len(resolved)}"
+            )
+        ((label, pes),) = resolved.items()
+        encoders = {label: (pes, encode)}
+    else:
+        if set(encode) != set(resolved):
+            raise UsageError(
+                f"function_adapter {name!r}: encode and sets must have the same labels"
+            )
+        encoders = {label: (resolved[label], fn) for label, fn in encode.items()}
+    return FunctionAdapter(
+        name, encoders, decode, form_serialize, form_parse, declared, space_as_plus
+    )

@@ -1,0 +1,368 @@
+"""The built-in implementations (``IMPLS``) and ``get_impl``, which resolves a name, an
+import path the user gave, or an adapter object. ``pctfuzz._internal.oracles`` lists them."""
+
+from __future__ import annotations
+
+import contextlib
+import importlib
+import inspect
+import os
+import sys
+from collections.abc import Callable, Mapping
+from types import MappingProxyType
+from typing import Any
+
+from pctfuzz._internal.errors import UsageError
+from pctfuzz._internal.oracles.base import METHODS, Impl, impl_name
+
+# --- the registry ---------------------------------------------------------------------------
+# Factories import lazily: ``pctfuzz --help`` must not import yarl or ada, and a missing
+# optional package is reported when that implementation is asked for, not before.
+
+
+def _urllib() -> Impl:
+    """urllib.parse, all of it: quote*, unquote*, urlencode (both quote_via), parse_qsl"""
+    from pctfuzz._internal.oracles.urllib_parse import UrllibAdapter
+
+    return UrllibAdapter()
+
+
+def _urllib_unquote() -> Impl:
+    """urllib.parse: quote*, unquote, urlencode(quote_via=quote), unquote_plus"""
+    from pctfuzz._internal.oracles.urllib_parse import UrllibUnquoteAdapter
+
+    return UrllibUnquoteAdapter()
+
+
+def _yarl() -> Impl:
+    """yarl: pure-Python _Quoter/_Unquoter (yarl._quoting_py), URL query API"""
+    from pctfuzz._internal.oracles.yarl_quoting import YarlAdapter
+
+    return YarlAdapter()
+
+
+def _yarl_requote() -> Impl:
+    """yarl: pure-Python _Quoter(requote=True), as yarl.URL() quotes"""
+    from pctfuzz._internal.oracles.yarl_quoting import YarlRequoteAdapter
+
+    return YarlRequoteAdapter()
+
+
+def _yarl_c() -> Impl:
+    """yarl: compiled _Quoter/_Unquoter (yarl._quoting_c), URL query API"""
+    from pctfuzz._internal.oracles.yarl_quoting import YarlCAdapter
+
+    return YarlCAdapter()
+
+
+def _ada() -> Impl:
+    """ada-url (WHATWG URL, C++): URL setters and URLSearchParams"""
+    from pctfuzz._internal.oracles.ada import AdaAdapter
+
+    return AdaAdapter()
+
+
+def _node() -> Impl:
+    """Node.js built-ins (peer protocol): encodeURIComponent, encodeURI, URLSearchParams"""
+    from pctfuzz._internal.oracles.node import NodeAdapter
+
+    return NodeAdapter()
+
+
+def _node_querystring() -> Impl:
+    """Node.js querystring through the peer protocol: escape, unescape, stringify, parse"""
+    from pctfuzz._internal.oracles.node import NodeQuerystringAdapter
+
+    return NodeQuerystringAdapter()
+
+
+def _whatwg_url() -> Impl:
+    """whatwg-url npm package through the peer protocol: URL setters, URLSearchParams"""
+    from pctfuzz._internal.oracles.node import WhatwgUrlAdapter
+
+    return WhatwgUrlAdapter()
+
+
+def _requests() -> Impl:
+    """requests: requote_uri (encode), Request(data=pairs) body (form)"""
+    from pctfuzz._internal.oracles.requests import RequestsAdapter
+
+    return RequestsAdapter()
+
+
+def _werkzeug() -> Impl:
+    """Werkzeug 3: iri_to_uri (encode), Request.args (form parsing)"""
+    from pctfuzz._internal.oracles.werkzeug import WerkzeugAdapter
+
+    return WerkzeugAdapter()
+
+
+def _urllib3() -> Impl:
+    """urllib3: the path parse_url encodes (encode)"""
+    from pctfuzz._internal.oracles.urllib3 import Urllib3Adapter
+
+    return Urllib3Adapter()
+
+
+def _rfc3986() -> Impl:
+    """rfc3986: normalizers.encode_component (encode), URIBuilder.add_query_from (form)"""
+    from pctfuzz._internal.oracles.rfc3986 import Rfc3986Adapter
+
+    return Rfc3986Adapter()
+
+
+def _w3lib() -> Impl:
+    """w3lib: safe_url_string (encode), parse_qsl_to_bytes (form parsing)"""
+    from pctfuzz._internal.oracles.w3lib import W3libAdapter
+
+    return W3libAdapter()
+def _httpx() -> Impl:
+    """httpx: QueryParams (a query value, str(QueryParams) and QueryParams(text))"""
+    from pctfuzz._internal.oracles.httpx import HttpxAdapter
+
+    return HttpxAdapter()
+
+
+def _django() -> Impl:
+    """Django: iri_to_uri, escape_uri_path, utils.http.urlencode, QueryDict"""
+    from pctfuzz._internal.oracles.django import DjangoAdapter
+
+    return DjangoAdapter()
+
+
+def _starlette() -> Impl:
+    """starlette: datastructures.QueryParams (a query value, str(), parsing)"""
+    from pctfuzz._internal.oracles.starlette import StarletteAdapter
+
+    return StarletteAdapter()
+
+
+def _tornado() -> Impl:
+    """tornado: escape.url_escape (plus=True/False), url_unescape, parse_qs_bytes"""
+    from pctfuzz._internal.oracles.tornado import TornadoAdapter
+
+    return TornadoAdapter()
+
+
+def _furl() -> Impl:
+    """furl: furl.Query (a query value, str(Query().set(pairs)), Query(text))"""
+    from pctfuzz._internal.oracles.furl import FurlAdapter
+
+    return FurlAdapter()
+
+
+def _hyperlink() -> Impl:
+    """hyperlink: URL.to_uri, DecodedURL (a query value, fragment decoding, the query)"""
+    from pctfuzz._internal.oracles.hyperlink import HyperlinkAdapter
+
+    return HyperlinkAdapter()
+
+
+def _boltons() -> Impl:
+    """boltons.urlutils: quote_*_part, unquote(_to_bytes), QueryParamDict"""
+    from pctfuzz._internal.oracles.boltons import BoltonsAdapter
+
+    return BoltonsAdapter()
+
+
+# --- implementations in other languages (docs/peers.md) -------------------------------------
+def _peer(module: str, cls: str, doc: str) -> Callable[[], Impl]:
+    """A factory of the adapter ``cls`` of ``pctfuzz._internal.oracles.<module>`` (imported lazily)."""
+
+    def factory() -> Impl:
+        adapter: Impl = getattr(importlib.import_module(f"pctfuzz._internal.oracles.{module}"), cls)()
+        return adapter
+
+    factory.__doc__ = doc
+    return factory
+
+
+#: name, module, adapter class, language, description.
+_OTHER_LANGUAGES: tuple[tuple[str, str, str, str, str], ...] = (
+    ("go-queryescape", "go", "GoQueryEscape", "Go",
+     "Go net/url: QueryEscape (encode), QueryUnescape (decode)"),
+    ("go-pathescape", "go", "GoPathEscape", "Go",
+     "Go net/url: PathEscape (encode), PathUnescape (decode)"),
+    ("go-values", "go", "GoValues", "Go",
+     "Go net/url: Values.Encode (form), ParseQuery (form parsing)"),
+    ("go-url-path", "go", "GoUrlPath", "Go",
+     "Go net/url: URL{Path}.EscapedPath()"),
+    ("go-url-fragment", "go", "GoUrlFragment", "Go",
+     "Go net/url: URL{Fragment}.EscapedFragment()"),
+    ("go-url-userinfo", "go", "GoUrlUserinfo", "Go",
+     "Go net/url: url.User(v).String()"),
+    ("go-url-query", "go", "GoUrlQuery", "Go",
+     "Go net/url: url.Parse(\"http://h/?\" + v).RawQuery"),
+    ("java-urlencoder", "java", "JavaUrlEncoder", "Java",
+     "Java: URLEncoder.encode (UTF-8 and legacy charsets), "
+     "URLDecoder.decode"),
+    ("java-uri", "java", "JavaUri", "Java",
+     "Java: the multi-argument java.net.URI constructor (path, query, "
+     "userinfo)"),
+    ("php-rawurlencode", "php", "PhpRawUrlencode", "PHP",
+     "PHP: rawurlencode (encode), rawurldecode (decode)"),
+    ("php-urlencode", "php", "PhpUrlencode", "PHP",
+     "PHP: urlencode (encode), urldecode (decode)"),
+    ("php-http-query", "php", "PhpHttpQuery", "PHP",
+     "PHP: http_build_query (form), parse_str (form parsing)"),
+    ("ruby-www-form-component", "ruby", "RubyWwwFormComponent", "Ruby",
+     "Ruby: URI.encode_www_form_component, " "URI.decode_www_form_component"),
+    ("ruby-www-form", "ruby", "RubyWwwForm", "Ruby",
+     "Ruby: URI.encode_www_form (form), URI.decode_www_form (parsing)"),
+    ("ruby-cgi", "ruby", "RubyCgi", "Ruby",
+     "Ruby: CGI.escape (encode), CGI.unescape"),
+    ("ruby-erb", "ruby", "RubyErb", "Ruby",
+     "Ruby: ERB::Util.url_encode (encode)"),
+    ("perl-uri-escape", "perl", "PerlUriEscape", "Perl",
+     "Perl URI::Escape: uri_escape (encode), uri_unescape (decode)"),
+    ("perl-uri-escape-utf8", "perl", "PerlUriEscapeUtf8", "Perl",
+     "Perl URI::Escape: uri_escape_utf8 (encode)"),
+    ("perl-uri-query", "perl", "PerlUriQuery", "Perl",
+     "Perl URI: query_form (form serialize and parse)"),
+    ("curl-escape", "curl", "CurlEscapeAdapter", "C",
+     "libcurl (ctypes): curl_easy_escape, curl_easy_unescape"),
+    ("curl-url", "curl", "CurlUrlAdapter", "C",
+     "libcurl (ctypes): curl_url_set with CURLU_URLENCODE (path, query)"),
+    ("rust-url", "rust_url", "RustUrlAdapter", "Rust",
+     "Rust url crate (pydantic-core Url): path, query, fragment"),
+)
+
+#: name -> language of every built-in that is not Python (``impl_language``).
+_LANGUAGES: Mapping[str, str] = MappingProxyType({
+    "ada": "C++", "node": "JavaScript", "node-querystring": "JavaScript",
+    "whatwg-url": "JavaScript", **{name: lang for name, _, _, lang, _ in _OTHER_LANGUAGES},
+})
+
+
+#: name -> factory (no arguments) of a built-in implementation. ``urllib`` is the default.
+IMPLS: Mapping[str, Callable[[], Impl]] = MappingProxyType(
+    {
+        "urllib": _urllib,
+        "urllib-unquote": _urllib_unquote,
+        "yarl": _yarl,
+        "yarl-c": _yarl_c,
+        "yarl-requote": _yarl_requote,
+        "ada": _ada,
+        "node": _node,
+        "node-querystring": _node_querystring,
+        "whatwg-url": _whatwg_url,
+        "requests": _requests,
+        "werkzeug": _werkzeug,
+        "urllib3": _urllib3,
+        "rfc3986": _rfc3986,
+        "w3lib": _w3lib,
+        "httpx": _httpx,
+        "django": _django,
+        "starlette": _starlette,
+        "tornado": _tornado,
+        "furl": _furl,
+        "hyperlink": _hyperlink,
+        "boltons": _boltons,
+        **{name: _peer(module, cls, doc) for name, module, cls, _, doc in _OTHER_LANGUAGES},
+    }
+)
+
+def impl_language(name: str) -> str:
+    """The language of a built-in implementation's code (``pctfuzz impls --json``)."""
+    return _LANGUAGES.get(name, "Python")
+
+
+def impl_names() -> list[str]:
+    """Built-in implementation names, default first."""
+    return list(IMPLS)
+
+
+def impl_description(name: str) -> str:
+    """One line describing a built-in implementation."""
+    doc = IMPLS[name].__doc__ or ""
+    return doc.strip().splitlines()[0] if doc.strip() else name
+
+
+def _missing_methods(obj: object) -> list[str]:
+    return [m for m in METHODS if not callable(getattr(obj, m, None))]
+
+
+def import_user_module(name: str) -> Any:
+    """Import a module the *user* named (``--impl``, ``pctfuzz probe``): as ``python -m``
+    would, the current folder is searched too, after the import path, so a module
+    beside the user's shell works with the ``pctfuzz`` console script. Never used for
+    a name that comes from a record (see ``replay``)."""
+    try:
+        return importlib.import_module(name)
+    except ModuleNotFoundError as exc:
+        if exc.name != name.partition(".")[0] or os.getcwd() in sys.path:
+            raise
+    sys.path.append(os.getcwd())
+    return importlib.import_module(name)
+
+
+def _from_import_path(spec: str) -> object:
+    module_name, _, attr = spec.partition(":")
+    if not module_name or not attr:
+        raise UsageError(
+            f"implementation {spec!r}: expected a built-in name ({', '.join(IMPLS)}) "
+            "or an import path package.module:Name"
+        )
+    try:
+        module = import_user_module(module_name)
+    except ImportError as exc:
+        raise UsageError(
+            f"implementation {spec!r}: cannot import {module_name!r}: {exc}"
+        ) from None
+    obj: object = module
+    for part in attr.split("."):
+        try:
+            obj = getattr(obj, part)
+        except AttributeError:
+            raise UsageError(
+                f"implementation {spec!r}: module {module_name!r} has no attribute {attr!r}"
+            ) from None
+    if inspect.isclass(obj) or (callable(obj) and _missing_methods(obj)):
+        try:
+            obj = obj()
+        except Exception as exc:
+            raise UsageError(
+                f"implementation {spec!r}: calling {attr} without arguments failed: "
+                f"{type(exc).__name__}: {exc}"
+            ) from None
+    return obj
+
+
+def get_impl(spec: str | Impl | None = None) -> Impl:
+    """The implementation named ``spec``: a built-in name (default ``urllib``), an
+    import path ``package.module:Name``, or an adapter object (returned as is once it
+    has been checked). ``PctfuzzError`` for an unknown name, a path that does not
+    import, or an object that lacks one of the four methods."""
+    if spec is None:
+        spec = "urllib"
+    if isinstance(spec, str):
+        factory = IMPLS.get(spec) or IMPLS.get(spec.lower())
+        if factory is not None:
+            try:
+                return factory()
+            except ImportError as exc:
+                raise UsageError(
+                    f"implementation {spec!r} needs a package that is not installed ({exc}); "
+                    "install the 'impls' extra: pip install 'pctfuzz[impls]'"
+                ) from None
+        if ":" not in spec:
+            raise UsageError(
+                f"unknown implementation {spec!r}; built-in: {', '.join(IMPLS)}; "
+                "or give an import path package.module:Name"
+            )
+        obj = _from_import_path(spec)
+        label = spec
+    else:
+        obj = spec
+        label = impl_name(spec)
+    missing = _missing_methods(obj)
+    if missing:
+        raise UsageError(
+            f"implementation {label!r} ({type(obj).__name__}) lacks "
+            f"{', '.join(missing)}; an adapter needs {', '.join(METHODS)} "
+            "(subclass pctfuzz._internal.oracles.Adapter for Unsupported defaults)"
+        )
+    if not isinstance(getattr(obj, "name", None), str) or not obj.name:  # type: ignore[attr-defined]
+        with contextlib.suppress(AttributeError, TypeError):
+            obj.name = label  # type: ignore[attr-defined]
+    return obj  # type: ignore[return-value]

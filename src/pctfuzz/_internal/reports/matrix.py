@@ -1,0 +1,254 @@
+"""The conformance matrix of ``pctfuzz matrix`` (``fuzz.matrix.MatrixRun``), as
+Markdown and as one HTML page.
+
+Rows are implementations (with language and version), columns the operations (encode
+over every set the implementation was asked; a second table breaks encode down by
+set). A cell reads ``agree`` (every
+answered case equals the reference's), ``accepted N`` (differences that registry
+entries explain, each entry linked to its row in the accepted-differences table) or
+``bugs N`` (each linked to its finding: the minimized case, both answers, the record's
+file). A second table lists the pairs of implementations that answered one case
+differently: the confusion of a stack that uses both on one input.
+
+The HTML loads nothing (``default-src 'none'``, inline style) and escapes every value,
+as ``reports.html`` does: the cases are fuzzer output.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Iterable, Mapping
+
+from pctfuzz._internal.checks.registry.lookup import DIVERGENCES
+from pctfuzz._internal.fuzz.matrix import Cell, Confusion, MatrixRun
+from pctfuzz._internal.operations import OPERATIONS as _OPERATIONS
+from pctfuzz._internal.reports.html import _CONTROL, _h
+
+__all__ = ["OPERATIONS", "operation_cells", "render_matrix_html", "render_matrix_markdown"]
+
+#: The matrix's columns, in order.
+OPERATIONS = tuple(op.name for op in _OPERATIONS)
+
+_ENTRIES = {d.id: d for d in DIVERGENCES}
+
+
+def _merged(cells: Iterable[Cell]) -> Cell:
+    out = Cell(0, Counter(), Counter())
+    for cell in cells:
+        out.agree += cell.agree
+        out.accepted.update(cell.accepted)
+        out.bugs.update(cell.bugs)
+    return out
+
+
+def operation_cells(run: MatrixRun) -> dict[tuple[str, str], Cell]:
+    """(implementation, operation) -> its cells merged (encode: over every set)."""
+    merged: dict[tuple[str, str], list[Cell]] = {}
+    for (impl, column), cell in run.cells.items():
+        merged.setdefault((impl, column.split(" ")[0]), []).append(cell)
+    return {key: _merged(cells) for key, cells in merged.items()}
+
+
+def _encode_rows(run: MatrixRun) -> list[tuple[str, str, Cell]]:
+    return sorted(((impl, col.partition(" ")[2], cell) for (impl, col), cell in run.cells.items()
+                   if col.startswith("encode ")),
+                  key=lambda r: (run.impls.index(r[0]) if r[0] in run.impls else 0, r[1]))
+
+
+def _status(cell: Cell | None) -> str:
+    if cell is None or cell.answered == 0:
+        return "none"
+    if cell.bugs:
+        return "bug"
+    return "accepted" if cell.accepted else "agree"
+
+
+def _summary(run: MatrixRun) -> dict[str, int]:
+    counts = {"agree": 0, "accepted": 0, "bug": 0}
+    for cell in operation_cells(run).values():
+        status = _status(cell)
+        if status in counts:
+            counts[status] += 1
+    return counts
+
+
+#: Disagreeing pairs shown before the rest is folded away (most inputs first).
+_SHOWN = 40
+
+
+def _ranked(run: MatrixRun) -> list[tuple[tuple[str, str, str], Confusion]]:
+    return sorted(run.confusions.items(), key=lambda kv: (-kv[1].count, kv[0]))
+
+
+def _anchor(kind: str, ident: str) -> str:
+    return f"{kind}-" + "".join(c if c.isalnum() or c == "-" else "_" for c in ident)
+
+
+# --- Markdown -------------------------------------------------------------------------------
+def _md(text: object) -> str:
+    visible = _CONTROL.sub(lambda m: ascii(m[0])[1:-1], str(text))
+    return visible.replace("|", "\\|").replace("\n", " ")
+
+
+def _md_cell(cell: Cell | None) -> str:
+    status = _status(cell)
+    if cell is None or status == "none":
+        return ""
+    parts = [f"{cell.agree} agree"] if cell.agree else []
+    if cell.accepted:
+        links = ", ".join(f"[{i}](#{_anchor('entry', i)})" for i in sorted(cell.accepted))
+        parts.append(f"accepted {sum(cell.accepted.values())} ({links})")
+    if cell.bugs:
+        links = ", ".join(f"[{i}](#{_anchor('finding', i)})" for i in sorted(cell.bugs))
+        parts.append(f"**bugs {sum(cell.bugs.values())}** ({links})")
+    return "; ".join(parts)
+
+
+def render_matrix_markdown(run: MatrixRun, languages: Mapping[str, str]) -> str:
+    """The matrix as Markdown (module docstring)."""
+    cells = operation_cells(run)
+    counts = _summary(run)
+    lines = [
+        "# Conformance matrix",
+        "",
+        f"{len(run.impls)} implementations, {sum(run.inputs.values())} inputs "
+        f"({', '.join(f'{t} {n}' for t, n in sorted(run.inputs.items()))}) in "
+        f"{run.seconds:.0f} s; the reference answered {run.reference_answers} cases once each. "
+        f"Cells: {counts['agree']} agree, {counts['accepted']} with accepted differences only, "
+        f"{counts['bug']} with bugs.",
+        "",
+        "| implementation | language | version | " + " | ".join(OPERATIONS) + " |",
+        "|---|---|---|" + "---|" * len(OPERATIONS),
+    ]
+    for impl in run.impls:
+        row = [_md_cell(cells.get((impl, op))) for op in OPERATIONS]
+        lines.append(f"| {_md(impl)} | {_md(languages.get(impl, ''))} | "
+                     f"{_md(run.versions.get(impl, ''))} | " + " | ".join(row) + " |")
+    lines += ["", "## Encode by set", "", "| implementation | set | cases |", "|---|---|---|"]
+    for impl, set_name, cell in _encode_rows(run):
+        lines.append(f"| {_md(impl)} | `{_md(set_name)}` | {_md_cell(cell)} |")
+    lines += ["", "## Implementations that disagree with each other", ""]
+    if run.confusions:
+        lines += ["| operation | implementations | inputs | first case | answers |",
+                  "|---|---|---|---|---|"]
+        ranked = _ranked(run)
+        for (col, a, b), conf in ranked[:_SHOWN]:
+            lines.append(f"| {_md(col)} | {_md(a)} / {_md(b)} | {conf.count} | "
+                         f"`{_md(conf.case)}` | {_md(conf.answers[0])} / "
+                         f"{_md(conf.answers[1])} |")
+        if len(ranked) > _SHOWN:
+            lines.append(f"\n{len(ranked) - _SHOWN} more pairs (matrix.html lists them all).")
+    else:
+        lines.append("None: every pair asked the same case answered the same.")
+    used = sorted({i for cell in run.cells.values() for i in cell.accepted})
+    lines += ["", "## Accepted differences", ""]
+    for ident in used:
+        entry = _ENTRIES.get(ident)
+        text = f"{entry.summary}. Cited: {entry.citation}" if entry else "(the adapter's own)"
+        lines.append(f'- <a id="{_anchor("entry", ident)}"></a>`{ident}`: {_md(text)}')
+    lines += ["", "## Findings", ""]
+    for ident, f in sorted(run.findings.items()):
+        lines.append(f'- <a id="{_anchor("finding", ident)}"></a>`{ident}` {_md(f["impl"])} '
+                     f"{f['kind']}: `{_md(f['case'])}` expected {_md(f['expected'])}, got "
+                     f"{_md(f['actual'])} ({_md(f['file'])})")
+    if run.lost:
+        lines += ["", "## Lost", ""] + [f"- {_md(x)}" for x in run.lost[:50]]
+    return "\n".join(lines) + "\n"
+
+
+# --- HTML -----------------------------------------------------------------------------------
+_CSS = """
+body{font:14px/1.4 system-ui,sans-serif;margin:1.5em;color:#222}
+table{border-collapse:collapse;margin:1em 0}
+th,td{border:1px solid #ccc;padding:3px 6px;text-align:left;vertical-align:top}
+th{background:#f0f0f0;font-size:12px}
+td.agree{background:#dff3df}td.accepted{background:#fff3cc}td.bug{background:#f8d0d0}
+td.none{background:#fafafa;color:#aaa}
+code{font:12px/1.3 ui-monospace,monospace;word-break:break-all}
+.legend span{padding:2px 8px;margin-right:6px;border:1px solid #ccc}
+"""
+
+
+def _html_cell(cell: Cell | None) -> str:
+    status = _status(cell)
+    if cell is None or status == "none":
+        return '<td class="none">-</td>'
+    parts = [f"{cell.agree} agree"] if cell.agree else []
+    if cell.accepted:
+        links = " ".join(f'<a href="#{_anchor("entry", i)}" title="{_h(i)}">{n}</a>'
+                         for i, n in sorted(cell.accepted.items()))
+        parts.append(f"accepted {links}")
+    if cell.bugs:
+        links = " ".join(f'<a href="#{_anchor("finding", i)}" title="{_h(i)}">{n}</a>'
+                         for i, n in sorted(cell.bugs.items()))
+        parts.append(f"<b>bugs</b> {links}")
+    return f'<td class="{status}">' + "<br>".join(parts) + "</td>"
+
+
+def render_matrix_html(run: MatrixRun, languages: Mapping[str, str]) -> str:
+    """The matrix as one HTML page (module docstring)."""
+    cells = operation_cells(run)
+    counts = _summary(run)
+    out = [
+        "<!DOCTYPE html><html><head><meta charset='utf-8'>",
+        "<meta http-equiv='Content-Security-Policy' "
+        "content=\"default-src 'none'; style-src 'unsafe-inline'\">",
+        f"<title>pctfuzz conformance matrix</title><style>{_CSS}</style></head><body>",
+        "<h1>Conformance matrix</h1>",
+        f"<p>{len(run.impls)} implementations, {sum(run.inputs.values())} inputs in "
+        f"{run.seconds:.0f} s; the reference answered {run.reference_answers} cases, once "
+        f"each. Cells: {counts['agree']} agree, {counts['accepted']} with accepted "
+        f"differences only, {counts['bug']} with bugs.</p>",
+        "<p class='legend'><span class='agree' style='background:#dff3df'>agree</span>"
+        "<span style='background:#fff3cc'>accepted differences (linked)</span>"
+        "<span style='background:#f8d0d0'>bugs (linked to findings)</span>"
+        "<span style='background:#fafafa'>- not asked</span></p>",
+        "<table><tr><th>implementation</th><th>language</th><th>version</th>"
+        + "".join(f"<th>{op}</th>" for op in OPERATIONS) + "</tr>",
+    ]
+    for impl in run.impls:
+        out.append(f"<tr><th>{_h(impl)}</th><td>{_h(languages.get(impl, ''))}</td>"
+                   f"<td>{_h(run.versions.get(impl, ''))}</td>"
+                   + "".join(_html_cell(cells.get((impl, op))) for op in OPERATIONS) + "</tr>")
+    out.append("</table><details><summary>Encode by set</summary><table><tr>"
+               "<th>implementation</th><th>set</th><th>cases</th></tr>")
+    for impl, set_name, cell in _encode_rows(run):
+        out.append(f"<tr><td>{_h(impl)}</td><td><code>{_h(set_name)}</code></td>"
+                   f"{_html_cell(cell)}</tr>")
+    out.append("</table></details><h2>Implementations that disagree with each other</h2>")
+    if run.confusions:
+        out.append("<table><tr><th>operation</th><th>implementations</th><th>inputs</th>"
+                   "<th>first case</th><th>answers</th></tr>")
+        for rank, ((col, a, b), conf) in enumerate(_ranked(run)):
+            if rank == _SHOWN:
+                out.append("</table><details><summary>more pairs</summary><table>")
+            out.append(f"<tr><td>{_h(col)}</td><td>{_h(a)} / {_h(b)}</td>"
+                       f"<td class='n'>{conf.count}</td><td><code>{_h(conf.case)}</code></td>"
+                       f"<td><code>{_h(conf.answers[0])}</code><br>"
+                       f"<code>{_h(conf.answers[1])}</code></td></tr>")
+        out.append("</table>" + ("</details>" if len(run.confusions) > _SHOWN else ""))
+    else:
+        out.append("<p>None: every pair asked the same case answered the same.</p>")
+    out.append("<h2>Accepted differences</h2><table><tr><th>entry</th><th>summary</th>"
+               "<th>citation</th></tr>")
+    for ident in sorted({i for cell in run.cells.values() for i in cell.accepted}):
+        entry = _ENTRIES.get(ident)
+        out.append(f"<tr id='{_anchor('entry', ident)}'><td><code>{_h(ident)}</code></td>"
+                   f"<td>{_h(entry.summary if entry else '(the adapter own entry)')}</td>"
+                   f"<td>{_h(entry.citation if entry else '')}</td></tr>")
+    out.append("</table><h2>Findings</h2><table><tr><th>finding</th><th>implementation</th>"
+               "<th>case (minimized)</th><th>expected</th><th>actual</th><th>record</th></tr>")
+    for ident, f in sorted(run.findings.items()):
+        out.append(f"<tr id='{_anchor('finding', ident)}'><td><code>{_h(ident)}</code><br>"
+                   f"{_h(f['kind'])}</td><td>{_h(f['impl'])}</td>"
+                   f"<td><code>{_h(f['case'])}</code></td><td><code>{_h(f['expected'])}</code>"
+                   f"</td><td><code>{_h(f['actual'])}</code></td>"
+                   f"<td><code>{_h(f['file'])}</code></td></tr>")
+    out.append("</table>")
+    if run.lost:
+        out.append("<h2>Lost</h2><ul>" + "".join(f"<li>{_h(x)}</li>" for x in run.lost[:50])
+                   + "</ul>")
+    out.append("</body></html>")
+    return "\n".join(out) + "\n"
+
+

@@ -1,0 +1,39 @@
+"""The findings table ``pctfuzz report`` prints: one aligned row per finding, every
+cell one printable line (``pctfuzz._internal.text.one_line``), since records are untrusted."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from pctfuzz._internal.text import one_line
+
+__all__ = ["findings_table"]
+
+
+def findings_table(entries: Sequence[Mapping[str, Any]]) -> str:
+    """The findings as an aligned text table (id, target, kind, status, hits,
+    implementation and version, case, expected, actual), every cell on one printable
+    line; under each finding, its file and the command that replays it."""
+    head = ("id", "target", "kind", "status", "hits", "impl", "case", "expected", "actual")
+    rows = [
+        tuple(one_line(str(cell), 60) for cell in (
+            e["id"], e["target"], e["kind"], e["status"], e["hits"],
+            (f"{e['impl']} {e['version']}" if e.get("version") else e["impl"]) or "reference",
+            e.get("case", ""), e["expected"] or "",
+            f"raised {e['raised']}" if e.get("raised") else e["actual"] or ""))
+        for e in entries
+    ]
+    widths = [max(len(r[i]) for r in [head, *rows]) for i in range(len(head))]
+    lines = ["  ".join(c.ljust(w) for c, w in zip(head, widths, strict=True)).rstrip(),
+             "  ".join("-" * w for w in widths)]
+    for entry, row in zip(entries, rows, strict=True):
+        lines.append("  ".join(c.ljust(w) for c, w in zip(row, widths, strict=True)).rstrip())
+        lines.append(f"    signature: {one_line(entry['signature'], 300)}")
+        if entry.get("behaviour"):
+            lines.append(f"    behaviour: {one_line(entry['behaviour']['text'], 300)}")
+        lines.append(f"    reproduce: {one_line(entry.get('reproduce', ''), 400)}")
+        if entry.get("note"):
+            lines.append(f"    note: {one_line(entry['note'], 400)}")
+    return "\n".join(lines)
+

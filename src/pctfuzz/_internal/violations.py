@@ -1,0 +1,107 @@
+"""What a failed check raises: ``Violation`` (an invariant broke) and ``Divergence``
+(the implementation under test disagreed with the reference outside the registry).
+
+Both carry structured evidence so a driver can store a finding without parsing
+messages: ``check`` names the invariant (part of a finding's signature), and
+``expected``/``actual``/``position`` say what differed and where.
+"""
+
+from __future__ import annotations
+
+from typing import Any, ClassVar
+
+from pctfuzz._internal.errors import PctfuzzError
+
+__all__ = ["Divergence", "Violation"]
+
+
+class Violation(PctfuzzError, AssertionError):
+    """An invariant does not hold for a case."""
+
+    kind: ClassVar[str] = "violation"
+
+    def __init__(
+        self,
+        check: str,
+        case: object,
+        *,
+        expected: Any = None,
+        actual: Any = None,
+        position: int | None = None,
+        detail: str = "",
+    ) -> None:
+        self.check = check
+        self.case = case
+        self.expected = expected
+        self.actual = actual
+        self.position = position
+        self.detail = detail
+        super().__init__(self._message())
+
+    def _message(self) -> str:
+        parts = [f"{self.check}: {self.detail}" if self.detail else self.check]
+        parts.append(f"case={self.case!r}")
+        parts.append(f"expected={self.expected!r}")
+        parts.append(f"actual={self.actual!r}")
+        if self.position is not None:
+            parts.append(f"position={self.position}")
+        return "; ".join(parts)
+
+    def evidence(self) -> dict[str, Any]:
+        """Plain data for a finding record (values are repr'd: they may be bytes)."""
+        return {
+            "check": self.check,
+            "detail": self.detail,
+            "expected": repr(self.expected),
+            "actual": repr(self.actual),
+            "position": self.position,
+        }
+
+
+class Divergence(Violation):
+    """The implementation under test and the reference disagree, and no registry
+    entry (``divergences.py``) accepts the difference.
+
+    ``expected`` is the reference's answer, ``actual`` the implementation's; when the
+    implementation raised, ``actual`` is None and ``impl_error`` holds the exception.
+    ``difference`` is the class of the difference (``pctfuzz._internal.identity``): what makes
+    this finding's signature, so two different bugs are two findings. ``behaviour``
+    is the catalogue rule that explains it (``pctfuzz._internal.accept.rules``: ``{"rule",
+    "params", "text"}``), whose class ``difference`` then is; None when no rule does.
+    """
+
+    kind: ClassVar[str] = "divergence"
+
+    def __init__(
+        self,
+        check: str,
+        case: object,
+        *,
+        impl: str,
+        expected: Any = None,
+        actual: Any = None,
+        impl_error: BaseException | None = None,
+        position: int | None = None,
+        detail: str = "",
+        difference: str = "-",
+        behaviour: dict[str, Any] | None = None,
+    ) -> None:
+        self.impl = impl
+        self.impl_error = impl_error
+        self.difference = difference
+        self.behaviour = behaviour
+        if impl_error is not None and not detail:
+            detail = f"{impl} raised {type(impl_error).__name__}: {impl_error}"
+        super().__init__(
+            check, case, expected=expected, actual=actual, position=position, detail=detail
+        )
+
+    def evidence(self) -> dict[str, Any]:
+        data = super().evidence()
+        data["impl"] = self.impl
+        data["difference"] = self.difference
+        if self.behaviour is not None:
+            data["behaviour"] = self.behaviour["text"]
+        if self.impl_error is not None:
+            data["impl_error"] = f"{type(self.impl_error).__name__}: {self.impl_error}"
+        return data

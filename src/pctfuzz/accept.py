@@ -1,0 +1,150 @@
+"""Your accepted differences: declare what your library does differently, exactly.
+
+An entry is a ``KnownDivergence``, the type of the built-in registry
+(``pctfuzz divergences`` lists it), so the differential check reconciles it with the same
+machinery. Declare entries in either place:
+
+- the adapter's ``divergences`` attribute, a sequence of entries built with
+  ``divergence(...)``; they apply to that adapter (an entry's ``impl`` defaults to the
+  adapter's name; another of its ``registry_names`` may be given);
+- ``--accept FILE`` (``fuzz``, ``replay``, ``divergences``): a TOML file (entries name a
+  ready-made reconciler, with parameters), a ``.py`` file or a dotted module name whose
+  ``divergences`` attribute is such a sequence (``[tool.pctfuzz] accept`` names it
+  for every command).
+
+Every entry has an ``id``, a ``citation``, a ``why`` and a pinned ``example`` that must
+still diverge: ``pctfuzz divergences --impl MOD:CLASS --check`` runs each example and
+exits 1 if one no longer diverges or is not accepted.
+
+Ready-made reconcilers (each accepts its exact difference and nothing more):
+
+=============================  ========================  ====================================
+``left_raw(CHARS)``            encode, form              CHARS written as themselves where
+                                                         the reference writes ``%HH``
+``encoded(CHARS)``             encode, form              CHARS also written as ``%HH``
+``space_as("%20" | "+")``      encode, form              what the implementation writes
+                                                         for a space
+``lowercase_hex()``            encode, form              ``%hh`` in lowercase
+``both_refuse(TYPES)``         any                       the reference refuses and the
+                                                         implementation raises one of TYPES
+``requoted(MODE)``             encode                    an existing valid ``%HH`` of the
+                                                         input is an escape, not data
+``pairs_order(MODE)``          form, form-parse          pairs ``grouped`` or ``sorted``
+                                                         by name (multi-dicts)
+``empty_pairs(MODE)``          form, form-parse          pairs with an empty value
+                                                         ``dropped``; empty sequences
+                                                         ``kept`` as ("", "") (form-parse)
+``latin1_fallback()``          decode, form-parse        invalid UTF-8 decoded as latin-1
+``truncated(N)``               any                       the answer stops after N
+``prefixed(TEXT)``             encode, decode, form      TEXT written before the answer
+``suffixed(TEXT)``             encode, decode, form      TEXT written after the answer
+``removed(CHARS)``             any                       CHARS removed from the input
+``trimmed(CHARS)``             any                       CHARS stripped from its ends
+``cut_at(CHARS)``              any                       the input up to its first of
+                                                         CHARS (``#``, ``?``, NUL)
+``normalized(FORM)``           encode, form              NFC/NFKC/NFD/NFKD first
+``decoded_twice()``            decode, form-parse        percent-decoded twice
+``semicolon_separates()``      form-parse                ``;`` separates pairs too
+``replacement(MODE)``          decode, form-parse        text: U+FFFD ``per-byte`` or
+                                                         ``per-sequence`` of invalid UTF-8,
+                                                         or it ``percent-encoded``
+``ncr_unescaped()``            encode                    ``&#N;`` for an unencodable code
+                                                         point, percent-encoded by the set
+``python_codec()``             encode, form              Python's codec of a legacy
+                                                         encoding (xmlcharrefreplace)
+``refuses(INPUT)``             any                       raises for an input with
+                                                         ``lone-surrogate``,
+                                                         ``invalid-utf8`` or
+                                                         ``invalid-percent``
+=============================  ========================  ====================================
+
+Entries compose as one model, whatever order they are listed in
+``left_raw("~")`` and ``encoded("*")`` make one
+effective set, ``space_as`` and ``lowercase_hex`` rewrite what that set gives,
+``pairs_order`` and ``empty_pairs`` shape the result; refusals and models written
+as code run first, rewrites of the answer (``truncated``, ``prefixed``) last. Each
+reconciler is also a *rule* a finding can be named by:
+such a finding's ``behaviour`` gives the reconciler and its parameters, ready to
+be accepted.
+
+``requoted`` modes: ``keep`` (the escape is copied), ``upper`` (copied with uppercase
+hex), ``decode-unreserved`` (an escape of ALPHA DIGIT ``-._~`` is written as the
+character, others copied: requests' ``unquote_unreserved``), ``decode-safe`` (written
+as the character when the set leaves it raw, else uppercased: yarl's requoting).
+
+A TOML file::
+
+    [[divergence]]
+    id = "mylib-unquotes-unreserved"
+    check = "encode"
+    reconciler = "requoted"
+    mode = "decode-unreserved"
+    citation = "mylib docs: quote() normalizes escapes of unreserved characters"
+    why = "RFC 3986 6.2.2.2: %41 and A are equivalent"
+    example = { value = "%41", set = "encodeURI-%25[]" }
+
+Parameters: ``chars`` (left_raw, encoded, removed, trimmed, cut_at), ``space`` (space_as),
+``types`` (both_refuse), ``mode`` (requoted, pairs_order, empty_pairs, replacement),
+``n`` (truncated), ``text`` (prefixed, suffixed), ``form`` (normalized), ``input``
+(refuses). Examples: encode ``{value, set,
+encoding, space_as_plus}``, decode ``{value}``, form ``{pairs = [[name, value], ...],
+encoding}``, form-parse ``{text}``. Optional keys: ``impl``, ``summary``.
+"""
+
+from __future__ import annotations
+
+from pctfuzz._internal.accept import (
+    KnownDivergence,
+    Reconciler,
+    both_refuse,
+    cut_at,
+    decoded_twice,
+    divergence,
+    empty_pairs,
+    encoded,
+    latin1_fallback,
+    left_raw,
+    lowercase_hex,
+    ncr_unescaped,
+    normalized,
+    pairs_order,
+    prefixed,
+    python_codec,
+    refuses,
+    removed,
+    replacement,
+    requoted,
+    semicolon_separates,
+    space_as,
+    suffixed,
+    trimmed,
+    truncated,
+)
+
+__all__ = [
+    "KnownDivergence",
+    "Reconciler",
+    "both_refuse",
+    "cut_at",
+    "decoded_twice",
+    "divergence",
+    "empty_pairs",
+    "encoded",
+    "latin1_fallback",
+    "left_raw",
+    "lowercase_hex",
+    "ncr_unescaped",
+    "normalized",
+    "pairs_order",
+    "prefixed",
+    "python_codec",
+    "refuses",
+    "removed",
+    "replacement",
+    "requoted",
+    "semicolon_separates",
+    "space_as",
+    "suffixed",
+    "trimmed",
+    "truncated",
+]
