@@ -10,9 +10,20 @@ from pathlib import Path
 import pytest
 
 from pctfuzz._internal.cases import DecodeCase, EncodeCase, FormCase, FormParseCase
-from pctfuzz._internal.checks.differential import check_decode, check_encode, check_form, check_form_parse
+from pctfuzz._internal.checks.differential import (
+    check_decode,
+    check_encode,
+    check_form,
+    check_form_parse,
+)
 from pctfuzz._internal.errors import PctfuzzError
-from pctfuzz._internal.identity import crash_class, difference, finding_id, make_signature, signature_of
+from pctfuzz._internal.identity import (
+    crash_class,
+    difference,
+    finding_id,
+    make_signature,
+    signature_of,
+)
 from pctfuzz._internal.oracles.urllib_parse import UrllibAdapter
 from pctfuzz._internal.violations import Divergence
 
