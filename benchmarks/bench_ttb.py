@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """Time to first finding, from an empty corpus, per fault and driver.
 
-Faults: every deliberately wrong codec of ``pctfuzz._internal.oracles.faults`` (``PCTFUZZ_FAULT`` on the
+Faults: every deliberately wrong codec of ``pctfuzz._internal.oracles.faults`` (``PCTFUZZ_FAULT``
+on the
 invariant target whose checks it breaks) and urllib.parse with one injected fault
 (``ttb_faults``, on the differential target). Drivers, all running the target's check:
 
@@ -68,7 +69,8 @@ DRIVERS = ("atheris", "hypothesis", "random")
 
 
 def codec_target(fault: str) -> str:
-    """The invariant target whose checks a ``pctfuzz._internal.oracles.faults`` codec breaks (by name)."""
+    """The invariant target whose checks a ``pctfuzz._internal.oracles.faults`` codec breaks
+    (by name)."""
     if fault in ("form-plus-kept", "form-surrogateescape"):
         return "form_parse"
     if fault.startswith("form-"):

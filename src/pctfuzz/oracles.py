@@ -80,8 +80,8 @@ Optional attributes:
 from __future__ import annotations
 
 from pctfuzz._internal.cases import DecodeCase, EncodeCase, FormCase, FormParseCase
-from pctfuzz._internal.oracles.codec import Codec
 from pctfuzz._internal.oracles.base import Adapter, Impl, Unsupported, impl_version, library_call
+from pctfuzz._internal.oracles.codec import Codec
 from pctfuzz._internal.oracles.function import function_adapter
 from pctfuzz._internal.oracles.process import ProcessAdapter
 from pctfuzz._internal.oracles.registry import get_impl, impl_names

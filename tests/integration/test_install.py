@@ -56,7 +56,8 @@ def test_packaged_harness_is_instrumented_like_the_oss_fuzz_script(tmp_path: Pat
     and it adds the packaged dictionary."""
     (tmp_path / "a").mkdir()
     (tmp_path / "b").mkdir()
-    packaged = _inited_cov([sys.executable, "-m", "pctfuzz._internal.harness", "encode", "a"], tmp_path)
+    packaged = _inited_cov([sys.executable, "-m", "pctfuzz._internal.harness", "encode", "a"],
+                           tmp_path)
     script = _inited_cov([sys.executable, str(ROOT / "harness" / "fuzz_encode.py"), "b"],
                          tmp_path)
     assert packaged == script > 30

@@ -16,7 +16,12 @@ from hypothesis import strategies as st
 from pctfuzz._internal import cli
 from pctfuzz._internal.cases import DecodeCase, EncodeCase, FormCase, FormParseCase
 from pctfuzz._internal.checks import strategies
-from pctfuzz._internal.checks.differential import check_decode, check_encode, check_form, check_form_parse
+from pctfuzz._internal.checks.differential import (
+    check_decode,
+    check_encode,
+    check_form,
+    check_form_parse,
+)
 from pctfuzz._internal.checks.probe import probe
 from pctfuzz._internal.oracles import get_impl, impl_version
 from pctfuzz._internal.sets import get_set

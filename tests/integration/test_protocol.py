@@ -25,7 +25,12 @@ from hypothesis import strategies as st
 
 from pctfuzz._internal.cases import DecodeCase, EncodeCase, FormCase, FormParseCase
 from pctfuzz._internal.checks import strategies
-from pctfuzz._internal.checks.differential import check_decode, check_encode, check_form, check_form_parse
+from pctfuzz._internal.checks.differential import (
+    check_decode,
+    check_encode,
+    check_form,
+    check_form_parse,
+)
 from pctfuzz._internal.errors import PctfuzzError
 from pctfuzz._internal.oracles import Unsupported, get_impl
 from pctfuzz._internal.oracles.process import (

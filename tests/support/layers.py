@@ -32,13 +32,16 @@ LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("checks", ("pctfuzz._internal.checks",)),
     ("subjects", ("pctfuzz._internal.oracles",)),
     ("store", ("pctfuzz._internal.store",)),
-    ("vocabulary", ("pctfuzz._internal.cases", "pctfuzz._internal.violations", "pctfuzz._internal.identity",
+    ("vocabulary", ("pctfuzz._internal.cases", "pctfuzz._internal.violations",
+                    "pctfuzz._internal.identity",
                     "pctfuzz._internal.outcome", "pctfuzz._internal.operations",
                     "pctfuzz._internal.accept", "pctfuzz._internal.formats")),
-    ("library", ("pctfuzz", "pctfuzz._internal.sets", "pctfuzz._internal.named_sets", "pctfuzz._internal.setspec",
-                 "pctfuzz._internal.encoding", "pctfuzz._internal.reference", "pctfuzz._internal.form",
+    ("library", ("pctfuzz", "pctfuzz._internal.sets", "pctfuzz._internal.named_sets",
+                 "pctfuzz._internal.setspec", "pctfuzz._internal.encoding",
+                 "pctfuzz._internal.reference", "pctfuzz._internal.form",
                  "pctfuzz._internal.spec")),
-    ("base", ("pctfuzz._internal", "pctfuzz._internal.errors", "pctfuzz._internal.text")),
+    ("base", ("pctfuzz._internal", "pctfuzz._internal.errors",
+              "pctfuzz._internal.text")),
 )
 
 

@@ -29,7 +29,12 @@ from pctfuzz._internal.accept import (
     use_accept_file,
 )
 from pctfuzz._internal.cases import Case, DecodeCase, EncodeCase, FormCase, FormParseCase
-from pctfuzz._internal.checks.differential import check_decode, check_encode, check_form, check_form_parse
+from pctfuzz._internal.checks.differential import (
+    check_decode,
+    check_encode,
+    check_form,
+    check_form_parse,
+)
 from pctfuzz._internal.cli import main
 from pctfuzz._internal.errors import PctfuzzError
 from pctfuzz._internal.form import form_urldecode, form_urlencode

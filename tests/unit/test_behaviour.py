@@ -16,7 +16,12 @@ import pytest
 from pctfuzz._internal.accept import ACCEPT_ENV, RECONCILERS, load_accept_file
 from pctfuzz._internal.accept.entry import explain
 from pctfuzz._internal.cases import Case, DecodeCase, EncodeCase, FormCase, FormParseCase
-from pctfuzz._internal.checks.differential import check_decode, check_encode, check_form, check_form_parse
+from pctfuzz._internal.checks.differential import (
+    check_decode,
+    check_encode,
+    check_form,
+    check_form_parse,
+)
 from pctfuzz._internal.form import form_urldecode
 from pctfuzz._internal.oracles import Adapter
 from pctfuzz._internal.outcome import Outcome, reference_outcome

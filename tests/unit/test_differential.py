@@ -1,4 +1,5 @@
-"""Differential checks (``pctfuzz._internal.checks.differential``): outside the divergence registry, every
+"""Differential checks (``pctfuzz._internal.checks.differential``): outside the divergence
+registry, every
 implementation agrees with the reference -- over every set, the decoder, the form
 serializer and the form parser; and a disagreement is reported as a ``Divergence``
 carrying what a finding needs."""

@@ -17,7 +17,12 @@ from broken_impls import LosesLastChar
 
 from pctfuzz._internal.accept.entry import explain as engine_explain
 from pctfuzz._internal.cases import DecodeCase, EncodeCase, FormCase, FormParseCase, case_from_json
-from pctfuzz._internal.checks.differential import check_decode, check_encode, check_form, check_form_parse
+from pctfuzz._internal.checks.differential import (
+    check_decode,
+    check_encode,
+    check_form,
+    check_form_parse,
+)
 from pctfuzz._internal.checks.registry import (
     CHECKS,
     DIVERGENCES,
@@ -338,7 +343,8 @@ def test_registry_order_is_by_phase_then_module_order() -> None:
 
 
 def test_user_entries_reconcile_with_the_same_engine() -> None:
-    # pctfuzz._internal.accept.entry.explain takes any entries: the built-in registry is one list of them.
+    # pctfuzz._internal.accept.entry.explain takes any entries: the built-in registry is one list
+    # of them.
     case = EncodeCase("~", FORM.name)
     expected, actual = reference_outcome("encode", case), Outcome("~")
     assert explain("encode", ("urllib",), case, expected, actual) == ("urllib-quote-tilde",)

@@ -8,7 +8,12 @@ from urllib.parse import parse_qsl, quote, unquote, unquote_to_bytes, urlencode
 import pytest
 
 from pctfuzz._internal.cases import DecodeCase, EncodeCase, FormCase, FormParseCase
-from pctfuzz._internal.checks.differential import check_decode, check_encode, check_form, check_form_parse
+from pctfuzz._internal.checks.differential import (
+    check_decode,
+    check_encode,
+    check_form,
+    check_form_parse,
+)
 from pctfuzz._internal.checks.probe import load_encoder, probe
 from pctfuzz._internal.errors import PctfuzzError, UnknownSetError
 from pctfuzz._internal.oracles import function_adapter, get_impl

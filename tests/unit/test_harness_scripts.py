@@ -13,8 +13,9 @@ from pctfuzz._internal.targets import TARGETS
 
 ROOT = Path(__file__).resolve().parents[2]
 HARNESS = ROOT / "harness"
-REGENERATE = ("regenerate with: python -c 'from pathlib import Path; from pctfuzz._internal.harness "
-              "import write_scripts; write_scripts(Path(\"harness\"))'")
+REGENERATE = ("regenerate with: python -c 'from pathlib import Path; "
+              "from pctfuzz._internal.harness import write_scripts; "
+              "write_scripts(Path(\"harness\"))'")
 
 
 def test_one_script_per_target_and_no_other() -> None:

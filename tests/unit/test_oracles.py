@@ -15,7 +15,7 @@ import pytest
 
 from pctfuzz._internal.cases import DecodeCase, EncodeCase, FormCase, FormParseCase
 from pctfuzz._internal.checks.differential import check_encode
-from pctfuzz._internal.errors import PctfuzzError, UnknownEncodingError
+from pctfuzz._internal.errors import PctfuzzError, UnknownEncodingError, UsageError
 from pctfuzz._internal.form import form_urldecode, form_urlencode
 from pctfuzz._internal.oracles import (
     METHODS,
@@ -178,6 +178,19 @@ def test_import_path_object_without_a_name_is_named_after_the_path(plugin: str) 
 def test_import_path_errors_are_clear(plugin: str, path: str, message: str) -> None:
     with pytest.raises(PctfuzzError, match=message.replace("(", r"\(")):
         get_impl(path.format(plugin=plugin))
+
+
+def test_a_user_module_that_raises_as_it_imports_is_a_usage_error(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A mistake in the user's module (here a wrong keyword argument, as a user's first
+    adapter had) is theirs to fix: one line, exit 2, not an internal error."""
+    (tmp_path / "pctfuzz_raises_on_import.py").write_text(
+        "from pctfuzz.oracles import function_adapter\n"
+        "adapter = function_adapter(encode=str, set='component')\n")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    with pytest.raises(UsageError, match="importing 'pctfuzz_raises_on_import' raised "
+                                         "TypeError: .*unexpected keyword argument 'set'"):
+        get_impl("pctfuzz_raises_on_import:adapter")
 
 
 def test_adapter_base_declines_everything() -> None:

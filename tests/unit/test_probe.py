@@ -1,4 +1,5 @@
-"""``pctfuzz probe``: set inference on real and emulated encoders (``pctfuzz._internal.checks.probe``).
+"""``pctfuzz probe``: set inference on real and emulated encoders
+(``pctfuzz._internal.checks.probe``).
 
 Targets named by import path (``test_probe:requote_like``) resolve because pytest puts
 ``tests/`` on ``sys.path``.
@@ -235,7 +236,8 @@ def test_load_a_function_and_an_adapter() -> None:
     assert fn is lower_hex and set_name is None
     fn, set_name = load_encoder("test_probe:RequoteAdapter", "requote")  # a declared label
     assert set_name == "encodeURI-%25[]" and fn("a b[%41]") == "a%20b[A]"
-    fn, set_name = load_encoder("pctfuzz._internal.oracles.urllib_parse:UrllibAdapter", "encodeuri-][")
+    fn, set_name = load_encoder("pctfuzz._internal.oracles.urllib_parse:UrllibAdapter",
+                                "encodeuri-][")
     assert set_name == "encodeuri-][" and fn("[ ]") == "[%20]"
 
 

@@ -31,7 +31,7 @@ from pctfuzz._internal.sets import SETS, PercentEncodeSet, get_set
 SET_NAMES = list(SETS)
 
 
-# --- the spec's transcriptions (``pctfuzz._internal.spec``) ----------------------------------------
+# --- the spec's transcriptions (``pctfuzz._internal.spec``) ---------------------------------------
 
 
 def spec_encode_utf8(text: str, set_name: str, space_as_plus: bool = False) -> str:

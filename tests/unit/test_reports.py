@@ -26,7 +26,12 @@ from hypothesis import strategies as st
 
 from pctfuzz._internal.cases import Case, DecodeCase, EncodeCase, FormCase, FormParseCase
 from pctfuzz._internal.checks import differential
-from pctfuzz._internal.checks.strategies import decode_cases, encode_cases, form_cases, form_parse_cases
+from pctfuzz._internal.checks.strategies import (
+    decode_cases,
+    encode_cases,
+    form_cases,
+    form_parse_cases,
+)
 from pctfuzz._internal.cli import EXIT_FOUND, EXIT_OK, EXIT_USAGE, main
 from pctfuzz._internal.oracles import get_impl
 from pctfuzz._internal.oracles.urllib_parse import urllib_function

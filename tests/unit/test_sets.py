@@ -18,7 +18,14 @@ from pctfuzz._internal.cases import EncodeCase, case_from_json
 from pctfuzz._internal.cli import EXIT_OK, EXIT_USAGE, main
 from pctfuzz._internal.errors import CaseFormatError, InputTypeError, PctfuzzError, UnknownSetError
 from pctfuzz._internal.reference import percent_encode
-from pctfuzz._internal.sets import ALIASES, SETS, WHATWG_DERIVATION, PercentEncodeSet, get_set, set_names
+from pctfuzz._internal.sets import (
+    ALIASES,
+    SETS,
+    WHATWG_DERIVATION,
+    PercentEncodeSet,
+    get_set,
+    set_names,
+)
 from pctfuzz._internal.setspec import (
     byte_ranges,
     canonical_spec,
@@ -287,7 +294,7 @@ def test_union_and_everything_but() -> None:
     )
 
 
-# --- set specs (pctfuzz._internal.setspec) -----------------------------------------------------------
+# --- set specs (pctfuzz._internal.setspec) --------------------------------------------------------
 
 # requests.utils.requote_uri quotes with this safe= when the input holds an invalid escape.
 REQUESTS_SAFE = "!#$&'()*+,/:;=?@[]~"

@@ -16,8 +16,8 @@ from pctfuzz._internal.checks.differential import run_impl
 from pctfuzz._internal.formats import AnswerDomain
 from pctfuzz._internal.oracles import function_adapter
 from pctfuzz._internal.project import Project
-from pctfuzz.testing import differential_tests, encode_cases_in
 from pctfuzz._internal.violations import Divergence
+from pctfuzz.testing import differential_tests, encode_cases_in
 
 #: The URL Standard's query percent-encode set leaves these raw (and the bug: "#").
 SAFE = "!$%&'()*+,-./:;=?@[\\]^_`{|}~"

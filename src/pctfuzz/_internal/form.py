@@ -20,7 +20,12 @@ from typing import Any
 
 from pctfuzz._internal import encoding as _encoding
 from pctfuzz._internal.errors import InputTypeError, PctfuzzError, type_name
-from pctfuzz._internal.reference import Surrogates, percent_decode, percent_encode, to_scalar_value_string
+from pctfuzz._internal.reference import (
+    Surrogates,
+    percent_decode,
+    percent_encode,
+    to_scalar_value_string,
+)
 from pctfuzz._internal.sets import FORM
 from pctfuzz._internal.spec import ASCII_HEX_DIGITS, HEX_PAIR
 from pctfuzz._internal.text import LONE_SURROGATE

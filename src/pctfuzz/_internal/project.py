@@ -239,7 +239,8 @@ class Project:
     impl: str | None
     impl_flag: bool = False
     accept_flag: bool = False
-    #: ``--no-accepted``: every accepted difference ignored (``pctfuzz._internal.accept.use_accepted``)
+    #: ``--no-accepted``: every accepted difference ignored
+    # (``pctfuzz._internal.accept.use_accepted``)
     no_accepted: bool = False
     _loaded: dict[str, Impl] = field(default_factory=dict, compare=False, repr=False)
 

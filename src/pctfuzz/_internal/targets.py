@@ -77,7 +77,8 @@ CaseType: TypeAlias = type[EncodeCase] | type[DecodeCase] | type[FormCase] | typ
 #: percent-decode, 5.1/5.2 the form parser and serializer, the Encoding Standard's
 #: encoders): what a differential target instruments besides the adapter
 #: (``Target.instrumented_modules``).
-REFERENCE_MODULES: tuple[str, ...] = ("pctfuzz._internal.reference", "pctfuzz._internal.encoding.encoders",
+REFERENCE_MODULES: tuple[str, ...] = ("pctfuzz._internal.reference",
+                                      "pctfuzz._internal.encoding.encoders",
                                       "pctfuzz._internal.form")
 
 #: A target's check: raises ``Violation``/``Divergence``; a differential check returns

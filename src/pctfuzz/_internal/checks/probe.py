@@ -449,7 +449,9 @@ def load_encoder(target: str, set_name: str | None = None) -> tuple[Encoder, str
         return obj, None
     if set_name is None:
         raise UsageError(f"target {target!r} is an adapter: give --set NAME to probe")
-    from pctfuzz._internal.oracles import get_impl  # oracles import this package's cases, not the reverse
+    from pctfuzz._internal.oracles import (
+        get_impl,  # oracles import this package's cases, not the reverse
+    )
 
     impl = get_impl(target)
     spec = _adapter_set(impl, set_name)

@@ -107,7 +107,7 @@ def _by_hand(ident: str, accept: Path, why: str) -> UsageError:
     return UsageError(
         f"finding {ident} {why}; accept it by hand: add a [[divergence]] table (check, "
         f"reconciler and its parameter, citation, why, example) to {accept} "
-        f"(see `python -c 'import pctfuzz._internal.accept; help(pctfuzz._internal.accept)'`), then "
+        f"(see `python -c 'import pctfuzz.accept; help(pctfuzz.accept)'`), then "
         f"`pctfuzz triage {ident} --status known-divergence`")
 
 
@@ -265,7 +265,7 @@ def _cmd_accept(args: argparse.Namespace) -> int:
     impl = project.implementation(str(name))
     head = old_text if not old_text or old_text.endswith("\n") else old_text + "\n"
     if not old_text:
-        head = ("# Accepted differences of the implementation under test (pctfuzz._internal.accept).\n"
+        head = ("# Accepted differences of the implementation under test (pctfuzz.accept).\n"
                 "# Entries below were written by `pctfuzz accept`.\n")
     new_text = head + "".join(item.table for item in accepted)
     _write_checked(accept, old, new_text, impl, {item.entry_id for item in accepted})

@@ -32,8 +32,9 @@ from pctfuzz._internal.targets import TARGETS, get_target
 from pctfuzz._internal.text import one_line
 
 #: The reference's own modules: what the invariant targets are about.
-REFERENCE_MODULES = ("pctfuzz._internal.reference", "pctfuzz._internal.form", "pctfuzz._internal.sets",
-                     "pctfuzz._internal.named_sets", "pctfuzz._internal.setspec", "pctfuzz._internal.encoding")
+REFERENCE_MODULES = ("pctfuzz._internal.reference", "pctfuzz._internal.form",
+                     "pctfuzz._internal.sets", "pctfuzz._internal.named_sets",
+                     "pctfuzz._internal.setspec", "pctfuzz._internal.encoding")
 
 
 #: How many failing corpus inputs the child names, one line each, before it counts.

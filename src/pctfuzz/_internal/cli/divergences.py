@@ -14,7 +14,12 @@ import argparse
 from typing import Any
 
 from pctfuzz._internal.accept import load_accept_file
-from pctfuzz._internal.checks.registry import KnownDivergence, accepted_entries, case_text, divergences_for
+from pctfuzz._internal.checks.registry import (
+    KnownDivergence,
+    accepted_entries,
+    case_text,
+    divergences_for,
+)
 from pctfuzz._internal.checks.registry.examples import check_entries
 from pctfuzz._internal.checks.registry.render import render_markdown
 from pctfuzz._internal.errors import PctfuzzError, UsageError

@@ -27,7 +27,12 @@ from pctfuzz._internal.cli.args import (
 )
 from pctfuzz._internal.cli.divergences import add_accept_option, add_no_accepted_option
 from pctfuzz._internal.cli.exits import EXIT_FOUND, EXIT_INCOMPLETE, EXIT_OK
-from pctfuzz._internal.cli.results import add_report_options, check_outputs, human_stream, write_reports
+from pctfuzz._internal.cli.results import (
+    add_report_options,
+    check_outputs,
+    human_stream,
+    write_reports,
+)
 from pctfuzz._internal.errors import PctfuzzError
 from pctfuzz._internal.operations import get_operation
 

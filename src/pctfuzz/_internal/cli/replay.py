@@ -18,7 +18,12 @@ from typing import TYPE_CHECKING, Any
 from pctfuzz._internal.cli.args import folder_path, positive_seconds
 from pctfuzz._internal.cli.divergences import add_accept_option, add_no_accepted_option
 from pctfuzz._internal.cli.exits import EXIT_FOUND, EXIT_INCOMPLETE, EXIT_OK, EXIT_USAGE
-from pctfuzz._internal.cli.results import add_report_options, check_outputs, human_stream, write_reports
+from pctfuzz._internal.cli.results import (
+    add_report_options,
+    check_outputs,
+    human_stream,
+    write_reports,
+)
 from pctfuzz._internal.errors import UsageError
 
 if TYPE_CHECKING:

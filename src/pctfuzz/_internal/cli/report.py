@@ -1,7 +1,8 @@
 """``pctfuzz report`` (the findings table, an HTML page, JSON) and ``pctfuzz export``
 (findings as a standalone pytest file). See ``pctfuzz._internal.reports``.
 
-``pctfuzz._internal.reports`` and ``pctfuzz._internal.store`` are imported inside the commands, not here:
+``pctfuzz._internal.reports`` and ``pctfuzz._internal.store`` are imported inside the commands, not
+here:
 ``pctfuzz._internal.cli.main`` imports this module for every command, and those two packages
 (with the targets, checks and oracles they import) add about 160 ms to the 240 ms of
 ``pctfuzz --help`` (``python -X importtime``).
@@ -135,7 +136,11 @@ def _cmd_triage(args: argparse.Namespace) -> int:
 
 def _collect(items: list[str], findings_dir: Path) -> list[tuple[Any, str]]:
     """(Finding, source) for finding files, folders of them, and ids in ``findings_dir``."""
-    from pctfuzz._internal.store import FindingStore, StoreError, load_finding  # lazy: start-up time
+    from pctfuzz._internal.store import (  # lazy: start-up time
+        FindingStore,
+        StoreError,
+        load_finding,
+    )
 
     chosen: list[tuple[Any, str]] = []
     for item in items:

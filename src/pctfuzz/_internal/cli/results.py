@@ -30,7 +30,12 @@ def human_stream(dests: tuple[str | None, ...]) -> TextIO:
 
 def write_reports(document: dict[str, Any], json_dest: str | None, sarif: str | None,
                   junit: str | None) -> None:
-    from pctfuzz._internal.reports import to_json_text, to_junit, to_sarif, write_output  # see above
+    from pctfuzz._internal.reports import (  # see above
+        to_json_text,
+        to_junit,
+        to_sarif,
+        write_output,
+    )
 
     if json_dest is not None:
         write_output(json_dest, to_json_text(document))

@@ -11,7 +11,12 @@ from collections.abc import Callable, Iterable, Iterator
 from pctfuzz._internal.encoding.differences import _overrides
 from pctfuzz._internal.encoding.labels import _ENCODINGS, Encoding
 from pctfuzz._internal.encoding.tables import _charmap, _charmap_ncr, _table
-from pctfuzz._internal.errors import InputTypeError, NotScalarValueError, UnknownEncodingError, type_name
+from pctfuzz._internal.errors import (
+    InputTypeError,
+    NotScalarValueError,
+    UnknownEncodingError,
+    type_name,
+)
 from pctfuzz._internal.text import LONE_SURROGATE
 
 # --- encode or fail (Encoding Standard §6.1) ------------------------------------------

@@ -39,7 +39,12 @@ from pctfuzz._internal.fuzz.schedule import (
 )
 from pctfuzz._internal.fuzz.staging import artifacts_dir, recover, stage, unstage
 from pctfuzz._internal.fuzz.stats import LOW_ANSWER_RATE, CampaignResult, TargetStats, merge_stats
-from pctfuzz._internal.fuzz.supervisor import DEADLINE_GRACE, KILL_AFTER, Supervisor, stop_on_signals
+from pctfuzz._internal.fuzz.supervisor import (
+    DEADLINE_GRACE,
+    KILL_AFTER,
+    Supervisor,
+    stop_on_signals,
+)
 from pctfuzz._internal.targets import TARGETS, get_target
 
 __all__ = [

@@ -12,7 +12,12 @@ from pathlib import Path
 from typing import Any
 
 from pctfuzz._internal.cases import Case
-from pctfuzz._internal.fuzz.minimize import DEFAULT_SECONDS, minimize_case, raw_input_for, same_failure
+from pctfuzz._internal.fuzz.minimize import (
+    DEFAULT_SECONDS,
+    minimize_case,
+    raw_input_for,
+    same_failure,
+)
 from pctfuzz._internal.fuzz.protocol import finding_line, lost_line, say, warning_line
 from pctfuzz._internal.identity import classify, signature_of
 from pctfuzz._internal.targets import Target

@@ -207,7 +207,8 @@ def check_recorded_impl(target: Target, name: str | None) -> None:
 
 def is_builtin_impl(target: Target, name: str | None) -> bool:
     """``name`` (from a record) is None or built in: an adapter of
-    ``pctfuzz._internal.oracles.IMPLS`` for a differential target, a codec of ``pctfuzz._internal.oracles.faults``
+    ``pctfuzz._internal.oracles.IMPLS`` for a differential target, a codec of
+    ``pctfuzz._internal.oracles.faults``
     for an invariant target. What replay and export may use without importing."""
     from pctfuzz._internal.oracles.registry import IMPLS
 

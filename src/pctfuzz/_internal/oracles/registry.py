@@ -167,10 +167,12 @@ def _boltons() -> Impl:
 
 # --- implementations in other languages (docs/peers.md) -------------------------------------
 def _peer(module: str, cls: str, doc: str) -> Callable[[], Impl]:
-    """A factory of the adapter ``cls`` of ``pctfuzz._internal.oracles.<module>`` (imported lazily)."""
+    """A factory of the adapter ``cls`` of ``pctfuzz._internal.oracles.<module>`` (imported
+    lazily)."""
 
     def factory() -> Impl:
-        adapter: Impl = getattr(importlib.import_module(f"pctfuzz._internal.oracles.{module}"), cls)()
+        loaded = importlib.import_module(f"pctfuzz._internal.oracles.{module}")
+        adapter: Impl = getattr(loaded, cls)()
         return adapter
 
     factory.__doc__ = doc
@@ -308,6 +310,11 @@ def _from_import_path(spec: str) -> object:
     except ImportError as exc:
         raise UsageError(
             f"implementation {spec!r}: cannot import {module_name!r}: {exc}"
+        ) from None
+    except Exception as exc:  # the user's module failed as it ran: theirs to fix (exit 2)
+        raise UsageError(
+            f"implementation {spec!r}: importing {module_name!r} raised "
+            f"{type(exc).__name__}: {exc}"
         ) from None
     obj: object = module
     for part in attr.split("."):

@@ -160,7 +160,7 @@ RESULTS_SCHEMA: Final[dict[str, Any]] = {
         },
         "finding": {
             "type": "object",
-            "description": "a finding record (see pctfuzz._internal.store), without its case and traceback",
+            "description": "a finding record (docs/fuzzing.md), without its case and traceback",
             "additionalProperties": False,
             "required": ["id", "target", "kind", "check", "signature", "status", "new", "hits",
                          "first_seen", "last_seen", "impl", "path", "expected", "actual",

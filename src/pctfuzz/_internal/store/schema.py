@@ -27,7 +27,13 @@ from typing import Any, Final
 from pctfuzz._internal.accept.reconcilers import RECONCILERS
 from pctfuzz._internal.cases import CASE_TYPES, case_from_json
 from pctfuzz._internal.errors import PctfuzzError, type_name
-from pctfuzz._internal.identity import FINDING_KINDS, QUESTION, SIGNATURE_VERSION, TARGET_NAME, finding_id
+from pctfuzz._internal.identity import (
+    FINDING_KINDS,
+    QUESTION,
+    SIGNATURE_VERSION,
+    TARGET_NAME,
+    finding_id,
+)
 from pctfuzz._internal.store.errors import FindingFormatError, short
 from pctfuzz._internal.store.files import is_target_name
 

@@ -23,7 +23,12 @@ from typing import Any
 
 from pctfuzz._internal import encoding as _encoding
 from pctfuzz._internal.cases import EncodeCase
-from pctfuzz._internal.errors import NotScalarValueError, PctfuzzError, UnknownEncodingError, UnknownSetError
+from pctfuzz._internal.errors import (
+    NotScalarValueError,
+    PctfuzzError,
+    UnknownEncodingError,
+    UnknownSetError,
+)
 from pctfuzz._internal.oracles.codec import REFERENCE, Codec
 from pctfuzz._internal.sets import PercentEncodeSet, get_set
 from pctfuzz._internal.spec import ASCII_HEX_DIGITS

@@ -2,7 +2,8 @@
 
 An implementation under test agrees with the reference on a case when both give the
 same answer, or both raise, and a difference is accepted only when an entry explains
-it (``pctfuzz._internal.accept.entry`` describes an entry and how entries explain a case; a user's own
+it (``pctfuzz._internal.accept.entry`` describes an entry and how entries explain a case; a user's
+own
 entries are built with ``pctfuzz.accept``). The built-in entries, one module per
 library, each entry with its citation and a pinned example:
 

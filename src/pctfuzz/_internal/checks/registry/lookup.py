@@ -4,7 +4,8 @@
 by phase (entries replacing a refusal or a whole answer before entries rewriting text,
 so yarl's dropped surrogates compose with its safe set), and within a phase in the
 order the libraries and their modules list them. Only the order among entries of one
-check and one adapter family matters (``pctfuzz._internal.accept.entry.reconcile`` skips the others),
+check and one adapter family matters (``pctfuzz._internal.accept.entry.reconcile`` skips the
+others),
 and each family's entries are in one module, or in ``urllib`` and ``urllib_legacy``
 whose phase-0 encode and form entries are all in ``urllib_legacy``.
 """
@@ -14,7 +15,12 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Iterable, Sequence
 
-from pctfuzz._internal.accept import accept_file, accepted_in_force, checked_entries, load_accept_file
+from pctfuzz._internal.accept import (
+    accept_file,
+    accepted_in_force,
+    checked_entries,
+    load_accept_file,
+)
 from pctfuzz._internal.accept import entry as _engine
 from pctfuzz._internal.accept.entry import KnownDivergence
 from pctfuzz._internal.cases import Case
@@ -86,7 +92,8 @@ def reconcile(
     check: str, impl_names: Sequence[str], case: Case, expected: Outcome, actual: Outcome,
     *, extra: Sequence[KnownDivergence] = (),
 ) -> tuple[tuple[str, ...], Outcome, Outcome]:
-    """``pctfuzz._internal.accept.entry.reconcile`` over the built-in entries, then the ``extra`` ones
+    """``pctfuzz._internal.accept.entry.reconcile`` over the built-in entries, then the ``extra``
+    ones
     (a user adapter's and ``--accept``'s, ``accepted_entries``)."""
     return _engine.reconcile(check, impl_names, case, expected, actual,
                              entries_for(check, impl_names, extra))
@@ -130,7 +137,8 @@ _ADAPTERS: dict[int, tuple[object, str | None, tuple[KnownDivergence, ...]]] = {
 
 def accepted_entries(impl: object) -> tuple[KnownDivergence, ...]:
     """The user entries that apply to ``impl``: its ``divergences`` and those of the
-    project's accept file (``pctfuzz._internal.accept.use_accept_file``), each with ``impl`` filled in (the
+    project's accept file (``pctfuzz._internal.accept.use_accept_file``), each with ``impl`` filled
+    in (the
     adapter's name), in reconcile order. Cached per adapter object and file. None
     under ``--no-accepted`` (``pctfuzz._internal.accept.use_accepted``)."""
     if not accepted_in_force():

@@ -8,7 +8,11 @@ import functools
 from pctfuzz._internal.accept.entry import KnownDivergence
 from pctfuzz._internal.cases import Case, DecodeCase, FormParseCase
 from pctfuzz._internal.checks.registry.common import WHATWG_FORM_PARSE, Pair, add_entry
-from pctfuzz._internal.checks.registry.langs_common import has_malformed_escape, plus_as_space, raised
+from pctfuzz._internal.checks.registry.langs_common import (
+    has_malformed_escape,
+    plus_as_space,
+    raised,
+)
 from pctfuzz._internal.outcome import Outcome
 from pctfuzz._internal.reference import percent_decode
 
