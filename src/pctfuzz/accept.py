@@ -40,6 +40,8 @@ Ready-made reconcilers (each accepts its exact difference and nothing more):
 ``suffixed(TEXT)``             encode, decode, form      TEXT written after the answer
 ``removed(CHARS)``             any                       CHARS removed from the input
 ``trimmed(CHARS)``             any                       CHARS stripped from its ends
+``cut_at(CHARS)``              any                       the input up to its first of
+                                                         CHARS (``#``, ``?``, NUL)
 ``normalized(FORM)``           encode, form              NFC/NFKC/NFD/NFKD first
 ``decoded_twice()``            decode, form-parse        percent-decoded twice
 ``semicolon_separates()``      form-parse                ``;`` separates pairs too
@@ -81,7 +83,7 @@ A TOML file::
     why = "RFC 3986 6.2.2.2: %41 and A are equivalent"
     example = { value = "%41", set = "encodeURI-%25[]" }
 
-Parameters: ``chars`` (left_raw, encoded, removed, trimmed), ``space`` (space_as),
+Parameters: ``chars`` (left_raw, encoded, removed, trimmed, cut_at), ``space`` (space_as),
 ``types`` (both_refuse), ``mode`` (requoted, pairs_order, empty_pairs, replacement),
 ``n`` (truncated), ``text`` (prefixed, suffixed), ``form`` (normalized), ``input``
 (refuses). Examples: encode ``{value, set,
@@ -95,6 +97,7 @@ from pctfuzz._internal.accept import (
     KnownDivergence,
     Reconciler,
     both_refuse,
+    cut_at,
     decoded_twice,
     divergence,
     empty_pairs,
@@ -122,6 +125,7 @@ __all__ = [
     "KnownDivergence",
     "Reconciler",
     "both_refuse",
+    "cut_at",
     "decoded_twice",
     "divergence",
     "empty_pairs",

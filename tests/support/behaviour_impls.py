@@ -18,7 +18,7 @@ from pctfuzz._internal.oracles import Adapter, Unsupported
 from pctfuzz._internal.reference import percent_decode, percent_encode
 from pctfuzz._internal.sets import PercentEncodeSet, get_set
 
-__all__ = ["FiveBehaviours", "PlusRawSpace20", "UrlencodeSorted"]
+__all__ = ["CutAtHash", "FiveBehaviours", "PlusRawSpace20", "TrimsC0Space", "UrlencodeSorted"]
 
 
 def _utf8_str(case: EncodeCase) -> None:
@@ -75,3 +75,29 @@ class PlusRawSpace20(Adapter):
         pes = PercentEncodeSet("no +", (base.members - {ord("+")}) | {0x20}, base.source)
         safe = "".join(chr(c) for c in range(0x21, 0x7F) if c not in pes.members)
         return quote(str(case.value), safe=safe)
+
+
+class CutAtHash(Adapter):
+    """An encoder that reads a ``#`` as the start of a fragment: the reference's answer
+    for the input up to its first ``#`` (as Go's ``url.Parse(...).RawQuery``)."""
+
+    name = "cut-at-hash"
+    distribution = "hypothesis"
+
+    def encode(self, case: EncodeCase) -> str:
+        _utf8_str(case)
+        value = str(case.value).partition("#")[0]
+        return percent_encode(value, case.set_name, space_as_plus=case.space_as_plus)
+
+
+class TrimsC0Space(Adapter):
+    """An encoder that strips C0 controls and spaces from both ends of its input first
+    (the URL parser's first step, WHATWG URL 4.4 step 1), and nothing inside."""
+
+    name = "trims-c0-space"
+    distribution = "hypothesis"
+
+    def encode(self, case: EncodeCase) -> str:
+        _utf8_str(case)
+        value = str(case.value).strip("".join(map(chr, range(0x21))))
+        return percent_encode(value, case.set_name, space_as_plus=case.space_as_plus)

@@ -10,16 +10,25 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from behaviour_impls import CutAtHash, TrimsC0Space
 
-from pctfuzz._internal.accept import use_accepted
-from pctfuzz._internal.cases import Case, EncodeCase, FormCase, FormParseCase
-from pctfuzz._internal.checks.differential import check_encode, check_form, check_form_parse
+from pctfuzz._internal.accept import cut_at, divergence, load_accept_file, use_accepted
+from pctfuzz._internal.cases import Case, DecodeCase, EncodeCase, FormCase, FormParseCase
+from pctfuzz._internal.checks.differential import (
+    check_decode,
+    check_encode,
+    check_form,
+    check_form_parse,
+)
+from pctfuzz._internal.errors import UsageError
+from pctfuzz._internal.oracles.base import Impl
+from pctfuzz._internal.oracles.peer import PeerUnavailable
 from pctfuzz._internal.oracles.registry import get_impl
 from pctfuzz._internal.oracles.requests import REQUOTE_SET
 from pctfuzz._internal.store import FindingStore, new_finding
 from pctfuzz._internal.violations import Divergence
 
-TARGET = {check_encode: "diff_encode", check_form: "diff_form",
+TARGET = {check_encode: "diff_encode", check_decode: "diff_decode", check_form: "diff_form",
           check_form_parse: "diff_form_parse"}
 
 
@@ -32,10 +41,10 @@ def _no_accepted() -> Iterator[None]:
         use_accepted(True)
 
 
-def _findings(tmp_path: Path, check: Callable[..., Any], impl: str,
+def _findings(tmp_path: Path, check: Callable[..., Any], impl: str | Impl,
               cases: Sequence[Case]) -> list[Any]:
     """The records a store holds once every case's divergence is recorded."""
-    adapter = get_impl(impl)
+    adapter = get_impl(impl) if isinstance(impl, str) else impl
     store = FindingStore(tmp_path / "findings")
     for case in cases:
         with pytest.raises(Divergence) as caught:
@@ -164,3 +173,87 @@ def test_a_requoting_is_named_by_the_implementations_own_mode(tmp_path: Path) ->
                                            ("%2A", "data-uri"), ("a%41%2f", "rfc3986-query"))]
     _one(_findings(tmp_path, check_encode, "yarl-requote", cases), "requoted",
          {"mode": "decode-safe"})
+
+
+def test_a_cut_at_a_hash_is_one_rule_not_one_truncation_per_position(tmp_path: Path) -> None:
+    """An encoder that ends its input at '#': before cut_at, each position of the '#'
+    was its own finding, truncated(n=1), truncated(n=2), ..."""
+    cases = [EncodeCase(v, "component") for v in (
+        "a#b", "ab#c", "abc#", "xyz?q#r#s", "abcdef#gh", "a b#c")]
+    _one(_findings(tmp_path, check_encode, CutAtHash(), cases), "cut_at", {"chars": "#"})
+
+
+def _go_url_query() -> Impl:
+    try:
+        adapter = get_impl("go-url-query")
+        adapter.encode(EncodeCase("a", "c0-control"))
+    except PeerUnavailable as exc:
+        pytest.skip(f"go-url-query: {exc} (make peers)")
+    return adapter
+
+
+def test_go_raw_query_ends_at_a_hash_one_finding(tmp_path: Path) -> None:
+    """Go's url.Parse("http://h/?" + v).RawQuery (issue 25: 14 findings, most of them
+    truncated(n) for each position of the '#')."""
+    adapter = _go_url_query()
+    cases = [EncodeCase(v, "c0-control") for v in ("a#b", "ab#c", "a b#", "?x#y", "abcde#f#")]
+    _one(_findings(tmp_path, check_encode, adapter, cases), "cut_at", {"chars": "#"})
+
+
+@pytest.mark.parametrize(("value", "ids"), [
+    ("a#b#c", ("go-url-query-hash",)),
+    ("\u00e9#b", ("go-url-query-hash", "go-url-query-non-ascii")),
+    ("a#%zz", ("go-url-query-fragment-escape",)),
+])
+def test_go_raw_query_entries_compose_with_the_cut(value: str, ids: tuple[str, ...]) -> None:
+    """The registry's '#' entry is cut_at('#'), a model: the non-ASCII entry applies
+    after it, and a malformed escape after the '#' is its own refusal entry."""
+    use_accepted(True)
+    assert check_encode(EncodeCase(value, "c0-control"), _go_url_query()) == ids
+
+
+def test_a_cut_at_entry_accepts_the_cut_and_nothing_else() -> None:
+    entry = divergence(id="cut", check="encode", reconcile=cut_at("#"), citation="RFC 3986 3.4",
+                       why="a fragment", example=EncodeCase("a#b", "component"))
+    adapter = CutAtHash()
+    adapter.divergences = (entry,)  # type: ignore[attr-defined]
+    use_accepted(True)
+    assert check_encode(EncodeCase("a b#c?d", "component"), adapter) == ("cut",)
+    assert check_encode(EncodeCase("a b?c", "component"), adapter) == ()
+
+
+@pytest.mark.parametrize("chars", ["x", "", "5"])
+def test_cut_at_takes_only_url_delimiters(chars: str) -> None:
+    with pytest.raises(UsageError):
+        cut_at(chars)
+
+
+def test_a_cut_at_toml_entry_is_checked_as_it_loads(tmp_path: Path) -> None:
+    table = ('[[divergence]]\nid = "c"\ncheck = "encode"\nreconciler = "cut_at"\n'
+             'citation = "RFC 3986 3.4"\nwhy = "fragment"\n'
+             'example = { value = "a#b", set = "component" }\n')
+    good = tmp_path / "good.toml"
+    good.write_text(table + 'chars = "#"\n')
+    (entry,) = load_accept_file(str(good))
+    assert entry.model is not None and entry.model.cut == "#"
+    for bad in ("chars = 5", 'chars = "&"'):
+        path = tmp_path / "bad.toml"
+        path.write_text(table + bad + "\n")
+        with pytest.raises(UsageError, match="cut_at"):
+            load_accept_file(str(path))
+
+
+def test_hyperlinks_lost_newline_is_one_rule(tmp_path: Path) -> None:
+    """hyperlink's from_text drops a last LF (its pattern's '$' matches before it) and
+    keeps a TAB or CR: named removed(chars=\\t\\n\\r) on "\\n" and removed(chars=\\n) on
+    "a\\t\\n" before the implementation was asked which characters it drops."""
+    cases = [DecodeCase(v) for v in ("\n", "a\t\n", "a\r\n", " \t\n", "%41\t\n")]
+    _one(_findings(tmp_path, check_decode, "hyperlink", cases), "removed", {"chars": "\n"})
+
+
+def test_a_trim_of_c0_and_space_is_one_rule(tmp_path: Path) -> None:
+    """Before: " a" was removed(whitespace), "\\ta\\n" removed(\\t\\n\\r), "\\x01a"
+    trimmed(C0 and space): three findings for one strip."""
+    cases = [EncodeCase(v, "component") for v in (" a", "\ta\n", "\x01a ", "a\x00", "\x1fab c ")]
+    _one(_findings(tmp_path, check_encode, TrimsC0Space(), cases), "trimmed",
+         {"chars": "".join(map(chr, range(0x21)))})

@@ -6,7 +6,8 @@ implementation does differently. The entries of one check that apply to a case m
 into ONE model (``Model.merge``), which then answers the case as the implementation
 would (``render``); the order the entries are listed in never matters:
 
-1. input transforms: characters removed or trimmed, Unicode normalization;
+1. input transforms: characters removed or trimmed, the input cut at a delimiter,
+   Unicode normalization;
 2. the effective set, by set arithmetic: (the case's set | ``encoded``) - ``raw``
    (WHATWG URL 1.3, percent-encode after encoding, with that set);
 3. text rewrites of what that set gives: a space as ``+`` or ``%20``, an existing
@@ -58,6 +59,8 @@ class Model:
     twice: bool = False
     remove: str = ""
     trim: str = ""
+    #: Each input text ends before its first character of these (``cut_at``).
+    cut: str = ""
     normalize: str | None = None
     #: Text encoded with Python's codec of a legacy encoding, errors="xmlcharrefreplace"
     #: (urllib), instead of the WHATWG encoder; the set applies to its bytes.
@@ -72,6 +75,7 @@ class Model:
             "python_codec": self.python_codec or other.python_codec,
             "remove": "".join(sorted(set(self.remove + other.remove))),
             "trim": "".join(sorted(set(self.trim + other.trim))),
+            "cut": "".join(sorted(set(self.cut + other.cut))),
         }
         for name in _SINGLE:
             mine, theirs = getattr(self, name), getattr(other, name)
@@ -109,18 +113,29 @@ def _text(model: Model, text: Any) -> Any:
         chars = model.remove.encode("latin-1", "ignore")
         if chars:
             text = bytes(b for b in text if b not in chars)
-        return text.strip(model.trim.encode("latin-1", "ignore")) if model.trim else text
+        if model.trim:
+            text = text.strip(model.trim.encode("latin-1", "ignore"))
+        return _cut(text, model.cut.encode("latin-1")) if model.cut else text
     if model.remove:
         text = "".join(c for c in text if c not in model.remove)
     if model.trim:
         text = text.strip(model.trim)
+    if model.cut:
+        text = _cut(text, model.cut)
     if model.normalize:
         text = unicodedata.normalize(model.normalize, text)  # type: ignore[arg-type]
     return text
 
 
+def _cut(text: Any, chars: Any) -> Any:
+    """``text`` up to its first character of ``chars`` (after removing and trimming,
+    as a URL parser splits only once it has done both, WHATWG URL 4.4)."""
+    ends = [i for i in (text.find(chars[k:k + 1]) for k in range(len(chars))) if i >= 0]
+    return text[:min(ends)] if ends else text
+
+
 def _input(model: Model, case: Case) -> Case:
-    if not (model.remove or model.trim or model.normalize):
+    if not (model.remove or model.trim or model.cut or model.normalize):
         return case
     if isinstance(case, EncodeCase):
         return replace(case, value=_text(model, case.value))

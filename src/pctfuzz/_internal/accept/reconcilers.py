@@ -40,6 +40,7 @@ __all__ = [
     "REWRITE",
     "Reconciler",
     "both_refuse",
+    "cut_at",
     "decoded_twice",
     "divergence",
     "empty_pairs",
@@ -365,7 +366,7 @@ def suffixed(text: str) -> Reconciler:
 
 
 # --- transforms of the input and of the structure (composed models) --------------------------
-_NAMED_CHARS = {"\t": "TAB", "\n": "LF", "\r": "CR", " ": "space"}
+_NAMED_CHARS = {"\t": "TAB", "\n": "LF", "\r": "CR", " ": "space", "\x00": "NUL"}
 
 
 def _char_names(chars: str) -> str:
@@ -384,6 +385,22 @@ def trimmed(chars: str) -> Reconciler:
     strips leading and trailing C0 control or space, WHATWG URL 4.4 step 1)."""
     return _declared("trimmed", set(CHECKS), Model(trim="".join(sorted(map(chr, _chars(chars))))),
                      "keeps every character", f"trims {_char_names(chars)} from the ends")
+
+
+#: The characters ``cut_at`` may end an input at: the URL delimiters that end a query
+#: or a path (RFC 3986 3.3, 3.4) and NUL (a C string's end).
+CUT_CHARS = "#?\x00"
+
+
+def cut_at(chars: str) -> Reconciler:
+    """Each input text ends before its first character of CHARS (one or more of ``#``,
+    ``?``, NUL): the answer is the reference's for the input up to there (a URL parser
+    reads what follows a ``#`` as the fragment, RFC 3986 3.4; Go's ``RawQuery``)."""
+    codes = _chars(chars)
+    if not codes <= set(map(ord, CUT_CHARS)):
+        raise UsageError(f"cut_at: chars must be among '#', '?' and NUL, not {chars!r}")
+    return _declared("cut_at", set(CHECKS), Model(cut="".join(sorted(map(chr, codes)))),
+                     "the whole input", f"the input up to the first {_char_names(chars)}")
 
 
 _FORMS = ("NFC", "NFKC", "NFD", "NFKD")
@@ -545,6 +562,7 @@ RECONCILERS: Mapping[str, tuple[Callable[..., Reconciler], str | None]] = {
     "suffixed": (suffixed, "text"),
     "removed": (removed, "chars"),
     "trimmed": (trimmed, "chars"),
+    "cut_at": (cut_at, "chars"),
     "normalized": (normalized, "form"),
     "decoded_twice": (decoded_twice, None),
     "semicolon_separates": (semicolon_separates, None),

@@ -16,7 +16,11 @@ characters of ``left_raw``/``encoded`` come from ``probe``, which asks the
 implementation about every printable ASCII character in the case's context (set,
 encoding), so an input with ``~`` and one with ``~~`` name the same rule. Characters
 left raw and characters encoded are two rules (two findings, two accept entries), as
-they are two reconcilers. Catalogue order is simplicity: refusals, the set, text
+they are two reconcilers. The characters of ``removed``, ``trimmed`` and ``cut_at``
+are the implementation's own (``chars``: asked on short inputs once per context), so a
+case several of them explain (LF alone: ``\t\n\r`` and ``\n``) is named as every
+other case of that behaviour; ``cut_at`` comes before ``truncated``, which would name
+each position of a ``#`` apart. Catalogue order is simplicity: refusals, the set, text
 rewrites, structure, rewrites of the answer, transforms of the input.
 """
 
@@ -31,6 +35,7 @@ from typing import Any
 
 from pctfuzz._internal.accept.entry import REWRITE, KnownDivergence, explain
 from pctfuzz._internal.accept.reconcilers import (
+    CUT_CHARS,
     RECONCILERS,
     REFUSAL_INPUTS,
     Reconciler,
@@ -44,7 +49,7 @@ from pctfuzz._internal.outcome import Outcome
 from pctfuzz._internal.sets import FORM, get_set
 from pctfuzz._internal.spec import PERCENT_ENCODED_BYTE
 
-__all__ = ["Confirm", "Order", "Probe", "Rule", "find_rule", "rule_class"]
+__all__ = ["Chars", "Confirm", "Order", "Probe", "Rule", "find_rule", "rule_class"]
 
 #: ``probe()`` -> (characters the implementation leaves raw that the reference
 #: encodes, characters it encodes that the reference leaves raw), as code points.
@@ -57,6 +62,11 @@ Confirm = Callable[[int], bool]
 Order = Callable[[], str | None]
 #: ``requote()`` (also an ``Order``) -> the implementation's ``requoted`` mode, as it
 #: answers ``%41`` and ``%2f`` in the case's context (None: none of them).
+#: ``chars(rule)`` -> the characters the implementation applies ``rule`` (``cut_at``,
+#: ``removed``, ``trimmed``) to, as it answers short inputs holding each candidate
+#: character alone in the case's context ("" when it applies it to none; None when it
+#: answers none of them).
+Chars = Callable[[str], str | None]
 
 
 @dataclass(frozen=True)
@@ -134,10 +144,21 @@ def _has_legacy_encoding(case: Case) -> bool:
         return False
 
 
+def _own_chars(chars: Chars | None, rule: str, strs: Sequence[str],
+               options: Sequence[str]) -> list[str]:
+    """The characters of ``rule`` to try: the implementation's own (``chars``), so one
+    behaviour is one rule whatever characters a case holds (none when it has none);
+    each of ``options`` when it cannot be asked. Only those the input holds."""
+    own = chars(rule) if chars is not None else None
+    return [each for each in (options if own is None else [own] if own else [])
+            if any(c in t for t in strs for c in each)]
+
+
 def _candidates(check: str, case: Case, expected: Outcome, actual: Outcome,
                 probe: Probe | None, confirm: Confirm | None,
                 order: Order | None = None,
-                requote: Order | None = None) -> Iterator[Rule | None]:
+                requote: Order | None = None,
+                chars: Chars | None = None) -> Iterator[Rule | None]:
     """The catalogue's rules that could explain this case, simplest first."""
     if actual.raised and not expected.raised:
         for kind in REFUSAL_INPUTS:
@@ -210,6 +231,12 @@ def _candidates(check: str, case: Case, expected: Outcome, actual: Outcome,
         for form in ("NFC", "NFKC"):
             if any(isinstance(t, str) and unicodedata.normalize(form, t) != t for t in texts):
                 yield _rule("normalized", form)
+    # Before truncated: a cut at a delimiter is also a cut at its position, one n per
+    # position (Go's RawQuery ends at '#').
+    firsts = sorted((min(t.find(c) for t in strs if c in t), c) for c in CUT_CHARS
+                    if any(c in t for t in strs))
+    for cut in _own_chars(chars, "cut_at", strs, [c for _, c in firsts]):
+        yield _rule("cut_at", cut)
     if isinstance(want, str | bytes | list) and type(want) is type(got):
         if 0 < len(got) < len(want) and (confirm is None or confirm(len(got))):
             yield _rule("truncated", len(got))
@@ -218,12 +245,13 @@ def _candidates(check: str, case: Case, expected: Outcome, actual: Outcome,
             text = got if isinstance(got, str) else got.decode("utf-8", "replace")
             yield _rule("prefixed", text[:extra] if isinstance(got, str) else None)
             yield _rule("suffixed", text[-extra:] if isinstance(got, str) else None)
-    for chars in _REMOVED:
-        if any(c in t for t in strs for c in chars):
-            yield _rule("removed", chars)
-    for chars in (_WHITESPACE, _C0_SPACE):
-        if any(t != t.strip(chars) for t in strs):
-            yield _rule("trimmed", chars)
+    # Where several sets explain a case (LF alone: "\t\n\r" and "\n"), the
+    # implementation's own names it.
+    for removed in _own_chars(chars, "removed", strs, _REMOVED):
+        yield _rule("removed", removed)
+    for trimmed in _own_chars(chars, "trimmed", strs, (_WHITESPACE, _C0_SPACE)):
+        if any(t != t.strip(trimmed) for t in strs):
+            yield _rule("trimmed", trimmed)
 
 
 def _entry(rule: Rule, check: str, impl: str, case: Case) -> KnownDivergence:
@@ -272,14 +300,16 @@ _MAX_COMBINED = 8
 def find_rule(check: str, impl_names: Sequence[str], case: Case, expected: Outcome,
               actual: Outcome, entries: Sequence[KnownDivergence],
               probe: Probe | None = None, confirm: Confirm | None = None,
-              order: Order | None = None, requote: Order | None = None) -> Rule | None:
+              order: Order | None = None, requote: Order | None = None,
+              chars: Chars | None = None) -> Rule | None:
     """The simplest rule that, with ``entries`` (the accepted ones), explains the
     difference on ``case`` (module docstring); None when none does."""
     if not impl_names:
         return None
     impl = impl_names[0]
     found: list[Rule] = []
-    for rule in _candidates(check, case, expected, actual, probe, confirm, order, requote):
+    for rule in _candidates(check, case, expected, actual, probe, confirm, order, requote,
+                            chars):
         if rule is None or check not in rule.reconciler.checks or rule in found:
             continue
         found.append(rule)

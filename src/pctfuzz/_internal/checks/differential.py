@@ -58,7 +58,7 @@ import re
 from typing import Any
 
 from pctfuzz._internal.accept.model import reorder
-from pctfuzz._internal.accept.reconcilers import input_has
+from pctfuzz._internal.accept.reconcilers import CUT_CHARS, input_has
 from pctfuzz._internal.accept.rules import Rule, find_rule
 from pctfuzz._internal.cases import Case, DecodeCase, EncodeCase, FormCase, FormParseCase
 from pctfuzz._internal.checks.registry.lookup import (
@@ -230,7 +230,8 @@ def _check(check: str, case: Case, impl: Impl | str | None) -> tuple[str, ...] |
         probe=lambda: _set_probe(check, case, adapter, surrogates),
         confirm=lambda n: _cut_at(check, case, adapter, n),
         order=lambda: _pair_order(check, adapter),
-        requote=lambda: _requote_mode(case, adapter))
+        requote=lambda: _requote_mode(case, adapter),
+        chars=lambda rule_name: _own_chars(rule_name, check, case, adapter))
     if rule is None and isinstance(case, EncodeCase) and case.value:
         rule = _prefix_rule(case, adapter, surrogates)
     name = impl_name(adapter)
@@ -354,6 +355,80 @@ def _requote_mode(case: Case, adapter: Impl) -> str | None:
     return found
 
 
+#: (adapter, rule, check, context) -> what ``_own_chars`` found.
+_OWN_CHARS: dict[tuple[int, str, str, object], tuple[object, str | None]] = {}
+_C0_SPACE = "".join(map(chr, range(0x21)))
+
+
+def _with_text(case: Case, text: str) -> Case | None:
+    """A case of the same kind and context as ``case`` whose one input text is
+    ``text`` (bytes when the case's are); None for a shape it has no such case for."""
+    if isinstance(case, EncodeCase | DecodeCase):
+        value = text.encode("latin-1") if isinstance(case.value, bytes) else text
+        return dataclasses.replace(case, value=value)
+    if isinstance(case, FormCase):
+        return dataclasses.replace(case, pairs=((text, ""),))
+    if isinstance(case, FormParseCase):
+        data = text.encode("latin-1") if isinstance(case.text, bytes) else text
+        return dataclasses.replace(case, text=data)
+    return None
+
+
+def _own_chars(rule: str, check: str, case: Case, adapter: Impl) -> str | None:
+    """The characters the implementation applies ``rule`` to (``pctfuzz.accept.rules``:
+    ``Chars``), each asked alone in the case's context, once per adapter and context:
+
+    - ``cut_at``: ``#``, ``?`` or NUL after which nothing counts (``ab#cd`` answered as
+      ``ab``, while ``abcd`` is not: no fixed truncation);
+    - ``removed``: whitespace dropped inside (``a\nb`` as ``ab``) or at one end only
+      (hyperlink drops a last LF: its pattern's ``$`` matches before it);
+    - ``trimmed``: a C0 control or space dropped at both ends but kept inside.
+
+    None when it answers none of the inputs (the rule then tries every set).
+    """
+    context = (type(case), getattr(case, "set_name", None), getattr(case, "encoding", None),
+               getattr(case, "space_as_plus", None),
+               isinstance(getattr(case, "value", getattr(case, "text", "")), bytes))
+    key = (id(adapter), rule, check, context)
+    known = _OWN_CHARS.get(key)
+    if known is not None and known[0] is adapter:
+        return known[1]
+    answers: dict[str, object] = {}
+
+    def answer(text: str) -> object:
+        if text not in answers:
+            sub = _with_text(case, text)
+            got = None if sub is None else run_impl(check, sub, adapter)
+            answers[text] = None if got is None or got.raised else got.value
+        return answers[text]
+
+    def drops(*pairs: tuple[str, str]) -> bool:
+        """The answer to some ``text`` of ``pairs`` is that to its ``without``: each
+        asked at two lengths, as an adapter may pick its API by the input (hyperlink's
+        decode by parity) and the behaviour live in one of them only."""
+        return any(answer(text) is not None and answer(text) == answer(without)
+                   for text, without in pairs)
+
+    found = ""
+    if rule == "cut_at":
+        if answer("abcd") != answer("ab"):
+            found = "".join(c for c in CUT_CHARS
+                            if drops((f"ab{c}cd", "ab"), (f"xab{c}cd", "xab")))
+    else:
+        for c in (_C0_SPACE if rule == "trimmed" else " \t\n\r\x0b\x0c"):
+            inner = drops((f"a{c}b", "ab"), (f"xa{c}b", "xab"))
+            lead = drops((f"{c}a", "a"), (f"{c}ax", "ax"))
+            trail = drops((f"a{c}", "a"), (f"xa{c}", "xa"))
+            if (rule == "removed" and (inner or lead != trail)) or (
+                    rule == "trimmed" and lead and trail and not inner):
+                found += c
+    own = None if all(value is None for value in answers.values()) else found
+    if len(_OWN_CHARS) >= 64:
+        _OWN_CHARS.clear()
+    _OWN_CHARS[key] = (adapter, own)
+    return own
+
+
 #: (adapter, check, set, encoding, space_as_plus) -> what ``_set_probe`` found.
 _PROBED: dict[tuple[int, str, str, str, bool], tuple[object, frozenset[int], frozenset[int]]] = {}
 
@@ -474,7 +549,8 @@ def _prefix_rule(case: EncodeCase, adapter: Impl, surrogates: Surrogates) -> Rul
     return find_rule("encode", names, sub, want, _as_compared(sub, got),
                      entries_for("encode", names, extra),
                      probe=lambda: _set_probe("encode", sub, adapter, surrogates),
-                     confirm=lambda n: _cut_at("encode", sub, adapter, n))
+                     confirm=lambda n: _cut_at("encode", sub, adapter, n),
+                     chars=lambda rule_name: _own_chars(rule_name, "encode", sub, adapter))
 
 
 def _prefix_class(case: EncodeCase, value: str | bytes, end: int, adapter: Impl,

@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import functools
 
-from pctfuzz._internal.accept.entry import KnownDivergence
-from pctfuzz._internal.accept.reconcilers import pairs_order
+from pctfuzz._internal.accept.entry import MODEL, KnownDivergence
+from pctfuzz._internal.accept.reconcilers import cut_at, pairs_order
 from pctfuzz._internal.cases import Case, DecodeCase, EncodeCase, FormCase, FormParseCase
 from pctfuzz._internal.checks.registry.common import (
     REPLACE,
@@ -182,15 +182,17 @@ def _has_control(case: Case) -> bool:
     return data is not None and any(b < 0x20 or b == 0x7F for b in data)
 
 
-def _cut_at_hash(case: Case, expected: Outcome, actual: Outcome) -> Pair:
-    """The reference's answer up to its first '#' (the c0-control set leaves '#' raw);
-    or Parse's error when what follows the '#', its fragment, has a malformed escape."""
-    if expected.raised or not isinstance(expected.value, str) or "#" not in expected.value:
-        return None
-    fragment = expected.value.partition("#")[2]
-    if has_malformed_escape(EncodeCase(fragment, "c0-control")):
-        return (actual, actual) if type(actual.error).__name__ == "Error" else None
-    return Outcome(expected.value.partition("#")[0]), actual
+def _fragment_malformed(case: Case) -> bool:
+    """What follows the first '#', the fragment Parse reads, has a '%' without two hex
+    digits."""
+    value = _query_text(case)
+    if value is None or not contains(case, "#"):
+        return False
+    sep = "#" if isinstance(value, str) else b"#"
+    return has_malformed_escape(EncodeCase(value.partition(sep)[2], "c0-control"))  # type: ignore[arg-type]
+
+
+_CUT_AT_HASH = cut_at("#")
 
 
 def _non_ascii_raw(case: Case, expected: Outcome, actual: Outcome) -> Pair:
@@ -222,18 +224,30 @@ _entry(
     id="go-url-query-hash",
     impl="go-url-query",
     check="encode",
-    summary="'#' ends the query: Parse reads what follows as the fragment (and refuses "
-    "a malformed escape there)",
-    applies=lambda case: contains(case, "#"),
-    reconcile=_cut_at_hash,
+    summary="'#' ends the query: Parse reads what follows as the fragment",
+    applies=lambda case: contains(case, "#") and not _fragment_malformed(case),
+    reconcile=_CUT_AT_HASH.reconcile,
+    model=_CUT_AT_HASH.model,
     reference="'#' raw inside the query (not in the c0-control set)",
-    implementation="the query up to the first '#'; *url.Error 'invalid URL escape' when "
-    "the fragment has a '%' without two hex digits",
-    citation=f"{_RAW_QUERY}; RFC 3986 3.4 (the query is terminated by '#'); Go net/url/url.go "
-    "setFragment: unescape(f, encodeFragment) returns an EscapeError",
+    implementation="the query up to the first '#' (cut_at)",
+    citation=f"{_RAW_QUERY}; RFC 3986 3.4 (the query is terminated by '#')",
     why="RawQuery is the query Parse found: a '#' in the text starts the fragment",
     example=EncodeCase("a#b", "c0-control"),
-    phase=REWRITE,
+    phase=MODEL,
+)
+_entry(
+    id="go-url-query-fragment-escape",
+    impl="go-url-query",
+    check="encode",
+    summary="Parse refuses a fragment (after the first '#') with a malformed escape",
+    applies=_fragment_malformed,
+    reconcile=raised("Error"),
+    reference="'#' and '%' raw (not in the c0-control set)",
+    implementation="*url.Error 'invalid URL escape'",
+    citation="Go net/url/url.go setFragment: unescape(f, encodeFragment) returns an "
+    "EscapeError; RFC 3986 3.5",
+    why="the text after '#' is the fragment, which Parse unescapes to check it",
+    example=EncodeCase("a#%zz", "c0-control"),
 )
 _entry(
     id="go-url-query-non-ascii",
@@ -249,4 +263,5 @@ _entry(
     why="Parse validates only control characters and escapes nothing in the query; "
     "URL.String writes RawQuery back as it is",
     example=EncodeCase("\u00e9", "c0-control"),
+    phase=MODEL,  # after the composed model (the cut at '#'), whose answer it replaces
 )
