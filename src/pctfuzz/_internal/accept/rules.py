@@ -194,6 +194,9 @@ def _candidates(check: str, case: Case, expected: Outcome, actual: Outcome,
             yield _rule("space_as", "+")
         if isinstance(got, str) and _LOWER_TRIPLET.search(got):
             yield _rule("lowercase_hex")
+        # A cut of the answer, confirmed on a doubled input, before the guesses about
+        # '%' below (made from the case alone): a '%' at the cut is explained by both.
+        yield from _cuts(strs, chars, want, got, confirm)
         if any("%" in t for t in strs):  # the probe leaves % out
             yield _rule("left_raw", "%")  # boltons' form serializer
             yield _rule("encoded", "%")  # requests' requote fallback
@@ -231,20 +234,13 @@ def _candidates(check: str, case: Case, expected: Outcome, actual: Outcome,
         for form in ("NFC", "NFKC"):
             if any(isinstance(t, str) and unicodedata.normalize(form, t) != t for t in texts):
                 yield _rule("normalized", form)
-    # Before truncated: a cut at a delimiter is also a cut at its position, one n per
-    # position (Go's RawQuery ends at '#').
-    firsts = sorted((min(t.find(c) for t in strs if c in t), c) for c in CUT_CHARS
-                    if any(c in t for t in strs))
-    for cut in _own_chars(chars, "cut_at", strs, [c for _, c in firsts]):
-        yield _rule("cut_at", cut)
-    if isinstance(want, str | bytes | list) and type(want) is type(got):
-        if 0 < len(got) < len(want) and (confirm is None or confirm(len(got))):
-            yield _rule("truncated", len(got))
-        elif len(got) > len(want) and isinstance(got, str | bytes):
-            extra = len(got) - len(want)
-            text = got if isinstance(got, str) else got.decode("utf-8", "replace")
-            yield _rule("prefixed", text[:extra] if isinstance(got, str) else None)
-            yield _rule("suffixed", text[-extra:] if isinstance(got, str) else None)
+    if check not in ("encode", "form"):  # (there, tried before the '%' guesses)
+        yield from _cuts(strs, chars, want, got, confirm)
+    if isinstance(got, str | bytes) and type(want) is type(got) and len(got) > len(want):
+        extra = len(got) - len(want)
+        text = got if isinstance(got, str) else got.decode("utf-8", "replace")
+        yield _rule("prefixed", text[:extra] if isinstance(got, str) else None)
+        yield _rule("suffixed", text[-extra:] if isinstance(got, str) else None)
     # Where several sets explain a case (LF alone: "\t\n\r" and "\n"), the
     # implementation's own names it.
     for removed in _own_chars(chars, "removed", strs, _REMOVED):
@@ -252,6 +248,20 @@ def _candidates(check: str, case: Case, expected: Outcome, actual: Outcome,
     for trimmed in _own_chars(chars, "trimmed", strs, (_WHITESPACE, _C0_SPACE)):
         if any(t != t.strip(trimmed) for t in strs):
             yield _rule("trimmed", trimmed)
+
+
+def _cuts(strs: Sequence[str], chars: Chars | None, want: Any, got: Any,
+          confirm: Confirm | None) -> Iterator[Rule | None]:
+    """``cut_at`` and ``truncated``: the answer cut short. A cut at a delimiter comes
+    first: it is also a cut at its position, one n per position (Go's RawQuery ends at
+    '#')."""
+    firsts = sorted((min(t.find(c) for t in strs if c in t), c) for c in CUT_CHARS
+                    if any(c in t for t in strs))
+    for cut in _own_chars(chars, "cut_at", strs, [c for _, c in firsts]):
+        yield _rule("cut_at", cut)
+    if isinstance(want, str | bytes | list) and type(want) is type(got) \
+            and 0 < len(got) < len(want) and (confirm is None or confirm(len(got))):
+        yield _rule("truncated", len(got))
 
 
 def _entry(rule: Rule, check: str, impl: str, case: Case) -> KnownDivergence:
