@@ -52,6 +52,9 @@ Ready-made reconcilers (each accepts its exact difference and nothing more):
                                                          point, percent-encoded by the set
 ``python_codec()``             encode, form              Python's codec of a legacy
                                                          encoding (xmlcharrefreplace)
+``escapes_uppercased()``       encode, form              each ``%hh`` of the input
+                                                         uppercased first, also where
+                                                         its ``%`` is data
 ``refuses(INPUT)``             any                       raises for an input with
                                                          ``lone-surrogate``,
                                                          ``invalid-utf8`` or
@@ -102,6 +105,7 @@ from pctfuzz._internal.accept import (
     divergence,
     empty_pairs,
     encoded,
+    escapes_uppercased,
     latin1_fallback,
     left_raw,
     lowercase_hex,
@@ -130,6 +134,7 @@ __all__ = [
     "divergence",
     "empty_pairs",
     "encoded",
+    "escapes_uppercased",
     "latin1_fallback",
     "left_raw",
     "lowercase_hex",

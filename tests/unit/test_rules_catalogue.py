@@ -257,3 +257,18 @@ def test_a_trim_of_c0_and_space_is_one_rule(tmp_path: Path) -> None:
     cases = [EncodeCase(v, "component") for v in (" a", "\ta\n", "\x01a ", "a\x00", "\x1fab c ")]
     _one(_findings(tmp_path, check_encode, TrimsC0Space(), cases), "trimmed",
          {"chars": "".join(map(chr, range(0x21)))})
+
+
+def test_urllib3_uppercasing_escapes_that_are_data_is_one_rule(tmp_path: Path) -> None:
+    """urllib3 uppercases each ``%hh`` before it finds the path is not all escapes and
+    encodes every ``%`` as data (a real bug, docs/in-the-wild.md): one finding per hex
+    letter a-f before (``unit=0x61;diff=changed``, ...), one rule of its own now."""
+    cases = [EncodeCase(v, "rfc3986-query") for v in ("%%aa", "%%0e", "%%fa", "a%%cd x%", "%b0%")]
+    _one(_findings(tmp_path, check_encode, "urllib3", cases), "escapes_uppercased", {})
+
+
+def test_urllib3_requoting_is_named_by_its_mode_not_by_percent_left_raw(tmp_path: Path) -> None:
+    """An all-escapes path is requoted(upper): ``%00`` (kept as is, which left_raw("%")
+    explains too) was a second finding, ``left_raw(chars=%)``."""
+    cases = [EncodeCase(v, "rfc3986-query") for v in ("%00", "%aa", "%41%2f", "a%7E")]
+    _one(_findings(tmp_path, check_encode, "urllib3", cases), "requoted", {"mode": "upper"})

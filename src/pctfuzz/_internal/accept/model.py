@@ -7,7 +7,7 @@ into ONE model (``Model.merge``), which then answers the case as the implementat
 would (``render``); the order the entries are listed in never matters:
 
 1. input transforms: characters removed or trimmed, the input cut at a delimiter,
-   Unicode normalization;
+   Unicode normalization, existing ``%hh`` uppercased;
 2. the effective set, by set arithmetic: (the case's set | ``encoded``) - ``raw``
    (WHATWG URL 1.3, percent-encode after encoding, with that set);
 3. text rewrites of what that set gives: a space as ``+`` or ``%20``, an existing
@@ -62,6 +62,8 @@ class Model:
     #: Each input text ends before its first character of these (``cut_at``).
     cut: str = ""
     normalize: str | None = None
+    #: Each valid ``%hh`` of the input text is uppercased first (``escapes_uppercased``).
+    upper_escapes: bool = False
     #: Text encoded with Python's codec of a legacy encoding, errors="xmlcharrefreplace"
     #: (urllib), instead of the WHATWG encoder; the set applies to its bytes.
     python_codec: bool = False
@@ -73,6 +75,7 @@ class Model:
             "lowercase_hex": self.lowercase_hex or other.lowercase_hex,
             "semicolon": self.semicolon or other.semicolon, "twice": self.twice or other.twice,
             "python_codec": self.python_codec or other.python_codec,
+            "upper_escapes": self.upper_escapes or other.upper_escapes,
             "remove": "".join(sorted(set(self.remove + other.remove))),
             "trim": "".join(sorted(set(self.trim + other.trim))),
             "cut": "".join(sorted(set(self.cut + other.cut))),
@@ -115,7 +118,8 @@ def _text(model: Model, text: Any) -> Any:
             text = bytes(b for b in text if b not in chars)
         if model.trim:
             text = text.strip(model.trim.encode("latin-1", "ignore"))
-        return _cut(text, model.cut.encode("latin-1")) if model.cut else text
+        text = _cut(text, model.cut.encode("latin-1")) if model.cut else text
+        return _upper_escapes(text) if model.upper_escapes else text
     if model.remove:
         text = "".join(c for c in text if c not in model.remove)
     if model.trim:
@@ -124,7 +128,19 @@ def _text(model: Model, text: Any) -> Any:
         text = _cut(text, model.cut)
     if model.normalize:
         text = unicodedata.normalize(model.normalize, text)  # type: ignore[arg-type]
-    return text
+    return _upper_escapes(text) if model.upper_escapes else text
+
+
+_LOWER_ESCAPE = re.compile("%[0-9A-Fa-f]{2}")
+_LOWER_ESCAPE_BYTES = re.compile(b"%[0-9A-Fa-f]{2}")
+
+
+def _upper_escapes(text: Any) -> Any:
+    """Every valid ``%hh`` of ``text`` with uppercase hex digits (urllib3's
+    ``_encode_invalid_chars`` "normalizes existing percent-encoded bytes" before it
+    decides whether its ``%`` are escapes or data)."""
+    pattern = _LOWER_ESCAPE_BYTES if isinstance(text, bytes) else _LOWER_ESCAPE
+    return pattern.sub(lambda m: m.group().upper(), text)
 
 
 def _cut(text: Any, chars: Any) -> Any:
@@ -135,7 +151,7 @@ def _cut(text: Any, chars: Any) -> Any:
 
 
 def _input(model: Model, case: Case) -> Case:
-    if not (model.remove or model.trim or model.cut or model.normalize):
+    if not (model.remove or model.trim or model.cut or model.normalize or model.upper_escapes):
         return case
     if isinstance(case, EncodeCase):
         return replace(case, value=_text(model, case.value))

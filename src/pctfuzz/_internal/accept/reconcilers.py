@@ -46,6 +46,7 @@ __all__ = [
     "empty_pairs",
     "encode_model",
     "encoded",
+    "escapes_uppercased",
     "latin1_fallback",
     "left_raw",
     "lowercase_hex",
@@ -428,6 +429,17 @@ def semicolon_separates() -> Reconciler:
                      "only & separates pairs", "; separates pairs too")
 
 
+def escapes_uppercased() -> Reconciler:
+    """Each valid ``%hh`` of the input is uppercased before it is encoded, also where its
+    ``%`` is data and encoded as ``%25`` (``%%aa`` written ``%25%25AA``: the decoded text
+    changes; the reference keeps data as given, WHATWG URL 1.3): urllib3's
+    ``_encode_invalid_chars`` uppercases every escape before it decides whether the
+    input is already encoded."""
+    return _declared("escapes_uppercased", {"encode", "form"}, Model(upper_escapes=True),
+                     "keeps the input's %hh as given",
+                     "uppercases each %hh of the input, also where its % is data")
+
+
 # --- whole answers replaced (phase REPLACE) ---------------------------------------------------
 def _per_byte(error: UnicodeError) -> tuple[str, int]:
     assert isinstance(error, UnicodeDecodeError)
@@ -570,6 +582,7 @@ RECONCILERS: Mapping[str, tuple[Callable[..., Reconciler], str | None]] = {
     "refuses": (refuses, "input"),
     "ncr_unescaped": (ncr_unescaped, None),
     "python_codec": (python_codec, None),
+    "escapes_uppercased": (escapes_uppercased, None),
 }
 
 

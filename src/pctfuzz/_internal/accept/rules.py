@@ -194,6 +194,7 @@ def _candidates(check: str, case: Case, expected: Outcome, actual: Outcome,
             yield _rule("space_as", "+")
         if isinstance(got, str) and _LOWER_TRIPLET.search(got):
             yield _rule("lowercase_hex")
+        yield from _escape_rules(check, strs, requote)
         # A cut of the answer, confirmed on a doubled input, before the guesses about
         # '%' below (made from the case alone): a '%' at the cut is explained by both.
         yield from _cuts(strs, chars, want, got, confirm)
@@ -248,6 +249,26 @@ def _candidates(check: str, case: Case, expected: Outcome, actual: Outcome,
     for trimmed in _own_chars(chars, "trimmed", strs, (_WHITESPACE, _C0_SPACE)):
         if any(t != t.strip(trimmed) for t in strs):
             yield _rule("trimmed", trimmed)
+
+
+def _escape_rules(check: str, strs: Sequence[str],
+                  requote: Order | None) -> Iterator[Rule | None]:
+    """The rules about the input's own ``%HH``, before the guesses about ``%`` (made from
+    the case alone: ``left_raw("%")`` explains ``%00`` kept as it is too):
+
+    - ``requoted`` in the implementation's own mode, when it has one (urllib3 keeps an
+      all-escapes path: ``%00`` is then requoted(upper), not a second finding);
+    - ``escapes_uppercased`` when the input holds a ``%hh`` with a lowercase hex
+      letter: urllib3 uppercases ``%aa`` before it encodes its ``%`` as data, which
+      was one first-difference finding per hex letter a-f.
+    """
+    if not any(_VALID_TRIPLET.search(t) for t in strs):
+        return
+    own_mode = requote() if requote is not None and check == "encode" else None
+    if own_mode:
+        yield _rule("requoted", own_mode)
+    if any(_LOWER_TRIPLET.search(t) for t in strs):
+        yield _rule("escapes_uppercased")
 
 
 def _cuts(strs: Sequence[str], chars: Chars | None, want: Any, got: Any,
