@@ -55,6 +55,7 @@ Ready-made reconcilers (each accepts its exact difference and nothing more):
 ``escapes_uppercased()``       encode, form              each ``%hh`` of the input
                                                          uppercased first, also where
                                                          its ``%`` is data
+``kept_encoded(CHARS)``        decode                    escapes of CHARS not decoded
 ``refuses(INPUT)``             any                       raises for an input with
                                                          ``lone-surrogate``,
                                                          ``invalid-utf8`` or
@@ -86,7 +87,8 @@ A TOML file::
     why = "RFC 3986 6.2.2.2: %41 and A are equivalent"
     example = { value = "%41", set = "encodeURI-%25[]" }
 
-Parameters: ``chars`` (left_raw, encoded, removed, trimmed, cut_at), ``space`` (space_as),
+Parameters: ``chars`` (left_raw, encoded, removed, trimmed, cut_at,
+kept_encoded), ``space`` (space_as),
 ``types`` (both_refuse), ``mode`` (requoted, pairs_order, empty_pairs, replacement),
 ``n`` (truncated), ``text`` (prefixed, suffixed), ``form`` (normalized), ``input``
 (refuses). Examples: encode ``{value, set,
@@ -106,6 +108,7 @@ from pctfuzz._internal.accept import (
     empty_pairs,
     encoded,
     escapes_uppercased,
+    kept_encoded,
     latin1_fallback,
     left_raw,
     lowercase_hex,
@@ -135,6 +138,7 @@ __all__ = [
     "empty_pairs",
     "encoded",
     "escapes_uppercased",
+    "kept_encoded",
     "latin1_fallback",
     "left_raw",
     "lowercase_hex",

@@ -272,3 +272,31 @@ def test_urllib3_requoting_is_named_by_its_mode_not_by_percent_left_raw(tmp_path
     explains too) was a second finding, ``left_raw(chars=%)``."""
     cases = [EncodeCase(v, "rfc3986-query") for v in ("%00", "%aa", "%41%2f", "a%7E")]
     _one(_findings(tmp_path, check_encode, "urllib3", cases), "requoted", {"mode": "upper"})
+
+
+def test_hyperlinks_kept_escapes_are_one_rule_with_its_own_characters(tmp_path: Path) -> None:
+    """hyperlink's to_iri (even lengths) keeps the escapes of # % [ ] encoded: before,
+    one first-difference finding per kind of segment after the escape (seg=ascii,
+    seg=plus, seg=pct-upper, seg=non-ascii, seg=end, ...: eight in one 90 s campaign).
+    The characters are hyperlink's own, whichever of them a case holds."""
+    cases = [DecodeCase(v) for v in ("%25a", "a%25+a", "%25\x80", "aaa%25", "%25%00",
+                                     "%23%C3%A9x", "a%5b", "%5D%5B%41x")]
+    _one(_findings(tmp_path, check_decode, "hyperlink", cases), "kept_encoded",
+         {"chars": "#%[]"})
+
+
+def test_hyperlinks_undecoded_invalid_utf8_is_one_rule(tmp_path: Path) -> None:
+    """to_iri gives the text back undecoded when the bytes are not UTF-8: before, named
+    replacement(percent-encoded) where that explained it (``a%A0``) and a
+    first-difference finding elsewhere (``%aaa``, ``a%00a%aa``, ``%25%aa``)."""
+    cases = [DecodeCase(v) for v in ("a%A0", "%aaa", "a%00a%aa", "%25%aa", "%0Aa%aaa")]
+    _one(_findings(tmp_path, check_decode, "hyperlink", cases), "replacement",
+         {"mode": "undecoded"})
+
+
+def test_a_decoder_that_decodes_every_escape_has_no_kept_characters(tmp_path: Path) -> None:
+    """The characters of kept_encoded come from the implementation: boltons' decoder
+    keeps none, so its invalid UTF-8 (one U+FFFD per sequence) is named as before."""
+    cases = [DecodeCase(v) for v in ("%25%A0", "%23%FF", "%5B%C3", "a%5D%80x")]
+    _one(_findings(tmp_path, check_decode, "boltons", cases), "replacement",
+         {"mode": "per-sequence"})

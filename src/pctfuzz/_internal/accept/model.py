@@ -32,7 +32,7 @@ from typing import Any
 from pctfuzz._internal.cases import Case, DecodeCase, EncodeCase, FormCase, FormParseCase
 from pctfuzz._internal.encoding import lookup
 from pctfuzz._internal.form import form_urldecode
-from pctfuzz._internal.reference import percent_decode, percent_encode
+from pctfuzz._internal.reference import percent_decode, percent_encode, to_scalar_value_string
 from pctfuzz._internal.sets import FORM, PercentEncodeSet, get_set
 from pctfuzz._internal.spec import PERCENT_ENCODED_BYTE
 
@@ -62,6 +62,8 @@ class Model:
     #: Each input text ends before its first character of these (``cut_at``).
     cut: str = ""
     normalize: str | None = None
+    #: Bytes whose escape ``%HH`` a decoder keeps as it is (``kept_encoded``).
+    kept: frozenset[int] = frozenset()
     #: Each valid ``%hh`` of the input text is uppercased first (``escapes_uppercased``).
     upper_escapes: bool = False
     #: Text encoded with Python's codec of a legacy encoding, errors="xmlcharrefreplace"
@@ -76,6 +78,7 @@ class Model:
             "semicolon": self.semicolon or other.semicolon, "twice": self.twice or other.twice,
             "python_codec": self.python_codec or other.python_codec,
             "upper_escapes": self.upper_escapes or other.upper_escapes,
+            "kept": self.kept | other.kept,
             "remove": "".join(sorted(set(self.remove + other.remove))),
             "trim": "".join(sorted(set(self.trim + other.trim))),
             "cut": "".join(sorted(set(self.cut + other.cut))),
@@ -236,6 +239,27 @@ def python_codec_name(label: str) -> str | None:
     return None
 
 
+# --- a decoder that decodes some escapes only (``kept_encoded``) ---------------------------
+_ESCAPE_BYTES = re.compile(b"%[0-9A-Fa-f]{2}")
+
+
+def _decode_keeping(value: str | bytes, kept: frozenset[int]) -> bytes:
+    """WHATWG URL 1.3 percent-decode, but an escape of a byte in ``kept`` stays as it is
+    (any hex case): only whole ``%HH`` are kept, so the pieces between decode as the
+    whole would."""
+    # A str is UTF-8 encoded first, a lone surrogate as U+FFFD (as percent_decode does).
+    data = value if isinstance(value, bytes) else \
+        to_scalar_value_string(value, "replace").encode("utf-8")
+    out: list[bytes] = []
+    pos = 0
+    for match in _ESCAPE_BYTES.finditer(data):
+        if int(match.group()[1:], 16) in kept:
+            out += [percent_decode(data[pos:match.start()]), match.group()]
+            pos = match.end()
+    out.append(percent_decode(data[pos:]))
+    return b"".join(out)
+
+
 # --- 4. structure --------------------------------------------------------------------------
 def _decode_again(text: str) -> str:
     return percent_decode(text).decode("utf-8", "replace")
@@ -308,7 +332,8 @@ def render(model: Model, check: str, case: Case, current: Any = None) -> Any:
         return "&".join(_encode(model, n, pes, case.encoding, plus) + "="
                         + _encode(model, v, pes, case.encoding, plus) for n, v in pairs)
     if isinstance(case, DecodeCase) and check == "decode":
-        data = percent_decode(case.value)
+        data = _decode_keeping(case.value, model.kept) if model.kept else \
+            percent_decode(case.value)
         return percent_decode(data) if model.twice else data
     if isinstance(case, FormParseCase) and check == "form-parse":
         pairs = _parse(model, case.text)

@@ -47,6 +47,7 @@ __all__ = [
     "encode_model",
     "encoded",
     "escapes_uppercased",
+    "kept_encoded",
     "latin1_fallback",
     "left_raw",
     "lowercase_hex",
@@ -440,6 +441,15 @@ def escapes_uppercased() -> Reconciler:
                      "uppercases each %hh of the input, also where its % is data")
 
 
+def kept_encoded(chars: str) -> Reconciler:
+    """A decoder keeps each escape ``%HH`` of a character of CHARS as it is (any hex
+    case), where the reference decodes every ``%HH`` (WHATWG URL 1.3 percent-decode):
+    hyperlink's ``to_iri`` keeps the delimiters a fragment cannot hold raw, and ``%``."""
+    return _declared("kept_encoded", {"decode"}, Model(kept=_chars(chars)),
+                     "decodes every %HH",
+                     f"keeps the escapes of {_char_names(chars)} encoded")
+
+
 # --- whole answers replaced (phase REPLACE) ---------------------------------------------------
 def _per_byte(error: UnicodeError) -> tuple[str, int]:
     assert isinstance(error, UnicodeDecodeError)
@@ -453,7 +463,7 @@ def _percent_kept(error: UnicodeError) -> tuple[str, int]:
 
 codecs.register_error("pctfuzz-per-byte", _per_byte)
 codecs.register_error("pctfuzz-percent-encoded", _percent_kept)
-_REPLACEMENT_MODES = ("per-byte", "per-sequence", "percent-encoded")
+_REPLACEMENT_MODES = ("per-byte", "per-sequence", "percent-encoded", "undecoded")
 _REPLACEMENT_ERRORS = {"per-byte": "pctfuzz-per-byte", "per-sequence": "replace",
                        "percent-encoded": "pctfuzz-percent-encoded"}
 
@@ -464,9 +474,12 @@ def replacement(mode: str) -> Reconciler:
     form parser does). For decode, where the reference answers bytes, the text is
     compared as UTF-8; form-parse differs only ``per-byte``. ``percent-encoded``: each
     invalid sequence is written back as ``%HH`` (Werkzeug's ``werkzeug.url_quote``
-    error handler)."""
+    error handler). ``undecoded`` (decode only): when the decoded bytes are not UTF-8,
+    the answer is the input as given, no escape decoded (hyperlink's ``to_iri``)."""
     if mode not in _REPLACEMENT_MODES:
         raise UsageError(f"replacement: mode must be one of {', '.join(_REPLACEMENT_MODES)}")
+    if mode == "undecoded":
+        return _undecoded()
     errors = _REPLACEMENT_ERRORS[mode]
 
     def part(data: bytes) -> str:
@@ -493,6 +506,27 @@ def replacement(mode: str) -> Reconciler:
                       "the bytes (decode); one U+FFFD per maximal invalid UTF-8 subpart",
                       "invalid UTF-8 left percent-encoded" if mode == "percent-encoded"
                       else f"one U+FFFD {mode.replace('-', ' ')} of invalid UTF-8", REPLACE)
+
+
+def _undecoded() -> Reconciler:
+    """``replacement("undecoded")``: the input unchanged when its decoded bytes are not
+    UTF-8 (the text is given back as it came, as UTF-8 bytes)."""
+
+    def reconcile(case: Case, expected: Outcome, actual: Outcome) -> _Pair:
+        if expected.raised or not isinstance(case, DecodeCase) \
+                or not isinstance(expected.value, bytes):
+            return None
+        try:
+            expected.value.decode("utf-8")
+        except UnicodeDecodeError:
+            value = case.value
+            return Outcome(value.encode("utf-8", "surrogatepass") if isinstance(value, str)
+                           else value), actual
+        return None
+
+    return Reconciler("replacement", frozenset({"decode"}), reconcile,
+                      "the bytes, decoded", "the input undecoded when it is not UTF-8",
+                      REPLACE)
 
 
 _INVALID_PCT = re.compile(f"%(?!{HEX_PAIR})")
@@ -583,6 +617,7 @@ RECONCILERS: Mapping[str, tuple[Callable[..., Reconciler], str | None]] = {
     "ncr_unescaped": (ncr_unescaped, None),
     "python_codec": (python_codec, None),
     "escapes_uppercased": (escapes_uppercased, None),
+    "kept_encoded": (kept_encoded, "chars"),
 }
 
 

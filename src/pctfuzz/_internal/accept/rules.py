@@ -63,9 +63,9 @@ Order = Callable[[], str | None]
 #: ``requote()`` (also an ``Order``) -> the implementation's ``requoted`` mode, as it
 #: answers ``%41`` and ``%2f`` in the case's context (None: none of them).
 #: ``chars(rule)`` -> the characters the implementation applies ``rule`` (``cut_at``,
-#: ``removed``, ``trimmed``) to, as it answers short inputs holding each candidate
-#: character alone in the case's context ("" when it applies it to none; None when it
-#: answers none of them).
+#: ``removed``, ``trimmed``, ``kept_encoded``) to, as it answers short inputs holding
+#: each candidate character alone in the case's context ("" when it applies it to none;
+#: None when it answers none of them); for ``replacement``, a decoder's own mode.
 Chars = Callable[[str], str | None]
 
 
@@ -223,9 +223,11 @@ def _candidates(check: str, case: Case, expected: Outcome, actual: Outcome,
         if any(";" in t for t in strs):
             yield _rule("semicolon_separates")
     if check in ("decode", "form-parse"):
+        yield from _decoder_rules(check, strs, chars)
         yield _rule("replacement", "per-sequence")
         yield _rule("replacement", "per-byte")
         yield _rule("replacement", "percent-encoded")
+        yield _rule("replacement", "undecoded")
         yield _rule("latin1_fallback")
     if check in ("decode", "form-parse") and any("%" in t for t in strs):
         yield _rule("decoded_twice")
@@ -269,6 +271,26 @@ def _escape_rules(check: str, strs: Sequence[str],
         yield _rule("requoted", own_mode)
     if any(_LOWER_TRIPLET.search(t) for t in strs):
         yield _rule("escapes_uppercased")
+
+
+def _decoder_rules(check: str, strs: Sequence[str],
+                   chars: Chars | None) -> Iterator[Rule | None]:
+    """A decoder's own ways, asked of it (``chars``), before the replacement modes:
+
+    - ``kept_encoded`` with the characters whose escapes it keeps, when the input holds
+      one (hyperlink's ``to_iri`` keeps ``%23 %25 %5B %5D``: a first-difference finding
+      per segment kind of what followed, ``seg=ascii``, ``seg=plus``, ...);
+    - ``replacement`` in its own mode: where several modes explain a case (``%A0``
+      answered ``%A0``: ``percent-encoded`` and ``undecoded``), its own names it.
+    """
+    if check != "decode" or chars is None:
+        return
+    kept = chars("kept_encoded")
+    if kept and any(f"%{ord(c):02x}" in t.lower() for t in strs for c in kept):
+        yield _rule("kept_encoded", kept)
+    mode = chars("replacement")
+    if mode:
+        yield _rule("replacement", mode)
 
 
 def _cuts(strs: Sequence[str], chars: Chars | None, want: Any, got: Any,

@@ -55,6 +55,7 @@ from __future__ import annotations
 import dataclasses
 import functools
 import re
+from collections.abc import Callable
 from typing import Any
 
 from pctfuzz._internal.accept.model import reorder
@@ -410,7 +411,9 @@ def _own_chars(rule: str, check: str, case: Case, adapter: Impl) -> str | None:
                    for text, without in pairs)
 
     found = ""
-    if rule == "cut_at":
+    if rule in ("kept_encoded", "replacement"):
+        found = _own_decoding(rule, answer) if isinstance(case, DecodeCase) else ""
+    elif rule == "cut_at":
         if answer("abcd") != answer("ab"):
             found = "".join(c for c in CUT_CHARS
                             if drops((f"ab{c}cd", "ab"), (f"xab{c}cd", "xab")))
@@ -427,6 +430,33 @@ def _own_chars(rule: str, check: str, case: Case, adapter: Impl) -> str | None:
         _OWN_CHARS.clear()
     _OWN_CHARS[key] = (adapter, own)
     return own
+
+
+#: (replacement mode, the answer to each probe of ``_own_decoding``, by prefix).
+_REPLACEMENT_ANSWERS = (("per-sequence", "A\ufffd"), ("per-byte", "A\ufffd\ufffd"),
+                        ("percent-encoded", "A%E2%82"), ("undecoded", "%41%e2%82"))
+
+
+def _own_decoding(rule: str, answer: Callable[[str], object]) -> str:
+    """A decoder's own parameter of ``rule`` (``_own_chars``), each input asked at two
+    lengths (hyperlink picks its API by the parity of the input):
+
+    - ``kept_encoded``: the ASCII characters whose escape ``%HH`` it answers as is;
+    - ``replacement``: its mode, as it answers ``%41%e2%82`` (a truncated sequence):
+      ``A`` then U+FFFD once or twice, ``A%E2%82``, or the input undecoded ("": none).
+    """
+    def same(text: str, want: str) -> bool:
+        got = answer(text)
+        return got is not None and (got if isinstance(got, bytes) else str(got).encode(
+            "utf-8", "surrogatepass")) == want.encode("utf-8")
+
+    if rule == "kept_encoded":
+        return "".join(chr(code) for code in range(0x80)
+                       if any(same(p + f"%{code:02X}", p + f"%{code:02X}") for p in ("", "x")))
+    for mode, want in _REPLACEMENT_ANSWERS:
+        if any(same(p + "%41%e2%82", p + want) for p in ("", "x")):
+            return mode
+    return ""
 
 
 #: (adapter, check, set, encoding, space_as_plus) -> what ``_set_probe`` found.
