@@ -300,3 +300,20 @@ def test_a_decoder_that_decodes_every_escape_has_no_kept_characters(tmp_path: Pa
     cases = [DecodeCase(v) for v in ("%25%A0", "%23%FF", "%5B%C3", "a%5D%80x")]
     _one(_findings(tmp_path, check_decode, "boltons", cases), "replacement",
          {"mode": "per-sequence"})
+
+
+def test_a_crash_is_named_a_refusal_only_when_the_implementation_refuses_that_input(
+        tmp_path: Path) -> None:
+    """hyperlink's newline bug raises URLParseError for "#\\n%a" and "#\\naa"; it answers
+    "#%a". The first was named refuses(input=invalid-percent), a second finding for the
+    bug (and an accept entry that would have hidden it): the kinds of refusal are now
+    asked of the implementation."""
+    adapter = get_impl("hyperlink")
+    store = FindingStore(tmp_path / "findings")
+    for text in ("\n%a", "\naa", "a\n%"):
+        case = DecodeCase(text)
+        with pytest.raises(Divergence) as caught:
+            check_decode(case, adapter)
+        store.record(new_finding("diff_decode", "crash", caught.value, case=case))
+    (record,) = store.iter_findings()
+    assert record.behaviour is None and "URLParseError" in record.signature

@@ -65,7 +65,8 @@ Order = Callable[[], str | None]
 #: ``chars(rule)`` -> the characters the implementation applies ``rule`` (``cut_at``,
 #: ``removed``, ``trimmed``, ``kept_encoded``) to, as it answers short inputs holding
 #: each candidate character alone in the case's context ("" when it applies it to none;
-#: None when it answers none of them); for ``replacement``, a decoder's own mode.
+#: None when it answers none of them); for ``replacement``, a decoder's own mode; for
+#: ``refuses``, the kinds of input it raises for, space-separated.
 Chars = Callable[[str], str | None]
 
 
@@ -161,9 +162,7 @@ def _candidates(check: str, case: Case, expected: Outcome, actual: Outcome,
                 chars: Chars | None = None) -> Iterator[Rule | None]:
     """The catalogue's rules that could explain this case, simplest first."""
     if actual.raised and not expected.raised:
-        for kind in REFUSAL_INPUTS:
-            if input_has(case, kind):
-                yield _rule("refuses", kind)
+        yield from _refusals(case, chars)
         return
     if actual.raised and expected.raised:
         assert actual.error is not None
@@ -251,6 +250,18 @@ def _candidates(check: str, case: Case, expected: Outcome, actual: Outcome,
     for trimmed in _own_chars(chars, "trimmed", strs, (_WHITESPACE, _C0_SPACE)):
         if any(t != t.strip(trimmed) for t in strs):
             yield _rule("trimmed", trimmed)
+
+
+def _refusals(case: Case, chars: Chars | None) -> Iterator[Rule | None]:
+    """``refuses`` for each kind of input the case holds and the implementation refuses
+    when asked a short input of that kind alone (``chars("refuses")``: the kinds,
+    space-separated): a crash that is no refusal of such input (hyperlink raises for a
+    newline in a fragment, ``"\n%a"``, and answers ``"%a"``) keeps its own finding."""
+    own = chars("refuses") if chars is not None else None
+    kinds = REFUSAL_INPUTS if own is None else own.split()
+    for kind in kinds:
+        if input_has(case, kind):
+            yield _rule("refuses", kind)
 
 
 def _escape_rules(check: str, strs: Sequence[str],

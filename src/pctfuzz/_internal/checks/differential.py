@@ -386,7 +386,11 @@ def _own_chars(rule: str, check: str, case: Case, adapter: Impl) -> str | None:
     - ``trimmed``: a C0 control or space dropped at both ends but kept inside.
 
     None when it answers none of the inputs (the rule then tries every set).
+    ``refuses``, ``kept_encoded`` and ``replacement``: ``_own_refusals``,
+    ``_own_decoding``.
     """
+    if rule == "refuses":
+        return _own_refusals(check, case, adapter)
     context = (type(case), getattr(case, "set_name", None), getattr(case, "encoding", None),
                getattr(case, "space_as_plus", None),
                isinstance(getattr(case, "value", getattr(case, "text", "")), bytes))
@@ -430,6 +434,42 @@ def _own_chars(rule: str, check: str, case: Case, adapter: Impl) -> str | None:
         _OWN_CHARS.clear()
     _OWN_CHARS[key] = (adapter, own)
     return own
+
+
+#: refuses' input kinds -> inputs of that kind alone, at two lengths and with the bad
+#: part inside and at the end (an implementation may refuse one shape only).
+_REFUSAL_PROBES = {"lone-surrogate": ("\ud800", "x\ud800", "\ud800x"),
+                   "invalid-utf8": ("%FF", "x%FF", "%C3x"),
+                   "invalid-percent": ("%zz", "x%zz", "%", "x%")}
+_REFUSALS: dict[tuple[int, str, object], tuple[object, str]] = {}
+
+
+def _own_refusals(check: str, case: Case, adapter: Impl) -> str:
+    """The input kinds of ``refuses`` the implementation raises for, each asked on short
+    inputs of that kind alone in the case's context (once per adapter and context),
+    space-separated: a crash on ``"#\n%a"`` (hyperlink's newline bug) is no refusal of
+    an invalid ``%`` when ``"%zz"`` is answered."""
+    bytes_input = isinstance(getattr(case, "value", getattr(case, "text", "")), bytes)
+    key = (id(adapter), check, (type(case), getattr(case, "set_name", None),
+                                getattr(case, "encoding", None), bytes_input))
+    known = _REFUSALS.get(key)
+    if known is not None and known[0] is adapter:
+        return known[1]
+    kinds = []
+    for kind, texts in _REFUSAL_PROBES.items():
+        for text in texts:
+            try:
+                sub = _with_text(case, text)
+            except UnicodeEncodeError:  # a lone surrogate in a bytes input: no such case
+                continue
+            got = None if sub is None else run_impl(check, sub, adapter)
+            if got is not None and got.raised:
+                kinds.append(kind)
+                break
+    if len(_REFUSALS) >= 64:
+        _REFUSALS.clear()
+    _REFUSALS[key] = (adapter, " ".join(kinds))
+    return " ".join(kinds)
 
 
 #: (replacement mode, the answer to each probe of ``_own_decoding``, by prefix).
