@@ -22,6 +22,8 @@ Ready-made reconcilers (each accepts its exact difference and nothing more):
 ``left_raw(CHARS)``            encode, form              CHARS written as themselves where
                                                          the reference writes ``%HH``
 ``encoded(CHARS)``             encode, form              CHARS also written as ``%HH``
+``left_raw(CHARS, PART)``      form                      the same in the form's ``names``
+``encoded(CHARS, PART)``                                 or its ``values`` only
 ``space_as("%20" | "+")``      encode, form              what the implementation writes
                                                          for a space
 ``lowercase_hex()``            encode, form              ``%hh`` in lowercase
@@ -47,7 +49,8 @@ Ready-made reconcilers (each accepts its exact difference and nothing more):
 ``semicolon_separates()``      form-parse                ``;`` separates pairs too
 ``replacement(MODE)``          decode, form-parse        text: U+FFFD ``per-byte`` or
                                                          ``per-sequence`` of invalid UTF-8,
-                                                         or it ``percent-encoded``
+                                                         or it ``percent-encoded``, or
+                                                         the input ``undecoded`` (decode)
 ``ncr_unescaped()``            encode                    ``&#N;`` for an unencodable code
                                                          point, percent-encoded by the set
 ``python_codec()``             encode, form              Python's codec of a legacy
@@ -91,7 +94,8 @@ Parameters: ``chars`` (left_raw, encoded, removed, trimmed, cut_at,
 kept_encoded), ``space`` (space_as),
 ``types`` (both_refuse), ``mode`` (requoted, pairs_order, empty_pairs, replacement),
 ``n`` (truncated), ``text`` (prefixed, suffixed), ``form`` (normalized), ``input``
-(refuses). Examples: encode ``{value, set,
+(refuses); optional: ``part`` (left_raw, encoded: ``names`` or ``values``, form only).
+Examples: encode ``{value, set,
 encoding, space_as_plus}``, decode ``{value}``, form ``{pairs = [[name, value], ...],
 encoding}``, form-parse ``{text}``. Optional keys: ``impl``, ``summary``.
 """

@@ -317,3 +317,47 @@ def test_a_crash_is_named_a_refusal_only_when_the_implementation_refuses_that_in
         store.record(new_finding("diff_decode", "crash", caught.value, case=case))
     (record,) = store.iter_findings()
     assert record.behaviour is None and "URLParseError" in record.signature
+
+
+_FURL_EQUALS = [FormCase(pairs) for pairs in (
+    (("", "="),), (("", "=="),), (("", "a=b"),), (("x", "1"), ("", "=")), (("", "= ="),))]
+
+
+def test_furls_equals_raw_in_values_is_one_rule_of_that_part(tmp_path: Path) -> None:
+    """furl writes ``=`` raw in a value after an empty name, never in a name: no rule of
+    the whole set named it (the probe asks names), so each case was a first-difference
+    finding (five in one 90 s campaign, with ~ or * beside the =)."""
+    _one(_findings(tmp_path, check_form, "furl", _FURL_EQUALS), "left_raw",
+         {"chars": "=", "part": "values"})
+
+
+def test_a_part_rule_is_accepted_in_one_command_and_only_for_its_part(tmp_path: Path) -> None:
+    """``pctfuzz accept`` writes ``part`` beside ``chars``; the entry loads, accepts the
+    finding's case, and not ``=`` raw in a name."""
+    from pctfuzz._internal.accept.entry import explain
+    from pctfuzz._internal.cli.accept import _table
+    from pctfuzz._internal.outcome import Outcome, reference_outcome
+
+    (record,) = _findings(tmp_path, check_form, "furl", _FURL_EQUALS[:1])
+    accept = tmp_path / "accept.toml"
+    accept.write_text(_table(record, accept, "furl keeps = raw", "furl.py Query.encode").table)
+    assert 'part = "values"' in accept.read_text()
+    (entry,) = load_accept_file(str(accept))
+    entry = type(entry)(**{**entry.__dict__, "impl": "furl"})
+
+    def explained(case: FormCase, actual: str) -> tuple[str, ...] | None:
+        return explain("form", ("furl",), case, reference_outcome("form", case),
+                       Outcome(actual), [entry])
+
+    assert explained(FormCase((("b", "=="),)), "b===")
+    assert explained(FormCase((("=", ""),)), "==") is None
+
+
+@pytest.mark.parametrize("bad", ['part = "keys"', "part = 5"])
+def test_a_part_toml_key_is_checked_as_it_loads(tmp_path: Path, bad: str) -> None:
+    path = tmp_path / "bad.toml"
+    path.write_text('[[divergence]]\nid = "p"\ncheck = "form"\nreconciler = "left_raw"\n'
+                    'chars = "="\ncitation = "c"\nwhy = "w"\n'
+                    f'example = {{ pairs = [["", "="]] }}\n{bad}\n')
+    with pytest.raises(UsageError, match="left_raw"):
+        load_accept_file(str(path))

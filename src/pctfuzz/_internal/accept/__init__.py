@@ -16,6 +16,7 @@ from pctfuzz._internal.accept.files import (
     use_accepted,
 )
 from pctfuzz._internal.accept.reconcilers import (
+    OPTIONAL_PARAMS,
     RECONCILERS,
     Reconciler,
     both_refuse,
@@ -47,6 +48,7 @@ from pctfuzz._internal.accept.reconcilers import (
 
 __all__ = [
     "ACCEPT_ENV",
+    "OPTIONAL_PARAMS",
     "RECONCILERS",
     "KnownDivergence",
     "Reconciler",

@@ -28,7 +28,7 @@ from pathlib import Path
 from typing import Any, Final
 
 from pctfuzz._internal.accept.entry import KnownDivergence
-from pctfuzz._internal.accept.reconcilers import RECONCILERS, divergence
+from pctfuzz._internal.accept.reconcilers import OPTIONAL_PARAMS, RECONCILERS, divergence
 from pctfuzz._internal.cases import Case, DecodeCase, EncodeCase, FormCase, FormParseCase
 from pctfuzz._internal.encoding import lookup
 from pctfuzz._internal.errors import PctfuzzError, UsageError
@@ -227,8 +227,11 @@ def _toml_entries(path: Path) -> list[KnownDivergence]:
             raise UsageError(f"{where}: {name} needs {param!r}")
         if param:
             check_parameter(name, param, table[param], where)  # chars = 5, types = 5
+        options = {key: table[key] for key in OPTIONAL_PARAMS.get(name, ()) if key in table}
+        for key, value in options.items():
+            check_parameter(name, key, value, where)  # part = 5
         try:
-            reconciler = factory(table[param]) if param else factory()
+            reconciler = factory(table[param], **options) if param else factory()
         except PctfuzzError as exc:  # a parameter of the right type but a bad value
             raise UsageError(f"{where}: {name} {param}: {exc}") from None
         check = str(table.get("check", ""))

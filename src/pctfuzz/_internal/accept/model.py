@@ -62,6 +62,12 @@ class Model:
     #: Each input text ends before its first character of these (``cut_at``).
     cut: str = ""
     normalize: str | None = None
+    #: The set changes of names only and of values only, for a form serializer
+    #: (``left_raw``/``encoded`` with ``part``): added to ``raw``/``encoded`` there.
+    raw_names: frozenset[int] = frozenset()
+    raw_values: frozenset[int] = frozenset()
+    encoded_names: frozenset[int] = frozenset()
+    encoded_values: frozenset[int] = frozenset()
     #: Bytes whose escape ``%HH`` a decoder keeps as it is (``kept_encoded``).
     kept: frozenset[int] = frozenset()
     #: Each valid ``%hh`` of the input text is uppercased first (``escapes_uppercased``).
@@ -79,6 +85,7 @@ class Model:
             "python_codec": self.python_codec or other.python_codec,
             "upper_escapes": self.upper_escapes or other.upper_escapes,
             "kept": self.kept | other.kept,
+            **{name: getattr(self, name) | getattr(other, name) for name in _PARTS},
             "remove": "".join(sorted(set(self.remove + other.remove))),
             "trim": "".join(sorted(set(self.trim + other.trim))),
             "cut": "".join(sorted(set(self.cut + other.cut))),
@@ -93,6 +100,9 @@ class Model:
     def is_identity(self) -> bool:
         return all(getattr(self, f.name) == f.default for f in fields(self))
 
+
+#: The set fields of one part of a form (names or values).
+_PARTS = ("raw_names", "raw_values", "encoded_names", "encoded_values")
 
 #: Fields that are neither set arithmetic nor flags: two entries giving different
 #: values for one of them contradict each other.
@@ -173,8 +183,13 @@ _TRIPLET = re.compile("%[0-9A-F]{2}")
 _UNRESERVED = frozenset(b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~")
 
 
-def _effective(model: Model, base: PercentEncodeSet, plus: bool) -> tuple[PercentEncodeSet, bool]:
+def _effective(model: Model, base: PercentEncodeSet, plus: bool,
+               part: str = "") -> tuple[PercentEncodeSet, bool]:
+    """The set the model encodes with (for ``part``, ``names`` or ``values`` of a form:
+    with that part's own changes too) and whether a space is written ``+``."""
     members = (base.members | model.encoded) - model.raw
+    if part:
+        members = (members | getattr(model, f"encoded_{part}")) - getattr(model, f"raw_{part}")
     if model.space == "+":
         plus = plus or 0x20 in members
     elif model.space == "%20":
@@ -323,14 +338,16 @@ def render(model: Model, check: str, case: Case, current: Any = None) -> Any:
         pes, plus = _effective(model, get_set(case.set_name), case.space_as_plus)
         return _encode(model, case.value, pes, case.encoding, plus)
     if isinstance(case, FormCase) and check == "form":
-        pes, plus = _effective(model, FORM, True)
+        pes, plus = _effective(model, FORM, True, "names")
+        values, values_plus = _effective(model, FORM, True, "values")
         pairs = list(case.pairs)
         if model.empty == "dropped":
             pairs = [p for p in pairs if p[1]]
         if model.order:
             pairs = reorder(pairs, model.order)
         return "&".join(_encode(model, n, pes, case.encoding, plus) + "="
-                        + _encode(model, v, pes, case.encoding, plus) for n, v in pairs)
+                        + _encode(model, v, values, case.encoding, values_plus)
+                        for n, v in pairs)
     if isinstance(case, DecodeCase) and check == "decode":
         data = _decode_keeping(case.value, model.kept) if model.kept else \
             percent_decode(case.value)

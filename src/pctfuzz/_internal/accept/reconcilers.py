@@ -35,6 +35,8 @@ from pctfuzz._internal.text import count_lone_surrogates, has_lone_surrogate, su
 
 __all__ = [
     "MODEL",
+    "OPTIONAL_PARAMS",
+    "PARTS",
     "RECONCILERS",
     "REPLACE",
     "REWRITE",
@@ -148,16 +150,44 @@ def set_change(add: frozenset[int], remove: frozenset[int]) -> Reconcile:
     return reconcile
 
 
-def left_raw(chars: str) -> Reconciler:
-    """CHARS written as themselves where the reference writes ``%HH`` (WHATWG URL 1.3)."""
+def left_raw(chars: str, part: str | None = None) -> Reconciler:
+    """CHARS written as themselves where the reference writes ``%HH`` (WHATWG URL 1.3);
+    ``part`` (a form serializer only): in its ``names`` or its ``values`` only."""
+    if part is not None:
+        return _in_part("left_raw", chars, part)
     return _declared("left_raw", {"encode", "form"}, Model(raw=_chars(chars)),
                      f"percent-encodes {chars!r} (in the set)", f"leaves {chars!r} as is")
 
 
-def encoded(chars: str) -> Reconciler:
-    """CHARS also written as ``%HH`` (the implementation's set is larger)."""
+def encoded(chars: str, part: str | None = None) -> Reconciler:
+    """CHARS also written as ``%HH`` (the implementation's set is larger); ``part`` as
+    for ``left_raw``."""
+    if part is not None:
+        return _in_part("encoded", chars, part)
     return _declared("encoded", {"encode", "form"}, Model(encoded=_chars(chars)),
                      f"leaves {chars!r} as is (outside the set)", f"percent-encodes {chars!r}")
+
+
+#: The parts of a form a set change may be limited to (``left_raw``/``encoded``).
+PARTS = ("names", "values")
+#: Reconcilers' optional TOML keys beside their parameter (``RECONCILERS``).
+OPTIONAL_PARAMS: Mapping[str, tuple[str, ...]] = {"left_raw": ("part",), "encoded": ("part",)}
+
+
+def _in_part(name: str, chars: str, part: str) -> Reconciler:
+    """``left_raw``/``encoded`` in the names or the values of a form only (furl writes
+    ``=`` raw in a value after an empty name, never in a name)."""
+    if part not in PARTS:
+        raise UsageError(f"{name}: part must be one of {', '.join(PARTS)}, not {part!r}")
+    codes = _chars(chars)
+    model = {("left_raw", "names"): Model(raw_names=codes),
+             ("left_raw", "values"): Model(raw_values=codes),
+             ("encoded", "names"): Model(encoded_names=codes),
+             ("encoded", "values"): Model(encoded_values=codes)}[(name, part)]
+    done = "leaves {!r} as is" if name == "left_raw" else "percent-encodes {!r}"
+    other = "percent-encodes {!r}" if name == "left_raw" else "leaves {!r} as is"
+    return _declared(name, {"form"}, model,
+                     other.format(chars) + f" in {part}", done.format(chars) + f" in {part}")
 
 
 def space_as(space: str) -> Reconciler:

@@ -188,6 +188,7 @@ def _candidates(check: str, case: Case, expected: Outcome, actual: Outcome,
             yield _rule("left_raw", _chars(raw))
         if enc:
             yield _rule("encoded", _chars(enc))
+        yield from _part_rules(check, strs, chars)
         if any(" " in t or "%20" in t or "+" in t for t in strs):
             yield _rule("space_as", "%20")
             yield _rule("space_as", "+")
@@ -250,6 +251,25 @@ def _candidates(check: str, case: Case, expected: Outcome, actual: Outcome,
     for trimmed in _own_chars(chars, "trimmed", strs, (_WHITESPACE, _C0_SPACE)):
         if any(t != t.strip(trimmed) for t in strs):
             yield _rule("trimmed", trimmed)
+
+
+def _part_rules(check: str, strs: Sequence[str],
+                chars: Chars | None) -> Iterator[Rule | None]:
+    """``left_raw``/``encoded`` in one ``part`` of a form (names or values) only, with
+    the characters the serializer treats so there and not in the other part
+    (``chars("left_raw:values")``, ...), when the input holds one: furl's ``=`` raw in
+    values was one first-difference finding per character beside it."""
+    if check != "form" or chars is None:
+        return
+    for name in ("left_raw", "encoded"):
+        for part in ("names", "values"):
+            own = chars(f"{name}:{part}")
+            if own and any(c in t for t in strs for c in own):
+                factory = RECONCILERS[name][0]
+                try:
+                    yield Rule(name, (("chars", own), ("part", part)), factory(own, part=part))
+                except PctfuzzError:
+                    continue
 
 
 def _refusals(case: Case, chars: Chars | None) -> Iterator[Rule | None]:

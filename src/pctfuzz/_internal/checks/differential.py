@@ -391,6 +391,8 @@ def _own_chars(rule: str, check: str, case: Case, adapter: Impl) -> str | None:
     """
     if rule == "refuses":
         return _own_refusals(check, case, adapter)
+    if ":" in rule:  # left_raw:names, encoded:values, ...
+        return _own_part(rule, check, case, adapter)
     context = (type(case), getattr(case, "set_name", None), getattr(case, "encoding", None),
                getattr(case, "space_as_plus", None),
                isinstance(getattr(case, "value", getattr(case, "text", "")), bytes))
@@ -470,6 +472,59 @@ def _own_refusals(check: str, case: Case, adapter: Impl) -> str:
         _REFUSALS.clear()
     _REFUSALS[key] = (adapter, " ".join(kinds))
     return " ".join(kinds)
+
+
+_PART_PROBES: dict[tuple[int, str], tuple[object, dict[str, str]]] = {}
+
+
+def _own_part(rule: str, check: str, case: Case, adapter: Impl) -> str | None:
+    """``left_raw:names``, ``encoded:values``, ...: the printable ASCII characters a form
+    serializer leaves raw (or encodes) where the reference does not, in that part of a
+    pair only, each asked alone as a name and as a value, beside an empty and a
+    non-empty other part (furl leaves ``=`` raw in a value after an empty name only).
+    None when the case is no form."""
+    if check != "form" or not isinstance(case, FormCase):
+        return None
+    key = (id(adapter), case.encoding)
+    known = _PART_PROBES.get(key)
+    if known is None or known[0] is not adapter:
+        surrogates = scalar_values(adapter)
+        found: dict[str, set[str]] = {f"{n}:{p}": set() for n in ("left_raw", "encoded")
+                                      for p in ("names", "values")}
+        for code in range(0x21, 0x7F):
+            char = chr(code)
+            if char == "%":
+                continue
+            for part, shapes in (("names", ((char, ""), (char, "a"))),
+                                 ("values", (("", char), ("a", char)))):
+                for pair in shapes:
+                    sub = FormCase((pair,), case.encoding)
+                    got = run_impl(check, sub, adapter)
+                    want = reference_outcome(check, sub, surrogates=surrogates)
+                    if got is None or got.raised or want.raised:
+                        continue
+                    mine, theirs = str(want.value), str(got.value).upper()
+
+                    def pair_text(field: str, pair: tuple[str, str] = pair,
+                                  part: str = part) -> str:
+                        return (field + "=" + pair[1] if part == "names"
+                                else pair[0] + "=" + field).upper()
+
+                    raw, triplet = pair_text(char), pair_text(f"%{code:02X}")
+                    if mine.upper() == triplet and theirs == raw:
+                        found[f"left_raw:{part}"].add(char)
+                    elif mine.upper() == raw and theirs == triplet:
+                        found[f"encoded:{part}"].add(char)
+        own = {}
+        for name in ("left_raw", "encoded"):
+            names, values = found[f"{name}:names"], found[f"{name}:values"]
+            own[f"{name}:names"] = "".join(sorted(names - values))
+            own[f"{name}:values"] = "".join(sorted(values - names))
+        if len(_PART_PROBES) >= 64:
+            _PART_PROBES.clear()
+        known = (adapter, own)
+        _PART_PROBES[key] = known
+    return known[1].get(rule)
 
 
 #: (replacement mode, the answer to each probe of ``_own_decoding``, by prefix).

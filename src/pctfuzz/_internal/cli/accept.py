@@ -114,7 +114,7 @@ def _by_hand(ident: str, accept: Path, why: str) -> UsageError:
 def _table(finding: Any, accept: Path, why: str | None, citation: str | None
            ) -> _Accepted:
     """The ``[[divergence]]`` table of one finding (``UsageError`` if it has none)."""
-    from pctfuzz._internal.accept import RECONCILERS
+    from pctfuzz._internal.accept import OPTIONAL_PARAMS, RECONCILERS
 
     behaviour = finding.behaviour
     if finding.kind != "divergence" or not finding.target.startswith("diff_"):
@@ -127,7 +127,8 @@ def _table(finding: Any, accept: Path, why: str | None, citation: str | None
         raise _by_hand(finding.id, accept, f"is explained by {one_line(rule, 60)!r}, which "
                        "no accept-file reconciler states")
     _factory, param = RECONCILERS[rule]
-    if set(params) != ({param} if param else set()):
+    required = {param} if param else set()
+    if not required <= set(params) <= required | set(OPTIONAL_PARAMS.get(rule, ())):
         raise _by_hand(finding.id, accept, f"has parameters {sorted(params)} for {rule}, "
                        f"which takes {param or 'none'}")
     case = finding.rebuild_case()

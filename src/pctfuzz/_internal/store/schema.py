@@ -24,7 +24,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, Final
 
-from pctfuzz._internal.accept.reconcilers import RECONCILERS
+from pctfuzz._internal.accept.reconcilers import OPTIONAL_PARAMS, RECONCILERS
 from pctfuzz._internal.cases import CASE_TYPES, case_from_json
 from pctfuzz._internal.errors import PctfuzzError, type_name
 from pctfuzz._internal.identity import (
@@ -140,8 +140,8 @@ def _param_value_ok(value: object) -> bool:
 def behaviour_problem(behaviour: object) -> str | None:
     """Why ``behaviour`` cannot be a finding's ``behaviour`` field, or None: null, or
     ``{"rule": NAME, "params": {...}, "text": TEXT}`` with NAME a ready-made reconciler
-    (``pctfuzz._internal.accept.RECONCILERS``), params exactly its TOML keys (strings, ints,
-    bools, lists of strings), TEXT one printable line."""
+    (``pctfuzz._internal.accept.RECONCILERS``), params exactly its TOML keys, with its
+    optional ones (strings, ints, bools, lists of strings), TEXT one printable line."""
     if behaviour is None:
         return None
     if not isinstance(behaviour, dict) or set(behaviour) != {"rule", "params", "text"}:
@@ -150,8 +150,11 @@ def behaviour_problem(behaviour: object) -> str | None:
     if not isinstance(rule, str) or rule not in RECONCILERS:
         return f"rule must be one of {', '.join(RECONCILERS)}"
     param = RECONCILERS[rule][1]
-    if not isinstance(params, dict) or set(params) != ({param} if param else set()):
-        return f"params of {rule} must be exactly {{{param or ''}}}"
+    required = {param} if param else set()
+    if not isinstance(params, dict) or not required <= set(params) <= \
+            required | set(OPTIONAL_PARAMS.get(rule, ())):
+        return f"params of {rule} must be exactly {{{param or ''}}}" + "".join(
+            f" and may hold {key!r}" for key in OPTIONAL_PARAMS.get(rule, ()))
     if not all(_param_value_ok(v) for v in params.values()):
         return "params must be strings, integers, booleans or lists of strings"
     problem = _label_problem(text)
