@@ -59,6 +59,8 @@ Ready-made reconcilers (each accepts its exact difference and nothing more):
                                                          uppercased first, also where
                                                          its ``%`` is data
 ``kept_encoded(CHARS)``        decode                    escapes of CHARS not decoded
+``lone_surrogates(MODE)``      any (``surrogatepass``:   a lone surrogate ``dropped``, or
+                               encode, form)             its ``surrogatepass`` bytes
 ``refuses(INPUT)``             any                       raises for an input with
                                                          ``lone-surrogate``,
                                                          ``invalid-utf8`` or
@@ -92,7 +94,8 @@ A TOML file::
 
 Parameters: ``chars`` (left_raw, encoded, removed, trimmed, cut_at,
 kept_encoded), ``space`` (space_as),
-``types`` (both_refuse), ``mode`` (requoted, pairs_order, empty_pairs, replacement),
+``types`` (both_refuse), ``mode`` (requoted, pairs_order, empty_pairs, replacement,
+lone_surrogates),
 ``n`` (truncated), ``text`` (prefixed, suffixed), ``form`` (normalized), ``input``
 (refuses); optional: ``part`` (left_raw, encoded: ``names`` or ``values``, form only).
 Examples: encode ``{value, set,
@@ -115,6 +118,7 @@ from pctfuzz._internal.accept import (
     kept_encoded,
     latin1_fallback,
     left_raw,
+    lone_surrogates,
     lowercase_hex,
     ncr_unescaped,
     normalized,
@@ -145,6 +149,7 @@ __all__ = [
     "kept_encoded",
     "latin1_fallback",
     "left_raw",
+    "lone_surrogates",
     "lowercase_hex",
     "ncr_unescaped",
     "normalized",

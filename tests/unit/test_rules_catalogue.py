@@ -361,3 +361,36 @@ def test_a_part_toml_key_is_checked_as_it_loads(tmp_path: Path, bad: str) -> Non
                     f'example = {{ pairs = [["", "="]] }}\n{bad}\n')
     with pytest.raises(UsageError, match="left_raw"):
         load_accept_file(str(path))
+
+
+def test_urllib3_encodes_a_lone_surrogates_surrogatepass_bytes_one_rule(tmp_path: Path) -> None:
+    """urllib3 writes U+D800 as %ED%A0%80 (a real bug, docs/in-the-wild.md): the
+    reference refuses, so no rule was tried (``unit=lone-surrogate;diff=
+    value-for-non-scalar``); with its escapes bug in the same case, still one rule."""
+    cases = [EncodeCase(v, "rfc3986-query") for v in ("\ud800", "a\udfff b", "\ud800%%aa",
+                                                      "\udbff\udbff")]
+    _one(_findings(tmp_path, check_encode, "urllib3", cases), "lone_surrogates",
+         {"mode": "surrogatepass"})
+
+
+def test_yarl_drops_lone_surrogates_one_rule(tmp_path: Path) -> None:
+    cases = [EncodeCase(v, "rfc3986-query") for v in ("\ud800", "a\udfff b", "\ud800~x")]
+    _one(_findings(tmp_path, check_encode, "yarl", cases), "lone_surrogates",
+         {"mode": "dropped"})
+
+
+@pytest.mark.parametrize(("mode", "answer", "accepted"), [
+    ("dropped", "a%20", True), ("dropped", "a%ED%A0%80%20", False),
+    ("surrogatepass", "a%ED%A0%80%20", True), ("surrogatepass", "a%20", False)])
+def test_a_lone_surrogates_entry_accepts_its_mode_only(mode: str, answer: str,
+                                                       accepted: bool) -> None:
+    from pctfuzz._internal.accept import lone_surrogates
+    from pctfuzz._internal.accept.entry import explain
+    from pctfuzz._internal.outcome import Outcome, reference_outcome
+
+    case = EncodeCase("a\ud800 ", "component")
+    entry = divergence(id="s", check="encode", reconcile=lone_surrogates(mode), citation="c",
+                       why="w", example=case, impl="x")
+    got = explain("encode", ("x",), case, reference_outcome("encode", case), Outcome(answer),
+                  [entry])
+    assert (got == ("s",)) is accepted

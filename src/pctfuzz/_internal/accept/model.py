@@ -7,7 +7,7 @@ into ONE model (``Model.merge``), which then answers the case as the implementat
 would (``render``); the order the entries are listed in never matters:
 
 1. input transforms: characters removed or trimmed, the input cut at a delimiter,
-   Unicode normalization, existing ``%hh`` uppercased;
+   Unicode normalization, existing ``%hh`` uppercased, lone surrogates dropped;
 2. the effective set, by set arithmetic: (the case's set | ``encoded``) - ``raw``
    (WHATWG URL 1.3, percent-encode after encoding, with that set);
 3. text rewrites of what that set gives: a space as ``+`` or ``%20``, an existing
@@ -35,6 +35,7 @@ from pctfuzz._internal.form import form_urldecode
 from pctfuzz._internal.reference import percent_decode, percent_encode, to_scalar_value_string
 from pctfuzz._internal.sets import FORM, PercentEncodeSet, get_set
 from pctfuzz._internal.spec import PERCENT_ENCODED_BYTE
+from pctfuzz._internal.text import has_lone_surrogate, strip_lone_surrogates
 
 __all__ = ["Model", "NotModelled", "python_codec_name", "render", "reorder"]
 
@@ -68,6 +69,9 @@ class Model:
     raw_values: frozenset[int] = frozenset()
     encoded_names: frozenset[int] = frozenset()
     encoded_values: frozenset[int] = frozenset()
+    #: What becomes of a lone surrogate of a str input (``lone_surrogates``):
+    #: ``dropped`` first, or encoded as its ``surrogatepass`` bytes.
+    surrogates: str | None = None
     #: Bytes whose escape ``%HH`` a decoder keeps as it is (``kept_encoded``).
     kept: frozenset[int] = frozenset()
     #: Each valid ``%hh`` of the input text is uppercased first (``escapes_uppercased``).
@@ -106,7 +110,7 @@ _PARTS = ("raw_names", "raw_values", "encoded_names", "encoded_values")
 
 #: Fields that are neither set arithmetic nor flags: two entries giving different
 #: values for one of them contradict each other.
-_SINGLE = ("space", "requote", "order", "empty", "normalize")
+_SINGLE = ("space", "requote", "order", "empty", "normalize", "surrogates")
 
 
 def reorder(pairs: Iterable[tuple[Any, Any]], mode: str) -> list[tuple[Any, Any]]:
@@ -133,6 +137,8 @@ def _text(model: Model, text: Any) -> Any:
             text = text.strip(model.trim.encode("latin-1", "ignore"))
         text = _cut(text, model.cut.encode("latin-1")) if model.cut else text
         return _upper_escapes(text) if model.upper_escapes else text
+    if model.surrogates == "dropped":
+        text = strip_lone_surrogates(text)
     if model.remove:
         text = "".join(c for c in text if c not in model.remove)
     if model.trim:
@@ -164,7 +170,8 @@ def _cut(text: Any, chars: Any) -> Any:
 
 
 def _input(model: Model, case: Case) -> Case:
-    if not (model.remove or model.trim or model.cut or model.normalize or model.upper_escapes):
+    if not (model.remove or model.trim or model.cut or model.normalize or model.upper_escapes
+            or model.surrogates == "dropped"):
         return case
     if isinstance(case, EncodeCase):
         return replace(case, value=_text(model, case.value))
@@ -216,6 +223,11 @@ def _encode(model: Model, value: str | bytes, pes: PercentEncodeSet, encoding: s
     codec = python_codec_name(encoding) if model.python_codec else None
 
     def run(part: str | bytes) -> str:
+        if model.surrogates == "surrogatepass" and isinstance(part, str) \
+                and has_lone_surrogate(part):
+            if not lookup(encoding).is_utf8:
+                raise NotModelled("surrogatepass bytes in a legacy encoding")
+            part = part.encode("utf-8", "surrogatepass")
         if codec is not None and isinstance(part, str):
             out = percent_encode(part.encode(codec, "xmlcharrefreplace"), pes,
                                  space_as_plus=plus)

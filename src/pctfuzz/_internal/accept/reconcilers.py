@@ -52,6 +52,7 @@ __all__ = [
     "kept_encoded",
     "latin1_fallback",
     "left_raw",
+    "lone_surrogates",
     "lowercase_hex",
     "ncr_unescaped",
     "pairs_order",
@@ -480,6 +481,23 @@ def kept_encoded(chars: str) -> Reconciler:
                      f"keeps the escapes of {_char_names(chars)} encoded")
 
 
+_SURROGATE_MODES = ("dropped", "surrogatepass")
+
+
+def lone_surrogates(mode: str) -> Reconciler:
+    """A lone surrogate of a str input, which is no scalar value (the reference refuses
+    it, or writes U+FFFD for a USVString, WHATWG URL 1.3 and Infra): ``dropped`` before
+    anything else (yarl's quoter), or ``surrogatepass``: encoded as its three bytes
+    (``ED A0 80`` for U+D800), which are not UTF-8 (urllib3)."""
+    if mode not in _SURROGATE_MODES:
+        raise UsageError(f"lone_surrogates: mode must be one of {', '.join(_SURROGATE_MODES)}")
+    checks = set(CHECKS) if mode == "dropped" else {"encode", "form"}
+    return _declared("lone_surrogates", checks, Model(surrogates=mode),
+                     "refuses a lone surrogate, or writes U+FFFD",
+                     "drops each lone surrogate" if mode == "dropped"
+                     else "encodes a lone surrogate as its surrogatepass bytes (ED A0 80)")
+
+
 # --- whole answers replaced (phase REPLACE) ---------------------------------------------------
 def _per_byte(error: UnicodeError) -> tuple[str, int]:
     assert isinstance(error, UnicodeDecodeError)
@@ -648,6 +666,7 @@ RECONCILERS: Mapping[str, tuple[Callable[..., Reconciler], str | None]] = {
     "python_codec": (python_codec, None),
     "escapes_uppercased": (escapes_uppercased, None),
     "kept_encoded": (kept_encoded, "chars"),
+    "lone_surrogates": (lone_surrogates, "mode"),
 }
 
 

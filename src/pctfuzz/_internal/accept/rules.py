@@ -170,16 +170,23 @@ def _candidates(check: str, case: Case, expected: Outcome, actual: Outcome,
         return
     legacy = check in ("encode", "form") and _has_legacy_encoding(case)
     if expected.raised:
+        surrogate = input_has(case, "lone-surrogate")
+        yield from _surrogate_rules(case)
         if legacy and not actual.raised:  # a lone surrogate the codec writes as an NCR
             yield _rule("python_codec")
-            if probe is not None:  # with the implementation's set (urllib: ~ raw)
-                raw, enc = probe()
-                if raw:
-                    yield _rule("left_raw", _chars(raw))
-                if enc:
-                    yield _rule("encoded", _chars(enc))
+        if (legacy or surrogate) and probe is not None and check in ("encode", "form"):
+            raw, enc = probe()  # with the implementation's set (urllib: ~ raw)
+            if raw:
+                yield _rule("left_raw", _chars(raw))
+            if enc:
+                yield _rule("encoded", _chars(enc))
+        if surrogate and check in ("encode", "form"):  # and its other ways with the text
+            strs = [t for t in input_texts(case) if isinstance(t, str)]
+            yield from _part_rules(check, strs, chars)
+            yield from _escape_rules(check, strs, requote)
         return
     want, got = expected.value, actual.value
+    yield from _surrogate_rules(case)
     texts = input_texts(case)
     strs = [t if isinstance(t, str) else t.decode("latin-1") for t in texts]
     if check in ("encode", "form"):
@@ -251,6 +258,15 @@ def _candidates(check: str, case: Case, expected: Outcome, actual: Outcome,
     for trimmed in _own_chars(chars, "trimmed", strs, (_WHITESPACE, _C0_SPACE)):
         if any(t != t.strip(trimmed) for t in strs):
             yield _rule("trimmed", trimmed)
+
+
+def _surrogate_rules(case: Case) -> Iterator[Rule | None]:
+    """``lone_surrogates`` when the input holds one (yarl drops it, urllib3 encodes its
+    surrogatepass bytes): the reference refuses it or writes U+FFFD, so the first
+    difference is the surrogate's, and a set rule of the same case comes with it."""
+    if input_has(case, "lone-surrogate"):
+        yield _rule("lone_surrogates", "dropped")
+        yield _rule("lone_surrogates", "surrogatepass")
 
 
 def _part_rules(check: str, strs: Sequence[str],
