@@ -32,7 +32,8 @@ Ready-made reconcilers (each accepts its exact difference and nothing more):
 ``requoted(MODE)``             encode                    an existing valid ``%HH`` of the
                                                          input is an escape, not data
 ``pairs_order(MODE)``          form, form-parse          pairs ``grouped`` or ``sorted``
-                                                         by name (multi-dicts)
+                                                         by name (multi-dicts), or
+                                                         ``grouped-bytes`` (form-parse)
 ``empty_pairs(MODE)``          form, form-parse          pairs with an empty value
                                                          ``dropped``; empty sequences
                                                          ``kept`` as ("", "") (form-parse)

@@ -394,3 +394,15 @@ def test_a_lone_surrogates_entry_accepts_its_mode_only(mode: str, answer: str,
     got = explain("encode", ("x",), case, reference_outcome("encode", case), Outcome(answer),
                   [entry])
     assert (got == ("s",)) is accepted
+
+
+def test_tornados_grouping_by_the_names_bytes_is_one_rule(tmp_path: Path) -> None:
+    """tornado's parse_qs_bytes is a dict keyed by the name's bytes: two names that are
+    not UTF-8 stay apart though both decode to U+FFFD. Its own order was not asked (a
+    str case is Unsupported): pairs_order(sorted) and (grouped), and a first-difference
+    finding per segment kind of the names that grouped(text) put together (six in one
+    90 s campaign)."""
+    cases = [FormParseCase(t) for t in (b"\x80&B\x7f%&%&\xa0&B\x7f%", b"\x80&B&\xa0&B",
+                                        b"\x00&a&\x00", b"B%&0&B%", b"%80=1&%A0=2&%80=3")]
+    _one(_findings(tmp_path, check_form_parse, "tornado", cases), "pairs_order",
+         {"mode": "grouped-bytes"})

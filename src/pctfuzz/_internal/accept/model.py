@@ -309,10 +309,29 @@ def _parse(model: Model, text: str | bytes) -> list[tuple[str, str]]:
     return pairs
 
 
+def _grouped_by_bytes(model: Model, text: str | bytes,
+                      pairs: list[tuple[str, str]]) -> list[tuple[str, str]]:
+    """``pairs`` (``_parse``'s) grouped by each name's percent-decoded bytes, before
+    the UTF-8 decode: a dict keyed by bytes (tornado's ``parse_qs_bytes``) keeps
+    ``%80`` and ``%A0`` apart, though both names decode to U+FFFD."""
+    if model.twice or model.semicolon or model.empty == "kept":
+        raise NotModelled("grouped-bytes with another structure")
+    data = text if isinstance(text, bytes) else \
+        to_scalar_value_string(text, "replace").encode("utf-8")
+    keys = [percent_decode(sequence.partition(b"=")[0].replace(b"+", b" "))
+            for sequence in data.split(b"&") if sequence]
+    if len(keys) != len(pairs):
+        raise NotModelled("a sequence that is not one pair")
+    keyed = [(key, pair) for key, pair in zip(keys, pairs, strict=True)
+             if model.empty != "dropped" or pair[1]]
+    return [pair for _, pair in reorder(keyed, "grouped")]
+
+
 def _structural(model: Model) -> bool:
     """Only the structure of the result changes: the model can reshape the answer it
     is given (one that an entry written as code made) instead of answering afresh."""
-    return model == Model(order=model.order, empty=model.empty) and model.empty != "kept"
+    return model == Model(order=model.order, empty=model.empty) and model.empty != "kept" \
+        and model.order != "grouped-bytes"
 
 
 def _reshape(model: Model, check: str, case: Case, current: Any) -> Any:
@@ -366,6 +385,8 @@ def render(model: Model, check: str, case: Case, current: Any = None) -> Any:
         return percent_decode(data) if model.twice else data
     if isinstance(case, FormParseCase) and check == "form-parse":
         pairs = _parse(model, case.text)
+        if model.order == "grouped-bytes":
+            return _grouped_by_bytes(model, case.text, pairs)
         if model.empty == "dropped":
             pairs = [p for p in pairs if p[1]]
         return reorder(pairs, model.order) if model.order else pairs

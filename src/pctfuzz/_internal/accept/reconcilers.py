@@ -243,16 +243,18 @@ def requoted(mode: str) -> Reconciler:
                      f"an existing %HH is an escape ({mode})")
 
 
-_ORDER_MODES = ("grouped", "sorted")
+_ORDER_MODES = ("grouped", "sorted", "grouped-bytes")
 
 
 def pairs_order(mode: str) -> Reconciler:
     """Pairs ``grouped`` by name (in order of first appearance, as a multi-dict keeps
     them) or ``sorted`` by name, values in input order (WHATWG URL 5.1/5.2 keep the
-    list's order)."""
+    list's order); ``grouped-bytes`` (form-parse): grouped by the name's bytes before
+    their UTF-8 decode (two names that are not UTF-8 stay apart: tornado)."""
     if mode not in _ORDER_MODES:
         raise UsageError(f"pairs_order: mode must be one of {', '.join(_ORDER_MODES)}")
-    return _declared("pairs_order", {"form", "form-parse"}, Model(order=mode),
+    checks = {"form-parse"} if mode == "grouped-bytes" else {"form", "form-parse"}
+    return _declared("pairs_order", checks, Model(order=mode),
                      "keeps the pairs in list order", f"pairs {mode} by name")
 
 
