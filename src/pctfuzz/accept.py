@@ -38,6 +38,7 @@ Ready-made reconcilers (each accepts its exact difference and nothing more):
                                                          ``dropped``; empty sequences
                                                          ``kept`` as ("", "") (form-parse)
 ``latin1_fallback()``          decode, form-parse        invalid UTF-8 decoded as latin-1
+``latin1_bytes()``             decode, form-parse        raw bytes read as latin-1 text
 ``truncated(N)``               any                       the answer stops after N
 ``prefixed(TEXT)``             encode, decode, form      TEXT written before the answer
 ``suffixed(TEXT)``             encode, decode, form      TEXT written after the answer
@@ -117,6 +118,7 @@ from pctfuzz._internal.accept import (
     encoded,
     escapes_uppercased,
     kept_encoded,
+    latin1_bytes,
     latin1_fallback,
     left_raw,
     lone_surrogates,
@@ -148,6 +150,7 @@ __all__ = [
     "encoded",
     "escapes_uppercased",
     "kept_encoded",
+    "latin1_bytes",
     "latin1_fallback",
     "left_raw",
     "lone_surrogates",

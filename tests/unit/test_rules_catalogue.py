@@ -406,3 +406,26 @@ def test_tornados_grouping_by_the_names_bytes_is_one_rule(tmp_path: Path) -> Non
                                         b"\x00&a&\x00", b"B%&0&B%", b"%80=1&%A0=2&%80=3")]
     _one(_findings(tmp_path, check_form_parse, "tornado", cases), "pairs_order",
          {"mode": "grouped-bytes"})
+
+
+def test_starlettes_latin1_bytes_is_one_rule(tmp_path: Path) -> None:
+    """starlette's QueryParams(bytes) reads the bytes as latin-1 first (a real bug,
+    docs/in-the-wild.md): a lone 0x80 was named latin1_fallback, valid UTF-8 in a name
+    and in a value were two first-difference findings."""
+    cases = [FormParseCase(t) for t in (b"\x80", b"=\xc3\x80", b"\xc3\x80", b"a=%C3\xa9&\xff=1")]
+    _one(_findings(tmp_path, check_form_parse, "starlette", cases), "latin1_bytes", {})
+
+
+def test_a_parser_that_refuses_raw_invalid_utf8_only_is_named_a_refusal(tmp_path: Path) -> None:
+    """werkzeug raises for a raw 0x80 and keeps %FF percent-encoded: the refusal kinds
+    asked of it hold raw bytes too."""
+    adapter = get_impl("werkzeug")
+    store = FindingStore(tmp_path / "findings")
+    for text in (b"\x80", b"a=\xff", b"\xc3"):
+        case = FormParseCase(text)
+        with pytest.raises(Divergence) as caught:
+            check_form_parse(case, adapter)
+        store.record(new_finding("diff_form_parse", "crash", caught.value, case=case))
+    (record,) = store.iter_findings()
+    assert record.behaviour == {"rule": "refuses", "params": {"input": "invalid-utf8"},
+                                "text": "refuses an input with invalid utf8"}

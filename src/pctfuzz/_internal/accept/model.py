@@ -7,7 +7,8 @@ into ONE model (``Model.merge``), which then answers the case as the implementat
 would (``render``); the order the entries are listed in never matters:
 
 1. input transforms: characters removed or trimmed, the input cut at a delimiter,
-   Unicode normalization, existing ``%hh`` uppercased, lone surrogates dropped;
+   Unicode normalization, existing ``%hh`` uppercased, lone surrogates dropped, bytes
+   read as latin-1;
 2. the effective set, by set arithmetic: (the case's set | ``encoded``) - ``raw``
    (WHATWG URL 1.3, percent-encode after encoding, with that set);
 3. text rewrites of what that set gives: a space as ``+`` or ``%20``, an existing
@@ -72,6 +73,8 @@ class Model:
     #: What becomes of a lone surrogate of a str input (``lone_surrogates``):
     #: ``dropped`` first, or encoded as its ``surrogatepass`` bytes.
     surrogates: str | None = None
+    #: A bytes input is read as latin-1 text first (``latin1_bytes``).
+    bytes_latin1: bool = False
     #: Bytes whose escape ``%HH`` a decoder keeps as it is (``kept_encoded``).
     kept: frozenset[int] = frozenset()
     #: Each valid ``%hh`` of the input text is uppercased first (``escapes_uppercased``).
@@ -89,6 +92,7 @@ class Model:
             "python_codec": self.python_codec or other.python_codec,
             "upper_escapes": self.upper_escapes or other.upper_escapes,
             "kept": self.kept | other.kept,
+            "bytes_latin1": self.bytes_latin1 or other.bytes_latin1,
             **{name: getattr(self, name) | getattr(other, name) for name in _PARTS},
             "remove": "".join(sorted(set(self.remove + other.remove))),
             "trim": "".join(sorted(set(self.trim + other.trim))),
@@ -127,6 +131,8 @@ def reorder(pairs: Iterable[tuple[Any, Any]], mode: str) -> list[tuple[Any, Any]
 
 # --- 1. input transforms -------------------------------------------------------------------
 def _text(model: Model, text: Any) -> Any:
+    if isinstance(text, bytes) and model.bytes_latin1:
+        text = text.decode("latin-1")
     if isinstance(text, bytes):
         if model.normalize:
             raise NotModelled("normalization of bytes")
@@ -171,7 +177,7 @@ def _cut(text: Any, chars: Any) -> Any:
 
 def _input(model: Model, case: Case) -> Case:
     if not (model.remove or model.trim or model.cut or model.normalize or model.upper_escapes
-            or model.surrogates == "dropped"):
+            or model.surrogates == "dropped" or model.bytes_latin1):
         return case
     if isinstance(case, EncodeCase):
         return replace(case, value=_text(model, case.value))

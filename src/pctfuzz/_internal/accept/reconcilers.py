@@ -50,6 +50,7 @@ __all__ = [
     "encoded",
     "escapes_uppercased",
     "kept_encoded",
+    "latin1_bytes",
     "latin1_fallback",
     "left_raw",
     "lone_surrogates",
@@ -500,6 +501,14 @@ def lone_surrogates(mode: str) -> Reconciler:
                      else "encodes a lone surrogate as its surrogatepass bytes (ED A0 80)")
 
 
+def latin1_bytes() -> Reconciler:
+    """A bytes input is read as latin-1 text first (each byte one character), then
+    decoded as text is: a raw ``\xc3\xa9`` is ``Ã©``, where the reference decodes the
+    bytes as UTF-8 (WHATWG URL 5.1): starlette's ``QueryParams(bytes)``, a real bug."""
+    return _declared("latin1_bytes", {"decode", "form-parse"}, Model(bytes_latin1=True),
+                     "reads raw bytes as UTF-8", "reads raw bytes as latin-1 text first")
+
+
 # --- whole answers replaced (phase REPLACE) ---------------------------------------------------
 def _per_byte(error: UnicodeError) -> tuple[str, int]:
     assert isinstance(error, UnicodeDecodeError)
@@ -669,6 +678,7 @@ RECONCILERS: Mapping[str, tuple[Callable[..., Reconciler], str | None]] = {
     "escapes_uppercased": (escapes_uppercased, None),
     "kept_encoded": (kept_encoded, "chars"),
     "lone_surrogates": (lone_surrogates, "mode"),
+    "latin1_bytes": (latin1_bytes, None),
 }
 
 

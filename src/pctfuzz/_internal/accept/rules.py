@@ -230,6 +230,7 @@ def _candidates(check: str, case: Case, expected: Outcome, actual: Outcome,
         if any(";" in t for t in strs):
             yield _rule("semicolon_separates")
     if check in ("decode", "form-parse"):
+        yield from _latin1_bytes(texts, chars)
         yield from _decoder_rules(check, strs, chars)
         yield _rule("replacement", "per-sequence")
         yield _rule("replacement", "per-byte")
@@ -318,6 +319,17 @@ def _escape_rules(check: str, strs: Sequence[str],
         yield _rule("requoted", own_mode)
     if any(_LOWER_TRIPLET.search(t) for t in strs):
         yield _rule("escapes_uppercased")
+
+
+def _latin1_bytes(texts: Sequence[str | bytes],
+                  chars: Chars | None) -> Iterator[Rule | None]:
+    """``latin1_bytes`` for raw non-ASCII bytes, when the implementation reads them so
+    (``chars("latin1_bytes")``: ``b"\xc3\xa9"`` answered as ``Ã©``), before
+    ``latin1_fallback``, which explains a lone ``\x80`` too (starlette's one behaviour
+    was that and a first-difference finding for a name and for a value)."""
+    if chars is not None and any(isinstance(t, bytes) and not t.isascii() for t in texts) \
+            and chars("latin1_bytes"):
+        yield _rule("latin1_bytes")
 
 
 def _decoder_rules(check: str, strs: Sequence[str],

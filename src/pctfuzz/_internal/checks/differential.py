@@ -439,7 +439,11 @@ def _own_chars(rule: str, check: str, case: Case, adapter: Impl) -> str | None:
                    for text, without in pairs)
 
     found = ""
-    if rule in ("kept_encoded", "replacement"):
+    if rule == "latin1_bytes":
+        got = answer("\xc3\xa9")  # (bytes in a bytes case's context: _with_text)
+        found = "latin-1" if got in ([("\u00c3\u00a9", "")], "\u00c3\u00a9".encode(),
+                                     "\u00c3\u00a9") else ""
+    elif rule in ("kept_encoded", "replacement"):
         found = _own_decoding(rule, answer) if isinstance(case, DecodeCase) else ""
     elif rule == "cut_at":
         if answer("abcd") != answer("ab"):
@@ -463,7 +467,8 @@ def _own_chars(rule: str, check: str, case: Case, adapter: Impl) -> str | None:
 #: refuses' input kinds -> inputs of that kind alone, at two lengths and with the bad
 #: part inside and at the end (an implementation may refuse one shape only).
 _REFUSAL_PROBES = {"lone-surrogate": ("\ud800", "x\ud800", "\ud800x"),
-                   "invalid-utf8": ("%FF", "x%FF", "%C3x"),
+                   # (raw bytes in a bytes case's context: _with_text)
+                   "invalid-utf8": ("%FF", "x%FF", "%C3x", "\xff", "x\xff"),
                    "invalid-percent": ("%zz", "x%zz", "%", "x%")}
 _REFUSALS: dict[tuple[int, str, object], tuple[object, str]] = {}
 
