@@ -52,7 +52,8 @@ Ready-made reconcilers (each accepts its exact difference and nothing more):
 ``replacement(MODE)``          decode, form-parse        text: U+FFFD ``per-byte`` or
                                                          ``per-sequence`` of invalid UTF-8,
                                                          or it ``percent-encoded``, or
-                                                         the input ``undecoded`` (decode)
+                                                         the input ``undecoded`` (decode),
+                                                         or ``low-byte`` (Node's fallback)
 ``ncr_unescaped()``            encode                    ``&#N;`` for an unencodable code
                                                          point, percent-encoded by the set
 ``python_codec()``             encode, form              Python's codec of a legacy

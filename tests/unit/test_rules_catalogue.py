@@ -429,3 +429,28 @@ def test_a_parser_that_refuses_raw_invalid_utf8_only_is_named_a_refusal(tmp_path
     (record,) = store.iter_findings()
     assert record.behaviour == {"rule": "refuses", "params": {"input": "invalid-utf8"},
                                 "text": "refuses an input with invalid utf8"}
+
+
+def _node(name: str) -> Impl:
+    try:
+        adapter = get_impl(name)
+        adapter.decode(DecodeCase("a"))
+    except PeerUnavailable as exc:
+        pytest.skip(f"{name}: {exc} (needs Node.js)")
+    return adapter
+
+
+@pytest.mark.parametrize("name", ["node", "node-querystring"])
+def test_nodes_low_byte_fallback_is_one_rule(tmp_path: Path, name: str) -> None:
+    """Node falls back to querystring.unescapeBuffer when decodeURIComponent throws, and
+    keeps only the low byte of each non-ASCII character (a real bug, docs/in-the-wild.md):
+    a first-difference finding per name and value, and for the decoder per segment
+    kind, plus replacement(per-sequence) where both answer alike (``%FF``)."""
+    adapter = _node(name)
+    cases = [FormParseCase(t) for t in ("\x80%aa", "=\x80%aa", "%FF\u00e9", "a+b=%FF+\u00e9")]
+    _one(_findings(tmp_path, check_form_parse, adapter, cases), "replacement",
+         {"mode": "low-byte"})
+    if name == "node-querystring":
+        decodes = [DecodeCase(v) for v in ("%FF", "%FF\u00e9", "a%C3\u00e9", "%E2%82x\u4e00")]
+        _one(_findings(tmp_path / "decode", check_decode, adapter, decodes), "replacement",
+             {"mode": "low-byte"})

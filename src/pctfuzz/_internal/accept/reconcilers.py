@@ -522,7 +522,7 @@ def _percent_kept(error: UnicodeError) -> tuple[str, int]:
 
 codecs.register_error("pctfuzz-per-byte", _per_byte)
 codecs.register_error("pctfuzz-percent-encoded", _percent_kept)
-_REPLACEMENT_MODES = ("per-byte", "per-sequence", "percent-encoded", "undecoded")
+_REPLACEMENT_MODES = ("per-byte", "per-sequence", "percent-encoded", "undecoded", "low-byte")
 _REPLACEMENT_ERRORS = {"per-byte": "pctfuzz-per-byte", "per-sequence": "replace",
                        "percent-encoded": "pctfuzz-percent-encoded"}
 
@@ -534,11 +534,16 @@ def replacement(mode: str) -> Reconciler:
     compared as UTF-8; form-parse differs only ``per-byte``. ``percent-encoded``: each
     invalid sequence is written back as ``%HH`` (Werkzeug's ``werkzeug.url_quote``
     error handler). ``undecoded`` (decode only): when the decoded bytes are not UTF-8,
-    the answer is the input as given, no escape decoded (hyperlink's ``to_iri``)."""
+    the answer is the input as given, no escape decoded (hyperlink's ``to_iri``).
+    ``low-byte``: when they are not UTF-8 or a ``%`` starts no escape, each UTF-16 code
+    unit of the text that is no escape stands for its low byte, then one U+FFFD per
+    sequence (Node's ``querystring.unescapeBuffer`` fallback, a real bug)."""
     if mode not in _REPLACEMENT_MODES:
         raise UsageError(f"replacement: mode must be one of {', '.join(_REPLACEMENT_MODES)}")
     if mode == "undecoded":
         return _undecoded()
+    if mode == "low-byte":
+        return _low_byte()
     errors = _REPLACEMENT_ERRORS[mode]
 
     def part(data: bytes) -> str:
@@ -585,6 +590,55 @@ def _undecoded() -> Reconciler:
 
     return Reconciler("replacement", frozenset({"decode"}), reconcile,
                       "the bytes, decoded", "the input undecoded when it is not UTF-8",
+                      REPLACE)
+
+
+# --- Node's unescapeBuffer fallback (``replacement("low-byte")``) -----------------------
+_ESCAPE_TEXT = re.compile(f"%{HEX_PAIR}")
+
+
+def _low_bytes(text: str) -> bytes:
+    """Each ``%HH`` its byte, each other UTF-16 code unit its low byte."""
+    out = bytearray()
+    pos = 0
+    for match in _ESCAPE_TEXT.finditer(text):
+        units = text[pos:match.start()].encode("utf-16-le", "surrogatepass")[::2]
+        out += units + bytes([int(match.group()[1:], 16)])
+        pos = match.end()
+    out += text[pos:].encode("utf-16-le", "surrogatepass")[::2]
+    return bytes(out)
+
+
+def _node_unescape(text: str) -> str:
+    """``decodeURIComponent(text)``, and when it throws (bytes that are not UTF-8, a
+    ``%`` that starts no escape, a lone surrogate) ``unescapeBuffer(text).toString()``."""
+    try:
+        if _INVALID_PCT.search(text):
+            raise UnicodeError("invalid %")
+        return percent_decode(text.encode("utf-8")).decode("utf-8")
+    except UnicodeError:
+        return _low_bytes(text).decode("utf-8", "replace")
+
+
+def _low_byte() -> Reconciler:
+    def reconcile(case: Case, expected: Outcome, actual: Outcome) -> _Pair:
+        if expected.raised:
+            return None
+        if isinstance(case, DecodeCase) and isinstance(case.value, str):
+            return Outcome(_node_unescape(case.value).encode("utf-8")), actual
+        if isinstance(case, FormParseCase) and isinstance(case.text, str):
+            pairs = []
+            for sequence in case.text.split("&"):
+                if sequence:
+                    name, _, value = sequence.partition("=")
+                    pairs.append((_node_unescape(name.replace("+", " ")),
+                                  _node_unescape(value.replace("+", " "))))
+            return Outcome(pairs), actual
+        return None
+
+    return Reconciler("replacement", frozenset({"decode", "form-parse"}), reconcile,
+                      "the bytes, decoded; one U+FFFD per maximal invalid UTF-8 subpart",
+                      "when the text does not decode, the low byte of each other code unit",
                       REPLACE)
 
 

@@ -20,8 +20,13 @@ they are two reconcilers. The characters of ``removed``, ``trimmed`` and ``cut_a
 are the implementation's own (``chars``: asked on short inputs once per context), so a
 case several of them explain (LF alone: ``\t\n\r`` and ``\n``) is named as every
 other case of that behaviour; ``cut_at`` comes before ``truncated``, which would name
-each position of a ``#`` apart. Catalogue order is simplicity: refusals, the set, text
-rewrites, structure, rewrites of the answer, transforms of the input.
+each position of a ``#`` apart. The same holds for a decoder's own ways
+(``kept_encoded``'s characters, its ``replacement`` mode, ``latin1_bytes``), a form
+serializer's characters in one ``part`` (names or values), a parser's ``grouped-bytes``
+order, and the kinds of input ``refuses`` names: a crash is a refusal only of input
+the implementation refuses when asked it alone. Catalogue order is simplicity:
+refusals, the set, text rewrites, structure, rewrites of the answer, transforms of
+the input.
 """
 
 from __future__ import annotations
@@ -236,6 +241,7 @@ def _candidates(check: str, case: Case, expected: Outcome, actual: Outcome,
         yield _rule("replacement", "per-byte")
         yield _rule("replacement", "percent-encoded")
         yield _rule("replacement", "undecoded")
+        yield _rule("replacement", "low-byte")
         yield _rule("latin1_fallback")
     if check in ("decode", "form-parse") and any("%" in t for t in strs):
         yield _rule("decoded_twice")

@@ -554,9 +554,13 @@ def _own_part(rule: str, check: str, case: Case, adapter: Impl) -> str | None:
     return known[1].get(rule)
 
 
-#: (replacement mode, the answer to each probe of ``_own_decoding``, by prefix).
-_REPLACEMENT_ANSWERS = (("per-sequence", "A\ufffd"), ("per-byte", "A\ufffd\ufffd"),
-                        ("percent-encoded", "A%E2%82"), ("undecoded", "%41%e2%82"))
+#: (replacement mode, a probe of ``_own_decoding``, its answer in that mode), first
+#: match wins: Node's low-byte fallback answers the second probe as per-sequence does.
+_REPLACEMENT_ANSWERS = (("low-byte", "%FF\u00e9", "\ufffd\ufffd"),
+                        ("per-sequence", "%41%e2%82", "A\ufffd"),
+                        ("per-byte", "%41%e2%82", "A\ufffd\ufffd"),
+                        ("percent-encoded", "%41%e2%82", "A%E2%82"),
+                        ("undecoded", "%41%e2%82", "%41%e2%82"))
 
 
 def _own_decoding(rule: str, answer: Callable[[str], object]) -> str:
@@ -565,7 +569,8 @@ def _own_decoding(rule: str, answer: Callable[[str], object]) -> str:
 
     - ``kept_encoded``: the ASCII characters whose escape ``%HH`` it answers as is;
     - ``replacement``: its mode, as it answers ``%41%e2%82`` (a truncated sequence):
-      ``A`` then U+FFFD once or twice, ``A%E2%82``, or the input undecoded ("": none).
+      ``A`` then U+FFFD once or twice, ``A%E2%82``, or the input undecoded; and
+      ``%FF\u00e9``: U+FFFD twice is Node's low-byte fallback ("": none).
     """
     def same(text: str, want: str) -> bool:
         got = answer(text)
@@ -575,8 +580,8 @@ def _own_decoding(rule: str, answer: Callable[[str], object]) -> str:
     if rule == "kept_encoded":
         return "".join(chr(code) for code in range(0x80)
                        if any(same(p + f"%{code:02X}", p + f"%{code:02X}") for p in ("", "x")))
-    for mode, want in _REPLACEMENT_ANSWERS:
-        if any(same(p + "%41%e2%82", p + want) for p in ("", "x")):
+    for mode, text, want in _REPLACEMENT_ANSWERS:
+        if any(same(p + text, p + want) for p in ("", "x")):
             return mode
     return ""
 
