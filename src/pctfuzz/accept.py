@@ -22,8 +22,10 @@ Ready-made reconcilers (each accepts its exact difference and nothing more):
 ``left_raw(CHARS)``            encode, form              CHARS written as themselves where
                                                          the reference writes ``%HH``
 ``encoded(CHARS)``             encode, form              CHARS also written as ``%HH``
-``left_raw(CHARS, PART)``      form                      the same in the form's ``names``
-``encoded(CHARS, PART)``                                 or its ``values`` only
+``left_raw(CHARS, PART)``      form                      the same in the form's ``names``,
+``encoded(CHARS, PART)``                                 its ``values``, or the values of
+                                                         empty names only
+                                                         (``empty-name-values``)
 ``space_as("%20" | "+")``      encode, form              what the implementation writes
                                                          for a space
 ``lowercase_hex()``            encode, form              ``%hh`` in lowercase
@@ -100,7 +102,8 @@ kept_encoded), ``space`` (space_as),
 ``types`` (both_refuse), ``mode`` (requoted, pairs_order, empty_pairs, replacement,
 lone_surrogates),
 ``n`` (truncated), ``text`` (prefixed, suffixed), ``form`` (normalized), ``input``
-(refuses); optional: ``part`` (left_raw, encoded: ``names`` or ``values``, form only).
+(refuses); optional: ``part`` (left_raw, encoded: ``names``, ``values`` or
+``empty-name-values``, form only).
 Examples: encode ``{value, set,
 encoding, space_as_plus}``, decode ``{value}``, form ``{pairs = [[name, value], ...],
 encoding}``, form-parse ``{text}``. Optional keys: ``impl``, ``summary``.

@@ -263,7 +263,8 @@ def test_urllib3_uppercasing_escapes_that_are_data_is_one_rule(tmp_path: Path) -
     """urllib3 uppercases each ``%hh`` before it finds the path is not all escapes and
     encodes every ``%`` as data (a real bug, docs/in-the-wild.md): one finding per hex
     letter a-f before (``unit=0x61;diff=changed``, ...), one rule of its own now."""
-    cases = [EncodeCase(v, "rfc3986-query") for v in ("%%aa", "%%0e", "%%fa", "a%%cd x%", "%b0%")]
+    cases = [EncodeCase(v, "rfc3986-query") for v in ("%%aa", "%%0e", "%%fa", "a%%cd x%", "%b0%",
+                                                      "%%Ae", "%%dA")]
     _one(_findings(tmp_path, check_encode, "urllib3", cases), "escapes_uppercased", {})
 
 
@@ -320,15 +321,17 @@ def test_a_crash_is_named_a_refusal_only_when_the_implementation_refuses_that_in
 
 
 _FURL_EQUALS = [FormCase(pairs) for pairs in (
-    (("", "="),), (("", "=="),), (("", "a=b"),), (("x", "1"), ("", "=")), (("", "= ="),))]
+    (("", "="),), (("", "=="),), (("", "a=b"),), (("x", "1"), ("", "=")), (("", "= ="),),
+    (("", "="), ("a", "=")))]
 
 
 def test_furls_equals_raw_in_values_is_one_rule_of_that_part(tmp_path: Path) -> None:
-    """furl writes ``=`` raw in a value after an empty name, never in a name: no rule of
-    the whole set named it (the probe asks names), so each case was a first-difference
-    finding (five in one 90 s campaign, with ~ or * beside the =)."""
+    """furl writes ``=`` raw in a value after an empty name, never in a name nor after
+    a name: no rule of the whole set named it (the probe asks names), so each case was
+    a first-difference finding (five in one 90 s campaign, with ~ or * beside the =);
+    ``part = "values"`` alone left (("", "="), ("a", "=")) unexplained (the next one)."""
     _one(_findings(tmp_path, check_form, "furl", _FURL_EQUALS), "left_raw",
-         {"chars": "=", "part": "values"})
+         {"chars": "=", "part": "empty-name-values"})
 
 
 def test_a_part_rule_is_accepted_in_one_command_and_only_for_its_part(tmp_path: Path) -> None:
@@ -341,7 +344,7 @@ def test_a_part_rule_is_accepted_in_one_command_and_only_for_its_part(tmp_path: 
     (record,) = _findings(tmp_path, check_form, "furl", _FURL_EQUALS[:1])
     accept = tmp_path / "accept.toml"
     accept.write_text(_table(record, accept, "furl keeps = raw", "furl.py Query.encode").table)
-    assert 'part = "values"' in accept.read_text()
+    assert 'part = "empty-name-values"' in accept.read_text()
     (entry,) = load_accept_file(str(accept))
     entry = type(entry)(**{**entry.__dict__, "impl": "furl"})
 
@@ -349,7 +352,8 @@ def test_a_part_rule_is_accepted_in_one_command_and_only_for_its_part(tmp_path: 
         return explain("form", ("furl",), case, reference_outcome("form", case),
                        Outcome(actual), [entry])
 
-    assert explained(FormCase((("b", "=="),)), "b===")
+    assert explained(FormCase((("", "a=b"), ("c", "="))), "=a=b&c=%3D")
+    assert explained(FormCase((("c", "="),)), "c==") is None
     assert explained(FormCase((("=", ""),)), "==") is None
 
 
@@ -368,7 +372,7 @@ def test_urllib3_encodes_a_lone_surrogates_surrogatepass_bytes_one_rule(tmp_path
     reference refuses, so no rule was tried (``unit=lone-surrogate;diff=
     value-for-non-scalar``); with its escapes bug in the same case, still one rule."""
     cases = [EncodeCase(v, "rfc3986-query") for v in ("\ud800", "a\udfff b", "\ud800%%aa",
-                                                      "\udbff\udbff")]
+                                                      "\udbff\udbff", "%.%dA\ud800")]
     _one(_findings(tmp_path, check_encode, "urllib3", cases), "lone_surrogates",
          {"mode": "surrogatepass"})
 

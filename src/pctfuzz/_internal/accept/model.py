@@ -70,6 +70,9 @@ class Model:
     raw_values: frozenset[int] = frozenset()
     encoded_names: frozenset[int] = frozenset()
     encoded_values: frozenset[int] = frozenset()
+    #: ... of the values of pairs whose name is empty only (furl).
+    raw_empty_name_values: frozenset[int] = frozenset()
+    encoded_empty_name_values: frozenset[int] = frozenset()
     #: What becomes of a lone surrogate of a str input (``lone_surrogates``):
     #: ``dropped`` first, or encoded as its ``surrogatepass`` bytes.
     surrogates: str | None = None
@@ -110,7 +113,8 @@ class Model:
 
 
 #: The set fields of one part of a form (names or values).
-_PARTS = ("raw_names", "raw_values", "encoded_names", "encoded_values")
+_PARTS = ("raw_names", "raw_values", "encoded_names", "encoded_values",
+          "raw_empty_name_values", "encoded_empty_name_values")
 
 #: Fields that are neither set arithmetic nor flags: two entries giving different
 #: values for one of them contradict each other.
@@ -201,8 +205,9 @@ def _effective(model: Model, base: PercentEncodeSet, plus: bool,
     """The set the model encodes with (for ``part``, ``names`` or ``values`` of a form:
     with that part's own changes too) and whether a space is written ``+``."""
     members = (base.members | model.encoded) - model.raw
-    if part:
-        members = (members | getattr(model, f"encoded_{part}")) - getattr(model, f"raw_{part}")
+    for each in part.split():  # "values empty-name-values": both parts' changes
+        field = each.replace("-", "_")
+        members = (members | getattr(model, f"encoded_{field}")) - getattr(model, f"raw_{field}")
     if model.space == "+":
         plus = plus or 0x20 in members
     elif model.space == "%20":
@@ -376,15 +381,20 @@ def render(model: Model, check: str, case: Case, current: Any = None) -> Any:
         return _encode(model, case.value, pes, case.encoding, plus)
     if isinstance(case, FormCase) and check == "form":
         pes, plus = _effective(model, FORM, True, "names")
-        values, values_plus = _effective(model, FORM, True, "values")
+        # A value's set: with the changes of values, and of values after an empty name.
+        of_values = {named: _effective(model, FORM, True, "values" if named else
+                                       "values empty-name-values") for named in (False, True)}
         pairs = list(case.pairs)
         if model.empty == "dropped":
             pairs = [p for p in pairs if p[1]]
         if model.order:
             pairs = reorder(pairs, model.order)
-        return "&".join(_encode(model, n, pes, case.encoding, plus) + "="
-                        + _encode(model, v, values, case.encoding, values_plus)
-                        for n, v in pairs)
+        out = []
+        for name, value in pairs:
+            value_set, value_plus = of_values[bool(name)]
+            out.append(_encode(model, name, pes, case.encoding, plus) + "="
+                       + _encode(model, value, value_set, case.encoding, value_plus))
+        return "&".join(out)
     if isinstance(case, DecodeCase) and check == "decode":
         data = _decode_keeping(case.value, model.kept) if model.kept else \
             percent_decode(case.value)

@@ -171,21 +171,25 @@ def encoded(chars: str, part: str | None = None) -> Reconciler:
 
 
 #: The parts of a form a set change may be limited to (``left_raw``/``encoded``).
-PARTS = ("names", "values")
+PARTS = ("names", "values", "empty-name-values")
 #: Reconcilers' optional TOML keys beside their parameter (``RECONCILERS``).
 OPTIONAL_PARAMS: Mapping[str, tuple[str, ...]] = {"left_raw": ("part",), "encoded": ("part",)}
 
 
 def _in_part(name: str, chars: str, part: str) -> Reconciler:
-    """``left_raw``/``encoded`` in the names or the values of a form only (furl writes
-    ``=`` raw in a value after an empty name, never in a name)."""
+    """``left_raw``/``encoded`` in the names or the values of a form only, or in the
+    values of pairs whose name is empty (``empty-name-values``: furl writes ``=`` raw
+    in a value after an empty name only, so that ``?===`` round-trips)."""
     if part not in PARTS:
         raise UsageError(f"{name}: part must be one of {', '.join(PARTS)}, not {part!r}")
     codes = _chars(chars)
     model = {("left_raw", "names"): Model(raw_names=codes),
              ("left_raw", "values"): Model(raw_values=codes),
+             ("left_raw", "empty-name-values"): Model(raw_empty_name_values=codes),
              ("encoded", "names"): Model(encoded_names=codes),
-             ("encoded", "values"): Model(encoded_values=codes)}[(name, part)]
+             ("encoded", "values"): Model(encoded_values=codes),
+             ("encoded", "empty-name-values"): Model(encoded_empty_name_values=codes),
+             }[(name, part)]
     done = "leaves {!r} as is" if name == "left_raw" else "percent-encodes {!r}"
     other = "percent-encodes {!r}" if name == "left_raw" else "leaves {!r} as is"
     return _declared(name, {"form"}, model,

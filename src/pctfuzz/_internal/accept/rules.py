@@ -41,6 +41,7 @@ from typing import Any
 from pctfuzz._internal.accept.entry import REWRITE, KnownDivergence, explain
 from pctfuzz._internal.accept.reconcilers import (
     CUT_CHARS,
+    PARTS,
     RECONCILERS,
     REFUSAL_INPUTS,
     Reconciler,
@@ -285,7 +286,7 @@ def _part_rules(check: str, strs: Sequence[str],
     if check != "form" or chars is None:
         return
     for name in ("left_raw", "encoded"):
-        for part in ("names", "values"):
+        for part in PARTS:
             own = chars(f"{name}:{part}")
             if own and any(c in t for t in strs for c in own):
                 factory = RECONCILERS[name][0]
@@ -323,8 +324,8 @@ def _escape_rules(check: str, strs: Sequence[str],
     own_mode = requote() if requote is not None and check == "encode" else None
     if own_mode:
         yield _rule("requoted", own_mode)
-    if any(_LOWER_TRIPLET.search(t) for t in strs):
-        yield _rule("escapes_uppercased")
+    if any(m.group() != m.group().upper() for t in strs for m in _VALID_TRIPLET.finditer(t)):
+        yield _rule("escapes_uppercased")  # (%aa, %Ae, %dA: any lowercase hex letter)
 
 
 def _latin1_bytes(texts: Sequence[str | bytes],

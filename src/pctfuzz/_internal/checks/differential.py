@@ -507,8 +507,9 @@ _PART_PROBES: dict[tuple[int, str], tuple[object, dict[str, str]]] = {}
 def _own_part(rule: str, check: str, case: Case, adapter: Impl) -> str | None:
     """``left_raw:names``, ``encoded:values``, ...: the printable ASCII characters a form
     serializer leaves raw (or encodes) where the reference does not, in that part of a
-    pair only, each asked alone as a name and as a value, beside an empty and a
-    non-empty other part (furl leaves ``=`` raw in a value after an empty name only).
+    pair only, each asked alone as a name (beside an empty and a non-empty value) and
+    as a value after a name and after an empty name: ``empty-name-values`` are those
+    of the last only (furl leaves ``=`` raw in a value after an empty name only).
     None when the case is no form."""
     if check != "form" or not isinstance(case, FormCase):
         return None
@@ -517,13 +518,14 @@ def _own_part(rule: str, check: str, case: Case, adapter: Impl) -> str | None:
     if known is None or known[0] is not adapter:
         surrogates = scalar_values(adapter)
         found: dict[str, set[str]] = {f"{n}:{p}": set() for n in ("left_raw", "encoded")
-                                      for p in ("names", "values")}
+                                      for p in ("names", "values", "empty-name-values")}
         for code in range(0x21, 0x7F):
             char = chr(code)
             if char == "%":
                 continue
             for part, shapes in (("names", ((char, ""), (char, "a"))),
-                                 ("values", (("", char), ("a", char)))):
+                                 ("values", (("a", char),)),
+                                 ("empty-name-values", (("", char),))):
                 for pair in shapes:
                     sub = FormCase((pair,), case.encoding)
                     got = run_impl(check, sub, adapter)
@@ -545,8 +547,10 @@ def _own_part(rule: str, check: str, case: Case, adapter: Impl) -> str | None:
         own = {}
         for name in ("left_raw", "encoded"):
             names, values = found[f"{name}:names"], found[f"{name}:values"]
-            own[f"{name}:names"] = "".join(sorted(names - values))
-            own[f"{name}:values"] = "".join(sorted(values - names))
+            empty = found[f"{name}:empty-name-values"]
+            own[f"{name}:names"] = "".join(sorted(names - values - empty))
+            own[f"{name}:values"] = "".join(sorted((values & empty) - names))
+            own[f"{name}:empty-name-values"] = "".join(sorted(empty - values - names))
         if len(_PART_PROBES) >= 64:
             _PART_PROBES.clear()
         known = (adapter, own)
