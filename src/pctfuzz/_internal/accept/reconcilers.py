@@ -613,9 +613,13 @@ def _low_bytes(text: str) -> bytes:
     return bytes(out)
 
 
-def _node_unescape(text: str) -> str:
+def _node_unescape(text: str, form: bool = False) -> str:
     """``decodeURIComponent(text)``, and when it throws (bytes that are not UTF-8, a
-    ``%`` that starts no escape, a lone surrogate) ``unescapeBuffer(text).toString()``."""
+    ``%`` that starts no escape, a lone surrogate) ``unescapeBuffer(text).toString()``.
+    ``form``: a name or value of ``querystring.parse`` or ``URLSearchParams``, which is
+    decoded only when it holds a valid escape (``"\x80%"`` is kept as it is)."""
+    if form and not _ESCAPE_TEXT.search(text):
+        return surrogates_to_fffd(text)
     try:
         if _INVALID_PCT.search(text):
             raise UnicodeError("invalid %")
@@ -635,8 +639,8 @@ def _low_byte() -> Reconciler:
             for sequence in case.text.split("&"):
                 if sequence:
                     name, _, value = sequence.partition("=")
-                    pairs.append((_node_unescape(name.replace("+", " ")),
-                                  _node_unescape(value.replace("+", " "))))
+                    pairs.append((_node_unescape(name.replace("+", " "), form=True),
+                                  _node_unescape(value.replace("+", " "), form=True)))
             return Outcome(pairs), actual
         return None
 
