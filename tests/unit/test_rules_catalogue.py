@@ -452,7 +452,7 @@ def test_nodes_low_byte_fallback_is_one_rule(tmp_path: Path, name: str) -> None:
     kind, plus replacement(per-sequence) where both answer alike (``%FF``)."""
     adapter = _node(name)
     cases = [FormParseCase(t) for t in ("\x80%aa", "=\x80%aa", "%FF\u00e9", "a+b=%FF+\u00e9",
-                                        "\x80%&\x80%aa", "%\x80=\x80%aa")]
+                                        "\x80%&\x80%aa", "%\x80=\x80%aa", "=\x80%+aa")]
     _one(_findings(tmp_path, check_form_parse, adapter, cases), "replacement",
          {"mode": "low-byte"})
     if name == "node-querystring":

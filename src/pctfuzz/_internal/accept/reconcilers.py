@@ -617,9 +617,13 @@ def _node_unescape(text: str, form: bool = False) -> str:
     """``decodeURIComponent(text)``, and when it throws (bytes that are not UTF-8, a
     ``%`` that starts no escape, a lone surrogate) ``unescapeBuffer(text).toString()``.
     ``form``: a name or value of ``querystring.parse`` or ``URLSearchParams``, which is
-    decoded only when it holds a valid escape (``"\x80%"`` is kept as it is)."""
-    if form and not _ESCAPE_TEXT.search(text):
-        return surrogates_to_fffd(text)
+    decoded only when it holds a valid escape once its ``+`` are skipped, as their
+    scan skips them (``"\x80%"`` is kept as it is, ``"\x80%+aa"`` is decoded); its
+    ``+`` are spaces."""
+    if form:
+        if not _ESCAPE_TEXT.search(text.replace("+", "")):
+            return surrogates_to_fffd(text.replace("+", " "))
+        text = text.replace("+", " ")
     try:
         if _INVALID_PCT.search(text):
             raise UnicodeError("invalid %")
@@ -639,8 +643,8 @@ def _low_byte() -> Reconciler:
             for sequence in case.text.split("&"):
                 if sequence:
                     name, _, value = sequence.partition("=")
-                    pairs.append((_node_unescape(name.replace("+", " "), form=True),
-                                  _node_unescape(value.replace("+", " "), form=True)))
+                    pairs.append((_node_unescape(name, form=True),
+                                  _node_unescape(value, form=True)))
             return Outcome(pairs), actual
         return None
 
