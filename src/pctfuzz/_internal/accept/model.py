@@ -35,7 +35,7 @@ from pctfuzz._internal.encoding import lookup
 from pctfuzz._internal.form import form_urldecode
 from pctfuzz._internal.reference import percent_decode, percent_encode, to_scalar_value_string
 from pctfuzz._internal.sets import FORM, PercentEncodeSet, get_set
-from pctfuzz._internal.spec import PERCENT_ENCODED_BYTE
+from pctfuzz._internal.spec import HEX_PAIR, PERCENT_ENCODED_BYTE
 from pctfuzz._internal.text import has_lone_surrogate, strip_lone_surrogates
 
 __all__ = ["Model", "NotModelled", "python_codec_name", "render", "reorder"]
@@ -160,15 +160,14 @@ def _text(model: Model, text: Any) -> Any:
     return _upper_escapes(text) if model.upper_escapes else text
 
 
-_LOWER_ESCAPE = re.compile("%[0-9A-Fa-f]{2}")
-_LOWER_ESCAPE_BYTES = re.compile(b"%[0-9A-Fa-f]{2}")
+_ESCAPE_BYTES = re.compile(("%" + HEX_PAIR).encode())
 
 
 def _upper_escapes(text: Any) -> Any:
     """Every valid ``%hh`` of ``text`` with uppercase hex digits (urllib3's
     ``_encode_invalid_chars`` "normalizes existing percent-encoded bytes" before it
     decides whether its ``%`` are escapes or data)."""
-    pattern = _LOWER_ESCAPE_BYTES if isinstance(text, bytes) else _LOWER_ESCAPE
+    pattern = _ESCAPE_BYTES if isinstance(text, bytes) else PERCENT_ENCODED_BYTE
     return pattern.sub(lambda m: m.group().upper(), text)
 
 
@@ -278,8 +277,6 @@ def python_codec_name(label: str) -> str | None:
 
 
 # --- a decoder that decodes some escapes only (``kept_encoded``) ---------------------------
-_ESCAPE_BYTES = re.compile(b"%[0-9A-Fa-f]{2}")
-
 
 def _decode_keeping(value: str | bytes, kept: frozenset[int]) -> bytes:
     """WHATWG URL 1.3 percent-decode, but an escape of a byte in ``kept`` stays as it is
