@@ -45,6 +45,7 @@ Ready-made reconcilers (each accepts its exact difference and nothing more):
 ``normalized(FORM)``           encode, form              NFC/NFKC/NFD/NFKD first
 ``decoded_twice()``            decode, form-parse        percent-decoded twice
 ``semicolon_separates()``      form-parse                ``;`` separates pairs too
+``plus_kept()``                form-parse                ``+`` read as itself, not a space
 ``replacement(MODE)``          decode, form-parse        text: U+FFFD ``per-byte`` or
                                                          ``per-sequence`` of invalid UTF-8,
                                                          it ``percent-encoded``, or
@@ -109,6 +110,7 @@ from pctfuzz._internal.accept import (
     ncr_unescaped,
     normalized,
     pairs_order,
+    plus_kept,
     prefixed,
     python_codec,
     refuses,
@@ -137,6 +139,7 @@ __all__ = [
     "ncr_unescaped",
     "normalized",
     "pairs_order",
+    "plus_kept",
     "prefixed",
     "python_codec",
     "refuses",

@@ -296,3 +296,22 @@ def test_dropped_is_named_over_urllibs_accepted_replacement(tmp_path: Path) -> N
     cases = [DecodeCase(v) for v in ("%A0aaa", "%aa", "b%FF%FEcd", "%C3")]
     _one(_findings(tmp_path, check_decode, UnquoteIgnore(), cases),
          "replacement", {"mode": "dropped"})
+
+
+class _PlusKept:
+    """A form parser built on percent-decode alone: ``+`` stays ``+``."""
+
+    name = "plus-kept"
+
+    def form_parse(self, case: FormParseCase) -> list[tuple[str, str]]:
+        from urllib.parse import unquote
+
+        assert isinstance(case.text, str)
+        return [(unquote(n), unquote(v)) for n, _, v in
+                (s.partition("=") for s in case.text.split("&") if s)]
+
+
+def test_a_parser_that_keeps_plus_is_one_rule(tmp_path: Path) -> None:
+    cases = [FormParseCase(t) for t in ("+", "a=+", "a+b=c&d=e+f", "++=%20+", "x&+")]
+    _one(_findings(tmp_path, check_form_parse, _PlusKept(), cases),  # type: ignore[arg-type]
+         "plus_kept", {})

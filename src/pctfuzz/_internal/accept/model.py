@@ -13,7 +13,7 @@ would (``render``); the order the entries are listed in never matters:
 3. text rewrites of what that set gives: a space as ``+`` or ``%20``, an existing
    ``%HH`` requoted, lowercase hex digits;
 4. structure of the result: pairs dropped, kept, sorted or grouped (URL 5.1/5.2),
-   ``;`` as a separator, decoded twice.
+   ``;`` as a separator, decoded twice, a ``+`` kept (not read as a space).
 
 So ``left_raw("~")`` + ``encoded("*")`` is one set, ``space_as("%20")`` never touches
 a ``+`` that ``left_raw("+")`` keeps, and ``pairs_order("sorted")`` orders the pairs
@@ -57,6 +57,8 @@ class Model:
     empty: str | None = None
     semicolon: bool = False
     twice: bool = False
+    #: The parser reads ``+`` as itself, not as a space (``unquote`` for ``unquote_plus``).
+    plus_kept: bool = False
     remove: str = ""
     trim: str = ""
     #: Each input text ends before its first character of these (``cut_at``).
@@ -72,6 +74,7 @@ class Model:
             "raw": self.raw | other.raw, "encoded": self.encoded | other.encoded,
             "lowercase_hex": self.lowercase_hex or other.lowercase_hex,
             "semicolon": self.semicolon or other.semicolon, "twice": self.twice or other.twice,
+            "plus_kept": self.plus_kept or other.plus_kept,
             "python_codec": self.python_codec or other.python_codec,
             "remove": "".join(sorted(set(self.remove + other.remove))),
             "trim": "".join(sorted(set(self.trim + other.trim))),
@@ -233,6 +236,9 @@ def _parse(model: Model, text: str | bytes) -> list[tuple[str, str]]:
         sequences = re.split(f"[{separators}]", text)
     pairs: list[tuple[str, str]] = []
     for sequence in sequences:
+        if sequence and model.plus_kept:  # '+' as its own escape: decoded to itself
+            sequence = sequence.replace(b"+", b"%2B") if isinstance(sequence, bytes) \
+                else sequence.replace("+", "%2B")
         if sequence:
             pairs += form_urldecode(sequence)
         elif model.empty == "kept":

@@ -52,6 +52,7 @@ __all__ = [
     "ncr_unescaped",
     "pairs_order",
     "pairs_surrogates_to_fffd",
+    "plus_kept",
     "prefixed",
     "python_codec",
     "refuses",
@@ -421,6 +422,14 @@ def decoded_twice() -> Reconciler:
                      "percent-decodes once", "percent-decodes twice")
 
 
+def plus_kept() -> Reconciler:
+    """A ``+`` is read as itself, not as a space (WHATWG URL 5.1 step 3.3 replaces each
+    0x2B by 0x20 before percent-decoding): a form parser built on percent-decode alone,
+    as ``urllib.parse.unquote`` for ``unquote_plus``."""
+    return _declared("plus_kept", {"form-parse"}, Model(plus_kept=True),
+                     "reads + as a space", "keeps + as +")
+
+
 def semicolon_separates() -> Reconciler:
     """``;`` separates pairs as ``&`` does (HTML 4.01 B.2.2; WHATWG URL 5.1 splits on
     ``&`` only)."""
@@ -575,6 +584,7 @@ RECONCILERS: Mapping[str, tuple[Callable[..., Reconciler], str | None]] = {
     "cut_at": (cut_at, "chars"),
     "normalized": (normalized, "form"),
     "decoded_twice": (decoded_twice, None),
+    "plus_kept": (plus_kept, None),
     "semicolon_separates": (semicolon_separates, None),
     "replacement": (replacement, "mode"),
     "refuses": (refuses, "input"),

@@ -219,6 +219,8 @@ def _candidates(check: str, case: Case, expected: Outcome, actual: Outcome,
         yield _rule("empty_pairs", "dropped")
     if check == "form-parse":
         yield _rule("empty_pairs", "kept")
+        if any("+" in t for t in strs):
+            yield _rule("plus_kept")
         if any(";" in t for t in strs):
             yield _rule("semicolon_separates")
     if check in ("decode", "form-parse"):
