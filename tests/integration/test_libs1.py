@@ -27,7 +27,9 @@ PROBED: dict[str, list[tuple[str, str]]] = {
     "requests": [("requests.utils:requote_uri", "requote_uri")],
     "rfc3986": [("pctfuzz._internal.oracles.rfc3986:Rfc3986Adapter", "encode_component")],
     "urllib3": [("pctfuzz._internal.oracles.urllib3:Urllib3Adapter", "parse_url path")],
-    "w3lib": [("w3lib.url:safe_url_string", "safe_url_string")],
+    "w3lib": [("w3lib.url:safe_url_string", "safe_url_string"),
+              ("pctfuzz._internal.oracles.w3lib:W3libAdapter", "special-query"),
+              ("pctfuzz._internal.oracles.w3lib:W3libAdapter", "userinfo")],
     "werkzeug": [("werkzeug.urls:iri_to_uri", "iri_to_uri")],
 }
 #: (adapter, question) whose agreement test draws its own cases, to avoid a real bug
@@ -122,3 +124,20 @@ def test_urllib3_path_of_a_lone_surrogate() -> None:
                           "uppercases %aa before encoding its %: the text %aa becomes %AA")
 def test_urllib3_path_keeps_literal_lowercase_escapes() -> None:
     differential.check_encode(EncodeCase("%%aa", "rfc3986-query"), _impl("urllib3"))
+
+
+# --- w3lib: safe_url_string per component ------------------------------------------------
+#: (label, value, answer): a special scheme's query quotes "'"; the userinfo is unquoted
+#: and quoted again (w3lib-userinfo-requoted); each agrees with the reference or an entry.
+W3LIB_COMPONENTS = [
+    ("special-query", "a b'\"<>`{}|/?%41%zz", "a%20b%27%22%3C%3E%60%7B%7D%7C/?%41%zz"),
+    ("userinfo", "a b@;=!$&'()*+,%41%2f%zz", "a%20b%40%3B%3D!$&'()*+,A%2F%25zz"),
+]
+
+
+@pytest.mark.parametrize(("label", "value", "answer"), W3LIB_COMPONENTS)
+def test_w3lib_answers_each_component(label: str, value: str, answer: str) -> None:
+    impl = _impl("w3lib")
+    case = EncodeCase(value, impl.sets[label])
+    assert impl.encode(case) == answer
+    differential.check_encode(case, impl)
