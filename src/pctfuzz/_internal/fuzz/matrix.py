@@ -18,7 +18,9 @@ For each implementation and column (the check, and for encode the set), a ``Cell
 counts the cases that agree, those that accepted differences explain (by entry id),
 and those that are bugs, each recorded in the findings store as ``pctfuzz fuzz``
 records it (minimized, deduplicated by signature). ``Confusion`` counts the inputs on
-which two implementations asked the same case answer differently.
+which two implementations asked the same case answer differently: a value against
+another value or against an error; two errors (of any type) are two refusals, on which
+a stack of both cannot disagree about the data.
 """
 
 from __future__ import annotations
@@ -33,6 +35,7 @@ from typing import Any
 
 from pctfuzz._internal.cases import Case, EncodeCase
 from pctfuzz._internal.checks.differential import judge, run_impl, scalar_values
+from pctfuzz._internal.checks.registry.lookup import DIVERGENCES, accepted_entries
 from pctfuzz._internal.fuzz.minimize import minimize_case, raw_input_for, same_failure
 from pctfuzz._internal.fuzz.recorder import build_finding
 from pctfuzz._internal.identity import signature_of
@@ -87,6 +90,9 @@ class MatrixRun:
     reference_answers: int = 0
     lost: list[str] = field(default_factory=list)
     seconds: float = 0.0
+    #: accepted entry id -> (summary, citation): the registry's and the adapters' own,
+    #: so the page can say what each accepted difference is.
+    entries: dict[str, tuple[str, str]] = field(default_factory=dict)
 
 
 def _column(check: str, case: Case) -> str:
@@ -206,6 +212,8 @@ def run_matrix(
     ``max_inputs`` inputs per target) have passed (module docstring)."""
     start = time.monotonic()
     run = MatrixRun(list(impls), {n: impl_version(i) for n, i in impls.items()})
+    for entry in (*DIVERGENCES, *(e for i in impls.values() for e in accepted_entries(i))):
+        run.entries.setdefault(entry.id, (entry.summary, entry.citation))
     recorder = _Recorder(run, findings)
     rng = random.Random(seed)
     streams = {t: _inputs(rng, _seeds(corpus, t)) for t in targets}
@@ -265,8 +273,8 @@ def _one_input(run: MatrixRun, recorder: _Recorder, target: Target, data: bytes,
     for case, outcomes in answered.items():
         for i, (a, out_a) in enumerate(outcomes):
             for b, out_b in outcomes[i + 1:]:
-                if out_a.same(out_b):
-                    continue
+                if out_a.same(out_b) or (out_a.raised and out_b.raised):
+                    continue  # the same answer, or two refusals (module docstring)
                 key3 = (_column(check, case), min(a, b), max(a, b))
                 seen = run.confusions.get(key3)
                 if seen is None:
