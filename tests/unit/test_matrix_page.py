@@ -2,8 +2,9 @@
 
 Looked at in headless Chromium (docs/peers.md): an adapter's own accepted entries read
 "(the adapter own entry)" with no summary or citation, a peer's version repeated the
-implementation's name, and two implementations that both refused an input (two
-exception types) filled the table of pairs that disagree.
+implementation's name, two implementations that both refused an input (two exception
+types) filled the table of pairs that disagree, and a crash finding showed "None" as
+both answers.
 """
 
 from __future__ import annotations
@@ -57,6 +58,11 @@ def test_two_refusals_are_no_disagreement_but_a_refusal_and_an_answer_are(
     pairs = {(x, y) for _, x, y in run.confusions}
     assert ("refuses-a", "refuses-b") not in pairs
     assert {("answers", "refuses-a"), ("answers", "refuses-b")} <= pairs
+    # each refusal is a crash finding, which the page shows with both answers
+    crash = next(f for f in run.findings.values() if f["impl"] == "refuses-a")
+    assert crash["kind"] == "crash" and crash["actual"] == "raises ValueError: no '!'"
+    assert crash["expected"] == repr("%21")  # minimized to "!"
+    assert "raises ValueError: no &#x27;!&#x27;" in render_matrix_html(run, {})
 
 
 def test_an_adapters_own_entry_is_named_with_its_summary_and_citation(tmp_path: Path) -> None:

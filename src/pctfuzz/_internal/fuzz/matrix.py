@@ -43,6 +43,7 @@ from pctfuzz._internal.operations import OPERATIONS
 from pctfuzz._internal.oracles.base import Impl, impl_name, impl_version
 from pctfuzz._internal.outcome import Outcome, case_text, reference_outcome
 from pctfuzz._internal.targets import Target, get_target, modules_under_test
+from pctfuzz._internal.violations import Divergence
 
 __all__ = ["CHECK_OF", "Cell", "Confusion", "MatrixRun", "run_matrix"]
 
@@ -189,9 +190,15 @@ class _Recorder:
             self.run.lost.append(f"{name}: finding {signature}: {err}")
             return None
         self.by_signature[signature] = stored.id
+        expected, actual = stored.expected, stored.actual
+        if isinstance(error, Divergence) and error.impl_error is not None:
+            # a crash record keeps no answers: say what the reference and the
+            # implementation did (the page showed "None" and "None")
+            expected = repr(error.expected) if expected is None else expected
+            actual = f"raises {type(error.impl_error).__name__}: {error.impl_error}"
         self.run.findings[stored.id] = {
             "impl": name, "target": target.name, "kind": stored.kind, "case": case_text(case),
-            "expected": stored.expected, "actual": stored.actual,
+            "expected": expected, "actual": actual,
             "file": str(self.findings / stored.file_name),
         }
         return str(stored.id)

@@ -252,7 +252,8 @@ def render_matrix_html(run: MatrixRun, languages: Mapping[str, str]) -> str:
     out.append("</table><h2>Findings</h2><table><tr><th>finding</th><th>implementation</th>"
                "<th>case (minimized)</th><th>expected</th><th>actual</th><th>record</th></tr>")
     for ident, f in sorted(run.findings.items()):
-        out.append(f"<tr id='{_anchor('finding', ident)}'><td><code>{_h(ident)}</code><br>"
+        out.append(f"<tr id='{_anchor('finding', ident)}'><td><code class='id'>{_h(ident)}"
+                   f"</code><br>"
                    f"{_h(f['kind'])}</td><td>{_h(f['impl'])}</td>"
                    f"<td><code>{_h(f['case'])}</code></td><td><code>{_h(f['expected'])}</code>"
                    f"</td><td><code>{_h(f['actual'])}</code></td>"
