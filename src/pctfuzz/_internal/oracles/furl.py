@@ -158,8 +158,9 @@ class FurlAdapter(FunctionAdapter):
             and PERCENT_ENCODED_BYTE.search(str(getattr(case, "value", ""))) is not None,
             summary="a path or fragment string's valid-encoded segments are requoted: "
                     "%41 -> A, %2f -> %2F (a '/' inside a segment), %E9 -> U+FFFD",
-            citation=_CITE_SEGMENTS + "; furl's README (API): 'Path ... segments ... are "
-                     "automatically decoded', 'furl ... encodes ... as necessary'",
+            citation=_CITE_SEGMENTS + "; furl's README (Path): 'Path segments in segments "
+                     "are percent-decoded and all interaction with segments should take place "
+                     "with percent-decoded strings'",
             why="a path string is taken as already encoded where it can be: furl keeps "
                 "its segments decoded and quotes them again on output",
             example=EncodeCase("%41%2f b/%41", "rfc3986-pchar-/"),
