@@ -47,7 +47,8 @@ Ready-made reconcilers (each accepts its exact difference and nothing more):
 ``semicolon_separates()``      form-parse                ``;`` separates pairs too
 ``replacement(MODE)``          decode, form-parse        text: U+FFFD ``per-byte`` or
                                                          ``per-sequence`` of invalid UTF-8,
-                                                         or it ``percent-encoded``
+                                                         it ``percent-encoded``, or
+                                                         ``dropped``
 ``ncr_unescaped()``            encode                    ``&#N;`` for an unencodable code
                                                          point, percent-encoded by the set
 ``python_codec()``             encode, form              Python's codec of a legacy

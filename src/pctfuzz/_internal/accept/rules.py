@@ -225,6 +225,7 @@ def _candidates(check: str, case: Case, expected: Outcome, actual: Outcome,
         yield _rule("replacement", "per-sequence")
         yield _rule("replacement", "per-byte")
         yield _rule("replacement", "percent-encoded")
+        yield _rule("replacement", "dropped")
         yield _rule("latin1_fallback")
     if check in ("decode", "form-parse") and any("%" in t for t in strs):
         yield _rule("decoded_twice")
