@@ -184,7 +184,7 @@ def _encode(model: Model, value: str | bytes, pes: PercentEncodeSet, encoding: s
             plus: bool) -> str:
     codec = python_codec_name(encoding) if model.python_codec else None
 
-    def run(part: str | bytes) -> str:
+    def run(part: str | bytes, plus: bool = plus) -> str:
         if codec is not None and isinstance(part, str):
             out = percent_encode(part.encode(codec, "xmlcharrefreplace"), pes,
                                  space_as_plus=plus)
@@ -197,10 +197,31 @@ def _encode(model: Model, value: str | bytes, pes: PercentEncodeSet, encoding: s
         raise NotModelled("a raw % of the input next to lowercase hex digits")
     if not model.requote or not isinstance(value, str):
         return run(value)
+    if model.requote == "decode-utf8":
+        return _decode_utf8(value, run)
     out: list[str] = []
     pos = 0
     for match in _VALID_TRIPLET.finditer(value):
         out += [run(value[pos:match.start()]), _escape(match.group(), model.requote, pes)]
+        pos = match.end()
+    out.append(run(value[pos:]))
+    return "".join(out)
+
+
+# requoted("decode-utf8"): urllib's quote(unquote(s), safe), furl's path segments.
+_ESCAPE_RUN = re.compile(f"(?:{PERCENT_ENCODED_BYTE.pattern})+")
+
+
+def _decode_utf8(value: str, run: Any) -> str:
+    """Each run of valid ``%HH`` percent-decoded and read as UTF-8 (U+FFFD for each
+    invalid sequence, as ``urllib.parse.unquote``), then encoded again like the rest:
+    an escape of a byte the set leaves raw becomes the byte, the others ``%HH`` (an
+    escaped space stays ``%20``: ``quote`` never writes '+')."""
+    out: list[str] = []
+    pos = 0
+    for match in _ESCAPE_RUN.finditer(value):
+        text = percent_decode(match.group()).decode("utf-8", "replace")
+        out += [run(value[pos:match.start()]), run(text, False)]
         pos = match.end()
     out.append(run(value[pos:]))
     return "".join(out)

@@ -198,7 +198,8 @@ def both_refuse(types: str | Sequence[str]) -> Reconciler:
                       f"raises {' or '.join(names)}", REPLACE)
 
 
-_REQUOTE_MODES = ("keep", "upper", "decode-unreserved", "decode-safe")
+_REQUOTE_MODES = ("keep", "upper", "decode-unreserved", "decode-safe",
+                  "decode-utf8")  # decode-utf8: quote(unquote(s)) (furl)
 
 
 def requoted(mode: str) -> Reconciler:

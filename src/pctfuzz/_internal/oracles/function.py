@@ -108,9 +108,8 @@ class FunctionAdapter(Adapter):
     def encode(self, case: EncodeCase) -> str:
         if not self._encoders:
             raise Unsupported(f"{self.name} does not percent-encode")
-        members = get_set(case.set_name).members
-        label, fn = next(((label, f) for label, (pes, f) in self._encoders.items()
-                          if pes.members == members), ("", None))
+        label = self.label_of(case)
+        fn = self._encoders[label][1] if label else None
         if fn is None:
             raise Unsupported(f"{self.name} encodes only the sets {', '.join(self._encoders)}")
         if isinstance(case.value, bytes):
@@ -123,14 +122,25 @@ class FunctionAdapter(Adapter):
             raise Unsupported(f"{self.name} writes space as {space} ({label})")
         return fn(case.value)
 
+    def label_of(self, case: Case) -> str:
+        """The label of the encoder an encode case goes to ("" for none): the first
+        with the case's set, one that writes a space as the case does first (furl's
+        query value and userinfo share a set: '+' and '%20')."""
+        if not isinstance(case, EncodeCase):
+            return ""
+        members = get_set(case.set_name).members
+        labels = [label for label, (pes, _) in self._encoders.items() if pes.members == members]
+        same_space = [label for label in labels if self._plus[label] == case.space_as_plus]
+        return (same_space or labels or [""])[0]
+
     def reproduction(self, check: str, case: Case) -> str | None:
         """The function the case goes to, imported from its module and called as the
         adapter calls it (answers converted as the methods convert them)."""
         fn: Callable[..., object] | None
         argument: object
         if isinstance(case, EncodeCase):
-            members = get_set(case.set_name).members
-            fn = next((f for pes, f in self._encoders.values() if pes.members == members), None)
+            label = self.label_of(case)
+            fn = self._encoders[label][1] if label else None
             template, argument = "{f}(value)", case.value
         elif isinstance(case, DecodeCase):
             fn, argument = self._decode, case.value
