@@ -15,7 +15,7 @@ from pctfuzz._internal.checks.differential import (
     check_form_parse,
 )
 from pctfuzz._internal.checks.probe import load_encoder, probe
-from pctfuzz._internal.errors import PctfuzzError, UnknownSetError
+from pctfuzz._internal.errors import PctfuzzError, UnknownSetError, UsageError
 from pctfuzz._internal.oracles import function_adapter, get_impl
 from pctfuzz._internal.oracles.function import FunctionAdapter
 from pctfuzz._internal.sets import get_set
@@ -143,3 +143,20 @@ def quote_plus_safe(value: str) -> str:
 
 def quote_safe(value: str) -> str:
     return quote(value, safe="")
+
+
+def test_function_adapter_takes_spaces_per_label() -> None:
+    """The public ``function_adapter`` takes the ``spaces`` docs/adapters.md shows (it
+    raised TypeError), and refuses a label no encoder has."""
+    from pctfuzz.oracles import function_adapter
+
+    adapter = function_adapter(
+        "mine", {"query": quote_plus_safe, "path": quote_safe},
+        sets={"query": "rfc3986-unreserved", "path": "rfc3986-unreserved"},
+        space_as_plus=True, spaces={"path": False})
+    assert adapter.encode(EncodeCase("a b", "rfc3986-unreserved", space_as_plus=True)) == "a+b"
+    assert adapter.encode(EncodeCase("a b", "rfc3986-unreserved",
+                                     space_as_plus=False)) == "a%20b"
+    with pytest.raises(UsageError, match="spaces names fragment"):
+        function_adapter("mine", {"query": quote_plus_safe},
+                         sets={"query": "rfc3986-unreserved"}, spaces={"fragment": False})

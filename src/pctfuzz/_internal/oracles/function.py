@@ -190,9 +190,13 @@ def function_adapter(
     *,
     sets: Mapping[str, str | PercentEncodeSet] | None = None,
     space_as_plus: bool = False,
+    spaces: Mapping[str, bool] | None = None,
 ) -> FunctionAdapter:
-    """An adapter from plain callables (module docstring). ``PctfuzzError`` when
-    ``encode`` and ``sets`` do not pair up; ``UnknownSetError`` for a bad spec."""
+    """An adapter from plain callables (module docstring). ``spaces`` (label ->
+    space_as_plus) overrides ``space_as_plus`` for some labels: a library whose query
+    encoder writes '+' and whose path encoder writes %20. ``PctfuzzError`` when
+    ``encode`` and ``sets`` do not pair up, or ``spaces`` names a label of no set;
+    ``UnknownSetError`` for a bad spec."""
     declared = dict(sets or {})
     resolved = {label: get_set(spec) for label, spec in declared.items()}
     if encode is None:
@@ -211,6 +215,10 @@ def function_adapter(
                 f"function_adapter {name!r}: encode and sets must have the same labels"
             )
         encoders = {label: (resolved[label], fn) for label, fn in encode.items()}
+    unknown = sorted(set(spaces or {}) - set(encoders))
+    if unknown:
+        raise UsageError(f"function_adapter {name!r}: spaces names {', '.join(unknown)}, "
+                         "which no encode function has")
     return FunctionAdapter(
-        name, encoders, decode, form_serialize, form_parse, declared, space_as_plus
+        name, encoders, decode, form_serialize, form_parse, declared, space_as_plus, spaces
     )
