@@ -204,7 +204,8 @@ def _candidates(check: str, case: Case, expected: Outcome, actual: Outcome,
             # Where several modes explain a case, the implementation's own names it.
             own_mode = requote() if requote is not None else None
             for mode in ([own_mode] if own_mode else
-                         ["keep", "upper", "decode-unreserved", "decode-safe"]):
+                         ["keep", "upper", "decode-unreserved", "decode-safe",
+                          "decode-utf8"]):
                 yield _rule("requoted", mode)
         if legacy:
             if check == "encode":
