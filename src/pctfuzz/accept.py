@@ -51,11 +51,13 @@ Ready-made reconcilers (each accepts its exact difference and nothing more):
 ``normalized(FORM)``           encode, form              NFC/NFKC/NFD/NFKD first
 ``decoded_twice()``            decode, form-parse        percent-decoded twice
 ``semicolon_separates()``      form-parse                ``;`` separates pairs too
+``plus_kept()``                form-parse                ``+`` read as itself, not a space
 ``replacement(MODE)``          decode, form-parse        text: U+FFFD ``per-byte`` or
                                                          ``per-sequence`` of invalid UTF-8,
-                                                         or it ``percent-encoded``, or
-                                                         the input ``undecoded`` (decode),
-                                                         or ``low-byte`` (Node's fallback)
+                                                         it ``percent-encoded``,
+                                                         ``dropped``, the input
+                                                         ``undecoded`` (decode), or
+                                                         ``low-byte`` (Node's fallback)
 ``ncr_unescaped()``            encode                    ``&#N;`` for an unencodable code
                                                          point, percent-encoded by the set
 ``python_codec()``             encode, form              Python's codec of a legacy
@@ -84,7 +86,9 @@ be accepted.
 ``requoted`` modes: ``keep`` (the escape is copied), ``upper`` (copied with uppercase
 hex), ``decode-unreserved`` (an escape of ALPHA DIGIT ``-._~`` is written as the
 character, others copied: requests' ``unquote_unreserved``), ``decode-safe`` (written
-as the character when the set leaves it raw, else uppercased: yarl's requoting).
+as the character when the set leaves it raw, else uppercased: yarl's requoting),
+``decode-utf8`` (each run of escapes decoded as UTF-8, U+FFFD for an invalid
+sequence, then encoded with the set: ``quote(unquote(s), safe)``, furl's paths).
 
 A TOML file::
 
@@ -130,6 +134,7 @@ from pctfuzz._internal.accept import (
     ncr_unescaped,
     normalized,
     pairs_order,
+    plus_kept,
     prefixed,
     python_codec,
     refuses,
@@ -162,6 +167,7 @@ __all__ = [
     "ncr_unescaped",
     "normalized",
     "pairs_order",
+    "plus_kept",
     "prefixed",
     "python_codec",
     "refuses",

@@ -459,3 +459,76 @@ def test_nodes_low_byte_fallback_is_one_rule(tmp_path: Path, name: str) -> None:
         decodes = [DecodeCase(v) for v in ("%FF", "%FF\u00e9", "a%C3\u00e9", "%E2%82x\u4e00")]
         _one(_findings(tmp_path / "decode", check_decode, adapter, decodes), "replacement",
              {"mode": "low-byte"})
+
+
+class _DropsInvalidUtf8:
+    """A decoder that drops invalid UTF-8 (``bytes.decode(errors="ignore")``)."""
+
+    name = "drops-invalid-utf8"
+
+    def decode(self, case: DecodeCase) -> bytes:
+        from pctfuzz import percent_decode
+
+        value = case.value if isinstance(case.value, bytes) else case.value.encode()
+        return percent_decode(value).decode("utf-8", "ignore").encode("utf-8")
+
+
+def test_a_decoder_that_drops_invalid_utf8_is_one_rule(tmp_path: Path) -> None:
+    cases = [DecodeCase(v) for v in ("%FF", "a%C3", "%80%80b", "%e2%82", b"%A0z")]
+    _one(_findings(tmp_path, check_decode, _DropsInvalidUtf8(), cases),  # type: ignore[arg-type]
+         "replacement", {"mode": "dropped"})
+
+
+def test_dropped_is_named_over_urllibs_accepted_replacement(tmp_path: Path) -> None:
+    """With urllib's entries in force (its unquote writes U+FFFD, an accepted REPLACE
+    entry), unquote(errors="ignore") is still the one rule: the rule's answer is
+    computed from the case, not from the entry's."""
+    from urllib.parse import unquote
+
+    from pctfuzz._internal.oracles.urllib_parse import UrllibAdapter
+
+    class UnquoteIgnore(UrllibAdapter):
+        name = "urllib+unquote-ignore"
+
+        def decode(self, case: DecodeCase) -> bytes:
+            assert isinstance(case.value, str)
+            return unquote(case.value, errors="ignore").encode("utf-8")
+
+    use_accepted(True)
+    cases = [DecodeCase(v) for v in ("%A0aaa", "%aa", "b%FF%FEcd", "%C3")]
+    _one(_findings(tmp_path, check_decode, UnquoteIgnore(), cases),
+         "replacement", {"mode": "dropped"})
+
+
+class _PlusKept:
+    """A form parser built on percent-decode alone: ``+`` stays ``+``."""
+
+    name = "plus-kept"
+
+    def form_parse(self, case: FormParseCase) -> list[tuple[str, str]]:
+        from urllib.parse import unquote
+
+        assert isinstance(case.text, str)
+        return [(unquote(n), unquote(v)) for n, _, v in
+                (s.partition("=") for s in case.text.split("&") if s)]
+
+
+def test_a_parser_that_keeps_plus_is_one_rule(tmp_path: Path) -> None:
+    cases = [FormParseCase(t) for t in ("+", "a=+", "a+b=c&d=e+f", "++=%20+", "x&+")]
+    _one(_findings(tmp_path, check_form_parse, _PlusKept(), cases),  # type: ignore[arg-type]
+         "plus_kept", {})
+
+
+def test_quote_of_unquote_is_named_decode_utf8(tmp_path: Path) -> None:
+    """``quote(unquote(s))`` (furl's path segments) decodes every escape as UTF-8 and
+    encodes again: ``%E9`` becomes U+FFFD, where decode-safe keeps it. The mode asked of
+    the implementation tells them apart (it was named decode-safe, which does not
+    explain ``%E9``: a second finding)."""
+    from urllib.parse import quote, unquote
+
+    from pctfuzz.oracles import function_adapter
+
+    adapter = function_adapter("requotes", lambda s: quote(unquote(s), safe=""),
+                               sets={"v": "rfc3986-unreserved"})
+    cases = [EncodeCase(v, "rfc3986-unreserved") for v in ("%41b", "%2fx", "a%E9", "%7E%41")]
+    _one(_findings(tmp_path, check_encode, adapter, cases), "requoted", {"mode": "decode-utf8"})

@@ -58,6 +58,7 @@ __all__ = [
     "ncr_unescaped",
     "pairs_order",
     "pairs_surrogates_to_fffd",
+    "plus_kept",
     "prefixed",
     "python_codec",
     "refuses",
@@ -235,7 +236,8 @@ def both_refuse(types: str | Sequence[str]) -> Reconciler:
                       f"raises {' or '.join(names)}", REPLACE)
 
 
-_REQUOTE_MODES = ("keep", "upper", "decode-unreserved", "decode-safe")
+_REQUOTE_MODES = ("keep", "upper", "decode-unreserved", "decode-safe",
+                  "decode-utf8")  # decode-utf8: quote(unquote(s)) (furl)
 
 
 def requoted(mode: str) -> Reconciler:
@@ -461,6 +463,14 @@ def decoded_twice() -> Reconciler:
                      "percent-decodes once", "percent-decodes twice")
 
 
+def plus_kept() -> Reconciler:
+    """A ``+`` is read as itself, not as a space (WHATWG URL 5.1 step 3.3 replaces each
+    0x2B by 0x20 before percent-decoding): a form parser built on percent-decode alone,
+    as ``urllib.parse.unquote`` for ``unquote_plus``."""
+    return _declared("plus_kept", {"form-parse"}, Model(plus_kept=True),
+                     "reads + as a space", "keeps + as +")
+
+
 def semicolon_separates() -> Reconciler:
     """``;`` separates pairs as ``&`` does (HTML 4.01 B.2.2; WHATWG URL 5.1 splits on
     ``&`` only)."""
@@ -526,9 +536,12 @@ def _percent_kept(error: UnicodeError) -> tuple[str, int]:
 
 codecs.register_error("pctfuzz-per-byte", _per_byte)
 codecs.register_error("pctfuzz-percent-encoded", _percent_kept)
-_REPLACEMENT_MODES = ("per-byte", "per-sequence", "percent-encoded", "undecoded", "low-byte")
+_REPLACEMENT_MODES = ("per-byte", "per-sequence", "percent-encoded", "dropped", "undecoded",
+                      "low-byte")
 _REPLACEMENT_ERRORS = {"per-byte": "pctfuzz-per-byte", "per-sequence": "replace",
-                       "percent-encoded": "pctfuzz-percent-encoded"}
+                       "percent-encoded": "pctfuzz-percent-encoded", "dropped": "ignore"}
+_REPLACEMENT_TEXT = {"percent-encoded": "invalid UTF-8 left percent-encoded",
+                     "dropped": "invalid UTF-8 dropped"}
 
 
 def replacement(mode: str) -> Reconciler:
@@ -537,7 +550,8 @@ def replacement(mode: str) -> Reconciler:
     form parser does). For decode, where the reference answers bytes, the text is
     compared as UTF-8; form-parse differs only ``per-byte``. ``percent-encoded``: each
     invalid sequence is written back as ``%HH`` (Werkzeug's ``werkzeug.url_quote``
-    error handler). ``undecoded`` (decode only): when the decoded bytes are not UTF-8,
+    error handler); ``dropped``: each is removed (``urllib.parse.unquote(errors=
+    "ignore")``). ``undecoded`` (decode only): when the decoded bytes are not UTF-8,
     the answer is the input as given, no escape decoded (hyperlink's ``to_iri``).
     ``low-byte``: when they are not UTF-8 or a ``%`` starts no escape, each UTF-16 code
     unit of the text that is no escape stands for its low byte, then one U+FFFD per
@@ -557,7 +571,13 @@ def replacement(mode: str) -> Reconciler:
         if expected.raised:
             return None
         if isinstance(case, DecodeCase) and isinstance(expected.value, bytes):
-            decoded = expected.value.decode("utf-8", errors)
+            # From the case, not from ``expected``: a whole answer replaced, so that
+            # an accepted entry of the same phase (urllib's U+FFFD) does not stand
+            # between the rule and the implementation it names.
+            value = case.value
+            data = percent_decode(value if isinstance(value, bytes) else
+                                  surrogates_to_fffd(value))
+            decoded = data.decode("utf-8", errors)
             return Outcome(decoded.encode("utf-8", "surrogatepass")), actual
         if not isinstance(case, FormParseCase):
             return None
@@ -572,8 +592,9 @@ def replacement(mode: str) -> Reconciler:
 
     return Reconciler("replacement", frozenset({"decode", "form-parse"}), reconcile,
                       "the bytes (decode); one U+FFFD per maximal invalid UTF-8 subpart",
-                      "invalid UTF-8 left percent-encoded" if mode == "percent-encoded"
-                      else f"one U+FFFD {mode.replace('-', ' ')} of invalid UTF-8", REPLACE)
+                      _REPLACEMENT_TEXT.get(
+                          mode, f"one U+FFFD {mode.replace('-', ' ')} of invalid UTF-8"),
+                      REPLACE)
 
 
 def _undecoded() -> Reconciler:
@@ -581,13 +602,13 @@ def _undecoded() -> Reconciler:
     UTF-8 (the text is given back as it came, as UTF-8 bytes)."""
 
     def reconcile(case: Case, expected: Outcome, actual: Outcome) -> _Pair:
-        if expected.raised or not isinstance(case, DecodeCase) \
-                or not isinstance(expected.value, bytes):
+        if expected.raised or not isinstance(case, DecodeCase):
             return None
-        try:
-            expected.value.decode("utf-8")
+        value = case.value  # (from the case, as the other modes: an accepted entry
+        try:  # of the same phase may have replaced ``expected``)
+            percent_decode(value if isinstance(value, bytes) else
+                           surrogates_to_fffd(value)).decode("utf-8")
         except UnicodeDecodeError:
-            value = case.value
             return Outcome(value.encode("utf-8", "surrogatepass") if isinstance(value, str)
                            else value), actual
         return None
@@ -736,6 +757,7 @@ RECONCILERS: Mapping[str, tuple[Callable[..., Reconciler], str | None]] = {
     "cut_at": (cut_at, "chars"),
     "normalized": (normalized, "form"),
     "decoded_twice": (decoded_twice, None),
+    "plus_kept": (plus_kept, None),
     "semicolon_separates": (semicolon_separates, None),
     "replacement": (replacement, "mode"),
     "refuses": (refuses, "input"),

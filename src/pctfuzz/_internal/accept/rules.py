@@ -218,7 +218,8 @@ def _candidates(check: str, case: Case, expected: Outcome, actual: Outcome,
             # Where several modes explain a case, the implementation's own names it.
             own_mode = requote() if requote is not None else None
             for mode in ([own_mode] if own_mode else
-                         ["keep", "upper", "decode-unreserved", "decode-safe"]):
+                         ["keep", "upper", "decode-unreserved", "decode-safe",
+                          "decode-utf8"]):
                 yield _rule("requoted", mode)
         if legacy:
             if check == "encode":
@@ -233,6 +234,8 @@ def _candidates(check: str, case: Case, expected: Outcome, actual: Outcome,
         yield _rule("empty_pairs", "dropped")
     if check == "form-parse":
         yield _rule("empty_pairs", "kept")
+        if any("+" in t for t in strs):
+            yield _rule("plus_kept")
         if any(";" in t for t in strs):
             yield _rule("semicolon_separates")
     if check in ("decode", "form-parse"):
@@ -241,6 +244,7 @@ def _candidates(check: str, case: Case, expected: Outcome, actual: Outcome,
         yield _rule("replacement", "per-sequence")
         yield _rule("replacement", "per-byte")
         yield _rule("replacement", "percent-encoded")
+        yield _rule("replacement", "dropped")
         yield _rule("replacement", "undecoded")
         yield _rule("replacement", "low-byte")
         yield _rule("latin1_fallback")

@@ -88,6 +88,7 @@ __all__ = [
     "check_form_parse",
     "judge",
     "resolve_impl",
+    "rule_for",
     "run_impl",
     "scalar_values",
 ]
@@ -223,18 +224,7 @@ def _check(check: str, case: Case, impl: Impl | str | None) -> tuple[str, ...] |
     judged = judge(check, case, adapter, expected, actual)
     if judged is not None:
         return judged
-    names = registry_names(adapter)
-    extra = accepted_entries(adapter)
-    compared = _as_compared(case, actual)
-    rule = None if _raises_on_plain(check, case, adapter, actual) else find_rule(
-        check, names, case, expected, compared, entries_for(check, names, extra),
-        probe=lambda: _set_probe(check, case, adapter, surrogates),
-        confirm=lambda n: _cut_at(check, case, adapter, n),
-        order=lambda: _pair_order(check, adapter),
-        requote=lambda: _requote_mode(case, adapter),
-        chars=lambda rule_name: _own_chars(rule_name, check, case, adapter))
-    if rule is None and isinstance(case, EncodeCase) and case.value:
-        rule = _prefix_rule(case, adapter, surrogates)
+    rule = _explaining_rule(check, case, adapter, expected, actual, surrogates)
     name = impl_name(adapter)
     detail = ""
     if expected.raised and not actual.raised:
@@ -256,6 +246,40 @@ def _check(check: str, case: Case, impl: Impl | str | None) -> tuple[str, ...] |
         else _difference(check, case, adapter, expected, actual, surrogates),
         behaviour=None if rule is None else rule.behaviour(),
     )
+
+
+def _explaining_rule(check: str, case: Case, adapter: Impl, expected: Outcome,
+                     actual: Outcome, surrogates: Surrogates) -> Rule | None:
+    """The catalogue rule that, with the accepted entries, explains the difference
+    (``pctfuzz._internal.accept.rules``), asking the implementation what the case alone
+    cannot tell (its set, cut, order, requoting, characters); None if none does."""
+    names = registry_names(adapter)
+    extra = accepted_entries(adapter)
+    compared = _as_compared(case, actual)
+    rule = None if _raises_on_plain(check, case, adapter, actual) else find_rule(
+        check, names, case, expected, compared, entries_for(check, names, extra),
+        probe=lambda: _set_probe(check, case, adapter, surrogates),
+        confirm=lambda n: _cut_at(check, case, adapter, n),
+        order=lambda: _pair_order(check, adapter),
+        requote=lambda: _requote_mode(case, adapter),
+        chars=lambda rule_name: _own_chars(rule_name, check, case, adapter))
+    if rule is None and isinstance(case, EncodeCase) and case.value:
+        rule = _prefix_rule(case, adapter, surrogates)
+    return rule
+
+
+def rule_for(check: str, case: Case, adapter: Impl) -> Rule | None:
+    """The catalogue rule that explains how ``adapter`` answers ``case`` differently
+    from the reference; None when they agree or no rule does. The invariant targets
+    name a fault codec's violations with it (``oracles.codec.as_adapter``)."""
+    actual = run_impl(check, case, adapter)
+    if actual is None:
+        return None
+    surrogates = scalar_values(adapter)
+    expected = reference_outcome(check, case, surrogates=surrogates)
+    if agree(check, case, expected, actual):
+        return None
+    return _explaining_rule(check, case, adapter, expected, actual, surrogates)
 
 
 #: question -> a plain case of its type (a letter, one pair), asked with the case's own
@@ -350,27 +374,30 @@ def _groups_bytes(adapter: Impl) -> bool:
 
 _REQUOTES: dict[tuple[int, str], tuple[object, str | None]] = {}
 #: (answer to %41, answers to %2f) -> the requoted mode (pctfuzz._internal.accept.model._escape).
-_REQUOTE_MODES = {("%41", ("%2f",)): "keep", ("%41", ("%2F",)): "upper",
-                  ("A", ("%2f",)): "decode-unreserved", ("A", ("/", "%2F")): "decode-safe"}
+_REQUOTE_MODES = {("%41", ("%2f",), None): "keep", ("%41", ("%2F",), None): "upper",
+                  ("A", ("%2f",), None): "decode-unreserved",
+                  ("A", ("/", "%2F"), "%E9"): "decode-safe",
+                  ("A", ("/", "%2F"), "%EF%BF%BD"): "decode-utf8"}
 
 
 def _requote_mode(case: Case, adapter: Impl) -> str | None:
     """The ``requoted`` mode of the implementation: its answers to ``%41`` (an escape of
-    an unreserved character) and ``%2f`` (lowercase, of a reserved one) in the case's
-    set, once per adapter and set."""
+    an unreserved character), ``%2f`` (lowercase, of a reserved one) and ``%E9`` (not
+    UTF-8: kept by ``decode-safe``, U+FFFD by ``decode-utf8``) in the case's set, once
+    per adapter and set."""
     if not isinstance(case, EncodeCase) or not isinstance(case.value, str):
         return None
     known = _REQUOTES.get((id(adapter), case.set_name))
     if known is not None and known[0] is adapter:
         return known[1]
     answers = []
-    for value in ("%41", "%2f"):
+    for value in ("%41", "%2f", "%E9"):
         got = run_impl("encode", EncodeCase(value, case.set_name, case.encoding,
                                             case.space_as_plus), adapter)
         answers.append(None if got is None or got.raised else got.value)
     found = None
-    for (first, seconds), mode in _REQUOTE_MODES.items():
-        if answers[0] == first and answers[1] in seconds:
+    for (first, seconds, third), mode in _REQUOTE_MODES.items():
+        if answers[0] == first and answers[1] in seconds and third in (None, answers[2]):
             found = mode
     if len(_REQUOTES) >= 64:
         _REQUOTES.clear()
@@ -564,6 +591,7 @@ _REPLACEMENT_ANSWERS = (("low-byte", "%FF\u00e9", "\ufffd\ufffd"),
                         ("per-sequence", "%41%e2%82", "A\ufffd"),
                         ("per-byte", "%41%e2%82", "A\ufffd\ufffd"),
                         ("percent-encoded", "%41%e2%82", "A%E2%82"),
+                        ("dropped", "%41%e2%82", "A"),
                         ("undecoded", "%41%e2%82", "%41%e2%82"))
 
 
