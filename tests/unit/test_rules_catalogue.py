@@ -377,6 +377,27 @@ def test_urllib3_encodes_a_lone_surrogates_surrogatepass_bytes_one_rule(tmp_path
          {"mode": "surrogatepass"})
 
 
+def test_a_behaviour_beside_a_lone_surrogate_is_named_as_without_it(tmp_path: Path) -> None:
+    """An encoder that keeps existing escapes and writes a lone surrogate as U+FFFD
+    (mdurl, met in a user trial): the U+FFFD is agreement by the non-scalar policy, so
+    a case with both is the escapes' finding. It was a second finding (the reference
+    refuses the case, so only the refusal's rules were tried: ``left_raw(chars=%)``)."""
+    import re
+    from urllib.parse import quote
+
+    from pctfuzz._internal.text import surrogates_to_fffd
+    from pctfuzz.oracles import function_adapter
+
+    def encode(value: str) -> str:
+        parts = re.split("(%[0-9A-Fa-f]{2})", surrogates_to_fffd(value))
+        return "".join(p if i % 2 else quote(p, safe="") for i, p in enumerate(parts))
+
+    adapter = function_adapter("keeps", encode, sets={"v": "rfc3986-unreserved"})
+    cases = [EncodeCase(v, "rfc3986-unreserved")
+             for v in ("%aa", "%aa\ud800", "\udfff%2f x", "a\ud800%41")]
+    _one(_findings(tmp_path, check_encode, adapter, cases), "requoted", {"mode": "keep"})
+
+
 def test_yarl_drops_lone_surrogates_one_rule(tmp_path: Path) -> None:
     cases = [EncodeCase(v, "rfc3986-query") for v in ("\ud800", "a\udfff b", "\ud800~x")]
     _one(_findings(tmp_path, check_encode, "yarl", cases), "lone_surrogates",
@@ -385,7 +406,8 @@ def test_yarl_drops_lone_surrogates_one_rule(tmp_path: Path) -> None:
 
 @pytest.mark.parametrize(("mode", "answer", "accepted"), [
     ("dropped", "a%20", True), ("dropped", "a%ED%A0%80%20", False),
-    ("surrogatepass", "a%ED%A0%80%20", True), ("surrogatepass", "a%20", False)])
+    ("surrogatepass", "a%ED%A0%80%20", True), ("surrogatepass", "a%20", False),
+    ("replaced", "a%EF%BF%BD%20", True), ("replaced", "a%20", False)])
 def test_a_lone_surrogates_entry_accepts_its_mode_only(mode: str, answer: str,
                                                        accepted: bool) -> None:
     from pctfuzz._internal.accept import lone_surrogates

@@ -36,7 +36,11 @@ from pctfuzz._internal.form import form_urldecode
 from pctfuzz._internal.reference import percent_decode, percent_encode, to_scalar_value_string
 from pctfuzz._internal.sets import FORM, PercentEncodeSet, get_set
 from pctfuzz._internal.spec import HEX_PAIR, PERCENT_ENCODED_BYTE
-from pctfuzz._internal.text import has_lone_surrogate, strip_lone_surrogates
+from pctfuzz._internal.text import (
+    has_lone_surrogate,
+    strip_lone_surrogates,
+    surrogates_to_fffd,
+)
 
 __all__ = ["Model", "NotModelled", "python_codec_name", "render", "reorder"]
 
@@ -152,6 +156,8 @@ def _text(model: Model, text: Any) -> Any:
         return _upper_escapes(text) if model.upper_escapes else text
     if model.surrogates == "dropped":
         text = strip_lone_surrogates(text)
+    elif model.surrogates == "replaced":
+        text = surrogates_to_fffd(text)
     if model.remove:
         text = "".join(c for c in text if c not in model.remove)
     if model.trim:
@@ -183,7 +189,7 @@ def _cut(text: Any, chars: Any) -> Any:
 
 def _input(model: Model, case: Case) -> Case:
     if not (model.remove or model.trim or model.cut or model.normalize or model.upper_escapes
-            or model.surrogates == "dropped" or model.bytes_latin1):
+            or model.surrogates in ("dropped", "replaced") or model.bytes_latin1):
         return case
     if isinstance(case, EncodeCase):
         return replace(case, value=_text(model, case.value))
@@ -245,7 +251,10 @@ def _encode(model: Model, value: str | bytes, pes: PercentEncodeSet, encoding: s
             out = percent_encode(part.encode(codec, "xmlcharrefreplace"), pes,
                                  space_as_plus=plus)
         else:
-            out = percent_encode(part, pes, encoding=encoding, space_as_plus=plus)
+            # A lone surrogate left is U+FFFD, as the non-scalar policy holds the
+            # answer to (checks.differential): the model answers the USVString.
+            out = percent_encode(part, pes, encoding=encoding, space_as_plus=plus,
+                                 surrogates="replace")
         return _TRIPLET.sub(lambda m: m.group().lower(), out) if model.lowercase_hex else out
 
     raw_pct = ("%" in value) if isinstance(value, str) else (b"%" in value)

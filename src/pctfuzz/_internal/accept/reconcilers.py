@@ -498,21 +498,24 @@ def kept_encoded(chars: str) -> Reconciler:
                      f"keeps the escapes of {_char_names(chars)} encoded")
 
 
-_SURROGATE_MODES = ("dropped", "surrogatepass")
+_SURROGATE_MODES = ("dropped", "surrogatepass", "replaced")
 
 
 def lone_surrogates(mode: str) -> Reconciler:
     """A lone surrogate of a str input, which is no scalar value (the reference refuses
     it, or writes U+FFFD for a USVString, WHATWG URL 1.3 and Infra): ``dropped`` before
-    anything else (yarl's quoter), or ``surrogatepass``: encoded as its three bytes
-    (``ED A0 80`` for U+D800), which are not UTF-8 (urllib3)."""
+    anything else (yarl's quoter), ``surrogatepass``: encoded as its three bytes
+    (``ED A0 80`` for U+D800), which are not UTF-8 (urllib3), or ``replaced``: encoded
+    as U+FFFD, as a browser converts a JavaScript string to a USVString (mdurl)."""
     if mode not in _SURROGATE_MODES:
         raise UsageError(f"lone_surrogates: mode must be one of {', '.join(_SURROGATE_MODES)}")
     checks = set(CHECKS) if mode == "dropped" else {"encode", "form"}
     return _declared("lone_surrogates", checks, Model(surrogates=mode),
                      "refuses a lone surrogate, or writes U+FFFD",
-                     "drops each lone surrogate" if mode == "dropped"
-                     else "encodes a lone surrogate as its surrogatepass bytes (ED A0 80)")
+                     {"dropped": "drops each lone surrogate",
+                      "surrogatepass": "encodes a lone surrogate as its surrogatepass bytes "
+                                       "(ED A0 80)",
+                      "replaced": "encodes a lone surrogate as U+FFFD"}[mode])
 
 
 def latin1_bytes() -> Reconciler:

@@ -177,7 +177,7 @@ def _candidates(check: str, case: Case, expected: Outcome, actual: Outcome,
     legacy = check in ("encode", "form") and _has_legacy_encoding(case)
     if expected.raised:
         surrogate = input_has(case, "lone-surrogate")
-        yield from _surrogate_rules(case)
+        yield from _surrogate_rules(case, refused=True)
         if legacy and not actual.raised:  # a lone surrogate the codec writes as an NCR
             yield _rule("python_codec")
         if (legacy or surrogate) and probe is not None and check in ("encode", "form"):
@@ -192,7 +192,7 @@ def _candidates(check: str, case: Case, expected: Outcome, actual: Outcome,
             yield from _escape_rules(check, strs, requote)
         return
     want, got = expected.value, actual.value
-    yield from _surrogate_rules(case)
+    yield from _surrogate_rules(case, refused=False)
     texts = input_texts(case)
     strs = [t if isinstance(t, str) else t.decode("latin-1") for t in texts]
     if check in ("encode", "form"):
@@ -272,11 +272,14 @@ def _candidates(check: str, case: Case, expected: Outcome, actual: Outcome,
             yield _rule("trimmed", trimmed)
 
 
-def _surrogate_rules(case: Case) -> Iterator[Rule | None]:
-    """``lone_surrogates`` when the input holds one (yarl drops it, urllib3 encodes its
-    surrogatepass bytes): the reference refuses it or writes U+FFFD, so the first
-    difference is the surrogate's, and a set rule of the same case comes with it."""
+def _surrogate_rules(case: Case, *, refused: bool) -> Iterator[Rule | None]:
+    """``lone_surrogates`` when the input holds one (mdurl writes U+FFFD, yarl drops it,
+    urllib3 encodes its surrogatepass bytes): the reference refuses it or writes U+FFFD,
+    so the first difference is the surrogate's, and a set rule of the same case comes
+    with it."""
     if input_has(case, "lone-surrogate"):
+        if refused:  # else the reference's answer has U+FFFD already (non-scalar policy)
+            yield _rule("lone_surrogates", "replaced")
         yield _rule("lone_surrogates", "dropped")
         yield _rule("lone_surrogates", "surrogatepass")
 
