@@ -42,7 +42,7 @@ from pctfuzz._internal.text import (
     surrogates_to_fffd,
 )
 
-__all__ = ["Model", "NotModelled", "python_codec_name", "render", "reorder"]
+__all__ = ["REPLACEMENT_ERRORS", "Model", "NotModelled", "python_codec_name", "render", "reorder"]
 
 
 class NotModelled(Exception):
@@ -86,6 +86,10 @@ class Model:
     bytes_latin1: bool = False
     #: Bytes whose escape ``%HH`` a decoder keeps as it is (``kept_encoded``).
     kept: frozenset[int] = frozenset()
+    #: How invalid UTF-8 of a decoded answer is written (``replacement``): a Python
+    #: error handler's name (``REPLACEMENT_ERRORS``); the reference keeps the bytes
+    #: (decode) or writes U+FFFD per maximal subpart (form-parse).
+    replacement: str | None = None
     #: Each valid ``%hh`` of the input text is uppercased first (``escapes_uppercased``).
     upper_escapes: bool = False
     #: Text encoded with Python's codec of a legacy encoding, errors="xmlcharrefreplace"
@@ -125,7 +129,7 @@ _PARTS = ("raw_names", "raw_values", "encoded_names", "encoded_values",
 
 #: Fields that are neither set arithmetic nor flags: two entries giving different
 #: values for one of them contradict each other.
-_SINGLE = ("space", "requote", "order", "empty", "normalize", "surrogates")
+_SINGLE = ("space", "requote", "order", "empty", "normalize", "surrogates", "replacement")
 
 
 def reorder(pairs: Iterable[tuple[Any, Any]], mode: str) -> list[tuple[Any, Any]]:
@@ -309,6 +313,24 @@ def python_codec_name(label: str) -> str | None:
     return None
 
 
+# --- invalid UTF-8 in a decoded answer (``replacement``) -------------------------------------
+def _per_byte(error: UnicodeError) -> tuple[str, int]:
+    assert isinstance(error, UnicodeDecodeError)
+    return "\ufffd" * (error.end - error.start), error.end
+
+
+def _percent_kept(error: UnicodeError) -> tuple[str, int]:
+    assert isinstance(error, UnicodeDecodeError)
+    return "".join(f"%{b:02X}" for b in error.object[error.start:error.end]), error.end
+
+
+codecs.register_error("pctfuzz-per-byte", _per_byte)
+codecs.register_error("pctfuzz-percent-encoded", _percent_kept)
+#: ``replacement`` mode -> the error handler that writes invalid UTF-8 so.
+REPLACEMENT_ERRORS = {"per-byte": "pctfuzz-per-byte", "per-sequence": "replace",
+                      "percent-encoded": "pctfuzz-percent-encoded", "dropped": "ignore"}
+
+
 # --- a decoder that decodes some escapes only (``kept_encoded``) ---------------------------
 
 def _decode_keeping(value: str | bytes, kept: frozenset[int]) -> bytes:
@@ -344,13 +366,26 @@ def _parse(model: Model, text: str | bytes) -> list[tuple[str, str]]:
         if sequence and model.plus_kept:  # '+' as its own escape: decoded to itself
             sequence = sequence.replace(b"+", b"%2B") if isinstance(sequence, bytes) \
                 else sequence.replace("+", "%2B")
-        if sequence:
+        if sequence and model.replacement:
+            pairs.append(_pair_with(model.replacement, sequence))
+        elif sequence:
             pairs += form_urldecode(sequence)
         elif model.empty == "kept":
             pairs.append(("", ""))
     if model.twice:
         pairs = [(_decode_again(n), _decode_again(v)) for n, v in pairs]
     return pairs
+
+
+def _pair_with(mode: str, sequence: str | bytes) -> tuple[str, str]:
+    """One sequence as WHATWG URL 5.1 parses it, its name and value decoded from UTF-8
+    with the ``replacement`` mode's error handler instead of U+FFFD per subpart."""
+    data = sequence if isinstance(sequence, bytes) else \
+        to_scalar_value_string(sequence, "replace").encode("utf-8")
+    name, _, value = data.partition(b"=")
+    errors = REPLACEMENT_ERRORS[mode]
+    return (percent_decode(name.replace(b"+", b" ")).decode("utf-8", errors),
+            percent_decode(value.replace(b"+", b" ")).decode("utf-8", errors))
 
 
 def _grouped_by_bytes(model: Model, text: str | bytes,
@@ -431,7 +466,11 @@ def render(model: Model, check: str, case: Case, current: Any = None) -> Any:
     if isinstance(case, DecodeCase) and check == "decode":
         data = _decode_keeping(case.value, model.kept) if model.kept else \
             percent_decode(case.value)
-        return percent_decode(data) if model.twice else data
+        data = percent_decode(data) if model.twice else data
+        if model.replacement:  # the answer is text: written back as UTF-8
+            return data.decode("utf-8", REPLACEMENT_ERRORS[model.replacement]).encode(
+                "utf-8", "surrogatepass")
+        return data
     if isinstance(case, FormParseCase) and check == "form-parse":
         pairs = _parse(model, case.text)
         if model.order == "grouped-bytes":

@@ -15,7 +15,6 @@ few lines.)
 
 from __future__ import annotations
 
-import codecs
 import re
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
@@ -526,23 +525,9 @@ def latin1_bytes() -> Reconciler:
                      "reads raw bytes as UTF-8", "reads raw bytes as latin-1 text first")
 
 
-# --- whole answers replaced (phase REPLACE) ---------------------------------------------------
-def _per_byte(error: UnicodeError) -> tuple[str, int]:
-    assert isinstance(error, UnicodeDecodeError)
-    return "\ufffd" * (error.end - error.start), error.end
-
-
-def _percent_kept(error: UnicodeError) -> tuple[str, int]:
-    assert isinstance(error, UnicodeDecodeError)
-    return "".join(f"%{b:02X}" for b in error.object[error.start:error.end]), error.end
-
-
-codecs.register_error("pctfuzz-per-byte", _per_byte)
-codecs.register_error("pctfuzz-percent-encoded", _percent_kept)
+# --- invalid UTF-8 of a decoded answer ----------------------------------------------------
 _REPLACEMENT_MODES = ("per-byte", "per-sequence", "percent-encoded", "dropped", "undecoded",
                       "low-byte")
-_REPLACEMENT_ERRORS = {"per-byte": "pctfuzz-per-byte", "per-sequence": "replace",
-                       "percent-encoded": "pctfuzz-percent-encoded", "dropped": "ignore"}
 _REPLACEMENT_TEXT = {"percent-encoded": "invalid UTF-8 left percent-encoded",
                      "dropped": "invalid UTF-8 dropped"}
 
@@ -565,39 +550,14 @@ def replacement(mode: str) -> Reconciler:
         return _undecoded()
     if mode == "low-byte":
         return _low_byte()
-    errors = _REPLACEMENT_ERRORS[mode]
-
-    def part(data: bytes) -> str:
-        return percent_decode(data.replace(b"+", b" ")).decode("utf-8", errors)
-
-    def reconcile(case: Case, expected: Outcome, actual: Outcome) -> _Pair:
-        if expected.raised:
-            return None
-        if isinstance(case, DecodeCase) and isinstance(expected.value, bytes):
-            # From the case, not from ``expected``: a whole answer replaced, so that
-            # an accepted entry of the same phase (urllib's U+FFFD) does not stand
-            # between the rule and the implementation it names.
-            value = case.value
-            data = percent_decode(value if isinstance(value, bytes) else
-                                  surrogates_to_fffd(value))
-            decoded = data.decode("utf-8", errors)
-            return Outcome(decoded.encode("utf-8", "surrogatepass")), actual
-        if not isinstance(case, FormParseCase):
-            return None
-        text = case.text
-        data = text if isinstance(text, bytes) else surrogates_to_fffd(text).encode("utf-8")
-        pairs = []
-        for sequence in data.split(b"&"):
-            if sequence:
-                name, _, value = sequence.partition(b"=")
-                pairs.append((part(name), part(value)))
-        return Outcome(pairs), actual
-
-    return Reconciler("replacement", frozenset({"decode", "form-parse"}), reconcile,
-                      "the bytes (decode); one U+FFFD per maximal invalid UTF-8 subpart",
-                      _REPLACEMENT_TEXT.get(
-                          mode, f"one U+FFFD {mode.replace('-', ' ')} of invalid UTF-8"),
-                      REPLACE)
+    # A model field, so it composes with the decoder's other ways (escapes kept,
+    # decoded twice, ';' as a separator): each answers the case, then this writes
+    # invalid UTF-8 of the result (mdurl keeps some escapes and writes U+FFFD per byte:
+    # one first-difference finding per mix before).
+    return _declared("replacement", {"decode", "form-parse"}, Model(replacement=mode),
+                     "the bytes (decode); one U+FFFD per maximal invalid UTF-8 subpart",
+                     _REPLACEMENT_TEXT.get(
+                         mode, f"one U+FFFD {mode.replace('-', ' ')} of invalid UTF-8"))
 
 
 def _undecoded() -> Reconciler:
