@@ -12,7 +12,8 @@ would (``render``); the order the entries are listed in never matters:
    (WHATWG URL 1.3, percent-encode after encoding, with that set);
 3. text rewrites of what that set gives: a space as ``+`` or ``%20``, an existing
    ``%HH`` requoted, lowercase hex digits;
-4. structure of the result: pairs dropped, kept, sorted or grouped (URL 5.1/5.2),
+4. structure of the result: pairs dropped, kept, sorted (by code points or by the
+   names' bytes) or grouped (URL 5.1/5.2),
    ``;`` as a separator, decoded twice.
 
 So ``left_raw("~")`` + ``encoded("*")`` is one set, ``space_as("%20")`` never touches
@@ -25,7 +26,7 @@ from __future__ import annotations
 import codecs
 import re
 import unicodedata
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, fields, replace
 from typing import Any
 
@@ -93,16 +94,33 @@ class Model:
 _SINGLE = ("space", "requote", "order", "empty", "normalize")
 
 
-def reorder(pairs: Iterable[tuple[Any, Any]], mode: str) -> list[tuple[Any, Any]]:
-    """Pairs ``sorted`` by name (stable) or ``grouped`` by name in order of first
-    appearance, as a multi-dict keeps them."""
+def reorder(pairs: Iterable[tuple[Any, Any]], mode: str,
+            keys: Sequence[bytes] | None = None) -> list[tuple[Any, Any]]:
+    """Pairs ``sorted`` by name (stable), ``sorted-bytes`` by the name's bytes
+    (``keys``: each pair's name as bytes before UTF-8 decoding, else its UTF-8), or
+    ``grouped`` by name in order of first appearance, as a multi-dict keeps them."""
     listed = list(pairs)
     if mode == "sorted":
         return sorted(listed, key=lambda p: p[0])
+    if mode == "sorted-bytes":
+        return _sorted_by_bytes(listed, keys)
     first: dict[Any, int] = {}
     for name, _ in listed:
         first.setdefault(name, len(first))
     return sorted(listed, key=lambda p: first[p[0]])
+
+
+def _sorted_by_bytes(pairs: list[tuple[Any, Any]],
+                     keys: Sequence[bytes] | None) -> list[tuple[Any, Any]]:
+    """Stably sorted by each name's bytes: ``keys`` when given (a parser's decoded
+    bytes, where invalid UTF-8 still differs: 80 before C3 A9, though U+FFFD sorts
+    after U+00E9), else the name's UTF-8 (a serializer's: the same order as its code
+    points). Go sorts a map's string keys, which are bytes."""
+    if keys is None:
+        keys = [n if isinstance(n, bytes) else n.encode("utf-8", "surrogatepass")
+                for n, _ in pairs]
+    order = sorted(range(len(pairs)), key=keys.__getitem__)
+    return [pairs[i] for i in order]
 
 
 # --- 1. input transforms -------------------------------------------------------------------
@@ -232,20 +250,39 @@ def _parse(model: Model, text: str | bytes) -> list[tuple[str, str]]:
     else:
         sequences = re.split(f"[{separators}]", text)
     pairs: list[tuple[str, str]] = []
-    for sequence in sequences:
+    keys: list[bytes] = []  # each pair's name as decoded bytes, for ``sorted-bytes``
+    for index, sequence in enumerate(sequences):
         if sequence:
             pairs += form_urldecode(sequence)
-        elif model.empty == "kept":
+            keys.append(_name_bytes(sequence, model.twice) if model.order == "sorted-bytes"
+                        else b"")
+        elif model.empty == "kept" or (model.empty == "kept-but-last"
+                                       and index < len(sequences) - 1):
             pairs.append(("", ""))
+            keys.append(b"")
     if model.twice:
         pairs = [(_decode_again(n), _decode_again(v)) for n, v in pairs]
-    return pairs
+    if model.empty == "dropped":
+        keys = [k for k, p in zip(keys, pairs, strict=True) if p[1]]
+        pairs = [p for p in pairs if p[1]]
+    return reorder(pairs, model.order, keys) if model.order else pairs
+
+
+def _name_bytes(sequence: str | bytes, twice: bool) -> bytes:
+    """A sequence's name as the parser's bytes, before UTF-8 decoding (URL 5.1 step 3)."""
+    if isinstance(sequence, str):
+        data = percent_decode(sequence.partition("=")[0].replace("+", " "))
+    else:
+        data = percent_decode(sequence.partition(b"=")[0].replace(b"+", b" "))
+    return percent_decode(data) if twice else data
 
 
 def _structural(model: Model) -> bool:
     """Only the structure of the result changes: the model can reshape the answer it
     is given (one that an entry written as code made) instead of answering afresh."""
-    return model == Model(order=model.order, empty=model.empty) and model.empty != "kept"
+    return model == Model(order=model.order, empty=model.empty) \
+        and model.empty not in ("kept", "kept-but-last") \
+        and model.order != "sorted-bytes"  # the names' bytes are the input's, not the answer's
 
 
 def _reshape(model: Model, check: str, case: Case, current: Any) -> Any:
@@ -295,8 +332,5 @@ def render(model: Model, check: str, case: Case, current: Any = None) -> Any:
         data = percent_decode(case.value)
         return percent_decode(data) if model.twice else data
     if isinstance(case, FormParseCase) and check == "form-parse":
-        pairs = _parse(model, case.text)
-        if model.empty == "dropped":
-            pairs = [p for p in pairs if p[1]]
-        return reorder(pairs, model.order) if model.order else pairs
+        return _parse(model, case.text)
     raise NotModelled(f"{check} on a {type(case).__name__}")

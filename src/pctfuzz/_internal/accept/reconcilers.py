@@ -34,6 +34,8 @@ from pctfuzz._internal.spec import HEX_PAIR
 from pctfuzz._internal.text import count_lone_surrogates, has_lone_surrogate, surrogates_to_fffd
 
 __all__ = [
+    "MANGLING_PROBE",
+    "MANGLING_STYLES",
     "MODEL",
     "RECONCILERS",
     "REPLACE",
@@ -49,6 +51,8 @@ __all__ = [
     "latin1_fallback",
     "left_raw",
     "lowercase_hex",
+    "mangled_pairs",
+    "names_mangled",
     "ncr_unescaped",
     "pairs_order",
     "pairs_surrogates_to_fffd",
@@ -210,26 +214,31 @@ def requoted(mode: str) -> Reconciler:
                      f"an existing %HH is an escape ({mode})")
 
 
-_ORDER_MODES = ("grouped", "sorted")
+_ORDER_MODES = ("grouped", "sorted", "sorted-bytes")
 
 
 def pairs_order(mode: str) -> Reconciler:
     """Pairs ``grouped`` by name (in order of first appearance, as a multi-dict keeps
-    them) or ``sorted`` by name, values in input order (WHATWG URL 5.1/5.2 keep the
-    list's order)."""
+    them), ``sorted`` by name (its code points) or ``sorted-bytes`` (a parser's: by the
+    name's bytes before UTF-8 decoding, so ``%80`` before ``%C3%A9``; Go's map keys),
+    values in input order (WHATWG URL 5.1/5.2 keep the list's order)."""
     if mode not in _ORDER_MODES:
         raise UsageError(f"pairs_order: mode must be one of {', '.join(_ORDER_MODES)}")
     return _declared("pairs_order", {"form", "form-parse"}, Model(order=mode),
-                     "keeps the pairs in list order", f"pairs {mode} by name")
+                     "keeps the pairs in list order",
+                     "pairs sorted by the names' bytes" if mode == "sorted-bytes"
+                     else f"pairs {mode} by name")
 
 
-_EMPTY_MODES = ("dropped", "kept")
+_EMPTY_MODES = ("dropped", "kept", "kept-but-last")
 
 
 def empty_pairs(mode: str) -> Reconciler:
     """``dropped``: pairs whose value is empty are left out (``parse_qsl`` without
     ``keep_blank_values``); ``kept``: an empty sequence between ``&`` is a pair
-    ("", "") (the WHATWG parser skips it, 5.1 step 3.1)."""
+    ("", "") (the WHATWG parser skips it, 5.1 step 3.1); ``kept-but-last``: so is each
+    but the last, after a final ``&`` (which ends a pair as a line end ends a line:
+    Ruby's ``decode_www_form``, ``each_line("&")``)."""
     if mode not in _EMPTY_MODES:
         raise UsageError(f"empty_pairs: mode must be one of {', '.join(_EMPTY_MODES)}")
     checks = {"form", "form-parse"} if mode == "dropped" else {"form-parse"}
@@ -483,8 +492,69 @@ def replacement(mode: str) -> Reconciler:
                       else f"one U+FFFD {mode.replace('-', ' ')} of invalid UTF-8", REPLACE)
 
 
+# --- names made a language's variables (phase REPLACE) --------------------------------------
+def _php_variables(text: str | bytes) -> list[tuple[str, str]]:
+    """PHP's ``parse_str`` (php-src main/php_variables.c: php_default_treat_data and
+    php_register_variable_ex, names without '['): the text ends at its first NUL (a C
+    string), empty sequences are skipped; in a name leading spaces are dropped, it ends
+    at a NUL, ' ' and '.' become '_', an empty one is dropped; the pairs are an array,
+    so a repeated name keeps its first place and its last value."""
+    data = text if isinstance(text, bytes) else surrogates_to_fffd(text).encode("utf-8")
+    data = data.split(b"\0", 1)[0]
+    found: dict[bytes, bytes] = {}
+    for sequence in data.split(b"&"):
+        if not sequence:
+            continue
+        name, _, value = sequence.partition(b"=")
+        name = percent_decode(name.replace(b"+", b" ")).lstrip(b" ").split(b"\0", 1)[0]
+        if name:
+            found[name.replace(b" ", b"_").replace(b".", b"_")] = \
+                percent_decode(value.replace(b"+", b" "))
+    return [(n.decode("utf-8", "replace"), v.decode("utf-8", "replace"))
+            for n, v in found.items()]
+
+
+#: style -> the form parser whose pairs are that language's variables.
+_MANGLED: Mapping[str, Callable[[str | bytes], list[tuple[str, str]]]] = {
+    "php": _php_variables,
+}
+MANGLING_STYLES = tuple(_MANGLED)
+#: A text each style answers apart from the reference (``names_mangled``'s probe).
+MANGLING_PROBE = "a.b=1&a b=2& c=3"
+
+
+def mangled_pairs(style: str, text: str | bytes) -> list[tuple[str, str]]:
+    """The pairs a form parser of ``style`` answers for ``text``."""
+    return _MANGLED[style](text)
+
+
+def names_mangled(style: str) -> Reconciler:
+    """The form parser makes each name a variable of ``style``'s language, as one
+    behaviour: ``php`` (``parse_str``, ``$_GET``: '.' and ' ' as '_', leading spaces and
+    empty names dropped, a repeated name's last value in its first place, the text up
+    to a NUL; PHP manual, Variables From External Sources)."""
+    if style not in _MANGLED:
+        raise UsageError(f"names_mangled: style must be one of {', '.join(_MANGLED)}")
+
+    def reconcile(case: Case, expected: Outcome, actual: Outcome) -> _Pair:
+        if expected.raised or not isinstance(case, FormParseCase):
+            return None
+        return Outcome(mangled_pairs(style, case.text)), actual
+
+    return Reconciler("names_mangled", frozenset({"form-parse"}), reconcile,
+                      "every sequence as a (name, value) pair",
+                      f"names made {style.upper()} variables", REPLACE)
+
+
 _INVALID_PCT = re.compile(f"%(?!{HEX_PAIR})")
-REFUSAL_INPUTS = ("lone-surrogate", "invalid-utf8", "invalid-percent")
+REFUSAL_INPUTS = ("lone-surrogate", "invalid-utf8", "invalid-percent", "control-char",
+                  "non-ascii")
+#: ``control-char``: an ASCII control (C0 or DEL) as given, which a URL parser may
+#: refuse (Go's url.Parse, against request smuggling: go.dev/issue/27302);
+#: ``non-ascii``: a character or byte above 7F as given (Ruby's decode_www_form: "must
+#: be ASCII only string").
+_CONTROL = re.compile("[\x00-\x1f\x7f]")
+_CONTROL_BYTES = re.compile(b"[\x00-\x1f\x7f]")
 
 
 def input_texts(case: Case) -> list[str | bytes]:
@@ -504,6 +574,11 @@ def input_has(case: Case, kind: str) -> bool:
     if kind == "invalid-percent":
         return any(_INVALID_PCT.search(t if isinstance(t, str) else t.decode("latin-1"))
                    for t in texts)
+    if kind == "control-char":
+        return any(_CONTROL.search(t) if isinstance(t, str) else _CONTROL_BYTES.search(t)
+                   for t in texts)
+    if kind == "non-ascii":
+        return not all(t.isascii() for t in texts)
     if isinstance(case, EncodeCase | FormCase):
         return False
     for text in texts:
@@ -519,7 +594,9 @@ def input_has(case: Case, kind: str) -> bool:
 def refuses(input: str) -> Reconciler:
     """The implementation raises (any exception) for an input holding ``input``
     (``lone-surrogate``, ``invalid-utf8`` as given or once decoded, ``invalid-percent``: a ``%``
-    without two hex digits), where the reference answers."""
+    without two hex digits, ``control-char``: a C0 control or DEL as given,
+    ``non-ascii``: a character or byte above 7F as given), where the reference
+    answers."""
     if input not in REFUSAL_INPUTS:
         raise UsageError(f"refuses: input must be one of {', '.join(REFUSAL_INPUTS)}")
 
@@ -570,6 +647,7 @@ RECONCILERS: Mapping[str, tuple[Callable[..., Reconciler], str | None]] = {
     "refuses": (refuses, "input"),
     "ncr_unescaped": (ncr_unescaped, None),
     "python_codec": (python_codec, None),
+    "names_mangled": (names_mangled, "style"),
 }
 
 

@@ -49,7 +49,8 @@ from pctfuzz._internal.outcome import Outcome
 from pctfuzz._internal.sets import FORM, get_set
 from pctfuzz._internal.spec import PERCENT_ENCODED_BYTE
 
-__all__ = ["Chars", "Confirm", "Order", "Probe", "Rule", "find_rule", "rule_class"]
+__all__ = ["Chars", "Confirm", "Order", "ParserMode", "Probe", "Refusals", "Rule", "find_rule",
+           "rule_class"]
 
 #: ``probe()`` -> (characters the implementation leaves raw that the reference
 #: encodes, characters it encodes that the reference leaves raw), as code points.
@@ -57,8 +58,9 @@ Probe = Callable[[], tuple[frozenset[int], frozenset[int]]]
 #: ``confirm(n)`` -> whether the implementation's answer to a longer input (the case's
 #: input twice) is cut at ``n`` too: a cut that moves with the input is no truncation.
 Confirm = Callable[[int], bool]
-#: ``order()`` -> the implementation's pair order, ``sorted`` or ``grouped``, as it
-#: answers pairs that tell them apart (None: neither, or it does not answer).
+#: ``order()`` -> the implementation's pair order, ``sorted``, ``sorted-bytes`` or
+#: ``grouped``, as it answers pairs that tell them apart (None: none of them, or it does
+#: not answer).
 Order = Callable[[], str | None]
 #: ``requote()`` (also an ``Order``) -> the implementation's ``requoted`` mode, as it
 #: answers ``%41`` and ``%2f`` in the case's context (None: none of them).
@@ -67,6 +69,17 @@ Order = Callable[[], str | None]
 #: character alone in the case's context ("" when it applies it to none; None when it
 #: answers none of them).
 Chars = Callable[[str], str | None]
+#: ``refusals()`` -> the ``refuses`` classes the implementation refuses alone (each
+#: asked on a short input of that class in the case's context; None when it answers
+#: none of them): an input of several classes (``%`` then a byte 80) is named by the
+#: one the implementation refuses, as every other input of that behaviour.
+Refusals = Callable[[], Sequence[str] | None]
+#: ``parser_mode(rule)`` -> the implementation's own parameter of a form parser's ``rule``, as
+#: it answers a text that tells the parameters apart (None: none of them):
+#: ``names_mangled`` (its style; tried first, as its pieces, a leading space dropped or
+#: the text cut at NUL, are rules that would each name some of its cases) and
+#: ``empty_pairs`` (``kept`` or ``kept-but-last``: "&a" is both).
+ParserMode = Callable[[str], str | None]
 
 
 @dataclass(frozen=True)
@@ -158,10 +171,12 @@ def _candidates(check: str, case: Case, expected: Outcome, actual: Outcome,
                 probe: Probe | None, confirm: Confirm | None,
                 order: Order | None = None,
                 requote: Order | None = None,
-                chars: Chars | None = None) -> Iterator[Rule | None]:
+                chars: Chars | None = None,
+                refusals: Refusals | None = None,
+                parser_mode: ParserMode | None = None) -> Iterator[Rule | None]:
     """The catalogue's rules that could explain this case, simplest first."""
     if actual.raised and not expected.raised:
-        for kind in REFUSAL_INPUTS:
+        for kind in _refusal_order(refusals):
             if input_has(case, kind):
                 yield _rule("refuses", kind)
         return
@@ -210,15 +225,17 @@ def _candidates(check: str, case: Case, expected: Outcome, actual: Outcome,
             if check == "encode":
                 yield _rule("ncr_unescaped")
             yield _rule("python_codec")
+    if check == "form-parse":
+        yield from _mangled_names(parser_mode)
     if check in ("form", "form-parse"):
         # Where both explain a case (its names already in order), the implementation's
         # own order (``order``: asked on pairs only one of them explains) names it.
         own = order() if order is not None else None
-        for each in ([own] if own else ["sorted", "grouped"]):
+        for each in ([own] if own else ["sorted", "grouped", "sorted-bytes"]):
             yield _rule("pairs_order", each)
         yield _rule("empty_pairs", "dropped")
     if check == "form-parse":
-        yield _rule("empty_pairs", "kept")
+        yield from _empty_kept(parser_mode)
         if any(";" in t for t in strs):
             yield _rule("semicolon_separates")
     if check in ("decode", "form-parse"):
@@ -248,6 +265,30 @@ def _candidates(check: str, case: Case, expected: Outcome, actual: Outcome,
     for trimmed in _own_chars(chars, "trimmed", strs, (_WHITESPACE, _C0_SPACE)):
         if any(t != t.strip(trimmed) for t in strs):
             yield _rule("trimmed", trimmed)
+
+
+def _mangled_names(parser_mode: ParserMode | None) -> Iterator[Rule | None]:
+    """``names_mangled`` in the implementation's own style, if it has one."""
+    style = parser_mode("names_mangled") if parser_mode is not None else None
+    if style:
+        yield _rule("names_mangled", style)
+
+
+_KEPT = ("kept", "kept-but-last")
+
+
+def _empty_kept(parser_mode: ParserMode | None) -> Iterator[Rule | None]:
+    """``empty_pairs`` that keep empty sequences: the implementation's own mode, else
+    each (a case without a final empty sequence is explained by both)."""
+    mode = parser_mode("empty_pairs") if parser_mode is not None else None
+    for each in ([mode] if mode in _KEPT else _KEPT):
+        yield _rule("empty_pairs", each)
+
+
+def _refusal_order(refusals: Refusals | None) -> list[str]:
+    """The ``refuses`` classes to try: the implementation's own first (``Refusals``)."""
+    own = list(refusals() or ()) if refusals is not None else []
+    return [*own, *(kind for kind in REFUSAL_INPUTS if kind not in own)]
 
 
 def _cuts(strs: Sequence[str], chars: Chars | None, want: Any, got: Any,
@@ -311,7 +352,8 @@ def find_rule(check: str, impl_names: Sequence[str], case: Case, expected: Outco
               actual: Outcome, entries: Sequence[KnownDivergence],
               probe: Probe | None = None, confirm: Confirm | None = None,
               order: Order | None = None, requote: Order | None = None,
-              chars: Chars | None = None) -> Rule | None:
+              chars: Chars | None = None, refusals: Refusals | None = None,
+              parser_mode: ParserMode | None = None) -> Rule | None:
     """The simplest rule that, with ``entries`` (the accepted ones), explains the
     difference on ``case`` (module docstring); None when none does."""
     if not impl_names:
@@ -319,7 +361,7 @@ def find_rule(check: str, impl_names: Sequence[str], case: Case, expected: Outco
     impl = impl_names[0]
     found: list[Rule] = []
     for rule in _candidates(check, case, expected, actual, probe, confirm, order, requote,
-                            chars):
+                            chars, refusals, parser_mode):
         if rule is None or check not in rule.reconciler.checks or rule in found:
             continue
         found.append(rule)

@@ -57,8 +57,14 @@ import functools
 import re
 from typing import Any
 
-from pctfuzz._internal.accept.model import reorder
-from pctfuzz._internal.accept.reconcilers import CUT_CHARS, input_has
+from pctfuzz._internal.accept.model import Model, render, reorder
+from pctfuzz._internal.accept.reconcilers import (
+    CUT_CHARS,
+    MANGLING_PROBE,
+    MANGLING_STYLES,
+    input_has,
+    mangled_pairs,
+)
 from pctfuzz._internal.accept.rules import Rule, find_rule
 from pctfuzz._internal.cases import Case, DecodeCase, EncodeCase, FormCase, FormParseCase
 from pctfuzz._internal.checks.registry.lookup import (
@@ -231,7 +237,9 @@ def _check(check: str, case: Case, impl: Impl | str | None) -> tuple[str, ...] |
         confirm=lambda n: _cut_at(check, case, adapter, n),
         order=lambda: _pair_order(check, adapter),
         requote=lambda: _requote_mode(case, adapter),
-        chars=lambda rule_name: _own_chars(rule_name, check, case, adapter))
+        chars=lambda rule_name: _own_chars(rule_name, check, case, adapter),
+        refusals=lambda: _own_refusals(check, case, adapter),
+        parser_mode=lambda rule_name: _own_parser_mode(rule_name, check, adapter))
     if rule is None and isinstance(case, EncodeCase) and case.value:
         rule = _prefix_rule(case, adapter, surrogates)
     name = impl_name(adapter)
@@ -298,9 +306,10 @@ _ORDERS: dict[tuple[int, str], tuple[object, str | None]] = {}
 
 
 def _pair_order(check: str, adapter: Impl) -> str | None:
-    """``sorted`` or ``grouped``: how the implementation orders ``_ORDER_PAIRS`` (as a
-    form serializer or parser; once per adapter), so a case both explain is named by
-    the order it has (``pctfuzz._internal.accept.rules``)."""
+    """``sorted``, ``sorted-bytes`` (a parser, ``_sorts_bytes``) or ``grouped``: how the
+    implementation orders ``_ORDER_PAIRS`` (as a form serializer or parser; once per
+    adapter), so a case both explain is named by the order it has
+    (``pctfuzz._internal.accept.rules``)."""
     known = _ORDERS.get((id(adapter), check))
     if known is not None and known[0] is adapter:
         return known[1]
@@ -319,9 +328,64 @@ def _pair_order(check: str, adapter: Impl) -> str | None:
                 break
             if value == want:
                 found = mode
+    if found == "sorted" and check == "form-parse" and _sorts_bytes(adapter):
+        found = "sorted-bytes"
     if len(_ORDERS) >= 64:
         _ORDERS.clear()
     _ORDERS[(id(adapter), check)] = (adapter, found)
+    return found
+
+
+#: Names whose code points (U+00E9 before U+FFFD) and decoded bytes (80 before C3 A9)
+#: sort them apart, and the pairs a parser sorting by bytes answers.
+_BYTE_ORDER_TEXT, _BYTE_ORDER = "%C3%A9=1&%80=2", [("\ufffd", "2"), ("\u00e9", "1")]
+
+
+def _sorts_bytes(adapter: Impl) -> bool:
+    """A form parser that sorts pairs by name sorts by the names' bytes (Go's map keys),
+    as it answers two names whose code points sort the other way."""
+    got = run_impl("form-parse", FormParseCase(_BYTE_ORDER_TEXT), adapter)
+    try:
+        return got is not None and not got.raised and \
+            [tuple(p) for p in got.value] == _BYTE_ORDER
+    except TypeError:  # not pairs: the check reports it
+        return False
+
+
+#: (adapter, rule) -> what ``_own_parser_mode`` found.
+_PARSER_MODES: dict[tuple[int, str], tuple[object, str | None]] = {}
+#: A text each ``empty_pairs`` mode, and the reference, parse apart.
+_EMPTY_PROBE = FormParseCase("&a&")
+
+
+def _own_parser_mode(rule: str, check: str, adapter: Impl) -> str | None:
+    """The implementation's own parameter of a form parser's ``rule``
+    (``pctfuzz._internal.accept.rules``: ``ParserMode``), as it answers a text that tells them
+    apart, once per adapter: the ``names_mangled`` style whose pairs it answers for
+    ``MANGLING_PROBE``, the ``empty_pairs`` mode it parses ``&a&`` with. None for
+    none."""
+    if check != "form-parse" or rule not in ("names_mangled", "empty_pairs"):
+        return None
+    known = _PARSER_MODES.get((id(adapter), rule))
+    if known is not None and known[0] is adapter:
+        return known[1]
+    probe = FormParseCase(MANGLING_PROBE) if rule == "names_mangled" else _EMPTY_PROBE
+    got = run_impl("form-parse", probe, adapter)
+    found = None
+    try:
+        pairs = None if got is None or got.raised else [tuple(p) for p in got.value]
+    except TypeError:  # not pairs: the check reports it
+        pairs = None
+    if pairs is not None:
+        if rule == "names_mangled":
+            found = next((style for style in MANGLING_STYLES
+                          if pairs == mangled_pairs(style, MANGLING_PROBE)), None)
+        else:
+            found = next((mode for mode in ("kept", "kept-but-last")
+                          if pairs == render(Model(empty=mode), "form-parse", probe)), None)
+    if len(_PARSER_MODES) >= 64:
+        _PARSER_MODES.clear()
+    _PARSER_MODES[(id(adapter), rule)] = (adapter, found)
     return found
 
 
@@ -426,6 +490,45 @@ def _own_chars(rule: str, check: str, case: Case, adapter: Impl) -> str | None:
     if len(_OWN_CHARS) >= 64:
         _OWN_CHARS.clear()
     _OWN_CHARS[key] = (adapter, own)
+    return own
+
+
+#: ``refuses`` class -> a short input of that class alone (``_own_refusals``).
+_REFUSAL_SAMPLES = {"lone-surrogate": "a\ud800", "invalid-utf8": "%FF",
+                    "invalid-percent": "%zz", "control-char": "a\x01b",
+                    "non-ascii": "\u00e9"}
+_OWN_REFUSALS: dict[tuple[int, str, object], tuple[object, tuple[str, ...] | None]] = {}
+
+
+def _own_refusals(check: str, case: Case, adapter: Impl) -> tuple[str, ...] | None:
+    """The ``refuses`` classes the implementation refuses alone (``pctfuzz.accept.rules``:
+    ``Refusals``): each class's sample asked in the case's context, once per adapter
+    and context, counted when it raises where the reference answers. None when it
+    answers none of them."""
+    context = (type(case), getattr(case, "set_name", None), getattr(case, "encoding", None),
+               getattr(case, "space_as_plus", None),
+               isinstance(getattr(case, "value", getattr(case, "text", "")), bytes))
+    key = (id(adapter), check, context)
+    known = _OWN_REFUSALS.get(key)
+    if known is not None and known[0] is adapter:
+        return known[1]
+    refused: list[str] = []
+    answered = False
+    for kind, text in _REFUSAL_SAMPLES.items():
+        if kind == "lone-surrogate" and context[-1]:
+            continue  # bytes hold no surrogate
+        sub = _with_text(case, text)
+        got = None if sub is None else run_impl(check, sub, adapter)
+        if sub is None or got is None:
+            continue
+        answered = True
+        want = reference_outcome(check, sub, surrogates=scalar_values(adapter))
+        if got.raised and not want.raised:
+            refused.append(kind)
+    own = tuple(refused) if answered else None
+    if len(_OWN_REFUSALS) >= 64:
+        _OWN_REFUSALS.clear()
+    _OWN_REFUSALS[key] = (adapter, own)
     return own
 
 
