@@ -14,9 +14,21 @@ from typing import Any
 import pytest
 
 from pctfuzz._internal.accept import use_accepted
-from pctfuzz._internal.accept.reconcilers import empty_pairs, names_mangled, pairs_order, refuses
-from pctfuzz._internal.cases import Case, EncodeCase, FormCase, FormParseCase
-from pctfuzz._internal.checks.differential import check_encode, check_form, check_form_parse
+from pctfuzz._internal.accept.reconcilers import (
+    empty_pairs,
+    names_mangled,
+    pairs_order,
+    plus_as_space,
+    refuses,
+    replacement,
+)
+from pctfuzz._internal.cases import Case, DecodeCase, EncodeCase, FormCase, FormParseCase
+from pctfuzz._internal.checks.differential import (
+    check_decode,
+    check_encode,
+    check_form,
+    check_form_parse,
+)
 from pctfuzz._internal.errors import UsageError
 from pctfuzz._internal.form import form_urldecode
 from pctfuzz._internal.oracles import Adapter
@@ -28,7 +40,7 @@ from pctfuzz._internal.reference import percent_decode
 from pctfuzz._internal.store import FindingStore, new_finding
 from pctfuzz._internal.violations import Divergence
 
-TARGET = {check_encode: "diff_encode", check_form: "diff_form",
+TARGET = {check_encode: "diff_encode", check_decode: "diff_decode", check_form: "diff_form",
           check_form_parse: "diff_form_parse"}
 
 
@@ -233,3 +245,100 @@ def test_go_values_queryescape_set_is_two_entries() -> None:
     adapter = _peer("go-values", lambda a: a.form_serialize(FormCase((("a", "b"),))))
     assert set(check_form(FormCase((("b", "~*"), ("a", "1"))), adapter) or ()) == {
         "go-values-encode-sorted", "go-values-encode-tilde", "go-values-encode-star"}
+
+
+# --- '+' decoded as a space, composed with U+FFFD (Java's URLDecoder) -------------------------
+def test_java_urldecoder_plus_is_one_rule_with_or_without_invalid_utf8(tmp_path: Path) -> None:
+    """java-urlencoder: 7 of its 14 findings in 90 s were '+' as a space next to invalid
+    UTF-8 (seg=plus, seg=pct-lower, seg=non-ascii, ...: no rule had '+' as a space)."""
+    adapter = _peer("java-urlencoder", lambda a: a.decode(DecodeCase("a")))
+    cases = [DecodeCase(v) for v in ("+", "%aa+", "%EF\x80+", "%A0+", "%EFa+", "a+b", "%90+")]
+    _one(_findings(tmp_path, check_decode, adapter, cases), "plus_as_space", {})
+
+
+def test_plus_as_space_restates_the_answer_so_it_comes_first() -> None:
+    case = DecodeCase("%FF+")
+    reference = Outcome(percent_decode(case.value))
+    plus = plus_as_space().reconcile(case, reference, reference)
+    assert plus is not None and plus[0].value == b"\xff "
+    text = replacement("per-sequence").reconcile(case, plus[0], plus[0])
+    assert text is not None and text[0].value == "\ufffd ".encode()
+    assert plus_as_space().reconcile(case, text[0], text[0]) is None  # not after it
+
+
+# --- a refusal of a class the implementation answers alone is no refusal of it ----------------
+def test_perl_dies_for_a_wide_character_one_finding(tmp_path: Path) -> None:
+    """perl-uri-escape: uri_escape dies for a character above U+00FF; with a '%' before it
+    the crash was named refuses(invalid-percent), a second finding, though uri_escape
+    escapes a '%' alone."""
+    adapter = _peer("perl-uri-escape", lambda a: a.encode(EncodeCase("a", "rfc3986-unreserved")))
+    cases = [EncodeCase(v, "rfc3986-unreserved") for v in ("\u0100", "%\u0100", "a%zz\u20ac")]
+    records = _findings(tmp_path, check_encode, adapter, cases, "crash")
+    assert len(records) == 1 and records[0].behaviour is None, [r.signature for r in records]
+
+
+# --- Perl's query_form: three rules, three entries --------------------------------------------
+@pytest.mark.parametrize(("text", "pairs"), [
+    ("&a=&&", [("", ""), ("a", "")]), ("a&&b=&", [("a", ""), ("", ""), ("b", "")]),
+    ("&", []), ("=&", [("", "")])])
+def test_empty_pairs_kept_but_trailing(text: str, pairs: list[tuple[str, str]]) -> None:
+    case = FormParseCase(text)
+    reference = Outcome(form_urldecode(text))
+    got = empty_pairs("kept-but-trailing").reconcile(case, reference, reference)
+    assert got is not None and got[0].value == pairs
+
+
+def test_perl_query_form_is_three_rules(tmp_path: Path) -> None:
+    """perl-uri-query: 19 findings in 90 s for one entry (16 the extra empty pair, split
+    by the segment after it; "a" was empty_pairs(dropped))."""
+    adapter = _parser("perl-uri-query")
+    empty = [FormParseCase(t) for t in ("&=%&", "&\x80=&", "&=;", "=&&+&", "&%aa=&", "&=&")]
+    _one(_findings(tmp_path / "e", check_form_parse, adapter, empty),
+         "empty_pairs", {"mode": "kept-but-trailing"})
+    _one(_findings(tmp_path / "n", check_form_parse, adapter,
+                   [FormParseCase(t) for t in ("a", "a&b", "%41;b")]), "needs_equals", {})
+
+
+def test_a_parser_that_drops_empty_values_is_not_named_needs_equals(tmp_path: Path) -> None:
+    """'a' is answered [] by both; the implementation's answer to 'a=' tells them apart."""
+
+    class DropsEmptyValues(Adapter):
+        name = "drops-empty-values"
+        distribution = "hypothesis"
+
+        def form_parse(self, case: FormParseCase) -> list[tuple[str, str]]:
+            return [(n, v) for n, v in form_urldecode(case.text) if v]
+
+    _one(_findings(tmp_path, check_form_parse, DropsEmptyValues(), [FormParseCase("a")]),
+         "empty_pairs", {"mode": "dropped"})
+
+
+# --- NFC after escaping (Java's URI: an escape's hex digit composes with a mark) --------------
+def test_java_uri_nfc_across_an_escape_is_one_finding(tmp_path: Path) -> None:
+    """java-uri: the bug 'NFC breaks an escape' (docs/in-the-wild.md) was 4 findings in
+    90 s, one per ASCII character before the mark (unit=0x1A, 0x3E, 0x0E, 0x0A). Still a
+    finding: no entry accepts it."""
+    adapter = _peer("java-uri", lambda a: a.encode(EncodeCase("a", "rfc3986-pchar-/")))
+    cases = [EncodeCase(v, s) for v, s in (("\x1a\u0340", "rfc3986-query-[]"),
+                                            (">\u0300", "rfc3986-pchar+@"),
+                                            ("\x0e\u0300", "rfc3986-query-[]"),
+                                            ("\n\u0300", "rfc3986-query-[]"))]
+    _one(_findings(tmp_path, check_encode, adapter, cases), "normalized_escaped", {"form": "NFC"})
+    use_accepted(True)
+    with pytest.raises(Divergence):
+        check_encode(cases[0], adapter)
+
+
+@pytest.mark.parametrize(("impl", "case", "ids"), [
+    ("java-urlencoder", DecodeCase("%FF+"), ("java-urldecoder-plus", "java-urldecoder-string")),
+    ("perl-uri-query", FormParseCase("a;&=&"), ("perl-uri-query-semicolon",
+                                                "perl-uri-query-empty")),
+    ("perl-uri-query", FormParseCase("a"), ("perl-uri-query-needs-equals",)),
+    ("perl-uri-escape", EncodeCase("%\u00e9", "rfc3986-unreserved"), ("perl-uri-escape-latin1",)),
+])
+def test_the_split_entries_compose(impl: str, case: Case, ids: tuple[str, ...]) -> None:
+    use_accepted(True)
+    check = {DecodeCase: check_decode, FormParseCase: check_form_parse,
+             EncodeCase: check_encode}[type(case)]
+    adapter = _peer(impl, lambda a: None)
+    assert set(check(case, adapter) or ()) == set(ids)

@@ -66,6 +66,8 @@ class Model:
     #: Text encoded with Python's codec of a legacy encoding, errors="xmlcharrefreplace"
     #: (urllib), instead of the WHATWG encoder; the set applies to its bytes.
     python_codec: bool = False
+    #: A form-parse text without "=" is no form: no pairs (``needs_equals``).
+    needs_equals: bool = False
 
     def merge(self, other: Model) -> Model:
         """Both models at once; ``NotModelled`` when they contradict each other."""
@@ -74,6 +76,7 @@ class Model:
             "lowercase_hex": self.lowercase_hex or other.lowercase_hex,
             "semicolon": self.semicolon or other.semicolon, "twice": self.twice or other.twice,
             "python_codec": self.python_codec or other.python_codec,
+            "needs_equals": self.needs_equals or other.needs_equals,
             "remove": "".join(sorted(set(self.remove + other.remove))),
             "trim": "".join(sorted(set(self.trim + other.trim))),
             "cut": "".join(sorted(set(self.cut + other.cut))),
@@ -244,6 +247,8 @@ def _decode_again(text: str) -> str:
 
 
 def _parse(model: Model, text: str | bytes) -> list[tuple[str, str]]:
+    if model.needs_equals and not (b"=" in text if isinstance(text, bytes) else "=" in text):
+        return []
     separators = "&;" if model.semicolon else "&"
     if isinstance(text, bytes):
         sequences: list[Any] = re.split(f"[{separators}]".encode(), text)
@@ -257,7 +262,8 @@ def _parse(model: Model, text: str | bytes) -> list[tuple[str, str]]:
             keys.append(_name_bytes(sequence, model.twice) if model.order == "sorted-bytes"
                         else b"")
         elif model.empty == "kept" or (model.empty == "kept-but-last"
-                                       and index < len(sequences) - 1):
+                                       and index < len(sequences) - 1) or (
+                model.empty == "kept-but-trailing" and any(sequences[index + 1:])):
             pairs.append(("", ""))
             keys.append(b"")
     if model.twice:
@@ -281,7 +287,7 @@ def _structural(model: Model) -> bool:
     """Only the structure of the result changes: the model can reshape the answer it
     is given (one that an entry written as code made) instead of answering afresh."""
     return model == Model(order=model.order, empty=model.empty) \
-        and model.empty not in ("kept", "kept-but-last") \
+        and model.empty not in ("kept", "kept-but-last", "kept-but-trailing") \
         and model.order != "sorted-bytes"  # the names' bytes are the input's, not the answer's
 
 

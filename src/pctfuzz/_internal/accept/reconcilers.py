@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import codecs
 import re
+import unicodedata
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -54,8 +55,11 @@ __all__ = [
     "mangled_pairs",
     "names_mangled",
     "ncr_unescaped",
+    "needs_equals",
+    "normalized_escaped",
     "pairs_order",
     "pairs_surrogates_to_fffd",
+    "plus_as_space",
     "prefixed",
     "python_codec",
     "refuses",
@@ -230,7 +234,7 @@ def pairs_order(mode: str) -> Reconciler:
                      else f"pairs {mode} by name")
 
 
-_EMPTY_MODES = ("dropped", "kept", "kept-but-last")
+_EMPTY_MODES = ("dropped", "kept", "kept-but-last", "kept-but-trailing")
 
 
 def empty_pairs(mode: str) -> Reconciler:
@@ -238,7 +242,9 @@ def empty_pairs(mode: str) -> Reconciler:
     ``keep_blank_values``); ``kept``: an empty sequence between ``&`` is a pair
     ("", "") (the WHATWG parser skips it, 5.1 step 3.1); ``kept-but-last``: so is each
     but the last, after a final ``&`` (which ends a pair as a line end ends a line:
-    Ruby's ``decode_www_form``, ``each_line("&")``)."""
+    Ruby's ``decode_www_form``, ``each_line("&")``); ``kept-but-trailing``: each but
+    those at the end (Perl's ``split`` drops trailing empty fields: URI's
+    ``query_form``)."""
     if mode not in _EMPTY_MODES:
         raise UsageError(f"empty_pairs: mode must be one of {', '.join(_EMPTY_MODES)}")
     checks = {"form", "form-parse"} if mode == "dropped" else {"form-parse"}
@@ -424,6 +430,33 @@ def normalized(form: str) -> Reconciler:
                      "encodes the text as given", f"normalizes the text to {form} first")
 
 
+def normalized_escaped(form: str) -> Reconciler:
+    """The text is escaped by the set but for its non-ASCII characters, the result
+    Unicode-normalized (``form``), then its non-ASCII characters encoded as UTF-8: an
+    escape's last hex digit can compose with a combining mark that follows it (``%1A``
+    then U+0300 reads ``%1`` then U+00C0). Java's ``URI.toASCIIString`` (OpenJDK
+    java/net/URI.java: encode(toString()) normalizes the quoted string to NFC)."""
+    if form not in _FORMS:
+        raise UsageError(f"normalized_escaped: form must be one of {', '.join(_FORMS)}")
+
+    def reconcile(case: Case, expected: Outcome, actual: Outcome) -> _Pair:
+        if expected.raised or not isinstance(case, EncodeCase) or not isinstance(case.value, str) \
+                or case.value.isascii():
+            return None
+        pes = get_set(case.set_name)
+        quoted = "".join(c if not c.isascii() else
+                         percent_encode(c, pes, space_as_plus=case.space_as_plus)
+                         for c in case.value)
+        normal = unicodedata.normalize(form, quoted)  # type: ignore[arg-type]
+        return Outcome("".join(c if c.isascii() else percent_encode(c, pes)
+                               for c in normal)), actual
+
+    return Reconciler("normalized_escaped", frozenset({"encode"}), reconcile,
+                      "encodes the text as given",
+                      f"normalizes the escaped text to {form}, then encodes non-ASCII",
+                      REPLACE)
+
+
 def decoded_twice() -> Reconciler:
     """Percent-decoded twice: a ``%25HH`` of the input becomes the byte HH."""
     return _declared("decoded_twice", {"decode", "form-parse"}, Model(twice=True),
@@ -490,6 +523,35 @@ def replacement(mode: str) -> Reconciler:
                       "the bytes (decode); one U+FFFD per maximal invalid UTF-8 subpart",
                       "invalid UTF-8 left percent-encoded" if mode == "percent-encoded"
                       else f"one U+FFFD {mode.replace('-', ' ')} of invalid UTF-8", REPLACE)
+
+
+def needs_equals() -> Reconciler:
+    """A form-parse text without ``=`` is no form: no pairs (Perl URI's ``query_form``:
+    'return unless $old =~ /=/'; WHATWG URL 5.1 reads "a" as the pair ("a", ""))."""
+    return _declared("needs_equals", {"form-parse"}, Model(needs_equals=True),
+                     "a sequence without '=' is a name with an empty value",
+                     "a text without '=' has no pairs")
+
+
+# --- '+' decoded as a space (phase REPLACE) ---------------------------------------------------
+def plus_as_space() -> Reconciler:
+    """A decoder reads ``+`` as a space, then percent-decodes (a form decoder, URL 5.1
+    step 3.3: Go's QueryUnescape, PHP's urldecode, Java's URLDecoder, Ruby's
+    CGI.unescape); the reference's percent-decode (1.3) keeps it. It restates the
+    reference's answer from the input, so it comes before an entry that rewrites that
+    answer (``replacement``) and explains nothing after one."""
+
+    def reconcile(case: Case, expected: Outcome, actual: Outcome) -> _Pair:
+        if expected.raised or not isinstance(case, DecodeCase):
+            return None
+        value = case.value
+        if expected.value != percent_decode(value):
+            return None  # another entry rewrote the answer first
+        spaced = value.replace(b"+", b" ") if isinstance(value, bytes) else value.replace("+", " ")
+        return Outcome(percent_decode(spaced)), actual
+
+    return Reconciler("plus_as_space", frozenset({"decode"}), reconcile, "keeps '+'",
+                      "decodes '+' as a space", REPLACE)
 
 
 # --- names made a language's variables (phase REPLACE) --------------------------------------
@@ -648,6 +710,9 @@ RECONCILERS: Mapping[str, tuple[Callable[..., Reconciler], str | None]] = {
     "ncr_unescaped": (ncr_unescaped, None),
     "python_codec": (python_codec, None),
     "names_mangled": (names_mangled, "style"),
+    "plus_as_space": (plus_as_space, None),
+    "needs_equals": (needs_equals, None),
+    "normalized_escaped": (normalized_escaped, "form"),
 }
 
 

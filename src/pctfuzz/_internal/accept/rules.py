@@ -72,13 +72,15 @@ Chars = Callable[[str], str | None]
 #: ``refusals()`` -> the ``refuses`` classes the implementation refuses alone (each
 #: asked on a short input of that class in the case's context; None when it answers
 #: none of them): an input of several classes (``%`` then a byte 80) is named by the
-#: one the implementation refuses, as every other input of that behaviour.
+#: one the implementation refuses, as every other input of that behaviour, and by none
+#: it answers alone.
 Refusals = Callable[[], Sequence[str] | None]
 #: ``parser_mode(rule)`` -> the implementation's own parameter of a form parser's ``rule``, as
 #: it answers a text that tells the parameters apart (None: none of them):
 #: ``names_mangled`` (its style; tried first, as its pieces, a leading space dropped or
 #: the text cut at NUL, are rules that would each name some of its cases) and
-#: ``empty_pairs`` (``kept`` or ``kept-but-last``: "&a" is both).
+#: ``empty_pairs`` (``kept``, ``kept-but-last`` or ``kept-but-trailing``: "&a" is
+#: each) and ``needs_equals`` ("yes" when it answers no pairs for "a" but one for "a=").
 ParserMode = Callable[[str], str | None]
 
 
@@ -227,6 +229,9 @@ def _candidates(check: str, case: Case, expected: Outcome, actual: Outcome,
             yield _rule("python_codec")
     if check == "form-parse":
         yield from _mangled_names(parser_mode)
+        if parser_mode is not None and parser_mode("needs_equals") \
+                and not any("=" in t for t in strs):
+            yield _rule("needs_equals")  # before empty_pairs(dropped), which drops "a"
     if check in ("form", "form-parse"):
         # Where both explain a case (its names already in order), the implementation's
         # own order (``order``: asked on pairs only one of them explains) names it.
@@ -236,8 +241,12 @@ def _candidates(check: str, case: Case, expected: Outcome, actual: Outcome,
         yield _rule("empty_pairs", "dropped")
     if check == "form-parse":
         yield from _empty_kept(parser_mode)
+        if not any("=" in t for t in strs):
+            yield _rule("needs_equals")
         if any(";" in t for t in strs):
             yield _rule("semicolon_separates")
+    if check == "decode" and any("+" in t for t in strs):
+        yield _rule("plus_as_space")  # before replacement: it restates the answer
     if check in ("decode", "form-parse"):
         yield _rule("replacement", "per-sequence")
         yield _rule("replacement", "per-byte")
@@ -251,6 +260,7 @@ def _candidates(check: str, case: Case, expected: Outcome, actual: Outcome,
         for form in ("NFC", "NFKC"):
             if any(isinstance(t, str) and unicodedata.normalize(form, t) != t for t in texts):
                 yield _rule("normalized", form)
+        yield from _normalized_escaped(check, texts)
     if check not in ("encode", "form"):  # (there, tried before the '%' guesses)
         yield from _cuts(strs, chars, want, got, confirm)
     if isinstance(got, str | bytes) and type(want) is type(got) and len(got) > len(want):
@@ -274,7 +284,7 @@ def _mangled_names(parser_mode: ParserMode | None) -> Iterator[Rule | None]:
         yield _rule("names_mangled", style)
 
 
-_KEPT = ("kept", "kept-but-last")
+_KEPT = ("kept", "kept-but-last", "kept-but-trailing")
 
 
 def _empty_kept(parser_mode: ParserMode | None) -> Iterator[Rule | None]:
@@ -285,10 +295,25 @@ def _empty_kept(parser_mode: ParserMode | None) -> Iterator[Rule | None]:
         yield _rule("empty_pairs", each)
 
 
-def _refusal_order(refusals: Refusals | None) -> list[str]:
-    """The ``refuses`` classes to try: the implementation's own first (``Refusals``)."""
-    own = list(refusals() or ()) if refusals is not None else []
-    return [*own, *(kind for kind in REFUSAL_INPUTS if kind not in own)]
+def _normalized_escaped(check: str, texts: Sequence[str | bytes]) -> Iterator[Rule | None]:
+    """``normalized_escaped``: a normalization of the escaped text, where it changes
+    the text or a combining mark follows (one that composes with the last hex digit of
+    an escape before it: %0E then U+0300)."""
+    if check == "encode":
+        for form in ("NFC", "NFKC"):
+            if any(isinstance(t, str) and not t.isascii() and (
+                    unicodedata.normalize(form, t) != t
+                    or any(unicodedata.combining(c) for c in t)) for t in texts):
+                yield _rule("normalized_escaped", form)
+
+
+def _refusal_order(refusals: Refusals | None) -> Sequence[str]:
+    """The ``refuses`` classes to try: the implementation's own (``Refusals``), when it
+    could be asked; else every class. A refusal of an input whose classes it answers
+    alone is no refusal of those (Perl's uri_escape dies for U+0100 with a '%' before
+    it as without): its finding is its exception type."""
+    own = refusals() if refusals is not None else None
+    return REFUSAL_INPUTS if own is None else own
 
 
 def _cuts(strs: Sequence[str], chars: Chars | None, want: Any, got: Any,

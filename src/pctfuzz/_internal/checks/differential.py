@@ -240,7 +240,8 @@ def _check(check: str, case: Case, impl: Impl | str | None) -> tuple[str, ...] |
         chars=lambda rule_name: _own_chars(rule_name, check, case, adapter),
         refusals=lambda: _own_refusals(check, case, adapter),
         parser_mode=lambda rule_name: _own_parser_mode(rule_name, check, adapter))
-    if rule is None and isinstance(case, EncodeCase) and case.value:
+    if rule is None and isinstance(case, EncodeCase) and case.value and not actual.raised:
+        # (a refusal is of the whole input: a prefix's rule does not name it)
         rule = _prefix_rule(case, adapter, surrogates)
     name = impl_name(adapter)
     detail = ""
@@ -355,33 +356,45 @@ def _sorts_bytes(adapter: Impl) -> bool:
 #: (adapter, rule) -> what ``_own_parser_mode`` found.
 _PARSER_MODES: dict[tuple[int, str], tuple[object, str | None]] = {}
 #: A text each ``empty_pairs`` mode, and the reference, parse apart.
-_EMPTY_PROBE = FormParseCase("&a&")
+_EMPTY_PROBE = FormParseCase("&a=&&")
+
+
+def _pairs_of(adapter: Impl, text: str) -> list[tuple[Any, ...]] | None:
+    """The implementation's pairs for the form-parse ``text`` (None: no pairs answer)."""
+    got = run_impl("form-parse", FormParseCase(text), adapter)
+    try:
+        return None if got is None or got.raised else [tuple(p) for p in got.value]
+    except TypeError:  # not pairs: the check reports it
+        return None
 
 
 def _own_parser_mode(rule: str, check: str, adapter: Impl) -> str | None:
     """The implementation's own parameter of a form parser's ``rule``
     (``pctfuzz._internal.accept.rules``: ``ParserMode``), as it answers a text that tells them
     apart, once per adapter: the ``names_mangled`` style whose pairs it answers for
-    ``MANGLING_PROBE``, the ``empty_pairs`` mode it parses ``&a&`` with. None for
+    ``MANGLING_PROBE``, the ``empty_pairs`` mode it parses ``&a=&&`` with, ``yes`` for
+    ``needs_equals`` when it answers no pairs for ``a`` but one for ``a=``. None for
     none."""
-    if check != "form-parse" or rule not in ("names_mangled", "empty_pairs"):
+    if check != "form-parse" or rule not in ("names_mangled", "empty_pairs", "needs_equals"):
         return None
     known = _PARSER_MODES.get((id(adapter), rule))
     if known is not None and known[0] is adapter:
         return known[1]
+    if rule == "needs_equals":
+        found = "yes" if [_pairs_of(adapter, text) for text in ("a", "a=")] == [
+            [], [("a", "")]] else None
+        _PARSER_MODES[(id(adapter), rule)] = (adapter, found)
+        return found
     probe = FormParseCase(MANGLING_PROBE) if rule == "names_mangled" else _EMPTY_PROBE
-    got = run_impl("form-parse", probe, adapter)
+    assert isinstance(probe.text, str)
+    pairs = _pairs_of(adapter, probe.text)
     found = None
-    try:
-        pairs = None if got is None or got.raised else [tuple(p) for p in got.value]
-    except TypeError:  # not pairs: the check reports it
-        pairs = None
     if pairs is not None:
         if rule == "names_mangled":
             found = next((style for style in MANGLING_STYLES
                           if pairs == mangled_pairs(style, MANGLING_PROBE)), None)
         else:
-            found = next((mode for mode in ("kept", "kept-but-last")
+            found = next((mode for mode in ("kept", "kept-but-last", "kept-but-trailing")
                           if pairs == render(Model(empty=mode), "form-parse", probe)), None)
     if len(_PARSER_MODES) >= 64:
         _PARSER_MODES.clear()
