@@ -30,10 +30,20 @@ Ready-made reconcilers (each accepts its exact difference and nothing more):
 ``requoted(MODE)``             encode                    an existing valid ``%HH`` of the
                                                          input is an escape, not data
 ``pairs_order(MODE)``          form, form-parse          pairs ``grouped`` or ``sorted``
-                                                         by name (multi-dicts)
+                                                         by name (multi-dicts), or
+                                                         ``sorted-bytes`` (a parser's,
+                                                         by the names' bytes: Go)
 ``empty_pairs(MODE)``          form, form-parse          pairs with an empty value
                                                          ``dropped``; empty sequences
-                                                         ``kept`` as ("", "") (form-parse)
+                                                         ``kept`` as ("", "") (form-parse),
+                                                         ``kept-but-last`` (Ruby) or
+                                                         ``kept-but-trailing`` (Perl)
+``needs_equals()``             form-parse                a text without ``=`` has no
+                                                         pairs (Perl's query_form)
+``names_mangled(STYLE)``       form-parse                names made ``php`` variables
+                                                         (parse_str: '.' and ' ' as '_')
+``plus_as_space()``            decode                    ``+`` decoded as a space (list
+                                                         it before ``replacement``)
 ``latin1_fallback()``          decode, form-parse        invalid UTF-8 decoded as latin-1
 ``truncated(N)``               any                       the answer stops after N
 ``prefixed(TEXT)``             encode, decode, form      TEXT written before the answer
@@ -43,6 +53,8 @@ Ready-made reconcilers (each accepts its exact difference and nothing more):
 ``cut_at(CHARS)``              any                       the input up to its first of
                                                          CHARS (``#``, ``?``, NUL)
 ``normalized(FORM)``           encode, form              NFC/NFKC/NFD/NFKD first
+``normalized_escaped(FORM)``   encode                    the escaped text normalized, then
+                                                         non-ASCII encoded (Java's URI)
 ``decoded_twice()``            decode, form-parse        percent-decoded twice
 ``semicolon_separates()``      form-parse                ``;`` separates pairs too
 ``replacement(MODE)``          decode, form-parse        text: U+FFFD ``per-byte`` or
@@ -54,8 +66,10 @@ Ready-made reconcilers (each accepts its exact difference and nothing more):
                                                          encoding (xmlcharrefreplace)
 ``refuses(INPUT)``             any                       raises for an input with
                                                          ``lone-surrogate``,
-                                                         ``invalid-utf8`` or
-                                                         ``invalid-percent``
+                                                         ``invalid-utf8``,
+                                                         ``invalid-percent``,
+                                                         ``control-char`` or
+                                                         ``non-ascii``
 =============================  ========================  ====================================
 
 Entries compose as one model, whatever order they are listed in
@@ -85,8 +99,8 @@ A TOML file::
 
 Parameters: ``chars`` (left_raw, encoded, removed, trimmed, cut_at), ``space`` (space_as),
 ``types`` (both_refuse), ``mode`` (requoted, pairs_order, empty_pairs, replacement),
-``n`` (truncated), ``text`` (prefixed, suffixed), ``form`` (normalized), ``input``
-(refuses). Examples: encode ``{value, set,
+``n`` (truncated), ``text`` (prefixed, suffixed), ``form`` (normalized,
+normalized_escaped), ``input`` (refuses), ``style`` (names_mangled). Examples: encode ``{value, set,
 encoding, space_as_plus}``, decode ``{value}``, form ``{pairs = [[name, value], ...],
 encoding}``, form-parse ``{text}``. Optional keys: ``impl``, ``summary``.
 """
@@ -105,9 +119,13 @@ from pctfuzz._internal.accept import (
     latin1_fallback,
     left_raw,
     lowercase_hex,
+    names_mangled,
     ncr_unescaped,
+    needs_equals,
     normalized,
+    normalized_escaped,
     pairs_order,
+    plus_as_space,
     prefixed,
     python_codec,
     refuses,
@@ -133,9 +151,13 @@ __all__ = [
     "latin1_fallback",
     "left_raw",
     "lowercase_hex",
+    "names_mangled",
     "ncr_unescaped",
+    "needs_equals",
     "normalized",
+    "normalized_escaped",
     "pairs_order",
+    "plus_as_space",
     "prefixed",
     "python_codec",
     "refuses",
