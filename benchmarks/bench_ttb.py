@@ -205,19 +205,26 @@ def by_campaign(impl: str, cap: float) -> float | None:
 def findings_per_bug(target: str, env: dict[str, str], seconds: float) -> int | None:
     """Findings written by a record-mode campaign of ``seconds`` on ``target`` with one
     planted bug (``env``: ``PCTFUZZ_FAULT`` or ``PCTFUZZ_IMPL``), one process, empty
-    corpus and store; None if the campaign failed to run."""
+    corpus and store; None if the campaign failed to run. A fault is no implementation
+    the command line names: it is handed to the harness as the campaign's
+    ``HarnessSettings(fault=...)``, as ``pctfuzz fuzz`` hands over the project."""
     with tempfile.TemporaryDirectory() as tmp:
-        full_env = dict(os.environ, **{k: v for k, v in env.items() if k != "PCTFUZZ_IMPL"})
+        full_env = dict(os.environ)
         full_env["PYTHONPATH"] = os.pathsep.join(
             filter(None, [str(HERE), full_env.get("PYTHONPATH")]))
-        cmd = [sys.executable, "-m", "pctfuzz", "fuzz", target, "-q", "--jobs", "1",
-               "--max-time", str(max(1, int(seconds))), "--corpus", f"{tmp}/corpus",
-               "--findings", f"{tmp}/findings"]
-        if "PCTFUZZ_IMPL" in env:
-            cmd += ["--impl", env["PCTFUZZ_IMPL"]]
+        campaign = (
+            "import sys; from pathlib import Path\n"
+            "from pctfuzz._internal.fuzz.campaign import run_campaign\n"
+            "from pctfuzz._internal.fuzz.protocol import HarnessSettings\n"
+            "target, seconds, tmp, impl, fault = sys.argv[1:]\n"
+            "run_campaign([target], max_time=float(seconds), jobs=1, impl=impl or 'urllib',\n"
+            "             corpus=Path(tmp, 'corpus'), findings=Path(tmp, 'findings'),\n"
+            "             handoff=HarnessSettings(fault=fault or None))\n")
+        cmd = [sys.executable, "-c", campaign, target, str(max(1, int(seconds))), tmp,
+               env.get("PCTFUZZ_IMPL", ""), env.get("PCTFUZZ_FAULT", "")]
         proc = subprocess.run(cmd, cwd=tmp, env=full_env, stdout=subprocess.DEVNULL,
                               stderr=subprocess.DEVNULL, check=False)
-        if proc.returncode not in (0, 1):
+        if proc.returncode != 0:
             return None
         return len(list(Path(tmp, "findings").glob("*.json")))
 

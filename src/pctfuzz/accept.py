@@ -42,8 +42,8 @@ Ready-made reconcilers (each accepts its exact difference and nothing more):
                                                          pairs (Perl's query_form)
 ``names_mangled(STYLE)``       form-parse                names made ``php`` variables
                                                          (parse_str: '.' and ' ' as '_')
-``plus_as_space()``            decode                    ``+`` decoded as a space (list
-                                                         it before ``replacement``)
+``plus_as_space()``            decode                    ``+`` decoded as a space (after
+                                                         ``replacement``, if both)
 ``latin1_fallback()``          decode, form-parse        invalid UTF-8 decoded as latin-1
 ``truncated(N)``               any                       the answer stops after N
 ``prefixed(TEXT)``             encode, decode, form      TEXT written before the answer
@@ -59,7 +59,8 @@ Ready-made reconcilers (each accepts its exact difference and nothing more):
 ``semicolon_separates()``      form-parse                ``;`` separates pairs too
 ``replacement(MODE)``          decode, form-parse        text: U+FFFD ``per-byte`` or
                                                          ``per-sequence`` of invalid UTF-8,
-                                                         or it ``percent-encoded``
+                                                         it ``percent-encoded``, or
+                                                         ``dropped``
 ``ncr_unescaped()``            encode                    ``&#N;`` for an unencodable code
                                                          point, percent-encoded by the set
 ``python_codec()``             encode, form              Python's codec of a legacy

@@ -353,7 +353,7 @@ def _hostile_tree(tmp: Path) -> tuple[list[str], dict[Path, str], list[Path], di
     base = _tilde_finding(tmp / "scratch")
     # A record may name built-in implementations only (its own adapter path is never
     # imported): the valid finding is a committed one, against a built-in fault codec.
-    committed = ROOT / "findings" / "violation-encode-635b24d8ac82b01c.json"
+    committed = ROOT / "findings" / "violation-encode-d94246452b9621d3.json"
     good = [findings / committed.name]
     shutil.copy(committed, good[0])
     bad: dict[Path, str] = {}

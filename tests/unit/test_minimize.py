@@ -267,5 +267,6 @@ def test_migrate_reminimizes_and_keeps_the_record(tmp_path: Path) -> None:
     assert moved.path.name == other.file_name and not moved.path.exists()
     assert moved.new_path is not None
     renamed = store.load(moved.new_path)
-    assert renamed.signature.startswith("decode|violation|decode-robustness|raised=")
+    # (format 4: the decoder's refusal is named by its rule, under the operation)
+    assert renamed.signature.startswith("decode|violation|decode|rule=refuses(input=invalid-")
     assert (renamed.status, renamed.hits) == ("known-divergence", 1)

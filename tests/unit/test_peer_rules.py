@@ -248,22 +248,28 @@ def test_go_values_queryescape_set_is_two_entries() -> None:
 
 
 # --- '+' decoded as a space, composed with U+FFFD (Java's URLDecoder) -------------------------
-def test_java_urldecoder_plus_is_one_rule_with_or_without_invalid_utf8(tmp_path: Path) -> None:
-    """java-urlencoder: 7 of its 14 findings in 90 s were '+' as a space next to invalid
-    UTF-8 (seg=plus, seg=pct-lower, seg=non-ascii, ...: no rule had '+' as a space)."""
+def test_java_urldecoder_plus_and_text_are_one_rule_each(tmp_path: Path) -> None:
+    """java-urlencoder: 7 of its 14 findings in 90 s were '+' as a space, alone or next
+    to invalid UTF-8 (seg=plus, seg=pct-lower, seg=non-ascii, ...: no rule had '+' as a
+    space). A case of both is named by the simpler, the text (two entries, two rules)."""
     adapter = _peer("java-urlencoder", lambda a: a.decode(DecodeCase("a")))
-    cases = [DecodeCase(v) for v in ("+", "%aa+", "%EF\x80+", "%A0+", "%EFa+", "a+b", "%90+")]
-    _one(_findings(tmp_path, check_decode, adapter, cases), "plus_as_space", {})
+    plus = [DecodeCase(v) for v in ("+", "a+b", "%41+", "++%20", "+%C3%A9")]
+    _one(_findings(tmp_path / "p", check_decode, adapter, plus), "plus_as_space", {})
+    text = [DecodeCase(v) for v in ("%aa+", "%EF\x80+", "%A0+", "%EFa+", "%90+", "%aa")]
+    _one(_findings(tmp_path / "t", check_decode, adapter, text),
+         "replacement", {"mode": "per-sequence"})
 
 
-def test_plus_as_space_restates_the_answer_so_it_comes_first() -> None:
+def test_plus_as_space_restates_the_answer_or_the_text_replacement_made() -> None:
     case = DecodeCase("%FF+")
     reference = Outcome(percent_decode(case.value))
     plus = plus_as_space().reconcile(case, reference, reference)
     assert plus is not None and plus[0].value == b"\xff "
-    text = replacement("per-sequence").reconcile(case, plus[0], plus[0])
-    assert text is not None and text[0].value == "\ufffd ".encode()
-    assert plus_as_space().reconcile(case, text[0], text[0]) is None  # not after it
+    text = replacement("per-sequence").reconcile(case, reference, reference)
+    assert text is not None and text[0].value == "\ufffd+".encode()
+    both = plus_as_space().reconcile(case, text[0], text[0])
+    assert both is not None and both[0].value == "\ufffd ".encode()
+    assert plus_as_space().reconcile(case, Outcome(b"other"), reference) is None
 
 
 # --- a refusal of a class the implementation answers alone is no refusal of it ----------------
@@ -330,7 +336,7 @@ def test_java_uri_nfc_across_an_escape_is_one_finding(tmp_path: Path) -> None:
 
 
 @pytest.mark.parametrize(("impl", "case", "ids"), [
-    ("java-urlencoder", DecodeCase("%FF+"), ("java-urldecoder-plus", "java-urldecoder-string")),
+    ("java-urlencoder", DecodeCase("%FF+"), ("java-urldecoder-string", "java-urldecoder-plus")),
     ("perl-uri-query", FormParseCase("a;&=&"), ("perl-uri-query-semicolon",
                                                 "perl-uri-query-empty")),
     ("perl-uri-query", FormParseCase("a"), ("perl-uri-query-needs-equals",)),

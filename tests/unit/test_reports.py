@@ -447,7 +447,7 @@ def test_triage_sets_status_and_note_and_report_shows_them(
 
     findings = tmp_path / "findings"
     shutil.copytree(Path(__file__).resolve().parents[2] / "findings", findings)
-    ident = "72eb8ad94b142fd3"
+    ident = "e4733e1f42f0cacb"
     assert main(["triage", ident, "--status", "known-divergence", "--note", "planted fault",
                  "--findings", str(findings)]) == EXIT_OK
     record = next(findings.glob(f"*{ident}.json"))

@@ -257,3 +257,42 @@ def test_a_trim_of_c0_and_space_is_one_rule(tmp_path: Path) -> None:
     cases = [EncodeCase(v, "component") for v in (" a", "\ta\n", "\x01a ", "a\x00", "\x1fab c ")]
     _one(_findings(tmp_path, check_encode, TrimsC0Space(), cases), "trimmed",
          {"chars": "".join(map(chr, range(0x21)))})
+
+
+class _DropsInvalidUtf8:
+    """A decoder that drops invalid UTF-8 (``bytes.decode(errors="ignore")``)."""
+
+    name = "drops-invalid-utf8"
+
+    def decode(self, case: DecodeCase) -> bytes:
+        from pctfuzz import percent_decode
+
+        value = case.value if isinstance(case.value, bytes) else case.value.encode()
+        return percent_decode(value).decode("utf-8", "ignore").encode("utf-8")
+
+
+def test_a_decoder_that_drops_invalid_utf8_is_one_rule(tmp_path: Path) -> None:
+    cases = [DecodeCase(v) for v in ("%FF", "a%C3", "%80%80b", "%e2%82", b"%A0z")]
+    _one(_findings(tmp_path, check_decode, _DropsInvalidUtf8(), cases),  # type: ignore[arg-type]
+         "replacement", {"mode": "dropped"})
+
+
+def test_dropped_is_named_over_urllibs_accepted_replacement(tmp_path: Path) -> None:
+    """With urllib's entries in force (its unquote writes U+FFFD, an accepted REPLACE
+    entry), unquote(errors="ignore") is still the one rule: the rule's answer is
+    computed from the case, not from the entry's."""
+    from urllib.parse import unquote
+
+    from pctfuzz._internal.oracles.urllib_parse import UrllibAdapter
+
+    class UnquoteIgnore(UrllibAdapter):
+        name = "urllib+unquote-ignore"
+
+        def decode(self, case: DecodeCase) -> bytes:
+            assert isinstance(case.value, str)
+            return unquote(case.value, errors="ignore").encode("utf-8")
+
+    use_accepted(True)
+    cases = [DecodeCase(v) for v in ("%A0aaa", "%aa", "b%FF%FEcd", "%C3")]
+    _one(_findings(tmp_path, check_decode, UnquoteIgnore(), cases),
+         "replacement", {"mode": "dropped"})

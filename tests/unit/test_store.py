@@ -20,6 +20,7 @@ import pytest
 from pctfuzz._internal import store
 from pctfuzz._internal.cases import DecodeCase, EncodeCase, FormCase, FormParseCase, case_from_json
 from pctfuzz._internal.errors import CaseFormatError
+from pctfuzz._internal.identity import SIGNATURE_VERSION
 from pctfuzz._internal.store import (
     Corpus,
     Finding,
@@ -587,7 +588,7 @@ def test_finding_file_is_plain_sorted_json(tmp_path: Path) -> None:
     data = json.loads(findings.path_for(f).read_text())
     assert list(data) == sorted(data)
     assert data["schema"] == 2 and data["hits"] == 1 and data["status"] == "new"
-    assert data["signature_version"] == 3
+    assert data["signature_version"] == SIGNATURE_VERSION
     assert base64.b64decode(data["raw_input"]) == b"\x00"
     assert data["case"] == {
         "type": "encode",

@@ -16,9 +16,15 @@ __all__ = ["Divergence", "Violation"]
 
 
 class Violation(PctfuzzError, AssertionError):
-    """An invariant does not hold for a case."""
+    """An invariant does not hold for a case.
+
+    ``behaviour`` is the catalogue rule (``pctfuzz._internal.accept.rules``: ``{"rule",
+    "params", "text"}``) that explains the difference between the codec under test and
+    the reference on the case, set by the target that ran the check; None when no rule
+    does, or the codec is the reference."""
 
     kind: ClassVar[str] = "violation"
+    behaviour: dict[str, Any] | None = None
 
     def __init__(
         self,
@@ -55,7 +61,7 @@ class Violation(PctfuzzError, AssertionError):
             "expected": repr(self.expected),
             "actual": repr(self.actual),
             "position": self.position,
-        }
+        } | ({} if self.behaviour is None else {"behaviour": self.behaviour["text"]})
 
 
 class Divergence(Violation):
@@ -100,8 +106,6 @@ class Divergence(Violation):
         data = super().evidence()
         data["impl"] = self.impl
         data["difference"] = self.difference
-        if self.behaviour is not None:
-            data["behaviour"] = self.behaviour["text"]
         if self.impl_error is not None:
             data["impl_error"] = f"{type(self.impl_error).__name__}: {self.impl_error}"
         return data

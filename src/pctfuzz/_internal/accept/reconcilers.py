@@ -483,9 +483,11 @@ def _percent_kept(error: UnicodeError) -> tuple[str, int]:
 
 codecs.register_error("pctfuzz-per-byte", _per_byte)
 codecs.register_error("pctfuzz-percent-encoded", _percent_kept)
-_REPLACEMENT_MODES = ("per-byte", "per-sequence", "percent-encoded")
+_REPLACEMENT_MODES = ("per-byte", "per-sequence", "percent-encoded", "dropped")
 _REPLACEMENT_ERRORS = {"per-byte": "pctfuzz-per-byte", "per-sequence": "replace",
-                       "percent-encoded": "pctfuzz-percent-encoded"}
+                       "percent-encoded": "pctfuzz-percent-encoded", "dropped": "ignore"}
+_REPLACEMENT_TEXT = {"percent-encoded": "invalid UTF-8 left percent-encoded",
+                     "dropped": "invalid UTF-8 dropped"}
 
 
 def replacement(mode: str) -> Reconciler:
@@ -494,7 +496,8 @@ def replacement(mode: str) -> Reconciler:
     form parser does). For decode, where the reference answers bytes, the text is
     compared as UTF-8; form-parse differs only ``per-byte``. ``percent-encoded``: each
     invalid sequence is written back as ``%HH`` (Werkzeug's ``werkzeug.url_quote``
-    error handler)."""
+    error handler); ``dropped``: each is removed (``urllib.parse.unquote(errors=
+    "ignore")``)."""
     if mode not in _REPLACEMENT_MODES:
         raise UsageError(f"replacement: mode must be one of {', '.join(_REPLACEMENT_MODES)}")
     errors = _REPLACEMENT_ERRORS[mode]
@@ -506,7 +509,13 @@ def replacement(mode: str) -> Reconciler:
         if expected.raised:
             return None
         if isinstance(case, DecodeCase) and isinstance(expected.value, bytes):
-            decoded = expected.value.decode("utf-8", errors)
+            # From the case, not from ``expected``: a whole answer replaced, so that
+            # an accepted entry of the same phase (urllib's U+FFFD) does not stand
+            # between the rule and the implementation it names.
+            value = case.value
+            data = percent_decode(value if isinstance(value, bytes) else
+                                  surrogates_to_fffd(value))
+            decoded = data.decode("utf-8", errors)
             return Outcome(decoded.encode("utf-8", "surrogatepass")), actual
         if not isinstance(case, FormParseCase):
             return None
@@ -521,8 +530,9 @@ def replacement(mode: str) -> Reconciler:
 
     return Reconciler("replacement", frozenset({"decode", "form-parse"}), reconcile,
                       "the bytes (decode); one U+FFFD per maximal invalid UTF-8 subpart",
-                      "invalid UTF-8 left percent-encoded" if mode == "percent-encoded"
-                      else f"one U+FFFD {mode.replace('-', ' ')} of invalid UTF-8", REPLACE)
+                      _REPLACEMENT_TEXT.get(
+                          mode, f"one U+FFFD {mode.replace('-', ' ')} of invalid UTF-8"),
+                      REPLACE)
 
 
 def needs_equals() -> Reconciler:
@@ -538,17 +548,23 @@ def plus_as_space() -> Reconciler:
     """A decoder reads ``+`` as a space, then percent-decodes (a form decoder, URL 5.1
     step 3.3: Go's QueryUnescape, PHP's urldecode, Java's URLDecoder, Ruby's
     CGI.unescape); the reference's percent-decode (1.3) keeps it. It restates the
-    reference's answer from the input, so it comes before an entry that rewrites that
-    answer (``replacement``) and explains nothing after one."""
+    reference's answer from the input: after an entry that made that answer text
+    (``replacement``, which restates it from the input too) it restates the text."""
 
     def reconcile(case: Case, expected: Outcome, actual: Outcome) -> _Pair:
         if expected.raised or not isinstance(case, DecodeCase):
             return None
         value = case.value
-        if expected.value != percent_decode(value):
-            return None  # another entry rewrote the answer first
-        spaced = value.replace(b"+", b" ") if isinstance(value, bytes) else value.replace("+", " ")
-        return Outcome(percent_decode(spaced)), actual
+        plain = percent_decode(value)
+        spaced = percent_decode(value.replace(b"+", b" ") if isinstance(value, bytes)
+                                else value.replace("+", " "))
+        if expected.value == plain:
+            return Outcome(spaced), actual
+        for errors in _REPLACEMENT_ERRORS.values():  # the answer made text first
+            if expected.value == plain.decode("utf-8", errors).encode("utf-8", "surrogatepass"):
+                text = spaced.decode("utf-8", errors)
+                return Outcome(text.encode("utf-8", "surrogatepass")), actual
+        return None  # another entry rewrote the answer first
 
     return Reconciler("plus_as_space", frozenset({"decode"}), reconcile, "keeps '+'",
                       "decodes '+' as a space", REPLACE)

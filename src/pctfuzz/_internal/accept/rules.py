@@ -245,13 +245,14 @@ def _candidates(check: str, case: Case, expected: Outcome, actual: Outcome,
             yield _rule("needs_equals")
         if any(";" in t for t in strs):
             yield _rule("semicolon_separates")
-    if check == "decode" and any("+" in t for t in strs):
-        yield _rule("plus_as_space")  # before replacement: it restates the answer
     if check in ("decode", "form-parse"):
         yield _rule("replacement", "per-sequence")
         yield _rule("replacement", "per-byte")
         yield _rule("replacement", "percent-encoded")
+        yield _rule("replacement", "dropped")
         yield _rule("latin1_fallback")
+    if check == "decode" and any("+" in t for t in strs):
+        yield _rule("plus_as_space")  # after replacement: it restates the text it made
     if check in ("decode", "form-parse") and any("%" in t for t in strs):
         yield _rule("decoded_twice")
     # Normalization is an input transform, but before the rewrites of the answer: those

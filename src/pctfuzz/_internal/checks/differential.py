@@ -93,6 +93,7 @@ __all__ = [
     "check_form_parse",
     "judge",
     "resolve_impl",
+    "rule_for",
     "run_impl",
     "scalar_values",
 ]
@@ -228,21 +229,7 @@ def _check(check: str, case: Case, impl: Impl | str | None) -> tuple[str, ...] |
     judged = judge(check, case, adapter, expected, actual)
     if judged is not None:
         return judged
-    names = registry_names(adapter)
-    extra = accepted_entries(adapter)
-    compared = _as_compared(case, actual)
-    rule = None if _raises_on_plain(check, case, adapter, actual) else find_rule(
-        check, names, case, expected, compared, entries_for(check, names, extra),
-        probe=lambda: _set_probe(check, case, adapter, surrogates),
-        confirm=lambda n: _cut_at(check, case, adapter, n),
-        order=lambda: _pair_order(check, adapter),
-        requote=lambda: _requote_mode(case, adapter),
-        chars=lambda rule_name: _own_chars(rule_name, check, case, adapter),
-        refusals=lambda: _own_refusals(check, case, adapter),
-        parser_mode=lambda rule_name: _own_parser_mode(rule_name, check, adapter))
-    if rule is None and isinstance(case, EncodeCase) and case.value and not actual.raised:
-        # (a refusal is of the whole input: a prefix's rule does not name it)
-        rule = _prefix_rule(case, adapter, surrogates)
+    rule = _explaining_rule(check, case, adapter, expected, actual, surrogates)
     name = impl_name(adapter)
     detail = ""
     if expected.raised and not actual.raised:
@@ -264,6 +251,43 @@ def _check(check: str, case: Case, impl: Impl | str | None) -> tuple[str, ...] |
         else _difference(check, case, adapter, expected, actual, surrogates),
         behaviour=None if rule is None else rule.behaviour(),
     )
+
+
+def _explaining_rule(check: str, case: Case, adapter: Impl, expected: Outcome,
+                     actual: Outcome, surrogates: Surrogates) -> Rule | None:
+    """The catalogue rule that, with the accepted entries, explains the difference
+    (``pctfuzz._internal.accept.rules``), asking the implementation what the case alone
+    cannot tell (its set, cut, order, requoting, characters); None if none does."""
+    names = registry_names(adapter)
+    extra = accepted_entries(adapter)
+    compared = _as_compared(case, actual)
+    rule = None if _raises_on_plain(check, case, adapter, actual) else find_rule(
+        check, names, case, expected, compared, entries_for(check, names, extra),
+        probe=lambda: _set_probe(check, case, adapter, surrogates),
+        confirm=lambda n: _cut_at(check, case, adapter, n),
+        order=lambda: _pair_order(check, adapter),
+        requote=lambda: _requote_mode(case, adapter),
+        chars=lambda rule_name: _own_chars(rule_name, check, case, adapter),
+        refusals=lambda: _own_refusals(check, case, adapter),
+        parser_mode=lambda rule_name: _own_parser_mode(rule_name, check, adapter))
+    if rule is None and isinstance(case, EncodeCase) and case.value and not actual.raised:
+        # (a refusal is of the whole input: a prefix's rule does not name it)
+        rule = _prefix_rule(case, adapter, surrogates)
+    return rule
+
+
+def rule_for(check: str, case: Case, adapter: Impl) -> Rule | None:
+    """The catalogue rule that explains how ``adapter`` answers ``case`` differently
+    from the reference; None when they agree or no rule does. The invariant targets
+    name a fault codec's violations with it (``oracles.codec.as_adapter``)."""
+    actual = run_impl(check, case, adapter)
+    if actual is None:
+        return None
+    surrogates = scalar_values(adapter)
+    expected = reference_outcome(check, case, surrogates=surrogates)
+    if agree(check, case, expected, actual):
+        return None
+    return _explaining_rule(check, case, adapter, expected, actual, surrogates)
 
 
 #: question -> a plain case of its type (a letter, one pair), asked with the case's own

@@ -3,8 +3,9 @@ to a 1-minimal case (``pctfuzz migrate``).
 
 A signature's format is versioned (``identity.SIGNATURE_VERSION``, stored in each
 record as ``signature_version``). A record of an older format keeps its triage: the
-case is replayed, and when it still fails with the same target, kind and check, the
-record is rewritten under the current signature -- a new id and file name -- with
+case is replayed, and when it still fails with the same target, kind and check (or, a
+violation, now named by a catalogue rule under its operation's check), the record is
+rewritten under the current signature -- a new id and file name -- with
 its status, first/last seen and hits carried over, the old id kept in
 ``previous_ids`` (``replay``, ``triage``, ``accept`` still resolve it), and the old file
 is removed. Two old records that name one behaviour now merge into one, their hits
@@ -81,7 +82,11 @@ def _new_signature(finding: Finding, impl: str | None, cache: dict[Any, Any]) ->
     run = run_case(bound, finding.rebuild_case(), DEFAULT_TIMEOUT, impl_name=name)
     if run.signature is None:
         raise UsageError("its case no longer fails; replay it, then triage it as fixed")
-    if run.signature.split("|")[:3] != finding.signature.split("|")[:3]:
+    new, old = run.signature.split("|"), finding.signature.split("|")
+    # Format 4 names a codec's violation by its rule under the operation's check,
+    # whichever invariant saw it: the same failure, newly named.
+    renamed = finding.kind == "violation" and new[3].startswith("rule=")
+    if new[:2] != old[:2] or (new[2] != old[2] and not renamed):
         raise UsageError(f"its case now fails differently ({run.signature})")
     return run.signature
 

@@ -21,7 +21,7 @@ from pctfuzz._internal.fuzz.minimize import (
 from pctfuzz._internal.fuzz.protocol import finding_line, lost_line, say, warning_line
 from pctfuzz._internal.identity import classify, signature_of
 from pctfuzz._internal.targets import Target
-from pctfuzz._internal.violations import Divergence, Violation
+from pctfuzz._internal.violations import Violation
 
 __all__ = ["Recorder", "build_finding"]
 
@@ -178,5 +178,5 @@ def build_finding(target: Target, impl_name: str | None, case: Case, raw: bytes 
         impl=impl_name,
         minimized=minimized,
         versions=collect_versions(impl_name, None if impl is None else impl_version(impl)),
-        behaviour=exc.behaviour if isinstance(exc, Divergence) else None,
+        behaviour=exc.behaviour if isinstance(exc, Violation) else None,
     )

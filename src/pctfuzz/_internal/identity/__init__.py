@@ -55,7 +55,10 @@ that two bugs are two:
 Invariant violations carry the invariant as ``check`` and the class of the
 difference between the codec under test and the reference on the same case (``-``
 when their outputs agree, e.g. a determinism failure or a bug of the reference
-itself). No pctfuzz module path or function name ever enters a signature, so
+itself); when a catalogue rule explains that difference, the class is the rule and
+the check the operation (``encode|violation|encode|rule=trimmed(chars=...)``): one
+behaviour of a codec breaks several invariants, and is one finding. No pctfuzz
+module path or function name ever enters a signature, so
 moving pctfuzz's code never re-identifies a finding; the raw input, messages and
 line numbers never do either. Minimization keeps the whole signature, so it keeps
 the class.

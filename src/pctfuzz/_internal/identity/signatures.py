@@ -10,6 +10,7 @@ from types import TracebackType
 from typing import Any
 
 from pctfuzz._internal.accept.files import accepted_in_force
+from pctfuzz._internal.accept.rules import rule_class
 from pctfuzz._internal.cases import Case, DecodeCase, EncodeCase, FormCase, FormParseCase
 from pctfuzz._internal.errors import PctfuzzError
 from pctfuzz._internal.form import form_urldecode, form_urlencode
@@ -21,9 +22,11 @@ from pctfuzz._internal.violations import Divergence, Violation
 #: Bumped when the signature format changes; stored in every record
 #: (``signature_version``). Version 1 held pctfuzz module paths (see CHANGELOG in
 #: ``docs/architecture.md``); version 2 named a divergence by its first differing unit
-#: where version 3 names it by the catalogue rule that explains it (issue 21).
-#: ``pctfuzz migrate`` rewrites such records.
-SIGNATURE_VERSION = 3
+#: where version 3 names it by the catalogue rule that explains it (issue 21);
+#: version 4 names a fault codec's invariant violation so too, with the operation as
+#: its check (``encode|violation|encode|rule=...``), where version 3 named it by the
+#: invariant and the first differing unit. ``pctfuzz migrate`` rewrites such records.
+SIGNATURE_VERSION = 4
 
 FINDING_KINDS = frozenset({"violation", "divergence", "crash", "timeout", "oom"})
 
@@ -213,6 +216,12 @@ def signature_of(target: str, exc: BaseException | None, *, case: Case | None = 
         klass = crash_class(located, code_under_test)
     elif isinstance(exc, Divergence):
         klass = exc.difference
+    elif isinstance(exc, Violation) and exc.behaviour is not None:
+        # A codec's violation a rule explains (``targets.BoundInvariant``): one
+        # behaviour breaks several invariants, so the operation is the check and the
+        # rule the class, whichever invariant saw it.
+        check = QUESTION.get(target, check)
+        klass = rule_class(exc.behaviour["rule"], exc.behaviour["params"])
     elif case is not None and subject is not None:
         klass = codec_difference(QUESTION.get(target, ""), case, subject)
     else:

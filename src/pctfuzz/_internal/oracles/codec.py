@@ -13,8 +13,9 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Protocol, TypeAlias
 
+from pctfuzz._internal.cases import DecodeCase, EncodeCase, FormCase, FormParseCase
 from pctfuzz._internal.form import form_urldecode, form_urlencode
-from pctfuzz._internal.oracles.base import Impl
+from pctfuzz._internal.oracles.base import Adapter, Impl
 from pctfuzz._internal.reference import percent_decode, percent_encode
 from pctfuzz._internal.sets import FORM
 from pctfuzz._internal.text import surrogates_to_fffd
@@ -27,6 +28,7 @@ __all__ = [
     "FormDecodeFunc",
     "FormEncodeFunc",
     "Subject",
+    "as_adapter",
     "form_parser",
     "form_serializer",
 ]
@@ -98,6 +100,33 @@ class Codec:
 #: The subject under test of a target: a codec (invariant targets) or an adapter
 #: (differential targets).
 Subject: TypeAlias = Codec | Impl
+
+
+class _CodecAdapter(Adapter):
+    """A codec asked the four questions as an adapter is (``as_adapter``)."""
+
+    def __init__(self, codec: Codec) -> None:
+        self.codec = codec
+        self.name = codec.name
+
+    def encode(self, case: EncodeCase) -> str:
+        return self.codec.encode(case.value, case.set_name, encoding=case.encoding,
+                                 space_as_plus=case.space_as_plus)
+
+    def decode(self, case: DecodeCase) -> bytes:
+        return self.codec.decode(case.value)
+
+    def form_serialize(self, case: FormCase) -> str:
+        return self.codec.form_encode(case.pairs, encoding=case.encoding)
+
+    def form_parse(self, case: FormParseCase) -> list[tuple[str, str]]:
+        return self.codec.form_decode(case.text)
+
+
+def as_adapter(codec: Codec) -> Impl:
+    """``codec`` as an adapter, so that the catalogue's rules (``checks.differential``)
+    can name how it differs from the reference, as they name an implementation's."""
+    return _CodecAdapter(codec)
 
 
 def _reference_encode(

@@ -201,7 +201,7 @@ def new_finding(
     """
     if isinstance(exc, Divergence) and impl is None:
         impl = exc.impl
-    if isinstance(exc, Divergence) and behaviour is None:
+    if isinstance(exc, Violation) and behaviour is None:
         behaviour = exc.behaviour
     if isinstance(exc, Violation):
         expected = repr(exc.expected) if expected is None else expected

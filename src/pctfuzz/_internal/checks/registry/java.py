@@ -93,22 +93,8 @@ _entry(
 )
 
 
-# Two entries (one rule each, as a --no-accepted campaign names them): '+' is a space,
-# and the bytes are read as UTF-8 text; the '+' entry first, as it restates the answer.
-_entry(
-    id="java-urldecoder-plus",
-    impl="java-urlencoder",
-    check="decode",
-    summary="URLDecoder.decode decodes '+' as a space",
-    applies=lambda case: isinstance(case, DecodeCase),
-    reconcile=plus_as_space().reconcile,
-    reference="the percent-decoded bytes, '+' kept",
-    implementation="'+' is a space",
-    citation="Java SE 17 API, URLDecoder: 'The plus sign \"+\" is converted into a space "
-    "character'",
-    why="URLDecoder decodes form data, as URL 5.1 decodes names and values",
-    example=DecodeCase("a+b"),
-)
+# Two entries (one rule each, as a --no-accepted campaign names them): the bytes are
+# read as UTF-8 text, and '+' is a space (restating that text, so after it).
 _TEXT = replacement("per-sequence")
 _entry(
     id="java-urldecoder-string",
@@ -123,6 +109,20 @@ _entry(
     "not legal ... the replacement string'",
     why="URLDecoder decodes form data into text; the adapter compares its UTF-8",
     example=DecodeCase("%FF"),
+)
+_entry(
+    id="java-urldecoder-plus",
+    impl="java-urlencoder",
+    check="decode",
+    summary="URLDecoder.decode decodes '+' as a space",
+    applies=lambda case: isinstance(case, DecodeCase),
+    reconcile=plus_as_space().reconcile,
+    reference="the percent-decoded bytes, '+' kept",
+    implementation="'+' is a space",
+    citation="Java SE 17 API, URLDecoder: 'The plus sign \"+\" is converted into a space "
+    "character'",
+    why="URLDecoder decodes form data, as URL 5.1 decodes names and values",
+    example=DecodeCase("a+b"),
 )
 _entry(
     id="java-urldecoder-malformed",
