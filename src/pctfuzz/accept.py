@@ -65,6 +65,9 @@ Ready-made reconcilers (each accepts its exact difference and nothing more):
                                                          point, percent-encoded by the set
 ``python_codec()``             encode, form              Python's codec of a legacy
                                                          encoding (xmlcharrefreplace)
+``unmappable_replaced()``      encode, form              ``?`` for an unencodable
+                                                         character or a lone surrogate
+                                                         (Java's String.getBytes)
 ``refuses(INPUT)``             any                       raises for an input with
                                                          ``lone-surrogate``,
                                                          ``invalid-utf8``,
@@ -138,6 +141,7 @@ from pctfuzz._internal.accept import (
     suffixed,
     trimmed,
     truncated,
+    unmappable_replaced,
 )
 
 __all__ = [
@@ -170,4 +174,5 @@ __all__ = [
     "suffixed",
     "trimmed",
     "truncated",
+    "unmappable_replaced",
 ]

@@ -348,3 +348,15 @@ def test_the_split_entries_compose(impl: str, case: Case, ids: tuple[str, ...]) 
              EncodeCase: check_encode}[type(case)]
     adapter = _peer(impl, lambda a: None)
     assert set(check(case, adapter) or ()) == set(ids)
+
+
+# --- '?' for an unencodable character (Java's String.getBytes) ------------------------------------
+def test_java_urlencoder_question_mark_is_one_rule(tmp_path: Path) -> None:
+    """java-urlencoder: '?' for a character its charset cannot encode was one finding per
+    encoding, and one more for a lone surrogate (the reference refuses it)."""
+    form = "application/x-www-form-urlencoded"
+    adapter = _peer("java-urlencoder", lambda a: a.encode(EncodeCase("a", form)))
+    cases = [EncodeCase(v, form, enc, True) for v, enc in (
+        ("\x80", "windows-1252"), ("\x80", "Shift_JIS"), ("a\ud800", "UTF-8"),
+        ("\u20ac\u0100", "windows-1252"))]
+    _one(_findings(tmp_path, check_encode, adapter, cases), "unmappable_replaced", {})

@@ -45,6 +45,7 @@ from pctfuzz._internal.accept.reconcilers import (
     suffixed,
     trimmed,
     truncated,
+    unmappable_replaced,
 )
 
 __all__ = [
@@ -83,6 +84,7 @@ __all__ = [
     "suffixed",
     "trimmed",
     "truncated",
+    "unmappable_replaced",
     "use_accept_file",
     "use_accepted",
 ]

@@ -23,7 +23,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from pctfuzz._internal.accept.entry import MODEL, REPLACE, REWRITE, KnownDivergence
-from pctfuzz._internal.accept.model import Model, NotModelled, render
+from pctfuzz._internal.accept.model import Model, NotModelled, python_codec_name, render
 from pctfuzz._internal.cases import Case, DecodeCase, EncodeCase, FormCase, FormParseCase
 from pctfuzz._internal.encoding import encode_ncr, lookup
 from pctfuzz._internal.errors import PctfuzzError, UsageError
@@ -72,6 +72,7 @@ __all__ = [
     "suffixed",
     "trimmed",
     "truncated",
+    "unmappable_replaced",
 ]
 
 _CASE_TYPES: Mapping[str, type] = {op.name: op.case_type for op in OPERATIONS}
@@ -570,6 +571,42 @@ def plus_as_space() -> Reconciler:
                       "decodes '+' as a space", REPLACE)
 
 
+# --- an unencodable character as '?' (phase REPLACE) ------------------------------------------
+def unmappable_replaced() -> Reconciler:
+    """A character the encoding cannot encode, or a lone surrogate, is the byte ``?``
+    (Python's codec of the encoding's name, ``errors="replace"``), then percent-encoded
+    by the set; the reference writes ``&#N;`` or refuses a lone surrogate (URL Standard
+    1.3, the encoder's error mode html). Java's ``String.getBytes``: 'replaces
+    malformed-input and unmappable-character sequences with this charset's default
+    replacement byte array' (URLEncoder)."""
+
+    def encode(text: str | bytes, pes: PercentEncodeSet, label: str, plus: bool) -> str:
+        if isinstance(text, str):
+            found = lookup(label)
+            codec = "utf-8" if found.is_utf8 else python_codec_name(label)
+            if codec is None:
+                raise NotModelled(f"no Python codec for {label}")
+            text = text.encode(codec, "replace")
+        return percent_encode(text, pes, space_as_plus=plus)
+
+    def reconcile(case: Case, expected: Outcome, actual: Outcome) -> _Pair:
+        try:
+            if isinstance(case, EncodeCase):
+                return Outcome(encode(case.value, get_set(case.set_name), case.encoding,
+                                      bool(case.space_as_plus))), actual
+            if isinstance(case, FormCase):
+                return Outcome("&".join(encode(n, FORM, case.encoding, True) + "="
+                                        + encode(v, FORM, case.encoding, True)
+                                        for n, v in case.pairs)), actual
+        except (NotModelled, PctfuzzError):
+            return None
+        return None
+
+    return Reconciler("unmappable_replaced", frozenset({"encode", "form"}), reconcile,
+                      "&#N; for an unencodable character; refuses a lone surrogate",
+                      "'?' (%3F) for an unencodable character or a lone surrogate", REPLACE)
+
+
 # --- names made a language's variables (phase REPLACE) --------------------------------------
 def _php_variables(text: str | bytes) -> list[tuple[str, str]]:
     """PHP's ``parse_str`` (php-src main/php_variables.c: php_default_treat_data and
@@ -729,6 +766,7 @@ RECONCILERS: Mapping[str, tuple[Callable[..., Reconciler], str | None]] = {
     "plus_as_space": (plus_as_space, None),
     "needs_equals": (needs_equals, None),
     "normalized_escaped": (normalized_escaped, "form"),
+    "unmappable_replaced": (unmappable_replaced, None),
 }
 
 

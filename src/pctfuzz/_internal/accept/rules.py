@@ -196,6 +196,8 @@ def _candidates(check: str, case: Case, expected: Outcome, actual: Outcome,
                     yield _rule("left_raw", _chars(raw))
                 if enc:
                     yield _rule("encoded", _chars(enc))
+        if not actual.raised:
+            yield from _unmappable(check)
         return
     want, got = expected.value, actual.value
     texts = input_texts(case)
@@ -227,6 +229,7 @@ def _candidates(check: str, case: Case, expected: Outcome, actual: Outcome,
             if check == "encode":
                 yield _rule("ncr_unescaped")
             yield _rule("python_codec")
+            yield from _unmappable(check)
     if check == "form-parse":
         yield from _mangled_names(parser_mode)
         if parser_mode is not None and parser_mode("needs_equals") \
@@ -306,6 +309,13 @@ def _normalized_escaped(check: str, texts: Sequence[str | bytes]) -> Iterator[Ru
                     unicodedata.normalize(form, t) != t
                     or any(unicodedata.combining(c) for c in t)) for t in texts):
                 yield _rule("normalized_escaped", form)
+
+
+def _unmappable(check: str) -> Iterator[Rule | None]:
+    """``unmappable_replaced``: a lone surrogate, or a character a legacy encoding
+    cannot encode, written as the byte '?' (Java's String.getBytes)."""
+    if check in ("encode", "form"):
+        yield _rule("unmappable_replaced")
 
 
 def _refusal_order(refusals: Refusals | None) -> Sequence[str]:
