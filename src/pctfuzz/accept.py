@@ -57,6 +57,7 @@ Ready-made reconcilers (each accepts its exact difference and nothing more):
                                                          non-ASCII encoded (Java's URI)
 ``decoded_twice()``            decode, form-parse        percent-decoded twice
 ``semicolon_separates()``      form-parse                ``;`` separates pairs too
+``plus_kept()``                form-parse                ``+`` read as itself, not a space
 ``replacement(MODE)``          decode, form-parse        text: U+FFFD ``per-byte`` or
                                                          ``per-sequence`` of invalid UTF-8,
                                                          it ``percent-encoded``, or
@@ -88,7 +89,9 @@ be accepted.
 ``requoted`` modes: ``keep`` (the escape is copied), ``upper`` (copied with uppercase
 hex), ``decode-unreserved`` (an escape of ALPHA DIGIT ``-._~`` is written as the
 character, others copied: requests' ``unquote_unreserved``), ``decode-safe`` (written
-as the character when the set leaves it raw, else uppercased: yarl's requoting).
+as the character when the set leaves it raw, else uppercased: yarl's requoting),
+``decode-utf8`` (each run of escapes decoded as UTF-8, U+FFFD for an invalid
+sequence, then encoded with the set: ``quote(unquote(s), safe)``, furl's paths).
 
 A TOML file::
 
@@ -130,6 +133,7 @@ from pctfuzz._internal.accept import (
     normalized_escaped,
     pairs_order,
     plus_as_space,
+    plus_kept,
     prefixed,
     python_codec,
     refuses,
@@ -163,6 +167,7 @@ __all__ = [
     "normalized_escaped",
     "pairs_order",
     "plus_as_space",
+    "plus_kept",
     "prefixed",
     "python_codec",
     "refuses",

@@ -145,6 +145,11 @@ def _probes() -> list[tuple[str, str, Callable[[str], str]]]:
         ("starlette", "query-value",
          lambda v: str(starlette.datastructures.QueryParams([("", v)]))[1:]),
         ("furl", "query-value", lambda v: str(furl.Query().set([("a", v)]))[2:]),
+        ("furl", "userinfo",
+         lambda v: furl.furl("http://h/").set(username=v).netloc.rpartition("@")[0]),
+        ("furl", "path-segment", lambda v: str(furl.furl("http://h/").set(path=[v]).path)[1:]),
+        ("furl", "path", lambda v: str(furl.furl("http://h/").set(path="/" + v).path)[1:]),
+        ("furl", "fragment", lambda v: str(furl.furl("http://h/").set(fragment=v).fragment)),
     ]
 
 
@@ -181,3 +186,37 @@ def test_httpx_answers_each_component(label: str, value: str, answer: str) -> No
 def test_httpx_sets_follow_the_url_standard(label: str, value: str, standard: str) -> None:
     impl = get_impl("httpx")
     assert impl.encode(EncodeCase(value, get_set(impl.sets[label]).name)) == standard  # type: ignore[attr-defined]
+
+
+#: furl per component (label, value, answer): each quoted with its own safe characters;
+#: a path or fragment string's valid-encoded segments requoted (furl-path-requoted).
+FURL_COMPONENTS = [
+    ("path-segment", "a/b %41:@;=?#", "a%2Fb%20%2541:@;=%3F%23"),
+    ("path", "a/b %41/%41%2f%e9/../", "a/b%20%2541/A%2F%EF%BF%BD/../"),
+    ("fragment", "a/%3f/?b %41/%41", "a/?/?b%20%2541/A"),
+    ("userinfo", "a b:@/%41", "a%20b%3A%40%2F%2541"),
+]
+
+
+@pytest.mark.parametrize(("label", "value", "answer"), FURL_COMPONENTS)
+def test_furl_answers_each_component(label: str, value: str, answer: str) -> None:
+    impl = get_impl("furl")
+    case = EncodeCase(value, get_set(impl.sets[label]).name)  # type: ignore[attr-defined]
+    assert impl.encode(case) == answer
+    check_encode(case, impl)  # agrees, or accepted
+
+
+def test_furl_path_entry_accepts_furls_requoting_only() -> None:
+    """The entry states furl's requoting per segment: an encoder that also decodes the
+    %2F inside a segment (requoting the whole path at once) is still a finding."""
+    from pctfuzz._internal.oracles import furl as furl_adapter
+    from pctfuzz._internal.violations import Divergence
+
+    class WholePath(furl_adapter.FurlAdapter):
+        def encode(self, case: EncodeCase) -> str:
+            return super().encode(case).replace("%2F", "/")
+
+    case = EncodeCase("%41%2F", "rfc3986-pchar-/")
+    assert check_encode(case, get_impl("furl")) == ("furl-path-requoted",)
+    with pytest.raises(Divergence):
+        check_encode(case, WholePath())

@@ -6,6 +6,7 @@ its difference is accepted, one that shows it plus anything else is reported."""
 from __future__ import annotations
 
 import re
+import urllib.parse
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -137,6 +138,12 @@ CASES: list[tuple[str, Reconciler, str, Callable[[Any], Any], Case, Callable[[An
      EncodeCase("%2f a", "component"),
      lambda c: re.sub("%25([0-9A-Fa-f]{2})", lambda m: "%" + m[1], _enc(c)),
      EncodeCase("%2f", "component")),
+    # quote(unquote(s), safe) itself; the wrong one keeps an escape that is not UTF-8
+    ("requoted decode-utf8", requoted("decode-utf8"), "encode",
+     lambda c: urllib.parse.quote(urllib.parse.unquote(c.value), "/"),
+     EncodeCase("%41%2f%e9%C3%A9/%zz ", "rfc3986-unreserved-/"),
+     lambda c: urllib.parse.quote(urllib.parse.unquote(c.value, "latin-1"), "/", "latin-1"),
+     EncodeCase("%e9", "rfc3986-unreserved-/")),
     ("pairs_order grouped", pairs_order("grouped"), "form-parse",
      lambda c: _grouped(form_urldecode(c.text)), FormParseCase("a=1&b=2&a=3"),
      lambda c: sorted(form_urldecode(c.text)), FormParseCase("b=1&a=2")),

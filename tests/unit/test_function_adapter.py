@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import re
-from urllib.parse import parse_qsl, quote, unquote, unquote_to_bytes, urlencode
+from urllib.parse import parse_qsl, quote, quote_plus, unquote, unquote_to_bytes, urlencode
 
 import pytest
 
@@ -15,8 +15,10 @@ from pctfuzz._internal.checks.differential import (
     check_form_parse,
 )
 from pctfuzz._internal.checks.probe import load_encoder, probe
-from pctfuzz._internal.errors import PctfuzzError, UnknownSetError
+from pctfuzz._internal.errors import PctfuzzError, UnknownSetError, UsageError
 from pctfuzz._internal.oracles import function_adapter, get_impl
+from pctfuzz._internal.oracles.function import FunctionAdapter
+from pctfuzz._internal.sets import get_set
 from pctfuzz._internal.violations import Divergence
 
 URLLIB = function_adapter(
@@ -119,3 +121,42 @@ def test_probe_uses_the_declared_label() -> None:
     assert spec == "rfc3986-unreserved-/"
     report = probe(fn, "test_function_adapter:URLLIB", set_name=spec)
     assert report.spec == "rfc3986-unreserved-/" and report.urllib_safe == "urllib-safe:/"
+
+
+def test_one_set_two_space_conventions_each_case_to_its_own_encoder() -> None:
+    """A library's query value ('+') and userinfo ('%20') of one set (furl): a case goes
+    to the encoder that writes a space as it does, so both are asked."""
+    unreserved = get_set("rfc3986-unreserved")
+    both = FunctionAdapter(
+        "both", {"query": (unreserved, quote_plus_safe), "userinfo": (unreserved, quote_safe)},
+        None, None, None, {"query": unreserved.name, "userinfo": unreserved.name}, True,
+        spaces={"userinfo": False},
+    )
+    assert both.encode(EncodeCase("a b", unreserved.name, space_as_plus=True)) == "a+b"
+    assert both.encode(EncodeCase("a b", unreserved.name, space_as_plus=False)) == "a%20b"
+    assert check_encode(EncodeCase("a b~", unreserved.name, space_as_plus=False), both) == ()
+
+
+def quote_plus_safe(value: str) -> str:
+    return quote_plus(value, safe="")
+
+
+def quote_safe(value: str) -> str:
+    return quote(value, safe="")
+
+
+def test_function_adapter_takes_spaces_per_label() -> None:
+    """The public ``function_adapter`` takes the ``spaces`` docs/adapters.md shows (it
+    raised TypeError), and refuses a label no encoder has."""
+    from pctfuzz.oracles import function_adapter
+
+    adapter = function_adapter(
+        "mine", {"query": quote_plus_safe, "path": quote_safe},
+        sets={"query": "rfc3986-unreserved", "path": "rfc3986-unreserved"},
+        space_as_plus=True, spaces={"path": False})
+    assert adapter.encode(EncodeCase("a b", "rfc3986-unreserved", space_as_plus=True)) == "a+b"
+    assert adapter.encode(EncodeCase("a b", "rfc3986-unreserved",
+                                     space_as_plus=False)) == "a%20b"
+    with pytest.raises(UsageError, match="spaces names fragment"):
+        function_adapter("mine", {"query": quote_plus_safe},
+                         sets={"query": "rfc3986-unreserved"}, spaces={"fragment": False})

@@ -296,3 +296,37 @@ def test_dropped_is_named_over_urllibs_accepted_replacement(tmp_path: Path) -> N
     cases = [DecodeCase(v) for v in ("%A0aaa", "%aa", "b%FF%FEcd", "%C3")]
     _one(_findings(tmp_path, check_decode, UnquoteIgnore(), cases),
          "replacement", {"mode": "dropped"})
+
+
+class _PlusKept:
+    """A form parser built on percent-decode alone: ``+`` stays ``+``."""
+
+    name = "plus-kept"
+
+    def form_parse(self, case: FormParseCase) -> list[tuple[str, str]]:
+        from urllib.parse import unquote
+
+        assert isinstance(case.text, str)
+        return [(unquote(n), unquote(v)) for n, _, v in
+                (s.partition("=") for s in case.text.split("&") if s)]
+
+
+def test_a_parser_that_keeps_plus_is_one_rule(tmp_path: Path) -> None:
+    cases = [FormParseCase(t) for t in ("+", "a=+", "a+b=c&d=e+f", "++=%20+", "x&+")]
+    _one(_findings(tmp_path, check_form_parse, _PlusKept(), cases),  # type: ignore[arg-type]
+         "plus_kept", {})
+
+
+def test_quote_of_unquote_is_named_decode_utf8(tmp_path: Path) -> None:
+    """``quote(unquote(s))`` (furl's path segments) decodes every escape as UTF-8 and
+    encodes again: ``%E9`` becomes U+FFFD, where decode-safe keeps it. The mode asked of
+    the implementation tells them apart (it was named decode-safe, which does not
+    explain ``%E9``: a second finding)."""
+    from urllib.parse import quote, unquote
+
+    from pctfuzz.oracles import function_adapter
+
+    adapter = function_adapter("requotes", lambda s: quote(unquote(s), safe=""),
+                               sets={"v": "rfc3986-unreserved"})
+    cases = [EncodeCase(v, "rfc3986-unreserved") for v in ("%41b", "%2fx", "a%E9", "%7E%41")]
+    _one(_findings(tmp_path, check_encode, adapter, cases), "requoted", {"mode": "decode-utf8"})

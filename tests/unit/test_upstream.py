@@ -31,7 +31,7 @@ _QUESTIONS = {"diff_encode": "encode", "diff_decode": "decode", "diff_form": "fo
 #: Built-in adapters whose reproduction must cover at least one question: all but the
 #: JavaScript peers, ada's setters and the adapters built on closures.
 _WRITES_ONE = ("urllib", "urllib-unquote", "yarl", "requests", "werkzeug", "urllib3",
-               "rfc3986", "w3lib", "django", "tornado", "boltons")
+               "rfc3986", "w3lib", "django", "tornado", "boltons", "starlette", "furl")
 
 
 def _adapter(name: str) -> Any:

@@ -13,8 +13,8 @@ would (``render``); the order the entries are listed in never matters:
 3. text rewrites of what that set gives: a space as ``+`` or ``%20``, an existing
    ``%HH`` requoted, lowercase hex digits;
 4. structure of the result: pairs dropped, kept, sorted (by code points or by the
-   names' bytes) or grouped (URL 5.1/5.2),
-   ``;`` as a separator, decoded twice.
+   names' bytes) or grouped (URL 5.1/5.2), ``;`` as a separator, decoded twice, a
+   ``+`` kept (not read as a space).
 
 So ``left_raw("~")`` + ``encoded("*")`` is one set, ``space_as("%20")`` never touches
 a ``+`` that ``left_raw("+")`` keeps, and ``pairs_order("sorted")`` orders the pairs
@@ -58,6 +58,8 @@ class Model:
     empty: str | None = None
     semicolon: bool = False
     twice: bool = False
+    #: The parser reads ``+`` as itself, not as a space (``unquote`` for ``unquote_plus``).
+    plus_kept: bool = False
     remove: str = ""
     trim: str = ""
     #: Each input text ends before its first character of these (``cut_at``).
@@ -75,6 +77,7 @@ class Model:
             "raw": self.raw | other.raw, "encoded": self.encoded | other.encoded,
             "lowercase_hex": self.lowercase_hex or other.lowercase_hex,
             "semicolon": self.semicolon or other.semicolon, "twice": self.twice or other.twice,
+            "plus_kept": self.plus_kept or other.plus_kept,
             "python_codec": self.python_codec or other.python_codec,
             "needs_equals": self.needs_equals or other.needs_equals,
             "remove": "".join(sorted(set(self.remove + other.remove))),
@@ -202,7 +205,7 @@ def _encode(model: Model, value: str | bytes, pes: PercentEncodeSet, encoding: s
             plus: bool) -> str:
     codec = python_codec_name(encoding) if model.python_codec else None
 
-    def run(part: str | bytes) -> str:
+    def run(part: str | bytes, plus: bool = plus) -> str:
         if codec is not None and isinstance(part, str):
             out = percent_encode(part.encode(codec, "xmlcharrefreplace"), pes,
                                  space_as_plus=plus)
@@ -215,10 +218,31 @@ def _encode(model: Model, value: str | bytes, pes: PercentEncodeSet, encoding: s
         raise NotModelled("a raw % of the input next to lowercase hex digits")
     if not model.requote or not isinstance(value, str):
         return run(value)
+    if model.requote == "decode-utf8":
+        return _decode_utf8(value, run)
     out: list[str] = []
     pos = 0
     for match in _VALID_TRIPLET.finditer(value):
         out += [run(value[pos:match.start()]), _escape(match.group(), model.requote, pes)]
+        pos = match.end()
+    out.append(run(value[pos:]))
+    return "".join(out)
+
+
+# requoted("decode-utf8"): urllib's quote(unquote(s), safe), furl's path segments.
+_ESCAPE_RUN = re.compile(f"(?:{PERCENT_ENCODED_BYTE.pattern})+")
+
+
+def _decode_utf8(value: str, run: Any) -> str:
+    """Each run of valid ``%HH`` percent-decoded and read as UTF-8 (U+FFFD for each
+    invalid sequence, as ``urllib.parse.unquote``), then encoded again like the rest:
+    an escape of a byte the set leaves raw becomes the byte, the others ``%HH`` (an
+    escaped space stays ``%20``: ``quote`` never writes '+')."""
+    out: list[str] = []
+    pos = 0
+    for match in _ESCAPE_RUN.finditer(value):
+        text = percent_decode(match.group()).decode("utf-8", "replace")
+        out += [run(value[pos:match.start()]), run(text, False)]
         pos = match.end()
     out.append(run(value[pos:]))
     return "".join(out)
@@ -257,6 +281,9 @@ def _parse(model: Model, text: str | bytes) -> list[tuple[str, str]]:
     pairs: list[tuple[str, str]] = []
     keys: list[bytes] = []  # each pair's name as decoded bytes, for ``sorted-bytes``
     for index, sequence in enumerate(sequences):
+        if sequence and model.plus_kept:  # '+' as its own escape: decoded to itself
+            sequence = sequence.replace(b"+", b"%2B") if isinstance(sequence, bytes) \
+                else sequence.replace("+", "%2B")
         if sequence:
             pairs += form_urldecode(sequence)
             keys.append(_name_bytes(sequence, model.twice) if model.order == "sorted-bytes"

@@ -60,6 +60,7 @@ __all__ = [
     "pairs_order",
     "pairs_surrogates_to_fffd",
     "plus_as_space",
+    "plus_kept",
     "prefixed",
     "python_codec",
     "refuses",
@@ -206,7 +207,8 @@ def both_refuse(types: str | Sequence[str]) -> Reconciler:
                       f"raises {' or '.join(names)}", REPLACE)
 
 
-_REQUOTE_MODES = ("keep", "upper", "decode-unreserved", "decode-safe")
+_REQUOTE_MODES = ("keep", "upper", "decode-unreserved", "decode-safe",
+                  "decode-utf8")  # decode-utf8: quote(unquote(s)) (furl)
 
 
 def requoted(mode: str) -> Reconciler:
@@ -462,6 +464,14 @@ def decoded_twice() -> Reconciler:
     """Percent-decoded twice: a ``%25HH`` of the input becomes the byte HH."""
     return _declared("decoded_twice", {"decode", "form-parse"}, Model(twice=True),
                      "percent-decodes once", "percent-decodes twice")
+
+
+def plus_kept() -> Reconciler:
+    """A ``+`` is read as itself, not as a space (WHATWG URL 5.1 step 3.3 replaces each
+    0x2B by 0x20 before percent-decoding): a form parser built on percent-decode alone,
+    as ``urllib.parse.unquote`` for ``unquote_plus``."""
+    return _declared("plus_kept", {"form-parse"}, Model(plus_kept=True),
+                     "reads + as a space", "keeps + as +")
 
 
 def semicolon_separates() -> Reconciler:
@@ -757,6 +767,7 @@ RECONCILERS: Mapping[str, tuple[Callable[..., Reconciler], str | None]] = {
     "cut_at": (cut_at, "chars"),
     "normalized": (normalized, "form"),
     "decoded_twice": (decoded_twice, None),
+    "plus_kept": (plus_kept, None),
     "semicolon_separates": (semicolon_separates, None),
     "replacement": (replacement, "mode"),
     "refuses": (refuses, "input"),

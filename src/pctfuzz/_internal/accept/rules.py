@@ -223,7 +223,8 @@ def _candidates(check: str, case: Case, expected: Outcome, actual: Outcome,
             # Where several modes explain a case, the implementation's own names it.
             own_mode = requote() if requote is not None else None
             for mode in ([own_mode] if own_mode else
-                         ["keep", "upper", "decode-unreserved", "decode-safe"]):
+                         ["keep", "upper", "decode-unreserved", "decode-safe",
+                          "decode-utf8"]):
                 yield _rule("requoted", mode)
         if legacy:
             if check == "encode":
@@ -246,6 +247,8 @@ def _candidates(check: str, case: Case, expected: Outcome, actual: Outcome,
         yield from _empty_kept(parser_mode)
         if not any("=" in t for t in strs):
             yield _rule("needs_equals")
+        if any("+" in t for t in strs):
+            yield _rule("plus_kept")
         if any(";" in t for t in strs):
             yield _rule("semicolon_separates")
     if check in ("decode", "form-parse"):

@@ -428,27 +428,30 @@ def _own_parser_mode(rule: str, check: str, adapter: Impl) -> str | None:
 
 _REQUOTES: dict[tuple[int, str], tuple[object, str | None]] = {}
 #: (answer to %41, answers to %2f) -> the requoted mode (pctfuzz._internal.accept.model._escape).
-_REQUOTE_MODES = {("%41", ("%2f",)): "keep", ("%41", ("%2F",)): "upper",
-                  ("A", ("%2f",)): "decode-unreserved", ("A", ("/", "%2F")): "decode-safe"}
+_REQUOTE_MODES = {("%41", ("%2f",), None): "keep", ("%41", ("%2F",), None): "upper",
+                  ("A", ("%2f",), None): "decode-unreserved",
+                  ("A", ("/", "%2F"), "%E9"): "decode-safe",
+                  ("A", ("/", "%2F"), "%EF%BF%BD"): "decode-utf8"}
 
 
 def _requote_mode(case: Case, adapter: Impl) -> str | None:
     """The ``requoted`` mode of the implementation: its answers to ``%41`` (an escape of
-    an unreserved character) and ``%2f`` (lowercase, of a reserved one) in the case's
-    set, once per adapter and set."""
+    an unreserved character), ``%2f`` (lowercase, of a reserved one) and ``%E9`` (not
+    UTF-8: kept by ``decode-safe``, U+FFFD by ``decode-utf8``) in the case's set, once
+    per adapter and set."""
     if not isinstance(case, EncodeCase) or not isinstance(case.value, str):
         return None
     known = _REQUOTES.get((id(adapter), case.set_name))
     if known is not None and known[0] is adapter:
         return known[1]
     answers = []
-    for value in ("%41", "%2f"):
+    for value in ("%41", "%2f", "%E9"):
         got = run_impl("encode", EncodeCase(value, case.set_name, case.encoding,
                                             case.space_as_plus), adapter)
         answers.append(None if got is None or got.raised else got.value)
     found = None
-    for (first, seconds), mode in _REQUOTE_MODES.items():
-        if answers[0] == first and answers[1] in seconds:
+    for (first, seconds, third), mode in _REQUOTE_MODES.items():
+        if answers[0] == first and answers[1] in seconds and third in (None, answers[2]):
             found = mode
     if len(_REQUOTES) >= 64:
         _REQUOTES.clear()

@@ -18,7 +18,9 @@ For each implementation and column (the check, and for encode the set), a ``Cell
 counts the cases that agree, those that accepted differences explain (by entry id),
 and those that are bugs, each recorded in the findings store as ``pctfuzz fuzz``
 records it (minimized, deduplicated by signature). ``Confusion`` counts the inputs on
-which two implementations asked the same case answer differently.
+which two implementations asked the same case answer differently: a value against
+another value or against an error; two errors (of any type) are two refusals, on which
+a stack of both cannot disagree about the data.
 """
 
 from __future__ import annotations
@@ -33,6 +35,7 @@ from typing import Any
 
 from pctfuzz._internal.cases import Case, EncodeCase
 from pctfuzz._internal.checks.differential import judge, run_impl, scalar_values
+from pctfuzz._internal.checks.registry.lookup import DIVERGENCES, accepted_entries
 from pctfuzz._internal.fuzz.minimize import minimize_case, raw_input_for, same_failure
 from pctfuzz._internal.fuzz.recorder import build_finding
 from pctfuzz._internal.identity import signature_of
@@ -40,6 +43,7 @@ from pctfuzz._internal.operations import OPERATIONS
 from pctfuzz._internal.oracles.base import Impl, impl_name, impl_version
 from pctfuzz._internal.outcome import Outcome, case_text, reference_outcome
 from pctfuzz._internal.targets import Target, get_target, modules_under_test
+from pctfuzz._internal.violations import Divergence
 
 __all__ = ["CHECK_OF", "Cell", "Confusion", "MatrixRun", "run_matrix"]
 
@@ -87,6 +91,9 @@ class MatrixRun:
     reference_answers: int = 0
     lost: list[str] = field(default_factory=list)
     seconds: float = 0.0
+    #: accepted entry id -> (summary, citation): the registry's and the adapters' own,
+    #: so the page can say what each accepted difference is.
+    entries: dict[str, tuple[str, str]] = field(default_factory=dict)
 
 
 def _column(check: str, case: Case) -> str:
@@ -183,9 +190,15 @@ class _Recorder:
             self.run.lost.append(f"{name}: finding {signature}: {err}")
             return None
         self.by_signature[signature] = stored.id
+        expected, actual = stored.expected, stored.actual
+        if isinstance(error, Divergence) and error.impl_error is not None:
+            # a crash record keeps no answers: say what the reference and the
+            # implementation did (the page showed "None" and "None")
+            expected = repr(error.expected) if expected is None else expected
+            actual = f"raises {type(error.impl_error).__name__}: {error.impl_error}"
         self.run.findings[stored.id] = {
             "impl": name, "target": target.name, "kind": stored.kind, "case": case_text(case),
-            "expected": stored.expected, "actual": stored.actual,
+            "expected": expected, "actual": actual,
             "file": str(self.findings / stored.file_name),
         }
         return str(stored.id)
@@ -206,6 +219,8 @@ def run_matrix(
     ``max_inputs`` inputs per target) have passed (module docstring)."""
     start = time.monotonic()
     run = MatrixRun(list(impls), {n: impl_version(i) for n, i in impls.items()})
+    for entry in (*DIVERGENCES, *(e for i in impls.values() for e in accepted_entries(i))):
+        run.entries.setdefault(entry.id, (entry.summary, entry.citation))
     recorder = _Recorder(run, findings)
     rng = random.Random(seed)
     streams = {t: _inputs(rng, _seeds(corpus, t)) for t in targets}
@@ -265,8 +280,8 @@ def _one_input(run: MatrixRun, recorder: _Recorder, target: Target, data: bytes,
     for case, outcomes in answered.items():
         for i, (a, out_a) in enumerate(outcomes):
             for b, out_b in outcomes[i + 1:]:
-                if out_a.same(out_b):
-                    continue
+                if out_a.same(out_b) or (out_a.raised and out_b.raised):
+                    continue  # the same answer, or two refusals (module docstring)
                 key3 = (_column(check, case), min(a, b), max(a, b))
                 seen = run.confusions.get(key3)
                 if seen is None:

@@ -108,9 +108,8 @@ class FunctionAdapter(Adapter):
     def encode(self, case: EncodeCase) -> str:
         if not self._encoders:
             raise Unsupported(f"{self.name} does not percent-encode")
-        members = get_set(case.set_name).members
-        label, fn = next(((label, f) for label, (pes, f) in self._encoders.items()
-                          if pes.members == members), ("", None))
+        label = self.label_of(case)
+        fn = self._encoders[label][1] if label else None
         if fn is None:
             raise Unsupported(f"{self.name} encodes only the sets {', '.join(self._encoders)}")
         if isinstance(case.value, bytes):
@@ -123,14 +122,25 @@ class FunctionAdapter(Adapter):
             raise Unsupported(f"{self.name} writes space as {space} ({label})")
         return fn(case.value)
 
+    def label_of(self, case: Case) -> str:
+        """The label of the encoder an encode case goes to ("" for none): the first
+        with the case's set, one that writes a space as the case does first (furl's
+        query value and userinfo share a set: '+' and '%20')."""
+        if not isinstance(case, EncodeCase):
+            return ""
+        members = get_set(case.set_name).members
+        labels = [label for label, (pes, _) in self._encoders.items() if pes.members == members]
+        same_space = [label for label in labels if self._plus[label] == case.space_as_plus]
+        return (same_space or labels or [""])[0]
+
     def reproduction(self, check: str, case: Case) -> str | None:
         """The function the case goes to, imported from its module and called as the
         adapter calls it (answers converted as the methods convert them)."""
         fn: Callable[..., object] | None
         argument: object
         if isinstance(case, EncodeCase):
-            members = get_set(case.set_name).members
-            fn = next((f for pes, f in self._encoders.values() if pes.members == members), None)
+            label = self.label_of(case)
+            fn = self._encoders[label][1] if label else None
             template, argument = "{f}(value)", case.value
         elif isinstance(case, DecodeCase):
             fn, argument = self._decode, case.value
@@ -180,9 +190,13 @@ def function_adapter(
     *,
     sets: Mapping[str, str | PercentEncodeSet] | None = None,
     space_as_plus: bool = False,
+    spaces: Mapping[str, bool] | None = None,
 ) -> FunctionAdapter:
-    """An adapter from plain callables (module docstring). ``PctfuzzError`` when
-    ``encode`` and ``sets`` do not pair up; ``UnknownSetError`` for a bad spec."""
+    """An adapter from plain callables (module docstring). ``spaces`` (label ->
+    space_as_plus) overrides ``space_as_plus`` for some labels: a library whose query
+    encoder writes '+' and whose path encoder writes %20. ``PctfuzzError`` when
+    ``encode`` and ``sets`` do not pair up, or ``spaces`` names a label of no set;
+    ``UnknownSetError`` for a bad spec."""
     declared = dict(sets or {})
     resolved = {label: get_set(spec) for label, spec in declared.items()}
     if encode is None:
@@ -201,6 +215,10 @@ def function_adapter(
                 f"function_adapter {name!r}: encode and sets must have the same labels"
             )
         encoders = {label: (resolved[label], fn) for label, fn in encode.items()}
+    unknown = sorted(set(spaces or {}) - set(encoders))
+    if unknown:
+        raise UsageError(f"function_adapter {name!r}: spaces names {', '.join(unknown)}, "
+                         "which no encode function has")
     return FunctionAdapter(
-        name, encoders, decode, form_serialize, form_parse, declared, space_as_plus
+        name, encoders, decode, form_serialize, form_parse, declared, space_as_plus, spaces
     )

@@ -14,6 +14,14 @@ fragment), and builds queries with ``rfc3986.builder.URIBuilder``:
   are (an accepted entry); otherwise each ``%`` is data. Only UTF-8 is mapped here:
   the function's ``encoding`` is a Python codec, which raises on a character the
   legacy encoding lacks where WHATWG writes ``&#NNNN;``.
+- **encode** (label ``userinfo``, ``rfc3986-unreserved``): the userinfo of
+  ``URIBuilder().add_credentials(v, None)``, ``normalize_username``:
+  ``urllib.parse.quote(v)``, whose default ``safe="/"`` leaves ``/`` raw where RFC 3986
+  3.2.1's userinfo has none (a bug: docs/in-the-wild.md; the declared set is the one
+  RFC 3986 allows, so campaigns find it). The password is quoted by the same call.
+  ``add_path``, ``add_query`` and ``add_fragment`` encode nothing (they only normalize
+  the case of existing escapes and dot segments), and ``copy_with`` takes components
+  as they are: so the other components are the ``encode_component`` above;
 - **form_serialize**: ``URIBuilder().add_query_from(pairs).query``:
   ``normalize_query(urlencode(pairs))``, urllib's ``quote_plus`` set (an accepted
   entry).
@@ -43,6 +51,9 @@ __all__ = ["Rfc3986Adapter"]
 #: ``pctfuzz probe pctfuzz._internal.oracles.rfc3986:Rfc3986Adapter --set encodeURI-[]``
 #: (rfc3986 2.0.0): "spec: encodeURI-[]" (rfc3986.misc.NON_PCT_ENCODED)
 COMPONENT_SET = "encodeURI-[]"
+#: RFC 3986 3.2.1: userinfo = *( unreserved / pct-encoded / sub-delims / ":" ); quote()
+#: keeps only the unreserved characters (and, by its default, "/": the bug).
+USERINFO_SET = "rfc3986-unreserved"
 _ESCAPE = PERCENT_ENCODED_BYTE
 
 
@@ -53,13 +64,22 @@ def _already_encoded(case: object) -> bool:
             and len(_ESCAPE.findall(value)) == value.count("%"))
 
 
+def _label(case: object) -> str | None:
+    """The label of ``Rfc3986Adapter.sets`` an encode case asks, if any."""
+    if not isinstance(case, EncodeCase):
+        return None
+    members = get_set(case.set_name).members
+    return next((label for label, name in Rfc3986Adapter.sets.items()
+                 if get_set(name).members == members), None)
+
+
 class Rfc3986Adapter(Adapter):
     """rfc3986: ``normalizers.encode_component`` and ``URIBuilder.add_query_from``."""
 
     name = "rfc3986"
     distribution = "rfc3986"
     modules_under_test: tuple[str, ...] = ("rfc3986.normalizers", "rfc3986.builder")
-    sets = MappingProxyType({"encode_component": COMPONENT_SET})
+    sets = MappingProxyType({"encode_component": COMPONENT_SET, "userinfo": USERINFO_SET})
     encodings = ("UTF-8",)
     value_types = ("str",)
     spaces = (False,)
@@ -72,7 +92,7 @@ class Rfc3986Adapter(Adapter):
                      "skip all '%' characters but still encode all others.'",
             why="a component that parses as encoded is not encoded twice",
             example=EncodeCase("%41", COMPONENT_SET),
-            applies=_already_encoded,
+            applies=lambda case: _already_encoded(case) and _label(case) == "encode_component",
         ),
         dataclasses.replace(
             divergence(
@@ -99,18 +119,25 @@ class Rfc3986Adapter(Adapter):
         self._members = get_set(COMPONENT_SET).members
 
     def encode(self, case: EncodeCase) -> str:
-        if get_set(case.set_name).members != self._members:
-            raise Unsupported(f"encode_component implements only {COMPONENT_SET}")
+        label = _label(case)
+        if label is None:
+            raise Unsupported(f"rfc3986 encodes only the sets {COMPONENT_SET}, {USERINFO_SET}")
         if isinstance(case.value, bytes):
             raise Unsupported("encode_component is given str here")
         if not lookup(case.encoding).is_utf8:
             raise Unsupported("only UTF-8 is mapped (a Python codec is not a WHATWG encoder)")
         if case.space_as_plus and " " in case.value:
             raise Unsupported("encode_component writes a space as %20")
+        if label == "userinfo":
+            userinfo: str = self._builder().add_credentials(case.value, None).userinfo
+            return userinfo
         result: str = self._encode(case.value, "utf-8")
         return result
 
     def reproduction(self, check: str, case: Case) -> str | None:
+        if isinstance(case, EncodeCase) and _label(case) == "userinfo":
+            return library_call(("rfc3986.builder",), "rfc3986.builder.URIBuilder()."
+                                "add_credentials(value, None).userinfo", value=case.value)
         if isinstance(case, EncodeCase):
             return library_call(("rfc3986.normalizers",), 'rfc3986.normalizers.'
                                 'encode_component(value, "utf-8")', value=case.value)

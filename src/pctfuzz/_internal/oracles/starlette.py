@@ -16,12 +16,13 @@ from __future__ import annotations
 
 from typing import Any
 
-from pctfuzz._internal.cases import FormParseCase
+from pctfuzz._internal.cases import Case, FormParseCase
 from pctfuzz._internal.oracles._querystring import (
     CITE_URLLIB,
     query_params_functions,
     urlencode_entry,
 )
+from pctfuzz._internal.oracles.base import library_call
 from pctfuzz._internal.oracles.function import FunctionAdapter
 from pctfuzz._internal.sets import get_set
 
@@ -60,6 +61,15 @@ class StarletteAdapter(FunctionAdapter):
             None, serialize, parse, {"query-value": QUERY_VALUE_SPEC}, True,
         )
         self.modules_under_test = ("starlette.datastructures",)
+
+    def reproduction(self, check: str, case: Case) -> str | None:
+        """A form-parse case through ``QueryParams`` itself, str or bytes (what an ASGI
+        server's ``query_string`` is); else FunctionAdapter's."""
+        if isinstance(case, FormParseCase):
+            return library_call(("starlette.datastructures",), "[(str(k), str(v)) for k, v "
+                                "in starlette.datastructures.QueryParams(text).multi_items()]",
+                                text=case.text)
+        return super().reproduction(check, case)
 
     def form_parse(self, case: FormParseCase) -> list[tuple[str, str]]:
         # QueryParams documents bytes too (the ASGI query_string): asked as they are.

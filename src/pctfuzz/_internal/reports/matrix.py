@@ -19,7 +19,6 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Iterable, Mapping
 
-from pctfuzz._internal.checks.registry.lookup import DIVERGENCES
 from pctfuzz._internal.fuzz.matrix import Cell, Confusion, MatrixRun
 from pctfuzz._internal.operations import OPERATIONS as _OPERATIONS
 from pctfuzz._internal.reports.html import _CONTROL, _h
@@ -29,7 +28,18 @@ __all__ = ["OPERATIONS", "operation_cells", "render_matrix_html", "render_matrix
 #: The matrix's columns, in order.
 OPERATIONS = tuple(op.name for op in _OPERATIONS)
 
-_ENTRIES = {d.id: d for d in DIVERGENCES}
+
+def _version(run: MatrixRun, impl: str) -> str:
+    """The version without the implementation's own name before it (a peer reports
+    ``php-rawurlencode 8.2.36``); a distribution of another name stays (``yarl 1.25.1``
+    for yarl-c)."""
+    version = run.versions.get(impl, "")
+    return version[len(impl) + 1:] if version.startswith(impl + " ") else version
+
+
+def _entry_text(run: MatrixRun, ident: str) -> tuple[str, str]:
+    """(summary, citation) of an accepted entry (the registry's or an adapter's own)."""
+    return run.entries.get(ident, ("(an entry this run did not load)", ""))
 
 
 def _merged(cells: Iterable[Cell]) -> Cell:
@@ -114,8 +124,8 @@ def render_matrix_markdown(run: MatrixRun, languages: Mapping[str, str]) -> str:
         f"{len(run.impls)} implementations, {sum(run.inputs.values())} inputs "
         f"({', '.join(f'{t} {n}' for t, n in sorted(run.inputs.items()))}) in "
         f"{run.seconds:.0f} s; the reference answered {run.reference_answers} cases once each. "
-        f"Cells: {counts['agree']} agree, {counts['accepted']} with accepted differences only, "
-        f"{counts['bug']} with bugs.",
+        f"Implementation-by-operation cells: {counts['agree']} agree, {counts['accepted']} with "
+        f"accepted differences only, {counts['bug']} with bugs.",
         "",
         "| implementation | language | version | " + " | ".join(OPERATIONS) + " |",
         "|---|---|---|" + "---|" * len(OPERATIONS),
@@ -123,7 +133,7 @@ def render_matrix_markdown(run: MatrixRun, languages: Mapping[str, str]) -> str:
     for impl in run.impls:
         row = [_md_cell(cells.get((impl, op))) for op in OPERATIONS]
         lines.append(f"| {_md(impl)} | {_md(languages.get(impl, ''))} | "
-                     f"{_md(run.versions.get(impl, ''))} | " + " | ".join(row) + " |")
+                     f"{_md(_version(run, impl))} | " + " | ".join(row) + " |")
     lines += ["", "## Encode by set", "", "| implementation | set | cases |", "|---|---|---|"]
     for impl, set_name, cell in _encode_rows(run):
         lines.append(f"| {_md(impl)} | `{_md(set_name)}` | {_md_cell(cell)} |")
@@ -143,8 +153,8 @@ def render_matrix_markdown(run: MatrixRun, languages: Mapping[str, str]) -> str:
     used = sorted({i for cell in run.cells.values() for i in cell.accepted})
     lines += ["", "## Accepted differences", ""]
     for ident in used:
-        entry = _ENTRIES.get(ident)
-        text = f"{entry.summary}. Cited: {entry.citation}" if entry else "(the adapter's own)"
+        summary, citation = _entry_text(run, ident)
+        text = f"{summary}. Cited: {citation}" if citation else summary
         lines.append(f'- <a id="{_anchor("entry", ident)}"></a>`{ident}`: {_md(text)}')
     lines += ["", "## Findings", ""]
     for ident, f in sorted(run.findings.items()):
@@ -166,6 +176,9 @@ td.agree{background:#dff3df}td.accepted{background:#fff3cc}td.bug{background:#f8
 td.none{background:#fafafa;color:#aaa}
 code{font:12px/1.3 ui-monospace,monospace;word-break:break-all}
 .legend span{padding:2px 8px;margin-right:6px;border:1px solid #ccc}
+thead th{position:sticky;top:0}
+td.n{text-align:right}td.nowrap,code.id{white-space:nowrap;word-break:normal}
+.total{font-weight:600}.links{font-size:12px;color:#555}
 """
 
 
@@ -174,14 +187,14 @@ def _html_cell(cell: Cell | None) -> str:
     if cell is None or status == "none":
         return '<td class="none">-</td>'
     parts = [f"{cell.agree} agree"] if cell.agree else []
-    if cell.accepted:
-        links = " ".join(f'<a href="#{_anchor("entry", i)}" title="{_h(i)}">{n}</a>'
-                         for i, n in sorted(cell.accepted.items()))
-        parts.append(f"accepted {links}")
-    if cell.bugs:
-        links = " ".join(f'<a href="#{_anchor("finding", i)}" title="{_h(i)}">{n}</a>'
-                         for i, n in sorted(cell.bugs.items()))
-        parts.append(f"<b>bugs</b> {links}")
+    for kind, label, counted in (("entry", "accepted", cell.accepted),
+                                 ("finding", "bugs", cell.bugs)):
+        if counted:
+            # the total, then one link per entry or finding: its cases, its id on hover
+            links = " · ".join(f'<a href="#{_anchor(kind, i)}" title="{_h(i)}">{n}</a>'
+                               for i, n in sorted(counted.items()))
+            parts.append(f"<span class='total'>{label} {sum(counted.values())}</span> "
+                         f"<span class='links'>({links})</span>")
     return f'<td class="{status}">' + "<br>".join(parts) + "</td>"
 
 
@@ -197,18 +210,18 @@ def render_matrix_html(run: MatrixRun, languages: Mapping[str, str]) -> str:
         "<h1>Conformance matrix</h1>",
         f"<p>{len(run.impls)} implementations, {sum(run.inputs.values())} inputs in "
         f"{run.seconds:.0f} s; the reference answered {run.reference_answers} cases, once "
-        f"each. Cells: {counts['agree']} agree, {counts['accepted']} with accepted "
-        f"differences only, {counts['bug']} with bugs.</p>",
+        f"each. Implementation-by-operation cells: {counts['agree']} agree, "
+        f"{counts['accepted']} with accepted differences only, {counts['bug']} with bugs.</p>",
         "<p class='legend'><span class='agree' style='background:#dff3df'>agree</span>"
         "<span style='background:#fff3cc'>accepted differences (linked)</span>"
         "<span style='background:#f8d0d0'>bugs (linked to findings)</span>"
         "<span style='background:#fafafa'>- not asked</span></p>",
-        "<table><tr><th>implementation</th><th>language</th><th>version</th>"
-        + "".join(f"<th>{op}</th>" for op in OPERATIONS) + "</tr>",
+        "<table><thead><tr><th>implementation</th><th>language</th><th>version</th>"
+        + "".join(f"<th>{op}</th>" for op in OPERATIONS) + "</tr></thead>",
     ]
     for impl in run.impls:
         out.append(f"<tr><th>{_h(impl)}</th><td>{_h(languages.get(impl, ''))}</td>"
-                   f"<td>{_h(run.versions.get(impl, ''))}</td>"
+                   f"<td>{_h(_version(run, impl))}</td>"
                    + "".join(_html_cell(cells.get((impl, op))) for op in OPERATIONS) + "</tr>")
     out.append("</table><details><summary>Encode by set</summary><table><tr>"
                "<th>implementation</th><th>set</th><th>cases</th></tr>")
@@ -222,7 +235,8 @@ def render_matrix_html(run: MatrixRun, languages: Mapping[str, str]) -> str:
         for rank, ((col, a, b), conf) in enumerate(_ranked(run)):
             if rank == _SHOWN:
                 out.append("</table><details><summary>more pairs</summary><table>")
-            out.append(f"<tr><td>{_h(col)}</td><td>{_h(a)} / {_h(b)}</td>"
+            out.append(f"<tr><td class='nowrap'>{_h(col)}</td>"
+                       f"<td class='nowrap'>{_h(a)}<br>{_h(b)}</td>"
                        f"<td class='n'>{conf.count}</td><td><code>{_h(conf.case)}</code></td>"
                        f"<td><code>{_h(conf.answers[0])}</code><br>"
                        f"<code>{_h(conf.answers[1])}</code></td></tr>")
@@ -232,14 +246,14 @@ def render_matrix_html(run: MatrixRun, languages: Mapping[str, str]) -> str:
     out.append("<h2>Accepted differences</h2><table><tr><th>entry</th><th>summary</th>"
                "<th>citation</th></tr>")
     for ident in sorted({i for cell in run.cells.values() for i in cell.accepted}):
-        entry = _ENTRIES.get(ident)
-        out.append(f"<tr id='{_anchor('entry', ident)}'><td><code>{_h(ident)}</code></td>"
-                   f"<td>{_h(entry.summary if entry else '(the adapter own entry)')}</td>"
-                   f"<td>{_h(entry.citation if entry else '')}</td></tr>")
+        summary, citation = _entry_text(run, ident)
+        out.append(f"<tr id='{_anchor('entry', ident)}'><td><code class='id'>{_h(ident)}"
+                   f"</code></td><td>{_h(summary)}</td><td>{_h(citation)}</td></tr>")
     out.append("</table><h2>Findings</h2><table><tr><th>finding</th><th>implementation</th>"
                "<th>case (minimized)</th><th>expected</th><th>actual</th><th>record</th></tr>")
     for ident, f in sorted(run.findings.items()):
-        out.append(f"<tr id='{_anchor('finding', ident)}'><td><code>{_h(ident)}</code><br>"
+        out.append(f"<tr id='{_anchor('finding', ident)}'><td><code class='id'>{_h(ident)}"
+                   f"</code><br>"
                    f"{_h(f['kind'])}</td><td>{_h(f['impl'])}</td>"
                    f"<td><code>{_h(f['case'])}</code></td><td><code>{_h(f['expected'])}</code>"
                    f"</td><td><code>{_h(f['actual'])}</code></td>"
