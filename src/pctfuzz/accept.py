@@ -35,10 +35,20 @@ Ready-made reconcilers (each accepts its exact difference and nothing more):
                                                          input is an escape, not data
 ``pairs_order(MODE)``          form, form-parse          pairs ``grouped`` or ``sorted``
                                                          by name (multi-dicts), or
-                                                         ``grouped-bytes`` (form-parse)
+                                                         ``grouped-bytes`` (form-parse),
+                                                         ``sorted-bytes`` (a parser's,
+                                                         by the names' bytes: Go)
 ``empty_pairs(MODE)``          form, form-parse          pairs with an empty value
                                                          ``dropped``; empty sequences
-                                                         ``kept`` as ("", "") (form-parse)
+                                                         ``kept`` as ("", "") (form-parse),
+                                                         ``kept-but-last`` (Ruby) or
+                                                         ``kept-but-trailing`` (Perl)
+``needs_equals()``             form-parse                a text without ``=`` has no
+                                                         pairs (Perl's query_form)
+``names_mangled(STYLE)``       form-parse                names made ``php`` variables
+                                                         (parse_str: '.' and ' ' as '_')
+``plus_as_space()``            decode                    ``+`` decoded as a space (after
+                                                         ``replacement``, if both)
 ``latin1_fallback()``          decode, form-parse        invalid UTF-8 decoded as latin-1
 ``latin1_bytes()``             decode, form-parse        raw bytes read as latin-1 text
 ``truncated(N)``               any                       the answer stops after N
@@ -49,6 +59,8 @@ Ready-made reconcilers (each accepts its exact difference and nothing more):
 ``cut_at(CHARS)``              any                       the input up to its first of
                                                          CHARS (``#``, ``?``, NUL)
 ``normalized(FORM)``           encode, form              NFC/NFKC/NFD/NFKD first
+``normalized_escaped(FORM)``   encode                    the escaped text normalized, then
+                                                         non-ASCII encoded (Java's URI)
 ``decoded_twice()``            decode, form-parse        percent-decoded twice
 ``semicolon_separates()``      form-parse                ``;`` separates pairs too
 ``plus_kept()``                form-parse                ``+`` read as itself, not a space
@@ -68,10 +80,15 @@ Ready-made reconcilers (each accepts its exact difference and nothing more):
 ``kept_encoded(CHARS)``        decode                    escapes of CHARS not decoded
 ``lone_surrogates(MODE)``      any (``surrogatepass``:   a lone surrogate ``dropped``, or
                                encode, form)             its ``surrogatepass`` bytes
+``unmappable_replaced()``      encode, form              ``?`` for an unencodable
+                                                         character or a lone surrogate
+                                                         (Java's String.getBytes)
 ``refuses(INPUT)``             any                       raises for an input with
                                                          ``lone-surrogate``,
-                                                         ``invalid-utf8`` or
-                                                         ``invalid-percent``
+                                                         ``invalid-utf8``,
+                                                         ``invalid-percent``,
+                                                         ``control-char`` or
+                                                         ``non-ascii``
 =============================  ========================  ====================================
 
 Entries compose as one model, whatever order they are listed in
@@ -105,9 +122,9 @@ Parameters: ``chars`` (left_raw, encoded, removed, trimmed, cut_at,
 kept_encoded), ``space`` (space_as),
 ``types`` (both_refuse), ``mode`` (requoted, pairs_order, empty_pairs, replacement,
 lone_surrogates),
-``n`` (truncated), ``text`` (prefixed, suffixed), ``form`` (normalized), ``input``
-(refuses); optional: ``part`` (left_raw, encoded: ``names``, ``values`` or
-``empty-name-values``, form only).
+``n`` (truncated), ``text`` (prefixed, suffixed), ``form`` (normalized,
+normalized_escaped), ``input`` (refuses), ``style`` (names_mangled); optional: ``part``
+(left_raw, encoded: ``names``, ``values`` or ``empty-name-values``, form only).
 Examples: encode ``{value, set,
 encoding, space_as_plus}``, decode ``{value}``, form ``{pairs = [[name, value], ...],
 encoding}``, form-parse ``{text}``. Optional keys: ``impl``, ``summary``.
@@ -131,9 +148,13 @@ from pctfuzz._internal.accept import (
     left_raw,
     lone_surrogates,
     lowercase_hex,
+    names_mangled,
     ncr_unescaped,
+    needs_equals,
     normalized,
+    normalized_escaped,
     pairs_order,
+    plus_as_space,
     plus_kept,
     prefixed,
     python_codec,
@@ -146,6 +167,7 @@ from pctfuzz._internal.accept import (
     suffixed,
     trimmed,
     truncated,
+    unmappable_replaced,
 )
 
 __all__ = [
@@ -164,9 +186,13 @@ __all__ = [
     "left_raw",
     "lone_surrogates",
     "lowercase_hex",
+    "names_mangled",
     "ncr_unescaped",
+    "needs_equals",
     "normalized",
+    "normalized_escaped",
     "pairs_order",
+    "plus_as_space",
     "plus_kept",
     "prefixed",
     "python_codec",
@@ -179,4 +205,5 @@ __all__ = [
     "suffixed",
     "trimmed",
     "truncated",
+    "unmappable_replaced",
 ]

@@ -32,9 +32,13 @@ from pctfuzz._internal.accept.reconcilers import (
     left_raw,
     lone_surrogates,
     lowercase_hex,
+    names_mangled,
     ncr_unescaped,
+    needs_equals,
     normalized,
+    normalized_escaped,
     pairs_order,
+    plus_as_space,
     plus_kept,
     prefixed,
     python_codec,
@@ -47,6 +51,7 @@ from pctfuzz._internal.accept.reconcilers import (
     suffixed,
     trimmed,
     truncated,
+    unmappable_replaced,
 )
 
 __all__ = [
@@ -72,9 +77,13 @@ __all__ = [
     "load_accept_file",
     "lone_surrogates",
     "lowercase_hex",
+    "names_mangled",
     "ncr_unescaped",
+    "needs_equals",
     "normalized",
+    "normalized_escaped",
     "pairs_order",
+    "plus_as_space",
     "plus_kept",
     "prefixed",
     "python_codec",
@@ -87,6 +96,7 @@ __all__ = [
     "suffixed",
     "trimmed",
     "truncated",
+    "unmappable_replaced",
     "use_accept_file",
     "use_accepted",
 ]

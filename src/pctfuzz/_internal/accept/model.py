@@ -13,8 +13,9 @@ would (``render``); the order the entries are listed in never matters:
    (WHATWG URL 1.3, percent-encode after encoding, with that set);
 3. text rewrites of what that set gives: a space as ``+`` or ``%20``, an existing
    ``%HH`` requoted, lowercase hex digits;
-4. structure of the result: pairs dropped, kept, sorted or grouped (URL 5.1/5.2),
-   ``;`` as a separator, decoded twice, a ``+`` kept (not read as a space).
+4. structure of the result: pairs dropped, kept, sorted (by code points or by the
+   names' bytes) or grouped (URL 5.1/5.2), ``;`` as a separator, decoded twice, a
+   ``+`` kept (not read as a space).
 
 So ``left_raw("~")`` + ``encoded("*")`` is one set, ``space_as("%20")`` never touches
 a ``+`` that ``left_raw("+")`` keeps, and ``pairs_order("sorted")`` orders the pairs
@@ -26,7 +27,7 @@ from __future__ import annotations
 import codecs
 import re
 import unicodedata
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, fields, replace
 from typing import Any
 
@@ -90,11 +91,15 @@ class Model:
     #: error handler's name (``REPLACEMENT_ERRORS``); the reference keeps the bytes
     #: (decode) or writes U+FFFD per maximal subpart (form-parse).
     replacement: str | None = None
+    #: A decoder reads ``+`` as a space before percent-decoding (``plus_as_space``).
+    plus_as_space: bool = False
     #: Each valid ``%hh`` of the input text is uppercased first (``escapes_uppercased``).
     upper_escapes: bool = False
     #: Text encoded with Python's codec of a legacy encoding, errors="xmlcharrefreplace"
     #: (urllib), instead of the WHATWG encoder; the set applies to its bytes.
     python_codec: bool = False
+    #: A form-parse text without "=" is no form: no pairs (``needs_equals``).
+    needs_equals: bool = False
 
     def merge(self, other: Model) -> Model:
         """Both models at once; ``NotModelled`` when they contradict each other."""
@@ -108,6 +113,8 @@ class Model:
             "kept": self.kept | other.kept,
             "bytes_latin1": self.bytes_latin1 or other.bytes_latin1,
             **{name: getattr(self, name) | getattr(other, name) for name in _PARTS},
+            "needs_equals": self.needs_equals or other.needs_equals,
+            "plus_as_space": self.plus_as_space or other.plus_as_space,
             "remove": "".join(sorted(set(self.remove + other.remove))),
             "trim": "".join(sorted(set(self.trim + other.trim))),
             "cut": "".join(sorted(set(self.cut + other.cut))),
@@ -132,16 +139,33 @@ _PARTS = ("raw_names", "raw_values", "encoded_names", "encoded_values",
 _SINGLE = ("space", "requote", "order", "empty", "normalize", "surrogates", "replacement")
 
 
-def reorder(pairs: Iterable[tuple[Any, Any]], mode: str) -> list[tuple[Any, Any]]:
-    """Pairs ``sorted`` by name (stable) or ``grouped`` by name in order of first
-    appearance, as a multi-dict keeps them."""
+def reorder(pairs: Iterable[tuple[Any, Any]], mode: str,
+            keys: Sequence[bytes] | None = None) -> list[tuple[Any, Any]]:
+    """Pairs ``sorted`` by name (stable), ``sorted-bytes`` by the name's bytes
+    (``keys``: each pair's name as bytes before UTF-8 decoding, else its UTF-8), or
+    ``grouped`` by name in order of first appearance, as a multi-dict keeps them."""
     listed = list(pairs)
     if mode == "sorted":
         return sorted(listed, key=lambda p: p[0])
+    if mode == "sorted-bytes":
+        return _sorted_by_bytes(listed, keys)
     first: dict[Any, int] = {}
     for name, _ in listed:
         first.setdefault(name, len(first))
     return sorted(listed, key=lambda p: first[p[0]])
+
+
+def _sorted_by_bytes(pairs: list[tuple[Any, Any]],
+                     keys: Sequence[bytes] | None) -> list[tuple[Any, Any]]:
+    """Stably sorted by each name's bytes: ``keys`` when given (a parser's decoded
+    bytes, where invalid UTF-8 still differs: 80 before C3 A9, though U+FFFD sorts
+    after U+00E9), else the name's UTF-8 (a serializer's: the same order as its code
+    points). Go sorts a map's string keys, which are bytes."""
+    if keys is None:
+        keys = [n if isinstance(n, bytes) else n.encode("utf-8", "surrogatepass")
+                for n, _ in pairs]
+    order = sorted(range(len(pairs)), key=keys.__getitem__)
+    return [pairs[i] for i in order]
 
 
 # --- 1. input transforms -------------------------------------------------------------------
@@ -356,25 +380,44 @@ def _decode_again(text: str) -> str:
 
 
 def _parse(model: Model, text: str | bytes) -> list[tuple[str, str]]:
+    if model.needs_equals and not (b"=" in text if isinstance(text, bytes) else "=" in text):
+        return []
     separators = "&;" if model.semicolon else "&"
     if isinstance(text, bytes):
         sequences: list[Any] = re.split(f"[{separators}]".encode(), text)
     else:
         sequences = re.split(f"[{separators}]", text)
     pairs: list[tuple[str, str]] = []
-    for sequence in sequences:
+    keys: list[bytes] = []  # each pair's name as decoded bytes, for ``sorted-bytes``
+    for index, sequence in enumerate(sequences):
         if sequence and model.plus_kept:  # '+' as its own escape: decoded to itself
             sequence = sequence.replace(b"+", b"%2B") if isinstance(sequence, bytes) \
                 else sequence.replace("+", "%2B")
-        if sequence and model.replacement:
-            pairs.append(_pair_with(model.replacement, sequence))
-        elif sequence:
-            pairs += form_urldecode(sequence)
-        elif model.empty == "kept":
+        if sequence:
+            pairs += [_pair_with(model.replacement, sequence)] if model.replacement \
+                else form_urldecode(sequence)
+            keys.append(_name_bytes(sequence, model.twice) if model.order == "sorted-bytes"
+                        else b"")
+        elif model.empty == "kept" or (model.empty == "kept-but-last"
+                                       and index < len(sequences) - 1) or (
+                model.empty == "kept-but-trailing" and any(sequences[index + 1:])):
             pairs.append(("", ""))
+            keys.append(b"")
     if model.twice:
         pairs = [(_decode_again(n), _decode_again(v)) for n, v in pairs]
-    return pairs
+    if model.empty == "dropped":
+        keys = [k for k, p in zip(keys, pairs, strict=True) if p[1]]
+        pairs = [p for p in pairs if p[1]]
+    return reorder(pairs, model.order, keys) if model.order else pairs
+
+
+def _name_bytes(sequence: str | bytes, twice: bool) -> bytes:
+    """A sequence's name as the parser's bytes, before UTF-8 decoding (URL 5.1 step 3)."""
+    if isinstance(sequence, str):
+        data = percent_decode(sequence.partition("=")[0].replace("+", " "))
+    else:
+        data = percent_decode(sequence.partition(b"=")[0].replace(b"+", b" "))
+    return percent_decode(data) if twice else data
 
 
 def _pair_with(mode: str, sequence: str | bytes) -> tuple[str, str]:
@@ -393,7 +436,8 @@ def _grouped_by_bytes(model: Model, text: str | bytes,
     """``pairs`` (``_parse``'s) grouped by each name's percent-decoded bytes, before
     the UTF-8 decode: a dict keyed by bytes (tornado's ``parse_qs_bytes``) keeps
     ``%80`` and ``%A0`` apart, though both names decode to U+FFFD."""
-    if model.twice or model.semicolon or model.empty == "kept":
+    if model.twice or model.semicolon or model.empty in ("kept", "kept-but-last",
+                                                         "kept-but-trailing"):
         raise NotModelled("grouped-bytes with another structure")
     data = text if isinstance(text, bytes) else \
         to_scalar_value_string(text, "replace").encode("utf-8")
@@ -409,8 +453,9 @@ def _grouped_by_bytes(model: Model, text: str | bytes,
 def _structural(model: Model) -> bool:
     """Only the structure of the result changes: the model can reshape the answer it
     is given (one that an entry written as code made) instead of answering afresh."""
-    return model == Model(order=model.order, empty=model.empty) and model.empty != "kept" \
-        and model.order != "grouped-bytes"
+    return model == Model(order=model.order, empty=model.empty) \
+        and model.empty not in ("kept", "kept-but-last", "kept-but-trailing") \
+        and model.order not in ("sorted-bytes", "grouped-bytes")  # the input's bytes
 
 
 def _reshape(model: Model, check: str, case: Case, current: Any) -> Any:
@@ -464,18 +509,20 @@ def render(model: Model, check: str, case: Case, current: Any = None) -> Any:
                        + _encode(model, value, value_set, case.encoding, value_plus))
         return "&".join(out)
     if isinstance(case, DecodeCase) and check == "decode":
-        data = _decode_keeping(case.value, model.kept) if model.kept else \
-            percent_decode(case.value)
+        encoded: str | bytes = case.value
+        if model.plus_as_space:  # URL 5.1 step 3.3, before percent-decoding
+            encoded = encoded.replace(b"+", b" ") if isinstance(encoded, bytes) else \
+                encoded.replace("+", " ")
+        data = _decode_keeping(encoded, model.kept) if model.kept else percent_decode(encoded)
         data = percent_decode(data) if model.twice else data
         if model.replacement:  # the answer is text: written back as UTF-8
             return data.decode("utf-8", REPLACEMENT_ERRORS[model.replacement]).encode(
                 "utf-8", "surrogatepass")
         return data
     if isinstance(case, FormParseCase) and check == "form-parse":
-        pairs = _parse(model, case.text)
-        if model.order == "grouped-bytes":
-            return _grouped_by_bytes(model, case.text, pairs)
-        if model.empty == "dropped":
-            pairs = [p for p in pairs if p[1]]
-        return reorder(pairs, model.order) if model.order else pairs
+        if model.order == "grouped-bytes":  # keyed by the names' bytes, as parsed
+            undropped = replace(model, order=None,
+                                empty=None if model.empty == "dropped" else model.empty)
+            return _grouped_by_bytes(model, case.text, _parse(undropped, case.text))
+        return _parse(model, case.text)
     raise NotModelled(f"{check} on a {type(case).__name__}")

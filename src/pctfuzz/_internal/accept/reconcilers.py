@@ -16,12 +16,13 @@ few lines.)
 from __future__ import annotations
 
 import re
+import unicodedata
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
 from pctfuzz._internal.accept.entry import MODEL, REPLACE, REWRITE, KnownDivergence
-from pctfuzz._internal.accept.model import Model, NotModelled, render
+from pctfuzz._internal.accept.model import Model, NotModelled, python_codec_name, render
 from pctfuzz._internal.cases import Case, DecodeCase, EncodeCase, FormCase, FormParseCase
 from pctfuzz._internal.encoding import encode_ncr, lookup
 from pctfuzz._internal.errors import PctfuzzError, UsageError
@@ -33,6 +34,8 @@ from pctfuzz._internal.spec import HEX_PAIR
 from pctfuzz._internal.text import count_lone_surrogates, has_lone_surrogate, surrogates_to_fffd
 
 __all__ = [
+    "MANGLING_PROBE",
+    "MANGLING_STYLES",
     "MODEL",
     "OPTIONAL_PARAMS",
     "PARTS",
@@ -54,9 +57,14 @@ __all__ = [
     "left_raw",
     "lone_surrogates",
     "lowercase_hex",
+    "mangled_pairs",
+    "names_mangled",
     "ncr_unescaped",
+    "needs_equals",
+    "normalized_escaped",
     "pairs_order",
     "pairs_surrogates_to_fffd",
+    "plus_as_space",
     "plus_kept",
     "prefixed",
     "python_codec",
@@ -70,6 +78,7 @@ __all__ = [
     "suffixed",
     "trimmed",
     "truncated",
+    "unmappable_replaced",
 ]
 
 _CASE_TYPES: Mapping[str, type] = {op.name: op.case_type for op in OPERATIONS}
@@ -249,28 +258,36 @@ def requoted(mode: str) -> Reconciler:
                      f"an existing %HH is an escape ({mode})")
 
 
-_ORDER_MODES = ("grouped", "sorted", "grouped-bytes")
+_ORDER_MODES = ("grouped", "sorted", "grouped-bytes", "sorted-bytes")
 
 
 def pairs_order(mode: str) -> Reconciler:
     """Pairs ``grouped`` by name (in order of first appearance, as a multi-dict keeps
-    them) or ``sorted`` by name, values in input order (WHATWG URL 5.1/5.2 keep the
-    list's order); ``grouped-bytes`` (form-parse): grouped by the name's bytes before
-    their UTF-8 decode (two names that are not UTF-8 stay apart: tornado)."""
+    them), ``sorted`` by name (its code points) or ``sorted-bytes`` (a parser's: by the
+    name's bytes before UTF-8 decoding, so ``%80`` before ``%C3%A9``; Go's map keys),
+    values in input order (WHATWG URL 5.1/5.2 keep the list's order); ``grouped-bytes``
+    (form-parse): grouped by the name's bytes before their UTF-8 decode (two names
+    that are not UTF-8 stay apart: tornado)."""
     if mode not in _ORDER_MODES:
         raise UsageError(f"pairs_order: mode must be one of {', '.join(_ORDER_MODES)}")
     checks = {"form-parse"} if mode == "grouped-bytes" else {"form", "form-parse"}
     return _declared("pairs_order", checks, Model(order=mode),
-                     "keeps the pairs in list order", f"pairs {mode} by name")
+                     "keeps the pairs in list order",
+                     "pairs sorted by the names' bytes" if mode == "sorted-bytes"
+                     else f"pairs {mode} by name")
 
 
-_EMPTY_MODES = ("dropped", "kept")
+_EMPTY_MODES = ("dropped", "kept", "kept-but-last", "kept-but-trailing")
 
 
 def empty_pairs(mode: str) -> Reconciler:
     """``dropped``: pairs whose value is empty are left out (``parse_qsl`` without
     ``keep_blank_values``); ``kept``: an empty sequence between ``&`` is a pair
-    ("", "") (the WHATWG parser skips it, 5.1 step 3.1)."""
+    ("", "") (the WHATWG parser skips it, 5.1 step 3.1); ``kept-but-last``: so is each
+    but the last, after a final ``&`` (which ends a pair as a line end ends a line:
+    Ruby's ``decode_www_form``, ``each_line("&")``); ``kept-but-trailing``: each but
+    those at the end (Perl's ``split`` drops trailing empty fields: URI's
+    ``query_form``)."""
     if mode not in _EMPTY_MODES:
         raise UsageError(f"empty_pairs: mode must be one of {', '.join(_EMPTY_MODES)}")
     checks = {"form", "form-parse"} if mode == "dropped" else {"form-parse"}
@@ -456,6 +473,33 @@ def normalized(form: str) -> Reconciler:
                      "encodes the text as given", f"normalizes the text to {form} first")
 
 
+def normalized_escaped(form: str) -> Reconciler:
+    """The text is escaped by the set but for its non-ASCII characters, the result
+    Unicode-normalized (``form``), then its non-ASCII characters encoded as UTF-8: an
+    escape's last hex digit can compose with a combining mark that follows it (``%1A``
+    then U+0300 reads ``%1`` then U+00C0). Java's ``URI.toASCIIString`` (OpenJDK
+    java/net/URI.java: encode(toString()) normalizes the quoted string to NFC)."""
+    if form not in _FORMS:
+        raise UsageError(f"normalized_escaped: form must be one of {', '.join(_FORMS)}")
+
+    def reconcile(case: Case, expected: Outcome, actual: Outcome) -> _Pair:
+        if expected.raised or not isinstance(case, EncodeCase) or not isinstance(case.value, str) \
+                or case.value.isascii():
+            return None
+        pes = get_set(case.set_name)
+        quoted = "".join(c if not c.isascii() else
+                         percent_encode(c, pes, space_as_plus=case.space_as_plus)
+                         for c in case.value)
+        normal = unicodedata.normalize(form, quoted)  # type: ignore[arg-type]
+        return Outcome("".join(c if c.isascii() else percent_encode(c, pes)
+                               for c in normal)), actual
+
+    return Reconciler("normalized_escaped", frozenset({"encode"}), reconcile,
+                      "encodes the text as given",
+                      f"normalizes the escaped text to {form}, then encodes non-ASCII",
+                      REPLACE)
+
+
 def decoded_twice() -> Reconciler:
     """Percent-decoded twice: a ``%25HH`` of the input becomes the byte HH."""
     return _declared("decoded_twice", {"decode", "form-parse"}, Model(twice=True),
@@ -638,8 +682,123 @@ def _low_byte() -> Reconciler:
                       REPLACE)
 
 
+def needs_equals() -> Reconciler:
+    """A form-parse text without ``=`` is no form: no pairs (Perl URI's ``query_form``:
+    'return unless $old =~ /=/'; WHATWG URL 5.1 reads "a" as the pair ("a", ""))."""
+    return _declared("needs_equals", {"form-parse"}, Model(needs_equals=True),
+                     "a sequence without '=' is a name with an empty value",
+                     "a text without '=' has no pairs")
+
+
+# --- '+' decoded as a space (phase REPLACE) ---------------------------------------------------
+def plus_as_space() -> Reconciler:
+    """A decoder reads ``+`` as a space, then percent-decodes (a form decoder, URL 5.1
+    step 3.3: Go's QueryUnescape, PHP's urldecode, Java's URLDecoder, Ruby's
+    CGI.unescape); the reference's percent-decode (1.3) keeps it. A model field, so it
+    composes with the decoder's invalid-UTF-8 mode and kept escapes."""
+    return _declared("plus_as_space", {"decode"}, Model(plus_as_space=True), "keeps '+'",
+                     "decodes '+' as a space")
+
+
+# --- an unencodable character as '?' (phase REPLACE) ------------------------------------------
+def unmappable_replaced() -> Reconciler:
+    """A character the encoding cannot encode, or a lone surrogate, is the byte ``?``
+    (Python's codec of the encoding's name, ``errors="replace"``), then percent-encoded
+    by the set; the reference writes ``&#N;`` or refuses a lone surrogate (URL Standard
+    1.3, the encoder's error mode html). Java's ``String.getBytes``: 'replaces
+    malformed-input and unmappable-character sequences with this charset's default
+    replacement byte array' (URLEncoder)."""
+
+    def encode(text: str | bytes, pes: PercentEncodeSet, label: str, plus: bool) -> str:
+        if isinstance(text, str):
+            found = lookup(label)
+            codec = "utf-8" if found.is_utf8 else python_codec_name(label)
+            if codec is None:
+                raise NotModelled(f"no Python codec for {label}")
+            text = text.encode(codec, "replace")
+        return percent_encode(text, pes, space_as_plus=plus)
+
+    def reconcile(case: Case, expected: Outcome, actual: Outcome) -> _Pair:
+        try:
+            if isinstance(case, EncodeCase):
+                return Outcome(encode(case.value, get_set(case.set_name), case.encoding,
+                                      bool(case.space_as_plus))), actual
+            if isinstance(case, FormCase):
+                return Outcome("&".join(encode(n, FORM, case.encoding, True) + "="
+                                        + encode(v, FORM, case.encoding, True)
+                                        for n, v in case.pairs)), actual
+        except (NotModelled, PctfuzzError):
+            return None
+        return None
+
+    return Reconciler("unmappable_replaced", frozenset({"encode", "form"}), reconcile,
+                      "&#N; for an unencodable character; refuses a lone surrogate",
+                      "'?' (%3F) for an unencodable character or a lone surrogate", REPLACE)
+
+
+# --- names made a language's variables (phase REPLACE) --------------------------------------
+def _php_variables(text: str | bytes) -> list[tuple[str, str]]:
+    """PHP's ``parse_str`` (php-src main/php_variables.c: php_default_treat_data and
+    php_register_variable_ex, names without '['): the text ends at its first NUL (a C
+    string), empty sequences are skipped; in a name leading spaces are dropped, it ends
+    at a NUL, ' ' and '.' become '_', an empty one is dropped; the pairs are an array,
+    so a repeated name keeps its first place and its last value."""
+    data = text if isinstance(text, bytes) else surrogates_to_fffd(text).encode("utf-8")
+    data = data.split(b"\0", 1)[0]
+    found: dict[bytes, bytes] = {}
+    for sequence in data.split(b"&"):
+        if not sequence:
+            continue
+        name, _, value = sequence.partition(b"=")
+        name = percent_decode(name.replace(b"+", b" ")).lstrip(b" ").split(b"\0", 1)[0]
+        if name:
+            found[name.replace(b" ", b"_").replace(b".", b"_")] = \
+                percent_decode(value.replace(b"+", b" "))
+    return [(n.decode("utf-8", "replace"), v.decode("utf-8", "replace"))
+            for n, v in found.items()]
+
+
+#: style -> the form parser whose pairs are that language's variables.
+_MANGLED: Mapping[str, Callable[[str | bytes], list[tuple[str, str]]]] = {
+    "php": _php_variables,
+}
+MANGLING_STYLES = tuple(_MANGLED)
+#: A text each style answers apart from the reference (``names_mangled``'s probe).
+MANGLING_PROBE = "a.b=1&a b=2& c=3"
+
+
+def mangled_pairs(style: str, text: str | bytes) -> list[tuple[str, str]]:
+    """The pairs a form parser of ``style`` answers for ``text``."""
+    return _MANGLED[style](text)
+
+
+def names_mangled(style: str) -> Reconciler:
+    """The form parser makes each name a variable of ``style``'s language, as one
+    behaviour: ``php`` (``parse_str``, ``$_GET``: '.' and ' ' as '_', leading spaces and
+    empty names dropped, a repeated name's last value in its first place, the text up
+    to a NUL; PHP manual, Variables From External Sources)."""
+    if style not in _MANGLED:
+        raise UsageError(f"names_mangled: style must be one of {', '.join(_MANGLED)}")
+
+    def reconcile(case: Case, expected: Outcome, actual: Outcome) -> _Pair:
+        if expected.raised or not isinstance(case, FormParseCase):
+            return None
+        return Outcome(mangled_pairs(style, case.text)), actual
+
+    return Reconciler("names_mangled", frozenset({"form-parse"}), reconcile,
+                      "every sequence as a (name, value) pair",
+                      f"names made {style.upper()} variables", REPLACE)
+
+
 _INVALID_PCT = re.compile(f"%(?!{HEX_PAIR})")
-REFUSAL_INPUTS = ("lone-surrogate", "invalid-utf8", "invalid-percent")
+REFUSAL_INPUTS = ("lone-surrogate", "invalid-utf8", "invalid-percent", "control-char",
+                  "non-ascii")
+#: ``control-char``: an ASCII control (C0 or DEL) as given, which a URL parser may
+#: refuse (Go's url.Parse, against request smuggling: go.dev/issue/27302);
+#: ``non-ascii``: a character or byte above 7F as given (Ruby's decode_www_form: "must
+#: be ASCII only string").
+_CONTROL = re.compile("[\x00-\x1f\x7f]")
+_CONTROL_BYTES = re.compile(b"[\x00-\x1f\x7f]")
 
 
 def input_texts(case: Case) -> list[str | bytes]:
@@ -659,6 +818,11 @@ def input_has(case: Case, kind: str) -> bool:
     if kind == "invalid-percent":
         return any(_INVALID_PCT.search(t if isinstance(t, str) else t.decode("latin-1"))
                    for t in texts)
+    if kind == "control-char":
+        return any(_CONTROL.search(t) if isinstance(t, str) else _CONTROL_BYTES.search(t)
+                   for t in texts)
+    if kind == "non-ascii":
+        return not all(t.isascii() for t in texts)
     if isinstance(case, EncodeCase | FormCase):
         return False
     for text in texts:
@@ -674,7 +838,9 @@ def input_has(case: Case, kind: str) -> bool:
 def refuses(input: str) -> Reconciler:
     """The implementation raises (any exception) for an input holding ``input``
     (``lone-surrogate``, ``invalid-utf8`` as given or once decoded, ``invalid-percent``: a ``%``
-    without two hex digits), where the reference answers."""
+    without two hex digits, ``control-char``: a C0 control or DEL as given,
+    ``non-ascii``: a character or byte above 7F as given), where the reference
+    answers."""
     if input not in REFUSAL_INPUTS:
         raise UsageError(f"refuses: input must be one of {', '.join(REFUSAL_INPUTS)}")
 
@@ -730,6 +896,11 @@ RECONCILERS: Mapping[str, tuple[Callable[..., Reconciler], str | None]] = {
     "kept_encoded": (kept_encoded, "chars"),
     "lone_surrogates": (lone_surrogates, "mode"),
     "latin1_bytes": (latin1_bytes, None),
+    "names_mangled": (names_mangled, "style"),
+    "plus_as_space": (plus_as_space, None),
+    "needs_equals": (needs_equals, None),
+    "normalized_escaped": (normalized_escaped, "form"),
+    "unmappable_replaced": (unmappable_replaced, None),
 }
 
 

@@ -55,7 +55,8 @@ from pctfuzz._internal.outcome import Outcome
 from pctfuzz._internal.sets import FORM, get_set
 from pctfuzz._internal.spec import PERCENT_ENCODED_BYTE
 
-__all__ = ["Chars", "Confirm", "Order", "Probe", "Rule", "find_rule", "rule_class"]
+__all__ = ["Chars", "Confirm", "Order", "ParserMode", "Probe", "Rule", "find_rule",
+           "rule_class"]
 
 #: ``probe()`` -> (characters the implementation leaves raw that the reference
 #: encodes, characters it encodes that the reference leaves raw), as code points.
@@ -63,8 +64,9 @@ Probe = Callable[[], tuple[frozenset[int], frozenset[int]]]
 #: ``confirm(n)`` -> whether the implementation's answer to a longer input (the case's
 #: input twice) is cut at ``n`` too: a cut that moves with the input is no truncation.
 Confirm = Callable[[int], bool]
-#: ``order()`` -> the implementation's pair order, ``sorted`` or ``grouped``, as it
-#: answers pairs that tell them apart (None: neither, or it does not answer).
+#: ``order()`` -> the implementation's pair order, ``sorted``, ``sorted-bytes`` or
+#: ``grouped``, as it answers pairs that tell them apart (None: none of them, or it does
+#: not answer).
 Order = Callable[[], str | None]
 #: ``requote()`` (also an ``Order``) -> the implementation's ``requoted`` mode, as it
 #: answers ``%41`` and ``%2f`` in the case's context (None: none of them).
@@ -74,6 +76,13 @@ Order = Callable[[], str | None]
 #: None when it answers none of them); for ``replacement``, a decoder's own mode; for
 #: ``refuses``, the kinds of input it raises for, space-separated.
 Chars = Callable[[str], str | None]
+#: ``parser_mode(rule)`` -> the implementation's own parameter of a form parser's ``rule``, as
+#: it answers a text that tells the parameters apart (None: none of them):
+#: ``names_mangled`` (its style; tried first, as its pieces, a leading space dropped or
+#: the text cut at NUL, are rules that would each name some of its cases) and
+#: ``empty_pairs`` (``kept``, ``kept-but-last`` or ``kept-but-trailing``: "&a" is
+#: each) and ``needs_equals`` ("yes" when it answers no pairs for "a" but one for "a=").
+ParserMode = Callable[[str], str | None]
 
 
 @dataclass(frozen=True)
@@ -165,7 +174,8 @@ def _candidates(check: str, case: Case, expected: Outcome, actual: Outcome,
                 probe: Probe | None, confirm: Confirm | None,
                 order: Order | None = None,
                 requote: Order | None = None,
-                chars: Chars | None = None) -> Iterator[Rule | None]:
+                chars: Chars | None = None,
+                parser_mode: ParserMode | None = None) -> Iterator[Rule | None]:
     """The catalogue's rules that could explain this case, simplest first."""
     if actual.raised and not expected.raised:
         yield from _refusals(case, chars)
@@ -190,9 +200,13 @@ def _candidates(check: str, case: Case, expected: Outcome, actual: Outcome,
             strs = [t for t in input_texts(case) if isinstance(t, str)]
             yield from _part_rules(check, strs, chars)
             yield from _escape_rules(check, strs, requote)
+        if not actual.raised:
+            yield from _unmappable(check)
         return
     want, got = expected.value, actual.value
     yield from _surrogate_rules(case, refused=False)
+    if input_has(case, "lone-surrogate"):  # held to U+FFFD (the non-scalar policy)
+        yield from _unmappable(check)
     texts = input_texts(case)
     strs = [t if isinstance(t, str) else t.decode("latin-1") for t in texts]
     if check in ("encode", "form"):
@@ -225,15 +239,23 @@ def _candidates(check: str, case: Case, expected: Outcome, actual: Outcome,
             if check == "encode":
                 yield _rule("ncr_unescaped")
             yield _rule("python_codec")
+            yield from _unmappable(check)
+    if check == "form-parse":
+        yield from _mangled_names(parser_mode)
+        if parser_mode is not None and parser_mode("needs_equals") \
+                and not any("=" in t for t in strs):
+            yield _rule("needs_equals")  # before empty_pairs(dropped), which drops "a"
     if check in ("form", "form-parse"):
         # Where both explain a case (its names already in order), the implementation's
         # own order (``order``: asked on pairs only one of them explains) names it.
         own = order() if order is not None else None
-        for each in ([own] if own else ["sorted", "grouped"]):
+        for each in ([own] if own else ["sorted", "grouped", "sorted-bytes"]):
             yield _rule("pairs_order", each)
         yield _rule("empty_pairs", "dropped")
     if check == "form-parse":
-        yield _rule("empty_pairs", "kept")
+        yield from _empty_kept(parser_mode)
+        if not any("=" in t for t in strs):
+            yield _rule("needs_equals")
         if any("+" in t for t in strs):
             yield _rule("plus_kept")
         if any(";" in t for t in strs):
@@ -248,6 +270,8 @@ def _candidates(check: str, case: Case, expected: Outcome, actual: Outcome,
         yield _rule("replacement", "undecoded")
         yield _rule("replacement", "low-byte")
         yield _rule("latin1_fallback")
+    if check == "decode" and any("+" in t for t in strs):
+        yield _rule("plus_as_space")  # after replacement: it restates the text it made
     if check in ("decode", "form-parse") and any("%" in t for t in strs):
         yield _rule("decoded_twice")
     # Normalization is an input transform, but before the rewrites of the answer: those
@@ -256,6 +280,7 @@ def _candidates(check: str, case: Case, expected: Outcome, actual: Outcome,
         for form in ("NFC", "NFKC"):
             if any(isinstance(t, str) and unicodedata.normalize(form, t) != t for t in texts):
                 yield _rule("normalized", form)
+        yield from _normalized_escaped(check, texts)
     if check not in ("encode", "form"):  # (there, tried before the '%' guesses)
         yield from _cuts(strs, chars, want, got, confirm)
     if isinstance(got, str | bytes) and type(want) is type(got) and len(got) > len(want):
@@ -309,7 +334,7 @@ def _refusals(case: Case, chars: Chars | None) -> Iterator[Rule | None]:
     space-separated): a crash that is no refusal of such input (hyperlink raises for a
     newline in a fragment, ``"\n%a"``, and answers ``"%a"``) keeps its own finding."""
     own = chars("refuses") if chars is not None else None
-    kinds = REFUSAL_INPUTS if own is None else own.split()
+    kinds = [k for k in REFUSAL_INPUTS if own is None or k in own.split()]
     for kind in kinds:
         if input_has(case, kind):
             yield _rule("refuses", kind)
@@ -364,6 +389,43 @@ def _decoder_rules(check: str, strs: Sequence[str],
     mode = chars("replacement")
     if mode:
         yield _rule("replacement", mode)
+
+
+def _mangled_names(parser_mode: ParserMode | None) -> Iterator[Rule | None]:
+    """``names_mangled`` in the implementation's own style, if it has one."""
+    style = parser_mode("names_mangled") if parser_mode is not None else None
+    if style:
+        yield _rule("names_mangled", style)
+
+
+_KEPT = ("kept", "kept-but-last", "kept-but-trailing")
+
+
+def _empty_kept(parser_mode: ParserMode | None) -> Iterator[Rule | None]:
+    """``empty_pairs`` that keep empty sequences: the implementation's own mode, else
+    each (a case without a final empty sequence is explained by both)."""
+    mode = parser_mode("empty_pairs") if parser_mode is not None else None
+    for each in ([mode] if mode in _KEPT else _KEPT):
+        yield _rule("empty_pairs", each)
+
+
+def _normalized_escaped(check: str, texts: Sequence[str | bytes]) -> Iterator[Rule | None]:
+    """``normalized_escaped``: a normalization of the escaped text, where it changes
+    the text or a combining mark follows (one that composes with the last hex digit of
+    an escape before it: %0E then U+0300)."""
+    if check == "encode":
+        for form in ("NFC", "NFKC"):
+            if any(isinstance(t, str) and not t.isascii() and (
+                    unicodedata.normalize(form, t) != t
+                    or any(unicodedata.combining(c) for c in t)) for t in texts):
+                yield _rule("normalized_escaped", form)
+
+
+def _unmappable(check: str) -> Iterator[Rule | None]:
+    """``unmappable_replaced``: a lone surrogate, or a character a legacy encoding
+    cannot encode, written as the byte '?' (Java's String.getBytes)."""
+    if check in ("encode", "form"):
+        yield _rule("unmappable_replaced")
 
 
 def _cuts(strs: Sequence[str], chars: Chars | None, want: Any, got: Any,
@@ -427,7 +489,8 @@ def find_rule(check: str, impl_names: Sequence[str], case: Case, expected: Outco
               actual: Outcome, entries: Sequence[KnownDivergence],
               probe: Probe | None = None, confirm: Confirm | None = None,
               order: Order | None = None, requote: Order | None = None,
-              chars: Chars | None = None) -> Rule | None:
+              chars: Chars | None = None,
+              parser_mode: ParserMode | None = None) -> Rule | None:
     """The simplest rule that, with ``entries`` (the accepted ones), explains the
     difference on ``case`` (module docstring); None when none does."""
     if not impl_names:
@@ -435,7 +498,7 @@ def find_rule(check: str, impl_names: Sequence[str], case: Case, expected: Outco
     impl = impl_names[0]
     found: list[Rule] = []
     for rule in _candidates(check, case, expected, actual, probe, confirm, order, requote,
-                            chars):
+                            chars, parser_mode):
         if rule is None or check not in rule.reconciler.checks or rule in found:
             continue
         found.append(rule)

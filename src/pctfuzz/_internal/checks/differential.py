@@ -59,8 +59,14 @@ import re
 from collections.abc import Callable
 from typing import Any
 
-from pctfuzz._internal.accept.model import reorder
-from pctfuzz._internal.accept.reconcilers import CUT_CHARS, input_has
+from pctfuzz._internal.accept.model import Model, render, reorder
+from pctfuzz._internal.accept.reconcilers import (
+    CUT_CHARS,
+    MANGLING_PROBE,
+    MANGLING_STYLES,
+    input_has,
+    mangled_pairs,
+)
 from pctfuzz._internal.accept.rules import Rule, find_rule
 from pctfuzz._internal.cases import Case, DecodeCase, EncodeCase, FormCase, FormParseCase
 from pctfuzz._internal.checks.registry.lookup import (
@@ -291,8 +297,10 @@ def _explaining_rule(check: str, case: Case, adapter: Impl, expected: Outcome,
         confirm=lambda n: _cut_at(check, case, adapter, n),
         order=lambda: _pair_order(check, adapter),
         requote=lambda: _requote_mode(case, adapter),
-        chars=lambda rule_name: _own_chars(rule_name, check, case, adapter))
-    if rule is None and isinstance(case, EncodeCase) and case.value:
+        chars=lambda rule_name: _own_chars(rule_name, check, case, adapter),
+        parser_mode=lambda rule_name: _own_parser_mode(rule_name, check, adapter))
+    if rule is None and isinstance(case, EncodeCase) and case.value and not actual.raised:
+        # (a refusal is of the whole input: a prefix's rule does not name it)
         rule = _prefix_rule(case, adapter, surrogates)
     return rule
 
@@ -352,9 +360,10 @@ _ORDERS: dict[tuple[int, str], tuple[object, str | None]] = {}
 
 
 def _pair_order(check: str, adapter: Impl) -> str | None:
-    """``sorted`` or ``grouped``: how the implementation orders ``_ORDER_PAIRS`` (as a
-    form serializer or parser; once per adapter), so a case both explain is named by
-    the order it has (``pctfuzz._internal.accept.rules``)."""
+    """``sorted``, ``sorted-bytes`` (a parser, ``_sorts_bytes``) or ``grouped``: how the
+    implementation orders ``_ORDER_PAIRS`` (as a form serializer or parser; once per
+    adapter), so a case both explain is named by the order it has
+    (``pctfuzz._internal.accept.rules``)."""
     known = _ORDERS.get((id(adapter), check))
     if known is not None and known[0] is adapter:
         return known[1]
@@ -377,6 +386,8 @@ def _pair_order(check: str, adapter: Impl) -> str | None:
                 found = mode
     if found == "grouped" and check == "form-parse" and _groups_bytes(adapter):
         found = "grouped-bytes"
+    if found == "sorted" and check == "form-parse" and _sorts_bytes(adapter):
+        found = "sorted-bytes"
     if len(_ORDERS) >= 64:
         _ORDERS.clear()
     _ORDERS[(id(adapter), check)] = (adapter, found)
@@ -399,6 +410,71 @@ def _groups_bytes(adapter: Impl) -> bool:
             [tuple(p) for p in got.value] == [("\ufffd", "1"), ("\ufffd", "3"), ("\ufffd", "2")]
     except TypeError:
         return False
+
+
+#: Names whose code points (U+00E9 before U+FFFD) and decoded bytes (80 before C3 A9)
+#: sort them apart, and the pairs a parser sorting by bytes answers.
+_BYTE_ORDER_TEXT, _BYTE_ORDER = "%C3%A9=1&%80=2", [("\ufffd", "2"), ("\u00e9", "1")]
+
+
+def _sorts_bytes(adapter: Impl) -> bool:
+    """A form parser that sorts pairs by name sorts by the names' bytes (Go's map keys),
+    as it answers two names whose code points sort the other way."""
+    got = run_impl("form-parse", FormParseCase(_BYTE_ORDER_TEXT), adapter)
+    try:
+        return got is not None and not got.raised and \
+            [tuple(p) for p in got.value] == _BYTE_ORDER
+    except TypeError:  # not pairs: the check reports it
+        return False
+
+
+#: (adapter, rule) -> what ``_own_parser_mode`` found.
+_PARSER_MODES: dict[tuple[int, str], tuple[object, str | None]] = {}
+#: A text each ``empty_pairs`` mode, and the reference, parse apart.
+_EMPTY_PROBE = FormParseCase("&a=&&")
+
+
+def _pairs_of(adapter: Impl, text: str) -> list[tuple[Any, ...]] | None:
+    """The implementation's pairs for the form-parse ``text`` (None: no pairs answer)."""
+    got = run_impl("form-parse", FormParseCase(text), adapter)
+    try:
+        return None if got is None or got.raised else [tuple(p) for p in got.value]
+    except TypeError:  # not pairs: the check reports it
+        return None
+
+
+def _own_parser_mode(rule: str, check: str, adapter: Impl) -> str | None:
+    """The implementation's own parameter of a form parser's ``rule``
+    (``pctfuzz._internal.accept.rules``: ``ParserMode``), as it answers a text that tells them
+    apart, once per adapter: the ``names_mangled`` style whose pairs it answers for
+    ``MANGLING_PROBE``, the ``empty_pairs`` mode it parses ``&a=&&`` with, ``yes`` for
+    ``needs_equals`` when it answers no pairs for ``a`` but one for ``a=``. None for
+    none."""
+    if check != "form-parse" or rule not in ("names_mangled", "empty_pairs", "needs_equals"):
+        return None
+    known = _PARSER_MODES.get((id(adapter), rule))
+    if known is not None and known[0] is adapter:
+        return known[1]
+    if rule == "needs_equals":
+        found = "yes" if [_pairs_of(adapter, text) for text in ("a", "a=")] == [
+            [], [("a", "")]] else None
+        _PARSER_MODES[(id(adapter), rule)] = (adapter, found)
+        return found
+    probe = FormParseCase(MANGLING_PROBE) if rule == "names_mangled" else _EMPTY_PROBE
+    assert isinstance(probe.text, str)
+    pairs = _pairs_of(adapter, probe.text)
+    found = None
+    if pairs is not None:
+        if rule == "names_mangled":
+            found = next((style for style in MANGLING_STYLES
+                          if pairs == mangled_pairs(style, MANGLING_PROBE)), None)
+        else:
+            found = next((mode for mode in ("kept", "kept-but-last", "kept-but-trailing")
+                          if pairs == render(Model(empty=mode), "form-parse", probe)), None)
+    if len(_PARSER_MODES) >= 64:
+        _PARSER_MODES.clear()
+    _PARSER_MODES[(id(adapter), rule)] = (adapter, found)
+    return found
 
 
 _REQUOTES: dict[tuple[int, str], tuple[object, str | None]] = {}
@@ -525,8 +601,21 @@ def _own_chars(rule: str, check: str, case: Case, adapter: Impl) -> str | None:
 _REFUSAL_PROBES = {"lone-surrogate": ("\ud800", "x\ud800", "\ud800x"),
                    # (raw bytes in a bytes case's context: _with_text)
                    "invalid-utf8": ("%FF", "x%FF", "%C3x", "\xff", "x\xff"),
-                   "invalid-percent": ("%zz", "x%zz", "%", "x%")}
+                   "invalid-percent": ("%zz", "x%zz", "%", "x%"),
+                   "control-char": ("a\x01b", "\x01", "x\x01"),
+                   # valid UTF-8 in a bytes case's context too (C3 A9)
+                   "non-ascii": ("\u00c3\u00a9", "x\u00c3\u00a9")}
 _REFUSALS: dict[tuple[int, str, object], tuple[object, str]] = {}
+
+
+def _refuses(check: str, case: Case, adapter: Impl, text: str) -> bool:
+    """The implementation raises for ``text`` alone in the case's context."""
+    try:
+        sub = _with_text(case, text)
+    except UnicodeEncodeError:  # a lone surrogate in a bytes input: no such case
+        return False
+    got = None if sub is None else run_impl(check, sub, adapter)
+    return got is not None and got.raised
 
 
 def _own_refusals(check: str, case: Case, adapter: Impl) -> str:
@@ -543,14 +632,17 @@ def _own_refusals(check: str, case: Case, adapter: Impl) -> str:
     kinds = []
     for kind, texts in _REFUSAL_PROBES.items():
         for text in texts:
-            try:
-                sub = _with_text(case, text)
-            except UnicodeEncodeError:  # a lone surrogate in a bytes input: no such case
-                continue
-            got = None if sub is None else run_impl(check, sub, adapter)
-            if got is not None and got.raised:
+            if kind == "invalid-utf8" and not text.isascii() and not bytes_input:
+                continue  # in a str, "\xff" is U+00FF: valid UTF-8, non-ASCII
+            if _refuses(check, case, adapter, text):
                 kinds.append(kind)
                 break
+    if "non-ascii" in kinds and "invalid-utf8" in kinds and not any(
+            _refuses(check, case, adapter, text) for text in ("%FF", "x%FF", "%C3x")):
+        # Only raw bytes 80-FF were refused, which are non-ASCII: one refusal (Ruby's
+        # decode_www_form refuses every non-ASCII text; urllib's parse_qsl refuses an
+        # escape of invalid UTF-8 too, and is named so for a raw byte 80 as well).
+        kinds.remove("invalid-utf8")
     if len(_REFUSALS) >= 64:
         _REFUSALS.clear()
     _REFUSALS[key] = (adapter, " ".join(kinds))

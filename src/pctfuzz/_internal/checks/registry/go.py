@@ -6,17 +6,14 @@ from __future__ import annotations
 import functools
 
 from pctfuzz._internal.accept.entry import MODEL, KnownDivergence
-from pctfuzz._internal.accept.reconcilers import cut_at, pairs_order
+from pctfuzz._internal.accept.reconcilers import cut_at, encoded, left_raw, pairs_order
 from pctfuzz._internal.cases import Case, DecodeCase, EncodeCase, FormCase, FormParseCase
 from pctfuzz._internal.checks.registry.common import (
-    REPLACE,
-    REWRITE,
     WHATWG_FORM,
     WHATWG_FORM_PARSE,
     WHATWG_PCT,
     Pair,
     add_entry,
-    replace_in_expected,
 )
 from pctfuzz._internal.checks.registry.langs_common import (
     contains,
@@ -25,7 +22,6 @@ from pctfuzz._internal.checks.registry.langs_common import (
     raised,
 )
 from pctfuzz._internal.outcome import Outcome
-from pctfuzz._internal.reference import percent_decode
 
 __all__ = ["ENTRIES"]
 
@@ -90,78 +86,100 @@ _entry(
     why="the OPTIONS * request-target is kept as it is; any other path with '*' is encoded",
     example=EncodeCase("*", "rfc3986-pchar+!'()*-/"),
 )
+_SORTED = pairs_order("sorted")
 _entry(
     id="go-values-encode-sorted",
     impl="go-values",
     check="form",
     summary="Values.Encode writes the pairs sorted by name (a map holds them)",
     applies=lambda case: isinstance(case, FormCase),
-    reconcile=pairs_order("sorted").reconcile,
+    reconcile=_SORTED.reconcile,
+    model=_SORTED.model,
     reference="the pairs in list order",
     implementation="sorted by name, each name's values in order",
     citation=f"{_VALUES}; {WHATWG_FORM}",
     why="url.Values is a map[string][]string: it has no order but the sort",
     example=FormCase((("b", "1"), ("a", "2"))),
-    phase=REPLACE,
+    phase=MODEL,
 )
+# QueryEscape's set is two rules of the catalogue (a character left raw, one encoded):
+# two entries, so each names the one finding a --no-accepted campaign gives it.
+_TILDE, _STAR = left_raw("~"), encoded("*")
 _entry(
-    id="go-values-encode-queryescape",
+    id="go-values-encode-tilde",
     impl="go-values",
     check="form",
-    summary="Values.Encode escapes with QueryEscape: '~' raw, '*' as %2A",
+    summary="Values.Encode escapes with QueryEscape: '~' raw",
     applies=lambda case: isinstance(case, FormCase),
-    reconcile=replace_in_expected({"%7E": "~", "*": "%2A"}),
-    reference="the form set: '*' raw, '~' as %7E",
-    implementation="QueryEscape's set, RFC 3986 unreserved: '~' raw, '*' as %2A",
+    reconcile=_TILDE.reconcile,
+    model=_TILDE.model,
+    reference="the form set: '~' as %7E",
+    implementation="QueryEscape's set, RFC 3986 unreserved: '~' raw",
     citation=f"{_VALUES}; Go docs QueryEscape; {WHATWG_FORM}",
     why="both forms decode to the same pairs",
-    example=FormCase((("a", "~*"),)),
-    phase=REWRITE,
+    example=FormCase((("a", "~"),)),
+    phase=MODEL,
 )
-def _sorted_by_bytes(case: Case, expected: Outcome, actual: Outcome) -> Pair:
-    """URL 5.1's pairs, stably sorted by the decoded name's bytes (Go sorts its map's
-    string keys, which are bytes, before UTF-8 decoding makes them text)."""
-    if not isinstance(case, FormParseCase) or expected.raised:
-        return None
-    text = case.text
-    data = text if isinstance(text, bytes) else text.encode("utf-8")
-    pairs = []
-    for sequence in data.split(b"&"):
-        if sequence:
-            name, _, value = sequence.partition(b"=")
-            pairs.append(tuple(percent_decode(p.replace(b"+", b" ")) for p in (name, value)))
-    pairs.sort(key=lambda p: p[0])
-    return Outcome([(n.decode("utf-8", "replace"), v.decode("utf-8", "replace"))
-                    for n, v in pairs]), actual
-
-
+_entry(
+    id="go-values-encode-star",
+    impl="go-values",
+    check="form",
+    summary="Values.Encode escapes with QueryEscape: '*' as %2A",
+    applies=lambda case: isinstance(case, FormCase),
+    reconcile=_STAR.reconcile,
+    model=_STAR.model,
+    reference="the form set: '*' raw",
+    implementation="QueryEscape's set, RFC 3986 unreserved: '*' as %2A",
+    citation=f"{_VALUES}; Go docs QueryEscape; {WHATWG_FORM}",
+    why="both forms decode to the same pairs",
+    example=FormCase((("a", "*"),)),
+    phase=MODEL,
+)
+_SORTED_BYTES = pairs_order("sorted-bytes")
 _entry(
     id="go-parsequery-sorted",
     impl="go-values",
     check="form-parse",
     summary="ParseQuery returns a map: its pairs are answered sorted by name (its bytes)",
     applies=lambda case: isinstance(case, FormParseCase),
-    reconcile=_sorted_by_bytes,
+    reconcile=_SORTED_BYTES.reconcile,
+    model=_SORTED_BYTES.model,
     reference="the pairs in text order",
-    implementation="url.Values (a map), read out sorted by name",
+    implementation="url.Values (a map), read out sorted by the names' bytes (%80 before "
+    "%C3%A9, though U+FFFD sorts after U+00E9)",
     citation=f"Go net/url docs, ParseQuery: 'returns a map listing the values specified for "
-    f"each key'; {WHATWG_FORM_PARSE}",
+    f"each key'; Go sort.Strings (byte-wise); {WHATWG_FORM_PARSE}",
     why="a map has no order; the names' values keep theirs",
     example=FormParseCase("b=1&a=2"),
+    phase=MODEL,
 )
+_PARSE_QUERY_ERROR = ("Go net/url docs, ParseQuery: 'ParseQuery always returns a non-nil map "
+                      "containing all the valid query parameters found; err describes the "
+                      "first decoding error encountered, if any'")
 _entry(
-    id="go-parsequery-errors",
+    id="go-parsequery-malformed",
     impl="go-values",
     check="form-parse",
-    summary="ParseQuery returns an error for a ';' or a % without two hex digits",
-    applies=lambda case: has_malformed_escape(case) or contains(case, ";"),
-    reconcile=raised("EscapeError", "error"),
-    reference="parses every sequence (';' is data; a lone % is kept)",
+    summary="ParseQuery returns an EscapeError for a % without two hex digits",
+    applies=has_malformed_escape,
+    reconcile=raised("EscapeError"),
+    reference="keeps a lone % (URL 1.3 percent-decode)",
     implementation="returns the first error (and the pairs it could parse, which callers "
     "checking err do not use)",
-    citation="Go net/url docs, ParseQuery: 'ParseQuery always returns a non-nil map "
-    "containing all the valid query parameters found; err describes the first decoding "
-    "error encountered, if any'; Go 1.17 release notes (semicolons are rejected)",
+    citation=f"{_PARSE_QUERY_ERROR}; {_UNESCAPE}; {_DECODE}",
+    why="a strict decoder by design: it refuses what the reference keeps",
+    example=FormParseCase("a=%"),
+)
+_entry(
+    id="go-parsequery-semicolon",
+    impl="go-values",
+    check="form-parse",
+    summary="ParseQuery returns an error for a ';'",
+    applies=lambda case: contains(case, ";"),
+    reconcile=raised("error"),
+    reference="';' is data (URL 5.1 splits on '&' only)",
+    implementation="returns the error 'invalid semicolon separator in query'",
+    citation=f"{_PARSE_QUERY_ERROR}; Go 1.17 release notes (semicolons are rejected)",
     why="Go refuses ';' since 1.17 against parameter cloaking (golang/go#25192)",
     example=FormParseCase("a;b"),
 )

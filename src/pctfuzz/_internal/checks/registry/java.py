@@ -7,13 +7,14 @@ import functools
 import string
 import unicodedata
 
-from pctfuzz._internal.accept.entry import KnownDivergence
+from pctfuzz._internal.accept.entry import MODEL, KnownDivergence
+from pctfuzz._internal.accept.reconcilers import plus_as_space, replacement
 from pctfuzz._internal.cases import Case, DecodeCase, EncodeCase
 from pctfuzz._internal.checks.registry.common import WHATWG_PCT, Pair, add_entry
 from pctfuzz._internal.checks.registry.langs_common import has_malformed_escape, raised
 from pctfuzz._internal.encoding import lookup
 from pctfuzz._internal.outcome import Outcome
-from pctfuzz._internal.reference import percent_decode, percent_encode
+from pctfuzz._internal.reference import percent_encode
 from pctfuzz._internal.sets import FORM, get_set
 from pctfuzz._internal.text import has_lone_surrogate
 
@@ -92,31 +93,41 @@ _entry(
 )
 
 
-def _string_decode(case: Case, expected: Outcome, actual: Outcome) -> Pair:
-    if not isinstance(case, DecodeCase) or expected.raised or actual.raised:
-        return None
-    value = case.value
-    if not isinstance(value, str):
-        return None
-    text = percent_decode(value.replace("+", " ")).decode("utf-8", "replace")
-    return Outcome(text.encode("utf-8")), actual
-
-
+# Two entries (one rule each, as a --no-accepted campaign names them): the bytes are
+# read as UTF-8 text, and '+' is a space; both model fields, so they compose.
+_TEXT = replacement("per-sequence")
+_PLUS = plus_as_space()
 _entry(
     id="java-urldecoder-string",
     impl="java-urlencoder",
     check="decode",
-    summary="URLDecoder.decode decodes '+' as a space and returns a String (bytes that are "
-    "not UTF-8 become U+FFFD)",
+    summary="URLDecoder.decode returns a String: bytes that are not UTF-8 become U+FFFD",
     applies=lambda case: isinstance(case, DecodeCase),
-    reconcile=_string_decode,
-    reference="the percent-decoded bytes, '+' kept",
-    implementation="'+' is a space; the bytes decoded as UTF-8 with U+FFFD",
-    citation="Java SE 17 API, URLDecoder: 'The plus sign \"+\" is converted into a space "
-    "character'; decode(String, Charset): 'Any characters that are not legal ... the "
-    "replacement string'",
+    reconcile=_TEXT.reconcile,
+    model=_TEXT.model,  # composes with '+' as a space (java-urldecoder-plus)
+    phase=MODEL,
+    reference="the percent-decoded bytes",
+    implementation="the bytes decoded as UTF-8 with U+FFFD",
+    citation="Java SE 17 API, URLDecoder.decode(String, Charset): 'Any characters that are "
+    "not legal ... the replacement string'",
     why="URLDecoder decodes form data into text; the adapter compares its UTF-8",
-    example=DecodeCase("a+%FF"),
+    example=DecodeCase("%FF"),
+)
+_entry(
+    id="java-urldecoder-plus",
+    impl="java-urlencoder",
+    check="decode",
+    summary="URLDecoder.decode decodes '+' as a space",
+    applies=lambda case: isinstance(case, DecodeCase),
+    reconcile=_PLUS.reconcile,
+    model=_PLUS.model,
+    phase=MODEL,
+    reference="the percent-decoded bytes, '+' kept",
+    implementation="'+' is a space",
+    citation="Java SE 17 API, URLDecoder: 'The plus sign \"+\" is converted into a space "
+    "character'",
+    why="URLDecoder decodes form data, as URL 5.1 decodes names and values",
+    example=DecodeCase("a+b"),
 )
 _entry(
     id="java-urldecoder-malformed",

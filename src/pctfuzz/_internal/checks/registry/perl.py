@@ -4,14 +4,18 @@
 from __future__ import annotations
 
 import functools
-import re
 
-from pctfuzz._internal.accept.entry import KnownDivergence
-from pctfuzz._internal.accept.reconcilers import left_raw
+from pctfuzz._internal.accept.entry import MODEL, KnownDivergence
+from pctfuzz._internal.accept.reconcilers import (
+    empty_pairs,
+    left_raw,
+    needs_equals,
+    semicolon_separates,
+)
 from pctfuzz._internal.cases import Case, EncodeCase, FormCase, FormParseCase
 from pctfuzz._internal.checks.registry.common import WHATWG_FORM_PARSE, WHATWG_PCT, Pair, add_entry
 from pctfuzz._internal.outcome import Outcome
-from pctfuzz._internal.reference import percent_decode, percent_encode
+from pctfuzz._internal.reference import percent_encode
 from pctfuzz._internal.sets import get_set
 
 __all__ = ["ENTRIES"]
@@ -20,31 +24,47 @@ ENTRIES: list[KnownDivergence] = []
 _entry = functools.partial(add_entry, ENTRIES)
 
 
-def _uri_escape(case: Case, expected: Outcome, actual: Outcome) -> Pair:
+def _latin1(case: Case, expected: Outcome, actual: Outcome) -> Pair:
     if not isinstance(case, EncodeCase) or not isinstance(case.value, str):
         return None
-    if any(ord(c) > 0xFF for c in case.value):
-        return (actual, actual) if actual.raised else None  # it croaks
-    data = case.value.encode("latin-1")
-    return Outcome(percent_encode(data, get_set(case.set_name))), actual
+    return Outcome(percent_encode(case.value.encode("latin-1"), get_set(case.set_name))), actual
 
 
+def _dies(case: Case, expected: Outcome, actual: Outcome) -> Pair:
+    return (actual, actual) if actual.raised and type(actual.error).__name__ == "die" else None
+
+
+_URI_ESCAPE = ("URI::Escape POD, uri_escape: 'the string ... should be a byte string ... use "
+               f"uri_escape_utf8() for characters above 255'; {WHATWG_PCT}")
+# Two entries (one behaviour each, as a --no-accepted campaign finds them): a character
+# is one byte, and a character that is no byte dies.
 _entry(
-    id="perl-uri-escape-characters",
+    id="perl-uri-escape-latin1",
     impl="perl-uri-escape",
     check="encode",
-    summary="uri_escape escapes each character as one byte: U+0080-U+00FF as latin-1, and "
-    "dies for a character above U+00FF",
+    summary="uri_escape escapes each character U+0080-U+00FF as one byte (latin-1)",
     applies=lambda case: isinstance(case, EncodeCase) and isinstance(case.value, str)
-    and not case.value.isascii(),
-    reconcile=_uri_escape,
+    and not case.value.isascii() and all(ord(c) <= 0xFF for c in case.value),
+    reconcile=_latin1,
     reference="the UTF-8 bytes of the text",
-    implementation="'\u00e9' -> %E9; '\u20ac' dies: Can't escape \\x{20AC}, try "
-    "uri_escape_utf8() instead",
-    citation="URI::Escape POD, uri_escape: 'the string ... should be a byte string ... use "
-    f"uri_escape_utf8() for characters above 255'; {WHATWG_PCT}",
+    implementation="'\u00e9' -> %E9 (the character's code point as a byte)",
+    citation=_URI_ESCAPE,
     why="uri_escape takes bytes by design; uri_escape_utf8 takes text",
     example=EncodeCase("\u00e9", "rfc3986-unreserved"),
+)
+_entry(
+    id="perl-uri-escape-wide",
+    impl="perl-uri-escape",
+    check="encode",
+    summary="uri_escape dies for a character above U+00FF",
+    applies=lambda case: isinstance(case, EncodeCase) and isinstance(case.value, str)
+    and any(ord(c) > 0xFF for c in case.value),
+    reconcile=_dies,
+    reference="the UTF-8 bytes of the text",
+    implementation="dies: Can't escape \\x{20AC}, try uri_escape_utf8() instead",
+    citation=_URI_ESCAPE,
+    why="uri_escape takes bytes by design; uri_escape_utf8 takes text",
+    example=EncodeCase("\u20ac", "rfc3986-unreserved"),
 )
 _entry(
     id="perl-uri-query-form-raw",
@@ -62,43 +82,38 @@ _entry(
 )
 
 
-def _query_form_model(text: str | bytes) -> list[tuple[str, str]]:
-    """URI::_query::query_form: no '=' in the query, no form; split on & and ; (Perl's
-    split drops trailing empty fields); '+' is a space."""
-    data = text if isinstance(text, bytes) else text.encode("utf-8")
-    if b"=" not in data:
-        return []
-    fields = re.split(b"[&;]", data)
-    while fields and not fields[-1]:
-        fields.pop()
-    pairs = []
-    for field in fields:
-        name, _, value = field.partition(b"=")
-        pairs.append(tuple(percent_decode(p.replace(b"+", b" ")).decode("utf-8", "replace")
-                           for p in (name, value)))
-    return pairs  # type: ignore[return-value]
-
-
-def _query_form(case: Case, expected: Outcome, actual: Outcome) -> Pair:
-    if not isinstance(case, FormParseCase) or expected.raised:
-        return None
-    return Outcome(_query_form_model(case.text)), actual
-
-
-_entry(
-    id="perl-uri-query-form-parse",
-    impl="perl-uri-query",
-    check="form-parse",
-    summary="query_form splits on ';' too, keeps empty fields but trailing ones, and reads "
-    "a query without '=' as no form",
-    applies=lambda case: isinstance(case, FormParseCase),
-    reconcile=_query_form,
-    reference="splits on '&' only, skips empty sequences",
-    implementation="split(/[&;]/, $q) (Perl drops trailing empty fields); 'return unless "
-    "$old =~ /=/'",
-    citation="URI POD, $uri->query_form: 'the form ... separated by \"&\" or \";\"'; "
-    f"URI::_query source; {WHATWG_FORM_PARSE}",
-    why="RFC 1866 and HTML 4 B.2.2 recommended ';' as a separator; a parameter-cloaking "
-    "risk when a front end splits on '&' only",
-    example=FormParseCase("a=1;b=2"),
-)
+# query_form's parser is three rules of the catalogue (split(/[&;]/, $q), which drops
+# trailing empty fields, after 'return unless $old =~ /=/'): three entries, each naming
+# the one finding a --no-accepted campaign gives it; their models compose.
+_QUERY_FORM = f"URI POD, $uri->query_form; URI::_query source; {WHATWG_FORM_PARSE}"
+for _id, _reconciler, _summary, _reference, _implementation, _why, _example in (
+    ("perl-uri-query-semicolon", semicolon_separates(),
+     "query_form splits the query on ';' too", "splits on '&' only",
+     "split(/[&;]/, $q): 'the form ... separated by \"&\" or \";\"'",
+     "RFC 1866 and HTML 4 B.2.2 recommended ';' as a separator; a parameter-cloaking risk "
+     "when a front end splits on '&' only", "a=1;b=2"),
+    ("perl-uri-query-empty", empty_pairs("kept-but-trailing"),
+     "query_form keeps an empty field as the pair ('', ''), but those at the end",
+     "skips empty sequences (URL 5.1 step 3.1)",
+     "Perl's split drops trailing empty fields, keeps the others", "a harmless extra empty "
+     "pair", "&a=1"),
+    ("perl-uri-query-needs-equals", needs_equals(),
+     "query_form reads a query without '=' as no form", "'a' is the pair ('a', '')",
+     "'return unless $old =~ /=/' (no pairs)", "a keyword query (isindex) is not a form",
+     "a"),
+):
+    _entry(
+        id=_id,
+        impl="perl-uri-query",
+        check="form-parse",
+        summary=_summary,
+        applies=lambda case: isinstance(case, FormParseCase),
+        reconcile=_reconciler.reconcile,
+        model=_reconciler.model,
+        reference=_reference,
+        implementation=_implementation,
+        citation=_QUERY_FORM,
+        why=_why,
+        example=FormParseCase(_example),
+        phase=MODEL,
+    )

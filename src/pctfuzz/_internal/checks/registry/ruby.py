@@ -5,16 +5,15 @@ from __future__ import annotations
 
 import functools
 
-from pctfuzz._internal.accept.entry import KnownDivergence
-from pctfuzz._internal.cases import Case, DecodeCase, FormParseCase
-from pctfuzz._internal.checks.registry.common import WHATWG_FORM_PARSE, Pair, add_entry
+from pctfuzz._internal.accept.entry import MODEL, KnownDivergence
+from pctfuzz._internal.accept.reconcilers import empty_pairs
+from pctfuzz._internal.cases import DecodeCase, FormParseCase
+from pctfuzz._internal.checks.registry.common import WHATWG_FORM_PARSE, add_entry
 from pctfuzz._internal.checks.registry.langs_common import (
     has_malformed_escape,
     plus_as_space,
     raised,
 )
-from pctfuzz._internal.outcome import Outcome
-from pctfuzz._internal.reference import percent_decode
 
 __all__ = ["ENTRIES"]
 
@@ -51,24 +50,7 @@ _entry(
     why="a strict decoder by design",
     example=DecodeCase("%"),
 )
-def _each_line_model(case: Case, expected: Outcome, actual: Outcome) -> Pair:
-    """decode_www_form: str.each_line("&") with each line chomped, so every field is a
-    pair, empty ones too, except the empty one after a final '&'."""
-    if not isinstance(case, FormParseCase) or expected.raised:
-        return None
-    text = case.text
-    data = text if isinstance(text, bytes) else text.encode("utf-8", "replace")
-    fields = data.split(b"&")
-    if data.endswith(b"&"):
-        fields.pop()
-    pairs = []
-    for field in fields if data else []:
-        name, _, value = field.partition(b"=")
-        pairs.append((percent_decode(name.replace(b"+", b" ")).decode("utf-8", "replace"),
-                      percent_decode(value.replace(b"+", b" ")).decode("utf-8", "replace")))
-    return Outcome(pairs), actual
-
-
+_EACH_LINE = empty_pairs("kept-but-last")
 _entry(
     id="ruby-decode-www-form-empty",
     impl="ruby-www-form",
@@ -76,7 +58,9 @@ _entry(
     summary="URI.decode_www_form keeps an empty sequence as the pair ('', ''), but the one "
     "after a final '&'",
     applies=lambda case: isinstance(case, FormParseCase),
-    reconcile=_each_line_model,
+    reconcile=_EACH_LINE.reconcile,
+    model=_EACH_LINE.model,
+    phase=MODEL,
     reference="skips empty sequences (URL 5.1 step 3.1)",
     implementation="an empty sequence is the pair ('', '')",
     citation=f"Ruby 3.1 lib/uri/common.rb decode_www_form (str.b.each_line(separator), "
