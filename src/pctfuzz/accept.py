@@ -78,6 +78,8 @@ Ready-made reconcilers (each accepts its exact difference and nothing more):
                                                          uppercased first, also where
                                                          its ``%`` is data
 ``kept_encoded(CHARS)``        decode                    escapes of CHARS not decoded
+                                                         (``hex="upper"``: written in
+                                                         uppercase)
 ``lone_surrogates(MODE)``      any (``surrogatepass``:   a lone surrogate ``dropped``, or
                                encode, form)             its ``surrogatepass`` bytes
 ``unmappable_replaced()``      encode, form              ``?`` for an unencodable
@@ -124,7 +126,8 @@ kept_encoded), ``space`` (space_as),
 lone_surrogates),
 ``n`` (truncated), ``text`` (prefixed, suffixed), ``form`` (normalized,
 normalized_escaped), ``input`` (refuses), ``style`` (names_mangled); optional: ``part``
-(left_raw, encoded: ``names``, ``values`` or ``empty-name-values``, form only).
+(left_raw, encoded: ``names``, ``values`` or ``empty-name-values``, form only),
+``hex`` (kept_encoded: ``upper``).
 Examples: encode ``{value, set,
 encoding, space_as_plus}``, decode ``{value}``, form ``{pairs = [[name, value], ...],
 encoding}``, form-parse ``{text}``. Optional keys: ``impl``, ``summary``.

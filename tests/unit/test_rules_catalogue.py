@@ -554,3 +554,55 @@ def test_quote_of_unquote_is_named_decode_utf8(tmp_path: Path) -> None:
                                sets={"v": "rfc3986-unreserved"})
     cases = [EncodeCase(v, "rfc3986-unreserved") for v in ("%41b", "%2fx", "a%E9", "%7E%41")]
     _one(_findings(tmp_path, check_encode, adapter, cases), "requoted", {"mode": "decode-utf8"})
+
+
+class _MdurlLikeDecoder:
+    """mdurl.decode's shape (met in a user trial): the escapes of some reserved
+    characters kept, in uppercase, the rest decoded with U+FFFD per invalid byte."""
+
+    name = "mdurl-like"
+
+    def decode(self, case: DecodeCase) -> bytes:
+        import re
+
+        def one(match: re.Match[str]) -> str:
+            return match.group().upper() if match.group()[1:].upper() in ("2F", "3F") \
+                else match.group()
+
+        assert isinstance(case.value, str)
+        parts = re.split("(%(?:2[fF]|3[fF]))", case.value)
+        out = b"".join(p.upper().encode() if i % 2 else percent_decode_bytes(p)
+                       for i, p in enumerate(parts))
+        return out.decode("utf-8", "pctfuzz-per-byte").encode("utf-8")
+
+
+def percent_decode_bytes(text: str) -> bytes:
+    from pctfuzz import percent_decode
+
+    return percent_decode(text)
+
+
+def test_kept_escapes_in_uppercase_beside_per_byte_replacement_are_two_rules(
+        tmp_path: Path) -> None:
+    """Before kept_encoded(hex=upper) and replacement as a model field: '%2f' answered
+    '%2F', and '%A0%2F' (both behaviours in one case), were first-difference findings;
+    a 40 s campaign on mdurl gave 9 findings for 3 behaviours."""
+    import pctfuzz._internal.accept.model  # noqa: F401  (registers the error handlers)
+
+    cases = [DecodeCase(v) for v in ("%2f", "a%3F", "%A0%2f", "%2F%aa", "x%3f%2F%ff", "%aa")]
+    records = _findings(tmp_path, check_decode, _MdurlLikeDecoder(), cases)  # type: ignore[arg-type]
+    assert sorted(r.signature.split("|")[3] for r in records) == [
+        "rule=kept_encoded(chars=/?,hex=upper)", "rule=replacement(mode=per-byte)"]
+
+
+def test_a_kept_encoded_toml_entry_takes_hex(tmp_path: Path) -> None:
+    path = tmp_path / "accept.toml"
+    path.write_text('[[divergence]]\nid = "k"\nimpl = "x"\ncheck = "decode"\n'
+                    'reconciler = "kept_encoded"\nchars = "/"\nhex = "upper"\n'
+                    'citation = "c"\nwhy = "w"\nexample = { value = "%2f" }\n')
+    (entry,) = load_accept_file(str(path))
+    assert "in uppercase" in entry.summary
+    bad = tmp_path / "bad.toml"
+    bad.write_text(path.read_text().replace('hex = "upper"', 'hex = "lower"'))
+    with pytest.raises(UsageError, match="hex must be"):
+        load_accept_file(str(bad))

@@ -87,6 +87,9 @@ class Model:
     bytes_latin1: bool = False
     #: Bytes whose escape ``%HH`` a decoder keeps as it is (``kept_encoded``).
     kept: frozenset[int] = frozenset()
+    #: The kept escapes are written with uppercase hex digits (``kept_encoded``'s
+    #: ``hex="upper"``: mdurl's decode), not as given.
+    kept_upper: bool = False
     #: How invalid UTF-8 of a decoded answer is written (``replacement``): a Python
     #: error handler's name (``REPLACEMENT_ERRORS``); the reference keeps the bytes
     #: (decode) or writes U+FFFD per maximal subpart (form-parse).
@@ -111,6 +114,7 @@ class Model:
             "python_codec": self.python_codec or other.python_codec,
             "upper_escapes": self.upper_escapes or other.upper_escapes,
             "kept": self.kept | other.kept,
+            "kept_upper": self.kept_upper or other.kept_upper,
             "bytes_latin1": self.bytes_latin1 or other.bytes_latin1,
             **{name: getattr(self, name) | getattr(other, name) for name in _PARTS},
             "needs_equals": self.needs_equals or other.needs_equals,
@@ -357,10 +361,10 @@ REPLACEMENT_ERRORS = {"per-byte": "pctfuzz-per-byte", "per-sequence": "replace",
 
 # --- a decoder that decodes some escapes only (``kept_encoded``) ---------------------------
 
-def _decode_keeping(value: str | bytes, kept: frozenset[int]) -> bytes:
+def _decode_keeping(value: str | bytes, kept: frozenset[int], upper: bool = False) -> bytes:
     """WHATWG URL 1.3 percent-decode, but an escape of a byte in ``kept`` stays as it is
-    (any hex case): only whole ``%HH`` are kept, so the pieces between decode as the
-    whole would."""
+    (any hex case; uppercased when ``upper``): only whole ``%HH`` are kept, so the
+    pieces between decode as the whole would."""
     # A str is UTF-8 encoded first, a lone surrogate as U+FFFD (as percent_decode does).
     data = value if isinstance(value, bytes) else \
         to_scalar_value_string(value, "replace").encode("utf-8")
@@ -368,7 +372,8 @@ def _decode_keeping(value: str | bytes, kept: frozenset[int]) -> bytes:
     pos = 0
     for match in _ESCAPE_BYTES.finditer(data):
         if int(match.group()[1:], 16) in kept:
-            out += [percent_decode(data[pos:match.start()]), match.group()]
+            out += [percent_decode(data[pos:match.start()]),
+                    match.group().upper() if upper else match.group()]
             pos = match.end()
     out.append(percent_decode(data[pos:]))
     return b"".join(out)
@@ -513,7 +518,8 @@ def render(model: Model, check: str, case: Case, current: Any = None) -> Any:
         if model.plus_as_space:  # URL 5.1 step 3.3, before percent-decoding
             encoded = encoded.replace(b"+", b" ") if isinstance(encoded, bytes) else \
                 encoded.replace("+", " ")
-        data = _decode_keeping(encoded, model.kept) if model.kept else percent_decode(encoded)
+        data = _decode_keeping(encoded, model.kept, model.kept_upper) if model.kept else \
+            percent_decode(encoded)
         data = percent_decode(data) if model.twice else data
         if model.replacement:  # the answer is text: written back as UTF-8
             return data.decode("utf-8", REPLACEMENT_ERRORS[model.replacement]).encode(

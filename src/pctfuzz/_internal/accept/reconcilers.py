@@ -182,7 +182,8 @@ def encoded(chars: str, part: str | None = None) -> Reconciler:
 #: The parts of a form a set change may be limited to (``left_raw``/``encoded``).
 PARTS = ("names", "values", "empty-name-values")
 #: Reconcilers' optional TOML keys beside their parameter (``RECONCILERS``).
-OPTIONAL_PARAMS: Mapping[str, tuple[str, ...]] = {"left_raw": ("part",), "encoded": ("part",)}
+OPTIONAL_PARAMS: Mapping[str, tuple[str, ...]] = {"left_raw": ("part",), "encoded": ("part",),
+                                                   "kept_encoded": ("hex",)}
 
 
 def _in_part(name: str, chars: str, part: str) -> Reconciler:
@@ -532,13 +533,19 @@ def escapes_uppercased() -> Reconciler:
                      "uppercases each %hh of the input, also where its % is data")
 
 
-def kept_encoded(chars: str) -> Reconciler:
+def kept_encoded(chars: str, hex: str | None = None) -> Reconciler:
     """A decoder keeps each escape ``%HH`` of a character of CHARS as it is (any hex
     case), where the reference decodes every ``%HH`` (WHATWG URL 1.3 percent-decode):
-    hyperlink's ``to_iri`` keeps the delimiters a fragment cannot hold raw, and ``%``."""
-    return _declared("kept_encoded", {"decode"}, Model(kept=_chars(chars)),
+    hyperlink's ``to_iri`` keeps the delimiters a fragment cannot hold raw, and ``%``.
+    ``hex="upper"``: it writes them with uppercase hex digits (mdurl's decode keeps
+    ``%2b`` as ``%2B``)."""
+    if hex not in (None, "upper"):
+        raise UsageError(f"kept_encoded: hex must be 'upper' or left out, not {hex!r}")
+    return _declared("kept_encoded", {"decode"}, Model(kept=_chars(chars),
+                                                       kept_upper=hex == "upper"),
                      "decodes every %HH",
-                     f"keeps the escapes of {_char_names(chars)} encoded")
+                     f"keeps the escapes of {_char_names(chars)} encoded"
+                     + (", in uppercase" if hex else ""))
 
 
 _SURROGATE_MODES = ("dropped", "surrogatepass", "replaced")

@@ -385,7 +385,11 @@ def _decoder_rules(check: str, strs: Sequence[str],
         return
     kept = chars("kept_encoded")
     if kept and any(f"%{ord(c):02x}" in t.lower() for t in strs for c in kept):
-        yield _rule("kept_encoded", kept)
+        if chars("kept_encoded-hex") == "upper":  # (asked with a lowercase escape)
+            yield Rule("kept_encoded", (("chars", kept), ("hex", "upper")),
+                       RECONCILERS["kept_encoded"][0](kept, hex="upper"))
+        else:
+            yield _rule("kept_encoded", kept)
     mode = chars("replacement")
     if mode:
         yield _rule("replacement", mode)

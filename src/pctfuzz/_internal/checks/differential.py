@@ -575,6 +575,14 @@ def _own_chars(rule: str, check: str, case: Case, adapter: Impl) -> str | None:
         got = answer("\xc3\xa9")  # (bytes in a bytes case's context: _with_text)
         found = "latin-1" if got in ([("\u00c3\u00a9", "")], "\u00c3\u00a9".encode(),
                                      "\u00c3\u00a9") else ""
+    elif rule == "kept_encoded-hex":  # a kept escape asked in lowercase: %2f
+        kept = _own_chars("kept_encoded", check, case, adapter) or ""
+        # one whose hex has a letter (%2F, not %23): the hex case shows only there
+        lettered = [c for c in kept if not f"{ord(c):02X}".isdigit()]
+        code = ord(lettered[0]) if lettered else 0
+        found = "upper" if lettered and isinstance(case, DecodeCase) and any(
+            _same_bytes(answer(p + f"%{code:02x}"), p + f"%{code:02X}") for p in ("", "x")) \
+            else ""
     elif rule in ("kept_encoded", "replacement"):
         found = _own_decoding(rule, answer) if isinstance(case, DecodeCase) else ""
     elif rule == "cut_at":
@@ -714,6 +722,12 @@ _REPLACEMENT_ANSWERS = (("low-byte", "%FF\u00e9", "\ufffd\ufffd"),
                         ("percent-encoded", "%41%e2%82", "A%E2%82"),
                         ("dropped", "%41%e2%82", "A"),
                         ("undecoded", "%41%e2%82", "%41%e2%82"))
+
+
+def _same_bytes(got: object, want: str) -> bool:
+    """A decoder's answer (bytes, or text compared as UTF-8) is ``want``."""
+    return got is not None and (got if isinstance(got, bytes) else str(got).encode(
+        "utf-8", "surrogatepass")) == want.encode("utf-8")
 
 
 def _own_decoding(rule: str, answer: Callable[[str], object]) -> str:
