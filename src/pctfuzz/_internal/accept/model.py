@@ -179,11 +179,11 @@ def _text(model: Model, text: Any) -> Any:
     if isinstance(text, bytes):
         if model.normalize:
             raise NotModelled("normalization of bytes")
-        chars = model.remove.encode("latin-1", "ignore")
+        chars = model.remove.encode("ascii", "ignore")  # (U+0085 is no byte 85)
         if chars:
             text = bytes(b for b in text if b not in chars)
         if model.trim:
-            text = text.strip(model.trim.encode("latin-1", "ignore"))
+            text = text.strip(model.trim.encode("ascii", "ignore"))
         text = _cut(text, model.cut.encode("latin-1")) if model.cut else text
         return _upper_escapes(text) if model.upper_escapes else text
     if model.surrogates == "dropped":

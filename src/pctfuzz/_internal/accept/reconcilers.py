@@ -432,17 +432,27 @@ def _char_names(chars: str) -> str:
     return " ".join(_NAMED_CHARS.get(c, repr(c)) for c in chars)
 
 
+def _space_chars(chars: str) -> str:
+    """``chars`` of ``removed``/``trimmed``: C0 controls, space and other whitespace
+    (Python's ``str.strip()`` also strips U+0085, U+00A0, U+2000...), sorted."""
+    if not isinstance(chars, str) or not chars or not all(
+            c.isspace() or ord(c) < 0x21 for c in chars):
+        raise UsageError(f"characters {chars!r}: give C0 controls, space or other whitespace")
+    return "".join(sorted(set(chars)))
+
+
 def removed(chars: str) -> Reconciler:
     """CHARS are removed from the input first (the URL parser removes ASCII tab or
     newline, WHATWG URL 4.4 basic URL parser step 3)."""
-    return _declared("removed", set(CHECKS), Model(remove="".join(sorted(map(chr, _chars(chars))))),
+    return _declared("removed", set(CHECKS), Model(remove=_space_chars(chars)),
                      "keeps every character", f"removes {_char_names(chars)} from the input")
 
 
 def trimmed(chars: str) -> Reconciler:
     """CHARS are stripped from both ends of each input text first (the URL parser
-    strips leading and trailing C0 control or space, WHATWG URL 4.4 step 1)."""
-    return _declared("trimmed", set(CHECKS), Model(trim="".join(sorted(map(chr, _chars(chars))))),
+    strips leading and trailing C0 control or space, WHATWG URL 4.4 step 1; Python's
+    ``str.strip()`` strips Unicode whitespace too)."""
+    return _declared("trimmed", set(CHECKS), Model(trim=_space_chars(chars)),
                      "keeps every character", f"trims {_char_names(chars)} from the ends")
 
 

@@ -513,6 +513,9 @@ def _requote_mode(case: Case, adapter: Impl) -> str | None:
 #: (adapter, rule, check, context) -> what ``_own_chars`` found.
 _OWN_CHARS: dict[tuple[int, str, str, object], tuple[object, str | None]] = {}
 _C0_SPACE = "".join(map(chr, range(0x21)))
+#: The whitespace beyond ASCII that Python's ``str.strip()`` and ``str.split()`` take
+#: (``str.isspace``): an adapter that strips its input with it trims these too.
+_UNICODE_SPACE = "".join(c for c in map(chr, range(0x80, 0x3001)) if c.isspace())
 
 
 def _with_text(case: Case, text: str) -> Case | None:
@@ -590,7 +593,9 @@ def _own_chars(rule: str, check: str, case: Case, adapter: Impl) -> str | None:
             found = "".join(c for c in CUT_CHARS
                             if drops((f"ab{c}cd", "ab"), (f"xab{c}cd", "xab")))
     else:
-        for c in (_C0_SPACE if rule == "trimmed" else " \t\n\r\x0b\x0c"):
+        for c in (_C0_SPACE if rule == "trimmed" else " \t\n\r\x0b\x0c") + (
+                _UNICODE_SPACE if isinstance(getattr(case, "value", getattr(case, "text", "")),
+                                             str) else ""):
             inner = drops((f"a{c}b", "ab"), (f"xa{c}b", "xab"))
             lead = drops((f"{c}a", "a"), (f"{c}ax", "ax"))
             trail = drops((f"a{c}", "a"), (f"xa{c}", "xa"))
