@@ -271,7 +271,7 @@ def _candidates(check: str, case: Case, expected: Outcome, actual: Outcome,
         yield _rule("replacement", "low-byte")
         yield _rule("latin1_fallback")
     if check == "decode" and any("+" in t for t in strs):
-        yield _rule("plus_as_space")  # after replacement: it restates the text it made
+        yield _rule("plus_as_space")  # (a model field: it composes with replacement)
     if check in ("decode", "form-parse") and any("%" in t for t in strs):
         yield _rule("decoded_twice")
     # Normalization is an input transform, but before the rewrites of the answer: those
