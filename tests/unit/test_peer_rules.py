@@ -7,11 +7,15 @@ skip where the peer's runtime is missing (``make peers``)."""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any
 
 import pytest
+from rule_findings import (
+    findings,
+    no_accepted,  # noqa: F401  (the fixture pytestmark uses)
+    one,
+)
 
 from pctfuzz._internal.accept import use_accepted
 from pctfuzz._internal.accept.reconcilers import (
@@ -37,20 +41,13 @@ from pctfuzz._internal.oracles.peer import PeerUnavailable
 from pctfuzz._internal.oracles.registry import get_impl
 from pctfuzz._internal.outcome import Outcome
 from pctfuzz._internal.reference import percent_decode
-from pctfuzz._internal.store import FindingStore, new_finding
 from pctfuzz._internal.violations import Divergence
 
-TARGET = {check_encode: "diff_encode", check_decode: "diff_decode", check_form: "diff_form",
-          check_form_parse: "diff_form_parse"}
+#: every accepted difference ignored (``--no-accepted``), as a campaign names them
+pytestmark = pytest.mark.usefixtures("no_accepted")
 
 
-@pytest.fixture(autouse=True)
-def _no_accepted() -> Iterator[None]:
-    use_accepted(False)
-    try:
-        yield
-    finally:
-        use_accepted(True)
+
 
 
 def _peer(name: str, probe: Callable[[Impl], object]) -> Impl:
@@ -66,20 +63,8 @@ def _parser(name: str) -> Impl:
     return _peer(name, lambda a: a.form_parse(FormParseCase("a=b")))
 
 
-def _findings(tmp_path: Path, check: Callable[..., Any], adapter: Impl,
-              cases: Sequence[Case], kind: str = "divergence") -> list[Any]:
-    """The records a store holds once every case's divergence is recorded."""
-    store = FindingStore(tmp_path / "findings")
-    for case in cases:
-        with pytest.raises(Divergence) as caught:
-            check(case, adapter)
-        store.record(new_finding(TARGET[check], kind, caught.value, case=case))
-    return list(store.iter_findings())
 
 
-def _one(records: list[Any], rule: str, params: dict[str, Any]) -> None:
-    assert len(records) == 1, [r.signature for r in records]
-    assert records[0].behaviour["rule"] == rule and records[0].behaviour["params"] == params
 
 
 # --- pairs sorted by the names' bytes (Go's url.ParseQuery: a map) -------------------------
@@ -110,7 +95,7 @@ def test_names_sorted_by_their_bytes_are_one_rule(tmp_path: Path, adapter: str) 
     """go-values: 9 of its 15 findings in 90 s were the byte order, each named by the
     first differing segment (seg=ascii, seg=pct-digits, seg=end, ...)."""
     impl = SortsNameBytes() if adapter == "planted" else _parser("go-values")
-    _one(_findings(tmp_path, check_form_parse, impl, _BYTE_ORDER_CASES),
+    one(findings(tmp_path, check_form_parse, impl, _BYTE_ORDER_CASES),
          "pairs_order", {"mode": "sorted-bytes"})
 
 
@@ -129,7 +114,7 @@ def test_a_refusal_is_named_by_the_class_the_implementation_refuses(tmp_path: Pa
     """go-values refuses a '%' without two hex digits, not invalid UTF-8: '%' then a
     byte 80 holds both, and was named refuses(invalid-utf8), a second finding."""
     cases = [FormParseCase(t) for t in (b"%\x80", "a=%", "%zz&b", b"\xff%")]
-    _one(_findings(tmp_path, check_form_parse, _parser("go-values"), cases, "crash"),
+    one(findings(tmp_path, check_form_parse, _parser("go-values"), cases, "crash"),
          "refuses", {"input": "invalid-percent"})
 
 
@@ -138,7 +123,7 @@ def test_go_raw_query_refuses_control_characters_one_rule(tmp_path: Path) -> Non
     refusal class was named by the exception type, one with a '%' refuses(invalid-percent)."""
     adapter = _peer("go-url-query", lambda a: a.encode(EncodeCase("a", "c0-control")))
     cases = [EncodeCase(v, "c0-control") for v in ("a\nb", "\x01", "%\x7f", "\x00%zz", "\t")]
-    _one(_findings(tmp_path, check_encode, adapter, cases, "crash"),
+    one(findings(tmp_path, check_encode, adapter, cases, "crash"),
          "refuses", {"input": "control-char"})
 
 
@@ -146,7 +131,7 @@ def test_ruby_refuses_non_ascii_one_rule(tmp_path: Path) -> None:
     """ruby-www-form: decode_www_form raises for a text that is not ASCII: three
     findings in 90 s (refuses invalid-percent, invalid-utf8, and the exception type)."""
     cases = [FormParseCase(t) for t in ("\x80%", b"\x80", "\x80", "\u00e9=1", b"a=\xc3\xa9")]
-    _one(_findings(tmp_path, check_form_parse, _parser("ruby-www-form"), cases, "crash"),
+    one(findings(tmp_path, check_form_parse, _parser("ruby-www-form"), cases, "crash"),
          "refuses", {"input": "non-ascii"})
 
 
@@ -179,7 +164,7 @@ def test_ruby_empty_pairs_are_one_rule(tmp_path: Path) -> None:
     """ruby-www-form: 11 of its 14 findings in 90 s, one per segment after the extra
     pair; "&a" alone was empty_pairs(kept), "&a&" no rule."""
     cases = [FormParseCase(t) for t in ("&a", "&a&", "&", "&%00&", "&=%&", "&+&", "&=a&")]
-    _one(_findings(tmp_path, check_form_parse, _parser("ruby-www-form"), cases),
+    one(findings(tmp_path, check_form_parse, _parser("ruby-www-form"), cases),
          "empty_pairs", {"mode": "kept-but-last"})
 
 
@@ -190,7 +175,7 @@ def test_php_variable_names_are_one_rule(tmp_path: Path) -> None:
     its own segment class, or removed/cut_at/empty_pairs)."""
     cases = [FormParseCase(t) for t in ("=&a", "=a", ".", "+a", " a", "a%00", b"a\x00",
                                         b" ", "a=1&a=2", "a b=1")]
-    _one(_findings(tmp_path, check_form_parse, _parser("php-http-query"), cases),
+    one(findings(tmp_path, check_form_parse, _parser("php-http-query"), cases),
          "names_mangled", {"style": "php"})
 
 
@@ -220,7 +205,7 @@ def test_a_parser_that_does_not_mangle_is_never_named_so(tmp_path: Path) -> None
         def form_parse(self, case: FormParseCase) -> list[tuple[str, str]]:
             return [(n.lstrip(" "), v) for n, v in form_urldecode(case.text)]
 
-    records = _findings(tmp_path, check_form_parse, DropsLeadingSpace(), [FormParseCase(" a")])
+    records = findings(tmp_path, check_form_parse, DropsLeadingSpace(), [FormParseCase(" a")])
     assert records[0].behaviour is None or records[0].behaviour["rule"] != "names_mangled"
 
 
@@ -254,9 +239,9 @@ def test_java_urldecoder_plus_and_text_are_one_rule_each(tmp_path: Path) -> None
     space). A case of both is named by the simpler, the text (two entries, two rules)."""
     adapter = _peer("java-urlencoder", lambda a: a.decode(DecodeCase("a")))
     plus = [DecodeCase(v) for v in ("+", "a+b", "%41+", "++%20", "+%C3%A9")]
-    _one(_findings(tmp_path / "p", check_decode, adapter, plus), "plus_as_space", {})
+    one(findings(tmp_path / "p", check_decode, adapter, plus), "plus_as_space", {})
     text = [DecodeCase(v) for v in ("%aa+", "%EF\x80+", "%A0+", "%EFa+", "%90+", "%aa")]
-    _one(_findings(tmp_path / "t", check_decode, adapter, text),
+    one(findings(tmp_path / "t", check_decode, adapter, text),
          "replacement", {"mode": "per-sequence"})
 
 
@@ -286,7 +271,7 @@ def test_perl_dies_for_a_wide_character_one_finding(tmp_path: Path) -> None:
     escapes a '%' alone."""
     adapter = _peer("perl-uri-escape", lambda a: a.encode(EncodeCase("a", "rfc3986-unreserved")))
     cases = [EncodeCase(v, "rfc3986-unreserved") for v in ("\u0100", "%\u0100", "a%zz\u20ac")]
-    records = _findings(tmp_path, check_encode, adapter, cases, "crash")
+    records = findings(tmp_path, check_encode, adapter, cases, "crash")
     assert len(records) == 1 and records[0].behaviour is None, [r.signature for r in records]
 
 
@@ -306,9 +291,9 @@ def test_perl_query_form_is_three_rules(tmp_path: Path) -> None:
     by the segment after it; "a" was empty_pairs(dropped))."""
     adapter = _parser("perl-uri-query")
     empty = [FormParseCase(t) for t in ("&=%&", "&\x80=&", "&=;", "=&&+&", "&%aa=&", "&=&")]
-    _one(_findings(tmp_path / "e", check_form_parse, adapter, empty),
+    one(findings(tmp_path / "e", check_form_parse, adapter, empty),
          "empty_pairs", {"mode": "kept-but-trailing"})
-    _one(_findings(tmp_path / "n", check_form_parse, adapter,
+    one(findings(tmp_path / "n", check_form_parse, adapter,
                    [FormParseCase(t) for t in ("a", "a&b", "%41;b")]), "needs_equals", {})
 
 
@@ -322,7 +307,7 @@ def test_a_parser_that_drops_empty_values_is_not_named_needs_equals(tmp_path: Pa
         def form_parse(self, case: FormParseCase) -> list[tuple[str, str]]:
             return [(n, v) for n, v in form_urldecode(case.text) if v]
 
-    _one(_findings(tmp_path, check_form_parse, DropsEmptyValues(), [FormParseCase("a")]),
+    one(findings(tmp_path, check_form_parse, DropsEmptyValues(), [FormParseCase("a")]),
          "empty_pairs", {"mode": "dropped"})
 
 
@@ -336,7 +321,7 @@ def test_java_uri_nfc_across_an_escape_is_one_finding(tmp_path: Path) -> None:
                                             (">\u0300", "rfc3986-pchar+@"),
                                             ("\x0e\u0300", "rfc3986-query-[]"),
                                             ("\n\u0300", "rfc3986-query-[]"))]
-    _one(_findings(tmp_path, check_encode, adapter, cases), "normalized_escaped", {"form": "NFC"})
+    one(findings(tmp_path, check_encode, adapter, cases), "normalized_escaped", {"form": "NFC"})
     use_accepted(True)
     with pytest.raises(Divergence):
         check_encode(cases[0], adapter)
@@ -366,4 +351,4 @@ def test_java_urlencoder_question_mark_is_one_rule(tmp_path: Path) -> None:
     cases = [EncodeCase(v, form, enc, True) for v, enc in (
         ("\x80", "windows-1252"), ("\x80", "Shift_JIS"), ("a\ud800", "UTF-8"),
         ("\u20ac\u0100", "windows-1252"))]
-    _one(_findings(tmp_path, check_encode, adapter, cases), "unmappable_replaced", {})
+    one(findings(tmp_path, check_encode, adapter, cases), "unmappable_replaced", {})

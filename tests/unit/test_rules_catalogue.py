@@ -5,12 +5,15 @@ e.g. werkzeug's invalid UTF-8 kept gave five ``seg=pct-*`` findings in 20 s)."""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
-from typing import Any
 
 import pytest
 from behaviour_impls import CutAtHash, TrimsC0Space
+from rule_findings import (
+    findings,
+    no_accepted,  # noqa: F401  (the fixture pytestmark uses)
+    one,
+)
 
 from pctfuzz._internal.accept import cut_at, divergence, load_accept_file, use_accepted
 from pctfuzz._internal.cases import Case, DecodeCase, EncodeCase, FormCase, FormParseCase
@@ -28,51 +31,32 @@ from pctfuzz._internal.oracles.requests import REQUOTE_SET
 from pctfuzz._internal.store import FindingStore, new_finding
 from pctfuzz._internal.violations import Divergence
 
-TARGET = {check_encode: "diff_encode", check_decode: "diff_decode", check_form: "diff_form",
-          check_form_parse: "diff_form_parse"}
+#: every accepted difference ignored (``--no-accepted``), as a campaign names them
+pytestmark = pytest.mark.usefixtures("no_accepted")
 
 
-@pytest.fixture(autouse=True)
-def _no_accepted() -> Iterator[None]:
-    use_accepted(False)
-    try:
-        yield
-    finally:
-        use_accepted(True)
 
 
-def _findings(tmp_path: Path, check: Callable[..., Any], impl: str | Impl,
-              cases: Sequence[Case]) -> list[Any]:
-    """The records a store holds once every case's divergence is recorded."""
-    adapter = get_impl(impl) if isinstance(impl, str) else impl
-    store = FindingStore(tmp_path / "findings")
-    for case in cases:
-        with pytest.raises(Divergence) as caught:
-            check(case, adapter)
-        store.record(new_finding(TARGET[check], "divergence", caught.value, case=case))
-    return list(store.iter_findings())
 
 
-def _one(records: list[Any], rule: str, params: dict[str, Any]) -> None:
-    assert len(records) == 1, [r.signature for r in records]
-    assert records[0].behaviour["rule"] == rule and records[0].behaviour["params"] == params
+
 
 
 def test_werkzeug_keeps_invalid_utf8_percent_encoded(tmp_path: Path) -> None:
     cases = [FormParseCase(t) for t in ("%A0", "%aa", "=%A0", "%80", "a=%FF&b=%C3")]
-    _one(_findings(tmp_path, check_form_parse, "werkzeug", cases),
+    one(findings(tmp_path, check_form_parse, "werkzeug", cases),
          "replacement", {"mode": "percent-encoded"})
 
 
 def test_requests_requote_fallback_encodes_percent(tmp_path: Path) -> None:
     cases = [EncodeCase(v, REQUOTE_SET) for v in ("%zz", "a%zz%41", "%zzb%2F", "%g0%")]
-    _one(_findings(tmp_path, check_encode, "requests", cases), "encoded", {"chars": "%"})
+    one(findings(tmp_path, check_encode, "requests", cases), "encoded", {"chars": "%"})
 
 
 def test_urllib_writes_an_unencodable_code_point_as_an_ncr(tmp_path: Path) -> None:
     cases = [EncodeCase(v, s, "windows-1252") for v, s in (
         ("\u0100", "special-query"), ("a\u0101", "path"), ("\u4e00b", "query"))]
-    _one(_findings(tmp_path, check_encode, "urllib", cases), "ncr_unescaped", {})
+    one(findings(tmp_path, check_encode, "urllib", cases), "ncr_unescaped", {})
 
 
 def test_urllib_encodes_with_pythons_codec(tmp_path: Path) -> None:
@@ -80,9 +64,9 @@ def test_urllib_encodes_with_pythons_codec(tmp_path: Path) -> None:
              EncodeCase("\u0081\u0100", "special-query", "windows-1252"),
              EncodeCase("\ud800", "special-query", "windows-1252"),
              EncodeCase("\u00a5a", "special-query", "ISO-2022-JP")]
-    _one(_findings(tmp_path, check_encode, "urllib", cases), "python_codec", {})
+    one(findings(tmp_path, check_encode, "urllib", cases), "python_codec", {})
     forms = [FormCase((("\u20ac", ""),), "GBK"), FormCase((("\ud800", "x"),), "windows-1252")]
-    _one(_findings(tmp_path / "form", check_form, "urllib", forms), "python_codec", {})
+    one(findings(tmp_path / "form", check_form, "urllib", forms), "python_codec", {})
 
 
 @pytest.mark.parametrize("case", [FormParseCase("a=%FF"), EncodeCase("%zz", REQUOTE_SET),
@@ -118,14 +102,14 @@ def test_boltons_leaves_percent_raw_in_names_and_values(tmp_path: Path) -> None:
     use_accepted(True)  # a real bug: no entry accepts it, the rule names it all the same
     cases = [FormCase(pairs) for pairs in (
         (("%", ""),), (("", "%"),), (("%25", ""),), (("", "%aa"),), (("%252", "x"),))]
-    _one(_findings(tmp_path, check_form, "boltons", cases), "left_raw", {"chars": "%"})
+    one(findings(tmp_path, check_form, "boltons", cases), "left_raw", {"chars": "%"})
 
 
 def test_a_pair_order_is_named_by_the_implementations_own_order(tmp_path: Path) -> None:
     """httpx groups its pairs (a multi-dict); on pairs already sorted by name both
     orders explain a case: before, those were a second finding, pairs_order(sorted)."""
     cases = [FormParseCase(t) for t in ("a=1&b=2&a=3", "b=1&c=2&b=3", "a=1&b=2&c=3&a=4")]
-    _one(_findings(tmp_path, check_form_parse, "httpx", cases), "pairs_order",
+    one(findings(tmp_path, check_form_parse, "httpx", cases), "pairs_order",
          {"mode": "grouped"})
 
 
@@ -135,7 +119,7 @@ def test_pythons_codec_composes_with_the_set(tmp_path: Path) -> None:
     case was a first-difference finding (eight in one 90 s campaign)."""
     cases = [FormCase(((n, v),), "ISO-2022-JP") for n, v in (
         ("~\x0e", ""), ("a", "~\x1b\u00e9"), ("~", "\u0100"), ("~x", "\x0f"))]
-    _one(_findings(tmp_path, check_form, "urllib", cases), "left_raw", {"chars": "~"})
+    one(findings(tmp_path, check_form, "urllib", cases), "left_raw", {"chars": "~"})
 
 
 def test_three_behaviours_in_one_case_are_named_by_the_simplest(tmp_path: Path) -> None:
@@ -144,7 +128,7 @@ def test_three_behaviours_in_one_case_are_named_by_the_simplest(tmp_path: Path) 
     of the combined ones: four first-difference findings in one 90 s campaign."""
     cases = [FormCase((("", ""), (n, ""), ("", v))) for n, v in (
         ("\x00", "%+~"), ("`", "%+~%"), ("\x01+*%", ""))]
-    records = _findings(tmp_path, check_form, "httpx", cases)
+    records = findings(tmp_path, check_form, "httpx", cases)
     assert all(r.behaviour is not None for r in records), [r.signature for r in records]
     assert {r.behaviour["rule"] for r in records} <= {"left_raw", "encoded"}
 
@@ -154,7 +138,7 @@ def test_normalization_is_combined_with_the_set_and_space(tmp_path: Path) -> Non
     normalization came after the answer rewrites, out of the combined candidates."""
     cases = [FormCase(pairs) for pairs in (
         (("\u2000 ", ""),), ((" \u2000", ""),), (("", "\u2000 "),), ((", \u2000", ""),))]
-    records = _findings(tmp_path, check_form, "boltons", cases)
+    records = findings(tmp_path, check_form, "boltons", cases)
     assert all(r.behaviour is not None for r in records), [r.signature for r in records]
 
 
@@ -162,7 +146,7 @@ def test_a_lone_surrogate_as_an_ncr_with_the_sets_own_characters(tmp_path: Path)
     """urlencode with ISO-2022-JP: U+D800 becomes &#55296; and ~ stays raw; the reference
     refuses, so only python_codec was tried, alone: a value-for-non-scalar finding."""
     cases = [FormCase(((n, ""),), "ISO-2022-JP") for n in ("\ud800~", "~\ud800", "\ud800")]
-    _one(_findings(tmp_path, check_form, "urllib", cases), "python_codec", {})
+    one(findings(tmp_path, check_form, "urllib", cases), "python_codec", {})
 
 
 def test_a_requoting_is_named_by_the_implementations_own_mode(tmp_path: Path) -> None:
@@ -171,7 +155,7 @@ def test_a_requoting_is_named_by_the_implementations_own_mode(tmp_path: Path) ->
     too) was named by the first mode listed: four findings in one 90 s campaign."""
     cases = [EncodeCase(v, s) for v, s in (("%2a", "data-uri"), ("%41", "query"),
                                            ("%2A", "data-uri"), ("a%41%2f", "rfc3986-query"))]
-    _one(_findings(tmp_path, check_encode, "yarl-requote", cases), "requoted",
+    one(findings(tmp_path, check_encode, "yarl-requote", cases), "requoted",
          {"mode": "decode-safe"})
 
 
@@ -180,7 +164,7 @@ def test_a_cut_at_a_hash_is_one_rule_not_one_truncation_per_position(tmp_path: P
     was its own finding, truncated(n=1), truncated(n=2), ..."""
     cases = [EncodeCase(v, "component") for v in (
         "a#b", "ab#c", "abc#", "xyz?q#r#s", "abcdef#gh", "a b#c")]
-    _one(_findings(tmp_path, check_encode, CutAtHash(), cases), "cut_at", {"chars": "#"})
+    one(findings(tmp_path, check_encode, CutAtHash(), cases), "cut_at", {"chars": "#"})
 
 
 def _go_url_query() -> Impl:
@@ -197,7 +181,7 @@ def test_go_raw_query_ends_at_a_hash_one_finding(tmp_path: Path) -> None:
     truncated(n) for each position of the '#')."""
     adapter = _go_url_query()
     cases = [EncodeCase(v, "c0-control") for v in ("a#b", "ab#c", "a b#", "?x#y", "abcde#f#")]
-    _one(_findings(tmp_path, check_encode, adapter, cases), "cut_at", {"chars": "#"})
+    one(findings(tmp_path, check_encode, adapter, cases), "cut_at", {"chars": "#"})
 
 
 @pytest.mark.parametrize(("value", "ids"), [
@@ -248,14 +232,14 @@ def test_hyperlinks_lost_newline_is_one_rule(tmp_path: Path) -> None:
     keeps a TAB or CR: named removed(chars=\\t\\n\\r) on "\\n" and removed(chars=\\n) on
     "a\\t\\n" before the implementation was asked which characters it drops."""
     cases = [DecodeCase(v) for v in ("\n", "a\t\n", "a\r\n", " \t\n", "%41\t\n")]
-    _one(_findings(tmp_path, check_decode, "hyperlink", cases), "removed", {"chars": "\n"})
+    one(findings(tmp_path, check_decode, "hyperlink", cases), "removed", {"chars": "\n"})
 
 
 def test_a_trim_of_c0_and_space_is_one_rule(tmp_path: Path) -> None:
     """Before: " a" was removed(whitespace), "\\ta\\n" removed(\\t\\n\\r), "\\x01a"
     trimmed(C0 and space): three findings for one strip."""
     cases = [EncodeCase(v, "component") for v in (" a", "\ta\n", "\x01a ", "a\x00", "\x1fab c ")]
-    _one(_findings(tmp_path, check_encode, TrimsC0Space(), cases), "trimmed",
+    one(findings(tmp_path, check_encode, TrimsC0Space(), cases), "trimmed",
          {"chars": "".join(map(chr, range(0x21)))})
 
 
@@ -265,14 +249,14 @@ def test_urllib3_uppercasing_escapes_that_are_data_is_one_rule(tmp_path: Path) -
     letter a-f before (``unit=0x61;diff=changed``, ...), one rule of its own now."""
     cases = [EncodeCase(v, "rfc3986-query") for v in ("%%aa", "%%0e", "%%fa", "a%%cd x%", "%b0%",
                                                       "%%Ae", "%%dA")]
-    _one(_findings(tmp_path, check_encode, "urllib3", cases), "escapes_uppercased", {})
+    one(findings(tmp_path, check_encode, "urllib3", cases), "escapes_uppercased", {})
 
 
 def test_urllib3_requoting_is_named_by_its_mode_not_by_percent_left_raw(tmp_path: Path) -> None:
     """An all-escapes path is requoted(upper): ``%00`` (kept as is, which left_raw("%")
     explains too) was a second finding, ``left_raw(chars=%)``."""
     cases = [EncodeCase(v, "rfc3986-query") for v in ("%00", "%aa", "%41%2f", "a%7E")]
-    _one(_findings(tmp_path, check_encode, "urllib3", cases), "requoted", {"mode": "upper"})
+    one(findings(tmp_path, check_encode, "urllib3", cases), "requoted", {"mode": "upper"})
 
 
 def test_hyperlinks_kept_escapes_are_one_rule_with_its_own_characters(tmp_path: Path) -> None:
@@ -282,7 +266,7 @@ def test_hyperlinks_kept_escapes_are_one_rule_with_its_own_characters(tmp_path: 
     The characters are hyperlink's own, whichever of them a case holds."""
     cases = [DecodeCase(v) for v in ("%25a", "a%25+a", "%25\x80", "aaa%25", "%25%00",
                                      "%23%C3%A9x", "a%5b", "%5D%5B%41x")]
-    _one(_findings(tmp_path, check_decode, "hyperlink", cases), "kept_encoded",
+    one(findings(tmp_path, check_decode, "hyperlink", cases), "kept_encoded",
          {"chars": "#%[]"})
 
 
@@ -291,7 +275,7 @@ def test_hyperlinks_undecoded_invalid_utf8_is_one_rule(tmp_path: Path) -> None:
     replacement(percent-encoded) where that explained it (``a%A0``) and a
     first-difference finding elsewhere (``%aaa``, ``a%00a%aa``, ``%25%aa``)."""
     cases = [DecodeCase(v) for v in ("a%A0", "%aaa", "a%00a%aa", "%25%aa", "%0Aa%aaa")]
-    _one(_findings(tmp_path, check_decode, "hyperlink", cases), "replacement",
+    one(findings(tmp_path, check_decode, "hyperlink", cases), "replacement",
          {"mode": "undecoded"})
 
 
@@ -299,7 +283,7 @@ def test_a_decoder_that_decodes_every_escape_has_no_kept_characters(tmp_path: Pa
     """The characters of kept_encoded come from the implementation: boltons' decoder
     keeps none, so its invalid UTF-8 (one U+FFFD per sequence) is named as before."""
     cases = [DecodeCase(v) for v in ("%25%A0", "%23%FF", "%5B%C3", "a%5D%80x")]
-    _one(_findings(tmp_path, check_decode, "boltons", cases), "replacement",
+    one(findings(tmp_path, check_decode, "boltons", cases), "replacement",
          {"mode": "per-sequence"})
 
 
@@ -330,7 +314,7 @@ def test_furls_equals_raw_in_values_is_one_rule_of_that_part(tmp_path: Path) -> 
     a name: no rule of the whole set named it (the probe asks names), so each case was
     a first-difference finding (five in one 90 s campaign, with ~ or * beside the =);
     ``part = "values"`` alone left (("", "="), ("a", "=")) unexplained (the next one)."""
-    _one(_findings(tmp_path, check_form, "furl", _FURL_EQUALS), "left_raw",
+    one(findings(tmp_path, check_form, "furl", _FURL_EQUALS), "left_raw",
          {"chars": "=", "part": "empty-name-values"})
 
 
@@ -341,7 +325,7 @@ def test_a_part_rule_is_accepted_in_one_command_and_only_for_its_part(tmp_path: 
     from pctfuzz._internal.cli.accept import _table
     from pctfuzz._internal.outcome import Outcome, reference_outcome
 
-    (record,) = _findings(tmp_path, check_form, "furl", _FURL_EQUALS[:1])
+    (record,) = findings(tmp_path, check_form, "furl", _FURL_EQUALS[:1])
     accept = tmp_path / "accept.toml"
     accept.write_text(_table(record, accept, "furl keeps = raw", "furl.py Query.encode").table)
     assert 'part = "empty-name-values"' in accept.read_text()
@@ -373,7 +357,7 @@ def test_urllib3_encodes_a_lone_surrogates_surrogatepass_bytes_one_rule(tmp_path
     value-for-non-scalar``); with its escapes bug in the same case, still one rule."""
     cases = [EncodeCase(v, "rfc3986-query") for v in ("\ud800", "a\udfff b", "\ud800%%aa",
                                                       "\udbff\udbff", "%.%dA\ud800")]
-    _one(_findings(tmp_path, check_encode, "urllib3", cases), "lone_surrogates",
+    one(findings(tmp_path, check_encode, "urllib3", cases), "lone_surrogates",
          {"mode": "surrogatepass"})
 
 
@@ -395,12 +379,12 @@ def test_a_behaviour_beside_a_lone_surrogate_is_named_as_without_it(tmp_path: Pa
     adapter = function_adapter("keeps", encode, sets={"v": "rfc3986-unreserved"})
     cases = [EncodeCase(v, "rfc3986-unreserved")
              for v in ("%aa", "%aa\ud800", "\udfff%2f x", "a\ud800%41")]
-    _one(_findings(tmp_path, check_encode, adapter, cases), "requoted", {"mode": "keep"})
+    one(findings(tmp_path, check_encode, adapter, cases), "requoted", {"mode": "keep"})
 
 
 def test_yarl_drops_lone_surrogates_one_rule(tmp_path: Path) -> None:
     cases = [EncodeCase(v, "rfc3986-query") for v in ("\ud800", "a\udfff b", "\ud800~x")]
-    _one(_findings(tmp_path, check_encode, "yarl", cases), "lone_surrogates",
+    one(findings(tmp_path, check_encode, "yarl", cases), "lone_surrogates",
          {"mode": "dropped"})
 
 
@@ -430,7 +414,7 @@ def test_tornados_grouping_by_the_names_bytes_is_one_rule(tmp_path: Path) -> Non
     90 s campaign)."""
     cases = [FormParseCase(t) for t in (b"\x80&B\x7f%&%&\xa0&B\x7f%", b"\x80&B&\xa0&B",
                                         b"\x00&a&\x00", b"B%&0&B%", b"%80=1&%A0=2&%80=3")]
-    _one(_findings(tmp_path, check_form_parse, "tornado", cases), "pairs_order",
+    one(findings(tmp_path, check_form_parse, "tornado", cases), "pairs_order",
          {"mode": "grouped-bytes"})
 
 
@@ -439,7 +423,7 @@ def test_starlettes_latin1_bytes_is_one_rule(tmp_path: Path) -> None:
     docs/in-the-wild.md): a lone 0x80 was named latin1_fallback, valid UTF-8 in a name
     and in a value were two first-difference findings."""
     cases = [FormParseCase(t) for t in (b"\x80", b"=\xc3\x80", b"\xc3\x80", b"a=%C3\xa9&\xff=1")]
-    _one(_findings(tmp_path, check_form_parse, "starlette", cases), "latin1_bytes", {})
+    one(findings(tmp_path, check_form_parse, "starlette", cases), "latin1_bytes", {})
 
 
 def test_a_parser_that_refuses_raw_invalid_utf8_only_is_named_a_refusal(tmp_path: Path) -> None:
@@ -475,11 +459,11 @@ def test_nodes_low_byte_fallback_is_one_rule(tmp_path: Path, name: str) -> None:
     adapter = _node(name)
     cases = [FormParseCase(t) for t in ("\x80%aa", "=\x80%aa", "%FF\u00e9", "a+b=%FF+\u00e9",
                                         "\x80%&\x80%aa", "%\x80=\x80%aa", "=\x80%+aa")]
-    _one(_findings(tmp_path, check_form_parse, adapter, cases), "replacement",
+    one(findings(tmp_path, check_form_parse, adapter, cases), "replacement",
          {"mode": "low-byte"})
     if name == "node-querystring":
         decodes = [DecodeCase(v) for v in ("%FF", "%FF\u00e9", "a%C3\u00e9", "%E2%82x\u4e00")]
-        _one(_findings(tmp_path / "decode", check_decode, adapter, decodes), "replacement",
+        one(findings(tmp_path / "decode", check_decode, adapter, decodes), "replacement",
              {"mode": "low-byte"})
 
 
@@ -497,7 +481,7 @@ class _DropsInvalidUtf8:
 
 def test_a_decoder_that_drops_invalid_utf8_is_one_rule(tmp_path: Path) -> None:
     cases = [DecodeCase(v) for v in ("%FF", "a%C3", "%80%80b", "%e2%82", b"%A0z")]
-    _one(_findings(tmp_path, check_decode, _DropsInvalidUtf8(), cases),  # type: ignore[arg-type]
+    one(findings(tmp_path, check_decode, _DropsInvalidUtf8(), cases),  # type: ignore[arg-type]
          "replacement", {"mode": "dropped"})
 
 
@@ -518,7 +502,7 @@ def test_dropped_is_named_over_urllibs_accepted_replacement(tmp_path: Path) -> N
 
     use_accepted(True)
     cases = [DecodeCase(v) for v in ("%A0aaa", "%aa", "b%FF%FEcd", "%C3")]
-    _one(_findings(tmp_path, check_decode, UnquoteIgnore(), cases),
+    one(findings(tmp_path, check_decode, UnquoteIgnore(), cases),
          "replacement", {"mode": "dropped"})
 
 
@@ -537,7 +521,7 @@ class _PlusKept:
 
 def test_a_parser_that_keeps_plus_is_one_rule(tmp_path: Path) -> None:
     cases = [FormParseCase(t) for t in ("+", "a=+", "a+b=c&d=e+f", "++=%20+", "x&+")]
-    _one(_findings(tmp_path, check_form_parse, _PlusKept(), cases),  # type: ignore[arg-type]
+    one(findings(tmp_path, check_form_parse, _PlusKept(), cases),  # type: ignore[arg-type]
          "plus_kept", {})
 
 
@@ -553,7 +537,7 @@ def test_quote_of_unquote_is_named_decode_utf8(tmp_path: Path) -> None:
     adapter = function_adapter("requotes", lambda s: quote(unquote(s), safe=""),
                                sets={"v": "rfc3986-unreserved"})
     cases = [EncodeCase(v, "rfc3986-unreserved") for v in ("%41b", "%2fx", "a%E9", "%7E%41")]
-    _one(_findings(tmp_path, check_encode, adapter, cases), "requoted", {"mode": "decode-utf8"})
+    one(findings(tmp_path, check_encode, adapter, cases), "requoted", {"mode": "decode-utf8"})
 
 
 class _MdurlLikeDecoder:
@@ -590,7 +574,7 @@ def test_kept_escapes_in_uppercase_beside_per_byte_replacement_are_two_rules(
     import pctfuzz._internal.accept.model  # noqa: F401  (registers the error handlers)
 
     cases = [DecodeCase(v) for v in ("%2f", "a%3F", "%A0%2f", "%2F%aa", "x%3f%2F%ff", "%aa")]
-    records = _findings(tmp_path, check_decode, _MdurlLikeDecoder(), cases)  # type: ignore[arg-type]
+    records = findings(tmp_path, check_decode, _MdurlLikeDecoder(), cases)  # type: ignore[arg-type]
     assert sorted(r.signature.split("|")[3] for r in records) == [
         "rule=kept_encoded(chars=/?,hex=upper)", "rule=replacement(mode=per-byte)"]
 
@@ -620,7 +604,7 @@ def test_pythons_strip_is_one_trim_rule_with_unicode_whitespace(tmp_path: Path) 
                                sets={"v": "rfc3986-unreserved"})
     cases = [EncodeCase(v, "rfc3986-unreserved")
              for v in (" a", "a\x85", "\u3000b\t", "\xa0%aa\u2028", "c\x1f")]
-    (record,) = _findings(tmp_path, check_encode, adapter, cases)
+    (record,) = findings(tmp_path, check_encode, adapter, cases)
     assert record.behaviour["rule"] == "trimmed"
     assert {"\x85", "\xa0", "\u3000", "\u2028", " ", "\x1f"} <= set(
         record.behaviour["params"]["chars"])
