@@ -4,10 +4,10 @@ and its findings kept apart from a normal campaign's (docs/fuzzing.md)."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from rule_findings import no_accepted  # noqa: F401  (a fixture of these tests)
 
 from pctfuzz._internal.accept import accepted_in_force, use_accepted
 from pctfuzz._internal.cases import EncodeCase
@@ -23,14 +23,6 @@ from pctfuzz._internal.violations import Divergence
 #: A registry entry of urllib (``~`` left raw in the form set), and its example.
 TILDE = get_divergence("urllib-quote-tilde")
 
-
-@pytest.fixture
-def no_accepted() -> Iterator[None]:
-    use_accepted(False)
-    try:
-        yield
-    finally:
-        use_accepted(True)
 
 
 def test_the_flag_travels_through_the_harness_settings() -> None:
@@ -52,7 +44,8 @@ def _divergence(case: EncodeCase) -> Divergence:
     return caught.value
 
 
-def test_a_registry_entry_is_ignored_and_the_finding_is_marked(no_accepted: None) -> None:
+@pytest.mark.usefixtures("no_accepted")
+def test_a_registry_entry_is_ignored_and_the_finding_is_marked() -> None:
     assert isinstance(TILDE.example, EncodeCase)
     found = _divergence(TILDE.example)
     assert found.behaviour is not None and found.behaviour["rule"] == "left_raw"
@@ -66,7 +59,8 @@ def test_the_same_case_is_accepted_normally() -> None:
     assert TILDE.id in (differential.check_encode(TILDE.example, UrllibAdapter()) or ())
 
 
-def test_an_adapters_own_divergences_are_ignored(no_accepted: None) -> None:
+@pytest.mark.usefixtures("no_accepted")
+def test_an_adapters_own_divergences_are_ignored() -> None:
     from pctfuzz._internal.accept import divergence, left_raw
 
     assert isinstance(TILDE.example, EncodeCase)
