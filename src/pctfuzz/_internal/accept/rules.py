@@ -485,8 +485,13 @@ def _rewrite_all(rule: Rule) -> Rule | None:
 
 
 #: At most this many candidates are combined, two or three at a time (the combinations
-#: grow as its cube).
+#: grow as its cube)...
 _MAX_COMBINED = 8
+#: ...and, whatever their rank, these: their characters or length are the
+#: implementation's own answer (asked or confirmed), so they are few and never a guess,
+#: and they come last (a user's ``value.strip()`` before an encoder that keeps escapes
+#: was a first-difference finding per mix of the two).
+_ALWAYS_COMBINED = ("removed", "trimmed", "cut_at", "truncated")
 
 
 def find_rule(check: str, impl_names: Sequence[str], case: Case, expected: Outcome,
@@ -519,7 +524,8 @@ def find_rule(check: str, impl_names: Sequence[str], case: Case, expected: Outco
             used = explain(check, impl_names, case, expected, actual, [*entries, entry])
             if used is not None and entry.id in used:
                 return rule
-    pool = [(rank, rule, rule) for rank, rule in enumerate(found[:_MAX_COMBINED])]
+    pool = [(rank, rule, rule) for rank, rule in enumerate(found)
+            if rank < _MAX_COMBINED or rule.name in _ALWAYS_COMBINED]
     pool += [(found.index(rule), rule, whole) for rule, whole in wholes if whole is not None]
     for size in (2, 3):
         for combined in combinations(pool, size):
