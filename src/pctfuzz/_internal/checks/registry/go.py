@@ -6,7 +6,13 @@ from __future__ import annotations
 import functools
 
 from pctfuzz._internal.accept.entry import MODEL, KnownDivergence
-from pctfuzz._internal.accept.reconcilers import cut_at, encoded, left_raw, pairs_order
+from pctfuzz._internal.accept.reconcilers import (
+    cut_at,
+    encoded,
+    left_raw,
+    pairs_order,
+    plus_as_space,
+)
 from pctfuzz._internal.cases import Case, DecodeCase, EncodeCase, FormCase, FormParseCase
 from pctfuzz._internal.checks.registry.common import (
     WHATWG_FORM,
@@ -18,7 +24,6 @@ from pctfuzz._internal.checks.registry.common import (
 from pctfuzz._internal.checks.registry.langs_common import (
     contains,
     has_malformed_escape,
-    plus_as_space,
     raised,
 )
 from pctfuzz._internal.outcome import Outcome
@@ -50,13 +55,16 @@ for _impl in ("go-queryescape", "go-pathescape"):
         example=DecodeCase("%"),
     )
 
+_PLUS = plus_as_space()
 _entry(
     id="go-queryunescape-plus",
     impl="go-queryescape",
     check="decode",
     summary="QueryUnescape decodes '+' as a space",
     applies=lambda case: contains(case, "+"),
-    reconcile=plus_as_space,
+    reconcile=_PLUS.reconcile,
+    model=_PLUS.model,  # a model field: it composes with the other decode entries
+    phase=MODEL,
     reference="keeps '+' (percent-decode, URL 1.3)",
     implementation="'+' is a space, then percent-decodes",
     citation="Go net/url docs, QueryUnescape: 'converting each 3-byte encoded substring of "

@@ -1,19 +1,17 @@
 """What the entries of the peers in other languages share (docs/peers.md): predicates
-on escapes, a refusal by a named exception, and the '+'-as-space decoding that form
-decoders do (WHATWG URL 5.1 step 3.3 replaces '+' before percent-decoding; the
-reference's percent-decode of 1.3 does not)."""
+on escapes and a refusal by a named exception. (A form decoder's '+' as a space is the
+``plus_as_space`` model of ``accept.reconcilers``, so it composes with the others.)"""
 
 from __future__ import annotations
 
 import re
 
-from pctfuzz._internal.cases import Case, DecodeCase
+from pctfuzz._internal.cases import Case
 from pctfuzz._internal.checks.registry.common import Pair
 from pctfuzz._internal.outcome import Outcome, Reconcile
-from pctfuzz._internal.reference import percent_decode
 from pctfuzz._internal.spec import HEX_PAIR
 
-__all__ = ["contains", "has_malformed_escape", "plus_as_space", "raised", "text_of"]
+__all__ = ["contains", "has_malformed_escape", "raised", "text_of"]
 
 _MALFORMED = re.compile(f"%(?!{HEX_PAIR})".encode("ascii"))
 
@@ -51,13 +49,3 @@ def raised(*types: str) -> Reconcile:
         return None
 
     return reconcile
-
-
-def plus_as_space(case: Case, expected: Outcome, actual: Outcome) -> Pair:
-    """A decoder that reads '+' as a space (a form decoder): the reference's bytes of the
-    value with each literal '+' a space first."""
-    if not isinstance(case, DecodeCase) or expected.raised or actual.raised:
-        return None
-    value = case.value
-    spaced = value.replace(b"+", b" ") if isinstance(value, bytes) else value.replace("+", " ")
-    return Outcome(percent_decode(spaced)), actual

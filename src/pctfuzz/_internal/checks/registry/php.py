@@ -5,24 +5,26 @@ from __future__ import annotations
 
 import functools
 
-from pctfuzz._internal.accept.entry import KnownDivergence
-from pctfuzz._internal.accept.reconcilers import encoded, names_mangled
+from pctfuzz._internal.accept.entry import MODEL, KnownDivergence
+from pctfuzz._internal.accept.reconcilers import encoded, names_mangled, plus_as_space
 from pctfuzz._internal.cases import DecodeCase, FormCase, FormParseCase
 from pctfuzz._internal.checks.registry.common import WHATWG_FORM, WHATWG_FORM_PARSE, add_entry
-from pctfuzz._internal.checks.registry.langs_common import plus_as_space
 
 __all__ = ["ENTRIES"]
 
 ENTRIES: list[KnownDivergence] = []
 _entry = functools.partial(add_entry, ENTRIES)
 
+_PLUS = plus_as_space()
 _entry(
     id="php-urldecode-plus",
     impl="php-urlencode",
     check="decode",
     summary="urldecode decodes '+' as a space",
     applies=lambda case: isinstance(case, DecodeCase),
-    reconcile=plus_as_space,
+    reconcile=_PLUS.reconcile,
+    model=_PLUS.model,
+    phase=MODEL,
     reference="keeps '+'",
     implementation="'+' is a space",
     citation="PHP manual, urldecode: 'Plus symbols ('+') are decoded to a space character'",

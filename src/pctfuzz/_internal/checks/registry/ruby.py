@@ -6,12 +6,11 @@ from __future__ import annotations
 import functools
 
 from pctfuzz._internal.accept.entry import MODEL, KnownDivergence
-from pctfuzz._internal.accept.reconcilers import empty_pairs
+from pctfuzz._internal.accept.reconcilers import empty_pairs, plus_as_space
 from pctfuzz._internal.cases import DecodeCase, FormParseCase
 from pctfuzz._internal.checks.registry.common import WHATWG_FORM_PARSE, add_entry
 from pctfuzz._internal.checks.registry.langs_common import (
     has_malformed_escape,
-    plus_as_space,
     raised,
 )
 
@@ -20,6 +19,7 @@ __all__ = ["ENTRIES"]
 ENTRIES: list[KnownDivergence] = []
 _entry = functools.partial(add_entry, ENTRIES)
 
+_PLUS = plus_as_space()
 for _impl, _fn in (("ruby-www-form-component", "URI.decode_www_form_component"),
                    ("ruby-cgi", "CGI.unescape")):
     _entry(
@@ -28,7 +28,9 @@ for _impl, _fn in (("ruby-www-form-component", "URI.decode_www_form_component"),
         check="decode",
         summary=f"{_fn} decodes '+' as a space",
         applies=lambda case: isinstance(case, DecodeCase),
-        reconcile=plus_as_space,
+        reconcile=_PLUS.reconcile,
+        model=_PLUS.model,
+        phase=MODEL,
         reference="keeps '+'",
         implementation="'+' is a space",
         citation=f"Ruby 3.1 docs, {_fn}: decodes application/x-www-form-urlencoded "
