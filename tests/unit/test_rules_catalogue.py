@@ -631,3 +631,44 @@ def test_a_trim_combines_with_rules_ranked_before_it(tmp_path: Path) -> None:
     cases = [EncodeCase(v, "encodeURI") for v in ("%41", " a", "+%2f \u3000\t", "%2f#'\u3000")]
     records = findings(tmp_path, check_encode, adapter, cases)
     assert sorted(r.behaviour["rule"] for r in records) == ["requoted", "trimmed"]
+
+
+class _JavaLikeDecoder:
+    """java.net.URLDecoder.decode before JDK-8353453 (met in a campaign): '+' is a
+    space, an escape's two characters go to Integer.parseInt(s, 16), which takes a sign
+    (a negative value is refused), and the bytes are read as UTF-8 with U+FFFD."""
+
+    name = "java-like"
+
+    def decode(self, case: DecodeCase) -> bytes:
+        assert isinstance(case.value, str)
+        text, out, i = case.value, bytearray(), 0
+        while i < len(text):
+            if text[i] == "%":
+                byte = int(text[i + 1:i + 3], 16)  # ValueError: a refusal
+                if byte < 0 or len(text[i + 1:i + 3]) < 2:
+                    raise ValueError("negative value")
+                out.append(byte)
+                i += 3
+            else:
+                out += b" " if text[i] == "+" else text[i].encode()
+                i += 1
+        return out.decode("utf-8", "replace").encode("utf-8")
+
+
+def test_a_signed_escape_is_one_rule_whatever_comes_before_it(tmp_path: Path) -> None:
+    """Java's '%+1' (the byte 01) and '%-0' (NUL): 4 first-difference findings in a 90 s
+    campaign, one per segment before the escape (%aa, %A0, '+'). A case that shows two
+    behaviours is a hit of the simpler one's finding."""
+    cases = [DecodeCase(v) for v in ("%+1", "x%-0", "%e9", "%+1%e9", "+%+a", "x%-0+",
+                                     "%A0%+a+")]
+    records = findings(tmp_path, check_decode, _JavaLikeDecoder(), cases)  # type: ignore[arg-type]
+    assert sorted(r.behaviour["rule"] for r in records) == ["replacement", "signed_escapes"]
+
+
+def test_signed_escapes_composes_with_plus_and_replacement() -> None:
+    from pctfuzz._internal.accept.model import Model, render
+
+    model = Model(signed_escapes=True, plus_as_space=True, replacement="per-sequence")
+    assert render(model, "decode", DecodeCase("%+1+%-0%e9")) == b"\x01 \x00\xef\xbf\xbd"
+    assert render(Model(signed_escapes=True), "decode", DecodeCase(b"%+f%-1")) == b"\x0f%-1"

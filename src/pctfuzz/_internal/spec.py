@@ -34,6 +34,7 @@ __all__ = [
     "ASCII_HEX",
     "ASCII_HEX_DIGITS",
     "ASCII_UPPER_HEX",
+    "HEX_DIGIT",
     "HEX_PAIR",
     "PERCENT_ENCODED_BYTE",
     "form_urlencoded_parse",
@@ -51,9 +52,10 @@ ASCII_HEX_DIGITS = frozenset(ASCII_HEX.encode("ascii"))
 #: Infra: an ASCII upper hex digit, what percent-encode writes (URL Standard 1.3).
 ASCII_UPPER_HEX = ASCII_HEX[:16]
 
-#: Two ASCII hex digits, as a regular expression: the part of every "%HH" pattern
-#: (a capture, a look-ahead, a bytes pattern are built from it).
-HEX_PAIR = "[0-9A-Fa-f]{2}"
+#: An ASCII hex digit, and two, as a regular expression: the part of every "%HH"
+#: pattern (a capture, a look-ahead, a bytes pattern are built from it).
+HEX_DIGIT = "[0-9A-Fa-f]"
+HEX_PAIR = HEX_DIGIT + "{2}"
 #: URL Standard 1.3: a percent-encoded byte is "%" followed by two ASCII hex digits.
 PERCENT_ENCODED_BYTE = re.compile("%" + HEX_PAIR)
 

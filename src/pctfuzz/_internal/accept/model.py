@@ -36,7 +36,7 @@ from pctfuzz._internal.encoding import lookup
 from pctfuzz._internal.form import form_urldecode
 from pctfuzz._internal.reference import percent_decode, percent_encode, to_scalar_value_string
 from pctfuzz._internal.sets import FORM, PercentEncodeSet, get_set
-from pctfuzz._internal.spec import HEX_PAIR, PERCENT_ENCODED_BYTE
+from pctfuzz._internal.spec import HEX_DIGIT, HEX_PAIR, PERCENT_ENCODED_BYTE
 from pctfuzz._internal.text import (
     has_lone_surrogate,
     strip_lone_surrogates,
@@ -96,6 +96,9 @@ class Model:
     replacement: str | None = None
     #: A decoder reads ``+`` as a space before percent-decoding (``plus_as_space``).
     plus_as_space: bool = False
+    #: A decoder reads an escape's two characters as a signed hex number
+    #: (``signed_escapes``): ``%+H`` is the byte 0H, ``%-0`` the byte 00.
+    signed_escapes: bool = False
     #: Each valid ``%hh`` of the input text is uppercased first (``escapes_uppercased``).
     upper_escapes: bool = False
     #: Text encoded with Python's codec of a legacy encoding, errors="xmlcharrefreplace"
@@ -119,6 +122,7 @@ class Model:
             **{name: getattr(self, name) | getattr(other, name) for name in _PARTS},
             "needs_equals": self.needs_equals or other.needs_equals,
             "plus_as_space": self.plus_as_space or other.plus_as_space,
+            "signed_escapes": self.signed_escapes or other.signed_escapes,
             "remove": "".join(sorted(set(self.remove + other.remove))),
             "trim": "".join(sorted(set(self.trim + other.trim))),
             "cut": "".join(sorted(set(self.cut + other.cut))),
@@ -359,6 +363,20 @@ REPLACEMENT_ERRORS = {"per-byte": "pctfuzz-per-byte", "per-sequence": "replace",
                       "percent-encoded": "pctfuzz-percent-encoded", "dropped": "ignore"}
 
 
+# --- a decoder that reads an escape as a signed number (``signed_escapes``) ----------------
+_SIGNED = re.compile(rf"%(?:\+({HEX_DIGIT})|-(0))")
+_SIGNED_BYTES = re.compile(_SIGNED.pattern.encode("ascii"))
+
+
+def _unsigned(value: str | bytes) -> str | bytes:
+    """Each ``%+H`` written ``%0H`` and ``%-0`` written ``%00``: what a decoder that
+    hands an escape's two characters to ``Integer.parseInt(s, 16)`` (which takes a sign)
+    reads. A negative value it refuses, as any other invalid escape."""
+    if isinstance(value, bytes):
+        return _SIGNED_BYTES.sub(lambda m: b"%0" + (m.group(1) or m.group(2)), value)
+    return _SIGNED.sub(lambda m: "%0" + (m.group(1) or m.group(2)), value)
+
+
 # --- a decoder that decodes some escapes only (``kept_encoded``) ---------------------------
 
 def _decode_keeping(value: str | bytes, kept: frozenset[int], upper: bool = False) -> bytes:
@@ -515,6 +533,8 @@ def render(model: Model, check: str, case: Case, current: Any = None) -> Any:
         return "&".join(out)
     if isinstance(case, DecodeCase) and check == "decode":
         encoded: str | bytes = case.value
+        if model.signed_escapes:  # (before '+' as a space: the '+' of %+1 is a sign)
+            encoded = _unsigned(encoded)
         if model.plus_as_space:  # URL 5.1 step 3.3, before percent-decoding
             encoded = encoded.replace(b"+", b" ") if isinstance(encoded, bytes) else \
                 encoded.replace("+", " ")

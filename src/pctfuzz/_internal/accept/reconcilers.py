@@ -74,6 +74,7 @@ __all__ = [
     "requoted",
     "semicolon_separates",
     "set_change",
+    "signed_escapes",
     "space_as",
     "suffixed",
     "trimmed",
@@ -717,6 +718,17 @@ def plus_as_space() -> Reconciler:
                      "decodes '+' as a space")
 
 
+def signed_escapes() -> Reconciler:
+    """A decoder reads an escape's two characters as a signed hex number: ``%+1`` is the
+    byte 0x01 and ``%-0`` a NUL, where the reference keeps both as they are (WHATWG URL
+    1.3: a ``%`` not followed by two hex digits is data). Java's ``URLDecoder`` before
+    JDK-8353453 (``Integer.parseInt(s, 16)`` takes a sign). A model field, so it composes
+    with '+' as a space and the replacement of invalid UTF-8."""
+    return _declared("signed_escapes", {"decode"}, Model(signed_escapes=True),
+                     "keeps %+H and %-0 as they are",
+                     "reads %+H as the byte 0H and %-0 as a NUL byte (a signed hex number)")
+
+
 # --- an unencodable character as '?' (phase REPLACE) ------------------------------------------
 def unmappable_replaced() -> Reconciler:
     """A character the encoding cannot encode, or a lone surrogate, is the byte ``?``
@@ -905,6 +917,7 @@ RECONCILERS: Mapping[str, tuple[Callable[..., Reconciler], str | None]] = {
     "decoded_twice": (decoded_twice, None),
     "plus_kept": (plus_kept, None),
     "semicolon_separates": (semicolon_separates, None),
+    "signed_escapes": (signed_escapes, None),
     "replacement": (replacement, "mode"),
     "refuses": (refuses, "input"),
     "ncr_unescaped": (ncr_unescaped, None),

@@ -53,7 +53,7 @@ from pctfuzz._internal.encoding import lookup
 from pctfuzz._internal.errors import PctfuzzError
 from pctfuzz._internal.outcome import Outcome
 from pctfuzz._internal.sets import FORM, get_set
-from pctfuzz._internal.spec import PERCENT_ENCODED_BYTE
+from pctfuzz._internal.spec import HEX_DIGIT, PERCENT_ENCODED_BYTE
 
 __all__ = ["Chars", "Confirm", "Order", "ParserMode", "Probe", "Rule", "find_rule",
            "rule_class"]
@@ -150,6 +150,8 @@ _VALID_TRIPLET = PERCENT_ENCODED_BYTE
 _WHITESPACE = " \t\n\r\x0b\x0c"
 _C0_SPACE = "".join(map(chr, range(0x21)))
 _REMOVED = ("\t\n\r", _WHITESPACE, "\t", "\n", "\r")
+#: An escape a signed hex number reads: ``%+H``, ``%-0`` (``signed_escapes``).
+_SIGNED = re.compile(rf"%(?:\+{HEX_DIGIT}|-0)")
 
 
 def _has_legacy_encoding(case: Case) -> bool:
@@ -263,12 +265,15 @@ def _candidates(check: str, case: Case, expected: Outcome, actual: Outcome,
     if check in ("decode", "form-parse"):
         yield from _latin1_bytes(texts, chars)
         yield from _decoder_rules(check, strs, chars)
-        yield _rule("replacement", "per-sequence")
-        yield _rule("replacement", "per-byte")
-        yield _rule("replacement", "percent-encoded")
-        yield _rule("replacement", "dropped")
-        yield _rule("replacement", "undecoded")
-        yield _rule("replacement", "low-byte")
+    if check == "decode" and any(_SIGNED.search(t) for t in strs):
+        yield _rule("signed_escapes")  # (Java's %+1: one finding per segment before it)
+    if check in ("decode", "form-parse"):
+        # Each mode when the decoder's own is not known (_decoder_rules named it): they
+        # would push the rules after them out of the combined ones ('+' as a space).
+        if not (check == "decode" and chars is not None and chars("replacement")):
+            for mode in ("per-sequence", "per-byte", "percent-encoded", "dropped",
+                         "undecoded", "low-byte"):
+                yield _rule("replacement", mode)
         yield _rule("latin1_fallback")
     if check == "decode" and any("+" in t for t in strs):
         yield _rule("plus_as_space")  # (a model field: it composes with replacement)
