@@ -352,3 +352,26 @@ def test_java_urlencoder_question_mark_is_one_rule(tmp_path: Path) -> None:
         ("\x80", "windows-1252"), ("\x80", "Shift_JIS"), ("a\ud800", "UTF-8"),
         ("\u20ac\u0100", "windows-1252"))]
     one(findings(tmp_path, check_encode, adapter, cases), "unmappable_replaced", {})
+
+
+def test_java_urldecoder_signed_escape_is_one_rule(tmp_path: Path) -> None:
+    """java-urlencoder's %+1 (docs/in-the-wild.md): 4 findings in 90 s, one per segment
+    before it (%aa, %A0, '+'); its '+' as a space and U+FFFD are rules of their own."""
+    adapter = _peer("java-urlencoder", lambda a: a.decode(DecodeCase("a")))
+    cases = [DecodeCase(v) for v in ("%+1", "x%-0", "+%+a", "x%-0+", "%+f+")]
+    one(findings(tmp_path, check_decode, adapter, cases), "signed_escapes", {})
+
+
+def test_node_querystring_escape_merging_a_surrogate_is_one_rule(tmp_path: Path) -> None:
+    """querystring.escape takes the code unit after a lone surrogate as its low half
+    (nodejs/node#62814): 1 finding in encode, 9 in form (one per character before it,
+    '!', ')', ' '...) in a 90 s campaign."""
+    adapter = _peer("node-querystring", lambda a: a.encode(EncodeCase("a", "component")))
+    pairs = [FormCase(((n, v),)) for n, v in (("\ud800a", ""), ("!\ud800a", ""),
+                                              ("", ")\udc00a"), (" \ud800b", "x"))]
+    one(findings(tmp_path / "f", check_form, adapter, pairs),
+         "lone_surrogates", {"mode": "merged"})
+    values = [EncodeCase(v, "component") for v in ("\ud800a", "x\udbff\u00e9")]
+    one(findings(tmp_path / "e", check_encode, adapter, values),
+         "lone_surrogates", {"mode": "merged"})
+

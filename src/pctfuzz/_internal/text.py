@@ -89,6 +89,30 @@ def strip_lone_surrogates(text: str) -> str:
     return LONE_SURROGATE.sub("", text)
 
 
+def merge_surrogates(text: str) -> str:
+    """``text`` as a decoder of UTF-16 that takes any code unit after a surrogate as its
+    low half reads it: each surrogate code unit but a last one and the next code unit
+    are the code point U+10000 + (the surrogate's low 10 bits << 10 | the next unit's
+    low 10 bits). A valid pair reads as itself; ``"\ud800a"`` is U+10061. (Node's
+    ``querystring.escape``, ``encodeStr``: it never checks the second unit.)"""
+    units: list[int] = []
+    for char in text:
+        code = ord(char)
+        units += [0xD800 | (code - 0x10000) >> 10, 0xDC00 | (code - 0x10000) & 0x3FF] \
+            if code > 0xFFFF else [code]
+    out: list[str] = []
+    i = 0
+    while i < len(units):
+        unit = units[i]
+        if 0xD800 <= unit <= 0xDFFF and i + 1 < len(units):
+            out.append(chr(0x10000 + (((unit & 0x3FF) << 10) | (units[i + 1] & 0x3FF))))
+            i += 2
+        else:
+            out.append(chr(unit))
+            i += 1
+    return "".join(out)
+
+
 def surrogates_to_fffd(text: str) -> str:
     """Infra "convert to a scalar value string": each lone surrogate becomes U+FFFD
     (WebIDL USVString)."""

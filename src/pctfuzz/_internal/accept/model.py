@@ -39,6 +39,7 @@ from pctfuzz._internal.sets import FORM, PercentEncodeSet, get_set
 from pctfuzz._internal.spec import HEX_DIGIT, HEX_PAIR, PERCENT_ENCODED_BYTE
 from pctfuzz._internal.text import (
     has_lone_surrogate,
+    merge_surrogates,
     strip_lone_surrogates,
     surrogates_to_fffd,
 )
@@ -81,7 +82,8 @@ class Model:
     raw_empty_name_values: frozenset[int] = frozenset()
     encoded_empty_name_values: frozenset[int] = frozenset()
     #: What becomes of a lone surrogate of a str input (``lone_surrogates``):
-    #: ``dropped`` first, or encoded as its ``surrogatepass`` bytes.
+    #: ``dropped`` first, encoded as its ``surrogatepass`` bytes, ``replaced`` by U+FFFD,
+    #: or ``merged`` with the next code unit (``text.merge_surrogates``).
     surrogates: str | None = None
     #: A bytes input is read as latin-1 text first (``latin1_bytes``).
     bytes_latin1: bool = False
@@ -194,6 +196,8 @@ def _text(model: Model, text: Any) -> Any:
         text = strip_lone_surrogates(text)
     elif model.surrogates == "replaced":
         text = surrogates_to_fffd(text)
+    elif model.surrogates == "merged" and has_lone_surrogate(text):
+        text = merge_surrogates(text)
     if model.remove:
         text = "".join(c for c in text if c not in model.remove)
     if model.trim:
@@ -225,7 +229,7 @@ def _cut(text: Any, chars: Any) -> Any:
 
 def _input(model: Model, case: Case) -> Case:
     if not (model.remove or model.trim or model.cut or model.normalize or model.upper_escapes
-            or model.surrogates in ("dropped", "replaced") or model.bytes_latin1):
+            or model.surrogates in ("dropped", "replaced", "merged") or model.bytes_latin1):
         return case
     if isinstance(case, EncodeCase):
         return replace(case, value=_text(model, case.value))

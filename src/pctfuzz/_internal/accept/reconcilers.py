@@ -30,7 +30,7 @@ from pctfuzz._internal.operations import OPERATIONS
 from pctfuzz._internal.outcome import CHECKS, Outcome, Reconcile
 from pctfuzz._internal.reference import percent_decode, percent_encode
 from pctfuzz._internal.sets import FORM, PercentEncodeSet, get_set
-from pctfuzz._internal.spec import HEX_PAIR
+from pctfuzz._internal.spec import ASCII_HEX, HEX_PAIR
 from pctfuzz._internal.text import count_lone_surrogates, has_lone_surrogate, surrogates_to_fffd
 
 __all__ = [
@@ -559,7 +559,7 @@ def kept_encoded(chars: str, hex: str | None = None) -> Reconciler:
                      + (", in uppercase" if hex else ""))
 
 
-_SURROGATE_MODES = ("dropped", "surrogatepass", "replaced")
+_SURROGATE_MODES = ("dropped", "surrogatepass", "replaced", "merged")
 
 
 def lone_surrogates(mode: str) -> Reconciler:
@@ -567,7 +567,9 @@ def lone_surrogates(mode: str) -> Reconciler:
     it, or writes U+FFFD for a USVString, WHATWG URL 1.3 and Infra): ``dropped`` before
     anything else (yarl's quoter), ``surrogatepass``: encoded as its three bytes
     (``ED A0 80`` for U+D800), which are not UTF-8 (urllib3), or ``replaced``: encoded
-    as U+FFFD, as a browser converts a JavaScript string to a USVString (mdurl)."""
+    as U+FFFD, as a browser converts a JavaScript string to a USVString (mdurl), or
+    ``merged``: with the next code unit, whatever it is, as if it were its low half
+    (``"\ud800a"`` encoded as U+10061: Node's ``querystring.escape``, a real bug)."""
     if mode not in _SURROGATE_MODES:
         raise UsageError(f"lone_surrogates: mode must be one of {', '.join(_SURROGATE_MODES)}")
     checks = set(CHECKS) if mode == "dropped" else {"encode", "form"}
@@ -576,7 +578,9 @@ def lone_surrogates(mode: str) -> Reconciler:
                      {"dropped": "drops each lone surrogate",
                       "surrogatepass": "encodes a lone surrogate as its surrogatepass bytes "
                                        "(ED A0 80)",
-                      "replaced": "encodes a lone surrogate as U+FFFD"}[mode])
+                      "replaced": "encodes a lone surrogate as U+FFFD",
+                      "merged": "encodes a lone surrogate and the next code unit as one "
+                                "code point"}[mode])
 
 
 def latin1_bytes() -> Reconciler:
@@ -589,7 +593,7 @@ def latin1_bytes() -> Reconciler:
 
 # --- invalid UTF-8 of a decoded answer ----------------------------------------------------
 _REPLACEMENT_MODES = ("per-byte", "per-sequence", "percent-encoded", "dropped", "undecoded",
-                      "low-byte")
+                      "low-byte", "low-byte-shared-scan")
 _REPLACEMENT_TEXT = {"percent-encoded": "invalid UTF-8 left percent-encoded",
                      "dropped": "invalid UTF-8 dropped"}
 
@@ -605,13 +609,16 @@ def replacement(mode: str) -> Reconciler:
     the answer is the input as given, no escape decoded (hyperlink's ``to_iri``).
     ``low-byte``: when they are not UTF-8 or a ``%`` starts no escape, each UTF-16 code
     unit of the text that is no escape stands for its low byte, then one U+FFFD per
-    sequence (Node's ``querystring.unescapeBuffer`` fallback, a real bug)."""
+    sequence (Node's ``querystring.unescapeBuffer`` fallback, a real bug);
+    ``low-byte-shared-scan`` (form-parse): so, but a value is decoded when its name
+    holds two escapes, as ``querystring.parse``'s scan for an escape shares its state
+    between the name and the value (a second real bug: ``"%aa%aa=\x80%"``)."""
     if mode not in _REPLACEMENT_MODES:
         raise UsageError(f"replacement: mode must be one of {', '.join(_REPLACEMENT_MODES)}")
     if mode == "undecoded":
         return _undecoded()
-    if mode == "low-byte":
-        return _low_byte()
+    if mode.startswith("low-byte"):
+        return _low_byte(shared_scan=mode == "low-byte-shared-scan")
     # A model field, so it composes with the decoder's other ways (escapes kept,
     # decoded twice, ';' as a separator): each answers the case, then this writes
     # invalid UTF-8 of the result (mdurl keeps some escapes and writes U+FFFD per byte:
@@ -659,15 +666,17 @@ def _low_bytes(text: str) -> bytes:
     return bytes(out)
 
 
-def _node_unescape(text: str, form: bool = False) -> str:
+def _node_unescape(text: str, form: bool = False, encoded: bool | None = None) -> str:
     """``decodeURIComponent(text)``, and when it throws (bytes that are not UTF-8, a
     ``%`` that starts no escape, a lone surrogate) ``unescapeBuffer(text).toString()``.
-    ``form``: a name or value of ``querystring.parse`` or ``URLSearchParams``, which is
-    decoded only when it holds a valid escape once its ``+`` are skipped, as their
-    scan skips them (``"\x80%"`` is kept as it is, ``"\x80%+aa"`` is decoded); its
-    ``+`` are spaces."""
+    ``form``: a name or value of ``querystring.parse`` or ``URLSearchParams``, decoded
+    only when ``encoded`` (by default: it holds a valid escape once its ``+`` are
+    skipped, as their scan skips them: ``"\x80%"`` is kept as it is, ``"\x80%+aa"`` is
+    decoded); its ``+`` are spaces."""
     if form:
-        if not _ESCAPE_TEXT.search(text.replace("+", "")):
+        if encoded is None:
+            encoded = _ESCAPE_TEXT.search(text.replace("+", "")) is not None
+        if not encoded:
             return surrogates_to_fffd(text.replace("+", " "))
         text = text.replace("+", " ")
     try:
@@ -678,25 +687,66 @@ def _node_unescape(text: str, form: bool = False) -> str:
         return _low_bytes(text).decode("utf-8", "replace")
 
 
-def _low_byte() -> Reconciler:
+def _querystring_scan(sequence: str) -> tuple[bool, bool]:
+    """Whether ``querystring.parse`` decodes the name and the value of ``sequence``
+    (Node's lib/querystring.js ``parse``: it looks for one valid ``%HH`` with a counter
+    that ``+`` does not reset; once the name is marked, its characters fall through to
+    the value's check, so a second escape in the name marks the value too)."""
+    name_encoded = value_encoded = in_value = False
+    count = 0
+    for char in sequence:
+        if not in_value:
+            if char == "=":
+                in_value, count = True, 0
+                continue
+            if not name_encoded:
+                if char == "%":
+                    count = 1
+                    continue
+                if count and char in ASCII_HEX:
+                    count += 1
+                    name_encoded = count == 3
+                    continue
+                count = 0
+            if char == "+":
+                continue
+        if char != "+" and not value_encoded:
+            if char == "%":
+                count = 1
+            elif count and char in ASCII_HEX:
+                count += 1
+                value_encoded = count == 3
+            else:
+                count = 0
+    return name_encoded, value_encoded
+
+
+def _low_byte(shared_scan: bool = False) -> Reconciler:
     def reconcile(case: Case, expected: Outcome, actual: Outcome) -> _Pair:
         if expected.raised:
             return None
         if isinstance(case, DecodeCase) and isinstance(case.value, str):
             return Outcome(_node_unescape(case.value).encode("utf-8")), actual
         if isinstance(case, FormParseCase) and isinstance(case.text, str):
+            # URLSearchParams takes a USVString (WebIDL): a lone surrogate is U+FFFD
+            # before its scan; querystring.parse scans the code units as they are.
+            text = case.text if shared_scan else surrogates_to_fffd(case.text)
             pairs = []
-            for sequence in case.text.split("&"):
+            for sequence in text.split("&"):
                 if sequence:
                     name, _, value = sequence.partition("=")
-                    pairs.append((_node_unescape(name, form=True),
-                                  _node_unescape(value, form=True)))
+                    marks = _querystring_scan(sequence) if shared_scan else (None, None)
+                    pairs.append((_node_unescape(name, True, marks[0]),
+                                  _node_unescape(value, True, marks[1])))
             return Outcome(pairs), actual
         return None
 
-    return Reconciler("replacement", frozenset({"decode", "form-parse"}), reconcile,
+    checks = {"form-parse"} if shared_scan else {"decode", "form-parse"}
+    return Reconciler("replacement", frozenset(checks), reconcile,
                       "the bytes, decoded; one U+FFFD per maximal invalid UTF-8 subpart",
-                      "when the text does not decode, the low byte of each other code unit",
+                      "when the text does not decode, the low byte of each other code unit"
+                      + (", a value decoded after a name with two escapes" if shared_scan
+                         else ""),
                       REPLACE)
 
 

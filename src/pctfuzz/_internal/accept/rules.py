@@ -268,9 +268,13 @@ def _candidates(check: str, case: Case, expected: Outcome, actual: Outcome,
     if check == "decode" and any(_SIGNED.search(t) for t in strs):
         yield _rule("signed_escapes")  # (Java's %+1: one finding per segment before it)
     if check in ("decode", "form-parse"):
-        # Each mode when the decoder's own is not known (_decoder_rules named it): they
-        # would push the rules after them out of the combined ones ('+' as a space).
-        if not (check == "decode" and chars is not None and chars("replacement")):
+        # Each mode when the decoder's own is not known (_decoder_rules named it; a
+        # parser's, when its scan tells: querystring.parse): they would push the rules
+        # after them out of the combined ones ('+' as a space).
+        own = parser_mode("replacement") if parser_mode is not None else None
+        if own:
+            yield _rule("replacement", own)
+        elif not (check == "decode" and chars is not None and chars("replacement")):
             for mode in ("per-sequence", "per-byte", "percent-encoded", "dropped",
                          "undecoded", "low-byte"):
                 yield _rule("replacement", mode)
@@ -312,6 +316,7 @@ def _surrogate_rules(case: Case, *, refused: bool) -> Iterator[Rule | None]:
             yield _rule("lone_surrogates", "replaced")
         yield _rule("lone_surrogates", "dropped")
         yield _rule("lone_surrogates", "surrogatepass")
+        yield _rule("lone_surrogates", "merged")
 
 
 def _part_rules(check: str, strs: Sequence[str],

@@ -64,6 +64,7 @@ from pctfuzz._internal.accept.reconcilers import (
     CUT_CHARS,
     MANGLING_PROBE,
     MANGLING_STYLES,
+    RECONCILERS,
     input_has,
     mangled_pairs,
 )
@@ -432,6 +433,15 @@ def _sorts_bytes(adapter: Impl) -> bool:
 _PARSER_MODES: dict[tuple[int, str], tuple[object, str | None]] = {}
 #: A text each ``empty_pairs`` mode, and the reference, parse apart.
 _EMPTY_PROBE = FormParseCase("&a=&&")
+#: A name with two escapes, then a value that decodes only by the low-byte fallback:
+#: tells ``replacement``'s ``low-byte`` from ``low-byte-shared-scan`` (querystring.parse).
+_SCAN_PROBE = "%aa%aa=\x80%"
+
+
+def _answers(mode: str, probe: FormParseCase, got: list[tuple[Any, ...]]) -> bool:
+    """``got`` is what ``replacement(mode)`` answers to ``probe``."""
+    modelled = RECONCILERS["replacement"][0](mode).reconcile(probe, Outcome([]), Outcome(got))
+    return modelled is not None and [tuple(p) for p in modelled[0].value] == got
 
 
 def _pairs_of(adapter: Impl, text: str) -> list[tuple[Any, ...]] | None:
@@ -450,11 +460,19 @@ def _own_parser_mode(rule: str, check: str, adapter: Impl) -> str | None:
     ``MANGLING_PROBE``, the ``empty_pairs`` mode it parses ``&a=&&`` with, ``yes`` for
     ``needs_equals`` when it answers no pairs for ``a`` but one for ``a=``. None for
     none."""
-    if check != "form-parse" or rule not in ("names_mangled", "empty_pairs", "needs_equals"):
+    if check != "form-parse" or rule not in ("names_mangled", "empty_pairs", "needs_equals",
+                                             "replacement"):
         return None
     known = _PARSER_MODES.get((id(adapter), rule))
     if known is not None and known[0] is adapter:
         return known[1]
+    if rule == "replacement":  # only the modes that tell a parser's scan apart
+        probe = FormParseCase(_SCAN_PROBE)
+        got = _pairs_of(adapter, _SCAN_PROBE)
+        found = next((mode for mode in ("low-byte-shared-scan", "low-byte")
+                      if got is not None and _answers(mode, probe, got)), None)
+        _PARSER_MODES[(id(adapter), rule)] = (adapter, found)
+        return found
     if rule == "needs_equals":
         found = "yes" if [_pairs_of(adapter, text) for text in ("a", "a=")] == [
             [], [("a", "")]] else None
