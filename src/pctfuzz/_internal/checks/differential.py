@@ -433,15 +433,33 @@ def _sorts_bytes(adapter: Impl) -> bool:
 _PARSER_MODES: dict[tuple[int, str], tuple[object, str | None]] = {}
 #: A text each ``empty_pairs`` mode, and the reference, parse apart.
 _EMPTY_PROBE = FormParseCase("&a=&&")
-#: A name with two escapes, then a value that decodes only by the low-byte fallback:
-#: tells ``replacement``'s ``low-byte`` from ``low-byte-shared-scan`` (querystring.parse).
-_SCAN_PROBE = "%aa%aa=\x80%"
+#: Texts that tell a form parser's ``replacement`` modes apart: a truncated sequence
+#: after an invalid byte (one U+FFFD per byte, per sequence, kept escaped, dropped), a raw
+#: non-ASCII character before an escape (Node's low-byte fallback), and a value after a
+#: name with two escapes (querystring.parse decodes it: its scan shares one state).
+_REPLACEMENT_PROBES = ("%aa%e2%82", "\x80%aa", "%aa%aa=\x80%")
+_PARSER_REPLACEMENTS = ("low-byte-shared-scan", "low-byte", "per-byte", "percent-encoded",
+                        "dropped")
 
 
-def _answers(mode: str, probe: FormParseCase, got: list[tuple[Any, ...]]) -> bool:
-    """``got`` is what ``replacement(mode)`` answers to ``probe``."""
-    modelled = RECONCILERS["replacement"][0](mode).reconcile(probe, Outcome([]), Outcome(got))
-    return modelled is not None and [tuple(p) for p in modelled[0].value] == got
+def _parser_replacement(adapter: Impl) -> list[str]:
+    """The ``replacement`` modes whose model answers each of ``_REPLACEMENT_PROBES`` as
+    the parser does, simplest-first; none for one that answers them as the reference
+    (one U+FFFD per sequence: no mode of the list answers the second so) or otherwise."""
+    modes = list(_PARSER_REPLACEMENTS)
+    for text in _REPLACEMENT_PROBES:
+        got = _pairs_of(adapter, text)
+        probe = FormParseCase(text)
+        reference = reference_outcome("form-parse", probe)
+        if got is None:
+            return []
+        modes = [mode for mode in modes if _modelled(
+            RECONCILERS["replacement"][0](mode).reconcile(probe, reference, Outcome(got)), got)]
+    return modes
+
+
+def _modelled(pair: Any, got: list[tuple[Any, ...]]) -> bool:
+    return pair is not None and [tuple(p) for p in pair[0].value] == got
 
 
 def _pairs_of(adapter: Impl, text: str) -> list[tuple[Any, ...]] | None:
@@ -466,11 +484,8 @@ def _own_parser_mode(rule: str, check: str, adapter: Impl) -> str | None:
     known = _PARSER_MODES.get((id(adapter), rule))
     if known is not None and known[0] is adapter:
         return known[1]
-    if rule == "replacement":  # only the modes that tell a parser's scan apart
-        probe = FormParseCase(_SCAN_PROBE)
-        got = _pairs_of(adapter, _SCAN_PROBE)
-        found = next((mode for mode in ("low-byte-shared-scan", "low-byte")
-                      if got is not None and _answers(mode, probe, got)), None)
+    if rule == "replacement":
+        found = next(iter(_parser_replacement(adapter)), None)
         _PARSER_MODES[(id(adapter), rule)] = (adapter, found)
         return found
     if rule == "needs_equals":
