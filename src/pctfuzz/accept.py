@@ -49,6 +49,8 @@ Ready-made reconcilers (each accepts its exact difference and nothing more):
                                                          (parse_str: '.' and ' ' as '_')
 ``plus_as_space()``            decode                    ``+`` decoded as a space (after
                                                          ``replacement``, if both)
+``signed_escapes()``           decode                    ``%+H`` the byte 0H, ``%-0`` NUL
+                                                         (Java's URLDecoder)
 ``latin1_fallback()``          decode, form-parse        invalid UTF-8 decoded as latin-1
 ``latin1_bytes()``             decode, form-parse        raw bytes read as latin-1 text
 ``truncated(N)``               any                       the answer stops after N
@@ -69,7 +71,9 @@ Ready-made reconcilers (each accepts its exact difference and nothing more):
                                                          it ``percent-encoded``,
                                                          ``dropped``, the input
                                                          ``undecoded`` (decode), or
-                                                         ``low-byte`` (Node's fallback)
+                                                         ``low-byte`` (Node's fallback;
+                                                         ``low-byte-shared-scan``:
+                                                         querystring.parse)
 ``ncr_unescaped()``            encode                    ``&#N;`` for an unencodable code
                                                          point, percent-encoded by the set
 ``python_codec()``             encode, form              Python's codec of a legacy
@@ -80,8 +84,10 @@ Ready-made reconcilers (each accepts its exact difference and nothing more):
 ``kept_encoded(CHARS)``        decode                    escapes of CHARS not decoded
                                                          (``hex="upper"``: written in
                                                          uppercase)
-``lone_surrogates(MODE)``      any (``surrogatepass``:   a lone surrogate ``dropped``, or
-                               encode, form)             its ``surrogatepass`` bytes
+``lone_surrogates(MODE)``      any (``surrogatepass``,   a lone surrogate ``dropped``,
+                               ``replaced``,             its ``surrogatepass`` bytes,
+                               ``merged``: encode,       U+FFFD, or ``merged`` with the
+                               form)                     next code unit (Node's escape)
 ``unmappable_replaced()``      encode, form              ``?`` for an unencodable
                                                          character or a lone surrogate
                                                          (Java's String.getBytes)
@@ -166,6 +172,7 @@ from pctfuzz._internal.accept import (
     replacement,
     requoted,
     semicolon_separates,
+    signed_escapes,
     space_as,
     suffixed,
     trimmed,
@@ -204,6 +211,7 @@ __all__ = [
     "replacement",
     "requoted",
     "semicolon_separates",
+    "signed_escapes",
     "space_as",
     "suffixed",
     "trimmed",

@@ -700,3 +700,12 @@ def test_werkzeug_grouped_pairs_with_kept_escapes_are_two_rules(tmp_path: Path) 
     records = findings(tmp_path, check_form_parse, "werkzeug", [FormParseCase(t) for t in texts])
     assert sorted((r.behaviour["rule"], r.behaviour["params"]) for r in records) == [
         ("pairs_order", {"mode": "grouped"}), ("replacement", {"mode": "percent-encoded"})]
+
+
+def test_a_parser_grouping_kept_lone_surrogates_apart_is_one_rule(tmp_path: Path) -> None:
+    """Django's QueryDict groups pairs by name and keeps a lone surrogate, so ``\\ud800``
+    and ``%aa`` are two names though the non-scalar policy compares both as U+FFFD:
+    3 first-difference findings in a 90 s campaign beside ``pairs_order(grouped)``."""
+    texts = ["|&a&|", "a&%&%aa&0&a&\ud800", "a&%A0&a&0&\ud800", "%|&a&%|&%aa&0&\ud800"]
+    one(findings(tmp_path, check_form_parse, "django", [FormParseCase(t) for t in texts]),
+        "pairs_order", {"mode": "grouped"})

@@ -502,9 +502,27 @@ def _reshape(model: Model, check: str, case: Case, current: Any) -> Any:
         return "&".join(seg for _, (_, seg) in keyed)
     else:
         raise NotModelled(f"{check}: no answer to reshape")
+    keys = _names_as_parsed(case, len(pairs)) if model.order == "grouped" else None
+    keyed = list(zip(keys or [name for name, _ in pairs], pairs, strict=True))
     if model.empty == "dropped":
-        pairs = [p for p in pairs if p[1]]
-    return reorder(pairs, model.order) if model.order else pairs
+        keyed = [k for k in keyed if k[1][1]]
+    if model.order:
+        keyed = reorder(keyed, model.order)
+    return [pair for _, pair in keyed]
+
+
+def _names_as_parsed(case: Case, count: int) -> list[str] | None:
+    """The names a parser that keeps lone surrogates groups by: a kept U+D800 is no
+    U+FFFD (Django's QueryDict groups ``\ud800`` apart from ``%FF``, then the non-scalar
+    policy compares both as U+FFFD). Each lone surrogate stands for a private-use
+    character of plane 15 while the reference parses; None when the text holds none."""
+    text = getattr(case, "text", None)
+    if not isinstance(text, str) or not has_lone_surrogate(text):
+        return None
+    marked = "".join(chr(0xF0000 + ord(c) - 0xD800) if 0xD800 <= ord(c) <= 0xDFFF else c
+                     for c in text)
+    names = [name for name, _ in form_urldecode(marked)]
+    return names if len(names) == count else None
 
 
 def render(model: Model, check: str, case: Case, current: Any = None) -> Any:
