@@ -247,12 +247,13 @@ def _candidates(check: str, case: Case, expected: Outcome, actual: Outcome,
         if parser_mode is not None and parser_mode("needs_equals") \
                 and not any("=" in t for t in strs):
             yield _rule("needs_equals")  # before empty_pairs(dropped), which drops "a"
-    if check in ("form", "form-parse"):
+    if check in ("form", "form-parse") and _pairs_at_least_two(case):
         # Where both explain a case (its names already in order), the implementation's
         # own order (``order``: asked on pairs only one of them explains) names it.
         own = order() if order is not None else None
         for each in ([own] if own else ["sorted", "grouped", "sorted-bytes"]):
             yield _rule("pairs_order", each)
+    if check in ("form", "form-parse"):
         yield _rule("empty_pairs", "dropped")
     if check == "form-parse":
         yield from _empty_kept(parser_mode)
@@ -304,6 +305,17 @@ def _candidates(check: str, case: Case, expected: Outcome, actual: Outcome,
     for trimmed in _own_chars(chars, "trimmed", strs, (_WHITESPACE, _C0_SPACE)):
         if any(t != t.strip(trimmed) for t in strs):
             yield _rule("trimmed", trimmed)
+
+
+def _pairs_at_least_two(case: Case) -> bool:
+    """The case has two pairs or more (a form) or a separator (form-parse): an order
+    of pairs can show."""
+    if isinstance(case, FormCase):
+        return len(case.pairs) > 1
+    text = getattr(case, "text", None)
+    if isinstance(text, bytes):
+        text = text.decode("latin-1")
+    return not isinstance(text, str) or "&" in text or ";" in text
 
 
 def _surrogate_rules(case: Case, *, refused: bool) -> Iterator[Rule | None]:
@@ -498,10 +510,11 @@ def _rewrite_all(rule: Rule) -> Rule | None:
 #: grow as its cube)...
 _MAX_COMBINED = 8
 #: ...and, whatever their rank, these: their characters or length are the
-#: implementation's own answer (asked or confirmed), so they are few and never a guess,
+#: implementation's own answer (asked or confirmed), or the input changes under them
+#: (a normalization), so they are few and never a guess,
 #: and they come last (a user's ``value.strip()`` before an encoder that keeps escapes
 #: was a first-difference finding per mix of the two).
-_ALWAYS_COMBINED = ("removed", "trimmed", "cut_at", "truncated")
+_ALWAYS_COMBINED = ("removed", "trimmed", "cut_at", "truncated", "normalized")
 
 
 def find_rule(check: str, impl_names: Sequence[str], case: Case, expected: Outcome,
