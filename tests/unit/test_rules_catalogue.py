@@ -717,3 +717,12 @@ def test_a_normalization_combines_with_the_set_whatever_its_rank(tmp_path: Path)
     three pair orders a one-pair case cannot show)."""
     cases = [FormCase(((n, ""),)) for n in ("~", "~\ufb2c", "%~\ufb2c", "a~\ufb2c=")]
     one(findings(tmp_path, check_form, "hyperlink", cases), "left_raw", {"chars": "~"})
+
+
+def test_a_bytes_decoders_replacement_mode_is_asked_as_bytes(tmp_path: Path) -> None:
+    """As bytes, ``%FF\\xe9`` is U+FFFD twice per sequence too: urllib's bytes decoder
+    was taken for Node's low-byte fallback, the only mode then tried, and ``b"a\\x80"``
+    was a first-difference finding."""
+    cases = [DecodeCase(v) for v in (b"a\x80", b"%aa", b"\xe9%41")]
+    one(findings(tmp_path, check_decode, "urllib", cases), "replacement",
+        {"mode": "per-sequence"})

@@ -620,7 +620,8 @@ def _own_chars(rule: str, check: str, case: Case, adapter: Impl) -> str | None:
             _same_bytes(answer(p + f"%{code:02x}"), p + f"%{code:02X}") for p in ("", "x")) \
             else ""
     elif rule in ("kept_encoded", "replacement"):
-        found = _own_decoding(rule, answer) if isinstance(case, DecodeCase) else ""
+        found = _own_decoding(rule, answer, isinstance(getattr(case, "value", None), bytes)) \
+            if isinstance(case, DecodeCase) else ""
     elif rule == "cut_at":
         if answer("abcd") != answer("ab"):
             found = "".join(c for c in CUT_CHARS
@@ -768,14 +769,15 @@ def _same_bytes(got: object, want: str) -> bool:
         "utf-8", "surrogatepass")) == want.encode("utf-8")
 
 
-def _own_decoding(rule: str, answer: Callable[[str], object]) -> str:
+def _own_decoding(rule: str, answer: Callable[[str], object], of_bytes: bool = False) -> str:
     """A decoder's own parameter of ``rule`` (``_own_chars``), each input asked at two
     lengths (hyperlink picks its API by the parity of the input):
 
     - ``kept_encoded``: the ASCII characters whose escape ``%HH`` it answers as is;
     - ``replacement``: its mode, as it answers ``%41%e2%82`` (a truncated sequence):
       ``A`` then U+FFFD once or twice, ``A%E2%82``, or the input undecoded; and
-      ``%FF\u00e9``: U+FFFD twice is Node's low-byte fallback ("": none).
+      ``%FF\u00e9``: U+FFFD twice is Node's low-byte fallback ("": none), asked of
+      text only (``of_bytes``: as bytes, FF E9 is U+FFFD twice per sequence too).
     """
     def same(text: str, want: str) -> bool:
         got = answer(text)
@@ -786,6 +788,8 @@ def _own_decoding(rule: str, answer: Callable[[str], object]) -> str:
         return "".join(chr(code) for code in range(0x80)
                        if any(same(p + f"%{code:02X}", p + f"%{code:02X}") for p in ("", "x")))
     for mode, text, want in _REPLACEMENT_ANSWERS:
+        if of_bytes and mode == "low-byte":
+            continue
         if any(same(p + text, p + want) for p in ("", "x")):
             return mode
     return ""
