@@ -726,3 +726,14 @@ def test_a_bytes_decoders_replacement_mode_is_asked_as_bytes(tmp_path: Path) -> 
     cases = [DecodeCase(v) for v in (b"a\x80", b"\xe9%41", b"x\xc3\xa9\xff")]
     one(findings(tmp_path, check_decode, "urllib", cases), "replacement",
         {"mode": "per-sequence"})
+
+
+def test_an_escape_left_by_a_dropped_surrogate_is_requoted_by_the_same_rules(
+        tmp_path: Path) -> None:
+    """yarl's requoting quoter drops a lone surrogate first, so ``%5\\ud8004`` holds
+    the escape ``%54`` (``T``): the requote rules were not tried (the input itself holds
+    no escape) and each such case was a first-difference finding."""
+    cases = [EncodeCase(v, "c0-control") for v in ("%7a", "%5\ud8004", "\ud800%a\ud800a",
+                                                   "aaaa%5\ud800a")]
+    records = findings(tmp_path, check_encode, "yarl-requote", cases)
+    assert {r.behaviour["rule"] for r in records} <= {"requoted", "lone_surrogates"}

@@ -54,6 +54,7 @@ from pctfuzz._internal.errors import PctfuzzError
 from pctfuzz._internal.outcome import Outcome
 from pctfuzz._internal.sets import FORM, get_set
 from pctfuzz._internal.spec import HEX_DIGIT, PERCENT_ENCODED_BYTE
+from pctfuzz._internal.text import strip_lone_surrogates
 
 __all__ = ["Chars", "Confirm", "Order", "ParserMode", "Probe", "Rule", "find_rule",
            "rule_class"]
@@ -211,6 +212,8 @@ def _candidates(check: str, case: Case, expected: Outcome, actual: Outcome,
         yield from _unmappable(check)
     texts = input_texts(case)
     strs = [t if isinstance(t, str) else t.decode("latin-1") for t in texts]
+    if input_has(case, "lone-surrogate"):  # and the text they leave when dropped (yarl
+        strs += [strip_lone_surrogates(t) for t in strs]  # requotes '%54' of '%5\ud8004')
     if check in ("encode", "form"):
         raw, enc = probe() if probe is not None else _inferred_set(case, got)
         if raw:
