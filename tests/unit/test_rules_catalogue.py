@@ -737,3 +737,13 @@ def test_an_escape_left_by_a_dropped_surrogate_is_requoted_by_the_same_rules(
                                                    "aaaa%5\ud800a")]
     records = findings(tmp_path, check_encode, "yarl-requote", cases)
     assert {r.behaviour["rule"] for r in records} <= {"requoted", "lone_surrogates"}
+
+
+def test_a_space_beside_a_lone_surrogate_the_reference_refuses(tmp_path: Path) -> None:
+    """urllib's urlencode(quote_via=quote) (the adapter calls it for some cases) in
+    KOI8-R: the lone surrogate as an NCR (Python's codec) and the space as %20, where the
+    reference refuses the surrogate: the space rules were not tried then, and the case
+    was a first-difference finding of a 90 s campaign."""
+    case = FormCase((("", ""), ("\ud800 ", "")), "KOI8-R")
+    assert get_impl("urllib").form_serialize(case) == "=&%26%2355296%3B%20="
+    one(findings(tmp_path, check_form, "urllib", [case]), "python_codec", {})

@@ -202,6 +202,9 @@ def _candidates(check: str, case: Case, expected: Outcome, actual: Outcome,
         if surrogate and check in ("encode", "form"):  # and its other ways with the text
             strs = [t for t in input_texts(case) if isinstance(t, str)]
             yield from _part_rules(check, strs, chars)
+            if any(" " in t for t in strs):  # (urllib's urlencode(quote_via=quote))
+                yield _rule("space_as", "%20")
+                yield _rule("space_as", "+")
             yield from _escape_rules(check, strs, requote)
         if not actual.raised:
             yield from _unmappable(check)
