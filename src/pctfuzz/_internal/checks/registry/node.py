@@ -35,7 +35,7 @@ from pctfuzz._internal.outcome import Outcome
 from pctfuzz._internal.reference import percent_encode
 from pctfuzz._internal.sets import FORM, get_set
 from pctfuzz._internal.spec import ASCII_HEX
-from pctfuzz._internal.text import surrogates_to_fffd
+from pctfuzz._internal.text import has_lone_surrogate, merge_surrogates, surrogates_to_fffd
 
 __all__ = ["ENTRIES"]
 
@@ -131,25 +131,14 @@ def _js_utf8(text: str) -> bytes:
 
 def _qs_escape(text: str) -> str | None:
     """Node.js querystring.escape (lib/internal/querystring.js encodeStr); None where it
-    throws. Any surrogate code unit is taken as a pair's lead: the next code unit's low
-    ten bits complete it, whatever it is (nodejs/node#62814)."""
-    units = _code_units(text)
-    data = bytearray()
-    i, n = 0, len(units)
-    while i < n:
-        c = units[i]
-        if 0xD800 <= c <= 0xDFFF:
-            i += 1
-            if i >= n:
-                return None
-            cp = 0x10000 + (((c & 0x3FF) << 10) | (units[i] & 0x3FF))
-            data += bytes(
-                [0xF0 | cp >> 18, 0x80 | cp >> 12 & 0x3F, 0x80 | cp >> 6 & 0x3F, 0x80 | cp & 0x3F]
-            )
-        else:
-            data += chr(c).encode("utf-8")
-        i += 1
-    return percent_encode(bytes(data), "component")
+    throws (a surrogate as the last code unit). Any surrogate code unit is taken as a
+    pair's lead: the next code unit's low ten bits complete it, whatever it is
+    (nodejs/node#62814; ``text.merge_surrogates``, the ``lone_surrogates("merged")``
+    rule)."""
+    merged = merge_surrogates(text)
+    if has_lone_surrogate(merged):
+        return None
+    return percent_encode(merged.encode("utf-8"), "component")
 
 
 def _has_valid_escape(text: str) -> bool:
