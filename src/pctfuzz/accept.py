@@ -86,8 +86,9 @@ Ready-made reconcilers (each accepts its exact difference and nothing more):
                                                          uppercase)
 ``lone_surrogates(MODE)``      any (``surrogatepass``,   a lone surrogate ``dropped``,
                                ``replaced``,             its ``surrogatepass`` bytes,
-                               ``merged``: encode,       U+FFFD, or ``merged`` with the
-                               form)                     next code unit (Node's escape)
+                               ``merged``: encode,       U+FFFD, ``merged`` with the
+                               form; ``question-mark``:  next code unit (Node's escape),
+                               decode, form-parse)       or read as ``?``
 ``unmappable_replaced()``      encode, form              ``?`` for an unencodable
                                                          character or a lone surrogate
                                                          (Java's String.getBytes)

@@ -747,3 +747,21 @@ def test_a_space_beside_a_lone_surrogate_the_reference_refuses(tmp_path: Path) -
     case = FormCase((("", ""), ("\ud800 ", "")), "KOI8-R")
     assert get_impl("urllib").form_serialize(case) == "=&%26%2355296%3B%20="
     one(findings(tmp_path, check_form, "urllib", [case]), "python_codec", {})
+
+
+def test_a_parser_reading_a_lone_surrogate_as_a_question_mark(tmp_path: Path) -> None:
+    """``text.encode("utf-8", "replace")`` before parsing (the planted form-plus-kept
+    codec): each lone surrogate is '?'; beside its '+' kept, each mix was a
+    first-difference finding (plus_kept ranked thirteenth, behind four empty_pairs modes
+    a text without an empty sequence cannot show)."""
+    from pctfuzz._internal.oracles.codec import as_adapter
+    from pctfuzz._internal.oracles.faults import FAULTS
+
+    adapter = as_adapter(FAULTS["form-plus-kept"])
+    surrogates = [FormParseCase(t) for t in ("\ud800", " \ud800", "a=\udc00")]
+    one(findings(tmp_path / "s", check_form_parse, adapter, surrogates),
+        "lone_surrogates", {"mode": "question-mark"})
+    mixes = [FormParseCase(t) for t in ("+", "+&\ud800 ", "\ud800 +=b")]
+    records = findings(tmp_path / "m", check_form_parse, adapter, mixes)
+    assert all(r.behaviour for r in records)  # (a mix is a hit of the simpler one)
+    assert {r.behaviour["rule"] for r in records} == {"plus_kept", "lone_surrogates"}

@@ -38,6 +38,7 @@ from pctfuzz._internal.reference import percent_decode, percent_encode, to_scala
 from pctfuzz._internal.sets import FORM, PercentEncodeSet, get_set
 from pctfuzz._internal.spec import HEX_DIGIT, HEX_PAIR, PERCENT_ENCODED_BYTE
 from pctfuzz._internal.text import (
+    LONE_SURROGATE,
     has_lone_surrogate,
     merge_surrogates,
     strip_lone_surrogates,
@@ -83,7 +84,8 @@ class Model:
     encoded_empty_name_values: frozenset[int] = frozenset()
     #: What becomes of a lone surrogate of a str input (``lone_surrogates``):
     #: ``dropped`` first, encoded as its ``surrogatepass`` bytes, ``replaced`` by U+FFFD,
-    #: or ``merged`` with the next code unit (``text.merge_surrogates``).
+    #: ``merged`` with the next code unit (``text.merge_surrogates``), or read as
+    #: ``question-mark`` (decode, form-parse).
     surrogates: str | None = None
     #: A bytes input is read as latin-1 text first (``latin1_bytes``).
     bytes_latin1: bool = False
@@ -198,6 +200,8 @@ def _text(model: Model, text: Any) -> Any:
         text = surrogates_to_fffd(text)
     elif model.surrogates == "merged" and has_lone_surrogate(text):
         text = merge_surrogates(text)
+    elif model.surrogates == "question-mark":
+        text = LONE_SURROGATE.sub("?", text)
     if model.remove:
         text = "".join(c for c in text if c not in model.remove)
     if model.trim:
@@ -227,9 +231,13 @@ def _cut(text: Any, chars: Any) -> Any:
     return text[:min(ends)] if ends else text
 
 
+#: ``surrogates`` modes that change the input text (``surrogatepass`` is the encoder's).
+_INPUT_SURROGATES = ("dropped", "replaced", "merged", "question-mark")
+
+
 def _input(model: Model, case: Case) -> Case:
     if not (model.remove or model.trim or model.cut or model.normalize or model.upper_escapes
-            or model.surrogates in ("dropped", "replaced", "merged") or model.bytes_latin1):
+            or model.surrogates in _INPUT_SURROGATES or model.bytes_latin1):
         return case
     if isinstance(case, EncodeCase):
         return replace(case, value=_text(model, case.value))

@@ -559,7 +559,7 @@ def kept_encoded(chars: str, hex: str | None = None) -> Reconciler:
                      + (", in uppercase" if hex else ""))
 
 
-_SURROGATE_MODES = ("dropped", "surrogatepass", "replaced", "merged")
+_SURROGATE_MODES = ("dropped", "surrogatepass", "replaced", "merged", "question-mark")
 
 
 def lone_surrogates(mode: str) -> Reconciler:
@@ -569,10 +569,14 @@ def lone_surrogates(mode: str) -> Reconciler:
     (``ED A0 80`` for U+D800), which are not UTF-8 (urllib3), or ``replaced``: encoded
     as U+FFFD, as a browser converts a JavaScript string to a USVString (mdurl), or
     ``merged``: with the next code unit, whatever it is, as if it were its low half
-    (``"\ud800a"`` encoded as U+10061: Node's ``querystring.escape``, a real bug)."""
+    (``"\ud800a"`` encoded as U+10061: Node's ``querystring.escape``, a real bug), or
+    ``question-mark`` (decode, form-parse): read as ``?``, as Python's
+    ``text.encode("utf-8", "replace")`` writes it before decoding (an encoder that does
+    so is ``unmappable_replaced``)."""
     if mode not in _SURROGATE_MODES:
         raise UsageError(f"lone_surrogates: mode must be one of {', '.join(_SURROGATE_MODES)}")
-    checks = set(CHECKS) if mode == "dropped" else {"encode", "form"}
+    checks = set(CHECKS) if mode == "dropped" else \
+        {"decode", "form-parse"} if mode == "question-mark" else {"encode", "form"}
     return _declared("lone_surrogates", checks, Model(surrogates=mode),
                      "refuses a lone surrogate, or writes U+FFFD",
                      {"dropped": "drops each lone surrogate",
@@ -580,7 +584,8 @@ def lone_surrogates(mode: str) -> Reconciler:
                                        "(ED A0 80)",
                       "replaced": "encodes a lone surrogate as U+FFFD",
                       "merged": "encodes a lone surrogate and the next code unit as one "
-                                "code point"}[mode])
+                                "code point",
+                      "question-mark": "reads a lone surrogate as '?'"}[mode])
 
 
 def latin1_bytes() -> Reconciler:

@@ -259,10 +259,11 @@ def _candidates(check: str, case: Case, expected: Outcome, actual: Outcome,
         own = order() if order is not None else None
         for each in ([own] if own else ["sorted", "grouped", "sorted-bytes"]):
             yield _rule("pairs_order", each)
-    if check in ("form", "form-parse"):
+    if check in ("form", "form-parse") and _has_empty(case, "value"):
         yield _rule("empty_pairs", "dropped")
     if check == "form-parse":
-        yield from _empty_kept(parser_mode)
+        if _has_empty(case, "sequence"):
+            yield from _empty_kept(parser_mode)
         if not any("=" in t for t in strs):
             yield _rule("needs_equals")
         if any("+" in t for t in strs):
@@ -313,6 +314,23 @@ def _candidates(check: str, case: Case, expected: Outcome, actual: Outcome,
             yield _rule("trimmed", trimmed)
 
 
+def _has_empty(case: Case, what: str) -> bool:
+    """The case has a pair with an empty value (``what="value"``) or an empty sequence
+    (``"sequence"``: form-parse), where ``empty_pairs`` can show: otherwise its four
+    modes only push the rules after them out of the combined ones."""
+    if isinstance(case, FormCase):
+        return what == "value" and any(not value for _, value in case.pairs)
+    text = getattr(case, "text", None)
+    if isinstance(text, bytes):
+        text = text.decode("latin-1")
+    if not isinstance(text, str):
+        return True
+    sequences = re.split("[&;]", text)
+    if what == "sequence":
+        return any(not sequence for sequence in sequences)
+    return any(not sequence.partition("=")[2] for sequence in sequences)
+
+
 def _pairs_at_least_two(case: Case) -> bool:
     """The case has two pairs or more (a form) or a separator (form-parse): an order
     of pairs can show."""
@@ -335,6 +353,7 @@ def _surrogate_rules(case: Case, *, refused: bool) -> Iterator[Rule | None]:
         yield _rule("lone_surrogates", "dropped")
         yield _rule("lone_surrogates", "surrogatepass")
         yield _rule("lone_surrogates", "merged")
+        yield _rule("lone_surrogates", "question-mark")
 
 
 def _part_rules(check: str, strs: Sequence[str],
