@@ -165,6 +165,8 @@ def test_probe_finds_the_declared_set(index: int) -> None:
 HTTPX_COMPONENTS = [
     ("path", "a b\"<>`{}|/%41\u00e9", "a%20b%22%3C%3E%60%7B%7D|/%41%C3%A9"),
     ("path", "a/./b/../c", "a/c"),  # dot segments removed (httpx-url-path-dot-segments)
+    ("path", "/.", ""),  # ... as normalize_path does: no '/' kept after a last '.' (a
+    ("path", "a/b/..", "a"),  # 90 s campaign's finding, where RFC 3986 5.2.4 keeps one)
     ("query", "a b\"<>`{}|?/", "a%20b%22%3C%3E`{}|?/"),
     ("fragment", "a b\"<>`#?", "a%20b%22%3C%3E%60#?"),
     ("userinfo", "a:b@c/d^", "a%3Ab%40c%2Fd%5E"),

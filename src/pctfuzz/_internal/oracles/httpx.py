@@ -108,16 +108,21 @@ def _refused(case: Case, expected: Any, actual: Any) -> Any:
 
 
 def _remove_dot_segments(path: str) -> str:
-    """RFC 3986 5.2.4, on a path that starts with '/'."""
+    """httpx/_urlparse.py ``normalize_path``, its reading of RFC 3986 5.2.4: the path
+    split at '/', each '.' dropped, each '..' drops the segment before it (not the
+    first, empty one), joined again; no '/' is added after a last '.' or '..' (RFC 3986
+    keeps one: '/a/b/..' is '/a/' there, '/a' here)."""
+    components = path.split("/")
+    if "." not in components and ".." not in components:
+        return path
     output: list[str] = []
-    for segment in path.split("/")[1:]:
-        if segment == "..":
-            if output:
+    for component in components:
+        if component == "..":
+            if output and output != [""]:
                 output.pop()
-        elif segment != ".":
-            output.append(segment)
-    trailing = path.rsplit("/", 1)[-1] in (".", "..")
-    return "/" + "/".join(output) + ("/" if trailing and output else "")
+        elif component != ".":
+            output.append(component)
+    return "/".join(output)
 
 
 def _dot_segments(case: Case, expected: Any, actual: Any) -> Any:
