@@ -92,6 +92,9 @@ Ready-made reconcilers (each accepts its exact difference and nothing more):
 ``unmappable_replaced()``      encode, form              ``?`` for an unencodable
                                                          character or a lone surrogate
                                                          (Java's String.getBytes)
+``whole_characters()``         encode, form              every byte of a character
+                                                         encoded when one is (Java's
+                                                         URLEncoder: Shift_JIS ``%84%41``)
 ``refuses(INPUT)``             any                       raises for an input with
                                                          ``lone-surrogate``,
                                                          ``invalid-utf8``,
@@ -179,6 +182,7 @@ from pctfuzz._internal.accept import (
     trimmed,
     truncated,
     unmappable_replaced,
+    whole_characters,
 )
 
 __all__ = [
@@ -218,4 +222,5 @@ __all__ = [
     "trimmed",
     "truncated",
     "unmappable_replaced",
+    "whole_characters",
 ]

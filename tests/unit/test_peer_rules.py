@@ -375,3 +375,16 @@ def test_node_querystring_escape_merging_a_surrogate_is_one_rule(tmp_path: Path)
     one(findings(tmp_path / "e", check_encode, adapter, values),
          "lone_surrogates", {"mode": "merged"})
 
+
+
+def test_java_urlencoder_whole_characters_is_one_rule(tmp_path: Path) -> None:
+    """URLEncoder writes every byte of a Shift_JIS character as %XY, the ASCII trail byte
+    too ('Б' is 84 41: %84%41, not %84A): 6 findings in a 90 s campaign, one per trail
+    byte ('A', 'P', 'R', 'V', 'Z', 'x'); with a lone surrogate's '?' beside it, 7."""
+    adapter = _peer("java-urlencoder", lambda a: a.decode(DecodeCase("a")))
+    form = "application/x-www-form-urlencoded"
+    cases = [EncodeCase(v, form, "Shift_JIS", True) for v in ("\u0411", "\u041f", "\u0421",
+                                                            "a\u0425b", "\u5800")]
+    one(findings(tmp_path / "w", check_encode, adapter, cases), "whole_characters", {})
+    mixed = [EncodeCase(v, form, "Shift_JIS", True) for v in ("\ud800", "\ud800\u0411")]
+    one(findings(tmp_path / "m", check_encode, adapter, mixed), "unmappable_replaced", {})

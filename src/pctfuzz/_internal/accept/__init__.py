@@ -53,6 +53,7 @@ from pctfuzz._internal.accept.reconcilers import (
     trimmed,
     truncated,
     unmappable_replaced,
+    whole_characters,
 )
 
 __all__ = [
@@ -101,4 +102,5 @@ __all__ = [
     "unmappable_replaced",
     "use_accept_file",
     "use_accepted",
+    "whole_characters",
 ]

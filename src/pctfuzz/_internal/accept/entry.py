@@ -165,10 +165,11 @@ def reconcile(
     for entry in coded:
         if entry.phase <= REPLACE:
             run(entry)
-    # Python's codec answers a lone surrogate the reference refuses (an NCR), and so
-    # does a model that drops it or encodes its surrogatepass bytes.
+    # Python's codec answers a lone surrogate the reference refuses (an NCR, or '?'),
+    # and so does a model that drops it or encodes its surrogatepass bytes.
     if declared and not actual.raised and (
-            not expected.raised or any(e.model and (e.model.python_codec or e.model.surrogates)
+            not expected.raised or any(e.model and (e.model.python_codec or e.model.surrogates
+                                                    or e.model.unmappable)
                                        for e in declared)):
         try:
             value, needed = compose(check, case, declared,

@@ -108,6 +108,12 @@ class Model:
     #: Text encoded with Python's codec of a legacy encoding, errors="xmlcharrefreplace"
     #: (urllib), instead of the WHATWG encoder; the set applies to its bytes.
     python_codec: bool = False
+    #: A character the encoding cannot encode, or a lone surrogate, is the byte ``?``
+    #: (Python's codec of the encoding's name, errors="replace": ``unmappable_replaced``).
+    unmappable: bool = False
+    #: Every byte of a character is percent-encoded when one of them is, also an ASCII
+    #: byte inside a Shift_JIS character (``whole_characters``: Java's URLEncoder).
+    whole_characters: bool = False
     #: A form-parse text without "=" is no form: no pairs (``needs_equals``).
     needs_equals: bool = False
 
@@ -119,6 +125,8 @@ class Model:
             "semicolon": self.semicolon or other.semicolon, "twice": self.twice or other.twice,
             "plus_kept": self.plus_kept or other.plus_kept,
             "python_codec": self.python_codec or other.python_codec,
+            "unmappable": self.unmappable or other.unmappable,
+            "whole_characters": self.whole_characters or other.whole_characters,
             "upper_escapes": self.upper_escapes or other.upper_escapes,
             "kept": self.kept | other.kept,
             "kept_upper": self.kept_upper or other.kept_upper,
@@ -285,24 +293,39 @@ def _escape(triplet: str, mode: str, pes: PercentEncodeSet) -> str:
     return triplet.upper()
 
 
+def _codec(model: Model, encoding: str) -> tuple[str | None, str]:
+    """Python's codec and error handler the model encodes text with, if not the WHATWG
+    encoder: ``python_codec`` (NCRs), ``unmappable`` ('?', UTF-8 too)."""
+    if model.unmappable:
+        codec = "utf-8" if lookup(encoding).is_utf8 else python_codec_name(encoding)
+        if codec is None:
+            raise NotModelled(f"no Python codec for {encoding}")
+        return codec, "replace"
+    return (python_codec_name(encoding) if model.python_codec else None), "xmlcharrefreplace"
+
+
 def _encode(model: Model, value: str | bytes, pes: PercentEncodeSet, encoding: str,
             plus: bool) -> str:
-    codec = python_codec_name(encoding) if model.python_codec else None
+    codec, errors = _codec(model, encoding)
 
-    def run(part: str | bytes, plus: bool = plus) -> str:
+    def encode(part: str | bytes, plus: bool) -> str:
         if model.surrogates == "surrogatepass" and isinstance(part, str) \
                 and has_lone_surrogate(part):
             if not lookup(encoding).is_utf8:
                 raise NotModelled("surrogatepass bytes in a legacy encoding")
             part = part.encode("utf-8", "surrogatepass")
         if codec is not None and isinstance(part, str):
-            out = percent_encode(part.encode(codec, "xmlcharrefreplace"), pes,
-                                 space_as_plus=plus)
+            return percent_encode(part.encode(codec, errors), pes, space_as_plus=plus)
+        # A lone surrogate left is U+FFFD, as the non-scalar policy holds the answer to
+        # (checks.differential): the model answers the USVString.
+        return percent_encode(part, pes, encoding=encoding, space_as_plus=plus,
+                              surrogates="replace")
+
+    def run(part: str | bytes, plus: bool = plus) -> str:
+        if model.whole_characters and isinstance(part, str):
+            out = "".join(_whole(encode(char, plus)) for char in part)
         else:
-            # A lone surrogate left is U+FFFD, as the non-scalar policy holds the
-            # answer to (checks.differential): the model answers the USVString.
-            out = percent_encode(part, pes, encoding=encoding, space_as_plus=plus,
-                                 surrogates="replace")
+            out = encode(part, plus)
         return _TRIPLET.sub(lambda m: m.group().lower(), out) if model.lowercase_hex else out
 
     raw_pct = ("%" in value) if isinstance(value, str) else (b"%" in value)
@@ -319,6 +342,18 @@ def _encode(model: Model, value: str | bytes, pes: PercentEncodeSet, encoding: s
         pos = match.end()
     out.append(run(value[pos:]))
     return "".join(out)
+
+
+def _whole(piece: str) -> str:
+    """One character as encoded, every byte as ``%XY`` when one of them is (``%84A``,
+    Shift_JIS 'Б', as ``%84%41``)."""
+    if "%" not in piece or piece.startswith("%26%23") or not _RAW_BESIDE_ESCAPE.search(piece):
+        return piece  # (an unencodable character's &#N; is not its bytes)
+    return "".join(f"%{byte:02X}" for byte in percent_decode(piece))
+
+
+#: A character written as an escape and a raw byte (the raw byte is not '+', a space).
+_RAW_BESIDE_ESCAPE = re.compile(f"(?:{PERCENT_ENCODED_BYTE.pattern})+[^%+]|[^%+](?=%)")
 
 
 # requoted("decode-utf8"): urllib's quote(unquote(s), safe), furl's path segments.

@@ -22,7 +22,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from pctfuzz._internal.accept.entry import MODEL, REPLACE, REWRITE, KnownDivergence
-from pctfuzz._internal.accept.model import Model, NotModelled, python_codec_name, render
+from pctfuzz._internal.accept.model import Model, NotModelled, render
 from pctfuzz._internal.cases import Case, DecodeCase, EncodeCase, FormCase, FormParseCase
 from pctfuzz._internal.encoding import encode_ncr, lookup
 from pctfuzz._internal.errors import PctfuzzError, UsageError
@@ -80,6 +80,7 @@ __all__ = [
     "trimmed",
     "truncated",
     "unmappable_replaced",
+    "whole_characters",
 ]
 
 _CASE_TYPES: Mapping[str, type] = {op.name: op.case_type for op in OPERATIONS}
@@ -791,33 +792,21 @@ def unmappable_replaced() -> Reconciler:
     by the set; the reference writes ``&#N;`` or refuses a lone surrogate (URL Standard
     1.3, the encoder's error mode html). Java's ``String.getBytes``: 'replaces
     malformed-input and unmappable-character sequences with this charset's default
-    replacement byte array' (URLEncoder)."""
+    replacement byte array' (URLEncoder). A model field: it composes with the set and
+    ``whole_characters``."""
+    return _declared("unmappable_replaced", {"encode", "form"}, Model(unmappable=True),
+                     "&#N; for an unencodable character; refuses a lone surrogate",
+                     "'?' (%3F) for an unencodable character or a lone surrogate")
 
-    def encode(text: str | bytes, pes: PercentEncodeSet, label: str, plus: bool) -> str:
-        if isinstance(text, str):
-            found = lookup(label)
-            codec = "utf-8" if found.is_utf8 else python_codec_name(label)
-            if codec is None:
-                raise NotModelled(f"no Python codec for {label}")
-            text = text.encode(codec, "replace")
-        return percent_encode(text, pes, space_as_plus=plus)
 
-    def reconcile(case: Case, expected: Outcome, actual: Outcome) -> _Pair:
-        try:
-            if isinstance(case, EncodeCase):
-                return Outcome(encode(case.value, get_set(case.set_name), case.encoding,
-                                      bool(case.space_as_plus))), actual
-            if isinstance(case, FormCase):
-                return Outcome("&".join(encode(n, FORM, case.encoding, True) + "="
-                                        + encode(v, FORM, case.encoding, True)
-                                        for n, v in case.pairs)), actual
-        except (NotModelled, PctfuzzError):
-            return None
-        return None
-
-    return Reconciler("unmappable_replaced", frozenset({"encode", "form"}), reconcile,
-                      "&#N; for an unencodable character; refuses a lone surrogate",
-                      "'?' (%3F) for an unencodable character or a lone surrogate", REPLACE)
+def whole_characters() -> Reconciler:
+    """Every byte of a character is percent-encoded when one of them is: an ASCII byte
+    inside a Shift_JIS character too (``'Б'`` is ``%84%41``, where WHATWG URL 1.3
+    percent-encodes byte by byte: ``%84A``). Java's URLEncoder: 'each byte is
+    represented by the 3-character string "%xy"'. Both decode to the same bytes."""
+    return _declared("whole_characters", {"encode", "form"}, Model(whole_characters=True),
+                     "each byte encoded by the set (%84A)",
+                     "every byte of a character encoded when one is (%84%41)")
 
 
 # --- names made a language's variables (phase REPLACE) --------------------------------------
@@ -986,6 +975,7 @@ RECONCILERS: Mapping[str, tuple[Callable[..., Reconciler], str | None]] = {
     "needs_equals": (needs_equals, None),
     "normalized_escaped": (normalized_escaped, "form"),
     "unmappable_replaced": (unmappable_replaced, None),
+    "whole_characters": (whole_characters, None),
 }
 
 

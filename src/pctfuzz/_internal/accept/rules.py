@@ -208,6 +208,8 @@ def _candidates(check: str, case: Case, expected: Outcome, actual: Outcome,
             yield from _escape_rules(check, strs, requote)
         if not actual.raised:
             yield from _unmappable(check)
+            if legacy:
+                yield _rule("whole_characters")
         return
     want, got = expected.value, actual.value
     yield from _surrogate_rules(case, refused=False)
@@ -248,6 +250,7 @@ def _candidates(check: str, case: Case, expected: Outcome, actual: Outcome,
                 yield _rule("ncr_unescaped")
             yield _rule("python_codec")
             yield from _unmappable(check)
+            yield _rule("whole_characters")  # (an ASCII byte of a Shift_JIS character)
     if check == "form-parse":
         yield from _mangled_names(parser_mode)
         if parser_mode is not None and parser_mode("needs_equals") \

@@ -4,11 +4,15 @@
 from __future__ import annotations
 
 import functools
-import string
 import unicodedata
 
 from pctfuzz._internal.accept.entry import MODEL, KnownDivergence
-from pctfuzz._internal.accept.reconcilers import plus_as_space, replacement
+from pctfuzz._internal.accept.reconcilers import (
+    plus_as_space,
+    replacement,
+    unmappable_replaced,
+    whole_characters,
+)
 from pctfuzz._internal.cases import Case, DecodeCase, EncodeCase
 from pctfuzz._internal.checks.registry.common import WHATWG_PCT, Pair, add_entry
 from pctfuzz._internal.checks.registry.langs_common import has_malformed_escape, raised
@@ -32,38 +36,6 @@ ENTRIES: list[KnownDivergence] = []
 _entry = functools.partial(add_entry, ENTRIES)
 
 
-def _java_bytes(text: str, codec: str) -> bytes:
-    out = bytearray()
-    for char in text:
-        try:
-            out += char.encode(codec)
-        except UnicodeEncodeError:  # unmappable, or a lone surrogate
-            out += b"?"
-    return bytes(out)
-
-
-#: What URLEncoder writes as it is ("The special characters ".", "-", "*", and "_" remain
-#: the same"); a space is '+', and every byte of any other character is %XY.
-_URLENCODER_SAFE = frozenset(string.ascii_letters + string.digits + ".-*_")
-
-
-def _urlencoder_model(case: Case, expected: Outcome, actual: Outcome) -> Pair:
-    if not isinstance(case, EncodeCase) or not isinstance(case.value, str):
-        return None
-    codec = _CODECS.get(lookup(case.encoding).name)
-    if codec is None:
-        return None
-    out = []
-    for char in case.value:
-        if char in _URLENCODER_SAFE:
-            out.append(char)
-        elif char == " ":
-            out.append("+")
-        else:  # each byte, also an ASCII byte inside a Shift_JIS character
-            out.append("".join(f"%{byte:02X}" for byte in _java_bytes(char, codec)))
-    return Outcome("".join(out)), actual
-
-
 def _unmappable(case: Case) -> bool:
     if not isinstance(case, EncodeCase) or not isinstance(case.value, str):
         return False
@@ -73,23 +45,45 @@ def _unmappable(case: Case) -> bool:
     return codec is not None and codec != "utf-8"
 
 
+# Two entries (one rule each, as a --no-accepted campaign names them), both model
+# fields, so they compose: '?' for what the charset cannot encode, and every byte of a
+# character as %XY.
+_REPLACED = unmappable_replaced()
+_WHOLE = whole_characters()
 _entry(
     id="java-urlencoder-replacement-byte",
     impl="java-urlencoder",
     check="encode",
     summary="URLEncoder writes '?' (%3F) for a character its charset cannot encode and for a "
-    "lone surrogate, and %XY for every byte of a character (an ASCII byte of a Shift_JIS "
-    "character too)",
+    "lone surrogate",
     applies=_unmappable,
-    reconcile=_urlencoder_model,
+    reconcile=_REPLACED.reconcile,
+    model=_REPLACED.model,
+    phase=MODEL,
     reference="refuses a lone surrogate; an unmappable character is &#N; (HTML numeric "
     "reference, percent-encoded)",
     implementation="the charset's replacement byte '?', percent-encoded as %3F",
-    citation=f"{_GET_BYTES}; URLEncoder: 'All other characters are unsafe and are first "
-    "converted into one or more bytes using some encoding scheme. Then each byte is "
-    f"represented by the 3-character string \"%xy\"'; {WHATWG_PCT} (encoder error mode html)",
+    citation=f"{_GET_BYTES}; {WHATWG_PCT} (encoder error mode html)",
     why="documented Java behaviour: the character is lost, not signalled",
-    example=EncodeCase("\u20ac", FORM.name, "Shift_JIS", True),
+    example=EncodeCase("\u0100", FORM.name, "windows-1252", True),
+)
+_entry(
+    id="java-urlencoder-whole-characters",
+    impl="java-urlencoder",
+    check="encode",
+    summary="URLEncoder writes %XY for every byte of a character it encodes, an ASCII byte "
+    "of a Shift_JIS character too",
+    applies=_unmappable,
+    reconcile=_WHOLE.reconcile,
+    model=_WHOLE.model,
+    phase=MODEL,
+    reference="each byte by the set: 'Б' in Shift_JIS is %84A",
+    implementation="every byte of the character: %84%41",
+    citation="URLEncoder: 'All other characters are unsafe and are first converted into one "
+    "or more bytes using some encoding scheme. Then each byte is represented by the "
+    f"3-character string \"%xy\"'; {WHATWG_PCT}",
+    why="both decode to the same bytes",
+    example=EncodeCase("\u0411", FORM.name, "Shift_JIS", True),
 )
 
 
