@@ -765,3 +765,12 @@ def test_a_parser_reading_a_lone_surrogate_as_a_question_mark(tmp_path: Path) ->
     records = findings(tmp_path / "m", check_form_parse, adapter, mixes)
     assert all(r.behaviour for r in records)  # (a mix is a hit of the simpler one)
     assert {r.behaviour["rule"] for r in records} == {"plus_kept", "lone_surrogates"}
+
+
+def test_an_added_suffix_names_a_case_only_when_no_rule_explains_it(tmp_path: Path) -> None:
+    """yarl's requoting quoter keeps '%00' and writes a bare '%' as %25: '%00%' answered
+    '%00%25' was named "adds '25' after the answer" (a guess from the case alone, tried
+    before the combined rules), a finding of its own."""
+    cases = [EncodeCase(v, "c0-control") for v in ("%7a", "%", "%00%")]
+    records = findings(tmp_path, check_encode, "yarl-requote", cases)
+    assert {r.behaviour["rule"] for r in records} <= {"requoted", "encoded"}

@@ -543,6 +543,11 @@ _MAX_COMBINED = 8
 #: and they come last (a user's ``value.strip()`` before an encoder that keeps escapes
 #: was a first-difference finding per mix of the two).
 _ALWAYS_COMBINED = ("removed", "trimmed", "cut_at", "truncated", "normalized")
+#: Text added before or after the answer, read off the case alone: it explains any
+#: answer that ends (or starts) longer, so it names a case alone only when no other
+#: rule, nor two or three of them together, does (yarl's requoting and its bare '%'
+#: as %25 made '%00%' -> '%00%25' read as "adds '25' after the answer").
+_LAST_RESORT = ("prefixed", "suffixed")
 
 
 def find_rule(check: str, impl_names: Sequence[str], case: Case, expected: Outcome,
@@ -557,14 +562,18 @@ def find_rule(check: str, impl_names: Sequence[str], case: Case, expected: Outco
         return None
     impl = impl_names[0]
     found: list[Rule] = []
+
+    def alone(rule: Rule) -> bool:
+        entry = _entry(rule, check, impl, case)
+        used = explain(check, impl_names, case, expected, actual, [*entries, entry])
+        return used is not None and entry.id in used
+
     for rule in _candidates(check, case, expected, actual, probe, confirm, order, requote,
                             chars, parser_mode):
         if rule is None or check not in rule.reconciler.checks or rule in found:
             continue
         found.append(rule)
-        entry = _entry(rule, check, impl, case)
-        used = explain(check, impl_names, case, expected, actual, [*entries, entry])
-        if used is not None and entry.id in used:
+        if rule.name not in _LAST_RESORT and alone(rule):
             return rule
     # Then the rewrites of the whole output, alone and with the others: each named by
     # the rule it is a form of (the simplest of a combination names it).
@@ -588,4 +597,4 @@ def find_rule(check: str, impl_names: Sequence[str], case: Case, expected: Outco
             used = explain(check, impl_names, case, expected, actual, [*entries, *added])
             if used is not None and all(ident in used for ident in ids):
                 return min(combined, key=lambda item: item[0])[1]
-    return None
+    return next((rule for rule in found if rule.name in _LAST_RESORT and alone(rule)), None)
