@@ -463,11 +463,15 @@ def test_nodes_low_byte_fallback_is_one_rule(tmp_path: Path, name: str) -> None:
     cases = [FormParseCase(t) for t in (
         "\x80%aa", "=\x80%aa", "%FF\u00e9", "a+b=%FF+\u00e9", "\x80%&\x80%aa", "%\x80=\x80%aa",
         "=\x80%+aa", "%aa%aa\x80=\x80%",
-        *(["%aa\ud800\x80", "=%aa\ud800\x80"] if name == "node" else ["%aa%aa=\x80%"]))]
+        *(["%aa\ud800\x80", "=%aa\ud800\x80"] if name == "node" else
+          # (a lone surrogate decodeURIComponent keeps, beside an escape; the low byte of
+          # U+D83F is '?', which lone_surrogates(question-mark) explains too)
+          ["%aa%aa=\x80%", "%aa\x80&\ud800%0a", "=\x80%aa&\ud800%0a", "\ud83f%aa"]))]
     one(findings(tmp_path, check_form_parse, adapter, cases), "replacement",
          {"mode": "low-byte" if name == "node" else "low-byte-shared-scan"})
     if name == "node-querystring":
-        decodes = [DecodeCase(v) for v in ("%FF", "%FF\u00e9", "a%C3\u00e9", "%E2%82x\u4e00")]
+        decodes = [DecodeCase(v) for v in ("%FF", "%FF\u00e9", "a%C3\u00e9", "%E2%82x\u4e00",
+                                           "%\ud83f")]
         one(findings(tmp_path / "decode", check_decode, adapter, decodes), "replacement",
              {"mode": "low-byte"})
 
@@ -764,7 +768,7 @@ def test_a_parser_reading_a_lone_surrogate_as_a_question_mark(tmp_path: Path) ->
     mixes = [FormParseCase(t) for t in ("+", "+&\ud800 ", "\ud800 +=b")]
     records = findings(tmp_path / "m", check_form_parse, adapter, mixes)
     assert all(r.behaviour for r in records)  # (a mix is a hit of the simpler one)
-    assert {r.behaviour["rule"] for r in records} == {"plus_kept", "lone_surrogates"}
+    assert {r.behaviour["rule"] for r in records} <= {"plus_kept", "lone_surrogates"}
 
 
 def test_an_added_suffix_names_a_case_only_when_no_rule_explains_it(tmp_path: Path) -> None:

@@ -45,6 +45,7 @@ __all__ = [
     "Reconciler",
     "both_refuse",
     "cut_at",
+    "decode_uri_component",
     "decoded_twice",
     "divergence",
     "empty_pairs",
@@ -672,6 +673,41 @@ def _low_bytes(text: str) -> bytes:
     return bytes(out)
 
 
+def decode_uri_component(text: str) -> str | None:
+    """ECMA-262 Decode(string, "") as decodeURIComponent runs it; None where it throws
+    (a code unit that is no escape, a lone surrogate too, is copied as it is)."""
+    out: list[str] = []
+    k, n = 0, len(text)
+    while k < n:
+        c = text[k]
+        if c != "%":
+            out.append(c)
+            k += 1
+            continue
+        if k + 3 > n or text[k + 1] not in ASCII_HEX or text[k + 2] not in ASCII_HEX:
+            return None
+        first = int(text[k + 1 : k + 3], 16)
+        length = 1 if first < 0x80 else 2 if first >> 5 == 6 else 3 if first >> 4 == 14 else (
+            4 if first >> 3 == 30 else 0
+        )
+        if length == 0:
+            return None
+        octets = [first]
+        k += 3
+        for _ in range(length - 1):
+            if k + 3 > n or text[k] != "%":
+                return None
+            if text[k + 1] not in ASCII_HEX or text[k + 2] not in ASCII_HEX:
+                return None
+            octets.append(int(text[k + 1 : k + 3], 16))
+            k += 3
+        try:
+            out.append(bytes(octets).decode("utf-8"))
+        except UnicodeDecodeError:
+            return None
+    return "".join(out)
+
+
 def _node_unescape(text: str, form: bool = False, encoded: bool | None = None) -> str:
     """``decodeURIComponent(text)``, and when it throws (bytes that are not UTF-8, a
     ``%`` that starts no escape, a lone surrogate) ``unescapeBuffer(text).toString()``.
@@ -685,12 +721,10 @@ def _node_unescape(text: str, form: bool = False, encoded: bool | None = None) -
         if not encoded:
             return surrogates_to_fffd(text.replace("+", " "))
         text = text.replace("+", " ")
-    try:
-        if _INVALID_PCT.search(text):
-            raise UnicodeError("invalid %")
-        return percent_decode(text.encode("utf-8")).decode("utf-8")
-    except UnicodeError:
-        return _low_bytes(text).decode("utf-8", "replace")
+    decoded = decode_uri_component(text)  # (a lone surrogate it keeps is U+FFFD in
+    if decoded is not None:  # the answer, as UTF-8 and as the non-scalar policy read it)
+        return surrogates_to_fffd(decoded)
+    return _low_bytes(text).decode("utf-8", "replace")
 
 
 def _querystring_scan(sequence: str) -> tuple[bool, bool]:

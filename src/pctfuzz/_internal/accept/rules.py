@@ -212,7 +212,8 @@ def _candidates(check: str, case: Case, expected: Outcome, actual: Outcome,
                 yield _rule("whole_characters")
         return
     want, got = expected.value, actual.value
-    yield from _surrogate_rules(case, refused=False)
+    if check in ("encode", "form"):  # (a decoder's own ways, asked of it, come first)
+        yield from _surrogate_rules(case, refused=False)
     if input_has(case, "lone-surrogate"):  # held to U+FFFD (the non-scalar policy)
         yield from _unmappable(check)
     texts = input_texts(case)
@@ -276,6 +277,12 @@ def _candidates(check: str, case: Case, expected: Outcome, actual: Outcome,
     if check in ("decode", "form-parse"):
         yield from _latin1_bytes(texts, chars)
         yield from _decoder_rules(check, strs, chars)
+        own_replacement = parser_mode("replacement") if parser_mode is not None else None
+        if own_replacement:  # (asked of the parser: before the guesses below)
+            yield _rule("replacement", own_replacement)
+        # Node's low byte of U+D83F is '?': the decoder's own mode names it, not
+        # lone_surrogates(question-mark).
+        yield from _surrogate_rules(case, refused=False)
     if check == "decode" and any(_SIGNED.search(t) for t in strs):
         yield _rule("signed_escapes")  # (Java's %+1: one finding per segment before it)
     if check in ("decode", "form-parse"):
@@ -543,6 +550,9 @@ _MAX_COMBINED = 8
 #: and they come last (a user's ``value.strip()`` before an encoder that keeps escapes
 #: was a first-difference finding per mix of the two).
 _ALWAYS_COMBINED = ("removed", "trimmed", "cut_at", "truncated", "normalized")
+#: Rules two of which (other characters) may combine; two modes of any other rule are
+#: alternatives.
+_SETS = ("left_raw", "encoded")
 #: Text added before or after the answer, read off the case alone: it explains any
 #: answer that ends (or starts) longer, so it names a case alone only when no other
 #: rule, nor two or three of them together, does (yarl's requoting and its bare '%'
@@ -591,6 +601,9 @@ def find_rule(check: str, impl_names: Sequence[str], case: Case, expected: Outco
         for combined in combinations(pool, size):
             if len({rank for rank, _, _ in combined}) < size:
                 continue  # a rule and its own whole-output form
+            names = [rule.name for _, rule, _ in combined if rule.name not in _SETS]
+            if len(set(names)) < len(names):
+                continue  # two modes of one rule: alternatives (space as '+', then %20)
             added = [_entry(used_rule, check, impl, case) for _, _, used_rule in combined]
             ids = [f"{entry.id}#{index}" for index, entry in enumerate(added)]
             added = [replace(entry, id=ident) for entry, ident in zip(added, ids, strict=True)]

@@ -15,6 +15,7 @@ import functools
 from collections.abc import Sequence
 
 from pctfuzz._internal.accept.entry import KnownDivergence
+from pctfuzz._internal.accept.reconcilers import decode_uri_component
 from pctfuzz._internal.cases import Case, DecodeCase, EncodeCase, FormCase, FormParseCase
 from pctfuzz._internal.checks.registry.common import (
     PCT_TRIPLET,
@@ -59,40 +60,6 @@ def _from_code_units(units: Sequence[int]) -> str:
     return data.decode("utf-16-le", "surrogatepass")
 
 
-def _ecma_decode(text: str) -> str | None:
-    """ECMA-262 Decode(string, "") as decodeURIComponent runs it; None where it throws."""
-    out: list[str] = []
-    k, n = 0, len(text)
-    while k < n:
-        c = text[k]
-        if c != "%":
-            out.append(c)
-            k += 1
-            continue
-        if k + 3 > n or text[k + 1] not in _HEX_DIGITS or text[k + 2] not in _HEX_DIGITS:
-            return None
-        first = int(text[k + 1 : k + 3], 16)
-        length = 1 if first < 0x80 else 2 if first >> 5 == 6 else 3 if first >> 4 == 14 else (
-            4 if first >> 3 == 30 else 0
-        )
-        if length == 0:
-            return None
-        octets = [first]
-        k += 3
-        for _ in range(length - 1):
-            if k + 3 > n or text[k] != "%":
-                return None
-            if text[k + 1] not in _HEX_DIGITS or text[k + 2] not in _HEX_DIGITS:
-                return None
-            octets.append(int(text[k + 1 : k + 3], 16))
-            k += 3
-        try:
-            out.append(bytes(octets).decode("utf-8"))
-        except UnicodeDecodeError:
-            return None
-    return "".join(out)
-
-
 def _unescape_buffer(text: str, plus: bool) -> bytes:
     """Node.js querystring.unescapeBuffer: %HH -> the byte, '+' -> space (with plus),
     any other code unit -> (code unit & 0xFF)."""
@@ -118,7 +85,7 @@ def _unescape_buffer(text: str, plus: bool) -> bytes:
 
 def _qs_unescape(text: str, plus: bool) -> str:
     """Node.js querystring.unescape (qsUnescape)."""
-    decoded = _ecma_decode(text)
+    decoded = decode_uri_component(text)
     if decoded is not None:
         return decoded
     return _unescape_buffer(text, plus).decode("utf-8", "replace")
@@ -147,7 +114,7 @@ def _has_valid_escape(text: str) -> bool:
 
 def _ecma_decode_throws(case: Case) -> bool:
     return isinstance(case, DecodeCase) and isinstance(case.value, str) and (
-        _ecma_decode(case.value) is None
+        decode_uri_component(case.value) is None
     )
 
 
@@ -216,7 +183,7 @@ def _qs_fallback_applies(case: Case) -> bool:
     for sequence in case.text.split("&"):
         for raw in sequence.partition("=")[::2]:
             spaced = raw.replace("+", " ")
-            if _has_valid_escape(spaced) and _ecma_decode(spaced) is None:
+            if _has_valid_escape(spaced) and decode_uri_component(spaced) is None:
                 return True
     return False
 
