@@ -190,7 +190,7 @@ def _candidates(check: str, case: Case, expected: Outcome, actual: Outcome,
     legacy = check in ("encode", "form") and _has_legacy_encoding(case)
     if expected.raised:
         surrogate = input_has(case, "lone-surrogate")
-        yield from _surrogate_rules(case, refused=True)
+        yield from _surrogate_rules(case, chars, refused=True)
         if legacy and not actual.raised:  # a lone surrogate the codec writes as an NCR
             yield _rule("python_codec")
         if (legacy or surrogate) and probe is not None and check in ("encode", "form"):
@@ -213,7 +213,7 @@ def _candidates(check: str, case: Case, expected: Outcome, actual: Outcome,
         return
     want, got = expected.value, actual.value
     if check in ("encode", "form"):  # (a decoder's own ways, asked of it, come first)
-        yield from _surrogate_rules(case, refused=False)
+        yield from _surrogate_rules(case, chars, refused=False)
     if input_has(case, "lone-surrogate"):  # held to U+FFFD (the non-scalar policy)
         yield from _unmappable(check)
     texts = input_texts(case)
@@ -282,7 +282,7 @@ def _candidates(check: str, case: Case, expected: Outcome, actual: Outcome,
             yield _rule("replacement", own_replacement)
         # Node's low byte of U+D83F is '?': the decoder's own mode names it, not
         # lone_surrogates(question-mark).
-        yield from _surrogate_rules(case, refused=False)
+        yield from _surrogate_rules(case, chars, refused=False)
     if check == "decode" and any(_SIGNED.search(t) for t in strs):
         yield _rule("signed_escapes")  # (Java's %+1: one finding per segment before it)
     if check in ("decode", "form-parse"):
@@ -352,18 +352,24 @@ def _pairs_at_least_two(case: Case) -> bool:
     return not isinstance(text, str) or "&" in text or ";" in text  # (';': as '&' too)
 
 
-def _surrogate_rules(case: Case, *, refused: bool) -> Iterator[Rule | None]:
+def _surrogate_rules(case: Case, chars: Chars | None, *,
+                     refused: bool) -> Iterator[Rule | None]:
     """``lone_surrogates`` when the input holds one (mdurl writes U+FFFD, yarl drops it,
     urllib3 encodes its surrogatepass bytes): the reference refuses it or writes U+FFFD,
     so the first difference is the surrogate's, and a set rule of the same case comes
-    with it."""
-    if input_has(case, "lone-surrogate"):
-        if refused:  # else the reference's answer has U+FFFD already (non-scalar policy)
-            yield _rule("lone_surrogates", "replaced")
-        yield _rule("lone_surrogates", "dropped")
-        yield _rule("lone_surrogates", "surrogatepass")
-        yield _rule("lone_surrogates", "merged")
-        yield _rule("lone_surrogates", "question-mark")
+    with it. The implementation's own mode (``chars("lone_surrogates")``: as it answers
+    ``a\ud800b``) when it has one: each other mode only pushes the rules after them
+    out of the combined ones (yarl's requoting beside its '%' as %25)."""
+    if not input_has(case, "lone-surrogate"):
+        return
+    own = chars("lone_surrogates") if chars is not None else None
+    if own:
+        yield _rule("lone_surrogates", own)
+        return
+    if refused:  # else the reference's answer has U+FFFD already (non-scalar policy)
+        yield _rule("lone_surrogates", "replaced")
+    for mode in ("dropped", "surrogatepass", "merged", "question-mark"):
+        yield _rule("lone_surrogates", mode)
 
 
 def _part_rules(check: str, strs: Sequence[str],

@@ -619,6 +619,12 @@ def _own_chars(rule: str, check: str, case: Case, adapter: Impl) -> str | None:
         found = "upper" if lettered and isinstance(case, DecodeCase) and any(
             _same_bytes(answer(p + f"%{code:02x}"), p + f"%{code:02X}") for p in ("", "x")) \
             else ""
+    elif rule == "lone_surrogates":  # encode and form: as it answers a\ud800b
+        sub = _with_text(case, "a\ud800b")
+        got = answer("a\ud800b")
+        found = next((mode for mode in _SURROGATE_MODES if sub is not None and got is not None
+                      and _renders(Model(surrogates=mode), check, sub, got)), "") \
+            if isinstance(case, EncodeCase | FormCase) else ""
     elif rule in ("kept_encoded", "replacement"):
         found = _own_decoding(rule, answer, isinstance(getattr(case, "value", None), bytes)) \
             if isinstance(case, DecodeCase) else ""
@@ -767,6 +773,18 @@ def _same_bytes(got: object, want: str) -> bool:
     """A decoder's answer (bytes, or text compared as UTF-8) is ``want``."""
     return got is not None and (got if isinstance(got, bytes) else str(got).encode(
         "utf-8", "surrogatepass")) == want.encode("utf-8")
+
+
+#: ``lone_surrogates`` modes an encoder's answer to ``a\ud800b`` tells apart.
+_SURROGATE_MODES = ("dropped", "surrogatepass", "merged", "replaced")
+
+
+def _renders(model: Model, check: str, case: Case, got: object) -> bool:
+    """The model's answer to ``case`` is ``got`` (False where it has none)."""
+    try:
+        return bool(render(model, check, case) == got)
+    except Exception:  # NotModelled, or an input the model's encoder refuses
+        return False
 
 
 def _own_decoding(rule: str, answer: Callable[[str], object], of_bytes: bool = False) -> str:
