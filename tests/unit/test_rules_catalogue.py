@@ -784,3 +784,27 @@ def test_an_added_suffix_names_a_case_only_when_no_rule_explains_it(tmp_path: Pa
     cases = [EncodeCase(v, "c0-control") for v in ("%7a", "%", "%00%")]
     records = findings(tmp_path, check_encode, "yarl-requote", cases)
     assert {r.behaviour["rule"] for r in records} <= {"requoted", "encoded"}
+
+
+def test_furls_path_requoted_segment_by_segment_is_one_rule(tmp_path: Path) -> None:
+    """furl requotes each '/'-separated segment that is valid encoded on its own (a
+    decoded '/' as %2F) and encodes any other as data: 13 findings in a 90 s campaign,
+    named by five requote modes, escapes_uppercased, left_raw('%') or no rule."""
+    cases = [EncodeCase(v, s) for v in ("%2f", "%aa%2F", "%5a%2F", "%aa /%25", "%/%2fa",
+                                        "%/%00/ %aa", "%41/ %41")
+             for s in ("rfc3986-pchar-/", "rfc3986-query")]
+    one(findings(tmp_path, check_encode, "furl", cases), "requoted",
+        {"mode": "decode-utf8", "scope": "segments"})
+
+
+def test_a_requoted_toml_entry_takes_a_scope(tmp_path: Path) -> None:
+    path = tmp_path / "accept.toml"
+    path.write_text('[[divergence]]\nid = "s"\nimpl = "x"\ncheck = "encode"\n'
+                    'reconciler = "requoted"\nmode = "decode-utf8"\nscope = "segments"\n'
+                    'citation = "c"\nwhy = "w"\nexample = { value = "%41/ %41" }\n')
+    (entry,) = load_accept_file(str(path))
+    assert "in each valid segment" in entry.summary
+    bad = tmp_path / "bad.toml"
+    bad.write_text(path.read_text().replace('"segments"', '"all"'))
+    with pytest.raises(UsageError, match="scope must be"):
+        load_accept_file(str(bad))

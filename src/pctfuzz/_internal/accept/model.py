@@ -62,6 +62,9 @@ class Model:
     space: str | None = None
     lowercase_hex: bool = False
     requote: str | None = None
+    #: ``requote`` applies to each '/'-separated segment that is valid encoded only
+    #: (``requoted``'s ``scope="segments"``: furl's path).
+    requote_segments: bool = False
     order: str | None = None
     empty: str | None = None
     semicolon: bool = False
@@ -124,6 +127,7 @@ class Model:
             "lowercase_hex": self.lowercase_hex or other.lowercase_hex,
             "semicolon": self.semicolon or other.semicolon, "twice": self.twice or other.twice,
             "plus_kept": self.plus_kept or other.plus_kept,
+            "requote_segments": self.requote_segments or other.requote_segments,
             "python_codec": self.python_codec or other.python_codec,
             "unmappable": self.unmappable or other.unmappable,
             "whole_characters": self.whole_characters or other.whole_characters,
@@ -333,6 +337,13 @@ def _encode(model: Model, value: str | bytes, pes: PercentEncodeSet, encoding: s
         raise NotModelled("a raw % of the input next to lowercase hex digits")
     if not model.requote or not isinstance(value, str):
         return run(value)
+    if model.requote_segments:
+        within = replace(model, requote_segments=False)
+        slash = PercentEncodeSet(f"{pes.name} and '/'", pes.members | {0x2F}, pes.source,
+                                 pes.space_as_plus)
+        return "/".join(_encode(within, segment, slash, encoding, plus)
+                        if _valid_encoded(segment, pes) else run(segment)
+                        for segment in value.split("/"))
     if model.requote == "decode-utf8":
         return _decode_utf8(value, run)
     out: list[str] = []
@@ -354,6 +365,14 @@ def _whole(piece: str) -> str:
 
 #: A character written as an escape and a raw byte (the raw byte is not '+', a space).
 _RAW_BESIDE_ESCAPE = re.compile(f"(?:{PERCENT_ENCODED_BYTE.pattern})+[^%+]|[^%+](?=%)")
+
+
+def _valid_encoded(segment: str, pes: PercentEncodeSet) -> bool:
+    """Only letters, digits, '_', the set's raw ASCII characters and valid escapes
+    (furl's ``is_valid_encoded_path_segment``, whose letters and digits are Unicode)."""
+    return all(c.isalnum() or c == "_" or (c.isascii() and ord(c) not in pes.members
+                                           and c != "%")
+               for c in PERCENT_ENCODED_BYTE.sub("", segment))
 
 
 # requoted("decode-utf8"): urllib's quote(unquote(s), safe), furl's path segments.

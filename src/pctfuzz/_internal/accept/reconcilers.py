@@ -186,7 +186,8 @@ def encoded(chars: str, part: str | None = None) -> Reconciler:
 PARTS = ("names", "values", "empty-name-values")
 #: Reconcilers' optional TOML keys beside their parameter (``RECONCILERS``).
 OPTIONAL_PARAMS: Mapping[str, tuple[str, ...]] = {"left_raw": ("part",), "encoded": ("part",),
-                                                   "kept_encoded": ("hex",)}
+                                                   "kept_encoded": ("hex",),
+                                                   "requoted": ("scope",)}
 
 
 def _in_part(name: str, chars: str, part: str) -> Reconciler:
@@ -252,14 +253,22 @@ _REQUOTE_MODES = ("keep", "upper", "decode-unreserved", "decode-safe",
                   "decode-utf8")  # decode-utf8: quote(unquote(s)) (furl)
 
 
-def requoted(mode: str) -> Reconciler:
+def requoted(mode: str, scope: str | None = None) -> Reconciler:
     """A valid ``%HH`` already in the input is an escape, not data (RFC 3986 2.4); the
-    rest is encoded as the reference encodes it. ``mode``: ``pctfuzz.accept``."""
+    rest is encoded as the reference encodes it. ``mode``: ``pctfuzz.accept``.
+    ``scope="segments"``: each '/'-separated segment on its own, requoted only when it
+    is "valid encoded" (letters, digits, the set's raw characters and valid escapes
+    only; any other is encoded as data), a decoded '/' written %2F: furl's path."""
     if mode not in _REQUOTE_MODES:
         raise UsageError(f"requoted: mode must be one of {', '.join(_REQUOTE_MODES)}")
-    return _declared("requoted", {"encode"}, Model(requote=mode),
-                     "an existing %HH is data: its % is encoded as %25 when in the set",
-                     f"an existing %HH is an escape ({mode})")
+    if scope not in (None, "segments"):
+        raise UsageError(f"requoted: scope must be 'segments' or left out, not {scope!r}")
+    where = " in each valid segment" if scope else ""
+    reconciler = _declared("requoted", {"encode"},
+                           Model(requote=mode, requote_segments=scope == "segments"),
+                           "an existing %HH is data: its % is encoded as %25 when in the set",
+                           f"an existing %HH is an escape ({mode}){where}")
+    return reconciler
 
 
 _ORDER_MODES = ("grouped", "sorted", "grouped-bytes", "sorted-bytes")

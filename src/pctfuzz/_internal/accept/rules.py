@@ -70,7 +70,8 @@ Confirm = Callable[[int], bool]
 #: not answer).
 Order = Callable[[], str | None]
 #: ``requote()`` (also an ``Order``) -> the implementation's ``requoted`` mode, as it
-#: answers ``%41`` and ``%2f`` in the case's context (None: none of them).
+#: answers ``%41`` and ``%2f`` in the case's context (None: none of them), then
+#: `` segments`` when it requotes each '/'-separated segment on its own.
 #: ``chars(rule)`` -> the characters the implementation applies ``rule`` (``cut_at``,
 #: ``removed``, ``trimmed``, ``kept_encoded``) to, as it answers short inputs holding
 #: each candidate character alone in the case's context ("" when it applies it to none;
@@ -245,7 +246,7 @@ def _candidates(check: str, case: Case, expected: Outcome, actual: Outcome,
             for mode in ([own_mode] if own_mode else
                          ["keep", "upper", "decode-unreserved", "decode-safe",
                           "decode-utf8"]):
-                yield _rule("requoted", mode)
+                yield _requoted(mode)
         if legacy:
             if check == "encode":
                 yield _rule("ncr_unescaped")
@@ -418,9 +419,20 @@ def _escape_rules(check: str, strs: Sequence[str],
         return
     own_mode = requote() if requote is not None and check == "encode" else None
     if own_mode:
-        yield _rule("requoted", own_mode)
+        yield _requoted(own_mode)
     if any(m.group() != m.group().upper() for t in strs for m in _VALID_TRIPLET.finditer(t)):
         yield _rule("escapes_uppercased")  # (%aa, %Ae, %dA: any lowercase hex letter)
+
+
+def _requoted(own: str) -> Rule | None:
+    """``requoted`` in the mode ``requote()`` answered: ``MODE`` or ``MODE segments``
+    (each '/'-separated segment on its own: furl's path, which was a first-difference
+    finding or another mode's per mix of valid and invalid segments)."""
+    mode, _, scope = own.partition(" ")
+    if not scope:
+        return _rule("requoted", mode)
+    return Rule("requoted", (("mode", mode), ("scope", scope)),
+                RECONCILERS["requoted"][0](mode, scope=scope))
 
 
 def _latin1_bytes(texts: Sequence[str | bytes],

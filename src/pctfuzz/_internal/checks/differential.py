@@ -537,11 +537,22 @@ def _requote_mode(case: Case, adapter: Impl) -> str | None:
     for (first, seconds, third), mode in _REQUOTE_MODES.items():
         if answers[0] == first and answers[1] in seconds and third in (None, answers[2]):
             found = mode
+    if found is not None:  # each '/'-separated segment on its own? (furl's path)
+        probe = EncodeCase(_SEGMENTS_PROBE, case.set_name, case.encoding, case.space_as_plus)
+        got = run_impl("encode", probe, adapter)
+        segments = Model(requote=found, requote_segments=True)
+        if got is not None and not got.raised and _renders(segments, "encode", probe, got.value) \
+                and not _renders(Model(requote=found), "encode", probe, got.value):
+            found += " segments"
     if len(_REQUOTES) >= 64:
         _REQUOTES.clear()
     _REQUOTES[(id(adapter), case.set_name)] = (adapter, found)
     return found
 
+
+#: A valid segment and one with a space, each holding an escape: requoted as one text,
+#: or the second encoded as data (``%2541``).
+_SEGMENTS_PROBE = "%41/ %41"
 
 #: (adapter, rule, check, context) -> what ``_own_chars`` found.
 _OWN_CHARS: dict[tuple[int, str, str, object], tuple[object, str | None]] = {}
