@@ -33,6 +33,8 @@ Ready-made reconcilers (each accepts its exact difference and nothing more):
                                                          implementation raises one of TYPES
 ``requoted(MODE)``             encode                    an existing valid ``%HH`` of the
                                                          input is an escape, not data
+                                                         (``scope="segments"``: per '/'
+                                                         segment, furl's path)
 ``pairs_order(MODE)``          form, form-parse          pairs ``grouped`` or ``sorted``
                                                          by name (multi-dicts), or
                                                          ``grouped-bytes`` (form-parse),
