@@ -288,12 +288,10 @@ def _candidates(check: str, case: Case, expected: Outcome, actual: Outcome,
         yield _rule("signed_escapes")  # (Java's %+1: one finding per segment before it)
     if check in ("decode", "form-parse"):
         # Each mode when the decoder's own is not known (_decoder_rules named it; a
-        # parser's, when its scan tells: querystring.parse): they would push the rules
-        # after them out of the combined ones ('+' as a space).
-        own = parser_mode("replacement") if parser_mode is not None else None
-        if own:
-            yield _rule("replacement", own)
-        elif not (check == "decode" and chars is not None and chars("replacement")):
+        # parser's, asked above): they would push the rules after them out of the
+        # combined ones ('+' as a space).
+        if not own_replacement and not (check == "decode" and chars is not None
+                                        and chars("replacement")):
             for mode in ("per-sequence", "per-byte", "percent-encoded", "dropped",
                          "undecoded", "low-byte"):
                 yield _rule("replacement", mode)
@@ -564,9 +562,9 @@ def _rewrite_all(rule: Rule) -> Rule | None:
 _MAX_COMBINED = 8
 #: ...and, whatever their rank, these: their characters or length are the
 #: implementation's own answer (asked or confirmed), or the input changes under them
-#: (a normalization), so they are few and never a guess,
-#: and they come last (a user's ``value.strip()`` before an encoder that keeps escapes
-#: was a first-difference finding per mix of the two).
+#: (a normalization), so they are few and never a guess, though they are yielded last
+#: (a user's ``value.strip()`` before an encoder that keeps escapes was a
+#: first-difference finding per mix of the two).
 _ALWAYS_COMBINED = ("removed", "trimmed", "cut_at", "truncated", "normalized")
 #: Rules two of which (other characters) may combine; two modes of any other rule are
 #: alternatives.
