@@ -476,8 +476,9 @@ def _own_parser_mode(rule: str, check: str, adapter: Impl) -> str | None:
     (``pctfuzz._internal.accept.rules``: ``ParserMode``), as it answers a text that tells them
     apart, once per adapter: the ``names_mangled`` style whose pairs it answers for
     ``MANGLING_PROBE``, the ``empty_pairs`` mode it parses ``&a=&&`` with, ``yes`` for
-    ``needs_equals`` when it answers no pairs for ``a`` but one for ``a=``. None for
-    none."""
+    ``needs_equals`` when it answers no pairs for ``a`` but one for ``a=``, the
+    ``replacement`` mode whose model answers ``_REPLACEMENT_PROBES`` as it does. None
+    for none."""
     if check != "form-parse" or rule not in ("names_mangled", "empty_pairs", "needs_equals",
                                              "replacement"):
         return None
@@ -588,7 +589,8 @@ def _own_chars(rule: str, check: str, case: Case, adapter: Impl) -> str | None:
 
     None when it answers none of the inputs (the rule then tries every set).
     ``refuses``, ``kept_encoded`` and ``replacement``: ``_own_refusals``,
-    ``_own_decoding``.
+    ``_own_decoding``; ``lone_surrogates``: the mode whose model answers ``a\ud800b``
+    as an encoder does ("" for none).
     """
     if rule == "refuses":
         return _own_refusals(check, case, adapter)
