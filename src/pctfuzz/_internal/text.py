@@ -93,7 +93,7 @@ def merge_surrogates(text: str) -> str:
     """``text`` as a decoder of UTF-16 that takes any code unit after a surrogate as its
     low half reads it: each surrogate code unit but a last one and the next code unit
     are the code point U+10000 + (the surrogate's low 10 bits << 10 | the next unit's
-    low 10 bits). A valid pair reads as itself; ``"\ud800a"`` is U+10061. (Node's
+    low 10 bits). A valid pair reads as itself; ``"\\ud800a"`` is U+10061. (Node's
     ``querystring.escape``, ``encodeStr``: it never checks the second unit.)"""
     units: list[int] = []
     for char in text:

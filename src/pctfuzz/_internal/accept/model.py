@@ -575,7 +575,7 @@ def _reshape(model: Model, check: str, case: Case, current: Any) -> Any:
 
 def _names_as_parsed(case: Case, count: int) -> list[str] | None:
     """The names a parser that keeps lone surrogates groups by: a kept U+D800 is no
-    U+FFFD (Django's QueryDict groups ``\ud800`` apart from ``%FF``, then the non-scalar
+    U+FFFD (Django's QueryDict groups U+D800 apart from ``%FF``, then the non-scalar
     policy compares both as U+FFFD). Each lone surrogate stands for a private-use
     character of plane 15 while the reference parses; None when the text holds none."""
     text = getattr(case, "text", None)

@@ -580,7 +580,7 @@ def lone_surrogates(mode: str) -> Reconciler:
     (``ED A0 80`` for U+D800), which are not UTF-8 (urllib3), or ``replaced``: encoded
     as U+FFFD, as a browser converts a JavaScript string to a USVString (mdurl), or
     ``merged``: with the next code unit, whatever it is, as if it were its low half
-    (``"\ud800a"`` encoded as U+10061: Node's ``querystring.escape``, a real bug), or
+    (``"\\ud800a"`` encoded as U+10061: Node's ``querystring.escape``, a real bug), or
     ``question-mark`` (decode, form-parse): read as ``?``, as Python's
     ``text.encode("utf-8", "replace")`` writes it before decoding (an encoder that does
     so is ``unmappable_replaced``)."""

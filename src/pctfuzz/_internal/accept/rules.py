@@ -357,7 +357,7 @@ def _surrogate_rules(case: Case, chars: Chars | None, *,
     urllib3 encodes its surrogatepass bytes): the reference refuses it or writes U+FFFD,
     so the first difference is the surrogate's, and a set rule of the same case comes
     with it. The implementation's own mode (``chars("lone_surrogates")``: as it answers
-    ``a\ud800b``) when it has one: each other mode only pushes the rules after them
+    ``a\\ud800b``) when it has one: each other mode only pushes the rules after them
     out of the combined ones (yarl's requoting beside its '%' as %25)."""
     if not input_has(case, "lone-surrogate"):
         return

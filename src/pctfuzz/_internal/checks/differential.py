@@ -589,7 +589,7 @@ def _own_chars(rule: str, check: str, case: Case, adapter: Impl) -> str | None:
 
     None when it answers none of the inputs (the rule then tries every set).
     ``refuses``, ``kept_encoded`` and ``replacement``: ``_own_refusals``,
-    ``_own_decoding``; ``lone_surrogates``: the mode whose model answers ``a\ud800b``
+    ``_own_decoding``; ``lone_surrogates``: the mode whose model answers ``a\\ud800b``
     as an encoder does ("" for none).
     """
     if rule == "refuses":
