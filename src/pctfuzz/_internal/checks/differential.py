@@ -529,17 +529,19 @@ def _requote_mode(case: Case, adapter: Impl) -> str | None:
     known = _REQUOTES.get((id(adapter), case.set_name))
     if known is not None and known[0] is adapter:
         return known[1]
+    # Asked in UTF-8 without spaceAsPlus, whatever the case's: the answer is kept per
+    # set, and a first case in an encoding the adapter does not take made it None for
+    # every case of that set (furl's requoting was named by five modes).
     answers = []
     for value in ("%41", "%2f", "%E9"):
-        got = run_impl("encode", EncodeCase(value, case.set_name, case.encoding,
-                                            case.space_as_plus), adapter)
+        got = run_impl("encode", EncodeCase(value, case.set_name), adapter)
         answers.append(None if got is None or got.raised else got.value)
     found = None
     for (first, seconds, third), mode in _REQUOTE_MODES.items():
         if answers[0] == first and answers[1] in seconds and third in (None, answers[2]):
             found = mode
     if found is not None:  # each '/'-separated segment on its own? (furl's path)
-        probe = EncodeCase(_SEGMENTS_PROBE, case.set_name, case.encoding, case.space_as_plus)
+        probe = EncodeCase(_SEGMENTS_PROBE, case.set_name)
         got = run_impl("encode", probe, adapter)
         segments = Model(requote=found, requote_segments=True)
         if got is not None and not got.raised and _renders(segments, "encode", probe, got.value) \
@@ -551,9 +553,10 @@ def _requote_mode(case: Case, adapter: Impl) -> str | None:
     return found
 
 
-#: A valid segment and one with a space, each holding an escape: requoted as one text,
-#: or the second encoded as data (``%2541``).
-_SEGMENTS_PROBE = "%41/ %41"
+#: A valid segment and one with a bare '%', each holding an escape: requoted as one
+#: text (``A/%25A``), or the second encoded as data (``A/%25%2541``). (No space: the
+#: answer is cached per set, whatever the case's spaceAsPlus.)
+_SEGMENTS_PROBE = "%41/%%41"
 
 #: (adapter, rule, check, context) -> what ``_own_chars`` found.
 _OWN_CHARS: dict[tuple[int, str, str, object], tuple[object, str | None]] = {}
