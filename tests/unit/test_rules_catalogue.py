@@ -813,12 +813,16 @@ def test_a_requoted_toml_entry_takes_a_scope(tmp_path: Path) -> None:
 def test_a_requoters_mode_is_asked_whatever_the_first_cases_encoding() -> None:
     """The mode is kept per set; asked in the first case's encoding, a furl case in
     Shift_JIS (which the adapter does not take) made it None for every case of the set,
-    and a 15 s campaign named furl's requoting by five modes."""
+    and a 15 s campaign named furl's requoting by five modes. (yarl-requote takes the
+    query-value set with spaceAsPlus only: the case's is kept.)"""
     from pctfuzz._internal.checks import differential
 
     differential._REQUOTES.clear()
     furl = get_impl("furl")
     first = EncodeCase("a", "rfc3986-pchar-/", "Shift_JIS", True)
     assert differential._requote_mode(first, furl) == "decode-utf8 segments"
-    assert differential._requote_mode(EncodeCase("%7a\n", "rfc3986-pchar-/"), furl) \
-        == "decode-utf8 segments"
+    assert differential._requote_mode(EncodeCase("%7a\n", "rfc3986-pchar-/", "utf-8", True),
+                                      furl) == "decode-utf8 segments"
+    yarl = get_impl("yarl-requote")
+    assert differential._requote_mode(EncodeCase("%aa", "query-value", "utf-8", True),
+                                      yarl) == "decode-safe"

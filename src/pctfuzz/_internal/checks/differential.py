@@ -511,7 +511,7 @@ def _own_parser_mode(rule: str, check: str, adapter: Impl) -> str | None:
     return found
 
 
-_REQUOTES: dict[tuple[int, str], tuple[object, str | None]] = {}
+_REQUOTES: dict[tuple[int, str, bool], tuple[object, str | None]] = {}
 #: (answer to %41, answers to %2f) -> the requoted mode (pctfuzz._internal.accept.model._escape).
 _REQUOTE_MODES = {("%41", ("%2f",), None): "keep", ("%41", ("%2F",), None): "upper",
                   ("A", ("%2f",), None): "decode-unreserved",
@@ -526,22 +526,25 @@ def _requote_mode(case: Case, adapter: Impl) -> str | None:
     per adapter and set."""
     if not isinstance(case, EncodeCase) or not isinstance(case.value, str):
         return None
-    known = _REQUOTES.get((id(adapter), case.set_name))
+    key = (id(adapter), case.set_name, case.space_as_plus)
+    known = _REQUOTES.get(key)
     if known is not None and known[0] is adapter:
         return known[1]
-    # Asked in UTF-8 without spaceAsPlus, whatever the case's: the answer is kept per
-    # set, and a first case in an encoding the adapter does not take made it None for
-    # every case of that set (furl's requoting was named by five modes).
+    # Asked in UTF-8, whatever the case's encoding: the answer is kept per set (and
+    # spaceAsPlus, which some adapters take one way only), and a first case in an
+    # encoding the adapter does not take made it None for every case of that set
+    # (furl's requoting was named by five modes).
     answers = []
     for value in ("%41", "%2f", "%E9"):
-        got = run_impl("encode", EncodeCase(value, case.set_name), adapter)
+        got = run_impl("encode", EncodeCase(value, case.set_name, "utf-8", case.space_as_plus),
+                       adapter)
         answers.append(None if got is None or got.raised else got.value)
     found = None
     for (first, seconds, third), mode in _REQUOTE_MODES.items():
         if answers[0] == first and answers[1] in seconds and third in (None, answers[2]):
             found = mode
     if found is not None:  # each '/'-separated segment on its own? (furl's path)
-        probe = EncodeCase(_SEGMENTS_PROBE, case.set_name)
+        probe = EncodeCase(_SEGMENTS_PROBE, case.set_name, "utf-8", case.space_as_plus)
         got = run_impl("encode", probe, adapter)
         segments = Model(requote=found, requote_segments=True)
         if got is not None and not got.raised and _renders(segments, "encode", probe, got.value) \
@@ -549,13 +552,13 @@ def _requote_mode(case: Case, adapter: Impl) -> str | None:
             found += " segments"
     if len(_REQUOTES) >= 64:
         _REQUOTES.clear()
-    _REQUOTES[(id(adapter), case.set_name)] = (adapter, found)
+    _REQUOTES[key] = (adapter, found)
     return found
 
 
 #: A valid segment and one with a bare '%', each holding an escape: requoted as one
-#: text (``A/%25A``), or the second encoded as data (``A/%25%2541``). (No space: the
-#: answer is cached per set, whatever the case's spaceAsPlus.)
+#: text (``A/%25A``), or the second encoded as data (``A/%25%2541``). (No space, which
+#: a spaceAsPlus context writes '+'.)
 _SEGMENTS_PROBE = "%41/%%41"
 
 #: (adapter, rule, check, context) -> what ``_own_chars`` found.
