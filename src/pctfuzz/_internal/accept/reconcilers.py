@@ -264,11 +264,10 @@ def requoted(mode: str, scope: str | None = None) -> Reconciler:
     if scope not in (None, "segments"):
         raise UsageError(f"requoted: scope must be 'segments' or left out, not {scope!r}")
     where = " in each valid segment" if scope else ""
-    reconciler = _declared("requoted", {"encode"},
-                           Model(requote=mode, requote_segments=scope == "segments"),
-                           "an existing %HH is data: its % is encoded as %25 when in the set",
-                           f"an existing %HH is an escape ({mode}){where}")
-    return reconciler
+    return _declared("requoted", {"encode"},
+                     Model(requote=mode, requote_segments=scope == "segments"),
+                     "an existing %HH is data: its % is encoded as %25 when in the set",
+                     f"an existing %HH is an escape ({mode}){where}")
 
 
 _ORDER_MODES = ("grouped", "sorted", "grouped-bytes", "sorted-bytes")
@@ -628,7 +627,7 @@ def replacement(mode: str) -> Reconciler:
     sequence (Node's ``querystring.unescapeBuffer`` fallback, a real bug);
     ``low-byte-shared-scan`` (form-parse): so, but a value is decoded when its name
     holds two escapes, as ``querystring.parse``'s scan for an escape shares its state
-    between the name and the value (a second real bug: ``"%aa%aa=\x80%"``)."""
+    between the name and the value (a second real bug: ``"%aa%aa=\\x80%"``)."""
     if mode not in _REPLACEMENT_MODES:
         raise UsageError(f"replacement: mode must be one of {', '.join(_REPLACEMENT_MODES)}")
     if mode == "undecoded":
@@ -739,8 +738,9 @@ def _node_unescape(text: str, form: bool = False, encoded: bool | None = None) -
 def _querystring_scan(sequence: str) -> tuple[bool, bool]:
     """Whether ``querystring.parse`` decodes the name and the value of ``sequence``
     (Node's lib/querystring.js ``parse``: it looks for one valid ``%HH`` with a counter
-    that ``+`` does not reset; once the name is marked, its characters fall through to
-    the value's check, so a second escape in the name marks the value too)."""
+    that a '+' of the value does not reset; once the name is marked, its characters
+    fall through to the value's check, so a second escape in the name marks the value
+    too)."""
     name_encoded = value_encoded = in_value = False
     count = 0
     for char in sequence:
