@@ -47,9 +47,6 @@ from pctfuzz._internal.violations import Divergence
 pytestmark = pytest.mark.usefixtures("no_accepted")
 
 
-
-
-
 def _peer(name: str, probe: Callable[[Impl], object]) -> Impl:
     try:
         adapter = get_impl(name)
@@ -61,10 +58,6 @@ def _peer(name: str, probe: Callable[[Impl], object]) -> Impl:
 
 def _parser(name: str) -> Impl:
     return _peer(name, lambda a: a.form_parse(FormParseCase("a=b")))
-
-
-
-
 
 
 # --- pairs sorted by the names' bytes (Go's url.ParseQuery: a map) -------------------------
@@ -374,7 +367,6 @@ def test_node_querystring_escape_merging_a_surrogate_is_one_rule(tmp_path: Path)
     values = [EncodeCase(v, "component") for v in ("\ud800a", "x\udbff\u00e9")]
     one(findings(tmp_path / "e", check_encode, adapter, values),
          "lone_surrogates", {"mode": "merged"})
-
 
 
 def test_java_urlencoder_whole_characters_is_one_rule(tmp_path: Path) -> None:
