@@ -14,10 +14,11 @@ import functools
 import re
 import zlib
 from collections.abc import Callable, Iterator, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, ClassVar, NamedTuple, TypeAlias, cast
 
 from pctfuzz._internal.cases import Case, DecodeCase, EncodeCase, FormCase, FormParseCase
+from pctfuzz._internal.checks.known import KnownFindings
 from pctfuzz._internal.errors import PctfuzzError
 from pctfuzz._internal.formats import (  # re-exported: the public path of the byte formats
     FUZZ_ENCODINGS,
@@ -82,9 +83,10 @@ REFERENCE_MODULES: tuple[str, ...] = ("pctfuzz._internal.reference",
                                       "pctfuzz._internal.encoding.encoders",
                                       "pctfuzz._internal.form")
 
-#: A target's check: raises ``Violation``/``Divergence``; a differential check returns
-#: None (not answered) or the ids of the registry entries that accepted a difference.
-Check = Callable[[Any, Any], "tuple[str, ...] | None"]
+#: A target's check ``(case, subject)``: raises ``Violation``/``Divergence``; a differential
+#: check returns None (not answered) or the ids of the registry entries that accepted a
+#: difference, and takes ``known=`` (``checks.known``).
+Check = Callable[..., "tuple[str, ...] | None"]
 
 
 @dataclass(frozen=True)
@@ -304,6 +306,9 @@ class BoundDifferential:
     subject: Impl
     #: The modules whose frames locate a crash of the adapter (``identity``).
     code_under_test: tuple[str, ...]
+    #: The findings already made against this adapter: the check's fast path and what
+    #: a new behaviour is named beside (``checks.known``); the recorder adds to it.
+    known: KnownFindings = field(default_factory=KnownFindings, compare=False)
     turns: ClassVar[int] = 1
 
     @functools.cached_property
@@ -337,14 +342,14 @@ class BoundDifferential:
     def check(self, case: Case) -> tuple[str, ...] | None:
         """None when the adapter does not answer ``case``, else the ids of the registry
         entries that accepted a difference (``()``: they agree)."""
-        return self.target.checker(case, self.subject)
+        return self.target.checker(case, self.subject, known=self.known)
 
     def check_fast(self, case: Case, turn: int = 0) -> None:
-        self.target.checker(case, self.subject)
+        self.check(case)
 
     def run(self, data: bytes, turn: int | None = None) -> tuple[str, ...] | None:
         """What the atheris driver runs on one input: the check of its case."""
-        return self.target.checker(self.case_from_bytes(data), self.subject)
+        return self.check(self.case_from_bytes(data))
 
 
 #: A target bound to its subject.

@@ -42,7 +42,12 @@ class Violation(PctfuzzError, AssertionError):
         self.actual = actual
         self.position = position
         self.detail = detail
-        super().__init__(self._message())
+        # The message is written when asked (``__str__``): a campaign raises one for
+        # every input a known finding explains (``checks.known``), and drops it.
+        super().__init__()
+
+    def __str__(self) -> str:
+        return self._message()
 
     def _message(self) -> str:
         parts = [f"{self.check}: {self.detail}" if self.detail else self.check]

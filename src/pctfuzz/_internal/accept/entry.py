@@ -44,7 +44,8 @@ from pctfuzz._internal.accept.model import Model, NotModelled, render
 from pctfuzz._internal.cases import Case
 from pctfuzz._internal.outcome import CHECKS, Outcome, Reconcile
 
-__all__ = ["MODEL", "REPLACE", "REWRITE", "KnownDivergence", "compose", "explain", "reconcile"]
+__all__ = ["MODEL", "REPLACE", "REWRITE", "KnownDivergence", "compose", "explain", "predicts",
+           "reconcile"]
 
 #: The one phase order of reconciling (module docstring): whole outcomes replaced,
 #: then the composed model and models written as code, then rewrites of the text.
@@ -199,3 +200,38 @@ def explain(
     if used and expected.same(actual):
         return used
     return None
+
+
+def predicts(check: str, impl_names: Sequence[str], case: Case, expected: Outcome,
+             actual: Outcome, entries: Sequence[KnownDivergence],
+             models: dict[tuple[str, ...], Model] | None = None) -> bool | None:
+    """Whether the composed model of the ``entries`` that apply gives exactly ``actual``,
+    in one render (``explain`` renders once more per entry, to tell which it needs):
+    the check's fast path (``checks.known``). None when the composed model alone does
+    not decide it -- an entry written as code applies, the implementation raised, or
+    the model has no answer -- and ``explain`` must. ``models`` caches the merged
+    model per set of applicable entries (by id)."""
+    if actual.raised:
+        return None
+    found = _applicable(check, impl_names, case, entries)
+    if not found or any(e.model is None for e in found):
+        return None
+    if expected.raised and not any(e.model and (e.model.python_codec or e.model.surrogates
+                                                or e.model.unmappable) for e in found):
+        return None  # (as ``reconcile``: the composed model answers no other refusal)
+    key = tuple(e.id for e in found)
+    model = None if models is None else models.get(key)
+    if model is None:
+        try:
+            model = _merged(found)
+        except NotModelled:
+            return None
+        if models is not None:
+            if len(models) >= 256:
+                models.clear()
+            models[key] = model
+    try:
+        value = render(model, check, case, None if expected.raised else expected.value)
+    except Exception:  # NotModelled, or an input the model's encoder refuses
+        return None
+    return bool(value == actual.value)

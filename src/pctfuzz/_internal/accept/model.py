@@ -25,6 +25,7 @@ that set serializes.
 from __future__ import annotations
 
 import codecs
+import functools
 import re
 import unicodedata
 from collections.abc import Iterable, Sequence
@@ -151,7 +152,18 @@ class Model:
         return replace(self, **changes)
 
     def is_identity(self) -> bool:
-        return all(getattr(self, f.name) == f.default for f in fields(self))
+        return self._facts()[0]
+
+    def _facts(self) -> tuple[bool, bool, bool]:
+        """(identity, only structure, only lowercase hex): what depends on the model
+        alone, computed once per model object (a campaign renders the same few models
+        on every input that diverges: ``checks.known``)."""
+        facts = self.__dict__.get("_facts_")
+        if facts is None:
+            facts = (all(getattr(self, f.name) == f.default for f in fields(self)),
+                     _structural(self), self == Model(lowercase_hex=True))
+            object.__setattr__(self, "_facts_", facts)
+        return facts  # type: ignore[no-any-return]
 
 
 #: The set fields of one part of a form (names or values).
@@ -268,6 +280,7 @@ _TRIPLET = re.compile("%[0-9A-F]{2}")
 _UNRESERVED = frozenset(b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~")
 
 
+@functools.lru_cache(maxsize=512)
 def _effective(model: Model, base: PercentEncodeSet, plus: bool,
                part: str = "") -> tuple[PercentEncodeSet, bool]:
     """The set the model encodes with (for ``part``, ``names`` or ``values`` of a form:
@@ -330,7 +343,7 @@ def _encode(model: Model, value: str | bytes, pes: PercentEncodeSet, encoding: s
             out = "".join(_whole(encode(char, plus)) for char in part)
         else:
             out = encode(part, plus)
-        return _TRIPLET.sub(lambda m: m.group().lower(), out) if model.lowercase_hex else out
+        return _lower_hex(out) if model.lowercase_hex else out
 
     raw_pct = ("%" in value) if isinstance(value, str) else (b"%" in value)
     if model.lowercase_hex and raw_pct and 0x25 not in pes.members and not model.requote:
@@ -353,6 +366,17 @@ def _encode(model: Model, value: str | bytes, pes: PercentEncodeSet, encoding: s
         pos = match.end()
     out.append(run(value[pos:]))
     return "".join(out)
+
+
+_HEX_OF_TRIPLET = re.compile("%([0-9A-F]{2})")
+
+
+def _lower_hex(text: str) -> str:
+    """Every ``%HH`` of ``text`` with lowercase hex digits (a split, not a callback per
+    match: a campaign renders it on every input an encoder writing lowercase shows)."""
+    parts = _HEX_OF_TRIPLET.split(text)
+    parts[1::2] = ["%" + digits.lower() for digits in parts[1::2]]
+    return "".join(parts)
 
 
 def _whole(piece: str) -> str:
@@ -591,10 +615,18 @@ def render(model: Model, check: str, case: Case, current: Any = None) -> Any:
     """The model's answer to ``check`` on ``case`` (module docstring); ``NotModelled``
     when it has none. ``current`` is the answer so far (the reference's, or an entry's
     written as code): a model that only changes structure reshapes it."""
-    if current is not None and model.is_identity():
+    identity, structural, lowercase_only = model._facts()
+    if current is not None and identity:
         return current
-    if current is not None and _structural(model):
+    if current is not None and structural:
         return _reshape(model, check, case, current)
+    if current is not None and check == "encode" and lowercase_only \
+            and isinstance(case, EncodeCase) and isinstance(current, str):
+        # Only the reference's own ``%HH`` rewritten: no need to encode again. (A raw
+        # ``%`` the set leaves raw would look like one: ``_encode`` refuses that.)
+        raw_pct = "%" in case.value if isinstance(case.value, str) else b"%" in case.value
+        if not (raw_pct and 0x25 not in get_set(case.set_name).members):
+            return _lower_hex(current)
     case = _input(model, case)
     if isinstance(case, EncodeCase) and check == "encode":
         pes, plus = _effective(model, get_set(case.set_name), case.space_as_plus)

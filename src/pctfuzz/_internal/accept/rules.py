@@ -41,6 +41,7 @@ from typing import Any
 from pctfuzz._internal.accept.entry import REWRITE, KnownDivergence, explain
 from pctfuzz._internal.accept.reconcilers import (
     CUT_CHARS,
+    OPTIONAL_PARAMS,
     PARTS,
     RECONCILERS,
     REFUSAL_INPUTS,
@@ -56,8 +57,8 @@ from pctfuzz._internal.sets import FORM, get_set
 from pctfuzz._internal.spec import HEX_DIGIT, PERCENT_ENCODED_BYTE
 from pctfuzz._internal.text import strip_lone_surrogates
 
-__all__ = ["Chars", "Confirm", "Order", "ParserMode", "Probe", "Rule", "find_rule",
-           "rule_class"]
+__all__ = ["Chars", "Confirm", "Order", "ParserMode", "Probe", "Rule", "as_entry", "find_rule",
+           "rule_class", "rule_from"]
 
 #: ``probe()`` -> (characters the implementation leaves raw that the reference
 #: encodes, characters it encodes that the reference leaves raw), as code points.
@@ -117,6 +118,18 @@ def rule_class(name: str, params: dict[str, Any]) -> str:
         return str(value)
 
     return f"rule={name}(" + ",".join(f"{k}={shown(v)}" for k, v in params.items()) + ")"
+
+
+def rule_from(name: str, params: dict[str, Any]) -> Rule:
+    """The rule a finding's ``behaviour`` names (``{"rule": name, "params": params}``), as
+    ``find_rule`` made it: the reconciler's parameter and its optional keys
+    (``OPTIONAL_PARAMS``). ``PctfuzzError`` (``KeyError`` for an unknown rule) when the
+    catalogue cannot build it."""
+    factory, param = RECONCILERS[name]
+    options = {key: params[key] for key in OPTIONAL_PARAMS.get(name, ()) if key in params}
+    reconciler = factory(params[param], **options) if param else factory()
+    ordered = tuple((key, params[key]) for key in ([param] if param else []) + list(options))
+    return Rule(name, ordered, reconciler)
 
 
 def _rule(name: str, value: Any = None) -> Rule | None:
@@ -519,7 +532,10 @@ def _cuts(strs: Sequence[str], chars: Chars | None, want: Any, got: Any,
         yield _rule("truncated", len(got))
 
 
-def _entry(rule: Rule, check: str, impl: str, case: Case) -> KnownDivergence:
+def as_entry(rule: Rule, check: str, impl: str, case: Case) -> KnownDivergence:
+    """``rule`` as an entry of ``impl`` for ``check`` that applies to every case (``case``
+    is its example): how a candidate, or a finding already made, explains a case
+    beside the accepted entries."""
     reconciler = rule.reconciler
     return KnownDivergence(
         id=f"rule:{rule.klass()}", impl=impl, check=check, summary=rule.text,
@@ -590,7 +606,7 @@ def find_rule(check: str, impl_names: Sequence[str], case: Case, expected: Outco
     found: list[Rule] = []
 
     def alone(rule: Rule) -> bool:
-        entry = _entry(rule, check, impl, case)
+        entry = as_entry(rule, check, impl, case)
         used = explain(check, impl_names, case, expected, actual, [*entries, entry])
         return used is not None and entry.id in used
 
@@ -606,7 +622,7 @@ def find_rule(check: str, impl_names: Sequence[str], case: Case, expected: Outco
     wholes = [(rule, _rewrite_all(rule)) for rule in found]
     for rule, whole in wholes:
         if whole is not None:
-            entry = _entry(whole, check, impl, case)
+            entry = as_entry(whole, check, impl, case)
             used = explain(check, impl_names, case, expected, actual, [*entries, entry])
             if used is not None and entry.id in used:
                 return rule
@@ -620,7 +636,7 @@ def find_rule(check: str, impl_names: Sequence[str], case: Case, expected: Outco
             names = [rule.name for _, rule, _ in combined if rule.name not in _SETS]
             if len(set(names)) < len(names):
                 continue  # two modes of one rule: alternatives (space as '+', then %20)
-            added = [_entry(used_rule, check, impl, case) for _, _, used_rule in combined]
+            added = [as_entry(used_rule, check, impl, case) for _, _, used_rule in combined]
             ids = [f"{entry.id}#{index}" for index, entry in enumerate(added)]
             added = [replace(entry, id=ident) for entry, ident in zip(added, ids, strict=True)]
             used = explain(check, impl_names, case, expected, actual, [*entries, *added])

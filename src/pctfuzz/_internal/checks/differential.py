@@ -59,6 +59,8 @@ import re
 from collections.abc import Callable
 from typing import Any
 
+from pctfuzz._internal.accept.entry import KnownDivergence
+from pctfuzz._internal.accept.entry import reconcile as reconcile_entries
 from pctfuzz._internal.accept.model import Model, render, reorder
 from pctfuzz._internal.accept.reconcilers import (
     CUT_CHARS,
@@ -70,11 +72,11 @@ from pctfuzz._internal.accept.reconcilers import (
 )
 from pctfuzz._internal.accept.rules import Rule, find_rule
 from pctfuzz._internal.cases import Case, DecodeCase, EncodeCase, FormCase, FormParseCase
+from pctfuzz._internal.checks.known import KnownFindings
 from pctfuzz._internal.checks.registry.lookup import (
     accepted_entries,
     entries_for,
     explain,
-    reconcile,
 )
 from pctfuzz._internal.encoding import lookup
 from pctfuzz._internal.errors import NotScalarValueError, PctfuzzError
@@ -223,7 +225,8 @@ def judge(check: str, case: Case, adapter: Impl, expected: Outcome,
     return None
 
 
-def _check(check: str, case: Case, impl: Impl | str | None) -> tuple[str, ...] | None:
+def _check(check: str, case: Case, impl: Impl | str | None,
+           known: KnownFindings | None = None) -> tuple[str, ...] | None:
     adapter = resolve_impl(impl)
     actual = run_impl(check, case, adapter)
     if actual is None:
@@ -239,7 +242,26 @@ def _check(check: str, case: Case, impl: Impl | str | None) -> tuple[str, ...] |
         judged = judge(check, case, adapter, expected, actual)
         if judged is not None:
             return judged
-    rule = _explaining_rule(check, case, adapter, expected, actual, surrogates)
+    names = registry_names(adapter)
+    hit = None if known is None else known.explain(
+        check, names, case, expected, _as_compared(case, actual),
+        entries_for(check, names, accepted_entries(adapter)))
+    if hit is not None:  # the fast path: a finding already made (checks.known)
+        raise _divergence(check, case, adapter, refused, expected, actual,
+                          hit.klass, hit.behaviour)
+    rule = _explaining_rule(check, case, adapter, expected, actual, surrogates, known)
+    raise _divergence(
+        check, case, adapter, refused, expected, actual,
+        rule.klass() if rule is not None
+        else _difference(check, case, adapter, expected, actual, surrogates, known),
+        None if rule is None else rule.behaviour())
+
+
+def _divergence(check: str, case: Case, adapter: Impl, refused: Outcome, expected: Outcome,
+                actual: Outcome, difference: str,
+                behaviour: dict[str, Any] | None) -> Divergence:
+    """The finding's exception: the reference's answer (``refused``, and ``expected``,
+    the one the implementation is held to), the implementation's, and what names it."""
     name = impl_name(adapter)
     detail = ""
     if refused is not expected:
@@ -249,7 +271,7 @@ def _check(check: str, case: Case, impl: Impl | str | None) -> tuple[str, ...] |
         detail = f"reference {expected.describe()}; {name} returned {actual.value!r}"
     elif expected.raised:
         detail = f"reference {expected.describe()}; {name} {actual.describe()}"
-    raise Divergence(
+    return Divergence(
         check,
         case,
         impl=name,
@@ -260,9 +282,8 @@ def _check(check: str, case: Case, impl: Impl | str | None) -> tuple[str, ...] |
         if expected.raised or actual.raised
         else _first_difference(expected.value, actual.value),
         detail=detail,
-        difference=rule.klass() if rule is not None
-        else _difference(check, case, adapter, expected, actual, surrogates),
-        behaviour=None if rule is None else rule.behaviour(),
+        difference=difference,
+        behaviour=behaviour,
     )
 
 
@@ -284,16 +305,29 @@ def _policy_reference(check: str, case: Case, actual: Outcome, expected: Outcome
     return expected
 
 
-def _explaining_rule(check: str, case: Case, adapter: Impl, expected: Outcome,
-                     actual: Outcome, surrogates: Surrogates) -> Rule | None:
-    """The catalogue rule that, with the accepted entries, explains the difference
-    (``pctfuzz._internal.accept.rules``), asking the implementation what the case alone
-    cannot tell (its set, cut, order, requoting, characters); None if none does."""
+def _in_force(check: str, adapter: Impl,
+              known: KnownFindings | None) -> list[KnownDivergence]:
+    """What explains a difference before a new rule is sought: the accepted entries
+    (none under ``--no-accepted``), then the findings already made (``checks.known``),
+    so a new behaviour beside a known one is named by its own rule."""
     names = registry_names(adapter)
-    extra = accepted_entries(adapter)
+    entries = list(entries_for(check, names, accepted_entries(adapter)))
+    if known is not None and names:
+        entries += known.entries(check, names[0])
+    return entries
+
+
+def _explaining_rule(check: str, case: Case, adapter: Impl, expected: Outcome,
+                     actual: Outcome, surrogates: Surrogates,
+                     known: KnownFindings | None = None) -> Rule | None:
+    """The catalogue rule that, with the accepted entries and the findings already made,
+    explains the difference (``pctfuzz._internal.accept.rules``), asking the
+    implementation what the case alone cannot tell (its set, cut, order, requoting,
+    characters); None if none does."""
+    names = registry_names(adapter)
     compared = _as_compared(case, actual)
     rule = None if _raises_on_plain(check, case, adapter, actual) else find_rule(
-        check, names, case, expected, compared, entries_for(check, names, extra),
+        check, names, case, expected, compared, _in_force(check, adapter, known),
         probe=lambda: _set_probe(check, case, adapter, surrogates),
         confirm=lambda n: _cut_at(check, case, adapter, n),
         order=lambda: _pair_order(check, adapter),
@@ -302,7 +336,7 @@ def _explaining_rule(check: str, case: Case, adapter: Impl, expected: Outcome,
         parser_mode=lambda rule_name: _own_parser_mode(rule_name, check, adapter))
     if rule is None and isinstance(case, EncodeCase) and case.value and not actual.raised:
         # (a refusal is of the whole input: a prefix's rule does not name it)
-        rule = _prefix_rule(case, adapter, surrogates)
+        rule = _prefix_rule(case, adapter, surrogates, known)
     return rule
 
 
@@ -881,7 +915,7 @@ def _set_probe(check: str, case: Case, adapter: Impl,
 
 
 def _difference(check: str, case: Case, adapter: Impl, expected: Outcome, actual: Outcome,
-                surrogates: Surrogates) -> str:
+                surrogates: Surrogates, known: KnownFindings | None = None) -> str:
     """The class of an unexplained difference (``pctfuzz._internal.identity``).
 
     For encode, the unit is located on the implementation's own behaviour: the
@@ -892,7 +926,7 @@ def _difference(check: str, case: Case, adapter: Impl, expected: Outcome, actual
     becomes the class, and a bug that shows only in context (``%`` before two hex
     digits) is located where it shows."""
     if check == "encode" and isinstance(case, EncodeCase) and case.value:
-        found = _shortest_prefix(case, adapter, surrogates)
+        found = _shortest_prefix(case, adapter, surrogates, known)
         if found is not None:
             return found[1]
     return difference(
@@ -903,8 +937,8 @@ def _difference(check: str, case: Case, adapter: Impl, expected: Outcome, actual
     )
 
 
-def _shortest_prefix(case: EncodeCase, adapter: Impl,
-                     surrogates: Surrogates) -> tuple[EncodeCase, str] | None:
+def _shortest_prefix(case: EncodeCase, adapter: Impl, surrogates: Surrogates,
+                     known: KnownFindings | None = None) -> tuple[EncodeCase, str] | None:
     """The shortest prefix of the input whose outputs differ after reconciliation, and
     the class of that difference (found by doubling, then bisection: O(log n) calls);
     None if no prefix shows one."""
@@ -915,7 +949,7 @@ def _shortest_prefix(case: EncodeCase, adapter: Impl,
     def differs(end: int) -> str | None:
         """The class if ``value[:end]`` shows an unexplained difference."""
         if end not in seen:
-            seen[end] = _prefix_class(case, value, end, adapter, names, surrogates)
+            seen[end] = _prefix_class(case, value, end, adapter, names, surrogates, known)
         return seen[end]
 
     high = 1
@@ -935,11 +969,12 @@ def _shortest_prefix(case: EncodeCase, adapter: Impl,
     return EncodeCase(value[:high], case.set_name, case.encoding, case.space_as_plus), found
 
 
-def _prefix_rule(case: EncodeCase, adapter: Impl, surrogates: Surrogates) -> Rule | None:
+def _prefix_rule(case: EncodeCase, adapter: Impl, surrogates: Surrogates,
+                 known: KnownFindings | None = None) -> Rule | None:
     """The rule that explains the shortest prefix of the input showing a difference:
     a case of several behaviours that no combination of rules explains is named by the
     first one its input shows."""
-    found = _shortest_prefix(case, adapter, surrogates)
+    found = _shortest_prefix(case, adapter, surrogates, known)
     if found is None or found[0] == case:
         return None
     sub = found[0]
@@ -947,17 +982,16 @@ def _prefix_rule(case: EncodeCase, adapter: Impl, surrogates: Surrogates) -> Rul
     if got is None:
         return None
     want = reference_outcome("encode", sub, surrogates=surrogates)
-    names = registry_names(adapter)
-    extra = accepted_entries(adapter)
-    return find_rule("encode", names, sub, want, _as_compared(sub, got),
-                     entries_for("encode", names, extra),
+    return find_rule("encode", registry_names(adapter), sub, want, _as_compared(sub, got),
+                     _in_force("encode", adapter, known),
                      probe=lambda: _set_probe("encode", sub, adapter, surrogates),
                      confirm=lambda n: _cut_at("encode", sub, adapter, n),
                      chars=lambda rule_name: _own_chars(rule_name, "encode", sub, adapter))
 
 
 def _prefix_class(case: EncodeCase, value: str | bytes, end: int, adapter: Impl,
-                  names: tuple[str, ...], surrogates: Surrogates) -> str | None:
+                  names: tuple[str, ...], surrogates: Surrogates,
+                  known: KnownFindings | None = None) -> str | None:
     sub = EncodeCase(value[:end], case.set_name, case.encoding, case.space_as_plus)
     got = run_impl("encode", sub, adapter)
     if got is None:
@@ -965,8 +999,8 @@ def _prefix_class(case: EncodeCase, value: str | bytes, end: int, adapter: Impl,
     want = reference_outcome("encode", sub, surrogates=surrogates)
     if agree("encode", sub, want, got):
         return None
-    _used, fixed_want, fixed_got = reconcile("encode", names, sub, want, got,
-                                             extra=accepted_entries(adapter))
+    _used, fixed_want, fixed_got = reconcile_entries(
+        "encode", names, sub, want, got, _in_force("encode", adapter, known))
     if fixed_want.same(fixed_got):
         return None
     # A refusal reconciled into a model of the implementation's answer (a lone
@@ -978,21 +1012,25 @@ def _prefix_class(case: EncodeCase, value: str | bytes, end: int, adapter: Impl,
     return unit_difference(case, end - 1, pairs, surrogates)
 
 
-def check_encode(case: EncodeCase, impl: Impl | str | None = None) -> tuple[str, ...] | None:
+def check_encode(case: EncodeCase, impl: Impl | str | None = None,
+                 known: KnownFindings | None = None) -> tuple[str, ...] | None:
     """Percent-encoding: ``impl.encode(case)`` against ``percent_encode``."""
-    return _check("encode", case, impl)
+    return _check("encode", case, impl, known)
 
 
-def check_decode(case: DecodeCase, impl: Impl | str | None = None) -> tuple[str, ...] | None:
+def check_decode(case: DecodeCase, impl: Impl | str | None = None,
+                 known: KnownFindings | None = None) -> tuple[str, ...] | None:
     """Percent-decoding: ``impl.decode(case)`` against ``percent_decode``."""
-    return _check("decode", case, impl)
+    return _check("decode", case, impl, known)
 
 
-def check_form(case: FormCase, impl: Impl | str | None = None) -> tuple[str, ...] | None:
+def check_form(case: FormCase, impl: Impl | str | None = None,
+               known: KnownFindings | None = None) -> tuple[str, ...] | None:
     """Form serialization: ``impl.form_serialize(case)`` against ``form_urlencode``."""
-    return _check("form", case, impl)
+    return _check("form", case, impl, known)
 
 
-def check_form_parse(case: FormParseCase, impl: Impl | str | None = None) -> tuple[str, ...] | None:
+def check_form_parse(case: FormParseCase, impl: Impl | str | None = None,
+                     known: KnownFindings | None = None) -> tuple[str, ...] | None:
     """Form parsing: ``impl.form_parse(case)`` against ``form_urldecode``."""
-    return _check("form-parse", case, impl)
+    return _check("form-parse", case, impl, known)

@@ -252,7 +252,7 @@ def main(target_name: str, argv: list[str] | None = None,
     recorder = (
         Recorder(target, impl, impl_name, Path(findings_dir),
                  Path(corpus_dir) if corpus_dir else None,
-                 minimize_seconds=minimize_seconds(argv))
+                 minimize_seconds=minimize_seconds(argv), bound=bound)
         if findings_dir
         else None
     )

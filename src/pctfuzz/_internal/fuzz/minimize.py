@@ -263,16 +263,19 @@ def minimize_case(case: Case, keeps: Keeps, *, max_tries: int = DEFAULT_TRIES,
 # --- the failure to keep, and the fuzzer bytes of a case ----------------------------------
 def same_failure(target: Target, subject: Any, impl_name: str | None, signature: str, *,
                  guard: Callable[[Callable[[], Any]], Any] | None = None,
-                 representable: bool = False) -> Keeps:
+                 representable: bool = False,
+                 check: Callable[[Case], Any] | None = None) -> Keeps:
     """``keeps`` for ``minimize_case``: ``target``'s check on a case fails with
     ``signature`` (``identity.signature_of``, as the drivers and replay compute it).
     ``guard`` runs each check (the Hypothesis driver's per-input alarm). With
     ``representable`` a case must also have fuzzer bytes (``raw_input_for``), so a
-    finding found from bytes keeps a raw input for the corpus."""
+    finding found from bytes keeps a raw input for the corpus. ``check`` is the bound
+    target's (default: ``target.check`` against ``subject``), so a case is named beside
+    the findings already made, as the campaign named it."""
     code = target.code_under_test(subject)
-
-    def check(case: Case) -> Any:
-        return target.check(case, subject)
+    if check is None:
+        def check(case: Case) -> Any:
+            return target.check(case, subject)
 
     def keeps(case: Case) -> bool:
         if representable and raw_input_for(target, case, subject) is None:

@@ -11,7 +11,9 @@ import time
 from pathlib import Path
 from typing import Any
 
+from pctfuzz._internal.accept.rules import rule_from
 from pctfuzz._internal.cases import Case
+from pctfuzz._internal.checks.known import KnownFindings
 from pctfuzz._internal.fuzz.minimize import (
     DEFAULT_SECONDS,
     minimize_case,
@@ -19,9 +21,9 @@ from pctfuzz._internal.fuzz.minimize import (
     same_failure,
 )
 from pctfuzz._internal.fuzz.protocol import finding_line, lost_line, say, warning_line
-from pctfuzz._internal.identity import classify, signature_of
-from pctfuzz._internal.targets import Target
-from pctfuzz._internal.violations import Violation
+from pctfuzz._internal.identity import classify, make_signature, signature_of
+from pctfuzz._internal.targets import Bound, BoundDifferential, Target
+from pctfuzz._internal.violations import Divergence, Violation
 
 __all__ = ["Recorder", "build_finding"]
 
@@ -56,7 +58,8 @@ class Recorder:
 
     def __init__(self, target: Target, impl: Any, impl_name: str | None,
                  findings_dir: Path, corpus_dir: Path | None, *,
-                 minimize_seconds: float = DEFAULT_SECONDS) -> None:
+                 minimize_seconds: float = DEFAULT_SECONDS,
+                 bound: Bound | None = None) -> None:
         from pctfuzz._internal.store import Corpus, FindingStore
 
         self.target = target
@@ -71,19 +74,66 @@ class Recorder:
         self.flush_seconds = _env_seconds("PCTFUZZ_FLUSH_SECONDS", self.FLUSH_SECONDS)
         self.last_flush = time.monotonic()
         self.minimize_seconds = minimize_seconds
+        # The bound target's check (its known findings: ``checks.known``) names and
+        # minimizes a failure as the campaign's own inputs are named.
+        self.bound = bound
+        self.known = bound.known if isinstance(bound, BoundDifferential) else None
+        #: Signatures of the store's open findings, known before their first hit here;
+        #: that hit says "known finding" once, as a recorded one does.
+        self.seeded: set[str] = set()
+        if self.known is not None:
+            self._seed(self.known)
+
+    def _seed(self, known: KnownFindings) -> None:
+        """Know the store's findings of this target and implementation that a rule names
+        (and whose signature it still gives), but fixed ones (whose return reopens them,
+        ``FindingStore.record``): their hits take the fast path."""
+        try:
+            records = list(self.findings.iter_findings([]))
+        except Exception:  # an unreadable store is reported when a finding is written
+            return
+        for record in records:
+            if record.target != self.target.name or record.impl != self.impl_name \
+                    or record.status == "fixed" or not record.behaviour:
+                continue
+            check = str(record.evidence.get("check", ""))
+            try:
+                case = record.rebuild_case()
+                klass = rule_from(str(record.behaviour["rule"]),
+                                  dict(record.behaviour["params"])).klass()
+            except Exception:
+                continue
+            if make_signature(self.target.name, record.kind, check, klass,
+                              self.impl_name) != record.signature:
+                continue  # another accepted mode, or named otherwise today
+            if known.add(check, record.behaviour, case):
+                self.ids[record.signature] = record.id
+                self.seeded.add(record.signature)
 
     def signature(self, exc: BaseException, data: bytes) -> str:
         """The signature of ``exc``, raised on input ``data`` (``pctfuzz._internal.identity``)."""
-        try:
-            case = self.target.case_from_bytes(data, self.impl)
-        except Exception:
-            case = None
+        case = None
+        if not isinstance(exc, Divergence):  # (a divergence carries its class)
+            try:
+                case = self.target.case_from_bytes(data, self.impl)
+            except Exception:
+                case = None
         return signature_of(self.target.name, exc, case=case, subject=self.impl,
                             impl=self.impl_name, code_under_test=self.impl_modules)
+
+    def check(self, case: Case) -> Any:
+        """The check a failure is minimized and named with: the bound target's."""
+        if self.bound is not None:
+            return self.bound.check(case)
+        return self.target.check(case, self.impl)
 
     def record(self, data: bytes, exc: Exception) -> None:
         signature = self.signature(exc, data)
         if signature in self.ids:
+            if signature in self.seeded:  # a store's finding, first hit in this process
+                self.seeded.discard(signature)
+                say(finding_line(False, signature.split("|")[1], self.ids[signature],
+                                 signature))
             self.pending[signature] = self.pending.get(signature, 0) + 1
             if time.monotonic() - self.last_flush > self.flush_seconds:
                 self.flush()
@@ -92,12 +142,12 @@ class Recorder:
             return
         original = self.target.case_from_bytes(data, self.impl)
         keeps = same_failure(self.target, self.impl, self.impl_name, signature,
-                             representable=True)
+                             representable=True, check=self.check)
         found = minimize_case(original, keeps, max_seconds=self.minimize_seconds)
         case, small_exc = found.case, exc
         small = raw_input_for(self.target, case, self.impl)
         try:
-            self.target.check(case, self.impl)
+            self.check(case)
             case, small = original, data  # it passed this time (a flaky implementation)
         except Exception as again:
             # Raised while the original failure is being handled: keep its traceback
@@ -123,6 +173,10 @@ class Recorder:
                 _warn(str(problem))
             self.findings.problems.clear()
         self.ids[signature] = stored.id
+        if self.known is not None and isinstance(small_exc, Violation):
+            # named as the stored finding is: its later hits take the fast path
+            self.known.add(small_exc.check, small_exc.behaviour, case)
+            self.ids[stored.signature] = stored.id
         if self.corpus is not None:
             try:
                 self.corpus.add(self.target.name, data)

@@ -1,0 +1,162 @@
+"""The findings already made: the fast path of the differential check.
+
+A diverging input first meets the behaviours found so far (this campaign's findings,
+and the open findings of its store): each one's *exact* prediction of the
+implementation's answer, its catalogue rule beside the accepted entries
+(``accept.entry.explain``), most hit first, then all of them together. Only an input
+that none of them explains is named (``accept.rules.find_rule``, which asks the
+implementation about its set, cuts, modes...) and minimized. A prediction costs one
+render of a model; naming costs tens to hundreds of calls. Without this, a behaviour
+that shows on most inputs (an encoder writing lowercase hex) made every later input
+pay for naming, and campaigns ran at a few percent of their speed after the first
+finding (``benchmarks/bench_known.py`` measures it).
+
+The known findings also take part in naming: a new input is named by the simplest rule
+that explains it *beside* them (``entries``), so a raw ``+`` that comes with an already
+known raw ``~`` is a finding of its own, never a hit of the ``~`` one.
+
+Only findings named by a rule are predicted: a difference no rule explains has no
+exact prediction, and is named each time (``identity``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from pctfuzz._internal.accept.entry import KnownDivergence, predicts
+from pctfuzz._internal.accept.entry import explain as _explain
+from pctfuzz._internal.accept.model import Model
+from pctfuzz._internal.accept.rules import Rule, as_entry, rule_from
+from pctfuzz._internal.cases import Case
+from pctfuzz._internal.errors import PctfuzzError
+from pctfuzz._internal.outcome import Outcome
+
+__all__ = ["Known", "KnownFindings"]
+
+
+@dataclass
+class Known:
+    """One finding already made, named by a rule: what it predicts, and how often it has
+    explained an input in this process (the order they are tried in)."""
+
+    check: str
+    rule: Rule
+    example: Case
+    hits: int = 0
+    _entries: dict[str, KnownDivergence] = field(default_factory=dict, repr=False)
+
+    @property
+    def klass(self) -> str:
+        return self.rule.klass()
+
+    @property
+    def behaviour(self) -> dict[str, Any]:
+        return self.rule.behaviour()
+
+    def entry(self, impl: str) -> KnownDivergence:
+        """The rule as an entry of ``impl`` (made once per name)."""
+        made = self._entries.get(impl)
+        if made is None:
+            made = self._entries[impl] = as_entry(self.rule, self.check, impl, self.example)
+        return made
+
+
+@dataclass
+class _Prediction:
+    """Known findings tried together on a case: one alone, or every one known when an
+    input first needed them together; a hit of it counts for ``credited``."""
+
+    findings: tuple[Known, ...]
+    credited: Known
+    hits: int = 0
+
+
+class KnownFindings:
+    """The behaviours a bound differential target has met (module docstring). One per
+    bound target: the atheris driver's recorder adds each finding it makes."""
+
+    def __init__(self) -> None:
+        self._known: dict[str, list[Known]] = {}
+        #: per check, what is tried on a diverging case, most hit first: one render each
+        self._tries: dict[str, list[_Prediction]] = {}
+        #: merged models of the entries that applied, by their ids (``predicts``)
+        self._models: dict[tuple[str, ...], Model] = {}
+
+    def __len__(self) -> int:
+        return sum(map(len, self._known.values()))
+
+    def add(self, check: str, behaviour: dict[str, Any] | None, example: Case) -> bool:
+        """Know the finding whose ``behaviour`` (a record's field: ``{"rule", "params"}``)
+        was seen on ``example``; False when it has none or the catalogue cannot build
+        its rule (a record of another version), which is then named as before."""
+        if not behaviour:
+            return False
+        try:
+            rule = rule_from(str(behaviour["rule"]), dict(behaviour["params"]))
+        except (KeyError, TypeError, ValueError, PctfuzzError):
+            return False
+        known = self._known.setdefault(check, [])
+        if any(k.rule == rule for k in known):
+            return True
+        made = Known(check, rule, example)
+        known.append(made)
+        self._tries.setdefault(check, []).append(_Prediction((made,), made))
+        return True
+
+    def entries(self, check: str, impl: str) -> list[KnownDivergence]:
+        """The known findings of ``check`` as entries of ``impl``, for naming beside them."""
+        return [k.entry(impl) for k in self._known.get(check, ())]
+
+    def explain(self, check: str, impl_names: Sequence[str], case: Case, expected: Outcome,
+                actual: Outcome, accepted: Sequence[KnownDivergence]) -> Known | None:
+        """The known finding whose rule, beside the ``accepted`` entries, gives exactly the
+        implementation's answer; failing one alone, the most hit of those it needs
+        together. None when they do not. What hit most is tried first, so a campaign
+        pays about one render per input its known findings explain."""
+        tries = self._tries.get(check)
+        if not tries or not impl_names:
+            return None
+        impl = impl_names[0]
+        hit = next((each for each in tries if self._exact(
+            check, impl_names, case, expected, actual,
+            [*accepted, *(k.entry(impl) for k in each.findings)], each.findings[-1].entry(impl))),
+            None)
+        if hit is None and len(self._known[check]) > 1:
+            hit = self._together(check, impl_names, case, expected, actual, accepted)
+        if hit is None:
+            return None
+        hit.hits += 1
+        hit.credited.hits += 1
+        index = tries.index(hit)
+        if index and tries[index - 1].hits < hit.hits:  # most hit first
+            tries[index - 1], tries[index] = hit, tries[index - 1]
+        return hit.credited
+
+    def _exact(self, check: str, impl_names: Sequence[str], case: Case, expected: Outcome,
+               actual: Outcome, entries: list[KnownDivergence],
+               needed: KnownDivergence) -> bool:
+        """``entries`` give exactly the implementation's answer (in one render when they
+        are all models), ``needed`` among those that change it."""
+        exact = predicts(check, impl_names, case, expected, actual, entries, self._models)
+        if exact is None:  # (an entry written as code: reconcile in full)
+            used = _explain(check, impl_names, case, expected, actual, entries)
+            exact = used is not None and needed.id in used
+        return exact
+
+    def _together(self, check: str, impl_names: Sequence[str], case: Case, expected: Outcome,
+                  actual: Outcome, accepted: Sequence[KnownDivergence]) -> _Prediction | None:
+        """Every known finding tried together; when they explain the case, a new
+        prediction of them all, credited to the most hit one it needs (without which
+        the others do not explain it)."""
+        impl = impl_names[0]
+        known = sorted(self._known[check], key=lambda k: -k.hits)
+        every = [*accepted, *(k.entry(impl) for k in known)]
+        used = _explain(check, impl_names, case, expected, actual, every)
+        credited = next((k for k in known if k.entry(impl).id in (used or ())), None)
+        if credited is None:
+            return None
+        made = _Prediction(tuple(known), credited)
+        self._tries[check].append(made)
+        return made

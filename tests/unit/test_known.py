@@ -1,0 +1,105 @@
+"""The findings already made as the check's fast path (``pctfuzz._internal.checks.known``):
+a diverging input a known finding predicts exactly is its hit after one call of the
+implementation; a new behaviour beside a known one is named by its own rule; the
+recorder knows the store's findings before their first hit."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+from urllib.parse import quote
+
+import pytest
+
+from pctfuzz._internal.cases import EncodeCase
+from pctfuzz._internal.checks.known import KnownFindings
+from pctfuzz._internal.fuzz.recorder import Recorder
+from pctfuzz._internal.targets import get_target
+from pctfuzz._internal.violations import Divergence
+from pctfuzz.oracles import function_adapter
+
+CALLS: list[str] = []
+
+
+def _lower(text: str) -> str:
+    CALLS.append(text)
+    out = quote(text, safe="!'()*~")
+    return re.sub("%[0-9A-F]{2}", lambda m: m.group().lower(), out)
+
+
+LOWER = function_adapter("test-lower", encode=_lower, sets={"c": "component"})
+
+
+def _fails(bound: object, case: EncodeCase) -> Divergence:
+    with pytest.raises(Divergence) as info:
+        bound.check(case)  # type: ignore[attr-defined]
+    return info.value
+
+
+def test_a_known_finding_is_a_hit_after_one_call() -> None:
+    bound = get_target("diff_encode").bind(LOWER)
+    first = _fails(bound, EncodeCase("é", "component"))
+    assert first.behaviour is not None and first.behaviour["rule"] == "lowercase_hex"
+    assert bound.known.add("encode", first.behaviour, first.case)
+    CALLS.clear()
+    again = _fails(bound, EncodeCase("a b/ü?", "component"))
+    assert again.difference == first.difference == "rule=lowercase_hex()"
+    assert CALLS == ["a b/ü?"]  # no probe: the prediction alone named it
+
+
+def test_without_known_findings_naming_asks_the_implementation_more() -> None:
+    fresh = function_adapter("test-lower-2", encode=_lower, sets={"c": "component"})
+    bound = get_target("diff_encode").bind(fresh)  # (probes are cached per adapter)
+    CALLS.clear()
+    _fails(bound, EncodeCase("a b/ü?", "component"))
+    assert len(CALLS) > 1  # (the test above is no tautology)
+
+
+def test_a_new_behaviour_beside_a_known_one_is_its_own_finding() -> None:
+    def plus_raw(text: str) -> str:  # a raw '+' (read back as a space) and a raw '#'
+        return quote(text, safe="!'()*~+")
+
+    adapter = function_adapter("test-plus", encode=plus_raw, sets={"c": "component"})
+    bound = get_target("diff_encode").bind(adapter)
+    known = _fails(bound, EncodeCase("é+", "component"))
+    bound.known.add("encode", known.behaviour, known.case)
+    assert _fails(bound, EncodeCase("+", "component")).difference == known.difference
+
+
+def test_known_findings_ignore_a_behaviour_of_an_unknown_rule() -> None:
+    known = KnownFindings()
+    assert not known.add("encode", {"rule": "no-such-rule", "params": {}}, EncodeCase("a"))
+    assert not known.add("encode", None, EncodeCase("a"))
+    assert len(known) == 0
+
+
+def test_the_recorder_knows_the_stores_findings(tmp_path: Path,
+                                                capsys: pytest.CaptureFixture[str]) -> None:
+    target = get_target("diff_encode")
+    bound = target.bind(LOWER)
+    recorder = Recorder(target, LOWER, "test-lower", tmp_path, None, bound=bound)
+    data = b""
+    case = EncodeCase("é", "component")
+    try:
+        bound.check(case)
+    except Divergence as exc:
+        from pctfuzz._internal.fuzz.minimize import raw_input_for
+        data = raw_input_for(target, case, LOWER) or b""
+        recorder.record(data, exc)
+    recorder.flush()
+    assert "NEW FINDING" in capsys.readouterr().err
+    # A second process on the same store: the finding is known before its first hit.
+    bound2 = target.bind(LOWER)
+    second = Recorder(target, LOWER, "test-lower", tmp_path, None, bound=bound2)
+    assert len(bound2.known) == 1
+    CALLS.clear()
+    other = EncodeCase("ü ü", "component")
+    with pytest.raises(Divergence) as info:
+        bound2.check(other)
+    assert CALLS == ["ü ü"]
+    second.record(data, info.value)
+    second.flush()
+    out = capsys.readouterr().err
+    assert "KNOWN FINDING" in out or "known" in out.lower()
+    (record,) = [p for p in tmp_path.glob("*.json")]
+    assert '"hits": 2' in record.read_text()
