@@ -39,6 +39,7 @@ from itertools import combinations
 from typing import Any
 
 from pctfuzz._internal.accept.entry import REWRITE, KnownDivergence, explain
+from pctfuzz._internal.accept.impact import CONTROLS, DELIMITERS
 from pctfuzz._internal.accept.reconcilers import (
     CUT_CHARS,
     OPTIONAL_PARAMS,
@@ -209,10 +210,8 @@ def _candidates(check: str, case: Case, expected: Outcome, actual: Outcome,
             yield _rule("python_codec")
         if (legacy or surrogate) and probe is not None and check in ("encode", "form"):
             raw, enc = probe()  # with the implementation's set (urllib: ~ raw)
-            if raw:
-                yield _rule("left_raw", _chars(raw))
-            if enc:
-                yield _rule("encoded", _chars(enc))
+            yield from _set_rules("left_raw", raw, strs_of(case))
+            yield from _set_rules("encoded", enc, strs_of(case))
         if surrogate and check in ("encode", "form"):  # and its other ways with the text
             strs = [t for t in input_texts(case) if isinstance(t, str)]
             yield from _part_rules(check, strs, chars)
@@ -236,10 +235,8 @@ def _candidates(check: str, case: Case, expected: Outcome, actual: Outcome,
         strs += [strip_lone_surrogates(t) for t in strs]  # requotes '%54' of '%5\ud8004')
     if check in ("encode", "form"):
         raw, enc = probe() if probe is not None else _inferred_set(case, got)
-        if raw:
-            yield _rule("left_raw", _chars(raw))
-        if enc:
-            yield _rule("encoded", _chars(enc))
+        yield from _set_rules("left_raw", raw, strs)
+        yield from _set_rules("encoded", enc, strs)
         yield from _part_rules(check, strs, chars)
         if any(" " in t or "%20" in t or "+" in t for t in strs):
             yield _rule("space_as", "%20")
@@ -384,6 +381,37 @@ def _surrogate_rules(case: Case, chars: Chars | None, *,
         yield _rule("lone_surrogates", mode)
 
 
+def strs_of(case: Case) -> list[str]:
+    """The case's input texts as str (bytes read as Latin-1, one character a byte)."""
+    return [t if isinstance(t, str) else t.decode("latin-1") for t in input_texts(case)]
+
+
+def _shows(char: str, strs: Sequence[str]) -> bool:
+    """The input holds ``char``, as itself or as its escape ``%HH``."""
+    escape = f"%{ord(char):02X}"
+    return any(char in t or escape in t.upper() for t in strs)
+
+
+def _split(chars: str, strs: Sequence[str]) -> list[str]:
+    """``chars`` split by impact (``accept.impact``): each delimiter the input shows on
+    its own, first (a case several of them explain is named by its most telling one),
+    then the controls together, then the other characters together, each if the input
+    shows one of them. So a raw ``+`` is never one finding with a harmless raw ``~``,
+    whatever the input holds."""
+    groups = [c for c in chars if c in DELIMITERS and _shows(c, strs)]
+    for group in ("".join(c for c in chars if c in CONTROLS),
+                  "".join(c for c in chars if c not in DELIMITERS and c not in CONTROLS)):
+        if group and any(_shows(c, strs) for c in group):
+            groups.append(group)
+    return groups
+
+
+def _set_rules(name: str, codes: frozenset[int], strs: Sequence[str]) -> Iterator[Rule | None]:
+    """``left_raw``/``encoded`` of the characters ``codes``, split by impact (``_split``)."""
+    for group in _split(_chars(codes), strs):
+        yield _rule(name, group)
+
+
 def _part_rules(check: str, strs: Sequence[str],
                 chars: Chars | None) -> Iterator[Rule | None]:
     """``left_raw``/``encoded`` in one ``part`` of a form (names or values) only, with
@@ -395,10 +423,11 @@ def _part_rules(check: str, strs: Sequence[str],
     for name in ("left_raw", "encoded"):
         for part in PARTS:
             own = chars(f"{name}:{part}")
-            if own and any(c in t for t in strs for c in own):
-                factory = RECONCILERS[name][0]
+            factory = RECONCILERS[name][0]
+            for group in _split(own or "", strs):
                 try:
-                    yield Rule(name, (("chars", own), ("part", part)), factory(own, part=part))
+                    yield Rule(name, (("chars", group), ("part", part)),
+                               factory(group, part=part))
                 except PctfuzzError:
                     continue
 

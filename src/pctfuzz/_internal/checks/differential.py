@@ -56,11 +56,13 @@ from __future__ import annotations
 import dataclasses
 import functools
 import re
+import string
 from collections.abc import Callable
 from typing import Any
 
 from pctfuzz._internal.accept.entry import KnownDivergence
 from pctfuzz._internal.accept.entry import reconcile as reconcile_entries
+from pctfuzz._internal.accept.impact import CONTROLS, DELIMITERS
 from pctfuzz._internal.accept.model import Model, render, reorder
 from pctfuzz._internal.accept.reconcilers import (
     CUT_CHARS,
@@ -874,7 +876,7 @@ def _set_probe(check: str, case: Case, adapter: Impl,
                surrogates: Surrogates) -> tuple[frozenset[int], frozenset[int]]:
     """The characters the implementation leaves raw where the reference encodes them,
     and those it encodes where the reference does not, in the case's context: each
-    printable ASCII character but space and ``%`` asked alone (once per context, as str
+    ASCII character but space and ``%`` asked alone (once per context, as str
     or bytes like the case's value), so a
     rule's characters do not depend on the input that showed it
     (``pctfuzz._internal.accept.rules``)."""
@@ -891,9 +893,9 @@ def _set_probe(check: str, case: Case, adapter: Impl,
         return known[1], known[2]
     raw: set[int] = set()
     enc: set[int] = set()
-    for code in range(0x21, 0x7F):
+    for code in range(0x80):  # (the controls too: an encoder may leave them raw)
         char = chr(code)
-        if char == "%":
+        if char in " %":
             continue
         value: str | bytes = char.encode("ascii") if as_bytes else char
         sub: Case = (EncodeCase(value, case.set_name, case.encoding, case.space_as_plus)
@@ -925,6 +927,13 @@ def _difference(check: str, case: Case, adapter: Impl, expected: Outcome, actual
     difference earlier in the input (a legacy-encoding model, ``~`` left raw) never
     becomes the class, and a bug that shows only in context (``%`` before two hex
     digits) is located where it shows."""
+    klass = _first_class(check, case, adapter, expected, actual, surrogates, known)
+    return _generalized(check, case, adapter, klass, surrogates, known)
+
+
+def _first_class(check: str, case: Case, adapter: Impl, expected: Outcome, actual: Outcome,
+                 surrogates: Surrogates, known: KnownFindings | None) -> str:
+    """The class of the first unit where the answers part (``_difference``)."""
     if check == "encode" and isinstance(case, EncodeCase) and case.value:
         found = _shortest_prefix(case, adapter, surrogates, known)
         if found is not None:
@@ -935,6 +944,72 @@ def _difference(check: str, case: Case, adapter: Impl, expected: Outcome, actual
         actual.error if actual.error is not None else actual.value,
         surrogates=surrogates,
     )
+
+
+_ALNUM = string.ascii_letters + string.digits
+#: The groups an ASCII unit of an unexplained difference widens to (DDSET, Gopinath et
+#: al., ISSTA 2020: a failure-inducing input abstracted to the widest class that keeps
+#: the failure). A delimiter (``accept.impact.DELIMITERS``) and the space never widen:
+#: each is its own behaviour.
+UNIT_GROUPS = {
+    "control": CONTROLS,
+    "alnum": _ALNUM,
+    "printable": "".join(chr(c) for c in range(0x21, 0x7F)
+                         if chr(c) not in DELIMITERS and chr(c) not in _ALNUM),
+}
+#: How many other members of its group a unit is checked on before it is named by the
+#: group: a name never claims more than was checked.
+VARIANTS = 3
+_UNIT = re.compile(r"(?:^|;)unit=0x([0-9A-F]{2})(?:;|$)")
+
+
+def _generalized(check: str, case: Case, adapter: Impl, klass: str, surrogates: Surrogates,
+                 known: KnownFindings | None) -> str:
+    """``klass`` with its ASCII unit (``unit=0xHH``) widened to its group
+    (``UNIT_GROUPS``) when ``VARIANTS`` other members of the group, each put in its
+    place in the input, give the same class with their own unit: an encoder that
+    leaves every control raw is one finding, not one per control. The variants are
+    spread over the group, so an unlucky pick of neighbours does not widen it."""
+    match = _UNIT.search(klass)
+    if match is None:
+        return klass
+    char = chr(int(match.group(1), 16))
+    group = next((name for name, members in UNIT_GROUPS.items() if char in members), None)
+    if group is None:
+        return klass
+    members = [c for c in UNIT_GROUPS[group] if c != char]
+    step = max(1, len(members) // VARIANTS)
+    for other in members[::step][:VARIANTS]:
+        variant = _with_char(case, char, other)
+        if variant is None:
+            return klass
+        got = run_impl(check, variant, adapter)
+        if got is None:
+            return klass
+        want = reference_outcome(check, variant, surrogates=surrogates)
+        if agree(check, variant, want, got):
+            return klass
+        want = _policy_reference(check, variant, got, want)
+        same = klass.replace(f"unit=0x{match.group(1)}", f"unit=0x{ord(other):02X}")
+        if _first_class(check, variant, adapter, want, got, surrogates, known) != same:
+            return klass
+    return klass.replace(f"unit=0x{match.group(1)}", f"unit={group}")
+
+
+def _with_char(case: Case, old: str, new: str) -> Case | None:
+    """``case`` with every ``old`` of its input written ``new`` (None: no such input)."""
+    def swap(text: Any) -> Any:
+        if isinstance(text, bytes):
+            return text.replace(old.encode("latin-1"), new.encode("latin-1"))
+        return text.replace(old, new)
+
+    if isinstance(case, EncodeCase | DecodeCase):
+        return dataclasses.replace(case, value=swap(case.value))
+    if isinstance(case, FormCase):
+        return dataclasses.replace(case, pairs=tuple((swap(n), swap(v)) for n, v in case.pairs))
+    if isinstance(case, FormParseCase):
+        return dataclasses.replace(case, text=swap(case.text))
+    return None
 
 
 def _shortest_prefix(case: EncodeCase, adapter: Impl, surrogates: Surrogates,
