@@ -137,9 +137,14 @@ def test_accept_writes_an_entry_that_the_next_campaign_accepts(tmp_path: Path) -
     with (root / "pyproject.toml").open("a") as file:
         file.write('accept = ["fuzz/accept.toml"]\n')
 
+    # '#' raw splits a query: accepted only when said to be intended.
+    blocked = pctfuzz(cwd, "accept", ident)
+    assert blocked.returncode == 2 and "--accept-impact" in blocked.stderr, blocked.stderr
+    assert not (root / "fuzz" / "accept.toml").exists()
     accepted = pctfuzz(cwd, "accept", ident, "--why", "our links keep '#' raw",
-                       "--citation", "myurls docs")
+                       "--citation", "myurls docs", "--accept-impact")
     assert accepted.returncode == 0, accepted.stdout + accepted.stderr
+    assert "splits-field" in accepted.stdout
     text = (root / "fuzz" / "accept.toml").read_text()
     assert 'reconciler = "left_raw"' in text and 'chars = "#"' in text
     assert 'value = "a#b"' in text or 'value = "#"' in text
@@ -186,7 +191,7 @@ def test_accept_keeps_the_users_text_and_refuses_a_finding_without_a_rule(
     assert records(root)[0]["status"] == "new"
 
     ident = _explain(root, "left_raw", {"chars": "#"})
-    done = pctfuzz(cwd, "accept", ident, "--accept", str(accept))
+    done = pctfuzz(cwd, "accept", ident, "--accept", str(accept), "--accept-impact")
     assert done.returncode == 0, done.stdout + done.stderr
     written = accept.read_bytes()
     assert written.startswith(mine.encode()) and written.count(b"[[divergence]]") == 2
@@ -196,6 +201,6 @@ def test_accept_keeps_the_users_text_and_refuses_a_finding_without_a_rule(
     (root / "fuzz" / "findings").joinpath("x").write_text("")  # a stray file: ignored
     assert pctfuzz(cwd, "triage", ident, "--status", "new").returncode == 0
     accept.write_bytes(mine.encode())
-    wrong = pctfuzz(cwd, "accept", ident, "--accept", str(accept))
+    wrong = pctfuzz(cwd, "accept", ident, "--accept", str(accept), "--accept-impact")
     assert wrong.returncode == 2 and "not written" in wrong.stderr, wrong.stderr
     assert accept.read_bytes() == mine.encode()

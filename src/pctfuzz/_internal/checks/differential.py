@@ -61,6 +61,7 @@ from collections.abc import Callable
 from typing import Any
 
 from pctfuzz._internal.accept.entry import KnownDivergence
+from pctfuzz._internal.accept.entry import explain as _explain_entries
 from pctfuzz._internal.accept.entry import reconcile as reconcile_entries
 from pctfuzz._internal.accept.impact import CONTROLS, DELIMITERS
 from pctfuzz._internal.accept.model import Model, render, reorder
@@ -70,9 +71,10 @@ from pctfuzz._internal.accept.reconcilers import (
     MANGLING_STYLES,
     RECONCILERS,
     input_has,
+    input_texts,
     mangled_pairs,
 )
-from pctfuzz._internal.accept.rules import Rule, find_rule
+from pctfuzz._internal.accept.rules import Rule, as_entry, find_rule
 from pctfuzz._internal.cases import Case, DecodeCase, EncodeCase, FormCase, FormParseCase
 from pctfuzz._internal.checks.known import KnownFindings
 from pctfuzz._internal.checks.registry.lookup import (
@@ -336,10 +338,72 @@ def _explaining_rule(check: str, case: Case, adapter: Impl, expected: Outcome,
         requote=lambda: _requote_mode(case, adapter),
         chars=lambda rule_name: _own_chars(rule_name, check, case, adapter),
         parser_mode=lambda rule_name: _own_parser_mode(rule_name, check, adapter))
+    if rule is not None and not _holds_on_variants(check, case, adapter, rule, surrogates,
+                                                   known):
+        rule = None
     if rule is None and isinstance(case, EncodeCase) and case.value and not actual.raised:
         # (a refusal is of the whole input: a prefix's rule does not name it)
-        rule = _prefix_rule(case, adapter, surrogates, known)
+        found = _prefix_rule(case, adapter, surrogates, known)
+        if found is not None and _holds_on_variants(check, found[0], adapter, found[1],
+                                                    surrogates, known):
+            rule = found[1]
     return rule
+
+
+def _holds_on_variants(check: str, case: Case, adapter: Impl, rule: Rule,
+                       surrogates: Surrogates, known: KnownFindings | None) -> bool:
+    """A name never claims more than was checked: ``rule`` (beside the entries in force)
+    predicts the implementation's exact answer on variants of the case too -- each
+    ASCII character of the input that is no delimiter written as ``VARIANTS`` other
+    members of its group (``UNIT_GROUPS``), spread over it. An encoder that doubles
+    every letter answers ``a`` with ``aa``, which "adds 'a' before the answer" explains,
+    and ``b`` with ``bb``, which it does not. A rule that explains the case only with
+    others (``find_rule``'s combinations) is not asked."""
+    names = registry_names(adapter)
+    if not names:
+        return True
+    entries = _in_force(check, adapter, known)
+    entry = as_entry(rule, check, names[0], case)
+
+    def explained(variant: Case) -> bool | None:
+        got = run_impl(check, variant, adapter)
+        if got is None:
+            return None
+        want = _policy_reference(check, variant, got,
+                                 reference_outcome(check, variant, surrogates=surrogates))
+        compared = _as_compared(variant, got)
+        if agree(check, variant, want, compared):
+            return _predicts_agreement(check, variant, want, compared, names, entries, entry)
+        used = _explain_entries(check, names, variant, want, compared, [*entries, entry])
+        return used is not None
+
+    if not explained(case):
+        return True  # (named as part of a combination: not checked alone)
+    texts = input_texts(case)
+    chars = sorted({c for t in texts for c in (t.decode("latin-1") if isinstance(t, bytes)
+                                                 else t) if c.isascii()})
+    for char in chars:
+        group = next((g for g, members in UNIT_GROUPS.items() if char in members), None)
+        if group is None:
+            continue
+        members = [c for c in UNIT_GROUPS[group] if c != char]
+        step = max(1, len(members) // VARIANTS)
+        for other in members[::step][:VARIANTS]:
+            variant = _with_char(case, char, other)
+            if variant is not None and explained(variant) is False:
+                return False
+    return True
+
+
+def _predicts_agreement(check: str, case: Case, want: Outcome, got: Outcome,
+                        names: tuple[str, ...], entries: list[KnownDivergence],
+                        entry: KnownDivergence) -> bool:
+    """The implementation agrees with the reference on ``case``: the rule's prediction
+    must be that answer too (a rule that rewrites it, as "adds 'a' before the answer"
+    does, claims what the implementation does not do)."""
+    used, fixed_want, fixed_got = reconcile_entries(check, names, case, want, got,
+                                                    [*entries, entry])
+    return entry.id not in used or fixed_want.same(fixed_got)
 
 
 def rule_for(check: str, case: Case, adapter: Impl) -> Rule | None:
@@ -1045,8 +1109,9 @@ def _shortest_prefix(case: EncodeCase, adapter: Impl, surrogates: Surrogates,
 
 
 def _prefix_rule(case: EncodeCase, adapter: Impl, surrogates: Surrogates,
-                 known: KnownFindings | None = None) -> Rule | None:
-    """The rule that explains the shortest prefix of the input showing a difference:
+                 known: KnownFindings | None = None) -> tuple[EncodeCase, Rule] | None:
+    """The rule that explains the shortest prefix of the input showing a difference
+    (with that prefix):
     a case of several behaviours that no combination of rules explains is named by the
     first one its input shows."""
     found = _shortest_prefix(case, adapter, surrogates, known)
@@ -1057,11 +1122,12 @@ def _prefix_rule(case: EncodeCase, adapter: Impl, surrogates: Surrogates,
     if got is None:
         return None
     want = reference_outcome("encode", sub, surrogates=surrogates)
-    return find_rule("encode", registry_names(adapter), sub, want, _as_compared(sub, got),
+    rule = find_rule("encode", registry_names(adapter), sub, want, _as_compared(sub, got),
                      _in_force("encode", adapter, known),
                      probe=lambda: _set_probe("encode", sub, adapter, surrogates),
                      confirm=lambda n: _cut_at("encode", sub, adapter, n),
                      chars=lambda rule_name: _own_chars(rule_name, "encode", sub, adapter))
+    return None if rule is None else (sub, rule)
 
 
 def _prefix_class(case: EncodeCase, value: str | bytes, end: int, adapter: Impl,

@@ -1,7 +1,8 @@
 """``pctfuzz accept ID [ID ...]``: accept a finding's behaviour in one command.
 
-A finding whose divergence a rule explains (its ``behaviour``: a reconciler of
-``pctfuzz.reconcilers.RECONCILERS`` and that entry's parameters) becomes a
+A finding (a divergence, or a crash a ``refuses`` rule explains) whose difference a rule
+explains (its ``behaviour``: a reconciler of ``pctfuzz.reconcilers.RECONCILERS`` and
+that entry's parameters) becomes a
 ``[[divergence]]`` table of the project's accept file (``[tool.pctfuzz] accept``, the
 TOML format of ``pctfuzz.accept``), with its minimized case as the pinned ``example``,
 and the finding is marked ``known-divergence``.
@@ -9,8 +10,10 @@ and the finding is marked ``known-divergence``.
 The user's file is never lost: its text is kept byte for byte and the new tables are
 appended; the whole new file is written to a temporary file beside it, loaded, its new
 entries checked as ``pctfuzz divergences --check`` checks them (the example diverges
-and this entry accepts it), and only then renamed over the old one. Nothing is written
-when any id cannot be accepted.
+and this entry accepts it), and only then renamed over the old one. An id that cannot
+be accepted is said in one line and the others are accepted (exit 2 when any was
+refused). A finding whose impact splits a field or loses data (``accept.impact``) is
+accepted only with ``--accept-impact``: such a finding is usually the bug.
 """
 
 from __future__ import annotations
@@ -18,11 +21,13 @@ from __future__ import annotations
 import argparse
 import contextlib
 import os
+import sys
 import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from pctfuzz._internal.accept.impact import BLOCKING
 from pctfuzz._internal.cli.args import folder_path
 from pctfuzz._internal.cli.exits import EXIT_OK
 from pctfuzz._internal.errors import UsageError
@@ -117,9 +122,9 @@ def _table(finding: Any, accept: Path, why: str | None, citation: str | None
     from pctfuzz._internal.accept import OPTIONAL_PARAMS, RECONCILERS
 
     behaviour = finding.behaviour
-    if finding.kind != "divergence" or not finding.target.startswith("diff_"):
+    if finding.kind not in ("divergence", "crash") or not finding.target.startswith("diff_"):
         raise _by_hand(finding.id, accept, f"is a {finding.kind} of {finding.target}, not a "
-                       "divergence of an implementation")
+                       "difference of an implementation")
     if not behaviour:
         raise _by_hand(finding.id, accept, "has no rule that explains it")
     rule, params = behaviour["rule"], behaviour["params"]
@@ -237,26 +242,42 @@ def _cmd_accept(args: argparse.Namespace) -> int:
         raise UsageError(f"{accept}: folder {printable_path(accept.parent)} does not exist")
     project = _project(args, accept)
     store = FindingStore(project.findings)
-    try:
-        chosen = [store.get(ident) for ident in dict.fromkeys(args.ids)]
-    except StoreError as exc:
-        raise UsageError(str(exc)) from None
     old = accept.read_bytes() if accept.exists() else None
     try:
         old_text = old.decode("utf-8") if old is not None else ""
     except UnicodeDecodeError as exc:
         raise UsageError(f"{accept}: not UTF-8 (byte {exc.start}); fix it first") from None
     known = _existing_ids(old_text, accept)
-    accepted = [_table(f, accept, args.why, args.citation) for f in chosen]
-    for item in accepted:
-        if item.entry_id in known:
-            raise UsageError(f"finding {item.finding.id} is accepted already ({item.entry_id} "
-                             f"in {accept})")
-    impls = {f.impl for f in chosen}
-    if len(impls) != 1:
-        raise UsageError("the findings name different implementations; accept them one "
-                         "implementation at a time")
-    (name,) = impls
+    # Each id on its own: one that cannot be accepted is said in one line and does not
+    # stop the others (exit 2 at the end).
+    accepted: list[_Accepted] = []
+    refused: list[str] = []
+    for ident in dict.fromkeys(args.ids):
+        try:
+            item = _table(store.get(ident), accept, args.why, args.citation)
+            if item.entry_id in known:
+                raise UsageError(f"finding {item.finding.id} is accepted already "
+                                 f"({item.entry_id} in {accept})")
+            if accepted and item.finding.impl != accepted[0].finding.impl:
+                raise UsageError(f"finding {item.finding.id} names another implementation "
+                                 "than the others; accept it on its own")
+            impact = _impact(item.finding)
+            if impact in BLOCKING and not args.accept_impact:
+                raise UsageError(
+                    f"finding {item.finding.id} {_IMPACT_WORDS[impact]} ({impact}); accept it "
+                    "only if that is intended, with --accept-impact")
+        except (UsageError, StoreError) as exc:
+            refused.append(str(exc))
+            continue
+        accepted.append(item)
+    if not accepted:
+        if len(refused) == 1:
+            raise UsageError(refused[0])
+        for line in refused:
+            print(f"pctfuzz accept: {one_line(line, 400)}", file=sys.stderr)
+        raise UsageError(f"none of the {len(refused)} findings was accepted")
+    chosen = [item.finding for item in accepted]
+    name = chosen[0].impl
     # A record never selects code to run: its implementation is loaded only when it is
     # built in or the one the user named (--impl, [tool.pctfuzz] impl).
     if name not in project.trusted_impls and not is_builtin_impl(
@@ -277,9 +298,28 @@ def _cmd_accept(args: argparse.Namespace) -> int:
         except StoreError as exc:
             raise UsageError(f"{item.entry_id} written, but the finding's status was not "
                              f"set: {exc}") from None
-        print(f"{item.finding.id}: known-divergence; {item.entry_id} ({item.check}) appended "
-              f"to {printable_path(accept)}")
+        print(f"{item.finding.id}: known-divergence; {item.entry_id} ({item.check}, "
+              f"{_impact(item.finding)}) appended to {printable_path(accept)}")
+    for line in refused:
+        print(f"pctfuzz accept: {one_line(line, 400)}", file=sys.stderr)
+    if refused:
+        raise UsageError(f"{len(refused)} of {len(refused) + len(accepted)} findings not "
+                         "accepted (above); the others were")
     return EXIT_OK
+
+
+#: What each impact that needs ``--accept-impact`` does, in the refusal's words.
+_IMPACT_WORDS = {"splits-field": "writes a delimiter where it must be escaped, or reads one "
+                 "that was escaped, so one field reads back as two",
+                 "loses-data": "loses data"}
+
+
+def _impact(finding: Any) -> str:
+    """The finding's impact (``accept.impact``)."""
+    from pctfuzz._internal.accept.impact import impact_of
+
+    klass = finding.signature.split("|")[3] if finding.signature.count("|") >= 3 else ""
+    return impact_of(finding.kind, klass, finding.behaviour)
 
 
 def add_command(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -301,4 +341,7 @@ def add_command(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> Non
                         help="the findings store (default: the project's)")
     parser.add_argument("--impl", metavar="NAME",
                         help="the implementation to load (default: [tool.pctfuzz] impl)")
+    parser.add_argument("--accept-impact", action="store_true",
+                        help="also accept findings whose impact is splits-field or "
+                        "loses-data (refused without it: such a finding is usually the bug)")
     parser.set_defaults(func=_cmd_accept)

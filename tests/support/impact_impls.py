@@ -1,0 +1,32 @@
+"""Adapters with one harmful and one harmless difference, for the impact tests
+(``tests/unit/test_generalize.py``)."""
+
+from __future__ import annotations
+
+from urllib.parse import quote, quote_plus
+
+from pctfuzz.oracles import function_adapter
+
+
+def _plus_raw(text: str) -> str:
+    """A query-value builder that leaves '+' raw (a form parser reads it back as a
+    space: the bug) and '~' raw (urllib's harmless unreserved '~')."""
+    return quote_plus(text, safe="+")
+
+
+def _doubled(text: str) -> str:
+    """Every ASCII letter or digit written twice: no catalogue rule states it."""
+    return "".join(c * 2 if c.isascii() and c.isalnum() else quote(c, safe="!'()*~")
+                   for c in text)
+
+
+def _caret_controls(text: str) -> str:
+    """Every C0 control written as '^': no catalogue rule states it."""
+    return "".join("^" if ord(c) < 0x20 else quote(c, safe="!'()*~") for c in text)
+
+
+plus_raw = function_adapter("impact-plus-raw", encode=_plus_raw, sets={"q": "form"},
+                            space_as_plus=True)
+doubled = function_adapter("impact-doubled", encode=_doubled, sets={"c": "component"})
+caret_controls = function_adapter("impact-caret", encode=_caret_controls,
+                                  sets={"c": "component"})

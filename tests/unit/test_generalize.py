@@ -1,0 +1,114 @@
+"""Findings that generalize (``checks.differential``, ``accept.rules``, ``accept.impact``):
+a delimiter is never one finding with harmless characters, an accepted harmless entry
+never absorbs a delimiter, an unexplained unit widens to its group only when variants
+say so, and a rule names a finding only if it holds on variants of its case."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import impact_impls
+import pytest
+
+from pctfuzz._internal.accept import load_accept_file
+from pctfuzz._internal.accept.impact import impact_of
+from pctfuzz._internal.cases import EncodeCase
+from pctfuzz._internal.checks.differential import check_encode
+from pctfuzz._internal.cli.main import main
+from pctfuzz._internal.fuzz.minimize import raw_input_for
+from pctfuzz._internal.fuzz.recorder import Recorder
+from pctfuzz._internal.targets import get_target
+from pctfuzz._internal.violations import Divergence
+
+
+def _class(adapter: object, value: str, set_name: str = "component",
+           plus: bool = False) -> str:
+    with pytest.raises(Divergence) as info:
+        check_encode(EncodeCase(value, set_name, space_as_plus=plus), adapter)  # type: ignore[arg-type]
+    return info.value.difference
+
+
+def test_a_raw_plus_beside_a_raw_tilde_is_two_findings() -> None:
+    adapter = impact_impls.plus_raw
+    assert _class(adapter, "~", "form", True) == "rule=left_raw(chars=~)"
+    assert _class(adapter, "+", "form", True) == "rule=left_raw(chars=+)"
+    # Both in one input: named by the delimiter, the most telling part.
+    assert _class(adapter, "a~+", "form", True) == "rule=left_raw(chars=+)"
+
+
+def test_an_entry_accepting_tilde_does_not_absorb_plus(tmp_path: Path) -> None:
+    accept = tmp_path / "accept.toml"
+    accept.write_text('[[divergence]]\nid = "tilde"\ncheck = "encode"\n'
+                      'reconciler = "left_raw"\nchars = "~"\ncitation = "c"\nwhy = "w"\n'
+                      'example = { value = "~", set = "form", space_as_plus = true }\n')
+
+    class WithTilde:  # the adapter with the entry as its own divergences
+        def __getattr__(self, name: str) -> object:
+            return getattr(impact_impls.plus_raw, name)
+        divergences = load_accept_file(str(accept))
+
+    adapter = WithTilde()
+    assert check_encode(EncodeCase("~", "form", space_as_plus=True), adapter) == ("tilde",)
+    with pytest.raises(Divergence) as info:
+        check_encode(EncodeCase("a~+", "form", space_as_plus=True), adapter)
+    assert info.value.difference == "rule=left_raw(chars=+)"
+
+
+def test_an_unexplained_control_widens_to_its_group() -> None:
+    adapter = impact_impls.caret_controls
+    assert _class(adapter, "a\x01") == _class(adapter, "\x1f") == "unit=control;diff=changed"
+
+
+def test_a_rule_that_fails_on_variants_does_not_name_a_finding() -> None:
+    # 'a' -> 'aa' reads as "adds 'a' before the answer"; 'b' -> 'bb' does not.
+    adapter = impact_impls.doubled
+    assert _class(adapter, "a") == _class(adapter, "Z9") == "unit=end;diff=extra-output"
+
+
+def test_impact() -> None:
+    plus = {"rule": "left_raw", "params": {"chars": "+"}}
+    tilde = {"rule": "left_raw", "params": {"chars": "~"}}
+    assert impact_of("divergence", "", plus) == "splits-field"
+    assert impact_of("divergence", "", tilde) == "cosmetic"
+    assert impact_of("divergence", "", {"rule": "truncated", "params": {"n": 3}}) \
+        == "loses-data"
+    assert impact_of("crash", "raised=KeyError@m:f", None) == "crash"
+    assert impact_of("divergence", "unit=0x26;diff=left-raw", None) == "splits-field"
+    assert impact_of("divergence", "unit=*;diff=hex-case", None) == "cosmetic"
+
+
+def _record(store: Path, value: str) -> str:
+    target = get_target("diff_encode")
+    adapter = impact_impls.plus_raw
+    bound = target.bind(adapter)
+    recorder = Recorder(target, adapter, "impact_impls:plus_raw", store, None, bound=bound)
+    case = EncodeCase(value, "form", "UTF-8", True)
+    data = raw_input_for(target, case, adapter)
+    assert data is not None
+    with pytest.raises(Divergence) as info:
+        bound.check(case)
+    recorder.record(data, info.value)
+    recorder.flush()
+    (ident,) = {i for s, i in recorder.ids.items() if f"chars={value})" in s}
+    return ident
+
+
+def test_accept_takes_several_ids_and_asks_before_accepting_a_delimiter(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str],
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.chdir(tmp_path)
+    store = tmp_path / "findings"
+    tilde, plus = _record(store, "~"), _record(store, "+")
+    assert tilde != plus
+    accept = tmp_path / "accept.toml"
+    code = main(["accept", plus, tilde, "--accept", str(accept), "--findings", str(store),
+                 "--impl", "impact_impls:plus_raw"])
+    out = capsys.readouterr()
+    assert code == 2  # the '+' one is refused, the '~' one is accepted all the same
+    assert f"{tilde}: known-divergence" in out.out and "cosmetic" in out.out
+    assert "--accept-impact" in out.err and plus in out.err
+    assert 'chars = "~"' in accept.read_text() and 'chars = "+"' not in accept.read_text()
+    code = main(["accept", plus, "--accept", str(accept), "--findings", str(store),
+                 "--impl", "impact_impls:plus_raw", "--accept-impact"])
+    assert code == 0, capsys.readouterr()
+    assert 'chars = "+"' in accept.read_text()
