@@ -98,6 +98,11 @@ def test_walkthrough_from_probe_to_a_triaged_finding(tmp_path: Path) -> None:
     # The accepted difference never becomes a finding; the InvalidURL fallback does.
     assert all(r["impl"] == "fuzz_urlfix:requote" for r in records)
     assert any("%25" in (r["actual"] or "") for r in records), records
+    # One finding for its one behaviour, named by what the fallback does ('%' encoded),
+    # never one per escape beside the invalid one (issue: 15 findings, 14 of them
+    # named by the first differing unit).
+    assert [r["behaviour"] and (r["behaviour"]["rule"], r["behaviour"]["params"])
+            for r in records] == [("encoded", {"chars": "%"})], records
 
     run = _run(replay, tmp_path)
     assert run.returncode == 1 and ": reproduces" in run.stdout, run.stdout + run.stderr
