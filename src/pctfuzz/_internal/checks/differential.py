@@ -372,8 +372,9 @@ def _holds_on_variants(check: str, case: Case, adapter: Impl, rule: Rule,
                        surrogates: Surrogates, known: KnownFindings | None) -> bool:
     """A name never claims more than was checked: ``rule`` (beside the entries in force)
     predicts the implementation's exact answer on variants of the case too -- each
-    ASCII character of the input that is no delimiter written as ``VARIANTS`` other
-    members of its group (``UNIT_GROUPS``), spread over it. An encoder that doubles
+    ASCII character of the input that is no delimiter, nor within an escape's two
+    characters, written as ``VARIANTS`` members of its group (``UNIT_GROUPS``) that the
+    input does not hold (so a variant keeps its structure), spread over it. An encoder that doubles
     every letter answers ``a`` with ``aa``, which "adds 'a' before the answer" explains,
     and ``b`` with ``bb``, which it does not. A rule that explains the case only with
     others (``find_rule``'s combinations) is not asked."""
@@ -397,14 +398,15 @@ def _holds_on_variants(check: str, case: Case, adapter: Impl, rule: Rule,
 
     if not explained(case):
         return True  # (named as part of a combination: not checked alone)
-    texts = input_texts(case)
-    chars = sorted({c for t in texts for c in (t.decode("latin-1") if isinstance(t, bytes)
-                                                 else t) if c.isascii()})
-    for char in chars:
+    strs = [t.decode("latin-1") if isinstance(t, bytes) else t for t in input_texts(case)]
+    escaped = {t[i] for t in strs for i in range(len(t))
+               if "%" in t[max(0, i - 2):i]}  # an escape's digits are structure, not data
+    present = {c for t in strs for c in t}
+    for char in sorted({c for c in present if c.isascii()} - escaped):
         group = next((g for g, members in UNIT_GROUPS.items() if char in members), None)
         if group is None:
             continue
-        members = [c for c in UNIT_GROUPS[group] if c != char]
+        members = [c for c in UNIT_GROUPS[group] if c not in present]
         step = max(1, len(members) // VARIANTS)
         for other in members[::step][:VARIANTS]:
             variant = _with_char(case, char, other)
@@ -1049,7 +1051,8 @@ def _generalized(check: str, case: Case, adapter: Impl, klass: str, surrogates: 
                  known: KnownFindings | None) -> str:
     """``klass`` with its ASCII unit (``unit=0xHH``) widened to its group
     (``UNIT_GROUPS``) when ``VARIANTS`` other members of the group, each put in its
-    place in the input, give the same class with their own unit: an encoder that
+    place in the input (none the input holds: a variant keeps its structure), give
+    the same class with their own unit: an encoder that
     leaves every control raw is one finding, not one per control. The variants are
     spread over the group, so an unlucky pick of neighbours does not widen it."""
     match = _UNIT.search(klass)
@@ -1059,7 +1062,11 @@ def _generalized(check: str, case: Case, adapter: Impl, klass: str, surrogates: 
     group = next((name for name, members in UNIT_GROUPS.items() if char in members), None)
     if group is None:
         return klass
-    members = [c for c in UNIT_GROUPS[group] if c != char]
+    present = {c for t in input_texts(case)
+               for c in (t.decode("latin-1") if isinstance(t, bytes) else t)}
+    members = [c for c in UNIT_GROUPS[group] if c not in present]
+    if len(members) < VARIANTS:
+        return klass
     step = max(1, len(members) // VARIANTS)
     for other in members[::step][:VARIANTS]:
         variant = _with_char(case, char, other)
