@@ -129,7 +129,7 @@ def _describer(findings: Path) -> Callable[[str], str]:
         except StoreError as exc:
             return f"{ident}: {exc}"
         entry = finding_entry(finding, findings / finding.file_name, new=True)
-        impl = entry["impl"] or "reference"
+        impl = f"{entry['impl'] or 'reference'} [{entry['impact']}]"
         if entry.get("raised"):
             return one_line(f"{ident} {entry['kind']} in {impl}: {entry['case']}: raised "
                             f"{entry['raised']}", 300)

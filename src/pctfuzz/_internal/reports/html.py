@@ -102,8 +102,9 @@ def render_html(document: Mapping[str, Any], findings: Sequence[Finding] = ()) -
     rows = []
     for f in document["findings"]:
         # The behaviour (the rule that names the finding) first: what a reader triages.
-        headline = (f"behaviour: {f['behaviour']['text']}" if f.get("behaviour")
-                    else f["summary"])
+        headline = (f"[{f.get('impact', '-')}] "
+                    + (f"behaviour: {f['behaviour']['text']}" if f.get("behaviour")
+                       else f["summary"]))
         detail = [f"<details><summary>{_h(headline)}</summary><dl>",
                   f"<dt>difference</dt><dd>{_h(f['summary'])}</dd>",
                   f"<dt>signature</dt><dd><code>{_h(f['signature'])}</code></dd>",

@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from pctfuzz import __version__
+from pctfuzz._internal.accept.impact import impact_of
 from pctfuzz._internal.checks.registry import case_text
 from pctfuzz._internal.errors import PctfuzzError, UsageError
 from pctfuzz._internal.fuzz.campaign import CampaignResult
@@ -138,6 +139,13 @@ def reproduce_command(finding: Finding, path: Path | str | None) -> str:
     return command
 
 
+def finding_impact(finding: Finding) -> str:
+    """What the finding's difference means to the component (``accept.impact``)."""
+    parts = finding.signature.split("|")
+    behaviour = finding.behaviour if isinstance(finding.behaviour, dict) else None
+    return impact_of(finding.kind, parts[3] if len(parts) > 3 else "", behaviour)
+
+
 def finding_entry(finding: Finding, path: Path | str | None, *, new: bool | None = None,
                   reproduces: bool | None = None) -> dict[str, Any]:
     """One ``findings`` item for a ``store.Finding``."""
@@ -164,6 +172,7 @@ def finding_entry(finding: Finding, path: Path | str | None, *, new: bool | None
         "case": clean(one_line(_case_text(finding), 300)),
         "version": _version(finding),
         "note": clean(finding.note) if finding.note is not None else None,
+        "impact": finding_impact(finding),
         "behaviour": None if finding.behaviour is None else {
             "rule": clean(str(finding.behaviour["rule"])),
             "params": deep_clean(finding.behaviour["params"]),

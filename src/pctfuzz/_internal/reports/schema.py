@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from typing import Any, Final
 
+from pctfuzz._internal.accept.impact import IMPACTS
 from pctfuzz._internal.identity import TARGET_NAME
 
 __all__ = ["RESULTS_FORMAT", "RESULTS_SCHEMA", "RESULTS_SCHEMA_VERSION"]
@@ -193,6 +194,9 @@ RESULTS_SCHEMA: Final[dict[str, Any]] = {
                 "note": {**_STR_OR_NULL, "description": "the triager's note"},
                 "raised": {**_STR_OR_NULL, "description": "a crash: the exception raised, "
                            "Type: message"},
+                "impact": {"enum": list(IMPACTS), "description": "what the difference "
+                           "means to the component (accept.impact): splits-field, "
+                           "loses-data, changes-data, crash or cosmetic"},
                 "behaviour": {
                     "type": ["object", "null"],
                     "description": "the rule that explains the divergence (the reconciler "

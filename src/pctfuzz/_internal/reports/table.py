@@ -30,6 +30,7 @@ def findings_table(entries: Sequence[Mapping[str, Any]]) -> str:
     for entry, row in zip(entries, rows, strict=True):
         lines.append("  ".join(c.ljust(w) for c, w in zip(row, widths, strict=True)).rstrip())
         lines.append(f"    signature: {one_line(entry['signature'], 300)}")
+        lines.append(f"    impact: {entry.get('impact', '-')}")
         if entry.get("behaviour"):
             lines.append(f"    behaviour: {one_line(entry['behaviour']['text'], 300)}")
         lines.append(f"    reproduce: {one_line(entry.get('reproduce', ''), 400)}")
