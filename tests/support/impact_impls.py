@@ -3,8 +3,10 @@
 
 from __future__ import annotations
 
+import re
 from urllib.parse import quote, quote_plus
 
+from pctfuzz import percent_decode
 from pctfuzz.oracles import function_adapter
 
 
@@ -30,3 +32,12 @@ plus_raw = function_adapter("impact-plus-raw", encode=_plus_raw, sets={"q": "for
 doubled = function_adapter("impact-doubled", encode=_doubled, sets={"c": "component"})
 caret_controls = function_adapter("impact-caret", encode=_caret_controls,
                                   sets={"c": "component"})
+
+
+def _plus_escape_as_space(value: str | bytes) -> bytes:
+    """A decoder that reads the escape of '+' (either hex case) as a space."""
+    data = value.encode("utf-8", "surrogatepass") if isinstance(value, str) else value
+    return percent_decode(re.sub(rb"%2[bB]", b" ", data))
+
+
+plus_escape_as_space = function_adapter("impact-plus-escape", decode=_plus_escape_as_space)

@@ -12,8 +12,8 @@ import pytest
 
 from pctfuzz._internal.accept import load_accept_file
 from pctfuzz._internal.accept.impact import impact_of
-from pctfuzz._internal.cases import EncodeCase
-from pctfuzz._internal.checks.differential import check_encode
+from pctfuzz._internal.cases import DecodeCase, EncodeCase
+from pctfuzz._internal.checks.differential import check_decode, check_encode
 from pctfuzz._internal.cli.main import main
 from pctfuzz._internal.fuzz.minimize import raw_input_for
 from pctfuzz._internal.fuzz.recorder import Recorder
@@ -112,3 +112,13 @@ def test_accept_takes_several_ids_and_asks_before_accepting_a_delimiter(
                  "--impl", "impact_impls:plus_raw", "--accept-impact"])
     assert code == 0, capsys.readouterr()
     assert 'chars = "+"' in accept.read_text()
+
+
+def test_an_escape_in_either_hex_case_is_one_class() -> None:
+    adapter = impact_impls.plus_escape_as_space
+    classes = set()
+    for value in ("%2B", "%2b", "a%2Bb", "x%2b"):
+        with pytest.raises(Divergence) as info:
+            check_decode(DecodeCase(value), adapter)
+        classes.add(info.value.difference)
+    assert classes == {"seg=pct-letters;diff=changed"}

@@ -1055,6 +1055,8 @@ def _generalized(check: str, case: Case, adapter: Impl, klass: str, surrogates: 
     the same class with their own unit: an encoder that
     leaves every control raw is one finding, not one per control. The variants are
     spread over the group, so an unlucky pick of neighbours does not widen it."""
+    if _HEX_CASE_SEG.search(klass):
+        return _generalized_escapes(check, case, adapter, klass, surrogates, known)
     match = _UNIT.search(klass)
     if match is None:
         return klass
@@ -1085,6 +1087,50 @@ def _generalized(check: str, case: Case, adapter: Impl, klass: str, surrogates: 
     return klass.replace(f"unit=0x{match.group(1)}", f"unit={group}")
 
 
+_HEX_CASE_SEG = re.compile(r"(?:^|;)seg=(pct-upper|pct-lower)(?:;|$)")
+_ESCAPE = re.compile(r"%[0-9A-Fa-f]{2}")
+_ESCAPE_BYTES = re.compile(rb"%[0-9A-Fa-f]{2}")
+
+
+def _generalized_escapes(check: str, case: Case, adapter: Impl, klass: str,
+                         surrogates: Surrogates, known: KnownFindings | None) -> str:
+    """``seg=pct-upper`` or ``pct-lower`` widened to ``pct-letters`` (a valid escape
+    with hex letters, either case) when the case with every escape's letters in the
+    other case gives the same class with the other segment: a decoder that reads
+    ``%2B`` and ``%2b`` as a space is one finding, not one per hex case."""
+    seg = _HEX_CASE_SEG.search(klass)
+    assert seg is not None
+    variant = _with_texts(case, lambda t: _ESCAPE.sub(lambda m: m.group().swapcase(), t)
+                          if isinstance(t, str) else
+                          _ESCAPE_BYTES.sub(lambda m: m.group().swapcase(), t))
+    if variant is None or variant == case:
+        return klass
+    other = "pct-lower" if seg.group(1) == "pct-upper" else "pct-upper"
+    got = run_impl(check, variant, adapter)
+    if got is None:
+        return klass
+    want = reference_outcome(check, variant, surrogates=surrogates)
+    if agree(check, variant, want, got):
+        return klass
+    want = _policy_reference(check, variant, got, want)
+    if _first_class(check, variant, adapter, want, got, surrogates, known) \
+            != klass.replace(f"seg={seg.group(1)}", f"seg={other}"):
+        return klass
+    return klass.replace(f"seg={seg.group(1)}", "seg=pct-letters")
+
+
+def _with_texts(case: Case, change: Callable[[Any], Any]) -> Case | None:
+    """``case`` with ``change`` applied to each of its input texts."""
+    if isinstance(case, EncodeCase | DecodeCase):
+        return dataclasses.replace(case, value=change(case.value))
+    if isinstance(case, FormCase):
+        return dataclasses.replace(case, pairs=tuple((change(n), change(v))
+                                                     for n, v in case.pairs))
+    if isinstance(case, FormParseCase):
+        return dataclasses.replace(case, text=change(case.text))
+    return None
+
+
 def _with_char(case: Case, old: str, new: str) -> Case | None:
     """``case`` with every ``old`` of its input written ``new`` (None: no such input)."""
     def swap(text: Any) -> Any:
@@ -1092,13 +1138,7 @@ def _with_char(case: Case, old: str, new: str) -> Case | None:
             return text.replace(old.encode("latin-1"), new.encode("latin-1"))
         return text.replace(old, new)
 
-    if isinstance(case, EncodeCase | DecodeCase):
-        return dataclasses.replace(case, value=swap(case.value))
-    if isinstance(case, FormCase):
-        return dataclasses.replace(case, pairs=tuple((swap(n), swap(v)) for n, v in case.pairs))
-    if isinstance(case, FormParseCase):
-        return dataclasses.replace(case, text=swap(case.text))
-    return None
+    return _with_texts(case, swap)
 
 
 def _shortest_prefix(case: EncodeCase, adapter: Impl, surrogates: Surrogates,
