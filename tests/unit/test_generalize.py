@@ -122,3 +122,13 @@ def test_an_escape_in_either_hex_case_is_one_class() -> None:
             check_decode(DecodeCase(value), adapter)
         classes.add(info.value.difference)
     assert classes == {"seg=pct-letters;diff=changed"}
+
+
+def test_a_long_behaviour_text_fits_a_record() -> None:
+    """A decoder that keeps every escape: its rule's text was longer than the record's
+    300 characters, and the campaign lost the finding (exit 3)."""
+    from pctfuzz._internal.accept.rules import rule_from
+    from pctfuzz._internal.store.schema import behaviour_problem
+
+    rule = rule_from("kept_encoded", {"chars": "".join(map(chr, range(0x80)))})
+    assert behaviour_problem(rule.behaviour()) is None

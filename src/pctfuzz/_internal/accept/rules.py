@@ -56,7 +56,7 @@ from pctfuzz._internal.errors import PctfuzzError
 from pctfuzz._internal.outcome import Outcome
 from pctfuzz._internal.sets import FORM, get_set
 from pctfuzz._internal.spec import HEX_DIGIT, PERCENT_ENCODED_BYTE
-from pctfuzz._internal.text import strip_lone_surrogates
+from pctfuzz._internal.text import one_line, strip_lone_surrogates
 
 __all__ = ["Chars", "Confirm", "Order", "ParserMode", "Probe", "Rule", "as_entry", "find_rule",
            "rule_class", "rule_from"]
@@ -89,6 +89,10 @@ Chars = Callable[[str], str | None]
 ParserMode = Callable[[str], str | None]
 
 
+#: The longest ``behaviour`` text a record holds (``store.schema``'s label limit).
+BEHAVIOUR_TEXT_LIMIT = 300
+
+
 @dataclass(frozen=True)
 class Rule:
     """One catalogue entry with its parameters (a TOML entry's ``reconciler`` and keys)."""
@@ -106,8 +110,11 @@ class Rule:
         return rule_class(self.name, dict(self.params))
 
     def behaviour(self) -> dict[str, Any]:
-        """The finding's ``behaviour`` field (``store.schema``)."""
-        return {"rule": self.name, "params": dict(self.params), "text": self.text}
+        """The finding's ``behaviour`` field (``store.schema``): its text one printable
+        line the record can hold (a decoder that keeps every escape is described by
+        128 characters, each written as an escape)."""
+        return {"rule": self.name, "params": dict(self.params),
+                "text": one_line(self.text, BEHAVIOUR_TEXT_LIMIT)}
 
 
 def rule_class(name: str, params: dict[str, Any]) -> str:
