@@ -1,8 +1,8 @@
 """What a difference means to the component it is in: a finding's *impact*.
 
-A rule's characters are split by what they mean (``accept.rules``): each delimiter of
-a URL component or a form (``DELIMITERS``) left raw or encoded is a finding of its
-own, the harmless characters one finding together. So an intended raw ``~`` and a
+The characters an implementation leaves raw are split by what they mean
+(``accept.rules``): each delimiter of a URL component or a form (``DELIMITERS``) is a
+finding of its own, the controls one, the harmless characters one together. So an intended raw ``~`` and a
 raw ``+`` (which a form parser reads back as a space: URL Standard 5.1 step 3.3) are
 two findings, and accepting the first never accepts the second.
 

@@ -414,7 +414,14 @@ def _split(chars: str, strs: Sequence[str]) -> list[str]:
 
 
 def _set_rules(name: str, codes: frozenset[int], strs: Sequence[str]) -> Iterator[Rule | None]:
-    """``left_raw``/``encoded`` of the characters ``codes``, split by impact (``_split``)."""
+    """``left_raw`` of the characters ``codes``, split by impact (``_split``);
+    ``encoded``, the safe direction (an escaped delimiter never splits a field), one
+    rule: an encoder that escapes more than its set is one behaviour."""
+    if not codes:
+        return
+    if name == "encoded":
+        yield _rule(name, _chars(codes))
+        return
     for group in _split(_chars(codes), strs):
         yield _rule(name, group)
 
@@ -431,7 +438,9 @@ def _part_rules(check: str, strs: Sequence[str],
         for part in PARTS:
             own = chars(f"{name}:{part}")
             factory = RECONCILERS[name][0]
-            for group in _split(own or "", strs):
+            groups = _split(own or "", strs) if name == "left_raw" else \
+                [own] if own and any(c in t for t in strs for c in own) else []
+            for group in groups:
                 try:
                     yield Rule(name, (("chars", group), ("part", part)),
                                factory(group, part=part))
