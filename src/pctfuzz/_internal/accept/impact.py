@@ -2,9 +2,10 @@
 
 The characters an implementation leaves raw are split by what they mean
 (``accept.rules``): each delimiter of a URL component or a form (``DELIMITERS``) is a
-finding of its own, the controls one, the harmless characters one together. So an intended raw ``~`` and a
-raw ``+`` (which a form parser reads back as a space: URL Standard 5.1 step 3.3) are
-two findings, and accepting the first never accepts the second.
+finding of its own, the controls one, the harmless characters one together. So an
+intended raw ``~`` and a raw ``+`` (which a form parser reads back as a space: URL
+Standard 5.1 step 3.3) are two findings, and accepting the first never accepts the
+second.
 
 Each finding carries one impact, shown by the summary, the report and ``pctfuzz
 accept``, which asks for ``--accept-impact`` before it accepts one that splits a
