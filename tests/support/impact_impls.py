@@ -6,7 +6,7 @@ from __future__ import annotations
 import re
 from urllib.parse import quote, quote_plus
 
-from pctfuzz import percent_decode
+from pctfuzz import form_urldecode, percent_decode
 from pctfuzz.oracles import function_adapter
 
 
@@ -41,3 +41,11 @@ def _plus_escape_as_space(value: str | bytes) -> bytes:
 
 
 plus_escape_as_space = function_adapter("impact-plus-escape", decode=_plus_escape_as_space)
+
+
+def _names_lowercased(text: str | bytes) -> list[tuple[str, str]]:
+    """A form parser that lowercases names (str.lower())."""
+    return [(name.lower(), value) for name, value in form_urldecode(text)]
+
+
+names_lowercased = function_adapter("impact-names-lowercased", form_parse=_names_lowercased)

@@ -12,8 +12,8 @@ import pytest
 
 from pctfuzz._internal.accept import load_accept_file
 from pctfuzz._internal.accept.impact import impact_of
-from pctfuzz._internal.cases import DecodeCase, EncodeCase
-from pctfuzz._internal.checks.differential import check_decode, check_encode
+from pctfuzz._internal.cases import DecodeCase, EncodeCase, FormParseCase
+from pctfuzz._internal.checks.differential import check_decode, check_encode, check_form_parse
 from pctfuzz._internal.cli.main import main
 from pctfuzz._internal.fuzz.minimize import raw_input_for
 from pctfuzz._internal.fuzz.recorder import Recorder
@@ -132,3 +132,14 @@ def test_a_long_behaviour_text_fits_a_record() -> None:
 
     rule = rule_from("kept_encoded", {"chars": "".join(map(chr, range(0x80)))})
     assert behaviour_problem(rule.behaviour()) is None
+
+
+def test_a_letter_however_written_is_one_class() -> None:
+    """A parser that lowercases names was one finding per way the letter was written
+    (raw, %41, %4a, ...)."""
+    classes = set()
+    for text in ("A=b", "%41=b", "%4a=", "xB=1", "a=b&C"):
+        with pytest.raises(Divergence) as info:
+            check_form_parse(FormParseCase(text), impact_impls.names_lowercased)
+        classes.add(info.value.difference)
+    assert classes == {"field=name;seg=alnum-any;diff=changed"}

@@ -1076,7 +1076,9 @@ def _generalized(check: str, case: Case, adapter: Impl, klass: str, surrogates: 
     leaves every control raw is one finding, not one per control. The variants are
     spread over the group, so an unlucky pick of neighbours does not widen it."""
     if _HEX_CASE_SEG.search(klass):
-        return _generalized_escapes(check, case, adapter, klass, surrogates, known)
+        klass = _generalized_escapes(check, case, adapter, klass, surrogates, known)
+    if _WRITTEN_SEG.search(klass):
+        return _generalized_writing(check, case, adapter, klass, surrogates, known)
     match = _UNIT.search(klass)
     if match is None:
         return klass
@@ -1149,6 +1151,63 @@ def _generalized_escapes(check: str, case: Case, adapter: Impl, klass: str,
             != klass.replace(f"seg={seg.group(1)}", f"seg={other}"):
         return klass
     return klass.replace(f"seg={seg.group(1)}", "seg=pct-letters")
+
+
+#: The segments of a letter or digit, raw or escaped (``identity``'s decode segments).
+_WRITTEN = ("ascii", "pct-upper", "pct-lower", "pct-digits", "pct-letters")
+_WRITTEN_SEG = re.compile(r"(?:^|;)seg=(ascii|pct-upper|pct-lower|pct-digits|pct-letters)"
+                          r"(?:;|$)")
+_ALNUM_ESCAPE = re.compile(r"%(?:[46][1-9A-Fa-f]|[57][0-9Aa]|3[0-9])")
+
+
+def _generalized_writing(check: str, case: Case, adapter: Impl, klass: str,
+                         surrogates: Surrogates, known: KnownFindings | None) -> str:
+    """A decoder's or parser's segment widened to ``alnum-any`` (a letter or digit, raw
+    or escaped) when the case with its letters and digits written the other way (each
+    escaped as ``%HH``, each escape of one decoded) gives the same difference in a
+    segment of that kind too: a parser that lowercases names was one finding per way
+    the letter was written (``A``, ``%41``, ``%4a``...)."""
+    seg = _WRITTEN_SEG.search(klass)
+    assert seg is not None
+
+    def escaped(text: Any) -> Any:  # (an escape's own digits stay as they are)
+        if isinstance(text, bytes):
+            return b"".join(part if i % 2 else b"".join(
+                b"%%%02X" % c if chr(c) in _ALNUM else bytes([c]) for c in part)
+                for i, part in enumerate(re.split(rb"(%[0-9A-Fa-f]{2})", text)))
+        return "".join(part if i % 2 else "".join(
+            f"%{ord(c):02X}" if c in _ALNUM else c for c in part)
+            for i, part in enumerate(re.split(r"(%[0-9A-Fa-f]{2})", text)))
+
+    def decoded(text: Any) -> Any:
+        if isinstance(text, bytes):
+            return re.sub(rb"%(?:[46][1-9A-Fa-f]|[57][0-9Aa]|3[0-9])",
+                          lambda m: bytes([int(m.group()[1:], 16)]), text)
+        return _ALNUM_ESCAPE.sub(lambda m: chr(int(m.group()[1:], 16)), text)
+
+    rewritten = 0
+    for change in (escaped, decoded):
+        variant = _with_texts(case, change)
+        if variant is None or variant == case:
+            continue
+        got = run_impl(check, variant, adapter)
+        if got is None:
+            return klass
+        want = reference_outcome(check, variant, surrogates=surrogates)
+        if agree(check, variant, want, got):
+            return klass
+        want = _policy_reference(check, variant, got, want)
+        found = _first_class(check, variant, adapter, want, got, surrogates, known)
+        if _WRITTEN_SEG.sub(";seg=*;", f";{found};") != \
+                _WRITTEN_SEG.sub(";seg=*;", f";{klass};"):
+            return klass
+        # the segment itself written the other way: raw for escaped, or the reverse
+        written = _WRITTEN_SEG.search(found)
+        rewritten += written is not None and \
+            (written.group(1) == "ascii") != (seg.group(1) == "ascii")
+    if not rewritten:
+        return klass
+    return klass.replace(f"seg={seg.group(1)}", "seg=alnum-any")
 
 
 def _padded(text: Any, pad: str, before: bool) -> Any:
