@@ -292,8 +292,8 @@ def test_report_table_cells_are_one_printable_line() -> None:
              "actual": hostile, "first_seen": hostile, "signature": hostile,
              "reproduce": hostile, "note": hostile}
     lines = findings_table([entry, entry]).splitlines()
-    # header, rule, then per finding its row, signature, reproduce and note lines
-    assert len(lines) == 2 + 2 * 4 and all(line.isprintable() for line in lines)
+    # header, rule, then per finding its row, signature, impact, reproduce and note lines
+    assert len(lines) == 2 + 2 * 5 and all(line.isprintable() for line in lines)
 
 
 def test_replay_verdict_evidence_is_one_line(tmp_path: Path) -> None:

@@ -90,6 +90,7 @@ from pctfuzz._internal.oracles.base import Impl, Unsupported, impl_name, registr
 from pctfuzz._internal.oracles.registry import get_impl
 from pctfuzz._internal.outcome import Outcome, reference_outcome
 from pctfuzz._internal.reference import Surrogates
+from pctfuzz._internal.spec import HEX_PAIR, PERCENT_ENCODED_BYTE
 from pctfuzz._internal.text import surrogates_to_fffd
 from pctfuzz._internal.violations import Divergence
 
@@ -1122,8 +1123,10 @@ def _same_on_variants(check: str, case: Case, adapter: Impl, klass: str, char: s
 
 
 _HEX_CASE_SEG = re.compile(r"(?:^|;)seg=(pct-upper|pct-lower)(?:;|$)")
-_ESCAPE = re.compile(r"%[0-9A-Fa-f]{2}")
-_ESCAPE_BYTES = re.compile(rb"%[0-9A-Fa-f]{2}")
+_ESCAPE = PERCENT_ENCODED_BYTE
+_ESCAPE_BYTES = re.compile(PERCENT_ENCODED_BYTE.pattern.encode("ascii"))
+_SPLIT_ESCAPES = re.compile(f"(%{HEX_PAIR})")
+_SPLIT_ESCAPES_BYTES = re.compile(_SPLIT_ESCAPES.pattern.encode("ascii"))
 
 
 def _generalized_escapes(check: str, case: Case, adapter: Impl, klass: str,
@@ -1174,10 +1177,10 @@ def _generalized_writing(check: str, case: Case, adapter: Impl, klass: str,
         if isinstance(text, bytes):
             return b"".join(part if i % 2 else b"".join(
                 b"%%%02X" % c if chr(c) in _ALNUM else bytes([c]) for c in part)
-                for i, part in enumerate(re.split(rb"(%[0-9A-Fa-f]{2})", text)))
+                for i, part in enumerate(_SPLIT_ESCAPES_BYTES.split(text)))
         return "".join(part if i % 2 else "".join(
             f"%{ord(c):02X}" if c in _ALNUM else c for c in part)
-            for i, part in enumerate(re.split(r"(%[0-9A-Fa-f]{2})", text)))
+            for i, part in enumerate(_SPLIT_ESCAPES.split(text)))
 
     def decoded(text: Any) -> Any:
         if isinstance(text, bytes):
