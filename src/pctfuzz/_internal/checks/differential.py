@@ -137,13 +137,23 @@ def run_impl(check: str, case: Case, impl: Impl) -> Outcome | None:
 
 
 def _first_difference(expected: Any, actual: Any) -> int | None:
-    if isinstance(expected, str | bytes | list) and type(expected) is type(actual):
-        for index, (a, b) in enumerate(zip(expected, actual, strict=False)):
-            if a != b:
-                return index
-        if len(expected) != len(actual):
-            return min(len(expected), len(actual))
-    return None
+    """The first index where the answers differ (None: equal, or not sequences of one
+    type). By bisection on prefixes, each compared in C: every input a known finding
+    explains still raises a divergence that carries it."""
+    if not (isinstance(expected, str | bytes | list) and type(expected) is type(actual)):
+        return None
+    if expected == actual:
+        return None
+    low, high = 0, min(len(expected), len(actual))  # expected[:low] == actual[:low]
+    if expected[:high] == actual[:high]:
+        return high
+    while high - low > 1:  # expected[:high] != actual[:high]
+        middle = (low + high) // 2
+        if expected[:middle] == actual[:middle]:
+            low = middle
+        else:
+            high = middle
+    return low
 
 
 def scalar_values(impl: object) -> Surrogates:

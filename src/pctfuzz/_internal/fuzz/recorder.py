@@ -71,6 +71,7 @@ class Recorder:
         self.pending: dict[str, int] = {}  # signature -> hits not yet written
         self.ids: dict[str, str] = {}  # signature -> finding id
         self.unsaved: set[str] = set()  # signatures whose record could not be written
+        self._signatures: dict[tuple[str, str], str] = {}  # (check, class) -> signature
         self.flush_seconds = _env_seconds("PCTFUZZ_FLUSH_SECONDS", self.FLUSH_SECONDS)
         self.last_flush = time.monotonic()
         self.minimize_seconds = minimize_seconds
@@ -112,6 +113,15 @@ class Recorder:
 
     def signature(self, exc: BaseException, data: bytes) -> str:
         """The signature of ``exc``, raised on input ``data`` (``pctfuzz._internal.identity``)."""
+        if isinstance(exc, Divergence) and exc.impl_error is None:
+            # A divergence's signature is its check and class: the same for every hit
+            key = (exc.check, exc.difference)
+            known = self._signatures.get(key)
+            if known is None:
+                known = self._signatures[key] = signature_of(
+                    self.target.name, exc, impl=self.impl_name,
+                    code_under_test=self.impl_modules)
+            return known
         case = None
         if not isinstance(exc, Divergence):  # (a divergence carries its class)
             try:
