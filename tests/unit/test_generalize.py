@@ -143,3 +143,23 @@ def test_a_letter_however_written_is_one_class() -> None:
             check_form_parse(FormParseCase(text), impact_impls.names_lowercased)
         classes.add(info.value.difference)
     assert classes == {"field=name;seg=alnum-any;diff=changed"}
+
+
+def test_a_refusal_is_named_by_the_input_that_causes_it() -> None:
+    """A parser that refuses a space and accepts a trailing '%': ' %' is no refusal of
+    an invalid '%' (the name claimed what the parser does not do)."""
+    from pctfuzz import form_urldecode
+    from pctfuzz.oracles import function_adapter
+
+    def parse(text: str) -> list[tuple[str, str]]:
+        if " " in text or "%z" in text:
+            raise ValueError("not in the alphabet")
+        return form_urldecode(text)
+
+    adapter = function_adapter("refuses-space", form_parse=parse)
+    with pytest.raises(Divergence) as info:
+        check_form_parse(FormParseCase(" %"), adapter)
+    assert info.value.behaviour is None  # a crash, located where it raised
+    with pytest.raises(Divergence) as info:
+        check_form_parse(FormParseCase("a%z"), adapter)
+    assert info.value.difference == "rule=refuses(input=invalid-percent)"
