@@ -56,14 +56,12 @@ from __future__ import annotations
 import dataclasses
 import functools
 import re
-import string
 from collections.abc import Callable
 from typing import Any
 
 from pctfuzz._internal.accept.entry import KnownDivergence
 from pctfuzz._internal.accept.entry import explain as _explain_entries
 from pctfuzz._internal.accept.entry import reconcile as reconcile_entries
-from pctfuzz._internal.accept.impact import CONTROLS, DELIMITERS
 from pctfuzz._internal.accept.model import Model, render, reorder
 from pctfuzz._internal.accept.reconcilers import (
     CUT_CHARS,
@@ -71,11 +69,11 @@ from pctfuzz._internal.accept.reconcilers import (
     MANGLING_STYLES,
     RECONCILERS,
     input_has,
-    input_texts,
     mangled_pairs,
 )
 from pctfuzz._internal.accept.rules import Rule, as_entry, find_rule
 from pctfuzz._internal.cases import Case, DecodeCase, EncodeCase, FormCase, FormParseCase
+from pctfuzz._internal.checks.generalize import holds_on_variants, widen, without_kind
 from pctfuzz._internal.checks.known import KnownFindings
 from pctfuzz._internal.checks.registry.lookup import (
     accepted_entries,
@@ -90,8 +88,7 @@ from pctfuzz._internal.oracles.base import Impl, Unsupported, impl_name, registr
 from pctfuzz._internal.oracles.registry import get_impl
 from pctfuzz._internal.outcome import Outcome, reference_outcome
 from pctfuzz._internal.reference import Surrogates
-from pctfuzz._internal.spec import HEX_PAIR, PERCENT_ENCODED_BYTE
-from pctfuzz._internal.text import strip_lone_surrogates, surrogates_to_fffd
+from pctfuzz._internal.text import surrogates_to_fffd
 from pctfuzz._internal.violations import Divergence
 
 __all__ = [
@@ -381,21 +378,18 @@ def _explaining_rule(check: str, case: Case, adapter: Impl, expected: Outcome,
 
 def _holds_on_variants(check: str, case: Case, adapter: Impl, rule: Rule,
                        surrogates: Surrogates, known: KnownFindings | None) -> bool:
-    """A name never claims more than was checked: ``rule`` (beside the entries in force)
-    predicts the implementation's exact answer on variants of the case too -- each
-    ASCII character of the input that is no delimiter, nor within an escape's two
-    characters, written as ``VARIANTS`` members of its group (``UNIT_GROUPS``) that the
-    input does not hold (so a variant keeps its structure), spread over it; and the
-    input padded with a letter before and after. An encoder that doubles every letter
-    answers ``a`` with ``aa``, which "adds 'a' before the answer" explains, and ``b``
-    with ``bb``, which it does not; a parser that strips a leading space is not one
-    that removes every space. A rule that explains the case only with others
-    (``find_rule``'s combinations) is not asked."""
+    """A name never claims more than was checked: ``rule``, beside the entries in force,
+    predicts the implementation's answer on variants of the case too
+    (``generalize.holds_on_variants``); ``refuses(kind)`` needs the input of its kind
+    (``' %'`` refused for its space is no refusal of an invalid ``%``). A rule that
+    explains the case only with others (``find_rule``'s combinations) is not asked."""
     names = registry_names(adapter)
     if not names:
         return True
     if rule.name == "refuses":
-        return _refusal_needs_its_input(check, case, adapter, str(dict(rule.params)["input"]))
+        variant = without_kind(case, str(dict(rule.params)["input"]))
+        got = None if variant is None else run_impl(check, variant, adapter)
+        return got is None or not got.raised
     entries = _in_force(check, adapter, known)
     entry = as_entry(rule, check, names[0], case)
 
@@ -408,62 +402,10 @@ def _holds_on_variants(check: str, case: Case, adapter: Impl, rule: Rule,
         compared = _as_compared(variant, got)
         if agree(check, variant, want, compared):
             return _predicts_agreement(check, variant, want, compared, names, entries, entry)
-        used = _explain_entries(check, names, variant, want, compared, [*entries, entry])
-        return used is not None
+        return _explain_entries(check, names, variant, want, compared,
+                                [*entries, entry]) is not None
 
-    if not explained(case):
-        return True  # (named as part of a combination: not checked alone)
-    strs = [t.decode("latin-1") if isinstance(t, bytes) else t for t in input_texts(case)]
-    escaped = {t[i] for t in strs for i in range(len(t))
-               if "%" in t[max(0, i - 2):i]}  # an escape's digits are structure, not data
-    present = {c for t in strs for c in t}
-    # Padded with a letter the input does not hold, before and after: a rule holds
-    # wherever its characters are (a leading space stripped is no "removes every
-    # space"), as padding never enters an identity.
-    # (two of it: hyperlink picks its code path by the parity of the input's length)
-    pad = next((c + c for c in "xqzjkvwy" if c not in present), None)
-    if pad is not None:
-        for padded in (lambda t: _padded(t, pad, True), lambda t: _padded(t, pad, False)):
-            variant = _with_texts(case, padded)
-            if variant is not None and explained(variant) is False:
-                return False
-    for char in sorted({c for c in present if c.isascii()} - escaped):
-        group = next((g for g, members in UNIT_GROUPS.items() if char in members), None)
-        if group is None:
-            continue
-        members = [c for c in UNIT_GROUPS[group] if c not in present]
-        step = max(1, len(members) // VARIANTS)
-        for other in members[::step][:VARIANTS]:
-            variant = _with_char(case, char, other)
-            if variant is not None and explained(variant) is False:
-                return False
-    return True
-
-
-#: How to take each kind of input ``refuses`` names out of a text (str, bytes).
-_WITHOUT_KIND: dict[str, tuple[Callable[[str], str], Callable[[bytes], bytes]]] = {
-    "invalid-percent": (lambda t: re.sub(f"%(?!{HEX_PAIR})", "", t),
-                        lambda t: re.sub(f"%(?!{HEX_PAIR})".encode("ascii"), b"", t)),
-    "control-char": (lambda t: re.sub("[\x00-\x1f\x7f]", "", t),
-                     lambda t: re.sub(b"[\x00-\x1f\x7f]", b"", t)),
-    "non-ascii": (lambda t: "".join(c for c in t if c.isascii()),
-                  lambda t: bytes(b for b in t if b < 0x80)),
-    "lone-surrogate": (strip_lone_surrogates, lambda t: t),
-}
-
-
-def _refusal_needs_its_input(check: str, case: Case, adapter: Impl, kind: str) -> bool:
-    """``refuses(kind)`` is a true name only if the implementation answers once the
-    input of that kind is taken out: ``' %'`` refused for its space is no refusal of
-    an invalid ``%`` (a parser that accepts a trailing ``%``)."""
-    ways = _WITHOUT_KIND.get(kind)
-    if ways is None:
-        return True
-    variant = _with_texts(case, lambda t: ways[1](t) if isinstance(t, bytes) else ways[0](t))
-    if variant is None or variant == case:
-        return True
-    got = run_impl(check, variant, adapter)
-    return got is None or not got.raised
+    return not explained(case) or holds_on_variants(case, explained)
 
 
 def _predicts_agreement(check: str, case: Case, want: Outcome, got: Outcome,
@@ -1081,202 +1023,20 @@ def _first_class(check: str, case: Case, adapter: Impl, expected: Outcome, actua
     )
 
 
-_ALNUM = string.ascii_letters + string.digits
-#: The groups an ASCII unit of an unexplained difference widens to (DDSET, Gopinath et
-#: al., ISSTA 2020: a failure-inducing input abstracted to the widest class that keeps
-#: the failure). A delimiter (``accept.impact.DELIMITERS``) and the space never widen:
-#: each is its own behaviour.
-UNIT_GROUPS = {
-    "control": CONTROLS,
-    "alnum": _ALNUM,
-    "printable": "".join(chr(c) for c in range(0x21, 0x7F)
-                         if chr(c) not in DELIMITERS and chr(c) not in _ALNUM),
-}
-#: Each group's narrower ones, tried when variants from the whole group disagree (a
-#: parser that drops TAB, LF and CR everywhere but other controls only at the start).
-SUBGROUPS = {
-    "control": {"control-space": "\t\n\x0b\x0c\r",
-                "control-other": "".join(c for c in CONTROLS if c not in "\t\n\x0b\x0c\r")},
-    "alnum": {"letter": string.ascii_letters, "digit": string.digits},
-}
-#: How many other members of its group a unit is checked on before it is named by the
-#: group: a name never claims more than was checked.
-VARIANTS = 3
-_UNIT = re.compile(r"(?:^|;)unit=0x([0-9A-F]{2})(?:;|$)")
-
-
 def _generalized(check: str, case: Case, adapter: Impl, klass: str, surrogates: Surrogates,
                  known: KnownFindings | None) -> str:
-    """``klass`` with its ASCII unit (``unit=0xHH``) widened to its group
-    (``UNIT_GROUPS``; failing that, to its narrower group, ``SUBGROUPS``) when
-    ``VARIANTS`` other members of the group, each put in its
-    place in the input (none the input holds: a variant keeps its structure), give
-    the same class with their own unit: an encoder that
-    leaves every control raw is one finding, not one per control. The variants are
-    spread over the group, so an unlucky pick of neighbours does not widen it."""
-    if _HEX_CASE_SEG.search(klass):
-        klass = _generalized_escapes(check, case, adapter, klass, surrogates, known)
-    if _WRITTEN_SEG.search(klass):
-        return _generalized_writing(check, case, adapter, klass, surrogates, known)
-    match = _UNIT.search(klass)
-    if match is None:
-        return klass
-    char = chr(int(match.group(1), 16))
-    group = next((name for name, members in UNIT_GROUPS.items() if char in members), None)
-    if group is None:
-        return klass
-    present = {c for t in input_texts(case)
-               for c in (t.decode("latin-1") if isinstance(t, bytes) else t)}
-    narrower = [(n, m) for n, m in SUBGROUPS.get(group, {}).items() if char in m]
-    for name, members in [(group, UNIT_GROUPS[group]), *narrower]:
-        if _same_on_variants(check, case, adapter, klass, char,
-                             [c for c in members if c not in present], surrogates, known):
-            return klass.replace(f"unit=0x{match.group(1)}", f"unit={name}")
-    return klass
-
-
-def _same_on_variants(check: str, case: Case, adapter: Impl, klass: str, char: str,
-                      members: list[str], surrogates: Surrogates,
-                      known: KnownFindings | None) -> bool:
-    """``VARIANTS`` of ``members``, spread over them, each written for ``char`` in the
-    case, give ``klass`` with their own unit."""
-    if len(members) < VARIANTS:
-        return False
-    step = max(1, len(members) // VARIANTS)
-    for other in members[::step][:VARIANTS]:
-        variant = _with_char(case, char, other)
-        if variant is None:
-            return False
+    """``klass`` widened where variants of the case agree (``checks.generalize``)."""
+    def classify(variant: Case) -> str | None:
         got = run_impl(check, variant, adapter)
         if got is None:
-            return False
+            return None
         want = reference_outcome(check, variant, surrogates=surrogates)
         if agree(check, variant, want, got):
-            return False
+            return None
         want = _policy_reference(check, variant, got, want)
-        same = klass.replace(f"unit=0x{ord(char):02X}", f"unit=0x{ord(other):02X}")
-        if _first_class(check, variant, adapter, want, got, surrogates, known) != same:
-            return False
-    return True
+        return _first_class(check, variant, adapter, want, got, surrogates, known)
 
-
-_HEX_CASE_SEG = re.compile(r"(?:^|;)seg=(pct-upper|pct-lower)(?:;|$)")
-_ESCAPE = PERCENT_ENCODED_BYTE
-_ESCAPE_BYTES = re.compile(PERCENT_ENCODED_BYTE.pattern.encode("ascii"))
-_SPLIT_ESCAPES = re.compile(f"(%{HEX_PAIR})")
-_SPLIT_ESCAPES_BYTES = re.compile(_SPLIT_ESCAPES.pattern.encode("ascii"))
-
-
-def _generalized_escapes(check: str, case: Case, adapter: Impl, klass: str,
-                         surrogates: Surrogates, known: KnownFindings | None) -> str:
-    """``seg=pct-upper`` or ``pct-lower`` widened to ``pct-letters`` (a valid escape
-    with hex letters, either case) when the case with every escape's letters in the
-    other case gives the same class with the other segment: a decoder that reads
-    ``%2B`` and ``%2b`` as a space is one finding, not one per hex case."""
-    seg = _HEX_CASE_SEG.search(klass)
-    assert seg is not None
-    variant = _with_texts(case, lambda t: _ESCAPE.sub(lambda m: m.group().swapcase(), t)
-                          if isinstance(t, str) else
-                          _ESCAPE_BYTES.sub(lambda m: m.group().swapcase(), t))
-    if variant is None or variant == case:
-        return klass
-    other = "pct-lower" if seg.group(1) == "pct-upper" else "pct-upper"
-    got = run_impl(check, variant, adapter)
-    if got is None:
-        return klass
-    want = reference_outcome(check, variant, surrogates=surrogates)
-    if agree(check, variant, want, got):
-        return klass
-    want = _policy_reference(check, variant, got, want)
-    if _first_class(check, variant, adapter, want, got, surrogates, known) \
-            != klass.replace(f"seg={seg.group(1)}", f"seg={other}"):
-        return klass
-    return klass.replace(f"seg={seg.group(1)}", "seg=pct-letters")
-
-
-#: The segments of a letter or digit, raw or escaped (``identity``'s decode segments).
-_WRITTEN = ("ascii", "pct-upper", "pct-lower", "pct-digits", "pct-letters")
-_WRITTEN_SEG = re.compile(r"(?:^|;)seg=(ascii|pct-upper|pct-lower|pct-digits|pct-letters)"
-                          r"(?:;|$)")
-_ALNUM_ESCAPE = re.compile(r"%(?:[46][1-9A-Fa-f]|[57][0-9Aa]|3[0-9])")
-
-
-def _generalized_writing(check: str, case: Case, adapter: Impl, klass: str,
-                         surrogates: Surrogates, known: KnownFindings | None) -> str:
-    """A decoder's or parser's segment widened to ``alnum-any`` (a letter or digit, raw
-    or escaped) when the case with its letters and digits written the other way (each
-    escaped as ``%HH``, each escape of one decoded) gives the same difference in a
-    segment of that kind too: a parser that lowercases names was one finding per way
-    the letter was written (``A``, ``%41``, ``%4a``...)."""
-    seg = _WRITTEN_SEG.search(klass)
-    assert seg is not None
-
-    def escaped(text: Any) -> Any:  # (an escape's own digits stay as they are)
-        if isinstance(text, bytes):
-            return b"".join(part if i % 2 else b"".join(
-                b"%%%02X" % c if chr(c) in _ALNUM else bytes([c]) for c in part)
-                for i, part in enumerate(_SPLIT_ESCAPES_BYTES.split(text)))
-        return "".join(part if i % 2 else "".join(
-            f"%{ord(c):02X}" if c in _ALNUM else c for c in part)
-            for i, part in enumerate(_SPLIT_ESCAPES.split(text)))
-
-    def decoded(text: Any) -> Any:
-        if isinstance(text, bytes):
-            return re.sub(rb"%(?:[46][1-9A-Fa-f]|[57][0-9Aa]|3[0-9])",
-                          lambda m: bytes([int(m.group()[1:], 16)]), text)
-        return _ALNUM_ESCAPE.sub(lambda m: chr(int(m.group()[1:], 16)), text)
-
-    rewritten = 0
-    for change in (escaped, decoded):
-        variant = _with_texts(case, change)
-        if variant is None or variant == case:
-            continue
-        got = run_impl(check, variant, adapter)
-        if got is None:
-            return klass
-        want = reference_outcome(check, variant, surrogates=surrogates)
-        if agree(check, variant, want, got):
-            return klass
-        want = _policy_reference(check, variant, got, want)
-        found = _first_class(check, variant, adapter, want, got, surrogates, known)
-        if _WRITTEN_SEG.sub(";seg=*;", f";{found};") != \
-                _WRITTEN_SEG.sub(";seg=*;", f";{klass};"):
-            return klass
-        # the segment itself written the other way: raw for escaped, or the reverse
-        written = _WRITTEN_SEG.search(found)
-        rewritten += written is not None and \
-            (written.group(1) == "ascii") != (seg.group(1) == "ascii")
-    if not rewritten:
-        return klass
-    return klass.replace(f"seg={seg.group(1)}", "seg=alnum-any")
-
-
-def _padded(text: Any, pad: str, before: bool) -> Any:
-    """``text`` (str or bytes) with the ASCII ``pad`` before or after it."""
-    extra: Any = pad.encode("ascii") if isinstance(text, bytes) else pad
-    return extra + text if before else text + extra
-
-
-def _with_texts(case: Case, change: Callable[[Any], Any]) -> Case | None:
-    """``case`` with ``change`` applied to each of its input texts."""
-    if isinstance(case, EncodeCase | DecodeCase):
-        return dataclasses.replace(case, value=change(case.value))
-    if isinstance(case, FormCase):
-        return dataclasses.replace(case, pairs=tuple((change(n), change(v))
-                                                     for n, v in case.pairs))
-    if isinstance(case, FormParseCase):
-        return dataclasses.replace(case, text=change(case.text))
-    return None
-
-
-def _with_char(case: Case, old: str, new: str) -> Case | None:
-    """``case`` with every ``old`` of its input written ``new`` (None: no such input)."""
-    def swap(text: Any) -> Any:
-        if isinstance(text, bytes):
-            return text.replace(old.encode("latin-1"), new.encode("latin-1"))
-        return text.replace(old, new)
-
-    return _with_texts(case, swap)
+    return widen(case, klass, classify)
 
 
 def _shortest_prefix(case: EncodeCase, adapter: Impl, surrogates: Surrogates,

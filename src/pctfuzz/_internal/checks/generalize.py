@@ -1,0 +1,256 @@
+"""Findings that generalize: variants of a case, and what they say of a name and a class.
+
+A finding's identity is the generalized behaviour that explains it, and what is
+generalized is checked on variants of its case, as DDSET abstracts a failure-inducing
+input to the widest class that keeps the failure (Gopinath et al., ISSTA 2020,
+"Abstracting failure-inducing inputs"):
+
+- ``widen``: a difference no rule names is named by its first differing unit and the
+  shape of the difference (``identity``); an ASCII unit widens to its group
+  (``UNIT_GROUPS``, then ``SUBGROUPS``), a valid escape's hex case to
+  ``pct-letters``, a letter or digit raw or escaped to ``alnum-any``, each only when
+  variants give the same class;
+- ``holds_on_variants``: a rule names a finding only if it also predicts the answer on
+  variants of the case (each data character written as others of its group, the input
+  padded before and after);
+- ``without_kind``: the case with one kind of input taken out, which a refusal must
+  need.
+
+A delimiter (``accept.impact.DELIMITERS``) and the space never widen and are never
+varied: each is its own behaviour. This module builds the variants and reads what the
+differential check (``checks.differential``) says of them, through the callables it is
+given.
+"""
+
+from __future__ import annotations
+
+import re
+import string
+from collections.abc import Callable
+from dataclasses import replace
+from typing import Any
+
+from pctfuzz._internal.accept.impact import CONTROLS, DELIMITERS
+from pctfuzz._internal.accept.reconcilers import input_texts
+from pctfuzz._internal.cases import Case, DecodeCase, EncodeCase, FormCase, FormParseCase
+from pctfuzz._internal.spec import HEX_PAIR, PERCENT_ENCODED_BYTE
+from pctfuzz._internal.text import strip_lone_surrogates
+
+__all__ = ["SUBGROUPS", "UNIT_GROUPS", "VARIANTS", "holds_on_variants", "widen",
+           "with_texts", "without_kind"]
+
+#: ``classify(variant)``: the class of the variant's difference (``identity``), None
+#: when the implementation agrees with the reference on it or does not answer it.
+Classify = Callable[[Case], "str | None"]
+#: ``explained(variant)``: the rule predicts the implementation's answer on it (None:
+#: not answered).
+Explained = Callable[[Case], "bool | None"]
+
+_ALNUM = string.ascii_letters + string.digits
+#: The groups an ASCII unit widens to.
+UNIT_GROUPS = {
+    "control": CONTROLS,
+    "alnum": _ALNUM,
+    "printable": "".join(chr(c) for c in range(0x21, 0x7F)
+                         if chr(c) not in DELIMITERS and chr(c) not in _ALNUM),
+}
+_SPACES = "\t\n\x0b\x0c\r"
+#: Each group's narrower ones, tried when variants from the whole group disagree (a
+#: parser that drops TAB, LF and CR everywhere but other controls only at the start).
+SUBGROUPS = {
+    "control": {"control-space": _SPACES,
+                "control-other": "".join(c for c in CONTROLS if c not in _SPACES)},
+    "alnum": {"letter": string.ascii_letters, "digit": string.digits},
+}
+#: How many members of a group a unit is checked on before it is named by the group:
+#: a name never claims more than was checked.
+VARIANTS = 3
+
+_UNIT = re.compile(r"(?:^|;)unit=0x([0-9A-F]{2})(?:;|$)")
+_HEX_CASE_SEG = re.compile(r"(?:^|;)seg=(pct-upper|pct-lower)(?:;|$)")
+#: The segments of a letter or digit, raw or escaped (``identity``'s decode segments).
+_WRITTEN_SEG = re.compile(r"(?:^|;)seg=(ascii|pct-upper|pct-lower|pct-digits|pct-letters)"
+                          r"(?:;|$)")
+_ESCAPE_BYTES = re.compile(PERCENT_ENCODED_BYTE.pattern.encode("ascii"))
+_SPLIT_ESCAPES = re.compile(f"(%{HEX_PAIR})")
+_SPLIT_ESCAPES_BYTES = re.compile(_SPLIT_ESCAPES.pattern.encode("ascii"))
+#: An escape of an ASCII letter or digit (%30-%39, %41-%5A, %61-%7A).
+_ALNUM_ESCAPE = re.compile("%(?:3[0-9]|[46][1-9A-Fa-f]|[57][0-9Aa])")
+_ALNUM_ESCAPE_BYTES = re.compile(_ALNUM_ESCAPE.pattern.encode("ascii"))
+
+
+# --- variants ------------------------------------------------------------------------------
+def with_texts(case: Case, change: Callable[[Any], Any]) -> Case | None:
+    """``case`` with ``change`` applied to each of its input texts (str or bytes)."""
+    if isinstance(case, EncodeCase | DecodeCase):
+        return replace(case, value=change(case.value))
+    if isinstance(case, FormCase):
+        return replace(case, pairs=tuple((change(n), change(v)) for n, v in case.pairs))
+    if isinstance(case, FormParseCase):
+        return replace(case, text=change(case.text))
+    return None
+
+
+def _with_char(case: Case, old: str, new: str) -> Case | None:
+    """``case`` with every ``old`` of its input written ``new``."""
+    def swap(text: Any) -> Any:
+        if isinstance(text, bytes):
+            return text.replace(old.encode("latin-1"), new.encode("latin-1"))
+        return text.replace(old, new)
+
+    return with_texts(case, swap)
+
+
+def _padded(text: Any, pad: str, before: bool) -> Any:
+    """``text`` (str or bytes) with the ASCII ``pad`` before or after it."""
+    extra: Any = pad.encode("ascii") if isinstance(text, bytes) else pad
+    return extra + text if before else text + extra
+
+
+def _strs(case: Case) -> list[str]:
+    return [t.decode("latin-1") if isinstance(t, bytes) else t for t in input_texts(case)]
+
+
+def _spread(members: list[str]) -> list[str]:
+    """``VARIANTS`` of ``members``, spread over them (an unlucky pick of neighbours
+    must not widen a class)."""
+    step = max(1, len(members) // VARIANTS)
+    return members[::step][:VARIANTS]
+
+
+# --- a class widened -----------------------------------------------------------------------
+def widen(case: Case, klass: str, classify: Classify) -> str:
+    """``klass``, the class of an unexplained difference on ``case``, widened where its
+    variants agree: a valid escape's hex case (``pct-letters``), a letter or digit
+    however written (``alnum-any``), an ASCII unit to its group or narrower group. An
+    encoder that leaves every control raw is one finding, not one per control."""
+    if _HEX_CASE_SEG.search(klass):
+        klass = _either_hex_case(case, klass, classify)
+    if _WRITTEN_SEG.search(klass):
+        return _however_written(case, klass, classify)
+    match = _UNIT.search(klass)
+    if match is None:
+        return klass
+    char = chr(int(match.group(1), 16))
+    group = next((name for name, members in UNIT_GROUPS.items() if char in members), None)
+    if group is None:
+        return klass
+    present = set("".join(_strs(case)))
+    narrower = [(n, m) for n, m in SUBGROUPS.get(group, {}).items() if char in m]
+    for name, members in [(group, UNIT_GROUPS[group]), *narrower]:
+        others = [c for c in members if c not in present]  # (a variant keeps its structure)
+        if len(others) >= VARIANTS and all(
+                classify(variant) == klass.replace(f"unit=0x{ord(char):02X}",
+                                                   f"unit=0x{ord(other):02X}")
+                for other in _spread(others)
+                if (variant := _with_char(case, char, other)) is not None):
+            return klass.replace(f"unit=0x{match.group(1)}", f"unit={name}")
+    return klass
+
+
+def _either_hex_case(case: Case, klass: str, classify: Classify) -> str:
+    """``seg=pct-upper``/``pct-lower`` as ``pct-letters`` when the case with every
+    escape's letters in the other case gives the same class with the other segment: a
+    decoder that reads ``%2B`` and ``%2b`` as a space is one finding."""
+    seg = _HEX_CASE_SEG.search(klass)
+    assert seg is not None
+    variant = with_texts(case, lambda t: _ESCAPE_BYTES.sub(
+        lambda m: m.group().swapcase(), t) if isinstance(t, bytes) else
+        PERCENT_ENCODED_BYTE.sub(lambda m: m.group().swapcase(), t))
+    if variant is None or variant == case:
+        return klass
+    other = "pct-lower" if seg.group(1) == "pct-upper" else "pct-upper"
+    if classify(variant) != klass.replace(f"seg={seg.group(1)}", f"seg={other}"):
+        return klass
+    return klass.replace(f"seg={seg.group(1)}", "seg=pct-letters")
+
+
+def _escaped(text: Any) -> Any:
+    """Each ASCII letter and digit of ``text`` as its escape (an escape's own digits
+    stay as they are)."""
+    if isinstance(text, bytes):
+        return b"".join(part if i % 2 else b"".join(
+            b"%%%02X" % c if chr(c) in _ALNUM else bytes([c]) for c in part)
+            for i, part in enumerate(_SPLIT_ESCAPES_BYTES.split(text)))
+    return "".join(part if i % 2 else "".join(
+        f"%{ord(c):02X}" if c in _ALNUM else c for c in part)
+        for i, part in enumerate(_SPLIT_ESCAPES.split(text)))
+
+
+def _decoded(text: Any) -> Any:
+    """Each escape of an ASCII letter or digit of ``text`` decoded."""
+    if isinstance(text, bytes):
+        return _ALNUM_ESCAPE_BYTES.sub(lambda m: bytes([int(m.group()[1:], 16)]), text)
+    return _ALNUM_ESCAPE.sub(lambda m: chr(int(m.group()[1:], 16)), text)
+
+
+def _however_written(case: Case, klass: str, classify: Classify) -> str:
+    """A decoder's or parser's segment as ``alnum-any`` (a letter or digit, raw or
+    escaped) when the case with its letters and digits written the other way (each
+    escaped, each escape of one decoded) gives the same difference, in a segment
+    written the other way at least once: a parser that lowercases names was one
+    finding per way the letter was written (``A``, ``%41``, ``%4a``...)."""
+    seg = _WRITTEN_SEG.search(klass)
+    assert seg is not None
+    anywise = _WRITTEN_SEG.sub(";seg=*;", f";{klass};")
+    rewritten = False
+    for change in (_escaped, _decoded):
+        variant = with_texts(case, change)
+        if variant is None or variant == case:
+            continue
+        found = classify(variant)
+        if found is None or _WRITTEN_SEG.sub(";seg=*;", f";{found};") != anywise:
+            return klass
+        written = _WRITTEN_SEG.search(found)
+        rewritten |= written is not None and \
+            (written.group(1) == "ascii") != (seg.group(1) == "ascii")
+    return klass.replace(f"seg={seg.group(1)}", "seg=alnum-any") if rewritten else klass
+
+
+# --- a name checked ------------------------------------------------------------------------
+def holds_on_variants(case: Case, explained: Explained) -> bool:
+    """A name never claims more than was checked: ``explained`` (the rule, beside the
+    entries in force, predicts the implementation's answer) holds on the case padded
+    with two letters it does not hold, before and after (two: hyperlink picks its code
+    path by the parity of the input's length), and on the case with each ASCII
+    character that is no delimiter, nor an escape's digit, written as ``VARIANTS``
+    members of its group the input does not hold. An encoder that doubles every
+    letter answers ``a`` with ``aa``, which "adds 'a' before the answer" explains, and
+    ``b`` with ``bb``, which it does not; a parser that strips a leading space is not
+    one that removes every space."""
+    strs = _strs(case)
+    escaped = {t[i] for t in strs for i in range(len(t)) if "%" in t[max(0, i - 2):i]}
+    present = set("".join(strs))
+    pad = next((c + c for c in "xqzjkvwy" if c not in present), None)
+    variants: list[Case | None] = []
+    if pad is not None:
+        variants += [with_texts(case, lambda t: _padded(t, pad, True)),
+                     with_texts(case, lambda t: _padded(t, pad, False))]
+    for char in sorted({c for c in present if c.isascii()} - escaped):
+        group = next((g for g, members in UNIT_GROUPS.items() if char in members), None)
+        if group is not None:
+            variants += [_with_char(case, char, other) for other in
+                         _spread([c for c in UNIT_GROUPS[group] if c not in present])]
+    return all(explained(variant) is not False for variant in variants if variant is not None)
+
+
+#: How to take each kind of input ``refuses`` names out of a text (str, bytes).
+_WITHOUT_KIND: dict[str, tuple[Callable[[str], str], Callable[[bytes], bytes]]] = {
+    "invalid-percent": (lambda t: re.sub(f"%(?!{HEX_PAIR})", "", t),
+                        lambda t: re.sub(f"%(?!{HEX_PAIR})".encode("ascii"), b"", t)),
+    "control-char": (lambda t: "".join(c for c in t if c not in CONTROLS),
+                     lambda t: bytes(b for b in t if chr(b) not in CONTROLS)),
+    "non-ascii": (lambda t: "".join(c for c in t if c.isascii()),
+                  lambda t: bytes(b for b in t if b < 0x80)),
+    "lone-surrogate": (strip_lone_surrogates, lambda t: t),
+}
+
+
+def without_kind(case: Case, kind: str) -> Case | None:
+    """``case`` with every input of ``kind`` (one of ``refuses``' kinds) taken out; None
+    when this kind cannot be taken out or the case holds none."""
+    ways = _WITHOUT_KIND.get(kind)
+    if ways is None:
+        return None
+    variant = with_texts(case, lambda t: ways[1](t) if isinstance(t, bytes) else ways[0](t))
+    return None if variant == case else variant
