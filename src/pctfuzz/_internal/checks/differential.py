@@ -60,7 +60,6 @@ from collections.abc import Callable
 from typing import Any
 
 from pctfuzz._internal.accept.entry import KnownDivergence
-from pctfuzz._internal.accept.entry import explain as _explain_entries
 from pctfuzz._internal.accept.entry import reconcile as reconcile_entries
 from pctfuzz._internal.accept.model import Model, render, reorder
 from pctfuzz._internal.accept.reconcilers import (
@@ -399,24 +398,18 @@ def _holds_on_variants(check: str, case: Case, adapter: Impl, rule: Rule,
             return None
         want = _policy_reference(check, variant, got,
                                  reference_outcome(check, variant, surrogates=surrogates))
-        compared = _as_compared(variant, got)
-        if agree(check, variant, want, compared):
-            return _predicts_agreement(check, variant, want, compared, names, entries, entry)
-        return _explain_entries(check, names, variant, want, compared,
-                                [*entries, entry]) is not None
+        # Only a variant the rule changes the answer of can refute it: another
+        # difference of the implementation there ('!' encoded beside a '~' encoded)
+        # says nothing of this rule.
+        # (An implementation that raises where the rule changes the answer refutes it.)
+        answer = Outcome(want.value) if got.raised and not want.raised else got
+        used, fixed_want, fixed_got = reconcile_entries(
+            check, names, variant, want, _as_compared(variant, answer), [*entries, entry])
+        if entry.id not in used:
+            return None
+        return not got.raised and fixed_want.same(fixed_got)
 
     return not explained(case) or holds_on_variants(case, explained)
-
-
-def _predicts_agreement(check: str, case: Case, want: Outcome, got: Outcome,
-                        names: tuple[str, ...], entries: list[KnownDivergence],
-                        entry: KnownDivergence) -> bool:
-    """The implementation agrees with the reference on ``case``: the rule's prediction
-    must be that answer too (a rule that rewrites it, as "adds 'a' before the answer"
-    does, claims what the implementation does not do)."""
-    used, fixed_want, fixed_got = reconcile_entries(check, names, case, want, got,
-                                                    [*entries, entry])
-    return entry.id not in used or fixed_want.same(fixed_got)
 
 
 def rule_for(check: str, case: Case, adapter: Impl) -> Rule | None:
