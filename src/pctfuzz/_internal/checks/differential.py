@@ -355,30 +355,39 @@ def _explaining_rule(check: str, case: Case, adapter: Impl, expected: Outcome,
             chars=lambda rule_name: _own_chars(rule_name, check, case, adapter),
             parser_mode=lambda rule_name: _own_parser_mode(rule_name, check, adapter))
 
-    in_force = _in_force(check, adapter, known)
-    rule = None if _raises_on_plain(check, case, adapter, actual) else named(in_force)
+    # Beside the accepted entries and the known findings first, so a new behaviour is
+    # named by its own rule; then beside the accepted entries alone (a behaviour that
+    # does not compose with a known one: a '~' written %7E by code that runs after the
+    # known lowercasing); then beside the known findings alone (a fallback path does
+    # none of what the accepted entries say; the known findings' ``explain`` tries the
+    # same).
+    accepted = list(entries_for(check, names, accepted_entries(adapter)))
     own = [] if known is None or not names else known.entries(check, names[0])
-    if rule is None and len(own) < len(in_force) and not _raises_on_plain(
-            check, case, adapter, actual):
-        # Without the accepted entries: a fallback path does none of what they say
-        # (the known findings' ``explain`` tries the same).
-        rule = named(own)
+    rule, entries = None, accepted
+    if not _raises_on_plain(check, case, adapter, actual):
+        tries = [[*accepted, *own], accepted, own] if own and accepted else \
+            [own, []] if own else [accepted]
+        for entries in tries:
+            rule = named(entries)
+            if rule is not None:
+                break
     if rule is not None and not _holds_on_variants(check, case, adapter, rule, surrogates,
-                                                   known):
+                                                   entries):
         rule = None
     if rule is None and isinstance(case, EncodeCase) and case.value and not actual.raised:
         # (a refusal is of the whole input: a prefix's rule does not name it)
         found = _prefix_rule(case, adapter, surrogates, known)
         if found is not None and _holds_on_variants(check, found[0], adapter, found[1],
-                                                    surrogates, known):
+                                                    surrogates,
+                                                    _in_force(check, adapter, known)):
             rule = found[1]
     return rule
 
 
 def _holds_on_variants(check: str, case: Case, adapter: Impl, rule: Rule,
-                       surrogates: Surrogates, known: KnownFindings | None) -> bool:
-    """A name never claims more than was checked: ``rule``, beside the entries in force,
-    predicts the implementation's answer on variants of the case too
+                       surrogates: Surrogates, entries: list[KnownDivergence]) -> bool:
+    """A name never claims more than was checked: ``rule``, beside ``entries`` (those it
+    was named beside), predicts the implementation's answer on variants of the case too
     (``generalize.holds_on_variants``); ``refuses(kind)`` needs the input of its kind
     (``' %'`` refused for its space is no refusal of an invalid ``%``). A rule that
     explains the case only with others (``find_rule``'s combinations) is not asked."""
@@ -389,7 +398,6 @@ def _holds_on_variants(check: str, case: Case, adapter: Impl, rule: Rule,
         variant = without_kind(case, str(dict(rule.params)["input"]))
         got = None if variant is None else run_impl(check, variant, adapter)
         return got is None or not got.raised
-    entries = _in_force(check, adapter, known)
     entry = as_entry(rule, check, names[0], case)
 
     def explained(variant: Case) -> bool | None:
