@@ -208,7 +208,11 @@ def _however_written(case: Case, klass: str, classify: Classify) -> str:
 
 
 # --- a name checked ------------------------------------------------------------------------
-def holds_on_variants(case: Case, explained: Explained) -> bool:
+#: At most this many of a rule's own characters are each tried in the padded case.
+CLAIMED = 8
+
+
+def holds_on_variants(case: Case, explained: Explained, claimed: str = "") -> bool:
     """A name never claims more than was checked: ``explained`` (the rule, beside the
     entries in force, predicts the implementation's answer) holds on the case padded
     with two letters it does not hold, before and after (two: hyperlink picks its code
@@ -217,7 +221,9 @@ def holds_on_variants(case: Case, explained: Explained) -> bool:
     members of its group the input does not hold. An encoder that doubles every
     letter answers ``a`` with ``aa``, which "adds 'a' before the answer" explains, and
     ``b`` with ``bb``, which it does not; a parser that strips a leading space is not
-    one that removes every space."""
+    one that removes every space. ``claimed``, the rule's own characters, are each
+    tried alone between the padding (``CLAIMED`` of them, spread): "removes every
+    whitespace" holds only if a space and a VT in the middle of a text are removed."""
     strs = _strs(case)
     escaped = {t[i] for t in strs for i in range(len(t)) if "%" in t[max(0, i - 2):i]}
     present = set("".join(strs))
@@ -226,12 +232,23 @@ def holds_on_variants(case: Case, explained: Explained) -> bool:
     if pad is not None:
         variants += [with_texts(case, lambda t: _padded(t, pad, True)),
                      with_texts(case, lambda t: _padded(t, pad, False))]
+        step = max(1, len(claimed) // CLAIMED)
+        variants += [with_texts(case, _between(char, pad))
+                     for char in claimed[::step][:CLAIMED] if ord(char) < 0x100]
     for char in sorted({c for c in present if c.isascii()} - escaped):
         group = next((g for g, members in UNIT_GROUPS.items() if char in members), None)
         if group is not None:
             variants += [_with_char(case, char, other) for other in
                          _spread([c for c in UNIT_GROUPS[group] if c not in present])]
     return all(explained(variant) is not False for variant in variants if variant is not None)
+
+
+def _between(char: str, pad: str) -> Callable[[Any], Any]:
+    """A text's replacement: ``char`` alone between ``pad`` (str or bytes, as the text)."""
+    def change(text: Any) -> Any:
+        middle: Any = char.encode("latin-1") if isinstance(text, bytes) else char
+        return _padded(_padded(middle, pad, True), pad, False)
+    return change
 
 
 #: How to take each kind of input ``refuses`` names out of a text (str, bytes).
