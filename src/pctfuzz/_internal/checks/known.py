@@ -1,9 +1,11 @@
 """The findings already made: the fast path of the differential check.
 
-A diverging input first meets the behaviours found so far (this campaign's findings,
-and the open findings of its store): each one's *exact* prediction of the
+A diverging input first meets the behaviours found so far (this process's findings,
+and its store's findings that are not fixed): each one's *exact* prediction of the
 implementation's answer, its catalogue rule beside the accepted entries
-(``accept.entry.explain``), most hit first, then all of them together. Only an input
+(``accept.entry.predicts``, else ``explain``), most hit first, then all of them
+together (``checks.differential`` asks once more without the accepted entries: a
+fallback code path does none of what they say). Only an input
 that none of them explains is named (``accept.rules.find_rule``, which asks the
 implementation about its set, cuts, modes...) and minimized. A prediction costs one
 render of a model; naming costs tens to hundreds of calls. Without this, a behaviour
