@@ -18,7 +18,7 @@ from __future__ import annotations
 import re
 import unicodedata
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from pctfuzz._internal.accept.entry import MODEL, REPLACE, REWRITE, KnownDivergence
@@ -31,7 +31,12 @@ from pctfuzz._internal.outcome import CHECKS, Outcome, Reconcile
 from pctfuzz._internal.reference import percent_decode, percent_encode
 from pctfuzz._internal.sets import FORM, PercentEncodeSet, get_set
 from pctfuzz._internal.spec import ASCII_HEX, HEX_PAIR
-from pctfuzz._internal.text import count_lone_surrogates, has_lone_surrogate, surrogates_to_fffd
+from pctfuzz._internal.text import (
+    count_lone_surrogates,
+    has_lone_surrogate,
+    strip_lone_surrogates,
+    surrogates_to_fffd,
+)
 
 __all__ = [
     "MANGLING_PROBE",
@@ -52,6 +57,7 @@ __all__ = [
     "encode_model",
     "encoded",
     "escapes_uppercased",
+    "input_strs",
     "kept_encoded",
     "latin1_bytes",
     "latin1_fallback",
@@ -82,6 +88,8 @@ __all__ = [
     "truncated",
     "unmappable_replaced",
     "whole_characters",
+    "with_texts",
+    "without_kind",
 ]
 
 _CASE_TYPES: Mapping[str, type] = {op.name: op.case_type for op in OPERATIONS}
@@ -907,6 +915,7 @@ def names_mangled(style: str) -> Reconciler:
 
 
 _INVALID_PCT = re.compile(f"%(?!{HEX_PAIR})")
+_INVALID_PCT_BYTES = re.compile(_INVALID_PCT.pattern.encode("ascii"))
 REFUSAL_INPUTS = ("lone-surrogate", "invalid-utf8", "invalid-percent", "control-char",
                   "non-ascii")
 #: ``control-char``: an ASCII control (C0 or DEL) as given, which a URL parser may
@@ -926,14 +935,49 @@ def input_texts(case: Case) -> list[str | bytes]:
     return [case.text]
 
 
+def input_strs(case: Case) -> list[str]:
+    """The case's input texts as str (bytes read as Latin-1, one character a byte)."""
+    return [t if isinstance(t, str) else t.decode("latin-1") for t in input_texts(case)]
+
+
+def with_texts(case: Case, change: Callable[[Any], Any]) -> Case:
+    """``case`` with ``change`` applied to each of its input texts (str or bytes)."""
+    if isinstance(case, EncodeCase | DecodeCase):
+        return replace(case, value=change(case.value))
+    if isinstance(case, FormCase):
+        return replace(case, pairs=tuple((change(n), change(v)) for n, v in case.pairs))
+    assert isinstance(case, FormParseCase)
+    return replace(case, text=change(case.text))
+
+
+#: How each kind of input ``input_has`` tells is taken out of a text (str, bytes).
+_WITHOUT_KIND: dict[str, tuple[Callable[[str], str], Callable[[bytes], bytes]]] = {
+    "invalid-percent": (lambda t: _INVALID_PCT.sub("", t),
+                        lambda t: _INVALID_PCT_BYTES.sub(b"", t)),
+    "control-char": (lambda t: _CONTROL.sub("", t), lambda t: _CONTROL_BYTES.sub(b"", t)),
+    "non-ascii": (lambda t: "".join(c for c in t if c.isascii()),
+                  lambda t: bytes(b for b in t if b < 0x80)),
+    "lone-surrogate": (strip_lone_surrogates, lambda t: t),
+}
+
+
+def without_kind(case: Case, kind: str) -> Case | None:
+    """``case`` with every input of ``kind`` (one of ``refuses``' kinds) taken out; None
+    when this kind cannot be taken out (``invalid-utf8``) or the case holds none."""
+    ways = _WITHOUT_KIND.get(kind)
+    if ways is None:
+        return None
+    variant = with_texts(case, lambda t: ways[1](t) if isinstance(t, bytes) else ways[0](t))
+    return None if variant == case else variant
+
+
 def input_has(case: Case, kind: str) -> bool:
     """The case's input holds ``kind`` (one of ``refuses``' classes)."""
     texts = input_texts(case)
     if kind == "lone-surrogate":
         return any(isinstance(t, str) and has_lone_surrogate(t) for t in texts)
     if kind == "invalid-percent":
-        return any(_INVALID_PCT.search(t if isinstance(t, str) else t.decode("latin-1"))
-                   for t in texts)
+        return any(_INVALID_PCT.search(t) for t in input_strs(case))
     if kind == "control-char":
         return any(_CONTROL.search(t) if isinstance(t, str) else _CONTROL_BYTES.search(t)
                    for t in texts)

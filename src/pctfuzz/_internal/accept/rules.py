@@ -48,6 +48,7 @@ from pctfuzz._internal.accept.reconcilers import (
     REFUSAL_INPUTS,
     Reconciler,
     input_has,
+    input_strs,
     input_texts,
 )
 from pctfuzz._internal.cases import Case, EncodeCase, FormCase
@@ -217,8 +218,8 @@ def _candidates(check: str, case: Case, expected: Outcome, actual: Outcome,
             yield _rule("python_codec")
         if (legacy or surrogate) and probe is not None and check in ("encode", "form"):
             raw, enc = probe()  # with the implementation's set (urllib: ~ raw)
-            yield from _set_rules("left_raw", raw, strs_of(case))
-            yield from _set_rules("encoded", enc, strs_of(case))
+            yield from _set_rules("left_raw", raw, input_strs(case))
+            yield from _set_rules("encoded", enc, input_strs(case))
         if surrogate and check in ("encode", "form"):  # and its other ways with the text
             strs = [t for t in input_texts(case) if isinstance(t, str)]
             yield from _part_rules(check, strs, chars)
@@ -237,7 +238,7 @@ def _candidates(check: str, case: Case, expected: Outcome, actual: Outcome,
     if input_has(case, "lone-surrogate"):  # held to U+FFFD (the non-scalar policy)
         yield from _unmappable(check)
     texts = input_texts(case)
-    strs = [t if isinstance(t, str) else t.decode("latin-1") for t in texts]
+    strs = input_strs(case)
     if input_has(case, "lone-surrogate"):  # and the text they leave when dropped (yarl
         strs += [strip_lone_surrogates(t) for t in strs]  # requotes '%54' of '%5\ud8004')
     if check in ("encode", "form"):
@@ -386,11 +387,6 @@ def _surrogate_rules(case: Case, chars: Chars | None, *,
         yield _rule("lone_surrogates", "replaced")
     for mode in ("dropped", "surrogatepass", "merged", "question-mark"):
         yield _rule("lone_surrogates", mode)
-
-
-def strs_of(case: Case) -> list[str]:
-    """The case's input texts as str (bytes read as Latin-1, one character a byte)."""
-    return [t if isinstance(t, str) else t.decode("latin-1") for t in input_texts(case)]
 
 
 def _shows(char: str, strs: Sequence[str]) -> bool:

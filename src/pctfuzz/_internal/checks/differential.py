@@ -69,10 +69,11 @@ from pctfuzz._internal.accept.reconcilers import (
     RECONCILERS,
     input_has,
     mangled_pairs,
+    without_kind,
 )
 from pctfuzz._internal.accept.rules import Rule, as_entry, find_rule
 from pctfuzz._internal.cases import Case, DecodeCase, EncodeCase, FormCase, FormParseCase
-from pctfuzz._internal.checks.generalize import holds_on_variants, widen, without_kind
+from pctfuzz._internal.checks.generalize import holds_on_variants, widen
 from pctfuzz._internal.checks.known import KnownFindings
 from pctfuzz._internal.checks.registry.lookup import (
     accepted_entries,

@@ -13,8 +13,8 @@ input to the widest class that keeps the failure (Gopinath et al., ISSTA 2020,
 - ``holds_on_variants``: a rule names a finding only if it also predicts the answer on
   variants of the case (each data character written as others of its group, the input
   padded before and after);
-- ``without_kind``: the case with one kind of input taken out, which a refusal must
-  need.
+- a refusal must need its kind of input (``accept.reconcilers.without_kind``, beside
+  ``input_has``, which tells the kinds).
 
 A delimiter (``accept.impact.DELIMITERS``) and the space never widen and are never
 varied: each is its own behaviour. This module builds the variants and reads what the
@@ -27,17 +27,14 @@ from __future__ import annotations
 import re
 import string
 from collections.abc import Callable
-from dataclasses import replace
 from typing import Any
 
 from pctfuzz._internal.accept.impact import CONTROLS, DELIMITERS
-from pctfuzz._internal.accept.reconcilers import input_texts
-from pctfuzz._internal.cases import Case, DecodeCase, EncodeCase, FormCase, FormParseCase
+from pctfuzz._internal.accept.reconcilers import input_strs, with_texts
+from pctfuzz._internal.cases import Case
 from pctfuzz._internal.spec import HEX_PAIR, PERCENT_ENCODED_BYTE
-from pctfuzz._internal.text import strip_lone_surrogates
 
-__all__ = ["SUBGROUPS", "UNIT_GROUPS", "VARIANTS", "holds_on_variants", "widen",
-           "with_texts", "without_kind"]
+__all__ = ["SUBGROUPS", "UNIT_GROUPS", "VARIANTS", "holds_on_variants", "widen"]
 
 #: ``classify(variant)``: the class of the variant's difference (``identity``), None
 #: when the implementation agrees with the reference on it or does not answer it.
@@ -80,18 +77,7 @@ _ALNUM_ESCAPE_BYTES = re.compile(_ALNUM_ESCAPE.pattern.encode("ascii"))
 
 
 # --- variants ------------------------------------------------------------------------------
-def with_texts(case: Case, change: Callable[[Any], Any]) -> Case | None:
-    """``case`` with ``change`` applied to each of its input texts (str or bytes)."""
-    if isinstance(case, EncodeCase | DecodeCase):
-        return replace(case, value=change(case.value))
-    if isinstance(case, FormCase):
-        return replace(case, pairs=tuple((change(n), change(v)) for n, v in case.pairs))
-    if isinstance(case, FormParseCase):
-        return replace(case, text=change(case.text))
-    return None
-
-
-def _with_char(case: Case, old: str, new: str) -> Case | None:
+def _with_char(case: Case, old: str, new: str) -> Case:
     """``case`` with every ``old`` of its input written ``new``."""
     def swap(text: Any) -> Any:
         if isinstance(text, bytes):
@@ -105,10 +91,6 @@ def _padded(text: Any, pad: str, before: bool) -> Any:
     """``text`` (str or bytes) with the ASCII ``pad`` before or after it."""
     extra: Any = pad.encode("ascii") if isinstance(text, bytes) else pad
     return extra + text if before else text + extra
-
-
-def _strs(case: Case) -> list[str]:
-    return [t.decode("latin-1") if isinstance(t, bytes) else t for t in input_texts(case)]
 
 
 def _spread(members: list[str]) -> list[str]:
@@ -135,15 +117,14 @@ def widen(case: Case, klass: str, classify: Classify) -> str:
     group = next((name for name, members in UNIT_GROUPS.items() if char in members), None)
     if group is None:
         return klass
-    present = set("".join(_strs(case)))
+    present = set("".join(input_strs(case)))
     narrower = [(n, m) for n, m in SUBGROUPS.get(group, {}).items() if char in m]
     for name, members in [(group, UNIT_GROUPS[group]), *narrower]:
         others = [c for c in members if c not in present]  # (a variant keeps its structure)
         if len(others) >= VARIANTS and all(
-                classify(variant) == klass.replace(f"unit=0x{ord(char):02X}",
-                                                   f"unit=0x{ord(other):02X}")
-                for other in _spread(others)
-                if (variant := _with_char(case, char, other)) is not None):
+                classify(_with_char(case, char, other))
+                == klass.replace(f"unit=0x{ord(char):02X}", f"unit=0x{ord(other):02X}")
+                for other in _spread(others)):
             return klass.replace(f"unit=0x{match.group(1)}", f"unit={name}")
     return klass
 
@@ -157,7 +138,7 @@ def _either_hex_case(case: Case, klass: str, classify: Classify) -> str:
     variant = with_texts(case, lambda t: _ESCAPE_BYTES.sub(
         lambda m: m.group().swapcase(), t) if isinstance(t, bytes) else
         PERCENT_ENCODED_BYTE.sub(lambda m: m.group().swapcase(), t))
-    if variant is None or variant == case:
+    if variant == case:
         return klass
     other = "pct-lower" if seg.group(1) == "pct-upper" else "pct-upper"
     if classify(variant) != klass.replace(f"seg={seg.group(1)}", f"seg={other}"):
@@ -196,7 +177,7 @@ def _however_written(case: Case, klass: str, classify: Classify) -> str:
     rewritten = False
     for change in (_escaped, _decoded):
         variant = with_texts(case, change)
-        if variant is None or variant == case:
+        if variant == case:
             continue
         found = classify(variant)
         if found is None or _WRITTEN_SEG.sub(";seg=*;", f";{found};") != anywise:
@@ -224,11 +205,11 @@ def holds_on_variants(case: Case, explained: Explained, claimed: str = "") -> bo
     one that removes every space. ``claimed``, the rule's own characters, are each
     tried alone between the padding (``CLAIMED`` of them, spread): "removes every
     whitespace" holds only if a space and a VT in the middle of a text are removed."""
-    strs = _strs(case)
+    strs = input_strs(case)
     escaped = {t[i] for t in strs for i in range(len(t)) if "%" in t[max(0, i - 2):i]}
     present = set("".join(strs))
     pad = next((c + c for c in "xqzjkvwy" if c not in present), None)
-    variants: list[Case | None] = []
+    variants: list[Case] = []
     if pad is not None:
         variants += [with_texts(case, lambda t: _padded(t, pad, True)),
                      with_texts(case, lambda t: _padded(t, pad, False))]
@@ -240,7 +221,7 @@ def holds_on_variants(case: Case, explained: Explained, claimed: str = "") -> bo
         if group is not None:
             variants += [_with_char(case, char, other) for other in
                          _spread([c for c in UNIT_GROUPS[group] if c not in present])]
-    return all(explained(variant) is not False for variant in variants if variant is not None)
+    return all(explained(variant) is not False for variant in variants)
 
 
 def _between(char: str, pad: str) -> Callable[[Any], Any]:
@@ -249,25 +230,3 @@ def _between(char: str, pad: str) -> Callable[[Any], Any]:
         middle: Any = char.encode("latin-1") if isinstance(text, bytes) else char
         return _padded(_padded(middle, pad, True), pad, False)
     return change
-
-
-#: How to take each kind of input ``refuses`` names out of a text (str, bytes).
-_WITHOUT_KIND: dict[str, tuple[Callable[[str], str], Callable[[bytes], bytes]]] = {
-    "invalid-percent": (lambda t: re.sub(f"%(?!{HEX_PAIR})", "", t),
-                        lambda t: re.sub(f"%(?!{HEX_PAIR})".encode("ascii"), b"", t)),
-    "control-char": (lambda t: "".join(c for c in t if c not in CONTROLS),
-                     lambda t: bytes(b for b in t if chr(b) not in CONTROLS)),
-    "non-ascii": (lambda t: "".join(c for c in t if c.isascii()),
-                  lambda t: bytes(b for b in t if b < 0x80)),
-    "lone-surrogate": (strip_lone_surrogates, lambda t: t),
-}
-
-
-def without_kind(case: Case, kind: str) -> Case | None:
-    """``case`` with every input of ``kind`` (one of ``refuses``' kinds) taken out; None
-    when this kind cannot be taken out or the case holds none."""
-    ways = _WITHOUT_KIND.get(kind)
-    if ways is None:
-        return None
-    variant = with_texts(case, lambda t: ways[1](t) if isinstance(t, bytes) else ways[0](t))
-    return None if variant == case else variant
