@@ -276,7 +276,6 @@ def _input(model: Model, case: Case) -> Case:
 
 # --- 2-3. the effective set and text rewrites ----------------------------------------------
 _VALID_TRIPLET = PERCENT_ENCODED_BYTE
-_TRIPLET = re.compile("%[0-9A-F]{2}")
 _UNRESERVED = frozenset(b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~")
 
 
