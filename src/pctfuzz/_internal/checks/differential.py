@@ -324,16 +324,22 @@ def _policy_reference(check: str, case: Case, actual: Outcome, expected: Outcome
     return expected
 
 
+def _accepted_and_known(check: str, adapter: Impl, known: KnownFindings | None
+                        ) -> tuple[list[KnownDivergence], list[KnownDivergence]]:
+    """The accepted entries (none under ``--no-accepted``) and the findings already made
+    (``checks.known``), as entries of the adapter."""
+    names = registry_names(adapter)
+    accepted = list(entries_for(check, names, accepted_entries(adapter)))
+    return accepted, [] if known is None or not names else known.entries(check, names[0])
+
+
 def _in_force(check: str, adapter: Impl,
               known: KnownFindings | None) -> list[KnownDivergence]:
-    """What explains a difference before a new rule is sought: the accepted entries
-    (none under ``--no-accepted``), then the findings already made (``checks.known``),
-    so a new behaviour beside a known one is named by its own rule."""
-    names = registry_names(adapter)
-    entries = list(entries_for(check, names, accepted_entries(adapter)))
-    if known is not None and names:
-        entries += known.entries(check, names[0])
-    return entries
+    """What explains a difference before a new rule is sought: the accepted entries,
+    then the findings already made, so a new behaviour beside a known one is named by
+    its own rule."""
+    accepted, own = _accepted_and_known(check, adapter, known)
+    return [*accepted, *own]
 
 
 def _explaining_rule(check: str, case: Case, adapter: Impl, expected: Outcome,
@@ -362,8 +368,7 @@ def _explaining_rule(check: str, case: Case, adapter: Impl, expected: Outcome,
     # known lowercasing); then beside the known findings alone (a fallback path does
     # none of what the accepted entries say; the known findings' ``explain`` tries the
     # same).
-    accepted = list(entries_for(check, names, accepted_entries(adapter)))
-    own = [] if known is None or not names else known.entries(check, names[0])
+    accepted, own = _accepted_and_known(check, adapter, known)
     rule, entries = None, accepted
     if not _raises_on_plain(check, case, adapter, actual):
         tries = [[*accepted, *own], accepted, own] if own and accepted else \
