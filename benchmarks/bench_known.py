@@ -54,11 +54,12 @@ def _encoder(table: tuple[str, ...]) -> Any:
 clean = function_adapter("bench-clean", encode=_encoder(_UPPER), sets={"c": "component"})
 lower = function_adapter("bench-lower", encode=_encoder(_LOWER), sets={"c": "component"})
 
-def campaign(name: str, max_time: float) -> dict[str, Any]:
+def campaign(name: str, max_time: float, seed: int) -> dict[str, Any]:
     """One record-mode harness process on adapter ``name`` of this module, started as
-    ``pctfuzz fuzz`` starts it (fresh corpus and store); the executions it reports each
-    second (``pctfuzz: ANSWERED``, stamped as they arrive) and the exec/s of its last
-    third."""
+    ``pctfuzz fuzz`` starts it (fresh corpus and store; libFuzzer's ``seed``: the two
+    adapters of a round mutate alike, so their inputs grow alike); the executions it
+    reports each second (``pctfuzz: ANSWERED``, stamped as they arrive) and the exec/s
+    of its last third."""
     with tempfile.TemporaryDirectory(prefix="bench-known-") as scratch:
         corpus, findings = Path(scratch, "corpus"), Path(scratch, "findings")
         corpus.mkdir()
@@ -71,7 +72,7 @@ def campaign(name: str, max_time: float) -> dict[str, Any]:
         samples: list[tuple[float, int]] = []
         with subprocess.Popen(
                 [sys.executable, "-m", "pctfuzz._internal.harness", "diff_encode",
-                 str(corpus), f"-max_total_time={int(max_time)}"],
+                 str(corpus), f"-max_total_time={int(max_time)}", f"-seed={seed}"],
                 cwd=scratch, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
                 text=True, errors="replace") as process:
             assert process.stderr is not None
@@ -95,9 +96,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--json", type=Path)
     args = parser.parse_args(argv)
     rows = []
-    for _ in range(args.rounds):
+    for seed in range(1, args.rounds + 1):
         for name in ("clean", "lower"):
-            rows.append(campaign(name, args.max_time))
+            rows.append(campaign(name, args.max_time, seed))
     print(f"load average {os.getloadavg()[0]:.2f}")
     print(f"{'adapter':8} {'findings':>8} {'execs':>9} {'last third exec/s':>18}")
     for row in rows:

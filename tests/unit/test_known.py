@@ -10,7 +10,11 @@ from pathlib import Path
 from urllib.parse import quote
 
 import pytest
+from hypothesis import assume, given, settings
+from hypothesis import strategies as st
 
+from pctfuzz import percent_encode
+from pctfuzz._internal.accept.model import Model, render
 from pctfuzz._internal.cases import EncodeCase
 from pctfuzz._internal.checks.known import KnownFindings
 from pctfuzz._internal.fuzz.recorder import Recorder
@@ -103,3 +107,22 @@ def test_the_recorder_knows_the_stores_findings(tmp_path: Path,
     assert "KNOWN FINDING" in out or "known" in out.lower()
     (record,) = [p for p in tmp_path.glob("*.json")]
     assert '"hits": 2' in record.read_text()
+
+
+@settings(max_examples=300, deadline=None)
+@given(value=st.one_of(st.text(), st.binary()),
+       set_name=st.sampled_from(["component", "path", "application/x-www-form-urlencoded",
+                                 "query-value", "rfc3986-unreserved", "c0-control"]),
+       encoding=st.sampled_from(["utf-8", "shift_jis", "windows-1252", "iso-2022-jp"]),
+       space_as_plus=st.booleans())
+def test_the_lowercase_prediction_is_the_reference_with_lowercase_triplets(
+        value: str | bytes, set_name: str, encoding: str, space_as_plus: bool) -> None:
+    """The fast path's render of an encoder writing lowercase hex (encoded again with
+    lowercase tables for UTF-8 and bytes) is the reference's answer with each ``%HH``
+    written in lowercase, whatever the set, encoding, spaceAsPlus and value."""
+    case = EncodeCase(value, set_name, encoding, space_as_plus)
+    reference = percent_encode(value, set_name, encoding=encoding,
+                               space_as_plus=space_as_plus, surrogates="replace")
+    assume("%" not in (value if isinstance(value, str) else value.decode("latin-1")))
+    triplets = re.sub("%[0-9A-F]{2}", lambda m: m.group().lower(), reference)
+    assert render(Model(lowercase_hex=True), "encode", case, reference) == triplets

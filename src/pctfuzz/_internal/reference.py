@@ -31,7 +31,7 @@ from typing import Literal, cast
 from pctfuzz._internal import encoding as _encoding
 from pctfuzz._internal.errors import InputTypeError, NotScalarValueError, PctfuzzError, type_name
 from pctfuzz._internal.sets import PercentEncodeSet, get_set
-from pctfuzz._internal.spec import ASCII_HEX, ASCII_UPPER_HEX
+from pctfuzz._internal.spec import ASCII_HEX
 from pctfuzz._internal.text import surrogates_to_fffd
 
 __all__ = [
@@ -46,6 +46,9 @@ Surrogates = Literal["strict", "replace"]
 
 # "%HH" with uppercase hex: WHATWG 1.3 "percent-encode a byte"; RFC 3986 2.1 SHOULD.
 _TRIPLETS: tuple[str, ...] = tuple(f"%{b:02X}" for b in range(0x100))
+#: The same with lowercase hex digits: not the standard's, what ``encode_bytes_lowercase``
+#: writes for a model of an implementation that writes them (``accept.model``).
+_LOWER_TRIPLETS: tuple[str, ...] = tuple(f"%{b:02x}" for b in range(0x100))
 
 
 def percent_encode_byte(byte: int) -> str:
@@ -63,7 +66,8 @@ _BLOCK = 1 << 16
 #: Inputs up to this many bytes are encoded with ``str.translate`` (see ``_encode_bytes``).
 _SHORT_ENCODE = 32
 
-_UPPER_HEX = ASCII_UPPER_HEX.encode("ascii")
+#: The hex digits, both cases: never a pad (a cell writes them).
+_HEX_DIGITS = ASCII_HEX.encode("ascii")
 
 
 @dataclass(frozen=True)
@@ -87,17 +91,19 @@ class _Encoder:
 
 
 @functools.lru_cache(maxsize=64)
-def _encoder(encode_set: PercentEncodeSet, space_as_plus: bool) -> _Encoder:
+def _encoder(encode_set: PercentEncodeSet, space_as_plus: bool,
+             lowercase: bool = False) -> _Encoder:
     encoded = encode_set.members
+    triplets = _LOWER_TRIPLETS if lowercase else _TRIPLETS
     # What each byte becomes: itself, its "%HH" triplet, or "+" for space
     # (WHATWG 1.3: "If spaceAsPlus is true and byte is 0x20 (SP), append U+002B (+)").
-    table = [_TRIPLETS[b] if b in encoded else chr(b) for b in range(0x100)]
+    table = [triplets[b] if b in encoded else chr(b) for b in range(0x100)]
     if space_as_plus:
         table[0x20] = "+"
     changed = bytes(b for b in range(0x100) if table[b] != chr(b))
     # The pad must be a byte no cell ever outputs: one that is never written as itself,
-    # and not "%", "+" or an uppercase hex digit. Every registry set has 0xFF for it.
-    never_output = [b for b in changed if b not in b"%+" + _UPPER_HEX]
+    # and not "%", "+" or a hex digit. Every registry set has 0xFF for it.
+    never_output = [b for b in changed if b not in b"%+" + _HEX_DIGITS]
     pad = never_output[-1] if never_output else None
     first, high, low = bytearray(0x100), bytearray(0x100), bytearray(0x100)
     for b, out in enumerate(table):  # (the columns are unused when pad is None)
@@ -125,6 +131,25 @@ def _encode_bytes(data: bytes, enc: _Encoder) -> str:
     if not data.translate(None, enc.keep):
         return data.decode("latin-1")
     return _encode_changed(data, enc)
+
+
+def encode_bytes_lowercase(data: bytes, set_name: str, space_as_plus: bool) -> str:
+    """``percent_encode`` of ``data`` written with lowercase hex digits (``%c3%a9``):
+    not the standard's (1.3 writes uppercase), what a model of an implementation that
+    writes them renders (``accept.model``), in the reference's own time: a campaign
+    renders it on nearly every input of such an implementation (``checks.known``)."""
+    try:
+        tables = _LOWERCASE[set_name, space_as_plus]
+    except KeyError:
+        if len(_LOWERCASE) >= _MAX_CALLS:
+            _LOWERCASE.clear()
+        tables = _LOWERCASE[set_name, space_as_plus] = _encoder(
+            get_set(set_name), space_as_plus, lowercase=True)
+    return _encode_bytes(data, tables)
+
+
+#: ``encode_bytes_lowercase``'s tables by set name and spaceAsPlus.
+_LOWERCASE: dict[tuple[str, bool], _Encoder] = {}
 
 
 def _encode_changed(data: bytes, enc: _Encoder) -> str:
@@ -341,8 +366,6 @@ def _encode_legacy(value: str, encoding: str, call: _Call) -> str:
             out.append(_encode_bytes(b"".join(cast("Iterator[bytes]", group)), call.tables))
     return "".join(out)
 
-
-_HEX_DIGITS = ASCII_HEX.encode("ascii")
 
 #: Two hex digits -> the byte, for every case combination ("4a" and "4A").
 _HEX_PAIRS: dict[bytes, bytes] = {

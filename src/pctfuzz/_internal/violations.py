@@ -8,6 +8,7 @@ messages: ``check`` names the invariant (part of a finding's signature), and
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any, ClassVar
 
 from pctfuzz._internal.errors import PctfuzzError
@@ -33,18 +34,26 @@ class Violation(PctfuzzError, AssertionError):
         *,
         expected: Any = None,
         actual: Any = None,
-        position: int | None = None,
+        position: int | Callable[[], int | None] | None = None,
         detail: str = "",
     ) -> None:
         self.check = check
         self.case = case
         self.expected = expected
         self.actual = actual
-        self.position = position
+        self._position = position
         self.detail = detail
-        # The message is written when asked (``__str__``): a campaign raises one for
-        # every input a known finding explains (``checks.known``), and drops it.
+        # The message (and a position given as a function) is worked out when asked: a
+        # campaign raises one for every input a known finding explains
+        # (``checks.known``), and drops it.
         super().__init__()
+
+    @property
+    def position(self) -> int | None:
+        """Where ``expected`` and ``actual`` first differ (None: not located)."""
+        if callable(self._position):
+            self._position = self._position()
+        return self._position
 
     def __str__(self) -> str:
         return self._message()
@@ -92,7 +101,7 @@ class Divergence(Violation):
         expected: Any = None,
         actual: Any = None,
         impl_error: BaseException | None = None,
-        position: int | None = None,
+        position: int | Callable[[], int | None] | None = None,
         detail: str = "",
         difference: str = "-",
         behaviour: dict[str, Any] | None = None,

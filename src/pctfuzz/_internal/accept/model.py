@@ -35,7 +35,12 @@ from typing import Any
 from pctfuzz._internal.cases import Case, DecodeCase, EncodeCase, FormCase, FormParseCase
 from pctfuzz._internal.encoding import lookup
 from pctfuzz._internal.form import form_urldecode
-from pctfuzz._internal.reference import percent_decode, percent_encode, to_scalar_value_string
+from pctfuzz._internal.reference import (
+    encode_bytes_lowercase,
+    percent_decode,
+    percent_encode,
+    to_scalar_value_string,
+)
 from pctfuzz._internal.sets import FORM, PercentEncodeSet, get_set
 from pctfuzz._internal.spec import HEX_DIGIT, HEX_PAIR, PERCENT_ENCODED_BYTE
 from pctfuzz._internal.text import (
@@ -370,9 +375,26 @@ def _encode(model: Model, value: str | bytes, pes: PercentEncodeSet, encoding: s
 _HEX_OF_TRIPLET = re.compile("%([0-9A-F]{2})")
 
 
+def _lowercase_encoding(case: EncodeCase, text: str) -> str:
+    """``text``, the reference's encoding of ``case``, with every ``%HH`` in lowercase
+    hex digits. A campaign renders it on every input an encoder writing lowercase shows
+    (``checks.known``): UTF-8 text and bytes are encoded again with lowercase tables, in
+    the reference's time (rewriting each triplet of a long output cost three times as
+    much); a legacy encoding, or text the policy compares as U+FFFD, is rewritten."""
+    value = case.value
+    if isinstance(value, str) and (case.encoding == "utf-8" or lookup(case.encoding).is_utf8):
+        try:
+            value = value.encode("utf-8")
+        except UnicodeEncodeError:  # a lone surrogate: ``text`` has it as U+FFFD
+            pass
+    if isinstance(value, bytes):
+        return encode_bytes_lowercase(value, case.set_name, case.space_as_plus)
+    return _lower_hex(text)
+
+
 def _lower_hex(text: str) -> str:
     """Every ``%HH`` of ``text`` with lowercase hex digits (a split, not a callback per
-    match: a campaign renders it on every input an encoder writing lowercase shows)."""
+    match)."""
     parts = _HEX_OF_TRIPLET.split(text)
     parts[1::2] = ["%" + digits.lower() for digits in parts[1::2]]
     return "".join(parts)
@@ -625,7 +647,7 @@ def render(model: Model, check: str, case: Case, current: Any = None) -> Any:
         # ``%`` the set leaves raw would look like one: ``_encode`` refuses that.)
         raw_pct = "%" in case.value if isinstance(case.value, str) else b"%" in case.value
         if not (raw_pct and 0x25 not in get_set(case.set_name).members):
-            return _lower_hex(current)
+            return _lowercase_encoding(case, current)
     case = _input(model, case)
     if isinstance(case, EncodeCase) and check == "encode":
         pes, plus = _effective(model, get_set(case.set_name), case.space_as_plus)

@@ -299,7 +299,7 @@ def _divergence(check: str, case: Case, adapter: Impl, refused: Outcome, expecte
         impl_error=actual.error,
         position=None
         if expected.raised or actual.raised
-        else _first_difference(expected.value, actual.value),
+        else functools.partial(_first_difference, expected.value, actual.value),
         detail=detail,
         difference=difference,
         behaviour=behaviour,

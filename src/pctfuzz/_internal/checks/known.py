@@ -23,6 +23,7 @@ exact prediction, and is named each time (``identity``).
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -49,7 +50,7 @@ class Known:
     hits: int = 0
     _entries: dict[str, KnownDivergence] = field(default_factory=dict, repr=False)
 
-    @property
+    @functools.cached_property
     def klass(self) -> str:
         return self.rule.klass()
 

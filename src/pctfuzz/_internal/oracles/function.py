@@ -93,6 +93,8 @@ class FunctionAdapter(Adapter):
         self._decode = decode
         self._form_serialize = form_serialize
         self._form_parse = form_parse
+        #: ``label_of``'s answers by set name and spaceAsPlus
+        self._labels: dict[tuple[str, bool], str] = {}
         callables = [fn for _, fn in encoders.values()] + [decode, form_serialize, form_parse]
         modules = {getattr(fn, "__module__", None) for fn in callables if fn is not None}
         # The library's own modules, for coverage: not builtins, not this package.
@@ -128,10 +130,15 @@ class FunctionAdapter(Adapter):
         query value and userinfo share a set: '+' and '%20')."""
         if not isinstance(case, EncodeCase):
             return ""
-        members = get_set(case.set_name).members
-        labels = [label for label, (pes, _) in self._encoders.items() if pes.members == members]
-        same_space = [label for label in labels if self._plus[label] == case.space_as_plus]
-        return (same_space or labels or [""])[0]
+        key = (case.set_name, case.space_as_plus)
+        label = self._labels.get(key)
+        if label is None:  # (once per set: the harness asks on every input)
+            members = get_set(case.set_name).members
+            labels = [label for label, (pes, _) in self._encoders.items()
+                      if pes.members == members]
+            same_space = [label for label in labels if self._plus[label] == case.space_as_plus]
+            label = self._labels[key] = (same_space or labels or [""])[0]
+        return label
 
     def reproduction(self, check: str, case: Case) -> str | None:
         """The function the case goes to, imported from its module and called as the
