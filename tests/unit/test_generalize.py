@@ -5,6 +5,7 @@ say so, and a rule names a finding only if it holds on variants of its case."""
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import impact_impls
@@ -12,13 +13,20 @@ import pytest
 
 from pctfuzz._internal.accept import load_accept_file
 from pctfuzz._internal.accept.impact import impact_of
-from pctfuzz._internal.cases import DecodeCase, EncodeCase, FormParseCase
-from pctfuzz._internal.checks.differential import check_decode, check_encode, check_form_parse
+from pctfuzz._internal.cases import DecodeCase, EncodeCase, FormCase, FormParseCase
+from pctfuzz._internal.checks.differential import (
+    check_decode,
+    check_encode,
+    check_form,
+    check_form_parse,
+)
 from pctfuzz._internal.cli.main import main
+from pctfuzz._internal.form import form_urlencode
 from pctfuzz._internal.fuzz.minimize import raw_input_for
 from pctfuzz._internal.fuzz.recorder import Recorder
 from pctfuzz._internal.targets import get_target
 from pctfuzz._internal.violations import Divergence
+from pctfuzz.oracles import function_adapter
 
 
 def _class(adapter: object, value: str, set_name: str = "component",
@@ -163,3 +171,87 @@ def test_a_refusal_is_named_by_the_input_that_causes_it() -> None:
     with pytest.raises(Divergence) as info:
         check_form_parse(FormParseCase("a%z"), adapter)
     assert info.value.difference == "rule=refuses(input=invalid-percent)"
+
+
+# --- a form serializer's difference, located and named by what it needs ------------------
+_NEWLINES = re.compile("\r\n|\r|\n")
+
+
+def _dict_serializer(pairs: list[tuple[str, str]]) -> str:
+    return form_urlencode(dict(pairs).items())  # one pair per name: a dict
+
+
+def _crlf_serializer(pairs: list[tuple[str, str]]) -> str:
+    return form_urlencode((_NEWLINES.sub("\r\n", n), _NEWLINES.sub("\r\n", v))
+                          for n, v in pairs)  # as HTML's form submission
+
+
+def _bare_name_serializer(pairs: list[tuple[str, str]]) -> str:
+    return "&".join(form_urlencode([(n, v)]).rstrip("=") if not v else form_urlencode([(n, v)])
+                    for n, v in pairs)
+
+
+def _semicolon_serializer(pairs: list[tuple[str, str]]) -> str:
+    return form_urlencode(pairs).replace("&", ";")
+
+
+def _dict_and_raw_equals(pairs: list[tuple[str, str]]) -> str:
+    return "&".join(form_urlencode([(n, v)]).replace("%3D", "=")
+                    for n, v in dict(pairs).items())
+
+
+_FORMS = {name: function_adapter(f"test-{name}", form_serialize=fn) for name, fn in [
+    ("dict", _dict_serializer), ("crlf", _crlf_serializer), ("bare", _bare_name_serializer),
+    ("semicolon", _semicolon_serializer), ("dict-raw-equals", _dict_and_raw_equals)]}
+
+
+def _form_class(adapter: str, *pairs: tuple[str, str]) -> str:
+    with pytest.raises(Divergence) as info:
+        check_form(FormCase(pairs), _FORMS[adapter])
+    return info.value.difference
+
+
+@pytest.mark.parametrize("pairs", [
+    (("a", ""), ("a", "")), (("a", "1"), ("a", "2")), (("a", "1"), ("b", "2"), ("a", "3")),
+    (("", ""), ("", "")), (("%", "x"), ("%", "y")), (("é", "1"), ("b", "x"), ("é", "2")),
+    # was empty_pairs(dropped): the empty pair alone refutes it
+    (("", ""), ("", "a")),
+    # a lone surrogate beside: held to the answer for U+FFFD, as the check holds it
+    (("", "\ud800"), ("", "a")),
+])
+def test_one_pair_per_name_is_one_class_whatever_the_names(pairs: tuple[tuple[str, str]]) -> None:
+    """Was one finding per first differing character (43 in a 60 s campaign)."""
+    assert _form_class("dict", *pairs) == "field=pair;unit=repeated-name;diff=missing-pair"
+
+
+@pytest.mark.parametrize(("pairs", "unit"), [
+    ((("\r-", ""),), "0x0D"), ((("", "\r-"),), "0x0D"), ((("a\rb", "c"),), "0x0D"),
+    ((("a", "\r\x80"),), "0x0D"), ((("\n", ""),), "0x0A"), ((("", "x\ny"),), "0x0A"),
+])
+def test_a_newline_written_as_crlf_is_named_by_the_newline_in_either_field(
+        pairs: tuple[tuple[str, str]], unit: str) -> None:
+    """The character whose output grew is named, not the one after it (was 25 findings)."""
+    assert _form_class("crlf", *pairs) == f"field=any;unit={unit};diff=extra-output"
+
+
+@pytest.mark.parametrize("pairs", [(("a", ""),), (("", ""),), (("b", ""), ("c", "1"))])
+def test_a_bare_name_for_an_empty_value_is_one_class_and_no_dropped_pair(
+        pairs: tuple[tuple[str, str]]) -> None:
+    """``empty_pairs(dropped)`` explained ``("", "")`` (both write nothing) until a form's
+    names were padded alone."""
+    assert _form_class("bare", *pairs) == "field=pair;unit=empty-pair;diff=missing-output"
+
+
+def test_another_separator_is_the_separator() -> None:
+    assert _form_class("semicolon", ("a", "1"), ("b", "2")) == \
+        "field=separator;unit=0x26;diff=changed"
+    assert _form_class("semicolon", ("", ""), ("", "")) == \
+        "field=separator;unit=0x26;diff=changed"
+
+
+def test_a_raw_equals_in_a_name_is_not_the_repeated_name() -> None:
+    """Two behaviours of one serializer stay two findings: the delimiter is its own."""
+    repeated = _form_class("dict-raw-equals", ("a", "1"), ("a", "2"))
+    raw = _form_class("dict-raw-equals", ("a=b", "1"))
+    assert repeated == "field=pair;unit=repeated-name;diff=missing-pair"
+    assert raw != repeated and "repeated-name" not in raw

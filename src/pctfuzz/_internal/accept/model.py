@@ -386,7 +386,7 @@ def _lowercase_encoding(case: EncodeCase, text: str) -> str:
         try:
             value = value.encode("utf-8")
         except UnicodeEncodeError:  # a lone surrogate: ``text`` has it as U+FFFD
-            pass
+            return _lower_hex(text)
     if isinstance(value, bytes):
         return encode_bytes_lowercase(value, case.set_name, case.space_as_plus)
     return _lower_hex(text)

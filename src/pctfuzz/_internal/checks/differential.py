@@ -82,7 +82,12 @@ from pctfuzz._internal.checks.registry.lookup import (
 )
 from pctfuzz._internal.encoding import lookup
 from pctfuzz._internal.errors import NotScalarValueError, PctfuzzError
-from pctfuzz._internal.identity import difference, unit_difference
+from pctfuzz._internal.identity import (
+    difference,
+    form_difference,
+    form_shape,
+    unit_difference,
+)
 from pctfuzz._internal.operations import OPERATIONS
 from pctfuzz._internal.oracles.base import Impl, Unsupported, impl_name, registry_names
 from pctfuzz._internal.oracles.registry import get_impl
@@ -1026,6 +1031,10 @@ def _first_class(check: str, case: Case, adapter: Impl, expected: Outcome, actua
         found = _shortest_prefix(case, adapter, surrogates, known)
         if found is not None:
             return found[1]
+    if check == "form" and isinstance(case, FormCase) and case.pairs:
+        located = _form_prefix_class(case, adapter, surrogates, known)
+        if located is not None:
+            return located
     return difference(
         check, case,
         expected.error if expected.error is not None else expected.value,
@@ -1053,8 +1062,7 @@ def _generalized(check: str, case: Case, adapter: Impl, klass: str, surrogates: 
 def _shortest_prefix(case: EncodeCase, adapter: Impl, surrogates: Surrogates,
                      known: KnownFindings | None = None) -> tuple[EncodeCase, str] | None:
     """The shortest prefix of the input whose outputs differ after reconciliation, and
-    the class of that difference (found by doubling, then bisection: O(log n) calls);
-    None if no prefix shows one."""
+    the class of that difference (``_first_differing``); None if no prefix shows one."""
     names = registry_names(adapter)
     value = case.value
     seen: dict[int, str | None] = {}
@@ -1065,9 +1073,24 @@ def _shortest_prefix(case: EncodeCase, adapter: Impl, surrogates: Surrogates,
             seen[end] = _prefix_class(case, value, end, adapter, names, surrogates, known)
         return seen[end]
 
+    end = _first_differing(len(value), differs)
+    if end is None:
+        return None
+    found = differs(end)
+    assert found is not None
+    return EncodeCase(value[:end], case.set_name, case.encoding, case.space_as_plus), found
+
+
+def _first_differing(count: int, differs: Callable[[int], object]) -> int | None:
+    """The smallest ``n`` of 1..``count`` for which ``differs(n)`` is not None, by
+    doubling then bisection: O(log n) calls, so the class of a long input costs little
+    and equals that of its minimized form. (A difference that shows on a prefix is
+    taken to show on the longer ones.)"""
+    if count < 1:
+        return None
     high = 1
-    while high < len(value) and differs(high) is None:
-        high = min(2 * high, len(value))
+    while high < count and differs(high) is None:
+        high = min(2 * high, count)
     if differs(high) is None:
         return None
     low = high // 2  # differs(low) is None, or low == 0
@@ -1077,9 +1100,7 @@ def _shortest_prefix(case: EncodeCase, adapter: Impl, surrogates: Surrogates,
             low = middle
         else:
             high = middle
-    found = differs(high)
-    assert found is not None
-    return EncodeCase(value[:high], case.set_name, case.encoding, case.space_as_plus), found
+    return high
 
 
 def _prefix_rule(case: EncodeCase, adapter: Impl, surrogates: Surrogates,
@@ -1108,23 +1129,105 @@ def _prefix_class(case: EncodeCase, value: str | bytes, end: int, adapter: Impl,
                   names: tuple[str, ...], surrogates: Surrogates,
                   known: KnownFindings | None = None) -> str | None:
     sub = EncodeCase(value[:end], case.set_name, case.encoding, case.space_as_plus)
-    got = run_impl("encode", sub, adapter)
+    pairs = _unexplained("encode", sub, adapter, names, surrogates, known)
+    return None if pairs is None else unit_difference(case, end - 1, pairs, surrogates)
+
+
+def _unexplained(check: str, case: Case, adapter: Impl, names: tuple[str, ...],
+                 surrogates: Surrogates, known: KnownFindings | None
+                 ) -> list[tuple[str, str]] | None:
+    """The (reference's, implementation's) answers to ``case`` -- with what is in force
+    taken out, then as answered -- when they differ and nothing in force explains it;
+    None when they agree, or the implementation does not answer."""
+    got = run_impl(check, case, adapter)
     if got is None:
         return None
-    want = reference_outcome("encode", sub, surrogates=surrogates)
-    if agree("encode", sub, want, got):
+    want = reference_outcome(check, case, surrogates=surrogates)
+    if agree(check, case, want, got):
         return None
+    want = _policy_reference(check, case, got, want)  # (as ``_check`` holds it)
     _used, fixed_want, fixed_got = reconcile_entries(
-        "encode", names, sub, want, got, _in_force("encode", adapter, known))
+        check, names, case, want, got, _in_force(check, adapter, known))
     if fixed_want.same(fixed_got):
         return None
     # A refusal reconciled into a model of the implementation's answer (a lone
     # surrogate in a legacy encoding) is compared as the model's value.
     pairs = [(str(w.value), str(g.value)) for w, g in
              ((fixed_want, fixed_got), (want, got)) if not (w.raised or g.raised)]
-    if not pairs:
+    return pairs or None
+
+
+def _form_cuts(case: FormCase) -> list[tuple[str, int, int]]:
+    """How a form's input grows, in order: each pair first empty, then its name one
+    character at a time, then its value: (``pair``/``name``/``value``, pair index,
+    characters)."""
+    cuts: list[tuple[str, int, int]] = []
+    for index, (name, value) in enumerate(case.pairs):
+        cuts.append(("pair", index, 0))
+        cuts += [("name", index, n) for n in range(1, len(name) + 1)]
+        cuts += [("value", index, n) for n in range(1, len(value) + 1)]
+        if len(cuts) >= _MAX_CUTS:
+            break
+    return cuts[:_MAX_CUTS]
+
+
+#: The cuts of a form examined: a long unminimized input is classed in bounded time.
+_MAX_CUTS = 4096
+
+
+def _form_cut(case: FormCase, cut: tuple[str, int, int]) -> FormCase:
+    """``case`` cut at ``cut`` (``_form_cuts``): the pairs before it whole."""
+    field, index, length = cut
+    name, value = case.pairs[index]
+    last = (("", "") if field == "pair" else (name[:length], "") if field == "name"
+            else (name, value[:length]))
+    return dataclasses.replace(case, pairs=(*case.pairs[:index], last))
+
+
+def _form_prefix_class(case: FormCase, adapter: Impl, surrogates: Surrogates,
+                       known: KnownFindings | None) -> str | None:
+    """The class of a form serializer's difference, located as encode's is: the
+    shortest cut of the input (``_form_cuts``) that shows an unexplained difference,
+    named by its last character (``identity.form_difference``); None when no cut does.
+    Two variants say what the character does not: a pair that differs only because its
+    name repeats an earlier one (it does not once renamed) is ``unit=repeated-name``
+    (a serializer keeping one pair per name, whatever the name), and a character
+    whose class is the same in the other field is ``field=any``."""
+    names = registry_names(adapter)
+    cuts = _form_cuts(case)
+    seen: dict[int, list[tuple[str, str]] | None] = {}
+
+    def differs(n: int) -> list[tuple[str, str]] | None:
+        if n not in seen:
+            seen[n] = _unexplained("form", _form_cut(case, cuts[n - 1]), adapter, names,
+                                   surrogates, known)
+        return seen[n]
+
+    n = _first_differing(len(cuts), differs)
+    if n is None:
         return None
-    return unit_difference(case, end - 1, pairs, surrogates)
+    field, index, length = cuts[n - 1]
+    sub = _form_cut(case, cuts[n - 1])
+    answers = seen[n]
+    assert answers is not None
+    klass = form_difference(sub, field, index, length, *answers[0])
+    name, value = sub.pairs[-1]
+    if field != "value" and any(name == earlier for earlier, _ in sub.pairs[:-1]):
+        fresh = next(c for c in "qzxjkvwy" if all(c not in p for p, _ in sub.pairs))
+        renamed = dataclasses.replace(sub, pairs=(*sub.pairs[:-1], (fresh, value)))
+        if _unexplained("form", renamed, adapter, names, surrogates, known) is None:
+            # the shape as answered: what is in force may have rewritten either answer
+            return f"field=pair;unit=repeated-name;diff={form_shape(*answers[-1])}"
+    if field in ("name", "value"):
+        text = name if field == "name" else value[:length]
+        other = "value" if field == "name" else "name"
+        moved = dataclasses.replace(
+            sub, pairs=(*sub.pairs[:-1], ("", text) if other == "value" else (text, "")))
+        got = _unexplained("form", moved, adapter, names, surrogates, known)
+        if got is not None and form_difference(moved, other, index, len(text), *got[0]) \
+                == klass.replace(f"field={field};", f"field={other};", 1):
+            return klass.replace(f"field={field};", "field=any;", 1)
+    return klass
 
 
 def check_encode(case: EncodeCase, impl: Impl | str | None = None,

@@ -27,11 +27,12 @@ from __future__ import annotations
 import re
 import string
 from collections.abc import Callable
+from dataclasses import replace
 from typing import Any
 
 from pctfuzz._internal.accept.impact import CONTROLS, DELIMITERS
 from pctfuzz._internal.accept.reconcilers import input_strs, with_texts
-from pctfuzz._internal.cases import Case
+from pctfuzz._internal.cases import Case, FormCase
 from pctfuzz._internal.spec import HEX_PAIR, PERCENT_ENCODED_BYTE
 
 __all__ = ["SUBGROUPS", "UNIT_GROUPS", "VARIANTS", "holds_on_variants", "widen"]
@@ -197,7 +198,11 @@ def holds_on_variants(case: Case, explained: Explained, claimed: str = "") -> bo
     """A name never claims more than was checked: ``explained`` (the rule, beside the
     entries in force, predicts the implementation's answer) holds on the case padded
     with two letters it does not hold, before and after (two: hyperlink picks its code
-    path by the parity of the input's length), and on the case with each ASCII
+    path by the parity of the input's length), a form's names alone and its values
+    alone padded (a serializer writing ``a`` for the pair ``a``/empty is not one that
+    drops empty pairs, though both write nothing for an empty name and value), each of
+    its pairs alone (one keeping the last pair of a name drops the first of two, not
+    every pair with an empty value), and on the case with each ASCII
     character that is no delimiter, nor an escape's digit, written as ``VARIANTS``
     members of its group the input does not hold. An encoder that doubles every
     letter answers ``a`` with ``aa``, which "adds 'a' before the answer" explains, and
@@ -213,6 +218,13 @@ def holds_on_variants(case: Case, explained: Explained, claimed: str = "") -> bo
     if pad is not None:
         variants += [with_texts(case, lambda t: _padded(t, pad, True)),
                      with_texts(case, lambda t: _padded(t, pad, False))]
+        if isinstance(case, FormCase):  # each field alone: an empty value beside a name
+            variants += [replace(case, pairs=tuple((_padded(n, pad, True), v)
+                                                   for n, v in case.pairs)),
+                         replace(case, pairs=tuple((n, _padded(v, pad, True))
+                                                   for n, v in case.pairs))]
+    if isinstance(case, FormCase) and len(case.pairs) > 1:  # each pair alone
+        variants += [replace(case, pairs=(pair,)) for pair in dict.fromkeys(case.pairs)]
         step = max(1, len(claimed) // CLAIMED)
         variants += [with_texts(case, _between(char, pad))
                      for char in claimed[::step][:CLAIMED] if ord(char) < 0x100]

@@ -38,8 +38,15 @@ that two bugs are two:
   digits), ``plus``, ``ascii``, ``non-ascii``, ``lone-surrogate`` -- and the first
   segment whose bytes the implementation does not reproduce is named, with the shape
   ``not-decoded``, ``plus-as-space``, ``missing-output``, ``extra-output`` or ``changed``.
-- **form** (serializer) ``field=name|value|separator;unit=<unit>;diff=<shape>``: as
-  encode, within the first field whose serialization differs.
+- **form** (serializer) ``field=name|value|any|pair|separator;unit=<unit>;diff=<shape>``:
+  located as encode's, on the shortest cut of the pairs that differs (each pair first
+  empty, then its name and value grown one character at a time): ``unit`` is the
+  cut's last character (classes as encode), ``empty-pair`` when the empty pair
+  differs, ``repeated-name`` when the pair differs only because its name repeats an
+  earlier one (renamed, it agrees); ``field=any`` when the character gives the same
+  class in the other field; ``field=separator;unit=0x26`` when another separator is
+  written. ``shape`` as encode's, on the text between the common prefix and suffix,
+  or ``missing-pair``/``extra-pair`` when a ``&``-separated pair is dropped or added.
 - **form-parse** ``field=name|value;seg=<segment>;diff=changed`` for a pair that
   differs (segments as decode, plus ``equals`` for a ``=`` inside a value), or
   ``field=pairs;diff=missing-pair|extra-pair`` when one list is the other's prefix.
@@ -66,7 +73,12 @@ the class.
 
 from __future__ import annotations
 
-from pctfuzz._internal.identity.classes import difference, unit_difference
+from pctfuzz._internal.identity.classes import (
+    difference,
+    form_difference,
+    form_shape,
+    unit_difference,
+)
 from pctfuzz._internal.identity.signatures import (
     FINDING_KINDS,
     QUESTION,
@@ -95,6 +107,8 @@ __all__ = [
     "crash_location",
     "difference",
     "finding_id",
+    "form_difference",
+    "form_shape",
     "made_without_accepted",
     "make_signature",
     "signature_of",

@@ -321,6 +321,70 @@ def _form_class(case: FormCase, expected: str, actual: str, surrogates: str) -> 
         "extra-output" if len(actual) > len(expected) else "changed")
 
 
+def _common_suffix(expected: str, actual: str) -> int:
+    """Length of the common suffix, cut back to the end of a ``%HH`` triplet of either
+    output that it would split."""
+    common = 0
+    for a, b in zip(reversed(expected), reversed(actual), strict=False):
+        if a != b:
+            break
+        common += 1
+    for cut in range(common, max(common - 3, -1), -1):
+        start_e, start_a = len(expected) - cut, len(actual) - cut
+        inside = any(_TRIPLET.match(text, start - back) for text, start in
+                     ((expected, start_e), (actual, start_a)) for back in (1, 2)
+                     if start - back >= 0 and start < len(text))
+        if not inside:
+            return cut
+    return 0
+
+
+def form_shape(expected: str, actual: str) -> str:
+    """How a serialization differs from the reference's, where it first does: the text
+    between the common prefix and suffix (``%HH`` kept whole) of each. A difference
+    that adds or drops a ``&``-separated pair is ``missing-pair``/``extra-pair``."""
+    start = _common_prefix(expected, actual)
+    expected_rest, actual_rest = expected[start:], actual[start:]
+    end = _common_suffix(expected_rest, actual_rest)
+    piece = expected_rest[: len(expected_rest) - end]
+    got = actual_rest[: len(actual_rest) - end]
+    if "&" in piece + got and expected.count("&") != actual.count("&"):
+        return "missing-pair" if expected.count("&") > actual.count("&") else "extra-pair"
+    if not piece:
+        return "extra-output"
+    if not got:
+        return "missing-output"
+    if piece.upper() == got.upper() and _TRIPLET.match(piece):
+        return "hex-case"
+    if piece == "+" and got == "%20":
+        return "space-as-%20"
+    if piece == "%20" and got == "+":
+        return "space-as-plus"
+    if _TRIPLET.fullmatch(piece) and got == chr(int(piece[1:3], 16)):
+        return "left-raw"
+    if len(piece) == 1 and _TRIPLET.fullmatch(got) and int(got[1:3], 16) == ord(piece):
+        return "encoded"
+    return "changed"
+
+
+def form_difference(case: FormCase, field: str, index: int, length: int,
+                    expected: str, actual: str) -> str:
+    """The form class when pair ``index`` of ``case``, cut to its first ``length``
+    characters of ``field`` (``pair``: the pair empty), is where the serializations
+    part: ``expected`` and ``actual`` are those of the case cut there (the pairs before
+    it whole). The unit is the last character of the cut (``empty-pair`` for an empty
+    pair), as encode names the last unit of its shortest differing prefix; a ``&``
+    written otherwise is the separator."""
+    shape = form_shape(expected, actual)
+    if field == "pair":
+        start = _common_prefix(expected, actual)
+        if index and expected[start:start + 1] == "&" and actual[start:start + 1] not in "&":
+            return "field=separator;unit=0x26;diff=changed"  # another separator
+        return f"field=pair;unit=empty-pair;diff={shape}"
+    text = case.pairs[index][0 if field == "name" else 1]
+    return f"field={field};unit={_unit_class(text, length - 1)};diff={shape}"
+
+
 def _form_sequences(text: str | bytes) -> list[bytes]:
     """The input's non-empty ``&``-separated sequences, as the parser sees them."""
     data = surrogates_to_fffd(text).encode() if isinstance(text, str) else text
