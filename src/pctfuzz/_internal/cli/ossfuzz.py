@@ -19,7 +19,9 @@ It writes, relative to the project root:
   pull-request and batch fuzzing.
 
 Every value from ``[tool.pctfuzz]`` reaches a script as a Python literal or a quoted
-shell word; an existing file is kept unless ``--force``.
+shell word, and ``impl`` must be a built-in name or ``module.path:Name`` of identifiers
+(it is also written into the fuzzer's docstring); an existing file is kept unless
+``--force``.
 """
 
 from __future__ import annotations
@@ -34,6 +36,7 @@ from pathlib import Path
 from pctfuzz import __version__
 from pctfuzz._internal.cli.exits import EXIT_OK
 from pctfuzz._internal.errors import UsageError
+from pctfuzz._internal.text import one_line
 
 __all__ = ["add_command", "fuzzer_script"]
 
@@ -227,6 +230,7 @@ def fuzzer_script(target: str, impl: str, *, accept: str | None = None,
     """The fuzzer of ``target`` against ``impl`` (``module:Name`` or a built-in name):
     ``accept`` is the accept file's name in the bundle, ``accept_fallback`` its path
     relative to the script when it runs unbundled."""
+    _check_impl(impl)
     settings = []
     if accept:
         where = (f"os.path.join(_HERE, {accept!r}) if hasattr(sys, '_MEIPASS') else "
@@ -237,13 +241,25 @@ def fuzzer_script(target: str, impl: str, *, accept: str | None = None,
     module, colon, _ = impl.partition(":")
     imports = ""
     if colon:
-        if not _MODULE.fullmatch(module):
-            raise UsageError(f"impl {impl!r}: not module:Name")
         imports = ("# the adapter's module, imported by name so that PyInstaller bundles it\n"
                    f"import {module}  # noqa: E402, F401\n")
     return _SCRIPT.format(impl=impl, target=target, impl_literal=repr(impl),
                           target_literal=repr(target), settings="\n".join(settings),
                           imports=imports)
+
+
+def _check_impl(impl: str, what: str = "impl") -> None:
+    """``impl`` is a built-in name or ``module.path:Name`` of identifiers: it is written
+    into the fuzzer's docstring and command lines, where anything else could be code."""
+    from pctfuzz._internal.oracles.registry import IMPLS
+
+    module, colon, attr = impl.partition(":")
+    if colon and _MODULE.fullmatch(module) and _MODULE.fullmatch(attr):
+        return
+    if not colon and (impl in IMPLS or impl.lower() in IMPLS):
+        return
+    raise UsageError(f"{what} {one_line(repr(impl), 80)}: expected a built-in name "
+                     "(pctfuzz impls) or module.path:Name of identifiers")
 
 
 def _targets(values: dict[str, object]) -> list[str]:
@@ -285,6 +301,7 @@ def _cmd_init(args: argparse.Namespace) -> int:
     if not impl:
         raise UsageError("[tool.pctfuzz] has no impl: name your adapter (impl = "
                          "\"package.module:Adapter\") or give --impl")
+    _check_impl(impl, "--impl" if project.impl_flag else "[tool.pctfuzz] impl")
     root = project.root
     table = _project_table(project.pyproject)
     name = _project_name(root, table)
@@ -351,7 +368,8 @@ def add_command(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> Non
         "default the differential targets) against its adapter ([tool.pctfuzz] impl), "
         "with the accept file and sets, and build.sh, Dockerfile and project.yaml in "
         ".clusterfuzzlite/, and .github/workflows/cflite_pr.yml and cflite_batch.yml. "
-        "Exit 2 if a file exists (without --force) or the project has no adapter.")
+        "Exit 2 if a file exists (without --force), the project has no adapter or its impl "
+        "is not a built-in name or module:Name.")
     init.add_argument("--impl", metavar="NAME", help="the adapter (default: [tool.pctfuzz] impl)")
     init.add_argument("--force", action="store_true", help="replace existing files")
     init.add_argument("--pctfuzz-requirement", metavar="SPEC",
