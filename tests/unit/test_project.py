@@ -5,6 +5,7 @@ a store outside the root."""
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 import pytest
@@ -146,3 +147,51 @@ def test_a_configured_accept_file_may_be_one_string_and_may_not_exist_yet(
     assert flagged.accept_in_force == str(tmp_path / "missing.toml")
     with pytest.raises(PctfuzzError):
         flagged.activate()
+
+
+# --- issue 33.11: a committed symlink does not carry the table's paths out of the root ---
+
+@pytest.mark.parametrize(("key", "value"), [("corpus", "fuzz/corpus"),
+                                            ("findings", "fuzz/findings"),
+                                            ("accept", "fuzz/accept.toml")])
+@pytest.mark.parametrize("dangling", [False, True])
+def test_a_table_path_through_a_symlink_out_of_the_root_is_refused(
+        tmp_path: Path, key: str, value: str, dangling: bool,
+        monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    root = _project(tmp_path / "proj", f'{key} = "{value}"\n')
+    outside = tmp_path / "outside"
+    if not dangling:
+        outside.mkdir()
+    (root / "fuzz").symlink_to(outside, target_is_directory=True)
+    leads = str(outside / value.split("/")[1])
+    with pytest.raises(ConfigError, match=f"{key} = '{value}' leads to {leads}"):
+        load_config(root)
+    for argv in (("corpus", "seed"), ("report",)):
+        code, err = _exit_of(root, monkeypatch, capsys, *argv)
+        assert code == 2 and err.count("\n") == 1, (argv, err)
+        assert f"[tool.pctfuzz] {key} = '{value}' leads to {leads}" in err, (argv, err)
+        assert not os.path.lexists(outside / value.split("/")[1])
+    # A flag still points anywhere: only the table's paths come with a cloned repository.
+    (root / "pyproject.toml").write_text('[project]\nname = "p"\n\n[tool.pctfuzz]\n')
+    flagged = Project.load(root, **{key: str(root / value)})
+    assert str(getattr(flagged, key)) == str(root / value)
+
+
+def test_an_accept_file_linked_out_of_the_root_is_refused(tmp_path: Path) -> None:
+    shared = tmp_path / "shared.toml"
+    shared.write_text("")
+    root = _project(tmp_path / "proj", 'accept = "accept.toml"\n')
+    (root / "accept.toml").symlink_to(shared)
+    with pytest.raises(ConfigError, match=f"accept = 'accept.toml' leads to {shared}"):
+        load_config(root)
+
+
+def test_a_symlink_that_stays_in_the_root_is_followed(tmp_path: Path) -> None:
+    root = _project(tmp_path / "proj", 'corpus = "fuzz/corpus"\nfindings = "fuzz/findings"\n')
+    (root / "store").mkdir()
+    (root / "fuzz").symlink_to(root / "store", target_is_directory=True)
+    project = Project.load(root)
+    assert project.corpus == root / "fuzz" / "corpus"
+    # The root reached through a symlink of its own is still the root.
+    (tmp_path / "alias").symlink_to(root, target_is_directory=True)
+    assert Project.load(tmp_path / "alias").findings == tmp_path / "alias" / "fuzz" / "findings"

@@ -32,8 +32,8 @@ API::
 The root is the nearest folder, from ``start`` (default: the current one) upwards,
 whose ``pyproject.toml`` (PEP 518) has a ``[tool.pctfuzz]`` table; without one it is the
 current folder. Folders from the table are relative to the root and may not leave it
-(absolute, or ``..`` out of it: refused, exit 2); folders given as flags are relative
-to the current folder and may point anywhere.
+(absolute, ``..`` out of it, or a symlink out of it: refused, exit 2); folders given as
+flags are relative to the current folder and may point anywhere.
 
 ```toml
 [tool.pctfuzz]
@@ -63,6 +63,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from pctfuzz._internal.errors import PctfuzzError, UsageError
+from pctfuzz._internal.text import one_line
 
 if TYPE_CHECKING:
     from pctfuzz._internal.fuzz.protocol import HarnessSettings
@@ -173,12 +174,22 @@ def _check(key: str, value: Any) -> bool:
 
 
 def _inside(pyproject: Path, key: str, value: str) -> None:
-    """A path of the table stays under the root: not absolute, no ``..`` out of it
-    (the table may come with a cloned repository; a flag may point anywhere)."""
+    """A path of the table stays under the root: not absolute, no ``..`` out of it, no
+    symlink out of it (the table may come with a cloned repository, and so may its
+    symlinks; a flag may point anywhere)."""
     path = Path(value)
     parts = os.path.normpath(value).split(os.sep)
     if path.is_absolute() or value.startswith("~") or parts[0] == "..":
         raise ConfigError(f"{pyproject}: [tool.pctfuzz] {key} = {value!r} leaves the project "
+                          "root; give a folder under it (or the flag, which may point "
+                          "anywhere)")
+    # realpath follows every link there is, a dangling one too (a write through it
+    # would create its target); the root is compared as it resolves.
+    root = Path(os.path.realpath(pyproject.parent))
+    leads = Path(os.path.realpath(pyproject.parent / value))
+    if not leads.is_relative_to(root):
+        raise ConfigError(f"{pyproject}: [tool.pctfuzz] {key} = {value!r} leads to "
+                          f"{one_line(os.fspath(leads))} through a symlink, outside the project "
                           "root; give a folder under it (or the flag, which may point "
                           "anywhere)")
 

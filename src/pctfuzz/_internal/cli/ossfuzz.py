@@ -19,21 +19,31 @@ It writes, relative to the project root:
   pull-request and batch fuzzing.
 
 Every value from ``[tool.pctfuzz]`` reaches a script as a Python literal or a quoted
-shell word; an existing file is kept unless ``--force``.
+shell word, and ``impl`` must be a built-in name or ``module.path:Name`` of identifiers
+(it is also written into the fuzzer's docstring). An existing file is kept unless
+``--force``. The files are written all or none: a symlink on the way to one, a FIFO or
+folder in place of one, or a folder that cannot be written is one line and exit 2, and
+nothing is written (the project may be a cloned repository: a committed symlink must
+not carry a write out of it).
 """
 
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
+import os
 import re
 import shlex
+import stat
 import sys
+import tempfile
 from pathlib import Path
 
 from pctfuzz import __version__
 from pctfuzz._internal.cli.exits import EXIT_OK
 from pctfuzz._internal.errors import UsageError
+from pctfuzz._internal.text import one_line
 
 __all__ = ["add_command", "fuzzer_script"]
 
@@ -227,6 +237,7 @@ def fuzzer_script(target: str, impl: str, *, accept: str | None = None,
     """The fuzzer of ``target`` against ``impl`` (``module:Name`` or a built-in name):
     ``accept`` is the accept file's name in the bundle, ``accept_fallback`` its path
     relative to the script when it runs unbundled."""
+    _check_impl(impl)
     settings = []
     if accept:
         where = (f"os.path.join(_HERE, {accept!r}) if hasattr(sys, '_MEIPASS') else "
@@ -237,13 +248,25 @@ def fuzzer_script(target: str, impl: str, *, accept: str | None = None,
     module, colon, _ = impl.partition(":")
     imports = ""
     if colon:
-        if not _MODULE.fullmatch(module):
-            raise UsageError(f"impl {impl!r}: not module:Name")
         imports = ("# the adapter's module, imported by name so that PyInstaller bundles it\n"
                    f"import {module}  # noqa: E402, F401\n")
     return _SCRIPT.format(impl=impl, target=target, impl_literal=repr(impl),
                           target_literal=repr(target), settings="\n".join(settings),
                           imports=imports)
+
+
+def _check_impl(impl: str, what: str = "impl") -> None:
+    """``impl`` is a built-in name or ``module.path:Name`` of identifiers: it is written
+    into the fuzzer's docstring and command lines, where anything else could be code."""
+    from pctfuzz._internal.oracles.registry import IMPLS
+
+    module, colon, attr = impl.partition(":")
+    if colon and _MODULE.fullmatch(module) and _MODULE.fullmatch(attr):
+        return
+    if not colon and (impl in IMPLS or impl.lower() in IMPLS):
+        return
+    raise UsageError(f"{what} {one_line(repr(impl), 80)}: expected a built-in name "
+                     "(pctfuzz impls) or module.path:Name of identifiers")
 
 
 def _targets(values: dict[str, object]) -> list[str]:
@@ -285,6 +308,7 @@ def _cmd_init(args: argparse.Namespace) -> int:
     if not impl:
         raise UsageError("[tool.pctfuzz] has no impl: name your adapter (impl = "
                          "\"package.module:Adapter\") or give --impl")
+    _check_impl(impl, "--impl" if project.impl_flag else "[tool.pctfuzz] impl")
     root = project.root
     table = _project_table(project.pyproject)
     name = _project_name(root, table)
@@ -324,18 +348,110 @@ def _cmd_init(args: argparse.Namespace) -> int:
     workflows = root / ".github" / "workflows"
     files[workflows / "cflite_pr.yml"] = _PR_WORKFLOW.format(name=name)
     files[workflows / "cflite_batch.yml"] = _BATCH_WORKFLOW.format(name=name)
-    existing = [p for p in files if p.exists()]
+    _check_places(root, files)
+    existing = [p for p in files if os.path.lexists(p)]
     if existing and not args.force:
         raise UsageError(f"{printable_path(existing[0])} exists; --force replaces it")
-    for path, text in files.items():
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(text, encoding="utf-8")
-        if path.suffix in (".sh", ".py"):
-            path.chmod(0o755)
+    _write_all(root, files)
+    for path in files:
         print(f"wrote {printable_path(path.relative_to(root))}")
     print(f"{len(targets)} fuzzer(s) of {impl}: {', '.join(targets)}; build them with the "
           "OSS-Fuzz builder (docs/oss-fuzz.md)", file=sys.stderr)
     return EXIT_OK
+
+
+def _check_places(root: Path, files: dict[Path, str]) -> None:
+    """Each folder on the way from ``root`` to a file is a real folder or missing, and
+    each file a regular one or missing: a committed symlink would carry the write out
+    of the project, a FIFO would hang it. ``UsageError`` naming the first that is not."""
+    for path in files:
+        rel = path.relative_to(root)
+        place = root
+        for part in rel.parts:
+            place = place / part
+            try:
+                mode = os.lstat(place).st_mode
+            except FileNotFoundError:
+                break  # nor is anything below it
+            except OSError as exc:
+                raise _unwritable(root, place, exc) from None
+            shown = one_line(os.fspath(place.relative_to(root)))
+            if stat.S_ISLNK(mode):
+                raise UsageError(f"{shown} is a symlink: oss-fuzz init never writes through "
+                                 "one; nothing written")
+            if place != path and not stat.S_ISDIR(mode):
+                raise UsageError(f"{shown} is not a folder; nothing written")
+            if place == path and not stat.S_ISREG(mode):
+                raise UsageError(f"{shown} is not a regular file; nothing written")
+
+
+def _write_all(root: Path, files: dict[Path, str]) -> None:
+    """Write ``files`` all or none: the missing folders are made and every file is
+    written to a temporary file beside it first, then each is renamed into place. A
+    failure before the renames removes what was made; a rename within its own folder
+    fails only on an I/O error."""
+    made: list[Path] = []
+    staged: dict[Path, str] = {}
+    try:
+        for path, text in files.items():
+            _make_folders(root, path.parent, made)
+            staged[path] = _temp_file(root, path, text)
+        for path, tmp in staged.items():
+            try:
+                os.replace(tmp, path)
+            except OSError as exc:
+                raise _unwritable(root, path, exc) from None
+    except UsageError:
+        for tmp in staged.values():
+            with contextlib.suppress(OSError):
+                os.unlink(tmp)
+        for folder in reversed(made):
+            with contextlib.suppress(OSError):
+                os.rmdir(folder)
+        raise
+
+
+def _make_folders(root: Path, folder: Path, made: list[Path]) -> None:
+    """Make ``folder`` and its missing parents under ``root``, each added to ``made``."""
+    place = root
+    for part in folder.relative_to(root).parts:
+        place = place / part
+        try:
+            os.mkdir(place)
+        except FileExistsError:
+            continue  # a real folder: _check_places saw it
+        except OSError as exc:
+            raise _unwritable(root, place, exc) from None
+        made.append(place)
+
+
+def _temp_file(root: Path, path: Path, text: str) -> str:
+    """``text`` in a new temporary file beside ``path`` (``mkstemp``: a random name
+    made with ``O_EXCL``, so a planted symlink is never followed), with the mode the
+    user's umask gives a new file, executable for a script."""
+    mask = os.umask(0)
+    os.umask(mask)
+    mode = (0o777 if path.suffix in (".sh", ".py") else 0o666) & ~mask
+    tmp: str | None = None
+    try:
+        fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+        with os.fdopen(fd, "wb") as handle:
+            os.fchmod(handle.fileno(), mode)  # mkstemp makes 0600
+            handle.write(text.encode("utf-8"))
+            handle.flush()
+            os.fsync(handle.fileno())
+    except OSError as exc:
+        if tmp is not None:
+            with contextlib.suppress(OSError):
+                os.unlink(tmp)
+        raise _unwritable(root, path, exc) from None
+    return tmp
+
+
+def _unwritable(root: Path, path: Path, exc: OSError) -> UsageError:
+    """The one-line error of ``path`` (under ``root``) that could not be written."""
+    return UsageError(f"{one_line(os.fspath(path.relative_to(root)))}: cannot be written: "
+                      f"{exc.strerror or exc}; nothing written")
 
 
 def add_command(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -351,7 +467,9 @@ def add_command(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> Non
         "default the differential targets) against its adapter ([tool.pctfuzz] impl), "
         "with the accept file and sets, and build.sh, Dockerfile and project.yaml in "
         ".clusterfuzzlite/, and .github/workflows/cflite_pr.yml and cflite_batch.yml. "
-        "Exit 2 if a file exists (without --force) or the project has no adapter.")
+        "Exit 2, with nothing written, if a file exists (without --force), the project has "
+        "no adapter, its impl is not a built-in name or module:Name, or a file or its "
+        "folder is a symlink, not a regular file, or cannot be written.")
     init.add_argument("--impl", metavar="NAME", help="the adapter (default: [tool.pctfuzz] impl)")
     init.add_argument("--force", action="store_true", help="replace existing files")
     init.add_argument("--pctfuzz-requirement", metavar="SPEC",
