@@ -15,8 +15,10 @@ from hypothesis import strategies as st
 
 from pctfuzz import percent_encode
 from pctfuzz._internal.accept.model import Model, render
-from pctfuzz._internal.cases import EncodeCase
+from pctfuzz._internal.cases import EncodeCase, FormCase
+from pctfuzz._internal.checks import differential
 from pctfuzz._internal.checks.known import KnownFindings
+from pctfuzz._internal.form import form_urlencode
 from pctfuzz._internal.fuzz.recorder import Recorder
 from pctfuzz._internal.targets import get_target
 from pctfuzz._internal.violations import Divergence
@@ -107,6 +109,50 @@ def test_the_recorder_knows_the_stores_findings(tmp_path: Path,
     assert "KNOWN FINDING" in out or "known" in out.lower()
     (record,) = [p for p in tmp_path.glob("*.json")]
     assert '"hits": 2' in record.read_text()
+
+
+def _one_pair_per_name(pairs: list[tuple[str, str]]) -> str:
+    return form_urlencode(dict(pairs).items())
+
+
+DICT = function_adapter("test-dict", form_serialize=_one_pair_per_name)
+
+
+def test_a_known_finding_no_rule_names_is_a_hit_by_its_class(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str],
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """A behaviour no catalogue rule names is named once: a later input of its class
+    is its hit without naming again (trying every rule: 40 checks a second on a form
+    serializer keeping one pair per name); a second process knows it from the store."""
+    named: list[object] = []
+    naming = differential._explaining_rule
+
+    def counted(*args: object, **kwargs: object) -> object:
+        named.append(args[1])
+        return naming(*args, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(differential, "_explaining_rule", counted)
+    target = get_target("diff_form")
+    bound = target.bind(DICT)
+    recorder = Recorder(target, DICT, "test-dict", tmp_path, None, bound=bound)
+    first = FormCase((("a", "1"), ("a", "2")))
+    with pytest.raises(Divergence) as info:
+        bound.check(first)
+    assert info.value.behaviour is None and named == [first]
+    assert info.value.difference == "field=pair;unit=repeated-name;diff=missing-pair"
+    from pctfuzz._internal.fuzz.minimize import raw_input_for
+    data = raw_input_for(target, first, DICT) or b""
+    recorder.record(data, info.value)
+    recorder.flush()
+    assert "NEW FINDING" in capsys.readouterr().err
+    second = target.bind(DICT)
+    Recorder(target, DICT, "test-dict", tmp_path, None, bound=second)
+    for known in (bound, second):
+        named.clear()
+        with pytest.raises(Divergence) as again:
+            known.check(FormCase((("b", "x"), ("c", ""), ("b", "%"))))
+        assert again.value.difference == info.value.difference
+        assert named == []
 
 
 @settings(max_examples=300, deadline=None)

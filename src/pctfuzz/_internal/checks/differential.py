@@ -273,12 +273,19 @@ def _check(check: str, case: Case, impl: Impl | str | None,
     if hit is not None:  # the fast path: a finding already made (checks.known)
         raise _divergence(check, case, adapter, refused, expected, actual,
                           hit.klass, hit.behaviour)
+    klass = None
+    if known is not None and known.unexplained(check):
+        # the next fastest: a known finding that no rule names, by its class
+        klass = _difference(check, case, adapter, expected, actual, surrogates, known)
+        if klass in known.unexplained(check):
+            raise _divergence(check, case, adapter, refused, expected, actual, klass, None)
     rule = _explaining_rule(check, case, adapter, expected, actual, surrogates, known)
-    raise _divergence(
-        check, case, adapter, refused, expected, actual,
-        rule.klass() if rule is not None
-        else _difference(check, case, adapter, expected, actual, surrogates, known),
-        None if rule is None else rule.behaviour())
+    if rule is not None:
+        raise _divergence(check, case, adapter, refused, expected, actual, rule.klass(),
+                          rule.behaviour())
+    if klass is None:
+        klass = _difference(check, case, adapter, expected, actual, surrogates, known)
+    raise _divergence(check, case, adapter, refused, expected, actual, klass, None)
 
 
 def _divergence(check: str, case: Case, adapter: Impl, refused: Outcome, expected: Outcome,

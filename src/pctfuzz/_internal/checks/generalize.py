@@ -223,11 +223,11 @@ def holds_on_variants(case: Case, explained: Explained, claimed: str = "") -> bo
                                                    for n, v in case.pairs)),
                          replace(case, pairs=tuple((n, _padded(v, pad, True))
                                                    for n, v in case.pairs))]
-    if isinstance(case, FormCase) and len(case.pairs) > 1:  # each pair alone
-        variants += [replace(case, pairs=(pair,)) for pair in dict.fromkeys(case.pairs)]
         step = max(1, len(claimed) // CLAIMED)
         variants += [with_texts(case, _between(char, pad))
                      for char in claimed[::step][:CLAIMED] if ord(char) < 0x100]
+    if isinstance(case, FormCase) and len(case.pairs) > 1:  # each pair alone
+        variants += [replace(case, pairs=(pair,)) for pair in dict.fromkeys(case.pairs)]
     for char in sorted({c for c in present if c.isascii()} - escaped):
         group = next((g for g, members in UNIT_GROUPS.items() if char in members), None)
         if group is not None:

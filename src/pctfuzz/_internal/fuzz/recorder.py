@@ -95,9 +95,12 @@ class Recorder:
             return
         for record in records:
             if record.target != self.target.name or record.impl != self.impl_name \
-                    or record.status == "fixed" or not record.behaviour:
+                    or record.status == "fixed":
                 continue
             check = str(record.evidence.get("check", ""))
+            if not record.behaviour:
+                self._seed_unexplained(known, record, check)
+                continue
             try:
                 case = record.rebuild_case()
                 klass = rule_from(str(record.behaviour["rule"]),
@@ -110,6 +113,18 @@ class Recorder:
             if known.add(check, record.behaviour, case):
                 self.ids[record.signature] = record.id
                 self.seeded.add(record.signature)
+
+    def _seed_unexplained(self, known: KnownFindings, record: Any, check: str) -> None:
+        """Know a store's divergence that no rule names by its class, when its signature
+        is still the one its class gives."""
+        parts = record.signature.split("|")
+        if record.kind != "divergence" or len(parts) < 4 or make_signature(
+                self.target.name, record.kind, check, parts[3],
+                self.impl_name) != record.signature:
+            return
+        known.add_unexplained(check, parts[3])
+        self.ids[record.signature] = record.id
+        self.seeded.add(record.signature)
 
     def signature(self, exc: BaseException, data: bytes) -> str:
         """The signature of ``exc``, raised on input ``data`` (``pctfuzz._internal.identity``)."""
@@ -185,7 +200,10 @@ class Recorder:
         self.ids[signature] = stored.id
         if self.known is not None and isinstance(small_exc, Violation):
             # named as the stored finding is: its later hits take the fast path
-            self.known.add(small_exc.check, small_exc.behaviour, case)
+            if small_exc.behaviour:
+                self.known.add(small_exc.check, small_exc.behaviour, case)
+            elif isinstance(small_exc, Divergence) and small_exc.impl_error is None:
+                self.known.add_unexplained(small_exc.check, small_exc.difference)
             self.ids[stored.signature] = stored.id
         if self.corpus is not None:
             try:
