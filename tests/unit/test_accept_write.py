@@ -12,6 +12,7 @@
 from __future__ import annotations
 
 import errno
+import fcntl
 import os
 import resource
 import stat
@@ -157,6 +158,23 @@ def test_two_accepts_at_once_keep_both_entries(tmp_path: Path, tilde: str) -> No
         assert 'chars = "~"' in text and 'chars = "+"' in text, text
         assert len(load_accept_file(str(tmp_path / f"accept-{r}.toml"))) == 2
     assert not [p.name for p in tmp_path.iterdir() if p.name.startswith(".accept-")]
+
+
+def test_a_run_that_waits_too_long_for_the_lock_is_one_line(
+        tmp_path: Path, tilde: str, monkeypatch: pytest.MonkeyPatch,
+        capsys: pytest.CaptureFixture[str]) -> None:
+    """Another run holding the folder's lock: a bounded wait, then exit 2, nothing written."""
+    from pctfuzz._internal.cli import accept as accept_cli
+
+    monkeypatch.setattr(accept_cli, "_LOCK_WAIT", 0.3)
+    fd = os.open(tmp_path, os.O_RDONLY | os.O_DIRECTORY)
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX)  # a descriptor of its own: flock conflicts with it
+        assert _accept(tmp_path / "accept.toml", tilde) == EXIT_USAGE
+    finally:
+        os.close(fd)
+    _one_line(capsys, "accept.toml", "held its folder's lock")
+    assert not (tmp_path / "accept.toml").exists() and _status(tmp_path, tilde) == "new"
 
 
 # --- item 10: a symlink, the file's mode ----------------------------------------------------

@@ -233,8 +233,9 @@ def _writer_lock(folder: Path, accept: Path) -> Iterator[int]:
                 break
             except BlockingIOError:
                 if time.monotonic() >= deadline:
-                    raise UsageError(f"{accept}: another `pctfuzz accept` has been writing "
-                                     f"it for {_LOCK_WAIT:g} s; run again") from None
+                    # Another accept writing the file, or a corpus merge of this folder.
+                    raise UsageError(f"{accept}: another pctfuzz run held its folder's lock "
+                                     f"for {_LOCK_WAIT:g} s; run again") from None
                 time.sleep(0.05)
         yield fd
     finally:
