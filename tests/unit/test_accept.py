@@ -289,7 +289,7 @@ def test_accept_toml_file(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
         ("[[divergence]]\nid = 'x'\nreconciler = 'left_raw'\n", "left_raw needs 'chars'"),
         (TOML.replace('value = "["', 'valu = "["'), "bad example for encode"),
         ("not toml [", "accept.toml"),
-        ("", "expected [[divergence]] tables"),
+        ("x = 1\n", "expected [[divergence]] tables"),  # an empty file holds no entries
     ],
 )
 def test_bad_accept_file_exits_2_in_one_line(tmp_path: Path, text: str, message: str,

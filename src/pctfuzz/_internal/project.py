@@ -11,11 +11,13 @@ entry points reads ``os.environ`` or ``[tool.pctfuzz]``.
 API::
 
     project = Project.load(start=None, *, corpus=None, findings=None, accept=None,
-                           impl=None, sets=None)   # flags as given (None: not given)
+                           impl=None, sets=None,   # flags as given (None: not given)
+                           read_only=False)        # True: never run a .py accept file
     project.root, project.pyproject         # the root; its pyproject.toml (None: none)
     project.values                          # the checked [tool.pctfuzz] table
     project.corpus, project.findings        # absolute folders of the store
     project.accept                          # the accept file or module (None: none)
+    project.accept_in_force                 # the one whose entries apply (None: none)
     project.sets                            # {label: set spec} ({}: the adapter's own)
     project.impl, project.impl_flag         # the implementation named (None: the
                                             # default, urllib); named by a flag?
@@ -253,15 +255,19 @@ class Project:
     #: ``--no-accepted``: every accepted difference ignored
     # (``pctfuzz._internal.accept.use_accepted``)
     no_accepted: bool = False
+    #: A command that only reads (report, triage, export): an accept file that is code
+    #: (a .py file, a module) is never run (``accept_in_force``)
+    read_only: bool = False
     _loaded: dict[str, Impl] = field(default_factory=dict, compare=False, repr=False)
 
     @classmethod
     def load(cls, start: Path | None = None, *, corpus: str | None = None,
              findings: str | None = None, accept: str | None = None,
              impl: str | None = None, sets: Sequence[str] | None = None,
-             no_accepted: bool = False) -> Project:
+             no_accepted: bool = False, read_only: bool = False) -> Project:
         """The project of ``start`` (default: the current folder), flags over the
-        table: each flag as the user gave it, None when not given."""
+        table: each flag as the user gave it, None when not given; ``read_only`` for a
+        command that only reads (``accept_in_force``)."""
         config = load_config(start)
         values = config.values
         accept_given = accept is not None
@@ -288,6 +294,7 @@ class Project:
             impl_flag=impl is not None,
             accept_flag=accept_given,
             no_accepted=no_accepted,
+            read_only=read_only,
         )
 
     # --- the table's defaults ---------------------------------------------------------------
@@ -350,12 +357,21 @@ class Project:
     def accept_in_force(self) -> str | None:
         """The accept file whose entries apply: the configured one only once it exists
         (``pctfuzz accept`` creates it; until then nothing is accepted, which hides no
-        finding), a flag's always (a missing one is then a usage error)."""
+        finding), a flag's always (a missing one is then a usage error). In a
+        ``read_only`` project a TOML file only: a .py file or a module is code (a cloned
+        repository's), run only by commands that run the implementation anyway."""
         if (self.accept is not None and not self.accept_flag
                 and self.accept.endswith((".toml", ".py"))
                 and not os.path.lexists(self.accept)):
             return None
+        if self.read_only and self.accept_is_code:
+            return None
         return self.accept
+
+    @property
+    def accept_is_code(self) -> bool:
+        """Whether the accept file is code to run: a .py file or a module."""
+        return self.accept is not None and not self.accept.endswith(".toml")
 
     # --- this process and its children -------------------------------------------------------
     def activate(self) -> None:

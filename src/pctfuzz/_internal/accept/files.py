@@ -6,6 +6,7 @@
   most ``MAX_ACCEPT_BYTES``, opened with ``O_NONBLOCK`` and checked again on the
   descriptor.
 - ``parse_toml``: TOML text to a table; nesting too deep for the parser is one line.
+  An empty file, or one of comments only, holds no entries (and is no error).
 - ``check_parameter``: a reconciler's parameter is a string (``types``: or a list of
   strings), so ``chars = 5`` is one line, not an internal error.
 - ``check_example``: the example's fields have the types its check takes, and its set
@@ -210,8 +211,10 @@ def _example(check: str, data: object, where: str) -> Case:
 def _toml_entries(path: Path) -> list[KnownDivergence]:
     where = f"--accept {path}"
     document = parse_toml(read_accept_file(path, where), where)
-    tables = document.get("divergence", [])
-    if not isinstance(tables, list) or not tables:
+    if not document:
+        return []  # empty, or comments only: no entries yet (``pctfuzz accept`` adds them)
+    tables = document.get("divergence")
+    if not isinstance(tables, list):
         raise UsageError(f"--accept {path}: expected [[divergence]] tables")
     entries = []
     for index, table in enumerate(tables):

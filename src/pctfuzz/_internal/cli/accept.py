@@ -14,15 +14,31 @@ and this entry accepts it), and only then renamed over the old one. An id that c
 be accepted is said in one line and the others are accepted (exit 2 when any was
 refused). A finding whose impact splits a field or loses data (``accept.impact``) is
 accepted only with ``--accept-impact``: such a finding is usually the bug.
+
+The file itself (issue 33):
+
+- Writers take turns: each holds an exclusive ``flock`` on the file's folder from
+  reading the file to renaming the new one, so two runs at once both land.
+- A symlink is written through: the new file replaces the link's target, in the
+  target's folder, and the link stays (a shared file gets the entries).
+- The new file keeps the old one's mode (and owner, where allowed); a file created
+  anew gets the mode the umask gives.
+- Anything but a regular file (a FIFO, a device, a folder) is refused before it is
+  opened, and a file that cannot be written (an immutable file, a read-only folder) is
+  one line: exit 2 (``UsageError``), the old file as it was, no finding's status set.
 """
 
 from __future__ import annotations
 
 import argparse
 import contextlib
+import fcntl
 import os
+import secrets
+import stat
 import sys
-import tempfile
+import time
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -35,6 +51,7 @@ from pctfuzz._internal.text import one_line
 
 if TYPE_CHECKING:
     from pctfuzz._internal.project import Project
+    from pctfuzz._internal.store import FindingStore
 
 __all__ = ["add_command", "toml_string"]
 
@@ -172,37 +189,115 @@ def _existing_ids(text: str, accept: Path) -> set[str]:
         if isinstance(tables, list) else set()
 
 
-def _write_checked(accept: Path, old: bytes | None, new_text: str, impl: Any,
-                   entry_ids: set[str]) -> None:
-    """Write ``new_text`` to a temporary file beside ``accept``, load it and check its
-    new entries on ``impl`` (``divergences --check``), then rename it over ``accept``
-    unless the file changed meanwhile. ``UsageError`` leaves ``accept`` untouched."""
+#: How long a run waits for another one writing the same accept file.
+_LOCK_WAIT = 60.0
+
+
+def _write_target(accept: Path) -> Path:
+    """The file a write of ``accept`` replaces: ``accept``, or where its symlinks lead.
+    ``UsageError`` unless that is a regular file or missing, in an existing folder --
+    checked before anything opens it (a FIFO would block, ``/dev/zero`` never ends)."""
+    from pctfuzz._internal.store import printable_path
+
+    target = Path(os.path.realpath(accept))
+    try:
+        mode: int | None = os.lstat(target).st_mode
+    except FileNotFoundError:
+        mode = None
+    except OSError as exc:
+        raise UsageError(f"{accept}: cannot be examined: {exc.strerror or exc}") from None
+    if mode is not None and stat.S_ISLNK(mode):  # realpath stops inside a loop
+        raise UsageError(f"{accept}: is a symlink loop")
+    if mode is not None and not stat.S_ISREG(mode):
+        shown = "" if target == accept else f" ({printable_path(target)})"
+        raise UsageError(f"{accept}: is not a regular file{shown}")
+    if not target.parent.is_dir():
+        raise UsageError(f"{accept}: folder {printable_path(target.parent)} does not exist")
+    return target
+
+
+@contextlib.contextmanager
+def _writer_lock(folder: Path, accept: Path) -> Iterator[int]:
+    """An exclusive ``flock`` on ``folder`` itself (no lock file is left anywhere), so
+    one ``pctfuzz accept`` at a time reads, checks and replaces a file in it; yields the
+    folder's descriptor. ``UsageError`` after ``_LOCK_WAIT`` s of waiting."""
+    try:
+        fd = os.open(folder, os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)
+    except OSError as exc:
+        raise UsageError(f"{accept}: cannot lock its folder: {exc.strerror or exc}") from None
+    try:
+        deadline = time.monotonic() + _LOCK_WAIT
+        while True:
+            try:
+                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+                break
+            except BlockingIOError:
+                if time.monotonic() >= deadline:
+                    # Another accept writing the file, or a corpus merge of this folder.
+                    raise UsageError(f"{accept}: another pctfuzz run held its folder's lock "
+                                     f"for {_LOCK_WAIT:g} s; run again") from None
+                time.sleep(0.05)
+        yield fd
+    finally:
+        os.close(fd)  # releases the lock
+
+
+def _read_current(target: Path, accept: Path) -> bytes | None:
+    """The bytes of ``target`` (None: no file), read as ``--accept`` reads it."""
+    from pctfuzz._internal.accept.files import read_accept_file
+
+    if not os.path.lexists(target):
+        return None
+    return read_accept_file(target, str(accept))
+
+
+def _write_checked(accept: Path, target: Path, folder_fd: int, old: bytes | None,
+                   new_text: str, impl: Any, entry_ids: set[str]) -> None:
+    """Write ``new_text`` to a temporary file beside ``target`` (``accept`` or its
+    symlinks' end), load it and check its new entries on ``impl`` (``divergences
+    --check``), then rename it over ``target`` unless the file changed meanwhile (an
+    editor takes no lock). ``UsageError`` leaves ``target`` untouched."""
     from pctfuzz._internal.accept import accept_file, load_accept_file, use_accept_file
     from pctfuzz._internal.checks.registry.examples import check_entries
 
-    fd, tmp = tempfile.mkstemp(prefix=f".{accept.name}.", suffix=".toml", dir=accept.parent)
+    # Named .toml: load_accept_file reads it by its suffix.
+    tmp = target.parent / f".{target.name}.{os.getpid()}.{secrets.token_hex(6)}.toml"
     previous = accept_file()
+    created = False
     try:
-        with os.fdopen(fd, "wb") as handle:
-            handle.write(new_text.encode("utf-8"))
-            handle.flush()
-            os.fsync(handle.fileno())
-        entries = [e for e in load_accept_file(tmp) if e.id in entry_ids]
-        use_accept_file(tmp)  # the new file, as the next campaign will read it
+        try:
+            # 0o666: a new file gets the mode the user's umask gives (mkstemp's is 0600).
+            fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW
+                         | os.O_CLOEXEC, 0o666)
+            created = True
+            with os.fdopen(fd, "wb") as handle:
+                if old is not None:  # the old file's owner and mode, not ours
+                    info = os.stat(target)
+                    with contextlib.suppress(OSError):  # only root may give a file away
+                        os.fchown(handle.fileno(), info.st_uid, info.st_gid)
+                    os.fchmod(handle.fileno(), stat.S_IMODE(info.st_mode))
+                handle.write(new_text.encode("utf-8"))
+                handle.flush()
+                os.fsync(handle.fileno())
+        except OSError as exc:
+            raise UsageError(f"{accept}: cannot be written: {exc.strerror or exc}") from None
+        entries = [e for e in load_accept_file(str(tmp)) if e.id in entry_ids]
+        use_accept_file(str(tmp))  # the new file, as the next campaign will read it
         failed = [r for r in check_entries(impl, entries) if not r.ok]
         if failed:
             raise UsageError(f"not written: {failed[0].line()}")
-        current = accept.read_bytes() if accept.exists() else None
-        if current != old:
+        if _read_current(target, accept) != old:
             raise UsageError(f"{accept} changed while the entries were checked; run again")
-        if old is not None:
-            with contextlib.suppress(OSError):
-                os.chmod(tmp, accept.stat().st_mode & 0o777)
-        os.replace(tmp, accept)
-        tmp = ""
+        try:
+            os.replace(tmp, target)
+        except OSError as exc:
+            raise UsageError(f"{accept}: cannot be written: {exc.strerror or exc}") from None
+        created = False
+        with contextlib.suppress(OSError):  # the rename survives a crash of the machine
+            os.fsync(folder_fd)
     finally:
         use_accept_file(previous)
-        if tmp:
+        if created:
             with contextlib.suppress(OSError):
                 os.unlink(tmp)
 
@@ -221,10 +316,8 @@ def _project(args: argparse.Namespace, accept: Path) -> Project:
 
 
 def _cmd_accept(args: argparse.Namespace) -> int:
-    from pctfuzz._internal.fuzz.replay import is_builtin_impl
     from pctfuzz._internal.project import load_config
-    from pctfuzz._internal.store import FindingStore, StoreError, printable_path
-    from pctfuzz._internal.targets import get_target
+    from pctfuzz._internal.store import FindingStore
 
     # The accept file may not exist yet: the table is read as it is (Project.load
     # loads the file it names, and refuses a missing one).
@@ -238,11 +331,23 @@ def _cmd_accept(args: argparse.Namespace) -> int:
                          "[tool.pctfuzz] (or give --accept FILE)")
     if accept.suffix != ".toml":
         raise UsageError(f"{accept}: pctfuzz accept writes TOML files only")
-    if not accept.parent.is_dir():
-        raise UsageError(f"{accept}: folder {printable_path(accept.parent)} does not exist")
+    target = _write_target(accept)
     project = _project(args, accept)
     store = FindingStore(project.findings)
-    old = accept.read_bytes() if accept.exists() else None
+    # One run at a time from reading the file to renaming the new one: a run that
+    # waited reads what the other wrote, and adds to it.
+    with _writer_lock(target.parent, accept) as folder_fd:
+        return _append(args, accept, target, folder_fd, project, store)
+
+
+def _append(args: argparse.Namespace, accept: Path, target: Path, folder_fd: int,
+            project: Project, store: FindingStore) -> int:
+    """``_cmd_accept`` under the writer lock: read the file, append, check, replace."""
+    from pctfuzz._internal.fuzz.replay import is_builtin_impl
+    from pctfuzz._internal.store import StoreError, printable_path
+    from pctfuzz._internal.targets import get_target
+
+    old = _read_current(target, accept)
     try:
         old_text = old.decode("utf-8") if old is not None else ""
     except UnicodeDecodeError as exc:
@@ -290,7 +395,8 @@ def _cmd_accept(args: argparse.Namespace) -> int:
         head = ("# Accepted differences of the implementation under test (pctfuzz.accept).\n"
                 "# Entries below were written by `pctfuzz accept`.\n")
     new_text = head + "".join(item.table for item in accepted)
-    _write_checked(accept, old, new_text, impl, {item.entry_id for item in accepted})
+    _write_checked(accept, target, folder_fd, old, new_text, impl,
+                   {item.entry_id for item in accepted})
     for item in accepted:
         try:
             store.update_status(item.finding.id, "known-divergence",

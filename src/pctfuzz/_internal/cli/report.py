@@ -75,10 +75,12 @@ def _cmd_report(args: argparse.Namespace) -> int:
 
 def _project(findings: str | None, impl: str | None = None) -> Project:
     """The project (``pctfuzz._internal.project``): ``--findings`` (and ``--impl``) over
-    ``[tool.pctfuzz]``."""
+    ``[tool.pctfuzz]``. These commands only read: an accept file that is code (a .py
+    file, a module) is not run (``Project.read_only``); none of their output depends on
+    its entries."""
     from pctfuzz._internal.project import Project
 
-    project = Project.load(findings=findings, impl=impl)
+    project = Project.load(findings=findings, impl=impl, read_only=True)
     project.activate()
     return project
 
