@@ -1219,8 +1219,9 @@ def _form_prefix_class(case: FormCase, adapter: Impl, surrogates: Surrogates,
     assert answers is not None
     klass = form_difference(sub, field, index, length, *answers[0])
     name, value = sub.pairs[-1]
-    if field != "value" and any(name == earlier for earlier, _ in sub.pairs[:-1]):
-        fresh = next(c for c in "qzxjkvwy" if all(c not in p for p, _ in sub.pairs))
+    fresh = next((c for c in "qzxjkvwy" if all(c not in p for p, _ in sub.pairs)), None)
+    if field != "value" and fresh is not None \
+            and any(name == earlier for earlier, _ in sub.pairs[:-1]):
         renamed = dataclasses.replace(sub, pairs=(*sub.pairs[:-1], (fresh, value)))
         if _unexplained("form", renamed, adapter, names, surrogates, known) is None:
             # the shape as answered: what is in force may have rewritten either answer
