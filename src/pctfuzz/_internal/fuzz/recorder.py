@@ -166,6 +166,11 @@ class Recorder:
         if signature in self.unsaved:  # reported once; do not minimize it on every hit
             return
         original = self.target.case_from_bytes(data, self.impl)
+        if self.known is not None and isinstance(exc, Divergence) and not exc.behaviour \
+                and exc.impl_error is None:
+            # Known from now on (the record follows): each smaller input the minimizer
+            # tries is then classed, not named by every catalogue rule again.
+            self.known.add_unexplained(exc.check, exc.difference)
         keeps = same_failure(self.target, self.impl, self.impl_name, signature,
                              representable=True, check=self.check)
         found = minimize_case(original, keeps, max_seconds=self.minimize_seconds)
