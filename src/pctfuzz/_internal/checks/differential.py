@@ -85,6 +85,7 @@ from pctfuzz._internal.errors import NotScalarValueError, PctfuzzError
 from pctfuzz._internal.identity import (
     difference,
     form_difference,
+    form_parse_difference,
     form_shape,
     unit_difference,
 )
@@ -1042,6 +1043,10 @@ def _first_class(check: str, case: Case, adapter: Impl, expected: Outcome, actua
         located = _form_prefix_class(case, adapter, surrogates, known)
         if located is not None:
             return located
+    if check == "form-parse" and isinstance(case, FormParseCase) and case.text:
+        located = _form_parse_prefix_class(case, adapter, surrogates, known)
+        if located is not None:
+            return located
     return difference(
         check, case,
         expected.error if expected.error is not None else expected.value,
@@ -1137,12 +1142,13 @@ def _prefix_class(case: EncodeCase, value: str | bytes, end: int, adapter: Impl,
                   known: KnownFindings | None = None) -> str | None:
     sub = EncodeCase(value[:end], case.set_name, case.encoding, case.space_as_plus)
     pairs = _unexplained("encode", sub, adapter, names, surrogates, known)
-    return None if pairs is None else unit_difference(case, end - 1, pairs, surrogates)
+    return None if pairs is None else unit_difference(
+        case, end - 1, [(str(want), str(got)) for want, got in pairs], surrogates)
 
 
 def _unexplained(check: str, case: Case, adapter: Impl, names: tuple[str, ...],
                  surrogates: Surrogates, known: KnownFindings | None
-                 ) -> list[tuple[str, str]] | None:
+                 ) -> list[tuple[Any, Any]] | None:
     """The (reference's, implementation's) answers to ``case`` -- with what is in force
     taken out, then as answered -- when they differ and nothing in force explains it;
     None when they agree, or the implementation does not answer."""
@@ -1159,7 +1165,7 @@ def _unexplained(check: str, case: Case, adapter: Impl, names: tuple[str, ...],
         return None
     # A refusal reconciled into a model of the implementation's answer (a lone
     # surrogate in a legacy encoding) is compared as the model's value.
-    pairs = [(str(w.value), str(g.value)) for w, g in
+    pairs = [(w.value, g.value) for w, g in
              ((fixed_want, fixed_got), (want, got)) if not (w.raised or g.raised)]
     return pairs or None
 
@@ -1202,9 +1208,9 @@ def _form_prefix_class(case: FormCase, adapter: Impl, surrogates: Surrogates,
     whose class is the same in the other field is ``field=any``."""
     names = registry_names(adapter)
     cuts = _form_cuts(case)
-    seen: dict[int, list[tuple[str, str]] | None] = {}
+    seen: dict[int, list[tuple[Any, Any]] | None] = {}
 
-    def differs(n: int) -> list[tuple[str, str]] | None:
+    def differs(n: int) -> list[tuple[Any, Any]] | None:
         if n not in seen:
             seen[n] = _unexplained("form", _form_cut(case, cuts[n - 1]), adapter, names,
                                    surrogates, known)
@@ -1236,6 +1242,30 @@ def _form_prefix_class(case: FormCase, adapter: Impl, surrogates: Surrogates,
                 == klass.replace(f"field={field};", f"field={other};", 1):
             return klass.replace(f"field={field};", "field=any;", 1)
     return klass
+
+
+def _form_parse_prefix_class(case: FormParseCase, adapter: Impl, surrogates: Surrogates,
+                             known: KnownFindings | None) -> str | None:
+    """The class of a form parser's difference, located as encode's is: on the shortest
+    prefix of the input whose parses differ unexplained, named by the character its
+    last unit decodes to (``identity.form_parse_difference``); None when no prefix
+    does."""
+    names = registry_names(adapter)
+    text = case.text
+    seen: dict[int, list[tuple[Any, Any]] | None] = {}
+
+    def differs(end: int) -> list[tuple[Any, Any]] | None:
+        if end not in seen:
+            seen[end] = _unexplained("form-parse", dataclasses.replace(case, text=text[:end]),
+                                     adapter, names, surrogates, known)
+        return seen[end]
+
+    end = _first_differing(min(len(text), _MAX_CUTS), differs)
+    if end is None:
+        return None
+    answers = seen[end]
+    assert answers is not None
+    return form_parse_difference(text[:end], *answers[0])
 
 
 def check_encode(case: EncodeCase, impl: Impl | str | None = None,

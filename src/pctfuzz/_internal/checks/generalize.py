@@ -32,7 +32,7 @@ from typing import Any
 
 from pctfuzz._internal.accept.impact import CONTROLS, DELIMITERS
 from pctfuzz._internal.accept.reconcilers import input_strs, with_texts
-from pctfuzz._internal.cases import Case, FormCase
+from pctfuzz._internal.cases import Case, FormCase, FormParseCase
 from pctfuzz._internal.spec import HEX_PAIR, PERCENT_ENCODED_BYTE
 
 __all__ = ["SUBGROUPS", "UNIT_GROUPS", "VARIANTS", "holds_on_variants", "widen"]
@@ -58,7 +58,8 @@ _SPACES = "\t\n\x0b\x0c\r"
 SUBGROUPS = {
     "control": {"control-space": _SPACES,
                 "control-other": "".join(c for c in CONTROLS if c not in _SPACES)},
-    "alnum": {"letter": string.ascii_letters, "digit": string.digits},
+    "alnum": {"letter": string.ascii_letters, "digit": string.digits,
+              "upper": string.ascii_uppercase, "lower": string.ascii_lowercase},
 }
 #: How many members of a group a unit is checked on before it is named by the group:
 #: a name never claims more than was checked.
@@ -79,11 +80,19 @@ _ALNUM_ESCAPE_BYTES = re.compile(_ALNUM_ESCAPE.pattern.encode("ascii"))
 
 # --- variants ------------------------------------------------------------------------------
 def _with_char(case: Case, old: str, new: str) -> Case:
-    """``case`` with every ``old`` of its input written ``new``."""
+    """``case`` with every ``old`` of its input written ``new``; for a form parser,
+    whose class names the character a unit decodes to (``identity``), its escapes
+    too (``%0a`` as ``%0B``)."""
+    escapes = isinstance(case, FormParseCase) and old.isascii() and new.isascii()
+    pattern = re.compile(f"%{ord(old):02X}", re.IGNORECASE)
+
     def swap(text: Any) -> Any:
         if isinstance(text, bytes):
-            return text.replace(old.encode("latin-1"), new.encode("latin-1"))
-        return text.replace(old, new)
+            text = text.replace(old.encode("latin-1"), new.encode("latin-1"))
+            return pattern.sub(f"%{ord(new):02X}", text.decode("latin-1")).encode(
+                "latin-1") if escapes else text
+        text = text.replace(old, new)
+        return pattern.sub(f"%{ord(new):02X}", text) if escapes else text
 
     return with_texts(case, swap)
 

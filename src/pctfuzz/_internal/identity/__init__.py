@@ -47,8 +47,15 @@ that two bugs are two:
   class in the other field; ``field=separator;unit=0x26`` when another separator is
   written. ``shape`` as encode's, on the text between the common prefix and suffix,
   or ``missing-pair``/``extra-pair`` when a ``&``-separated pair is dropped or added.
-- **form-parse** ``field=name|value;seg=<segment>;diff=changed`` for a pair that
-  differs (segments as decode, plus ``equals`` for a ``=`` inside a value), or
+- **form-parse** ``field=name|value|separator;unit=<unit>;diff=<shape>``: located on
+  the shortest prefix of the input whose parses differ; ``unit`` is the character its
+  last unit decodes to, however written (``0xHH`` for ASCII, a ``+`` as ``0x20``,
+  ``non-ascii``, ``lone-surrogate``; ``pct-invalid`` for a ``%`` without two hex
+  digits), in the field of the last sequence it ends in; ``shape`` is
+  ``missing-pair``/``extra-pair``, else ``missing-output``/``extra-output``/``changed``
+  of the first differing field. When no prefix shows the difference:
+  ``field=name|value;seg=<segment>;diff=changed`` for a pair that differs (segments as
+  decode, plus ``equals`` for a ``=`` inside a value), or
   ``field=pairs;diff=missing-pair|extra-pair`` when one list is the other's prefix.
 - **the implementation answers where the reference refuses** (a lone surrogate):
   ``unit=lone-surrogate;diff=value-for-non-scalar``.
@@ -76,6 +83,7 @@ from __future__ import annotations
 from pctfuzz._internal.identity.classes import (
     difference,
     form_difference,
+    form_parse_difference,
     form_shape,
     unit_difference,
 )
@@ -108,6 +116,7 @@ __all__ = [
     "difference",
     "finding_id",
     "form_difference",
+    "form_parse_difference",
     "form_shape",
     "made_without_accepted",
     "make_signature",

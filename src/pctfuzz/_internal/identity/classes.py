@@ -4,6 +4,7 @@ docstring defines each class; ``difference`` is the entry point."""
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from typing import Any
 
@@ -12,7 +13,7 @@ from pctfuzz._internal.encoding import lookup
 from pctfuzz._internal.errors import NotScalarValueError, PctfuzzError
 from pctfuzz._internal.reference import percent_decode, percent_encode
 from pctfuzz._internal.sets import FORM
-from pctfuzz._internal.spec import ASCII_HEX_DIGITS, PERCENT_ENCODED_BYTE
+from pctfuzz._internal.spec import ASCII_HEX_DIGITS, HEX_PAIR, PERCENT_ENCODED_BYTE
 from pctfuzz._internal.text import surrogates_to_fffd
 
 #: Units past this index are not examined: the class of a long unminimized input is
@@ -383,6 +384,60 @@ def form_difference(case: FormCase, field: str, index: int, length: int,
         return f"field=pair;unit=empty-pair;diff={shape}"
     text = case.pairs[index][0 if field == "name" else 1]
     return f"field={field};unit={_unit_class(text, length - 1)};diff={shape}"
+
+
+_LAST_ESCAPE = re.compile(f"%({HEX_PAIR})$")
+
+
+def _parse_unit(text: str) -> str:
+    """The class of the last unit of a form parser's input (str; bytes read as
+    Latin-1): the character it decodes to, however written -- ``0xHH`` for ASCII (a
+    ``+`` is a space, ``%HH`` its byte), ``non-ascii``, ``lone-surrogate`` -- or
+    ``pct-invalid`` for a ``%`` (that no two hex digits follow yet)."""
+    escape = _LAST_ESCAPE.search(text)
+    if escape is not None:
+        byte = int(escape.group(1), 16)
+        return f"0x{byte:02X}" if byte < 0x80 else "non-ascii"
+    code = ord(text[-1])
+    if code == 0x25:  # (a "%" then one hex digit: the digit is the unit)
+        return "pct-invalid"
+    if code == 0x2B:
+        return "0x20"
+    if 0xD800 <= code <= 0xDFFF:
+        return "lone-surrogate"
+    return f"0x{code:02X}" if code < 0x80 else "non-ascii"
+
+
+def form_parse_difference(text: str | bytes, expected: Any, actual: Any) -> str:
+    """The form-parse class when ``text``, the shortest prefix of the input whose
+    parses differ, ends where they part: the field its last ``&``-separated sequence
+    ends in (``name`` before a ``=``, else ``value``), the character its last unit
+    decodes to (``_parse_unit``: a parser that strips a space does so whether it came
+    as `` ``, ``+`` or ``%20``) and the shape: ``missing-pair``/``extra-pair``, else
+    the first differing field ``missing-output``/``extra-output``/``changed``."""
+    chars = text.decode("latin-1") if isinstance(text, bytes) else text
+    unit = _parse_unit(chars)
+    sequence = chars[chars.rfind("&") + 1:]
+    field = "value" if "=" in sequence[:-1] else "name"
+    if unit in ("0x26", "0x3D") and not _LAST_ESCAPE.search(chars):
+        field = "separator"  # the delimiter itself, as written
+    return f"field={field};unit={unit};diff={_pairs_shape(expected, actual)}"
+
+
+def _pairs_shape(expected: Any, actual: Any) -> str:
+    if not isinstance(actual, list) or not isinstance(expected, list):
+        return "changed"
+    if len(actual) != len(expected):
+        return "missing-pair" if len(actual) < len(expected) else "extra-pair"
+    for want, got in zip(expected, actual, strict=True):
+        if not isinstance(got, tuple | list) or len(got) != 2:
+            return "changed"
+        for wanted, answered in zip(want, got, strict=True):
+            if wanted != answered:
+                answered = str(answered)
+                return ("missing-output" if len(answered) < len(wanted) else
+                        "extra-output" if len(answered) > len(wanted) else "changed")
+    return "changed"
 
 
 def _form_sequences(text: str | bytes) -> list[bytes]:
