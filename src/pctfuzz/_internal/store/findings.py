@@ -113,14 +113,28 @@ class FindingStore:
         with locked(inside(self.root, self.lock_path(ident))):
             yield
 
+    @contextlib.contextmanager
+    def exclusive(self) -> Iterator[None]:
+        """The whole folder's lock (``.locks/store.lock``, no id's name), held by
+        ``pctfuzz migrate`` so that two migrations of one store run one after the other.
+        ``StoreError`` (one line) when it cannot be taken: a store it cannot write."""
+        self._ensure_lock_folder()
+        with locked(inside(self.root, self.root / LOCK_FOLDER / "store.lock")):
+            yield
+
     def _write(self, finding: Finding) -> None:
         data = finding.to_bytes()
         path = inside(self.root, self.path_for(finding))
         Finding.from_bytes(data, path)  # write only what load accepts
         atomic_write(path, data)
 
-    def record(self, finding: Finding) -> tuple[Finding, bool]:
+    def record(self, finding: Finding, *, absorbs: str | None = None) -> tuple[Finding, bool]:
         """Store ``finding``; returns the stored record and whether it is new.
+
+        ``absorbs``: the id of the record ``finding`` replaces (``pctfuzz migrate``). A
+        stored record that lists it in ``previous_ids`` has its hits already (a
+        migration killed before it removed the old file, or run twice at once): it is
+        returned unchanged, so no hit is counted twice.
 
         If a record with the same id exists, under its lock: ``hits`` are added,
         ``first_seen``/``last_seen`` widen, ``status`` is kept (a triage verdict of the
@@ -153,6 +167,8 @@ class FindingStore:
             if old is None:
                 self._write(finding)
                 return finding, True
+            if absorbs is not None and absorbs in (old.previous_ids or ()):
+                return old, False
             merged = _merge(old, finding)
             self._write(merged)
             return merged, False
