@@ -87,4 +87,4 @@ def test_the_version_column_drops_the_implementations_own_name() -> None:
                     {"php-rawurlencode": "php-rawurlencode 8.2.36", "yarl-c": "yarl 1.25.1"})
     page = render_matrix_html(run, {})
     assert "<td>8.2.36</td>" in page and "<td>yarl 1.25.1</td>" in page
-    assert "| php-rawurlencode |  | 8.2.36 |" in render_matrix_markdown(run, {})
+    assert "| ` php-rawurlencode ` |  | ` 8.2.36 ` |" in render_matrix_markdown(run, {})

@@ -93,7 +93,7 @@ def test_upstream_report_of_a_function_adapter_has_a_library_only_script(
                        "broken_impls:HASH_RAW")
     text = upstream_report(finding, get_impl("broken_impls:HASH_RAW"), path="f.json",
                            impl="broken_impls:HASH_RAW")
-    assert text.startswith("# hash-raw: ` encode('a#b'")
+    assert text.startswith("# ` hash-raw `: ` encode('a#b'")
     assert "'a%23b'" in text and "'a#b'" in text
     assert "URL Standard 1.3" in text and "Percent-Encoding Guide" in text
     script = re.search(r"```python\n(import broken_impls.*?)```", text, re.S)
@@ -140,7 +140,7 @@ def test_hostile_values_stay_inside_their_fences(on_path: None) -> None:
     text = upstream_report(finding, get_impl("broken_impls:HASH_RAW"), path="f.json",
                            impl="broken_impls:HASH_RAW")
     title, *outside = _outside_fences(text)
-    assert re.fullmatch(r"# hash-raw: (`{6}) .*<script>.* \1 gives .*", title), title
+    assert re.fullmatch(r"# ` hash-raw `: (`{6}) .*<script>.* \1 gives .*", title), title
     assert [line for line in outside if "Title" in line or "<script>" in line] == []
     assert "\\n# Title" in text  # the value, escaped, on one line
 

@@ -131,15 +131,29 @@ def _cmd_replay(args: argparse.Namespace) -> int:
 def _cmd_migrate(args: argparse.Namespace) -> int:
     from pctfuzz._internal.fuzz.migrate import migrate_findings
     from pctfuzz._internal.project import Project
+    from pctfuzz._internal.store import printable_path
 
     project = Project.load(findings=args.findings, impl=args.impl)
     project.activate()
-    for migration in migrate_findings(project.findings, impl=args.impl or project.impl,
+    findings = project.findings
+    if not findings.is_dir():  # a typo must not look like a store with nothing to do
+        what = "is not a directory" if os.path.lexists(findings) else "does not exist"
+        raise UsageError(f"findings folder {printable_path(findings)} {what}")
+    skipped = failed = 0
+    for migration in migrate_findings(findings, impl=args.impl or project.impl,
                                       reidentify=args.reidentify):
+        skipped += migration.outcome == "skipped"
+        failed += migration.failed
         if migration.outcome != "current" or args.verbose:
             print(migration.line())
+    if skipped:
+        print(f"pctfuzz migrate: {skipped} record(s) skipped: of another implementation "
+              "than --impl (migrate them with theirs)")
+    if failed:
+        print(f"pctfuzz migrate: error: {failed} record(s) could not be rewritten",
+              file=sys.stderr)
+        return EXIT_INCOMPLETE
     return EXIT_OK
-
 
 
 def add_command(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -173,8 +187,12 @@ def add_command(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> Non
         "the current signature (new id), keeping its status, history and hits. Then "
         "re-minimize every finding that still fails with its signature to a 1-minimal "
         "case (same id, status, note and hits; a finding that now fails differently is "
-        "kept as it is and listed).")
-    migrate.add_argument("--findings", metavar="DIR",
+        "kept as it is and listed). With --impl, a finding of another implementation is "
+        "skipped. Two migrations of one store run one after the other, and a migration "
+        "that was stopped can be run again: no hit is counted twice.",
+        epilog="Exit codes: 0 done; 2 usage error, a --findings that is missing or not a "
+        "folder, or a store that cannot be written; 3 a finding could not be rewritten.")
+    migrate.add_argument("--findings", type=folder_path, metavar="DIR",
                          help="default: the project's findings folder")
     migrate.add_argument("--impl", metavar="NAME",
                          help="implementation for findings that name one not built in")

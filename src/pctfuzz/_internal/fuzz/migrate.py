@@ -23,11 +23,14 @@ passes, is not touched (reported as ``kept``): its id would change, which is a t
 decision (replay it). Stop findings (timeout, oom) keep their input.
 
 Like replay, migration never runs code a record names: a record naming an
-implementation that is not built in is migrated only against ``--impl``.
+implementation that is not built in is migrated only against ``--impl``. With
+``impl`` given, a record of another implementation is left alone (``skipped``):
+replayed against ``impl`` it would be merged into ``impl``'s finding.
 """
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import os
 from collections.abc import Iterator
@@ -48,6 +51,7 @@ from pctfuzz._internal.identity import (
 )
 from pctfuzz._internal.store import Finding, FindingStore, StoreError
 from pctfuzz._internal.targets import get_target
+from pctfuzz._internal.text import one_line
 
 __all__ = ["Migration", "migrate_findings"]
 
@@ -56,12 +60,15 @@ __all__ = ["Migration", "migrate_findings"]
 class Migration:
     """What happened to one record: ``migrated`` (``new_path`` holds it now),
     ``minimized`` (its case is smaller now; ``why`` says how), ``current`` (nothing to
-    do) or ``kept`` (``why`` it could not be migrated or minimized)."""
+    do), ``kept`` (``why`` it could not be migrated or minimized; ``failed``: it could
+    not be rewritten) or ``skipped`` (a record of another implementation than
+    ``impl``)."""
 
     path: Path
     outcome: str
     why: str = ""
     new_path: Path | None = None
+    failed: bool = False
 
     def line(self) -> str:
         if self.outcome == "migrated" and self.new_path == self.path:
@@ -157,13 +164,21 @@ def migrate_findings(folder: Path, *, impl: str | None = None,
     store = FindingStore(folder)
     cache: dict[Any, Any] = {}
     before = accepted_in_force()
-    for finding in list(store.iter_findings()):
-        # A --no-accepted finding is replayed as it was made (pctfuzz._internal.identity).
-        use_accepted(not made_without_accepted(finding.signature))
-        try:
-            yield from _migrate_one(store, finding, impl, reidentify, cache)
-        finally:
-            use_accepted(before)
+    # Two migrations of one store run one after the other; the second reads what the
+    # first left. A store that cannot be written fails here (StoreError), before any work.
+    with store.exclusive():
+        for finding in list(store.iter_findings()):
+            if impl is not None and finding.impl is not None and finding.impl != impl:
+                yield Migration(store.path_for(finding), "skipped",
+                                f"a record of {one_line(finding.impl)}, not of --impl "
+                                f"{one_line(impl)}")
+                continue
+            # A --no-accepted finding is replayed as it was made (pctfuzz._internal.identity).
+            use_accepted(not made_without_accepted(finding.signature))
+            try:
+                yield from _migrate_one(store, finding, impl, reidentify, cache)
+            finally:
+                use_accepted(before)
 
 
 def _migrate_one(store: FindingStore, finding: Finding, impl: str | None, reidentify: bool,
@@ -185,7 +200,7 @@ def _migrate_one(store: FindingStore, finding: Finding, impl: str | None, reiden
             finding = store.update(finding.id, lambda current: dataclasses.replace(
                 current, signature_version=SIGNATURE_VERSION))
         except (StoreError, OSError) as exc:
-            yield Migration(path, "kept", f"cannot be rewritten: {exc}")
+            yield Migration(path, "kept", f"cannot be rewritten: {exc}", failed=True)
             return
         migrated = True
     elif signature != finding.signature:
@@ -198,23 +213,29 @@ def _migrate_one(store: FindingStore, finding: Finding, impl: str | None, reiden
                                       previous_ids=previous or None)
         try:
             # If a record of the new signature exists (two old ones are one bug now),
-            # record() adds the hits to it and keeps its triage status.
-            finding, _ = store.record(renewed)
-            os.unlink(path)
+            # record() adds the hits to it and keeps its triage status -- unless it
+            # lists this old id already: a migration killed before the unlink below
+            # (or another one) absorbed it, and its hits are in.
+            finding, _ = store.record(renewed, absorbs=finding.id)
+            with contextlib.suppress(FileNotFoundError):  # another migration's unlink
+                os.unlink(path)
         except (StoreError, OSError) as exc:
-            yield Migration(path, "kept", f"cannot be rewritten: {exc}")
+            yield Migration(path, "kept", f"cannot be rewritten: {exc}", failed=True)
             return
         migrated = True
+    failed = False
     try:
         change = _minimized(store, finding, impl, cache)
+    except StoreError as exc:  # the case is smaller, the store cannot take it
+        change, problem, failed = "", f"cannot be rewritten: {exc}", True
     except (PctfuzzError, OSError) as exc:
         change, problem = "", str(exc)
     else:
         problem = ""
     if migrated:
         why = (change and f"minimized: {change}") or (problem and f"not minimized: {problem}")
-        yield Migration(path, "migrated", why, new_path=store.path_for(finding))
+        yield Migration(path, "migrated", why, new_path=store.path_for(finding), failed=failed)
     elif problem:
-        yield Migration(path, "kept", problem)
+        yield Migration(path, "kept", problem, failed=failed)
     else:
         yield Migration(path, "minimized" if change else "current", change)

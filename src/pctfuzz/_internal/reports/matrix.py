@@ -10,8 +10,10 @@ entries explain, each entry linked to its row in the accepted-differences table)
 file). A second table lists the pairs of implementations that answered one case
 differently: the confusion of a stack that uses both on one input.
 
-The HTML loads nothing (``default-src 'none'``, inline style) and escapes every value,
-as ``reports.html`` does: the cases are fuzzer output.
+The cases are fuzzer output, the names and versions of peers their handshake's, the
+accepted entries an accept file's: data. The Markdown holds every such value in a code
+span (``reports.markdown``), never as Markdown; the HTML loads nothing (``default-src
+'none'``, inline style) and escapes every value, as ``reports.html`` does.
 """
 
 from __future__ import annotations
@@ -21,7 +23,8 @@ from collections.abc import Iterable, Mapping
 
 from pctfuzz._internal.fuzz.matrix import Cell, Confusion, MatrixRun
 from pctfuzz._internal.operations import OPERATIONS as _OPERATIONS
-from pctfuzz._internal.reports.html import _CONTROL, _h
+from pctfuzz._internal.reports.html import _h
+from pctfuzz._internal.reports.markdown import code_span
 
 __all__ = ["OPERATIONS", "operation_cells", "render_matrix_html", "render_matrix_markdown"]
 
@@ -96,8 +99,8 @@ def _anchor(kind: str, ident: str) -> str:
 
 # --- Markdown -------------------------------------------------------------------------------
 def _md(text: object) -> str:
-    visible = _CONTROL.sub(lambda m: ascii(m[0])[1:-1], str(text))
-    return visible.replace("|", "\\|").replace("\n", " ")
+    """A value in a table cell (module docstring)."""
+    return code_span(text, table=True)
 
 
 def _md_cell(cell: Cell | None) -> str:
@@ -106,10 +109,10 @@ def _md_cell(cell: Cell | None) -> str:
         return ""
     parts = [f"{cell.agree} agree"] if cell.agree else []
     if cell.accepted:
-        links = ", ".join(f"[{i}](#{_anchor('entry', i)})" for i in sorted(cell.accepted))
+        links = ", ".join(f"[{_md(i)}](#{_anchor('entry', i)})" for i in sorted(cell.accepted))
         parts.append(f"accepted {sum(cell.accepted.values())} ({links})")
     if cell.bugs:
-        links = ", ".join(f"[{i}](#{_anchor('finding', i)})" for i in sorted(cell.bugs))
+        links = ", ".join(f"[{_md(i)}](#{_anchor('finding', i)})" for i in sorted(cell.bugs))
         parts.append(f"**bugs {sum(cell.bugs.values())}** ({links})")
     return "; ".join(parts)
 
@@ -136,7 +139,7 @@ def render_matrix_markdown(run: MatrixRun, languages: Mapping[str, str]) -> str:
                      f"{_md(_version(run, impl))} | " + " | ".join(row) + " |")
     lines += ["", "## Encode by set", "", "| implementation | set | cases |", "|---|---|---|"]
     for impl, set_name, cell in _encode_rows(run):
-        lines.append(f"| {_md(impl)} | `{_md(set_name)}` | {_md_cell(cell)} |")
+        lines.append(f"| {_md(impl)} | {_md(set_name)} | {_md_cell(cell)} |")
     lines += ["", "## Implementations that disagree with each other", ""]
     if run.confusions:
         lines += ["| operation | implementations | inputs | first case | answers |",
@@ -144,7 +147,7 @@ def render_matrix_markdown(run: MatrixRun, languages: Mapping[str, str]) -> str:
         ranked = _ranked(run)
         for (col, a, b), conf in ranked[:_SHOWN]:
             lines.append(f"| {_md(col)} | {_md(a)} / {_md(b)} | {conf.count} | "
-                         f"`{_md(conf.case)}` | {_md(conf.answers[0])} / "
+                         f"{_md(conf.case)} | {_md(conf.answers[0])} / "
                          f"{_md(conf.answers[1])} |")
         if len(ranked) > _SHOWN:
             lines.append(f"\n{len(ranked) - _SHOWN} more pairs (matrix.html lists them all).")
@@ -154,15 +157,17 @@ def render_matrix_markdown(run: MatrixRun, languages: Mapping[str, str]) -> str:
     lines += ["", "## Accepted differences", ""]
     for ident in used:
         summary, citation = _entry_text(run, ident)
-        text = f"{summary}. Cited: {citation}" if citation else summary
-        lines.append(f'- <a id="{_anchor("entry", ident)}"></a>`{ident}`: {_md(text)}')
+        lines.append(f'- <a id="{_anchor("entry", ident)}"></a>{code_span(ident)}: '
+                     f"{code_span(summary)}" + (f" Cited: {code_span(citation)}"
+                                                if citation else ""))
     lines += ["", "## Findings", ""]
     for ident, f in sorted(run.findings.items()):
-        lines.append(f'- <a id="{_anchor("finding", ident)}"></a>`{ident}` {_md(f["impl"])} '
-                     f"{f['kind']}: `{_md(f['case'])}` expected {_md(f['expected'])}, got "
-                     f"{_md(f['actual'])} ({_md(f['file'])})")
+        lines.append(f'- <a id="{_anchor("finding", ident)}"></a>{code_span(ident)} '
+                     f"{code_span(f['impl'])} {code_span(f['kind'])}: {code_span(f['case'])} "
+                     f"expected {code_span(f['expected'])}, got {code_span(f['actual'])} "
+                     f"({code_span(f['file'])})")
     if run.lost:
-        lines += ["", "## Lost", ""] + [f"- {_md(x)}" for x in run.lost[:50]]
+        lines += ["", "## Lost", ""] + [f"- {code_span(x)}" for x in run.lost[:50]]
     return "\n".join(lines) + "\n"
 
 

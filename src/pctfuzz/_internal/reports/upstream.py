@@ -7,8 +7,9 @@ requires it, the library's answer, a reproduction that needs only the library wh
 adapter can write one (``Adapter.reproduction``; the urllib call of ``urllib_call``
 otherwise, for urllib) and else the replay command, and pctfuzz's version.
 
-Record text is data: values reach the body as ``ascii()`` literals inside code fences
-longer than any run of backticks they hold, prose as ``text.ascii_line``. A
+Record text is data, and so is what an adapter says of itself (a peer's name and version
+come from its handshake): every value reaches the body as ASCII inside a code span or a
+code block that nothing in it can close (``reports.markdown``), never as Markdown. A
 reproduction is printed only after it was run and gave exactly the adapter's answer (it
 is the adapter's source, values as literals: ``oracles.base.library_call``).
 """
@@ -19,7 +20,6 @@ import builtins
 import contextlib
 import io
 import platform
-import re
 import shlex
 from typing import Any
 
@@ -30,6 +30,7 @@ from pctfuzz._internal.errors import UsageError
 from pctfuzz._internal.operations import OPERATIONS
 from pctfuzz._internal.oracles.base import impl_name, impl_version
 from pctfuzz._internal.outcome import Outcome, case_text, reference_outcome
+from pctfuzz._internal.reports.markdown import code_block, code_span
 from pctfuzz._internal.reports.results import reproduce_command
 from pctfuzz._internal.reports.urllib_call import urllib_expression
 from pctfuzz._internal.sets import get_set
@@ -44,24 +45,10 @@ SECTIONS = {op.name: op.section for op in OPERATIONS}
 _ARGUMENT = {op.name: op.argument for op in OPERATIONS}
 
 
-def _fenced(text: str, lang: str = "") -> str:
-    """``text`` in a code fence no backtick run inside it can close."""
-    longest = max((len(m) for m in re.findall(r"`+", text)), default=0)
-    fence = "`" * max(3, longest + 1)
-    return f"{fence}{lang}\n{text}\n{fence}"
-
-
 def _plain(text: str) -> str:
     """``text`` (often a ``repr`` already) as one line of ASCII: ``text.one_line``, then
     every other non-ASCII character as a backslash escape."""
     return one_line(text).encode("ascii", "backslashreplace").decode("ascii")
-
-
-def _inline(text: str) -> str:
-    """``text`` as one inline code span that no backtick run inside it can close."""
-    longest = max((len(m) for m in re.findall(r"`+", text)), default=0)
-    fence = "`" * (longest + 1)
-    return f"{fence} {text} {fence}"
 
 
 def _shown(outcome: Outcome | None) -> str:
@@ -130,52 +117,55 @@ def upstream_report(finding: Finding, adapter: Any, *, path: str, impl: str) -> 
     shown_answer = _plain(finding.actual or "") if gone and finding.actual else _shown(answer)
     shown_expected = _plain(finding.expected or "") if gone and finding.expected \
         else _shown(expected)
-    title = (f"{_plain(impl_name(adapter))[:60]}: "
-             f"{_inline(_plain(case_text(case))[:120])} "
-             f"{'gave' if gone else 'gives'} {_inline(shown_answer[:80])} where the URL "
-             f"Standard gives {_inline(shown_expected[:80])}"
-             + (f" (no longer reproduces with {library[:60]})" if gone else ""))
+    title = (f"{code_span(_plain(impl_name(adapter))[:60])}: "
+             f"{code_span(_plain(case_text(case))[:120])} "
+             f"{'gave' if gone else 'gives'} {code_span(shown_answer[:80])} where the URL "
+             f"Standard gives {code_span(shown_expected[:80])}"
+             + (f" (no longer reproduces with {code_span(library[:60])})" if gone else ""))
     lines = [f"# {title}", ""]
     if finding.behaviour:
-        lines += [f"Behaviour: {_plain(str(finding.behaviour.get('text', '')))[:300]}", ""]
+        behaviour = _plain(str(finding.behaviour.get("text", "")))[:300]
+        lines += [f"Behaviour: {code_span(behaviour)}", ""]
     lines += [
-        f"- Library: {library}" + (f" (found with {_plain(recorded)})"
-                                   if recorded and recorded != library else ""),
+        f"- Library: {code_span(library)}"
+        + (f" (found with {code_span(_plain(recorded))})"
+           if recorded and recorded != library else ""),
         f"- Python: {platform.python_implementation()} {platform.python_version()}",
         f"- Found by: pctfuzz {__version__} (finding {finding.id}, "
         f"{finding.hits} hit(s) since {finding.first_seen[:10]})",
         "",
         "## Minimal input",
         "",
-        _fenced(_plain(case_text(case)), "python"),
+        code_block(_plain(case_text(case)), "python"),
         "",
         "## Expected",
         "",
-        _fenced(_shown(expected)),
+        code_block(_shown(expected)),
         "",
         f"Required by the {SECTIONS[check]}"
-        + (f", with the set {_plain(get_set(case.set_name).source)}"
+        + (f", with the set {code_span(_plain(get_set(case.set_name).source))}"
            if isinstance(case, EncodeCase) else "") + ".",
         "",
         "## Actual",
         "",
-        _fenced(shown_answer),
+        code_block(shown_answer),
         "",
     ]
     if gone:
-        lines += [f"Recorded when the finding was made (with {_plain(recorded or '?')}). "
-                  f"Note: this version gives the expected answer, {_inline(_shown(answer))}: "
+        lines += [f"Recorded when the finding was made (with "
+                  f"{code_span(_plain(recorded or '?'))}). Note: this version gives the "
+                  f"expected answer, {code_span(_shown(answer))}: "
                   "the finding no longer reproduces here.", ""]
     script = _reproduction(adapter, check, case, answer, expected)
     lines += ["## Reproduction", ""]
     if script is not None:
-        lines += ["With the library alone:", "", _fenced(script.rstrip("\n"), "python")]
+        lines += ["With the library alone:", "", code_block(script.rstrip("\n"), "python")]
     else:
         command = reproduce_command(finding, path)
         if impl and "--impl" not in command:
             command += f" --impl {shlex.quote(impl)}"
         lines += ["With pctfuzz (the adapter writes no library-only script for this case):",
-                  "", _fenced(_plain(f"pip install pctfuzz && {command}"), "sh")]
+                  "", code_block(_plain(f"pip install pctfuzz && {command}"), "sh")]
     lines += ["", f"Reported with pctfuzz {__version__} (`pctfuzz report --upstream "
               f"{finding.id}`)."]
     return "\n".join(lines) + "\n"

@@ -33,7 +33,15 @@ from pctfuzz._internal.store.errors import (
 )
 from pctfuzz._internal.store.files import atomic_write, cleanup_stale_temp, inside, locked
 from pctfuzz._internal.store.records import DEFAULT_FINDING_MAX_SIZE, Finding, load_finding, utc_now
-from pctfuzz._internal.store.schema import FINDING_STATUSES, ID_RE, dumps, parse_time, validate_note
+from pctfuzz._internal.store.schema import (
+    FINDING_STATUSES,
+    ID_RE,
+    MAX_NOTE_LEN,
+    TRIAGED_STATUSES,
+    dumps,
+    parse_time,
+    validate_note,
+)
 
 __all__ = ["LOCK_FOLDER", "FindingStore"]
 
@@ -105,17 +113,33 @@ class FindingStore:
         with locked(inside(self.root, self.lock_path(ident))):
             yield
 
+    @contextlib.contextmanager
+    def exclusive(self) -> Iterator[None]:
+        """The whole folder's lock (``.locks/store.lock``, no id's name), held by
+        ``pctfuzz migrate`` so that two migrations of one store run one after the other.
+        ``StoreError`` (one line) when it cannot be taken: a store it cannot write."""
+        self._ensure_lock_folder()
+        with locked(inside(self.root, self.root / LOCK_FOLDER / "store.lock")):
+            yield
+
     def _write(self, finding: Finding) -> None:
         data = finding.to_bytes()
         path = inside(self.root, self.path_for(finding))
         Finding.from_bytes(data, path)  # write only what load accepts
         atomic_write(path, data)
 
-    def record(self, finding: Finding) -> tuple[Finding, bool]:
+    def record(self, finding: Finding, *, absorbs: str | None = None) -> tuple[Finding, bool]:
         """Store ``finding``; returns the stored record and whether it is new.
 
+        ``absorbs``: the id of the record ``finding`` replaces (``pctfuzz migrate``). A
+        stored record that lists it in ``previous_ids`` has its hits already (a
+        migration killed before it removed the old file, or run twice at once): it is
+        returned unchanged, so no hit is counted twice.
+
         If a record with the same id exists, under its lock: ``hits`` are added,
-        ``first_seen``/``last_seen`` widen, ``status`` is kept, and the smaller
+        ``first_seen``/``last_seen`` widen, ``status`` is kept (a triage verdict of the
+        new record wins over no verdict: two old records merged by ``pctfuzz
+        migrate``), a note of either is kept (two different ones joined), and the smaller
         reproducer (raw input length, then case JSON length; ties keep the old one)
         is kept together with its expected/actual/evidence/traceback/versions. An
         existing file that reads but does not parse is renamed to
@@ -143,6 +167,8 @@ class FindingStore:
             if old is None:
                 self._write(finding)
                 return finding, True
+            if absorbs is not None and absorbs in (old.previous_ids or ()):
+                return old, False
             merged = _merge(old, finding)
             self._write(merged)
             return merged, False
@@ -268,8 +294,15 @@ def _merge(old: Finding, new: Finding) -> Finding:
     previous = [i for i in dict.fromkeys((*(old.previous_ids or ()), *(new.previous_ids or ())))
                 if i != old.id]
     last = max(old.last_seen, new.last_seen, key=parse_time)
+    # A triage verdict is a person's decision: it wins over none (new, fixed), whichever
+    # record holds it; the old record's wins if both have one.
+    triaged = new.status in TRIAGED_STATUSES and old.status not in TRIAGED_STATUSES
+    verdict = new if triaged else old
     return dataclasses.replace(
         old,
+        status=verdict.status,
+        fixed_in=verdict.fixed_in,
+        note=_merged_note(old.note, new.note),
         case=keep.case,
         raw_input=keep.raw_input,
         expected=keep.expected,
@@ -283,3 +316,12 @@ def _merge(old: Finding, new: Finding) -> Finding:
         hits=old.hits + new.hits,
         previous_ids=previous or None,
     )
+
+
+def _merged_note(old: str | None, new: str | None) -> str | None:
+    """Both triagers' words: one note, or two different ones joined (cut to the
+    schema's length rather than refused)."""
+    if not old or not new or new in old:
+        return old or new
+    joined = f"{old}; {new}"
+    return joined if validate_note(joined) else joined[:MAX_NOTE_LEN - 3] + "..."

@@ -41,6 +41,7 @@ __all__ = [
     "FIELDS",
     "FINDING_STATUSES",
     "ID_RE",
+    "MAX_NOTE_LEN",
     "OPEN_STATUSES",
     "OPTIONAL_FIELDS",
     "SCHEMA_VERSION",
@@ -85,7 +86,7 @@ _MAX_PREVIOUS_IDS: Final = 64
 
 _MAX_SIGNATURE_LEN: Final = 4096
 _MAX_LABEL_LEN: Final = 300
-_MAX_NOTE_LEN: Final = 2000
+MAX_NOTE_LEN: Final = 2000
 #: ``first_seen``/``last_seen`` as ``records.utc_now`` writes them (``+00:00`` accepted
 #: for "Z"). ``datetime.fromisoformat`` alone takes any character between date and
 #: time, a newline included.
@@ -163,7 +164,7 @@ def behaviour_problem(behaviour: object) -> str | None:
 
 def validate_note(note: str | None) -> bool:
     """A triager's note is absent or one printable line of at most 2000 characters."""
-    return note is None or (len(note) <= _MAX_NOTE_LEN and note.isprintable())
+    return note is None or (len(note) <= MAX_NOTE_LEN and note.isprintable())
 
 
 def _reject_constant(name: str) -> Any:
