@@ -252,6 +252,15 @@ FAKE = textwrap.dedent(
             if mode == "extra":  # the answer, then one stray line on stdout
                 print(json.dumps({"id": request["id"], "ok": request["value"].upper()}))
                 print(json.dumps({"id": request["id"], "ok": "stale"}), flush=True); continue
+            if mode == "next-id":  # the answer and a stray line for the next id, at once
+                print(json.dumps({"id": request["id"], "ok": request["value"].upper()}))
+                print(json.dumps({"id": request["id"] + 1, "ok": "stale"}), flush=True)
+                continue
+            if mode == "next-id-late":  # the answer, then (apart) a line for the next id
+                print(json.dumps({"id": request["id"], "ok": request["value"].upper()}),
+                      flush=True)
+                print(json.dumps({"id": request["id"] + 1, "ok": "stale"}), flush=True)
+                continue
             if mode == "debug":  # a stray line, then the answer
                 print("debug: encoding", flush=True)
             if mode in ("die", "chatty"):
@@ -317,7 +326,7 @@ def test_peer_that_hangs_is_killed(fake: Callable[..., _Adapter]) -> None:
     [
         ("garbage", r"answer is not JSON: b'this is not json'.*again after a restart"),
         ("wrong-id", r"answer to request \d+ has another id.*again after a restart"),
-        ("shape", r"answer to request 1 has the wrong shape"),
+        ("shape", r"answer to request \d+ has the wrong shape"),
     ],
 )
 def test_garbage_answers_are_protocol_errors(
@@ -329,12 +338,15 @@ def test_garbage_answers_are_protocol_errors(
     adapter.close()
 
 
-@pytest.mark.parametrize("mode", ["extra", "debug"])
+@pytest.mark.parametrize("mode", ["extra", "debug", "next-id", "next-id-late"])
 def test_a_stray_stdout_line_never_shifts_the_answers(fake: Callable[..., _Adapter],
                                                       mode: str) -> None:
     """Issue 23, item 4: one extra line used to be read as the next request's answer
     (and every later one); now every answer is matched to its id, and a mismatch
-    restarts the peer and retries the request, never compares."""
+    restarts the peer and retries the request, never compares. Issue 33, item 13: a
+    stray line carrying the *next* request's id is not that request's answer either
+    (only the request in flight is answered; a line for an id not yet asked, or one
+    nobody asked for, is the peer's protocol error)."""
     adapter = fake(mode, 2)
     texts = [chr(ord("a") + n) for n in range(12)]
     assert [_encode(adapter, t) for t in texts] == [t.upper() for t in texts]

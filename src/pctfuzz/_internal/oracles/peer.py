@@ -288,6 +288,16 @@ class _Peer:
             view = view[written:]
         return self.read_line(deadline, timeout)
 
+    def unsolicited(self) -> bytes:
+        """What the peer wrote to stdout that no request asked for: read without
+        waiting, before a request is sent (an answer always follows its request)."""
+        while len(self.buffer) <= MAX_LINE and select.select([self.fd], [], [], 0)[0]:
+            chunk = os.read(self.fd, 1 << 16)
+            if not chunk:
+                break  # closed: the request finds it dead
+            self.buffer += chunk
+        return self.buffer
+
     def read_line(self, deadline: float, timeout: float) -> bytes:
         while True:
             newline = self.buffer.find(b"\n")

@@ -36,8 +36,10 @@ Failures of the peer itself are ``PeerError``s, never a hang:
   ``timeout`` seconds (``PCTFUZZ_PEER_TIMEOUT``, default 10), and the peer is killed;
   ``PeerProtocolError``: an answer that is not JSON, has the wrong shape or id, or a
   handshake of another protocol or version. A line that is not this request's answer
-  (not JSON, another id) is never compared: the peer is restarted and the request sent
-  once more; only a second mismatch is a ``PeerProtocolError``.
+  (not JSON, another id, a line written before the request was sent, a second line
+  after the answer) is never compared: the peer is restarted and the request sent
+  once more; only a second mismatch is a ``PeerProtocolError``. Ids grow by an
+  unpredictable step, so a stray line cannot carry the id of the next request.
 
 Raised by a question, the differential check records them like any exception of the
 implementation: a ``Divergence`` with ``impl_error``, so a finding of kind ``crash``
@@ -54,6 +56,7 @@ from __future__ import annotations
 import contextlib
 import json
 import os
+import random
 from collections.abc import Sequence
 from typing import Any
 
@@ -240,11 +243,21 @@ class ProcessAdapter(Adapter):
             raise
 
     def _ask(self, peer: _Peer, question: str, fields: dict[str, Any]) -> Any:
-        self._next_id += 1
+        # Only the request in flight is answered: a line already waiting was written
+        # before the peer saw this request, whatever id it carries.
+        stray = peer.unsolicited()
+        if stray:
+            raise _Mismatch(f"peer wrote a line nobody asked for: {_show(stray)}")
+        # Ids never repeat nor go backwards, and grow by an unpredictable step: a
+        # stray line cannot carry the id of a request not yet sent.
+        self._next_id += _ID_STEP.randrange(1, 1 << 16)
         ident = self._next_id
         message = {"id": ident, "impl": self.peer_impl, "q": question, **fields}
         line = json.dumps(message, ensure_ascii=True, separators=(",", ":"))
         raw = peer.exchange(line.encode("ascii") + b"\n", self.timeout)
+        if peer.buffer:  # more than one line for one request: which one is the answer?
+            raise _Mismatch(f"answer to request {ident} came with another line: "
+                            f"{_show(peer.buffer)}")
         return self._answer(raw, ident)
 
     def _answer(self, raw: bytes, ident: int) -> Any:
@@ -307,6 +320,9 @@ class ProcessAdapter(Adapter):
         ):
             return [(n, v) for n, v in answer]
         raise PeerProtocolError(f"form_parse answered {answer!r:.200}, not [[name, value], ...]")
+
+
+_ID_STEP = random.Random()
 
 
 class _Mismatch(PeerProtocolError):
