@@ -215,11 +215,12 @@ def run_campaign(
             raise PctfuzzError(f"no harness script for {', '.join(missing)} in {harness}")
     from pctfuzz._internal.store import Corpus, FindingStore
 
-    # Check the folders before any process starts: a symlinked or blocked folder is a
-    # one-line error (exit 2), never a traceback or a write outside the folders.
+    # Check the folders before any process starts: a symlinked, blocked or read-only
+    # folder is a one-line error (exit 2), never a traceback, a write outside the
+    # folders, or a campaign that loses every new input.
     store = Corpus(corpus)
     for name in names:
-        store.ensure_dir(name)
+        store.ensure_writable(name)
     findings_store = FindingStore(findings)
     findings_store.ensure_root()
     findings_store.cleanup_stale_temp(3600)
