@@ -307,3 +307,38 @@ def test_no_grandchild_of_a_peer_outlives_a_campaign_or_replay(tmp_path: Path,
                         f"left running after {command[0]}: {_marked(marker)}")
     finally:
         _kill_leftovers(marker)
+
+
+@pytest.mark.parametrize("driver", [pytest.param("hypothesis", marks=pytest.mark.slow),
+                                    "libfuzzer"])
+def test_a_peer_that_keeps_dying_is_its_own_failure_not_a_finding(tmp_path: Path,
+                                                                  driver: str) -> None:
+    """Issue 33, item 18: a peer that exits every few requests, whatever the input,
+    makes no finding on the inputs it happened to hold: the campaign says the peer
+    failed and ends incomplete (exit 3), with either driver."""
+    from campaigns import CAP, Watched, harness_said
+
+    (tmpdir := tmp_path / "tmp").mkdir()
+    env = dict(os.environ, TMPDIR=str(tmpdir),
+               PYTHONPATH=os.pathsep.join([str(SUPPORT), os.environ.get("PYTHONPATH", "")]))
+    findings = tmp_path / "findings"
+    # Until the peer has failed (the event: its line, from the harness's log with -v),
+    # then SIGINT: the budget is only a safety cap.
+    campaign = Watched([sys.executable, "-m", "pctfuzz", "fuzz", "diff_encode", "--impl",
+                        "forking_peer:DyingPeer", "--driver", driver, "--max-time", str(CAP),
+                        "--jobs", "1", "--corpus", str(tmp_path / "corpus"),
+                        "--findings", str(findings), *(["-v"] if driver == "libfuzzer" else [])],
+                       cwd=tmp_path, env=env)
+    said = harness_said(tmpdir, r"^pctfuzz: PEER FAILED ")
+    try:
+        campaign.wait_for(lambda out: "pctfuzz: PEER FAILED " in out or said(out),
+                          "a PEER FAILED line")
+    finally:
+        if campaign.proc.poll() is None:
+            campaign.proc.send_signal(signal.SIGINT)
+        run = campaign.finish()
+    output = run.stdout + run.stderr
+    assert "Traceback" not in output, output
+    assert not [p for p in findings.glob("*.json") if "PeerDied" in p.read_text()], output
+    assert run.returncode == 3, output
+    assert "peer failed: " in output and "exited with status 7" in output, output

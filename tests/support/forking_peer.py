@@ -5,7 +5,8 @@ calls ``setsid`` and so leaves the peer's process group) with ``tests/support`` 
 ``PYTHONPATH``. Run as a script, it is the peer: it forks a grandchild that appends
 its pid to the file named by ``PCTFUZZ_TEST_GRANDCHILDREN`` (if set) and sleeps for
 an hour, then answers like urllib's ``quote(value, safe="")``, except ``"boom"``,
-which raises (a crash finding to replay).
+which raises (a crash finding to replay). ``forking_peer:DyingPeer`` forks nothing
+and exits on its fourth request, whatever it is: a failure of the peer, no input's.
 """
 
 from __future__ import annotations
@@ -25,6 +26,14 @@ class ForkingPeer(ProcessAdapter):
     name = "forking-peer"
     peer_impl = "forking-peer"
     command = (sys.executable, __file__, "group")
+
+
+class DyingPeer(ProcessAdapter):
+    """Its peer forks nothing, and exits after every third request, whatever it is."""
+
+    name = "dying-peer"
+    peer_impl = "dying-peer"
+    command = (sys.executable, __file__, "dies")
 
 
 class SetsidPeer(ProcessAdapter):
@@ -50,13 +59,16 @@ def _grandchild(setsid: bool) -> None:
 
 
 def _serve(mode: str) -> None:
-    _grandchild(mode == "setsid")
+    if mode != "dies":
+        _grandchild(mode == "setsid")
     sys.stdin.readline()
-    name = "setsid-peer" if mode == "setsid" else "forking-peer"
+    name = {"setsid": "setsid-peer", "dies": "dying-peer"}.get(mode, "forking-peer")
     impls = {name: {"version": "0", "questions": ["encode"], "sets": ["component"]}}
     print(json.dumps({"protocol": "pctfuzz-peer", "version": 1, "peer": "forking",
                       "runtime": "python", "implementations": impls}), flush=True)
-    for line in sys.stdin:
+    for count, line in enumerate(sys.stdin, 1):
+        if mode == "dies" and count > 3:
+            os._exit(7)
         request = json.loads(line)
         value = request["value"]
         if not isinstance(value, str) or any(0xD800 <= ord(c) <= 0xDFFF for c in value):
