@@ -217,3 +217,132 @@ def test_a_peer_started_from_a_thread_outlives_the_thread_not_the_process() -> N
             user.kill()
             user.wait()
         _kill_leftovers(marker)
+
+
+# --- grandchildren of a peer (issue 33, item 18) ------------------------------------------
+def _gone(pid: int) -> bool:
+    return not Path(f"/proc/{pid}").exists() or _zombie(pid)
+
+
+def _grandchildren(record: Path) -> list[int]:
+    try:
+        return [int(line) for line in record.read_text().split()]
+    except OSError:
+        return []
+
+
+@pytest.mark.parametrize("impl", ["ForkingPeer", "SetsidPeer"])
+def test_closing_a_peer_kills_its_grandchildren(tmp_path: Path, impl: str,
+                                                monkeypatch: pytest.MonkeyPatch) -> None:
+    """A grandchild in the peer's process group, or one that left it (``setsid``), dies
+    with the peer when the adapter closes; so does one orphaned by the peer's death."""
+    from pctfuzz._internal.cases import EncodeCase
+
+    record = tmp_path / "grandchildren"
+    monkeypatch.setenv("PCTFUZZ_TEST_GRANDCHILDREN", str(record))
+    monkeypatch.syspath_prepend(str(SUPPORT))
+    import forking_peer
+
+    adapter = getattr(forking_peer, impl)()
+    try:
+        assert adapter.encode(EncodeCase("a b", "component")) == "a%20b"
+        _wait_until(lambda: len(_grandchildren(record)) == 1, 60, "no grandchild started")
+        peer = adapter._peer
+        assert peer is not None
+        os.kill(peer.proc.pid, signal.SIGKILL)  # the peer dies: its grandchild orphaned
+        peer.proc.wait()
+        assert adapter.encode(EncodeCase("c d", "component")) == "c%20d"  # a fresh peer
+        _wait_until(lambda: len(_grandchildren(record)) == 2, 60, "no second grandchild")
+    finally:
+        adapter.close()
+    pids = _grandchildren(record)
+    try:
+        _wait_until(lambda: all(_gone(pid) for pid in pids), 60,
+                    f"grandchildren left after close: {[p for p in pids if not _gone(p)]}")
+    finally:
+        for pid in pids:
+            with contextlib.suppress(OSError):
+                if b"forking_peer" in Path(f"/proc/{pid}/cmdline").read_bytes():
+                    os.kill(pid, signal.SIGKILL)
+
+
+@pytest.mark.parametrize("impl", ["ForkingPeer", "SetsidPeer"])
+def test_no_grandchild_of_a_peer_outlives_a_campaign_or_replay(tmp_path: Path,
+                                                               impl: str) -> None:
+    """``pctfuzz fuzz`` then ``pctfuzz replay --open`` on a peer that forks: when each
+    command has ended, no process it or its peers started is left (the marker in the
+    environment finds them, wherever they were reparented)."""
+    from pctfuzz._internal.cases import EncodeCase
+    from pctfuzz._internal.checks.differential import check_encode
+    from pctfuzz._internal.store import FindingStore, new_finding
+
+    marker = uuid.uuid4().hex
+    record = tmp_path / "grandchildren"
+    env = dict(os.environ, PCTFUZZ_TEST_MARK=marker, PCTFUZZ_TEST_GRANDCHILDREN=str(record),
+               PYTHONPATH=os.pathsep.join([str(SUPPORT), os.environ.get("PYTHONPATH", "")]))
+    findings = tmp_path / "findings"
+    sys.path.insert(0, str(SUPPORT))
+    try:
+        import forking_peer
+    finally:
+        sys.path.remove(str(SUPPORT))
+    adapter = getattr(forking_peer, impl)()
+    case = EncodeCase("boom", "component")
+    with pytest.raises(Exception) as caught:
+        check_encode(case, adapter)
+    adapter.close()
+    FindingStore(findings).record(new_finding("diff_encode", "crash", caught.value,
+                                              case=case, impl=f"forking_peer:{impl}"))
+    try:
+        for command in (["fuzz", "diff_encode", "--max-time", "2", "--jobs", "1",
+                         "--corpus", str(tmp_path / "corpus")], ["replay", "--open"]):
+            before = len(_grandchildren(record))
+            run = subprocess.run([sys.executable, "-m", "pctfuzz", *command, "--impl",
+                                  f"forking_peer:{impl}", "--findings", str(findings)],
+                                 cwd=tmp_path, env=env, capture_output=True, text=True,
+                                 timeout=600)
+            assert "Traceback" not in run.stderr, run.stderr
+            assert len(_grandchildren(record)) > before, (command, run.stdout, run.stderr)
+            _wait_until(lambda: not _marked(marker), 60,
+                        f"left running after {command[0]}: {_marked(marker)}")
+    finally:
+        _kill_leftovers(marker)
+
+
+@pytest.mark.parametrize("driver", [pytest.param("hypothesis", marks=pytest.mark.slow),
+                                    "libfuzzer"])
+def test_a_peer_that_keeps_dying_is_its_own_failure_not_a_finding(tmp_path: Path,
+                                                                  driver: str) -> None:
+    """Issue 33, item 18: a peer that exits every few requests, whatever the input,
+    makes no finding on the inputs it happened to hold: the campaign says the peer
+    failed and ends incomplete (exit 3), with either driver."""
+    from campaigns import CAP, Watched, harness_said
+
+    (tmpdir := tmp_path / "tmp").mkdir()
+    env = dict(os.environ, TMPDIR=str(tmpdir),
+               PYTHONPATH=os.pathsep.join([str(SUPPORT), os.environ.get("PYTHONPATH", "")]))
+    findings = tmp_path / "findings"
+    # Until the peer has failed (the event: its line, from the harness's log with -v),
+    # then SIGINT: the budget is only a safety cap.
+    campaign = Watched([sys.executable, "-m", "pctfuzz", "fuzz", "diff_encode", "--impl",
+                        "forking_peer:DyingPeer", "--driver", driver, "--max-time", str(CAP),
+                        "--jobs", "1", "--corpus", str(tmp_path / "corpus"),
+                        "--findings", str(findings), *(["-v"] if driver == "libfuzzer" else [])],
+                       cwd=tmp_path, env=env)
+    said = harness_said(tmpdir, r"^pctfuzz: PEER FAILED ")
+
+    def blamed() -> bool:  # what the campaign must not do: a finding on the input
+        return any("PeerDied" in p.read_text() for p in findings.glob("*.json"))
+
+    try:
+        campaign.wait_for(lambda out: "pctfuzz: PEER FAILED " in out or said(out)
+                          or blamed(), "a PEER FAILED line")
+    finally:
+        if campaign.proc.poll() is None:
+            campaign.proc.send_signal(signal.SIGINT)
+        run = campaign.finish()
+    output = run.stdout + run.stderr
+    assert "Traceback" not in output, output
+    assert not [p for p in findings.glob("*.json") if "PeerDied" in p.read_text()], output
+    assert run.returncode == 3, output
+    assert "peer failed: " in output and "exited with status 7" in output, output

@@ -248,10 +248,28 @@ FAKE = textwrap.dedent(
         request = json.loads(line)
         if mode == "chatty":
             sys.stderr.write("x" * (1 << 18) + f"\\nlast line {n}\\n"); sys.stderr.flush()
+        if mode == "always-extra":  # every answer followed by a stray line
+            print(json.dumps({"id": request["id"], "ok": request["value"].upper()}))
+            print("debug: done", flush=True); continue
+        flag = os.path.join(os.path.dirname(os.path.abspath(__file__)), "flag")
+        if mode == "debug-on-flag" and os.path.exists(flag):  # a stray line first
+            print("debug: encoding", flush=True)
+        if mode in ("die", "chatty") and request["value"] == "boom":  # this input kills it
+            sys.stderr.write("fake peer: giving up\\n"); sys.stderr.flush()
+            os._exit(3)
         if n == when:
             if mode == "extra":  # the answer, then one stray line on stdout
                 print(json.dumps({"id": request["id"], "ok": request["value"].upper()}))
                 print(json.dumps({"id": request["id"], "ok": "stale"}), flush=True); continue
+            if mode == "next-id":  # the answer and a stray line for the next id, at once
+                print(json.dumps({"id": request["id"], "ok": request["value"].upper()}))
+                print(json.dumps({"id": request["id"] + 1, "ok": "stale"}), flush=True)
+                continue
+            if mode == "next-id-late":  # the answer, then (apart) a line for the next id
+                print(json.dumps({"id": request["id"], "ok": request["value"].upper()}),
+                      flush=True)
+                print(json.dumps({"id": request["id"] + 1, "ok": "stale"}), flush=True)
+                continue
             if mode == "debug":  # a stray line, then the answer
                 print("debug: encoding", flush=True)
             if mode in ("die", "chatty"):
@@ -293,12 +311,63 @@ def test_fake_peer_answers(fake: Callable[..., _Adapter]) -> None:
 
 
 def test_peer_that_dies_is_a_clear_error_and_restarts(fake: Callable[..., _Adapter]) -> None:
+    """An input that kills the peer, and a fresh one too, is blamed: ``PeerDied``."""
+    adapter = fake("die", 0)
+    assert _encode(adapter) == "A"
+    with pytest.raises(PeerDied, match=r"exited with status 3: fake peer: giving up "
+                       r"\(again on a fresh peer; first: peer exited with status 3"):
+        _encode(adapter, "boom")
+    # The next request starts a fresh peer.
+    assert _encode(adapter) == "A"
+    adapter.close()
+
+
+def test_a_peer_death_is_not_blamed_on_an_innocent_input(
+        fake: Callable[..., _Adapter]) -> None:
+    """Issue 33, item 18: a peer that dies on its second request whatever it is, or is
+    killed between two requests, is the peer's failure (``peer_failures``, one
+    ``PEER FAILED`` line): the input is answered by a fresh peer, never a finding."""
     adapter = fake("die", 2)
-    assert _encode(adapter) == "A"
-    with pytest.raises(PeerDied, match=r"exited with status 3: fake peer: giving up"):
-        _encode(adapter)
-    # The next request starts a fresh peer (whose request 1 succeeds again).
-    assert _encode(adapter) == "A"
+    assert _encode(adapter, "a") == "A"
+    assert _encode(adapter, "b") == "B"
+    assert len(adapter.peer_failures) == 1
+    assert "exited with status 3: fake peer: giving up" in adapter.peer_failures[0]
+    peer = adapter._peer
+    assert peer is not None
+    os.kill(peer.proc.pid, signal.SIGKILL)
+    peer.proc.wait()
+    assert _encode(adapter, "c") == "C"
+    assert "killed by signal 9" in adapter.peer_failures[1]
+    adapter.close()
+
+
+def test_a_peer_writing_extra_lines_blames_no_input(fake: Callable[..., _Adapter],
+                                                    capfd: pytest.CaptureFixture[str]) -> None:
+    """Issue 33, item 18: lines outside a request are the peer's failure: an answer is
+    taken only for the request in flight, never compared otherwise, no input blamed."""
+    adapter = fake("always-extra", 0)
+    for text in "abcdef":
+        with contextlib.suppress(Unsupported):
+            assert _encode(adapter, text) == text.upper()
+    assert adapter.peer_failures
+    said = [line for line in capfd.readouterr().err.splitlines() if "PEER FAILED" in line]
+    assert said and all(line.startswith("pctfuzz: PEER FAILED fake: ") for line in said)
+    adapter.close()
+
+
+def test_a_peer_gone_wrong_for_every_input_blames_none(fake: Callable[..., _Adapter],
+                                                       tmp_path: Path) -> None:
+    """Issue 33, item 18: a peer that starts writing a stray line before every answer
+    fails this input on a fresh peer too, but also a question it answered before (or
+    writes two lines for one request): the peer's failure (``Unsupported``,
+    ``peer_failures``), not a finding on the input."""
+    adapter = fake("debug-on-flag", 0)
+    assert _encode(adapter, "a") == "A"
+    (tmp_path / "flag").write_text("")
+    with pytest.raises(Unsupported, match=r"answers out of protocol|lines nobody asked for"):
+        _encode(adapter, "b")
+    assert check_encode(EncodeCase("c", "component"), adapter) is None  # not compared
+    assert adapter.peer_failures
     adapter.close()
 
 
@@ -317,7 +386,7 @@ def test_peer_that_hangs_is_killed(fake: Callable[..., _Adapter]) -> None:
     [
         ("garbage", r"answer is not JSON: b'this is not json'.*again after a restart"),
         ("wrong-id", r"answer to request \d+ has another id.*again after a restart"),
-        ("shape", r"answer to request 1 has the wrong shape"),
+        ("shape", r"answer to request \d+ has the wrong shape"),
     ],
 )
 def test_garbage_answers_are_protocol_errors(
@@ -329,12 +398,15 @@ def test_garbage_answers_are_protocol_errors(
     adapter.close()
 
 
-@pytest.mark.parametrize("mode", ["extra", "debug"])
+@pytest.mark.parametrize("mode", ["extra", "debug", "next-id", "next-id-late"])
 def test_a_stray_stdout_line_never_shifts_the_answers(fake: Callable[..., _Adapter],
                                                       mode: str) -> None:
     """Issue 23, item 4: one extra line used to be read as the next request's answer
     (and every later one); now every answer is matched to its id, and a mismatch
-    restarts the peer and retries the request, never compares."""
+    restarts the peer and retries the request, never compares. Issue 33, item 13: a
+    stray line carrying the *next* request's id is not that request's answer either
+    (only the request in flight is answered; a line for an id not yet asked, or one
+    nobody asked for, is the peer's protocol error)."""
     adapter = fake(mode, 2)
     texts = [chr(ord("a") + n) for n in range(12)]
     assert [_encode(adapter, t) for t in texts] == [t.upper() for t in texts]
@@ -345,11 +417,12 @@ def test_peer_stderr_keeps_a_bounded_tail(fake: Callable[..., _Adapter]) -> None
     """Issue 23, item 3: a peer writing 256 KiB of stderr per request is drained as
     it goes and only the tail is kept (no temp file grows), and a death still names
     the last line."""
-    adapter = fake("chatty", 40)
+    adapter = fake("chatty", 0)
     for _ in range(39):
         assert _encode(adapter) == "A"
-    with pytest.raises(PeerDied, match=r"exited with status 3: fake peer: giving up$"):
-        _encode(adapter)
+    with pytest.raises(PeerDied, match=r"exited with status 3: fake peer: giving up "
+                       r"\(again on a fresh peer; first: .*: fake peer: giving up\)$"):
+        _encode(adapter, "boom")
     held = 0
     for fd in os.listdir("/proc/self/fd"):
         with contextlib.suppress(OSError):
@@ -378,9 +451,9 @@ def test_peer_death_is_a_crash_finding(fake: Callable[..., _Adapter]) -> None:
     PeerDied: the fuzzer records it as kind crash, its own signature."""
     from pctfuzz._internal.identity import classify
 
-    adapter = fake("die", 1)
+    adapter = fake("die", 0)
     with pytest.raises(Divergence) as info:
-        check_encode(EncodeCase("a", "component"), adapter)
+        check_encode(EncodeCase("boom", "component"), adapter)
     assert isinstance(info.value.impl_error, PeerDied)
     kind, _check, located = classify(info.value)
     assert kind == "crash" and isinstance(located, PeerDied)
@@ -396,19 +469,20 @@ def test_killed_node_peer_is_a_clear_error() -> None:
     assert peer is not None
     os.kill(peer.proc.pid, signal.SIGKILL)
     peer.proc.wait()
-    with pytest.raises(Divergence) as info:
-        check_encode(EncodeCase("a", "component"), fresh)
-    assert isinstance(info.value.impl_error, PeerDied)
-    assert "killed by signal 9" in str(info.value.impl_error)
+    # Killed between two requests: the peer's failure, the input answered by a fresh
+    # peer (issue 33, item 18), never a finding on it.
+    assert check_encode(EncodeCase("a", "component"), fresh) == ()
+    assert "killed by signal 9" in fresh.peer_failures[0]
     assert check_encode(EncodeCase("a b", "component"), fresh) == ()  # restarted
     fresh.close()
 
 
 @needs_node
 @pytest.mark.slow
-def test_killing_the_peer_mid_campaign_gives_a_finding(tmp_path: Path) -> None:
+def test_killing_the_peer_mid_campaign_is_the_peers_failure(tmp_path: Path) -> None:
     """A real campaign: the Node peer of the libFuzzer process is killed while it runs;
-    the campaign records a crash finding naming PeerDied."""
+    the campaign says the peer failed and ends incomplete, with no finding blaming the
+    input that happened to be next (issue 33, item 18)."""
     from campaigns import CAP, Watched, execs_at_least, wait_until
 
     marker = uuid.uuid4().hex
@@ -434,19 +508,18 @@ def test_killing_the_peer_mid_campaign_gives_a_finding(tmp_path: Path) -> None:
         campaign.wait_for(execs_at_least(1, "diff_encode"), "status line with executions")
         wait_until(peer_found, "node peer of the harness")
         os.kill(found[0], signal.SIGKILL)
-        campaign.wait_for(lambda _out: any("PeerDied" in path.read_text()
-                                           for path in findings.glob("*.json")),
-                          "crash finding naming PeerDied")
+        # The harness asks a fresh peer (a new pid) once it has seen the death.
+        wait_until(lambda: (pid := _find_peer(marker, campaign.proc.pid)) is not None
+                   and pid != found[0], "a fresh node peer")
     finally:
         if campaign.proc.poll() is None:
             campaign.proc.send_signal(signal.SIGINT)
         run = campaign.finish()
     output = run.stdout + run.stderr
-    assert run.returncode == 1, output  # a new finding
     records = [json.loads(p.read_text()) for p in findings.glob("*.json")]
-    died = [r for r in records if "PeerDied" in r["signature"]]
-    assert died and died[0]["kind"] == "crash", output
-    assert "killed by signal 9" in json.dumps(died[0]["evidence"])
+    assert not [r for r in records if "PeerDied" in r["signature"]], output
+    assert run.returncode == 3, output  # incomplete: the peer failed
+    assert "peer failed: " in output and "killed by signal 9" in output, output
 
 
 def _find_peer(marker: str, campaign: int) -> int | None:

@@ -800,6 +800,59 @@ def test_campaign_refuses_a_target_folder_it_cannot_use(tmp_path: Path, make: An
     assert not list(outside.iterdir())
 
 
+@contextlib.contextmanager
+def _read_only(folder: Path) -> Iterator[None]:
+    """``folder`` refuses new files, even to root: immutable (``chattr +i``) as root,
+    whom permission bits do not stop; mode 0555 otherwise."""
+    if os.geteuid() == 0:
+        made = subprocess.run(["chattr", "+i", str(folder)], capture_output=True, check=False)
+        if made.returncode != 0:
+            pytest.skip("cannot make a folder read-only for root here (chattr +i)")
+        try:
+            yield
+        finally:
+            subprocess.run(["chattr", "-i", str(folder)], check=True)
+    else:
+        folder.chmod(0o555)
+        try:
+            yield
+        finally:
+            folder.chmod(0o755)
+
+
+@pytest.mark.parametrize("where", ["root", "target"])
+def test_campaign_refuses_a_read_only_corpus_at_the_start(tmp_path: Path, where: str) -> None:
+    """Issue 33, item 19: a corpus where no input can be written is one line and exit
+    2 before anything runs, not a campaign ending incomplete with a warning per input.
+    The check is a real write (a temp file made and removed), so a read-only mount is
+    caught as well as an immutable or mode-0555 folder."""
+    corpus, findings = _seed(tmp_path / "corpus", "decode"), tmp_path / "findings"
+    with _read_only(corpus if where == "root" else corpus / "decode"):
+        if where == "root":  # every target folder of the root, as on a read-only mount
+            with _read_only(corpus / "decode"):
+                run = pctfuzz("fuzz", "decode", "--max-time", "3", "--jobs", "1", "-q",
+                              "--corpus", str(corpus), "--findings", str(findings))
+        else:
+            run = pctfuzz("fuzz", "decode", "--max-time", "3", "--jobs", "1", "-q",
+                          "--corpus", str(corpus), "--findings", str(findings))
+    assert "Traceback" not in run.stderr
+    assert run.returncode == 2, (run.returncode, run.stderr)
+    lines = run.stderr.strip().splitlines()
+    assert len(lines) == 1 and "decode" in lines[0] and "cannot write" in lines[0], lines
+    assert not list((corpus / "decode").glob(".*write*"))  # the probe file is gone
+
+
+@pytest.mark.parametrize("where", ["file", "under-a-file"])
+def test_campaign_refuses_a_corpus_that_is_no_folder(tmp_path: Path, where: str) -> None:
+    """A corpus path that is a regular file, or lies under one: one line, exit 2."""
+    (tmp_path / "file").write_bytes(b"not a folder")
+    corpus = tmp_path / "file" if where == "file" else tmp_path / "file" / "corpus"
+    run = pctfuzz("fuzz", "decode", "--max-time", "3", "--jobs", "1", "-q",
+                  "--corpus", str(corpus), "--findings", str(tmp_path / "findings"))
+    assert "Traceback" not in run.stderr
+    assert run.returncode == 2 and len(run.stderr.strip().splitlines()) == 1, run.stderr
+
+
 # ---------------------------------------------------------- 4. slow and huge inputs
 
 

@@ -118,3 +118,51 @@ def test_sigkill_of_the_campaign_takes_its_children(tmp_path: Path) -> None:
     before = _snapshot(tmp_path)
     time.sleep(3)  # three flush periods in which nothing may change (absence of writes)
     assert _snapshot(tmp_path) == before
+
+
+@pytest.mark.parametrize("signum", [signal.SIGINT, signal.SIGTERM])
+def test_a_signal_during_the_open_finding_replay_still_writes_the_results(
+        tmp_path: Path, signum: int) -> None:
+    """Issue 33, item 6: the campaign is over and the open findings are replayed when
+    the signal comes (the event: the replayed case wrote its pid); the results JSON is
+    still written, says the replay was stopped, and the exit code is the signal's."""
+    sys.path.insert(0, str(SUPPORT))
+    try:
+        from replay_hang import MAGIC, HangOnReplay
+    finally:
+        sys.path.remove(str(SUPPORT))
+    from pctfuzz._internal.cases import EncodeCase
+    from pctfuzz._internal.checks import differential
+    from pctfuzz._internal.store import FindingStore, new_finding
+
+    impl = "replay_hang:HangOnReplay"
+    case = EncodeCase(MAGIC, "component")
+    with pytest.raises(Exception) as caught:
+        differential.check_encode(case, HangOnReplay())
+    FindingStore(tmp_path / "findings").record(
+        new_finding("diff_encode", "crash", caught.value, case=case, impl=impl))
+    hang = tmp_path / "replaying.pid"
+    path = os.pathsep.join([str(SUPPORT), os.environ.get("PYTHONPATH", "")])
+    env = dict(os.environ, PYTHONPATH=path, PCTFUZZ_TEST_HANG_FILE=str(hang))
+    # A short campaign: the event waited for is the replay after it, whatever the
+    # campaign did; the replay's own timeout is an hour, so only the signal ends it.
+    campaign = Watched(
+        [sys.executable, "-m", "pctfuzz", "fuzz", "diff_encode", "--impl", impl,
+         "--max-time", "1", "--timeout", "3600", "--jobs", "1",
+         "--corpus", str(tmp_path / "corpus"), "--findings", str(tmp_path / "findings"),
+         "--json", str(tmp_path / "results.json")], cwd=tmp_path, env=env)
+    try:
+        wait_until(lambda: hang.exists() or campaign.proc.poll() is not None,
+                   "the replay of the open finding")
+        assert hang.exists(), campaign.output()
+        campaign.proc.send_signal(signum)
+    finally:
+        run = campaign.finish()
+    assert run.returncode in (128 + signum, 3), run.stdout + run.stderr  # 3: 0 execs
+    assert "Traceback" not in run.stderr, run.stderr
+    results = json.loads((tmp_path / "results.json").read_text())
+    assert results["exit_code"] == run.returncode
+    name = signal.Signals(signum).name
+    assert any(f"stopped by {name}" in e["message"] and "replay" in e["message"]
+               for e in results["errors"]), results["errors"]
+    assert f"stopped by {name}" in run.stderr

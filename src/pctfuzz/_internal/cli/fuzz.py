@@ -164,10 +164,10 @@ def _describe_new_findings(idents: list[str], findings: Path, out: TextIO) -> No
               file=out)
 
 
-def _verify_open(args: argparse.Namespace, result: Any, out: TextIO) -> Any:
+def _verify_open(args: argparse.Namespace, result: Any, out: TextIO, stop: Any) -> Any:
     """After the campaign, replay every open finding of the implementation (an open
     bug keeps CI red; a fix is verified: ``replay.replay_open``). Skipped when a signal
-    stopped the run: the user asked it to end."""
+    stopped the run: the user asked it to end; ended early by one (``stop``)."""
     from pctfuzz._internal.fuzz.replay import OpenReplay, replay_open
     from pctfuzz._internal.store import printable_path
     from pctfuzz._internal.text import one_line
@@ -175,7 +175,7 @@ def _verify_open(args: argparse.Namespace, result: Any, out: TextIO) -> Any:
     if result.stopped_by:
         return OpenReplay()
     verified = replay_open(Path(args.findings), args.impl, targets=args.targets,
-                           seen=result.known_findings, timeout=args.timeout)
+                           seen=result.known_findings, timeout=args.timeout, stop=stop)
     for line in verified.lines():
         print(f"pctfuzz: {line}", file=out)
     for path, message in verified.skipped:
@@ -207,9 +207,9 @@ def _project(args: argparse.Namespace) -> Project:
 def _cmd_fuzz(args: argparse.Namespace) -> int:
     from pctfuzz._internal.fuzz import campaign
     from pctfuzz._internal.fuzz.hypothesis_driver import run_hypothesis
+    from pctfuzz._internal.fuzz.replay import StopOnSignals
     from pctfuzz._internal.fuzz.status import Board, status_for
-    from pctfuzz._internal.reports import fuzz_results
-    from pctfuzz._internal.store import printable_path, utc_now
+    from pctfuzz._internal.store import utc_now
 
     project = _project(args)
     dests = check_outputs(args)
@@ -247,22 +247,41 @@ def _cmd_fuzz(args: argparse.Namespace) -> int:
                 log_dir=logs,
                 handoff=project.handoff(),
             )
+    # From here to the results written, a stop signal ends the replay of the open
+    # findings, never the command: the results say what was done (issue 33, item 6).
+    with StopOnSignals() as stop:
+        return _finish(args, result, stop, dests=dests, out=out, where=where, logs=logs,
+                       started=started)
+
+
+def _finish(args: argparse.Namespace, result: Any, stop: Any, *, dests: Any, out: TextIO,
+            where: str, logs: Path | None, started: str) -> int:
+    """The end of ``fuzz``: summary, replay of the open findings, exit code, results."""
+    from pctfuzz._internal.reports import fuzz_results
+    from pctfuzz._internal.store import printable_path
+
     print(result.summary(), file=out)
     _describe_new_findings(result.new_findings, Path(args.findings), out)
-    verified = _verify_open(args, result, out)
+    verified = _verify_open(args, result, out, stop)
     if args.quiet:
         print(where, file=out)
     if logs is not None:
         print(f"pctfuzz: libFuzzer logs: {printable_path(logs)}/<target>.log", file=out)
+    stopped_by = result.stopped_by or stop.signum
+    replay_stop: list[str] = []
     if result.stopped_by:
         print(f"pctfuzz: stopped by {signal.Signals(result.stopped_by).name} after "
               f"{result.seconds:.0f} s", file=sys.stderr)
+    elif stop.signum:
+        replay_stop = [f"INCOMPLETE: stopped by {signal.Signals(stop.signum).name} during "
+                       f"the replay of open findings ({len(verified.verdicts)} replayed)"]
+        print(f"pctfuzz: {replay_stop[0]}", file=sys.stderr)
     for stats in result.stats:
         for error in stats.errors:
             print(f"[{stats.target}] {error}", file=sys.stderr)
     # Incomplete wins over "new finding": a lost finding may be the one that matters.
     # A new finding outranks a stop by a signal (exit 128 + the signal number).
-    stopped = 128 + result.stopped_by if result.stopped_by else EXIT_OK
+    stopped = 128 + stopped_by if stopped_by else EXIT_OK
     failing = (bool(result.new_findings) if args.fail_on == "new" else
                bool(result.new_findings or verified.reproduced) if args.fail_on == "open"
                else False)
@@ -273,12 +292,13 @@ def _cmd_fuzz(args: argparse.Namespace) -> int:
 
         settings = {
             "targets": list(args.targets) or list(TARGETS), "max_time": args.max_time,
-            "jobs": 1 if hypothesis else args.jobs, "impl": args.impl,
+            "jobs": 1 if args.driver == "hypothesis" else args.jobs, "impl": args.impl,
             "corpus": args.corpus, "findings": args.findings, "timeout": args.timeout,
             "rss_limit_mb": args.rss_limit_mb, "driver": args.driver, "fail_on": args.fail_on,
         }
         document = fuzz_results(result, settings=settings, findings_dir=Path(args.findings),
-                                started=started, exit_code=code, verified=verified.verdicts)
+                                started=started, exit_code=code, verified=verified.verdicts,
+                                errors=replay_stop)
         write_reports(document, *dests)
     return code
 

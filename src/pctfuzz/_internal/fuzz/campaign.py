@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import dataclasses
 import os
+import secrets
 import threading
 import time
 from collections.abc import Callable, Sequence
@@ -45,7 +46,11 @@ from pctfuzz._internal.fuzz.supervisor import (
     Supervisor,
     stop_on_signals,
 )
+from pctfuzz._internal.oracles.peer import kill_marked
 from pctfuzz._internal.targets import TARGETS, get_target
+
+#: The environment variable that marks a campaign's processes (``_Job.token``).
+CAMPAIGN_TOKEN_ENV = "PCTFUZZ_CAMPAIGN_TOKEN"
 
 __all__ = [
     "DEADLINE_GRACE",
@@ -76,6 +81,8 @@ class _Job:
     log_dir: Path | None = None  # -v: libFuzzer's raw lines, one file per target
     # the project's accept file, sets and root (the campaign adds the rest)
     handoff: HarnessSettings = dataclasses.field(default_factory=HarnessSettings)
+    #: marks every process the campaign's harnesses start, and theirs (``_sweep``)
+    token: str = ""
 
     def env(self) -> dict[str, str]:
         """A harness process's environment: this one, with the hand-off of the
@@ -83,7 +90,8 @@ class _Job:
         settings = dataclasses.replace(
             self.handoff, impl=self.impl, findings=str(self.findings),
             corpus=str(self.corpus), parent_pid=os.getpid())
-        return {**settings.to_env(os.environ), "PYTHONUNBUFFERED": "1"}
+        return {**settings.to_env(os.environ), "PYTHONUNBUFFERED": "1",
+                CAMPAIGN_TOKEN_ENV: self.token}
 
     def log(self, target: str) -> Path | None:
         return None if self.log_dir is None else self.log_dir / f"{target}.log"
@@ -215,11 +223,12 @@ def run_campaign(
             raise PctfuzzError(f"no harness script for {', '.join(missing)} in {harness}")
     from pctfuzz._internal.store import Corpus, FindingStore
 
-    # Check the folders before any process starts: a symlinked or blocked folder is a
-    # one-line error (exit 2), never a traceback or a write outside the folders.
+    # Check the folders before any process starts: a symlinked, blocked or read-only
+    # folder is a one-line error (exit 2), never a traceback, a write outside the
+    # folders, or a campaign that loses every new input.
     store = Corpus(corpus)
     for name in names:
-        store.ensure_dir(name)
+        store.ensure_writable(name)
     findings_store = FindingStore(findings)
     findings_store.ensure_root()
     findings_store.cleanup_stale_temp(3600)
@@ -227,9 +236,15 @@ def run_campaign(
     started = time.monotonic()
     supervisor = Supervisor(started + max_time)
     job = _Job(harness, corpus, findings, impl, timeout, rss_limit_mb, log_dir,
-               handoff or HarnessSettings())
-    parts = _run_slots(order_targets(names), jobs, max_time, job, supervisor, progress,
-                       libfuzzer_args)
+               handoff or HarnessSettings(), secrets.token_hex(8))
+    try:
+        parts = _run_slots(order_targets(names), jobs, max_time, job, supervisor, progress,
+                           libfuzzer_args)
+    finally:
+        # A harness killed at the deadline cannot close its peers: the kernel kills
+        # each peer (PR_SET_PDEATHSIG), not what the peer started. Those carry the
+        # campaign's token in their environment, wherever they were reparented.
+        kill_marked(CAMPAIGN_TOKEN_ENV, job.token)
     stats = [merge_stats(name, parts[name]) if parts[name] else TargetStats(name)
              for name in names]
     return CampaignResult(stats, time.monotonic() - started, supervisor.stop_signal)

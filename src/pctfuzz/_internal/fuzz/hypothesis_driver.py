@@ -368,5 +368,11 @@ def run_hypothesis(
                 if hunt in waiting:
                     waiting.remove(hunt)
                 hunt.run_slice(min(slice_len, share), supervisor)
+    # A peer that failed with no input to blame (``ProcessAdapter.peer_failures``):
+    # said once each, and the run is incomplete, as a libFuzzer campaign's would be.
+    failures = list(dict.fromkeys(getattr(subject, "peer_failures", None) or []))
+    differential = [h for h in hunts if h.target.differential]
+    if failures and differential:
+        differential[0].stats.peer_failures.extend(failures[:20])
     return CampaignResult([h.stats for h in hunts], time.monotonic() - started,
                           supervisor.stop_signal)

@@ -27,6 +27,7 @@ from pctfuzz._internal.fuzz.protocol import (
     FINDING,
     LOST,
     MODULE,
+    PEER_FAILED,
     UNDER_TEST,
     WARNING_PREFIX,
 )
@@ -163,6 +164,10 @@ def _read(proc: subprocess.Popen[str], stats: TargetStats, base_execs: int,
         elif m := LOST.match(line):
             if m["what"] not in stats.lost and len(stats.lost) < _MAX_ERRORS:
                 stats.lost.append(m["what"])
+        elif m := PEER_FAILED.match(line):
+            failures = stats.peer_failures
+            if m["what"] not in failures and len(failures) < _MAX_ERRORS:
+                failures.append(m["what"])
         elif line.startswith(WARNING_PREFIX):
             # The recorder could not save something (e.g. a hostile findings folder).
             if line not in stats.errors and len(stats.errors) < _MAX_ERRORS:

@@ -11,6 +11,10 @@ so it never mixes with libFuzzer's own output.
     something that should have been stored was not: a finding, or hits of one (a
     full disk, a read-only folder, an unreadable record). The campaign then ends
     with ``EXIT_INCOMPLETE``, never as a clean run.
+``pctfuzz: PEER FAILED <message>``
+    a peer process failed with no input to blame (it died, was killed, or wrote a
+    line nobody asked for, and a fresh peer answered the input): the campaign then
+    ends with ``EXIT_INCOMPLETE``.
 ``pctfuzz: ANSWERED <answered> <asked>``
     a differential harness's running count of the cases it asked and the
     implementation answered (not ``Unsupported``), about once a second.
@@ -45,14 +49,17 @@ from dataclasses import dataclass, field
 
 from pctfuzz._internal.accept import ACCEPT_ENV
 from pctfuzz._internal.formats import SETS_ENV
+from pctfuzz._internal.text import one_line
 
-__all__ = ["ANSWERED", "EXECUTIONS", "FINDING", "LOST", "MODULE", "UNDER_TEST",
+__all__ = ["ANSWERED", "EXECUTIONS", "FINDING", "LOST", "MODULE", "PEER_FAILED", "UNDER_TEST",
            "HarnessSettings", "answered_line", "executions_line", "finding_line",
-           "lost_line", "module_line", "say", "under_test_line", "warning_line"]
+           "lost_line", "module_line", "peer_failed_line", "say", "under_test_line",
+           "warning_line"]
 
 FINDING = re.compile(r"^pctfuzz: (?P<word>NEW|KNOWN) FINDING (?P<kind>\S+) (?P<id>[0-9a-f]{16})"
                      r"(?: (?P<signature>.*))?$")
 LOST = re.compile(r"^pctfuzz: LOST (?P<what>.*)$")
+PEER_FAILED = re.compile(r"^pctfuzz: PEER FAILED (?P<what>.*)$")
 ANSWERED = re.compile(r"^pctfuzz: ANSWERED (?P<answered>\d+) (?P<asked>\d+)$")
 UNDER_TEST = re.compile(r"^pctfuzz: UNDER TEST (?P<reached>\d+) (?P<total>\d+)$")
 EXECUTIONS = re.compile(r"^pctfuzz: EXECUTIONS (?P<count>\d+)$")
@@ -81,6 +88,10 @@ def module_line(module: str, reached: int, total: int, executions: int) -> str:
 
 def lost_line(what: str, why: object) -> str:
     return f"pctfuzz: LOST {what}: {why}"
+
+
+def peer_failed_line(message: str) -> str:
+    return f"pctfuzz: PEER FAILED {one_line(message, 500)}"
 
 
 def warning_line(message: str) -> str:

@@ -38,8 +38,9 @@ from pctfuzz._internal.text import one_line
 if TYPE_CHECKING:
     pass
 
-__all__ = ["FAILING_OUTCOMES", "OpenReplay", "Run", "Verdict", "bound_for", "check_recorded_impl",
-           "is_builtin_impl", "replay_open", "replay_paths", "run_case"]
+__all__ = ["FAILING_OUTCOMES", "OpenReplay", "ReplayStopped", "Run", "StopOnSignals", "Verdict",
+           "bound_for", "check_recorded_impl", "is_builtin_impl", "replay_open", "replay_paths",
+           "run_case"]
 
 #: Seconds a replayed input may run before it counts as a hang (timeout findings).
 DEFAULT_TIMEOUT = 5.0
@@ -49,6 +50,57 @@ class _Timeout(BaseException):
     """Raised by the replay alarm. A BaseException, so that ``except Exception`` in an
     adapter or in ``differential.run_impl`` (which turns an implementation's exception
     into a crash Divergence) cannot swallow it: a hang replays as a timeout."""
+
+
+class ReplayStopped(BaseException):
+    """A stop signal while a replayed case ran (``StopOnSignals``). A BaseException,
+    for the reason ``_Timeout`` is one."""
+
+    def __init__(self, signum: int) -> None:
+        super().__init__(signum)
+        self.signum = signum
+
+
+class StopOnSignals:
+    """SIGINT, SIGTERM and SIGHUP while a command replays and then writes its results:
+    the signal is kept (``signum``) and ends the replay, never the command, so the
+    results are still written. Only a running case is interrupted (it may hang); a
+    record being updated finishes first. Handlers are set from the main thread only."""
+
+    def __init__(self) -> None:
+        self.signum: int | None = None
+        self._running = False
+        self._previous: dict[int, Any] = {}
+
+    def _handler(self, signum: int, _frame: FrameType | None) -> None:
+        if self.signum is None:
+            self.signum = signum
+        if self._running:
+            self._running = False
+            raise ReplayStopped(signum)
+
+    def run(self, call: Any) -> Any:
+        """``call()``, interrupted by a stop signal (``ReplayStopped``)."""
+        if self.signum is not None:
+            raise ReplayStopped(self.signum)
+        self._running = True
+        try:
+            return call()
+        finally:
+            self._running = False
+
+    def __enter__(self) -> StopOnSignals:
+        import threading
+
+        if threading.current_thread() is threading.main_thread():
+            from pctfuzz._internal.fuzz.supervisor import STOP_SIGNALS
+
+            self._previous = {s: signal.signal(s, self._handler) for s in STOP_SIGNALS}
+        return self
+
+    def __exit__(self, *_exc: object) -> None:
+        for signum, old in self._previous.items():
+            signal.signal(signum, old)
 
 
 #: What replaying one input found: ``reproduces`` and ``fails differently`` are
@@ -324,6 +376,8 @@ class OpenReplay:
     #: invalid JSON): warned and skipped, as the store does everywhere; not a finding
     #: that could not be replayed, so not an incomplete run.
     skipped: list[tuple[Path, str]] = field(default_factory=list)
+    #: The signal that stopped the replay before every open finding was replayed.
+    stopped_by: int | None = None
 
     @property
     def reproduced(self) -> list[str]:
@@ -354,7 +408,8 @@ def _belongs(target: Target, finding: Any, impl: str, targets: Sequence[str] | N
 
 
 def replay_open(findings: Path, impl: str, *, targets: Sequence[str] | None = None,
-                seen: Sequence[str] = (), timeout: float = DEFAULT_TIMEOUT) -> OpenReplay:
+                seen: Sequence[str] = (), timeout: float = DEFAULT_TIMEOUT,
+                stop: StopOnSignals | None = None) -> OpenReplay:
     """Replay every open finding of ``impl`` in the store ``findings`` (ClusterFuzz's
     verification of open testcases) and record the verdicts: one that no longer
     reproduces becomes ``fixed``, with the implementation's version and the date
@@ -363,7 +418,9 @@ def replay_open(findings: Path, impl: str, *, targets: Sequence[str] | None = No
     ``fixed`` one among them is back, and open again, before the replay.
 
     ``impl`` is the user's choice (``--impl``, ``[tool.pctfuzz] impl``), so a record
-    naming it runs against it; records naming another implementation are not ours."""
+    naming it runs against it; records naming another implementation are not ours.
+    ``stop``: a stop signal ends the replay early, the verdicts so far kept
+    (``OpenReplay.stopped_by``)."""
     from pctfuzz._internal.oracles.base import impl_version
     from pctfuzz._internal.store import OPEN_STATUSES, FindingStore, StoreError, utc_now
 
@@ -386,7 +443,16 @@ def replay_open(findings: Path, impl: str, *, targets: Sequence[str] | None = No
                                                                    targets):
                 continue
             bound = bound_for(target, finding.impl, subjects)
-            run = run_case(bound, finding.rebuild_case(), timeout, impl_name=finding.impl)
+            case = finding.rebuild_case()
+            if stop is None:
+                run = run_case(bound, case, timeout, impl_name=finding.impl)
+            else:
+                try:
+                    run = stop.run(lambda b=bound, c=case, n=finding.impl:
+                                   run_case(b, c, timeout, impl_name=n))
+                except ReplayStopped as exc:
+                    result = replace(result, stopped_by=exc.signum)
+                    break
             verdict = _finding_verdict(path, finding, run, overridden=False)
             if verdict.outcome == "no longer reproduces":
                 version = (impl_version(bound.subject) if target.differential

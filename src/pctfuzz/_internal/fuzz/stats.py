@@ -60,6 +60,9 @@ class TargetStats:
     #: what should have been stored and was not (``pctfuzz: LOST`` lines, a stop
     #: finding that could not be saved): the campaign is then incomplete
     lost: list[str] = field(default_factory=list)
+    #: failures of a peer process that no input was blamed for (``pctfuzz: PEER
+    #: FAILED`` lines): the campaign is then incomplete
+    peer_failures: list[str] = field(default_factory=list)
     workers: int = 1  # libFuzzer processes that fuzzed this target at the same time
     #: differential targets: lines of the code under test reached, of how many
     #: (``pctfuzz._internal.fuzz.undertest``; None until the harness says)
@@ -88,6 +91,7 @@ class TargetStats:
         budget left it no slice). A campaign ``stopped`` by a signal did not promise
         to run every target: then only what was lost counts."""
         problems = [f"lost {what}" for what in self.lost]
+        problems += [f"peer failed: {what}" for what in self.peer_failures]
         if self.execs == 0 and not stopped:
             problems.append("ran 0 executions (its harness did not start, or --max-time "
                             "left it no time; see errors)")
@@ -217,6 +221,8 @@ def merge_stats(target: str, parts: Sequence[TargetStats]) -> TargetStats:
         restarts=sum(p.restarts for p in parts),
         errors=[f"[process {i}] {e}" for i, p in enumerate(parts, 1) for e in p.errors],
         lost=[f"[process {i}] {w}" for i, p in enumerate(parts, 1) for w in p.lost],
+        peer_failures=[f"[process {i}] {w}" for i, p in enumerate(parts, 1)
+                       for w in p.peer_failures],
         asked=sum(p.asked for p in parts),
         answered=sum(p.answered for p in parts),
         workers=len(parts),

@@ -203,13 +203,56 @@ def _close_live_peers() -> None:
             peer.close()
 
 
+#: The environment variable that marks a peer and everything it starts (the value
+#: is one peer's token): what ``close`` kills, even processes that left the peer's
+#: process group (``setsid``) or were orphaned.
+TOKEN_ENV = "PCTFUZZ_PEER_TOKEN"
+
+
+def kill_marked(name: str, value: str) -> None:
+    """SIGKILL every process (but this one) whose environment holds ``name=value``:
+    the descendants of a peer, wherever they went (Linux ``/proc``; elsewhere only the
+    process group is killed). Scanned again until none is left alive, so a child
+    forked during a scan is found by the next (at most a few rounds)."""
+    import signal
+
+    needle = f"{name}={value}".encode()
+    me = os.getpid()
+    for _round in range(20):
+        try:
+            entries = os.listdir("/proc")
+        except OSError:
+            return
+        found = 0
+        for entry in entries:
+            if not entry.isdigit() or int(entry) == me:
+                continue
+            try:
+                with open(f"/proc/{entry}/environ", "rb") as file:
+                    environ = file.read()  # a zombie's is empty
+            except OSError:
+                continue
+            if needle in environ.split(b"\0"):
+                found += 1
+                with contextlib.suppress(OSError):
+                    os.kill(int(entry), signal.SIGKILL)
+        if not found:
+            return
+
+
 class _Peer:
     """One running peer process: write a line, read a line, with a deadline.
 
     Its stderr is a pipe drained whenever pctfuzz waits on the peer, keeping only the
-    last ``STDERR_TAIL`` bytes: a chatty peer never fills a disk or blocks."""
+    last ``STDERR_TAIL`` bytes: a chatty peer never fills a disk or blocks. It runs in
+    its own process group, and carries a token in its environment (``TOKEN_ENV``),
+    inherited by whatever it starts: ``close`` kills them all."""
 
     def __init__(self, command: Sequence[str], env: dict[str, str] | None) -> None:
+        import secrets
+
+        self.token = secrets.token_hex(8)
+        env = {**(os.environ if env is None else env), TOKEN_ENV: self.token}
         try:
             self.proc = _popen(list(command), env)
         except OSError as exc:
@@ -288,6 +331,16 @@ class _Peer:
             view = view[written:]
         return self.read_line(deadline, timeout)
 
+    def unsolicited(self) -> bytes:
+        """What the peer wrote to stdout that no request asked for: read without
+        waiting, before a request is sent (an answer always follows its request)."""
+        while len(self.buffer) <= MAX_LINE and select.select([self.fd], [], [], 0)[0]:
+            chunk = os.read(self.fd, 1 << 16)
+            if not chunk:
+                break  # closed: the request finds it dead
+            self.buffer += chunk
+        return self.buffer
+
     def read_line(self, deadline: float, timeout: float) -> bytes:
         while True:
             newline = self.buffer.find(b"\n")
@@ -310,9 +363,19 @@ class _Peer:
         _live.discard(self)
         with contextlib.suppress(OSError, ValueError):
             self.stdin.close()
+        # The peer and what it started: its process group (it leads one,
+        # start_new_session; not reaped yet, so the id is still its own), then
+        # whatever carries its token (a grandchild that called setsid, or one
+        # orphaned by an earlier death of the peer).
         if self.proc.poll() is None:
+            import signal
+
+            with contextlib.suppress(OSError):
+                os.killpg(self.proc.pid, signal.SIGKILL)
             with contextlib.suppress(OSError):
                 self.proc.kill()
+        with contextlib.suppress(OSError):
+            kill_marked(TOKEN_ENV, self.token)
         with contextlib.suppress(OSError, subprocess.SubprocessError):
             self.proc.wait(timeout=5)
         with contextlib.suppress(OSError, ValueError):

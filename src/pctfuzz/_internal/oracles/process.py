@@ -30,14 +30,19 @@ Failures of the peer itself are ``PeerError``s, never a hang:
   fails, or the peer reports the implementation unavailable. Raised when the adapter is
   made (``get_impl``), so the command line prints one line and the rest of pctfuzz
   still runs.
-- ``PeerDied``: the peer exited while a request was outstanding, or since its last
-  answer (found at the next request); exit status and the last line of its stderr are
-  in the message. ``PeerTimeout``: no answer within
+- ``PeerDied``: the peer exited while a request was outstanding, and a fresh peer
+  exited on the same request too; exit status and the last line of its stderr are in
+  the message. A peer that died since its last answer, or once on an input a fresh
+  peer then answers, or that wrote a line outside a request, is the peer's failure
+  (``peer_failures``, a ``pctfuzz: PEER FAILED`` line: a campaign ends incomplete),
+  never blamed on the input. ``PeerTimeout``: no answer within
   ``timeout`` seconds (``PCTFUZZ_PEER_TIMEOUT``, default 10), and the peer is killed;
   ``PeerProtocolError``: an answer that is not JSON, has the wrong shape or id, or a
   handshake of another protocol or version. A line that is not this request's answer
-  (not JSON, another id) is never compared: the peer is restarted and the request sent
-  once more; only a second mismatch is a ``PeerProtocolError``.
+  (not JSON, another id, a line written before the request was sent, a second line
+  after the answer) is never compared: the peer is restarted and the request sent
+  once more; only a second mismatch is a ``PeerProtocolError``. Ids grow by an
+  unpredictable step, so a stray line cannot carry the id of the next request.
 
 Raised by a question, the differential check records them like any exception of the
 implementation: a ``Divergence`` with ``impl_error``, so a finding of kind ``crash``
@@ -54,6 +59,7 @@ from __future__ import annotations
 import contextlib
 import json
 import os
+import random
 from collections.abc import Sequence
 from typing import Any
 
@@ -128,6 +134,9 @@ class ProcessAdapter(Adapter):
         self._peer: _Peer | None = None
         self._next_id = 0
         self._failed: str | None = None
+        #: Failures of the peer no input was blamed for (``request``).
+        self.peer_failures: list[str] = []
+        self._last_good: tuple[str, dict[str, Any]] | None = None
         #: The handshake's answer: {"peer", "runtime", "implementations", ...}.
         self.peer_info: dict[str, Any] = {}
         self._sets: frozenset[str] | None = None
@@ -198,17 +207,41 @@ class ProcessAdapter(Adapter):
 
     # --- one request --------------------------------------------------------------------------
     def request(self, question: str, fields: dict[str, Any]) -> Any:
-        """Ask the peer one question; its ``ok`` value, or raise (module docstring)."""
+        """Ask the peer one question; its ``ok`` value, or raise (module docstring).
+
+        A failure is blamed on this input only if a fresh peer fails on it again: a
+        peer that died since its last answer, died once while this input was out, or
+        wrote a line nobody asked for is the peer's failure (``peer_failures``, one
+        ``pctfuzz: PEER FAILED`` line), and the input is asked again."""
         peer = self._peer
         if peer is not None and peer.pid != os.getpid():
             peer = self._peer = None  # forked: the parent's peer is not ours to use
         if peer is not None and peer.proc.poll() is not None:
-            # Died since its last answer: surfaced on this request, never swallowed.
+            # Died since its last answer: no input was out, so none is blamed.
             self._peer = None
             error = peer.died()
             peer.close()
-            raise PeerDied(f"{error} (since its last answer)")
-        if peer is None:
+            self._peer_failed(f"{error} (since its last answer)")
+        try:
+            return self._ask(self._running(), question, fields)
+        except _Unsolicited as exc:
+            # Lines outside a request: the peer's fault, whatever the input.
+            self._peer_failed(str(exc))
+            return self._again(question, fields, exc, unsolicited=True)
+        except _Mismatch as exc:
+            # A line that is not this request's answer (another id, not JSON): never
+            # compared. A fresh peer gets the request once more.
+            return self._again(question, fields, exc)
+        except PeerDied as exc:
+            self._peer_failed(str(exc))
+            return self._again(question, fields, exc)
+        except PeerError:
+            self.close()
+            raise
+
+    def _running(self) -> _Peer:
+        """The live peer, started if there is none."""
+        if self._peer is None:
             if self._failed is not None:
                 raise PeerUnavailable(self._failed)
             try:
@@ -216,36 +249,81 @@ class ProcessAdapter(Adapter):
             except PeerUnavailable as exc:
                 self._failed = f"{exc} (restart after the peer failed)"
                 raise PeerUnavailable(self._failed) from None
-            peer = self._peer
-            assert peer is not None
+        assert self._peer is not None
+        return self._peer
+
+    def _again(self, question: str, fields: dict[str, Any], first: PeerError, *,
+               unsolicited: bool = False) -> Any:
+        """The request once more, on a fresh peer: the input is blamed only if that
+        one fails on it too."""
+        self.close()
         try:
-            return self._ask(peer, question, fields)
-        except _Mismatch:
-            # A line that is not this request's answer (a stray line, an answer to
-            # another id): never compared. A fresh peer gets the request once more.
+            return self._ask(self._running(), question, fields)
+        except _Unsolicited as exc:
             self.close()
-            try:
-                self._start()
-            except PeerUnavailable as exc:
-                self._failed = f"{exc} (restart after a mismatched answer)"
-                raise PeerUnavailable(self._failed) from None
-            assert self._peer is not None
-            try:
-                return self._ask(self._peer, question, fields)
-            except _Mismatch as exc:
-                self.close()
-                raise PeerProtocolError(f"{exc} (again after a restart)") from None
+            self._peer_failed(str(exc))
+            # Two fresh peers wrote lines outside their requests: no answer of it can
+            # be trusted, and none is this input's fault.
+            raise Unsupported(f"{self.name}: its peer writes lines nobody asked for") \
+                from None
+        except _Mismatch as exc:
+            self.close()
+            if self._control_fails():
+                # A fresh peer fails a question it answered before as well: the
+                # peer went wrong, whatever the input.
+                self._peer_failed(f"{exc} (also on a question it answered before)")
+                raise Unsupported(f"{self.name}: its peer answers out of protocol") \
+                    from None
+            if unsolicited:
+                raise PeerProtocolError(f"{exc} (after a restart)") from None
+            raise PeerProtocolError(f"{exc} (again after a restart)") from None
+        except PeerDied as exc:
+            self.close()
+            raise PeerDied(f"{exc} (again on a fresh peer; first: {first})") from None
         except PeerError:
             self.close()
             raise
 
+    def _control_fails(self) -> bool:
+        """A fresh peer fails the last question a peer answered cleanly (none yet:
+        False, the input is blamed)."""
+        if self._last_good is None:
+            return False
+        try:
+            self._ask(self._running(), *self._last_good)
+        except (PeerError, Unsupported, RemoteError):
+            self.close()
+            return True
+        return False
+
+    def _peer_failed(self, message: str) -> None:
+        """A failure of the peer that no input is blamed for: kept, and said once
+        per kind on stderr (a campaign's harness turns it into an incomplete run)."""
+        self.peer_failures.append(message)
+        if len(self.peer_failures) <= _SAID_FAILURES:
+            from pctfuzz._internal.fuzz.protocol import peer_failed_line, say
+
+            say(peer_failed_line(f"{self.name}: {message}"))
+
     def _ask(self, peer: _Peer, question: str, fields: dict[str, Any]) -> Any:
-        self._next_id += 1
+        # Only the request in flight is answered: a line already waiting was written
+        # before the peer saw this request, whatever id it carries.
+        stray = peer.unsolicited()
+        if stray:
+            raise _Unsolicited(f"peer wrote a line nobody asked for: {_show(stray)}")
+        # Ids never repeat nor go backwards, and grow by an unpredictable step: a
+        # stray line cannot carry the id of a request not yet sent.
+        self._next_id += _ID_STEP.randrange(1, 1 << 16)
         ident = self._next_id
         message = {"id": ident, "impl": self.peer_impl, "q": question, **fields}
         line = json.dumps(message, ensure_ascii=True, separators=(",", ":"))
         raw = peer.exchange(line.encode("ascii") + b"\n", self.timeout)
-        return self._answer(raw, ident)
+        if peer.buffer:  # more than one line for one request: which one is the answer?
+            raise _Unsolicited(f"answer to request {ident} came with another line: "
+                               f"{_show(peer.buffer)}")
+        answer = self._answer(raw, ident)
+        self._last_good = (question, fields)  # the control of ``_control_fails``
+        return answer
 
     def _answer(self, raw: bytes, ident: int) -> Any:
         try:
@@ -309,9 +387,19 @@ class ProcessAdapter(Adapter):
         raise PeerProtocolError(f"form_parse answered {answer!r:.200}, not [[name, value], ...]")
 
 
+_ID_STEP = random.Random()
+#: Peer failures said on stderr per adapter (the rest are only counted).
+_SAID_FAILURES = 5
+
+
 class _Mismatch(PeerProtocolError):
     """The line read is not the answer to the request sent (not JSON, no or another
     id): the peer's stdout is out of step, so the answer is never compared."""
+
+
+class _Unsolicited(_Mismatch):
+    """A line written outside a request (before it was sent, or after its answer):
+    the peer's failure, not the answer of any input."""
 
 
 def _expect_str(answer: Any, question: str) -> str:

@@ -221,15 +221,17 @@ def _error(message: str, path: str | None = None, target: str | None = None) -> 
 
 def fuzz_results(result: CampaignResult, *, settings: Mapping[str, Any], findings_dir: Path,
                  started: str, exit_code: int,
-                 verified: Sequence[Verdict] = ()) -> dict[str, Any]:
+                 verified: Sequence[Verdict] = (),
+                 errors: Sequence[str] = ()) -> dict[str, Any]:
     """The results document of a campaign (``campaign.CampaignResult``); ``verified``:
     the replay of the open findings at its end (``replay.replay_open``), as
     ``replays``, each finding with ``reproduces`` (SARIF and JUnit report those that
-    still fail, with the same fingerprints as when they were new)."""
+    still fail, with the same fingerprints as when they were new); ``errors``: the
+    command's own (a replay stopped by a signal)."""
     store = FindingStore(findings_dir)
     targets: list[dict[str, Any]] = []
     findings: list[dict[str, Any]] = []
-    errors: list[dict[str, Any]] = []
+    items: list[dict[str, Any]] = [_error(e) for e in errors]
     for stats in result.stats:
         targets.append({
             "target": stats.target,
@@ -260,12 +262,12 @@ def fuzz_results(result: CampaignResult, *, settings: Mapping[str, Any], finding
             try:
                 finding = store.get(ident)
             except StoreError as exc:
-                errors.append(_error(f"finding {ident}: {exc}", target=stats.target))
+                items.append(_error(f"finding {ident}: {exc}", target=stats.target))
                 continue
             findings.append(finding_entry(finding, findings_dir / finding.file_name, new=new))
-        errors += [_error(e, target=stats.target) for e in stats.errors]
-        errors += [_error(f"INCOMPLETE: {p}", target=stats.target)
-                   for p in stats.problems(stopped=result.stopped_by is not None)]
+        items += [_error(e, target=stats.target) for e in stats.errors]
+        items += [_error(f"INCOMPLETE: {p}", target=stats.target)
+                  for p in stats.problems(stopped=result.stopped_by is not None)]
     by_id = {f["id"]: f for f in findings}
     replays = []
     for verdict in verified:
@@ -273,7 +275,7 @@ def fuzz_results(result: CampaignResult, *, settings: Mapping[str, Any], finding
         try:
             finding = load_finding(verdict.path)
         except StoreError as exc:
-            errors.append(_error(str(exc), path=clean(os.fspath(verdict.path))))
+            items.append(_error(str(exc), path=clean(os.fspath(verdict.path))))
             continue
         entry = finding_entry(finding, findings_dir / finding.file_name,
                               new=by_id[finding.id]["new"] if finding.id in by_id else False,
@@ -284,7 +286,7 @@ def fuzz_results(result: CampaignResult, *, settings: Mapping[str, Any], finding
             findings.append(entry)
     document = _document("fuzz", settings=settings, started=started, seconds=result.seconds,
                          exit_code=exit_code, targets=targets, findings=findings,
-                         replays=replays, errors=errors)
+                         replays=replays, errors=items)
     # The share of the campaign spent on the implementation under test (issue 22.3).
     on_impl, total = result.implementation_share
     document["summary"].update(execs=total, impl_execs=on_impl)

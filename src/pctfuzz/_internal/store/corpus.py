@@ -21,6 +21,7 @@ from pctfuzz._internal.errors import type_name
 from pctfuzz._internal.store.errors import StoreError, StoreProblem, printable_path
 from pctfuzz._internal.store.files import (
     atomic_write,
+    check_writable,
     cleanup_stale_temp,
     inside,
     is_target_name,
@@ -84,6 +85,13 @@ class Corpus:
         symlink, not a directory, or resolves outside the root: what a campaign must
         check before it gives the folder to libFuzzer, which follows symlinks."""
         return self._target_dir(target, create=True)
+
+    def ensure_writable(self, target: str) -> Path:
+        """``ensure_dir``, and ``StoreError`` (one line) unless a file can be written
+        there: a campaign's new inputs would otherwise be lost one warning at a time."""
+        folder = self.ensure_dir(target)
+        check_writable(folder)
+        return folder
 
     def add(self, target: str, data: bytes) -> Path | None:
         """Store ``data``; its path, or None if an identical input is already there."""

@@ -120,6 +120,21 @@ def _temp_path(final: Path) -> Path:
     return final.parent / f".{final.name}.{os.getpid()}.{secrets.token_hex(6)}.tmp"
 
 
+def check_writable(folder: Path) -> None:
+    """``StoreError`` (one line) unless a file can be created in ``folder``: a real
+    create and remove, since neither mode bits (root ignores them) nor ``os.access``
+    (blind to a read-only mount, an immutable folder) tell. The probe is named as a
+    temp file, so a leftover of a killed run is removed like one."""
+    probe = _temp_path(folder / "write-check")
+    flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC
+    try:
+        os.close(os.open(probe, flags, 0o644))
+    except OSError as exc:
+        raise StoreError(folder, f"cannot write here: {exc.strerror}") from None
+    with contextlib.suppress(FileNotFoundError):
+        os.unlink(probe)
+
+
 def atomic_write(final: Path, data: bytes, *, exclusive: bool = False) -> bool:
     """Write ``data`` to ``final`` atomically (temp file, fsync, rename, fsync dir).
 

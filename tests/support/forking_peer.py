@@ -1,0 +1,84 @@
+"""A pctfuzz-peer that forks a grandchild which outlives it (issue 33, item 18).
+
+``--impl forking_peer:ForkingPeer`` (or ``forking_peer:SetsidPeer``, whose grandchild
+calls ``setsid`` and so leaves the peer's process group) with ``tests/support`` on
+``PYTHONPATH``. Run as a script, it is the peer: it forks a grandchild that appends
+its pid to the file named by ``PCTFUZZ_TEST_GRANDCHILDREN`` (if set) and sleeps for
+an hour, then answers like urllib's ``quote(value, safe="")``, except ``"boom"``,
+which raises (a crash finding to replay). ``forking_peer:DyingPeer`` forks nothing
+and exits on its fourth request, whatever it is: a failure of the peer, no input's.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+import time
+import urllib.parse
+
+from pctfuzz._internal.oracles.process import ProcessAdapter
+
+
+class ForkingPeer(ProcessAdapter):
+    """Its peer leaves a grandchild in its process group."""
+
+    name = "forking-peer"
+    peer_impl = "forking-peer"
+    command = (sys.executable, __file__, "group")
+
+
+class DyingPeer(ProcessAdapter):
+    """Its peer forks nothing, and exits after every third request, whatever it is."""
+
+    name = "dying-peer"
+    peer_impl = "dying-peer"
+    command = (sys.executable, __file__, "dies")
+
+
+class SetsidPeer(ProcessAdapter):
+    """Its peer leaves a grandchild in a session of its own."""
+
+    name = "setsid-peer"
+    peer_impl = "setsid-peer"
+    command = (sys.executable, __file__, "setsid")
+
+
+def _grandchild(setsid: bool) -> None:
+    if os.fork() == 0:
+        if setsid:
+            os.setsid()
+        record = os.environ.get("PCTFUZZ_TEST_GRANDCHILDREN")
+        if record:
+            with open(record, "a") as file:
+                file.write(f"{os.getpid()}\n")
+        for fd in (0, 1, 2):  # never holds the peer's pipes open
+            os.close(fd)
+        time.sleep(3600)
+        os._exit(0)
+
+
+def _serve(mode: str) -> None:
+    if mode != "dies":
+        _grandchild(mode == "setsid")
+    sys.stdin.readline()
+    name = {"setsid": "setsid-peer", "dies": "dying-peer"}.get(mode, "forking-peer")
+    impls = {name: {"version": "0", "questions": ["encode"], "sets": ["component"]}}
+    print(json.dumps({"protocol": "pctfuzz-peer", "version": 1, "peer": "forking",
+                      "runtime": "python", "implementations": impls}), flush=True)
+    for count, line in enumerate(sys.stdin, 1):
+        if mode == "dies" and count > 3:
+            os._exit(7)
+        request = json.loads(line)
+        value = request["value"]
+        if not isinstance(value, str) or any(0xD800 <= ord(c) <= 0xDFFF for c in value):
+            answer = {"unsupported": "strings of scalar values only"}
+        elif value == "boom":
+            answer = {"error": {"type": "Boom", "message": "boom"}}
+        else:
+            answer = {"ok": urllib.parse.quote(value, safe="")}
+        print(json.dumps({"id": request["id"], **answer}), flush=True)
+
+
+if __name__ == "__main__":
+    _serve(sys.argv[1])
