@@ -147,7 +147,9 @@ def test_a_letter_however_written_is_one_class() -> None:
     (raw, %41, %4a, ...): a form parser's unit is the character it decodes to, and
     an uppercase letter widens to ``upper`` (lowercase letters and digits agree)."""
     classes = set()
-    for text in ("A=b", "%41=b", "%4a=", "xB=1", "a=b&C"):
+    # "%N", "%AD": the letter after a "%" is varied only as letters that keep the escape
+    # valid or invalid as it was; "%AFaF" is widened on its shortest prefix, "%A"
+    for text in ("A=b", "%41=b", "%4a=", "xB=1", "a=b&C", "%Na", "a%ADaD", "aa%AFaF"):
         with pytest.raises(Divergence) as info:
             check_form_parse(FormParseCase(text), impact_impls.names_lowercased)
         classes.add(info.value.difference)
@@ -268,6 +270,8 @@ STRIPPED = function_adapter("test-values-stripped", form_parse=_values_stripped)
 @pytest.mark.parametrize(("text", "unit"), [
     ("=+", "0x20"), ("a=+b+", "0x20"), ("a=%20b", "0x20"), ("= ", "0x20"), ("a=b+&c=d", "0x20"),
     ("a=b%09", "control-space"), ("=%0a", "control-space"), ("x=\x0bb", "control-space"),
+    # an escape before it stays an escape in every variant; a LF ends no escape
+    ("=%aa\x0b", "control-space"), ("=%aa\n", "control-space"),
 ])
 def test_a_parser_stripping_values_is_named_by_the_character_however_written(
         text: str, unit: str) -> None:

@@ -1028,6 +1028,12 @@ def _difference(check: str, case: Case, adapter: Impl, expected: Outcome, actual
     difference earlier in the input (a legacy-encoding model, ``~`` left raw) never
     becomes the class, and a bug that shows only in context (``%`` before two hex
     digits) is located where it shows."""
+    if check == "form-parse" and isinstance(case, FormParseCase) and case.text:
+        located = _form_parse_prefix(case, adapter, surrogates, known)
+        if located is not None:
+            # widened on the prefix that shows it: the whole input may write its unit
+            # otherwise (the "A" of "%A" is the escape "%AF" once "F" follows)
+            return _generalized(check, located[0], adapter, located[1], surrogates, known)
     klass = _first_class(check, case, adapter, expected, actual, surrogates, known)
     return _generalized(check, case, adapter, klass, surrogates, known)
 
@@ -1044,9 +1050,9 @@ def _first_class(check: str, case: Case, adapter: Impl, expected: Outcome, actua
         if located is not None:
             return located
     if check == "form-parse" and isinstance(case, FormParseCase) and case.text:
-        located = _form_parse_prefix_class(case, adapter, surrogates, known)
-        if located is not None:
-            return located
+        parsed = _form_parse_prefix(case, adapter, surrogates, known)
+        if parsed is not None:
+            return parsed[1]
     return difference(
         check, case,
         expected.error if expected.error is not None else expected.value,
@@ -1100,12 +1106,11 @@ def _first_differing(count: int, differs: Callable[[int], object]) -> int | None
     taken to show on the longer ones.)"""
     if count < 1:
         return None
-    high = 1
+    low, high = 0, 1  # differs(low) is None, or low == 0
     while high < count and differs(high) is None:
-        high = min(2 * high, count)
+        low, high = high, min(2 * high, count)
     if differs(high) is None:
         return None
-    low = high // 2  # differs(low) is None, or low == 0
     while high - low > 1:
         middle = (low + high) // 2
         if differs(middle) is None:
@@ -1244,12 +1249,12 @@ def _form_prefix_class(case: FormCase, adapter: Impl, surrogates: Surrogates,
     return klass
 
 
-def _form_parse_prefix_class(case: FormParseCase, adapter: Impl, surrogates: Surrogates,
-                             known: KnownFindings | None) -> str | None:
-    """The class of a form parser's difference, located as encode's is: on the shortest
-    prefix of the input whose parses differ unexplained, named by the character its
-    last unit decodes to (``identity.form_parse_difference``); None when no prefix
-    does."""
+def _form_parse_prefix(case: FormParseCase, adapter: Impl, surrogates: Surrogates,
+                       known: KnownFindings | None) -> tuple[FormParseCase, str] | None:
+    """A form parser's difference located as encode's is: the shortest prefix of the
+    input whose parses differ unexplained, and the class of that difference, named by
+    the character its last unit decodes to (``identity.form_parse_difference``); None
+    when no prefix shows one."""
     names = registry_names(adapter)
     text = case.text
     seen: dict[int, list[tuple[Any, Any]] | None] = {}
@@ -1265,7 +1270,8 @@ def _form_parse_prefix_class(case: FormParseCase, adapter: Impl, surrogates: Sur
         return None
     answers = seen[end]
     assert answers is not None
-    return form_parse_difference(text[:end], *answers[0])
+    return (dataclasses.replace(case, text=text[:end]),
+            form_parse_difference(text[:end], *answers[0]))
 
 
 def check_encode(case: EncodeCase, impl: Impl | str | None = None,

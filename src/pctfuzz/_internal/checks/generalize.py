@@ -45,6 +45,7 @@ Classify = Callable[[Case], "str | None"]
 Explained = Callable[[Case], "bool | None"]
 
 _ALNUM = string.ascii_letters + string.digits
+_HEX_DIGITS = string.hexdigits
 #: The groups an ASCII unit widens to.
 UNIT_GROUPS = {
     "control": CONTROLS,
@@ -80,21 +81,22 @@ _ALNUM_ESCAPE_BYTES = re.compile(_ALNUM_ESCAPE.pattern.encode("ascii"))
 
 # --- variants ------------------------------------------------------------------------------
 def _with_char(case: Case, old: str, new: str) -> Case:
-    """``case`` with every ``old`` of its input written ``new``; for a form parser,
-    whose class names the character a unit decodes to (``identity``), its escapes
-    too (``%0a`` as ``%0B``)."""
+    """``case`` with every ``old`` of its input written ``new``, but a valid escape's
+    digits (``%AD`` stays an escape); for a form parser, whose class names the
+    character a unit decodes to (``identity``), its escapes too (``%0a`` as ``%0B``)."""
     escapes = isinstance(case, FormParseCase) and old.isascii() and new.isascii()
-    pattern = re.compile(f"%{ord(old):02X}", re.IGNORECASE)
 
-    def swap(text: Any) -> Any:
-        if isinstance(text, bytes):
-            text = text.replace(old.encode("latin-1"), new.encode("latin-1"))
-            return pattern.sub(f"%{ord(new):02X}", text.decode("latin-1")).encode(
-                "latin-1") if escapes else text
-        text = text.replace(old, new)
-        return pattern.sub(f"%{ord(new):02X}", text) if escapes else text
+    def swap(text: str) -> str:
+        parts = _SPLIT_ESCAPES.split(text)  # (the odd ones are escapes)
+        for i, part in enumerate(parts):
+            if i % 2 == 0:
+                parts[i] = part.replace(old, new)
+            elif escapes and int(part[1:], 16) == ord(old):
+                parts[i] = f"%{ord(new):02X}"
+        return "".join(parts)
 
-    return with_texts(case, swap)
+    return with_texts(case, lambda t: swap(t.decode("latin-1")).encode("latin-1")
+                      if isinstance(t, bytes) else swap(t))
 
 
 def _padded(text: Any, pad: str, before: bool) -> Any:
@@ -127,10 +129,16 @@ def widen(case: Case, klass: str, classify: Classify) -> str:
     group = next((name for name, members in UNIT_GROUPS.items() if char in members), None)
     if group is None:
         return klass
-    present = set("".join(input_strs(case)))
+    strs = input_strs(case)
+    present = set("".join(strs))
+    # after a "%", a hex digit and another character make an escape or not: a variant
+    # keeps the input's escapes as they are
+    after_pct = any(t[i] == char for t in strs for i in range(len(t))
+                    if "%" in t[max(0, i - 2):i])
     narrower = [(n, m) for n, m in SUBGROUPS.get(group, {}).items() if char in m]
     for name, members in [(group, UNIT_GROUPS[group]), *narrower]:
-        others = [c for c in members if c not in present]  # (a variant keeps its structure)
+        others = [c for c in members if c not in present  # (a variant keeps its structure)
+                  and not (after_pct and (c in _HEX_DIGITS) != (char in _HEX_DIGITS))]
         if len(others) >= VARIANTS and all(
                 classify(_with_char(case, char, other))
                 == klass.replace(f"unit=0x{ord(char):02X}", f"unit=0x{ord(other):02X}")

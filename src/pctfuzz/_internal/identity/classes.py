@@ -386,7 +386,7 @@ def form_difference(case: FormCase, field: str, index: int, length: int,
     return f"field={field};unit={_unit_class(text, length - 1)};diff={shape}"
 
 
-_LAST_ESCAPE = re.compile(f"%({HEX_PAIR})$")
+_LAST_ESCAPE = re.compile(f"%({HEX_PAIR})\\Z")
 
 
 def _parse_unit(text: str) -> str:
