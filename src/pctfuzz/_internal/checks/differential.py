@@ -1099,14 +1099,26 @@ def _shortest_prefix(case: EncodeCase, adapter: Impl, surrogates: Surrogates,
     return EncodeCase(value[:end], case.set_name, case.encoding, case.space_as_plus), found
 
 
+#: Prefixes up to this length are tried one by one (``_first_differing``).
+_LINEAR = 32
+
+
 def _first_differing(count: int, differs: Callable[[int], object]) -> int | None:
-    """The smallest ``n`` of 1..``count`` for which ``differs(n)`` is not None, by
-    doubling then bisection: O(log n) calls, so the class of a long input costs little
-    and equals that of its minimized form. (A difference that shows on a prefix is
-    taken to show on the longer ones.)"""
+    """The smallest ``n`` of 1..``count`` for which ``differs(n)`` is not None: each of
+    the first ``_LINEAR`` in turn, then by doubling and bisection (O(log n) calls, so
+    the class of a long input costs little). Linear first because a difference need
+    not keep showing as the input grows (``%A`` differs, ``%Aa`` is an escape and
+    agrees, ``%AaX`` differs again): a short input, as minimized ones are, is then
+    located exactly, whatever its length."""
     if count < 1:
         return None
-    low, high = 0, 1  # differs(low) is None, or low == 0
+    for n in range(1, min(count, _LINEAR) + 1):
+        if differs(n) is not None:
+            return n
+    if count <= _LINEAR:
+        return None
+    low, high = _LINEAR, 2 * _LINEAR  # differs(low) is None
+    high = min(high, count)
     while high < count and differs(high) is None:
         low, high = high, min(2 * high, count)
     if differs(high) is None:

@@ -49,7 +49,7 @@ from dataclasses import dataclass, field
 
 from pctfuzz._internal.accept import ACCEPT_ENV
 from pctfuzz._internal.formats import SETS_ENV
-from pctfuzz._internal.text import one_line
+from pctfuzz._internal.oracles.process import peer_failed_line
 
 __all__ = ["ANSWERED", "EXECUTIONS", "FINDING", "LOST", "MODULE", "PEER_FAILED", "UNDER_TEST",
            "HarnessSettings", "answered_line", "executions_line", "finding_line",
@@ -88,10 +88,6 @@ def module_line(module: str, reached: int, total: int, executions: int) -> str:
 
 def lost_line(what: str, why: object) -> str:
     return f"pctfuzz: LOST {what}: {why}"
-
-
-def peer_failed_line(message: str) -> str:
-    return f"pctfuzz: PEER FAILED {one_line(message, 500)}"
 
 
 def warning_line(message: str) -> str:

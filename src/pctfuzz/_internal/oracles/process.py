@@ -60,6 +60,7 @@ import contextlib
 import json
 import os
 import random
+import sys
 from collections.abc import Sequence
 from typing import Any
 
@@ -83,6 +84,7 @@ from pctfuzz._internal.oracles.peer import (
     remote_error_type,
 )
 from pctfuzz._internal.sets import get_set
+from pctfuzz._internal.text import one_line
 
 __all__ = [
     "PROTOCOL",
@@ -301,9 +303,7 @@ class ProcessAdapter(Adapter):
         per kind on stderr (a campaign's harness turns it into an incomplete run)."""
         self.peer_failures.append(message)
         if len(self.peer_failures) <= _SAID_FAILURES:
-            from pctfuzz._internal.fuzz.protocol import peer_failed_line, say
-
-            say(peer_failed_line(f"{self.name}: {message}"))
+            print(peer_failed_line(f"{self.name}: {message}"), file=sys.stderr, flush=True)
 
     def _ask(self, peer: _Peer, question: str, fields: dict[str, Any]) -> Any:
         # Only the request in flight is answered: a line already waiting was written
@@ -390,6 +390,12 @@ class ProcessAdapter(Adapter):
 _ID_STEP = random.Random()
 #: Peer failures said on stderr per adapter (the rest are only counted).
 _SAID_FAILURES = 5
+
+
+def peer_failed_line(message: str) -> str:
+    """The line a peer's failure is said in (a campaign's harness reads it from stderr:
+    ``fuzz.protocol.PEER_FAILED``); here, below the fuzzing layer that reads it."""
+    return f"pctfuzz: PEER FAILED {one_line(message, 500)}"
 
 
 class _Mismatch(PeerProtocolError):
