@@ -18,7 +18,7 @@ from pathlib import Path
 import pytest
 from campaigns import finding_saved, harness_said, pctfuzz_env, run_until
 
-from pctfuzz._internal.cli import EXIT_FOUND, EXIT_INCOMPLETE
+from pctfuzz._internal.cli import EXIT_FOUND, EXIT_INCOMPLETE, EXIT_USAGE
 
 ROOT = Path(__file__).resolve().parents[2]
 SUPPORT = Path(__file__).resolve().parents[1] / "support"
@@ -148,23 +148,34 @@ def _corpus_on(mount: Path) -> Path:
     return corpus.parent
 
 
-@pytest.mark.parametrize("how", ["full", "read-only"])
-def test_corpus_disk_full_or_read_only_the_run_goes_on(tmp_path: Path, tmpfs: Path,
-                                                       how: str) -> None:
+def test_a_read_only_corpus_is_refused_at_the_start(tmp_path: Path, tmpfs: Path) -> None:
+    """Issue 33, item 19: a corpus root on a read-only mount is one line and exit 2
+    before any harness starts (it was a warning per input and exit 3 at the end)."""
+    corpus = _corpus_on(tmpfs)
+    subprocess.run(["mount", "-o", "remount,ro", str(tmpfs)], check=True)
+    run = subprocess.run(
+        [sys.executable, "-m", "pctfuzz", "fuzz", "decode", "--jobs", "1", "--max-time", "600",
+         "--corpus", str(corpus), "--findings", str(tmp_path / "findings")],
+        cwd=ROOT, capture_output=True, text=True, timeout=300, check=False)
+    assert run.returncode == EXIT_USAGE, run.stdout + run.stderr
+    assert "Traceback" not in run.stderr
+    assert "cannot write here" in run.stderr, run.stderr
+    assert not (tmp_path / "findings").exists() or not list((tmp_path / "findings").iterdir())
+
+
+def test_corpus_disk_full_the_run_goes_on(tmp_path: Path, tmpfs: Path) -> None:
     """Issue 14: a corpus folder that cannot take the private copy or new inputs: the
     campaign fuzzes from a copy in the temporary folder, says so, and ends with its
     summary and --json; nothing is left behind in the corpus root. Issue 23, item 13:
     the new inputs it could not keep are lost, so the run is incomplete (exit 3), as
-    for a lost finding (it used to exit 0 with a warning only).
+    for a lost finding (it used to exit 0 with a warning only). (A read-only corpus is
+    refused at the start: ``test_a_read_only_corpus_is_refused_at_the_start``.)
 
     Event-driven: the campaign is stopped (SIGINT) once libFuzzer has written new
     inputs to its private copy (which the test's own TMPDIR holds), not after a time."""
     corpus = _corpus_on(tmpfs)
-    if how == "full":
-        with open(tmpfs / "filler", "wb") as handle, contextlib.suppress(OSError):
-            handle.write(b"\0" * (128 << 10))
-    else:
-        subprocess.run(["mount", "-o", "remount,ro", str(tmpfs)], check=True)
+    with open(tmpfs / "filler", "wb") as handle, contextlib.suppress(OSError):
+        handle.write(b"\0" * (128 << 10))
     out = tmp_path / "results.json"
     scratch = tmp_path / "tmp"
     scratch.mkdir()
