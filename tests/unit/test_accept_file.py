@@ -8,12 +8,11 @@ wrong types and a ``.py`` file that raises ``SystemExit`` are one line and exit 
 from __future__ import annotations
 
 import os
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
-from pctfuzz._internal.accept import ACCEPT_ENV, load_accept_file
+from pctfuzz._internal.accept import load_accept_file
 from pctfuzz._internal.accept.files import MAX_ACCEPT_BYTES
 from pctfuzz._internal.cli import EXIT_USAGE, main
 from pctfuzz._internal.errors import UsageError
@@ -28,17 +27,6 @@ citation = "RFC 3986 3.2.2"
 why = "IPv6 literals"
 example = { value = "[", set = "encodeURI" }
 '''
-
-
-@pytest.fixture(autouse=True)
-def _restore_accept_env() -> Iterator[None]:
-    """``--accept`` in an in-process ``main`` sets PCTFUZZ_ACCEPT; restore it after."""
-    old = os.environ.get(ACCEPT_ENV)
-    yield
-    if old is None:
-        os.environ.pop(ACCEPT_ENV, None)
-    else:
-        os.environ[ACCEPT_ENV] = old
 
 
 def _refused(path: Path, message: str, capsys: pytest.CaptureFixture[str]) -> None:

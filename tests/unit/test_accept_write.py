@@ -20,59 +20,25 @@ import subprocess
 import sys
 import textwrap
 import tomllib
-from collections.abc import Iterator
 from pathlib import Path
 
 import impact_impls
 import pytest
 
 from pctfuzz._internal.accept import ACCEPT_ENV, load_accept_file
-from pctfuzz._internal.cases import EncodeCase
 from pctfuzz._internal.cli import EXIT_OK, EXIT_USAGE, main
-from pctfuzz._internal.fuzz.minimize import raw_input_for
-from pctfuzz._internal.fuzz.recorder import Recorder
 from pctfuzz._internal.store import FindingStore
-from pctfuzz._internal.targets import get_target
-from pctfuzz._internal.violations import Divergence
 
 IMPL = "impact_impls:plus_raw"
 SRC = Path(__file__).resolve().parents[2] / "src"
 SUPPORT = Path(__file__).resolve().parents[1] / "support"
 
 
-@pytest.fixture(autouse=True)
-def _restore_accept_env() -> Iterator[None]:
-    """``--accept`` in an in-process ``main`` sets PCTFUZZ_ACCEPT; restore it after."""
-    old = os.environ.get(ACCEPT_ENV)
-    yield
-    if old is None:
-        os.environ.pop(ACCEPT_ENV, None)
-    else:
-        os.environ[ACCEPT_ENV] = old
-
-
-def _record(store: Path, value: str) -> str:
-    """A finding of ``plus_raw`` leaving ``value`` raw; its id."""
-    target = get_target("diff_encode")
-    adapter = impact_impls.plus_raw
-    bound = target.bind(adapter)
-    recorder = Recorder(target, adapter, IMPL, store, None, bound=bound)
-    case = EncodeCase(value, "form", "UTF-8", True)
-    data = raw_input_for(target, case, adapter)
-    assert data is not None
-    with pytest.raises(Divergence) as info:
-        bound.check(case)
-    recorder.record(data, info.value)
-    recorder.flush()
-    (ident,) = {i for s, i in recorder.ids.items() if f"chars={value})" in s}
-    return ident
-
-
 @pytest.fixture
 def tilde(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> str:
     """A harmless finding ('~' left raw) in ``tmp_path/findings``; cwd is ``tmp_path``."""
     monkeypatch.chdir(tmp_path)
-    return _record(tmp_path / "findings", "~")
+    return impact_impls.record_plus_raw(tmp_path / "findings", "~")
 
 
 def _accept(accept: Path | str, ident: str, *extra: str) -> int:
@@ -132,7 +98,7 @@ CHILD = textwrap.dedent('''
 def test_two_accepts_at_once_keep_both_entries(tmp_path: Path, tilde: str) -> None:
     """Item 1: each round both children accept one id into one new file at once, their
     renames held until both are ready; every round's file holds both entries."""
-    plus = _record(tmp_path / "findings", "+")
+    plus = impact_impls.record_plus_raw(tmp_path / "findings", "+")
     rounds = 5
     env = dict(os.environ, PYTHONPATH=os.pathsep.join([str(SRC), str(SUPPORT)]))
     env.pop(ACCEPT_ENV, None)

@@ -22,9 +22,6 @@ from pctfuzz._internal.checks.differential import (
 )
 from pctfuzz._internal.cli.main import main
 from pctfuzz._internal.form import form_urldecode, form_urlencode
-from pctfuzz._internal.fuzz.minimize import raw_input_for
-from pctfuzz._internal.fuzz.recorder import Recorder
-from pctfuzz._internal.targets import get_target
 from pctfuzz._internal.violations import Divergence
 from pctfuzz.oracles import function_adapter
 
@@ -85,28 +82,12 @@ def test_impact() -> None:
     assert impact_of("divergence", "unit=*;diff=hex-case", None) == "cosmetic"
 
 
-def _record(store: Path, value: str) -> str:
-    target = get_target("diff_encode")
-    adapter = impact_impls.plus_raw
-    bound = target.bind(adapter)
-    recorder = Recorder(target, adapter, "impact_impls:plus_raw", store, None, bound=bound)
-    case = EncodeCase(value, "form", "UTF-8", True)
-    data = raw_input_for(target, case, adapter)
-    assert data is not None
-    with pytest.raises(Divergence) as info:
-        bound.check(case)
-    recorder.record(data, info.value)
-    recorder.flush()
-    (ident,) = {i for s, i in recorder.ids.items() if f"chars={value})" in s}
-    return ident
-
-
 def test_accept_takes_several_ids_and_asks_before_accepting_a_delimiter(
         tmp_path: Path, capsys: pytest.CaptureFixture[str],
         monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.chdir(tmp_path)
     store = tmp_path / "findings"
-    tilde, plus = _record(store, "~"), _record(store, "+")
+    tilde, plus = impact_impls.record_plus_raw(store, "~"), impact_impls.record_plus_raw(store, "+")
     assert tilde != plus
     accept = tmp_path / "accept.toml"
     code = main(["accept", plus, tilde, "--accept", str(accept), "--findings", str(store),
