@@ -6,7 +6,7 @@ STAMP  := $(VENV)/.installed
 MAX_TIME ?= 60
 export HYPOTHESIS_PROFILE ?= ci
 
-.PHONY: fuzz test lint bench coverage docs clean oss-fuzz-check oss-fuzz-user-check peers
+.PHONY: fuzz test lint bench coverage docs dicts clean oss-fuzz-check oss-fuzz-user-check peers
 
 $(STAMP): pyproject.toml src/pctfuzz/peers/node/package-lock.json
 	$(PYTHON) -m venv $(VENV)
@@ -44,6 +44,12 @@ docs: $(STAMP)
 	$(PY) -c 'import pathlib; from pctfuzz._internal.checks.registry.render import docs_text; \
 	p = pathlib.Path("docs/divergences.md"); p.write_text(docs_text(p.read_text().split("| id |")[0]))'
 	$(PY) tests/support/cli_doc.py
+
+## The libFuzzer dictionaries, rendered from the grammar (src/pctfuzz/_internal/grammar.py).
+dicts: $(STAMP)
+	$(PY) -c 'import pathlib; from pctfuzz._internal.grammar import dictionary; \
+	from pctfuzz._internal.targets import TARGETS; \
+	[pathlib.Path(f"src/pctfuzz/data/dicts/{t}.dict").write_text(dictionary(t)) for t in TARGETS]'
 
 coverage: $(STAMP)
 	$(VENV)/bin/pctfuzz coverage

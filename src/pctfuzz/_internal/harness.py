@@ -14,7 +14,8 @@ OSS-Fuzz scripts.
   are instrumented by the driver after import (``Target.instrumented_modules``), so
   nothing is imported again.
 - **Dictionary.** The target's dictionary from the package data
-  (``pctfuzz/data/dicts/<target>.dict``) is added unless a ``-dict=`` flag is given.
+  (``pctfuzz/data/dicts/<target>.dict``, rendered from ``grammar``) is added unless a
+  ``-dict=`` flag is given or the campaign runs ``--no-grammar``.
 - **Settings.** What the campaign tells it (implementation, store, accept file, sets,
   project root: ``pctfuzz._internal.fuzz.protocol.HarnessSettings``) is read from the
   environment once, here, and passed to the driver.
@@ -149,7 +150,8 @@ def run(argv: list[str]) -> None:
         print(f"pctfuzz._internal.harness: error: {exc}", file=sys.stderr)
         sys.exit(2)
     dictionary = Path(str(files("pctfuzz").joinpath("data", "dicts", f"{target}.dict")))
-    if dictionary.is_file() and not any(f.startswith("-dict=") for f in flags):
+    if settings.grammar and dictionary.is_file() \
+            and not any(f.startswith("-dict=") for f in flags):
         flags.append(f"-dict={dictionary}")
     fuzzing.main(target, [argv[0], *flags], settings)
 

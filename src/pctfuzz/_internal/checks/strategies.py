@@ -1,12 +1,16 @@
 """Hypothesis strategies for pctfuzz's cases, drawn to hit the interesting regions.
 
 Plain ``st.text()``/``st.binary()`` rarely produce the inputs where percent-encoders go
-wrong, so values are mixed from tokens chosen on purpose:
+wrong, so values are mixed from tokens chosen on purpose, from the grammar the
+fuzzer's mutator and dictionaries use too (``grammar``):
 
 - every ASCII character, and the boundary characters of every registered set
   (computed from ``sets.SETS``: each byte where some set's membership changes);
-- ``%`` followed by two hex digits (either case), by one, by non-hex, by nothing;
-  ``+``, ``&``, ``=`` for the form codec;
+- escapes of every delimiter, once and twice (``%2F``, ``%252F``), UTF-8 forms a
+  decoder must refuse (overlong, surrogates, truncated), broken escapes (``%``, ``%4``,
+  ``%u0041``, ``%`` and non-ASCII digits); pairs and separators for the form codec;
+- query texts of pairs, now and then as many fields as a common limit, and values
+  around a block size (``grammar.FIELD_COUNTS``, ``grammar.BLOCK_LENGTHS``);
 - C0 and C1 controls, DEL, noncharacters (U+FDD0, U+FFFE, U+FFFF), the BOM, U+FFFD,
   the UTF-8 length boundaries and astral characters (U+10000, U+1F4A9, U+10FFFF);
 - characters the legacy encoders treat specially (``¥ ‾ ‽ ≡``, x-user-defined's
@@ -19,7 +23,7 @@ Set names and encoding labels are sampled from the registries (``sets.SETS`` and
 ``ALIASES``, ``encoding.LABELS``), UTF-8 most often.
 
 Public (the differential oracle and users import these): ``text_values``,
-``scalar_text``, ``binary_values``, ``set_names``, ``encoding_labels``,
+``scalar_text``, ``query_texts``, ``binary_values``, ``set_names``, ``encoding_labels``,
 ``encode_cases``, ``decode_cases``, ``form_cases``, ``form_parse_cases``.
 """
 
@@ -27,6 +31,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+from pctfuzz._internal import grammar
 from pctfuzz._internal.cases import DecodeCase, EncodeCase, FormCase, FormParseCase
 from pctfuzz._internal.encoding import ENCODING_NAMES, LABELS
 from pctfuzz._internal.sets import ALIASES, SETS
@@ -57,6 +62,7 @@ __all__ = [
     "encoding_labels",
     "form_cases",
     "form_parse_cases",
+    "query_texts",
     "scalar_text",
     "set_names",
     "text_values",
@@ -77,29 +83,11 @@ def _boundary_bytes() -> tuple[int, ...]:
 BOUNDARY_BYTES: tuple[int, ...] = _boundary_bytes()
 
 #: Single characters worth hitting, beyond ASCII (which is drawn in full).
-SPECIAL_CHARS: tuple[str, ...] = (
-    # C1 controls (Latin-1 in UTF-8 is two bytes; windows-125x map some of them)
-    "\x80", "\x85", "\x9f", "\xa0", "\xa5", "\xe9", "\xff",
-    # UTF-8 length boundaries
-    "\u07ff", "\u0800", "\ud7ff", "\ue000",
-    # noncharacters, BOM, replacement character
-    "\ufdd0", "\ufdef", "\ufeff", "\ufffd", "\ufffe", "\uffff",
-    # legacy-encoder specials: overline, interrobang, identical-to, yen (Shift_JIS/
-    # ISO-2022-JP Roman), euro, ideographic space, kanji, hangul, x-user-defined
-    "\u203e", "\u203d", "\u2261", "\u20ac", "\u3000", "\u65e5", "\ud55c", "\uf780", "\uf7ff",
-    "\uff61", "\u2212",
-    # astral
-    "\U00010000", "\U0001f4a9", "\U0010fffe", "\U0010ffff",
-)  # fmt: skip
+SPECIAL_CHARS: tuple[str, ...] = grammar.SPECIAL_CHARS
 
-_SURROGATES: tuple[str, ...] = ("\ud800", "\udbff", "\udc00", "\udfff")
-
-#: Multi-character tokens around "%" and the form separators.
-_PERCENT_TOKENS: tuple[str, ...] = (
-    "%", "%%", "%25", "%2", "%4", "%41", "%4a", "%4A", "%7e", "%7E", "%20", "%2B", "%2b",
-    "%zz", "%G1", "%1G", "%C3%A9", "%c3%a9", "%C3", "%FF", "%00", "%ED%A0%80", "%EF%BB%BF",
-    "+", "&", "=", "&=", "=&", "a=b", "&&", "%26%23", "&#8253;",
-)  # fmt: skip
+#: Multi-character tokens: escapes of delimiters (once and twice), UTF-8 forms a decoder
+#: must refuse, broken escapes, pairs and separators (``grammar``).
+_TOKENS: tuple[str, ...] = tuple(t for t in grammar.tokens() if len(t) > 1)
 
 _INVALID_UTF8: tuple[bytes, ...] = (
     b"\x80", b"\xc3", b"\xc3\x28", b"\xe2\x82", b"\xed\xa0\x80", b"\xf4\x90\x80\x80",
@@ -113,11 +101,11 @@ def _chars(*, surrogates: bool) -> st.SearchStrategy[str]:
         st.characters(max_codepoint=0x7F),
         st.sampled_from([chr(b) for b in BOUNDARY_BYTES]),
         st.sampled_from(SPECIAL_CHARS),
-        st.sampled_from(_PERCENT_TOKENS),
+        st.sampled_from(_TOKENS),
         st.characters(codec="utf-8"),  # any scalar value (the codec excludes surrogates)
     ]
     if surrogates:
-        options.append(st.sampled_from(_SURROGATES))
+        options.append(st.sampled_from(grammar.SURROGATES))
     return st.one_of(options)
 
 
@@ -137,13 +125,32 @@ def scalar_text(*, max_size: int = 24) -> st.SearchStrategy[str]:
     return text_values(surrogates=False, max_size=max_size)
 
 
+def query_texts(*, surrogates: bool = True) -> st.SearchStrategy[str]:
+    """``name=value`` pairs of tokens joined by ``&`` (or ``;``): a query's shape, and
+    one time in ten as many fields as one of ``grammar.FIELD_COUNTS`` (a parser that
+    stops at a limit) or a value as long as one of ``grammar.BLOCK_LENGTHS``."""
+    field = text_values(surrogates=surrogates, max_size=6)
+    pair = st.one_of(st.tuples(field, field).map("=".join), field,
+                     st.sampled_from(grammar.PAIRS))
+    pairs = st.tuples(st.lists(pair, min_size=1, max_size=6),
+                      st.sampled_from("&&&;")).map(lambda p: p[1].join(p[0]))
+    many = st.tuples(pair, st.sampled_from(grammar.FIELD_COUNTS)).map(
+        lambda p: "&".join([p[0]] * p[1]))
+    numbered = st.sampled_from(grammar.FIELD_COUNTS).map(
+        lambda n: "&".join(f"k{i}=v" for i in range(n)))
+    long = st.tuples(st.sampled_from(grammar.BLOCK_LENGTHS), field).map(
+        lambda p: ("a=" + (p[1] or "a") * p[0])[: p[0]])
+    return st.one_of(pairs, pairs, pairs, pairs, pairs, pairs, pairs, pairs, pairs, many,
+                     numbered, long)
+
+
 def binary_values(*, max_size: int = 24) -> st.SearchStrategy[bytes]:
     """Bytes mixed from every byte value, boundary bytes, %-tokens, UTF-8 of the special
     characters and malformed UTF-8, or plain ``st.binary()``."""
     token = st.one_of(
         st.integers(0, 0xFF).map(lambda b: bytes([b])),
         st.sampled_from([bytes([b]) for b in BOUNDARY_BYTES]),
-        st.sampled_from([t.encode() for t in _PERCENT_TOKENS]),
+        st.sampled_from([t.encode() for t in _TOKENS]),
         st.sampled_from([c.encode() for c in SPECIAL_CHARS]),
         st.sampled_from(_INVALID_UTF8),
     )
@@ -180,18 +187,30 @@ def encode_cases(*, surrogates: bool = True) -> st.SearchStrategy[EncodeCase]:
 
 
 def decode_cases() -> st.SearchStrategy[DecodeCase]:
-    """``DecodeCase`` of any str (lone surrogates included) or bytes."""
-    return st.builds(DecodeCase, st.one_of(text_values(), binary_values()))
+    """``DecodeCase`` of any str (lone surrogates included) or bytes, or a query text."""
+    return st.builds(DecodeCase, st.one_of(text_values(), binary_values(), query_texts()))
 
 
 def form_cases(*, surrogates: bool = False) -> st.SearchStrategy[FormCase]:
     """``FormCase``: up to 4 (name, value) pairs of scalar text (lone surrogates too when
     ``surrogates``), in any encoding."""
     text = text_values(surrogates=surrogates, max_size=8)
-    pairs = st.lists(st.tuples(text, text), max_size=4).map(tuple)
+    few = st.lists(st.tuples(text, text), max_size=4)
+    # a repeated name, and now and then many pairs (grammar.FIELD_COUNTS)
+    repeated = st.tuples(text, st.lists(text, min_size=2, max_size=4)).map(
+        lambda p: [(p[0], value) for value in p[1]])
+    many = st.tuples(st.tuples(text, text), st.sampled_from(grammar.FIELD_COUNTS)).map(
+        lambda p: [p[0]] * p[1])
+    pairs = st.one_of(few, few, few, few, few, few, repeated, repeated, many).map(tuple)
     return st.builds(FormCase, pairs, encoding_labels())
 
 
 def form_parse_cases() -> st.SearchStrategy[FormParseCase]:
-    """``FormParseCase`` of any str (lone surrogates included) or bytes."""
-    return st.builds(FormParseCase, st.one_of(text_values(), binary_values()))
+    """``FormParseCase`` of a query text, any str (lone surrogates included) or bytes."""
+    return st.builds(FormParseCase, st.one_of(query_texts(), text_values(),
+                                              binary_values(),
+                                              query_texts().map(_utf8)))
+
+
+def _utf8(text: str) -> bytes:
+    return text.encode("utf-8", "surrogatepass")

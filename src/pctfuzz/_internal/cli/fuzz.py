@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import dataclasses
 import os
 import signal
 import sys
@@ -245,7 +246,7 @@ def _cmd_fuzz(args: argparse.Namespace) -> int:
                 libfuzzer_args=args.passthrough,
                 progress=status,
                 log_dir=logs,
-                handoff=project.handoff(),
+                handoff=dataclasses.replace(project.handoff(), grammar=not args.no_grammar),
             )
     # From here to the results written, a stop signal ends the replay of the open
     # findings, never the command: the results say what was done (issue 33, item 6).
@@ -356,6 +357,9 @@ def add_command(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> Non
                       "open finding of the implementation that still reproduces when it is "
                       "replayed at the end (a fix makes it `fixed`); new: new findings only; "
                       "never")
+    fuzz.add_argument("--no-grammar", action="store_true",
+                      help="libFuzzer's byte mutations alone: no grammar-aware mutator (pairs, "
+                      "escapes, block sizes, legacy encodings) and no dictionary")
     add_accept_option(fuzz)
     add_no_accepted_option(fuzz)
     fuzz.add_argument("--self-check", action="store_true",

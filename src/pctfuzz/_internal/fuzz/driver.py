@@ -292,7 +292,17 @@ def main(target_name: str, argv: list[str] | None = None,
             for module, reached, lines in under_test.modules():
                 say(module_line(module, reached, lines, under_test.executions))
 
-    atheris.Setup(argv, test_one_input)
+    hooks: dict[str, Any] = {}
+    if settings.grammar:  # the grammar-aware mutator, beside libFuzzer's own
+        from pctfuzz._internal.fuzz.mutator import GrammarMutator, libfuzzer_mutator
+
+        grammar = GrammarMutator(target.operation, bound.case_from_bytes)
+        # atheris.Mutate is looked up on each call: Setup replaces the module's stub,
+        # which refuses to run before Fuzz(), with libFuzzer's.
+        hooks = {"custom_mutator": libfuzzer_mutator(
+                     grammar, lambda data, size: atheris.Mutate(data, size)),
+                 "custom_crossover": grammar.crossover}
+    atheris.Setup(argv, test_one_input, **hooks)
     if recorder is not None and differential:
         _LAST_WORDS.append(say_counts)
     if recorder is not None:

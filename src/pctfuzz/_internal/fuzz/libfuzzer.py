@@ -75,7 +75,9 @@ def command(target: str, harness: Path | None, out_dir: Path, seconds: int,
         f"-timeout={timeout}",
         f"-rss_limit_mb={rss_limit_mb}",
         f"-artifact_prefix={artifacts}/",
-        "-max_len=4096",
+        # Room for the grammar's longest shapes (fuzz.mutator: a 4097-byte value, 2048
+        # fields); libFuzzer's own mutations stay near each input's size.
+        "-max_len=8192",
         "-print_final_stats=1",
         # SIGTERM (the deadline, a stop) is the harness's own: it flushes its hit
         # counts before it exits (fuzzing.main); libFuzzer's handler would _Exit first.

@@ -107,8 +107,9 @@ CORPUS_ENV = "PCTFUZZ_CORPUS"
 ROOT_ENV = "PCTFUZZ_PROJECT_ROOT"
 PARENT_ENV = "PCTFUZZ_PARENT_PID"
 NO_ACCEPTED_ENV = "PCTFUZZ_NO_ACCEPTED"
+NO_GRAMMAR_ENV = "PCTFUZZ_NO_GRAMMAR"
 _ALL_ENV = (IMPL_ENV, FAULT_ENV, FINDINGS_ENV, CORPUS_ENV, ACCEPT_ENV, SETS_ENV, ROOT_ENV,
-            PARENT_ENV, NO_ACCEPTED_ENV)
+            PARENT_ENV, NO_ACCEPTED_ENV, NO_GRAMMAR_ENV)
 
 
 @dataclass(frozen=True)
@@ -120,9 +121,12 @@ class HarnessSettings:
     ``PCTFUZZ_CORPUS``), the accepted-differences file (``PCTFUZZ_ACCEPT``), the sets of
     ``--set`` / ``[tool.pctfuzz] sets`` (``PCTFUZZ_SETS``, JSON ``{label: spec}``), the
     project root to import the adapter from (``PCTFUZZ_PROJECT_ROOT``), the parent's
-    pid (``PCTFUZZ_PARENT_PID``, to die with it) and ``--no-accepted``
-    (``PCTFUZZ_NO_ACCEPTED=1``: every accepted difference ignored). ``to_env`` writes
-    them, ``from_env`` reads them: the only place either side touches these variables."""
+    pid (``PCTFUZZ_PARENT_PID``, to die with it), ``--no-accepted``
+    (``PCTFUZZ_NO_ACCEPTED=1``: every accepted difference ignored) and ``--no-grammar``
+    (``PCTFUZZ_NO_GRAMMAR=1``: libFuzzer's byte mutations alone, no dictionary; by
+    default the grammar-aware mutator of ``fuzz.mutator`` and the target's
+    dictionary). ``to_env`` writes them, ``from_env`` reads them: the only place
+    either side touches these variables."""
 
     impl: str | None = None
     fault: str | None = None
@@ -133,6 +137,7 @@ class HarnessSettings:
     root: str | None = None
     parent_pid: int | None = None
     no_accepted: bool = False
+    grammar: bool = True
 
     def to_env(self, base: Mapping[str, str]) -> dict[str, str]:
         """``base`` (the parent's environment) with these settings, and none of an
@@ -144,7 +149,8 @@ class HarnessSettings:
                   SETS_ENV: json.dumps(dict(self.sets)) if self.sets else None,
                   ROOT_ENV: self.root,
                   PARENT_ENV: None if self.parent_pid is None else str(self.parent_pid),
-                  NO_ACCEPTED_ENV: "1" if self.no_accepted else None}
+                  NO_ACCEPTED_ENV: "1" if self.no_accepted else None,
+                  NO_GRAMMAR_ENV: None if self.grammar else "1"}
         env.update({k: v for k, v in values.items() if v})
         return env
 
@@ -167,7 +173,8 @@ class HarnessSettings:
                    accept=env.get(ACCEPT_ENV) or None, sets=sets,
                    root=env.get(ROOT_ENV) or None,
                    parent_pid=int(parent) if parent and parent.isdigit() else None,
-                   no_accepted=env.get(NO_ACCEPTED_ENV) == "1")
+                   no_accepted=env.get(NO_ACCEPTED_ENV) == "1",
+                   grammar=env.get(NO_GRAMMAR_ENV) != "1")
 
     def activate(self) -> None:
         """Apply the settings to this (harness) process: the project root importable
