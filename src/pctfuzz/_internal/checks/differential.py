@@ -87,6 +87,7 @@ from pctfuzz._internal.identity import (
     form_difference,
     form_parse_difference,
     form_shape,
+    size_difference,
     unit_difference,
 )
 from pctfuzz._internal.operations import OPERATIONS
@@ -1027,7 +1028,11 @@ def _difference(check: str, case: Case, adapter: Impl, expected: Outcome, actual
     a long input costs little and equals that of its minimized form). So an accepted
     difference earlier in the input (a legacy-encoding model, ``~`` left raw) never
     becomes the class, and a bug that shows only in context (``%`` before two hex
-    digits) is located where it shows."""
+    digits) is located where it shows. A difference that a plain input of the same size
+    shows too is one of size (``_size_class``), whatever characters the input holds."""
+    sized = _size_class(check, case, adapter, surrogates, known)
+    if sized is not None:
+        return sized
     if check == "form-parse" and isinstance(case, FormParseCase) and case.text:
         located = _form_parse_prefix(case, adapter, surrogates, known)
         if located is not None:
@@ -1036,6 +1041,76 @@ def _difference(check: str, case: Case, adapter: Impl, expected: Outcome, actual
             return _generalized(check, located[0], adapter, located[1], surrogates, known)
     klass = _first_class(check, case, adapter, expected, actual, surrogates, known)
     return _generalized(check, case, adapter, klass, surrogates, known)
+
+
+#: An input of fewer units (pairs, characters) is not tried as a difference of size.
+_SIZE_MIN = 16
+
+
+def _plain_variants(case: Case) -> list[tuple[str, Case, Case]]:
+    """(what is kept, a plain case as large as ``case``, a plain case of one unit) for
+    ``_size_class``: pairs ``a<i>=b`` (distinct names: a parser that keeps one pair per
+    name is no size bug) as many as the case's, or letters as many as its units."""
+    out: list[tuple[str, Case, Case]] = []
+    if isinstance(case, FormParseCase):
+        text = case.text
+        is_str = isinstance(text, str)
+        count = (text.count("&") if is_str else text.count(b"&")) + 1  # type: ignore[arg-type]
+
+        def plain(value: str) -> str | bytes:
+            return value if is_str else value.encode()
+
+        if count >= _SIZE_MIN:
+            out.append(("count",
+                        dataclasses.replace(case, text=plain("&".join(
+                            f"a{i}=b" for i in range(count)))),
+                        dataclasses.replace(case, text=plain("a0=b"))))
+        if len(text) >= _SIZE_MIN:
+            out += [("length", dataclasses.replace(case, text=plain(long)),
+                     dataclasses.replace(case, text=plain(unit)))
+                    for long, unit in _plain_texts(len(text))]
+    elif isinstance(case, FormCase) and len(case.pairs) >= _SIZE_MIN:
+        out.append(("count",
+                    dataclasses.replace(case, pairs=tuple((f"a{i}", "b")
+                                                          for i in range(len(case.pairs)))),
+                    dataclasses.replace(case, pairs=(("a0", "b"),))))
+    elif isinstance(case, DecodeCase | EncodeCase) and len(case.value) >= _SIZE_MIN:
+        texts = _plain_texts(len(case.value))
+        if isinstance(case, EncodeCase):
+            texts = texts[:1]  # an encoder writes "%" as "%25" wherever it is
+        for long, unit in texts:
+            if isinstance(case.value, bytes):
+                out.append(("length", dataclasses.replace(case, value=long.encode()),
+                            dataclasses.replace(case, value=unit.encode())))
+            else:
+                out.append(("length", dataclasses.replace(case, value=long),
+                            dataclasses.replace(case, value=unit)))
+    return out
+
+
+def _plain_texts(length: int) -> list[tuple[str, str]]:
+    """(a plain text of ``length`` characters, its unit): letters, then escapes of a
+    letter at each of the three alignments (a decoder that works in blocks splits an
+    escape only where one straddles a block's end)."""
+    return [("a" * length, "a"),
+            *(((pad + "%41" * length)[:length], "%41") for pad in ("", "a", "aa"))]
+
+
+def _size_class(check: str, case: Case, adapter: Impl, surrogates: Surrogates,
+                known: KnownFindings | None) -> str | None:
+    """The class of a difference of size alone (``identity.size_difference``): a plain
+    input as large as ``case`` differs unexplained, one plain unit agrees. Tried on
+    large inputs only (``_SIZE_MIN``); the large plain input first, which agrees for
+    any bug of a character (one call)."""
+    names = registry_names(adapter)
+    for size, large, small in _plain_variants(case):
+        answers = _unexplained(check, large, adapter, names, surrogates, known)
+        if answers is None:
+            continue
+        if _unexplained(check, small, adapter, names, surrogates, known) is None \
+                and run_impl(check, small, adapter) is not None:
+            return size_difference(check, large, *answers[0], size=size)
+    return None
 
 
 def _first_class(check: str, case: Case, adapter: Impl, expected: Outcome, actual: Outcome,

@@ -85,6 +85,7 @@ from pctfuzz._internal.identity.classes import (
     form_difference,
     form_parse_difference,
     form_shape,
+    size_difference,
     unit_difference,
 )
 from pctfuzz._internal.identity.signatures import (
@@ -121,6 +122,7 @@ __all__ = [
     "made_without_accepted",
     "make_signature",
     "signature_of",
+    "size_difference",
     "stop_signature",
     "unit_difference",
     "without_accepted_mode",
