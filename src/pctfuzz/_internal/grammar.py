@@ -14,6 +14,7 @@ One home for the strings that reach their bugs, shared by the grammar-aware muta
   a non-ASCII digit (Python's ``int(x, 16)`` reads ``'٤'`` as 4), with a sign or space;
 - characters the legacy encoders treat specially (Encoding Standard 4-14) and, per
   encoding, which of them it maps (``legacy_chars``);
+- numbers at the edges of integer types, alone and as an image map's ``x,y``;
 - lengths around block sizes (``BLOCK_LENGTHS``) and field counts around common limits
   (``FIELD_COUNTS``: PHP's ``max_input_vars`` is 1000, Django's
   ``DATA_UPLOAD_MAX_NUMBER_FIELDS`` 1000, Tomcat's ``maxParameterCount`` 10000).
@@ -31,6 +32,8 @@ __all__ = [
     "ESCAPES",
     "FIELD_COUNTS",
     "LEGACY_CANDIDATES",
+    "NUMBERS",
+    "NUMBER_PAIRS",
     "PAIRS",
     "SPECIAL_CHARS",
     "SURROGATES",
@@ -99,6 +102,19 @@ PAIRS: tuple[str, ...] = (
     "&a", "a&", "?a=b", "#a", "a=b=c",
 )  # fmt: skip
 
+#: Numbers at the edges of integer types (AFL's "interesting values") and forms a
+#: parser of numbers may take: ports, array indices (``a[65536]``), counts, and the
+#: ``x,y`` of a click on a server-side image map (HTML, ``ismap``: ``?x,y``).
+NUMBERS: tuple[str, ...] = (
+    "0", "-1", "1", "127", "128", "255", "256", "32767", "32768", "65535", "65536",
+    "2147483647", "2147483648", "4294967296", "9007199254740993", "1e309", "0x10", "1.5",
+    "NaN", "Infinity", "00", "+1",
+)  # fmt: skip
+_EDGES = ("0", "-1", "32767", "32768", "65535", "65536", "2147483648")
+#: ``x,y`` pairs of those numbers (``ismap``), each edge with an ordinary number.
+NUMBER_PAIRS: tuple[str, ...] = tuple(f"{a},{b}" for n in _EDGES for a, b in ((n, "1"),
+                                                                            ("1", n)))
+
 #: Words of whole URLs, for implementations that parse more than a component.
 URL_WORDS: tuple[str, ...] = (
     "http://", "https://", "file://", "ftp://", "ws://", "data:", "javascript:",
@@ -151,7 +167,8 @@ FIELD_COUNTS: tuple[int, ...] = (
 
 def tokens(*, surrogates: bool = False) -> tuple[str, ...]:
     """Every token above, once, in a stable order (lone surrogates only if asked)."""
-    groups = (ESCAPES, DOUBLE_ESCAPES, UTF8_FORMS, BROKEN_ESCAPES, PAIRS, URL_WORDS,
+    groups = (ESCAPES, DOUBLE_ESCAPES, UTF8_FORMS, BROKEN_ESCAPES, PAIRS, NUMBERS,
+              NUMBER_PAIRS, URL_WORDS,
               tuple(DELIMITERS), SPECIAL_CHARS, SURROGATES if surrogates else ())
     return tuple(dict.fromkeys(token for group in groups for token in group))
 
