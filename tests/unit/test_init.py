@@ -227,3 +227,13 @@ def test_a_subfolder_of_a_set_up_project_is_that_project(
     assert main(["init", "--force", "--encode", "urls_under_test:encode_plus"]) == EXIT_OK
     assert sorted(p.name for p in (project / "src").iterdir()) == []
     assert "encode_plus" in (project / "pctfuzz_adapter.py").read_text()
+
+
+def test_the_pyproject_keeps_its_mode(project: Path) -> None:
+    """The new text replaces the file through a temporary one, which gets the old
+    file's mode, not the umask's (``cli.project_files``)."""
+    (project / "pyproject.toml").write_text('[project]\nname = "shop"\n')
+    (project / "pyproject.toml").chmod(0o600)
+    assert main(["init"]) == EXIT_OK
+    assert (project / "pyproject.toml").stat().st_mode & 0o777 == 0o600
+    assert (project / "pctfuzz_adapter.py").stat().st_mode & 0o111 == 0  # not a script

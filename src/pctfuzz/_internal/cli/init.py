@@ -365,8 +365,9 @@ def _cmd_init(args: argparse.Namespace) -> int:
     requirement = _requirement(args.pctfuzz_requirement)
     root, pyproject, has_table = _root()
     if has_table and not args.force:
-        raise UsageError(f"{pyproject.name} has [tool.pctfuzz] already; nothing written "
-                         "(--force writes the other files again and keeps the table)")
+        raise UsageError(f"{one_line(os.path.relpath(pyproject))} has [tool.pctfuzz] already; "
+                         "nothing written (--force writes the other files again and keeps "
+                         "the table)")
     if str(root) not in sys.path:  # the project's modules, as every command has them
         sys.path.insert(0, str(root))
     functions = [_encoder(text) for text in args.encode or ()]
