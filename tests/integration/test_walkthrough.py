@@ -1,6 +1,7 @@
-"""The README walk-through "fuzzing a requote_uri", run as written: its files are
-extracted from the README's code blocks (a first line ``# FILENAME``) and its
-commands from the ``sh`` blocks, then run in a fresh folder."""
+"""The walk-through "fuzzing a requote_uri" (docs/walkthrough.md; it was the README's
+until issue 34), run as written: its files are extracted from the page's code blocks
+(a first line ``# FILENAME``) and its commands from the ``sh`` blocks, then run in a
+fresh folder."""
 
 from __future__ import annotations
 
@@ -18,11 +19,12 @@ import pytest
 from campaigns import CAP, Watched
 
 ROOT = Path(__file__).resolve().parents[2]
-SECTION = "### Walk-through: fuzzing a `requote_uri`"
+DOC = ROOT / "docs" / "walkthrough.md"
+SECTION = "# Walk-through: fuzzing a `requote_uri`"
 
 
 def _walkthrough() -> tuple[dict[str, str], list[str]]:
-    text = (ROOT / "README.md").read_text(encoding="utf-8")
+    text = DOC.read_text(encoding="utf-8")
     body = text.split(SECTION, 1)[1].split("\n## ", 1)[0].split("\n### ", 1)[0]
     files: dict[str, str] = {}
     commands: list[str] = []

@@ -24,7 +24,7 @@ from pctfuzz._internal.cases import EncodeCase
 from pctfuzz._internal.checks import differential
 from pctfuzz._internal.fuzz.matrix import Cell, Confusion, MatrixRun
 from pctfuzz._internal.oracles import get_impl
-from pctfuzz._internal.reports import render_html, report_results
+from pctfuzz._internal.reports import findings_markdown, render_html, report_results
 from pctfuzz._internal.reports.markdown import code_span
 from pctfuzz._internal.reports.matrix import render_matrix_html, render_matrix_markdown
 from pctfuzz._internal.reports.upstream import upstream_report
@@ -167,3 +167,21 @@ def test_html_report_escapes_record_text(tmp_path: Path, on_path: None) -> None:
     page = render_html(document, [stored])
     assert "<img" not in page and "<script" not in page
     assert page.count("&lt;img src=x onerror=alert(1)&gt;") >= 3  # note, behaviour, case
+
+
+def test_markdown_report_keeps_record_text_in_code_and_leads_with_open_findings(
+        tmp_path: Path, on_path: None) -> None:
+    """``report --markdown`` (a CI job summary, issue 34): record text stays in code
+    spans; open findings come first, with their replay commands."""
+    store = FindingStore(tmp_path / "findings")
+    stored, _ = store.record(_hostile_finding("broken_impls:HASH_RAW"))
+    document = report_results([stored], findings_dir=store.root,
+                              settings={"findings": str(store.root)})
+    fixed = {**document["findings"][0], "id": "f" * 16, "status": "fixed"}
+    text = findings_markdown([fixed, *document["findings"]], "fuzz/findings")
+    _check_markdown(text, copies=2)  # behaviour, case
+    rows = [line for line in text.splitlines() if line.startswith("| `")]
+    assert stored.id in rows[0] and "f" * 16 in rows[1], rows
+    assert text.startswith("## pctfuzz: 1 open finding(s), 2 in all")
+    assert f"divergence-diff_encode-{stored.id}.json" in text.split("Replay")[1]
+    assert "f" * 16 not in text.split("Replay")[1]

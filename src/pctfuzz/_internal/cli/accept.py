@@ -5,7 +5,10 @@ explains (its ``behaviour``: a reconciler of ``pctfuzz.reconcilers.RECONCILERS``
 that entry's parameters) becomes a
 ``[[divergence]]`` table of the project's accept file (``[tool.pctfuzz] accept``, the
 TOML format of ``pctfuzz.accept``), with its minimized case as the pinned ``example``,
-and the finding is marked ``known-divergence``.
+and the finding is marked ``known-divergence``. A project that names no accept file
+gets ``pctfuzz-accept.toml`` in its root, and the key in its ``[tool.pctfuzz]`` (the
+table appended to the root's pyproject.toml if it has none: ``cli.tool_table``) once
+the file is written.
 
 The user's file is never lost: its text is kept byte for byte and the new tables are
 appended; the whole new file is written to a temporary file beside it, loaded, its new
@@ -38,7 +41,7 @@ import secrets
 import stat
 import sys
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -46,11 +49,12 @@ from typing import TYPE_CHECKING, Any
 from pctfuzz._internal.accept.impact import BLOCKING
 from pctfuzz._internal.cli.args import folder_path
 from pctfuzz._internal.cli.exits import EXIT_OK
+from pctfuzz._internal.cli.tool_table import toml_string
 from pctfuzz._internal.errors import UsageError
 from pctfuzz._internal.text import one_line
 
 if TYPE_CHECKING:
-    from pctfuzz._internal.project import Project
+    from pctfuzz._internal.project import Project, ProjectConfig
     from pctfuzz._internal.store import FindingStore
 
 __all__ = ["add_command", "toml_string"]
@@ -58,28 +62,6 @@ __all__ = ["add_command", "toml_string"]
 #: check -> how its case JSON becomes the example table (``accept._example``'s keys)
 _EXAMPLE_KEYS = {"encode": ("value", "set", "encoding", "space_as_plus"),
                  "decode": ("value",), "form": ("pairs", "encoding"), "form-parse": ("text",)}
-
-
-def toml_string(text: str) -> str:
-    """``text`` as a TOML basic string, in ASCII (TOML 1.0 "Basic strings": ``\\uXXXX``
-    and ``\\UXXXXXXXX`` escapes); ``UsageError`` for a lone surrogate, which no TOML
-    string can hold."""
-    out = ['"']
-    for char in text:
-        code = ord(char)
-        if 0xD800 <= code <= 0xDFFF:
-            raise UsageError("the example holds a lone surrogate, which a TOML file cannot "
-                             "hold")
-        if char in '"\\':
-            out.append("\\" + char)
-        elif 0x20 <= code < 0x7F:
-            out.append(char)
-        elif code <= 0xFFFF:
-            out.append(f"\\u{code:04X}")
-        else:
-            out.append(f"\\U{code:08X}")
-    out.append('"')
-    return "".join(out)
 
 
 def _toml_value(value: Any) -> str:
@@ -322,13 +304,13 @@ def _cmd_accept(args: argparse.Namespace) -> int:
     # The accept file may not exist yet: the table is read as it is (Project.load
     # loads the file it names, and refuses a missing one).
     config = load_config()
+    name_it: Callable[[], None] | None = None
     if args.accept:
         accept = Path(args.accept).absolute()
     elif config.values.get("accept"):
         accept = config.root / config.values["accept"][0]
     else:
-        raise UsageError("no accept file: set `accept = [\"fuzz/accept.toml\"]` in "
-                         "[tool.pctfuzz] (or give --accept FILE)")
+        accept, name_it = _named_in_config(config)
     if accept.suffix != ".toml":
         raise UsageError(f"{accept}: pctfuzz accept writes TOML files only")
     target = _write_target(accept)
@@ -337,12 +319,48 @@ def _cmd_accept(args: argparse.Namespace) -> int:
     # One run at a time from reading the file to renaming the new one: a run that
     # waited reads what the other wrote, and adds to it.
     with _writer_lock(target.parent, accept) as folder_fd:
-        return _append(args, accept, target, folder_fd, project, store)
+        return _append(args, accept, target, folder_fd, project, store, name_it)
+
+
+def _named_in_config(config: ProjectConfig) -> tuple[Path, Callable[[], None]]:
+    """The project names no accept file: ``ACCEPT_FILE`` in its root, and what names it
+    in ``[tool.pctfuzz]`` once it is written (the key added to the table, or the table
+    appended to the root's pyproject.toml). Checked now: ``UsageError`` before anything
+    is written if the key cannot be added."""
+    from pctfuzz._internal.cli.project_files import check_places, write_all
+    from pctfuzz._internal.cli.tool_table import ACCEPT_FILE, table_text, with_key, with_table
+
+    root = config.root
+    pyproject = config.pyproject or root / "pyproject.toml"
+    if not pyproject.is_file():
+        raise UsageError("no accept file, and no pyproject.toml here to name one in: run "
+                         "`pctfuzz init` in your project, or give --accept FILE")
+    accept = root / ACCEPT_FILE
+    if accept.is_symlink():  # [tool.pctfuzz] would then name a file that may leave the root
+        raise UsageError(f"{ACCEPT_FILE} is a symlink: name the accept file in "
+                         "[tool.pctfuzz] accept yourself, or give --accept FILE")
+    check_places(root, [pyproject], "pctfuzz accept")
+
+    def new_text() -> str:
+        text = pyproject.read_text(encoding="utf-8")
+        if config.pyproject is None:  # no table yet: the root's pyproject gets one
+            return with_table(text, table_text({"accept": ACCEPT_FILE}), pyproject.name)
+        return with_key(text, "accept", ACCEPT_FILE, pyproject.name)
+
+    new_text()  # refused now, before the accept file is written
+
+    def name_it() -> None:
+        write_all(root, {pyproject: new_text()})
+        print(f"{ACCEPT_FILE}: named in [tool.pctfuzz] accept of {pyproject.name}")
+
+    return accept, name_it
 
 
 def _append(args: argparse.Namespace, accept: Path, target: Path, folder_fd: int,
-            project: Project, store: FindingStore) -> int:
-    """``_cmd_accept`` under the writer lock: read the file, append, check, replace."""
+            project: Project, store: FindingStore,
+            name_it: Callable[[], None] | None = None) -> int:
+    """``_cmd_accept`` under the writer lock: read the file, append, check, replace;
+    ``name_it`` names a new accept file in ``[tool.pctfuzz]`` once it is written."""
     from pctfuzz._internal.fuzz.replay import is_builtin_impl
     from pctfuzz._internal.store import StoreError, printable_path
     from pctfuzz._internal.targets import get_target
@@ -397,6 +415,12 @@ def _append(args: argparse.Namespace, accept: Path, target: Path, folder_fd: int
     new_text = head + "".join(item.table for item in accepted)
     _write_checked(accept, target, folder_fd, old, new_text, impl,
                    {item.entry_id for item in accepted})
+    if name_it is not None:
+        try:
+            name_it()
+        except (OSError, UsageError) as exc:
+            raise UsageError(f"{accept} written, but [tool.pctfuzz] does not name it yet "
+                             f"({exc}); the findings' status was not set") from None
     for item in accepted:
         try:
             store.update_status(item.finding.id, "known-divergence",
@@ -434,15 +458,18 @@ def add_command(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> Non
         description="Write the rule that explains each finding (its behaviour), with its "
         "minimized case as the pinned example, to the project's accept file "
         "([tool.pctfuzz] accept; created if missing, existing text kept), and mark the "
-        "finding known-divergence. The file is checked as `pctfuzz divergences --check` "
-        "does before it replaces the old one. Exit 2 (nothing written) if a finding has no "
+        "finding known-divergence. A project that names no accept file gets "
+        "pctfuzz-accept.toml in its root, named in [tool.pctfuzz] once it is written. The "
+        "file is checked as `pctfuzz divergences --check` does before it replaces the old "
+        "one. Exit 2 (nothing written) if a finding has no "
         "such rule: the message says what to write by hand.")
     parser.add_argument("ids", nargs="+", metavar="ID", help="finding ids (16 hex digits)")
     parser.add_argument("--why", metavar="TEXT", help="why the difference is accepted")
     parser.add_argument("--citation", metavar="TEXT",
                         help="the documentation or spec that states the behaviour")
     parser.add_argument("--accept", metavar="FILE",
-                        help="the accept file (default: [tool.pctfuzz] accept)")
+                        help="the accept file (default: [tool.pctfuzz] accept, else "
+                        "pctfuzz-accept.toml in the project root)")
     parser.add_argument("--findings", type=folder_path, metavar="DIR",
                         help="the findings store (default: the project's)")
     parser.add_argument("--impl", metavar="NAME",

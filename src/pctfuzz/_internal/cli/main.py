@@ -17,6 +17,7 @@ from pctfuzz._internal.cli import (
     divergences,
     fuzz,
     impls,
+    init,
     matrix,
     ossfuzz,
     probe,
@@ -29,8 +30,8 @@ from pctfuzz._internal.text import one_line
 
 #: The command groups, in ``--help`` order; each has ``add_command(subparsers)``, which
 #: sets ``func`` (args -> exit code) on its parser.
-COMMANDS = (codec, fuzz, matrix, replay, corpus, coverage, divergences, impls, report, accept,
-            probe, ossfuzz)
+COMMANDS = (init, codec, fuzz, matrix, replay, corpus, coverage, divergences, impls, report,
+            accept, probe, ossfuzz)
 
 
 class _Parser(argparse.ArgumentParser):

@@ -21,36 +21,38 @@ It writes, relative to the project root:
 Every value from ``[tool.pctfuzz]`` reaches a script as a Python literal or a quoted
 shell word, and ``impl`` must be a built-in name or ``module.path:Name`` of identifiers
 (it is also written into the fuzzer's docstring). An existing file is kept unless
-``--force``. The files are written all or none: a symlink on the way to one, a FIFO or
-folder in place of one, or a folder that cannot be written is one line and exit 2, and
-nothing is written (the project may be a cloned repository: a committed symlink must
-not carry a write out of it).
+``--force``. The files are written all or none (``cli.project_files``, as ``pctfuzz
+init`` writes its own): a symlink on the way to one, a FIFO or folder in place of one,
+or a folder that cannot be written is one line and exit 2, and nothing is written (the
+project may be a cloned repository: a committed symlink must not carry a write out of
+it).
 """
 
 from __future__ import annotations
 
 import argparse
-import contextlib
 import json
 import os
 import re
 import shlex
-import stat
 import sys
-import tempfile
 from pathlib import Path
 
 from pctfuzz import __version__
 from pctfuzz._internal.cli.exits import EXIT_OK
+from pctfuzz._internal.cli.project_files import (
+    check_impl,
+    check_places,
+    project_name,
+    project_table,
+    write_all,
+)
 from pctfuzz._internal.errors import UsageError
-from pctfuzz._internal.text import one_line
 
 __all__ = ["add_command", "fuzzer_script"]
 
 #: Differential targets: what a user's adapter is fuzzed on.
 _DIFFERENTIAL = ("diff_encode", "diff_decode", "diff_form", "diff_form_parse")
-_MODULE = re.compile(r"[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)*")
-_NAME = re.compile(r"[a-z0-9][a-z0-9_-]*")
 
 _SCRIPT = '''\
 #!/usr/bin/env python3
@@ -237,7 +239,7 @@ def fuzzer_script(target: str, impl: str, *, accept: str | None = None,
     """The fuzzer of ``target`` against ``impl`` (``module:Name`` or a built-in name):
     ``accept`` is the accept file's name in the bundle, ``accept_fallback`` its path
     relative to the script when it runs unbundled."""
-    _check_impl(impl)
+    check_impl(impl)
     settings = []
     if accept:
         where = (f"os.path.join(_HERE, {accept!r}) if hasattr(sys, '_MEIPASS') else "
@@ -255,20 +257,6 @@ def fuzzer_script(target: str, impl: str, *, accept: str | None = None,
                           imports=imports)
 
 
-def _check_impl(impl: str, what: str = "impl") -> None:
-    """``impl`` is a built-in name or ``module.path:Name`` of identifiers: it is written
-    into the fuzzer's docstring and command lines, where anything else could be code."""
-    from pctfuzz._internal.oracles.registry import IMPLS
-
-    module, colon, attr = impl.partition(":")
-    if colon and _MODULE.fullmatch(module) and _MODULE.fullmatch(attr):
-        return
-    if not colon and (impl in IMPLS or impl.lower() in IMPLS):
-        return
-    raise UsageError(f"{what} {one_line(repr(impl), 80)}: expected a built-in name "
-                     "(pctfuzz impls) or module.path:Name of identifiers")
-
-
 def _targets(values: dict[str, object]) -> list[str]:
     from pctfuzz._internal.targets import TARGETS
 
@@ -278,21 +266,6 @@ def _targets(values: dict[str, object]) -> list[str]:
     if unknown:
         raise UsageError(f"[tool.pctfuzz] targets: unknown target {unknown[0]!r}")
     return targets
-
-
-def _project_table(pyproject: Path) -> dict[str, object] | None:
-    """The ``[project]`` table (PEP 621) of ``pyproject``, if it has one: then build.sh
-    installs the project with pip."""
-    import tomllib
-
-    table = tomllib.loads(pyproject.read_text(encoding="utf-8")).get("project")
-    return table if isinstance(table, dict) else None
-
-
-def _project_name(root: Path, table: dict[str, object] | None) -> str:
-    name = str(table["name"]) if table and isinstance(table.get("name"), str) else root.name
-    name = re.sub(r"[^a-z0-9_-]+", "-", name.lower()).strip("-_")
-    return name if _NAME.fullmatch(name) else "project"
 
 
 def _cmd_init(args: argparse.Namespace) -> int:
@@ -308,10 +281,10 @@ def _cmd_init(args: argparse.Namespace) -> int:
     if not impl:
         raise UsageError("[tool.pctfuzz] has no impl: name your adapter (impl = "
                          "\"package.module:Adapter\") or give --impl")
-    _check_impl(impl, "--impl" if project.impl_flag else "[tool.pctfuzz] impl")
+    check_impl(impl, "--impl" if project.impl_flag else "[tool.pctfuzz] impl")
     root = project.root
-    table = _project_table(project.pyproject)
-    name = _project_name(root, table)
+    table = project_table(project.pyproject)
+    name = project_name(root, table)
     targets = _targets(values)
     accept_rel: str | None = None
     if project.accept is not None:
@@ -348,110 +321,16 @@ def _cmd_init(args: argparse.Namespace) -> int:
     workflows = root / ".github" / "workflows"
     files[workflows / "cflite_pr.yml"] = _PR_WORKFLOW.format(name=name)
     files[workflows / "cflite_batch.yml"] = _BATCH_WORKFLOW.format(name=name)
-    _check_places(root, files)
+    check_places(root, files, "oss-fuzz init")
     existing = [p for p in files if os.path.lexists(p)]
     if existing and not args.force:
         raise UsageError(f"{printable_path(existing[0])} exists; --force replaces it")
-    _write_all(root, files)
+    write_all(root, files, scripts=[p for p in files if p.suffix in (".sh", ".py")])
     for path in files:
         print(f"wrote {printable_path(path.relative_to(root))}")
     print(f"{len(targets)} fuzzer(s) of {impl}: {', '.join(targets)}; build them with the "
           "OSS-Fuzz builder (docs/oss-fuzz.md)", file=sys.stderr)
     return EXIT_OK
-
-
-def _check_places(root: Path, files: dict[Path, str]) -> None:
-    """Each folder on the way from ``root`` to a file is a real folder or missing, and
-    each file a regular one or missing: a committed symlink would carry the write out
-    of the project, a FIFO would hang it. ``UsageError`` naming the first that is not."""
-    for path in files:
-        rel = path.relative_to(root)
-        place = root
-        for part in rel.parts:
-            place = place / part
-            try:
-                mode = os.lstat(place).st_mode
-            except FileNotFoundError:
-                break  # nor is anything below it
-            except OSError as exc:
-                raise _unwritable(root, place, exc) from None
-            shown = one_line(os.fspath(place.relative_to(root)))
-            if stat.S_ISLNK(mode):
-                raise UsageError(f"{shown} is a symlink: oss-fuzz init never writes through "
-                                 "one; nothing written")
-            if place != path and not stat.S_ISDIR(mode):
-                raise UsageError(f"{shown} is not a folder; nothing written")
-            if place == path and not stat.S_ISREG(mode):
-                raise UsageError(f"{shown} is not a regular file; nothing written")
-
-
-def _write_all(root: Path, files: dict[Path, str]) -> None:
-    """Write ``files`` all or none: the missing folders are made and every file is
-    written to a temporary file beside it first, then each is renamed into place. A
-    failure before the renames removes what was made; a rename within its own folder
-    fails only on an I/O error."""
-    made: list[Path] = []
-    staged: dict[Path, str] = {}
-    try:
-        for path, text in files.items():
-            _make_folders(root, path.parent, made)
-            staged[path] = _temp_file(root, path, text)
-        for path, tmp in staged.items():
-            try:
-                os.replace(tmp, path)
-            except OSError as exc:
-                raise _unwritable(root, path, exc) from None
-    except UsageError:
-        for tmp in staged.values():
-            with contextlib.suppress(OSError):
-                os.unlink(tmp)
-        for folder in reversed(made):
-            with contextlib.suppress(OSError):
-                os.rmdir(folder)
-        raise
-
-
-def _make_folders(root: Path, folder: Path, made: list[Path]) -> None:
-    """Make ``folder`` and its missing parents under ``root``, each added to ``made``."""
-    place = root
-    for part in folder.relative_to(root).parts:
-        place = place / part
-        try:
-            os.mkdir(place)
-        except FileExistsError:
-            continue  # a real folder: _check_places saw it
-        except OSError as exc:
-            raise _unwritable(root, place, exc) from None
-        made.append(place)
-
-
-def _temp_file(root: Path, path: Path, text: str) -> str:
-    """``text`` in a new temporary file beside ``path`` (``mkstemp``: a random name
-    made with ``O_EXCL``, so a planted symlink is never followed), with the mode the
-    user's umask gives a new file, executable for a script."""
-    mask = os.umask(0)
-    os.umask(mask)
-    mode = (0o777 if path.suffix in (".sh", ".py") else 0o666) & ~mask
-    tmp: str | None = None
-    try:
-        fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
-        with os.fdopen(fd, "wb") as handle:
-            os.fchmod(handle.fileno(), mode)  # mkstemp makes 0600
-            handle.write(text.encode("utf-8"))
-            handle.flush()
-            os.fsync(handle.fileno())
-    except OSError as exc:
-        if tmp is not None:
-            with contextlib.suppress(OSError):
-                os.unlink(tmp)
-        raise _unwritable(root, path, exc) from None
-    return tmp
-
-
-def _unwritable(root: Path, path: Path, exc: OSError) -> UsageError:
-    """The one-line error of ``path`` (under ``root``) that could not be written."""
-    return UsageError(f"{one_line(os.fspath(path.relative_to(root)))}: cannot be written: "
-                      f"{exc.strerror or exc}; nothing written")
 
 
 def add_command(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:

@@ -35,6 +35,7 @@ def _cmd_report(args: argparse.Namespace) -> int:
     from pctfuzz._internal.reports import (  # lazy: start-up time (module docstring)
         RESULTS_SCHEMA,
         check_destinations,
+        findings_markdown,
         findings_table,
         load_campaign,
         render_html,
@@ -49,7 +50,7 @@ def _cmd_report(args: argparse.Namespace) -> int:
         return EXIT_OK
     if args.upstream:
         return _upstream(args)
-    check_destinations(args.html, args.json)
+    check_destinations(args.html, args.json, args.markdown)
     project = _project(args.findings)
     folder = project.findings
     if not folder.is_dir():
@@ -60,7 +61,7 @@ def _cmd_report(args: argparse.Namespace) -> int:
     document = report_results(
         findings, findings_dir=folder, problems=problems, campaign=campaign,
         settings={"findings": str(folder), "campaign": args.campaign})
-    out = sys.stderr if "-" in (args.html, args.json) else sys.stdout
+    out = sys.stderr if "-" in (args.html, args.json, args.markdown) else sys.stdout
     if document["findings"]:
         print(findings_table(document["findings"]), file=out)
     print(f"{len(document['findings'])} finding(s) in {folder}", file=out)
@@ -70,6 +71,11 @@ def _cmd_report(args: argparse.Namespace) -> int:
         write_output(args.json, to_json_text(document))
     if args.html is not None:
         write_output(args.html, render_html(document, findings))
+    if args.markdown is not None:
+        shown = folder  # the runner's absolute path says nothing in a job summary
+        with contextlib.suppress(ValueError):
+            shown = folder.relative_to(project.root)
+        write_output(args.markdown, findings_markdown(document["findings"], str(shown)))
     return EXIT_OK
 
 
@@ -203,6 +209,10 @@ def add_command(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> Non
                         "findings, else findings/ in the project root)")
     report.add_argument("--html", metavar="FILE", help="write an HTML report")
     report.add_argument("--json", metavar="FILE", help="write JSON (FILE or - for stdout)")
+    report.add_argument("--markdown", metavar="FILE",
+                        help="write the findings as a Markdown table, open ones first, with "
+                        "their replay commands (FILE or - for stdout; for a CI job summary: "
+                        "--markdown - >> \"$GITHUB_STEP_SUMMARY\")")
     report.add_argument("--campaign", metavar="FILE",
                         help="a `pctfuzz fuzz --json` file: add its per-target statistics")
     report.add_argument("--schema", action="store_true",

@@ -9,7 +9,8 @@ from it, so they always agree. One module per job:
 - ``schema``: the document's JSON Schema (``results-1``);
 - ``results``: the document itself, built from a campaign, a replay or the store;
 - ``output``: writing any of them (atomic files, stdout) and the JSON text;
-- ``sarif``, ``junit``, ``table``, ``html``: the other renderings of the document;
+- ``sarif``, ``junit``, ``table`` (text and Markdown), ``html``: the other renderings of
+  the document;
 - ``export`` (a pytest file) and ``examples`` (Hypothesis ``@example`` decorators).
 
 Everything a finding carries is untrusted text (cases come from a fuzzer): the HTML
@@ -38,7 +39,7 @@ from pctfuzz._internal.reports.results import (
 )
 from pctfuzz._internal.reports.sarif import SARIF_SCHEMA_URI, to_sarif
 from pctfuzz._internal.reports.schema import RESULTS_FORMAT, RESULTS_SCHEMA, RESULTS_SCHEMA_VERSION
-from pctfuzz._internal.reports.table import findings_table
+from pctfuzz._internal.reports.table import findings_markdown, findings_table
 
 __all__ = [
     "RESULTS_FORMAT",
@@ -51,6 +52,7 @@ __all__ = [
     "export_tests",
     "finding_check",
     "finding_entry",
+    "findings_markdown",
     "findings_table",
     "fuzz_results",
     "load_campaign",

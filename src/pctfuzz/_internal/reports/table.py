@@ -1,14 +1,17 @@
 """The findings table ``pctfuzz report`` prints: one aligned row per finding, every
-cell one printable line (``pctfuzz._internal.text.one_line``), since records are untrusted."""
+cell one printable line (``pctfuzz._internal.text.one_line``), since records are untrusted;
+and the same findings in Markdown (``report --markdown``, a CI job summary)."""
 
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from pctfuzz._internal.reports.markdown import code_span
+from pctfuzz._internal.store import OPEN_STATUSES
 from pctfuzz._internal.text import one_line
 
-__all__ = ["findings_table"]
+__all__ = ["findings_markdown", "findings_table"]
 
 
 def findings_table(entries: Sequence[Mapping[str, Any]]) -> str:
@@ -38,3 +41,29 @@ def findings_table(entries: Sequence[Mapping[str, Any]]) -> str:
             lines.append(f"    note: {one_line(entry['note'], 400)}")
     return "\n".join(lines)
 
+
+
+def findings_markdown(entries: Sequence[Mapping[str, Any]], where: str) -> str:
+    """The findings as a GitHub-flavoured Markdown table for a CI job summary: the open
+    ones first (what to fix), each value in a code span (``reports.markdown``: a
+    finding's text is untrusted), then each open finding's replay command. ``where``
+    names the findings folder."""
+    ordered = sorted(entries, key=lambda e: e["status"] not in OPEN_STATUSES)
+    opened = [e for e in ordered if e["status"] in OPEN_STATUSES]
+    lines = [f"## pctfuzz: {len(opened)} open finding(s), {len(entries)} in all",
+             "", f"Findings folder: {code_span(where)}"]
+    if not entries:
+        return "\n".join(lines) + "\n"
+    lines += ["", "| id | status | impact | behaviour | case | expected | actual |",
+              "|---|---|---|---|---|---|---|"]
+    for e in ordered:
+        behaviour = (e.get("behaviour") or {}).get("text", "")
+        actual = f"raised {e['raised']}" if e.get("raised") else e["actual"] or ""
+        cells = (e["id"], e["status"], e.get("impact", ""), behaviour, e.get("case", ""),
+                 e["expected"] or "", actual)
+        lines.append("| " + " | ".join(code_span(one_line(str(c), 120), table=True)
+                                       for c in cells) + " |")
+    if opened:
+        lines += ["", "Replay an open finding:", ""]
+        lines += [f"- {code_span(one_line(e.get('reproduce', ''), 400))}" for e in opened]
+    return "\n".join(lines) + "\n"
