@@ -328,6 +328,9 @@ class GrammarMutator:
         roll = rng.random()
         if roll < 0.1:
             head, payload = self._header(rng, head, payload)
+        elif roll < 0.2 and self.operation is ENCODE and head[1] >= 0x80:
+            # more characters of the legacy encoding the input is in (its mode changes)
+            payload = _insert(rng, payload, self._legacy_run(rng, head))
         elif roll < 0.3 and self.operation is not ENCODE:
             payload = pairs_edit(rng, payload)
         else:
@@ -361,8 +364,12 @@ class GrammarMutator:
         return bytes([flags, enc]), payload
 
     def _legacy_run(self, rng: _Rng, head: bytes) -> bytes:
+        """Two to four characters of the encoding ``head`` selects: ones it maps (three
+        in four) and ones it does not, run together or with ASCII between them (a
+        stateful encoder such as ISO-2022-JP changes mode at each kind)."""
         mapped, unmapped = grammar.legacy_chars(self.case_from_bytes(head).encoding)
-        pick = [rng.choice(pool) for pool in (mapped, unmapped, mapped) if pool]
+        pools = [pool for pool in (mapped, mapped, mapped, unmapped) if pool]
+        pick = [rng.choice(rng.choice(pools)) for _ in range(rng.randint(2, 4))]
         ascii_run = rng.choice(("", "a", "a~", " "))
         return _raw(ascii_run.join(pick) if rng.random() < 0.5 else "".join(pick))
 
