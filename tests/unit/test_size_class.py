@@ -68,3 +68,18 @@ def test_a_decoder_in_blocks_is_one_class_whichever_escape_straddles() -> None:
             check_decode(DecodeCase(value), in_blocks)
         classes.add(info.value.difference)
     assert len(classes) == 1 and classes.pop().startswith("size=length;"), classes
+
+
+semicolons = function_adapter(
+    "semicolons", form_serialize=lambda pairs: ";".join(f"{n}={v}" for n, v in pairs))
+
+
+def test_a_bug_two_pairs_show_is_not_one_of_size() -> None:
+    """A serializer that writes ';' between pairs differs on any two pairs: a long form
+    is no bug of size."""
+    from pctfuzz._internal.cases import FormCase
+    from pctfuzz._internal.checks.differential import check_form
+
+    with pytest.raises(Divergence) as info:
+        check_form(FormCase(tuple((f"k{i}", "v") for i in range(20))), semicolons)  # type: ignore[arg-type]
+    assert not info.value.difference.startswith("size="), info.value.difference

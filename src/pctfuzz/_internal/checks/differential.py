@@ -1043,12 +1043,15 @@ def _difference(check: str, case: Case, adapter: Impl, expected: Outcome, actual
     return _generalized(check, case, adapter, klass, surrogates, known)
 
 
-#: An input of fewer units (pairs, characters) is not tried as a difference of size.
+#: An input of fewer units (pairs, characters) is not tried as a difference of size;
+#: the plain input of ``_SMALL`` characters (two pairs) must agree: a bug that shows
+#: on two pairs (``;`` between them) is no bug of size.
 _SIZE_MIN = 16
+_SMALL = 8
 
 
 def _plain_variants(case: Case) -> list[tuple[str, Case, Case]]:
-    """(what is kept, a plain case as large as ``case``, a plain case of one unit) for
+    """(what is kept, a plain case as large as ``case``, a small plain case) for
     ``_size_class``: pairs ``a<i>=b`` (distinct names: a parser that keeps one pair per
     name is no size bug) as many as the case's, or letters as many as its units."""
     out: list[tuple[str, Case, Case]] = []
@@ -1064,42 +1067,43 @@ def _plain_variants(case: Case) -> list[tuple[str, Case, Case]]:
             out.append(("count",
                         dataclasses.replace(case, text=plain("&".join(
                             f"a{i}=b" for i in range(count)))),
-                        dataclasses.replace(case, text=plain("a0=b"))))
+                        dataclasses.replace(case, text=plain("a0=b&a1=b"))))
         if len(text) >= _SIZE_MIN:
             out += [("length", dataclasses.replace(case, text=plain(long)),
-                     dataclasses.replace(case, text=plain(unit)))
-                    for long, unit in _plain_texts(len(text))]
+                     dataclasses.replace(case, text=plain(short)))
+                    for long, short in _plain_texts(len(text))]
     elif isinstance(case, FormCase) and len(case.pairs) >= _SIZE_MIN:
         out.append(("count",
                     dataclasses.replace(case, pairs=tuple((f"a{i}", "b")
                                                           for i in range(len(case.pairs)))),
-                    dataclasses.replace(case, pairs=(("a0", "b"),))))
+                    dataclasses.replace(case, pairs=(("a0", "b"), ("a1", "b")))))
     elif isinstance(case, DecodeCase | EncodeCase) and len(case.value) >= _SIZE_MIN:
         texts = _plain_texts(len(case.value))
         if isinstance(case, EncodeCase):
             texts = texts[:1]  # an encoder writes "%" as "%25" wherever it is
-        for long, unit in texts:
+        for long, short in texts:
             if isinstance(case.value, bytes):
                 out.append(("length", dataclasses.replace(case, value=long.encode()),
-                            dataclasses.replace(case, value=unit.encode())))
+                            dataclasses.replace(case, value=short.encode())))
             else:
                 out.append(("length", dataclasses.replace(case, value=long),
-                            dataclasses.replace(case, value=unit)))
+                            dataclasses.replace(case, value=short)))
     return out
 
 
 def _plain_texts(length: int) -> list[tuple[str, str]]:
-    """(a plain text of ``length`` characters, its unit): letters, then escapes of a
-    letter at each of the three alignments (a decoder that works in blocks splits an
-    escape only where one straddles a block's end)."""
-    return [("a" * length, "a"),
-            *(((pad + "%41" * length)[:length], "%41") for pad in ("", "a", "aa"))]
+    """(a plain text of ``length`` characters, the same of ``_SMALL`` characters):
+    letters, then escapes of a letter at each of the three alignments (a decoder that
+    works in blocks splits an escape only where one straddles a block's end)."""
+    return [(text[:length], text[:_SMALL]) for text in
+            ("a" * length, *((pad + "%41" * length) for pad in ("", "a", "aa")))]
 
 
 def _size_class(check: str, case: Case, adapter: Impl, surrogates: Surrogates,
                 known: KnownFindings | None) -> str | None:
     """The class of a difference of size alone (``identity.size_difference``): a plain
-    input as large as ``case`` differs unexplained, one plain unit agrees. Tried on
+    input as large as ``case`` differs unexplained, a small one (two pairs, eight
+    characters) agrees. Tried on
     large inputs only (``_SIZE_MIN``); the large plain input first, which agrees for
     any bug of a character (one call)."""
     names = registry_names(adapter)
