@@ -15,9 +15,18 @@ $(STAMP): pyproject.toml src/pctfuzz/peers/node/package-lock.json
 	if command -v npm >/dev/null; then npm ci --no-audit --no-fund --silent --prefix src/pctfuzz/peers/node; else echo "npm not found: the Node.js peers are not available (docs/protocol.md)"; fi
 	touch $(STAMP)
 
-## The main job: a bounded fuzz campaign over every target against urllib.parse.
+## The main job: a bounded fuzz campaign over every target against urllib.parse. It
+## starts from a copy of the committed seeds (corpus/) and records into out/ (git-ignored),
+## so a clone stays clean: `make fuzz CORPUS=corpus FINDINGS=findings` records into the
+## committed corpus and findings, on purpose.
+FUZZ_OUT ?= out
+CORPUS   ?= $(FUZZ_OUT)/corpus
+FINDINGS ?= $(FUZZ_OUT)/findings
 fuzz: $(STAMP)
-	$(VENV)/bin/pctfuzz fuzz --max-time $(MAX_TIME)
+ifneq ($(CORPUS),corpus)
+	mkdir -p $(CORPUS) && cp -R corpus/. $(CORPUS)/
+endif
+	$(VENV)/bin/pctfuzz fuzz --max-time $(MAX_TIME) --corpus $(CORPUS) --findings $(FINDINGS)
 
 ## The whole suite under the derandomized `ci` Hypothesis profile, then lint and types.
 ## Two pytest workers (pytest-xdist). The slow tests (real campaigns, signals, kills)
