@@ -1,4 +1,5 @@
-# Two entry points for a bare machine with python3: `make fuzz` and `make test`.
+# Two entry points for a bare machine with python3: `make fuzz` and `make test`
+# (`make test-slow` runs the longer tests).
 PYTHON ?= python3
 VENV   := .venv
 PY     := $(VENV)/bin/python
@@ -6,7 +7,7 @@ STAMP  := $(VENV)/.installed
 MAX_TIME ?= 60
 export HYPOTHESIS_PROFILE ?= ci
 
-.PHONY: fuzz test lint bench coverage docs clean oss-fuzz-check oss-fuzz-user-check peers
+.PHONY: fuzz test test-slow lint bench coverage docs clean oss-fuzz-check oss-fuzz-user-check peers
 
 $(STAMP): pyproject.toml src/pctfuzz/peers/node/package-lock.json
 	$(PYTHON) -m venv $(VENV)
@@ -28,15 +29,18 @@ ifneq ($(CORPUS),corpus)
 endif
 	$(VENV)/bin/pctfuzz fuzz --max-time $(MAX_TIME) --corpus $(CORPUS) --findings $(FINDINGS)
 
-## The whole suite under the derandomized `ci` Hypothesis profile, then lint and types.
-## Two pytest workers (pytest-xdist). The slow tests (real campaigns, signals, kills)
-## mostly wait on their own deadlines, so they run after the CPU-bound fast ones, two at
-## a time, rather than beside them.
+## The test suite under the derandomized `ci` Hypothesis profile, then lint and types:
+## minutes on two cores. Two pytest workers (pytest-xdist). The tests marked slow
+## (real campaigns, end-to-end runs, signals, kills) are `make test-slow`'s; .ci/run
+## runs both.
 test: $(STAMP)
 	$(PY) -m pytest -n 2 -m "not slow"
-	$(PY) -m pytest -n 2 -m slow
 	$(VENV)/bin/ruff check src tests harness benchmarks
 	$(VENV)/bin/mypy src
+
+## The slow tests: each waits on its own campaign or process, so two at a time.
+test-slow: $(STAMP)
+	$(PY) -m pytest -n 2 -m slow
 
 lint: $(STAMP)
 	$(VENV)/bin/ruff check src tests harness benchmarks

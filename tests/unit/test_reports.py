@@ -158,6 +158,7 @@ def test_html_escapes_hostile_text(store: FindingStore) -> None:
 # ------------------------------------------------------------------------ real campaign
 
 
+@pytest.mark.slow  # a real campaign
 def test_campaign_with_two_processes_writes_json_sarif_junit(tmp_path: Path) -> None:
     """One target, --jobs 2: two libFuzzer processes share the corpus; the divergence
     they both hit is stored once and reported once, in all three formats."""
