@@ -1,4 +1,5 @@
-# Two entry points for a bare machine with python3: `make fuzz` and `make test`.
+# Two entry points for a bare machine with python3: `make fuzz` and `make test`
+# (`make test-slow` runs the longer tests).
 PYTHON ?= python3
 VENV   := .venv
 PY     := $(VENV)/bin/python
@@ -6,7 +7,7 @@ STAMP  := $(VENV)/.installed
 MAX_TIME ?= 60
 export HYPOTHESIS_PROFILE ?= ci
 
-.PHONY: fuzz test lint bench coverage docs dicts clean oss-fuzz-check oss-fuzz-user-check peers
+.PHONY: fuzz test test-slow lint bench coverage docs dicts clean oss-fuzz-check oss-fuzz-user-check peers
 
 $(STAMP): pyproject.toml src/pctfuzz/peers/node/package-lock.json
 	$(PYTHON) -m venv $(VENV)
@@ -15,19 +16,31 @@ $(STAMP): pyproject.toml src/pctfuzz/peers/node/package-lock.json
 	if command -v npm >/dev/null; then npm ci --no-audit --no-fund --silent --prefix src/pctfuzz/peers/node; else echo "npm not found: the Node.js peers are not available (docs/protocol.md)"; fi
 	touch $(STAMP)
 
-## The main job: a bounded fuzz campaign over every target against urllib.parse.
+## The main job: a bounded fuzz campaign over every target against urllib.parse. It
+## starts from a copy of the committed seeds (corpus/) and records into out/ (git-ignored),
+## so a clone stays clean: `make fuzz CORPUS=corpus FINDINGS=findings` records into the
+## committed corpus and findings, on purpose.
+FUZZ_OUT ?= out
+CORPUS   ?= $(FUZZ_OUT)/corpus
+FINDINGS ?= $(FUZZ_OUT)/findings
 fuzz: $(STAMP)
-	$(VENV)/bin/pctfuzz fuzz --max-time $(MAX_TIME)
+ifneq ($(CORPUS),corpus)
+	mkdir -p $(CORPUS) && cp -R corpus/. $(CORPUS)/
+endif
+	$(VENV)/bin/pctfuzz fuzz --max-time $(MAX_TIME) --corpus $(CORPUS) --findings $(FINDINGS)
 
-## The whole suite under the derandomized `ci` Hypothesis profile, then lint and types.
-## Two pytest workers (pytest-xdist). The slow tests (real campaigns, signals, kills)
-## mostly wait on their own deadlines, so they run after the CPU-bound fast ones, two at
-## a time, rather than beside them.
+## The test suite under the derandomized `ci` Hypothesis profile, then lint and types:
+## minutes on two cores. Two pytest workers (pytest-xdist). The tests marked slow
+## (real campaigns, end-to-end runs, signals, kills) are `make test-slow`'s; .ci/run
+## runs both.
 test: $(STAMP)
 	$(PY) -m pytest -n 2 -m "not slow"
-	$(PY) -m pytest -n 2 -m slow
 	$(VENV)/bin/ruff check src tests harness benchmarks
 	$(VENV)/bin/mypy src
+
+## The slow tests: each waits on its own campaign or process, so two at a time.
+test-slow: $(STAMP)
+	$(PY) -m pytest -n 2 -m slow
 
 lint: $(STAMP)
 	$(VENV)/bin/ruff check src tests harness benchmarks

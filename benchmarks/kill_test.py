@@ -2,7 +2,7 @@
 """kill -9 a running ``pctfuzz fuzz`` campaign at random moments; the store must survive.
 
     python benchmarks/kill_test.py --kills 200            # the long variant (~6 min)
-    python benchmarks/kill_test.py --kills 20 --lanes 2   # what `make test` runs
+    python benchmarks/kill_test.py --kills 20 --lanes 2   # what `make test-slow` runs
 
 Each kill starts ``pctfuzz fuzz diff_encode --impl broken_impls:TildeEncodingUrllib``
 (an implementation broken on purpose, so findings come within a second) in its own

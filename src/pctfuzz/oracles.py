@@ -70,7 +70,8 @@ Optional attributes:
 - ``divergences``: the adapter's accepted differences, entries built with
   ``divergence(...)`` and the ready-made reconcilers of
   (``pctfuzz.accept``; ``pctfuzz divergences --impl MOD:CLASS --check`` verifies them);
-- ``distribution``: the installed distribution whose version findings record (default:
+- ``distribution``: the installed distribution whose version findings record
+  (``function_adapter(..., distribution="mylib")`` sets it; default:
   found from ``modules_under_test``, else the adapter's own module, with
   ``importlib.metadata.packages_distributions``; a stdlib module records
   ``stdlib (Python X.Y.Z)``); a ``version`` string (what a peer reports) wins.

@@ -11,9 +11,11 @@ differential checks the fuzzer runs::
 
 ``differential_tests`` returns ``{"test_pctfuzz_encode": f, "test_pctfuzz_decode": f,
 ...}``: one Hypothesis test per question. A case the adapter does not answer
-(``Unsupported``) passes; a difference outside the registry fails with the
-``Divergence`` (what went in, what the reference says, what came out), and Hypothesis
-shrinks it and keeps it in *your* example database. Encode cases are drawn from the
+(``Unsupported``) is passed over, and a question it answers for no case is skipped, with
+the adapter's reason; a difference outside the registry fails with an
+``AssertionError`` that reads like a finding (behaviour, impact, input, expected,
+actual, and a ``check_case`` line that replays it), and Hypothesis shrinks it and keeps
+it in *your* example database. Encode cases are drawn from the
 adapter's answer domain, as a campaign draws them (``formats.AnswerDomain``: its declared
 ``sets``, ``encodings``, ``value_types`` and ``spaces``; ``[tool.pctfuzz] sets`` over
 the adapter's), so the examples go to cases the adapter answers. The project
@@ -28,7 +30,10 @@ target's check, as the tests ``pctfuzz export`` writes do.
 from __future__ import annotations
 
 import contextlib
+import functools
 import inspect
+import sys
+import unittest
 from collections.abc import Callable, Iterable, Sequence
 from typing import Any
 
@@ -52,12 +57,16 @@ from pctfuzz._internal.checks.strategies import (
     text_values,
 )
 from pctfuzz._internal.formats import AnswerDomain
+from pctfuzz._internal.fuzz.seeds import unanswered
 from pctfuzz._internal.operations import OPERATIONS
 from pctfuzz._internal.oracles.base import impl_name
 from pctfuzz._internal.oracles.codec import Codec
 from pctfuzz._internal.project import Project
+from pctfuzz._internal.reports.failure import failure_text
 from pctfuzz._internal.sets import get_set
 from pctfuzz._internal.targets import TARGETS, Target, get_target, resolve_subject
+from pctfuzz._internal.text import one_line
+from pctfuzz._internal.violations import Violation
 
 __all__ = [
     "check_case",
@@ -126,8 +135,10 @@ def differential_tests(impl: Any = None, *, questions: Iterable[str] = tuple(_QU
     project.activate()  # its accept file and declared sets, as a campaign has them
     if impl is None:
         built: Any = project.implementation()
+        name: str | None = project.impl_name
     else:
         built = impl() if inspect.isclass(impl) else impl
+        name = impl if isinstance(impl, str) else None
     adapter = resolve_subject(_QUESTIONS["encode"], built)
     tests: dict[str, Callable[[], None]] = {}
     for question in questions:
@@ -137,10 +148,37 @@ def differential_tests(impl: Any = None, *, questions: Iterable[str] = tuple(_QU
         if question == "encode":
             domain = AnswerDomain.of(adapter)
             cases, examples = encode_cases_in(domain), edge_examples(domain)
+        reason = unanswered(target, adapter, [*examples, *_FIRST_CASES[question]])
+        if reason is not None:  # passing would claim a check that never ran
+            tests[f"test_pctfuzz_{question}"] = _skipped(question, adapter, reason)
+            continue
         _warm_up(target.checker, adapter, examples[:1] or _FIRST_CASES[question])
-        tests[f"test_pctfuzz_{question}"] = _test(target.checker, adapter, cases, question,
-                                                  examples)
+        tests[f"test_pctfuzz_{question}"] = _test(
+            target, adapter, cases, question, examples,
+            replay=name or functools.partial(_import_name, impl))
     return tests
+
+
+def _import_name(impl: Any) -> str | None:
+    """``module:Name`` under which ``check_case`` loads ``impl`` again (a class, or an
+    object a module holds at its top level), for the replay line of a failure; None
+    when there is none. Asked on a failure only: it looks through the loaded modules."""
+    if inspect.isclass(impl):
+        cls: type = impl
+        module = sys.modules.get(cls.__module__)
+        if module is not None and getattr(module, cls.__qualname__, None) is cls:
+            return f"{cls.__module__}:{cls.__qualname__}"
+        return None
+    found = []
+    for module_name, module in list(sys.modules.items()):
+        if module_name == "__main__" or module_name.startswith(("pctfuzz.", "_")):
+            continue
+        for attribute, value in list(getattr(module, "__dict__", {}).items()):
+            if value is impl and not attribute.startswith("_"):
+                found.append(f"{module_name}:{attribute}")
+    # The adapter's own module before a test module that imported it
+    own = [n for n in found if not n.rpartition(".")[2].startswith(("test_", "conftest"))]
+    return min(own or found, key=len, default=None)
 
 
 #: question -> one plain case, for the warm-up.
@@ -161,10 +199,20 @@ def _warm_up(check: Callable[[Any, Any], Any], impl: Any, cases: Sequence[Any]) 
             check(case, impl)
 
 
-def _test(check: Callable[[Any, Any], Any], impl: Any, cases: st.SearchStrategy[Any],
-          question: str, examples: Sequence[Any] = ()) -> Callable[[], None]:
+def _test(target: Target, impl: Any, cases: st.SearchStrategy[Any], question: str,
+          examples: Sequence[Any] = (), *,
+          replay: str | Callable[[], str | None] | None = None) -> Callable[[], None]:
+    """The Hypothesis test of ``target``'s check on ``impl``. A failed check is an
+    ``AssertionError`` in the words of a finding (``reports.failure``); ``replay``:
+    the adapter's name for its replay line, or a function that finds it."""
+    check = target.checker
+
     def test(case: Any) -> None:
-        check(case, impl)  # raises Divergence on a difference no registry entry accepts
+        try:
+            check(case, impl)
+        except Violation as failure:
+            name = replay() if callable(replay) else replay
+            raise AssertionError(failure_text(failure, target.name, name)) from None
 
     for case in reversed(examples):  # decorators apply inside out: keep their order
         test = example(case)(test)
@@ -172,6 +220,22 @@ def _test(check: Callable[[Any, Any], Any], impl: Any, cases: st.SearchStrategy[
 
     test.__name__ = test.__qualname__ = f"test_pctfuzz_{question}"
     test.__doc__ = f"pctfuzz: {question} of {impl_name(impl)} against the reference"
+    return test
+
+
+def _skipped(question: str, impl: Any, reason: str) -> Callable[[], None]:
+    """A test that skips: pytest's mark where pytest runs it (the report then names the
+    test, not pytest's internals), unittest's exception for any other runner."""
+    why = f"{impl_name(impl)} does not answer {question}" + (
+        f": {one_line(reason, 200)}" if reason else "")
+
+    def test() -> None:
+        raise unittest.SkipTest(why)
+
+    test.__name__ = test.__qualname__ = f"test_pctfuzz_{question}"
+    test.__doc__ = f"pctfuzz: {question} of {impl_name(impl)}, which it does not answer"
+    if "pytest" in sys.modules:  # never imported here: pytest is not a dependency
+        test = sys.modules["pytest"].mark.skip(reason=why)(test)
     return test
 
 
@@ -183,7 +247,7 @@ def invariant_tests(codec: Codec) -> dict[str, Callable[[], None]]:
     for name, target in TARGETS.items():
         if not target.differential:
             subject = resolve_subject(target, codec)
-            test = _test(target.checker, subject, target.strategy(), f"invariants_{name}")
+            test = _test(target, subject, target.strategy(), f"invariants_{name}")
             tests[test.__name__] = test
     return tests
 

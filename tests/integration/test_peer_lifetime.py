@@ -266,6 +266,7 @@ def test_closing_a_peer_kills_its_grandchildren(tmp_path: Path, impl: str,
                     os.kill(pid, signal.SIGKILL)
 
 
+@pytest.mark.slow  # a campaign, then a replay, per peer
 @pytest.mark.parametrize("impl", ["ForkingPeer", "SetsidPeer"])
 def test_no_grandchild_of_a_peer_outlives_a_campaign_or_replay(tmp_path: Path,
                                                                impl: str) -> None:

@@ -18,7 +18,7 @@ pytestmark = pytest.mark.slow
 ADAPTER = '''
 import re
 import urllib.parse
-from pctfuzz._internal.oracles import function_adapter
+from pctfuzz.oracles import function_adapter
 
 def quote(text: str) -> str:
     out = urllib.parse.quote(text, safe="")
@@ -31,13 +31,14 @@ Adapter = function_adapter("myurls", encode=quote, sets={{"u": "rfc3986-unreserv
 TEST_FILE = '''
 from pctfuzz.testing import differential_tests
 from myurls import Adapter
-globals().update(differential_tests(Adapter, questions=["encode"]))
+globals().update(differential_tests(Adapter))
 '''
 
 
 def _pytest(project: Path, *args: str) -> subprocess.CompletedProcess[str]:
     env = {k: v for k, v in os.environ.items() if not k.startswith("PYTEST")}
-    env["PYTHONPATH"] = str(project)
+    # the project first; then the tree under test, when PYTHONPATH names it
+    env["PYTHONPATH"] = os.pathsep.join([str(project), os.environ.get("PYTHONPATH", "")])
     return subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider",
                            *args], cwd=project, env=env, capture_output=True, text=True,
                           timeout=300, check=False)
@@ -48,14 +49,21 @@ def test_three_line_test_file_runs_the_differential_check(tmp_path: Path,
                                                           broken: bool) -> None:
     (tmp_path / "myurls.py").write_text(ADAPTER.format(broken=broken))
     (tmp_path / "test_urls.py").write_text(TEST_FILE)
-    run = _pytest(tmp_path, "test_urls.py")
+    run = _pytest(tmp_path, "test_urls.py", "-rs")
+    # The adapter answers encode only: the other three questions are skipped, each
+    # with the adapter's reason, never passed
+    assert "myurls does not answer decode: myurls does not percent-decode" in run.stdout
     if broken:
         assert run.returncode == 1, run.stdout + run.stderr
-        assert "Divergence: encode" in run.stdout and "rfc3986-unreserved" in run.stdout
-        assert "test_pctfuzz_encode" in run.stdout
+        assert "1 failed, 3 skipped" in run.stdout, run.stdout
+        # The failure reads like a finding, in the user's words
+        assert "myurls differs from the reference on encode(" in run.stdout
+        assert "behaviour: " in run.stdout and "expected: " in run.stdout
+        assert "impl='myurls:Adapter')" in run.stdout  # the replay line
+        assert "_internal" not in run.stdout and "Divergence" not in run.stdout
     else:
         assert run.returncode == 0, run.stdout + run.stderr
-        assert "1 passed" in run.stdout
+        assert "1 passed, 3 skipped" in run.stdout, run.stdout
 
 
 def test_plugin_collects_findings_and_fails_on_a_reproducing_one(tmp_path: Path) -> None:

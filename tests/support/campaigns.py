@@ -80,10 +80,13 @@ class Watched:
     wait for what it prints (``wait_for``) and still get everything at the end."""
 
     def __init__(self, command: Sequence[str], *, cwd: Path,
-                 env: dict[str, str] | None = None) -> None:
+                 env: dict[str, str] | None = None, new_session: bool = False) -> None:
+        """``new_session``: the process leads a process group of its own, for a signal
+        to the whole group (``os.killpg``), as ^C sends it to make and its children."""
         self.command = list(command)
         self.proc = subprocess.Popen(self.command, cwd=cwd, env=env, stdout=subprocess.PIPE,
-                                     stderr=subprocess.PIPE, text=True, errors="replace")
+                                     stderr=subprocess.PIPE, text=True, errors="replace",
+                                     start_new_session=new_session)
         self.out: list[str] = []
         self.err: list[str] = []
         self.pumps = [threading.Thread(target=self._pump, args=(self.proc.stdout, self.out),

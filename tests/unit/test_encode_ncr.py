@@ -56,6 +56,9 @@ def test_encode_ncr_is_the_runs_with_ncrs(label: str, text: str) -> None:
     assert encode_ncr(lookup(label), text) == _joined(label, text)
 
 
+# Every code point of every encoding: the exhaustive sweep of what the two Hypothesis
+# tests around it sample (about 100 s on two cores), so make test-slow's.
+@pytest.mark.slow
 @pytest.mark.parametrize("label", FUZZ_ENCODINGS)
 def test_encode_ncr_and_inband_on_every_code_point(label: str) -> None:
     every = "".join(chr(cp) for cp in range(0x110000) if not 0xD800 <= cp <= 0xDFFF)

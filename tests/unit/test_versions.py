@@ -106,6 +106,19 @@ def test_user_adapters_record_a_real_version(tmp_path: Path) -> None:
         "unknown: test_versions is in no installed distribution")
 
 
+def test_function_adapter_takes_the_distribution_its_unknown_version_asks_for() -> None:
+    """``unknown ... (declare distribution=)`` names a keyword ``function_adapter``
+    takes: a function of the user's own module records its package's version."""
+    def quote_here(text: str) -> str:  # this module: in no installed distribution
+        return text
+
+    plain = function_adapter("q", encode=quote_here, sets={"q": "urllib-safe:/"})
+    assert "(declare distribution=)" in impl_version(plain)
+    declared = function_adapter("q", encode=quote_here, sets={"q": "urllib-safe:/"},
+                                distribution="hypothesis")
+    assert impl_version(declared) == f"hypothesis {importlib.metadata.version('hypothesis')}"
+
+
 def test_store_records_what_it_is_given() -> None:
     assert collect_versions("x", "x 1.0")["x"] == "x 1.0"
     assert collect_versions("x")["x"] == "unknown"

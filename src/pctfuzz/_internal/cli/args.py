@@ -18,7 +18,7 @@ from pathlib import Path
 # The limits are the project's too ([tool.pctfuzz] obeys them): one definition.
 from pctfuzz._internal.project import JOBS_PER_CORE, MAX_SECONDS, max_jobs
 
-__all__ = ["JOBS_PER_CORE", "MAX_SECONDS", "folder_path", "job_count", "max_jobs",
+__all__ = ["JOBS_PER_CORE", "MAX_SECONDS", "count", "folder_path", "job_count", "max_jobs",
            "memory_mb", "positive_seconds", "whole_seconds"]
 
 
@@ -49,6 +49,17 @@ def job_count(text: str) -> int:
     if not 1 <= value <= max_jobs():
         raise argparse.ArgumentTypeError(
             f"{value}: must be 1 to {max_jobs()} ({JOBS_PER_CORE} per core)")
+    return value
+
+
+def count(text: str) -> int:
+    """A number of things (``matrix --max-inputs``): a whole number above 0."""
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"{value}: must be 1 or more")
     return value
 
 

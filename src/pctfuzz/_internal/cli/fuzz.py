@@ -8,7 +8,6 @@ start-up what only a real run needs.
 from __future__ import annotations
 
 import argparse
-import contextlib
 import dataclasses
 import os
 import signal
@@ -35,7 +34,6 @@ from pctfuzz._internal.cli.results import (
     write_reports,
 )
 from pctfuzz._internal.errors import PctfuzzError
-from pctfuzz._internal.operations import get_operation
 
 if TYPE_CHECKING:
     from pctfuzz._internal.project import Project
@@ -50,9 +48,6 @@ def _cmd_targets(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
-#: Seed cases tried per differential target to see whether the adapter answers it.
-_PROBE_CASES = 200
-
 def _answered_targets(requested: list[str], impl: Any, project: Project, self_check: bool,
                       out: TextIO) -> list[str]:
     """The targets to fuzz: the requested ones as they are (plus the invariant targets
@@ -63,8 +58,7 @@ def _answered_targets(requested: list[str], impl: Any, project: Project, self_ch
     implementation is named, or with ``--self-check``. Each skipped differential
     target is said, with the adapter's reason. If none is left, the differential
     targets all run, so an adapter that answers nothing is an incomplete run."""
-    from pctfuzz._internal.checks.differential import run_impl
-    from pctfuzz._internal.fuzz.seeds import seed_cases
+    from pctfuzz._internal.fuzz.seeds import unanswered
     from pctfuzz._internal.targets import TARGETS, get_target
 
     invariants = [n for n, t in TARGETS.items() if not t.differential]
@@ -74,23 +68,9 @@ def _answered_targets(requested: list[str], impl: Any, project: Project, self_ch
     kept = []
     differential = [n for n, t in TARGETS.items() if t.differential]
     for name in differential:
-        target = get_target(name)
-        question = get_operation(name).name
-        reason = ""
-        answered = False
-        for count, case in enumerate(seed_cases(target.case_type.type)):
-            if count >= _PROBE_CASES:
-                break
-            # the seed as the campaign would ask it (the adapter's sets...); a seed
-            # with no byte form is asked as it is
-            with contextlib.suppress(Exception):
-                case = target.case_from_bytes(target.to_bytes(case), impl)
-            if run_impl(question, case, impl) is not None:
-                answered = True  # a value or an exception: worth fuzzing
-                break
-            reason = reason or _unsupported_reason(impl, question, case)
-        if answered:
-            kept.append(name)
+        reason = unanswered(get_target(name), impl)
+        if reason is None:
+            kept.append(name)  # a value or an exception: worth fuzzing
         else:
             print(f"pctfuzz: {name} skipped: {project.impl_name} answers none of its seed "
                   "cases" + (f" ({reason})" if reason else ""), file=out, flush=True)
@@ -100,19 +80,6 @@ def _answered_targets(requested: list[str], impl: Any, project: Project, self_ch
               "invariant targets run with --self-check", file=out, flush=True)
         return kept
     return [n for n in TARGETS if n in kept or n in invariants]
-
-
-def _unsupported_reason(impl: Any, question: str, case: Any) -> str:
-    from pctfuzz._internal.oracles.base import Unsupported
-
-    method = get_operation(question).method
-    try:
-        getattr(impl, method)(case)
-    except Unsupported as exc:
-        return str(exc)
-    except Exception:
-        return ""
-    return ""
 
 
 def _describer(findings: Path) -> Callable[[str], str]:

@@ -3,8 +3,11 @@
 
 Every available built-in implementation by default (one line on stderr says which
 were skipped and why), or those given with ``--impl`` (one that is not available is a
-usage error). Writes ``matrix.md`` and ``matrix.html`` into ``--out`` and the findings
-into the findings store, as ``pctfuzz fuzz`` does.
+usage error). Writes ``matrix.md`` and ``matrix.html`` into ``--out``, and the findings,
+recorded as ``pctfuzz fuzz`` records them, into ``--out``'s ``findings/`` folder: a
+survey of other people's libraries is not the project's regression store (whose every
+record the pytest plugin makes a test item), so that store changes only when
+``--findings`` names it.
 
 Exit codes: 0 no bug; 1 a cell has a bug (a finding is recorded); 2 usage error or an
 ``--impl`` that is not available; 3 incomplete (a finding lost, an input unreadable, or
@@ -17,6 +20,7 @@ import argparse
 import sys
 from pathlib import Path
 
+from pctfuzz._internal.cli.args import count
 from pctfuzz._internal.cli.divergences import add_no_accepted_option
 from pctfuzz._internal.cli.exits import EXIT_FOUND, EXIT_INCOMPLETE, EXIT_OK
 from pctfuzz._internal.errors import PctfuzzError, UsageError
@@ -52,8 +56,9 @@ def _cmd_matrix(args: argparse.Namespace) -> int:
     project = Project.load(corpus=args.corpus, findings=args.findings,
                            no_accepted=args.no_accepted)
     project.activate()  # its root importable, its accept file and sets in force
-    findings, corpus = project.findings, project.corpus
     out = Path(args.out)
+    findings = project.findings if args.findings else out / "findings"
+    corpus = project.corpus
     targets = args.target or list(CHECK_OF)
     unknown = [t for t in targets if t not in CHECK_OF]
     if unknown:
@@ -63,7 +68,7 @@ def _cmd_matrix(args: argparse.Namespace) -> int:
         raise UsageError("no implementation is available (pctfuzz impls says why)")
     try:
         run = run_matrix(impls, max_time=args.max_time, findings=findings, corpus=corpus,
-                         targets=targets, seed=args.seed)
+                         targets=targets, seed=args.seed, max_inputs=args.max_inputs)
     finally:
         for impl in impls.values():
             close = getattr(impl, "close", None)
@@ -78,7 +83,8 @@ def _cmd_matrix(args: argparse.Namespace) -> int:
         raise UsageError(f"--out {out}: {exc.strerror or exc}") from None
     bugs = sum(1 for cell in run.cells.values() if cell.bugs)
     print(f"pctfuzz matrix: {len(impls)} implementations, {sum(run.inputs.values())} inputs, "
-          f"{len(run.cells)} cells ({bugs} with bugs), {len(run.findings)} findings, "
+          f"{len(run.cells)} cells ({bugs} with bugs), {len(run.findings)} findings "
+          f"(in {findings}), "
           f"{len(run.confusions)} disagreeing pairs; wrote {out / 'matrix.html'} and "
           f"{out / 'matrix.md'}")
     for line in run.lost[:5]:
@@ -99,12 +105,18 @@ def add_command(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> Non
                         help="an implementation (repeatable; default: every available one)")
     parser.add_argument("--max-time", type=float, default=60.0, metavar="SECONDS",
                         help="wall-clock budget (default 60)")
+    parser.add_argument("--max-inputs", type=count, metavar="N",
+                        help="stop once each target has asked N inputs (also bounded by "
+                        "--max-time): a run of a fixed size, whatever the machine's load")
     parser.add_argument("--target", action="append", metavar="TARGET",
                         help=f"a differential target (repeatable; default all: "
                         f"{', '.join(CHECK_OF)})")
     parser.add_argument("--out", default="pctfuzz-matrix", metavar="DIR",
-                        help="where matrix.md and matrix.html go (default pctfuzz-matrix)")
-    parser.add_argument("--findings", metavar="DIR", help="default: findings/ in the project")
+                        help="where matrix.md, matrix.html and findings/ go (default "
+                        "pctfuzz-matrix)")
+    parser.add_argument("--findings", metavar="DIR",
+                        help="where to record the findings (default: findings/ in --out; "
+                        "the project's findings store only when named here)")
     parser.add_argument("--corpus", metavar="DIR",
                         help="seed inputs (read only; default: corpus/ in the project)")
     parser.add_argument("--seed", type=int, default=0, help="the mutation loop's seed")

@@ -9,12 +9,21 @@ the Percent-Encoding Guide (seed 001) and web-platform-tests url/resources
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+import contextlib
+import itertools
+from collections.abc import Iterable, Iterator
+from typing import Any
 
 from pctfuzz._internal.cases import Case, DecodeCase, EncodeCase, FormCase, FormParseCase
+from pctfuzz._internal.checks.differential import run_impl
 from pctfuzz._internal.formats import FUZZ_SETS
+from pctfuzz._internal.oracles.base import Unsupported
+from pctfuzz._internal.targets import Target
 
-__all__ = ["EDGE_STRINGS", "seed_cases"]
+__all__ = ["EDGE_STRINGS", "PROBE_CASES", "seed_cases", "unanswered"]
+
+#: Seed cases asked at most, before a question is said unanswered.
+PROBE_CASES = 200
 
 EDGE_STRINGS: tuple[str, ...] = (
     "",
@@ -104,3 +113,33 @@ def seed_cases(kind: str) -> Iterator[Case]:
         yield FormParseCase(b"a=%FF\xff&b")
     else:
         raise ValueError(f"unknown case kind {kind!r}")
+
+
+def unanswered(target: Target, impl: Any, first: Iterable[Case] = ()) -> str | None:
+    """Whether ``impl`` leaves ``target``'s question unanswered: None as soon as it
+    answers one of ``first``, then of the target's seed cases (each asked as a
+    campaign asks it, through the byte format and the adapter's sets; a value or an
+    exception is an answer), else its ``Unsupported`` reason ("" when it gave none).
+    ``pctfuzz fuzz`` skips such a target, ``pctfuzz.testing`` such a test."""
+    question, method = target.operation.name, target.operation.method
+    reason = ""
+    seeds = itertools.islice(seed_cases(target.case_type.type), PROBE_CASES)
+    for case in itertools.chain(first, seeds):
+        # a seed with no byte form is asked as it is
+        with contextlib.suppress(Exception):
+            case = target.case_from_bytes(target.to_bytes(case), impl)
+        if run_impl(question, case, impl) is not None:
+            return None
+        reason = reason or _reason(impl, method, case)
+    return reason
+
+
+def _reason(impl: Any, method: str, case: Case) -> str:
+    """The ``Unsupported`` reason of ``impl`` for ``case`` ("" for none)."""
+    try:
+        getattr(impl, method)(case)
+    except Unsupported as exc:
+        return str(exc)
+    except Exception:
+        return ""
+    return ""

@@ -495,9 +495,10 @@ def size_difference(question: str, case: Case, expected: object, actual: object,
     """The class of a difference of size alone: ``case`` is a plain input (every unit
     a letter, every pair ``a<i>=b``) as large as the input that showed it, and differs,
     while a small one (two pairs, eight characters) agrees (``checks.differential``).
-    ``size`` says what was kept: ``count`` (of pairs) or ``length`` (of units). Named ``size=<size>`` and the shape
-    of the plain input's difference: a parser that keeps the first 1000 fields is one
-    finding, whichever character the 1001st field starts with."""
+    ``size`` says what was kept: ``count`` (of pairs) or ``length`` (of units). Named
+    ``size=<size>`` and the shape of the plain input's difference: a parser that keeps
+    the first 1000 fields is one finding, whichever character the 1001st field starts
+    with."""
     klass = difference(question, case, expected, actual)
     shape = next((part for part in klass.split(";") if part.startswith("diff=")), "diff=changed")
     return f"size={size};{shape}"

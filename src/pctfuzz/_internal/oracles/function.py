@@ -3,9 +3,10 @@
 ::
 
     # mypkg/fuzzing.py
-    from pctfuzz._internal.oracles import function_adapter
+    from pctfuzz.oracles import function_adapter
     from requests.utils import requote_uri
-    requote = function_adapter("requote", encode=requote_uri, sets={"requote": "encodeURI-%25[]"})
+    requote = function_adapter("requote", encode=requote_uri, sets={"requote": "encodeURI-%25[]"},
+                               distribution="requests")
     # pctfuzz fuzz diff_encode --impl mypkg.fuzzing:requote
 
 Each callable answers one of the four questions (``pctfuzz._internal.oracles``) for the cases it
@@ -66,6 +67,9 @@ def _importable(fn: Callable[..., object] | None) -> tuple[str, str] | None:
 class FunctionAdapter(Adapter):
     """An ``Adapter`` whose answers come from plain callables (module docstring)."""
 
+    #: The installed distribution whose version findings record (``impl_version``).
+    distribution: str | None = None
+
     def __init__(
         self,
         name: str,
@@ -76,10 +80,14 @@ class FunctionAdapter(Adapter):
         sets: Mapping[str, str | PercentEncodeSet],
         space_as_plus: bool,
         spaces: Mapping[str, bool] | None = None,
+        distribution: str | None = None,
     ) -> None:
         """``space_as_plus``: what the encoders write for a space; ``spaces`` overrides
-        it per label (a library whose query encoder writes '+' and path encoder %20)."""
+        it per label (a library whose query encoder writes '+' and path encoder %20);
+        ``distribution``: whose version findings record (``oracles.base.impl_version``)."""
         self.name = name
+        if distribution is not None:  # else a subclass's own (HttpxAdapter), if any
+            self.distribution = distribution
         self.registry_names = (name,)
         #: label -> spec or set, as declared (what ``--set`` labels and campaigns read).
         self.sets = MappingProxyType(dict(sets))
@@ -198,10 +206,13 @@ def function_adapter(
     sets: Mapping[str, str | PercentEncodeSet] | None = None,
     space_as_plus: bool = False,
     spaces: Mapping[str, bool] | None = None,
+    distribution: str | None = None,
 ) -> FunctionAdapter:
     """An adapter from plain callables (module docstring). ``spaces`` (label ->
     space_as_plus) overrides ``space_as_plus`` for some labels: a library whose query
-    encoder writes '+' and whose path encoder writes %20. ``PctfuzzError`` when
+    encoder writes '+' and whose path encoder writes %20. ``distribution``: the
+    installed distribution whose version findings record (default: the one that holds
+    the functions' module, when one does). ``PctfuzzError`` when
     ``encode`` and ``sets`` do not pair up, or ``spaces`` names a label of no set;
     ``UnknownSetError`` for a bad spec."""
     declared = dict(sets or {})
@@ -227,5 +238,6 @@ def function_adapter(
         raise UsageError(f"function_adapter {name!r}: spaces names {', '.join(unknown)}, "
                          "which no encode function has")
     return FunctionAdapter(
-        name, encoders, decode, form_serialize, form_parse, declared, space_as_plus, spaces
+        name, encoders, decode, form_serialize, form_parse, declared, space_as_plus, spaces,
+        distribution,
     )

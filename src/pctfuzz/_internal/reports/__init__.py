@@ -11,7 +11,8 @@ from it, so they always agree. One module per job:
 - ``output``: writing any of them (atomic files, stdout) and the JSON text;
 - ``sarif``, ``junit``, ``table`` (text and Markdown), ``html``: the other renderings of
   the document;
-- ``export`` (a pytest file) and ``examples`` (Hypothesis ``@example`` decorators).
+- ``export`` (a pytest file) and ``examples`` (Hypothesis ``@example`` decorators);
+- ``failure``: a failed check as the text a user's own test shows (``pctfuzz.testing``).
 
 Everything a finding carries is untrusted text (cases come from a fuzzer): the HTML
 report escapes every value, XML drops characters XML cannot hold, lone surrogates are

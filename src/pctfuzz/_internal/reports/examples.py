@@ -59,7 +59,7 @@ def export_examples(findings: Sequence[tuple[Finding, str]]) -> str:
         "",
         "from hypothesis import example",
         "",
-        "from pctfuzz._internal.cases import DecodeCase, EncodeCase, FormCase, FormParseCase",
+        "from pctfuzz.oracles import DecodeCase, EncodeCase, FormCase, FormParseCase",
         "",
         "",
         "def with_examples(examples):",

@@ -17,6 +17,7 @@ import pprint
 import re
 from collections.abc import Sequence
 from datetime import UTC, datetime
+from pathlib import PurePath
 from typing import Any
 
 from pctfuzz import __version__
@@ -71,6 +72,14 @@ def _lit(value: Any) -> str:
     if len(text) <= 64:
         return text
     return pprint.pformat(value, width=80, sort_dicts=False).replace("\n", "\n        ")
+
+
+def _shown(source: str) -> str:
+    """Where a record was read, as the file says it: a relative path as given, an
+    absolute one by its file name only (the file goes into a repository, or upstream:
+    no home folder, no machine's layout)."""
+    path = PurePath(source)
+    return path.name if path.is_absolute() else source
 
 
 def _func_name(finding: Finding, used: set[str]) -> str:
@@ -189,8 +198,8 @@ def export_tests(findings: Sequence[tuple[Finding, str]], *,
             ascii_line(f"# {finding.kind} in {finding.target}" + (f" ({check})" if check else "")
                      + (f" against {finding.impl}" if finding.impl else "")),
             f"# signature: {ascii_line(finding.signature)}",
-            ascii_line(f"# finding: {source} (status {finding.status}, {finding.hits} hit(s), "
-                     f"first seen {finding.first_seen})"),
+            ascii_line(f"# finding: {_shown(source)} (status {finding.status}, "
+                       f"{finding.hits} hit(s), first seen {finding.first_seen})"),
         ]
         if finding.expected is not None or finding.actual is not None:
             doc.append(f"# recorded: expected {ascii_line(str(finding.expected))[:300]}, "
