@@ -1103,9 +1103,8 @@ def _size_class(check: str, case: Case, adapter: Impl, surrogates: Surrogates,
                 known: KnownFindings | None) -> str | None:
     """The class of a difference of size alone (``identity.size_difference``): a plain
     input as large as ``case`` differs unexplained, a small one (two pairs, eight
-    characters) agrees. Tried on
-    large inputs only (``_SIZE_MIN``); the large plain input first, which agrees for
-    any bug of a character (one call)."""
+    characters) agrees. Tried on large inputs only (``_SIZE_MIN``); the large plain
+    input first, which agrees for any bug of a character (one call)."""
     names = registry_names(adapter)
     for size, large, small in _plain_variants(case):
         answers = _unexplained(check, large, adapter, names, surrogates, known)
