@@ -381,12 +381,12 @@ def _explaining_rule(check: str, case: Case, adapter: Impl, expected: Outcome,
     # does not compose with a known one: a '~' written %7E by code that runs after the
     # known lowercasing); then beside the known findings alone (a fallback path does
     # none of what the accepted entries say; the known findings' ``explain`` tries the
-    # same).
+    # same), or before any finding is made, alone.
     accepted, own = _accepted_and_known(check, adapter, known)
     rule, entries = None, accepted
     if not _raises_on_plain(check, case, adapter, actual):
         tries = [[*accepted, *own], accepted, own] if own and accepted else \
-            [own, []] if own else [accepted]
+            [own, []] if own else [accepted, []] if accepted else [[]]
         for entries in tries:
             rule = named(entries)
             if rule is not None:
@@ -1030,7 +1030,8 @@ def _difference(check: str, case: Case, adapter: Impl, expected: Outcome, actual
     becomes the class, and a bug that shows only in context (``%`` before two hex
     digits) is located where it shows. A difference that a plain input of the same size
     shows too is one of size (``_size_class``), whatever characters the input holds."""
-    sized = _size_class(check, case, adapter, surrogates, known)
+    # (a refusal is named by what was raised, whatever the input's size: no calls)
+    sized = None if actual.raised else _size_class(check, case, adapter, surrogates, known)
     if sized is not None:
         return sized
     if check == "form-parse" and isinstance(case, FormParseCase) and case.text:
