@@ -128,3 +128,13 @@ def test_sizes_straddle_each_block() -> None:
     for block in (64, 128, 256, 1024, 4096):
         assert {block - 1, block, block + 1} <= set(grammar.BLOCK_LENGTHS)
     assert {999, 1000, 1001} <= set(grammar.FIELD_COUNTS)
+
+
+def test_the_strategies_earlier_tokens_are_all_in_the_grammar() -> None:
+    """What ``checks.strategies`` drew before the grammar held its tokens: none lost
+    (valid escapes of letters, which a normalizer decodes, among them)."""
+    earlier = ["%", "%%", "%25", "%2", "%4", "%41", "%4a", "%4A", "%7e", "%7E", "%20",
+               "%2B", "%2b", "%zz", "%G1", "%1G", "%C3%A9", "%c3%a9", "%C3", "%FF", "%00",
+               "%ED%A0%80", "%EF%BB%BF", "+", "&", "=", "&=", "=&", "a=b", "&&", "%26%23",
+               "&#8253;"]
+    assert [t for t in earlier if t not in grammar.tokens()] == []

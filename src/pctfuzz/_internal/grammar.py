@@ -10,6 +10,8 @@ One home for the strings that reach their bugs, shared by the grammar-aware muta
   twice decoded: CWE-174);
 - UTF-8 forms a decoder must refuse or replace (Unicode 15, Table 3-7): overlong
   forms, encoded surrogates, out-of-range and truncated sequences, and a BOM;
+- escapes of unreserved characters a normalizer decodes (``%41``), and the
+  ``&#N;`` a legacy encoding writes for a character it cannot encode;
 - escapes that are not RFC 3986's: ``%u`` escapes (IIS), ``%`` with one hex digit, with
   a non-ASCII digit (Python's ``int(x, 16)`` reads ``'٤'`` as 4), with a sign or space;
 - characters the legacy encoders treat specially (Encoding Standard 4-14) and, per
@@ -37,6 +39,7 @@ __all__ = [
     "PAIRS",
     "SPECIAL_CHARS",
     "SURROGATES",
+    "UNRESERVED_ESCAPES",
     "URL_WORDS",
     "UTF8_FORMS",
     "dictionary",
@@ -85,6 +88,14 @@ UTF8_FORMS: tuple[str, ...] = (
     "%EF%BB%BF", "%EF%BF%BE", "%EF%BF%BF", "%EF%BF%BD", "%C2%85", "%C2%A0", "%E2%80%A8",
     "%E2%80%AE", "%E2%80%8B", "%EF%BC%8F", "%E2%88%95", "%EF%BC%86", "%EF%BC%9D",
     "%C3%A9", "%c3%a9", "%F0%9F%92%A9",
+)  # fmt: skip
+
+#: Escapes of unreserved characters, which a normalizer decodes (RFC 3986 6.2.2.2:
+#: ``%41`` is ``A``), and what percent-encode after encoding writes for a character a
+#: legacy encoding cannot encode (URL Standard 1.3: ``&#8253;``, escaped ``%26%23``).
+UNRESERVED_ESCAPES: tuple[str, ...] = (
+    "%41", "%4a", "%4A", "%7a", "%30", "%39", "%2D", "%2E", "%2e", "%5F", "%7E",
+    "&#8253;", "%26%23", "%26%238253%3B",
 )  # fmt: skip
 
 #: Escapes outside RFC 3986 2.1, which lenient decoders read anyway.
@@ -167,7 +178,8 @@ FIELD_COUNTS: tuple[int, ...] = (
 
 def tokens(*, surrogates: bool = False) -> tuple[str, ...]:
     """Every token above, once, in a stable order (lone surrogates only if asked)."""
-    groups = (ESCAPES, DOUBLE_ESCAPES, UTF8_FORMS, BROKEN_ESCAPES, PAIRS, NUMBERS,
+    groups = (ESCAPES, DOUBLE_ESCAPES, UTF8_FORMS, UNRESERVED_ESCAPES, BROKEN_ESCAPES,
+              PAIRS, NUMBERS,
               NUMBER_PAIRS, URL_WORDS,
               tuple(DELIMITERS), SPECIAL_CHARS, SURROGATES if surrogates else ())
     return tuple(dict.fromkeys(token for group in groups for token in group))

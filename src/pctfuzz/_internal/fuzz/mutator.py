@@ -48,7 +48,8 @@ def _raw(token: str) -> bytes:
 #: The token pools, as payload bytes (text payloads are UTF-8 with lone surrogates).
 _TOKENS = tuple(_raw(t) for t in grammar.tokens(surrogates=True))
 _ESCAPES = tuple(_raw(t) for t in (*grammar.ESCAPES, *grammar.DOUBLE_ESCAPES,
-                                   *grammar.UTF8_FORMS, *grammar.BROKEN_ESCAPES))
+                                   *grammar.UTF8_FORMS, *grammar.UNRESERVED_ESCAPES,
+                                   *grammar.BROKEN_ESCAPES))
 _PAIRS = tuple(_raw(t) for t in (*grammar.PAIRS, *grammar.NUMBER_PAIRS))
 _DELIMITER_BYTES = frozenset(grammar.DELIMITERS.encode())
 _SEPARATORS = (b"&", b"&", b"=", b";", b"+", b"%26", b"%3D")
