@@ -26,6 +26,8 @@ from __future__ import annotations
 
 import functools
 
+from pctfuzz._internal.named_sets import RESERVED
+
 __all__ = [
     "BLOCK_LENGTHS",
     "BROKEN_ESCAPES",
@@ -48,10 +50,10 @@ __all__ = [
     "tokens",
 ]
 
-#: RFC 3986 2.2's gen-delims and sub-delims, ``%`` itself, and what a form or a query
-#: splits or rewrites on: space, ``+``, and the characters some parsers treat as
-#: separators (``\\`` for paths, ``|`` and ``,`` for lists).
-DELIMITERS: str = ":/?#[]@!$&'()*+,;=% \\|\"<>{}^`~"
+#: RFC 3986 2.2's gen-delims and sub-delims (``named_sets.RESERVED``), ``%`` itself, and
+#: what a form or a query splits or rewrites on: space, and the characters some parsers
+#: treat as separators or encode by older sets (``\\`` for paths, ``|``, ``^``, ``~``).
+DELIMITERS: str = "".join(sorted(map(chr, RESERVED))) + "% \\|\"<>{}^`~"
 
 #: Controls a decoder meets in escapes: NUL, TAB, LF, CR, ESC, DEL.
 _CONTROLS: str = "\x00\t\n\r\x1b\x7f"
