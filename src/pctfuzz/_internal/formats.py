@@ -40,6 +40,8 @@ __all__ = [
     "encode_from_bytes",
     "encode_to_bytes",
     "encode_to_bytes_within",
+    "form_fields",
+    "form_fields_to_bytes",
     "form_from_bytes",
     "form_parse_from_bytes",
     "form_parse_to_bytes",
@@ -243,27 +245,39 @@ def form_parse_to_bytes(case: FormParseCase) -> bytes:
 
 
 # --- form serializer: length-prefixed names and values -------------------------------------
-def form_from_bytes(data: bytes) -> FormCase:
-    encoding = _encoding_from_byte(data[0] if data else 0)
-    fields: list[str] = []
+def form_fields(data: bytes) -> list[bytes]:
+    """The names and values of the ``form`` format, as written (undecoded), in order; a
+    name without its value gets an empty one."""
+    fields: list[bytes] = []
     pos = 1
     while pos < len(data):
         size = data[pos]
-        fields.append(_text(data[pos + 1 : pos + 1 + size]))
+        fields.append(data[pos + 1 : pos + 1 + size])
         pos += 1 + size
     if len(fields) % 2:
-        fields.append("")
+        fields.append(b"")
+    return fields
+
+
+def form_fields_to_bytes(encoding_byte: int, fields: Sequence[bytes]) -> bytes:
+    """The ``form`` format of an encoding byte and names and values as written (the
+    inverse of ``form_fields``); each field at most 255 bytes."""
+    out = bytearray([encoding_byte])
+    for raw in fields:
+        if len(raw) > 255:
+            raise PctfuzzError("form fields longer than 255 UTF-8 bytes have no byte format")
+        out.append(len(raw))
+        out += raw
+    return bytes(out)
+
+
+def form_from_bytes(data: bytes) -> FormCase:
+    encoding = _encoding_from_byte(data[0] if data else 0)
+    fields = [_text(raw) for raw in form_fields(data)]
     pairs = tuple(zip(fields[0::2], fields[1::2], strict=True))
     return FormCase(pairs, encoding)
 
 
 def form_to_bytes(case: FormCase) -> bytes:
-    out = bytearray([_encoding_to_byte(case.encoding)])
-    for name, value in case.pairs:
-        for item in (name, value):
-            raw = _text_bytes(item)
-            if len(raw) > 255:
-                raise PctfuzzError("form fields longer than 255 UTF-8 bytes have no byte format")
-            out.append(len(raw))
-            out += raw
-    return bytes(out)
+    return form_fields_to_bytes(_encoding_to_byte(case.encoding),
+                                [_text_bytes(item) for pair in case.pairs for item in pair])

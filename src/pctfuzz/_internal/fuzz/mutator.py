@@ -30,6 +30,7 @@ from collections.abc import Callable
 from typing import Any
 
 from pctfuzz._internal import grammar
+from pctfuzz._internal.formats import form_fields, form_fields_to_bytes
 from pctfuzz._internal.operations import ENCODE, FORM_SERIALIZE, Operation
 from pctfuzz._internal.spec import HEX_PAIR
 
@@ -264,7 +265,7 @@ class GrammarMutator:
         """``data1``'s header and first pairs (or fields, or bytes), ``data2``'s last."""
         rng = self.generator(seed)
         if self.operation is FORM_SERIALIZE:
-            fields1, fields2 = _fields(data1), _fields(data2)
+            fields1, fields2 = form_fields(data1), form_fields(data2)
             cut1 = 2 * rng.randint(0, len(fields1) // 2)
             cut2 = 2 * rng.randint(0, len(fields2) // 2)
             head = data1[:1] or b"\x00"
@@ -292,7 +293,7 @@ class GrammarMutator:
         if len(data) <= SHORT or rng.random() < 1 / 16:
             return data
         if self.operation is FORM_SERIALIZE:
-            fields = _fields(data)[: 2 * rng.randint(1, 4)]
+            fields = form_fields(data)[: 2 * rng.randint(1, 4)]
             return _unfields(data[:1], [field[:64] for field in fields])[: 4 * SHORT]
         payload = data[self.header :]
         starts = [0, *(m.end() for m in itertools.islice(re.finditer(rb"[&;]", payload),
@@ -305,7 +306,7 @@ class GrammarMutator:
         the form serializer's fields are at most 255 bytes, so it gets fields or a
         field's length)."""
         if self.operation is FORM_SERIALIZE:
-            head, fields = (data[:1] or b"\x00"), _fields(data) or [b"", b""]
+            head, fields = (data[:1] or b"\x00"), form_fields(data) or [b"", b""]
             if rng.random() < 0.5:
                 pairs = b"&".join(a + b"=" + b for a, b in zip(fields[::2], fields[1::2],
                                                                strict=True))
@@ -377,7 +378,7 @@ class GrammarMutator:
     def _form(self, rng: _Rng, data: bytes) -> bytes:
         """The form serializer's fields: pairs as pairs, one field as a payload, the
         encoding as a header (with characters it maps and does not into a field)."""
-        head, fields = (data[:1] or b"\x00"), _fields(data)
+        head, fields = (data[:1] or b"\x00"), form_fields(data)
         roll = rng.random()
         if roll < 0.1:
             head = bytes([rng.randrange(0x80, 0x100) if rng.random() < 0.8 else 0])
@@ -396,31 +397,15 @@ class GrammarMutator:
         return _unfields(head, fields)
 
 
-def _fields(data: bytes) -> list[bytes]:
-    """The form format's fields as bytes (``formats.form_from_bytes``, undecoded)."""
-    fields: list[bytes] = []
-    pos = 1
-    while pos < len(data):
-        size = data[pos]
-        fields.append(data[pos + 1 : pos + 1 + size])
-        pos += 1 + size
-    if len(fields) % 2:
-        fields.append(b"")
-    return fields
-
-
 def _unsplit(pairs: bytes) -> list[bytes]:
     """Names and values of ``&``-separated pairs (a pair without ``=`` is a name)."""
     return [part for pair in pairs.split(b"&") for part in (*pair.split(b"=", 1), b"")[:2]]
 
 
 def _unfields(head: bytes, fields: list[bytes]) -> bytes:
-    """The form format of ``fields``; a field longer than 255 bytes is cut."""
-    out = bytearray(head)
-    for field in fields:
-        out.append(min(len(field), 255))
-        out += field[:255]
-    return bytes(out)
+    """The form format of ``fields`` (``formats.form_fields_to_bytes``); a field longer
+    than 255 bytes is cut."""
+    return form_fields_to_bytes(head[0], [field[:255] for field in fields])
 
 
 def libfuzzer_mutator(mutator: GrammarMutator,
