@@ -45,17 +45,26 @@ class SetsidPeer(ProcessAdapter):
 
 
 def _grandchild(setsid: bool) -> None:
+    # The peer goes on once the grandchild has recorded itself (an event, not a race:
+    # a peer closed at once used to kill the grandchild before it wrote its pid).
+    recorded, done = os.pipe()
     if os.fork() == 0:
+        os.close(recorded)
         if setsid:
             os.setsid()
         record = os.environ.get("PCTFUZZ_TEST_GRANDCHILDREN")
         if record:
             with open(record, "a") as file:
                 file.write(f"{os.getpid()}\n")
+        os.write(done, b"1")
+        os.close(done)
         for fd in (0, 1, 2):  # never holds the peer's pipes open
             os.close(fd)
         time.sleep(3600)
         os._exit(0)
+    os.close(done)
+    os.read(recorded, 1)
+    os.close(recorded)
 
 
 def _serve(mode: str) -> None:
