@@ -208,14 +208,16 @@ def test_one_pair_per_name_is_one_class_whatever_the_names(pairs: tuple[tuple[st
     assert _form_class("dict", *pairs) == "field=pair;unit=repeated-name;diff=missing-pair"
 
 
-@pytest.mark.parametrize(("pairs", "unit"), [
-    ((("\r-", ""),), "0x0D"), ((("", "\r-"),), "0x0D"), ((("a\rb", "c"),), "0x0D"),
-    ((("a", "\r\x80"),), "0x0D"), ((("\n", ""),), "0x0A"), ((("", "x\ny"),), "0x0A"),
+@pytest.mark.parametrize("pairs", [
+    (("\r-", ""),), (("", "\r-"),), (("a\rb", "c"),), (("a", "\r\x80"),), (("\n", ""),),
+    (("", "x\ny"),),
 ])
-def test_a_newline_written_as_crlf_is_named_by_the_newline_in_either_field(
-        pairs: tuple[tuple[str, str]], unit: str) -> None:
-    """The character whose output grew is named, not the one after it (was 25 findings)."""
-    assert _form_class("crlf", *pairs) == f"field=any;unit={unit};diff=extra-output"
+def test_a_newline_written_as_crlf_is_named_by_the_newlines_in_either_field(
+        pairs: tuple[tuple[str, str]]) -> None:
+    """The character whose output grew is named, not the one after it (was 25
+    findings); CR and LF, the two controls that grow, are one set whichever shows (was
+    a finding each)."""
+    assert _form_class("crlf", *pairs) == "field=any;unit=set(0x0A,0x0D);diff=extra-output"
 
 
 @pytest.mark.parametrize("pairs", [(("a", ""),), (("", ""),), (("b", ""), ("c", "1"))])
@@ -248,11 +250,17 @@ def _values_stripped(text: str) -> list[tuple[str, str]]:
 STRIPPED = function_adapter("test-values-stripped", form_parse=_values_stripped)
 
 
+#: The controls str.strip strips, each checked: TAB to CR and 0x1C-0x1F (was
+#: ``control-space``, true of TAB to CR but silent on the other four, each then a finding).
+STRIP_SET = "set(0x09-0x0D,0x1C-0x1F)"
+
+
 @pytest.mark.parametrize(("text", "unit"), [
     ("=+", "0x20"), ("a=+b+", "0x20"), ("a=%20b", "0x20"), ("= ", "0x20"), ("a=b+&c=d", "0x20"),
-    ("a=b%09", "control-space"), ("=%0a", "control-space"), ("x=\x0bb", "control-space"),
+    ("a=b%09", STRIP_SET), ("=%0a", STRIP_SET), ("x=\x0bb", STRIP_SET), ("=\x1c", STRIP_SET),
+    ("a=%1F", STRIP_SET),
     # an escape before it stays an escape in every variant; a LF ends no escape
-    ("=%aa\x0b", "control-space"), ("=%aa\n", "control-space"),
+    ("=%aa\x0b", STRIP_SET), ("=%aa\n", STRIP_SET),
 ])
 def test_a_parser_stripping_values_is_named_by_the_character_however_written(
         text: str, unit: str) -> None:
@@ -262,3 +270,42 @@ def test_a_parser_stripping_values_is_named_by_the_character_however_written(
     with pytest.raises(Divergence) as info:
         check_form_parse(FormParseCase(text), STRIPPED)
     assert info.value.difference == f"field=value;unit={unit};diff=missing-output"
+
+
+def _names_lowercased(text: str) -> list[tuple[str, str]]:
+    return [(name.lower(), value) for name, value in form_urldecode(text)]
+
+
+LOWERED = function_adapter("test-names-lowered", form_parse=_names_lowercased)
+
+
+@pytest.mark.parametrize(("text", "unit"), [
+    ("B=1", "upper"), ("%4A=1", "upper"), ("aB=c", "upper"),
+    # the lowercase letters and digits are in the input, so only uppercase ones are
+    # checked: never "alnum" or "letter" (was "alnum", then "letter")
+    ("abcdefghijklmnopqrstuvwxyz0123456789B=1", "upper"),
+    # every other uppercase letter is in the input: none can be checked
+    ("a=ACDEFGHIJKLMNOPQRSTUVWXYZ&B", "0x42"),
+])
+def test_a_unit_is_named_by_no_more_than_its_variants_checked(text: str, unit: str) -> None:
+    with pytest.raises(Divergence) as info:
+        check_form_parse(FormParseCase(text), LOWERED)
+    assert info.value.difference == f"field=name;unit={unit};diff=changed"
+
+
+def test_a_unit_set_names_exactly_its_members() -> None:
+    from pctfuzz._internal.checks.generalize import covers, unit_members, unit_set
+
+    name = unit_set("\x1f", "\t", "\n", "\x1c", "\r", "\x0b", "\x0c", "\x1d", "\x1e")
+    assert name == "set(0x09-0x0D,0x1C-0x1F)"
+    assert unit_members(name) == frozenset("\t\n\x0b\x0c\r\x1c\x1d\x1e\x1f")
+    assert unit_set("~") == "set(0x7E)" and unit_members("set(0x7E)") == frozenset("~")
+    assert unit_members("upper") == frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZ")
+    assert unit_members("0x2B") == frozenset("+")
+    assert unit_members("non-ascii") is None and unit_members("set(0x7G)") is None
+    assert covers("seg=pct-letters;diff=changed", "seg=pct-lower;diff=changed")
+    assert not covers("seg=pct-lower;diff=changed", "seg=pct-letters;diff=changed")
+    assert not covers("unit=non-ascii;diff=changed", "unit=0x41;diff=changed")
+    # a set never names a delimiter it does not hold: a raw '+' is no hit of a raw '~'
+    assert not covers("unit=set(0x7E);diff=left-raw", "unit=0x2B;diff=left-raw")
+    assert not covers("unit=printable;diff=left-raw", "unit=0x2B;diff=left-raw")

@@ -277,8 +277,14 @@ def _check(check: str, case: Case, impl: Impl | str | None,
                           hit.klass, hit.behaviour)
     klass = None
     if known is not None and known.unexplained(check):
-        # the next fastest: a known finding that no rule names, by its class
-        klass = _difference(check, case, adapter, expected, actual, surrogates, known)
+        # the next fastest: a known finding that no rule names, by its class; one that
+        # names the input's class before it is widened spares the widening's calls
+        where, located, widens = _located(check, case, adapter, expected, actual,
+                                          surrogates, known)
+        klass = known.covering(check, located)
+        if klass is None:
+            klass = _generalized(check, where, adapter, located, surrogates, known) \
+                if widens else located
         if klass in known.unexplained(check):
             raise _divergence(check, case, adapter, refused, expected, actual, klass, None)
     rule = _explaining_rule(check, case, adapter, expected, actual, surrogates, known)
@@ -1020,7 +1026,17 @@ def _set_probe(check: str, case: Case, adapter: Impl,
 
 def _difference(check: str, case: Case, adapter: Impl, expected: Outcome, actual: Outcome,
                 surrogates: Surrogates, known: KnownFindings | None = None) -> str:
-    """The class of an unexplained difference (``pctfuzz._internal.identity``).
+    """The class of an unexplained difference (``pctfuzz._internal.identity``): the
+    located class (``_located``), widened where variants agree (``_generalized``)."""
+    where, klass, widens = _located(check, case, adapter, expected, actual, surrogates, known)
+    return _generalized(check, where, adapter, klass, surrogates, known) if widens else klass
+
+
+def _located(check: str, case: Case, adapter: Impl, expected: Outcome, actual: Outcome,
+             surrogates: Surrogates, known: KnownFindings | None = None
+             ) -> tuple[Case, str, bool]:
+    """The class of an unexplained difference before it is widened, the case to widen it
+    on, and whether it widens.
 
     For encode, the unit is located on the implementation's own behaviour: the
     shortest prefix of the input whose outputs differ after the registry's
@@ -1033,15 +1049,14 @@ def _difference(check: str, case: Case, adapter: Impl, expected: Outcome, actual
     # (a refusal is named by what was raised, whatever the input's size: no calls)
     sized = None if actual.raised else _size_class(check, case, adapter, surrogates, known)
     if sized is not None:
-        return sized
+        return case, sized, False
     if check == "form-parse" and isinstance(case, FormParseCase) and case.text:
         located = _form_parse_prefix(case, adapter, surrogates, known)
         if located is not None:
             # widened on the prefix that shows it: the whole input may write its unit
             # otherwise (the "A" of "%A" is the escape "%AF" once "F" follows)
-            return _generalized(check, located[0], adapter, located[1], surrogates, known)
-    klass = _first_class(check, case, adapter, expected, actual, surrogates, known)
-    return _generalized(check, case, adapter, klass, surrogates, known)
+            return located[0], located[1], True
+    return case, _first_class(check, case, adapter, expected, actual, surrogates, known), True
 
 
 #: An input of fewer units (pairs, characters) is not tried as a difference of size;

@@ -9,7 +9,10 @@ input to the widest class that keeps the failure (Gopinath et al., ISSTA 2020,
   shape of the difference (``identity``); an ASCII unit widens to its group
   (``UNIT_GROUPS``, then ``SUBGROUPS``), a valid escape's hex case to
   ``pct-letters``, a letter or digit raw or escaped to ``alnum-any``, each only when
-  variants give the same class;
+  variants give the same class; failing a named group, to the set of its members that
+  each give it (``unit_set``);
+- ``covers``: a known finding's (widened) class names an input's class, so the input is
+  its hit without being widened again;
 - ``holds_on_variants``: a rule names a finding only if it also predicts the answer on
   variants of the case (each data character written as others of its group, the input
   padded before and after);
@@ -35,7 +38,8 @@ from pctfuzz._internal.accept.reconcilers import input_strs, with_texts
 from pctfuzz._internal.cases import Case, FormCase, FormParseCase
 from pctfuzz._internal.spec import HEX_PAIR, PERCENT_ENCODED_BYTE
 
-__all__ = ["SUBGROUPS", "UNIT_GROUPS", "VARIANTS", "holds_on_variants", "widen"]
+__all__ = ["SUBGROUPS", "UNIT_GROUPS", "VARIANTS", "covers", "holds_on_variants", "unit_members",
+           "unit_set", "widen"]
 
 #: ``classify(variant)``: the class of the variant's difference (``identity``), None
 #: when the implementation agrees with the reference on it or does not answer it.
@@ -135,16 +139,118 @@ def widen(case: Case, klass: str, classify: Classify) -> str:
     # keeps the input's escapes as they are
     after_pct = any(t[i] == char for t in strs for i in range(len(t))
                     if "%" in t[max(0, i - 2):i])
-    narrower = [(n, m) for n, m in SUBGROUPS.get(group, {}).items() if char in m]
-    for name, members in [(group, UNIT_GROUPS[group]), *narrower]:
-        others = [c for c in members if c not in present  # (a variant keeps its structure)
-                  and not (after_pct and (c in _HEX_DIGITS) != (char in _HEX_DIGITS))]
-        if len(others) >= VARIANTS and all(
-                classify(_with_char(case, char, other))
-                == klass.replace(f"unit=0x{ord(char):02X}", f"unit=0x{ord(other):02X}")
-                for other in _spread(others)):
+    def alike(other: str) -> bool:
+        return classify(_with_char(case, char, other)) == klass.replace(
+            f"unit=0x{ord(char):02X}", f"unit=0x{ord(other):02X}")
+
+    def usable(members: str) -> list[str]:
+        return [c for c in members if c not in present  # (a variant keeps its structure)
+                and not (after_pct and (c in _HEX_DIGITS) != (char in _HEX_DIGITS))]
+
+    others = usable(UNIT_GROUPS[group])
+    picked = _representatives(group, others)
+    if picked is not None and all(alike(other) for other in picked):
+        return klass.replace(f"unit=0x{match.group(1)}", f"unit={group}")
+    # Not the whole group: the members that behave alike, each one checked, named by the
+    # narrower group they are when they are one (``upper``), else as a set (a parser
+    # that strips what str.strip strips: TAB to CR and 0x1C-0x1F, no other control).
+    # Whichever of them an input shows first, the name is the same.
+    same = {char, *(c for c in others if alike(c))}
+    checked = {char, *others}
+    for name, members in sorted(SUBGROUPS.get(group, {}).items(), key=lambda nm: len(nm[1])):
+        if len(checked & set(members)) > VARIANTS and same == checked & set(members):
             return klass.replace(f"unit=0x{match.group(1)}", f"unit={name}")
-    return klass
+    if len(same) == 1:
+        return klass
+    return klass.replace(f"unit=0x{match.group(1)}", f"unit={unit_set(*same)}")
+
+
+def _representatives(group: str, others: list[str]) -> list[str] | None:
+    """The members of ``group`` a unit is checked on before it is named by the group:
+    ``VARIANTS`` of ``others`` (those the input allows), spread, and one of each
+    narrower group (``alnum`` only after a lowercase letter, an uppercase one and a
+    digit); None when ``others`` cannot give them (an input holding every lowercase
+    letter cannot show that they behave alike)."""
+    if len(others) < VARIANTS:
+        return None
+    picked = _spread(others)
+    for members in SUBGROUPS.get(group, {}).values():
+        inside = [c for c in others if c in members]
+        if not inside:
+            return None
+        if not set(picked) & set(inside):
+            picked.append(inside[len(inside) // 2])
+    return picked
+
+
+def unit_set(*chars: str) -> str:
+    """The class unit naming exactly ``chars`` (ASCII), as ranges of byte values:
+    ``set(0x09-0x0D,0x1C-0x1F)``."""
+    codes = sorted({ord(c) for c in chars})
+    runs: list[list[int]] = []
+    for code in codes:
+        if runs and runs[-1][1] == code - 1:
+            runs[-1][1] = code
+        else:
+            runs.append([code, code])
+    return "set({})".format(",".join(
+        f"0x{a:02X}" if a == b else f"0x{a:02X}-0x{b:02X}" for a, b in runs))
+
+
+_RUN = "0x[0-9A-F]{2}(?:-0x[0-9A-F]{2})?"
+_SET = re.compile(rf"set\(({_RUN}(?:,{_RUN})*)\)")
+
+
+def unit_members(unit: str) -> frozenset[str] | None:
+    """The ASCII characters a class's ``unit`` names: one (``0x41``), a group
+    (``UNIT_GROUPS``, ``SUBGROUPS``) or a set (``unit_set``); None for any other unit
+    (``non-ascii``, ``pct-triplet``, ``empty-pair``...), which names only itself."""
+    if re.fullmatch("0x[0-9A-F]{2}", unit):
+        return frozenset(chr(int(unit, 16)))
+    if unit in UNIT_GROUPS:
+        return frozenset(UNIT_GROUPS[unit])
+    for subgroups in SUBGROUPS.values():
+        if unit in subgroups:
+            return frozenset(subgroups[unit])
+    found = _SET.fullmatch(unit)
+    if found is None:
+        return None
+    members: set[str] = set()
+    for run in found.group(1).split(","):
+        first, _, last = run.partition("-")
+        members.update(map(chr, range(int(first, 16), int(last or first, 16) + 1)))
+    return frozenset(members)
+
+
+#: The decode segments a segment names besides itself (``_either_hex_case``).
+_COVERED_SEGMENTS = {"pct-letters": {"pct-upper", "pct-lower"}}
+
+
+def covers(general: str, specific: str) -> bool:
+    """The class ``general`` (of a known finding) names the behaviour of ``specific``
+    (an input's class before it is widened): the same fields, each the same but the
+    unit, which ``general`` names among others (``unit=upper`` covers ``unit=0x42``),
+    or a segment it names too (``pct-letters`` covers ``pct-upper``). So an input of a
+    known finding is its hit without being widened again, whichever member it shows."""
+    if general == specific:
+        return True
+    mine, theirs = general.split(";"), specific.split(";")
+    if len(mine) != len(theirs):
+        return False
+    for field, other in zip(mine, theirs, strict=True):
+        if field == other:
+            continue
+        key, _, value = field.partition("=")
+        other_key, _, other_value = other.partition("=")
+        if key != other_key:
+            return False
+        if key == "unit":
+            members, named = unit_members(value), unit_members(other_value)
+            if members is None or named is None or not named <= members:
+                return False
+        elif not (key == "seg" and other_value in _COVERED_SEGMENTS.get(value, ())):
+            return False
+    return True
 
 
 def _either_hex_case(case: Case, klass: str, classify: Classify) -> str:

@@ -36,6 +36,7 @@ from pctfuzz._internal.accept.entry import explain as _explain
 from pctfuzz._internal.accept.model import Model
 from pctfuzz._internal.accept.rules import Rule, as_entry, rule_from
 from pctfuzz._internal.cases import Case
+from pctfuzz._internal.checks.generalize import covers
 from pctfuzz._internal.errors import PctfuzzError
 from pctfuzz._internal.outcome import Outcome
 
@@ -122,6 +123,19 @@ class KnownFindings:
         of one of them is its hit without naming (no rule named its first input, and the
         class is the generalized behaviour: ``checks.differential``)."""
         return self._classes.get(check, set())
+
+    def covering(self, check: str, klass: str) -> str | None:
+        """The class of a known finding of ``check`` that no rule names and that names
+        ``klass``, an input's class before it is widened (``generalize.covers``: the
+        finding's ``unit=upper`` names an input's ``unit=0x42``); None when none does."""
+        classes = self.unexplained(check)
+        if klass in classes:
+            return klass
+        return next((known for known in sorted(classes) if covers(known, klass)), None)
+
+    def forget_unexplained(self, check: str, klass: str) -> None:
+        """No longer know the finding of ``check`` by ``klass``: its input is named anew."""
+        self._classes.get(check, set()).discard(klass)
 
     def entries(self, check: str, impl: str) -> list[KnownDivergence]:
         """The known findings of ``check`` as entries of ``impl``, for naming beside them."""

@@ -166,16 +166,23 @@ class Recorder:
         if signature in self.unsaved:  # reported once; do not minimize it on every hit
             return
         original = self.target.case_from_bytes(data, self.impl)
+        provisional = None
         if self.known is not None and isinstance(exc, Divergence) and not exc.behaviour \
                 and exc.impl_error is None:
-            # Known from now on (the record follows): each smaller input the minimizer
-            # tries is then classed, not named by every catalogue rule again.
-            self.known.add_unexplained(exc.check, exc.difference)
+            # Known while it is minimized: each smaller input the minimizer tries is
+            # then classed, not named by every catalogue rule again.
+            provisional = (exc.check, exc.difference)
+            self.known.add_unexplained(*provisional)
         keeps = same_failure(self.target, self.impl, self.impl_name, signature,
                              representable=True, check=self.check)
         found = minimize_case(original, keeps, max_seconds=self.minimize_seconds)
         case, small_exc = found.case, exc
         small = raw_input_for(self.target, case, self.impl)
+        if provisional is not None and self.known is not None:
+            # The finding is named on its minimal input (DDSET: the generalized minimal
+            # input is the behaviour), not on the long one, where a class may not widen
+            # (a long input's B lowercased is unit=0x42; the minimal "B", unit=upper).
+            self.known.forget_unexplained(*provisional)
         try:
             self.check(case)
             case, small = original, data  # it passed this time (a flaky implementation)
@@ -184,6 +191,9 @@ class Recorder:
             # free of that unrelated context.
             again.__suppress_context__ = True
             small_exc = again
+        if provisional is not None and self.known is not None:
+            # (the long input's class stays known: its next hits are the finding's)
+            self.known.add_unexplained(*provisional)
         finding = build_finding(
             self.target, self.impl_name, case, small, small_exc,
             minimized=found.complete and case is found.case,
@@ -202,7 +212,7 @@ class Recorder:
             for problem in self.findings.problems:
                 _warn(str(problem))
             self.findings.problems.clear()
-        self.ids[signature] = stored.id
+        self.ids[signature] = stored.id  # (the long input's: its hits are the finding's)
         if self.known is not None and isinstance(small_exc, Violation):
             # named as the stored finding is: its later hits take the fast path
             if small_exc.behaviour:
@@ -217,7 +227,7 @@ class Recorder:
                     self.corpus.add(self.target.name, small)
             except StoreError as err:
                 _warn(f"CANNOT SAVE INPUT of {stored.id}: {err}")
-        say(finding_line(is_new, stored.kind, stored.id, signature))
+        say(finding_line(is_new, stored.kind, stored.id, stored.signature))
 
     def flush(self) -> None:
         from pctfuzz._internal.store import StoreError
