@@ -206,6 +206,14 @@ def _as_compared(case: Case, actual: Outcome) -> Outcome:
     return actual if kept == actual.value else Outcome(kept)
 
 
+def _as_answered(case: Case, actual: Outcome) -> tuple[Outcome, ...]:
+    """``actual`` as the non-scalar policy compares it, then as answered when that
+    differs: bytes that look like a kept lone surrogate (``ED AA AA``) may be data the
+    input escaped (``%ED%AA%AA``), which only the answer as given explains."""
+    compared = _as_compared(case, actual)
+    return (actual,) if compared is actual else (compared, actual)
+
+
 def agree(check: str, case: Case, expected: Outcome, actual: Outcome) -> bool:
     """The two outcomes agree: the same, or so by the non-scalar policy (module
     docstring) when the case's input holds a lone surrogate."""
@@ -268,10 +276,12 @@ def _check(check: str, case: Case, impl: Impl | str | None,
         # another code path on some inputs (requote_uri quotes every '%' when an escape
         # is invalid) does there what the finding says, and nothing the entries say.
         accepted = entries_for(check, names, accepted_entries(adapter))
-        compared = _as_compared(case, actual)
-        hit = known.explain(check, names, case, expected, compared, accepted)
-        if hit is None and accepted:
-            hit = known.explain(check, names, case, expected, compared, ())
+        for answer in _as_answered(case, actual):
+            hit = known.explain(check, names, case, expected, answer, accepted)
+            if hit is None and accepted:
+                hit = known.explain(check, names, case, expected, answer, ())
+            if hit is not None:
+                break
     if hit is not None:  # the fast path: a finding already made (checks.known)
         raise _divergence(check, case, adapter, refused, expected, actual,
                           hit.klass, hit.behaviour)
@@ -370,17 +380,17 @@ def _explaining_rule(check: str, case: Case, adapter: Impl, expected: Outcome,
     implementation what the case alone cannot tell (its set, cut, order, requoting,
     characters); None if none does."""
     names = registry_names(adapter)
-    compared = _as_compared(case, actual)
 
     def named(entries: list[KnownDivergence]) -> Rule | None:
-        return find_rule(
-            check, names, case, expected, compared, entries,
+        return next(filter(None, (find_rule(
+            check, names, case, expected, answer, entries,
             probe=lambda: _set_probe(check, case, adapter, surrogates),
             confirm=lambda n: _cut_at(check, case, adapter, n),
             order=lambda: _pair_order(check, adapter),
             requote=lambda: _requote_mode(case, adapter),
             chars=lambda rule_name: _own_chars(rule_name, check, case, adapter),
             parser_mode=lambda rule_name: _own_parser_mode(rule_name, check, adapter))
+            for answer in _as_answered(case, actual))), None)
 
     # Beside the accepted entries and the known findings first, so a new behaviour is
     # named by its own rule; then beside the accepted entries alone (a behaviour that
@@ -437,11 +447,13 @@ def _holds_on_variants(check: str, case: Case, adapter: Impl, rule: Rule,
         # says nothing of this rule.
         # (An implementation that raises where the rule changes the answer refutes it.)
         answer = Outcome(want.value) if got.raised and not want.raised else got
-        used, fixed_want, fixed_got = reconcile_entries(
-            check, names, variant, want, _as_compared(variant, answer), [*entries, entry])
-        if entry.id not in used:
-            return None
-        return not got.raised and fixed_want.same(fixed_got)
+        verdicts = []
+        for given in _as_answered(variant, answer):
+            used, fixed_want, fixed_got = reconcile_entries(
+                check, names, variant, want, given, [*entries, entry])
+            if entry.id in used:
+                verdicts.append(not got.raised and fixed_want.same(fixed_got))
+        return None if not verdicts else any(verdicts)
 
     claimed = dict(rule.params).get("chars")
     return not explained(case) or holds_on_variants(
