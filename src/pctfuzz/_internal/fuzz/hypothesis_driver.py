@@ -203,8 +203,12 @@ class _Hunt:
             del self.failing[signature]
             self.saved.add(signature)
             case, exc, complete = self.minimize(shrunk, exc, signature)
+            # named on its minimal input, as the atheris driver's recorder names it
+            named = signature_of(self.target.name, exc, case=case, subject=self.impl,
+                                 impl=self.impl_name, code_under_test=self.code)
+            self.saved.add(named)
             finding = build_finding(self.target, self.impl_name, case, self._raw(case), exc,
-                                    minimized=complete, signature=signature, impl=self.impl)
+                                    minimized=complete, signature=named, impl=self.impl)
             try:
                 stored, is_new = FindingStore(self.findings).record(finding)
             except StoreError as err:
