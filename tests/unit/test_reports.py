@@ -8,6 +8,7 @@ one target against a deliberately broken urllib adapter.
 
 from __future__ import annotations
 
+import html
 import json
 import os
 import shutil
@@ -15,6 +16,7 @@ import subprocess
 import sys
 import urllib.parse
 import xml.etree.ElementTree as ET
+from html.parser import HTMLParser
 from pathlib import Path
 from typing import Any
 
@@ -38,6 +40,7 @@ from pctfuzz._internal.oracles.urllib_parse import urllib_function
 from pctfuzz._internal.reports import (
     RESULTS_SCHEMA,
     export_tests,
+    findings_markdown,
     render_html,
     report_results,
     to_junit,
@@ -153,6 +156,87 @@ def test_html_escapes_hostile_text(store: FindingStore) -> None:
     page.encode("utf-8")  # no lone surrogate left
     assert page.count("<details>") == 3
     assert "Content-Security-Policy" in page
+
+
+class _Page(HTMLParser):
+    """A page's ``h2`` headings, and the text of each table row's cells, with where
+    each begins in the page."""
+
+    def __init__(self, page: str) -> None:
+        super().__init__(convert_charrefs=True)
+        self.headings: list[tuple[int, str]] = []
+        self.rows: list[tuple[int, list[str]]] = []
+        self._in: str | None = None
+        self.feed(page)
+
+    def _offset(self) -> int:
+        line, column = self.getpos()
+        return sum(len(x) for x in self.rawdata.splitlines(keepends=True)[:line - 1]) + column
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        if tag == "h2":
+            self.headings.append((self._offset(), ""))
+            self._in = "h2"
+        elif tag == "tr":
+            self.rows.append((self._offset(), []))
+        elif tag in ("td", "th") and self.rows:
+            self.rows[-1][1].append("")
+            self._in = "cell"
+
+    def handle_endtag(self, tag: str) -> None:
+        if tag in ("h2", "td", "th"):
+            self._in = None
+
+    def handle_data(self, data: str) -> None:
+        if self._in == "h2":
+            at, text = self.headings[-1]
+            self.headings[-1] = (at, text + data)
+        elif self._in == "cell":
+            self.rows[-1][1][-1] += data
+
+
+def test_html_report_leads_with_what_to_fix(store: FindingStore) -> None:
+    """Issue 34: the page opens with the open findings (behaviour, impact, minimal input,
+    expected and actual side by side, the commands that replay or accept it), then the
+    accepted and triaged ones, the fixed ones, and the statistics last; it shows no
+    traceback of pctfuzz's own, and lists the findings in the order ``report
+    --markdown`` does."""
+    by_kind = {f.kind: f for f in store.iter_findings()}
+    divergence = by_kind["divergence"]
+    assert "Traceback (most recent call last)" in divergence.traceback  # the record has one
+    store.update_status(by_kind["violation"].id, "known-divergence")
+    store.update_status(by_kind["timeout"].id, "fixed")
+    findings = list(store.iter_findings())
+    document = report_results(findings, findings_dir=store.root)
+    page = render_html(document, findings)
+    parsed = _Page(page)
+
+    titles = [text for _at, text in parsed.headings]
+    assert [t.split(" (")[0] for t in titles] == [
+        "Open findings", "Accepted and triaged", "Fixed", "Statistics"], titles
+    starts = [at for at, _text in parsed.headings]
+    assert page.find(divergence.id) < starts[1]  # the open one, in the first section
+    assert starts[1] < page.find(by_kind["violation"].id) < starts[2]
+    assert starts[2] < page.find(by_kind["timeout"].id) < starts[3]
+    assert "1 open finding" in page[:starts[0]]
+
+    entry = next(e for e in document["findings"] if e["id"] == divergence.id)
+    assert entry["behaviour"]["text"] == "percent-encodes '~'"
+    opened = page[starts[0]:starts[1]]
+    for text in (entry["behaviour"]["text"], entry["impact"], entry["reproduce"],
+                 f"pctfuzz accept {divergence.id} --findings {store.root}"):
+        assert html.escape(text) in opened, text
+    # the minimal input, the expected and the actual answers: one row, side by side
+    assert [cells for at, cells in parsed.rows if at < starts[1]] == [
+        ["minimal input", "expected", "actual"],
+        ["encode('a~b', set='component')", "'a~b'", "'a%7Eb'"]]
+    assert "known-divergence" in page[starts[3]:]  # the statistics' columns, last
+
+    assert "Traceback" not in page and "_internal" not in page
+    # the same order as report --markdown
+    ids = [e["id"] for e in document["findings"]]
+    markdown = findings_markdown(document["findings"], "findings")
+    assert sorted(ids, key=page.find) == sorted(ids, key=markdown.find)
 
 
 # ------------------------------------------------------------------------ real campaign

@@ -34,6 +34,7 @@ from pctfuzz._internal.spec import ASCII_HEX, HEX_PAIR
 from pctfuzz._internal.text import (
     count_lone_surrogates,
     has_lone_surrogate,
+    one_line,
     strip_lone_surrogates,
     surrogates_to_fffd,
 )
@@ -69,6 +70,7 @@ __all__ = [
     "ncr_unescaped",
     "needs_equals",
     "normalized_escaped",
+    "not_acceptable",
     "pairs_order",
     "pairs_surrogates_to_fffd",
     "plus_as_space",
@@ -1064,6 +1066,26 @@ RECONCILERS: Mapping[str, tuple[Callable[..., Reconciler], str | None]] = {
     "unmappable_replaced": (unmappable_replaced, None),
     "whole_characters": (whole_characters, None),
 }
+
+
+def not_acceptable(kind: str, target: str, behaviour: Mapping[str, Any] | None) -> str | None:
+    """Why ``pctfuzz accept`` cannot write an entry for a finding of ``kind`` in
+    ``target`` named by ``behaviour`` (its rule and parameters), in words that follow
+    "finding ID"; None when it can: a difference of an implementation that a reconciler
+    states, with that reconciler's parameters. (Whether the case can be pinned as an
+    example is known only from the case.)"""
+    if kind not in ("divergence", "crash") or not target.startswith("diff_"):
+        return f"is a {kind} of {target}, not a difference of an implementation"
+    if not behaviour:
+        return "has no rule that explains it"
+    rule, params = str(behaviour["rule"]), behaviour["params"]
+    if rule not in RECONCILERS:
+        return f"is explained by {one_line(rule, 60)!r}, which no accept-file reconciler states"
+    param = RECONCILERS[rule][1]
+    required = {param} if param else set()
+    if not required <= set(params) <= required | set(OPTIONAL_PARAMS.get(rule, ())):
+        return f"has parameters {sorted(params)} for {rule}, which takes {param or 'none'}"
+    return None
 
 
 # --- entries -------------------------------------------------------------------------------

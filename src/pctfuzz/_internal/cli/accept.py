@@ -118,23 +118,13 @@ def _by_hand(ident: str, accept: Path, why: str) -> UsageError:
 def _table(finding: Any, accept: Path, why: str | None, citation: str | None
            ) -> _Accepted:
     """The ``[[divergence]]`` table of one finding (``UsageError`` if it has none)."""
-    from pctfuzz._internal.accept import OPTIONAL_PARAMS, RECONCILERS
+    from pctfuzz._internal.accept import not_acceptable
 
     behaviour = finding.behaviour
-    if finding.kind not in ("divergence", "crash") or not finding.target.startswith("diff_"):
-        raise _by_hand(finding.id, accept, f"is a {finding.kind} of {finding.target}, not a "
-                       "difference of an implementation")
-    if not behaviour:
-        raise _by_hand(finding.id, accept, "has no rule that explains it")
+    why_not = not_acceptable(finding.kind, finding.target, behaviour)
+    if why_not is not None:
+        raise _by_hand(finding.id, accept, why_not)
     rule, params = behaviour["rule"], behaviour["params"]
-    if rule not in RECONCILERS:
-        raise _by_hand(finding.id, accept, f"is explained by {one_line(rule, 60)!r}, which "
-                       "no accept-file reconciler states")
-    _factory, param = RECONCILERS[rule]
-    required = {param} if param else set()
-    if not required <= set(params) <= required | set(OPTIONAL_PARAMS.get(rule, ())):
-        raise _by_hand(finding.id, accept, f"has parameters {sorted(params)} for {rule}, "
-                       f"which takes {param or 'none'}")
     case = finding.rebuild_case()
     check = str(finding.case["type"])
     try:

@@ -3,7 +3,8 @@
 
 Every available built-in implementation by default (one line on stderr says which
 were skipped and why), or those given with ``--impl`` (one that is not available is a
-usage error). Writes ``matrix.md`` and ``matrix.html`` into ``--out``, and the findings,
+usage error). Writes ``matrix.md`` and ``matrix.html`` into ``--out`` (the findings
+first, then the rows with a bug; ``--all-rows``: every row), and the findings,
 recorded as ``pctfuzz fuzz`` records them, into ``--out``'s ``findings/`` folder: a
 survey of other people's libraries is not the project's regression store (whose every
 record the pytest plugin makes a test item), so that store changes only when
@@ -27,7 +28,12 @@ from pctfuzz._internal.errors import PctfuzzError, UsageError
 from pctfuzz._internal.fuzz.matrix import CHECK_OF, run_matrix
 from pctfuzz._internal.oracles.base import Impl
 from pctfuzz._internal.oracles.registry import IMPLS, get_impl, impl_language
-from pctfuzz._internal.reports.matrix import render_matrix_html, render_matrix_markdown
+from pctfuzz._internal.reports.matrix import (
+    counts_text,
+    matrix_counts,
+    render_matrix_html,
+    render_matrix_markdown,
+)
 from pctfuzz._internal.text import one_line
 
 __all__ = ["add_command"]
@@ -77,21 +83,20 @@ def _cmd_matrix(args: argparse.Namespace) -> int:
     languages = {name: impl_language(name) if name in IMPLS else "" for name in impls}
     try:
         out.mkdir(parents=True, exist_ok=True)
-        (out / "matrix.md").write_text(render_matrix_markdown(run, languages), encoding="utf-8")
-        (out / "matrix.html").write_text(render_matrix_html(run, languages), encoding="utf-8")
+        (out / "matrix.md").write_text(
+            render_matrix_markdown(run, languages, all_rows=args.all_rows), encoding="utf-8")
+        (out / "matrix.html").write_text(
+            render_matrix_html(run, languages, all_rows=args.all_rows), encoding="utf-8")
     except OSError as exc:
         raise UsageError(f"--out {out}: {exc.strerror or exc}") from None
-    bugs = sum(1 for cell in run.cells.values() if cell.bugs)
-    print(f"pctfuzz matrix: {len(impls)} implementations, {sum(run.inputs.values())} inputs, "
-          f"{len(run.cells)} cells ({bugs} with bugs), {len(run.findings)} findings "
-          f"(in {findings}), "
-          f"{len(run.confusions)} disagreeing pairs; wrote {out / 'matrix.html'} and "
-          f"{out / 'matrix.md'}")
+    counts = matrix_counts(run)  # the pages show the same counts, in the same words
+    print(f"pctfuzz matrix: {counts_text(counts)}; findings in {findings}; wrote "
+          f"{out / 'matrix.html'} and {out / 'matrix.md'}")
     for line in run.lost[:5]:
         print(f"pctfuzz matrix: lost: {line}", file=sys.stderr)
     if run.lost or not run.cells:
         return EXIT_INCOMPLETE
-    return EXIT_FOUND if bugs else EXIT_OK
+    return EXIT_FOUND if counts.bug else EXIT_OK
 
 
 def add_command(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -99,7 +104,9 @@ def add_command(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> Non
         "matrix", help="fuzz many implementations at once; write a conformance matrix",
         description="Ask every input of every implementation (the reference answers each "
         "case once), record findings per implementation, and write matrix.md and "
-        "matrix.html: implementations by operation and set, and the pairs that disagree.",
+        "matrix.html: the findings, then the implementations with a bug by operation and "
+        "set (--all-rows: every implementation), and the pairs that disagree. The counts "
+        "printed are the pages'.",
         epilog="Exit codes: 0 no bug; 1 a bug was found; 2 usage error; 3 incomplete.")
     parser.add_argument("--impl", action="append", metavar="NAME",
                         help="an implementation (repeatable; default: every available one)")
@@ -120,5 +127,9 @@ def add_command(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> Non
     parser.add_argument("--corpus", metavar="DIR",
                         help="seed inputs (read only; default: corpus/ in the project)")
     parser.add_argument("--seed", type=int, default=0, help="the mutation loop's seed")
+    parser.add_argument("--all-rows", action="store_true",
+                        help="put every implementation in the pages' table (default: the "
+                        "findings, then the rows with a bug; matrix.html folds the others "
+                        "below, matrix.md names them)")
     add_no_accepted_option(parser)
     parser.set_defaults(func=_cmd_matrix)

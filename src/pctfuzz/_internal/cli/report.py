@@ -203,11 +203,15 @@ def add_command(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> Non
         description="Print the findings table (id, target, kind, status, hits, "
         "implementation and version, case, expected, actual; then each signature and the "
         "command that reproduces it); --html writes a single-file HTML report, --json the "
-        "results document.")
+        "results document. The HTML report leads with what to fix: the open findings "
+        "(behaviour, impact, minimal input, expected and actual side by side, the commands "
+        "that replay or accept each), then the accepted and triaged ones, the fixed ones, "
+        "and the statistics last.")
     report.add_argument("--findings", type=folder_path, metavar="DIR",
                         help="default: the project's findings folder ([tool.pctfuzz] "
                         "findings, else findings/ in the project root)")
-    report.add_argument("--html", metavar="FILE", help="write an HTML report")
+    report.add_argument("--html", metavar="FILE",
+                        help="write an HTML report, open findings first")
     report.add_argument("--json", metavar="FILE", help="write JSON (FILE or - for stdout)")
     report.add_argument("--markdown", metavar="FILE",
                         help="write the findings as a Markdown table, open ones first, with "

@@ -1,6 +1,12 @@
 """The conformance matrix of ``pctfuzz matrix`` (``fuzz.matrix.MatrixRun``), as
 Markdown and as one HTML page.
 
+Both lead with what to fix: the counts (``matrix_counts``, the same that the terminal
+prints, in the same words: ``counts_text``), then the findings, then the rows of the
+implementations with a bug somewhere. The others (they agree, or differ only as
+accepted) are named in ``matrix.md`` and folded below the table in ``matrix.html``;
+``all_rows`` (``pctfuzz matrix --all-rows``) puts every row in the table.
+
 Rows are implementations (with language and version), columns the operations (encode
 over every set the implementation was asked; a second table breaks encode down by
 set). A cell reads ``agree`` (every
@@ -20,13 +26,15 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
 
 from pctfuzz._internal.fuzz.matrix import Cell, Confusion, MatrixRun
 from pctfuzz._internal.operations import OPERATIONS as _OPERATIONS
 from pctfuzz._internal.reports.html import _h
 from pctfuzz._internal.reports.markdown import code_span
 
-__all__ = ["OPERATIONS", "operation_cells", "render_matrix_html", "render_matrix_markdown"]
+__all__ = ["OPERATIONS", "MatrixCounts", "counts_text", "failing_impls", "matrix_counts",
+           "operation_cells", "render_matrix_html", "render_matrix_markdown"]
 
 #: The matrix's columns, in order.
 OPERATIONS = tuple(op.name for op in _OPERATIONS)
@@ -76,13 +84,55 @@ def _status(cell: Cell | None) -> str:
     return "accepted" if cell.accepted else "agree"
 
 
-def _summary(run: MatrixRun) -> dict[str, int]:
-    counts = {"agree": 0, "accepted": 0, "bug": 0}
-    for cell in operation_cells(run).values():
-        status = _status(cell)
-        if status in counts:
-            counts[status] += 1
-    return counts
+@dataclass(frozen=True)
+class MatrixCounts:
+    """What a matrix run found, counted once for the terminal and both pages."""
+
+    implementations: int
+    inputs: int
+    #: implementation-by-operation cells (encode over every set), by status
+    agree: int
+    accepted: int
+    bug: int
+    #: the implementations with a bug in some cell (``failing_impls``)
+    failing: int
+    findings: int
+    pairs: int
+
+
+def failing_impls(run: MatrixRun) -> list[str]:
+    """The implementations with a bug in some cell, in the run's order: the rows a
+    page shows by default."""
+    failing = {impl for (impl, _column), cell in run.cells.items() if cell.bugs}
+    return [impl for impl in run.impls if impl in failing]
+
+
+def matrix_counts(run: MatrixRun) -> MatrixCounts:
+    """The counts ``pctfuzz matrix`` prints and both pages show (``counts_text``)."""
+    statuses = Counter(_status(cell) for cell in operation_cells(run).values())
+    return MatrixCounts(
+        implementations=len(run.impls), inputs=sum(run.inputs.values()),
+        agree=statuses["agree"], accepted=statuses["accepted"], bug=statuses["bug"],
+        failing=len(failing_impls(run)), findings=len(run.findings),
+        pairs=len(run.confusions))
+
+
+def counts_text(counts: MatrixCounts) -> str:
+    """The counts in one sentence: the terminal's line and the pages' summary."""
+    cells = counts.agree + counts.accepted + counts.bug
+    return (f"{counts.failing} of {counts.implementations} implementations with bugs "
+            f"({counts.inputs} inputs); {cells} implementation-by-operation cells: "
+            f"{counts.bug} with bugs, {counts.accepted} with accepted differences only, "
+            f"{counts.agree} agree; {counts.findings} finding(s); {counts.pairs} "
+            "disagreeing pair(s)")
+
+
+def _rows(run: MatrixRun, all_rows: bool) -> tuple[list[str], list[str]]:
+    """(shown, hidden) implementations: those with a bug first; the others shown only
+    with ``all_rows``."""
+    failing = failing_impls(run)
+    rest = [impl for impl in run.impls if impl not in failing]
+    return (failing + rest, []) if all_rows else (failing, rest)
 
 
 #: Disagreeing pairs shown before the rest is folded away (most inputs first).
@@ -117,29 +167,57 @@ def _md_cell(cell: Cell | None) -> str:
     return "; ".join(parts)
 
 
-def render_matrix_markdown(run: MatrixRun, languages: Mapping[str, str]) -> str:
-    """The matrix as Markdown (module docstring)."""
+def _findings_order(run: MatrixRun) -> list[tuple[str, dict[str, object]]]:
+    """The findings by row (the run's order of implementations), then by id."""
+    order = {impl: index for index, impl in enumerate(run.impls)}
+    return sorted(run.findings.items(),
+                  key=lambda kv: (order.get(str(kv[1]["impl"]), len(order)), kv[0]))
+
+
+def _inputs_text(run: MatrixRun) -> str:
+    return (f"Inputs by target: {', '.join(f'{t} {n}' for t, n in sorted(run.inputs.items()))}"
+            f", in {run.seconds:.0f} s; the reference answered {run.reference_answers} cases, "
+            "once each.")
+
+
+def render_matrix_markdown(run: MatrixRun, languages: Mapping[str, str], *,
+                           all_rows: bool = False) -> str:
+    """The matrix as Markdown (module docstring): the findings first, then the rows of
+    the implementations with a bug (``all_rows``: every implementation's)."""
     cells = operation_cells(run)
-    counts = _summary(run)
+    shown, hidden = _rows(run, all_rows)
     lines = [
         "# Conformance matrix",
         "",
-        f"{len(run.impls)} implementations, {sum(run.inputs.values())} inputs "
-        f"({', '.join(f'{t} {n}' for t, n in sorted(run.inputs.items()))}) in "
-        f"{run.seconds:.0f} s; the reference answered {run.reference_answers} cases once each. "
-        f"Implementation-by-operation cells: {counts['agree']} agree, {counts['accepted']} with "
-        f"accepted differences only, {counts['bug']} with bugs.",
+        f"{counts_text(matrix_counts(run))}.",
         "",
-        "| implementation | language | version | " + " | ".join(OPERATIONS) + " |",
-        "|---|---|---|" + "---|" * len(OPERATIONS),
+        _inputs_text(run),
+        "",
+        "## Findings",
+        "",
     ]
-    for impl in run.impls:
+    for ident, f in _findings_order(run):
+        lines.append(f'- <a id="{_anchor("finding", ident)}"></a>{code_span(ident)} '
+                     f"{code_span(f['impl'])} {code_span(f['kind'])}: {code_span(f['case'])} "
+                     f"expected {code_span(f['expected'])}, got {code_span(f['actual'])} "
+                     f"({code_span(f['file'])})")
+    if not run.findings:
+        lines.append("None: no implementation has a bug.")
+    lines += ["", "## Implementations" if all_rows else "## Implementations with bugs", "",
+              "| implementation | language | version | " + " | ".join(OPERATIONS) + " |",
+              "|---|---|---|" + "---|" * len(OPERATIONS)]
+    for impl in shown:
         row = [_md_cell(cells.get((impl, op))) for op in OPERATIONS]
         lines.append(f"| {_md(impl)} | {_md(languages.get(impl, ''))} | "
                      f"{_md(_version(run, impl))} | " + " | ".join(row) + " |")
+    if hidden:
+        lines += ["", f"{len(hidden)} implementations with no bug (they agree, or differ "
+                  f"only as accepted) are not shown: {', '.join(code_span(i) for i in hidden)}"
+                  ". `pctfuzz matrix --all-rows` shows every row."]
     lines += ["", "## Encode by set", "", "| implementation | set | cases |", "|---|---|---|"]
     for impl, set_name, cell in _encode_rows(run):
-        lines.append(f"| {_md(impl)} | {_md(set_name)} | {_md_cell(cell)} |")
+        if impl in shown:
+            lines.append(f"| {_md(impl)} | {_md(set_name)} | {_md_cell(cell)} |")
     lines += ["", "## Implementations that disagree with each other", ""]
     if run.confusions:
         lines += ["| operation | implementations | inputs | first case | answers |",
@@ -160,12 +238,6 @@ def render_matrix_markdown(run: MatrixRun, languages: Mapping[str, str]) -> str:
         lines.append(f'- <a id="{_anchor("entry", ident)}"></a>{code_span(ident)}: '
                      f"{code_span(summary)}" + (f" Cited: {code_span(citation)}"
                                                 if citation else ""))
-    lines += ["", "## Findings", ""]
-    for ident, f in sorted(run.findings.items()):
-        lines.append(f'- <a id="{_anchor("finding", ident)}"></a>{code_span(ident)} '
-                     f"{code_span(f['impl'])} {code_span(f['kind'])}: {code_span(f['case'])} "
-                     f"expected {code_span(f['expected'])}, got {code_span(f['actual'])} "
-                     f"({code_span(f['file'])})")
     if run.lost:
         lines += ["", "## Lost", ""] + [f"- {code_span(x)}" for x in run.lost[:50]]
     return "\n".join(lines) + "\n"
@@ -184,6 +256,7 @@ code{font:12px/1.3 ui-monospace,monospace;word-break:break-all}
 thead th{position:sticky;top:0}
 td.n{text-align:right}td.nowrap,code.id{white-space:nowrap;word-break:normal}
 .total{font-weight:600}.links{font-size:12px;color:#555}
+.lead{font-size:15px;font-weight:600}
 """
 
 
@@ -203,32 +276,66 @@ def _html_cell(cell: Cell | None) -> str:
     return f'<td class="{status}">' + "<br>".join(parts) + "</td>"
 
 
-def render_matrix_html(run: MatrixRun, languages: Mapping[str, str]) -> str:
-    """The matrix as one HTML page (module docstring)."""
+def _html_rows(run: MatrixRun, impls: Iterable[str], languages: Mapping[str, str],
+               cells: Mapping[tuple[str, str], Cell]) -> str:
+    """The matrix table with one row per implementation of ``impls``."""
+    out = ["<table><thead><tr><th>implementation</th><th>language</th><th>version</th>"
+           + "".join(f"<th>{op}</th>" for op in OPERATIONS) + "</tr></thead>"]
+    for impl in impls:
+        out.append(f"<tr><th>{_h(impl)}</th><td>{_h(languages.get(impl, ''))}</td>"
+                   f"<td>{_h(_version(run, impl))}</td>"
+                   + "".join(_html_cell(cells.get((impl, op))) for op in OPERATIONS) + "</tr>")
+    out.append("</table>")
+    return "\n".join(out)
+
+
+def render_matrix_html(run: MatrixRun, languages: Mapping[str, str], *,
+                       all_rows: bool = False) -> str:
+    """The matrix as one HTML page (module docstring): the findings first, then the
+    rows of the implementations with a bug, the others folded below them
+    (``all_rows``: every row in the table)."""
     cells = operation_cells(run)
-    counts = _summary(run)
+    shown, hidden = _rows(run, all_rows)
     out = [
         "<!DOCTYPE html><html><head><meta charset='utf-8'>",
         "<meta http-equiv='Content-Security-Policy' "
         "content=\"default-src 'none'; style-src 'unsafe-inline'\">",
         f"<title>pctfuzz conformance matrix</title><style>{_CSS}</style></head><body>",
         "<h1>Conformance matrix</h1>",
-        f"<p>{len(run.impls)} implementations, {sum(run.inputs.values())} inputs in "
-        f"{run.seconds:.0f} s; the reference answered {run.reference_answers} cases, once "
-        f"each. Implementation-by-operation cells: {counts['agree']} agree, "
-        f"{counts['accepted']} with accepted differences only, {counts['bug']} with bugs.</p>",
+        f"<p class='lead'>{_h(counts_text(matrix_counts(run)))}.</p>",
+        f"<p>{_h(_inputs_text(run))}</p>",
+        f"<h2 id='findings'>Findings ({len(run.findings)})</h2>",
+    ]
+    if run.findings:
+        out.append("<table><tr><th>finding</th><th>implementation</th>"
+                   "<th>case (minimized)</th><th>expected</th><th>actual</th><th>record</th>"
+                   "</tr>")
+        for ident, f in _findings_order(run):
+            out.append(f"<tr id='{_anchor('finding', ident)}'><td><code class='id'>{_h(ident)}"
+                       f"</code><br>"
+                       f"{_h(f['kind'])}</td><td>{_h(f['impl'])}</td>"
+                       f"<td><code>{_h(f['case'])}</code></td>"
+                       f"<td><code>{_h(f['expected'])}</code></td>"
+                       f"<td><code>{_h(f['actual'])}</code></td>"
+                       f"<td><code>{_h(f['file'])}</code></td></tr>")
+        out.append("</table>")
+    else:
+        out.append("<p>None: no implementation has a bug.</p>")
+    out += [
+        f"<h2 id='matrix'>{'Implementations' if all_rows else 'Implementations with bugs'} "
+        f"({len(shown)} of {len(run.impls)})</h2>",
         "<p class='legend'><span class='agree' style='background:#dff3df'>agree</span>"
         "<span style='background:#fff3cc'>accepted differences (linked)</span>"
         "<span style='background:#f8d0d0'>bugs (linked to findings)</span>"
         "<span style='background:#fafafa'>- not asked</span></p>",
-        "<table><thead><tr><th>implementation</th><th>language</th><th>version</th>"
-        + "".join(f"<th>{op}</th>" for op in OPERATIONS) + "</tr></thead>",
+        _html_rows(run, shown, languages, cells),
     ]
-    for impl in run.impls:
-        out.append(f"<tr><th>{_h(impl)}</th><td>{_h(languages.get(impl, ''))}</td>"
-                   f"<td>{_h(_version(run, impl))}</td>"
-                   + "".join(_html_cell(cells.get((impl, op))) for op in OPERATIONS) + "</tr>")
-    out.append("</table><details><summary>Encode by set</summary><table><tr>"
+    if hidden:
+        out.append(f"<details><summary>{len(hidden)} implementations with no bug (they "
+                   "agree, or differ only as accepted); <code>pctfuzz matrix --all-rows</code> "
+                   "puts every row in the table above</summary>"
+                   + _html_rows(run, hidden, languages, cells) + "</details>")
+    out.append("<details><summary>Encode by set</summary><table><tr>"
                "<th>implementation</th><th>set</th><th>cases</th></tr>")
     for impl, set_name, cell in _encode_rows(run):
         out.append(f"<tr><td>{_h(impl)}</td><td><code>{_h(set_name)}</code></td>"
@@ -254,20 +361,9 @@ def render_matrix_html(run: MatrixRun, languages: Mapping[str, str]) -> str:
         summary, citation = _entry_text(run, ident)
         out.append(f"<tr id='{_anchor('entry', ident)}'><td><code class='id'>{_h(ident)}"
                    f"</code></td><td>{_h(summary)}</td><td>{_h(citation)}</td></tr>")
-    out.append("</table><h2>Findings</h2><table><tr><th>finding</th><th>implementation</th>"
-               "<th>case (minimized)</th><th>expected</th><th>actual</th><th>record</th></tr>")
-    for ident, f in sorted(run.findings.items()):
-        out.append(f"<tr id='{_anchor('finding', ident)}'><td><code class='id'>{_h(ident)}"
-                   f"</code><br>"
-                   f"{_h(f['kind'])}</td><td>{_h(f['impl'])}</td>"
-                   f"<td><code>{_h(f['case'])}</code></td><td><code>{_h(f['expected'])}</code>"
-                   f"</td><td><code>{_h(f['actual'])}</code></td>"
-                   f"<td><code>{_h(f['file'])}</code></td></tr>")
     out.append("</table>")
     if run.lost:
         out.append("<h2>Lost</h2><ul>" + "".join(f"<li>{_h(x)}</li>" for x in run.lost[:50])
                    + "</ul>")
     out.append("</body></html>")
     return "\n".join(out) + "\n"
-
-

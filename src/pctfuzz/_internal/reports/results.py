@@ -20,7 +20,8 @@ from pathlib import Path
 from typing import Any
 
 from pctfuzz import __version__
-from pctfuzz._internal.accept.impact import impact_of
+from pctfuzz._internal.accept import not_acceptable
+from pctfuzz._internal.accept.impact import BLOCKING, impact_of
 from pctfuzz._internal.checks.registry import case_text
 from pctfuzz._internal.errors import PctfuzzError, UsageError
 from pctfuzz._internal.fuzz.campaign import CampaignResult
@@ -31,6 +32,7 @@ from pctfuzz._internal.targets import get_target
 from pctfuzz._internal.text import LONE_SURROGATE, one_line
 
 __all__ = [
+    "accept_command",
     "clean",
     "deep_clean",
     "finding_check",
@@ -129,13 +131,32 @@ def reproduce_command(finding: Finding, path: Path | str | None) -> str:
     when the record names an implementation that is not built in (replay never loads
     what a record names: the user says it)."""
     where = os.fspath(path) if path is not None else f"findings/{finding.file_name}"
-    command = f"pctfuzz replay {shlex.quote(where)}"
+    return f"pctfuzz replay {shlex.quote(where)}{_impl_option(finding)}"
+
+
+def _impl_option(finding: Finding) -> str:
+    """`` --impl NAME`` when the record names an implementation that is not built in
+    (a command never loads what a record names: the user says it), else nothing."""
     try:
         builtin = is_builtin_impl(get_target(finding.target), finding.impl)
     except PctfuzzError:
         builtin = True
-    if finding.impl and not builtin:
-        command += f" --impl {shlex.quote(finding.impl)}"
+    return f" --impl {shlex.quote(finding.impl)}" if finding.impl and not builtin else ""
+
+
+def accept_command(finding: Finding, path: Path | str | None) -> str | None:
+    """The command that accepts ``finding``'s behaviour (``pctfuzz accept``) if it is
+    intended: the findings folder of ``path``, ``--impl`` as ``reproduce_command`` adds
+    it, and ``--accept-impact`` when the impact is one that the command accepts only
+    when told to; None when no rule that an accept file can state explains it."""
+    if not_acceptable(finding.kind, finding.target, finding.behaviour) is not None:
+        return None
+    command = f"pctfuzz accept {finding.id}"
+    if path is not None:
+        command += f" --findings {shlex.quote(os.fspath(Path(path).parent))}"
+    command += _impl_option(finding)
+    if finding_impact(finding) in BLOCKING:
+        command += " --accept-impact"
     return command
 
 
@@ -180,6 +201,7 @@ def finding_entry(finding: Finding, path: Path | str | None, *, new: bool | None
         },
         "fixed_in": deep_clean(finding.fixed_in) if finding.fixed_in else None,
         "reproduce": clean(reproduce_command(finding, path)),
+        "accept": None if (accept := accept_command(finding, path)) is None else clean(accept),
     }
     if reproduces is not None:
         entry["reproduces"] = reproduces

@@ -211,6 +211,9 @@ RESULTS_SCHEMA: Final[dict[str, Any]] = {
                              "properties": {"version": {"type": "string"},
                                             "date": {"type": "string"}}},
                 "reproduce": {"type": "string", "description": "the command that replays it"},
+                "accept": {**_STR_OR_NULL, "description": "the command that accepts its "
+                           "behaviour if it is intended (pctfuzz accept); null when no rule "
+                           "an accept file can state explains it"},
             },
         },
         "replay": {

@@ -5,13 +5,16 @@ and the same findings in Markdown (``report --markdown``, a CI job summary)."""
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import Any
+from typing import Any, Final, TypeVar
 
+from pctfuzz._internal.accept.impact import IMPACTS
 from pctfuzz._internal.reports.markdown import code_span
-from pctfuzz._internal.store import OPEN_STATUSES
+from pctfuzz._internal.store import OPEN_STATUSES, TRIAGED_STATUSES
 from pctfuzz._internal.text import one_line
 
-__all__ = ["findings_markdown", "findings_table"]
+__all__ = ["GROUPS", "finding_groups", "findings_markdown", "findings_table"]
+
+E = TypeVar("E", bound=Mapping[str, Any])
 
 
 def findings_table(entries: Sequence[Mapping[str, Any]]) -> str:
@@ -43,13 +46,39 @@ def findings_table(entries: Sequence[Mapping[str, Any]]) -> str:
 
 
 
+#: The groups a report shows the findings in, in this order: what to fix first.
+GROUPS: Final = (
+    ("open", "Open findings", OPEN_STATUSES),
+    ("triaged", "Accepted and triaged", TRIAGED_STATUSES),
+    ("fixed", "Fixed", frozenset({"fixed"})),
+)
+
+
+def _severity(entry: Mapping[str, Any]) -> int:
+    """Where the entry's impact stands in ``IMPACTS`` (splits-field first)."""
+    impact = entry.get("impact")
+    return IMPACTS.index(impact) if impact in IMPACTS else len(IMPACTS)
+
+
+def finding_groups(entries: Sequence[E]) -> list[tuple[str, str, list[E]]]:
+    """(key, title, entries) of each of ``GROUPS``, in order (open, accepted and
+    triaged, fixed), each group by impact (``accept.impact.IMPACTS``: a field split
+    first, a cosmetic difference last), then in the order given: ``report --markdown``
+    and the HTML report lead with the same findings."""
+    return [(key, title, sorted((e for e in entries if e["status"] in statuses),
+                                key=_severity))
+            for key, title, statuses in GROUPS]
+
+
 def findings_markdown(entries: Sequence[Mapping[str, Any]], where: str) -> str:
     """The findings as a GitHub-flavoured Markdown table for a CI job summary: the open
-    ones first (what to fix), each value in a code span (``reports.markdown``: a
-    finding's text is untrusted), then each open finding's replay command. ``where``
-    names the findings folder."""
-    ordered = sorted(entries, key=lambda e: e["status"] not in OPEN_STATUSES)
-    opened = [e for e in ordered if e["status"] in OPEN_STATUSES]
+    ones first (what to fix; ``finding_groups``), each value in a code span
+    (``reports.markdown``: a finding's text is untrusted), then each open finding's
+    replay command, and the command that accepts it if it is intended. ``where`` names
+    the findings folder."""
+    groups = finding_groups(entries)
+    ordered = [e for _key, _title, group in groups for e in group]
+    opened = groups[0][2]
     lines = [f"## pctfuzz: {len(opened)} open finding(s), {len(entries)} in all",
              "", f"Findings folder: {code_span(where)}"]
     if not entries:
@@ -64,6 +93,8 @@ def findings_markdown(entries: Sequence[Mapping[str, Any]], where: str) -> str:
         lines.append("| " + " | ".join(code_span(one_line(str(c), 120), table=True)
                                        for c in cells) + " |")
     if opened:
-        lines += ["", "Replay an open finding:", ""]
-        lines += [f"- {code_span(one_line(e.get('reproduce', ''), 400))}" for e in opened]
+        lines += ["", "Replay an open finding (or accept it, if it is intended):", ""]
+        for e in opened:
+            accept = f"; {code_span(one_line(e['accept'], 400))}" if e.get("accept") else ""
+            lines.append(f"- {code_span(one_line(e.get('reproduce', ''), 400))}{accept}")
     return "\n".join(lines) + "\n"
