@@ -309,3 +309,32 @@ def test_a_unit_set_names_exactly_its_members() -> None:
     # a set never names a delimiter it does not hold: a raw '+' is no hit of a raw '~'
     assert not covers("unit=set(0x7E);diff=left-raw", "unit=0x2B;diff=left-raw")
     assert not covers("unit=printable;diff=left-raw", "unit=0x2B;diff=left-raw")
+
+
+def _uppercase_escapes_only(value: str) -> bytes:
+    """Decodes only escapes whose hex letters are uppercase (``%2f`` is kept)."""
+    data = value.encode("utf-8", "surrogatepass")
+    out, i = bytearray(), 0
+    while i < len(data):
+        digits = data[i + 1:i + 3]
+        if data[i] == 0x25 and len(digits) == 2 and all(c in b"0123456789ABCDEF" for c in digits):
+            out.append(int(digits, 16))
+            i += 3
+        else:
+            out.append(data[i])
+            i += 1
+    return bytes(out)
+
+
+UPPER_ONLY = function_adapter("test-upper-escapes-only", decode=_uppercase_escapes_only)
+
+
+@pytest.mark.parametrize("value", ["%aa", "%ff", "%e9%aa", "%2f"])
+def test_a_rule_of_escapes_holds_for_their_hex_letters_in_either_case(value: str) -> None:
+    """``%aa`` kept as is is what a decoder keeping non-UTF-8 escapes does too
+    (``replacement(mode=undecoded)``), but that decoder keeps ``%AA`` as well; this one
+    decodes it: the rule is refuted on the variant, and the class names the hex case."""
+    with pytest.raises(Divergence) as info:
+        check_decode(DecodeCase(value), UPPER_ONLY)
+    assert info.value.behaviour is None
+    assert info.value.difference == "seg=pct-lower;diff=not-decoded"

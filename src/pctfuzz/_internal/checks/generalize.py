@@ -253,15 +253,20 @@ def covers(general: str, specific: str) -> bool:
     return True
 
 
+def _hex_case_swapped(case: Case) -> Case:
+    """``case`` with the hex letters of every escape in its input in the other case."""
+    return with_texts(case, lambda t: _ESCAPE_BYTES.sub(
+        lambda m: m.group().swapcase(), t) if isinstance(t, bytes) else
+        PERCENT_ENCODED_BYTE.sub(lambda m: m.group().swapcase(), t))
+
+
 def _either_hex_case(case: Case, klass: str, classify: Classify) -> str:
     """``seg=pct-upper``/``pct-lower`` as ``pct-letters`` when the case with every
     escape's letters in the other case gives the same class with the other segment: a
     decoder that reads ``%2B`` and ``%2b`` as a space is one finding."""
     seg = _HEX_CASE_SEG.search(klass)
     assert seg is not None
-    variant = with_texts(case, lambda t: _ESCAPE_BYTES.sub(
-        lambda m: m.group().swapcase(), t) if isinstance(t, bytes) else
-        PERCENT_ENCODED_BYTE.sub(lambda m: m.group().swapcase(), t))
+    variant = _hex_case_swapped(case)
     if variant == case:
         return klass
     other = "pct-lower" if seg.group(1) == "pct-upper" else "pct-upper"
@@ -327,7 +332,9 @@ def holds_on_variants(case: Case, explained: Explained, claimed: str = "") -> bo
     its pairs alone (one keeping the last pair of a name drops the first of two, not
     every pair with an empty value), and on the case with each ASCII
     character that is no delimiter, nor an escape's digit, written as ``VARIANTS``
-    members of its group the input does not hold. An encoder that doubles every
+    members of its group the input does not hold, and with its escapes' hex letters in
+    the other case (``%aa`` kept is no non-UTF-8 escape kept when ``%AA`` is decoded).
+    An encoder that doubles every
     letter answers ``a`` with ``aa``, which "adds 'a' before the answer" explains, and
     ``b`` with ``bb``, which it does not; a parser that strips a leading space is not
     one that removes every space. ``claimed``, the rule's own characters, are each
@@ -349,6 +356,9 @@ def holds_on_variants(case: Case, explained: Explained, claimed: str = "") -> bo
         step = max(1, len(claimed) // CLAIMED)
         variants += [with_texts(case, _between(char, pad))
                      for char in claimed[::step][:CLAIMED] if ord(char) < 0x100]
+    swapped = _hex_case_swapped(case)
+    if swapped != case:  # a rule of escapes holds for their digits in either case
+        variants.append(swapped)
     if isinstance(case, FormCase) and len(case.pairs) > 1:  # each pair alone
         variants += [replace(case, pairs=(pair,)) for pair in dict.fromkeys(case.pairs)]
     for char in sorted({c for c in present if c.isascii()} - escaped):
