@@ -75,7 +75,10 @@ behaviour of a codec breaks several invariants, and is one finding. No pctfuzz
 module path or function name ever enters a signature, so
 moving pctfuzz's code never re-identifies a finding; the raw input, messages and
 line numbers never do either. Minimization keeps the whole signature, so it keeps
-the class.
+the class; the minimal input is then named afresh (``fuzz.recorder``), where an ASCII
+unit widens (``checks.generalize``): to its group (``unit=alnum``), a narrower one
+(``unit=upper``) or the set of its group's members that behave alike
+(``unit=set(0x09-0x0D,0x1C-0x1F)``).
 """
 
 from __future__ import annotations
