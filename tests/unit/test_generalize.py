@@ -338,3 +338,13 @@ def test_a_rule_of_escapes_holds_for_their_hex_letters_in_either_case(value: str
         check_decode(DecodeCase(value), UPPER_ONLY)
     assert info.value.behaviour is None
     assert info.value.difference == "seg=pct-lower;diff=not-decoded"
+
+
+@pytest.mark.parametrize("value", ["k=v&" * 1300 + "k7%%5e%", "%ED%AC%A&" * 700 + "\x00e%5e"])
+def test_a_decoders_difference_is_located_however_long_the_input(value: str) -> None:
+    """The class is read off the few units where the answers part, not the input's first
+    units: a lowercase escape after 5000 characters was ``seg=end`` or ``pct-invalid``,
+    each a finding beside the escape's own."""
+    with pytest.raises(Divergence) as info:
+        check_decode(DecodeCase(value), UPPER_ONLY)
+    assert info.value.difference == "seg=pct-lower;diff=not-decoded"

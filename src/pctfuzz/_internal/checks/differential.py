@@ -1062,12 +1062,15 @@ def _located(check: str, case: Case, adapter: Impl, expected: Outcome, actual: O
     sized = None if actual.raised else _size_class(check, case, adapter, surrogates, known)
     if sized is not None:
         return case, sized, False
+    located: tuple[Case, str] | None = None
     if check == "form-parse" and isinstance(case, FormParseCase) and case.text:
         located = _form_parse_prefix(case, adapter, surrogates, known)
-        if located is not None:
-            # widened on the prefix that shows it: the whole input may write its unit
-            # otherwise (the "A" of "%A" is the escape "%AF" once "F" follows)
-            return located[0], located[1], True
+    elif check == "decode" and isinstance(case, DecodeCase) and case.value:
+        located = _decode_prefix(case, adapter, surrogates, known)
+    if located is not None:
+        # widened on the prefix that shows it: the whole input may write its unit
+        # otherwise (the "A" of "%A" is the escape "%AF" once "F" follows)
+        return located[0], located[1], True
     return case, _first_class(check, case, adapter, expected, actual, surrogates, known), True
 
 
@@ -1159,6 +1162,10 @@ def _first_class(check: str, case: Case, adapter: Impl, expected: Outcome, actua
         parsed = _form_parse_prefix(case, adapter, surrogates, known)
         if parsed is not None:
             return parsed[1]
+    if check == "decode" and isinstance(case, DecodeCase) and case.value:
+        decoded = _decode_prefix(case, adapter, surrogates, known)
+        if decoded is not None:
+            return decoded[1]
     return difference(
         check, case,
         expected.error if expected.error is not None else expected.value,
@@ -1390,6 +1397,46 @@ def _form_parse_prefix(case: FormParseCase, adapter: Impl, surrogates: Surrogate
     assert answers is not None
     return (dataclasses.replace(case, text=text[:end]),
             form_parse_difference(text[:end], *answers[0]))
+
+
+def _decode_prefix(case: DecodeCase, adapter: Impl, surrogates: Surrogates,
+                   known: KnownFindings | None) -> tuple[DecodeCase, str] | None:
+    """A decoder's difference located as a form parser's is: the shortest prefix of the
+    input whose answers differ unexplained, then the shortest end of it that still
+    differs (the window), and the class of that difference on the window
+    (``identity``'s decode segments); None when no prefix shows one. An escape written
+    in lowercase at the end of a long input is that escape's finding, not one of the
+    input's end (``seg=end``: ``identity`` reads the first units only) or of an invalid
+    ``%`` before it."""
+    names = registry_names(adapter)
+    value = case.value
+    seen: dict[int, list[tuple[Any, Any]] | None] = {}
+
+    def differs(end: int) -> list[tuple[Any, Any]] | None:
+        if end not in seen:
+            seen[end] = _unexplained("decode", dataclasses.replace(case, value=value[:end]),
+                                     adapter, names, surrogates, known)
+        return seen[end]
+
+    end = _first_differing(len(value), differs)  # (O(log n) calls: no bound needed)
+    if end is None:
+        return None
+    # Then the shortest end of that prefix that still differs: the class is read off
+    # the few units where the answers part, however long the input before them.
+    tails: dict[int, list[tuple[Any, Any]] | None] = {end: seen[end]}
+
+    def tail_differs(size: int) -> list[tuple[Any, Any]] | None:
+        if size not in tails:
+            tails[size] = _unexplained(
+                "decode", dataclasses.replace(case, value=value[end - size:end]),
+                adapter, names, surrogates, known)
+        return tails[size]
+
+    size = _first_differing(end, tail_differs) or end
+    answers = tails[size]
+    assert answers is not None
+    window = dataclasses.replace(case, value=value[end - size:end])
+    return window, difference("decode", window, *answers[0], surrogates=surrogates)
 
 
 def check_encode(case: EncodeCase, impl: Impl | str | None = None,
