@@ -1,22 +1,24 @@
-"""``pctfuzz replay --open`` under hanging cases (issue 33, item 17): its bound on the
-whole replay (``--max-time``) ends it, the results are written, every open finding not
-replayed is listed by id and stays open, and the exit code says the run is incomplete.
+"""``pctfuzz replay --open`` under hanging cases and signals (issue 33, item 17): its
+bound on the whole replay (``--max-time``) ends it, a stop signal ends it, and either
+way the results are written, every open finding not replayed is listed by id and
+stays open, and the exit code says the run is incomplete or was stopped.
 
 The hanging cases are ``replay_hang:HangOnReplay``'s: each writes its pid to a file
 (the event "a case hangs") and runs until a signal. Nothing here waits for a number of
-seconds: each case may run an hour (``--timeout 3600``), so only the bound can end
-the replay, and the test waits for that end.
+seconds: each case may run an hour (``--timeout 3600``), so only the bound or the
+signal can end the replay, and the test waits for that end.
 """
 
 from __future__ import annotations
 
 import json
+import signal
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
-from campaigns import CAP, pctfuzz_env
+from campaigns import CAP, Watched, pctfuzz_env, wait_until
 
 from pctfuzz._internal.cases import EncodeCase
 from pctfuzz._internal.checks import differential
@@ -73,4 +75,30 @@ def test_replay_open_max_time_bounds_the_whole_replay(tmp_path: Path) -> None:
         in run.stderr, run.stderr
     results = json.loads((tmp_path / "results.json").read_text())
     assert results["exit_code"] == 3 and results["replays"] == []
+    _left_open(tmp_path, ids, results)
+
+
+@pytest.mark.parametrize("signum", [signal.SIGINT, signal.SIGTERM])
+def test_replay_open_writes_its_results_when_a_signal_stops_it(tmp_path: Path,
+                                                              signum: int) -> None:
+    """The signal comes while a case hangs (the event: it wrote its pid): the results
+    JSON is still written, says the replay was stopped, lists the findings left, and
+    the exit code is the signal's."""
+    ids = _hanging_store(tmp_path / "findings")
+    hang = tmp_path / "replaying.pid"
+    replay = Watched(_command(tmp_path), cwd=tmp_path, env=_env(tmp_path))
+    try:
+        wait_until(lambda: hang.exists() or replay.proc.poll() is not None,
+                   "the replay of a hanging case")
+        assert hang.exists(), replay.output()
+        replay.proc.send_signal(signum)
+    finally:
+        run = replay.finish()
+    assert run.returncode == 128 + signum, run.stdout + run.stderr
+    assert "Traceback" not in run.stderr, run.stderr
+    name = signal.Signals(signum).name
+    assert f"stopped by {name}" in run.stderr, run.stderr
+    results = json.loads((tmp_path / "results.json").read_text())
+    assert results["exit_code"] == 128 + signum
+    assert any(f"stopped by {name}" in e["message"] for e in results["errors"])
     _left_open(tmp_path, ids, results)
