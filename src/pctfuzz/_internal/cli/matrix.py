@@ -10,8 +10,9 @@ record the pytest plugin makes a test item), so that store changes only when
 ``--findings`` names it.
 
 Exit codes: 0 no bug; 1 a cell has a bug (a finding is recorded); 2 usage error or an
-``--impl`` that is not available; 3 incomplete (a finding lost, an input unreadable, or
-no implementation answered anything).
+``--impl`` that is not available; 3 incomplete (a finding lost, an input unreadable, no
+implementation answered anything, or a peer failed mid-run: it died or timed out with
+no input to blame, or could not be started again), which wins over 1.
 """
 
 from __future__ import annotations
@@ -85,11 +86,17 @@ def _cmd_matrix(args: argparse.Namespace) -> int:
     print(f"pctfuzz matrix: {len(impls)} implementations, {sum(run.inputs.values())} inputs, "
           f"{len(run.cells)} cells ({bugs} with bugs), {len(run.findings)} findings "
           f"(in {findings}), "
-          f"{len(run.confusions)} disagreeing pairs; wrote {out / 'matrix.html'} and "
-          f"{out / 'matrix.md'}")
+          f"{len(run.confusions)} disagreeing pairs"
+          + (f", {len(run.incomplete)} incomplete (a peer failed)" if run.incomplete else "")
+          + f"; wrote {out / 'matrix.html'} and {out / 'matrix.md'}")
     for line in run.lost[:5]:
         print(f"pctfuzz matrix: lost: {line}", file=sys.stderr)
-    if run.lost or not run.cells:
+    incomplete = run.incomplete
+    for name, reasons in incomplete.items():
+        more = f" (and {len(reasons) - 1} more)" if len(reasons) > 1 else ""
+        print(f"pctfuzz matrix: INCOMPLETE: {one_line(name, 100)}: peer failed: "
+              f"{one_line(reasons[-1], 300)}{more}", file=sys.stderr)
+    if run.lost or not run.cells or incomplete:
         return EXIT_INCOMPLETE
     return EXIT_FOUND if bugs else EXIT_OK
 
@@ -100,7 +107,9 @@ def add_command(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> Non
         description="Ask every input of every implementation (the reference answers each "
         "case once), record findings per implementation, and write matrix.md and "
         "matrix.html: implementations by operation and set, and the pairs that disagree.",
-        epilog="Exit codes: 0 no bug; 1 a bug was found; 2 usage error; 3 incomplete.")
+        epilog="Exit codes: 0 no bug; 1 a bug was found; 2 usage error; 3 incomplete (a "
+        "finding lost, nothing answered, or a peer failed mid-run: its implementation is "
+        "marked incomplete on the pages).")
     parser.add_argument("--impl", action="append", metavar="NAME",
                         help="an implementation (repeatable; default: every available one)")
     parser.add_argument("--max-time", type=float, default=60.0, metavar="SECONDS",

@@ -133,9 +133,14 @@ def render_matrix_markdown(run: MatrixRun, languages: Mapping[str, str]) -> str:
         "| implementation | language | version | " + " | ".join(OPERATIONS) + " |",
         "|---|---|---|" + "---|" * len(OPERATIONS),
     ]
+    incomplete = run.incomplete
+    if incomplete:
+        lines[2] += (f" **Incomplete: {len(incomplete)} implementation(s) whose peer failed "
+                     "mid-run** (see [Incomplete](#incomplete)).")
     for impl in run.impls:
         row = [_md_cell(cells.get((impl, op))) for op in OPERATIONS]
-        lines.append(f"| {_md(impl)} | {_md(languages.get(impl, ''))} | "
+        mark = " **incomplete**" if impl in incomplete else ""
+        lines.append(f"| {_md(impl)}{mark} | {_md(languages.get(impl, ''))} | "
                      f"{_md(_version(run, impl))} | " + " | ".join(row) + " |")
     lines += ["", "## Encode by set", "", "| implementation | set | cases |", "|---|---|---|"]
     for impl, set_name, cell in _encode_rows(run):
@@ -166,6 +171,12 @@ def render_matrix_markdown(run: MatrixRun, languages: Mapping[str, str]) -> str:
                      f"{code_span(f['impl'])} {code_span(f['kind'])}: {code_span(f['case'])} "
                      f"expected {code_span(f['expected'])}, got {code_span(f['actual'])} "
                      f"({code_span(f['file'])})")
+    if incomplete:
+        lines += ["", '<a id="incomplete"></a>', "## Incomplete", "",
+                  "Each implementation whose peer failed mid-run: its cells count only "
+                  "what it answered.", ""]
+        lines += [f"- {code_span(impl)}: peer failed: {code_span(why)}"
+                  for impl, reasons in incomplete.items() for why in reasons[:10]]
     if run.lost:
         lines += ["", "## Lost", ""] + [f"- {code_span(x)}" for x in run.lost[:50]]
     return "\n".join(lines) + "\n"
@@ -184,6 +195,7 @@ code{font:12px/1.3 ui-monospace,monospace;word-break:break-all}
 thead th{position:sticky;top:0}
 td.n{text-align:right}td.nowrap,code.id{white-space:nowrap;word-break:normal}
 .total{font-weight:600}.links{font-size:12px;color:#555}
+.incomplete{color:#a00;font-weight:600}
 """
 
 
@@ -224,8 +236,15 @@ def render_matrix_html(run: MatrixRun, languages: Mapping[str, str]) -> str:
         "<table><thead><tr><th>implementation</th><th>language</th><th>version</th>"
         + "".join(f"<th>{op}</th>" for op in OPERATIONS) + "</tr></thead>",
     ]
+    incomplete = run.incomplete
+    if incomplete:
+        out.append(f"<p class='incomplete'>Incomplete: {len(incomplete)} implementation(s) "
+                   "whose peer failed mid-run (<a href='#incomplete'>why</a>); their cells "
+                   "count only what they answered.</p>")
     for impl in run.impls:
-        out.append(f"<tr><th>{_h(impl)}</th><td>{_h(languages.get(impl, ''))}</td>"
+        mark = ("<br><span class='incomplete'>incomplete</span>" if impl in incomplete
+                else "")
+        out.append(f"<tr><th>{_h(impl)}{mark}</th><td>{_h(languages.get(impl, ''))}</td>"
                    f"<td>{_h(_version(run, impl))}</td>"
                    + "".join(_html_cell(cells.get((impl, op))) for op in OPERATIONS) + "</tr>")
     out.append("</table><details><summary>Encode by set</summary><table><tr>"
@@ -264,6 +283,10 @@ def render_matrix_html(run: MatrixRun, languages: Mapping[str, str]) -> str:
                    f"</td><td><code>{_h(f['actual'])}</code></td>"
                    f"<td><code>{_h(f['file'])}</code></td></tr>")
     out.append("</table>")
+    if incomplete:
+        out.append("<h2 id='incomplete'>Incomplete</h2><ul>" + "".join(
+            f"<li><code>{_h(impl)}</code>: peer failed: <code>{_h(why)}</code></li>"
+            for impl, reasons in incomplete.items() for why in reasons[:10]) + "</ul>")
     if run.lost:
         out.append("<h2>Lost</h2><ul>" + "".join(f"<li>{_h(x)}</li>" for x in run.lost[:50])
                    + "</ul>")
