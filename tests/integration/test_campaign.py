@@ -223,3 +223,42 @@ def test_a_short_budget_runs_each_slot_in_plan_order(tmp_path: Path,
                                supervisor=supervisor, extra=[], progress=None)
     assert started[:4] == plan
     assert {s.target for s in stats} == set(plan)
+
+
+def test_a_corpus_too_slow_to_load_takes_no_other_targets_turn(tmp_path: Path) -> None:
+    """Issue 33, item 17: libFuzzer does not watch its clock while it runs its seed
+    corpus, so a large corpus held its slot past the slice, the other targets of the
+    slot got no turn, and the run ended incomplete without saying why. Here a process
+    of ``diff_encode`` never gets past its first seed (``blocked_loading``: no number
+    of seconds gets it through, as with 50,000 inputs on a loaded machine; nor does
+    libFuzzer's per-input timeout, an hour here). The event
+    waited for: ``decode``, the other target of the only slot, runs; only a process
+    stopped at its slice end lets it. The summary then says exactly how much of the
+    corpus ran."""
+    import hashlib
+    import signal
+
+    from campaigns import Watched
+
+    folder = tmp_path / "corpus" / "diff_encode"
+    folder.mkdir(parents=True)
+    for n in range(50):
+        data = b"\x00\x00" + f"seed {n}".encode()
+        (folder / hashlib.sha1(data).hexdigest()).write_bytes(data)
+    campaign = Watched(
+        [sys.executable, "-m", "pctfuzz", "fuzz", "diff_encode", "decode", "--impl",
+         "blocked_loading:BlockedLoading", "--max-time", "60", "--timeout", "3600",
+         "--jobs", "1", "--corpus",
+         str(tmp_path / "corpus"), "--findings", str(tmp_path / "findings")],
+        cwd=tmp_path, env=pctfuzz_env(SUPPORT))
+    try:
+        campaign.wait_for(execs_at_least(1, "decode"), "executions of decode")
+    finally:
+        if campaign.proc.poll() is None:
+            campaign.proc.send_signal(signal.SIGINT)
+        run = campaign.finish()
+    assert run.returncode == EXIT_SIGINT, run.stdout + run.stderr
+    found = re.search(r"WARNING: diff_encode: corpus not run in full: ran (\d+) of its "
+                      r"(\d+) corpus inputs", run.stdout)
+    assert found, run.stdout
+    assert int(found[1]) < int(found[2]) and int(found[2]) >= 50, found[0]

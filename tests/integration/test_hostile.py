@@ -451,6 +451,39 @@ def test_recorder_survives_a_record_it_cannot_rewrite(tmp_path: Path,
     assert stored.id == planted["id"] and stored.hits == 1
 
 
+def test_a_plain_corpus_is_read_in_place_and_any_other_is_copied_filtered(
+        tmp_path: Path) -> None:
+    """Issue 33, item 17: copying a corpus of 50,000 files took most of a 20 s budget,
+    so a folder of regular files within the size limit is read in place (libFuzzer
+    writes only into its first, private, folder); one symlink, FIFO or sub-folder in
+    it, and libFuzzer gets the filtered copy instead, never the folder."""
+    import shutil
+
+    from pctfuzz._internal.fuzz.staging import stage_for_reading
+    from pctfuzz._internal.store import Corpus
+
+    store = Corpus(tmp_path / "corpus")
+    store.add("decode", b"\x01a%41")
+    folder = store.dir("decode")
+    private, inputs = stage_for_reading(store, "decode")
+    assert inputs == (folder,) and list(private.iterdir()) == []
+    assert private.parent == store.root and private.name.startswith(".libfuzzer-decode-")
+    shutil.rmtree(private)
+    for odd in ("symlink", "fifo", "folder"):
+        entry = folder / odd
+        if odd == "symlink":
+            entry.symlink_to("/etc/passwd")
+        elif odd == "fifo":
+            os.mkfifo(entry)
+        else:
+            entry.mkdir()
+        private, inputs = stage_for_reading(store, "decode")
+        assert inputs == (), odd
+        assert sorted(p.name for p in private.iterdir()) == [Corpus.name_for(b"\x01a%41")]
+        shutil.rmtree(private)
+        entry.rmdir() if odd == "folder" else entry.unlink()
+
+
 def test_campaign_says_which_corpus_entries_it_skips(tmp_path: Path,
                                                      capsys: pytest.CaptureFixture[str]) -> None:
     """A 200 MB file and a sub-folder in ``corpus/<target>/`` are not given to libFuzzer:

@@ -277,6 +277,10 @@ FAKE = textwrap.dedent(
                 os._exit(3)
             if mode == "hang":
                 time.sleep(3600)
+            hung = os.path.join(os.path.dirname(os.path.abspath(__file__)), "hung-once")
+            if mode == "hang-once" and not os.path.exists(hung):  # the first peer only
+                open(hung, "w").close()
+                time.sleep(3600)
             if mode == "garbage":
                 print("this is not json", flush=True); continue
             if mode == "wrong-id":
@@ -372,12 +376,36 @@ def test_a_peer_gone_wrong_for_every_input_blames_none(fake: Callable[..., _Adap
 
 
 def test_peer_that_hangs_is_killed(fake: Callable[..., _Adapter]) -> None:
+    """A peer that hangs on an input, and a fresh one on it too, is killed each time
+    and blamed: ``PeerTimeout`` (issue 33: after one retry)."""
     adapter = fake("hang", 1, timeout=0.5)
     peer = adapter._peer
     assert peer is not None
-    with pytest.raises(PeerTimeout, match=r"did not answer within 0.5 s"):
+    with pytest.raises(PeerTimeout, match=r"did not answer within 0.5 s; killed it "
+                       r"\(again on a fresh peer; first: peer did not answer within 0.5 s"):
         _encode(adapter)
     assert peer.proc.poll() is not None  # killed, not left behind
+    assert adapter.peer_failures == []  # the input's failure, not the peer's
+    adapter.close()
+
+
+def test_a_peer_that_times_out_once_is_restarted_and_asked_again(
+        fake: Callable[..., _Adapter], capfd: pytest.CaptureFixture[str]) -> None:
+    """Issue 33: one timeout (a loaded machine) is not blamed on the input: the peer is
+    killed, a fresh one is asked the same request and answers; the timeout is the
+    peer's failure (``peer_failures``, one ``PEER FAILED`` line: a campaign ends
+    incomplete), never a ``PeerTimeout`` finding. Only the first peer hangs, on its
+    second request (the event: a flag file it creates), whatever the clock says."""
+    adapter = fake("hang-once", 2)
+    first = adapter._peer
+    assert _encode(adapter, "a") == "A"
+    assert _encode(adapter, "b") == "B"
+    assert first is not None and first.proc.poll() is not None  # killed
+    assert adapter._peer is not first
+    (failure,) = adapter.peer_failures
+    assert "did not answer within 5 s" in failure and "a fresh peer answered" in failure
+    assert "PEER FAILED fake: peer did not answer" in capfd.readouterr().err
+    assert _encode(adapter, "c") == "C"
     adapter.close()
 
 

@@ -145,10 +145,11 @@ def test_a_signal_during_the_open_finding_replay_still_writes_the_results(
     path = os.pathsep.join([str(SUPPORT), os.environ.get("PYTHONPATH", "")])
     env = dict(os.environ, PYTHONPATH=path, PCTFUZZ_TEST_HANG_FILE=str(hang))
     # A short campaign: the event waited for is the replay after it, whatever the
-    # campaign did; the replay's own timeout is an hour, so only the signal ends it.
+    # campaign did; the replay's own timeout and bound are an hour, so only the signal
+    # ends it.
     campaign = Watched(
         [sys.executable, "-m", "pctfuzz", "fuzz", "diff_encode", "--impl", impl,
-         "--max-time", "1", "--timeout", "3600", "--jobs", "1",
+         "--max-time", "1", "--timeout", "3600", "--replay-time", "3600", "--jobs", "1",
          "--corpus", str(tmp_path / "corpus"), "--findings", str(tmp_path / "findings"),
          "--json", str(tmp_path / "results.json")], cwd=tmp_path, env=env)
     try:
@@ -166,3 +167,46 @@ def test_a_signal_during_the_open_finding_replay_still_writes_the_results(
     assert any(f"stopped by {name}" in e["message"] and "replay" in e["message"]
                for e in results["errors"]), results["errors"]
     assert f"stopped by {name}" in run.stderr
+
+
+def test_the_open_finding_replay_after_a_campaign_keeps_its_bound(tmp_path: Path) -> None:
+    """Issue 33, item 17: open findings whose cases hang (an hour each, ``--timeout
+    3600``) after a ``--max-time 1`` campaign: the replay is bounded by ``--max-time``
+    too (``--replay-time``'s default), so the command ends by itself, incomplete (exit
+    3), each finding left listed in the results and still open."""
+    sys.path.insert(0, str(SUPPORT))
+    try:
+        from replay_hang import ERRORS, MAGIC, HangOnReplay
+    finally:
+        sys.path.remove(str(SUPPORT))
+    from pctfuzz._internal.cases import EncodeCase
+    from pctfuzz._internal.checks import differential
+    from pctfuzz._internal.store import FindingStore, new_finding
+
+    impl = "replay_hang:HangOnReplay"
+    store = FindingStore(tmp_path / "findings")
+    ids = []
+    for set_name in ERRORS:
+        case = EncodeCase(MAGIC, set_name)
+        with pytest.raises(Exception) as caught:
+            differential.check_encode(case, HangOnReplay())
+        ids.append(store.record(new_finding("diff_encode", "crash", caught.value, case=case,
+                                            impl=impl))[0].id)
+    path = os.pathsep.join([str(SUPPORT), os.environ.get("PYTHONPATH", "")])
+    env = dict(os.environ, PYTHONPATH=path,
+               PCTFUZZ_TEST_HANG_FILE=str(tmp_path / "replaying.pid"))
+    campaign = Watched(
+        [sys.executable, "-m", "pctfuzz", "fuzz", "diff_encode", "--impl", impl,
+         "--max-time", "1", "--timeout", "3600", "--jobs", "1",
+         "--corpus", str(tmp_path / "corpus"), "--findings", str(tmp_path / "findings"),
+         "--json", str(tmp_path / "results.json")], cwd=tmp_path, env=env)
+    run = campaign.finish(CAP)  # the bound ends it; the cap only catches a hang
+    assert run.returncode == 3, run.stdout + run.stderr
+    assert "Traceback" not in run.stderr, run.stderr
+    assert "not replayed (the replay's bound of 1 s was reached" in run.stderr, run.stderr
+    results = json.loads((tmp_path / "results.json").read_text())
+    assert results["exit_code"] == 3 and results["settings"]["replay_time"] == 1
+    messages = [e["message"] for e in results["errors"]]
+    for ident in ids:
+        assert store.get(ident).status == "new"
+        assert any(ident in m and "not replayed" in m for m in messages), messages

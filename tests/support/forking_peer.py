@@ -7,6 +7,9 @@ its pid to the file named by ``PCTFUZZ_TEST_GRANDCHILDREN`` (if set) and sleeps 
 an hour, then answers like urllib's ``quote(value, safe="")``, except ``"boom"``,
 which raises (a crash finding to replay). ``forking_peer:DyingPeer`` forks nothing
 and exits on its fourth request, whatever it is: a failure of the peer, no input's.
+``forking_peer:VanishingPeer`` does the same, but once it has exited it cannot be
+started again (the file named by ``PCTFUZZ_TEST_VANISHED`` says so): the peer is
+unavailable in the middle of a run.
 """
 
 from __future__ import annotations
@@ -16,6 +19,7 @@ import os
 import sys
 import time
 import urllib.parse
+from types import MappingProxyType
 
 from pctfuzz._internal.oracles.process import ProcessAdapter
 
@@ -29,11 +33,25 @@ class ForkingPeer(ProcessAdapter):
 
 
 class DyingPeer(ProcessAdapter):
-    """Its peer forks nothing, and exits after every third request, whatever it is."""
+    """Its peer forks nothing, and exits after every third request, whatever it is.
+    It declares what it answers (str values in UTF-8 with the component set, space
+    as %20), so every case a campaign or matrix draws for it is a request."""
 
     name = "dying-peer"
     peer_impl = "dying-peer"
     command = (sys.executable, __file__, "dies")
+    sets = MappingProxyType({"quote": "component"})
+    encodings = ("UTF-8",)
+    value_types = ("str",)
+    spaces = (False,)
+
+
+class VanishingPeer(DyingPeer):
+    """Its peer exits on its fourth request, and no peer starts after that."""
+
+    name = "vanishing-peer"
+    peer_impl = "vanishing-peer"
+    command = (sys.executable, __file__, "vanishes")
 
 
 class SetsidPeer(ProcessAdapter):
@@ -68,15 +86,21 @@ def _grandchild(setsid: bool) -> None:
 
 
 def _serve(mode: str) -> None:
-    if mode != "dies":
+    vanished = os.environ.get("PCTFUZZ_TEST_VANISHED", "")
+    if mode == "vanishes" and vanished and os.path.exists(vanished):
+        sys.exit("gone for good")  # before the handshake: the restart fails
+    if mode not in ("dies", "vanishes"):
         _grandchild(mode == "setsid")
     sys.stdin.readline()
-    name = {"setsid": "setsid-peer", "dies": "dying-peer"}.get(mode, "forking-peer")
+    name = {"setsid": "setsid-peer", "dies": "dying-peer",
+            "vanishes": "vanishing-peer"}.get(mode, "forking-peer")
     impls = {name: {"version": "0", "questions": ["encode"], "sets": ["component"]}}
     print(json.dumps({"protocol": "pctfuzz-peer", "version": 1, "peer": "forking",
                       "runtime": "python", "implementations": impls}), flush=True)
     for count, line in enumerate(sys.stdin, 1):
-        if mode == "dies" and count > 3:
+        if mode in ("dies", "vanishes") and count > 3:
+            if mode == "vanishes" and vanished:
+                open(vanished, "w").close()
             os._exit(7)
         request = json.loads(line)
         value = request["value"]

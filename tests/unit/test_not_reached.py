@@ -8,6 +8,7 @@ from __future__ import annotations
 import io
 import json
 import os
+import re
 import urllib.parse
 from pathlib import Path
 
@@ -96,3 +97,40 @@ def test_campaign_warns_of_a_module_the_adapter_never_calls(tmp_path: Path) -> N
     assert "not reached" not in output, output
     (row,) = document["targets"]  # type: ignore[misc]
     assert row["not_reached"] == [] and row["execs"] >= UNREACHED_AFTER, row
+
+
+def test_a_target_without_a_turn_and_a_corpus_not_run_are_said_exactly(
+        tmp_path: Path) -> None:
+    """Issue 33, item 17: a target whose slot had no time left for its first turn is
+    incomplete with the reason (not "its harness did not start, or ..."), and a target
+    whose processes never ran their whole seed corpus is a warning with the count,
+    in the summary and in ``--json`` (valid against the schema)."""
+    import time
+
+    from pctfuzz._internal.fuzz.campaign import _Job, _run_slot
+    from pctfuzz._internal.fuzz.supervisor import Supervisor
+
+    job = _Job(None, tmp_path / "corpus", tmp_path / "findings", "urllib", 5, 2048)
+    supervisor = Supervisor(time.monotonic() + 1)  # less than a slice: no turn at all
+    (encode, decode) = _run_slot(["encode", "decode"], 5.0, job, supervisor=supervisor,
+                                 extra=(), progress=None)
+    loading = TargetStats("diff_encode", execs=1234, corpus_inputs=50_000, corpus_run=1234)
+    result = CampaignResult([encode, decode, loading], 1.0)
+    summary = result.summary()
+    for name in ("encode", "decode"):
+        assert re.search(rf"INCOMPLETE: {name}: ran 0 executions: not reached: its slot had "
+                         r"[01]\.\d s of --max-time left when its first turn came, less than "
+                         r"a slice \(2 s\)", summary), summary
+    assert ("WARNING: diff_encode: corpus not run in full: ran 1,234 of its 50,000 corpus "
+            "inputs") in summary
+    assert not loading.problems()  # a warning: the target fuzzed, nothing was lost
+    loading.initial_cov = 10  # INITED: a process ran the whole corpus
+    assert loading.corpus_not_run() is None
+    loading.initial_cov = None
+    document = fuzz_results(result, settings={}, findings_dir=tmp_path / "findings",
+                            started="2026-01-01T00:00:00.000Z", exit_code=3)
+    jsonschema.validate(document, RESULTS_SCHEMA)
+    messages = [e["message"] for e in document["errors"]]
+    assert any("corpus not run in full: ran 1,234 of its 50,000" in m for m in messages)
+    assert any(m.startswith("INCOMPLETE: ran 0 executions: not reached: its slot had")
+               for m in messages), messages

@@ -145,6 +145,91 @@ def test_triaged_findings_and_other_implementations_are_not_replayed(
     assert replay_open(store.root, "urllib").verdicts == []  # not urllib's finding
 
 
+HANG_IMPL = "replay_hang:HangOnReplay"
+
+
+def _hanging_findings(store: FindingStore) -> list[str]:
+    """Three open findings of ``HANG_IMPL`` whose cases hang when replayed (with
+    ``PCTFUZZ_TEST_HANG_FILE`` set), one per set of ``replay_hang.ERRORS``."""
+    from replay_hang import ERRORS, MAGIC, HangOnReplay
+
+    ids = []
+    for set_name in ERRORS:
+        case = EncodeCase(MAGIC, set_name)
+        with pytest.raises(Exception) as caught:
+            differential.check_encode(case, HangOnReplay())
+        stored, _new = store.record(new_finding("diff_encode", "crash", caught.value,
+                                                case=case, impl=HANG_IMPL))
+        ids.append(stored.id)
+    assert len(set(ids)) == len(ERRORS)
+    return ids
+
+
+def test_the_open_replay_keeps_its_bound_and_loses_no_finding(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Issue 33, item 17: open findings whose cases hang, each allowed an hour
+    (``timeout``): the bound on the whole replay (``max_seconds``) ends it, the case it
+    cut gets no verdict, and every open finding is either replayed or listed as not
+    replayed, still open. (No assumption on how far the replay gets in a second: the
+    finding that replays at once may come before the hangs or after.)"""
+    from broken_impls import TildeEncodingUrllib
+
+    store = FindingStore(tmp_path / "findings")
+    hanging = _hanging_findings(store)
+    case = EncodeCase("a~b", "component")  # urllib, under HANG_IMPL, now agrees
+    with pytest.raises(Exception) as caught:
+        differential.check_encode(case, TildeEncodingUrllib())
+    passing, _new = store.record(new_finding("diff_encode", "divergence", caught.value,
+                                             case=case, impl=HANG_IMPL))
+    monkeypatch.setenv("PCTFUZZ_TEST_HANG_FILE", str(tmp_path / "replaying.pid"))
+    result = replay_open(store.root, HANG_IMPL, timeout=3600, max_seconds=1.0)
+    assert result.out_of_time == 1.0 and result.incomplete
+    replayed = {v.finding_id for v in result.verdicts}
+    left = [ident for _path, ident in result.not_replayed]
+    assert replayed | set(left) == {*hanging, passing.id}
+    assert not replayed & set(left) and len(left) == len(set(left))
+    assert set(hanging) <= set(left)  # cut by the bound or never reached: no verdict
+    for ident in left:
+        assert store.get(ident).status == "new"
+        assert ident in result.not_replayed_lines()[0]
+    assert "bound of 1 s was reached" in result.not_replayed_lines()[0]
+    assert replayed <= {passing.id} and store.get(passing.id).status == (
+        "fixed" if replayed else "new")
+
+
+def test_findings_recorded_as_timeouts_are_replayed_last(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Issue 33, item 17: a recorded timeout may take its whole timeout again, so the
+    bound is spent on the other open findings first, whatever the files' order."""
+    import pctfuzz._internal.fuzz.replay as replay
+    from pctfuzz._internal.store import new_stop_finding
+    from pctfuzz._internal.targets import get_target
+
+    store = FindingStore(tmp_path / "findings")
+    ids = {}
+    for kind in ("timeout", "oom"):
+        stored, _ = store.record(new_stop_finding(target=get_target("encode"), kind=kind,
+                                                  raw_input=b"\0\0" + kind.encode()))
+        ids[kind] = stored.id
+    # Its file name sorts after the timeout's: "violation-encode-...".
+    stored, _ = store.record(new_finding("encode", "violation", ValueError("x"),
+                                         case=EncodeCase("violation", "component")))
+    assert sorted(p.name.split("-")[0] for p in store.root.glob("*.json")) == [
+        "oom", "timeout", "violation"]
+    ran: list[str] = []
+    real = replay.run_case
+
+    def counting(bound: Any, case: Any, timeout: float, **kwargs: Any) -> Any:
+        ran.append(case.value)
+        return real(bound, case, timeout, **kwargs)
+
+    monkeypatch.setattr(replay, "run_case", counting)
+    result = replay_open(store.root, "urllib", targets=["encode"])
+    assert not result.not_replayed and not result.errors
+    assert len(ran) == 3 and ran[-1] == "timeout", ran  # not between oom and violation
+    assert [v.finding_id for v in result.verdicts][-1] == ids["timeout"]
+
+
 def _document(store: FindingStore, verdicts: Any) -> dict[str, Any]:
     (finding,) = store.iter_findings()
     stats = TargetStats("diff_encode")

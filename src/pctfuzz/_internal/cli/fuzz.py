@@ -134,8 +134,10 @@ def _describe_new_findings(idents: list[str], findings: Path, out: TextIO) -> No
 
 def _verify_open(args: argparse.Namespace, result: Any, out: TextIO, stop: Any) -> Any:
     """After the campaign, replay every open finding of the implementation (an open
-    bug keeps CI red; a fix is verified: ``replay.replay_open``). Skipped when a signal
-    stopped the run: the user asked it to end; ended early by one (``stop``)."""
+    bug keeps CI red; a fix is verified: ``replay.replay_open``), each case within
+    ``--timeout``, the whole within ``--replay-time`` (default ``--max-time``). Skipped
+    when a signal stopped the run: the user asked it to end; ended early by one
+    (``stop``)."""
     from pctfuzz._internal.fuzz.replay import OpenReplay, replay_open
     from pctfuzz._internal.store import printable_path
     from pctfuzz._internal.text import one_line
@@ -143,7 +145,8 @@ def _verify_open(args: argparse.Namespace, result: Any, out: TextIO, stop: Any) 
     if result.stopped_by:
         return OpenReplay()
     verified = replay_open(Path(args.findings), args.impl, targets=args.targets,
-                           seen=result.known_findings, timeout=args.timeout, stop=stop)
+                           seen=result.known_findings, timeout=args.timeout,
+                           max_seconds=args.replay_time or args.max_time, stop=stop)
     for line in verified.lines():
         print(f"pctfuzz: {line}", file=out)
     for path, message in verified.skipped:
@@ -152,6 +155,8 @@ def _verify_open(args: argparse.Namespace, result: Any, out: TextIO, stop: Any) 
     for path, message in verified.errors:
         print(f"pctfuzz: INCOMPLETE: open finding {printable_path(path)} not replayed: "
               f"{message}", file=sys.stderr)
+    for line in verified.not_replayed_lines():
+        print(f"pctfuzz: {line}", file=sys.stderr)
     return verified
 
 
@@ -253,7 +258,7 @@ def _finish(args: argparse.Namespace, result: Any, stop: Any, *, dests: Any, out
     failing = (bool(result.new_findings) if args.fail_on == "new" else
                bool(result.new_findings or verified.reproduced) if args.fail_on == "open"
                else False)
-    code = (EXIT_INCOMPLETE if result.incomplete or verified.errors else
+    code = (EXIT_INCOMPLETE if result.incomplete or verified.incomplete else
             EXIT_FOUND if failing else stopped)
     if any(d is not None for d in dests):
         from pctfuzz._internal.targets import TARGETS
@@ -263,7 +268,12 @@ def _finish(args: argparse.Namespace, result: Any, stop: Any, *, dests: Any, out
             "jobs": 1 if args.driver == "hypothesis" else args.jobs, "impl": args.impl,
             "corpus": args.corpus, "findings": args.findings, "timeout": args.timeout,
             "rss_limit_mb": args.rss_limit_mb, "driver": args.driver, "fail_on": args.fail_on,
+            "replay_time": args.replay_time or args.max_time,
         }
+        # Each open finding left unreplayed, by its record (nothing is lost: still open).
+        replay_stop += [f"INCOMPLETE: open finding {ident} ({printable_path(path)}) not "
+                        f"replayed ({verified.why_not_replayed}; still open)"
+                        for path, ident in verified.not_replayed]
         document = fuzz_results(result, settings=settings, findings_dir=Path(args.findings),
                                 started=started, exit_code=code, verified=verified.verdicts,
                                 errors=replay_stop)
@@ -286,7 +296,8 @@ def add_command(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> Non
         "implementation is replayed: one that no longer reproduces becomes fixed. Exit 0: "
         "nothing failing; 1: a new finding, or an open one that still reproduces "
         "(--fail-on); 2: usage error; 3: incomplete (a finding or hits lost, a record "
-        "unreadable, a target with 0 executions, an open finding not replayed); "
+        "unreadable, a target with 0 executions, an open finding not replayed, also when "
+        "--replay-time ran out); "
         "129/130/143: stopped by SIGHUP/SIGINT/SIGTERM.")
     fuzz.add_argument("targets", nargs="*", metavar="TARGET", help="default: all targets")
     # Defaults come from [tool.pctfuzz] (see _apply_project), then from these helps.
@@ -305,6 +316,10 @@ def add_command(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> Non
                       help="default: findings/ in the project root")
     fuzz.add_argument("--timeout", type=whole_seconds, default=5, metavar="SECONDS",
                       help="per-input time limit; a slower input is a timeout finding")
+    fuzz.add_argument("--replay-time", type=positive_seconds, metavar="SECONDS",
+                      help="bound on the replay of open findings after the campaign (default: "
+                      "--max-time); those it leaves stay open, are listed, and the run is "
+                      "incomplete")
     fuzz.add_argument("--rss-limit-mb", type=memory_mb, default=2048, metavar="MB",
                       help="memory limit; exceeding it is an oom finding (0: no limit, "
                       "so a memory blow-up is no finding; default 2048)")

@@ -11,8 +11,9 @@ record the pytest plugin makes a test item), so that store changes only when
 ``--findings`` names it.
 
 Exit codes: 0 no bug; 1 a cell has a bug (a finding is recorded); 2 usage error or an
-``--impl`` that is not available; 3 incomplete (a finding lost, an input unreadable, or
-no implementation answered anything).
+``--impl`` that is not available; 3 incomplete (a finding lost, an input unreadable, no
+implementation answered anything, or a peer failed mid-run: it died or timed out with
+no input to blame, or could not be started again), which wins over 1.
 """
 
 from __future__ import annotations
@@ -90,11 +91,17 @@ def _cmd_matrix(args: argparse.Namespace) -> int:
     except OSError as exc:
         raise UsageError(f"--out {out}: {exc.strerror or exc}") from None
     counts = matrix_counts(run)  # the pages show the same counts, in the same words
-    print(f"pctfuzz matrix: {counts_text(counts)}; findings in {findings}; wrote "
-          f"{out / 'matrix.html'} and {out / 'matrix.md'}")
+    print(f"pctfuzz matrix: {counts_text(counts)}"
+          + (f"; {len(run.incomplete)} incomplete (a peer failed)" if run.incomplete else "")
+          + f"; findings in {findings}; wrote {out / 'matrix.html'} and {out / 'matrix.md'}")
     for line in run.lost[:5]:
         print(f"pctfuzz matrix: lost: {line}", file=sys.stderr)
-    if run.lost or not run.cells:
+    incomplete = run.incomplete
+    for name, reasons in incomplete.items():
+        more = f" (and {len(reasons) - 1} more)" if len(reasons) > 1 else ""
+        print(f"pctfuzz matrix: INCOMPLETE: {one_line(name, 100)}: peer failed: "
+              f"{one_line(reasons[-1], 300)}{more}", file=sys.stderr)
+    if run.lost or not run.cells or incomplete:
         return EXIT_INCOMPLETE
     return EXIT_FOUND if counts.bug else EXIT_OK
 
@@ -107,7 +114,9 @@ def add_command(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> Non
         "matrix.html: the findings, then the implementations with a bug by operation and "
         "set (--all-rows: every implementation), and the pairs that disagree. The counts "
         "printed are the pages'.",
-        epilog="Exit codes: 0 no bug; 1 a bug was found; 2 usage error; 3 incomplete.")
+        epilog="Exit codes: 0 no bug; 1 a bug was found; 2 usage error; 3 incomplete (a "
+        "finding lost, nothing answered, or a peer failed mid-run: its implementation is "
+        "marked incomplete on the pages).")
     parser.add_argument("--impl", action="append", metavar="NAME",
                         help="an implementation (repeatable; default: every available one)")
     parser.add_argument("--max-time", type=float, default=60.0, metavar="SECONDS",

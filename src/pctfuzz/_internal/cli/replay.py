@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import signal
 import sys
 import time
 from pathlib import Path
@@ -33,10 +34,15 @@ __all__ = ["add_command"]
 
 
 def _cmd_replay_open(args: argparse.Namespace, project: Project, dests: Any, out: Any) -> int:
-    """``replay --open``: every open finding of the implementation, verdicts recorded."""
-    from pctfuzz._internal.fuzz.replay import replay_open
+    """``replay --open``: every open finding of the implementation, verdicts recorded.
+
+    Bounded by ``--timeout`` per case and ``--max-time`` in all; SIGINT, SIGTERM and
+    SIGHUP end the replay, not the command (``replay.StopOnSignals``): the verdicts so
+    far, the findings left unreplayed and the results files are still written."""
+    from pctfuzz._internal.fuzz.replay import StopOnSignals, replay_open
     from pctfuzz._internal.reports import replay_results
     from pctfuzz._internal.store import printable_path, utc_now
+    from pctfuzz._internal.text import one_line
 
     if args.paths:
         raise UsageError("--open replays the findings store; give no PATH")
@@ -45,26 +51,43 @@ def _cmd_replay_open(args: argparse.Namespace, project: Project, dests: Any, out
     if not findings.is_dir():
         raise UsageError(f"findings folder {printable_path(findings)} does not exist")
     started, clock = utc_now(), time.monotonic()
-    verified = replay_open(findings, impl, timeout=args.timeout)
-    for verdict in verified.verdicts:
-        print(verdict.line(), file=out)
-    print(verified.lines()[-1], file=out)
-    from pctfuzz._internal.text import one_line
-
-    for path, message in verified.skipped:
-        print(f"pctfuzz: WARNING: {printable_path(path)}: not a finding record, skipped: "
-              f"{one_line(message)}", file=sys.stderr)
-    for path, message in verified.errors:
-        print(f"{printable_path(path)}: error: {message}", file=sys.stderr)
-    code = (EXIT_FOUND if verified.reproduced else EXIT_INCOMPLETE if verified.errors
-            else EXIT_OK)
-    if any(d is not None for d in dests):
-        settings = {"paths": [], "target": None, "impl": impl, "timeout": args.timeout,
-                    "findings": str(findings)}
-        document = replay_results([*verified.verdicts, *verified.errors], settings=settings,
-                                  started=started, seconds=time.monotonic() - clock,
-                                  exit_code=code)
-        write_reports(document, *dests)
+    with StopOnSignals() as stop:
+        verified = replay_open(findings, impl, timeout=args.timeout,
+                               max_seconds=args.max_time, stop=stop)
+        for verdict in verified.verdicts:
+            print(verdict.line(), file=out)
+        print(verified.lines()[-1], file=out)
+        for path, message in verified.skipped:
+            print(f"pctfuzz: WARNING: {printable_path(path)}: not a finding record, skipped: "
+                  f"{one_line(message)}", file=sys.stderr)
+        for path, message in verified.errors:
+            print(f"{printable_path(path)}: error: {message}", file=sys.stderr)
+        incomplete = verified.not_replayed_lines()
+        stopped_by = verified.stopped_by or stop.signum
+        if stopped_by is not None:
+            incomplete.insert(0, f"INCOMPLETE: stopped by {signal.Signals(stopped_by).name} "
+                              f"during the replay of open findings ({len(verified.verdicts)} "
+                              "replayed)")
+        for line in incomplete:
+            print(f"pctfuzz: {line}", file=sys.stderr)
+        # Incomplete first, as for a campaign: a finding not replayed may be the one
+        # that still fails. A stop by a signal: 128 + its number unless one fails.
+        code = (EXIT_INCOMPLETE if verified.incomplete else EXIT_FOUND if verified.reproduced
+                else 128 + stopped_by if stopped_by is not None else EXIT_OK)
+        if any(d is not None for d in dests):
+            settings: dict[str, Any] = {"paths": [], "target": None, "impl": impl,
+                                        "timeout": args.timeout, "findings": str(findings)}
+            if args.max_time is not None:
+                settings["max_time"] = args.max_time
+            items: list[Any] = [*verified.verdicts, *verified.errors]
+            items += [(path, f"INCOMPLETE: open finding {ident} not replayed "
+                       f"({verified.why_not_replayed}; still open)")
+                      for path, ident in verified.not_replayed]
+            if stopped_by is not None:
+                items.append((findings, incomplete[0]))
+            document = replay_results(items, settings=settings, started=started,
+                                      seconds=time.monotonic() - clock, exit_code=code)
+            write_reports(document, *dests)
     return code
 
 
@@ -161,7 +184,9 @@ def add_command(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> Non
         "replay", help="replay findings or corpus inputs",
         description="One verdict line per input. Exit 1 if anything reproduces, 0 if "
         "nothing does (or there is nothing to replay, which is said on stderr), 2 if an "
-        "input was unusable (--open: 3 if an open finding could not be replayed).")
+        "input was unusable (--open: 3 if an open finding could not be replayed, or "
+        "--max-time left some unreplayed; 129/130/143 if SIGHUP/SIGINT/SIGTERM stopped "
+        "it and none still fails).")
     replay.add_argument("paths", nargs="*", metavar="PATH",
                         help="finding JSON files or ids (in the findings store), raw corpus "
                         "files, or folders")
@@ -176,6 +201,10 @@ def add_command(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> Non
     replay.add_argument("--impl", metavar="NAME", help="override the implementation")
     replay.add_argument("--timeout", type=positive_seconds, default=5, metavar="SECONDS",
                         help="per-input time limit; a slower input is a timeout (default 5)")
+    replay.add_argument("--max-time", type=positive_seconds, metavar="SECONDS",
+                        help="--open: bound on the whole replay (default: none); the open "
+                        "findings it leaves are listed, still open, and the run is "
+                        "incomplete (exit 3)")
     add_accept_option(replay)
     add_no_accepted_option(replay)
     add_report_options(replay)

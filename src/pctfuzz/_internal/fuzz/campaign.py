@@ -2,14 +2,14 @@
 
 ``run_campaign`` checks the folders, recovers what killed campaigns left, then runs
 the process slots of ``schedule.plan_rotation`` in threads: each slot runs slices of
-its targets in turn (``_run_slot``), each slice one libFuzzer process on the target's
-private corpus copy (``staging``), restarted after a stop on an input (``_run_slice``,
-``libfuzzer.watch``). The main thread holds the deadline and the signals
-(``supervisor``). What each target did is a ``stats.TargetStats``; progress goes to
-the ``progress`` callback (``status`` renders it).
+its targets in turn (``_run_slot``), each slice one libFuzzer process that writes into
+the target's private folder and reads its corpus (``staging``), restarted after a stop
+on an input (``_run_slice``, ``libfuzzer.watch``). The main thread holds the deadline
+and the signals (``supervisor``). What each target did is a ``stats.TargetStats``;
+progress goes to the ``progress`` callback (``status`` renders it).
 
 One job per module: ``schedule`` (who runs when), ``supervisor`` (deadline, signals),
-``staging`` (private corpus copies), ``libfuzzer`` (one process and its log),
+``staging`` (private folders, corpus copies), ``libfuzzer`` (one process and its log),
 ``stats`` (figures and the summary table), ``status`` (the live status). The public
 names of ``schedule`` and ``stats`` are re-exported here.
 """
@@ -38,7 +38,7 @@ from pctfuzz._internal.fuzz.schedule import (
     seeded,
     slice_seconds,
 )
-from pctfuzz._internal.fuzz.staging import artifacts_dir, recover, stage, unstage
+from pctfuzz._internal.fuzz.staging import artifacts_dir, recover, stage_for_reading, unstage
 from pctfuzz._internal.fuzz.stats import LOW_ANSWER_RATE, CampaignResult, TargetStats, merge_stats
 from pctfuzz._internal.fuzz.supervisor import (
     DEADLINE_GRACE,
@@ -106,13 +106,16 @@ def _run_slot(plan: Sequence[str], slice_len: float, job: _Job, *, supervisor: S
 
     stats = {name: TargetStats(name) for name in plan}
     store = Corpus(job.corpus)
-    # One private corpus copy per target, kept across the slot's slices: the copy is
-    # paid once (seconds for a large corpus), and each process resumes where the last
-    # one of its target stopped.
-    stagings: dict[str, tuple[Path, set[str]]] = {}
+    # One private folder per target, kept across the slot's slices (a copy of the
+    # corpus when it cannot be read in place, ``stage_for_reading``): a copy is paid
+    # once (seconds for a large corpus), and each process resumes where the last one
+    # of its target stopped.
+    stagings: dict[str, tuple[Path, set[str], tuple[Path, ...]]] = {}
+    staged: dict[str, tuple[int, float]] = {}  # target -> (inputs copied, seconds)
     runnable = list(plan)
     started: set[str] = set()
     turn = 0
+    left = supervisor.remaining()
     try:
         while runnable:
             name = runnable[turn % len(runnable)]
@@ -121,13 +124,20 @@ def _run_slot(plan: Sequence[str], slice_len: float, job: _Job, *, supervisor: S
             if left < MIN_SLICE:
                 break
             if name not in stagings:
+                clock = time.monotonic()
                 try:
-                    staging = stage(store, name)
+                    staging, inputs = stage_for_reading(store, name)
                 except StoreError as exc:  # it cannot run: 0 executions, an incomplete run
                     stats[name].errors.append(str(exc))
                     runnable.remove(name)
                     continue
-                stagings[name] = staging, set(os.listdir(staging))
+                stagings[name] = staging, set(os.listdir(staging)), inputs
+                staged[name] = len(stagings[name][1]), time.monotonic() - clock
+            # Measured after the copy: a large corpus takes seconds to copy, which the
+            # shares below must not count as still there.
+            left = supervisor.remaining()
+            if left < MIN_SLICE:
+                break
             # Until every target of the slot has had its first turn, a slice leaves
             # each of the others an equal share of what is left: start-up and a slow
             # machine must not push the last target out of the budget.
@@ -137,23 +147,41 @@ def _run_slot(plan: Sequence[str], slice_len: float, job: _Job, *, supervisor: S
             share = (left / len(waiting) - (SLICE_OVERHEAD if len(waiting) > 1 else 0)
                      if name in waiting else left)
             started.add(name)
+            # While others still wait for their first turn, a process that is still
+            # running its seed corpus at the end of its slice is stopped (a large
+            # corpus must not take their turns: ``Supervisor.start``).
+            first_turns = any(n not in started for n in runnable)
             _run_slice(stats[name], min(slice_len, max(MIN_SLICE, share)), *stagings[name],
-                       job, supervisor=supervisor, extra=extra, progress=progress)
+                       job, supervisor=supervisor, extra=extra, progress=progress,
+                       enforce_end=first_turns)
     finally:
-        for name, (staging, known) in stagings.items():
+        for name, (staging, known, _inputs) in stagings.items():
             unstage(store, name, staging, known=known, lost=stats[name].lost)
+    for name in plan:
+        if name not in started and not stats[name].errors and supervisor.stop_signal is None:
+            # Exactly why it never ran: the slot's time was gone before its turn.
+            copies = [f"{n} {count:,} inputs in {secs:.1f} s" for n, (count, secs)
+                      in staged.items() if secs >= 1.0]
+            stats[name].no_turn = (
+                f"its slot had {max(0.0, left):.1f} s of --max-time left when its first "
+                f"turn came, less than a slice ({MIN_SLICE:g} s); the targets before it in "
+                f"the slot ({', '.join(n for n in plan if n in started) or 'none'}) used "
+                "the rest" + (f" (copying corpora: {'; '.join(copies)})" if copies else ""))
     for s in stats.values():
         if s.seconds > 0:
             s.exec_per_s = int(s.execs / s.seconds)
-    return [s for s in stats.values() if s.seconds > 0]
+    return [s for s in stats.values() if s.seconds > 0 or s.no_turn]
 
 
-def _run_slice(stats: TargetStats, seconds: float, staging: Path, known: set[str], job: _Job,
-               *, supervisor: Supervisor, extra: Sequence[str],
-               progress: Callable[[TargetStats], None] | None) -> None:
+def _run_slice(stats: TargetStats, seconds: float, staging: Path, known: set[str],
+               inputs: tuple[Path, ...], job: _Job, *, supervisor: Supervisor,
+               extra: Sequence[str], progress: Callable[[TargetStats], None] | None,
+               enforce_end: bool = False) -> None:
     """One slice of ``stats.target`` (restarted after a stop on an input) on its
-    private corpus copy ``staging``, whose new inputs are then added to the corpus;
-    the slice's figures are added to ``stats``."""
+    private folder ``staging`` (and the folders ``inputs`` it only reads), whose new
+    inputs are then added to the corpus; the slice's figures are added to ``stats``.
+    ``enforce_end``: a process still running its seed corpus at the end of the slice
+    is stopped (``Supervisor.start``)."""
     from pctfuzz._internal.store import Corpus
 
     target = stats.target
@@ -174,9 +202,12 @@ def _run_slice(stats: TargetStats, seconds: float, staging: Path, known: set[str
                 # libFuzzer's clock starts after the interpreter's start-up.
                 budget = max(1, int(left - STARTUP))
                 cmd = command(target, job.harness, staging, budget, Path(artifacts),
-                               job.timeout, job.rss_limit_mb, extra)
-                death, artifact, run_execs = watch(cmd, env, stats, base_execs, progress,
-                                                   supervisor, log=job.log(target))
+                               job.timeout, job.rss_limit_mb, extra, inputs)
+                given = sum(map(_count_files, (staging, *inputs)))
+                stats.corpus_inputs = max(stats.corpus_inputs, given)
+                death, artifact, run_execs = watch(
+                    cmd, env, stats, base_execs, progress, supervisor, log=job.log(target),
+                    until=deadline if enforce_end else None)
             finally:
                 unstage(store, target, staging, known=known, remove=False, lost=stats.lost)
             base_execs += run_execs
@@ -187,6 +218,15 @@ def _run_slice(stats: TargetStats, seconds: float, staging: Path, known: set[str
         left = min(deadline - time.monotonic(), supervisor.remaining())
     stats.seconds += time.monotonic() - started
     stats.execs = base_execs
+
+
+def _count_files(folder: Path) -> int:
+    """The inputs a libFuzzer process is given in ``folder`` (its seed corpus)."""
+    try:
+        with os.scandir(folder) as entries:
+            return sum(1 for e in entries if e.is_file(follow_symlinks=False))
+    except OSError:
+        return 0
 
 
 def run_campaign(

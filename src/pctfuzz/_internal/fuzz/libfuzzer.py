@@ -47,6 +47,8 @@ _STATUS = re.compile(
     r"corp: (?P<units>\d+)/(?P<size>\S+).*?exec/s: (?P<eps>\d+)"
 )
 _ARTIFACT = re.compile(r"Test unit written to (?P<path>\S+)")
+#: libFuzzer starts to run its seed corpus (``INITED`` once it has run all of it).
+_LOADING = re.compile(r"^INFO:\s+\d+ files found in ")
 _DEATH = (
     ("timeout", re.compile(r"ERROR: libFuzzer: timeout")),
     ("oom", re.compile(r"ERROR: libFuzzer: (out-of-memory|malloc)")),
@@ -59,9 +61,11 @@ STARTUP = 1.0
 
 def command(target: str, harness: Path | None, out_dir: Path, seconds: int,
             artifacts: Path, timeout: int, rss_limit_mb: int,
-            extra: Sequence[str]) -> list[str]:
+            extra: Sequence[str], inputs: Sequence[Path] = ()) -> list[str]:
     """The libFuzzer process of one slice: ``python -m pctfuzz._internal.harness TARGET`` (it
-    adds the packaged dictionary), or a ``fuzz_<target>.py`` script of ``harness``."""
+    adds the packaged dictionary), or a ``fuzz_<target>.py`` script of ``harness``.
+    libFuzzer writes new inputs into ``out_dir`` and only reads ``inputs`` (folders
+    of seed inputs: ``staging.stage_for_reading``)."""
     if harness is None:
         cmd = [sys.executable, "-m", "pctfuzz._internal.harness", target]
     else:
@@ -71,6 +75,7 @@ def command(target: str, harness: Path | None, out_dir: Path, seconds: int,
             cmd.append(f"-dict={dictionary}")
     cmd += [
         str(out_dir),
+        *map(str, inputs),
         f"-max_total_time={seconds}",
         f"-timeout={timeout}",
         f"-rss_limit_mb={rss_limit_mb}",
@@ -88,12 +93,16 @@ def command(target: str, harness: Path | None, out_dir: Path, seconds: int,
 def watch(cmd: list[str], env: dict[str, str], stats: TargetStats, base_execs: int,
           progress: Callable[[TargetStats], None] | None,
           supervisor: Supervisor, *,
-          log: Path | None = None) -> tuple[str | None, Path | None, int]:
+          log: Path | None = None,
+          until: float | None = None) -> tuple[str | None, Path | None, int]:
     """Run one libFuzzer process; returns (why it died or None, artifact, execs). A
     process the supervisor stopped did not die on an input. ``progress`` gets the
     stats about once a second, and at once when a finding is reported; ``log``
-    (``-v``) is a file that every raw stderr line is appended to."""
-    proc = supervisor.start(cmd, env)
+    (``-v``) is a file that every raw stderr line is appended to; ``until``: the end
+    of its slice, enforced while it runs its seed corpus (``Supervisor.start``). A
+    process that ends before it has run its whole seed corpus (no ``INITED``) counts
+    its executions in ``stats.corpus_run``."""
+    proc = supervisor.start(cmd, env, until=until)
     if proc is None:
         return None, None, 0
     assert proc.stderr is not None
@@ -120,6 +129,7 @@ def _read(proc: subprocess.Popen[str], stats: TargetStats, base_execs: int,
     execs = 0
     last_progress = 0.0
     tail: list[str] = []
+    inited = False
     base_asked, base_answered = stats.asked, stats.answered
     # a restarted process counts its executions from 0 again
     base_runs = {name: reach.executions for name, reach in stats.modules.items()}
@@ -131,8 +141,12 @@ def _read(proc: subprocess.Popen[str], stats: TargetStats, base_execs: int,
         urgent = False
         if m := _STATUS.match(line):
             execs = int(m["execs"])
-            if m["event"] == "INITED" and stats.initial_cov is None:
-                stats.initial_cov = int(m["cov"])
+            if m["event"] == "INITED":
+                if not inited:
+                    inited = True
+                    supervisor.loaded(proc)
+                if stats.initial_cov is None:
+                    stats.initial_cov = int(m["cov"])
             stats.execs = base_execs + execs
             stats.exec_per_s = int(m["eps"])
             stats.cov = max(stats.cov, int(m["cov"]))
@@ -176,6 +190,8 @@ def _read(proc: subprocess.Popen[str], stats: TargetStats, base_execs: int,
                 stats.errors.append(line)
         elif m := _ARTIFACT.search(line):
             artifact = Path(m["path"])
+        elif not inited and _LOADING.match(line):
+            supervisor.loading(proc)
         elif death is None:
             for kind, pattern in _DEATH:
                 if pattern.search(line):
@@ -187,6 +203,8 @@ def _read(proc: subprocess.Popen[str], stats: TargetStats, base_execs: int,
             last_progress = time.monotonic()
             progress(stats)
     code = proc.wait()
+    if not inited:  # stopped (or dead) before it had run its whole seed corpus
+        stats.corpus_run = max(stats.corpus_run, execs)
     if supervisor.finished(proc):
         return None, None, execs
     if code != 0 and death is None:

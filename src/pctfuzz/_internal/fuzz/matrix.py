@@ -21,6 +21,11 @@ records it (minimized, deduplicated by signature). ``Confusion`` counts the inpu
 which two implementations asked the same case answer differently: a value against
 another value or against an error; two errors (of any type) are two refusals, on which
 a stack of both cannot disagree about the data.
+
+A peer that fails mid-run without an input to blame (it died or timed out once and a
+fresh peer answered, or it could not be started again) makes its implementation
+incomplete (``MatrixRun.incomplete``): an implementation whose peer is unavailable is
+not asked again, and no finding blames the inputs it could not answer.
 """
 
 from __future__ import annotations
@@ -41,8 +46,10 @@ from pctfuzz._internal.fuzz.recorder import build_finding
 from pctfuzz._internal.identity import signature_of
 from pctfuzz._internal.operations import OPERATIONS
 from pctfuzz._internal.oracles.base import Impl, impl_name, impl_version
+from pctfuzz._internal.oracles.peer import PeerUnavailable
 from pctfuzz._internal.outcome import Outcome, case_text, reference_outcome
 from pctfuzz._internal.targets import Target, get_target, modules_under_test
+from pctfuzz._internal.text import one_line
 from pctfuzz._internal.violations import Divergence
 
 __all__ = ["CHECK_OF", "Cell", "Confusion", "MatrixRun", "run_matrix"]
@@ -94,6 +101,23 @@ class MatrixRun:
     #: accepted entry id -> (summary, citation): the registry's and the adapters' own,
     #: so the page can say what each accepted difference is.
     entries: dict[str, tuple[str, str]] = field(default_factory=dict)
+    #: implementation -> failures of its peer that no input was blamed for (a death or
+    #: a timeout that a fresh peer then answered, lines nobody asked for:
+    #: ``ProcessAdapter.peer_failures``)
+    peer_failures: dict[str, list[str]] = field(default_factory=dict)
+    #: implementation -> why it was no longer asked (its peer could not be restarted:
+    #: ``PeerUnavailable``), from that input on
+    gone: dict[str, str] = field(default_factory=dict)
+
+    @property
+    def incomplete(self) -> dict[str, list[str]]:
+        """Implementation -> why its cells cover less than the run (a peer failed
+        mid-run): never a green run."""
+        out = {name: list(failures) for name, failures in self.peer_failures.items()
+               if failures}
+        for name, why in self.gone.items():
+            out.setdefault(name, []).append(why)
+        return {name: out[name] for name in self.impls if name in out}
 
 
 def _column(check: str, case: Case) -> str:
@@ -240,6 +264,11 @@ def run_matrix(
             last_progress = now
             progress(run)
     run.seconds = time.monotonic() - start
+    for name, impl in impls.items():
+        # A peer's failures that no input was blamed for (said once each).
+        failures = list(dict.fromkeys(getattr(impl, "peer_failures", None) or []))
+        if failures:
+            run.peer_failures[name] = failures[:20]
     return run
 
 
@@ -250,6 +279,8 @@ def _one_input(run: MatrixRun, recorder: _Recorder, target: Target, data: bytes,
     references: dict[tuple[Case, str], Outcome] = {}
     answered: dict[Case, list[tuple[str, Outcome]]] = {}
     for name, impl in impls.items():
+        if name in run.gone:
+            continue  # its peer is gone: every question would be PeerUnavailable
         try:
             case = target.case_from_bytes(data, impl)
         except Exception as exc:  # an input this format cannot read: not the impl's fault
@@ -258,6 +289,13 @@ def _one_input(run: MatrixRun, recorder: _Recorder, target: Target, data: bytes,
         actual = run_impl(check, case, impl)
         if actual is None:
             continue  # Unsupported
+        if isinstance(actual.error, PeerUnavailable):
+            # Its peer failed and cannot be started again: no input's fault, and no
+            # answer to compare from here on. The implementation is incomplete.
+            asked = sum(run.inputs.values())
+            run.gone[name] = one_line(f"peer unavailable after {asked} input(s), not "
+                                      f"asked again: {actual.error}", 500)
+            continue
         surrogates = scalar_values(impl)
         key = (case, surrogates)
         expected = references.get(key)

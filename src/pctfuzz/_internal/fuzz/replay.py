@@ -15,6 +15,7 @@ replaces it. Every unusable input is one ``(path, message)``.
 from __future__ import annotations
 
 import signal
+import time
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -156,6 +157,7 @@ class Run:
     evidence: str = ""
     accepted: tuple[str, ...] = ()
     supported: bool = True
+    timed_out: bool = False  # stopped by the ``timeout`` alarm (a timeout signature)
 
 
 def run_case(bound: Bound, case: Any, timeout: float = DEFAULT_TIMEOUT, *,
@@ -176,7 +178,7 @@ def run_case(bound: Bound, case: Any, timeout: float = DEFAULT_TIMEOUT, *,
         result = bound.check(case)
     except _Timeout:
         return Run(stop_signature(target.name, "timeout", impl_name),
-                   f"ran longer than {timeout:g} s")
+                   f"ran longer than {timeout:g} s", timed_out=True)
     except MemoryError:
         return Run(stop_signature(target.name, "oom", impl_name), "MemoryError")
     except Exception as exc:
@@ -378,11 +380,42 @@ class OpenReplay:
     skipped: list[tuple[Path, str]] = field(default_factory=list)
     #: The signal that stopped the replay before every open finding was replayed.
     stopped_by: int | None = None
+    #: Open findings not replayed, (record path, finding id), status unchanged: those
+    #: left when the bound (``max_seconds``) was reached or a signal stopped the replay,
+    #: and the one whose case the bound cut short (no verdict: it may have passed).
+    not_replayed: list[tuple[Path, str]] = field(default_factory=list)
+    #: The total bound in seconds, when it was reached (``not_replayed`` then says what
+    #: was left): the replay is incomplete.
+    out_of_time: float | None = None
 
     @property
     def reproduced(self) -> list[str]:
         """Ids of the open findings that still fail."""
         return [v.finding_id for v in self.verdicts if v.reproduces and v.finding_id]
+
+    @property
+    def incomplete(self) -> bool:
+        """An open finding could not be replayed, or the bound left some unreplayed
+        (a stop by a signal is said by ``stopped_by``, not here)."""
+        return bool(self.errors) or self.out_of_time is not None
+
+    @property
+    def why_not_replayed(self) -> str:
+        """Why ``not_replayed`` is not empty: the bound, or the signal."""
+        if self.out_of_time is not None:
+            return f"the replay's bound of {self.out_of_time:g} s was reached"
+        if self.stopped_by is not None:
+            return f"stopped by {signal.Signals(self.stopped_by).name}"
+        return "stopped"
+
+    def not_replayed_lines(self) -> list[str]:
+        """``INCOMPLETE: ...`` for the open findings left unreplayed, each by id (empty
+        when every open finding was replayed)."""
+        if not self.not_replayed:
+            return []
+        ids = ", ".join(ident for _path, ident in self.not_replayed)
+        return [f"INCOMPLETE: {len(self.not_replayed)} open finding(s) not replayed "
+                f"({self.why_not_replayed}; still open): {ids}"]
 
     def lines(self) -> list[str]:
         """The human summary: one line per change of status, then the count."""
@@ -409,6 +442,7 @@ def _belongs(target: Target, finding: Any, impl: str, targets: Sequence[str] | N
 
 def replay_open(findings: Path, impl: str, *, targets: Sequence[str] | None = None,
                 seen: Sequence[str] = (), timeout: float = DEFAULT_TIMEOUT,
+                max_seconds: float | None = None,
                 stop: StopOnSignals | None = None) -> OpenReplay:
     """Replay every open finding of ``impl`` in the store ``findings`` (ClusterFuzz's
     verification of open testcases) and record the verdicts: one that no longer
@@ -419,11 +453,17 @@ def replay_open(findings: Path, impl: str, *, targets: Sequence[str] | None = No
 
     ``impl`` is the user's choice (``--impl``, ``[tool.pctfuzz] impl``), so a record
     naming it runs against it; records naming another implementation are not ours.
-    ``stop``: a stop signal ends the replay early, the verdicts so far kept
-    (``OpenReplay.stopped_by``)."""
+
+    Bounds: each case runs at most ``timeout`` seconds (longer is a timeout), and the
+    whole replay at most ``max_seconds`` (None: no bound): a case runs for no more than
+    what is left of it, and a case cut short by the bound gets no verdict. The
+    findings recorded as timeouts are replayed last (each may take its ``timeout``).
+    ``stop``: a stop signal ends the replay early (``OpenReplay.stopped_by``). Either
+    way, the findings left are listed (``OpenReplay.not_replayed``), still open."""
     from pctfuzz._internal.oracles.base import impl_version
     from pctfuzz._internal.store import OPEN_STATUSES, FindingStore, StoreError, utc_now
 
+    deadline = None if max_seconds is None else time.monotonic() + max_seconds
     store = FindingStore(findings)
     result = OpenReplay()
     for ident in dict.fromkeys(seen):
@@ -435,24 +475,43 @@ def replay_open(findings: Path, impl: str, *, targets: Sequence[str] | None = No
             result.errors.append((findings, str(exc)))
     problems: list[Any] = []
     subjects: dict[tuple[str, str | None], Bound] = {}
+    chosen: list[tuple[Path, Any, Target]] = []
     for finding in list(store.iter_findings(problems)):
         path = findings / finding.file_name
         try:
             target = get_target(finding.target)
-            if finding.status not in OPEN_STATUSES or not _belongs(target, finding, impl,
-                                                                   targets):
-                continue
+        except PctfuzzError as exc:
+            result.errors.append((path, str(exc)))
+            continue
+        if finding.status in OPEN_STATUSES and _belongs(target, finding, impl, targets):
+            chosen.append((path, finding, target))
+    # A recorded timeout may well take its whole timeout again: the others first.
+    chosen.sort(key=lambda item: item[1].kind == "timeout")
+    for index, (path, finding, target) in enumerate(chosen):
+        left = None if deadline is None else deadline - time.monotonic()
+        if left is not None and left <= 0:
+            result = replace(result, out_of_time=max_seconds)
+            result.not_replayed.extend((p, f.id) for p, f, _t in chosen[index:])
+            break
+        budget = timeout if left is None else min(timeout, left)
+        try:
             bound = bound_for(target, finding.impl, subjects)
             case = finding.rebuild_case()
             if stop is None:
-                run = run_case(bound, case, timeout, impl_name=finding.impl)
+                run = run_case(bound, case, budget, impl_name=finding.impl)
             else:
                 try:
-                    run = stop.run(lambda b=bound, c=case, n=finding.impl:
-                                   run_case(b, c, timeout, impl_name=n))
+                    run = stop.run(lambda b=bound, c=case, n=finding.impl, t=budget:
+                                   run_case(b, c, t, impl_name=n))
                 except ReplayStopped as exc:
                     result = replace(result, stopped_by=exc.signum)
+                    result.not_replayed.extend((p, f.id) for p, f, _t in chosen[index:])
                     break
+            if run.timed_out and budget < timeout:
+                # Cut short by the bound, not a timeout of its own: no verdict.
+                result = replace(result, out_of_time=max_seconds)
+                result.not_replayed.extend((p, f.id) for p, f, _t in chosen[index:])
+                break
             verdict = _finding_verdict(path, finding, run, overridden=False)
             if verdict.outcome == "no longer reproduces":
                 version = (impl_version(bound.subject) if target.differential

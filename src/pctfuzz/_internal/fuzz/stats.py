@@ -70,6 +70,13 @@ class TargetStats:
     under_test_total: int | None = None
     #: differential targets: each module under test (``ModuleReach``), by name
     modules: dict[str, ModuleReach] = field(default_factory=dict)
+    #: corpus inputs its processes were given to load (the largest such corpus), and
+    #: the most executions of one that ended before it had run them all (no
+    #: ``INITED``). ``initial_cov`` is set once one has run them all.
+    corpus_inputs: int = 0
+    corpus_run: int = 0
+    #: why it never ran (its slot's time was gone before its first turn), if so
+    no_turn: str | None = None
 
     @property
     def findings(self) -> int:
@@ -93,9 +100,23 @@ class TargetStats:
         problems = [f"lost {what}" for what in self.lost]
         problems += [f"peer failed: {what}" for what in self.peer_failures]
         if self.execs == 0 and not stopped:
-            problems.append("ran 0 executions (its harness did not start, or --max-time "
+            problems.append(f"ran 0 executions: not reached: {self.no_turn}"
+                            if self.no_turn else
+                            "ran 0 executions (its harness did not start, or --max-time "
                             "left it no time; see errors)")
         return problems
+
+    def corpus_not_run(self) -> str | None:
+        """What of its corpus no process ran, or None: every input of it ran once
+        (a process printed ``INITED``), or it had none, or it never ran at all (a
+        problem of its own)."""
+        if not self.corpus_inputs or self.initial_cov is not None or self.execs == 0:
+            return None
+        left = max(0, self.corpus_inputs - self.corpus_run)
+        return (f"ran {self.corpus_run:,} of its {self.corpus_inputs:,} corpus inputs before "
+                f"its processes were stopped (slice end or deadline); the other {left:,} "
+                "never ran, and it never fuzzed beyond them: give it more --max-time, or "
+                "fewer inputs (pctfuzz corpus merge)")
 
 
 @dataclass
@@ -171,6 +192,9 @@ class CampaignResult:
         for s in self.stats:
             for module, why in s.not_reached().items():
                 lines.append(f"WARNING: {s.target}: code under test not reached: {module} {why}")
+        for s in self.stats:
+            if (corpus := s.corpus_not_run()) is not None:
+                lines.append(f"WARNING: {s.target}: corpus not run in full: {corpus}")
         for target, rate in rates:
             if rate < LOW_ANSWER_RATE:
                 lines.append(f"WARNING: {target}: the implementation answered only {rate:.0%} "
@@ -229,5 +253,8 @@ def merge_stats(target: str, parts: Sequence[TargetStats]) -> TargetStats:
         under_test=max(reached, default=None),
         under_test_total=max(totals, default=None),
         modules=modules,
+        corpus_inputs=max(p.corpus_inputs for p in parts),
+        corpus_run=max(p.corpus_run for p in parts),
+        no_turn=next((p.no_turn for p in parts if p.no_turn), None),
     )
 

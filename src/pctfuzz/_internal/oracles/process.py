@@ -37,6 +37,9 @@ Failures of the peer itself are ``PeerError``s, never a hang:
   (``peer_failures``, a ``pctfuzz: PEER FAILED`` line: a campaign ends incomplete),
   never blamed on the input. ``PeerTimeout``: no answer within
   ``timeout`` seconds (``PCTFUZZ_PEER_TIMEOUT``, default 10), and the peer is killed;
+  the request is asked once more of a fresh peer, and only if that one times out too
+  is ``PeerTimeout`` raised (one timeout that a fresh peer then answers is the peer's
+  failure, ``peer_failures``, like a single death);
   ``PeerProtocolError``: an answer that is not JSON, has the wrong shape or id, or a
   handshake of another protocol or version. A line that is not this request's answer
   (not JSON, another id, a line written before the request was sent, a second line
@@ -237,6 +240,10 @@ class ProcessAdapter(Adapter):
         except PeerDied as exc:
             self._peer_failed(str(exc))
             return self._again(question, fields, exc)
+        except PeerTimeout as exc:
+            # Slow once (a loaded machine, a stall of the peer's runtime): a fresh peer
+            # gets the request once more, and only a second timeout is blamed on it.
+            return self._again(question, fields, exc, slow=True)
         except PeerError:
             self.close()
             raise
@@ -255,12 +262,17 @@ class ProcessAdapter(Adapter):
         return self._peer
 
     def _again(self, question: str, fields: dict[str, Any], first: PeerError, *,
-               unsolicited: bool = False) -> Any:
+               unsolicited: bool = False, slow: bool = False) -> Any:
         """The request once more, on a fresh peer: the input is blamed only if that
-        one fails on it too."""
+        one fails on it too. ``slow``: the first peer timed out; if the fresh one
+        answers, that timeout was the peer's failure (``peer_failures``), not the
+        input's."""
         self.close()
         try:
-            return self._ask(self._running(), question, fields)
+            answer = self._ask(self._running(), question, fields)
+        except PeerTimeout as exc:
+            self.close()
+            raise PeerTimeout(f"{exc} (again on a fresh peer; first: {first})") from None
         except _Unsolicited as exc:
             self.close()
             self._peer_failed(str(exc))
@@ -285,6 +297,13 @@ class ProcessAdapter(Adapter):
         except PeerError:
             self.close()
             raise
+        except (Unsupported, RemoteError):
+            if slow:  # answered, if only with a refusal or the library's exception
+                self._peer_failed(f"{first} (a fresh peer answered the same request)")
+            raise
+        if slow:
+            self._peer_failed(f"{first} (a fresh peer answered the same request)")
+        return answer
 
     def _control_fails(self) -> bool:
         """A fresh peer fails the last question a peer answered cleanly (none yet:

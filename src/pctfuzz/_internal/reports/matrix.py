@@ -128,9 +128,10 @@ def counts_text(counts: MatrixCounts) -> str:
 
 
 def _rows(run: MatrixRun, all_rows: bool) -> tuple[list[str], list[str]]:
-    """(shown, hidden) implementations: those with a bug first; the others shown only
-    with ``all_rows``."""
+    """(shown, hidden) implementations: those with a bug first, then those whose peer
+    failed mid-run; the others shown only with ``all_rows``."""
     failing = failing_impls(run)
+    failing += [impl for impl in run.impls if impl in run.incomplete and impl not in failing]
     rest = [impl for impl in run.impls if impl not in failing]
     return (failing + rest, []) if all_rows else (failing, rest)
 
@@ -203,12 +204,17 @@ def render_matrix_markdown(run: MatrixRun, languages: Mapping[str, str], *,
                      f"({code_span(f['file'])})")
     if not run.findings:
         lines.append("None: no implementation has a bug.")
+    incomplete = run.incomplete
+    if incomplete:
+        lines[2] += (f" **Incomplete: {len(incomplete)} implementation(s) whose peer failed "
+                     "mid-run** (see [Incomplete](#incomplete)).")
     lines += ["", "## Implementations" if all_rows else "## Implementations with bugs", "",
               "| implementation | language | version | " + " | ".join(OPERATIONS) + " |",
               "|---|---|---|" + "---|" * len(OPERATIONS)]
     for impl in shown:
         row = [_md_cell(cells.get((impl, op))) for op in OPERATIONS]
-        lines.append(f"| {_md(impl)} | {_md(languages.get(impl, ''))} | "
+        mark = " **incomplete**" if impl in incomplete else ""
+        lines.append(f"| {_md(impl)}{mark} | {_md(languages.get(impl, ''))} | "
                      f"{_md(_version(run, impl))} | " + " | ".join(row) + " |")
     if hidden:
         lines += ["", f"{len(hidden)} implementations with no bug (they agree, or differ "
@@ -238,6 +244,12 @@ def render_matrix_markdown(run: MatrixRun, languages: Mapping[str, str], *,
         lines.append(f'- <a id="{_anchor("entry", ident)}"></a>{code_span(ident)}: '
                      f"{code_span(summary)}" + (f" Cited: {code_span(citation)}"
                                                 if citation else ""))
+    if incomplete:
+        lines += ["", '<a id="incomplete"></a>', "## Incomplete", "",
+                  "Each implementation whose peer failed mid-run: its cells count only "
+                  "what it answered.", ""]
+        lines += [f"- {code_span(impl)}: peer failed: {code_span(why)}"
+                  for impl, reasons in incomplete.items() for why in reasons[:10]]
     if run.lost:
         lines += ["", "## Lost", ""] + [f"- {code_span(x)}" for x in run.lost[:50]]
     return "\n".join(lines) + "\n"
@@ -257,6 +269,7 @@ thead th{position:sticky;top:0}
 td.n{text-align:right}td.nowrap,code.id{white-space:nowrap;word-break:normal}
 .total{font-weight:600}.links{font-size:12px;color:#555}
 .lead{font-size:15px;font-weight:600}
+.incomplete{color:#a00;font-weight:600}
 """
 
 
@@ -282,7 +295,9 @@ def _html_rows(run: MatrixRun, impls: Iterable[str], languages: Mapping[str, str
     out = ["<table><thead><tr><th>implementation</th><th>language</th><th>version</th>"
            + "".join(f"<th>{op}</th>" for op in OPERATIONS) + "</tr></thead>"]
     for impl in impls:
-        out.append(f"<tr><th>{_h(impl)}</th><td>{_h(languages.get(impl, ''))}</td>"
+        mark = ("<br><span class='incomplete'>incomplete</span>" if impl in run.incomplete
+                else "")
+        out.append(f"<tr><th>{_h(impl)}{mark}</th><td>{_h(languages.get(impl, ''))}</td>"
                    f"<td>{_h(_version(run, impl))}</td>"
                    + "".join(_html_cell(cells.get((impl, op))) for op in OPERATIONS) + "</tr>")
     out.append("</table>")
@@ -304,8 +319,12 @@ def render_matrix_html(run: MatrixRun, languages: Mapping[str, str], *,
         "<h1>Conformance matrix</h1>",
         f"<p class='lead'>{_h(counts_text(matrix_counts(run)))}.</p>",
         f"<p>{_h(_inputs_text(run))}</p>",
-        f"<h2 id='findings'>Findings ({len(run.findings)})</h2>",
     ]
+    if run.incomplete:
+        out.append(f"<p class='incomplete'>Incomplete: {len(run.incomplete)} "
+                   "implementation(s) whose peer failed mid-run (<a href='#incomplete'>why</a>);"
+                   " their cells count only what they answered.</p>")
+    out.append(f"<h2 id='findings'>Findings ({len(run.findings)})</h2>")
     if run.findings:
         out.append("<table><tr><th>finding</th><th>implementation</th>"
                    "<th>case (minimized)</th><th>expected</th><th>actual</th><th>record</th>"
@@ -362,6 +381,10 @@ def render_matrix_html(run: MatrixRun, languages: Mapping[str, str], *,
         out.append(f"<tr id='{_anchor('entry', ident)}'><td><code class='id'>{_h(ident)}"
                    f"</code></td><td>{_h(summary)}</td><td>{_h(citation)}</td></tr>")
     out.append("</table>")
+    if run.incomplete:
+        out.append("<h2 id='incomplete'>Incomplete</h2><ul>" + "".join(
+            f"<li><code>{_h(impl)}</code>: peer failed: <code>{_h(why)}</code></li>"
+            for impl, reasons in run.incomplete.items() for why in reasons[:10]) + "</ul>")
     if run.lost:
         out.append("<h2>Lost</h2><ul>" + "".join(f"<li>{_h(x)}</li>" for x in run.lost[:50])
                    + "</ul>")

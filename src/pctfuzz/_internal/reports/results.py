@@ -288,6 +288,9 @@ def fuzz_results(result: CampaignResult, *, settings: Mapping[str, Any], finding
                 continue
             findings.append(finding_entry(finding, findings_dir / finding.file_name, new=new))
         items += [_error(e, target=stats.target) for e in stats.errors]
+        if (corpus := stats.corpus_not_run()) is not None:
+            items.append(_error(f"WARNING: corpus not run in full: {corpus}",
+                                target=stats.target))
         items += [_error(f"INCOMPLETE: {p}", target=stats.target)
                   for p in stats.problems(stopped=result.stopped_by is not None)]
     by_id = {f["id"]: f for f in findings}

@@ -50,12 +50,14 @@ RESULTS_SCHEMA: Final[dict[str, Any]] = {
         "settings": {
             "type": "object",
             "description": "the options the run used (fuzz: targets, max_time, jobs, impl, "
-            "corpus, findings, timeout, rss_limit_mb; replay: paths, target, impl, timeout; "
-            "report: findings, campaign)",
+            "corpus, findings, timeout, rss_limit_mb, replay_time; replay: paths, target, "
+            "impl, timeout, and with --open findings and max_time when given; report: "
+            "findings, campaign)",
             "properties": {
                 "targets": {"type": "array", "items": {"type": "string"}},
                 "paths": {"type": "array", "items": {"type": "string"}},
                 "max_time": {"type": "number"},
+                "replay_time": {"type": "number"},
                 "jobs": {"type": "integer", "minimum": 1},
                 "impl": _STR_OR_NULL,
                 "target": _STR_OR_NULL,
