@@ -348,3 +348,11 @@ def test_a_decoders_difference_is_located_however_long_the_input(value: str) -> 
     with pytest.raises(Divergence) as info:
         check_decode(DecodeCase(value), UPPER_ONLY)
     assert info.value.difference == "seg=pct-lower;diff=not-decoded"
+
+
+def test_a_form_parsers_difference_is_located_however_long_the_input() -> None:
+    """Past 4096 characters no prefix was tried, and the pair was named by its segment
+    (``seg=alnum-any``), a finding beside the letter's own."""
+    with pytest.raises(Divergence) as info:
+        check_form_parse(FormParseCase("a=b&" * 1100 + "B=1"), LOWERED)
+    assert info.value.difference == "field=name;unit=upper;diff=changed"

@@ -1390,7 +1390,7 @@ def _form_parse_prefix(case: FormParseCase, adapter: Impl, surrogates: Surrogate
                                      adapter, names, surrogates, known)
         return seen[end]
 
-    end = _first_differing(min(len(text), _MAX_CUTS), differs)
+    end = _first_differing(len(text), differs)  # (O(log n) calls: no bound needed)
     if end is None:
         return None
     answers = seen[end]
