@@ -294,7 +294,7 @@ def test_a_unit_is_named_by_no_more_than_its_variants_checked(text: str, unit: s
 
 
 def test_a_unit_set_names_exactly_its_members() -> None:
-    from pctfuzz._internal.checks.generalize import covers, unit_members, unit_set
+    from pctfuzz._internal.identity.units import covers, unit_members, unit_set
 
     name = unit_set("\x1f", "\t", "\n", "\x1c", "\r", "\x0b", "\x0c", "\x1d", "\x1e")
     assert name == "set(0x09-0x0D,0x1C-0x1F)"

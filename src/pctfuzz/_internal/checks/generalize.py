@@ -11,8 +11,6 @@ input to the widest class that keeps the failure (Gopinath et al., ISSTA 2020,
   ``pct-letters``, a letter or digit raw or escaped to ``alnum-any``, each only when
   variants give the same class; failing a named group, to the set of its members that
   each give it (``unit_set``);
-- ``covers``: a known finding's (widened) class names an input's class, so the input is
-  its hit without being widened again;
 - ``holds_on_variants``: a rule names a finding only if it also predicts the answer on
   variants of the case (each data character written as others of its group, the input
   padded before and after);
@@ -33,13 +31,12 @@ from collections.abc import Callable
 from dataclasses import replace
 from typing import Any
 
-from pctfuzz._internal.accept.impact import CONTROLS, DELIMITERS
 from pctfuzz._internal.accept.reconcilers import input_strs, with_texts
 from pctfuzz._internal.cases import Case, FormCase, FormParseCase
+from pctfuzz._internal.identity.units import SUBGROUPS, UNIT_GROUPS, unit_set
 from pctfuzz._internal.spec import HEX_PAIR, PERCENT_ENCODED_BYTE
 
-__all__ = ["SUBGROUPS", "UNIT_GROUPS", "VARIANTS", "covers", "holds_on_variants", "unit_members",
-           "unit_set", "widen"]
+__all__ = ["VARIANTS", "holds_on_variants", "widen"]
 
 #: ``classify(variant)``: the class of the variant's difference (``identity``), None
 #: when the implementation agrees with the reference on it or does not answer it.
@@ -48,24 +45,8 @@ Classify = Callable[[Case], "str | None"]
 #: not answered).
 Explained = Callable[[Case], "bool | None"]
 
-_ALNUM = string.ascii_letters + string.digits
 _HEX_DIGITS = string.hexdigits
-#: The groups an ASCII unit widens to.
-UNIT_GROUPS = {
-    "control": CONTROLS,
-    "alnum": _ALNUM,
-    "printable": "".join(chr(c) for c in range(0x21, 0x7F)
-                         if chr(c) not in DELIMITERS and chr(c) not in _ALNUM),
-}
-_SPACES = "\t\n\x0b\x0c\r"
-#: Each group's narrower ones, tried when variants from the whole group disagree (a
-#: parser that drops TAB, LF and CR everywhere but other controls only at the start).
-SUBGROUPS = {
-    "control": {"control-space": _SPACES,
-                "control-other": "".join(c for c in CONTROLS if c not in _SPACES)},
-    "alnum": {"letter": string.ascii_letters, "digit": string.digits,
-              "upper": string.ascii_uppercase, "lower": string.ascii_lowercase},
-}
+_ALNUM = string.ascii_letters + string.digits
 #: How many members of a group a unit is checked on before it is named by the group:
 #: a name never claims more than was checked.
 VARIANTS = 3
@@ -181,76 +162,6 @@ def _representatives(group: str, others: list[str]) -> list[str] | None:
         if not set(picked) & set(inside):
             picked.append(inside[len(inside) // 2])
     return picked
-
-
-def unit_set(*chars: str) -> str:
-    """The class unit naming exactly ``chars`` (ASCII), as ranges of byte values:
-    ``set(0x09-0x0D,0x1C-0x1F)``."""
-    codes = sorted({ord(c) for c in chars})
-    runs: list[list[int]] = []
-    for code in codes:
-        if runs and runs[-1][1] == code - 1:
-            runs[-1][1] = code
-        else:
-            runs.append([code, code])
-    return "set({})".format(",".join(
-        f"0x{a:02X}" if a == b else f"0x{a:02X}-0x{b:02X}" for a, b in runs))
-
-
-_RUN = "0x[0-9A-F]{2}(?:-0x[0-9A-F]{2})?"
-_SET = re.compile(rf"set\(({_RUN}(?:,{_RUN})*)\)")
-
-
-def unit_members(unit: str) -> frozenset[str] | None:
-    """The ASCII characters a class's ``unit`` names: one (``0x41``), a group
-    (``UNIT_GROUPS``, ``SUBGROUPS``) or a set (``unit_set``); None for any other unit
-    (``non-ascii``, ``pct-triplet``, ``empty-pair``...), which names only itself."""
-    if re.fullmatch("0x[0-9A-F]{2}", unit):
-        return frozenset(chr(int(unit, 16)))
-    if unit in UNIT_GROUPS:
-        return frozenset(UNIT_GROUPS[unit])
-    for subgroups in SUBGROUPS.values():
-        if unit in subgroups:
-            return frozenset(subgroups[unit])
-    found = _SET.fullmatch(unit)
-    if found is None:
-        return None
-    members: set[str] = set()
-    for run in found.group(1).split(","):
-        first, _, last = run.partition("-")
-        members.update(map(chr, range(int(first, 16), int(last or first, 16) + 1)))
-    return frozenset(members)
-
-
-#: The decode segments a segment names besides itself (``_either_hex_case``).
-_COVERED_SEGMENTS = {"pct-letters": {"pct-upper", "pct-lower"}}
-
-
-def covers(general: str, specific: str) -> bool:
-    """The class ``general`` (of a known finding) names the behaviour of ``specific``
-    (an input's class before it is widened): the same fields, each the same but the
-    unit, which ``general`` names among others (``unit=upper`` covers ``unit=0x42``),
-    or a segment it names too (``pct-letters`` covers ``pct-upper``). So an input of a
-    known finding is its hit without being widened again, whichever member it shows."""
-    if general == specific:
-        return True
-    mine, theirs = general.split(";"), specific.split(";")
-    if len(mine) != len(theirs):
-        return False
-    for field, other in zip(mine, theirs, strict=True):
-        if field == other:
-            continue
-        key, _, value = field.partition("=")
-        other_key, _, other_value = other.partition("=")
-        if key != other_key:
-            return False
-        if key == "unit":
-            members, named = unit_members(value), unit_members(other_value)
-            if members is None or named is None or not named <= members:
-                return False
-        elif not (key == "seg" and other_value in _COVERED_SEGMENTS.get(value, ())):
-            return False
-    return True
 
 
 def _hex_case_swapped(case: Case) -> Case:

@@ -36,8 +36,8 @@ from pctfuzz._internal.accept.entry import explain as _explain
 from pctfuzz._internal.accept.model import Model
 from pctfuzz._internal.accept.rules import Rule, as_entry, rule_from
 from pctfuzz._internal.cases import Case
-from pctfuzz._internal.checks.generalize import covers
 from pctfuzz._internal.errors import PctfuzzError
+from pctfuzz._internal.identity.units import covers
 from pctfuzz._internal.outcome import Outcome
 
 __all__ = ["Known", "KnownFindings"]
