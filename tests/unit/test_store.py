@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import base64
+import dataclasses
 import hashlib
 import json
 import multiprocessing
@@ -645,3 +646,71 @@ def dataclasses_replace_status(findings: FindingStore, finding: Finding) -> Find
     """``finding`` stored and triaged as known-divergence (a status worth keeping)."""
     stored, _ = findings.record(finding)
     return findings.update_status(stored.id, "known-divergence")
+
+
+# ------------------------------------------------- a fixed finding back in another form
+def _divergence(klass: str, behaviour: dict[str, Any] | None = None, value: str = "+",
+                status: str = "new", now: str = T1) -> Finding:
+    from pctfuzz._internal.identity import make_signature
+
+    signature = make_signature("diff_encode", "divergence", "encode", klass, "lib")
+    return new_finding("diff_encode", "divergence", RuntimeError("x"),
+                       case=EncodeCase(value, "component"), signature=signature,
+                       impl="lib", versions=VERSIONS, status=status, now=now,
+                       behaviour=behaviour)
+
+
+def _left_raw(chars: str) -> dict[str, Any]:
+    return {"rule": "left_raw", "params": {"chars": chars}, "text": f"leaves {chars!r} as is"}
+
+
+@pytest.mark.parametrize(("old", "new"), [
+    # narrower, wider, another overlapping set of the same rule; a class it covers or
+    # that covers it
+    (("rule=left_raw(chars=+~)", _left_raw("+~")), ("rule=left_raw(chars=+)", _left_raw("+"))),
+    (("rule=left_raw(chars=+)", _left_raw("+")), ("rule=left_raw(chars=+~)", _left_raw("+~"))),
+    (("field=name;unit=upper;diff=changed", None), ("field=name;unit=0x42;diff=changed", None)),
+    (("field=name;unit=0x42;diff=changed", None), ("field=name;unit=alnum;diff=changed", None)),
+])
+def test_a_fixed_finding_back_in_another_form_is_reopened(
+        tmp_path: Path, old: tuple[str, Any], new: tuple[str, Any]) -> None:
+    """A bug put back narrower or wider is the fixed finding reopened, not a new one:
+    one record, open, with the fixed one's hits, first sighting and fix, and its id
+    still resolved (issue 34: it was a new finding beside the fixed one)."""
+    findings = FindingStore(tmp_path)
+    fixed = dataclasses.replace(_divergence(*old, value="+~", status="fixed", now=T0),
+                                hits=7, fixed_in={"version": "lib 2", "date": T1})
+    findings.record(fixed)
+    stored, is_new = findings.record(_divergence(*new, now=T2))
+    assert is_new and findings.reopened == [(fixed.id, stored.id)]
+    (only,) = findings.iter_findings()
+    assert only == stored and only.id != fixed.id
+    assert only.status == "new" and only.hits == 8 and only.first_seen == T0
+    assert only.fixed_in == fixed.fixed_in and only.previous_ids == [fixed.id]
+    assert only.signature.split("|")[3] == new[0]
+
+
+@pytest.mark.parametrize(("old", "new"), [
+    # another character of the same rule, another rule, another field, another shape
+    (("rule=left_raw(chars=~)", _left_raw("~")), ("rule=left_raw(chars=+)", _left_raw("+"))),
+    (("rule=encoded(chars=+)", {"rule": "encoded", "params": {"chars": "+"}, "text": "x"}),
+     ("rule=left_raw(chars=+)", _left_raw("+"))),
+    (("field=value;unit=upper;diff=changed", None), ("field=name;unit=0x42;diff=changed", None)),
+    (("field=name;unit=upper;diff=changed", None), ("field=name;unit=0x42;diff=missing-output",
+                                                    None)),
+    (("field=name;unit=upper;diff=changed", None), ("rule=left_raw(chars=+)", _left_raw("+"))),
+])
+def test_another_behaviour_never_reopens_a_fixed_finding(
+        tmp_path: Path, old: tuple[str, Any], new: tuple[str, Any]) -> None:
+    findings = FindingStore(tmp_path)
+    findings.record(_divergence(*old, status="fixed", now=T0))
+    findings.record(_divergence(*new, now=T2))
+    assert not findings.reopened
+    assert sorted(f.status for f in findings.iter_findings()) == ["fixed", "new"]
+
+
+def test_an_open_finding_is_never_taken_over(tmp_path: Path) -> None:
+    findings = FindingStore(tmp_path)
+    findings.record(_divergence("rule=left_raw(chars=+~)", _left_raw("+~"), now=T0))
+    findings.record(_divergence("rule=left_raw(chars=+)", _left_raw("+"), now=T2))
+    assert not findings.reopened and len(list(findings.iter_findings())) == 2

@@ -212,6 +212,10 @@ class Recorder:
             for problem in self.findings.problems:
                 _warn(str(problem))
             self.findings.problems.clear()
+        for fixed, reopened in self.findings.reopened:
+            _warn(f"finding {fixed} was fixed and is back in another form: reopened as "
+                  f"{reopened}")
+        self.findings.reopened.clear()
         self.ids[signature] = stored.id  # (the long input's: its hits are the finding's)
         if self.known is not None and isinstance(small_exc, Violation):
             # named as the stored finding is: its later hits take the fast path

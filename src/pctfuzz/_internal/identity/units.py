@@ -14,10 +14,12 @@ from __future__ import annotations
 
 import re
 import string
+from collections.abc import Mapping
+from typing import Any
 
 from pctfuzz._internal.accept.impact import CONTROLS, DELIMITERS
 
-__all__ = ["SUBGROUPS", "UNIT_GROUPS", "covers", "unit_members", "unit_set"]
+__all__ = ["SUBGROUPS", "UNIT_GROUPS", "another_form", "covers", "unit_members", "unit_set"]
 
 _ALNUM = string.ascii_letters + string.digits
 #: The groups an ASCII unit widens to.
@@ -107,3 +109,25 @@ def covers(general: str, specific: str) -> bool:
         elif not (key == "seg" and other_value in _COVERED_SEGMENTS.get(value, ())):
             return False
     return True
+
+
+def another_form(old: str, old_behaviour: Mapping[str, Any] | None, new: str,
+                 new_behaviour: Mapping[str, Any] | None) -> bool:
+    """The finding of signature ``new`` is the behaviour of ``old`` in another form: the
+    same target, kind, check and implementation, and either the same catalogue rule
+    whose characters overlap (``left_raw(chars=+)`` after ``left_raw(chars=+~)``), the
+    other parameters equal, or classes one of which covers the other (``unit=0x42``
+    after ``unit=upper``). A fixed finding that comes back so is reopened, not made
+    anew (``store.FindingStore.record``)."""
+    old_parts, new_parts = old.split("|"), new.split("|")
+    if len(old_parts) < 4 or old_parts[:3] != new_parts[:3] or old_parts[4:] != new_parts[4:]:
+        return False
+    if old_behaviour and new_behaviour:
+        mine, theirs = dict(old_behaviour.get("params") or {}), dict(
+            new_behaviour.get("params") or {})
+        chars, other = str(mine.pop("chars", "")), str(theirs.pop("chars", ""))
+        return (old_behaviour.get("rule") == new_behaviour.get("rule") and mine == theirs
+                and (chars == other or bool(set(chars) & set(other))))
+    if old_behaviour or new_behaviour:
+        return False
+    return covers(old_parts[3], new_parts[3]) or covers(new_parts[3], old_parts[3])

@@ -22,6 +22,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Final
 
+from pctfuzz._internal.identity.units import another_form
 from pctfuzz._internal.store.errors import (
     FindingFormatError,
     FindingNotFoundError,
@@ -62,6 +63,8 @@ class FindingStore:
         self.root = Path(root).resolve()
         self.max_size = max_size
         self.problems: list[StoreProblem] = []
+        #: (fixed id, new id) of each fixed finding ``record`` reopened in another form.
+        self.reopened: list[tuple[str, str]] = []
 
     def path_for(self, finding: Finding) -> Path:
         return self.root / finding.file_name
@@ -165,13 +168,28 @@ class FindingStore:
                 except StoreError as exc:
                     self._move_aside(path, exc)
             if old is None:
+                fixed = self._fixed_in_another_form(finding)
+                if fixed is not None:  # the bug is back, narrower or wider
+                    finding = _reopened(fixed, finding)
                 self._write(finding)
+                if fixed is not None:
+                    with self._locked(fixed.id), contextlib.suppress(FileNotFoundError):
+                        os.unlink(self.path_for(fixed))
+                    self.reopened.append((fixed.id, finding.id))
                 return finding, True
             if absorbs is not None and absorbs in (old.previous_ids or ()):
                 return old, False
             merged = _merge(old, finding)
             self._write(merged)
             return merged, False
+
+    def _fixed_in_another_form(self, finding: Finding) -> Finding | None:
+        """The fixed finding whose behaviour ``finding`` shows in another form
+        (``identity.units.another_form``), the one seen last when there are several."""
+        fixed = [old for old in self.iter_findings([]) if old.status == "fixed"
+                 and another_form(old.signature, old.behaviour, finding.signature,
+                                  finding.behaviour)]
+        return max(fixed, key=lambda old: parse_time(old.last_seen), default=None)
 
     def _move_aside(self, path: Path, exc: StoreError) -> None:
         stamp = datetime.now(UTC).strftime("%Y%m%dT%H%M%S%fZ")
@@ -314,6 +332,25 @@ def _merge(old: Finding, new: Finding) -> Finding:
         first_seen=first,
         last_seen=last,
         hits=old.hits + new.hits,
+        previous_ids=previous or None,
+    )
+
+
+def _reopened(fixed: Finding, new: Finding) -> Finding:
+    """``new``, the behaviour of the ``fixed`` finding come back in another form, as the
+    fixed one reopened: the new case, signature and behaviour (what reproduces now), the
+    fixed one's history (first seen, hits, note, the fix it regressed from,
+    ``fixed_in``), and its ids in ``previous_ids``, so ``replay``, ``triage`` and
+    ``accept`` of the old id find it."""
+    previous = [i for i in dict.fromkeys((fixed.id, *(fixed.previous_ids or ()),
+                                          *(new.previous_ids or ()))) if i != new.id]
+    return dataclasses.replace(
+        new,
+        status="new",
+        fixed_in=fixed.fixed_in,
+        note=_merged_note(fixed.note, new.note),
+        first_seen=min(fixed.first_seen, new.first_seen, key=parse_time),
+        hits=fixed.hits + new.hits,
         previous_ids=previous or None,
     )
 
