@@ -1058,8 +1058,12 @@ def _located(check: str, case: Case, adapter: Impl, expected: Outcome, actual: O
     becomes the class, and a bug that shows only in context (``%`` before two hex
     digits) is located where it shows. A difference that a plain input of the same size
     shows too is one of size (``_size_class``), whatever characters the input holds."""
-    # (a refusal is named by what was raised, whatever the input's size: no calls)
-    sized = None if actual.raised else _size_class(check, case, adapter, surrogates, known)
+    # (a refusal is named by what was raised, wherever and whatever the input's size:
+    # no calls)
+    if actual.raised:
+        return case, _first_class(check, case, adapter, expected, actual, surrogates,
+                                  known), False
+    sized = _size_class(check, case, adapter, surrogates, known)
     if sized is not None:
         return case, sized, False
     located: tuple[Case, str] | None = None
@@ -1149,29 +1153,37 @@ def _size_class(check: str, case: Case, adapter: Impl, surrogates: Surrogates,
 
 def _first_class(check: str, case: Case, adapter: Impl, expected: Outcome, actual: Outcome,
                  surrogates: Surrogates, known: KnownFindings | None) -> str:
-    """The class of the first unit where the answers part (``_difference``)."""
-    if check == "encode" and isinstance(case, EncodeCase) and case.value:
-        found = _shortest_prefix(case, adapter, surrogates, known)
-        if found is not None:
-            return found[1]
-    if check == "form" and isinstance(case, FormCase) and case.pairs:
-        located = _form_prefix_class(case, adapter, surrogates, known)
-        if located is not None:
-            return located
-    if check == "form-parse" and isinstance(case, FormParseCase) and case.text:
-        parsed = _form_parse_prefix(case, adapter, surrogates, known)
-        if parsed is not None:
-            return parsed[1]
-    if check == "decode" and isinstance(case, DecodeCase) and case.value:
-        decoded = _decode_prefix(case, adapter, surrogates, known)
-        if decoded is not None:
-            return decoded[1]
+    """The class of the first unit where the answers part (``_difference``): located
+    on the shortest prefix that shows it; a refusal's, of what was raised, with no call
+    of the implementation (a prefix shows no answer to compare)."""
+    located = None if actual.raised else _prefix_class_of(check, case, adapter, surrogates,
+                                                          known)
+    if located is not None:
+        return located
     return difference(
         check, case,
         expected.error if expected.error is not None else expected.value,
         actual.error if actual.error is not None else actual.value,
         surrogates=surrogates,
     )
+
+
+def _prefix_class_of(check: str, case: Case, adapter: Impl, surrogates: Surrogates,
+                     known: KnownFindings | None) -> str | None:
+    """The class of the shortest prefix of ``case`` (or cut of its pairs) that differs
+    unexplained; None when none does."""
+    if check == "encode" and isinstance(case, EncodeCase) and case.value:
+        found = _shortest_prefix(case, adapter, surrogates, known)
+        return None if found is None else found[1]
+    if check == "form" and isinstance(case, FormCase) and case.pairs:
+        return _form_prefix_class(case, adapter, surrogates, known)
+    if check == "form-parse" and isinstance(case, FormParseCase) and case.text:
+        parsed = _form_parse_prefix(case, adapter, surrogates, known)
+        return None if parsed is None else parsed[1]
+    if check == "decode" and isinstance(case, DecodeCase) and case.value:
+        decoded = _decode_prefix(case, adapter, surrogates, known)
+        return None if decoded is None else decoded[1]
+    return None
 
 
 def _generalized(check: str, case: Case, adapter: Impl, klass: str, surrogates: Surrogates,
