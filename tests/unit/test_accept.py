@@ -241,6 +241,15 @@ def test_check_reports_a_wrong_user_entry(capsys: pytest.CaptureFixture[str]) ->
     assert "2 failed" in out
 
 
+def test_check_with_no_pinned_examples_says_so(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                                capsys: pytest.CaptureFixture[str]) -> None:
+    """An adapter without entries, and no accept file: nothing was checked, which is
+    said as such (exit 0), not as "every pinned example diverges and is accepted"."""
+    monkeypatch.chdir(tmp_path)  # no [tool.pctfuzz] accept file in force
+    assert main(["divergences", "--impl", "accept_impls:Plain", "--check"]) == 0
+    assert capsys.readouterr().out == "no pinned examples to check\n"
+
+
 def test_unknown_implementation_is_a_usage_error(capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["divergences", "--impl", "no_such_module_xyz:Adapter"]) == 2
     assert "cannot import" in capsys.readouterr().err

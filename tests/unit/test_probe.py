@@ -64,6 +64,15 @@ class RequoteAdapter(Adapter):
         return requote_like(case.value)
 
 
+class EncodesWithoutSets(Adapter):
+    """An encoder that declares no sets: ``--set`` says which to ask it."""
+
+    name = "no-sets"
+
+    def encode(self, case: EncodeCase) -> str:
+        return urllib.parse.quote(str(case.value), safe="")
+
+
 NOT_A_FUNCTION = 42
 
 
@@ -297,6 +306,14 @@ def test_probe_text_for_an_adapter(cli: Run) -> None:
     assert "existing %HH: mixed ('%41': decoded, '%2F': kept, '%2f': kept, '%C3%A9': kept)" in lines
 
 
+def test_an_adapter_without_set_is_probed_with_each_set_it_declares(cli: Run) -> None:
+    code, out, _ = cli("probe", "test_probe:RequoteAdapter")
+    assert code == EXIT_OK
+    assert out.startswith("target: test_probe:RequoteAdapter (encode with set encodeURI-%25[])\n")
+    code, out, err = cli("probe", "test_probe:EncodesWithoutSets")
+    assert code == EXIT_USAGE and "give --set NAME" in err
+
+
 def test_probe_text_exact(cli: Run) -> None:
     code, out, _ = cli("probe", "urllib.parse:quote_plus")
     assert code == EXIT_OK and "exact set: rfc3986-unreserved\n" in out and "space: +\n" in out
@@ -306,8 +323,10 @@ def test_probe_text_exact(cli: Run) -> None:
     "argv",
     [
         ["probe", "no_such_module_xyz:f"],
-        ["probe", "test_probe:RequoteAdapter"],
+        ["probe", "test_probe:EncodesWithoutSets"],  # no set to ask its encoder with
         ["probe", "test_probe:RequoteAdapter", "--set", "nope"],
+        ["probe", "test_probe:RequoteAdapter", "--operation", "decode"],  # answers none
+        ["probe", "test_probe:lower_hex", "--operation", "decode", "--set", "component"],
     ],
 )
 def test_probe_unusable_target_exits_2_in_one_line(cli: Run, argv: list[str]) -> None:

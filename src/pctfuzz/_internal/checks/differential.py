@@ -877,61 +877,72 @@ def _own_refusals(check: str, case: Case, adapter: Impl) -> str:
     return " ".join(kinds)
 
 
-_PART_PROBES: dict[tuple[int, str], tuple[object, dict[str, str]]] = {}
+_PART_PROBES: dict[tuple[int, str], tuple[object, dict[str, frozenset[str]]]] = {}
+
+
+def _form_part_chars(adapter: Impl, encoding: str = "utf-8") -> dict[str, frozenset[str]]:
+    """The printable ASCII characters but ``%`` a form serializer leaves raw (or
+    encodes) where the reference does not, by where they were seen: ``left_raw:names``,
+    ``left_raw:values``, ``left_raw:empty-name-values``, the same with ``encoded``. Each
+    is asked alone as a name (beside an empty and a non-empty value), as a value after a
+    name, and as a value after an empty name; once per adapter and encoding."""
+    key = (id(adapter), encoding)
+    known = _PART_PROBES.get(key)
+    if known is not None and known[0] is adapter:
+        return known[1]
+    surrogates = scalar_values(adapter)
+    found: dict[str, set[str]] = {f"{n}:{p}": set() for n in ("left_raw", "encoded")
+                                  for p in ("names", "values", "empty-name-values")}
+    for code in range(0x21, 0x7F):
+        char = chr(code)
+        if char == "%":
+            continue
+        for part, shapes in (("names", ((char, ""), (char, "a"))),
+                             ("values", (("a", char),)),
+                             ("empty-name-values", (("", char),))):
+            for pair in shapes:
+                sub = FormCase((pair,), encoding)
+                got = run_impl("form", sub, adapter)
+                want = reference_outcome("form", sub, surrogates=surrogates)
+                if got is None or got.raised or want.raised:
+                    continue
+                mine, theirs = str(want.value), str(got.value).upper()
+
+                def pair_text(field: str, pair: tuple[str, str] = pair,
+                              part: str = part) -> str:
+                    return (field + "=" + pair[1] if part == "names"
+                            else pair[0] + "=" + field).upper()
+
+                raw, triplet = pair_text(char), pair_text(f"%{code:02X}")
+                if mine.upper() == triplet and theirs == raw:
+                    found[f"left_raw:{part}"].add(char)
+                elif mine.upper() == raw and theirs == triplet:
+                    found[f"encoded:{part}"].add(char)
+    chars = {name: frozenset(value) for name, value in found.items()}
+    if len(_PART_PROBES) >= 64:
+        _PART_PROBES.clear()
+    _PART_PROBES[key] = (adapter, chars)
+    return chars
 
 
 def _own_part(rule: str, check: str, case: Case, adapter: Impl) -> str | None:
     """``left_raw:names``, ``encoded:values``, ...: the printable ASCII characters a form
     serializer leaves raw (or encodes) where the reference does not, in that part of a
-    pair only, each asked alone as a name (beside an empty and a non-empty value) and
-    as a value after a name and after an empty name: ``empty-name-values`` are those
-    of the last only (furl leaves ``=`` raw in a value after an empty name only).
-    None when the case is no form."""
+    pair only (``_form_part_chars``): ``names`` those of names alone, ``values`` those of
+    values after a name and after an empty name alike, ``empty-name-values`` those of
+    the last only (furl leaves ``=`` raw in a value after an empty name only). None when
+    the case is no form."""
     if check != "form" or not isinstance(case, FormCase):
         return None
-    key = (id(adapter), case.encoding)
-    known = _PART_PROBES.get(key)
-    if known is None or known[0] is not adapter:
-        surrogates = scalar_values(adapter)
-        found: dict[str, set[str]] = {f"{n}:{p}": set() for n in ("left_raw", "encoded")
-                                      for p in ("names", "values", "empty-name-values")}
-        for code in range(0x21, 0x7F):
-            char = chr(code)
-            if char == "%":
-                continue
-            for part, shapes in (("names", ((char, ""), (char, "a"))),
-                                 ("values", (("a", char),)),
-                                 ("empty-name-values", (("", char),))):
-                for pair in shapes:
-                    sub = FormCase((pair,), case.encoding)
-                    got = run_impl(check, sub, adapter)
-                    want = reference_outcome(check, sub, surrogates=surrogates)
-                    if got is None or got.raised or want.raised:
-                        continue
-                    mine, theirs = str(want.value), str(got.value).upper()
-
-                    def pair_text(field: str, pair: tuple[str, str] = pair,
-                                  part: str = part) -> str:
-                        return (field + "=" + pair[1] if part == "names"
-                                else pair[0] + "=" + field).upper()
-
-                    raw, triplet = pair_text(char), pair_text(f"%{code:02X}")
-                    if mine.upper() == triplet and theirs == raw:
-                        found[f"left_raw:{part}"].add(char)
-                    elif mine.upper() == raw and theirs == triplet:
-                        found[f"encoded:{part}"].add(char)
-        own = {}
-        for name in ("left_raw", "encoded"):
-            names, values = found[f"{name}:names"], found[f"{name}:values"]
-            empty = found[f"{name}:empty-name-values"]
-            own[f"{name}:names"] = "".join(sorted(names - values - empty))
-            own[f"{name}:values"] = "".join(sorted((values & empty) - names))
-            own[f"{name}:empty-name-values"] = "".join(sorted(empty - values - names))
-        if len(_PART_PROBES) >= 64:
-            _PART_PROBES.clear()
-        known = (adapter, own)
-        _PART_PROBES[key] = known
-    return known[1].get(rule)
+    name, _, part = rule.partition(":")
+    if name not in ("left_raw", "encoded"):
+        return None
+    found = _form_part_chars(adapter, case.encoding)
+    names, values = found[f"{name}:names"], found[f"{name}:values"]
+    empty = found[f"{name}:empty-name-values"]
+    own = {"names": names - values - empty, "values": (values & empty) - names,
+           "empty-name-values": empty - values - names}
+    return "".join(sorted(own[part])) if part in own else None
 
 
 #: (replacement mode, a probe of ``_own_decoding``, its answer in that mode), first

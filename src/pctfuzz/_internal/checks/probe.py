@@ -37,7 +37,7 @@ from pctfuzz._internal.setspec import canonical_spec, format_spec, urllib_safe_s
 from pctfuzz._internal.spec import HEX_PAIR
 from pctfuzz._internal.text import LONE_SURROGATE
 
-__all__ = ["Encoder", "ProbeReport", "load_encoder", "probe"]
+__all__ = ["Encoder", "ProbeReport", "adapter_encoder", "load_encoder", "load_target", "probe"]
 
 Encoder = Callable[[str], Any]
 
@@ -129,6 +129,8 @@ class ProbeReport:
     set: str | None = None  # the set an adapter's encode was asked for
     #: delimiters left raw that the sets at the nearest distance encode (``DELIMITERS``)
     delimiters: list[str] = field(default_factory=list)
+    #: the operation probed (``probe_operations`` reports the others)
+    operation: str = "encode"
 
     def to_json(self) -> dict[str, Any]:
         return asdict(self)
@@ -433,6 +435,33 @@ def _adapter_set(impl: object, set_name: str) -> str:
     return set_name
 
 
+def load_target(target: str) -> tuple[Callable[..., Any] | None, Any]:
+    """What ``target`` names: ``(function, None)`` for ``module:function``, ``(None,
+    adapter)`` for ``module:Class`` (or an object with ``encode``) or the name of a
+    built-in adapter (``pctfuzz._internal.oracles``). ``PctfuzzError`` (one line) when
+    it does not import or is neither."""
+    from pctfuzz._internal.oracles import (
+        IMPLS,
+        get_impl,  # oracles import this package's cases, not the reverse
+    )
+
+    if ":" not in target and target in IMPLS:
+        return None, get_impl(target)
+    obj = _import(target)
+    if not _is_adapter(obj):
+        if not callable(obj):
+            raise UsageError(f"target {target!r} is {type(obj).__name__}, not a function")
+        return obj, None
+    return None, get_impl(target)
+
+
+def adapter_encoder(impl: Any, set_name: str) -> tuple[Encoder, str]:
+    """The str -> str function that asks ``impl.encode`` for ``EncodeCase(text, set)``,
+    and that set: ``set_name`` is a label of its declared ``sets`` or any set spec."""
+    spec = _adapter_set(impl, set_name)
+    return (lambda text: impl.encode(EncodeCase(text, spec))), spec
+
+
 def load_encoder(target: str, set_name: str | None = None) -> tuple[Encoder, str | None]:
     """The str -> str function ``target`` names, and the set an adapter is asked for.
 
@@ -440,19 +469,11 @@ def load_encoder(target: str, set_name: str | None = None) -> tuple[Encoder, str
     is an adapter (``pctfuzz._internal.oracles``) whose ``encode`` gets ``EncodeCase(text,
     set_name)``. ``PctfuzzError`` (one line) when the target does not import, is
     neither, or an adapter comes without ``set_name``."""
-    obj = _import(target)
-    if not _is_adapter(obj):
-        if not callable(obj):
-            raise UsageError(f"target {target!r} is {type(obj).__name__}, not a function")
+    fn, impl = load_target(target)
+    if fn is not None:
         if set_name is not None:
             raise UsageError(f"target {target!r} is a function: --set applies to adapters")
-        return obj, None
+        return fn, None
     if set_name is None:
         raise UsageError(f"target {target!r} is an adapter: give --set NAME to probe")
-    from pctfuzz._internal.oracles import (
-        get_impl,  # oracles import this package's cases, not the reverse
-    )
-
-    impl = get_impl(target)
-    spec = _adapter_set(impl, set_name)
-    return (lambda text: impl.encode(EncodeCase(text, spec))), spec
+    return adapter_encoder(impl, set_name)

@@ -4,8 +4,9 @@ adapter's ``divergences`` and ``--accept FILE``, ``pctfuzz.accept``), and with
 ``--check`` verify that every pinned example still diverges and is accepted
 (``pctfuzz._internal.checks.registry.examples``).
 
-Exit codes: 0 listed / every example checks; 1 ``--check`` found an example that no
-longer diverges or is not accepted; 2 unknown implementation or unusable ``--accept``.
+Exit codes: 0 listed / every example checks (or none to check); 1 ``--check`` found an
+example that no longer diverges or is not accepted; 2 unknown implementation or unusable
+``--accept``.
 """
 
 from __future__ import annotations
@@ -57,7 +58,7 @@ def _user_entries(adapter: Impl | None, accept: str | None) -> list[KnownDiverge
 
 def _check(names: list[str] | None, adapter: Impl | None,
            user: list[KnownDivergence]) -> int:
-    failed = 0
+    failed = checked = 0
     builtin = divergences_for(names)
     # A built-in entry's example is pinned on the implementation it was written for.
     for impl in dict.fromkeys(d.impl for d in builtin):
@@ -68,14 +69,20 @@ def _check(names: list[str] | None, adapter: Impl | None,
             continue
         for result in check_entries(own, [d for d in builtin if d.impl == impl]):
             failed += not result.ok
+            checked += 1
             print(result.line())
     if user:
         if adapter is None:
             raise UsageError("--check of --accept entries needs --impl (the adapter to run)")
         for result in check_entries(adapter, user):
             failed += not result.ok
+            checked += 1
             print(result.line())
-    print(f"{failed} failed" if failed else "every pinned example diverges and is accepted")
+    # None checked is no success to claim: an adapter without entries, or whose
+    # libraries are not installed, has nothing pinned (exit 0 all the same).
+    print(f"{failed} failed" if failed else
+          "every pinned example diverges and is accepted" if checked else
+          "no pinned examples to check")
     return 1 if failed else 0
 
 
@@ -115,8 +122,9 @@ def add_command(subparsers: Any) -> None:
         help="list accepted differences between the reference and the implementations",
         description="List the divergence registry: every accepted difference between the "
         "reference and an implementation under test, with its citation. Exit 0: listed, "
-        "or every example checks; 1: --check found an example that no longer diverges or "
-        "is not accepted; 2: unknown implementation or unusable --accept file.",
+        "or every example checks (or there is none to check); 1: --check found an "
+        "example that no longer diverges or is not accepted; 2: unknown implementation "
+        "or unusable --accept file.",
     )
     parser.add_argument(
         "--impl", metavar="NAME",

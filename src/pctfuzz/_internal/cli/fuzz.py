@@ -330,7 +330,9 @@ def add_command(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> Non
                       "(no corpus, no --jobs, no libFuzzer flags)")
     loud = fuzz.add_mutually_exclusive_group()
     loud.add_argument("-q", "--quiet", action="store_true",
-                      help="only new findings and the summary (no status)")
+                      help="no status: each NEW FINDING line as it comes (stderr), then the "
+                      "summary, the replay of the open findings and the project line (the "
+                      "lines that name the targets chosen or skipped stay)")
     loud.add_argument("-v", "--verbose", action="store_true",
                       help="also keep libFuzzer's raw log, one file per target in a "
                       "pctfuzz-logs-* folder that the summary names")
