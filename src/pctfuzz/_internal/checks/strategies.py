@@ -33,7 +33,7 @@ from typing import TYPE_CHECKING, Any
 
 from pctfuzz._internal import grammar
 from pctfuzz._internal.cases import DecodeCase, EncodeCase, FormCase, FormParseCase
-from pctfuzz._internal.encoding import ENCODING_NAMES, LABELS
+from pctfuzz._internal.encoding import ENCODING_NAMES, LABELS, lookup
 from pctfuzz._internal.sets import ALIASES, SETS
 
 if TYPE_CHECKING:
@@ -174,16 +174,43 @@ def encoding_labels() -> st.SearchStrategy[str]:
     )
 
 
+def long_values() -> st.SearchStrategy[str]:
+    """A value as long as one of ``grammar.BLOCK_LENGTHS``: one token repeated (an
+    encoder that works in blocks, or stops at a length)."""
+    return st.tuples(st.sampled_from(grammar.BLOCK_LENGTHS), _chars(surrogates=False)).map(
+        lambda p: ((p[1] or "a") * p[0])[: p[0]])
+
+
+#: The legacy encodings (not UTF-8, whose output every other label shares).
+_LEGACY = tuple(name for name in ENCODING_NAMES if not lookup(name).is_utf8)
+
+
+def _legacy_encode_case(encoding: str) -> st.SearchStrategy[EncodeCase]:
+    """A case in ``encoding`` whose value runs characters the encoding maps beside ones
+    it does not (``grammar.legacy_chars``) and ASCII: a stateful encoder (ISO-2022-JP)
+    changes mode at each kind, as the mutator's legacy runs do."""
+    mapped, unmapped = grammar.legacy_chars(encoding)
+    pools = [st.sampled_from(pool) for pool in (mapped, unmapped) if pool]
+    pools.append(st.sampled_from(("a", "~", " ", "%")))
+    value = st.lists(st.one_of(pools), min_size=2, max_size=12).map("".join)
+    return st.builds(EncodeCase, value, set_names(), st.just(encoding), st.booleans())
+
+
 def encode_cases(*, surrogates: bool = True) -> st.SearchStrategy[EncodeCase]:
     """``EncodeCase`` over every set, encoding and spaceAsPlus; str (with lone
-    surrogates when ``surrogates``) or bytes."""
-    return st.builds(
+    surrogates when ``surrogates``) or bytes; now and then a value as long as a block
+    (``long_values``), or a legacy encoding's mapped and unmapped characters together."""
+    plain = st.builds(
         EncodeCase,
         st.one_of(text_values(surrogates=surrogates), binary_values()),
         set_names(),
         encoding_labels(),
         st.booleans(),
     )
+    long = st.builds(EncodeCase, long_values(), set_names(), encoding_labels(), st.booleans())
+    legacy = st.sampled_from(_LEGACY).flatmap(_legacy_encode_case)
+    # (one in sixteen each: the plain cases find the faults of one character sooner)
+    return st.one_of(*[plain] * 14, long, legacy)
 
 
 def decode_cases() -> st.SearchStrategy[DecodeCase]:
