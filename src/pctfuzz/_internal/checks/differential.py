@@ -287,14 +287,19 @@ def _check(check: str, case: Case, impl: Impl | str | None,
                           hit.klass, hit.behaviour)
     klass = None
     if known is not None and known.unexplained(check):
-        # the next fastest: a known finding that no rule names, by its class; one that
-        # names the input's class before it is widened spares the widening's calls
-        where, located, widens = _located(check, case, adapter, expected, actual,
-                                          surrogates, known)
-        klass = known.covering(check, located)
+        # the next fastest: a known finding that no rule names, by its class. First the
+        # class of the first unit where the answers part, which costs no call; then the
+        # class located on the implementation (a prefix that differs: O(log n) calls),
+        # and only then widened: one that names the input's class spares the rest.
+        klass = known.covering(check, _unlocated_class(check, case, expected, actual,
+                                                       surrogates))
         if klass is None:
-            klass = _generalized(check, where, adapter, located, surrogates, known) \
-                if widens else located
+            where, located, widens = _located(check, case, adapter, expected, actual,
+                                              surrogates, known)
+            klass = known.covering(check, located)
+            if klass is None:
+                klass = _generalized(check, where, adapter, located, surrogates, known) \
+                    if widens else located
         if klass in known.unexplained(check):
             raise _divergence(check, case, adapter, refused, expected, actual, klass, None)
     rule = _explaining_rule(check, case, adapter, expected, actual, surrogates, known)
@@ -1171,6 +1176,13 @@ def _first_class(check: str, case: Case, adapter: Impl, expected: Outcome, actua
                                                           known)
     if located is not None:
         return located
+    return _unlocated_class(check, case, expected, actual, surrogates)
+
+
+def _unlocated_class(check: str, case: Case, expected: Outcome, actual: Outcome,
+                     surrogates: Surrogates) -> str:
+    """The class of the first unit where the two answers part, read off them alone (no
+    call of the implementation; ``identity.difference``)."""
     return difference(
         check, case,
         expected.error if expected.error is not None else expected.value,
