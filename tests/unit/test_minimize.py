@@ -270,3 +270,42 @@ def test_migrate_reminimizes_and_keeps_the_record(tmp_path: Path) -> None:
     # (format 4: the decoder's refusal is named by its rule, under the operation)
     assert renamed.signature.startswith("decode|violation|decode|rule=refuses(input=invalid-")
     assert (renamed.status, renamed.hits) == ("known-divergence", 1)
+
+
+def _two_behaviours(value: str) -> bytes:
+    """A decoder that keeps lowercase escapes (one behaviour) and drops every NUL it
+    decodes (another)."""
+    import re as _re
+    from urllib.parse import unquote_to_bytes
+    data = b"".join(unquote_to_bytes(p) if i % 2 else p.encode("utf-8", "surrogatepass")
+                    for i, p in enumerate(_re.split("(%[0-9A-F]{2})", value)))
+    return data.replace(b"\x00", b"")
+
+
+def test_an_unknown_failure_keeps_a_case_a_known_one_does_not() -> None:
+    """With ``unknown``, a smaller case that shows another failure of the same kind and
+    check keeps it when no finding has that failure yet, so a behaviour mixed with
+    others shrinks to what is new in it; never to a known finding's, nor to a crash."""
+    from pctfuzz._internal.identity import signature_of
+    from pctfuzz.oracles import function_adapter
+
+    impl = function_adapter("t2", decode=_two_behaviours)
+    target = TARGETS["diff_decode"]
+
+    def signature(case: Case) -> str:
+        with pytest.raises(Exception) as info:
+            target.check(case, impl)
+        return signature_of(target.name, info.value, case=case, subject=impl, impl="t2",
+                            code_under_test=target.code_under_test(impl))
+
+    mixed, lower, nul = DecodeCase("%aa%00x"), DecodeCase("%aa"), DecodeCase("%00")
+    # the class of a long input where the two mix, which neither shows alone
+    start = "diff_decode|divergence|decode|seg=ascii;diff=changed|impl=t2"
+    known = signature(lower)
+    assert len({start, known, signature(nul)}) == 3
+    strict = same_failure(target, impl, "t2", start)
+    loose = same_failure(target, impl, "t2", start, unknown=lambda s: s != known)
+    assert not strict(nul) and loose(nul)
+    assert not loose(lower) and not loose(DecodeCase("a"))
+    found = minimize_case(mixed, loose)
+    assert found.case == nul

@@ -264,14 +264,21 @@ def minimize_case(case: Case, keeps: Keeps, *, max_tries: int = DEFAULT_TRIES,
 def same_failure(target: Target, subject: Any, impl_name: str | None, signature: str, *,
                  guard: Callable[[Callable[[], Any]], Any] | None = None,
                  representable: bool = False,
-                 check: Callable[[Case], Any] | None = None) -> Keeps:
+                 check: Callable[[Case], Any] | None = None,
+                 unknown: Callable[[str], bool] | None = None) -> Keeps:
     """``keeps`` for ``minimize_case``: ``target``'s check on a case fails with
     ``signature`` (``identity.signature_of``, as the drivers and replay compute it).
     ``guard`` runs each check (the Hypothesis driver's per-input alarm). With
     ``representable`` a case must also have fuzzer bytes (``raw_input_for``), so a
     finding found from bytes keeps a raw input for the corpus. ``check`` is the bound
     target's (default: ``target.check`` against ``subject``), so a case is named beside
-    the findings already made, as the campaign named it."""
+    the findings already made, as the campaign named it.
+
+    ``unknown``: a failure of the same kind and check whose signature it says is no
+    known finding's keeps the case too. An input that shows a new behaviour beside
+    known ones (or two behaviours mixed, named by a unit of neither) then shrinks to one
+    that shows a new behaviour alone, never to a known one: the finding is what is new
+    in it (DDSET's abstraction of a failure-inducing input, to what causes it)."""
     code = target.code_under_test(subject)
     if check is None:
         def check(case: Case) -> Any:
@@ -286,8 +293,11 @@ def same_failure(target: Target, subject: Any, impl_name: str | None, signature:
             else:
                 guard(lambda: check(case))
         except Exception as exc:
-            return signature_of(target.name, exc, case=case, subject=subject,
-                                impl=impl_name, code_under_test=code) == signature
+            found = signature_of(target.name, exc, case=case, subject=subject,
+                                 impl=impl_name, code_under_test=code)
+            return found == signature or (
+                unknown is not None and found.split("|")[1:3] == signature.split("|")[1:3]
+                and unknown(found))
         return False
 
     return keeps

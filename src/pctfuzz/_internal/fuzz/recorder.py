@@ -173,8 +173,11 @@ class Recorder:
             # then classed, not named by every catalogue rule again.
             provisional = (exc.check, exc.difference)
             self.known.add_unexplained(*provisional)
+        # A smaller input that shows another failure no finding has yet keeps it too:
+        # a behaviour mixed with known ones shrinks to what is new in it.
         keeps = same_failure(self.target, self.impl, self.impl_name, signature,
-                             representable=True, check=self.check)
+                             representable=True, check=self.check,
+                             unknown=None if provisional is None else self._unknown)
         found = minimize_case(original, keeps, max_seconds=self.minimize_seconds)
         case, small_exc = found.case, exc
         small = raw_input_for(self.target, case, self.impl)
@@ -232,6 +235,10 @@ class Recorder:
             except StoreError as err:
                 _warn(f"CANNOT SAVE INPUT of {stored.id}: {err}")
         say(finding_line(is_new, stored.kind, stored.id, stored.signature))
+
+    def _unknown(self, signature: str) -> bool:
+        """No finding of this process or its store has ``signature``."""
+        return signature not in self.ids and signature not in self.unsaved
 
     def flush(self) -> None:
         from pctfuzz._internal.store import StoreError
