@@ -92,6 +92,23 @@ VECTORS: list[tuple[str, Callable[[Any], Any], Any]] = [
     ("rust-url", _enc("a b^", "path"), "a%20b^"),
     ("rust-url", _enc("a'b", "special-query"), "a%27b"),
     ("rust-url", _enc("a`b", "fragment"), "a%60b"),
+    # Bun: JavaScriptCore's built-ins (MDN encodeURIComponent: all but A-Z a-z 0-9
+    # - _ . ! ~ * ' ( ) escaped), WebKit's URLSearchParams and URL setters.
+    ("bun", _enc("a b!'()*~\u00e9", "encodeURIComponent"), "a%20b!'()*~%C3%A9"),
+    ("bun", _enc("a b?#[]/", "encodeURI"), "a%20b?#%5B%5D/"),  # [ ] are not uriReserved
+    ("bun", _enc("a b*~", FORM, True), "a+b*%7E"),
+    ("bun", lambda a: a.decode(DecodeCase("%41%C3%A9")), b"A\xc3\xa9"),
+    ("bun", lambda a: a.form_serialize(FormCase((("a b", "\u00e9&="),))), "a+b=%C3%A9%26%3D"),
+    ("bun", lambda a: a.form_parse(FormParseCase("?a=b+c&&%41")), [("?a", "b c"), ("A", "")]),
+    # WebKit decodes a bad escape as the URL Standard 5.1 does (Node.js loses the \u00e9).
+    ("bun", lambda a: a.form_parse(FormParseCase("%FF\u00e9")), [("\ufffd\u00e9", "")]),
+    # WebKit's path set has ^ (whatwg/url#846), the special-query set '.
+    ("bun-url", _enc("a b^", "path"), "a%20b%5E"),
+    ("bun-url", _enc("a'b", "special-query"), "a%27b"),
+    ("bun-url", _enc("a'b", "query"), "a'b"),
+    ("bun-url", _enc("a`b", "fragment"), "a%60b"),
+    ("bun-url", _enc("a@b:c/", "userinfo"), "a%40b%3Ac%2F"),
+    ("bun-url", _enc("\ud800", "fragment"), "%EF%BF%BD"),  # a USVString: U+FFFD
 ]
 
 
@@ -113,6 +130,8 @@ def test_known_vectors_against_the_real_library(name: str, ask: Callable[[Any], 
     ("perl-uri-escape", _enc("\u20ac", "rfc3986-unreserved"), "die"),
     # A real JDK bug (docs/in-the-wild.md): a lone surrogate makes toASCIIString throw.
     ("java-uri", _enc("\ud800", "rfc3986-pchar-/"), "NullPointerException"),
+    ("bun", _enc("\ud800", "component"), "URIError"),  # ECMA-262 19.2.6.5
+    ("bun", lambda a: a.decode(DecodeCase("%")), "URIError"),
 ])
 def test_library_errors_arrive_named(name: str, ask: Callable[[Any], Any], error: str) -> None:
     impl = _impl(name)
@@ -206,3 +225,40 @@ def test_impls_json_gives_language_and_version() -> None:
     assert len(available) >= 25
     assert len({s.language for s in available}) >= 7
     assert all(s.version for s in available)
+
+
+#: JavaScript runtimes besides Node.js: npm packages that make peers installs.
+ENGINE_IMPLS = {"bun": ("bun", "bun-url")}
+ENGINES = Path(__file__).resolve().parents[2] / "src" / "pctfuzz" / "peers" / "engines"
+
+
+@pytest.mark.parametrize("runtime", sorted(ENGINE_IMPLS))
+def test_engine_runs_the_pinned_npm_package(runtime: str) -> None:
+    """make peers installs the version package-lock.json pins, and the peer reports it."""
+    impl = _impl(runtime)
+    try:
+        lock = json.loads((ENGINES / "package-lock.json").read_text())
+        pinned = lock["packages"][f"node_modules/{runtime}"]["version"]
+        assert impl.peer_info["peer"] == f"pctfuzz-{runtime}-peer"
+        if "/engines/node_modules/" in impl.command[0]:  # not a runtime found on PATH
+            assert impl.peer_info["runtime"] == f"{runtime} {pinned}"
+        assert impl.version == impl.peer_info["runtime"].split()[1]
+    finally:
+        impl.close()
+
+
+@pytest.mark.parametrize("runtime", sorted(ENGINE_IMPLS))
+def test_a_missing_engine_is_not_available(runtime: str, tmp_path: Path,
+                                           monkeypatch: pytest.MonkeyPatch) -> None:
+    """No build folder and no runtime on PATH: each of its implementations says
+    "run make peers", and pctfuzz impls lists the rest."""
+    monkeypatch.setenv("PCTFUZZ_PEER_BUILD", str(tmp_path))
+    monkeypatch.setenv("PATH", str(tmp_path))
+    for name in ENGINE_IMPLS[runtime]:
+        with pytest.raises(PeerUnavailable, match=r"not available: .*run make peers"):
+            get_impl(name)
+    rows = {s.name: s for s in impl_statuses()}
+    for name in ENGINE_IMPLS[runtime]:
+        assert not rows[name].available and "make peers" in (rows[name].reason or "")
+        assert rows[name].language == "JavaScript"
+    assert rows["urllib"].available

@@ -36,6 +36,7 @@ from pctfuzz._internal.checks.registry import (
 )
 from pctfuzz._internal.checks.registry import ada as ada_entries
 from pctfuzz._internal.checks.registry import curl as curl_entries
+from pctfuzz._internal.checks.registry import engines as engine_entries
 from pctfuzz._internal.checks.registry import go as go_entries
 from pctfuzz._internal.checks.registry import java as java_entries
 from pctfuzz._internal.checks.registry import node as node_entries
@@ -319,6 +320,7 @@ _FAMILIES = {
     ruby_entries: {"ruby-www-form-component", "ruby-cgi", "ruby-www-form"},
     perl_entries: {"perl-uri-escape", "perl-uri-query"},
     curl_entries: {"curl-url"},
+    engine_entries: {"bun", "bun-url"},
 }
 
 

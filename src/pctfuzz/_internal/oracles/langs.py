@@ -4,7 +4,9 @@ is started, and ``LangPeerAdapter``, the base of their adapters.
 Each program (``pctfuzz/peers/<lang>/``) answers the pctfuzz-peer protocol
 (docs/protocol.md) for a few implementations. ``make peers`` installs the runtimes
 from Debian's packages and builds the Go and Java peers into the build folder
-(``PCTFUZZ_PEER_BUILD``, default ``pctfuzz/peers/build``, git-ignored).
+(``PCTFUZZ_PEER_BUILD``, default ``pctfuzz/peers/build``, git-ignored). JavaScript
+runtimes besides Node.js (Bun) are npm packages that ``make peers`` installs into the
+same folder; they run the Node.js peer's ``peer.js`` (``pctfuzz._internal.oracles.engines``).
 
 Two things differ from the Node.js peer, and ``LangPeerAdapter`` handles them:
 
@@ -40,7 +42,14 @@ from pctfuzz._internal.oracles.process import ProcessAdapter
 from pctfuzz._internal.sets import get_set
 from pctfuzz._internal.text import has_lone_surrogate
 
-__all__ = ["PEER_PROGRAMS", "LangPeerAdapter", "PeerProgram", "peer_build_dir", "peer_command"]
+__all__ = [
+    "PEER_PROGRAMS",
+    "LangPeerAdapter",
+    "PeerProgram",
+    "engine_runtime",
+    "peer_build_dir",
+    "peer_command",
+]
 
 BUILD_ENV = "PCTFUZZ_PEER_BUILD"
 
@@ -94,6 +103,26 @@ def _perl() -> tuple[str, ...]:
     return (_runtime("perl", "perl"), _source("perl", "peer.pl"))
 
 
+def engine_runtime(executable: str) -> str:
+    """A JavaScript runtime besides Node.js (``bun``): the npm package's binary that
+    ``make peers`` installs into the build folder (``engines/node_modules/.bin``), else
+    one on PATH; ``PeerUnavailable`` when neither is there."""
+    local = peer_build_dir() / "engines" / "node_modules" / ".bin" / executable
+    if local.is_file():
+        return str(local)
+    found = shutil.which(executable)
+    if found is None:
+        raise PeerUnavailable(f"{executable} is not installed: run make peers (npm ci of the "
+                              f"{executable} npm package into {local.parents[2]})")
+    return found
+
+
+def _bun() -> tuple[str, ...]:
+    # The Node.js peer's own file. --no-install: Bun would fetch a package that a
+    # require() misses from the registry (its auto-install); the peer requires none.
+    return (engine_runtime("bun"), "--no-install", _source("node", "peer.js"))
+
+
 @dataclass(frozen=True)
 class PeerProgram:
     """One peer program: its language and the argv that starts it."""
@@ -109,6 +138,7 @@ PEER_PROGRAMS: Mapping[str, PeerProgram] = {
     "php": PeerProgram("PHP", _php),
     "ruby": PeerProgram("Ruby", _ruby),
     "perl": PeerProgram("Perl", _perl),
+    "bun": PeerProgram("JavaScript", _bun),
 }
 
 

@@ -227,6 +227,11 @@ _OTHER_LANGUAGES: tuple[tuple[str, str, str, str, str], ...] = (
      "libcurl (ctypes): curl_url_set with CURLU_URLENCODE (path, query)"),
     ("rust-url", "rust_url", "RustUrlAdapter", "Rust",
      "Rust url crate (pydantic-core Url): path, query, fragment"),
+    ("bun", "engines", "BunBuiltins", "JavaScript",
+     "Bun (JavaScriptCore, WebKit): encodeURIComponent, encodeURI, URLSearchParams, "
+     "decodeURIComponent"),
+    ("bun-url", "engines", "BunUrl", "JavaScript",
+     "Bun's URL (WebKit): the hash, search, pathname and username setters"),
 )
 
 #: name -> language of every built-in that is not Python (``impl_language``).
