@@ -109,6 +109,21 @@ VECTORS: list[tuple[str, Callable[[Any], Any], Any]] = [
     ("bun-url", _enc("a`b", "fragment"), "a%60b"),
     ("bun-url", _enc("a@b:c/", "userinfo"), "a%40b%3Ac%2F"),
     ("bun-url", _enc("\ud800", "fragment"), "%EF%BF%BD"),  # a USVString: U+FFFD
+    # Deno: V8's built-ins, rust-url's form_urlencoded and url crates.
+    ("deno", _enc("a b!'()*~\u00e9", "encodeURIComponent"), "a%20b!'()*~%C3%A9"),
+    ("deno", _enc("a b?#[]/", "encodeURI"), "a%20b?#%5B%5D/"),
+    ("deno", _enc("a b*~", FORM, True), "a+b*%7E"),
+    ("deno", lambda a: a.decode(DecodeCase("%41%C3%A9")), b"A\xc3\xa9"),
+    ("deno", lambda a: a.form_serialize(FormCase((("a b", "\u00e9&="),))), "a+b=%C3%A9%26%3D"),
+    ("deno", lambda a: a.form_parse(FormParseCase("?a=b+c&&%41")), [("?a", "b c"), ("A", "")]),
+    ("deno", lambda a: a.form_parse(FormParseCase("%FF\u00e9")), [("\ufffd\u00e9", "")]),
+    # A real bug (docs/in-the-wild.md, denoland/deno#28386): ^ is left raw in a path.
+    ("deno-url", _enc("a b^", "path"), "a%20b^"),
+    ("deno-url", _enc("a'b", "special-query"), "a%27b"),
+    ("deno-url", _enc("a'b", "query"), "a'b"),
+    ("deno-url", _enc("a`b", "fragment"), "a%60b"),
+    ("deno-url", _enc("a@b:c/", "userinfo"), "a%40b%3Ac%2F"),
+    ("deno-url", _enc("\ud800", "fragment"), "%EF%BF%BD"),  # a USVString: U+FFFD
 ]
 
 
@@ -132,6 +147,8 @@ def test_known_vectors_against_the_real_library(name: str, ask: Callable[[Any], 
     ("java-uri", _enc("\ud800", "rfc3986-pchar-/"), "NullPointerException"),
     ("bun", _enc("\ud800", "component"), "URIError"),  # ECMA-262 19.2.6.5
     ("bun", lambda a: a.decode(DecodeCase("%")), "URIError"),
+    ("deno", _enc("\ud800", "component"), "URIError"),
+    ("deno", lambda a: a.decode(DecodeCase("%")), "URIError"),
 ])
 def test_library_errors_arrive_named(name: str, ask: Callable[[Any], Any], error: str) -> None:
     impl = _impl(name)
@@ -152,6 +169,7 @@ KNOWN_BUGS: dict[str, Callable[[dict[str, Any]], bool]] = {
     "curl-url": lambda f: f["actual"] is not None
     and re.search("%([0-9a-f][a-f]|[a-f][0-9a-f])", f["actual"]) is not None,
     "rust-url": lambda f: f["actual"] is not None and "^" in f["actual"],
+    "deno-url": lambda f: f["actual"] is not None and "^" in f["actual"],
 }
 
 NEW_IMPLS = sorted({n for n, *_ in VECTORS})
@@ -228,7 +246,7 @@ def test_impls_json_gives_language_and_version() -> None:
 
 
 #: JavaScript runtimes besides Node.js: npm packages that make peers installs.
-ENGINE_IMPLS = {"bun": ("bun", "bun-url")}
+ENGINE_IMPLS = {"bun": ("bun", "bun-url"), "deno": ("deno", "deno-url")}
 ENGINES = Path(__file__).resolve().parents[2] / "src" / "pctfuzz" / "peers" / "engines"
 
 

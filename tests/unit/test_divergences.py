@@ -320,7 +320,7 @@ _FAMILIES = {
     ruby_entries: {"ruby-www-form-component", "ruby-cgi", "ruby-www-form"},
     perl_entries: {"perl-uri-escape", "perl-uri-query"},
     curl_entries: {"curl-url"},
-    engine_entries: {"bun", "bun-url"},
+    engine_entries: {"bun", "bun-url", "deno", "deno-url"},
 }
 
 

@@ -5,7 +5,7 @@ Each program (``pctfuzz/peers/<lang>/``) answers the pctfuzz-peer protocol
 (docs/protocol.md) for a few implementations. ``make peers`` installs the runtimes
 from Debian's packages and builds the Go and Java peers into the build folder
 (``PCTFUZZ_PEER_BUILD``, default ``pctfuzz/peers/build``, git-ignored). JavaScript
-runtimes besides Node.js (Bun) are npm packages that ``make peers`` installs into the
+runtimes besides Node.js (Bun, Deno) are npm packages that ``make peers`` installs into the
 same folder; they run the Node.js peer's ``peer.js`` (``pctfuzz._internal.oracles.engines``).
 
 Two things differ from the Node.js peer, and ``LangPeerAdapter`` handles them:
@@ -104,7 +104,7 @@ def _perl() -> tuple[str, ...]:
 
 
 def engine_runtime(executable: str) -> str:
-    """A JavaScript runtime besides Node.js (``bun``): the npm package's binary that
+    """A JavaScript runtime besides Node.js (``bun``, ``deno``): the npm package's binary that
     ``make peers`` installs into the build folder (``engines/node_modules/.bin``), else
     one on PATH; ``PeerUnavailable`` when neither is there."""
     local = peer_build_dir() / "engines" / "node_modules" / ".bin" / executable
@@ -123,6 +123,14 @@ def _bun() -> tuple[str, ...]:
     return (engine_runtime("bun"), "--no-install", _source("node", "peer.js"))
 
 
+def _deno() -> tuple[str, ...]:
+    # No permission flag: the peer needs none (no file, network or process access).
+    # --cached-only: never fetch a module. The package.json beside peer.js says
+    # "type": "commonjs", which Deno needs to give it require().
+    return (engine_runtime("deno"), "run", "--no-prompt", "--cached-only",
+            _source("node", "peer.js"))
+
+
 @dataclass(frozen=True)
 class PeerProgram:
     """One peer program: its language and the argv that starts it."""
@@ -139,6 +147,7 @@ PEER_PROGRAMS: Mapping[str, PeerProgram] = {
     "ruby": PeerProgram("Ruby", _ruby),
     "perl": PeerProgram("Perl", _perl),
     "bun": PeerProgram("JavaScript", _bun),
+    "deno": PeerProgram("JavaScript", _deno),
 }
 
 

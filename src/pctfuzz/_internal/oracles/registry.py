@@ -232,6 +232,11 @@ _OTHER_LANGUAGES: tuple[tuple[str, str, str, str, str], ...] = (
      "decodeURIComponent"),
     ("bun-url", "engines", "BunUrl", "JavaScript",
      "Bun's URL (WebKit): the hash, search, pathname and username setters"),
+    ("deno", "engines", "DenoBuiltins", "JavaScript",
+     "Deno (V8, rust-url's form_urlencoded): encodeURIComponent, encodeURI, "
+     "URLSearchParams, decodeURIComponent"),
+    ("deno-url", "engines", "DenoUrl", "JavaScript",
+     "Deno's URL (rust-url): the hash, search, pathname and username setters"),
 )
 
 #: name -> language of every built-in that is not Python (``impl_language``).

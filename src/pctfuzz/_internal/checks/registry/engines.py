@@ -1,6 +1,7 @@
 """Built-in entries for the JavaScript runtimes besides Node.js (adapters ``bun``,
-``bun-url``; ``pctfuzz._internal.oracles.engines``), each cited to ECMA-262 and the
-runtime's source.
+``bun-url``, ``deno``, ``deno-url``; ``pctfuzz._internal.oracles.engines``), each cited to
+ECMA-262 and the runtime's source. ``deno-url`` has none: its one difference, ``^``
+left raw in a path, is a real bug (docs/in-the-wild.md), a finding.
 
 ``encodeURIComponent``, ``encodeURI`` and ``decodeURIComponent`` are ECMA-262's
 (19.2.6), the same in every engine: they refuse what the URL Standard's percent-encode
@@ -38,6 +39,8 @@ _ECMA_DECODE = "ECMA-262 19.2.6.6 Decode (a malformed escape or UTF-8 sequence t
 _ENGINES = {
     "bun": ("Bun", "WebKit Source/JavaScriptCore/runtime/JSGlobalObjectFunctions.cpp, encode() "
             "and decode()", "'String contained an illegal UTF-16 sequence.'", "'URI error'"),
+    "deno": ("Deno", "V8 src/strings/uri.cc, Uri::Encode and Uri::Decode "
+             "(MessageTemplate::kURIMalformed)", "'URI malformed'", "'URI malformed'"),
 }
 
 
