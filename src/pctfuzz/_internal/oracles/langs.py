@@ -103,6 +103,10 @@ def _perl() -> tuple[str, ...]:
     return (_runtime("perl", "perl"), _source("perl", "peer.pl"))
 
 
+def _lua() -> tuple[str, ...]:
+    return (_runtime("lua5.4", "lua5.4 and lua-socket"), _source("lua", "peer.lua"))
+
+
 def engine_runtime(executable: str) -> str:
     """A JavaScript runtime besides Node.js (``bun``, ``deno``): the npm package's binary that
     ``make peers`` installs into the build folder (``engines/node_modules/.bin``), else
@@ -146,6 +150,7 @@ PEER_PROGRAMS: Mapping[str, PeerProgram] = {
     "php": PeerProgram("PHP", _php),
     "ruby": PeerProgram("Ruby", _ruby),
     "perl": PeerProgram("Perl", _perl),
+    "lua": PeerProgram("Lua", _lua),
     "bun": PeerProgram("JavaScript", _bun),
     "deno": PeerProgram("JavaScript", _deno),
 }

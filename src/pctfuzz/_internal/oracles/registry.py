@@ -227,6 +227,8 @@ _OTHER_LANGUAGES: tuple[tuple[str, str, str, str, str], ...] = (
      "libcurl (ctypes): curl_url_set with CURLU_URLENCODE (path, query)"),
     ("rust-url", "rust_url", "RustUrlAdapter", "Rust",
      "Rust url crate (pydantic-core Url): path, query, fragment"),
+    ("lua-socket-url", "lua", "LuaSocketUrl", "Lua",
+     "Lua LuaSocket: socket.url.escape (encode), socket.url.unescape (decode)"),
     ("bun", "engines", "BunBuiltins", "JavaScript",
      "Bun (JavaScriptCore, WebKit): encodeURIComponent, encodeURI, URLSearchParams, "
      "decodeURIComponent"),
