@@ -98,6 +98,13 @@ VECTORS: list[tuple[str, Callable[[Any], Any], Any]] = [
      "a%20b%2d%2e_%7e%2a%c3%a9"),
     ("lua-socket-url", _enc(b"\xff/", "application/x-www-form-urlencoded+*%2D."), "%ff%2f"),
     ("lua-socket-url", lambda a: a.decode(DecodeCase("%41%zz%e9+%")), b"A%zz\xe9+%"),
+    # Tcl http 2.9.8 (http.tcl init): RFC 3986 unreserved raw, %HH uppercase, \n as %0D%0A.
+    ("tcl-http", _enc("a b-._~*\u00e9\n", "rfc3986-unreserved"), "a%20b-._~%2A%C3%A9%0D%0A"),
+    ("tcl-http", lambda a: a.form_serialize(FormCase((("a b", "~*"), ("", "")))),
+     "a%20b=~%2A&="),
+    # Real bugs (docs/in-the-wild.md): a CR LF gains a CR; a lone surrogate's bytes.
+    ("tcl-http", _enc("a\r\nb", "rfc3986-unreserved"), "a%0D%0D%0Ab"),
+    ("tcl-http", _enc("\ud800", "rfc3986-unreserved"), "%ED%A0%80"),
     # Bun: JavaScriptCore's built-ins (MDN encodeURIComponent: all but A-Z a-z 0-9
     # - _ . ! ~ * ' ( ) escaped), WebKit's URLSearchParams and URL setters.
     ("bun", _enc("a b!'()*~\u00e9", "encodeURIComponent"), "a%20b!'()*~%C3%A9"),
@@ -176,6 +183,8 @@ KNOWN_BUGS: dict[str, Callable[[dict[str, Any]], bool]] = {
     and re.search("%([0-9a-f][a-f]|[a-f][0-9a-f])", f["actual"]) is not None,
     "rust-url": lambda f: f["actual"] is not None and "^" in f["actual"],
     "deno-url": lambda f: f["actual"] is not None and "^" in f["actual"],
+    "tcl-http": lambda f: f["actual"] is not None
+    and ("%0D%0D%0A" in f["actual"] or "%ED%A0" in f["actual"] or "%ED%B" in f["actual"]),
     "lua-socket-url": lambda f: f["actual"] is not None
     and re.search("%([0-9a-f][a-f]|[a-f][0-9a-f])", f["actual"]) is not None,
 }

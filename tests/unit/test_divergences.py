@@ -43,6 +43,7 @@ from pctfuzz._internal.checks.registry import node as node_entries
 from pctfuzz._internal.checks.registry import perl as perl_entries
 from pctfuzz._internal.checks.registry import php as php_entries
 from pctfuzz._internal.checks.registry import ruby as ruby_entries
+from pctfuzz._internal.checks.registry import tcl as tcl_entries
 from pctfuzz._internal.checks.registry import urllib as urllib_entries
 from pctfuzz._internal.checks.registry import urllib_legacy as urllib_legacy_entries
 from pctfuzz._internal.checks.registry import yarl as yarl_entries
@@ -321,6 +322,7 @@ _FAMILIES = {
     perl_entries: {"perl-uri-escape", "perl-uri-query"},
     curl_entries: {"curl-url"},
     engine_entries: {"bun", "bun-url", "deno", "deno-url"},
+    tcl_entries: {"tcl-http"},
 }
 
 

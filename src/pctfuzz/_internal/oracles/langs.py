@@ -107,6 +107,10 @@ def _lua() -> tuple[str, ...]:
     return (_runtime("lua5.4", "lua5.4 and lua-socket"), _source("lua", "peer.lua"))
 
 
+def _tcl() -> tuple[str, ...]:
+    return (_runtime("tclsh", "tcl and tcllib"), _source("tcl", "peer.tcl"))
+
+
 def engine_runtime(executable: str) -> str:
     """A JavaScript runtime besides Node.js (``bun``, ``deno``): the npm package's binary that
     ``make peers`` installs into the build folder (``engines/node_modules/.bin``), else
@@ -151,6 +155,7 @@ PEER_PROGRAMS: Mapping[str, PeerProgram] = {
     "ruby": PeerProgram("Ruby", _ruby),
     "perl": PeerProgram("Perl", _perl),
     "lua": PeerProgram("Lua", _lua),
+    "tcl": PeerProgram("Tcl", _tcl),
     "bun": PeerProgram("JavaScript", _bun),
     "deno": PeerProgram("JavaScript", _deno),
 }

@@ -229,6 +229,8 @@ _OTHER_LANGUAGES: tuple[tuple[str, str, str, str, str], ...] = (
      "Rust url crate (pydantic-core Url): path, query, fragment"),
     ("lua-socket-url", "lua", "LuaSocketUrl", "Lua",
      "Lua LuaSocket: socket.url.escape (encode), socket.url.unescape (decode)"),
+    ("tcl-http", "tcl", "TclHttp", "Tcl",
+     "Tcl http package: ::http::quoteString (encode), ::http::formatQuery (form)"),
     ("bun", "engines", "BunBuiltins", "JavaScript",
      "Bun (JavaScriptCore, WebKit): encodeURIComponent, encodeURI, URLSearchParams, "
      "decodeURIComponent"),

@@ -34,6 +34,7 @@ from pctfuzz._internal.checks.registry import (
     perl,
     php,
     ruby,
+    tcl,
     urllib,
     urllib_legacy,
     yarl,
@@ -57,7 +58,7 @@ __all__ = [
 DIVERGENCES: tuple[KnownDivergence, ...] = tuple(sorted(
     (*urllib.ENTRIES, *urllib_legacy.ENTRIES, *yarl.ENTRIES, *ada.ENTRIES, *node.ENTRIES,
      *go.ENTRIES, *java.ENTRIES, *php.ENTRIES, *ruby.ENTRIES, *perl.ENTRIES, *curl.ENTRIES,
-     *engines.ENTRIES),
+     *tcl.ENTRIES, *engines.ENTRIES),
     key=lambda d: d.phase,
 ))
 
