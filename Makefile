@@ -99,7 +99,7 @@ oss-fuzz-user-check: $(OSSFUZZ_VENV)/.installed $(STAMP)
 ## build folder; they run the Node.js peer's peer.js.
 PEER_BUILD ?= src/pctfuzz/peers/build
 PEER_DEBS  := golang-go php-cli ruby liburi-perl libcurl4 openjdk-17-jdk-headless \
-              lua5.4 lua-socket tcl tcllib
+              lua5.4 lua-socket tcl tcllib r-base-core r-cran-jsonlite
 peers:
 	@missing=""; for p in $(PEER_DEBS); do dpkg -s $$p >/dev/null 2>&1 || missing="$$missing $$p"; done; \
 	if [ -n "$$missing" ]; then \

@@ -105,6 +105,16 @@ VECTORS: list[tuple[str, Callable[[Any], Any], Any]] = [
     # Real bugs (docs/in-the-wild.md): a CR LF gains a CR; a lone surrogate's bytes.
     ("tcl-http", _enc("a\r\nb", "rfc3986-unreserved"), "a%0D%0D%0Ab"),
     ("tcl-http", _enc("\ud800", "rfc3986-unreserved"), "%ED%A0%80"),
+    # R 4.2.2 ?URLencode: reserved = TRUE encodes all but "- _ . ~" and alphanumerics;
+    # the default leaves the reserved "! $ & ' ( ) * + , ; = : / ? @ # [ ]" alone, and a
+    # value that holds a %xx is returned as it is (repeated = FALSE).
+    ("r-urlencode", _enc("a b/?[~\u00e9", "rfc3986-unreserved"), "a%20b%2F%3F%5B~%C3%A9"),
+    ("r-urlencode", _enc("a b/?[~\u00e9", "encodeURI-[]"), "a%20b/?[~%C3%A9"),
+    ("r-urlencode", _enc("a b%41", "rfc3986-unreserved"), "a b%41"),
+    ("r-urlencode", lambda a: a.decode(DecodeCase("%41%C3%A9+")), b"A\xc3\xa9+"),
+    # A real bug (docs/in-the-wild.md): any two characters after % are read as hex.
+    ("r-urlencode", lambda a: a.decode(DecodeCase("%4g")), b"P"),
+    ("r-urlencode", lambda a: a.decode(DecodeCase("100%")), b"100"),
     # Bun: JavaScriptCore's built-ins (MDN encodeURIComponent: all but A-Z a-z 0-9
     # - _ . ! ~ * ' ( ) escaped), WebKit's URLSearchParams and URL setters.
     ("bun", _enc("a b!'()*~\u00e9", "encodeURIComponent"), "a%20b!'()*~%C3%A9"),
@@ -185,6 +195,9 @@ KNOWN_BUGS: dict[str, Callable[[dict[str, Any]], bool]] = {
     "deno-url": lambda f: f["actual"] is not None and "^" in f["actual"],
     "tcl-http": lambda f: f["actual"] is not None
     and ("%0D%0D%0A" in f["actual"] or "%ED%A0" in f["actual"] or "%ED%B" in f["actual"]),
+    # URLdecode reads any two characters after % as hex digits (or drops a short one).
+    "r-urlencode": lambda f: f["case"].startswith("decode(")
+    and re.search("%(?![0-9A-Fa-f]{2})", f["case"]) is not None,
     "lua-socket-url": lambda f: f["actual"] is not None
     and re.search("%([0-9a-f][a-f]|[a-f][0-9a-f])", f["actual"]) is not None,
 }

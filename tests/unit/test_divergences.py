@@ -42,6 +42,7 @@ from pctfuzz._internal.checks.registry import java as java_entries
 from pctfuzz._internal.checks.registry import node as node_entries
 from pctfuzz._internal.checks.registry import perl as perl_entries
 from pctfuzz._internal.checks.registry import php as php_entries
+from pctfuzz._internal.checks.registry import r as r_entries
 from pctfuzz._internal.checks.registry import ruby as ruby_entries
 from pctfuzz._internal.checks.registry import tcl as tcl_entries
 from pctfuzz._internal.checks.registry import urllib as urllib_entries
@@ -323,6 +324,7 @@ _FAMILIES = {
     curl_entries: {"curl-url"},
     engine_entries: {"bun", "bun-url", "deno", "deno-url"},
     tcl_entries: {"tcl-http"},
+    r_entries: {"r-urlencode"},
 }
 
 

@@ -111,6 +111,12 @@ def _tcl() -> tuple[str, ...]:
     return (_runtime("tclsh", "tcl and tcllib"), _source("tcl", "peer.tcl"))
 
 
+def _r() -> tuple[str, ...]:
+    # --vanilla: no site or user profile may print to stdout or change the functions.
+    return (_runtime("Rscript", "r-base-core and r-cran-jsonlite"), "--vanilla",
+            _source("r", "peer.R"))
+
+
 def engine_runtime(executable: str) -> str:
     """A JavaScript runtime besides Node.js (``bun``, ``deno``): the npm package's binary that
     ``make peers`` installs into the build folder (``engines/node_modules/.bin``), else
@@ -156,6 +162,7 @@ PEER_PROGRAMS: Mapping[str, PeerProgram] = {
     "perl": PeerProgram("Perl", _perl),
     "lua": PeerProgram("Lua", _lua),
     "tcl": PeerProgram("Tcl", _tcl),
+    "r": PeerProgram("R", _r),
     "bun": PeerProgram("JavaScript", _bun),
     "deno": PeerProgram("JavaScript", _deno),
 }

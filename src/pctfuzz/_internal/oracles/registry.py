@@ -231,6 +231,8 @@ _OTHER_LANGUAGES: tuple[tuple[str, str, str, str, str], ...] = (
      "Lua LuaSocket: socket.url.escape (encode), socket.url.unescape (decode)"),
     ("tcl-http", "tcl", "TclHttp", "Tcl",
      "Tcl http package: ::http::quoteString (encode), ::http::formatQuery (form)"),
+    ("r-urlencode", "r", "RUrlencode", "R",
+     "R utils: URLencode (encode, reserved = TRUE or FALSE), URLdecode (decode)"),
     ("bun", "engines", "BunBuiltins", "JavaScript",
      "Bun (JavaScriptCore, WebKit): encodeURIComponent, encodeURI, URLSearchParams, "
      "decodeURIComponent"),

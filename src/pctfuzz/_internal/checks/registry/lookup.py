@@ -33,6 +33,7 @@ from pctfuzz._internal.checks.registry import (
     node,
     perl,
     php,
+    r,
     ruby,
     tcl,
     urllib,
@@ -58,7 +59,7 @@ __all__ = [
 DIVERGENCES: tuple[KnownDivergence, ...] = tuple(sorted(
     (*urllib.ENTRIES, *urllib_legacy.ENTRIES, *yarl.ENTRIES, *ada.ENTRIES, *node.ENTRIES,
      *go.ENTRIES, *java.ENTRIES, *php.ENTRIES, *ruby.ENTRIES, *perl.ENTRIES, *curl.ENTRIES,
-     *tcl.ENTRIES, *engines.ENTRIES),
+     *tcl.ENTRIES, *r.ENTRIES, *engines.ENTRIES),
     key=lambda d: d.phase,
 ))
 
