@@ -10,7 +10,7 @@ same folder; they run the Node.js peer's ``peer.js`` (``pctfuzz._internal.oracle
 
 Two things differ from the Node.js peer, and ``LangPeerAdapter`` handles them:
 
-- **Byte strings.** Go, PHP, Ruby and Perl strings are bytes, and their JSON readers
+- **Byte strings.** Go, PHP, Ruby, Perl and Lua strings are bytes, and their JSON readers
   turn a lone surrogate escape into U+FFFD or refuse it, so a str with a lone surrogate
   is ``Unsupported`` before it is sent (Java's strings are UTF-16 and take it). A
   bytes value travels as is: these functions take bytes.
