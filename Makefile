@@ -93,16 +93,21 @@ oss-fuzz-user-check: $(OSSFUZZ_VENV)/.installed $(STAMP)
 ## The peers in other languages (docs/peers.md), on a Debian machine as root: the
 ## runtimes from Debian's packages (one apt-get update), then the Go and Java peers
 ## built into src/pctfuzz/peers/build/ (git-ignored; PCTFUZZ_PEER_BUILD moves it).
-## Go builds from its standard library only: no module is downloaded.
+## Go builds from its standard library only: no module is downloaded. The JavaScript
+## runtimes besides Node.js (Bun) are npm packages, pinned in
+## src/pctfuzz/peers/engines/package-lock.json and installed with npm ci into the
+## build folder; they run the Node.js peer's peer.js.
 PEER_BUILD ?= src/pctfuzz/peers/build
-PEER_DEBS  := golang-go php-cli ruby liburi-perl libcurl4 openjdk-17-jdk-headless
+PEER_DEBS  := golang-go php-cli ruby liburi-perl libcurl4 openjdk-17-jdk-headless \
+              lua5.4 lua-socket tcl tcllib r-base-core r-cran-jsonlite
 peers:
 	@missing=""; for p in $(PEER_DEBS); do dpkg -s $$p >/dev/null 2>&1 || missing="$$missing $$p"; done; \
 	if [ -n "$$missing" ]; then \
 	  if [ "$$(id -u)" != 0 ]; then echo "make peers: not root; install with apt-get:$$missing"; exit 2; fi; \
 	  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends$$missing >/dev/null; \
 	fi
-	@$(MAKE) --no-print-directory $(PEER_BUILD)/pctfuzz-go-peer $(PEER_BUILD)/java/Peer.class
+	@$(MAKE) --no-print-directory $(PEER_BUILD)/pctfuzz-go-peer $(PEER_BUILD)/java/Peer.class \
+	  $(PEER_BUILD)/engines/.installed
 
 # Built only when the source is newer: `make peers` on a ready machine does nothing.
 $(PEER_BUILD)/pctfuzz-go-peer: src/pctfuzz/peers/go/peer.go
@@ -113,6 +118,15 @@ $(PEER_BUILD)/pctfuzz-go-peer: src/pctfuzz/peers/go/peer.go
 $(PEER_BUILD)/java/Peer.class: src/pctfuzz/peers/java/Peer.java
 	mkdir -p $(PEER_BUILD)/java
 	javac -encoding UTF-8 -d $(PEER_BUILD)/java src/pctfuzz/peers/java/Peer.java
+
+# npm ci again only when the pinned versions change.
+ENGINES := src/pctfuzz/peers/engines
+$(PEER_BUILD)/engines/.installed: $(ENGINES)/package.json $(ENGINES)/package-lock.json
+	@command -v npm >/dev/null || { echo "make peers: npm not found: the Bun peer is not available"; exit 2; }
+	mkdir -p $(PEER_BUILD)/engines
+	cp $(ENGINES)/package.json $(ENGINES)/package-lock.json $(PEER_BUILD)/engines/
+	npm ci --no-audit --no-fund --silent --prefix $(PEER_BUILD)/engines
+	touch $@
 
 clean:
 	rm -rf $(VENV) $(OSSFUZZ_VENV) .hypothesis .pytest_cache .mypy_cache .ruff_cache htmlcov .coverage

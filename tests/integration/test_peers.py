@@ -92,6 +92,61 @@ VECTORS: list[tuple[str, Callable[[Any], Any], Any]] = [
     ("rust-url", _enc("a b^", "path"), "a%20b^"),
     ("rust-url", _enc("a'b", "special-query"), "a%27b"),
     ("rust-url", _enc("a`b", "fragment"), "a%60b"),
+    # LuaSocket url.lua: escape() "([^A-Za-z0-9_])" -> "%%%02x"; unescape() "%%(%x%x)".
+    # Lowercase hex is a real bug (docs/in-the-wild.md): build_path writes uppercase.
+    ("lua-socket-url", _enc("a b-._~*\u00e9", "application/x-www-form-urlencoded+*%2D."),
+     "a%20b%2d%2e_%7e%2a%c3%a9"),
+    ("lua-socket-url", _enc(b"\xff/", "application/x-www-form-urlencoded+*%2D."), "%ff%2f"),
+    ("lua-socket-url", lambda a: a.decode(DecodeCase("%41%zz%e9+%")), b"A%zz\xe9+%"),
+    # Tcl http 2.9.8 (http.tcl init): RFC 3986 unreserved raw, %HH uppercase, \n as %0D%0A.
+    ("tcl-http", _enc("a b-._~*\u00e9\n", "rfc3986-unreserved"), "a%20b-._~%2A%C3%A9%0D%0A"),
+    ("tcl-http", lambda a: a.form_serialize(FormCase((("a b", "~*"), ("", "")))),
+     "a%20b=~%2A&="),
+    # Real bugs (docs/in-the-wild.md): a CR LF gains a CR; a lone surrogate's bytes.
+    ("tcl-http", _enc("a\r\nb", "rfc3986-unreserved"), "a%0D%0D%0Ab"),
+    ("tcl-http", _enc("\ud800", "rfc3986-unreserved"), "%ED%A0%80"),
+    # R 4.2.2 ?URLencode: reserved = TRUE encodes all but "- _ . ~" and alphanumerics;
+    # the default leaves the reserved "! $ & ' ( ) * + , ; = : / ? @ # [ ]" alone, and a
+    # value that holds a %xx is returned as it is (repeated = FALSE).
+    ("r-urlencode", _enc("a b/?[~\u00e9", "rfc3986-unreserved"), "a%20b%2F%3F%5B~%C3%A9"),
+    ("r-urlencode", _enc("a b/?[~\u00e9", "encodeURI-[]"), "a%20b/?[~%C3%A9"),
+    ("r-urlencode", _enc("a b%41", "rfc3986-unreserved"), "a b%41"),
+    ("r-urlencode", lambda a: a.decode(DecodeCase("%41%C3%A9+")), b"A\xc3\xa9+"),
+    # A real bug (docs/in-the-wild.md): any two characters after % are read as hex.
+    ("r-urlencode", lambda a: a.decode(DecodeCase("%4g")), b"P"),
+    ("r-urlencode", lambda a: a.decode(DecodeCase("100%")), b"100"),
+    # Bun: JavaScriptCore's built-ins (MDN encodeURIComponent: all but A-Z a-z 0-9
+    # - _ . ! ~ * ' ( ) escaped), WebKit's URLSearchParams and URL setters.
+    ("bun", _enc("a b!'()*~\u00e9", "encodeURIComponent"), "a%20b!'()*~%C3%A9"),
+    ("bun", _enc("a b?#[]/", "encodeURI"), "a%20b?#%5B%5D/"),  # [ ] are not uriReserved
+    ("bun", _enc("a b*~", FORM, True), "a+b*%7E"),
+    ("bun", lambda a: a.decode(DecodeCase("%41%C3%A9")), b"A\xc3\xa9"),
+    ("bun", lambda a: a.form_serialize(FormCase((("a b", "\u00e9&="),))), "a+b=%C3%A9%26%3D"),
+    ("bun", lambda a: a.form_parse(FormParseCase("?a=b+c&&%41")), [("?a", "b c"), ("A", "")]),
+    # WebKit decodes a bad escape as the URL Standard 5.1 does (Node.js loses the \u00e9).
+    ("bun", lambda a: a.form_parse(FormParseCase("%FF\u00e9")), [("\ufffd\u00e9", "")]),
+    # WebKit's path set has ^ (whatwg/url#846), the special-query set '.
+    ("bun-url", _enc("a b^", "path"), "a%20b%5E"),
+    ("bun-url", _enc("a'b", "special-query"), "a%27b"),
+    ("bun-url", _enc("a'b", "query"), "a'b"),
+    ("bun-url", _enc("a`b", "fragment"), "a%60b"),
+    ("bun-url", _enc("a@b:c/", "userinfo"), "a%40b%3Ac%2F"),
+    ("bun-url", _enc("\ud800", "fragment"), "%EF%BF%BD"),  # a USVString: U+FFFD
+    # Deno: V8's built-ins, rust-url's form_urlencoded and url crates.
+    ("deno", _enc("a b!'()*~\u00e9", "encodeURIComponent"), "a%20b!'()*~%C3%A9"),
+    ("deno", _enc("a b?#[]/", "encodeURI"), "a%20b?#%5B%5D/"),
+    ("deno", _enc("a b*~", FORM, True), "a+b*%7E"),
+    ("deno", lambda a: a.decode(DecodeCase("%41%C3%A9")), b"A\xc3\xa9"),
+    ("deno", lambda a: a.form_serialize(FormCase((("a b", "\u00e9&="),))), "a+b=%C3%A9%26%3D"),
+    ("deno", lambda a: a.form_parse(FormParseCase("?a=b+c&&%41")), [("?a", "b c"), ("A", "")]),
+    ("deno", lambda a: a.form_parse(FormParseCase("%FF\u00e9")), [("\ufffd\u00e9", "")]),
+    # A real bug (docs/in-the-wild.md, denoland/deno#28386): ^ is left raw in a path.
+    ("deno-url", _enc("a b^", "path"), "a%20b^"),
+    ("deno-url", _enc("a'b", "special-query"), "a%27b"),
+    ("deno-url", _enc("a'b", "query"), "a'b"),
+    ("deno-url", _enc("a`b", "fragment"), "a%60b"),
+    ("deno-url", _enc("a@b:c/", "userinfo"), "a%40b%3Ac%2F"),
+    ("deno-url", _enc("\ud800", "fragment"), "%EF%BF%BD"),  # a USVString: U+FFFD
 ]
 
 
@@ -113,6 +168,10 @@ def test_known_vectors_against_the_real_library(name: str, ask: Callable[[Any], 
     ("perl-uri-escape", _enc("\u20ac", "rfc3986-unreserved"), "die"),
     # A real JDK bug (docs/in-the-wild.md): a lone surrogate makes toASCIIString throw.
     ("java-uri", _enc("\ud800", "rfc3986-pchar-/"), "NullPointerException"),
+    ("bun", _enc("\ud800", "component"), "URIError"),  # ECMA-262 19.2.6.5
+    ("bun", lambda a: a.decode(DecodeCase("%")), "URIError"),
+    ("deno", _enc("\ud800", "component"), "URIError"),
+    ("deno", lambda a: a.decode(DecodeCase("%")), "URIError"),
 ])
 def test_library_errors_arrive_named(name: str, ask: Callable[[Any], Any], error: str) -> None:
     impl = _impl(name)
@@ -133,6 +192,14 @@ KNOWN_BUGS: dict[str, Callable[[dict[str, Any]], bool]] = {
     "curl-url": lambda f: f["actual"] is not None
     and re.search("%([0-9a-f][a-f]|[a-f][0-9a-f])", f["actual"]) is not None,
     "rust-url": lambda f: f["actual"] is not None and "^" in f["actual"],
+    "deno-url": lambda f: f["actual"] is not None and "^" in f["actual"],
+    "tcl-http": lambda f: f["actual"] is not None
+    and ("%0D%0D%0A" in f["actual"] or "%ED%A0" in f["actual"] or "%ED%B" in f["actual"]),
+    # URLdecode reads any two characters after % as hex digits (or drops a short one).
+    "r-urlencode": lambda f: f["case"].startswith("decode(")
+    and re.search("%(?![0-9A-Fa-f]{2})", f["case"]) is not None,
+    "lua-socket-url": lambda f: f["actual"] is not None
+    and re.search("%([0-9a-f][a-f]|[a-f][0-9a-f])", f["actual"]) is not None,
 }
 
 NEW_IMPLS = sorted({n for n, *_ in VECTORS})
@@ -206,3 +273,40 @@ def test_impls_json_gives_language_and_version() -> None:
     assert len(available) >= 25
     assert len({s.language for s in available}) >= 7
     assert all(s.version for s in available)
+
+
+#: JavaScript runtimes besides Node.js: npm packages that make peers installs.
+ENGINE_IMPLS = {"bun": ("bun", "bun-url"), "deno": ("deno", "deno-url")}
+ENGINES = Path(__file__).resolve().parents[2] / "src" / "pctfuzz" / "peers" / "engines"
+
+
+@pytest.mark.parametrize("runtime", sorted(ENGINE_IMPLS))
+def test_engine_runs_the_pinned_npm_package(runtime: str) -> None:
+    """make peers installs the version package-lock.json pins, and the peer reports it."""
+    impl = _impl(runtime)
+    try:
+        lock = json.loads((ENGINES / "package-lock.json").read_text())
+        pinned = lock["packages"][f"node_modules/{runtime}"]["version"]
+        assert impl.peer_info["peer"] == f"pctfuzz-{runtime}-peer"
+        if "/engines/node_modules/" in impl.command[0]:  # not a runtime found on PATH
+            assert impl.peer_info["runtime"] == f"{runtime} {pinned}"
+        assert impl.version == impl.peer_info["runtime"].split()[1]
+    finally:
+        impl.close()
+
+
+@pytest.mark.parametrize("runtime", sorted(ENGINE_IMPLS))
+def test_a_missing_engine_is_not_available(runtime: str, tmp_path: Path,
+                                           monkeypatch: pytest.MonkeyPatch) -> None:
+    """No build folder and no runtime on PATH: each of its implementations says
+    "run make peers", and pctfuzz impls lists the rest."""
+    monkeypatch.setenv("PCTFUZZ_PEER_BUILD", str(tmp_path))
+    monkeypatch.setenv("PATH", str(tmp_path))
+    for name in ENGINE_IMPLS[runtime]:
+        with pytest.raises(PeerUnavailable, match=r"not available: .*run make peers"):
+            get_impl(name)
+    rows = {s.name: s for s in impl_statuses()}
+    for name in ENGINE_IMPLS[runtime]:
+        assert not rows[name].available and "make peers" in (rows[name].reason or "")
+        assert rows[name].language == "JavaScript"
+    assert rows["urllib"].available

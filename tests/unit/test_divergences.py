@@ -36,12 +36,15 @@ from pctfuzz._internal.checks.registry import (
 )
 from pctfuzz._internal.checks.registry import ada as ada_entries
 from pctfuzz._internal.checks.registry import curl as curl_entries
+from pctfuzz._internal.checks.registry import engines as engine_entries
 from pctfuzz._internal.checks.registry import go as go_entries
 from pctfuzz._internal.checks.registry import java as java_entries
 from pctfuzz._internal.checks.registry import node as node_entries
 from pctfuzz._internal.checks.registry import perl as perl_entries
 from pctfuzz._internal.checks.registry import php as php_entries
+from pctfuzz._internal.checks.registry import r as r_entries
 from pctfuzz._internal.checks.registry import ruby as ruby_entries
+from pctfuzz._internal.checks.registry import tcl as tcl_entries
 from pctfuzz._internal.checks.registry import urllib as urllib_entries
 from pctfuzz._internal.checks.registry import urllib_legacy as urllib_legacy_entries
 from pctfuzz._internal.checks.registry import yarl as yarl_entries
@@ -319,6 +322,9 @@ _FAMILIES = {
     ruby_entries: {"ruby-www-form-component", "ruby-cgi", "ruby-www-form"},
     perl_entries: {"perl-uri-escape", "perl-uri-query"},
     curl_entries: {"curl-url"},
+    engine_entries: {"bun", "bun-url", "deno", "deno-url"},
+    tcl_entries: {"tcl-http"},
+    r_entries: {"r-urlencode"},
 }
 
 

@@ -457,9 +457,26 @@ def load_target(target: str) -> tuple[Callable[..., Any] | None, Any]:
 
 def adapter_encoder(impl: Any, set_name: str) -> tuple[Encoder, str]:
     """The str -> str function that asks ``impl.encode`` for ``EncodeCase(text, set)``,
-    and that set: ``set_name`` is a label of its declared ``sets`` or any set spec."""
+    and that set: ``set_name`` is a label of its declared ``sets`` or any set spec.
+    spaceAsPlus is False, unless the adapter refuses ``"a"`` so and answers it with
+    True, which its ``spaces`` allow (``URLSearchParams`` of a JavaScript runtime,
+    whose encoder also answers sets without '+')."""
     spec = _adapter_set(impl, set_name)
-    return (lambda text: impl.encode(EncodeCase(text, spec))), spec
+    plus = False
+    if True in tuple(getattr(impl, "spaces", ()) or ()):
+        from pctfuzz._internal.oracles.base import Unsupported
+
+        try:
+            impl.encode(EncodeCase("a", spec))
+        except Unsupported:
+            try:
+                impl.encode(EncodeCase("a", spec, space_as_plus=True))
+                plus = True
+            except Exception:
+                plus = False
+        except Exception:
+            plus = False
+    return (lambda text: impl.encode(EncodeCase(text, spec, space_as_plus=plus))), spec
 
 
 def load_encoder(target: str, set_name: str | None = None) -> tuple[Encoder, str | None]:

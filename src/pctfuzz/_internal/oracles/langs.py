@@ -4,11 +4,13 @@ is started, and ``LangPeerAdapter``, the base of their adapters.
 Each program (``pctfuzz/peers/<lang>/``) answers the pctfuzz-peer protocol
 (docs/protocol.md) for a few implementations. ``make peers`` installs the runtimes
 from Debian's packages and builds the Go and Java peers into the build folder
-(``PCTFUZZ_PEER_BUILD``, default ``pctfuzz/peers/build``, git-ignored).
+(``PCTFUZZ_PEER_BUILD``, default ``pctfuzz/peers/build``, git-ignored). JavaScript
+runtimes besides Node.js (Bun, Deno) are npm packages that ``make peers`` installs into the
+same folder; they run the Node.js peer's ``peer.js`` (``pctfuzz._internal.oracles.engines``).
 
 Two things differ from the Node.js peer, and ``LangPeerAdapter`` handles them:
 
-- **Byte strings.** Go, PHP, Ruby and Perl strings are bytes, and their JSON readers
+- **Byte strings.** Go, PHP, Ruby, Perl and Lua strings are bytes, and their JSON readers
   turn a lone surrogate escape into U+FFFD or refuse it, so a str with a lone surrogate
   is ``Unsupported`` before it is sent (Java's strings are UTF-16 and take it). A
   bytes value travels as is: these functions take bytes.
@@ -40,7 +42,14 @@ from pctfuzz._internal.oracles.process import ProcessAdapter
 from pctfuzz._internal.sets import get_set
 from pctfuzz._internal.text import has_lone_surrogate
 
-__all__ = ["PEER_PROGRAMS", "LangPeerAdapter", "PeerProgram", "peer_build_dir", "peer_command"]
+__all__ = [
+    "PEER_PROGRAMS",
+    "LangPeerAdapter",
+    "PeerProgram",
+    "engine_runtime",
+    "peer_build_dir",
+    "peer_command",
+]
 
 BUILD_ENV = "PCTFUZZ_PEER_BUILD"
 
@@ -94,6 +103,48 @@ def _perl() -> tuple[str, ...]:
     return (_runtime("perl", "perl"), _source("perl", "peer.pl"))
 
 
+def _lua() -> tuple[str, ...]:
+    return (_runtime("lua5.4", "lua5.4 and lua-socket"), _source("lua", "peer.lua"))
+
+
+def _tcl() -> tuple[str, ...]:
+    return (_runtime("tclsh", "tcl and tcllib"), _source("tcl", "peer.tcl"))
+
+
+def _r() -> tuple[str, ...]:
+    # --vanilla: no site or user profile may print to stdout or change the functions.
+    return (_runtime("Rscript", "r-base-core and r-cran-jsonlite"), "--vanilla",
+            _source("r", "peer.R"))
+
+
+def engine_runtime(executable: str) -> str:
+    """A JavaScript runtime besides Node.js (``bun``, ``deno``): the npm package's binary that
+    ``make peers`` installs into the build folder (``engines/node_modules/.bin``), else
+    one on PATH; ``PeerUnavailable`` when neither is there."""
+    local = peer_build_dir() / "engines" / "node_modules" / ".bin" / executable
+    if local.is_file():
+        return str(local)
+    found = shutil.which(executable)
+    if found is None:
+        raise PeerUnavailable(f"{executable} is not installed: run make peers (npm ci of the "
+                              f"{executable} npm package into {local.parents[2]})")
+    return found
+
+
+def _bun() -> tuple[str, ...]:
+    # The Node.js peer's own file. --no-install: Bun would fetch a package that a
+    # require() misses from the registry (its auto-install); the peer requires none.
+    return (engine_runtime("bun"), "--no-install", _source("node", "peer.js"))
+
+
+def _deno() -> tuple[str, ...]:
+    # No permission flag: the peer needs none (no file, network or process access).
+    # --cached-only: never fetch a module. The package.json beside peer.js says
+    # "type": "commonjs", which Deno needs to give it require().
+    return (engine_runtime("deno"), "run", "--no-prompt", "--cached-only",
+            _source("node", "peer.js"))
+
+
 @dataclass(frozen=True)
 class PeerProgram:
     """One peer program: its language and the argv that starts it."""
@@ -109,6 +160,11 @@ PEER_PROGRAMS: Mapping[str, PeerProgram] = {
     "php": PeerProgram("PHP", _php),
     "ruby": PeerProgram("Ruby", _ruby),
     "perl": PeerProgram("Perl", _perl),
+    "lua": PeerProgram("Lua", _lua),
+    "tcl": PeerProgram("Tcl", _tcl),
+    "r": PeerProgram("R", _r),
+    "bun": PeerProgram("JavaScript", _bun),
+    "deno": PeerProgram("JavaScript", _deno),
 }
 
 

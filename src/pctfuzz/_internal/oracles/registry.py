@@ -227,6 +227,22 @@ _OTHER_LANGUAGES: tuple[tuple[str, str, str, str, str], ...] = (
      "libcurl (ctypes): curl_url_set with CURLU_URLENCODE (path, query)"),
     ("rust-url", "rust_url", "RustUrlAdapter", "Rust",
      "Rust url crate (pydantic-core Url): path, query, fragment"),
+    ("lua-socket-url", "lua", "LuaSocketUrl", "Lua",
+     "Lua LuaSocket: socket.url.escape (encode), socket.url.unescape (decode)"),
+    ("tcl-http", "tcl", "TclHttp", "Tcl",
+     "Tcl http package: ::http::quoteString (encode), ::http::formatQuery (form)"),
+    ("r-urlencode", "r", "RUrlencode", "R",
+     "R utils: URLencode (encode, reserved = TRUE or FALSE), URLdecode (decode)"),
+    ("bun", "engines", "BunBuiltins", "JavaScript",
+     "Bun (JavaScriptCore, WebKit): encodeURIComponent, encodeURI, URLSearchParams, "
+     "decodeURIComponent"),
+    ("bun-url", "engines", "BunUrl", "JavaScript",
+     "Bun's URL (WebKit): the hash, search, pathname and username setters"),
+    ("deno", "engines", "DenoBuiltins", "JavaScript",
+     "Deno (V8, rust-url's form_urlencoded): encodeURIComponent, encodeURI, "
+     "URLSearchParams, decodeURIComponent"),
+    ("deno-url", "engines", "DenoUrl", "JavaScript",
+     "Deno's URL (rust-url): the hash, search, pathname and username setters"),
 )
 
 #: name -> language of every built-in that is not Python (``impl_language``).

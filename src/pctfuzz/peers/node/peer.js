@@ -18,7 +18,21 @@
 //   whatwg-url        the whatwg-url npm package: URL setters hash/search/pathname/
 //                     username (fragment, query, special-query, path, userinfo),
 //                     URLSearchParams (form), percentDecodeString/percentDecodeBytes
+//
+// The same file runs under Bun (`bun --no-install peer.js`: JavaScriptCore and WebKit's
+// URL code) and Deno (`deno run peer.js`: V8 and rust-url), which hold other
+// implementations instead (docs/peers.md):
+//   bun, deno         the runtime's built-ins, asked as `node` asks Node.js's
+//   bun-url, deno-url the runtime's URL setters, asked as `whatwg-url` asks its URL
+//                     (fragment, query, special-query, path, userinfo; encode only)
 "use strict";
+
+// Which runtime runs this file. Deno and Bun both offer Node.js's `process`.
+const RUNTIME = typeof globalThis.Deno === "object" && globalThis.Deno !== null ? "deno"
+  : (typeof process.versions.bun === "string" ? "bun" : "node");
+const RUNTIME_VERSION = RUNTIME === "deno" ? globalThis.Deno.version.deno
+  : (RUNTIME === "bun" ? process.versions.bun : process.version);
+const RUNTIME_NAME = { node: "Node.js", bun: "Bun", deno: "Deno" }[RUNTIME];
 
 // stdout carries the protocol only: anything the code under test prints goes to stderr,
 // so a stray line never shifts the answers (pctfuzz matches every answer to its id).
@@ -91,7 +105,7 @@ function utf8Only(request, api) {
 const COMPONENT_SETS = new Set(["component", "encodeURIComponent"]);
 const FORM_SET = "application/x-www-form-urlencoded";
 
-// --- node: the built-ins ------------------------------------------------------------------
+// --- node, bun, deno: the built-ins ------------------------------------------------------
 function searchParamsName(SearchParams, value) {
   // The serializer writes name "=" value; with an empty value the encoded name is
   // everything before the final "=" (an encoded name never holds a raw "=").
@@ -106,8 +120,9 @@ function searchParamsParse(SearchParams, text) {
   return [...new SearchParams(init)];
 }
 
-const node = {
-  version: () => process.version,
+// The built-ins of the runtime: the `node`, `bun` and `deno` implementations.
+const builtins = {
+  version: () => RUNTIME_VERSION,
   sets: ["component", "encodeURIComponent", "encodeURI", FORM_SET],
   encode(request) {
     const value = textOnly(request.value, "encodeURIComponent");
@@ -127,7 +142,7 @@ const node = {
     if (request.set === "encodeURI") {
       return encodeURI(value);
     }
-    return unsupported(`no Node.js built-in percent-encodes with the ${request.set} set`);
+    return unsupported(`no ${RUNTIME_NAME} built-in percent-encodes with the ${request.set} set`);
   },
   decode(request) {
     return utf8Answer(decodeURIComponent(textOnly(request.value, "decodeURIComponent")));
@@ -212,7 +227,9 @@ const nodeQuerystring = {
 let whatwgUrl = null;
 let whatwgUrlError = null;
 try {
-  whatwgUrl = require("whatwg-url");
+  if (RUNTIME === "node") { // Bun would fetch a missing package from the registry
+    whatwgUrl = require("whatwg-url");
+  }
 } catch (error) {
   whatwgUrlError = `the whatwg-url npm package is not installed (${error.code || error.message}); ` +
     "run make install, or see docs/protocol.md (PCTFUZZ_NODE_MODULES)";
@@ -238,6 +255,34 @@ const TAB_OR_NEWLINE = /[\t\n\r]/;
 // WHATWG URL 4.4 path state: single-dot and double-dot URL path segments.
 const DOT_SEGMENTS = new Set([".", "%2e", "..", ".%2e", "%2e.", "%2e%2e"]);
 
+// A value through one URL setter (SETTERS, or the username setter for userinfo).
+function urlSetterEncode(URLClass, label, request, value) {
+  if (request.space_as_plus) {
+    unsupported("the URL setters never write space as '+'");
+  }
+  if (request.set === "userinfo") {
+    // The username setter percent-encodes directly: no parser, nothing removed.
+    const url = new URLClass("https://h/");
+    url.username = value;
+    return url.username;
+  }
+  const setter = SETTERS[request.set];
+  if (setter === undefined) {
+    unsupported(`no ${label} API percent-encodes with the ${request.set} set alone`);
+  }
+  if (TAB_OR_NEWLINE.test(value)) {
+    unsupported("the URL parser removes ASCII tab and newline before encoding");
+  }
+  if (request.set === "path" && value.split("/").some((s) => DOT_SEGMENTS.has(s.toLowerCase()))) {
+    unsupported("the path state resolves '.' and '..' segments");
+  }
+  const [base, attribute, prefix] = setter;
+  const url = new URLClass(base);
+  url[attribute] = prefix + value;
+  const result = url[attribute];
+  return result.startsWith(prefix) ? result.slice(prefix.length) : result;
+}
+
 const whatwg = {
   version: whatwgUrlVersion,
   sets: ["userinfo", ...Object.keys(SETTERS), FORM_SET],
@@ -250,30 +295,7 @@ const whatwg = {
       }
       return searchParamsName(whatwgUrl.URLSearchParams, value);
     }
-    if (request.space_as_plus) {
-      unsupported("the URL setters never write space as '+'");
-    }
-    if (request.set === "userinfo") {
-      // The username setter percent-encodes directly: no parser, nothing removed.
-      const url = new whatwgUrl.URL("https://h/");
-      url.username = value;
-      return url.username;
-    }
-    const setter = SETTERS[request.set];
-    if (setter === undefined) {
-      unsupported(`no whatwg-url API percent-encodes with the ${request.set} set alone`);
-    }
-    if (TAB_OR_NEWLINE.test(value)) {
-      unsupported("the URL parser removes ASCII tab and newline before encoding");
-    }
-    if (request.set === "path" && value.split("/").some((s) => DOT_SEGMENTS.has(s.toLowerCase()))) {
-      unsupported("the path state resolves '.' and '..' segments");
-    }
-    const [base, attribute, prefix] = setter;
-    const url = new whatwgUrl.URL(base);
-    url[attribute] = prefix + value;
-    const result = url[attribute];
-    return result.startsWith(prefix) ? result.slice(prefix.length) : result;
+    return urlSetterEncode(whatwgUrl.URL, "whatwg-url", request, value);
   },
   decode(request) {
     const value = request.value;
@@ -291,7 +313,34 @@ const whatwg = {
   },
 };
 
-const IMPLEMENTATIONS = { "node": node, "node-querystring": nodeQuerystring, "whatwg-url": whatwg };
+// --- bun-url, deno-url: the runtime's own URL class -------------------------------------------
+// Encode only: the URL API has no percent-decoder, and URLSearchParams is asked as the
+// runtime's built-ins (`bun`, `deno`).
+const runtimeUrl = {
+  version: () => RUNTIME_VERSION,
+  questions: ["encode"],
+  sets: ["userinfo", ...Object.keys(SETTERS)],
+  encode(request) {
+    const value = textOnly(request.value, "the URL API");
+    utf8Only(request, "the URL API");
+    return urlSetterEncode(URL, `${RUNTIME_NAME} URL`, request, value);
+  },
+  decode() {
+    unsupported("the URL API has no percent-decoder");
+  },
+  form_serialize() {
+    unsupported(`URLSearchParams is asked as the ${RUNTIME} implementation`);
+  },
+  form_parse() {
+    unsupported(`URLSearchParams is asked as the ${RUNTIME} implementation`);
+  },
+};
+
+const IMPLEMENTATIONS = {
+  node: { "node": builtins, "node-querystring": nodeQuerystring, "whatwg-url": whatwg },
+  bun: { "bun": builtins, "bun-url": runtimeUrl },
+  deno: { "deno": builtins, "deno-url": runtimeUrl },
+}[RUNTIME];
 const UNAVAILABLE = { "whatwg-url": whatwgUrlError };
 
 // --- the protocol -------------------------------------------------------------------------
@@ -306,9 +355,9 @@ function handshake(message) {
   for (const [name, impl] of Object.entries(IMPLEMENTATIONS)) {
     implementations[name] = UNAVAILABLE[name]
       ? { unavailable: UNAVAILABLE[name] }
-      : { version: impl.version(), questions: QUESTIONS, sets: impl.sets };
+      : { version: impl.version(), questions: impl.questions || QUESTIONS, sets: impl.sets };
   }
-  return { protocol: PROTOCOL, version: VERSION, peer: "pctfuzz-node-peer", runtime: `node ${process.version}`, implementations };
+  return { protocol: PROTOCOL, version: VERSION, peer: `pctfuzz-${RUNTIME}-peer`, runtime: `${RUNTIME} ${RUNTIME_VERSION}`, implementations };
 }
 
 function answer(request) {

@@ -27,12 +27,15 @@ from pctfuzz._internal.cases import Case
 from pctfuzz._internal.checks.registry import (
     ada,
     curl,
+    engines,
     go,
     java,
     node,
     perl,
     php,
+    r,
     ruby,
+    tcl,
     urllib,
     urllib_legacy,
     yarl,
@@ -55,7 +58,8 @@ __all__ = [
 #: Every accepted divergence, in reconcile order (module docstring).
 DIVERGENCES: tuple[KnownDivergence, ...] = tuple(sorted(
     (*urllib.ENTRIES, *urllib_legacy.ENTRIES, *yarl.ENTRIES, *ada.ENTRIES, *node.ENTRIES,
-     *go.ENTRIES, *java.ENTRIES, *php.ENTRIES, *ruby.ENTRIES, *perl.ENTRIES, *curl.ENTRIES),
+     *go.ENTRIES, *java.ENTRIES, *php.ENTRIES, *ruby.ENTRIES, *perl.ENTRIES, *curl.ENTRIES,
+     *tcl.ENTRIES, *r.ENTRIES, *engines.ENTRIES),
     key=lambda d: d.phase,
 ))
 
