@@ -10,6 +10,7 @@ import io
 import subprocess
 import sys
 from collections.abc import Callable
+from pathlib import Path
 
 import pytest
 
@@ -276,3 +277,24 @@ def test_fuzz_set_option_narrows_diff_encode_to_those_sets(
     assert main(["fuzz", "--set", "mine=path+", "--max-time", "1"]) == 2  # a bad spec
     assert main(["fuzz", "--set", "nothing", "--max-time", "1"]) == 2
     assert not declared_sets()  # a bad --set changes nothing
+
+
+def test_targets_an_adapter_does_not_answer_are_said_on_one_line(tmp_path: Path) -> None:
+    """An encoder alone skips three differential targets: one line names them, each
+    with the adapter's reason (it was three lines)."""
+    import io
+    from urllib.parse import quote
+
+    from pctfuzz._internal.cli.fuzz import _answered_targets
+    from pctfuzz._internal.project import Project
+    from pctfuzz.oracles import function_adapter
+
+    adapter = function_adapter("enc-only", encode=lambda s: quote(s, safe=""),
+                               sets={"c": "component"})
+    out = io.StringIO()
+    project = Project.load(tmp_path, impl="enc-only", read_only=True)
+    kept = _answered_targets([], adapter, project, False, out)
+    assert kept == ["diff_encode"]
+    lines = [line for line in out.getvalue().splitlines() if "skipped" in line]
+    assert len(lines) == 1
+    assert all(name in lines[0] for name in ("diff_decode", "diff_form", "diff_form_parse"))

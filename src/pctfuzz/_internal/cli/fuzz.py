@@ -56,7 +56,7 @@ def _answered_targets(requested: list[str], impl: Any, project: Project, self_ch
     at least one seed case, so a campaign on the user's code spends its time on that
     code; the invariant targets (pctfuzz's self-check of its reference) only when no
     implementation is named, or with ``--self-check``. Each skipped differential
-    target is said, with the adapter's reason. If none is left, the differential
+    target is said, with the adapter's reason, on one line. If none is left, the differential
     targets all run, so an adapter that answers nothing is an incomplete run."""
     from pctfuzz._internal.fuzz.seeds import unanswered
     from pctfuzz._internal.targets import TARGETS, get_target
@@ -65,15 +65,17 @@ def _answered_targets(requested: list[str], impl: Any, project: Project, self_ch
     if requested:  # named on purpose; the summary shows what was answered
         return list(dict.fromkeys([*requested, *(invariants if self_check else [])]))
     with_invariants = self_check or project.impl is None
-    kept = []
+    kept, skipped = [], []
     differential = [n for n, t in TARGETS.items() if t.differential]
     for name in differential:
         reason = unanswered(get_target(name), impl)
         if reason is None:
             kept.append(name)  # a value or an exception: worth fuzzing
         else:
-            print(f"pctfuzz: {name} skipped: {project.impl_name} answers none of its seed "
-                  "cases" + (f" ({reason})" if reason else ""), file=out, flush=True)
+            skipped.append(name + (f" ({reason})" if reason else ""))
+    if skipped and kept:  # (one line: an encoder alone skips three targets)
+        print(f"pctfuzz: skipped {', '.join(skipped)}: {project.impl_name} answers none of "
+              "their seed cases", file=out, flush=True)
     kept = kept or differential
     if not with_invariants:
         print(f"pctfuzz: fuzzing {project.impl_name} ({', '.join(kept)}); pctfuzz's own "
