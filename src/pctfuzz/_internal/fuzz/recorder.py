@@ -33,7 +33,10 @@ class Recorder:
 
     The first failure of each signature in a process is minimized (a 1-minimal case of
     that signature, ``fuzz.minimize``; within ``minimize_seconds``, which the driver
-    keeps below libFuzzer's per-input ``-timeout``) and written at once
+    keeps below libFuzzer's per-input ``-timeout``; for a divergence no rule names, a
+    smaller case that shows another failure no finding has yet keeps it too), named
+    again on its minimal case (where a class widens that a long input's does not),
+    and written at once
     (``FindingStore.record``). Later hits of it are counted in memory and added to the
     record (``FindingStore.add_hits``) on the first hit at least ``flush_seconds`` after
     the last flush, and when libFuzzer ends the process normally (``-max_total_time``,
