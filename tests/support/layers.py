@@ -41,7 +41,7 @@ LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
                  "pctfuzz._internal.setspec", "pctfuzz._internal.encoding",
                  "pctfuzz._internal.reference", "pctfuzz._internal.form",
                  "pctfuzz._internal.spec")),
-    ("base", ("pctfuzz._internal", "pctfuzz._internal.errors",
+    ("base", ("pctfuzz._internal", "pctfuzz._internal.errors", "pctfuzz._internal.exits",
               "pctfuzz._internal.text")),
 )
 

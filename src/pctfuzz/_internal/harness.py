@@ -34,6 +34,8 @@ import sys
 from importlib.resources import files
 from pathlib import Path
 
+from pctfuzz._internal.exits import ExitCode
+
 _PR_SET_PDEATHSIG = 1
 _USAGE = "usage: python -m pctfuzz._internal.harness TARGET [libFuzzer flags]"
 
@@ -128,7 +130,7 @@ def run(argv: list[str]) -> None:
     args = argv[1:]
     if not args or args[0].startswith("-"):
         print(f"{_USAGE}\npctfuzz._internal.harness: error: TARGET is required", file=sys.stderr)
-        sys.exit(2)
+        sys.exit(ExitCode.USAGE)
     die_with_parent()
     from pctfuzz._internal.targets import TARGETS
 
@@ -136,7 +138,7 @@ def run(argv: list[str]) -> None:
     if target not in TARGETS:
         print(f"pctfuzz._internal.harness: error: unknown target {target!r} "
               f"(known: {', '.join(TARGETS)})", file=sys.stderr)
-        sys.exit(2)
+        sys.exit(ExitCode.USAGE)
     if TARGETS[target].hooks_imports:
         _import_instrumented()
     from pctfuzz._internal.fuzz import driver as fuzzing
@@ -148,7 +150,7 @@ def run(argv: list[str]) -> None:
         settings = HarnessSettings.from_env(os.environ)
     except ValueError as exc:
         print(f"pctfuzz._internal.harness: error: {exc}", file=sys.stderr)
-        sys.exit(2)
+        sys.exit(ExitCode.USAGE)
     dictionary = Path(str(files("pctfuzz").joinpath("data", "dicts", f"{target}.dict")))
     if settings.grammar and dictionary.is_file() \
             and not any(f.startswith("-dict=") for f in flags):

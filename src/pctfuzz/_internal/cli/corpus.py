@@ -13,8 +13,8 @@ import sys
 from pathlib import Path
 
 from pctfuzz._internal.cli.args import folder_path, whole_seconds
-from pctfuzz._internal.cli.exits import EXIT_OK
 from pctfuzz._internal.errors import UsageError
+from pctfuzz._internal.exits import ExitCode
 
 __all__ = ["add_command"]
 
@@ -37,7 +37,7 @@ def _cmd_corpus_seed(args: argparse.Namespace) -> int:
                 continue
             added += corpus.add(target.name, data) is not None
         print(f"{target.name}: {added} new seed file(s) in {corpus.dir(target.name)}")
-    return EXIT_OK
+    return ExitCode.OK
 
 
 def _cmd_corpus_merge(args: argparse.Namespace) -> int:
@@ -68,7 +68,7 @@ def _cmd_corpus_merge(args: argparse.Namespace) -> int:
         print(result.line())
         for line in result.skipped:
             print(f"[{name}] {line}", file=sys.stderr)
-    return EXIT_OK
+    return ExitCode.OK
 
 
 def _finding_inputs(folder: Path) -> dict[str, list[bytes]]:

@@ -39,7 +39,6 @@ import sys
 from pathlib import Path
 
 from pctfuzz import __version__
-from pctfuzz._internal.cli.exits import EXIT_OK
 from pctfuzz._internal.cli.project_files import (
     check_impl,
     check_places,
@@ -48,6 +47,7 @@ from pctfuzz._internal.cli.project_files import (
     write_all,
 )
 from pctfuzz._internal.errors import UsageError
+from pctfuzz._internal.exits import ExitCode
 
 __all__ = ["add_command", "fuzzer_script"]
 
@@ -330,7 +330,7 @@ def _cmd_init(args: argparse.Namespace) -> int:
         print(f"wrote {printable_path(path.relative_to(root))}")
     print(f"{len(targets)} fuzzer(s) of {impl}: {', '.join(targets)}; build them with the "
           "OSS-Fuzz builder (docs/oss-fuzz.md)", file=sys.stderr)
-    return EXIT_OK
+    return ExitCode.OK
 
 
 def add_command(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
