@@ -81,6 +81,7 @@ def test_an_empty_folder_gets_the_five_files(project: Path,
     assert code == ExitCode.OK, capsys.readouterr().err
     for name in FILES:
         assert (project / name).is_file(), name
+        assert "_internal" not in (project / name).read_text(), name  # the public line only
     table = tomllib.loads((project / "pyproject.toml").read_text())["tool"]["pctfuzz"]
     assert table == {"impl": "pctfuzz_adapter:adapter", "accept": "pctfuzz-accept.toml",
                      "corpus": "fuzz/corpus", "findings": "fuzz/findings"}

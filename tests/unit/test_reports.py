@@ -299,7 +299,7 @@ def test_campaign_with_two_processes_writes_json_sarif_junit(tmp_path: Path) -> 
     assert again.returncode == ExitCode.FOUND, again.stderr
     junit = ET.fromstring(again.stdout)  # --junit - : XML alone on stdout
     replayed = [c for c in junit.iter("testcase") if c.get("classname", "").startswith(
-        "pctfuzz._internal.fuzz.replay.")]
+        "pctfuzz.replay.")]
     assert len(replayed) == 1 and replayed[0].find("failure") is not None
     replay_doc = json.loads(replay_json.read_text())
     validate_results(replay_doc)

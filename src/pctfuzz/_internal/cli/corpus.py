@@ -115,8 +115,8 @@ def add_command(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> Non
                        help="implementation the diff_* targets run (it shapes coverage; "
                        "default: the project's, else urllib)")
     merge.add_argument("--harness", metavar="DIR",
-                       help="a folder of fuzz_<target>.py scripts (default: the packaged "
-                       "harness, python -m pctfuzz._internal.harness)")
+                       help="a folder of fuzz_<target>.py scripts (default: the harness "
+                       "packaged with pctfuzz, which `pctfuzz fuzz` runs)")
     merge.add_argument("--timeout", type=whole_seconds, default=5, metavar="SECONDS",
                        help="per-input time limit")
     merge.set_defaults(func=_cmd_corpus_merge)

@@ -156,5 +156,5 @@ def add_accept_option(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--accept", metavar="FILE",
         help="accepted differences of the adapter under test: a TOML file, a .py file or a "
-        "module with `divergences` (pctfuzz._internal.accept)",
+        "module with `divergences` (pctfuzz.accept)",
     )

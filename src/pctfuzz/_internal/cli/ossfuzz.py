@@ -77,10 +77,10 @@ if not hasattr(sys, "_MEIPASS"):  # run as a script: the project root is importa
     sys.path.insert(0, os.path.dirname(_HERE))
 os.environ.setdefault("PCTFUZZ_IMPL", {impl_literal})
 {settings}
-{imports}from pctfuzz._internal.fuzz import driver  # noqa: E402
+{imports}from pctfuzz.testing import atheris_main  # noqa: E402
 
 if __name__ == "__main__":
-    driver.main({target_literal}, sys.argv)
+    atheris_main({target_literal}, sys.argv)
 '''
 
 _BUILD = '''\

@@ -228,7 +228,7 @@ def main(target_name: str, argv: list[str] | None = None,
             settings = HarnessSettings.from_env(os.environ)
         settings.activate()
     except (ValueError, PctfuzzError) as exc:
-        print(f"pctfuzz._internal.harness: error: {exc}", file=sys.stderr)
+        print(f"pctfuzz harness: error: {exc}", file=sys.stderr)
         sys.exit(ExitCode.USAGE)
     # The implementation names a differential target's adapter; the fault, one of the
     # deliberately wrong codecs of pctfuzz._internal.oracles.faults for an invariant target (to
@@ -238,7 +238,7 @@ def main(target_name: str, argv: list[str] | None = None,
     try:
         bound = target.bind(impl_name)
     except PctfuzzError as exc:
-        print(f"pctfuzz._internal.harness: error: {exc}", file=sys.stderr)
+        print(f"pctfuzz harness: error: {exc}", file=sys.stderr)
         sys.exit(ExitCode.USAGE)
     impl = bound.subject
     # atheris itself imports urllib.parse, so instrument_imports alone never sees the
