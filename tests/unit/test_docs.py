@@ -67,3 +67,12 @@ def test_exit_codes_are_one_enum_with_the_documented_values() -> None:
     assert documented == set(values.values())
     assert " ".join(build_parser().format_help().split()).endswith(
         "129/130/143 stopped by SIGHUP/SIGINT/SIGTERM.")
+
+
+def test_the_docs_name_the_public_line_only() -> None:
+    """Issue 35.6: no doc names the internal package; a contributor's module is named
+    by its path inside it (docs/architecture.md), a user's by its public module."""
+    root = DOC.parents[1]
+    for path in [root / "README.md", *sorted(DOC.parent.glob("*.md"))]:
+        for number, line in enumerate(path.read_text("utf-8").splitlines(), 1):
+            assert "_internal" not in line, f"{path.name}:{number}: {line}"
