@@ -24,7 +24,8 @@ once, when the tests are made: its accept file and sets apply, and ``impl`` defa
 its implementation. ``invariant_tests(codec)`` does the same with
 the invariants for a ``Codec`` (``pctfuzz.oracles.Codec``). The strategies are
 re-exported for tests of your own. ``check_case`` runs one recorded case through its
-target's check, as the tests ``pctfuzz export`` writes do.
+target's check, as the tests ``pctfuzz export`` writes do; ``atheris_main`` fuzzes one
+target under atheris, as the fuzzers ``pctfuzz oss-fuzz init`` writes do.
 """
 
 from __future__ import annotations
@@ -69,6 +70,7 @@ from pctfuzz._internal.text import one_line
 from pctfuzz._internal.violations import Violation
 
 __all__ = [
+    "atheris_main",
     "check_case",
     "decode_cases",
     "differential_tests",
@@ -268,3 +270,14 @@ def check_case(target: str, case: Any = None, *, raw_input: bytes | None = None,
     else:
         raise ValueError("check_case needs a case or a raw input")
     bound.check(parsed, resolve_subject(bound, impl))
+
+
+def atheris_main(target: str, argv: Sequence[str] | None = None) -> None:
+    """Fuzz ``target`` under atheris, with libFuzzer's flags from ``argv`` (default
+    ``sys.argv``): what the fuzzers that ``pctfuzz oss-fuzz init`` writes call. The
+    adapter, accept file and sets come from the environment (``PCTFUZZ_IMPL``,
+    ``PCTFUZZ_ACCEPT``, ``PCTFUZZ_SETS``: docs/oss-fuzz.md); a failed check is a crash
+    that libFuzzer reports. Never returns normally: libFuzzer ends the process."""
+    from pctfuzz._internal.fuzz import driver
+
+    driver.main(target, None if argv is None else list(argv))

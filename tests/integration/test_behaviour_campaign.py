@@ -22,7 +22,7 @@ import pytest
 from campaigns import finding_saved, run_until
 
 from pctfuzz._internal.cases import DecodeCase, EncodeCase, FormCase
-from pctfuzz._internal.cli import EXIT_FOUND
+from pctfuzz._internal.exits import ExitCode
 from pctfuzz._internal.targets import get_target
 
 SUPPORT = Path(__file__).resolve().parents[1] / "support"
@@ -98,7 +98,7 @@ def _rules(records: list[dict[str, Any]]) -> Counter[str]:
 
 def test_five_behaviours_are_five_findings(tmp_path: Path) -> None:
     run, records = _campaign(tmp_path, expect=5)
-    assert run.returncode == EXIT_FOUND, run.stdout + run.stderr
+    assert run.returncode == ExitCode.FOUND, run.stdout + run.stderr
     assert _rules(records) == Counter({
         "rule=left_raw(chars=~)": 1, "rule=encoded(chars=*)": 1,
         "rule=pairs_order(mode=sorted)": 1, "rule=truncated(n=100)": 1,
@@ -122,7 +122,7 @@ def test_three_accepted_behaviours_leave_the_two_bugs(tmp_path: Path) -> None:
         timeout=300, check=False)
     assert check.returncode == 0, check.stdout + check.stderr
     run, records = _campaign(tmp_path, "--accept", str(accept), expect=2)
-    assert run.returncode == EXIT_FOUND, run.stdout + run.stderr
+    assert run.returncode == ExitCode.FOUND, run.stdout + run.stderr
     assert _rules(records) == Counter({"rule=truncated(n=100)": 1, "rule=decoded_twice()": 1})
 
 
@@ -133,7 +133,7 @@ def test_no_accepted_shows_every_behaviour_and_stays_apart(tmp_path: Path) -> No
     accept = tmp_path / "accept.toml"
     accept.write_text(ACCEPT)
     run, records = _campaign(tmp_path, "--accept", str(accept), "--no-accepted", expect=5)
-    assert run.returncode == EXIT_FOUND, run.stdout + run.stderr
+    assert run.returncode == ExitCode.FOUND, run.stdout + run.stderr
     assert sum(_rules(records).values()) == 5 and len(_rules(records)) == 5, \
         [r["signature"] for r in records]
     assert all(r["signature"].endswith("|accepted=none") for r in records)
@@ -146,7 +146,7 @@ def test_no_accepted_shows_every_behaviour_and_stays_apart(tmp_path: Path) -> No
     again = run_until([*SEEDS, "--impl", FIVE, "--jobs", "3", "--corpus", str(corpus),
                        "--findings", str(findings), "-q", "--accept", str(accept)],
                       finding_saved(findings, 7), cwd=tmp_path, env=env)
-    assert again.returncode == EXIT_FOUND, again.stdout + again.stderr
+    assert again.returncode == ExitCode.FOUND, again.stdout + again.stderr
     after = [json.loads(p.read_text()) for p in sorted(findings.glob("*.json"))]
     assert all(r["status"] == "new" for r in after if r["id"] in marked)
     normal = [r for r in after if r["id"] not in marked]

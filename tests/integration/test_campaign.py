@@ -19,7 +19,7 @@ from pathlib import Path
 import pytest
 from campaigns import execs_at_least, finding_saved, pctfuzz_env, run_until
 
-from pctfuzz._internal.cli.exits import EXIT_SIGINT
+from pctfuzz._internal.exits import ExitCode
 
 ROOT = Path(__file__).resolve().parents[2]
 SUPPORT = Path(__file__).resolve().parents[1] / "support"
@@ -84,7 +84,7 @@ def test_clean_campaign_grows_coverage_and_corpus(tmp_path: Path) -> None:
     run = run_until(["encode", "--jobs", "1", "--corpus", str(corpus), "--findings",
                      str(tmp_path / "findings")],
                     execs_at_least(1001, "encode", corpus=21, cov=60), cwd=ROOT)
-    assert run.returncode == EXIT_SIGINT, run.stdout + run.stderr
+    assert run.returncode == ExitCode.SIGINT, run.stdout + run.stderr
     row = next(line.split() for line in run.stdout.splitlines() if line.startswith("encode"))
     _, _secs, execs, _eps, cov0, cov, _ft, units, new, _known = row
     assert int(execs) > 1000 and new == "0"
@@ -102,7 +102,7 @@ def test_differential_campaign_sees_urllib_coverage(tmp_path: Path) -> None:
     run = run_until(["diff_decode", "--jobs", "1", "--corpus", str(corpus), "--findings",
                      str(tmp_path / "findings")],
                     execs_at_least(1000, "diff_decode", cov=1), cwd=ROOT)
-    assert run.returncode == EXIT_SIGINT, run.stdout + run.stderr
+    assert run.returncode == ExitCode.SIGINT, run.stdout + run.stderr
     row = next(line.split() for line in run.stdout.splitlines()
                if line.startswith("diff_decode"))
     assert int(row[5]) > int(row[4]), row
@@ -257,7 +257,7 @@ def test_a_corpus_too_slow_to_load_takes_no_other_targets_turn(tmp_path: Path) -
         if campaign.proc.poll() is None:
             campaign.proc.send_signal(signal.SIGINT)
         run = campaign.finish()
-    assert run.returncode == EXIT_SIGINT, run.stdout + run.stderr
+    assert run.returncode == ExitCode.SIGINT, run.stdout + run.stderr
     found = re.search(r"WARNING: diff_encode: corpus not run in full: ran (\d+) of its "
                       r"(\d+) corpus inputs", run.stdout)
     assert found, run.stdout

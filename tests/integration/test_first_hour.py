@@ -15,7 +15,8 @@ from pathlib import Path
 import pytest
 from campaigns import CAP, run_until
 
-from pctfuzz._internal.cli import EXIT_OK, main
+from pctfuzz._internal.cli import main
+from pctfuzz._internal.exits import ExitCode
 
 ROOT = Path(__file__).resolve().parents[2]
 SECTION = "## Your first hour"
@@ -69,7 +70,7 @@ def test_the_readme_init_writes_the_test_file_it_shows(
     root = _shop(tmp_path)
     monkeypatch.chdir(root)
     monkeypatch.syspath_prepend(str(root))
-    assert main(_command("init")) == EXIT_OK, capsys.readouterr().err
+    assert main(_command("init")) == ExitCode.OK, capsys.readouterr().err
     shown = _block("python", "from pctfuzz.testing import")
     assert shown in (root / "tests" / "test_pctfuzz.py").read_text()
     assert '"quote_query": "query"' in (root / "pctfuzz_adapter.py").read_text()

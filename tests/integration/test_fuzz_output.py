@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 from campaigns import execs_at_least, finding_saved, run_until
 
-from pctfuzz._internal.cli.exits import EXIT_SIGINT
+from pctfuzz._internal.exits import ExitCode
 
 ROOT = Path(__file__).resolve().parents[2]
 SUPPORT = Path(__file__).resolve().parents[1] / "support"
@@ -84,7 +84,7 @@ def test_verbose_keeps_libfuzzer_log_per_target_and_names_it(tmp_path: Path) -> 
     run = run_until(["decode", "--jobs", "1", "-v", "--corpus", str(tmp_path / "c"),
                      "--findings", str(tmp_path / "f")], execs_at_least(1, "decode"),
                     cwd=tmp_path, env=_env())
-    assert run.returncode == EXIT_SIGINT, run.stdout + run.stderr
+    assert run.returncode == ExitCode.SIGINT, run.stdout + run.stderr
     match = re.search(r"^pctfuzz: libFuzzer logs: (\S+)/<target>\.log$", run.stdout, re.M)
     assert match, run.stdout
     log = Path(match[1]) / "decode.log"
@@ -130,7 +130,7 @@ def test_on_a_terminal_the_status_is_live(tmp_path: Path) -> None:
     reader.join(10)
     os.close(master)
     screen = b"".join(chunks).decode(errors="replace")
-    assert proc.returncode == EXIT_SIGINT, stdout.decode() + screen
+    assert proc.returncode == ExitCode.SIGINT, stdout.decode() + screen
     assert "\x1b[" in screen and "under test (lines)" in screen, screen
     assert re.search(r"pctfuzz fuzz: \d+ s of 600 s, \d+ s left; urllib; 0 new findings",
                      screen)

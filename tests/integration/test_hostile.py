@@ -19,8 +19,9 @@ import pytest
 
 from pctfuzz._internal import cli
 from pctfuzz._internal.cases import DecodeCase, EncodeCase
-from pctfuzz._internal.cli import EXIT_INTERNAL, EXIT_OK, EXIT_USAGE, main
 from pctfuzz._internal.cli import codec as codec_commands
+from pctfuzz._internal.cli import main
+from pctfuzz._internal.exits import ExitCode
 from pctfuzz._internal.reports import findings_table, write_output
 from pctfuzz._internal.store import (
     FindingFormatError,
@@ -100,7 +101,7 @@ def test_internal_error_is_one_line_and_exit_4(monkeypatch: pytest.MonkeyPatch,
 
     monkeypatch.setattr(codec_commands, "_cmd_sets", broken)
     monkeypatch.delenv("PCTFUZZ_DEBUG", raising=False)
-    assert main(["sets"]) == EXIT_INTERNAL == 4
+    assert main(["sets"]) == ExitCode.INTERNAL == 4
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and "\x1b" not in err
     assert err.startswith("pctfuzz sets: internal error: KeyError: ")
@@ -108,18 +109,23 @@ def test_internal_error_is_one_line_and_exit_4(monkeypatch: pytest.MonkeyPatch,
     assert "Traceback" not in err
 
     monkeypatch.setenv("PCTFUZZ_DEBUG", "1")
-    assert main(["sets"]) == EXIT_INTERNAL
+    assert main(["sets"]) == ExitCode.INTERNAL
     err = capsys.readouterr().err
     assert "Traceback (most recent call last)" in err and "internal error: KeyError" in err
 
 
-def test_exit_codes_are_documented_everywhere() -> None:
-    readme = (ROOT / "docs" / "guide.md").read_text()
+def test_exit_codes_are_described_once() -> None:
+    """docs/guide.md's table describes them; the cli package points at it and at
+    ``ExitCode``, and ``--help``'s epilog is rendered from the enum (test_docs holds the
+    table to the enum)."""
+    from pctfuzz._internal.exits import epilog
+
+    guide = (ROOT / "docs" / "guide.md").read_text()
     for row in ("| 3 | run incomplete", "| 4 | internal error"):
-        assert row in readme
-    assert "4  internal error" in (cli.__doc__ or "")
-    epilog = cli.build_parser().epilog or ""
-    assert "3 run incomplete" in epilog and "4 internal error" in epilog
+        assert row in guide
+    assert "ExitCode" in (cli.__doc__ or "") and "docs/guide.md" in (cli.__doc__ or "")
+    assert cli.build_parser().epilog == epilog()
+    assert "3 run incomplete" in epilog() and "4 internal error" in epilog()
 
 
 @pytest.mark.parametrize("argv", [["decode", "--bytes"], ["sets", "-v"], ["--help"]])
@@ -139,7 +145,7 @@ def test_reader_that_goes_away_ends_quietly(tmp_path: Path, argv: list[str]) -> 
         err = producer.stderr.read()
         code = producer.wait(timeout=600)
     assert head.stdout.count(b"\n") == 1
-    assert err == b"" and code == EXIT_OK, err
+    assert err == b"" and code == ExitCode.OK, err
 
 
 # ------------------------------------------------- 2. code named by a record never runs
@@ -165,7 +171,7 @@ def test_replay_never_imports_what_a_record_names(
         assert f"{path}: error: names implementation {impl!r}, which is not built in; pass " \
                "--impl to replay it against your own" in errors
     assert f"{builtin}: no longer reproduces" in run.stdout
-    assert run.returncode == EXIT_USAGE and "Traceback" not in run.stderr
+    assert run.returncode == ExitCode.USAGE and "Traceback" not in run.stderr
 
 
 def test_impl_on_the_command_line_replaces_the_records(
@@ -190,7 +196,7 @@ def test_export_never_imports_or_exports_what_a_record_names(
                             impl=impl, label=impl)
         out = tmp_path / "test_out.py"
         run = pctfuzz("export", str(path), "-o", str(out), cwd=tmp_path / "plugins", env=env)
-        assert run.returncode == EXIT_USAGE, run.stdout + run.stderr
+        assert run.returncode == ExitCode.USAGE, run.stdout + run.stderr
         assert run.stderr.count("\n") == 1 and "which is not built in; pass --impl" in run.stderr
         assert not out.exists()
     assert not marker.exists()
@@ -222,7 +228,7 @@ def test_export_holds_record_values_as_literals_only(tmp_path: Path) -> None:
                                                     "x": value})
     out = tmp_path / "test_exported.py"
     run = pctfuzz("export", str(findings), "-o", str(out))
-    assert run.returncode == EXIT_OK, run.stderr
+    assert run.returncode == ExitCode.OK, run.stderr
     source = out.read_text()
     tree = ast.parse(source)
     names = {n.id for n in ast.walk(tree) if isinstance(n, ast.Name)}
@@ -263,7 +269,7 @@ def test_mismatched_case_is_malformed_not_reproduces(tmp_path: Path) -> None:
     path = write_record(tmp_path / "findings", "diff_encode", EncodeCase("a", "path"),
                         case=DecodeCase("%zz").to_json())
     run = pctfuzz("replay", str(path))
-    assert run.returncode == EXIT_USAGE and "reproduces" not in run.stdout
+    assert run.returncode == ExitCode.USAGE and "reproduces" not in run.stdout
     assert "does not belong to target diff_encode" in run.stderr
 
 
@@ -352,7 +358,7 @@ def test_report_outputs_go_through_the_atomic_writer(tmp_path: Path, option: str
     for pid in range(first, first + 100):  # wherever the child's pid lands
         (tmp_path / f".report.out.{pid}.tmp").symlink_to(outside)
     run = pctfuzz("report", "--findings", str(findings), option, str(dest))
-    assert run.returncode == EXIT_OK, run.stderr
+    assert run.returncode == ExitCode.OK, run.stderr
     assert outside.read_text() == "precious" and dest.stat().st_size > 0
 
 
@@ -372,7 +378,7 @@ def test_odd_limits_are_one_line_usage_errors(argv: list[str],
                                               capsys: pytest.CaptureFixture[str]) -> None:
     with pytest.raises(SystemExit) as caught:
         cli.build_parser().parse_args(argv)  # parsing only: never starts any work
-    assert caught.value.code == EXIT_USAGE
+    assert caught.value.code == ExitCode.USAGE
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and err.startswith("pctfuzz ") and ": error: " in err
 
@@ -398,7 +404,7 @@ def test_report_campaign_with_nan_or_deep_nesting_is_one_line(
     campaign.write_bytes(content)
     (tmp_path / "findings").mkdir()
     assert main(["report", "--findings", str(tmp_path / "findings"), "--campaign",
-                 str(campaign)]) == EXIT_USAGE
+                 str(campaign)]) == ExitCode.USAGE
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and "campaign file is not JSON" in err
 
@@ -411,7 +417,7 @@ def test_symlink_loop_as_a_folder_is_one_line(tmp_path: Path, option: tuple[str,
     loop.symlink_to(tmp_path / "loop2")
     (tmp_path / "loop2").symlink_to(loop)
     run = pctfuzz(*option, str(loop))
-    assert run.returncode == EXIT_USAGE, run.stderr
+    assert run.returncode == ExitCode.USAGE, run.stderr
     assert run.stderr.count("\n") == 1 and "Symlink loop" in run.stderr
 
 
@@ -542,7 +548,7 @@ def test_output_on_a_full_disk_is_one_line_and_leaves_nothing(
     assert sorted(p.name for p in tiny_disk.iterdir()) == ["report.json"]
     findings = tiny_disk.parent / "findings"
     write_record(findings, "diff_encode", EncodeCase("a" * 100_000, "path"))
-    assert main(["report", "--findings", str(findings), "--html", str(dest)]) == EXIT_USAGE
+    assert main(["report", "--findings", str(findings), "--html", str(dest)]) == ExitCode.USAGE
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and "cannot be written: No space left on device" in err
     assert sorted(p.name for p in tiny_disk.iterdir()) == ["report.json"]

@@ -18,7 +18,7 @@ from pathlib import Path
 import pytest
 from campaigns import finding_saved, harness_said, pctfuzz_env, run_until
 
-from pctfuzz._internal.cli import EXIT_FOUND, EXIT_INCOMPLETE, EXIT_USAGE
+from pctfuzz._internal.exits import ExitCode
 
 ROOT = Path(__file__).resolve().parents[2]
 SUPPORT = Path(__file__).resolve().parents[1] / "support"
@@ -56,7 +56,7 @@ def test_three_planted_bugs_are_three_findings_and_a_fourth_is_new(tmp_path: Pat
     # Until three findings are saved (an event), then SIGINT: never a time budget.
     run = run_until(common, finding_saved(findings, 3), cwd=ROOT,
                     env=dict(pctfuzz_env(SUPPORT), PCTFUZZ_TEST_BUGS="hex,tilde,plus"))
-    assert run.returncode == EXIT_FOUND, run.stdout + run.stderr
+    assert run.returncode == ExitCode.FOUND, run.stdout + run.stderr
     classes = _classes(findings)
     # Issue 21: each bug is named by the catalogue rule that explains it.
     assert set(classes) == {"rule=lowercase_hex()", "rule=encoded(chars=~)",
@@ -68,13 +68,13 @@ def test_three_planted_bugs_are_three_findings_and_a_fourth_is_new(tmp_path: Pat
     fixed = pctfuzz("replay", "--impl", PLANTED, *hex_case, bugs="tilde,plus")
     assert fixed.returncode == 0 and "no longer reproduces" in fixed.stdout, fixed.stdout
     still = pctfuzz("replay", "--impl", PLANTED, *others, bugs="tilde,plus")
-    assert still.returncode == EXIT_FOUND
+    assert still.returncode == ExitCode.FOUND
     assert still.stdout.count(": reproduces") == len(others), still.stdout
 
     # A fourth bug, added later, on the same findings folder: a new finding, exit 1.
     again = run_until(common, finding_saved(findings, 4), cwd=ROOT,
                       env=dict(pctfuzz_env(SUPPORT), PCTFUZZ_TEST_BUGS="tilde,plus,lt"))
-    assert again.returncode == EXIT_FOUND, again.stdout + again.stderr
+    assert again.returncode == ExitCode.FOUND, again.stdout + again.stderr
     new = set(_classes(findings)) - set(classes)
     assert any("rule=left_raw(chars=<)" in c for c in new), new
     assert len(new) == 1, new
@@ -109,10 +109,10 @@ def _incomplete_run(tmp_path: Path, findings: Path) -> None:
                      "--corpus", str(corpus), "--findings", str(findings),
                      "--json", str(out), "--junit", str(junit)],
                     harness_said(tmpdir, r"^pctfuzz: LOST FINDING "), cwd=ROOT, env=env)
-    assert run.returncode == EXIT_INCOMPLETE, run.stdout + run.stderr
+    assert run.returncode == ExitCode.INCOMPLETE, run.stdout + run.stderr
     assert "INCOMPLETE: diff_encode: lost FINDING" in run.stdout, run.stdout
     document = json.loads(out.read_text())
-    assert document["exit_code"] == EXIT_INCOMPLETE
+    assert document["exit_code"] == ExitCode.INCOMPLETE
     assert any(e["message"].startswith("INCOMPLETE") for e in document["errors"])
     assert document["targets"][0]["problems"]
     assert 'type="incomplete"' in junit.read_text()
@@ -134,10 +134,10 @@ def test_harness_that_cannot_start_is_an_incomplete_run(tmp_path: Path) -> None:
     run = pctfuzz("fuzz", "diff_decode", "--jobs", "1", "--max-time", "4",
                   "--impl", "broken_impls:FailsInHarness", "--corpus", str(tmp_path / "c"),
                   "--findings", str(tmp_path / "f"), "--json", str(out))
-    assert run.returncode == EXIT_INCOMPLETE, run.stdout + run.stderr
+    assert run.returncode == ExitCode.INCOMPLETE, run.stdout + run.stderr
     assert "ran 0 executions" in run.stdout
     document = json.loads(out.read_text())
-    assert document["exit_code"] == EXIT_INCOMPLETE and document["errors"]
+    assert document["exit_code"] == ExitCode.INCOMPLETE and document["errors"]
 
 
 def _corpus_on(mount: Path) -> Path:
@@ -157,7 +157,7 @@ def test_a_read_only_corpus_is_refused_at_the_start(tmp_path: Path, tmpfs: Path)
         [sys.executable, "-m", "pctfuzz", "fuzz", "decode", "--jobs", "1", "--max-time", "600",
          "--corpus", str(corpus), "--findings", str(tmp_path / "findings")],
         cwd=ROOT, capture_output=True, text=True, timeout=300, check=False)
-    assert run.returncode == EXIT_USAGE, run.stdout + run.stderr
+    assert run.returncode == ExitCode.USAGE, run.stdout + run.stderr
     assert "Traceback" not in run.stderr
     assert "cannot write here" in run.stderr, run.stderr
     assert not (tmp_path / "findings").exists() or not list((tmp_path / "findings").iterdir())
@@ -199,8 +199,8 @@ def test_corpus_disk_full_the_run_goes_on(tmp_path: Path, tmpfs: Path) -> None:
         if campaign.poll() is None:
             campaign.kill()
             campaign.wait()
-    assert campaign.returncode == EXIT_INCOMPLETE, stdout + stderr
+    assert campaign.returncode == ExitCode.INCOMPLETE, stdout + stderr
     assert "cannot take a private copy" in stderr
     assert "new corpus input(s)" in stdout, stdout
-    assert json.loads(out.read_text())["exit_code"] == EXIT_INCOMPLETE
+    assert json.loads(out.read_text())["exit_code"] == ExitCode.INCOMPLETE
     assert sorted(p.name for p in corpus.iterdir()) == ["decode"]

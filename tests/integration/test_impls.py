@@ -11,14 +11,15 @@ from pathlib import Path
 
 import pytest
 
-from pctfuzz._internal.cli import EXIT_OK, main
+from pctfuzz._internal.cli import main
+from pctfuzz._internal.exits import ExitCode
 from pctfuzz._internal.oracles import IMPLS
 
 ROOT = Path(__file__).resolve().parents[2]
 
 
 def test_lists_every_builtin_with_its_version(capsys: pytest.CaptureFixture[str]) -> None:
-    assert main(["impls", "--json"]) == EXIT_OK
+    assert main(["impls", "--json"]) == ExitCode.OK
     listed = json.loads(capsys.readouterr().out)
     assert [row["name"] for row in listed] == list(IMPLS)
     rows = {row["name"]: row for row in listed}
@@ -35,7 +36,7 @@ def test_a_missing_node_is_not_available_and_the_rest_still_listed(tmp_path: Pat
     env = dict(os.environ, PATH=str(Path(sys.executable).parent))  # no node on PATH
     run = subprocess.run([sys.executable, "-m", "pctfuzz", "impls"], cwd=tmp_path, env=env,
                          capture_output=True, text=True, timeout=600, check=False)
-    assert run.returncode == EXIT_OK, run.stderr
+    assert run.returncode == ExitCode.OK, run.stderr
     lines = {line.split()[0]: line for line in run.stdout.splitlines() if line.strip()}
     assert "not available" in lines["node"] and "node" in lines["node"].split(":", 1)[1]
     assert "not available" in lines["whatwg-url"]

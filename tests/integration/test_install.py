@@ -39,7 +39,7 @@ def test_harness_usage_errors_are_one_line(tmp_path: Path) -> None:
     for args in ((), ("nope",), ("-runs=1",)):
         run = _run(sys.executable, "-m", "pctfuzz._internal.harness", *args, cwd=tmp_path)
         assert run.returncode == 2 and run.stderr.splitlines()[-1].startswith(
-            "pctfuzz._internal.harness: error:"), run.stderr
+            "pctfuzz harness: error:"), run.stderr
         assert "Traceback" not in run.stderr
 
 

@@ -17,7 +17,8 @@ from pctfuzz._internal.checks.probe import load_encoder, probe
 from pctfuzz._internal.checks.registry import accepted_entries
 from pctfuzz._internal.checks.registry.examples import check_entries
 from pctfuzz._internal.checks.strategies import form_parse_cases
-from pctfuzz._internal.cli import EXIT_OK, main
+from pctfuzz._internal.cli import main
+from pctfuzz._internal.exits import ExitCode
 from pctfuzz._internal.oracles import get_impl
 from pctfuzz._internal.setspec import canonical_spec
 from pctfuzz._internal.violations import Divergence
@@ -58,7 +59,7 @@ def test_pinned_examples_diverge_and_are_accepted(name: str, capsys: Any) -> Non
     impl = _impl(name)
     results = check_entries(impl, accepted_entries(impl))
     assert results and all(r.ok for r in results), [r.line() for r in results]
-    assert main(["divergences", "--impl", name, "--check"]) == EXIT_OK
+    assert main(["divergences", "--impl", name, "--check"]) == ExitCode.OK
 
 
 @pytest.mark.parametrize(("name", "target", "label"),

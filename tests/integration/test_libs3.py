@@ -21,7 +21,8 @@ from pctfuzz._internal.checks import differential, strategies
 from pctfuzz._internal.checks.probe import probe
 from pctfuzz._internal.checks.registry import accepted_entries
 from pctfuzz._internal.checks.registry.examples import check_entries
-from pctfuzz._internal.cli import EXIT_OK, main
+from pctfuzz._internal.cli import main
+from pctfuzz._internal.exits import ExitCode
 from pctfuzz._internal.oracles import get_impl, impl_version
 from pctfuzz._internal.oracles.boltons import readable_route
 from pctfuzz._internal.reference import percent_decode
@@ -60,7 +61,7 @@ def test_pinned_examples_diverge_and_are_accepted(name: str) -> None:
     impl = _impl(name)
     results = check_entries(impl, accepted_entries(impl))
     assert len(results) >= 4 and all(r.ok for r in results), [r.line() for r in results]
-    assert main(["divergences", "--impl", name, "--check"]) == EXIT_OK
+    assert main(["divergences", "--impl", name, "--check"]) == ExitCode.OK
 
 
 def _probes() -> list[tuple[str, str, Callable[[str], str]]]:

@@ -22,8 +22,10 @@ from pathlib import Path
 #: ``pctfuzz._internal`` alone are those packages' ``__init__`` (the public library API; the
 #: internals' docstring).
 LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
-    # The public line (docs/api.md): nothing under pctfuzz._internal imports these.
-    ("public API", ("pctfuzz.__main__", "pctfuzz.accept", "pctfuzz.oracles", "pctfuzz.testing")),
+    # The public line (docs/api.md): nothing under pctfuzz._internal imports these. With
+    # it, the deprecated old paths (pctfuzz.cases, .sets, .targets, .oracles.process).
+    ("public API", ("pctfuzz.__main__", "pctfuzz.accept", "pctfuzz.oracles", "pctfuzz.testing",
+                    "pctfuzz.cases", "pctfuzz.sets", "pctfuzz.targets")),
     ("entry points", ("pctfuzz._internal.cli", "pctfuzz._internal.harness",
                       "pctfuzz._internal.pytest_plugin", "pctfuzz._internal.project")),
     ("reports", ("pctfuzz._internal.reports",)),
@@ -41,8 +43,8 @@ LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
                  "pctfuzz._internal.setspec", "pctfuzz._internal.encoding",
                  "pctfuzz._internal.reference", "pctfuzz._internal.form",
                  "pctfuzz._internal.spec")),
-    ("base", ("pctfuzz._internal", "pctfuzz._internal.errors",
-              "pctfuzz._internal.text")),
+    ("base", ("pctfuzz._internal", "pctfuzz._internal.errors", "pctfuzz._internal.exits",
+              "pctfuzz._internal.text", "pctfuzz._internal.deprecation")),
 )
 
 

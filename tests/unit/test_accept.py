@@ -337,7 +337,7 @@ def test_accept_reaches_the_campaign_children(tmp_path: Path) -> None:
 
     from campaigns import execs_at_least, finding_saved, run_until
 
-    from pctfuzz._internal.cli.exits import EXIT_SIGINT
+    from pctfuzz._internal.exits import ExitCode
 
     tests = Path(__file__).resolve().parents[1] / "support"
     accept = tmp_path / "accept.toml"
@@ -355,10 +355,10 @@ def test_accept_reaches_the_campaign_children(tmp_path: Path) -> None:
             ["diff_encode", "--jobs", "1", "--impl", "accept_impls:Plain", "--corpus",
              str(tmp_path / name / "corpus"), "--findings", str(findings), *extra],
             lambda output: saved(output) or counted(output), cwd=tests.parent, env=env)
-        assert run.returncode in (1, EXIT_SIGINT), run.stdout + run.stderr
+        assert run.returncode in (1, ExitCode.SIGINT), run.stdout + run.stderr
         return run.returncode, [json.loads(p.read_text()) for p in findings.glob("*.json")]
 
     code, records = fuzz("without")
     assert code == 1 and any("rule=left_raw(chars=[])" in r["signature"] for r in records), records
     code, records = fuzz("with", "--accept", str(accept))
-    assert code == EXIT_SIGINT and records == []
+    assert code == ExitCode.SIGINT and records == []

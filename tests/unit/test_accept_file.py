@@ -14,8 +14,9 @@ import pytest
 
 from pctfuzz._internal.accept import load_accept_file
 from pctfuzz._internal.accept.files import MAX_ACCEPT_BYTES
-from pctfuzz._internal.cli import EXIT_USAGE, main
+from pctfuzz._internal.cli import main
 from pctfuzz._internal.errors import UsageError
+from pctfuzz._internal.exits import ExitCode
 
 GOOD = '''
 [[divergence]]
@@ -30,7 +31,7 @@ example = { value = "[", set = "encodeURI" }
 
 
 def _refused(path: Path, message: str, capsys: pytest.CaptureFixture[str]) -> None:
-    assert main(["divergences", "--accept", str(path)]) == EXIT_USAGE
+    assert main(["divergences", "--accept", str(path)]) == ExitCode.USAGE
     err = capsys.readouterr().err.strip().splitlines()
     assert len(err) == 1 and message in err[0], err
 
@@ -125,6 +126,6 @@ def test_user_code_raising_systemexit_is_not_pctfuzz_exit_code(
     """Issue 23, item 10: SystemExit(1) of user code used to read as "new finding"."""
     (tmp_path / "exiting_impl.py").write_text(EXITING)
     monkeypatch.syspath_prepend(str(tmp_path))
-    assert main(argv) == EXIT_USAGE
+    assert main(argv) == ExitCode.USAGE
     err = capsys.readouterr().err.strip().splitlines()
     assert len(err) == 1 and "raised SystemExit" in err[0], err

@@ -14,9 +14,10 @@ import impact_impls
 import pytest
 
 from pctfuzz._internal.accept import load_accept_file
-from pctfuzz._internal.cli import EXIT_OK, EXIT_USAGE, main
+from pctfuzz._internal.cli import main
 from pctfuzz._internal.cli.tool_table import with_key, with_table
 from pctfuzz._internal.errors import UsageError
+from pctfuzz._internal.exits import ExitCode
 from pctfuzz._internal.store import FindingStore
 
 IMPL = "impact_impls:plus_raw"
@@ -44,7 +45,7 @@ def test_the_file_is_created_and_named_under_the_tables_header(
     text = f'[project]\nname = "p"\n\n{TABLE}\n[tool.other]\nx = 1\n'
     findings = _project(tmp_path, text)
     ident = impact_impls.record_plus_raw(findings, "~")
-    assert main(["accept", ident]) == EXIT_OK
+    assert main(["accept", ident]) == ExitCode.OK
     # The user's text byte for byte, with one line under the header.
     assert (tmp_path / "pyproject.toml").read_text() == text.replace(
         "# fuzzing\n", '# fuzzing\naccept = "pctfuzz-accept.toml"\n')
@@ -58,7 +59,7 @@ def test_a_pyproject_without_the_table_gets_it(
     monkeypatch.chdir(tmp_path)
     (tmp_path / "pyproject.toml").write_text('[project]\nname = "p"')  # no final newline
     ident = impact_impls.record_plus_raw(tmp_path / "findings", "~")
-    assert main(["accept", ident, "--impl", IMPL]) == EXIT_OK
+    assert main(["accept", ident, "--impl", IMPL]) == ExitCode.OK
     document = tomllib.loads((tmp_path / "pyproject.toml").read_text())
     assert document == {"project": {"name": "p"},
                         "tool": {"pctfuzz": {"accept": "pctfuzz-accept.toml"}}}
@@ -71,7 +72,7 @@ def test_a_refused_finding_writes_neither_the_file_nor_the_key(
     monkeypatch.chdir(tmp_path)
     findings = _project(tmp_path, TABLE)
     plus = impact_impls.record_plus_raw(findings, "+")  # splits a field: --accept-impact
-    assert main(["accept", plus]) == EXIT_USAGE
+    assert main(["accept", plus]) == ExitCode.USAGE
     _one_line(capsys, "--accept-impact")
     assert (tmp_path / "pyproject.toml").read_text() == TABLE
     assert not (tmp_path / "pctfuzz-accept.toml").exists()
@@ -82,7 +83,7 @@ def test_without_a_pyproject_it_says_to_run_init(
         capsys: pytest.CaptureFixture[str]) -> None:
     monkeypatch.chdir(tmp_path)
     ident = impact_impls.record_plus_raw(tmp_path / "findings", "~")
-    assert main(["accept", ident, "--impl", IMPL]) == EXIT_USAGE
+    assert main(["accept", ident, "--impl", IMPL]) == ExitCode.USAGE
     _one_line(capsys, "pctfuzz init", "--accept FILE")
     assert sorted(p.name for p in tmp_path.iterdir()) == ["findings"]
 
@@ -98,7 +99,7 @@ def test_a_symlinked_pyproject_is_not_written_through(
     (root / "pyproject.toml").symlink_to(shared)
     ident = impact_impls.record_plus_raw(root / "fuzz" / "findings", "~")
     monkeypatch.chdir(root)
-    assert main(["accept", ident]) == EXIT_USAGE
+    assert main(["accept", ident]) == ExitCode.USAGE
     _one_line(capsys, "pyproject.toml is a symlink")
     assert shared.read_text() == TABLE and not (root / "pctfuzz-accept.toml").exists()
 

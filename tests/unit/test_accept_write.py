@@ -26,7 +26,8 @@ import impact_impls
 import pytest
 
 from pctfuzz._internal.accept import ACCEPT_ENV, load_accept_file
-from pctfuzz._internal.cli import EXIT_OK, EXIT_USAGE, main
+from pctfuzz._internal.cli import main
+from pctfuzz._internal.exits import ExitCode
 from pctfuzz._internal.store import FindingStore
 
 IMPL = "impact_impls:plus_raw"
@@ -136,7 +137,7 @@ def test_a_run_that_waits_too_long_for_the_lock_is_one_line(
     fd = os.open(tmp_path, os.O_RDONLY | os.O_DIRECTORY)
     try:
         fcntl.flock(fd, fcntl.LOCK_EX)  # a descriptor of its own: flock conflicts with it
-        assert _accept(tmp_path / "accept.toml", tilde) == EXIT_USAGE
+        assert _accept(tmp_path / "accept.toml", tilde) == ExitCode.USAGE
     finally:
         os.close(fd)
     _one_line(capsys, "accept.toml", "held its folder's lock")
@@ -165,7 +166,7 @@ def test_a_symlinked_accept_file_is_written_through(tmp_path: Path, tilde: str) 
     target.chmod(0o640)
     link = tmp_path / "accept.toml"
     link.symlink_to(os.path.relpath(target, tmp_path))
-    assert _accept(link, tilde) == EXIT_OK
+    assert _accept(link, tilde) == ExitCode.OK
     assert link.is_symlink() and os.readlink(link) == os.path.relpath(target, tmp_path)
     text = target.read_text()
     assert text.startswith(TEAM) and 'chars = "~"' in text
@@ -179,7 +180,7 @@ def test_a_new_accept_file_gets_the_umask_mode(tmp_path: Path, tilde: str, umask
                                                mode: int) -> None:
     old = os.umask(umask)
     try:
-        assert _accept(tmp_path / "accept.toml", tilde) == EXIT_OK
+        assert _accept(tmp_path / "accept.toml", tilde) == ExitCode.OK
     finally:
         os.umask(old)
     assert stat.S_IMODE((tmp_path / "accept.toml").stat().st_mode) == mode
@@ -189,7 +190,7 @@ def test_an_existing_accept_file_keeps_its_mode(tmp_path: Path, tilde: str) -> N
     accept = tmp_path / "accept.toml"
     accept.write_text(TEAM)
     accept.chmod(0o664)
-    assert _accept(accept, tilde) == EXIT_OK
+    assert _accept(accept, tilde) == ExitCode.OK
     assert stat.S_IMODE(accept.stat().st_mode) == 0o664
 
 
@@ -218,7 +219,7 @@ def test_a_non_regular_accept_file_is_one_line_and_exit_2(tmp_path: Path, tilde:
          "--findings", "findings", "--impl", IMPL],
         cwd=tmp_path, env=env, capture_output=True, text=True, timeout=60,
         preexec_fn=_limit_memory)
-    assert run.returncode == EXIT_USAGE, run.stderr
+    assert run.returncode == ExitCode.USAGE, run.stderr
     err = run.stderr.strip().splitlines()
     assert len(err) == 1 and "is not a regular file" in err[0], err
     assert _status(tmp_path, tilde) == "new"
@@ -240,7 +241,7 @@ def test_an_immutable_accept_file_is_one_line_and_exit_2(
         real_replace(src, dst)
 
     monkeypatch.setattr(os, "replace", immutable)
-    assert _accept(accept, tilde) == EXIT_USAGE
+    assert _accept(accept, tilde) == ExitCode.USAGE
     _one_line(capsys, "accept.toml", "cannot be written", "Operation not permitted")
     assert accept.read_text() == TEAM
     assert _status(tmp_path, tilde) == "new"
@@ -262,7 +263,7 @@ def test_a_read_only_folder_is_one_line_and_exit_2(
         return real_open(path, flags, *args, **kwargs)  # type: ignore[arg-type]
 
     monkeypatch.setattr(os, "open", read_only)
-    assert _accept(folder / "accept.toml", tilde) == EXIT_USAGE
+    assert _accept(folder / "accept.toml", tilde) == ExitCode.USAGE
     _one_line(capsys, "accept.toml", "cannot be written", "Read-only file system")
     assert list(folder.iterdir()) == []
     assert _status(tmp_path, tilde) == "new"
@@ -276,7 +277,7 @@ def test_an_empty_or_comment_only_accept_file_is_added_to(
     accept = tmp_path / "accept.toml"
     accept.write_text(text)
     assert load_accept_file(str(accept)) == []
-    assert _accept(accept, tilde) == EXIT_OK
+    assert _accept(accept, tilde) == ExitCode.OK
     new = accept.read_text()
     assert new.startswith(text) and 'chars = "~"' in new
     assert len(tomllib.loads(new)["divergence"]) == 1
@@ -301,10 +302,10 @@ def test_read_only_commands_do_not_execute_a_py_accept_file(
     executed = tmp_path / "executed"
     for argv in (["report"], ["report", "--json", "-"], ["report", "--upstream", tilde],
                  ["triage", tilde, "--status", "wont-fix"], ["export", tilde]):
-        assert main(argv) == EXIT_OK, (argv, capsys.readouterr().err)
+        assert main(argv) == ExitCode.OK, (argv, capsys.readouterr().err)
         assert not executed.exists(), argv
     assert _status(tmp_path, tilde) == "wont-fix"
     capsys.readouterr()
     # A command that runs the implementation under test anyway still loads it.
-    assert main(["divergences"]) == EXIT_OK
+    assert main(["divergences"]) == ExitCode.OK
     assert executed.exists()

@@ -14,7 +14,8 @@ from pathlib import Path
 
 import pytest
 
-from pctfuzz._internal.cli import EXIT_OK, EXIT_USAGE, main
+from pctfuzz._internal.cli import main
+from pctfuzz._internal.exits import ExitCode
 from pctfuzz._internal.sets import SETS
 
 
@@ -63,19 +64,19 @@ def cli(capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch) -> 
     ],
 )
 def test_encode(cli: Runner, argv: list[str], expected: str) -> None:
-    assert cli(*argv) == (EXIT_OK, expected + "\n", "")
+    assert cli(*argv) == (ExitCode.OK, expected + "\n", "")
 
 
 def test_encode_legacy_encoding(cli: Runner) -> None:
     assert cli("encode", "--encoding", "shift_jis", "--set", "special-query", " \u203d") == (
-        EXIT_OK,
+        ExitCode.OK,
         "%20%26%238253%3B\n",
         "",
     )
     code, out, _ = cli(
         "encode", "--encoding", "Shift_JIS", "--set", "form", "--plus", "1+1 \u2261 2%20\u203d"
     )
-    assert (code, out) == (EXIT_OK, "1%2B1+%81%DF+2%2520%26%238253%3B\n")
+    assert (code, out) == (ExitCode.OK, "1%2B1+%81%DF+2%2520%26%238253%3B\n")
 
 
 @pytest.mark.parametrize(
@@ -91,7 +92,7 @@ def test_encode_legacy_encoding(cli: Runner) -> None:
     ],
 )
 def test_encode_stdin(cli: Runner, stdin: bytes, argv: list[str], expected: str) -> None:
-    assert cli("encode", *argv, stdin=stdin) == (EXIT_OK, expected + "\n", "")
+    assert cli("encode", *argv, stdin=stdin) == (ExitCode.OK, expected + "\n", "")
 
 
 # --- decode --------------------------------------------------------------------------------
@@ -109,22 +110,22 @@ def test_encode_stdin(cli: Runner, stdin: bytes, argv: list[str], expected: str)
     ],
 )
 def test_decode(cli: Runner, argv: list[str], expected: str) -> None:
-    assert cli(*argv) == (EXIT_OK, expected + "\n", "")
+    assert cli(*argv) == (ExitCode.OK, expected + "\n", "")
 
 
 def test_decode_stdin(cli: Runner) -> None:
-    assert cli("decode", stdin=b"%41+%42\n") == (EXIT_OK, "A+B\n", "")
-    assert cli("decode", "--plus", stdin=b"%41+%42") == (EXIT_OK, "A B\n", "")
+    assert cli("decode", stdin=b"%41+%42\n") == (ExitCode.OK, "A+B\n", "")
+    assert cli("decode", "--plus", stdin=b"%41+%42") == (ExitCode.OK, "A B\n", "")
     # Not UTF-8 on input is fine for decode: it works on bytes.
-    assert cli("decode", stdin=b"\xff%41") == (EXIT_OK, "\ufffdA\n", "")
+    assert cli("decode", stdin=b"\xff%41") == (ExitCode.OK, "\ufffdA\n", "")
 
 
 def test_decode_bytes(
     capsysbinary: pytest.CaptureFixture[bytes], monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    assert main(["decode", "--bytes", "%FF%00+a"]) == EXIT_OK
+    assert main(["decode", "--bytes", "%FF%00+a"]) == ExitCode.OK
     assert capsysbinary.readouterr().out == b"\xff\x00+a"  # raw, no newline added
-    assert main(["decode", "--bytes", "--plus", "%FF+a"]) == EXIT_OK
+    assert main(["decode", "--bytes", "--plus", "%FF+a"]) == ExitCode.OK
     assert capsysbinary.readouterr().out == b"\xff a"
 
 
@@ -133,7 +134,7 @@ def test_decode_bytes(
 
 def test_sets_lists_every_set(cli: Runner) -> None:
     code, out, err = cli("sets")
-    assert (code, err) == (EXIT_OK, "")
+    assert (code, err) == (ExitCode.OK, "")
     lines = out.splitlines()
     assert [line.split()[0] for line in lines] == list(SETS)
     form_line = lines[list(SETS).index("application/x-www-form-urlencoded")]
@@ -142,7 +143,7 @@ def test_sets_lists_every_set(cli: Runner) -> None:
 
 def test_sets_verbose(cli: Runner) -> None:
     code, out, _ = cli("sets", "--verbose")
-    assert code == EXIT_OK
+    assert code == ExitCode.OK
     for pes in SETS.values():
         assert f"source: {pes.source}" in out
         assert f"printable ASCII left as is: {pes.printable_safe!r}" in out
@@ -165,7 +166,7 @@ def test_errors_exit_2_with_one_line(
     cli: Runner, argv: list[str], stdin: bytes | None, command: str, needle: str
 ) -> None:
     code, out, err = cli(*argv, stdin=stdin)
-    assert code == EXIT_USAGE
+    assert code == ExitCode.USAGE
     assert out == ""
     assert err.count("\n") == 1 and err.endswith("\n")
     assert err.startswith(f"pctfuzz {command}: error: ")
@@ -178,7 +179,7 @@ def test_errors_exit_2_with_one_line(
 def test_usage_errors_exit_2(argv: list[str], capsys: pytest.CaptureFixture[str]) -> None:
     with pytest.raises(SystemExit) as info:
         main(argv)
-    assert info.value.code == EXIT_USAGE
+    assert info.value.code == ExitCode.USAGE
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and err.startswith("pctfuzz") and ": error: " in err
 
@@ -219,7 +220,7 @@ def test_module_entry_point_subprocess() -> None:
         timeout=600,
         check=False,
     )
-    assert bad.returncode == EXIT_USAGE and bad.stdout == b""
+    assert bad.returncode == ExitCode.USAGE and bad.stdout == b""
     assert bad.stderr.decode().count("\n") == 1 and b"'nope'" in bad.stderr
     raw = subprocess.run(
         [sys.executable, "-m", "pctfuzz", "encode", b"caf\xe9"],
@@ -227,7 +228,7 @@ def test_module_entry_point_subprocess() -> None:
         timeout=600,
         check=False,
     )
-    assert (raw.returncode, raw.stdout) == (EXIT_USAGE, b"")
+    assert (raw.returncode, raw.stdout) == (ExitCode.USAGE, b"")
     assert raw.stderr.startswith(b"pctfuzz encode: error: input is not valid UTF-8 at byte 3")
     assert raw.stderr.count(b"\n") == 1
 

@@ -47,3 +47,32 @@ def test_cli_reference_names_every_command() -> None:
     commands = next(a for a in parser._actions if a.dest == "command").choices
     for name in commands:
         assert f"## `pctfuzz {name}`" in text
+
+
+def test_exit_codes_are_one_enum_with_the_documented_values() -> None:
+    """Exit codes: ``ExitCode`` in the code, docs/guide.md's table in the docs (the
+    other places point at these two, and ``pctfuzz --help`` is rendered from the enum)."""
+    import re
+
+    from pctfuzz._internal.cli.main import build_parser
+    from pctfuzz._internal.exits import ExitCode
+
+    values = {code.name: code.value for code in ExitCode}
+    assert values == {"OK": 0, "FOUND": 1, "USAGE": 2, "INCOMPLETE": 3, "INTERNAL": 4,
+                      "SIGHUP": 129, "SIGINT": 130, "SIGTERM": 143}
+    guide = (DOC.parent / "guide.md").read_text("utf-8")
+    table = guide[guide.index("**Exit codes**"):].split("\n\n")[1]
+    documented = {int(n) for row in table.splitlines()[2:]
+                  for n in re.findall(r"\d+", row.split("|")[1])}
+    assert documented == set(values.values())
+    assert " ".join(build_parser().format_help().split()).endswith(
+        "129/130/143 stopped by SIGHUP/SIGINT/SIGTERM.")
+
+
+def test_the_docs_name_the_public_line_only() -> None:
+    """Issue 35.6: no doc names the internal package; a contributor's module is named
+    by its path inside it (docs/architecture.md), a user's by its public module."""
+    root = DOC.parents[1]
+    for path in [root / "README.md", *sorted(DOC.parent.glob("*.md"))]:
+        for number, line in enumerate(path.read_text("utf-8").splitlines(), 1):
+            assert "_internal" not in line, f"{path.name}:{number}: {line}"

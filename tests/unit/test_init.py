@@ -15,7 +15,8 @@ import pytest
 import yaml
 
 from pctfuzz._internal.accept import load_accept_file
-from pctfuzz._internal.cli import EXIT_OK, EXIT_USAGE, main
+from pctfuzz._internal.cli import main
+from pctfuzz._internal.exits import ExitCode
 
 #: A user's module: a query encoder that leaves '#' raw (the query set encodes it), one
 #: that is exactly rfc3986-unreserved with '+' for a space, and a decoder.
@@ -67,7 +68,7 @@ def _tree(root: Path) -> dict[str, bytes | str]:
 
 def _refused(capsys: pytest.CaptureFixture[str], code: int, *words: str) -> None:
     err = capsys.readouterr().err
-    assert code == EXIT_USAGE, err
+    assert code == ExitCode.USAGE, err
     assert err.count("\n") == 1 and "internal error" not in err, err
     assert all(w in err for w in words), err
 
@@ -77,9 +78,10 @@ def test_an_empty_folder_gets_the_five_files(project: Path,
     code = main(["init", "--encode", "urls_under_test:encode_query",
                  "--decode", "urls_under_test:decode",
                  "--pctfuzz-requirement", "ci/pctfuzz-0.1.0-py3-none-any.whl"])
-    assert code == EXIT_OK, capsys.readouterr().err
+    assert code == ExitCode.OK, capsys.readouterr().err
     for name in FILES:
         assert (project / name).is_file(), name
+        assert "_internal" not in (project / name).read_text(), name  # the public line only
     table = tomllib.loads((project / "pyproject.toml").read_text())["tool"]["pctfuzz"]
     assert table == {"impl": "pctfuzz_adapter:adapter", "accept": "pctfuzz-accept.toml",
                      "corpus": "fuzz/corpus", "findings": "fuzz/findings"}
@@ -112,7 +114,7 @@ def test_the_probe_declares_a_set_that_does_not_hide_a_delimiter(
     it would hide the bug, so query is declared and the campaign reports it;
     encode_plus is exactly rfc3986-unreserved, with '+' for a space."""
     assert main(["init", "--encode", "urls_under_test:encode_query",
-                 "--encode", "urls_under_test:encode_plus"]) == EXIT_OK
+                 "--encode", "urls_under_test:encode_plus"]) == ExitCode.OK
     text = (project / "pctfuzz_adapter.py").read_text()
     ast.parse(text)
     assert '"encode_query": "query",' in text and '"encode_plus": "rfc3986-unreserved",' in text
@@ -125,7 +127,7 @@ def test_the_probe_declares_a_set_that_does_not_hide_a_delimiter(
 def test_an_existing_pyproject_keeps_its_text(project: Path) -> None:
     text = '[project]\nname = "shop"\nversion = "1"\n\n[tool.black]\nline-length = 99'
     (project / "pyproject.toml").write_text(text)
-    assert main(["init"]) == EXIT_OK
+    assert main(["init"]) == ExitCode.OK
     new = (project / "pyproject.toml").read_text()
     assert new.startswith(text + "\n\n[tool.pctfuzz]\n")
     assert tomllib.loads(new)["tool"]["black"] == {"line-length": 99}
@@ -138,7 +140,7 @@ def test_an_existing_pyproject_keeps_its_text(project: Path) -> None:
 
 def test_a_second_init_is_refused_and_force_keeps_the_table_and_the_accept_file(
         project: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    assert main(["init"]) == EXIT_OK
+    assert main(["init"]) == ExitCode.OK
     capsys.readouterr()
     accept = project / "pctfuzz-accept.toml"
     accept.write_text(accept.read_text() + "# the user's entries\n")
@@ -146,7 +148,7 @@ def test_a_second_init_is_refused_and_force_keeps_the_table_and_the_accept_file(
     _refused(capsys, main(["init", "--encode", "urls_under_test:encode_plus"]),
              "[tool.pctfuzz] already", "--force")
     assert _tree(project) == before
-    assert main(["init", "--force", "--encode", "urls_under_test:encode_plus"]) == EXIT_OK
+    assert main(["init", "--force", "--encode", "urls_under_test:encode_plus"]) == ExitCode.OK
     after = _tree(project)
     assert after["pyproject.toml"] == before["pyproject.toml"]
     assert after["pctfuzz-accept.toml"] == before["pctfuzz-accept.toml"]
@@ -221,10 +223,10 @@ def test_a_pyproject_above_is_not_a_new_project_inside(
 
 def test_a_subfolder_of_a_set_up_project_is_that_project(
         project: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    assert main(["init"]) == EXIT_OK
+    assert main(["init"]) == ExitCode.OK
     (project / "src").mkdir()
     monkeypatch.chdir(project / "src")
-    assert main(["init", "--force", "--encode", "urls_under_test:encode_plus"]) == EXIT_OK
+    assert main(["init", "--force", "--encode", "urls_under_test:encode_plus"]) == ExitCode.OK
     assert sorted(p.name for p in (project / "src").iterdir()) == []
     assert "encode_plus" in (project / "pctfuzz_adapter.py").read_text()
 
@@ -234,6 +236,6 @@ def test_the_pyproject_keeps_its_mode(project: Path) -> None:
     file's mode, not the umask's (``cli.project_files``)."""
     (project / "pyproject.toml").write_text('[project]\nname = "shop"\n')
     (project / "pyproject.toml").chmod(0o600)
-    assert main(["init"]) == EXIT_OK
+    assert main(["init"]) == ExitCode.OK
     assert (project / "pyproject.toml").stat().st_mode & 0o777 == 0o600
     assert (project / "pctfuzz_adapter.py").stat().st_mode & 0o111 == 0  # not a script

@@ -19,7 +19,8 @@ from pathlib import Path
 import pytest
 
 from pctfuzz._internal.cases import EncodeCase
-from pctfuzz._internal.cli import EXIT_FOUND, main
+from pctfuzz._internal.cli import main
+from pctfuzz._internal.exits import ExitCode
 from pctfuzz._internal.fuzz.matrix import Cell, MatrixRun, run_matrix
 from pctfuzz._internal.fuzz.minimize import raw_input_for
 from pctfuzz._internal.oracles import function_adapter, get_impl
@@ -187,7 +188,7 @@ def test_the_terminal_prints_the_counts_the_pages_show(
     out = tmp_path / "m"
     code = main(["matrix", "--impl", "urllib", "--impl", "broken_impls:HASH_RAW",
                  "--target", "diff_encode", "--max-inputs", "40", "--out", str(out)])
-    assert code == EXIT_FOUND  # HASH_RAW leaves '#' raw
+    assert code == ExitCode.FOUND  # HASH_RAW leaves '#' raw
     printed = capsys.readouterr().out
     page = (out / "matrix.html").read_text(encoding="utf-8")
     lead = _first_paragraph(page)

@@ -14,8 +14,9 @@ from pathlib import Path
 
 import pytest
 
-from pctfuzz._internal.cli import EXIT_OK, EXIT_USAGE, main
+from pctfuzz._internal.cli import main
 from pctfuzz._internal.errors import PctfuzzError
+from pctfuzz._internal.exits import ExitCode
 from pctfuzz._internal.fuzz.campaign import TargetStats, merge_stats, plan_workers
 from pctfuzz._internal.fuzz.merge import exchange_dirs, harness_launcher, merge_target
 from pctfuzz._internal.fuzz.scratch import OWNER_FILE, remove_abandoned
@@ -88,10 +89,10 @@ def test_merge_adds_inputs_that_add_coverage(corpus: Path, tmp_path: Path) -> No
 def test_cli_corpus_merge(corpus: Path, capsys: pytest.CaptureFixture[str],
                           monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.chdir(corpus.parent)  # relative paths, harness found beside the sources
-    assert main(["corpus", "merge", "decode", "--corpus", "corpus"]) == EXIT_OK
+    assert main(["corpus", "merge", "decode", "--corpus", "corpus"]) == ExitCode.OK
     assert capsys.readouterr().out.startswith("decode: ")
     # all targets: those without a folder are skipped
-    assert main(["corpus", "merge", "--corpus", str(corpus)]) == EXIT_OK
+    assert main(["corpus", "merge", "--corpus", str(corpus)]) == ExitCode.OK
     assert capsys.readouterr().out.count("\n") == 1
     for argv in (["corpus", "merge", "nope", "--corpus", str(corpus)],
                  ["corpus", "merge", "--corpus", str(corpus / "missing")],
@@ -99,7 +100,7 @@ def test_cli_corpus_merge(corpus: Path, capsys: pytest.CaptureFixture[str],
                   str(corpus / "missing")],
                  ["corpus", "merge", "decode", "--corpus", str(corpus), "--harness",
                   str(corpus)]):
-        assert main(argv) == EXIT_USAGE
+        assert main(argv) == ExitCode.USAGE
         assert len(capsys.readouterr().err.strip().splitlines()) == 1
 
 
@@ -353,7 +354,7 @@ def test_merge_keeps_every_finding_input(corpus: Path, tmp_path: Path,
     findings.record(new_stop_finding(target=TARGETS["decode"], kind="timeout", raw_input=hang))
     monkeypatch.chdir(ROOT)
     assert main(["corpus", "merge", "decode", "--corpus", str(corpus), "--findings",
-                 str(findings.root)]) == EXIT_OK
+                 str(findings.root)]) == ExitCode.OK
     after = set(_files(corpus / "decode"))
     assert hashlib.sha1(duplicate).hexdigest() in after
     assert hashlib.sha1(hang).hexdigest() not in after
@@ -382,7 +383,7 @@ def test_merge_keeps_a_corpus_file_it_cannot_merge(corpus: Path,
     big = corpus / "decode" / "big-input"
     big.write_bytes(b"%41" * (1 << 19))  # 1.5 MiB: over the corpus size limit
     assert main(["corpus", "merge", "decode", "--corpus", str(corpus),
-                 "--findings", str(corpus.parent / "no-findings")]) == EXIT_OK
+                 "--findings", str(corpus.parent / "no-findings")]) == ExitCode.OK
     assert big.read_bytes() == b"%41" * (1 << 19)
     err = capsys.readouterr().err
     assert "not merged, kept as it is" in err and "big-input" in err, err
@@ -404,24 +405,24 @@ def test_any_corpus_command_removes_what_killed_runs_left(
     (left / name).write_bytes(data)
     merging = _owned(corpus, f".merge-decode-{dead}-x", dead)
     command = [str(corpus.parent / "no-findings") if w == "-none-" else w for w in command]
-    assert main([*command, "--corpus", str(corpus)]) == EXIT_OK
+    assert main([*command, "--corpus", str(corpus)]) == ExitCode.OK
     assert not left.exists() and not merging.exists()
     assert (corpus / "form" / name).read_bytes() == data
     err = capsys.readouterr().err
     assert "removed 2 folder(s) that killed runs left" in err, err
 
 
-@pytest.mark.parametrize(("value", "code"), [("0", EXIT_OK), ("-1", EXIT_USAGE),
-                                             ("lots", EXIT_USAGE)])
+@pytest.mark.parametrize(("value", "code"), [("0", ExitCode.OK), ("-1", ExitCode.USAGE),
+                                             ("lots", ExitCode.USAGE)])
 def test_rss_limit_zero_means_no_limit_and_negative_is_refused(
         value: str, code: int, capsys: pytest.CaptureFixture[str]) -> None:
     from pctfuzz._internal.cli.main import build_parser
 
     try:
         args = build_parser().parse_args(["fuzz", "decode", "--rss-limit-mb", value])
-        result = EXIT_OK if args.rss_limit_mb == int(value) else -1
+        result = ExitCode.OK if args.rss_limit_mb == int(value) else -1
     except SystemExit as exc:
         result = int(exc.code or 0)
     assert result == code
-    if code == EXIT_USAGE:
+    if code == ExitCode.USAGE:
         assert "--rss-limit-mb" in capsys.readouterr().err

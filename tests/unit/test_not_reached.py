@@ -16,7 +16,7 @@ import jsonschema
 import pytest
 from campaigns import harness_said, run_until
 
-from pctfuzz._internal.cli.exits import EXIT_SIGINT
+from pctfuzz._internal.exits import ExitCode
 from pctfuzz._internal.fuzz.stats import UNREACHED_AFTER, CampaignResult, ModuleReach, TargetStats
 from pctfuzz._internal.fuzz.status import Board, PlainStatus
 from pctfuzz._internal.fuzz.undertest import UnderTest
@@ -82,7 +82,7 @@ def _campaign(tmp_path: Path, impl: str) -> tuple[str, dict[str, object]]:
                      "-seed=1"],
                     harness_said(tmpdir, r"^pctfuzz: EXECUTIONS \d+"), cwd=tmp_path,
                     env=dict(env, TMPDIR=str(tmpdir)))
-    assert run.returncode in (1, EXIT_SIGINT), run.stdout + run.stderr
+    assert run.returncode in (1, ExitCode.SIGINT), run.stdout + run.stderr
     return run.stdout + run.stderr, json.loads((tmp_path / "r.json").read_text())
 
 

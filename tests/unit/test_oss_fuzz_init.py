@@ -106,6 +106,21 @@ def test_a_good_impl_is_written_as_a_literal(tmp_path: Path, impl: str,
     assert f'os.environ.setdefault("PCTFUZZ_IMPL", {impl!r})' in script
 
 
+def test_the_files_written_use_the_public_line_only(tmp_path: Path,
+                                                   monkeypatch: pytest.MonkeyPatch,
+                                                   capsys: pytest.CaptureFixture[str]) -> None:
+    """docs/api.md: the fuzzers call ``pctfuzz.testing.atheris_main``, and no file names
+    the internal package (issue 35.6)."""
+    root = _project(tmp_path / "p")
+    code, err = _init(root, monkeypatch, capsys)
+    assert code == 0, err
+    for name in _FILES:
+        assert "_internal" not in (root / name).read_text(), name
+    script = (root / ".clusterfuzzlite" / "fuzz_diff_encode.py").read_text()
+    assert "from pctfuzz.testing import atheris_main" in script
+    assert "atheris_main('diff_encode', sys.argv)" in script
+
+
 # --- 33.8: never through a symlink, never into a FIFO ------------------------------------
 
 @pytest.mark.parametrize("link", [".clusterfuzzlite", ".github", ".github/workflows"])

@@ -15,7 +15,8 @@ from pathlib import Path
 
 import pytest
 
-from pctfuzz._internal.cli import EXIT_OK, EXIT_USAGE, main
+from pctfuzz._internal.cli import main
+from pctfuzz._internal.exits import ExitCode
 from pctfuzz._internal.store import FindingStore, new_finding
 from pctfuzz._internal.store.errors import StoreError
 from pctfuzz._internal.store.files import atomic_write
@@ -46,18 +47,18 @@ def _still_device(path: Path) -> bool:
 def test_report_to_a_null_device_writes_in_place(option: str, tmp_path: Path,
                                                  findings: Path) -> None:
     null = _device(tmp_path, "null", 3)
-    assert main(["report", "--findings", str(findings), option, str(null)]) == EXIT_OK
+    assert main(["report", "--findings", str(findings), option, str(null)]) == ExitCode.OK
     assert _still_device(null)
     link = tmp_path / "stdout-like"
     link.symlink_to(null)  # /dev/stdout is a symlink to a device
-    assert main(["report", "--findings", str(findings), option, str(link)]) == EXIT_OK
+    assert main(["report", "--findings", str(findings), option, str(link)]) == ExitCode.OK
     assert link.is_symlink() and _still_device(null)
 
 
 def test_report_to_a_full_device_is_one_line_and_exit_2(
         tmp_path: Path, findings: Path, capsys: pytest.CaptureFixture[str]) -> None:
     full = _device(tmp_path, "full", 7)
-    assert main(["report", "--findings", str(findings), "--json", str(full)]) == EXIT_USAGE
+    assert main(["report", "--findings", str(findings), "--json", str(full)]) == ExitCode.USAGE
     err = capsys.readouterr().err.strip().splitlines()
     assert len(err) == 1 and "No space left" in err[0], err
     assert _still_device(full)
@@ -77,7 +78,7 @@ def test_export_to_a_fifo_writes_through_it(tmp_path: Path, findings: Path) -> N
     thread.start()
     code = main(["export", finding, "-o", str(fifo)])
     thread.join(timeout=600)
-    assert code == EXIT_OK and not thread.is_alive()
+    assert code == ExitCode.OK and not thread.is_alive()
     assert stat.S_ISFIFO(os.lstat(fifo).st_mode)
     assert b"def test_" in received[0]
 
@@ -86,7 +87,7 @@ def test_a_regular_file_is_still_replaced_atomically(tmp_path: Path, findings: P
     out = tmp_path / "r.json"
     out.write_text("old")
     inode = out.stat().st_ino
-    assert main(["report", "--findings", str(findings), "--json", str(out)]) == EXIT_OK
+    assert main(["report", "--findings", str(findings), "--json", str(out)]) == ExitCode.OK
     assert out.stat().st_ino != inode and out.read_text().startswith("{")
 
 

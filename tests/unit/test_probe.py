@@ -17,8 +17,9 @@ import pytest
 
 from pctfuzz._internal.cases import EncodeCase
 from pctfuzz._internal.checks.probe import load_encoder, probe
-from pctfuzz._internal.cli import EXIT_OK, EXIT_USAGE, main
+from pctfuzz._internal.cli import main
 from pctfuzz._internal.errors import PctfuzzError
+from pctfuzz._internal.exits import ExitCode
 from pctfuzz._internal.oracles import Adapter
 from pctfuzz._internal.reference import percent_encode
 from pctfuzz._internal.sets import SETS, get_set
@@ -284,7 +285,7 @@ def cli(capsys: pytest.CaptureFixture[str]) -> Run:
 
 def test_probe_json(cli: Run) -> None:
     code, out, err = cli("probe", "urllib.parse:quote", "--json")
-    assert (code, err) == (EXIT_OK, "")
+    assert (code, err) == (ExitCode.OK, "")
     data = json.loads(out)
     assert (data["exact"], data["nearest"], data["spec"]) == (
         None, "rfc3986-unreserved", "rfc3986-unreserved-/"
@@ -296,7 +297,7 @@ def test_probe_json(cli: Run) -> None:
 
 def test_probe_text_for_an_adapter(cli: Run) -> None:
     code, out, _ = cli("probe", "test_probe:RequoteAdapter", "--set", "requote")
-    assert code == EXIT_OK
+    assert code == ExitCode.OK
     lines = out.splitlines()
     assert lines[0] == "target: test_probe:RequoteAdapter (encode with set encodeURI-%25[])"
     assert "nearest set: encodeURI (3 bytes differ)" in lines
@@ -308,15 +309,15 @@ def test_probe_text_for_an_adapter(cli: Run) -> None:
 
 def test_an_adapter_without_set_is_probed_with_each_set_it_declares(cli: Run) -> None:
     code, out, _ = cli("probe", "test_probe:RequoteAdapter")
-    assert code == EXIT_OK
+    assert code == ExitCode.OK
     assert out.startswith("target: test_probe:RequoteAdapter (encode with set encodeURI-%25[])\n")
     code, out, err = cli("probe", "test_probe:EncodesWithoutSets")
-    assert code == EXIT_USAGE and "give --set NAME" in err
+    assert code == ExitCode.USAGE and "give --set NAME" in err
 
 
 def test_probe_text_exact(cli: Run) -> None:
     code, out, _ = cli("probe", "urllib.parse:quote_plus")
-    assert code == EXIT_OK and "exact set: rfc3986-unreserved\n" in out and "space: +\n" in out
+    assert code == ExitCode.OK and "exact set: rfc3986-unreserved\n" in out and "space: +\n" in out
 
 
 @pytest.mark.parametrize(
@@ -331,7 +332,7 @@ def test_probe_text_exact(cli: Run) -> None:
 )
 def test_probe_unusable_target_exits_2_in_one_line(cli: Run, argv: list[str]) -> None:
     code, out, err = cli(*argv)
-    assert (code, out) == (EXIT_USAGE, "")
+    assert (code, out) == (ExitCode.USAGE, "")
     assert err.startswith("pctfuzz probe: error: ") and err.count("\n") == 1
 
 
@@ -343,7 +344,7 @@ def refuses_nul(text: str) -> str:
 
 def test_probe_text_irregular(cli: Run) -> None:
     code, out, _ = cli("probe", "test_probe:refuses_nul")
-    assert code == EXIT_OK
+    assert code == ExitCode.OK
     assert "exact set: none (the bytes match rfc3986-unreserved, but some answers below" in out
     assert "irregular: '\\x00' -> 'raises ValueError: NUL'\n" in out
 

@@ -18,7 +18,8 @@ import pytest
 
 from pctfuzz._internal.cases import DecodeCase, EncodeCase, FormParseCase
 from pctfuzz._internal.checks.probe_operations import OperationReport, probe_operation
-from pctfuzz._internal.cli import EXIT_OK, EXIT_USAGE, main
+from pctfuzz._internal.cli import main
+from pctfuzz._internal.exits import ExitCode
 from pctfuzz._internal.form import form_urldecode
 from pctfuzz._internal.oracles import Adapter, function_adapter
 from pctfuzz._internal.reference import percent_decode, percent_encode
@@ -179,7 +180,7 @@ def cli(capsys: pytest.CaptureFixture[str]) -> Run:
 
 def test_probe_a_function_as_a_decoder(cli: Run) -> None:
     code, out, err = cli("probe", "test_probe_operations:form_unquote", "--operation", "decode")
-    assert (code, err) == (EXIT_OK, "")
+    assert (code, err) == (ExitCode.OK, "")
     lines = out.splitlines()
     assert lines[0] == "target: test_probe_operations:form_unquote (decode)"
     assert "plus sign: space    (the reference: kept; rule=plus_as_space())" in lines
@@ -195,13 +196,13 @@ def test_probe_a_function_as_a_decoder(cli: Run) -> None:
 def test_probe_a_function_as_a_form_operation(cli: Run, operation: str, function: str,
                                              line: str) -> None:
     code, out, _ = cli("probe", f"test_probe_operations:{function}", "--operation", operation)
-    assert code == EXIT_OK and line in out.splitlines()
+    assert code == ExitCode.OK and line in out.splitlines()
 
 
 def test_probe_json_of_a_parser(cli: Run) -> None:
     code, out, _ = cli("probe", "test_probe_operations:blank_dropping_parser",
                        "--operation", "form-parse", "--json")
-    assert code == EXIT_OK
+    assert code == ExitCode.OK
     data = json.loads(out)
     assert (data["operation"], data["empty_pairs"]) == ("form-parse",
                                                         "pairs with an empty value dropped")
@@ -212,7 +213,7 @@ def test_probe_json_of_a_parser(cli: Run) -> None:
 
 def test_an_adapter_is_probed_on_every_operation_it_answers(cli: Run) -> None:
     code, out, _ = cli("probe", "test_probe_operations:Everything", "--json")
-    assert code == EXIT_OK
+    assert code == ExitCode.OK
     reports = json.loads(out)
     assert [r["operation"] for r in reports] == ["encode", "decode", "form-parse"]
     assert reports[0]["exact"] == "component" and reports[1]["differs"] == []
@@ -224,7 +225,8 @@ def test_an_adapter_is_probed_on_every_operation_it_answers(cli: Run) -> None:
         "target: test_probe_operations:Everything (form parse)",
     ]
     code, out, _ = cli("probe", "test_probe_operations:Everything", "--operation", "decode")
-    assert code == EXIT_OK and out.startswith("target: test_probe_operations:Everything (decode)\n")
+    assert code == ExitCode.OK
+    assert out.startswith("target: test_probe_operations:Everything (decode)\n")
     code, _, err = cli("probe", "test_probe_operations:Everything", "--operation",
                        "form-serialize")
-    assert code == EXIT_USAGE and "does not answer form" in err
+    assert code == ExitCode.USAGE and "does not answer form" in err

@@ -8,7 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from pctfuzz._internal.cli import EXIT_FOUND, EXIT_OK, EXIT_USAGE, main
+from pctfuzz._internal.cli import main
+from pctfuzz._internal.exits import ExitCode
 from pctfuzz._internal.fuzz.replay import Verdict, replay_paths
 from pctfuzz._internal.store import FindingStore
 
@@ -59,13 +60,13 @@ def test_replay_exit_codes_and_unusable_inputs(tmp_path: Path,
     stray = tmp_path / "stray.bin"
     stray.write_bytes(b"x")
 
-    assert main(["replay", str(good)]) == EXIT_OK
+    assert main(["replay", str(good)]) == ExitCode.OK
     out = capsys.readouterr().out
     assert out.count("\n") == 1 and "no longer reproduces (encode, input)" in out
 
     code = main(["replay", str(bad_json), str(stray), str(tmp_path / "missing"), str(good)])
     captured = capsys.readouterr()
-    assert code == EXIT_USAGE
+    assert code == ExitCode.USAGE
     errors = captured.err.splitlines()
     assert len(errors) == 3 and all(": error: " in line for line in errors)
     assert str(bad_json) in errors[0] and "stray.bin" in errors[1]
@@ -76,7 +77,7 @@ def test_replay_exit_codes_and_unusable_inputs(tmp_path: Path,
     tilde.write_bytes(b"\x06\x00~")
     code = main(["replay", "--target", "diff_encode", "--impl",
                  "broken_impls:TildeEncodingUrllib", str(tilde)])
-    assert code == EXIT_FOUND
+    assert code == ExitCode.FOUND
     assert ": reproduces (diff_encode, input): Divergence" in capsys.readouterr().out
 
 
@@ -86,5 +87,5 @@ def test_finding_json_is_never_evaluated(tmp_path: Path,
     hostile = {"schema": 1, "case": {"type": "__import__('os').system('false')"}}
     path = tmp_path / "hostile.json"
     path.write_text(json.dumps(hostile))
-    assert main(["replay", str(path)]) == EXIT_USAGE
+    assert main(["replay", str(path)]) == ExitCode.USAGE
     assert "hostile.json" in capsys.readouterr().err

@@ -34,7 +34,8 @@ from pctfuzz._internal.checks.strategies import (
     form_cases,
     form_parse_cases,
 )
-from pctfuzz._internal.cli import EXIT_FOUND, EXIT_OK, EXIT_USAGE, main
+from pctfuzz._internal.cli import main
+from pctfuzz._internal.exits import ExitCode
 from pctfuzz._internal.oracles import get_impl
 from pctfuzz._internal.oracles.urllib_parse import urllib_function
 from pctfuzz._internal.reports import (
@@ -109,7 +110,7 @@ def store(tmp_path: Path) -> FindingStore:
 def test_results_schema_is_a_valid_draft_2020_12_schema(
         capsys: pytest.CaptureFixture[str]) -> None:
     jsonschema.Draft202012Validator.check_schema(RESULTS_SCHEMA)
-    assert main(["report", "--schema"]) == EXIT_OK
+    assert main(["report", "--schema"]) == ExitCode.OK
     assert json.loads(capsys.readouterr().out) == RESULTS_SCHEMA
     jsonschema.Draft4Validator.check_schema(SARIF_SCHEMA)
     assert SARIF_SCHEMA["properties"]["version"]["enum"] == ["2.1.0"]
@@ -259,7 +260,7 @@ def test_campaign_with_two_processes_writes_json_sarif_junit(tmp_path: Path) -> 
                      "--sarif", str(out["sarif"]), "--junit", str(out["xml"])],
                     lambda output: saved(output) and counted(output), cwd=tmp_path,
                     env=pctfuzz_env(SUPPORT))
-    assert run.returncode == EXIT_FOUND, run.stdout + run.stderr
+    assert run.returncode == ExitCode.FOUND, run.stdout + run.stderr
     assert "processes per target: diff_encode=2" in run.stdout
 
     document = json.loads(out["json"].read_text())
@@ -295,10 +296,10 @@ def test_campaign_with_two_processes_writes_json_sarif_junit(tmp_path: Path) -> 
     again = pctfuzz("replay", str(path), "--impl", "broken_impls:TildeEncodingUrllib",
                     "--json", str(replay_json), "--junit", "-",
                     "--sarif", str(tmp_path / "replay.sarif"), cwd=tmp_path)
-    assert again.returncode == EXIT_FOUND, again.stderr
+    assert again.returncode == ExitCode.FOUND, again.stderr
     junit = ET.fromstring(again.stdout)  # --junit - : XML alone on stdout
     replayed = [c for c in junit.iter("testcase") if c.get("classname", "").startswith(
-        "pctfuzz._internal.fuzz.replay.")]
+        "pctfuzz.replay.")]
     assert len(replayed) == 1 and replayed[0].find("failure") is not None
     replay_doc = json.loads(replay_json.read_text())
     validate_results(replay_doc)
@@ -309,7 +310,7 @@ def test_campaign_with_two_processes_writes_json_sarif_junit(tmp_path: Path) -> 
     assert len(replay_log["runs"][0]["results"]) == 1
 
     fixed = pctfuzz("replay", "--impl", "urllib", str(path), "--json", "-", cwd=tmp_path)
-    assert fixed.returncode == EXIT_OK
+    assert fixed.returncode == ExitCode.OK
     fixed_doc = json.loads(fixed.stdout)
     validate_results(fixed_doc)
     assert fixed_doc["summary"]["reproduced"] == 0
@@ -319,7 +320,7 @@ def test_campaign_with_two_processes_writes_json_sarif_junit(tmp_path: Path) -> 
     html_path = tmp_path / "report.html"
     report = pctfuzz("report", "--findings", str(findings), "--campaign", str(out["json"]),
                      "--html", str(html_path), cwd=tmp_path)
-    assert report.returncode == EXIT_OK, report.stderr
+    assert report.returncode == ExitCode.OK, report.stderr
     assert "diff_encode" in report.stdout and "divergence" in report.stdout
     page = html_path.read_text()
     assert "exec/s" in page and str(stats["execs"]) in page
@@ -331,7 +332,7 @@ def test_replay_unusable_input_is_a_junit_error(tmp_path: Path,
     bad.write_text("{not json")
     out = tmp_path / "r.xml"
     assert main(["replay", str(bad), "--junit", str(out), "--json", str(tmp_path / "r.json")]
-                ) == EXIT_USAGE
+                ) == ExitCode.USAGE
     suite = ET.parse(out).getroot()
     assert suite.get("errors") == "1"
     document = json.loads((tmp_path / "r.json").read_text())
@@ -357,7 +358,7 @@ def test_bad_usage_exits_2_with_one_line(argv: list[str],
         code = main(argv)
     except SystemExit as exc:  # refused by argparse itself (--jobs 0)
         code = exc.code
-    assert code == EXIT_USAGE
+    assert code == ExitCode.USAGE
     err = capsys.readouterr().err.strip()
     assert len(err.splitlines()) == 1 and "error" in err
 
@@ -365,7 +366,7 @@ def test_bad_usage_exits_2_with_one_line(argv: list[str],
 def test_report_table_json_and_bad_campaign(store: FindingStore, tmp_path: Path,
                                             capsys: pytest.CaptureFixture[str]) -> None:
     (store.root / "garbage.json").write_text("[]")
-    assert main(["report", "--findings", str(store.root), "--json", "-"]) == EXIT_OK
+    assert main(["report", "--findings", str(store.root), "--json", "-"]) == ExitCode.OK
     captured = capsys.readouterr()
     document = json.loads(captured.out)
     validate_results(document)
@@ -501,7 +502,7 @@ def test_export_command_for_invariant_and_registry_covered_findings(
     store.record(form)
     out = tmp_path / "test_regressions.py"
     assert main(["export", stored.id, str(store.root / form.file_name), "--findings",
-                 str(store.root), "-o", str(out)]) == EXIT_OK
+                 str(store.root), "-o", str(out)]) == ExitCode.OK
     source = out.read_text()
     assert "from pctfuzz.testing import check_case" in source  # the public API only
     assert "_internal" not in source
@@ -536,12 +537,12 @@ def test_triage_sets_status_and_note_and_report_shows_them(
     shutil.copytree(Path(__file__).resolve().parents[2] / "findings", findings)
     ident = "e4733e1f42f0cacb"
     assert main(["triage", ident, "--status", "known-divergence", "--note", "planted fault",
-                 "--findings", str(findings)]) == EXIT_OK
+                 "--findings", str(findings)]) == ExitCode.OK
     record = next(findings.glob(f"*{ident}.json"))
     data = json.loads(record.read_text())
     assert data["status"] == "known-divergence" and data["note"] == "planted fault"
     capsys.readouterr()
-    assert main(["report", "--findings", str(findings)]) == EXIT_OK
+    assert main(["report", "--findings", str(findings)]) == ExitCode.OK
     out = capsys.readouterr().out
     assert "note: planted fault" in out
     assert f"reproduce: pctfuzz replay {record}" in out
@@ -562,7 +563,7 @@ def test_export_hypothesis_examples_are_literals_that_run(tmp_path: Path) -> Non
     stored, _ = store.record(new_finding("encode", "violation", None,
                                          case=EncodeCase(hostile, "path")))
     out = tmp_path / "pctfuzz_examples.py"
-    assert main(["export", "--hypothesis", str(store.root), "-o", str(out)]) == EXIT_OK
+    assert main(["export", "--hypothesis", str(store.root), "-o", str(out)]) == ExitCode.OK
     source = out.read_text()
     assert "_internal" not in source and str(tmp_path) not in source  # public imports only
     tree = ast.parse(source)

@@ -15,8 +15,9 @@ import urllib.parse
 import pytest
 
 from pctfuzz._internal.cases import EncodeCase, case_from_json
-from pctfuzz._internal.cli import EXIT_OK, EXIT_USAGE, main
+from pctfuzz._internal.cli import main
 from pctfuzz._internal.errors import CaseFormatError, InputTypeError, PctfuzzError, UnknownSetError
+from pctfuzz._internal.exits import ExitCode
 from pctfuzz._internal.reference import percent_encode
 from pctfuzz._internal.sets import (
     ALIASES,
@@ -445,7 +446,7 @@ def test_spec_helpers() -> None:
 
 
 def test_sets_spec_prints_the_members(capsys: pytest.CaptureFixture[str]) -> None:
-    assert main(["sets", "--spec", "encodeuri-]["]) == EXIT_OK
+    assert main(["sets", "--spec", "encodeuri-]["]) == ExitCode.OK
     out = capsys.readouterr().out.splitlines()
     assert out[0] == "spec: encodeURI-[]"
     printable = "".join(c for c in _ascii_raw("encodeURI-[]") if " " <= c <= "~")
@@ -455,13 +456,13 @@ def test_sets_spec_prints_the_members(capsys: pytest.CaptureFixture[str]) -> Non
 
 
 def test_sets_spec_of_a_named_set(capsys: pytest.CaptureFixture[str]) -> None:
-    assert main(["sets", "--spec", "encodeURIComponent"]) == EXIT_OK
+    assert main(["sets", "--spec", "encodeURIComponent"]) == ExitCode.OK
     out = capsys.readouterr().out
     assert "spec: component\n" in out and "same bytes as: component, encodeURIComponent\n" in out
 
 
 def test_sets_spec_bad_spec_is_one_line_exit_2(capsys: pytest.CaptureFixture[str]) -> None:
-    assert main(["sets", "--spec", "encodeURI-[]+%G0"]) == EXIT_USAGE
+    assert main(["sets", "--spec", "encodeURI-[]+%G0"]) == ExitCode.USAGE
     out, err = capsys.readouterr()
     assert out == ""
     assert err.count("\n") == 1 and "character 14" in err and err.startswith("pctfuzz sets: error:")

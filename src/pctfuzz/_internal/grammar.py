@@ -215,7 +215,7 @@ def dictionary(target: str) -> str:
     token as UTF-8 (lone surrogates as WTF-8), and the special characters' escapes."""
     lines = [
         f"# libFuzzer dictionary for the pctfuzz `{target}` target, rendered from",
-        "# pctfuzz._internal.grammar (do not edit: `make dicts` writes it).",
+        "# pctfuzz's input grammar (do not edit: `make dicts` writes it).",
     ]
     seen: set[bytes] = set()
     for token in (*tokens(surrogates=True), *(escape(c) for c in SPECIAL_CHARS)):

@@ -34,8 +34,13 @@ import sys
 from importlib.resources import files
 from pathlib import Path
 
+from pctfuzz._internal.exits import ExitCode
+
 _PR_SET_PDEATHSIG = 1
-_USAGE = "usage: python -m pctfuzz._internal.harness TARGET [libFuzzer flags]"
+#: How the harness names itself in its messages (its module is internal: ``pctfuzz fuzz``
+#: starts it).
+PROG = "pctfuzz harness"
+_USAGE = f"usage: {PROG} TARGET [libFuzzer flags] (the atheris harness `pctfuzz fuzz` starts)"
 
 #: ``harness/fuzz_<target>.py``, the OSS-Fuzz script of a target: the same program as
 #: ``python -m pctfuzz._internal.harness TARGET``, written as ``compile_python_fuzzer`` expects a
@@ -127,16 +132,16 @@ def run(argv: list[str]) -> None:
     libFuzzer ends the process)."""
     args = argv[1:]
     if not args or args[0].startswith("-"):
-        print(f"{_USAGE}\npctfuzz._internal.harness: error: TARGET is required", file=sys.stderr)
-        sys.exit(2)
+        print(f"{_USAGE}\n{PROG}: error: TARGET is required", file=sys.stderr)
+        sys.exit(ExitCode.USAGE)
     die_with_parent()
     from pctfuzz._internal.targets import TARGETS
 
     target, flags = args[0], args[1:]
     if target not in TARGETS:
-        print(f"pctfuzz._internal.harness: error: unknown target {target!r} "
+        print(f"{PROG}: error: unknown target {target!r} "
               f"(known: {', '.join(TARGETS)})", file=sys.stderr)
-        sys.exit(2)
+        sys.exit(ExitCode.USAGE)
     if TARGETS[target].hooks_imports:
         _import_instrumented()
     from pctfuzz._internal.fuzz import driver as fuzzing
@@ -147,8 +152,8 @@ def run(argv: list[str]) -> None:
     try:
         settings = HarnessSettings.from_env(os.environ)
     except ValueError as exc:
-        print(f"pctfuzz._internal.harness: error: {exc}", file=sys.stderr)
-        sys.exit(2)
+        print(f"{PROG}: error: {exc}", file=sys.stderr)
+        sys.exit(ExitCode.USAGE)
     dictionary = Path(str(files("pctfuzz").joinpath("data", "dicts", f"{target}.dict")))
     if settings.grammar and dictionary.is_file() \
             and not any(f.startswith("-dict=") for f in flags):

@@ -64,7 +64,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from pctfuzz._internal.errors import PctfuzzError, UsageError
+from pctfuzz._internal.errors import ConfigError, UsageError
 from pctfuzz._internal.text import one_line
 
 if TYPE_CHECKING:
@@ -105,10 +105,6 @@ KEYS: dict[str, str] = {
 
 #: Largest pyproject.toml read, in bytes (it is parsed whole).
 MAX_BYTES = 1024 * 1024
-
-
-class ConfigError(PctfuzzError, ValueError):
-    """A ``[tool.pctfuzz]`` table that cannot be used."""
 
 
 @dataclass(frozen=True)

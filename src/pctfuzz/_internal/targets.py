@@ -424,7 +424,7 @@ def _codec(target: Target, subject: Subject | str | None) -> Codec:
             f"target {target.name} checks the reference or a fault codec; "
             f"{one_line(subject, 100)!r} is neither (faults: {', '.join(late.faults)})")
     raise PctfuzzError(
-        f"target {target.name} checks the invariants of a codec (pctfuzz._internal.oracles.codec); "
+        f"target {target.name} checks the invariants of a codec (pctfuzz.oracles.Codec); "
         f"{one_line(late.impl_name(subject), 100)!r} is an implementation adapter: "
         f"use diff_{target.name}")
 

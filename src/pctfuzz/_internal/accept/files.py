@@ -288,7 +288,7 @@ def checked_entries(entries: object, where: str) -> list[KnownDivergence]:
     for entry in listed:
         if not isinstance(entry, KnownDivergence):
             raise UsageError(f"{where}: {entry!r} is not a divergence "
-                               "(build entries with pctfuzz._internal.accept.divergence)")
+                               "(build entries with pctfuzz.accept.divergence)")
     return listed
 
 

@@ -34,6 +34,7 @@ from typing import Any
 
 from pctfuzz._internal.cases import Case, DecodeCase, EncodeCase, FormCase, FormParseCase
 from pctfuzz._internal.encoding import lookup
+from pctfuzz._internal.errors import NotModelled
 from pctfuzz._internal.form import form_urldecode
 from pctfuzz._internal.reference import (
     encode_bytes_lowercase,
@@ -52,10 +53,6 @@ from pctfuzz._internal.text import (
 )
 
 __all__ = ["REPLACEMENT_ERRORS", "Model", "NotModelled", "python_codec_name", "render", "reorder"]
-
-
-class NotModelled(Exception):
-    """The model cannot answer this case exactly (so it explains nothing here)."""
 
 
 @dataclass(frozen=True)

@@ -48,9 +48,9 @@ from typing import TYPE_CHECKING, Any
 
 from pctfuzz._internal.accept.impact import BLOCKING
 from pctfuzz._internal.cli.args import folder_path
-from pctfuzz._internal.cli.exits import EXIT_OK
 from pctfuzz._internal.cli.tool_table import toml_string
 from pctfuzz._internal.errors import UsageError
+from pctfuzz._internal.exits import ExitCode
 from pctfuzz._internal.text import one_line
 
 if TYPE_CHECKING:
@@ -425,7 +425,7 @@ def _append(args: argparse.Namespace, accept: Path, target: Path, folder_fd: int
     if refused:
         raise UsageError(f"{len(refused)} of {len(refused) + len(accepted)} findings not "
                          "accepted (above); the others were")
-    return EXIT_OK
+    return ExitCode.OK
 
 
 #: What each impact that needs ``--accept-impact`` does, in the refusal's words.

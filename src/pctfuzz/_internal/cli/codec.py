@@ -5,8 +5,8 @@ from __future__ import annotations
 import argparse
 import sys
 
-from pctfuzz._internal.cli.exits import EXIT_OK
 from pctfuzz._internal.errors import UsageError
+from pctfuzz._internal.exits import ExitCode
 from pctfuzz._internal.reference import percent_decode, percent_encode
 from pctfuzz._internal.sets import ALIASES, SETS, get_set
 from pctfuzz._internal.setspec import byte_ranges, canonical_spec, urllib_safe_spec
@@ -47,7 +47,7 @@ def _cmd_encode(args: argparse.Namespace) -> int:
     sys.stdout.write(
         percent_encode(value, args.set, encoding=args.encoding, space_as_plus=plus) + "\n"
     )
-    return EXIT_OK
+    return ExitCode.OK
 
 
 def _cmd_decode(args: argparse.Namespace) -> int:
@@ -61,7 +61,7 @@ def _cmd_decode(args: argparse.Namespace) -> int:
         sys.stdout.flush()
     else:
         sys.stdout.write(decoded.decode("utf-8", "replace") + "\n")
-    return EXIT_OK
+    return ExitCode.OK
 
 
 def _cmd_set_spec(spec: str) -> int:
@@ -76,7 +76,7 @@ def _cmd_set_spec(spec: str) -> int:
     print(f"printable ASCII left raw: {pes.printable_safe!r}")
     print(f"encoded bytes: {byte_ranges(pes.members)}")
     print(f"as urllib quote(safe=): {urllib_safe_spec(pes.members) or 'not expressible'}")
-    return EXIT_OK
+    return ExitCode.OK
 
 
 def _cmd_sets(args: argparse.Namespace) -> int:
@@ -92,7 +92,7 @@ def _cmd_sets(args: argparse.Namespace) -> int:
         if args.verbose:
             print(f"{'':<{width}}  source: {pes.source}")
             print(f"{'':<{width}}  printable ASCII left as is: {pes.printable_safe!r}")
-    return EXIT_OK
+    return ExitCode.OK
 
 
 

@@ -13,8 +13,8 @@ import sys
 from pathlib import Path
 
 from pctfuzz._internal.cli.args import folder_path, whole_seconds
-from pctfuzz._internal.cli.exits import EXIT_OK
 from pctfuzz._internal.errors import UsageError
+from pctfuzz._internal.exits import ExitCode
 
 __all__ = ["add_command"]
 
@@ -37,7 +37,7 @@ def _cmd_corpus_seed(args: argparse.Namespace) -> int:
                 continue
             added += corpus.add(target.name, data) is not None
         print(f"{target.name}: {added} new seed file(s) in {corpus.dir(target.name)}")
-    return EXIT_OK
+    return ExitCode.OK
 
 
 def _cmd_corpus_merge(args: argparse.Namespace) -> int:
@@ -68,7 +68,7 @@ def _cmd_corpus_merge(args: argparse.Namespace) -> int:
         print(result.line())
         for line in result.skipped:
             print(f"[{name}] {line}", file=sys.stderr)
-    return EXIT_OK
+    return ExitCode.OK
 
 
 def _finding_inputs(folder: Path) -> dict[str, list[bytes]]:
@@ -115,8 +115,8 @@ def add_command(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> Non
                        help="implementation the diff_* targets run (it shapes coverage; "
                        "default: the project's, else urllib)")
     merge.add_argument("--harness", metavar="DIR",
-                       help="a folder of fuzz_<target>.py scripts (default: the packaged "
-                       "harness, python -m pctfuzz._internal.harness)")
+                       help="a folder of fuzz_<target>.py scripts (default: the harness "
+                       "packaged with pctfuzz, which `pctfuzz fuzz` runs)")
     merge.add_argument("--timeout", type=whole_seconds, default=5, metavar="SECONDS",
                        help="per-input time limit")
     merge.set_defaults(func=_cmd_corpus_merge)

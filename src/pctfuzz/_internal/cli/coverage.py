@@ -25,8 +25,8 @@ from pathlib import Path
 from typing import Any
 
 from pctfuzz._internal.cli.args import folder_path
-from pctfuzz._internal.cli.exits import EXIT_OK
 from pctfuzz._internal.errors import PctfuzzError
+from pctfuzz._internal.exits import ExitCode
 from pctfuzz._internal.oracles.registry import impl_names
 from pctfuzz._internal.targets import TARGETS, get_target
 from pctfuzz._internal.text import one_line
@@ -171,7 +171,7 @@ def _cmd_coverage(args: argparse.Namespace) -> int:
     for module, (run, total) in statements.items():
         print(f"  {module}: {run} of {total} statements run")
     print(f"HTML report: {args.html}/index.html")
-    return EXIT_OK
+    return ExitCode.OK
 
 
 def add_command(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:

@@ -24,6 +24,7 @@ from pctfuzz._internal.checks.registry import (
 from pctfuzz._internal.checks.registry.examples import check_entries
 from pctfuzz._internal.checks.registry.render import render_markdown
 from pctfuzz._internal.errors import PctfuzzError, UsageError
+from pctfuzz._internal.exits import ExitCode
 from pctfuzz._internal.oracles.base import Impl, registry_names
 from pctfuzz._internal.oracles.registry import IMPLS, get_impl
 
@@ -83,7 +84,7 @@ def _check(names: list[str] | None, adapter: Impl | None,
     print(f"{failed} failed" if failed else
           "every pinned example diverges and is accepted" if checked else
           "no pinned examples to check")
-    return 1 if failed else 0
+    return ExitCode.FOUND if failed else ExitCode.OK
 
 
 def _cmd_divergences(args: argparse.Namespace) -> int:
@@ -97,11 +98,11 @@ def _cmd_divergences(args: argparse.Namespace) -> int:
         return _check(names, adapter, user)
     if args.markdown:
         print(render_markdown(names), end="")
-        return 0
+        return ExitCode.OK
     entries = divergences_for(names) + user
     if not entries:
         print(f"no registered divergences for {project.impl}")
-        return 0
+        return ExitCode.OK
     for entry in entries:
         state = "" if entry.active() else "  [inactive: fixed in this Python]"
         print(f"{entry.id}  ({entry.impl or 'the adapter under test'}, {entry.check}){state}")
@@ -112,7 +113,7 @@ def _cmd_divergences(args: argparse.Namespace) -> int:
             print(f"  implementation: {entry.implementation}")
             print(f"  citation:       {entry.citation}")
             print(f"  why accepted:   {entry.why}")
-    return 0
+    return ExitCode.OK
 
 
 def add_command(subparsers: Any) -> None:
@@ -155,5 +156,5 @@ def add_accept_option(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--accept", metavar="FILE",
         help="accepted differences of the adapter under test: a TOML file, a .py file or a "
-        "module with `divergences` (pctfuzz._internal.accept)",
+        "module with `divergences` (pctfuzz.accept)",
     )

@@ -26,7 +26,6 @@ from pctfuzz._internal.cli.args import (
     whole_seconds,
 )
 from pctfuzz._internal.cli.divergences import add_accept_option, add_no_accepted_option
-from pctfuzz._internal.cli.exits import EXIT_FOUND, EXIT_INCOMPLETE, EXIT_OK
 from pctfuzz._internal.cli.results import (
     add_report_options,
     check_outputs,
@@ -34,6 +33,7 @@ from pctfuzz._internal.cli.results import (
     write_reports,
 )
 from pctfuzz._internal.errors import PctfuzzError
+from pctfuzz._internal.exits import ExitCode
 
 if TYPE_CHECKING:
     from pctfuzz._internal.project import Project
@@ -45,7 +45,7 @@ def _cmd_targets(args: argparse.Namespace) -> int:
     width = max(map(len, TARGETS))
     for name, target in TARGETS.items():
         print(f"{name:<{width}}  {target.description}")
-    return EXIT_OK
+    return ExitCode.OK
 
 
 def _answered_targets(requested: list[str], impl: Any, project: Project, self_check: bool,
@@ -256,12 +256,12 @@ def _finish(args: argparse.Namespace, result: Any, stop: Any, *, dests: Any, out
             print(f"[{stats.target}] {error}", file=sys.stderr)
     # Incomplete wins over "new finding": a lost finding may be the one that matters.
     # A new finding outranks a stop by a signal (exit 128 + the signal number).
-    stopped = 128 + stopped_by if stopped_by else EXIT_OK
+    stopped = ExitCode.stopped_by(stopped_by) if stopped_by else ExitCode.OK
     failing = (bool(result.new_findings) if args.fail_on == "new" else
                bool(result.new_findings or verified.reproduced) if args.fail_on == "open"
                else False)
-    code = (EXIT_INCOMPLETE if result.incomplete or verified.incomplete else
-            EXIT_FOUND if failing else stopped)
+    code = (ExitCode.INCOMPLETE if result.incomplete or verified.incomplete else
+            ExitCode.FOUND if failing else stopped)
     if any(d is not None for d in dests):
         from pctfuzz._internal.targets import TARGETS
 

@@ -14,8 +14,8 @@ import argparse
 import json
 from dataclasses import asdict, dataclass
 
-from pctfuzz._internal.cli.exits import EXIT_OK
 from pctfuzz._internal.errors import PctfuzzError
+from pctfuzz._internal.exits import ExitCode
 from pctfuzz._internal.oracles.base import impl_version
 from pctfuzz._internal.oracles.registry import IMPLS, get_impl, impl_description, impl_language
 from pctfuzz._internal.text import one_line
@@ -58,7 +58,7 @@ def _cmd_impls(args: argparse.Namespace) -> int:
     statuses = impl_statuses()
     if args.json:
         print(json.dumps([asdict(s) for s in statuses], indent=2))
-        return EXIT_OK
+        return ExitCode.OK
     width = max(len(s.name) for s in statuses)
     for s in statuses:
         what = s.version if s.available else f"not available: {s.reason}"
@@ -69,7 +69,7 @@ def _cmd_impls(args: argparse.Namespace) -> int:
     languages = len({s.language for s in available})
     print(f"{len(available)} of {len(statuses)} available, in {languages} languages; "
           "use one with pctfuzz fuzz --impl NAME")
-    return EXIT_OK
+    return ExitCode.OK
 
 
 def add_command(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:

@@ -42,7 +42,6 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from pctfuzz import __version__
-from pctfuzz._internal.cli.exits import EXIT_OK
 from pctfuzz._internal.cli.project_files import (
     check_places,
     check_reference,
@@ -52,6 +51,7 @@ from pctfuzz._internal.cli.project_files import (
 )
 from pctfuzz._internal.cli.tool_table import ACCEPT_FILE, table_text, with_table
 from pctfuzz._internal.errors import UsageError
+from pctfuzz._internal.exits import ExitCode
 from pctfuzz._internal.text import one_line
 
 __all__ = ["ADAPTER", "TESTS", "WORKFLOW", "add_command"]
@@ -415,7 +415,7 @@ def _cmd_init(args: argparse.Namespace) -> int:
                          "nothing written (--force replaces it)")
     write_all(root, files)
     _said(root, pyproject, files, functions, args)
-    return EXIT_OK
+    return ExitCode.OK
 
 
 def _said(root: Path, pyproject: Path, files: dict[Path, str], functions: list[_Function],

@@ -1,5 +1,5 @@
 """The ``pctfuzz`` command line: the parser, the dispatch, and the exit-code contract
-(``pctfuzz._internal.cli``'s docstring)."""
+(``ExitCode``, ``pctfuzz._internal.exits``)."""
 
 from __future__ import annotations
 
@@ -24,8 +24,8 @@ from pctfuzz._internal.cli import (
     replay,
     report,
 )
-from pctfuzz._internal.cli.exits import EXIT_INTERNAL, EXIT_OK, EXIT_SIGINT, EXIT_USAGE
 from pctfuzz._internal.errors import PctfuzzError
+from pctfuzz._internal.exits import ExitCode, epilog
 from pctfuzz._internal.text import one_line
 
 #: The command groups, in ``--help`` order; each has ``add_command(subparsers)``, which
@@ -38,16 +38,14 @@ class _Parser(argparse.ArgumentParser):
     """argparse, but usage errors are one line and exit 2."""
 
     def error(self, message: str) -> None:  # type: ignore[override]
-        self.exit(EXIT_USAGE, f"{self.prog}: error: {one_line(message)}\n")
+        self.exit(ExitCode.USAGE, f"{self.prog}: error: {one_line(message)}\n")
 
 
 def build_parser() -> argparse.ArgumentParser:
     parser = _Parser(
         prog="pctfuzz",
         description="Reference URL percent-encoder, property checks and fuzzing harness.",
-        epilog="Exit codes: 0 ok / nothing new, 1 finding or reproduction, 2 usage or input "
-        "error, 3 run incomplete, 4 internal error (a pctfuzz bug; PCTFUZZ_DEBUG=1 shows the "
-        "traceback).",
+        epilog=epilog(),
     )
     parser.add_argument("--version", action="version", version=f"pctfuzz {__version__}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
@@ -68,7 +66,7 @@ def _stdout_gone() -> int:
     devnull = os.open(os.devnull, os.O_WRONLY)
     os.dup2(devnull, sys.stdout.fileno())
     os.close(devnull)
-    return EXIT_OK
+    return ExitCode.OK
 
 
 #: Commands that take options for libFuzzer after ``--`` (``pctfuzz fuzz … -- -max_len=64``).
@@ -98,9 +96,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         sys.stdout.flush()  # a closed pipe shows here, not in the interpreter's exit
     except PctfuzzError as exc:
         print(f"pctfuzz {args.command}: error: {one_line(str(exc))}", file=sys.stderr)
-        return EXIT_USAGE
+        return ExitCode.USAGE
     except KeyboardInterrupt:
-        return EXIT_SIGINT
+        return ExitCode.SIGINT
     except BrokenPipeError:
         return _stdout_gone()
     except SystemExit as exc:
@@ -109,7 +107,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f"pctfuzz {args.command}: error: user code raised SystemExit("
               f"{one_line(repr(exc.code), 80)}); pctfuzz does not exit with its code",
               file=sys.stderr)
-        return EXIT_USAGE
+        return ExitCode.USAGE
     except Exception as exc:
         # A bug in pctfuzz: one line and its own exit code, never 1 ("a finding").
         if os.environ.get("PCTFUZZ_DEBUG"):
@@ -119,7 +117,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f"pctfuzz {args.command}: internal error: {type(exc).__name__}: "
               f"{one_line(str(exc), 500)} (please report; rerun with PCTFUZZ_DEBUG=1 for the "
               "traceback)", file=sys.stderr)
-        return EXIT_INTERNAL
+        return ExitCode.INTERNAL
     return code
 
 

@@ -24,8 +24,8 @@ from pathlib import Path
 
 from pctfuzz._internal.cli.args import count
 from pctfuzz._internal.cli.divergences import add_no_accepted_option
-from pctfuzz._internal.cli.exits import EXIT_FOUND, EXIT_INCOMPLETE, EXIT_OK
 from pctfuzz._internal.errors import PctfuzzError, UsageError
+from pctfuzz._internal.exits import ExitCode
 from pctfuzz._internal.fuzz.matrix import CHECK_OF, run_matrix
 from pctfuzz._internal.oracles.base import Impl
 from pctfuzz._internal.oracles.registry import IMPLS, get_impl, impl_language
@@ -102,8 +102,8 @@ def _cmd_matrix(args: argparse.Namespace) -> int:
         print(f"pctfuzz matrix: INCOMPLETE: {one_line(name, 100)}: peer failed: "
               f"{one_line(reasons[-1], 300)}{more}", file=sys.stderr)
     if run.lost or not run.cells or incomplete:
-        return EXIT_INCOMPLETE
-    return EXIT_FOUND if counts.bug else EXIT_OK
+        return ExitCode.INCOMPLETE
+    return ExitCode.FOUND if counts.bug else ExitCode.OK
 
 
 def add_command(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:

@@ -39,7 +39,6 @@ import sys
 from pathlib import Path
 
 from pctfuzz import __version__
-from pctfuzz._internal.cli.exits import EXIT_OK
 from pctfuzz._internal.cli.project_files import (
     check_impl,
     check_places,
@@ -48,6 +47,7 @@ from pctfuzz._internal.cli.project_files import (
     write_all,
 )
 from pctfuzz._internal.errors import UsageError
+from pctfuzz._internal.exits import ExitCode
 
 __all__ = ["add_command", "fuzzer_script"]
 
@@ -77,10 +77,10 @@ if not hasattr(sys, "_MEIPASS"):  # run as a script: the project root is importa
     sys.path.insert(0, os.path.dirname(_HERE))
 os.environ.setdefault("PCTFUZZ_IMPL", {impl_literal})
 {settings}
-{imports}from pctfuzz._internal.fuzz import driver  # noqa: E402
+{imports}from pctfuzz.testing import atheris_main  # noqa: E402
 
 if __name__ == "__main__":
-    driver.main({target_literal}, sys.argv)
+    atheris_main({target_literal}, sys.argv)
 '''
 
 _BUILD = '''\
@@ -330,7 +330,7 @@ def _cmd_init(args: argparse.Namespace) -> int:
         print(f"wrote {printable_path(path.relative_to(root))}")
     print(f"{len(targets)} fuzzer(s) of {impl}: {', '.join(targets)}; build them with the "
           "OSS-Fuzz builder (docs/oss-fuzz.md)", file=sys.stderr)
-    return EXIT_OK
+    return ExitCode.OK
 
 
 def add_command(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:

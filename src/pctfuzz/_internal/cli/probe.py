@@ -25,6 +25,7 @@ from pctfuzz._internal.checks.probe import (
     probe,
 )
 from pctfuzz._internal.checks.probe_operations import OperationReport, probe_operation
+from pctfuzz._internal.exits import ExitCode
 
 __all__ = ["add_command", "render", "render_operation"]
 
@@ -199,7 +200,7 @@ def _cmd_probe(args: argparse.Namespace) -> int:
                           for r in reports))
         for note in notes:
             print(f"\n{note}")
-    return 0
+    return ExitCode.OK
 
 
 def add_command(subparsers: Any) -> None:

@@ -18,7 +18,6 @@ from typing import TYPE_CHECKING, Any
 
 from pctfuzz._internal.cli.args import folder_path, positive_seconds
 from pctfuzz._internal.cli.divergences import add_accept_option, add_no_accepted_option
-from pctfuzz._internal.cli.exits import EXIT_FOUND, EXIT_INCOMPLETE, EXIT_OK, EXIT_USAGE
 from pctfuzz._internal.cli.results import (
     add_report_options,
     check_outputs,
@@ -26,6 +25,7 @@ from pctfuzz._internal.cli.results import (
     write_reports,
 )
 from pctfuzz._internal.errors import UsageError
+from pctfuzz._internal.exits import ExitCode
 
 if TYPE_CHECKING:
     from pctfuzz._internal.project import Project
@@ -72,8 +72,10 @@ def _cmd_replay_open(args: argparse.Namespace, project: Project, dests: Any, out
             print(f"pctfuzz: {line}", file=sys.stderr)
         # Incomplete first, as for a campaign: a finding not replayed may be the one
         # that still fails. A stop by a signal: 128 + its number unless one fails.
-        code = (EXIT_INCOMPLETE if verified.incomplete else EXIT_FOUND if verified.reproduced
-                else 128 + stopped_by if stopped_by is not None else EXIT_OK)
+        code = (ExitCode.INCOMPLETE if verified.incomplete
+                else ExitCode.FOUND if verified.reproduced
+                else ExitCode.stopped_by(stopped_by) if stopped_by is not None
+                else ExitCode.OK)
         if any(d is not None for d in dests):
             settings: dict[str, Any] = {"paths": [], "target": None, "impl": impl,
                                         "timeout": args.timeout, "findings": str(findings)}
@@ -138,7 +140,7 @@ def _cmd_replay(args: argparse.Namespace) -> int:
         else:
             unusable += 1
             print(f"{printable_path(item[0])}: error: {item[1]}", file=sys.stderr)
-    code = EXIT_FOUND if reproduced else EXIT_USAGE if unusable else EXIT_OK
+    code = ExitCode.FOUND if reproduced else ExitCode.USAGE if unusable else ExitCode.OK
     if not items:  # an empty findings folder: say so, rather than a silent success
         print(f"pctfuzz replay: nothing to replay: no finding or corpus input under "
               f"{', '.join(printable_path(Path(p)) for p in args.paths)}", file=sys.stderr)
@@ -175,8 +177,8 @@ def _cmd_migrate(args: argparse.Namespace) -> int:
     if failed:
         print(f"pctfuzz migrate: error: {failed} record(s) could not be rewritten",
               file=sys.stderr)
-        return EXIT_INCOMPLETE
-    return EXIT_OK
+        return ExitCode.INCOMPLETE
+    return ExitCode.OK
 
 
 def add_command(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:

@@ -20,8 +20,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from pctfuzz._internal.cli.args import folder_path
-from pctfuzz._internal.cli.exits import EXIT_OK
 from pctfuzz._internal.errors import UsageError
+from pctfuzz._internal.exits import ExitCode
 
 if TYPE_CHECKING:
     from pctfuzz._internal.project import Project
@@ -47,7 +47,7 @@ def _cmd_report(args: argparse.Namespace) -> int:
 
     if args.schema:
         print(json.dumps(RESULTS_SCHEMA, indent=2))
-        return EXIT_OK
+        return ExitCode.OK
     if args.upstream:
         return _upstream(args)
     check_destinations(args.html, args.json, args.markdown)
@@ -76,7 +76,7 @@ def _cmd_report(args: argparse.Namespace) -> int:
         with contextlib.suppress(ValueError):
             shown = folder.relative_to(project.root)
         write_output(args.markdown, findings_markdown(document["findings"], str(shown)))
-    return EXIT_OK
+    return ExitCode.OK
 
 
 def _project(findings: str | None, impl: str | None = None) -> Project:
@@ -119,7 +119,7 @@ def _upstream(args: argparse.Namespace) -> int:
     write_output(args.output, text)
     if args.output != "-":
         print(f"issue body for {finding.id} written to {args.output}", file=sys.stderr)
-    return EXIT_OK
+    return ExitCode.OK
 
 
 def _cmd_triage(args: argparse.Namespace) -> int:
@@ -139,7 +139,7 @@ def _cmd_triage(args: argparse.Namespace) -> int:
             print(f"{updated.id}: {updated.status}{note}")
     except StoreError as exc:
         raise UsageError(str(exc)) from None
-    return EXIT_OK
+    return ExitCode.OK
 
 
 def _collect(items: list[str], findings_dir: Path) -> list[tuple[Any, str]]:
@@ -194,7 +194,7 @@ def _cmd_export(args: argparse.Namespace) -> int:
     write_output(args.output, source)
     if args.output != "-":
         print(f"{len(findings)} finding(s) exported to {args.output}", file=sys.stderr)
-    return EXIT_OK
+    return ExitCode.OK
 
 
 def add_command(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:

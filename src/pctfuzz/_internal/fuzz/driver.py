@@ -38,6 +38,7 @@ from pathlib import Path
 from typing import Any
 
 from pctfuzz._internal.errors import PctfuzzError
+from pctfuzz._internal.exits import ExitCode
 from pctfuzz._internal.fuzz.protocol import (
     HarnessSettings,
     answered_line,
@@ -168,7 +169,7 @@ def _stop_now(recorder: Recorder) -> None:
     finally:
         _Count.say_final()
         sys.stderr.flush()
-        os._exit(0)
+        os._exit(ExitCode.OK)
 
 
 class _Count:
@@ -227,8 +228,8 @@ def main(target_name: str, argv: list[str] | None = None,
             settings = HarnessSettings.from_env(os.environ)
         settings.activate()
     except (ValueError, PctfuzzError) as exc:
-        print(f"pctfuzz._internal.harness: error: {exc}", file=sys.stderr)
-        sys.exit(2)
+        print(f"pctfuzz harness: error: {exc}", file=sys.stderr)
+        sys.exit(ExitCode.USAGE)
     # The implementation names a differential target's adapter; the fault, one of the
     # deliberately wrong codecs of pctfuzz._internal.oracles.faults for an invariant target (to
     # measure time-to-first-finding). Bound once: resolve_subject refuses a mismatch in
@@ -237,8 +238,8 @@ def main(target_name: str, argv: list[str] | None = None,
     try:
         bound = target.bind(impl_name)
     except PctfuzzError as exc:
-        print(f"pctfuzz._internal.harness: error: {exc}", file=sys.stderr)
-        sys.exit(2)
+        print(f"pctfuzz harness: error: {exc}", file=sys.stderr)
+        sys.exit(ExitCode.USAGE)
     impl = bound.subject
     # atheris itself imports urllib.parse, so instrument_imports alone never sees the
     # code under test: it is instrumented after the fact, and with it the reference a

@@ -10,11 +10,11 @@ so it never mixes with libFuzzer's own output.
 ``pctfuzz: LOST <what>: <why>``
     something that should have been stored was not: a finding, or hits of one (a
     full disk, a read-only folder, an unreadable record). The campaign then ends
-    with ``EXIT_INCOMPLETE``, never as a clean run.
+    with ``ExitCode.INCOMPLETE``, never as a clean run.
 ``pctfuzz: PEER FAILED <message>``
     a peer process failed with no input to blame (it died, was killed, or wrote a
     line nobody asked for, and a fresh peer answered the input): the campaign then
-    ends with ``EXIT_INCOMPLETE``.
+    ends with ``ExitCode.INCOMPLETE``.
 ``pctfuzz: ANSWERED <answered> <asked>``
     a differential harness's running count of the cases it asked and the
     implementation answered (not ``Unsupported``), about once a second.

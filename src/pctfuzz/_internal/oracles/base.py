@@ -14,19 +14,11 @@ from collections.abc import Mapping, Sequence
 from typing import Any, Protocol, runtime_checkable
 
 from pctfuzz._internal.cases import Case, DecodeCase, EncodeCase, FormCase, FormParseCase
-from pctfuzz._internal.errors import PctfuzzError
+from pctfuzz._internal.errors import Unsupported as Unsupported  # the contract names it here too
 from pctfuzz._internal.operations import OPERATIONS
 
 #: The adapter methods, one per operation (``operations.Operation.method``).
 METHODS: tuple[str, ...] = tuple(op.method for op in OPERATIONS)
-
-
-class Unsupported(PctfuzzError):
-    """The implementation cannot express this case; the differential check skips it."""
-
-    def __init__(self, reason: str) -> None:
-        self.reason = reason
-        super().__init__(reason)
 
 
 @runtime_checkable

@@ -146,7 +146,7 @@ REFERENCE = Codec(
     percent_decode,
     _reference_form_encode,
     form_urldecode,
-    "pctfuzz._internal.reference and pctfuzz._internal.form",
+    "pctfuzz's reference: percent_encode, percent_decode and the form codec",
 )
 
 

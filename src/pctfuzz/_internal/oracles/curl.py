@@ -33,7 +33,9 @@ CURLUE_NO_QUERY = 16
 
 
 class CurlError(PctfuzzError):
-    """libcurl returned an error code (CURLUcode) or NULL."""
+    """libcurl returned an error code (CURLUcode) or NULL. It stands for the library's
+    own failure, so it is defined here, not in ``errors``: its qualified name is part
+    of the signature of a finding where curl raised."""
 
 
 @functools.lru_cache(maxsize=1)

@@ -19,7 +19,14 @@ from collections.abc import Callable, Sequence
 from concurrent.futures import Future
 from typing import Any, ClassVar
 
-from pctfuzz._internal.errors import PctfuzzError
+from pctfuzz._internal.errors import (
+    PctfuzzError,
+    PeerDied,
+    PeerError,
+    PeerProtocolError,
+    PeerTimeout,
+    PeerUnavailable,
+)
 from pctfuzz._internal.oracles.base import Unsupported
 
 __all__ = [
@@ -41,28 +48,11 @@ DEFAULT_TIMEOUT = 10.0
 MAX_LINE = 64 * 1024 * 1024
 
 
-class PeerError(PctfuzzError):
-    """The peer process failed: it is not the implementation's answer."""
-
-
-class PeerUnavailable(PeerError):
-    """The peer cannot be started or does not offer the implementation."""
-
-
-class PeerDied(PeerError):
-    """The peer exited while a request was outstanding."""
-
-
-class PeerTimeout(PeerError):
-    """The peer did not answer in time; it has been killed."""
-
-
-class PeerProtocolError(PeerError):
-    """The peer answered something that is not a protocol answer."""
-
-
 class RemoteError(PctfuzzError):
-    """The implementation raised; subclasses are named after the remote type."""
+    """The implementation raised; subclasses are named after the remote type. It
+    stands for the implementation's own exception, so it is defined here, not in
+    ``errors`` (with the peer failures): its qualified name is part of the signature of
+    a finding where the implementation raised."""
 
     remote_type: ClassVar[str] = "RemoteError"
 

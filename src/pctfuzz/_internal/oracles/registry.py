@@ -383,7 +383,7 @@ def get_impl(spec: str | Impl | None = None) -> Impl:
         raise UsageError(
             f"implementation {label!r} ({type(obj).__name__}) lacks "
             f"{', '.join(missing)}; an adapter needs {', '.join(METHODS)} "
-            "(subclass pctfuzz._internal.oracles.Adapter for Unsupported defaults)"
+            "(subclass pctfuzz.oracles.Adapter for Unsupported defaults)"
         )
     if not isinstance(getattr(obj, "name", None), str) or not obj.name:  # type: ignore[attr-defined]
         with contextlib.suppress(AttributeError, TypeError):

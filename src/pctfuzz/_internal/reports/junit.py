@@ -70,7 +70,7 @@ def to_junit(document: Mapping[str, Any]) -> str:
             continue  # a failure of its target's testcase already
         tests += 1
         name = replay["finding_id"] or Path(replay["path"]).name
-        case = _el(suite, "testcase", classname=f"pctfuzz._internal.fuzz.replay.{replay['target']}",
+        case = _el(suite, "testcase", classname=f"pctfuzz.replay.{replay['target']}",
                    name=name, file=replay["path"])
         if replay["reproduces"]:
             failures += 1

@@ -7,6 +7,7 @@ from __future__ import annotations
 from typing import Any, Final
 
 from pctfuzz._internal.accept.impact import IMPACTS
+from pctfuzz._internal.exits import ExitCode
 from pctfuzz._internal.identity import TARGET_NAME
 
 __all__ = ["RESULTS_FORMAT", "RESULTS_SCHEMA", "RESULTS_SCHEMA_VERSION"]
@@ -45,8 +46,8 @@ RESULTS_SCHEMA: Final[dict[str, Any]] = {
         "python": {"type": "string", "description": "implementation and version"},
         "started": {"type": "string", "format": "date-time"},
         "seconds": {"type": "number", "minimum": 0, "description": "wall-clock duration"},
-        "exit_code": {"enum": [0, 1, 2, 3, 4, 129, 130, 143],
-                      "description": "the command's exit code (see pctfuzz --help)"},
+        "exit_code": {"enum": [code.value for code in ExitCode],
+                      "description": "the command's exit code (docs/guide.md, Exit codes)"},
         "settings": {
             "type": "object",
             "description": "the options the run used (fuzz: targets, max_time, jobs, impl, "

@@ -4,7 +4,9 @@
 its subclasses add the built-in class a caller would catch (``OSError`` for a file
 that exists but cannot be read, ``CaseFormatError`` for a malformed record,
 ``LookupError`` for an unknown id), as ``pctfuzz._internal.errors`` does for the library.
-``StoreProblem`` is a skipped file, collected instead of raised by the iterators.
+The classes are defined there, with every other exception; the store's modules import
+them from here. ``StoreProblem`` is a skipped file, collected instead of raised by the
+iterators.
 """
 
 from __future__ import annotations
@@ -13,7 +15,12 @@ import os
 from dataclasses import dataclass
 from pathlib import Path
 
-from pctfuzz._internal.errors import CaseFormatError, PctfuzzError
+from pctfuzz._internal.errors import (
+    FindingFormatError,
+    FindingNotFoundError,
+    StoreError,
+    StoreReadError,
+)
 from pctfuzz._internal.text import one_line
 
 __all__ = [
@@ -36,28 +43,6 @@ def short(value: object, limit: int = 60) -> str:
     """``repr(value)`` as one printable line of at most ``limit`` characters: how a
     message quotes a value that came from a file."""
     return one_line(repr(value), limit)
-
-
-class StoreError(PctfuzzError, ValueError):
-    """A corpus or findings file cannot be used; ``str()`` is one line naming it."""
-
-    def __init__(self, path: os.PathLike[str] | str, message: str) -> None:
-        self.path = Path(path)
-        self.message = one_line(message, 500)
-        super().__init__(f"{printable_path(path)}: {self.message}")
-
-
-class StoreReadError(StoreError, OSError):
-    """A file that exists could not be read (permission, I/O error): not malformed, so
-    it is never moved aside or replaced; the caller reports it and leaves it alone."""
-
-
-class FindingFormatError(StoreError, CaseFormatError):
-    """A finding file was read but its content is not a valid record."""
-
-
-class FindingNotFoundError(StoreError, LookupError):
-    """No finding with the requested id is in the store."""
 
 
 @dataclass(frozen=True)

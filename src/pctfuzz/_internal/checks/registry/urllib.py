@@ -189,8 +189,7 @@ _entry(
     citation="WHATWG URL Standard 1.3 (percent-decode a string); CPython "
     "Lib/urllib/parse.py unquote (_asciire split)",
     why="Python str may hold lone surrogates; unquote leaves non-ASCII text alone by design "
-    "(a kept U+D800-U+DBFF is agreement by the non-scalar policy, "
-    "pctfuzz._internal.checks.differential)",
+    "(a kept U+D800-U+DBFF is agreement by the differential check's non-scalar policy)",
     example=DecodeCase("\udc80"),
 )
 _entry(

@@ -262,7 +262,7 @@ for _check, _fn, _example_encode in (
         implementation=f"Python's codec of that name (shift_jis, euc_kr, big5, gbk, cp125x "
         f"...); {_LEGACY_MODEL}",
         citation="WHATWG Encoding Standard (indexes and encoders, sections 9-14); "
-        "pctfuzz._internal.encoding.DIFFERENCES lists the corrections",
+        "pctfuzz's encoding tables list the corrections (docs/guide.md, Legacy encodings)",
         why="a Python codec is not the WHATWG encoder of the same name; urllib has no "
         "other way to choose an encoding",
         example=EncodeCase("\u0081", "component", "windows-1252")

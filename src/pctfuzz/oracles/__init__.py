@@ -80,7 +80,13 @@ Optional attributes:
 
 from __future__ import annotations
 
+from typing import Any
+
+from pctfuzz._internal import accept as _accept
 from pctfuzz._internal.cases import DecodeCase, EncodeCase, FormCase, FormParseCase
+from pctfuzz._internal.deprecation import forward
+from pctfuzz._internal.oracles import base as _base
+from pctfuzz._internal.oracles import registry as _registry
 from pctfuzz._internal.oracles.base import Adapter, Impl, Unsupported, impl_version, library_call
 from pctfuzz._internal.oracles.codec import Codec
 from pctfuzz._internal.oracles.function import function_adapter
@@ -103,3 +109,18 @@ __all__ = [
     "impl_version",
     "library_call",
 ]
+
+#: Names this module exported before the public line (docs/api.md), deprecated until
+#: pctfuzz 0.2: the accepted-difference helpers are ``pctfuzz.accept``'s, the rest is
+#: no longer public. ``pctfuzz.oracles.process`` is the old module of ``ProcessAdapter``.
+_ACCEPT_NAMES = ("both_refuse", "divergence", "empty_pairs", "encoded", "latin1_fallback",
+                 "left_raw", "lowercase_hex", "pairs_order", "requoted", "space_as")
+_lookup = forward(__name__, {
+    **dict.fromkeys(_ACCEPT_NAMES, _accept),
+    **dict.fromkeys(("METHODS", "impl_name", "registry_names"), _base),
+    **dict.fromkeys(("IMPLS", "impl_description", "import_user_module"), _registry),
+}, dict.fromkeys(_ACCEPT_NAMES, "import it from pctfuzz.accept"))
+
+
+def __getattr__(name: str) -> Any:
+    return _lookup(name)
