@@ -9,20 +9,21 @@ real bug (docs/in-the-wild.md) that no entry accepts.
 from __future__ import annotations
 
 import functools
-import re
 
 from pctfuzz._internal.accept.entry import KnownDivergence
 from pctfuzz._internal.cases import Case, DecodeCase, EncodeCase
 from pctfuzz._internal.checks.registry.common import WHATWG_PCT, Pair, add_entry
 from pctfuzz._internal.outcome import Outcome
+from pctfuzz._internal.spec import PERCENT_ENCODED_BYTE
 
 __all__ = ["ENTRIES"]
 
 ENTRIES: list[KnownDivergence] = []
 _entry = functools.partial(add_entry, ENTRIES)
 
-#: URLencode's test of an "apparently already-encoded URL" (grepl(..., useBytes = TRUE)).
-_ENCODED = re.compile("%[0-9A-Fa-f]{2}")
+#: URLencode's test of an "apparently already-encoded URL" (grepl(..., useBytes = TRUE)):
+#: a %HH anywhere.
+_ENCODED = PERCENT_ENCODED_BYTE
 
 
 def _already_encoded(case: Case) -> bool:
