@@ -89,9 +89,14 @@ def test_clean_campaign_grows_coverage_and_corpus(tmp_path: Path) -> None:
     _, _secs, execs, _eps, cov0, cov, _ft, units, new, _known = row
     assert int(execs) > 1000 and new == "0"
     assert int(cov) > int(cov0) + 50, row
-    # libFuzzer counts the empty input it starts from but does not write it out, and
-    # the stop's SIGTERM can come between a unit's count and its file.
-    assert int(units) > 20 and len(list((corpus / "encode").iterdir())) >= int(units) - 3
+    # libFuzzer's count is of its inputs, not of the files it wrote: it counts the
+    # empty input it starts from but does not write it out, the stop can come between
+    # a unit's count and its file, and a REDUCE can make one input equal to another
+    # (two inputs, one file). Measured beside two busy loops, with every file libFuzzer
+    # wrote seen reaching the corpus: 1 to 4 fewer files than units in 11 runs of
+    # 119-150 units. That every written file reaches it is test_staging's.
+    files = len(list((corpus / "encode").iterdir()))
+    assert int(units) > 20 and files >= int(units) * 0.9, (files, row)
     assert "0 new finding(s)" in run.stdout
 
 
