@@ -253,3 +253,42 @@ def test_a_hit_of_a_known_class_costs_one_call() -> None:
     again = _fails(bound, DecodeCase("x" * 300 + "%2f%41"))  # type: ignore[arg-type]
     assert again.difference == first.difference
     assert len(DECODE_CALLS) == 1
+
+
+def _grouped(text: str) -> list[tuple[str, str]]:
+    """A parser splitting at ``&`` and ``;`` that groups pairs by name (a dict of
+    lists), keeping lone surrogates: two behaviours, and a third that is agreement."""
+    from urllib.parse import unquote_plus
+
+    groups: dict[str, list[str]] = {}
+    for part in re.split("[&;]", text):
+        if part:
+            name, _, value = part.partition("=")
+            groups.setdefault(unquote_plus(name), []).append(unquote_plus(value))
+    return [(name, value) for name, values in groups.items() for value in values]
+
+
+def test_a_kept_lone_surrogate_beside_known_behaviours_is_their_hit() -> None:
+    """A kept lone surrogate is agreement (held to U+FFFD), but the grouping parser sees
+    '\\ud800' and the U+FFFD of '%aa' as two names, so the known findings' model of
+    the input, whose names are both U+FFFD, groups otherwise: such inputs were each a
+    new finding (7 of 9 in a 60 s campaign). Judged as its USVString, it is a hit."""
+    from pctfuzz._internal.cases import FormParseCase
+
+    adapter = function_adapter("test-grouped", form_parse=_grouped)
+    bound = get_target("diff_form_parse").bind(adapter)
+    order = _fails(bound, FormParseCase("b&a&b"))
+    semicolon = _fails(bound, FormParseCase("a;b"))
+    assert {order.difference, semicolon.difference} == {
+        "rule=pairs_order(mode=grouped)", "rule=semicolon_separates()"}
+    for found in (order, semicolon):
+        bound.known.add("form-parse", found.behaviour, found.case)
+    mixed = _fails(bound, FormParseCase("%aa&a&\ud800;a"))
+    assert mixed.difference in {order.difference, semicolon.difference}
+    assert mixed.case == FormParseCase("%aa&a&\ud800;a")
+    # A difference of the lone surrogate's own (its USVString agrees) is not hidden.
+    cut = function_adapter("test-cut-at-surrogate", form_parse=lambda t: _grouped(
+        re.split("[\ud800-\udfff]", t)[0]))
+    bound = get_target("diff_form_parse").bind(cut)
+    bound.check(FormParseCase("a=1&\ufffd&b"))
+    assert _fails(bound, FormParseCase("a=1&\ud800&b")).case == FormParseCase("a=1&\ud800&b")
