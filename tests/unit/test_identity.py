@@ -29,7 +29,7 @@ from pctfuzz._internal.violations import Divergence
 
 FINDINGS = Path(__file__).resolve().parents[2] / "findings"
 
-#: The committed findings' signatures (format 4). A refactor of pctfuzz that changes
+#: The committed findings' signatures (format 5). A refactor of pctfuzz that changes
 #: one of these re-identifies the finding: that is a bug of the refactor.
 PINNED = {
     # Format 4: a fault codec's violation is named by the rule that explains its answer,
@@ -44,8 +44,9 @@ PINNED = {
     # the codec parses ' ' as the reference does; only the round trip shows its bug
     "c66272d77fd26d3d": "form_parse|violation|form-parse|-|impl=form-plus-kept",
     # real bugs of hyperlink and boltons (docs/in-the-wild.md)
-    "e1b87545a7236204": "diff_decode|crash|decode"
-                        "|raised=hyperlink._url.URLParseError@hyperlink._url:URL.from_text|impl=hyperlink",
+    # (format 5 adds the raising statement to a crash's place: e1b87545a7236204 before)
+    "4dd93b0b9ad80260": "diff_decode|crash|decode|raised=hyperlink._url.URLParseError"
+                        "@hyperlink._url:URL.from_text+cac083|impl=hyperlink",
     # hyperlink drops a last LF only: removed(chars=\n) (issue 21; b456b049f110b1f8, and
     # e86b79804b06e3fc before it) claimed every LF, which the case padded after refutes;
     # named by its difference since names are checked on variants (issue 31).
@@ -136,6 +137,12 @@ def test_difference_classes(case: object, actual: object, klass: str) -> None:
     assert difference(question, case, expected, actual) == klass  # type: ignore[arg-type]
 
 
+def _site(statement: str) -> str:
+    import hashlib
+
+    return "+" + hashlib.sha256(statement.encode()).hexdigest()[:6]
+
+
 def test_crash_class_names_the_code_under_test_not_pctfuzz() -> None:
     def deep() -> None:
         raise KeyError("x")
@@ -145,12 +152,40 @@ def test_crash_class_names_the_code_under_test_not_pctfuzz() -> None:
     except KeyError as exc:
         assert crash_class(exc, (__name__,)) == (
             f"raised=KeyError@{__name__}:test_crash_class_names_the_code_under_test_not_pctfuzz"
-            ".<locals>.deep")
+            ".<locals>.deep" + _site('raise KeyError("x")'))
     exc2 = _caught_divergence(DecodeCase(b"a"))
     sig = signature_of("diff_decode", exc2, case=DecodeCase(b"a"), impl="raises",
                        code_under_test=(__name__,))
     assert sig == f"diff_decode|crash|decode|raised=ValueError@{__name__}:_Raises.decode" \
-                  "|impl=raises"
+                  + _site('raise ValueError("no")') + "|impl=raises"
+
+
+def _refuse(text: str) -> None:
+    if "[" in text:
+        raise ValueError(f"Invalid IPv6 URL {text!r}")
+    if ":" in text:
+        raise ValueError(f"Port could not be cast {text!r}")
+
+
+def test_two_statements_raising_one_type_are_two_crashes() -> None:
+    """Two refusals of one function, one exception type, are two behaviours (one may
+    be a bug beside a harmless one, and accepting one must not accept the other); one
+    statement is one, whatever its message says."""
+    classes = []
+    for text in ("[", "a[b", ":", "1:2"):
+        try:
+            _refuse(text)
+        except ValueError as exc:
+            classes.append(crash_class(exc, (__name__,)))
+    assert classes[0] == classes[1] != classes[2] == classes[3]
+    assert all(c.startswith(f"raised=ValueError@{__name__}:_refuse+") for c in classes)
+    # Code whose source cannot be read (compiled from a string) keeps the function alone.
+    scope: dict[str, object] = {"__name__": "generated"}
+    exec(compile("def f():\n    raise KeyError(1)\n", "<generated>", "exec"), scope)
+    try:
+        scope["f"]()  # type: ignore[operator]
+    except KeyError as exc:
+        assert crash_class(exc, ("generated",)) == "raised=KeyError@generated:f"
 
 
 class _Raises(UrllibAdapter):

@@ -4,6 +4,7 @@ the one line that names a bug (``pctfuzz._internal.identity``'s docstring gives 
 from __future__ import annotations
 
 import hashlib
+import linecache
 from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
 from types import TracebackType
@@ -25,8 +26,10 @@ from pctfuzz._internal.violations import Divergence, Violation
 #: where version 3 names it by the catalogue rule that explains it (issue 21);
 #: version 4 names a fault codec's invariant violation so too, with the operation as
 #: its check (``encode|violation|encode|rule=...``), where version 3 named it by the
-#: invariant and the first differing unit. ``pctfuzz migrate`` rewrites such records.
-SIGNATURE_VERSION = 4
+#: invariant and the first differing unit; version 5 adds to a crash's place the
+#: statement that raised (``raise_site``), where version 4 merged every refusal of one
+#: function raising one type. ``pctfuzz migrate`` rewrites such records.
+SIGNATURE_VERSION = 5
 
 FINDING_KINDS = frozenset({"violation", "divergence", "crash", "timeout", "oom"})
 
@@ -60,9 +63,13 @@ def _in(module: str, prefixes: Iterable[str]) -> bool:
 
 
 def crash_location(exc: BaseException, code_under_test: Sequence[str]) -> str:
-    """Where ``exc`` rose, as ``module:qualname`` of the innermost traceback frame in
-    ``code_under_test`` (module-name prefixes), else of the innermost frame outside
-    pctfuzz; ``pctfuzz`` if every frame is pctfuzz's own; ``-`` without a traceback."""
+    """Where ``exc`` rose, as ``module:qualname+site`` of the innermost traceback frame
+    in ``code_under_test`` (module-name prefixes), else of the innermost frame outside
+    pctfuzz; ``pctfuzz`` if every frame is pctfuzz's own; ``-`` without a traceback.
+
+    ``site`` (``raise_site``) tells apart the statements of one function that raise: a
+    parser refusing ``[`` in one line and a bad port in another, both ``ValueError``,
+    are two behaviours (one of them may be a bug), not one finding."""
     tb: TracebackType | None = exc.__traceback__
     under_test: str | None = None
     outside: str | None = None
@@ -77,6 +84,7 @@ def crash_location(exc: BaseException, code_under_test: Sequence[str]) -> str:
             where = f"{Path(frame.f_code.co_filename).name}:{qualname}"
         else:
             where = f"{module}:{qualname}"
+        where += raise_site(frame.f_code.co_filename, tb.tb_lineno)
         if module and _in(module, code_under_test):
             under_test = where
         elif not _in(module, ("pctfuzz",)):
@@ -87,6 +95,16 @@ def crash_location(exc: BaseException, code_under_test: Sequence[str]) -> str:
     if outside is not None:
         return outside
     return "pctfuzz" if seen else "-"
+
+
+def raise_site(filename: str, lineno: int) -> str:
+    """``+`` and 6 hex digits of the statement's source line (whitespace collapsed):
+    which statement of a function raised. Its text, not its number, so an upgrade that
+    only moves the line keeps the finding; ``""`` when the source cannot be read."""
+    line = " ".join(linecache.getline(filename, lineno).split())
+    if not line:
+        return ""
+    return "+" + hashlib.sha256(line.encode("utf-8", "surrogatepass")).hexdigest()[:6]
 
 
 def crash_class(exc: BaseException, code_under_test: Sequence[str]) -> str:
