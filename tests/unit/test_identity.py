@@ -18,6 +18,7 @@ from pctfuzz._internal.checks.differential import (
 )
 from pctfuzz._internal.errors import PctfuzzError
 from pctfuzz._internal.identity import (
+    SIGNATURE_VERSION,
     crash_class,
     difference,
     finding_id,
@@ -50,7 +51,9 @@ PINNED = {
     # hyperlink drops a last LF only: removed(chars=\n) (issue 21; b456b049f110b1f8, and
     # e86b79804b06e3fc before it) claimed every LF, which the case padded after refutes;
     # named by its difference since names are checked on variants (issue 31).
-    "7f21e7072ce9612f": "diff_decode|divergence|decode|seg=ascii;diff=missing-output"
+    # (format 5 names a decoder's ASCII character that is no letter or digit by its
+    # unit: seg=ascii before, as 7f21e7072ce9612f)
+    "42c03b61ace73a8a": "diff_decode|divergence|decode|unit=0x0A;diff=missing-output"
                         "|impl=hyperlink",
     # Issue 21: boltons' % left raw, nine findings by first differing unit until the rule
     # named it (their ids are its previous_ids).
@@ -62,7 +65,7 @@ def test_committed_findings_have_their_pinned_signatures() -> None:
     found = {}
     for path in sorted(FINDINGS.glob("*.json")):
         record = json.loads(path.read_text())
-        assert record["signature_version"] == 4, path.name
+        assert record["signature_version"] == SIGNATURE_VERSION, path.name
         found[record["id"]] = record["signature"]
     assert found == PINNED
     assert all(finding_id(sig) == ident for ident, sig in PINNED.items())
@@ -122,8 +125,13 @@ def test_three_planted_bugs_have_three_classes_whatever_the_input() -> None:
     (DecodeCase("\ud800"), b"\xed\xa0\x80", "seg=lone-surrogate;diff=changed"),
     (FormCase((("a", "b c"),)), "a=b%20c", "field=value;unit=0x20;diff=space-as-%20"),
     (FormCase((("a", "b"), ("c", "d"))), "a=b;c=d", "field=separator;unit=0x26;diff=changed"),
-    (FormParseCase("a=b&&c"), [("a", "b"), ("", ""), ("c", "")], "field=name;seg=ascii;"
+    (FormParseCase("a=b&&c"), [("a", "b"), ("", ""), ("c", "")], "field=name;seg=alnum;"
      "diff=changed"),
+    # An ASCII character that is no letter or digit is its unit (a delimiter is never one
+    # finding with a harmless character: ``#`` ending a password is no dropped TAB).
+    (DecodeCase("a#b"), b"a", "unit=0x23;diff=missing-output"),
+    (DecodeCase("a\tb"), b"ab", "unit=0x09;diff=changed"),
+    (FormParseCase("a=b#c"), [("a", "b")], "field=value;unit=0x23;diff=changed"),
     (FormParseCase("a=b&c"), [("a", "b")], "field=pairs;diff=missing-pair"),
     (FormParseCase("a=%41+b"), [("a", "%41 b")], "field=value;seg=pct-digits;diff=changed"),
     (FormParseCase("a=b=c"), [("a", "b")], "field=value;seg=equals;diff=changed"),

@@ -232,11 +232,11 @@ def test_hyperlinks_lost_newline_is_one_finding_not_removed_everywhere(tmp_path:
     keeps a TAB or CR: named removed(chars=\\t\\n\\r) on "\\n" and removed(chars=\\n) on
     "a\\t\\n" before the implementation was asked which characters it drops. It drops no
     other LF (the case padded after keeps it), so "removes every LF" is no true name:
-    one finding by its difference, the ASCII segment cut short."""
+    one finding by its difference: the LF (``unit=0x0A``) cut short."""
     cases = [DecodeCase(v) for v in ("\n", "a\t\n", "a\r\n", " \t\n", "%41\t\n")]
     (record,) = findings(tmp_path, check_decode, "hyperlink", cases)
     assert record.behaviour is None
-    assert record.signature.split("|")[3] == "seg=ascii;diff=missing-output"
+    assert record.signature.split("|")[3] == "unit=0x0A;diff=missing-output"
 
 
 def test_a_trim_of_c0_and_space_is_one_rule(tmp_path: Path) -> None:

@@ -504,7 +504,7 @@ def _decoder_rules(check: str, strs: Sequence[str],
 
     - ``kept_encoded`` with the characters whose escapes it keeps, when the input holds
       one (hyperlink's ``to_iri`` keeps ``%23 %25 %5B %5D``: a first-difference finding
-      per segment kind of what followed, ``seg=ascii``, ``seg=plus``, ...);
+      per segment kind of what followed, ``seg=alnum``, ``seg=plus``, ...);
     - ``replacement`` in its own mode: where several modes explain a case (``%A0``
       answered ``%A0``: ``percent-encoded`` and ``undecoded``), its own names it.
     """

@@ -54,7 +54,7 @@ VARIANTS = 3
 _UNIT = re.compile(r"(?:^|;)unit=0x([0-9A-F]{2})(?:;|$)")
 _HEX_CASE_SEG = re.compile(r"(?:^|;)seg=(pct-upper|pct-lower)(?:;|$)")
 #: The segments of a letter or digit, raw or escaped (``identity``'s decode segments).
-_WRITTEN_SEG = re.compile(r"(?:^|;)seg=(ascii|pct-upper|pct-lower|pct-digits|pct-letters)"
+_WRITTEN_SEG = re.compile(r"(?:^|;)seg=(alnum|pct-upper|pct-lower|pct-digits|pct-letters)"
                           r"(?:;|$)")
 _ESCAPE_BYTES = re.compile(PERCENT_ENCODED_BYTE.pattern.encode("ascii"))
 _SPLIT_ESCAPES = re.compile(f"(%{HEX_PAIR})")
@@ -224,7 +224,7 @@ def _however_written(case: Case, klass: str, classify: Classify) -> str:
             return klass
         written = _WRITTEN_SEG.search(found)
         rewritten |= written is not None and \
-            (written.group(1) == "ascii") != (seg.group(1) == "ascii")
+            (written.group(1) == "alnum") != (seg.group(1) == "alnum")
     return klass.replace(f"seg={seg.group(1)}", "seg=alnum-any") if rewritten else klass
 
 

@@ -35,9 +35,12 @@ that two bugs are two:
 - **decode** ``seg=<segment>;diff=<shape>``: the input is split into the segments
   percent-decode treats alike -- ``pct-upper``/``pct-lower``/``pct-digits`` (a valid
   ``%HH`` by the case of its hex letters), ``pct-invalid`` (``%`` without two hex
-  digits), ``plus``, ``ascii``, ``non-ascii``, ``lone-surrogate`` -- and the first
-  segment whose bytes the implementation does not reproduce is named, with the shape
-  ``not-decoded``, ``plus-as-space``, ``missing-output``, ``extra-output`` or ``changed``.
+  digits), ``plus``, ``alnum`` (a raw ASCII letter or digit), ``non-ascii``,
+  ``lone-surrogate`` -- and any other raw ASCII character by its unit,
+  ``unit=0xHH`` (it widens as an encoder's unit does; a delimiter never does) -- and
+  the first segment whose bytes the implementation does not reproduce is named, with
+  the shape ``not-decoded``, ``plus-as-space``, ``missing-output``, ``extra-output``
+  or ``changed``.
 - **form** (serializer) ``field=name|value|any|pair|separator;unit=<unit>;diff=<shape>``:
   located as encode's, on the shortest cut of the pairs that differs (each pair first
   empty, then its name and value grown one character at a time): ``unit`` is the
@@ -54,7 +57,7 @@ that two bugs are two:
   digits), in the field of the last sequence it ends in; ``shape`` is
   ``missing-pair``/``extra-pair``, else ``missing-output``/``extra-output``/``changed``
   of the first differing field. When no prefix shows the difference:
-  ``field=name|value;seg=<segment>;diff=changed`` for a pair that differs (segments as
+  ``field=name|value;seg=<segment>;diff=changed`` for a pair that differs (segments and units as
   decode, plus ``equals`` for a ``=`` inside a value), or
   ``field=pairs;diff=missing-pair|extra-pair`` when one list is the other's prefix.
 - **the implementation answers where the reference refuses** (a lone surrogate):

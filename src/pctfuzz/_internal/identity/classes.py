@@ -263,10 +263,19 @@ def _decode_segments(value: str | bytes) -> list[tuple[str, bytes]]:
             i += 3
         else:
             kind = ("pct-invalid" if byte == 0x25 else "plus" if byte == 0x2B else
-                    "ascii" if byte < 0x80 else "non-ascii")
+                    "alnum" if chr(byte).isalnum() and byte < 0x80 else
+                    f"0x{byte:02X}" if byte < 0x80 else "non-ascii")
             segments.append((kind, raw[i : i + 1]))
             i += 1
     return segments
+
+
+def _segment_part(kind: str) -> str:
+    """A segment kind as a class part: ``seg=KIND``, or ``unit=0xHH`` for an ASCII
+    character that is no letter or digit, which widens as an encoder's unit does
+    (``checks.generalize``): a decoder that ends its output at ``#`` and one that drops
+    a TAB are two behaviours, a delimiter never one with a harmless character."""
+    return f"unit={kind}" if kind.startswith("0x") else f"seg={kind}"
 
 
 def _first_char(data: bytes, index: int) -> int:
@@ -293,7 +302,7 @@ def _decode_class(value: str | bytes, expected: bytes, actual: bytes) -> str:
         if actual.startswith(piece, offset):
             offset += len(piece)
             continue
-        return f"seg={kind};diff={_decode_shape(kind, segment, piece, actual[offset:])}"
+        return f"{_segment_part(kind)};diff={_decode_shape(kind, segment, piece, actual[offset:])}"
     return "seg=end;diff=" + ("extra-output" if len(actual) > len(expected) else "changed")
 
 
@@ -471,10 +480,10 @@ def _form_parse_class(case: FormParseCase, expected: list[tuple[str, str]],
         if not isinstance(got, tuple | list) or len(got) != 2:
             return "field=pairs;diff=changed"
         if want[0] != got[0]:
-            return f"field=name;seg={_field_segment(name, want[0], str(got[0]), False)};" \
-                   "diff=changed"
-        return f"field=value;seg={_field_segment(value, want[1], str(got[1]), True)};" \
-               "diff=changed"
+            part = _segment_part(_field_segment(name, want[0], str(got[0]), False))
+            return f"field=name;{part};diff=changed"
+        part = _segment_part(_field_segment(value, want[1], str(got[1]), True))
+        return f"field=value;{part};diff=changed"
     if len(actual) < len(expected):
         return "field=pairs;diff=missing-pair"
     if len(actual) > len(expected):
