@@ -317,7 +317,7 @@ def _check(check: str, case: Case, impl: Impl | str | None,
             where, located, widens = _located(check, case, adapter, expected, actual,
                                               surrogates, known)
             klass = known.covering(check, located)
-            if klass is None:
+            if klass is None and not known_only:  # (widening names a new finding)
                 klass = _generalized(check, where, adapter, located, surrogates, known) \
                     if widens else located
         if klass in known.unexplained(check):
