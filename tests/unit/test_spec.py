@@ -7,6 +7,7 @@ inputs: every set, every fuzzed encoding, spaceAsPlus, bytes soup for the decode
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 from dataclasses import dataclass
 
@@ -22,7 +23,7 @@ from vectors import (
 )
 
 from pctfuzz._internal import spec
-from pctfuzz._internal.form import form_urldecode, form_urlencode
+from pctfuzz._internal.form import form_urldecode, form_urldecode_bytes, form_urlencode
 from pctfuzz._internal.formats import FUZZ_ENCODINGS
 from pctfuzz._internal.reference import percent_decode, percent_encode
 from pctfuzz._internal.sets import SETS
@@ -139,6 +140,9 @@ def test_encode_equals_spec(text: str, set_name: str, encoding: str, plus: bool)
 def test_decode_and_parse_equal_spec(data: bytes) -> None:
     assert FAST.decode(data) == SPEC.decode(data)
     assert FAST.parse(data) == SPEC.parse(data)
+    # The parser's bytes before its UTF-8 decode, the models' starting point.
+    assert [(name.decode("utf-8", "replace"), value.decode("utf-8", "replace"))
+            for name, value in form_urldecode_bytes(data)] == SPEC.parse(data)
 
 
 @settings(deadline=None, max_examples=200)
@@ -152,7 +156,6 @@ def test_the_grammar_constants_have_one_home() -> None:
     """The "%HH" pattern and the hex digits are written in ``spec.py`` only; every other
     module of the package builds on ``spec.HEX_PAIR`` / ``PERCENT_ENCODED_BYTE`` /
     ``ASCII_HEX``. (Tests keep their own copies on purpose: an independent fact.)"""
-    import re
     from pathlib import Path
 
     package = Path(spec.__file__).parent
@@ -164,3 +167,92 @@ def test_the_grammar_constants_have_one_home() -> None:
     assert copies == []
     assert spec.PERCENT_ENCODED_BYTE.pattern == "%" + spec.HEX_PAIR
     assert frozenset(b"0123456789ABCDEFabcdef") == spec.ASCII_HEX_DIGITS
+
+
+#: The homes of percent-decode: the spec's transcription and the fast twins.
+_HOMES = frozenset({"spec.py", "reference.py", "form.py"})
+
+#: Code that reads a "%HH" escape's hex digits itself: a copy of percent-decode unless
+#: it is one of the places below, which model something else on purpose.
+_READS_AN_ESCAPE = re.compile(
+    r"int\([^()]*(\([^()]*\))?[^()]*,\s*16\)|fromhex|\.split\(b?\"%\"\)|\.find\(b?\"%\"")
+
+#: (module, function) -> what it models instead of WHATWG 1.3 "percent-decode". A new
+#: decoder calls ``spec.percent_decode`` or ``reference.percent_decode`` (fast), or is
+#: added here with the deviation it models (its docstring says it too).
+_NOT_PERCENT_DECODE = {
+    ("accept/impact.py", "_class_impact"): "reads a unit name 0xHH, not an escape",
+    ("accept/model.py", "_escape"): "one triplet's byte, in a model's rendering",
+    ("accept/model.py", "_decode_keeping"): "a decoder that keeps some escapes",
+    ("accept/reconcilers.py", "unescape_buffer"): "Node's unescapeBuffer (UTF-16 units)",
+    ("accept/reconcilers.py", "decode_uri_component"): "ECMA-262 Decode (throws)",
+    ("checks/generalize.py", "swap"): "one escape's byte, generalizing a finding",
+    ("checks/generalize.py", "widen"): "one escape's byte, generalizing a finding",
+    ("checks/generalize.py", "_decoded"): "escapes of letters and digits only",
+    ("checks/invariants/encode.py", "_alphabet_detail"): "names one triplet's byte",
+    ("checks/probe.py", "_escape_of"): "compares one triplet with a byte",
+    ("checks/registry/yarl.py", "data"): "yarl's encoder keeps '%' (a split, no decode)",
+    ("checks/registry/yarl.py", "_yarl_requote_model"): "yarl's requoting of escapes",
+    ("encoding/differences.py", "<module>"): "encoder table bytes, not escapes",
+    ("fuzz/mutator.py", "unescape_one"): "a mutation: one escape decoded",
+    ("grammar.py", "<module>"): "a docstring on Python's int(x, 16)",
+    ("identity/classes.py", "_unit_shape"): "a finding's name: one escape's byte",
+    ("identity/classes.py", "_shape_unit"): "a finding's name: one escape's byte",
+    ("identity/classes.py", "form_shape"): "a finding's name: one escape's byte",
+    ("identity/classes.py", "_parse_unit"): "a finding's name: one escape's byte",
+    ("identity/units.py", "unit_members"): "reads unit names 0xHH",
+    ("oracles/faults.py", "_decode_short_escape"): "an injected fault",
+    ("oracles/faults.py", "_decode_uppercase_only"): "an injected fault",
+    ("oracles/faults.py", "_decode_raises"): "an injected fault",
+    ("oracles/faults.py", "_faults"): "an injected fault's description",
+    ("oracles/hyperlink.py", "_to_iri_fragment"): "hyperlink's to_iri keeps #[]%",
+    ("setspec.py", "_read_chars"): "the set-spec grammar's own %HH, not a URL's",
+}
+
+
+def _places(pattern: re.Pattern[str]) -> dict[tuple[str, str], int]:
+    """(module, innermost function or "<module>") -> its lines matching ``pattern``,
+    for every module of the package but the homes."""
+    import ast
+    from pathlib import Path
+
+    package = Path(spec.__file__).parent
+    found: dict[tuple[str, str], int] = {}
+    for path in sorted(package.rglob("*.py")):
+        if path.parent == package and path.name in _HOMES:
+            continue
+        source = path.read_text()
+        spans = [(node.lineno, node.end_lineno or node.lineno, node.name)
+                 for node in ast.walk(ast.parse(source))
+                 if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef)]
+        for number, line in enumerate(source.splitlines(), 1):
+            if pattern.search(line):
+                inner = [s for s in spans if s[0] <= number <= s[1]]
+                name = min(inner, key=lambda s: s[1] - s[0])[2] if inner else "<module>"
+                key = (str(path.relative_to(package)), name)
+                found[key] = found.get(key, 0) + 1
+    return found
+
+
+def test_percent_decode_has_one_home() -> None:
+    """No module restates percent-decode: reading an escape's hex digits is done by
+    the homes, or by a model of something else that ``_NOT_PERCENT_DECODE`` names (and
+    the list names nothing that is gone)."""
+    places = set(_places(_READS_AN_ESCAPE))
+    assert sorted(places - _NOT_PERCENT_DECODE.keys()) == []
+    assert sorted(_NOT_PERCENT_DECODE.keys() - places) == []
+
+
+def test_the_percent_encoded_byte_pattern_is_not_built_again() -> None:
+    """``spec.PERCENT_ENCODED_BYTE`` is the "%HH" pattern: no module compiles it again
+    from ``HEX_PAIR`` (a capture, a look-ahead or a bytes pattern built on it are
+    other patterns) or writes an escape's hex class out (uppercase or lowercase only:
+    a model of an implementation that reads one case, named here)."""
+    rebuilt = re.compile(r'compile\((f"%\{HEX_PAIR\}"|"%" \+ HEX_PAIR)\)')
+    assert _places(rebuilt) == {}
+    one_case = re.compile(r"%\(?\[0-9(?:a-f|A-F)")
+    assert sorted(_places(one_case)) == [
+        ("accept/model.py", "<module>"),  # the reference's own uppercase output
+        ("accept/rules.py", "<module>"),  # finds an implementation's lowercase escapes
+        ("oracles/faults.py", "<module>"),  # an injected fault: uppercase escapes only
+    ]

@@ -30,7 +30,13 @@ from pctfuzz._internal.sets import FORM
 from pctfuzz._internal.spec import ASCII_HEX_DIGITS, HEX_PAIR
 from pctfuzz._internal.text import LONE_SURROGATE
 
-__all__ = ["form_urldecode", "form_urlencode", "split_pairs"]
+__all__ = [
+    "form_sequences",
+    "form_urldecode",
+    "form_urldecode_bytes",
+    "form_urlencode",
+    "split_pairs",
+]
 
 #: The form set by name: ``percent_encode`` caches its look-ups for names.
 _FORM = FORM.name
@@ -232,6 +238,22 @@ def form_urldecode(text: str | bytes) -> list[tuple[str, str]]:
     del triples[1::3]  # the "=" (or b"" when there is none): now name, value, name, ...
     fields = _decode_fields(triples)
     return list(zip(fields[0::2], fields[1::2], strict=True))
+
+
+def form_sequences(data: bytes) -> list[tuple[bytes, bytes]]:
+    """WHATWG URL 5.1 steps 1-3.3 on a byte sequence: split on ``&``, empty sequences
+    skipped, the first ``=`` separating name from value (no ``=``: the value is empty).
+    The split that models of other parsers share, with their own decode after it."""
+    return [(name, value) for name, _, value in map(_PARTITION, filter(None, data.split(b"&")))]
+
+
+def form_urldecode_bytes(data: bytes) -> list[tuple[bytes, bytes]]:
+    """WHATWG URL 5.1 up to (not including) the UTF-8 decode: each name and value with
+    ``+`` as a space (3.4), percent-decoded (3.5). What a model of a parser that reads
+    those bytes otherwise (as latin-1, strictly, grouped by them) starts from; its
+    caller turns a str into bytes as the parser it models does."""
+    return [(percent_decode(name.replace(b"+", b" ")), percent_decode(value.replace(b"+", b" ")))
+            for name, value in form_sequences(data)]
 
 
 _PARTITION = methodcaller("partition", b"=")

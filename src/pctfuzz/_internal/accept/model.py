@@ -35,10 +35,11 @@ from typing import Any
 from pctfuzz._internal.cases import Case, DecodeCase, EncodeCase, FormCase, FormParseCase
 from pctfuzz._internal.encoding import lookup
 from pctfuzz._internal.errors import NotModelled
-from pctfuzz._internal.form import form_urldecode
+from pctfuzz._internal.form import form_urldecode, form_urldecode_bytes
 from pctfuzz._internal.reference import (
     encode_bytes_lowercase,
     percent_decode,
+    percent_decode_text,
     percent_encode,
     to_scalar_value_string,
 )
@@ -429,7 +430,7 @@ def _decode_utf8(value: str, run: Any) -> str:
     out: list[str] = []
     pos = 0
     for match in _ESCAPE_RUN.finditer(value):
-        text = percent_decode(match.group()).decode("utf-8", "replace")
+        text = percent_decode_text(match.group())
         out += [run(value[pos:match.start()]), run(text, False)]
         pos = match.end()
     out.append(run(value[pos:]))
@@ -507,7 +508,7 @@ def _decode_keeping(value: str | bytes, kept: frozenset[int], upper: bool = Fals
 
 # --- 4. structure --------------------------------------------------------------------------
 def _decode_again(text: str) -> str:
-    return percent_decode(text).decode("utf-8", "replace")
+    return percent_decode_text(text)
 
 
 def _parse(model: Model, text: str | bytes) -> list[tuple[str, str]]:
@@ -572,8 +573,7 @@ def _grouped_by_bytes(model: Model, text: str | bytes,
         raise NotModelled("grouped-bytes with another structure")
     data = text if isinstance(text, bytes) else \
         to_scalar_value_string(text, "replace").encode("utf-8")
-    keys = [percent_decode(sequence.partition(b"=")[0].replace(b"+", b" "))
-            for sequence in data.split(b"&") if sequence]
+    keys = [name for name, _ in form_urldecode_bytes(data)]
     if len(keys) != len(pairs):
         raise NotModelled("a sequence that is not one pair")
     keyed = [(key, pair) for key, pair in zip(keys, pairs, strict=True)

@@ -26,11 +26,12 @@ from pctfuzz._internal.accept.model import Model, NotModelled, render
 from pctfuzz._internal.cases import Case, DecodeCase, EncodeCase, FormCase, FormParseCase
 from pctfuzz._internal.encoding import encode_ncr, lookup
 from pctfuzz._internal.errors import PctfuzzError, UsageError
+from pctfuzz._internal.form import form_urldecode_bytes
 from pctfuzz._internal.operations import OPERATIONS
 from pctfuzz._internal.outcome import CHECKS, Outcome, Reconcile
 from pctfuzz._internal.reference import percent_decode, percent_encode
 from pctfuzz._internal.sets import FORM, PercentEncodeSet, get_set
-from pctfuzz._internal.spec import ASCII_HEX, HEX_PAIR
+from pctfuzz._internal.spec import ASCII_HEX, HEX_PAIR, PERCENT_ENCODED_BYTE
 from pctfuzz._internal.text import (
     count_lone_surrogates,
     has_lone_surrogate,
@@ -88,6 +89,7 @@ __all__ = [
     "suffixed",
     "trimmed",
     "truncated",
+    "unescape_buffer",
     "unmappable_replaced",
     "whole_characters",
     "with_texts",
@@ -339,13 +341,8 @@ def latin1_fallback() -> Reconciler:
         if isinstance(case, FormParseCase):
             text = case.text
             data = text if isinstance(text, bytes) else text.encode("utf-8", "replace")
-            pairs = []
-            for sequence in data.split(b"&"):
-                if sequence:
-                    name, _, value = sequence.partition(b"=")
-                    pairs.append(tuple(
-                        _utf8_or_latin1(percent_decode(part.replace(b"+", b" "))).decode("utf-8")
-                        for part in (name, value)))
+            pairs = [tuple(_utf8_or_latin1(part).decode("utf-8") for part in pair)
+                     for pair in form_urldecode_bytes(data)]
             return Outcome(pairs), actual
         return None
 
@@ -676,11 +673,14 @@ def _undecoded() -> Reconciler:
 
 
 # --- Node's unescapeBuffer fallback (``replacement("low-byte")``) -----------------------
-_ESCAPE_TEXT = re.compile(f"%{HEX_PAIR}")
+_ESCAPE_TEXT = PERCENT_ENCODED_BYTE
 
 
-def _low_bytes(text: str) -> bytes:
-    """Each ``%HH`` its byte, each other UTF-16 code unit its low byte."""
+def unescape_buffer(text: str) -> bytes:
+    """Node.js ``querystring.unescapeBuffer`` (lib/querystring.js), a model of a decoder
+    that deviates from WHATWG URL 1.3 "percent-decode a string" on purpose: each ``%HH``
+    is its byte, as there, but each other UTF-16 code unit is its low byte (code unit &
+    0xFF), not its UTF-8 bytes. ``+`` is a space only where the caller replaced it."""
     out = bytearray()
     pos = 0
     for match in _ESCAPE_TEXT.finditer(text):
@@ -742,7 +742,7 @@ def _node_unescape(text: str, form: bool = False, encoded: bool | None = None) -
     decoded = decode_uri_component(text)  # (a lone surrogate it keeps is U+FFFD in
     if decoded is not None:  # the answer, as UTF-8 and as the non-scalar policy read it)
         return surrogates_to_fffd(decoded)
-    return _low_bytes(text).decode("utf-8", "replace")
+    return unescape_buffer(text).decode("utf-8", "replace")
 
 
 def _querystring_scan(sequence: str) -> tuple[bool, bool]:
@@ -872,14 +872,10 @@ def _php_variables(text: str | bytes) -> list[tuple[str, str]]:
     data = text if isinstance(text, bytes) else surrogates_to_fffd(text).encode("utf-8")
     data = data.split(b"\0", 1)[0]
     found: dict[bytes, bytes] = {}
-    for sequence in data.split(b"&"):
-        if not sequence:
-            continue
-        name, _, value = sequence.partition(b"=")
-        name = percent_decode(name.replace(b"+", b" ")).lstrip(b" ").split(b"\0", 1)[0]
+    for name, value in form_urldecode_bytes(data):
+        name = name.lstrip(b" ").split(b"\0", 1)[0]
         if name:
-            found[name.replace(b" ", b"_").replace(b".", b"_")] = \
-                percent_decode(value.replace(b"+", b" "))
+            found[name.replace(b" ", b"_").replace(b".", b"_")] = value
     return [(n.decode("utf-8", "replace"), v.decode("utf-8", "replace"))
             for n, v in found.items()]
 

@@ -29,7 +29,6 @@ encode UTF-8, as hyperlink's do. Mapping onto the reference's questions:
 from __future__ import annotations
 
 import importlib
-import re
 import string
 import unicodedata
 from types import MappingProxyType
@@ -41,8 +40,8 @@ from pctfuzz._internal.cases import Case, DecodeCase, EncodeCase, FormCase, Form
 from pctfuzz._internal.encoding import lookup
 from pctfuzz._internal.form import form_urldecode
 from pctfuzz._internal.oracles.base import Adapter, Unsupported, library_call
+from pctfuzz._internal.oracles.urllib_parse import unquote_text
 from pctfuzz._internal.outcome import Outcome
-from pctfuzz._internal.reference import percent_decode
 from pctfuzz._internal.sets import get_set
 
 from .hyperlink import nfc_model, rfc3986_form_model
@@ -60,25 +59,15 @@ SETS = MappingProxyType({
 #: digits and ``*-._`` raw, its delimiters ``&=+#[]`` (boltons ``_QUERY_DELIMS``)
 #: encoded; and ``%``, which it writes raw (the bug of docs/in-the-wild.md).
 _READABLE_AS_FORM = frozenset(string.ascii_letters + string.digits + "*-._" + "#&+=[]" + "%")
-_ASCII_RUN = re.compile("([\x00-\x7f]+)")
 _CITE_NFC = "boltons/urlutils.py quote_*_part(full_quote=True): bytestr = " \
             "normalize('NFC', to_unicode(text)).encode('utf8')"
-
-
-def _unquote_text(value: str) -> bytes:
-    """unquote(value) with its defaults, as UTF-8: each ASCII run percent-decoded and
-    UTF-8 decoded with U+FFFD, other text kept (a lone surrogate too)."""
-    parts = _ASCII_RUN.split(value)
-    text = "".join(percent_decode(part).decode("utf-8", "replace") if i % 2 else part
-                   for i, part in enumerate(parts))
-    return text.encode("utf-8", "surrogatepass")
 
 
 def _decodes_to_text() -> Reconciler:
     def reconcile(case: Case, expected: Outcome, actual: Outcome) -> Any:
         if expected.raised or not isinstance(case, DecodeCase) or not isinstance(case.value, str):
             return None
-        return Outcome(_unquote_text(case.value)), actual
+        return Outcome(unquote_text(case.value)), actual
 
     return Reconciler("unquote_text", frozenset({"decode"}), reconcile,
                       "the decoded bytes, whatever they are",

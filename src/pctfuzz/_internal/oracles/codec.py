@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from typing import Protocol, TypeAlias
 
 from pctfuzz._internal.cases import DecodeCase, EncodeCase, FormCase, FormParseCase
-from pctfuzz._internal.form import form_urldecode, form_urlencode
+from pctfuzz._internal.form import form_sequences, form_urldecode, form_urlencode
 from pctfuzz._internal.oracles.base import Adapter, Impl
 from pctfuzz._internal.reference import percent_decode, percent_encode
 from pctfuzz._internal.sets import FORM
@@ -174,16 +174,8 @@ def form_parser(decode: DecodeFunc) -> FormDecodeFunc:
 
     def parse(text: str | bytes) -> list[tuple[str, str]]:
         data = surrogates_to_fffd(text).encode() if isinstance(text, str) else text
-        pairs = []
-        for sequence in data.split(b"&"):
-            if sequence:
-                name, _, value = sequence.partition(b"=")
-                pairs.append(
-                    (
-                        decode(name.replace(b"+", b" ")).decode("utf-8", "replace"),
-                        decode(value.replace(b"+", b" ")).decode("utf-8", "replace"),
-                    )
-                )
-        return pairs
+        return [(decode(name.replace(b"+", b" ")).decode("utf-8", "replace"),
+                 decode(value.replace(b"+", b" ")).decode("utf-8", "replace"))
+                for name, value in form_sequences(data)]
 
     return parse

@@ -17,7 +17,7 @@ from collections.abc import Callable, Iterator, Mapping, Sequence
 from types import MappingProxyType
 
 from pctfuzz._internal import encoding as _encoding
-from pctfuzz._internal.form import form_urldecode
+from pctfuzz._internal.form import form_sequences, form_urldecode, form_urldecode_bytes
 from pctfuzz._internal.oracles.codec import (
     REFERENCE,
     Codec,
@@ -242,14 +242,9 @@ def _raw_pairs(text: str | bytes, *, plus: bool = True) -> list[tuple[bytes, byt
     """WHATWG URL 5.1 up to (not including) the UTF-8 decode; ``plus=False`` skips the
     ``+`` -> space step."""
     data = text.encode("utf-8", "replace") if isinstance(text, str) else text
-    out = []
-    for sequence in data.split(b"&"):
-        if sequence:
-            name, _, value = sequence.partition(b"=")
-            if plus:
-                name, value = name.replace(b"+", b" "), value.replace(b"+", b" ")
-            out.append((percent_decode(name), percent_decode(value)))
-    return out
+    if plus:
+        return form_urldecode_bytes(data)
+    return [(percent_decode(name), percent_decode(value)) for name, value in form_sequences(data)]
 
 
 def _form_plus_kept(text: str | bytes) -> list[tuple[str, str]]:

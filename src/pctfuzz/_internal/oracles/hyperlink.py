@@ -51,11 +51,13 @@ from pctfuzz._internal.accept.entry import REPLACE as _REPLACE
 from pctfuzz._internal.accept.reconcilers import Reconciler, divergence, empty_pairs
 from pctfuzz._internal.cases import Case, DecodeCase, EncodeCase, FormCase, FormParseCase
 from pctfuzz._internal.encoding import lookup
+from pctfuzz._internal.form import form_urldecode_bytes
 from pctfuzz._internal.oracles.base import Adapter, Unsupported
 from pctfuzz._internal.outcome import Outcome
-from pctfuzz._internal.reference import percent_decode, percent_encode
+from pctfuzz._internal.reference import percent_encode
 from pctfuzz._internal.sets import PercentEncodeSet, get_set
 from pctfuzz._internal.spec import ASCII_HEX_DIGITS
+from pctfuzz._internal.text import surrogates_to_fffd
 
 __all__ = ["HyperlinkAdapter", "nfc_model", "rfc3986_form_model"]
 
@@ -127,9 +129,9 @@ def _utf8(data: bytes) -> bool:
 
 def _query_parts(text: str) -> list[bytes]:
     """Each name and value of a query, percent-decoded with + as space (5.1, before
-    its UTF-8 decode)."""
-    return [percent_decode(part.replace("+", " "))
-            for sequence in text.split("&") for part in sequence.split("=", 1)]
+    its UTF-8 decode; lone surrogates as U+FFFD, as ``percent_decode`` reads a str)."""
+    return [part for pair in form_urldecode_bytes(surrogates_to_fffd(text).encode("utf-8"))
+            for part in pair]
 
 
 def _raises_on_invalid_utf8() -> Reconciler:

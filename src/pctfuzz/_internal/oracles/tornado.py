@@ -24,9 +24,9 @@ from pctfuzz._internal.accept.entry import REPLACE as _REPLACE
 from pctfuzz._internal.accept.reconcilers import Reconciler, divergence
 from pctfuzz._internal.cases import Case, DecodeCase, EncodeCase, FormParseCase
 from pctfuzz._internal.encoding import lookup
+from pctfuzz._internal.form import form_urldecode_bytes
 from pctfuzz._internal.oracles.base import Adapter, Unsupported, library_call
 from pctfuzz._internal.outcome import Outcome
-from pctfuzz._internal.reference import percent_decode
 from pctfuzz._internal.sets import get_set
 
 __all__ = ["TornadoAdapter"]
@@ -48,11 +48,8 @@ def _grouped_by_raw_name() -> Reconciler:
         if expected.raised or not isinstance(case, FormParseCase) or isinstance(case.text, str):
             return None
         groups: dict[bytes, list[bytes]] = {}
-        for field in case.text.split(b"&"):
-            if field:
-                name, _, value = field.partition(b"=")
-                groups.setdefault(percent_decode(name.replace(b"+", b" ")), []).append(
-                    percent_decode(value.replace(b"+", b" ")))
+        for name, value in form_urldecode_bytes(case.text):
+            groups.setdefault(name, []).append(value)
         return Outcome([(name.decode("utf-8", "replace"), value.decode("utf-8", "replace"))
                         for name, values in groups.items() for value in values]), actual
 

@@ -49,20 +49,40 @@ check):
 from __future__ import annotations
 
 import codecs
+import re
 from urllib import parse
 
 from pctfuzz._internal.cases import Case, DecodeCase, EncodeCase, FormCase, FormParseCase
 from pctfuzz._internal.form import split_pairs
 from pctfuzz._internal.oracles.base import Adapter, Unsupported, library_call
+from pctfuzz._internal.reference import percent_decode_text
 from pctfuzz._internal.sets import FORM, get_set
 
 __all__ = [
     "UrllibAdapter",
     "UrllibUnquoteAdapter",
     "python_codec",
+    "unquote_text",
     "unquoted_bytes",
     "urllib_function",
 ]
+
+
+_ASCII_RUN = re.compile("([\x00-\x7f]+)")
+
+
+def unquote_text(value: str | bytes) -> bytes:
+    """A model of ``urllib.parse.unquote(value)`` with its defaults, as UTF-8 bytes. It
+    deviates from WHATWG URL 1.3 "percent-decode a string" on purpose: only each ASCII
+    run is percent-decoded, and UTF-8 decoded with U+FFFD (``percent_decode_text``);
+    non-ASCII text is kept, a lone surrogate too (bytes: decoded whole). boltons'
+    ``unquote`` does the same (``oracles.boltons``)."""
+    if isinstance(value, bytes):
+        return percent_decode_text(value).encode("utf-8")
+    parts = _ASCII_RUN.split(value)
+    text = "".join(percent_decode_text(part) if index % 2 else part
+                   for index, part in enumerate(parts))
+    return text.encode("utf-8", "surrogatepass")
 
 
 def urllib_function(check: str, case: Case) -> str:

@@ -15,21 +15,10 @@ from pctfuzz._internal.checks.registry.common import (
     add_entry,
     is_valid_utf8,
 )
+from pctfuzz._internal.form import form_urldecode_bytes
 from pctfuzz._internal.outcome import Outcome
-from pctfuzz._internal.reference import percent_decode
 
 __all__ = ["ENTRIES"]
-
-
-def _whatwg_form_bytes(data: bytes) -> list[tuple[bytes, bytes]]:
-    """WHATWG URL 5.1 up to (not including) the UTF-8 decode: the raw name/value bytes."""
-    out: list[tuple[bytes, bytes]] = []
-    for sequence in data.split(b"&"):
-        if sequence:
-            name, _, value = sequence.partition(b"=")
-            name, value = name.replace(b"+", b" "), value.replace(b"+", b" ")
-            out.append((percent_decode(name), percent_decode(value)))
-    return out
 
 
 def _ada_invalid_utf8(
@@ -39,7 +28,7 @@ def _ada_invalid_utf8(
         return None
     text = case.text
     data = text if isinstance(text, bytes) else text.encode("utf-8", "replace")
-    if all(is_valid_utf8(n) and is_valid_utf8(v) for n, v in _whatwg_form_bytes(data)):
+    if all(is_valid_utf8(n) and is_valid_utf8(v) for n, v in form_urldecode_bytes(data)):
         return None
     return actual, actual
 

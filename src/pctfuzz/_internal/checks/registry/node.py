@@ -15,7 +15,7 @@ import functools
 from collections.abc import Sequence
 
 from pctfuzz._internal.accept.entry import KnownDivergence
-from pctfuzz._internal.accept.reconcilers import decode_uri_component
+from pctfuzz._internal.accept.reconcilers import decode_uri_component, unescape_buffer
 from pctfuzz._internal.cases import Case, DecodeCase, EncodeCase, FormCase, FormParseCase
 from pctfuzz._internal.checks.registry.common import (
     PCT_TRIPLET,
@@ -35,14 +35,12 @@ from pctfuzz._internal.oracles.process import remote_error_type
 from pctfuzz._internal.outcome import Outcome
 from pctfuzz._internal.reference import percent_encode
 from pctfuzz._internal.sets import FORM, get_set
-from pctfuzz._internal.spec import ASCII_HEX
 from pctfuzz._internal.text import has_lone_surrogate, merge_surrogates, surrogates_to_fffd
 
 __all__ = ["ENTRIES"]
 
 _ECMA_DECODE = "ECMA-262 19.2.6.6 Decode (a malformed escape or UTF-8 sequence throws URIError)"
 _ECMA_ENCODE = "ECMA-262 19.2.6.5 Encode (an unpaired surrogate throws URIError)"
-_HEX_DIGITS = frozenset(ASCII_HEX)
 _QS_UNESCAPE = (
     "Node.js lib/querystring.js qsUnescape: decodeURIComponent, and when it throws, "
     "unescapeBuffer(s).toString(), which stores each UTF-16 code unit that is not an "
@@ -50,37 +48,9 @@ _QS_UNESCAPE = (
 )
 
 
-def _code_units(text: str) -> list[int]:
-    data = text.encode("utf-16-le", "surrogatepass")
-    return [data[i] | data[i + 1] << 8 for i in range(0, len(data), 2)]
-
-
 def _from_code_units(units: Sequence[int]) -> str:
     data = b"".join(u.to_bytes(2, "little") for u in units)
     return data.decode("utf-16-le", "surrogatepass")
-
-
-def _unescape_buffer(text: str, plus: bool) -> bytes:
-    """Node.js querystring.unescapeBuffer: %HH -> the byte, '+' -> space (with plus),
-    any other code unit -> (code unit & 0xFF)."""
-    units = _code_units(text)
-    out = bytearray()
-    i, n = 0, len(units)
-    while i < n:
-        c = units[i]
-        if c == 0x2B and plus:
-            out.append(0x20)
-            i += 1
-            continue
-        if c == 0x25 and i < n - 2 and chr(units[i + 1]) in _HEX_DIGITS and chr(
-            units[i + 2]
-        ) in _HEX_DIGITS:
-            out.append(int(chr(units[i + 1]) + chr(units[i + 2]), 16))
-            i += 3
-            continue
-        out.append(c & 0xFF)
-        i += 1
-    return bytes(out)
 
 
 def _qs_unescape(text: str, plus: bool) -> str:
@@ -88,7 +58,7 @@ def _qs_unescape(text: str, plus: bool) -> str:
     decoded = decode_uri_component(text)
     if decoded is not None:
         return decoded
-    return _unescape_buffer(text, plus).decode("utf-8", "replace")
+    return unescape_buffer(text.replace("+", " ") if plus else text).decode("utf-8", "replace")
 
 
 def _js_utf8(text: str) -> bytes:

@@ -8,7 +8,6 @@ parser and serializer) and the CPython documentation or source that says why.
 from __future__ import annotations
 
 import functools
-import re
 import sys
 from collections.abc import Callable
 
@@ -23,7 +22,7 @@ from pctfuzz._internal.checks.registry.common import (
     replace_in_expected,
     str_value_with_surrogate,
 )
-from pctfuzz._internal.oracles.urllib_parse import unquoted_bytes, urllib_function
+from pctfuzz._internal.oracles.urllib_parse import unquote_text, unquoted_bytes, urllib_function
 from pctfuzz._internal.outcome import Outcome
 from pctfuzz._internal.reference import percent_decode
 from pctfuzz._internal.sets import FORM, get_set
@@ -68,22 +67,6 @@ def _urllib_picks(check: str, function: str) -> Callable[[Case], bool]:
         return urllib_function(check, case) == function
 
     return applies
-
-
-_ASCII_RUN = re.compile("([\x00-\x7f]+)")
-
-
-def _unquote_text(value: str | bytes) -> bytes:
-    """``unquote(value)`` with its defaults as UTF-8 bytes: each ASCII run percent-decoded
-    and UTF-8 decoded with U+FFFD, non-ASCII text kept (bytes: decoded whole)."""
-    if isinstance(value, bytes):
-        return percent_decode(value).decode("utf-8", "replace").encode("utf-8")
-    parts = _ASCII_RUN.split(value)
-    text = "".join(
-        percent_decode(part).decode("utf-8", "replace") if index % 2 else part
-        for index, part in enumerate(parts)
-    )
-    return text.encode("utf-8", "surrogatepass")
 
 
 def _unquote_text_applies(case: Case) -> bool:
@@ -132,7 +115,7 @@ _entry(
     applies=_unquote_text_applies,
     reconcile=lambda case, expected, actual: (
         None if expected.raised or not isinstance(case, DecodeCase)
-        else (Outcome(_unquote_text(case.value)), actual)
+        else (Outcome(unquote_text(case.value)), actual)
     ),
     reference="the decoded bytes, whatever they are; a lone surrogate as U+FFFD (EF BF BD)",
     implementation="unquote(value) with its defaults (encoding='utf-8', errors='replace'): "
