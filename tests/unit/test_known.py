@@ -292,3 +292,50 @@ def test_a_kept_lone_surrogate_beside_known_behaviours_is_their_hit() -> None:
     bound = get_target("diff_form_parse").bind(cut)
     bound.check(FormParseCase("a=1&\ufffd&b"))
     assert _fails(bound, FormParseCase("a=1&\ud800&b")).case == FormParseCase("a=1&\ud800&b")
+
+
+_URLENCODED = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-._~=&%+")
+
+
+def _strict_parse(text: str) -> list[tuple[str, str]]:
+    """A form parser that checks its characters in one statement, as oauthlib's
+    urldecode does, and escapes in another."""
+    from urllib.parse import parse_qsl
+
+    if not set(text) <= _URLENCODED:
+        raise ValueError(f"not urlencoded: {set(text) - _URLENCODED}")
+    if re.search("%(?![0-9A-Fa-f]{2})", text):
+        raise ValueError("invalid hex")
+    return parse_qsl(text, keep_blank_values=True)
+
+
+def test_a_refusal_by_a_known_raise_statement_is_its_hit(tmp_path: Path) -> None:
+    """A control character, a space and a non-ASCII character refused by one statement
+    were three findings under three names; they are one, and the other statement's
+    refusal is another (one check of the characters, one of the escapes)."""
+    from pctfuzz._internal.cases import FormParseCase
+    from pctfuzz._internal.fuzz.minimize import raw_input_for
+
+    adapter = function_adapter("test-strict", form_parse=_strict_parse)
+    target = get_target("diff_form_parse")
+    bound = target.bind(adapter)
+    recorder = Recorder(target, adapter, "test-strict", tmp_path, None, bound=bound)
+    for text in ("a\x00", "a b", "\u00e9", "\x1f=1", "%zz", "a=%4"):
+        case = FormParseCase(text)
+        with pytest.raises(Divergence) as info:
+            bound.check(case)
+        recorder.record(raw_input_for(target, case, adapter) or b"", info.value)
+    recorder.flush()
+    records = [json.loads(p.read_text()) for p in tmp_path.glob("*.json")]
+    assert len(records) == 2, [r["signature"] for r in records]
+    assert sorted(r["hits"] for r in records) == [2, 4]
+    # A later campaign on the store knows the refusal by its statement too.
+    bound = target.bind(adapter)
+    later = Recorder(target, adapter, "test-strict", tmp_path, None, bound=bound)
+    case = FormParseCase("\u00fc!")
+    with pytest.raises(Divergence) as info:
+        bound.check(case)
+    later.record(raw_input_for(target, case, adapter) or b"", info.value)
+    later.flush()
+    records = [json.loads(p.read_text()) for p in tmp_path.glob("*.json")]
+    assert sorted(r["hits"] for r in records) == [2, 5]

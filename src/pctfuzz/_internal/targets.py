@@ -311,6 +311,10 @@ class BoundDifferential:
     known: KnownFindings = field(default_factory=KnownFindings, compare=False)
     turns: ClassVar[int] = 1
 
+    def __post_init__(self) -> None:
+        # (a refusal's raise statement is located in the adapter's code: ``checks.known``)
+        self.known.code_under_test = self.code_under_test
+
     @functools.cached_property
     def domain(self) -> AnswerDomain:
         """What the adapter answers (``AnswerDomain``), read on the first input: only

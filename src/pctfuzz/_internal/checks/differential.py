@@ -290,6 +290,12 @@ def _check(check: str, case: Case, impl: Impl | str | None,
     if hit is not None:  # the fast path: a finding already made (checks.known)
         raise _divergence(check, case, adapter, refused, expected, actual,
                           hit.klass, hit.behaviour)
+    if known is not None and actual.error is not None:
+        # A refusal by the statement that refused a known finding's input is its hit
+        # (``checks.known``: one check of the characters, however many kinds of input).
+        same = known.refused(check, actual.error)
+        if same is not None:
+            raise _divergence(check, case, adapter, refused, expected, actual, *same)
     scalar = None if known is None or actual.raised or known_only else _as_scalar_values(case)
     if scalar is not None:
         # A kept lone surrogate is held to U+FFFD (the non-scalar policy), but kept it
@@ -1187,9 +1193,17 @@ def _plain_variants(case: Case) -> list[tuple[str, Case, Case]]:
 def _plain_texts(length: int) -> list[tuple[str, str]]:
     """(a plain text of ``length`` characters, the same of ``_SMALL`` characters):
     letters, then escapes of a letter at each of the three alignments (a decoder that
-    works in blocks splits an escape only where one straddles a block's end)."""
-    return [(text[:length], text[:_SMALL]) for text in
+    works in blocks splits an escape only where one straddles a block's end). An
+    escape cut at the end is letters: ``%4`` is no plain input (a decoder that reads
+    ``%a`` as a byte was named a bug of size on it)."""
+    return [(_whole_escapes(text[:length]), _whole_escapes(text[:_SMALL])) for text in
             ("a" * length, *((pad + "%41" * length) for pad in ("", "a", "aa")))]
+
+
+def _whole_escapes(text: str) -> str:
+    """``text`` with an escape cut short at its end (``%`` or ``%4``) as letters."""
+    cut = text.rfind("%", len(text) - 2)
+    return text if cut < 0 else text[:cut] + "a" * (len(text) - cut)
 
 
 def _size_class(check: str, case: Case, adapter: Impl, surrogates: Surrogates,
@@ -1472,8 +1486,39 @@ def _form_parse_prefix(case: FormParseCase, adapter: Impl, surrogates: Surrogate
         return None
     answers = seen[end]
     assert answers is not None
-    return (dataclasses.replace(case, text=text[:end]),
-            form_parse_difference(text[:end], *answers[0]))
+    prefix = dataclasses.replace(case, text=text[:end])
+    klass = form_parse_difference(prefix.text, *answers[0])
+    return prefix, _in_either_field(prefix, klass, adapter, surrogates, known)
+
+
+def _in_either_field(case: FormParseCase, klass: str, adapter: Impl, surrogates: Surrogates,
+                     known: KnownFindings | None) -> str:
+    """``klass``, located on ``case`` (a shortest differing prefix) in a name or a value,
+    as ``field=any`` when its last sequence moved to the other field gives the same
+    class there: a parser that reads ``%a`` as a byte does so in a name and in a value,
+    one behaviour (it was one finding per field)."""
+    field = klass.partition(";")[0].removeprefix("field=")
+    if field not in ("name", "value"):
+        return klass
+    raw = case.text
+    text = raw.decode("latin-1") if isinstance(raw, bytes) else raw
+    start = text.rfind("&") + 1
+    head, sequence = text[:start], text[start:]
+    if field == "name":
+        moved = head + "=" + sequence
+    else:
+        value = sequence.partition("=")[2]
+        if "=" in value:  # (a second "=" would end the name there)
+            return klass
+        moved = head + value
+    other = "value" if field == "name" else "name"
+    got = _unexplained("form-parse", dataclasses.replace(
+        case, text=moved.encode("latin-1") if isinstance(raw, bytes) else moved), adapter,
+        registry_names(adapter), surrogates, known)
+    if got is not None and form_parse_difference(moved, *got[0]) == klass.replace(
+            f"field={field};", f"field={other};", 1):
+        return klass.replace(f"field={field};", "field=any;", 1)
+    return klass
 
 
 def _decode_prefix(case: DecodeCase, adapter: Impl, surrogates: Surrogates,

@@ -129,7 +129,9 @@ def widen(case: Case, klass: str, classify: Classify) -> str:
                 and not (after_pct and (c in _HEX_DIGITS) != (char in _HEX_DIGITS))]
 
     others = usable(UNIT_GROUPS[group])
-    picked = _representatives(group, others)
+    # A hex digit after a "%" is varied among hex digits only: that is all it can claim
+    # (a parser reading "%a" as a byte was named unit=alnum).
+    picked = None if after_pct and char in _HEX_DIGITS else _representatives(group, others)
     if picked is not None and all(alike(other) for other in picked):
         return klass.replace(f"unit=0x{match.group(1)}", f"unit={group}")
     # Not the whole group: the members that behave alike, each one checked, named by the

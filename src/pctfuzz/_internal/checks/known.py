@@ -17,6 +17,13 @@ The known findings also take part in naming: a new input is named by the simples
 that explains it *beside* them (``entries``), so a raw ``+`` that comes with an already
 known raw ``~`` is a finding of its own, never a hit of the ``~`` one.
 
+A refusal is also known by the statement that raised it (``identity.refusal_site``):
+an input the implementation refuses where a known finding's input was refused is that
+finding's hit, however the two inputs differ. oauthlib's ``urldecode`` refuses a control
+character, a space and a non-ASCII character in one ``raise``: three findings under
+three names (``refuses(input=control-char)``, its class, ``refuses(input=non-ascii)``)
+for one check of the characters.
+
 Only findings named by a rule are predicted: a difference no rule explains has no
 exact prediction. Its class is worked out (``identity``: tens of calls), and an input
 whose class is that of a known finding no rule names is its hit without being named
@@ -37,6 +44,7 @@ from pctfuzz._internal.accept.model import Model
 from pctfuzz._internal.accept.rules import Rule, as_entry, rule_from
 from pctfuzz._internal.cases import Case
 from pctfuzz._internal.errors import PctfuzzError
+from pctfuzz._internal.identity.signatures import refusal_site
 from pctfuzz._internal.identity.units import covers
 from pctfuzz._internal.outcome import Outcome
 
@@ -92,6 +100,10 @@ class KnownFindings:
         self._models: dict[tuple[str, ...], Model] = {}
         #: per check, the classes of the findings no rule names (``unexplained``)
         self._classes: dict[str, set[str]] = {}
+        #: per check, refusal site -> the class and behaviour of its finding (``refused``)
+        self._sites: dict[str, dict[str, tuple[str, dict[str, Any] | None]]] = {}
+        #: the modules whose frames locate a refusal (the bound adapter's code)
+        self.code_under_test: tuple[str, ...] = ()
 
     def __len__(self) -> int:
         return sum(map(len, self._known.values()))
@@ -136,6 +148,25 @@ class KnownFindings:
     def forget_unexplained(self, check: str, klass: str) -> None:
         """No longer know the finding of ``check`` by ``klass``: its input is named anew."""
         self._classes.get(check, set()).discard(klass)
+
+    def add_refusal(self, check: str, error: BaseException, klass: str,
+                    behaviour: dict[str, Any] | None) -> None:
+        """Know the finding of ``check`` (its class and behaviour) whose input the
+        implementation refused with ``error``, by the statement that raised it; an error
+        that no frame locates (a peer's, pctfuzz's own) is not known so."""
+        site = refusal_site(error, self.code_under_test)
+        if site is not None:
+            self._sites.setdefault(check, {}).setdefault(site, (klass, behaviour))
+
+    def refused(self, check: str, error: BaseException) -> tuple[str, dict[str, Any] | None] | None:
+        """The class and behaviour of the known finding whose input was refused by the
+        statement that raised ``error``; None when none was (no call of the
+        implementation: the traceback is read)."""
+        sites = self._sites.get(check)
+        if not sites:
+            return None
+        site = refusal_site(error, self.code_under_test)
+        return None if site is None else sites.get(site)
 
     def entries(self, check: str, impl: str) -> list[KnownDivergence]:
         """The known findings of ``check`` as entries of ``impl``, for naming beside them."""

@@ -116,6 +116,27 @@ class Recorder:
             if known.add(check, record.behaviour, case):
                 self.ids[record.signature] = record.id
                 self.seeded.add(record.signature)
+        for record in records:
+            if record.kind == "crash" and record.target == self.target.name \
+                    and record.impl == self.impl_name and record.status != "fixed":
+                self._seed_refusal(known, record)
+
+    def _seed_refusal(self, known: KnownFindings, record: Any) -> None:
+        """Know a store's refusal by the statement that raised it: its case is asked
+        once (a traceback is not stored), and known so when it still gives the record's
+        signature."""
+        try:
+            case = record.rebuild_case()
+            self.check(case)
+        except Divergence as exc:
+            if exc.impl_error is not None and signature_of(
+                    self.target.name, exc, impl=self.impl_name,
+                    code_under_test=self.impl_modules) == record.signature:
+                known.add_refusal(exc.check, exc.impl_error, exc.difference, exc.behaviour)
+                self.ids[record.signature] = record.id
+                self.seeded.add(record.signature)
+        except Exception:  # another failure now, or the record cannot be read: as before
+            return
 
     def _seed_unexplained(self, known: KnownFindings, record: Any, check: str) -> None:
         """Know a store's divergence that no rule names by its class, when its signature
@@ -229,6 +250,12 @@ class Recorder:
                 self.known.add(small_exc.check, small_exc.behaviour, case)
             elif isinstance(small_exc, Divergence) and small_exc.impl_error is None:
                 self.known.add_unexplained(small_exc.check, small_exc.difference)
+            if isinstance(small_exc, Divergence) and small_exc.impl_error is not None:
+                # and a refusal by the statement that raised it, on either input
+                for error in (small_exc.impl_error, getattr(exc, "impl_error", None)):
+                    if error is not None:
+                        self.known.add_refusal(small_exc.check, error,
+                                               small_exc.difference, small_exc.behaviour)
             self.ids[stored.signature] = stored.id
         if self.corpus is not None:
             try:

@@ -107,6 +107,16 @@ def raise_site(filename: str, lineno: int) -> str:
     return "+" + hashlib.sha256(line.encode("utf-8", "surrogatepass")).hexdigest()[:6]
 
 
+def refusal_site(exc: BaseException, code_under_test: Sequence[str]) -> str | None:
+    """``<type>@<where>`` of a refusal, when a frame outside pctfuzz locates it (the
+    statement that raised: ``crash_location``); None for an error without a traceback
+    (a peer's answer) or raised in pctfuzz's own code, whose place tells nothing."""
+    where = crash_location(exc, code_under_test)
+    if where in ("-", "pctfuzz"):
+        return None
+    return f"{qualified_type(exc)}@{where}"
+
+
 def crash_class(exc: BaseException, code_under_test: Sequence[str]) -> str:
     """``raised=<type>@<where>``: the class of a crash."""
     return f"raised={qualified_type(exc)}@{crash_location(exc, code_under_test)}"

@@ -36,7 +36,8 @@ SUBGROUPS = {
     "control": {"control-space": _SPACES,
                 "control-other": "".join(c for c in CONTROLS if c not in _SPACES)},
     "alnum": {"letter": string.ascii_letters, "digit": string.digits,
-              "upper": string.ascii_uppercase, "lower": string.ascii_lowercase},
+              "upper": string.ascii_uppercase, "lower": string.ascii_lowercase,
+              "hex-digit": string.hexdigits},
 }
 
 
@@ -82,13 +83,16 @@ def unit_members(unit: str) -> frozenset[str] | None:
 #: The decode segments a segment names besides itself (``checks.generalize`` widens a
 #: valid escape's hex case to ``pct-letters``).
 _COVERED_SEGMENTS = {"pct-letters": {"pct-upper", "pct-lower"}}
+#: The fields ``field=any`` names: the same behaviour in a name and in a value.
+_FIELDS = ("name", "value")
 
 
 def covers(general: str, specific: str) -> bool:
     """The class ``general`` (of a known finding) names the behaviour of ``specific``
     (an input's class before it is widened): the same fields, each the same but the
     unit, which ``general`` names among others (``unit=upper`` covers ``unit=0x42``),
-    or a segment it names too (``pct-letters`` covers ``pct-upper``). So an input of a
+    a segment it names too (``pct-letters`` covers ``pct-upper``) or a field
+    (``field=any`` covers ``field=name``). So an input of a
     known finding is its hit without being widened again, whichever member it shows."""
     if general == specific:
         return True
@@ -106,7 +110,8 @@ def covers(general: str, specific: str) -> bool:
             members, named = unit_members(value), unit_members(other_value)
             if members is None or named is None or not named <= members:
                 return False
-        elif not (key == "seg" and other_value in _COVERED_SEGMENTS.get(value, ())):
+        elif not ((key == "seg" and other_value in _COVERED_SEGMENTS.get(value, ()))
+                  or (key == "field" and value == "any" and other_value in _FIELDS)):
             return False
     return True
 
