@@ -286,15 +286,15 @@ class GrammarMutator:
     def keep_short(self, rng: _Rng, data: bytes) -> bytes:
         """``data``, or a short piece of it when it is longer than ``SHORT`` bytes
         (fifteen times in sixteen): its header and a window of the payload that starts
-        at a pair, or (form) its first fields, each cut to 64 bytes. An execution costs
+        at a pair, or (form) its first fields, each cut to 32 bytes. An execution costs
         about its input's length, and libFuzzer's length control is off beside a custom
         mutator: without this the corpus drifts to long inputs and the campaign slows
         several times over. Long inputs come from ``sized``, on purpose."""
         if len(data) <= SHORT or rng.random() < 1 / 16:
             return data
         if self.operation is FORM_SERIALIZE:
-            fields = form_fields(data)[: 2 * rng.randint(1, 4)]
-            return _unfields(data[:1], [field[:64] for field in fields])[: 4 * SHORT]
+            fields = form_fields(data)[: 2 * rng.randint(1, 3)]
+            return _unfields(data[:1], [field[:32] for field in fields])[: 2 * SHORT]
         payload = data[self.header :]
         starts = [0, *(m.end() for m in itertools.islice(re.finditer(rb"[&;]", payload),
                                                          32))]
