@@ -91,15 +91,17 @@ oss-fuzz-user-check: $(OSSFUZZ_VENV)/.installed $(STAMP)
 	PCTFUZZ_OSSFUZZ_VENV=$(OSSFUZZ_VENV) $(PY) -m pytest -q -s -p no:cacheprovider tests/integration/test_oss_fuzz_user.py
 
 ## The peers in other languages (docs/peers.md), on a Debian machine as root: the
-## runtimes from Debian's packages (one apt-get update), then the Go and Java peers
-## built into src/pctfuzz/peers/build/ (git-ignored; PCTFUZZ_PEER_BUILD moves it).
-## Go builds from its standard library only: no module is downloaded. The JavaScript
+## runtimes from Debian's packages (one apt-get update), then the Go, Java, Haskell
+## and Nim peers built into src/pctfuzz/peers/build/ (git-ignored; PCTFUZZ_PEER_BUILD
+## moves it). Go and Nim build from their standard libraries only, Haskell from base and
+## Debian's network-uri: nothing is downloaded. The JavaScript
 ## runtimes besides Node.js (Bun) are npm packages, pinned in
 ## src/pctfuzz/peers/engines/package-lock.json and installed with npm ci into the
 ## build folder; they run the Node.js peer's peer.js.
 PEER_BUILD ?= src/pctfuzz/peers/build
 PEER_DEBS  := golang-go php-cli ruby liburi-perl libcurl4 openjdk-17-jdk-headless \
-              lua5.4 lua-socket tcl tcllib r-base-core r-cran-jsonlite
+              lua5.4 lua-socket tcl tcllib r-base-core r-cran-jsonlite \
+              ghc libghc-network-uri-dev nim gcc
 peers:
 	@missing=""; for p in $(PEER_DEBS); do dpkg -s $$p >/dev/null 2>&1 || missing="$$missing $$p"; done; \
 	if [ -n "$$missing" ]; then \
@@ -107,6 +109,7 @@ peers:
 	  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends$$missing >/dev/null; \
 	fi
 	@$(MAKE) --no-print-directory $(PEER_BUILD)/pctfuzz-go-peer $(PEER_BUILD)/java/Peer.class \
+	  $(PEER_BUILD)/pctfuzz-haskell-peer $(PEER_BUILD)/pctfuzz-nim-peer \
 	  $(PEER_BUILD)/engines/.installed
 
 # Built only when the source is newer: `make peers` on a ready machine does nothing.
@@ -118,6 +121,20 @@ $(PEER_BUILD)/pctfuzz-go-peer: src/pctfuzz/peers/go/peer.go
 $(PEER_BUILD)/java/Peer.class: src/pctfuzz/peers/java/Peer.java
 	mkdir -p $(PEER_BUILD)/java
 	javac -encoding UTF-8 -d $(PEER_BUILD)/java src/pctfuzz/peers/java/Peer.java
+
+# ghc with the network-uri that Debian installed (its version, for the handshake, from
+# ghc-pkg); the objects go to build/haskell/.
+$(PEER_BUILD)/pctfuzz-haskell-peer: src/pctfuzz/peers/haskell/Peer.hs
+	mkdir -p $(PEER_BUILD)/haskell
+	ghc -O -v0 -package network-uri -outputdir $(PEER_BUILD)/haskell \
+	  -DNETWORK_URI_VERSION="\"$$(ghc-pkg --simple-output field network-uri version | tail -n 1)\"" \
+	  -o $(PEER_BUILD)/pctfuzz-haskell-peer src/pctfuzz/peers/haskell/Peer.hs
+
+# nim (through gcc); its C files go to build/nimcache/, not ~/.cache/nim.
+$(PEER_BUILD)/pctfuzz-nim-peer: src/pctfuzz/peers/nim/peer.nim
+	mkdir -p $(PEER_BUILD)
+	nim c -d:release --hints:off --verbosity:0 --nimcache:$(abspath $(PEER_BUILD))/nimcache \
+	  -o:$(abspath $(PEER_BUILD))/pctfuzz-nim-peer src/pctfuzz/peers/nim/peer.nim
 
 # npm ci again only when the pinned versions change.
 ENGINES := src/pctfuzz/peers/engines

@@ -115,6 +115,32 @@ VECTORS: list[tuple[str, Callable[[Any], Any], Any]] = [
     # A real bug (docs/in-the-wild.md): any two characters after % are read as hex.
     ("r-urlencode", lambda a: a.decode(DecodeCase("%4g")), b"P"),
     ("r-urlencode", lambda a: a.decode(DecodeCase("100%")), b"100"),
+    # network-uri 2.6.4.1 (Network/URI.hs): isUnreserved is RFC 3986's unreserved set,
+    # isUnescapedInURI leaves the reserved characters too, isAllowedInURI also '%'.
+    ("haskell-network-uri", _enc("a b/?#[]*~%\u00e9", "rfc3986-unreserved"),
+     "a%20b%2F%3F%23%5B%5D%2A~%25%C3%A9"),
+    ("haskell-network-uri", _enc("a b/?#[]*~%\u00e9", "encodeURI-[]"), "a%20b/?#[]*~%25%C3%A9"),
+    ("haskell-network-uri", _enc("a b/?#[]*~%\u00e9", "encodeURI-%25[]"), "a%20b/?#[]*~%%C3%A9"),
+    # unEscapeString: '+' and invalid escapes kept, ill-formed UTF-8 one U+FFFD per
+    # sequence (entries), U+FFFF too (network-uri#51).
+    ("haskell-network-uri", lambda a: a.decode(DecodeCase("%41+%zz%C3%A9%ED%A0%80%EF%BF%BF")),
+     b"A+%zz\xc3\xa9\xef\xbf\xbd\xef\xbf\xbd"),
+    # A real bug (docs/in-the-wild.md): a lone surrogate as its three surrogate bytes.
+    ("haskell-network-uri", _enc("\ud800", "rfc3986-unreserved"), "%ED%A0%80"),
+    # Nim 1.6.10 lib/pure/uri.nim: encodeUrl keeps RFC 3986's unreserved set (a space '+'
+    # with usePlus); decodeUrl keeps an invalid escape; encodeQuery omits '=' of an empty
+    # value; decodeQuery keeps an empty sequence but the last.
+    ("nim-uri", _enc("a b~*\u00e9", "rfc3986-unreserved"), "a%20b~%2A%C3%A9"),
+    ("nim-uri", _enc("a b~*\u00e9", "rfc3986-unreserved", True), "a+b~%2A%C3%A9"),
+    ("nim-uri", lambda a: a.decode(DecodeCase("%41+%zz%\xff")), b"A+%zz%\xc3\xbf"),
+    ("nim-uri", lambda a: a.form_serialize(FormCase((("a b", "~*"), ("c", "")))), "a+b=~%2A&c"),
+    ("nim-uri", lambda a: a.form_parse(FormParseCase("&a=1&&b&")),
+     [("", ""), ("a", "1"), ("", ""), ("b", "")]),
+    # A real bug (docs/in-the-wild.md): the pair ("", "") is written as nothing, and
+    # as the first pair it takes the next pair's '&' too.
+    ("nim-uri", lambda a: a.form_serialize(FormCase((("", ""), ("a", "1")))), "a=1"),
+    ("nim-uri-plus", _enc("a b", "rfc3986-unreserved", True), "a+b"),
+    ("nim-uri-plus", lambda a: a.decode(DecodeCase("a+b%2B")), b"a b+"),
     # Bun: JavaScriptCore's built-ins (MDN encodeURIComponent: all but A-Z a-z 0-9
     # - _ . ! ~ * ' ( ) escaped), WebKit's URLSearchParams and URL setters.
     ("bun", _enc("a b!'()*~\u00e9", "encodeURIComponent"), "a%20b!'()*~%C3%A9"),
@@ -200,6 +226,10 @@ KNOWN_BUGS: dict[str, Callable[[dict[str, Any]], bool]] = {
     and re.search("%(?![0-9A-Fa-f]{2})", f["case"]) is not None,
     "lua-socket-url": lambda f: f["actual"] is not None
     and re.search("%([0-9a-f][a-f]|[a-f][0-9a-f])", f["actual"]) is not None,
+    "haskell-network-uri": lambda f: f["actual"] is not None
+    and ("%ED%A0" in f["actual"] or "%ED%B" in f["actual"]),
+    # encodeQuery writes the pair ("", "") as nothing (omitEq), without its '&' first.
+    "nim-uri": lambda f: f["case"].startswith("form(") and "('', '')" in f["case"],
 }
 
 NEW_IMPLS = sorted({n for n, *_ in VECTORS})

@@ -38,7 +38,9 @@ from pctfuzz._internal.checks.registry import ada as ada_entries
 from pctfuzz._internal.checks.registry import curl as curl_entries
 from pctfuzz._internal.checks.registry import engines as engine_entries
 from pctfuzz._internal.checks.registry import go as go_entries
+from pctfuzz._internal.checks.registry import haskell as haskell_entries
 from pctfuzz._internal.checks.registry import java as java_entries
+from pctfuzz._internal.checks.registry import nim as nim_entries
 from pctfuzz._internal.checks.registry import node as node_entries
 from pctfuzz._internal.checks.registry import perl as perl_entries
 from pctfuzz._internal.checks.registry import php as php_entries
@@ -325,6 +327,8 @@ _FAMILIES = {
     engine_entries: {"bun", "bun-url", "deno", "deno-url"},
     tcl_entries: {"tcl-http"},
     r_entries: {"r-urlencode"},
+    haskell_entries: {"haskell-network-uri"},
+    nim_entries: {"nim-uri", "nim-uri-plus"},
 }
 
 
@@ -357,3 +361,49 @@ def test_user_entries_reconcile_with_the_same_engine() -> None:
     assert engine_explain("encode", ("urllib",), case, expected, actual, ()) is None
     assert engine_explain("encode", ("urllib",), case, expected, actual,
                           (get_divergence("urllib-quote-tilde"),)) == ("urllib-quote-tilde",)
+
+
+# --- the Haskell and Nim entries hold their rule, not the bugs beside it -------------------
+@pytest.mark.parametrize(
+    ("impl", "check", "case", "expected", "actual", "accepted"),
+    [
+        # unEscapeString: one U+FFFD per ill-formed sequence as its decoder reads it ...
+        ("haskell-network-uri", "decode", DecodeCase("%ED%A0%80%41"), b"\xed\xa0\x80A",
+         "\ufffdA".encode(), True),
+        # ... never one per byte, nor a dropped sequence, nor a raw byte.
+        ("haskell-network-uri", "decode", DecodeCase("%ED%A0%80%41"), b"\xed\xa0\x80A",
+         "\ufffd\ufffd\ufffdA".encode(), False),
+        ("haskell-network-uri", "decode", DecodeCase("%FF%41"), b"\xffA", b"A", False),
+        ("haskell-network-uri", "decode", DecodeCase("%C3%A9"), b"\xc3\xa9",
+         "\ufffd".encode(), False),
+        # U+FFFF as U+FFFD (network-uri#51), but no other valid character.
+        ("haskell-network-uri", "decode", DecodeCase("%EF%BF%BF"), b"\xef\xbf\xbf",
+         "\ufffd".encode(), True),
+        ("haskell-network-uri", "decode", DecodeCase("%EF%BF%BD%EF%BF%BC"),
+         "\ufffd\ufffc".encode(), "\ufffd\ufffd".encode(), False),
+        # encodeQuery's omitted '=' of a named empty value, not the lost ("", "") pair.
+        ("nim-uri", "form", FormCase((("a", "1"), ("b", ""))), "a=1&b=", "a=1&b", True),
+        ("nim-uri", "form", FormCase((("", ""), ("a", "1"))), "=&a=1", "a=1", False),
+        ("nim-uri", "form", FormCase((("a", ""), ("", ""))), "a=&=", "a&", False),
+        ("nim-uri", "form", FormCase((("a", "1"), ("b", ""))), "a=1&b=", "a=1b", False),
+        # decodeUrl(s)'s '+' as a space; decodeUrl(s, decodePlus = false) has no entry.
+        ("nim-uri-plus", "decode", DecodeCase("a+b"), b"a+b", b"a b", True),
+        ("nim-uri", "decode", DecodeCase("a+b"), b"a+b", b"a b", False),
+    ],
+)
+def test_haskell_and_nim_entries_both_ways(
+    impl: str, check: str, case: object, expected: object, actual: object, accepted: bool
+) -> None:
+    names = (impl,)
+    result = explain(check, names, case, Outcome(expected), Outcome(actual))  # type: ignore[arg-type]
+    assert (result is not None) is accepted, result
+
+
+def test_haskell_nonchar_entry_leaves_a_raw_noncharacter_alone() -> None:
+    # unEscapeString decodes escapes only: a raw U+FFFE of the input stays U+FFFE.
+    case = DecodeCase("\ufffe%EF%BF%BF%FF")
+    expected = Outcome("\ufffe\uffff".encode() + b"\xff")
+    assert explain("decode", ("haskell-network-uri",), case, expected,
+                   Outcome("\ufffe\ufffd\ufffd".encode())) is not None
+    assert explain("decode", ("haskell-network-uri",), case, expected,
+                   Outcome("\ufffd\ufffd\ufffd".encode())) is None

@@ -3,14 +3,14 @@ is started, and ``LangPeerAdapter``, the base of their adapters.
 
 Each program (``pctfuzz/peers/<lang>/``) answers the pctfuzz-peer protocol
 (docs/protocol.md) for a few implementations. ``make peers`` installs the runtimes
-from Debian's packages and builds the Go and Java peers into the build folder
-(``PCTFUZZ_PEER_BUILD``, default ``pctfuzz/peers/build``, git-ignored). JavaScript
+from Debian's packages and builds the Go, Java, Haskell and Nim peers into the build
+folder (``PCTFUZZ_PEER_BUILD``, default ``pctfuzz/peers/build``, git-ignored). JavaScript
 runtimes besides Node.js (Bun, Deno) are npm packages that ``make peers`` installs into the
 same folder; they run the Node.js peer's ``peer.js`` (``pctfuzz._internal.oracles.engines``).
 
 Two things differ from the Node.js peer, and ``LangPeerAdapter`` handles them:
 
-- **Byte strings.** Go, PHP, Ruby, Perl and Lua strings are bytes, and their JSON readers
+- **Byte strings.** Go, PHP, Ruby, Perl, Lua and Nim strings are bytes, and their JSON readers
   turn a lone surrogate escape into U+FFFD or refuse it, so a str with a lone surrogate
   is ``Unsupported`` before it is sent (Java's strings are UTF-16 and take it). A
   bytes value travels as is: these functions take bytes.
@@ -89,6 +89,24 @@ def _java() -> tuple[str, ...]:
             "Peer")
 
 
+def _built(binary: str, compiler: str, what: str) -> tuple[str, ...]:
+    """A peer that ``make peers`` compiles into the build folder (Go, Haskell, Nim)."""
+    path = peer_build_dir() / binary
+    if not path.is_file():
+        why = ("not built" if shutil.which(compiler)
+               else f"{compiler} not installed and peer not built")
+        raise PeerUnavailable(f"the {what} peer is {why}: run make peers ({path})")
+    return (str(path),)
+
+
+def _haskell() -> tuple[str, ...]:
+    return _built("pctfuzz-haskell-peer", "ghc", "Haskell")
+
+
+def _nim() -> tuple[str, ...]:
+    return _built("pctfuzz-nim-peer", "nim", "Nim")
+
+
 def _php() -> tuple[str, ...]:
     # Warnings to stderr: nothing but answers may reach stdout.
     return (_runtime("php", "php-cli"), "-d", "display_errors=stderr", "-d", "log_errors=0",
@@ -163,6 +181,8 @@ PEER_PROGRAMS: Mapping[str, PeerProgram] = {
     "lua": PeerProgram("Lua", _lua),
     "tcl": PeerProgram("Tcl", _tcl),
     "r": PeerProgram("R", _r),
+    "haskell": PeerProgram("Haskell", _haskell),
+    "nim": PeerProgram("Nim", _nim),
     "bun": PeerProgram("JavaScript", _bun),
     "deno": PeerProgram("JavaScript", _deno),
 }

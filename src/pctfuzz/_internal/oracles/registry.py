@@ -233,6 +233,14 @@ _OTHER_LANGUAGES: tuple[tuple[str, str, str, str, str], ...] = (
      "Tcl http package: ::http::quoteString (encode), ::http::formatQuery (form)"),
     ("r-urlencode", "r", "RUrlencode", "R",
      "R utils: URLencode (encode, reserved = TRUE or FALSE), URLdecode (decode)"),
+    ("haskell-network-uri", "haskell", "HaskellNetworkUri", "Haskell",
+     "Haskell network-uri Network.URI: escapeURIString (isUnreserved, isUnescapedInURI, "
+     "isAllowedInURI), unEscapeString (decode)"),
+    ("nim-uri", "nim", "NimUri", "Nim",
+     "Nim std/uri: encodeUrl (encode), decodeUrl(decodePlus = false) (decode), "
+     "encodeQuery (form), decodeQuery (form parsing)"),
+    ("nim-uri-plus", "nim", "NimUriPlus", "Nim",
+     "Nim std/uri: encodeUrl(s) and decodeUrl(s), their defaults (space as '+')"),
     ("bun", "engines", "BunBuiltins", "JavaScript",
      "Bun (JavaScriptCore, WebKit): encodeURIComponent, encodeURI, URLSearchParams, "
      "decodeURIComponent"),

@@ -29,7 +29,9 @@ from pctfuzz._internal.checks.registry import (
     curl,
     engines,
     go,
+    haskell,
     java,
+    nim,
     node,
     perl,
     php,
@@ -59,7 +61,8 @@ __all__ = [
 DIVERGENCES: tuple[KnownDivergence, ...] = tuple(sorted(
     (*urllib.ENTRIES, *urllib_legacy.ENTRIES, *yarl.ENTRIES, *ada.ENTRIES, *node.ENTRIES,
      *go.ENTRIES, *java.ENTRIES, *php.ENTRIES, *ruby.ENTRIES, *perl.ENTRIES, *curl.ENTRIES,
-     *tcl.ENTRIES, *r.ENTRIES, *engines.ENTRIES),
+     *tcl.ENTRIES, *r.ENTRIES, *haskell.ENTRIES, *nim.ENTRIES,
+     *engines.ENTRIES),
     key=lambda d: d.phase,
 ))
 
