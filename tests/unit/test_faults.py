@@ -97,9 +97,11 @@ _STRATEGIES: dict[str, st.SearchStrategy[Any]] = {
 }
 #: A search stops at its first find, so only a fault found late costs its budget: 6,000
 #: since the encode strategy spends one draw in eight on long values and legacy runs
-#: (``strategies.encode_cases``), which one-character faults rarely show on.
+#: (``strategies.encode_cases``), which one-character faults rarely show on; 12,000
+#: since the derandomized search missed fragment-lt-raw within 6,000 (found at 12,000
+#: in 1 s more: the budget changes the sequence Hypothesis draws).
 _SEARCH = settings(
-    max_examples=6_000,
+    max_examples=12_000,
     database=None,
     derandomize=True,
     deadline=None,

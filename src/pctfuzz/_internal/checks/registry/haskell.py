@@ -17,13 +17,14 @@ from pctfuzz._internal.accept.entry import REWRITE, KnownDivergence
 from pctfuzz._internal.cases import Case, DecodeCase
 from pctfuzz._internal.checks.registry.common import Pair, add_entry
 from pctfuzz._internal.outcome import Outcome
+from pctfuzz._internal.spec import ASCII_HEX
 
 __all__ = ["ENTRIES", "un_escape_string"]
 
 ENTRIES: list[KnownDivergence] = []
 _entry = functools.partial(add_entry, ENTRIES)
 
-_HEX = frozenset("0123456789abcdefABCDEF")
+_HEX = frozenset(ASCII_HEX)
 #: unEscapeUtf8: a lead byte below this bound -> (continuation bytes, mask, smallest value).
 _LEADS = ((0xF0, 2, 0x0F, 0x800), (0xF8, 3, 0x07, 0x10000), (0xFC, 4, 0x03, 0x200000),
           (0xFE, 5, 0x01, 0x4000000))
