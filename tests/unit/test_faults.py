@@ -12,6 +12,7 @@ Three layers:
 
 from __future__ import annotations
 
+from random import Random
 from typing import Any
 
 import pytest
@@ -97,13 +98,15 @@ _STRATEGIES: dict[str, st.SearchStrategy[Any]] = {
 }
 #: A search stops at its first find, so only a fault found late costs its budget: 6,000
 #: since the encode strategy spends one draw in eight on long values and legacy runs
-#: (``strategies.encode_cases``), which one-character faults rarely show on; 12,000
-#: since the derandomized search missed fragment-lt-raw within 6,000 (found at 12,000
-#: in 1 s more: the budget changes the sequence Hypothesis draws).
+#: (``strategies.encode_cases``), which one-character faults rarely show on. Seeded
+#: (``random=Random(0)`` below), not derandomized: a derandomized search seeds itself
+#: from the test's digest, which holds its file's path, so a fresh clone elsewhere
+#: drew another sequence and missed fragment-lt-raw within 6,000; 12,000 finds it
+#: with seeds 0-3 (6-34 s with the shrink).
 _SEARCH = settings(
     max_examples=12_000,
     database=None,
-    derandomize=True,
+    derandomize=False,
     deadline=None,
     phases=[Phase.generate, Phase.shrink],
     suppress_health_check=list(HealthCheck),
@@ -127,7 +130,8 @@ def _search_pairs() -> list[tuple[str, str]]:
 def test_hypothesis_finds(fault: str, invariant: str) -> None:
     codec = FAULTS[fault]
     strategy = _STRATEGIES.get(invariant, encode_cases(surrogates=invariant == "input-domain"))
-    found = find(strategy, lambda case: reports(invariant, codec, case), settings=_SEARCH)
+    found = find(strategy, lambda case: reports(invariant, codec, case), settings=_SEARCH,
+                 random=Random(0))
     assert reports(invariant, codec, found)
     assert not reports(invariant, REFERENCE, found)
 
