@@ -329,9 +329,15 @@ def test_a_refusal_by_a_known_raise_statement_is_its_hit(tmp_path: Path) -> None
     records = [json.loads(p.read_text()) for p in tmp_path.glob("*.json")]
     assert len(records) == 2, [r["signature"] for r in records]
     assert sorted(r["hits"] for r in records) == [2, 4]
-    # A later campaign on the store knows the refusal by its statement too.
-    bound = target.bind(adapter)
-    later = Recorder(target, adapter, "test-strict", tmp_path, None, bound=bound)
+    # A later campaign on the store knows the refusal by its statement too, read from
+    # the record's signature: its start asks the implementation nothing, so every call
+    # it makes is a counted hit or pass (a replay here cost a two-campaign run one hit).
+    calls: list[str] = []
+    counting = function_adapter("test-strict", form_parse=lambda t: (
+        calls.append(t), _strict_parse(t))[1])
+    bound = target.bind(counting)
+    later = Recorder(target, counting, "test-strict", tmp_path, None, bound=bound)
+    assert calls == []
     case = FormParseCase("\u00fc!")
     with pytest.raises(Divergence) as info:
         bound.check(case)

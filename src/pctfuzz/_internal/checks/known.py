@@ -156,7 +156,13 @@ class KnownFindings:
         that no frame locates (a peer's, pctfuzz's own) is not known so."""
         site = refusal_site(error, self.code_under_test)
         if site is not None:
-            self._sites.setdefault(check, {}).setdefault(site, (klass, behaviour))
+            self.add_refusal_site(check, site, klass, behaviour)
+
+    def add_refusal_site(self, check: str, site: str, klass: str,
+                         behaviour: dict[str, Any] | None) -> None:
+        """Know the finding of ``check`` whose input was refused by the statement at
+        ``site`` (``identity.refusal_site``: ``<type>@<where>``)."""
+        self._sites.setdefault(check, {}).setdefault(site, (klass, behaviour))
 
     def refused(self, check: str, error: BaseException) -> tuple[str, dict[str, Any] | None] | None:
         """The class and behaviour of the known finding whose input was refused by the

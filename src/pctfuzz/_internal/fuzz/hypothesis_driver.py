@@ -208,7 +208,8 @@ class _Hunt:
                                  impl=self.impl_name, code_under_test=self.code)
             self.saved.add(named)
             finding = build_finding(self.target, self.impl_name, case, self._raw(case), exc,
-                                    minimized=complete, signature=named, impl=self.impl)
+                                    minimized=complete, signature=named, impl=self.impl,
+                                    code_under_test=self.code)
             try:
                 stored, is_new = FindingStore(self.findings).record(finding)
             except StoreError as err:

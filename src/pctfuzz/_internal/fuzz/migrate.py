@@ -129,7 +129,8 @@ def _minimized(store: FindingStore, finding: Finding, impl: str | None,
         fresh = build_finding(target, finding.impl, found.case,
                               raw_input_for(target, found.case, subject), exc,
                               minimized=found.complete, signature=finding.signature,
-                              impl=subject if target.differential else None)
+                              impl=subject if target.differential else None,
+                              code_under_test=bound.code_under_test)
     else:
         raise UsageError("its minimized case passed when checked again (flaky)")
     if (found.case, found.complete, fresh.behaviour) == (case, finding.minimized,

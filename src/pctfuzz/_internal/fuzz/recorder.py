@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import os
 import time
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -21,7 +22,7 @@ from pctfuzz._internal.fuzz.minimize import (
     same_failure,
 )
 from pctfuzz._internal.fuzz.protocol import finding_line, lost_line, say, warning_line
-from pctfuzz._internal.identity import classify, make_signature, signature_of
+from pctfuzz._internal.identity import classify, make_signature, refusal_site, signature_of
 from pctfuzz._internal.targets import Bound, BoundDifferential, Target
 from pctfuzz._internal.violations import Divergence, Violation
 
@@ -122,21 +123,23 @@ class Recorder:
                 self._seed_refusal(known, record)
 
     def _seed_refusal(self, known: KnownFindings, record: Any) -> None:
-        """Know a store's refusal by the statement that raised it: its case is asked
-        once (a traceback is not stored), and known so when it still gives the record's
-        signature."""
-        try:
-            case = record.rebuild_case()
-            self.check(case)
-        except Divergence as exc:
-            if exc.impl_error is not None and signature_of(
-                    self.target.name, exc, impl=self.impl_name,
-                    code_under_test=self.impl_modules) == record.signature:
-                known.add_refusal(exc.check, exc.impl_error, exc.difference, exc.behaviour)
-                self.ids[record.signature] = record.id
-                self.seeded.add(record.signature)
-        except Exception:  # another failure now, or the record cannot be read: as before
+        """Know a store's refusal by the statement that raised it, read from its record
+        (``raised_at``; an unnamed one's signature holds it too: ``raised=<type>@<where>``,
+        ``identity.crash_class``). Read, not asked again: a campaign calls the
+        implementation on its own inputs only, so each call is a counted hit or pass."""
+        parts = record.signature.split("|")
+        if len(parts) < 4:
             return
+        site = record.evidence.get("raised_at")
+        if not isinstance(site, str) and not record.behaviour \
+                and parts[3].startswith("raised="):
+            site = parts[3].removeprefix("raised=")
+        if not isinstance(site, str) or site.endswith(("@-", "@pctfuzz")):
+            return  # not located: ``refusal_site`` knows no statement
+        known.add_refusal_site(str(record.evidence.get("check", "")), site, parts[3],
+                               record.behaviour or None)
+        self.ids[record.signature] = record.id
+        self.seeded.add(record.signature)
 
     def _seed_unexplained(self, known: KnownFindings, record: Any, check: str) -> None:
         """Know a store's divergence that no rule names by its class, when its signature
@@ -226,7 +229,7 @@ class Recorder:
             minimized=found.complete and case is found.case,
             signature=signature_of(self.target.name, small_exc, case=case, subject=self.impl,
                                    impl=self.impl_name, code_under_test=self.impl_modules),
-            impl=self.impl)
+            impl=self.impl, code_under_test=self.impl_modules)
         from pctfuzz._internal.store import StoreError
 
         try:
@@ -297,13 +300,21 @@ def _env_seconds(name: str, default: float) -> float:
 
 def build_finding(target: Target, impl_name: str | None, case: Case, raw: bytes | None,
                   exc: BaseException, *, minimized: bool, signature: str,
-                  impl: Any = None) -> Any:
+                  impl: Any = None, code_under_test: Sequence[str] = ()) -> Any:
     """A ``store.Finding`` for a failure of ``target`` on ``case``; ``impl``, the code
-    under test, gives the version the finding records (``oracles.impl_version``)."""
+    under test, gives the version the finding records (``oracles.impl_version``), and
+    its modules (``code_under_test``) the statement that refused (``raised_at``)."""
     from pctfuzz._internal.oracles.base import impl_version
     from pctfuzz._internal.store import collect_versions, new_finding
 
     kind, check, located = classify(exc)
+    evidence = exc.evidence() if isinstance(exc, Violation) else {"error": repr(exc)}
+    if isinstance(exc, Divergence) and exc.impl_error is not None and code_under_test:
+        # The statement that refused (``identity.refusal_site``), so a later campaign
+        # knows this refusal by it without asking the implementation again.
+        site = refusal_site(exc.impl_error, code_under_test)
+        if site is not None:
+            evidence["raised_at"] = site
     return new_finding(
         target=target.name,
         kind=kind,
@@ -312,7 +323,7 @@ def build_finding(target: Target, impl_name: str | None, case: Case, raw: bytes 
         case=case,
         raw_input=raw,
         check=check,
-        evidence=exc.evidence() if isinstance(exc, Violation) else {"error": repr(exc)},
+        evidence=evidence,
         impl=impl_name,
         minimized=minimized,
         versions=collect_versions(impl_name, None if impl is None else impl_version(impl)),
