@@ -131,6 +131,9 @@ VECTORS: list[tuple[str, Callable[[Any], Any], Any]] = [
     ("erlang-uri-string-query",
      lambda a: a.form_parse(FormParseCase("city=%26%2326481%3B%26%2320140%3B")),
      [("city", "\u6771\u4eac")]),
+    # A real bug (docs/in-the-wild.md): a raw '&#' does not separate pairs.
+    ("erlang-uri-string-query", lambda a: a.form_parse(FormParseCase("a&#65;=1")),
+     [("aA", "1")]),
     ("erlang-uri-string-recompose", _enc("a b/%41?#", "rfc3986-pchar-/"), "a%20b/%41%3F%23"),
     ("erlang-uri-string-recompose", _enc("a b/?#", "rfc3986-query"), "a%20b/?%23"),
     ("erlang-uri-string-recompose", _enc("a@b:c/", "rfc3986-pchar+@"), "a%40b:c%2F"),
@@ -214,6 +217,13 @@ def test_known_vectors_against_the_real_library(name: str, ask: Callable[[Any], 
     ("bun", lambda a: a.decode(DecodeCase("%")), "URIError"),
     ("deno", _enc("\ud800", "component"), "URIError"),
     ("deno", lambda a: a.decode(DecodeCase("%")), "URIError"),
+    # Real bugs (docs/in-the-wild.md): unquote/1 of a binary throws (erlang/otp#11654);
+    # dissect_query/1 crashes on its own compose_query/1 output for the value "&#".
+    ("erlang-uri-string", lambda a: a.decode(DecodeCase("%zz")), "throw"),
+    ("erlang-uri-string-query", lambda a: a.form_parse(FormParseCase("a=%26%23")),
+     "function_clause"),
+    ("erlang-uri-string-query", lambda a: a.form_parse(FormParseCase("a=%zz")),
+     "invalid_percent_encoding"),  # the documented error tuple (an entry)
 ])
 def test_library_errors_arrive_named(name: str, ask: Callable[[Any], Any], error: str) -> None:
     impl = _impl(name)
@@ -242,6 +252,9 @@ KNOWN_BUGS: dict[str, Callable[[dict[str, Any]], bool]] = {
     and re.search("%(?![0-9A-Fa-f]{2})", f["case"]) is not None,
     # unquote/1 of a binary throws where a list returns {error, ...} (erlang/otp#11654).
     "erlang-uri-string": lambda f: f["kind"] == "crash" and f["case"].startswith("decode("),
+    # dissect_query/1: a raw '&#' joins a name; a decoded '&#' at the end crashes.
+    "erlang-uri-string-query": lambda f: re.search("(&|%26)(#|%23)", f["case"], re.I)
+    is not None,
     "lua-socket-url": lambda f: f["actual"] is not None
     and re.search("%([0-9a-f][a-f]|[a-f][0-9a-f])", f["actual"]) is not None,
 }
