@@ -97,11 +97,12 @@ oss-fuzz-user-check: $(OSSFUZZ_VENV)/.installed $(STAMP)
 ## Debian's network-uri: nothing is downloaded. The JavaScript
 ## runtimes besides Node.js (Bun) are npm packages, pinned in
 ## src/pctfuzz/peers/engines/package-lock.json and installed with npm ci into the
-## build folder; they run the Node.js peer's peer.js.
+## build folder; they run the Node.js peer's peer.js. The PHP, Ruby, Perl, Lua, Tcl, R,
+## Erlang (escript) and Elixir peers run from their source: nothing to build.
 PEER_BUILD ?= src/pctfuzz/peers/build
 PEER_DEBS  := golang-go php-cli ruby liburi-perl libcurl4 openjdk-17-jdk-headless \
               lua5.4 lua-socket tcl tcllib r-base-core r-cran-jsonlite \
-              ghc libghc-network-uri-dev nim gcc
+              ghc libghc-network-uri-dev nim gcc erlang-base elixir
 peers:
 	@missing=""; for p in $(PEER_DEBS); do dpkg -s $$p >/dev/null 2>&1 || missing="$$missing $$p"; done; \
 	if [ -n "$$missing" ]; then \

@@ -141,6 +141,51 @@ VECTORS: list[tuple[str, Callable[[Any], Any], Any]] = [
     ("nim-uri", lambda a: a.form_serialize(FormCase((("", ""), ("a", "1")))), "a=1"),
     ("nim-uri-plus", _enc("a b", "rfc3986-unreserved", True), "a+b"),
     ("nim-uri-plus", lambda a: a.decode(DecodeCase("a+b%2B")), b"a b+"),
+    # Erlang uri_string (OTP 25 manual): quote/1 leaves RFC 3986 unreserved raw, quote/2
+    # its Safe list too; compose_query/1 the form set; recompose/1 keeps a '%'.
+    ("erlang-uri-string", _enc("a b/~*\u00e9", "rfc3986-unreserved"), "a%20b%2F~%2A%C3%A9"),
+    ("erlang-uri-string", _enc("SomeId/04", "rfc3986-unreserved-/"), "SomeId/04"),
+    ("erlang-uri-string", _enc("a b/:@!", "rfc3986-pchar"), "a%20b%2F:@!"),
+    ("erlang-uri-string", lambda a: a.decode(DecodeCase("SomeId%2504")), b"SomeId%04"),
+    ("erlang-uri-string-query",
+     lambda a: a.form_serialize(FormCase((("foo bar", "1"), ("city", "\u00f6rebro")))),
+     "foo+bar=1&city=%C3%B6rebro"),
+    ("erlang-uri-string-query",
+     lambda a: a.form_parse(FormParseCase("foo+bar=1&city=%C3%B6rebro&x")),
+     [("foo bar", "1"), ("city", "\u00f6rebro"), ("x", "")]),
+    # The manual's example: a character reference is decoded (an entry).
+    ("erlang-uri-string-query",
+     lambda a: a.form_parse(FormParseCase("city=%26%2326481%3B%26%2320140%3B")),
+     [("city", "\u6771\u4eac")]),
+    # A real bug (docs/in-the-wild.md): a raw '&#' does not separate pairs.
+    ("erlang-uri-string-query", lambda a: a.form_parse(FormParseCase("a&#65;=1")),
+     [("aA", "1")]),
+    ("erlang-uri-string-recompose", _enc("a b/%41?#", "rfc3986-pchar-/"), "a%20b/%41%3F%23"),
+    ("erlang-uri-string-recompose", _enc("a b/?#", "rfc3986-query"), "a%20b/?%23"),
+    ("erlang-uri-string-recompose", _enc("a@b:c/", "rfc3986-pchar+@"), "a%40b:c%2F"),
+    # Elixir URI (Elixir 1.14 docs): encode/1 keeps reserved and unreserved characters.
+    ("elixir-uri-encode", _enc("ftp://s-ite.tld/?value=put it+\u0439", "encodeURI-[]"),
+     "ftp://s-ite.tld/?value=put%20it+%D0%B9"),
+    ("elixir-uri-encode", _enc("a b[]~*", "rfc3986-unreserved"), "a%20b%5B%5D~%2A"),
+    ("elixir-uri-encode", lambda a: a.decode(DecodeCase("https%3A%2F%2Felixir-lang.org")),
+     b"https://elixir-lang.org"),
+    ("elixir-uri-www-form", _enc("put: it+\u0439", "rfc3986-unreserved", True),
+     "put%3A+it%2B%D0%B9"),
+    ("elixir-uri-www-form", lambda a: a.decode(DecodeCase("%3Call+in%2F")), b"<all in/"),
+    ("elixir-uri-query",
+     lambda a: a.form_serialize(FormCase((("key", "value with spaces"), ("~", "*")))),
+     "key=value+with+spaces&~=%2A"),
+    ("elixir-uri-query",
+     lambda a: a.form_parse(FormParseCase("food=bread%26butter&drinks=tap%20water+please")),
+     [("food", "bread&butter"), ("drinks", "tap water please")]),
+    ("elixir-uri-query-rfc3986",
+     lambda a: a.form_serialize(FormCase((("key", "value with spaces"),))),
+     "key=value%20with%20spaces"),
+    ("elixir-uri-query-rfc3986",
+     lambda a: a.form_parse(FormParseCase("food=bread%26butter&drinks=tap%20water+please")),
+     [("food", "bread&butter"), ("drinks", "tap water+please")]),
+    ("elixir-uri-decode-query", lambda a: a.form_parse(FormParseCase("foo=1&bar=2&foo=3")),
+     [("bar", "2"), ("foo", "3")]),
     # Bun: JavaScriptCore's built-ins (MDN encodeURIComponent: all but A-Z a-z 0-9
     # - _ . ! ~ * ' ( ) escaped), WebKit's URLSearchParams and URL setters.
     ("bun", _enc("a b!'()*~\u00e9", "encodeURIComponent"), "a%20b!'()*~%C3%A9"),
@@ -198,6 +243,13 @@ def test_known_vectors_against_the_real_library(name: str, ask: Callable[[Any], 
     ("bun", lambda a: a.decode(DecodeCase("%")), "URIError"),
     ("deno", _enc("\ud800", "component"), "URIError"),
     ("deno", lambda a: a.decode(DecodeCase("%")), "URIError"),
+    # Real bugs (docs/in-the-wild.md): unquote/1 of a binary throws (erlang/otp#11654);
+    # dissect_query/1 crashes on its own compose_query/1 output for the value "&#".
+    ("erlang-uri-string", lambda a: a.decode(DecodeCase("%zz")), "throw"),
+    ("erlang-uri-string-query", lambda a: a.form_parse(FormParseCase("a=%26%23")),
+     "function_clause"),
+    ("erlang-uri-string-query", lambda a: a.form_parse(FormParseCase("a=%zz")),
+     "invalid_percent_encoding"),  # the documented error tuple (an entry)
 ])
 def test_library_errors_arrive_named(name: str, ask: Callable[[Any], Any], error: str) -> None:
     impl = _impl(name)
@@ -224,6 +276,11 @@ KNOWN_BUGS: dict[str, Callable[[dict[str, Any]], bool]] = {
     # URLdecode reads any two characters after % as hex digits (or drops a short one).
     "r-urlencode": lambda f: f["case"].startswith("decode(")
     and re.search("%(?![0-9A-Fa-f]{2})", f["case"]) is not None,
+    # unquote/1 of a binary throws where a list returns {error, ...} (erlang/otp#11654).
+    "erlang-uri-string": lambda f: f["kind"] == "crash" and f["case"].startswith("decode("),
+    # dissect_query/1: a raw '&#' joins a name; a decoded '&#' at the end crashes.
+    "erlang-uri-string-query": lambda f: re.search("(&|%26)(#|%23)", f["case"], re.I)
+    is not None,
     "lua-socket-url": lambda f: f["actual"] is not None
     and re.search("%([0-9a-f][a-f]|[a-f][0-9a-f])", f["actual"]) is not None,
     "haskell-network-uri": lambda f: f["actual"] is not None

@@ -36,7 +36,9 @@ from pctfuzz._internal.checks.registry import (
 )
 from pctfuzz._internal.checks.registry import ada as ada_entries
 from pctfuzz._internal.checks.registry import curl as curl_entries
+from pctfuzz._internal.checks.registry import elixir as elixir_entries
 from pctfuzz._internal.checks.registry import engines as engine_entries
+from pctfuzz._internal.checks.registry import erlang as erlang_entries
 from pctfuzz._internal.checks.registry import go as go_entries
 from pctfuzz._internal.checks.registry import haskell as haskell_entries
 from pctfuzz._internal.checks.registry import java as java_entries
@@ -329,6 +331,10 @@ _FAMILIES = {
     r_entries: {"r-urlencode"},
     haskell_entries: {"haskell-network-uri"},
     nim_entries: {"nim-uri", "nim-uri-plus"},
+    erlang_entries: {"erlang-uri-string", "erlang-uri-string-query",
+                     "erlang-uri-string-recompose"},
+    elixir_entries: {"elixir-uri-www-form", "elixir-uri-query", "elixir-uri-query-rfc3986",
+                     "elixir-uri-decode-query"},
 }
 
 
@@ -407,3 +413,46 @@ def test_haskell_nonchar_entry_leaves_a_raw_noncharacter_alone() -> None:
                    Outcome("\ufffe\ufffd\ufffd".encode())) is not None
     assert explain("decode", ("haskell-network-uri",), case, expected,
                    Outcome("\ufffd\ufffd\ufffd".encode())) is None
+# --- the BEAM peers' entries written as code, both ways (no peer needed) ------------------
+def _remote(name: str) -> Outcome:
+    from pctfuzz._internal.oracles.peer import remote_error_type
+
+    return Outcome(error=remote_error_type(name)("{error,...}"))
+
+
+def _dissect(text: str, actual: Outcome) -> tuple[str, ...] | None:
+    case = FormParseCase(text)
+    return explain("form-parse", ("erlang-uri-string-query",), case,
+                   reference_outcome("form-parse", case), actual)
+
+
+def test_erlang_dissect_query_ncr_entry_states_base10_decode() -> None:
+    # A character reference in a decoded value is the character; a malformed one the
+    # error tuple dissect_query/1 returns.
+    assert _dissect("a=%26%2365%3B", Outcome([("a", "A")])) is not None
+    assert _dissect("a=x%26%23%3Bz", Outcome([("a", "x\x00z")])) is not None
+    assert _dissect("a=%26%23x", _remote("invalid_input")) is not None
+    # Not accepted: another character, a crash (function_clause on '&#' at the end), and
+    # a raw '&#' that does not separate pairs.
+    assert _dissect("a=%26%2365%3B", Outcome([("a", "B")])) is None
+    assert _dissect("a=%26%23", _remote("function_clause")) is None
+    assert _dissect("a&#65;=1", Outcome([("aA", "1")])) is None
+
+
+def _decode_query(text: str, actual: list[tuple[str, str]]) -> tuple[str, ...] | None:
+    case = FormParseCase(text)
+    return explain("form-parse", ("elixir-uri-decode-query",), case,
+                   reference_outcome("form-parse", case), Outcome(actual))
+
+
+def test_elixir_decode_query_map_entry_keeps_the_last_value_by_name_bytes() -> None:
+    assert _decode_query("b=1&a=2&b=3", [("a", "2"), ("b", "3")]) is not None
+    assert _decode_query("a=1&&b", [("", ""), ("a", "1"), ("b", "")]) is not None
+    # Names that are one U+FFFD once decoded are three keys of the map, in byte order
+    # (EF BF BD, FE, FF).
+    assert _decode_query("%FE=1&%FF=2&\ufffd=3",
+                         [("\ufffd", "3"), ("\ufffd", "1"), ("\ufffd", "2")]) is not None
+    # Not accepted: the first value kept, a pair lost, the input order.
+    assert _decode_query("b=1&a=2&b=3", [("a", "2"), ("b", "1")]) is None
+    assert _decode_query("b=1&a=2", [("b", "1")]) is None
+    assert _decode_query("b=1&a=2", [("b", "1"), ("a", "2")]) is None

@@ -10,10 +10,10 @@ same folder; they run the Node.js peer's ``peer.js`` (``pctfuzz._internal.oracle
 
 Two things differ from the Node.js peer, and ``LangPeerAdapter`` handles them:
 
-- **Byte strings.** Go, PHP, Ruby, Perl, Lua and Nim strings are bytes, and their JSON readers
-  turn a lone surrogate escape into U+FFFD or refuse it, so a str with a lone surrogate
-  is ``Unsupported`` before it is sent (Java's strings are UTF-16 and take it). A
-  bytes value travels as is: these functions take bytes.
+- **Byte strings.** Go, PHP, Ruby, Perl, Lua, Nim, Erlang and Elixir strings are bytes, and
+  their JSON readers turn a lone surrogate escape into U+FFFD or refuse it, so a str with
+  a lone surrogate is ``Unsupported`` before it is sent (Java's strings are UTF-16 and
+  take it). A bytes value travels as is: these functions take bytes.
 - **Decoded text is bytes.** A form parser of such a language returns bytes, and the
   peer answers each name and value as ``{"base64": ...}``; the adapter decodes them as
   the URL Standard's form parser does (5.1 step 3.5: UTF-8 decode without BOM), so the
@@ -135,6 +135,14 @@ def _r() -> tuple[str, ...]:
             _source("r", "peer.R"))
 
 
+def _erlang() -> tuple[str, ...]:
+    return (_runtime("escript", "erlang-base"), _source("erlang", "peer.erl"))
+
+
+def _elixir() -> tuple[str, ...]:
+    return (_runtime("elixir", "elixir"), _source("elixir", "peer.exs"))
+
+
 def engine_runtime(executable: str) -> str:
     """A JavaScript runtime besides Node.js (``bun``, ``deno``): the npm package's binary that
     ``make peers`` installs into the build folder (``engines/node_modules/.bin``), else
@@ -183,6 +191,8 @@ PEER_PROGRAMS: Mapping[str, PeerProgram] = {
     "r": PeerProgram("R", _r),
     "haskell": PeerProgram("Haskell", _haskell),
     "nim": PeerProgram("Nim", _nim),
+    "erlang": PeerProgram("Erlang", _erlang),
+    "elixir": PeerProgram("Elixir", _elixir),
     "bun": PeerProgram("JavaScript", _bun),
     "deno": PeerProgram("JavaScript", _deno),
 }

@@ -27,7 +27,9 @@ from pctfuzz._internal.cases import Case
 from pctfuzz._internal.checks.registry import (
     ada,
     curl,
+    elixir,
     engines,
+    erlang,
     go,
     haskell,
     java,
@@ -61,8 +63,8 @@ __all__ = [
 DIVERGENCES: tuple[KnownDivergence, ...] = tuple(sorted(
     (*urllib.ENTRIES, *urllib_legacy.ENTRIES, *yarl.ENTRIES, *ada.ENTRIES, *node.ENTRIES,
      *go.ENTRIES, *java.ENTRIES, *php.ENTRIES, *ruby.ENTRIES, *perl.ENTRIES, *curl.ENTRIES,
-     *tcl.ENTRIES, *r.ENTRIES, *haskell.ENTRIES, *nim.ENTRIES,
-     *engines.ENTRIES),
+     *tcl.ENTRIES, *r.ENTRIES, *haskell.ENTRIES, *nim.ENTRIES, *erlang.ENTRIES,
+     *elixir.ENTRIES, *engines.ENTRIES),
     key=lambda d: d.phase,
 ))
 
