@@ -11,6 +11,7 @@ from typing import Any
 from pctfuzz._internal.cases import Case, DecodeCase, EncodeCase, FormCase, FormParseCase
 from pctfuzz._internal.encoding import lookup
 from pctfuzz._internal.errors import NotScalarValueError, PctfuzzError
+from pctfuzz._internal.form import form_sequences
 from pctfuzz._internal.reference import percent_decode, percent_encode
 from pctfuzz._internal.sets import FORM
 from pctfuzz._internal.spec import ASCII_HEX_DIGITS, HEX_PAIR, PERCENT_ENCODED_BYTE
@@ -449,12 +450,6 @@ def _pairs_shape(expected: Any, actual: Any) -> str:
     return "changed"
 
 
-def _form_sequences(text: str | bytes) -> list[bytes]:
-    """The input's non-empty ``&``-separated sequences, as the parser sees them."""
-    data = surrogates_to_fffd(text).encode() if isinstance(text, str) else text
-    return [s for s in data.split(b"&") if s]
-
-
 def _field_segment(raw: bytes, expected: str, actual: str, is_value: bool) -> str:
     """The class of the segment of one raw field where the decoded texts part."""
     position = next((i for i, (a, b) in enumerate(zip(expected, actual, strict=False))
@@ -471,12 +466,15 @@ def _form_parse_class(case: FormParseCase, expected: list[tuple[str, str]],
                       actual: Any) -> str:
     if not isinstance(actual, list):
         return "field=pairs;diff=changed"
-    sequences = _form_sequences(case.text)
+    # the sequences as the parser split them (URL 5.1 steps 1-3.3), the text as the
+    # USVString it is given (a lone surrogate as U+FFFD)
+    text = case.text
+    sequences = form_sequences(surrogates_to_fffd(text).encode() if isinstance(text, str)
+                               else text)
     for index, (want, got) in enumerate(zip(expected, actual, strict=False)):
         if want == got:
             continue
-        raw = sequences[index] if index < len(sequences) else b""
-        name, _, value = raw.partition(b"=")
+        name, value = sequences[index] if index < len(sequences) else (b"", b"")
         if not isinstance(got, tuple | list) or len(got) != 2:
             return "field=pairs;diff=changed"
         if want[0] != got[0]:
