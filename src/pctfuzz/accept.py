@@ -116,7 +116,9 @@ be accepted.
 
 ``requoted`` modes: ``keep`` (the escape is copied), ``upper`` (copied with uppercase
 hex), ``decode-unreserved`` (an escape of ALPHA DIGIT ``-._~`` is written as the
-character, others copied: requests' ``unquote_unreserved``), ``decode-safe`` (written
+character, others copied: requests' ``unquote_unreserved``), ``normalize`` (RFC 3986
+6.2.2's percent-encoding normalization: an escape of ALPHA DIGIT ``-._~`` written as the
+character, others with uppercase hex), ``decode-safe`` (written
 as the character when the set leaves it raw, else uppercased: yarl's requoting),
 ``decode-utf8`` (each run of escapes decoded as UTF-8, U+FFFD for an invalid
 sequence, then encoded with the set: ``quote(unquote(s), safe)``, furl's paths).

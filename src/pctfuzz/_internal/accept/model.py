@@ -53,7 +53,18 @@ from pctfuzz._internal.text import (
     surrogates_to_fffd,
 )
 
-__all__ = ["REPLACEMENT_ERRORS", "Model", "NotModelled", "python_codec_name", "render", "reorder"]
+__all__ = ["REPLACEMENT_ERRORS", "REQUOTE_MODES", "Model", "NotModelled", "python_codec_name",
+           "render", "reorder"]
+
+
+#: How an encoder writes a valid ``%HH`` of its input (``requoted``, ``pctfuzz.accept``),
+#: narrowest first: copied; copied with uppercase hex; an unreserved character's
+#: decoded, others copied; RFC 3986 6.2.2's normalization (6.2.2.2: an unreserved
+#: character's decoded, 6.2.2.1: others uppercased); decoded when the set leaves the
+#: character raw, others uppercased (yarl); each run decoded as UTF-8 then encoded
+#: (``quote(unquote(s))``: furl's paths).
+REQUOTE_MODES = ("keep", "upper", "decode-unreserved", "normalize", "decode-safe",
+                 "decode-utf8")
 
 
 @dataclass(frozen=True)
@@ -305,8 +316,10 @@ def _escape(triplet: str, mode: str, pes: PercentEncodeSet) -> str:
     byte = int(triplet[1:], 16)
     if mode == "keep":
         return triplet
+    if mode in ("decode-unreserved", "normalize") and byte in _UNRESERVED:
+        return chr(byte)
     if mode == "decode-unreserved":
-        return chr(byte) if byte in _UNRESERVED else triplet
+        return triplet
     if mode == "decode-safe" and byte not in pes:
         return chr(byte)
     return triplet.upper()

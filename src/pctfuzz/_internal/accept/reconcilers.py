@@ -22,7 +22,7 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from pctfuzz._internal.accept.entry import MODEL, REPLACE, REWRITE, KnownDivergence
-from pctfuzz._internal.accept.model import Model, NotModelled, render
+from pctfuzz._internal.accept.model import REQUOTE_MODES, Model, NotModelled, render
 from pctfuzz._internal.cases import Case, DecodeCase, EncodeCase, FormCase, FormParseCase
 from pctfuzz._internal.encoding import encode_ncr, lookup
 from pctfuzz._internal.errors import PctfuzzError, UsageError
@@ -261,18 +261,14 @@ def both_refuse(types: str | Sequence[str]) -> Reconciler:
                       f"raises {' or '.join(names)}", REPLACE)
 
 
-_REQUOTE_MODES = ("keep", "upper", "decode-unreserved", "decode-safe",
-                  "decode-utf8")  # decode-utf8: quote(unquote(s)) (furl)
-
-
 def requoted(mode: str, scope: str | None = None) -> Reconciler:
     """A valid ``%HH`` already in the input is an escape, not data (RFC 3986 2.4); the
     rest is encoded as the reference encodes it. ``mode``: ``pctfuzz.accept``.
     ``scope="segments"``: each '/'-separated segment on its own, requoted only when it
     is "valid encoded" (letters, digits, the set's raw characters and valid escapes
     only; any other is encoded as data), a decoded '/' written %2F: furl's path."""
-    if mode not in _REQUOTE_MODES:
-        raise UsageError(f"requoted: mode must be one of {', '.join(_REQUOTE_MODES)}")
+    if mode not in REQUOTE_MODES:
+        raise UsageError(f"requoted: mode must be one of {', '.join(REQUOTE_MODES)}")
     if scope not in (None, "segments"):
         raise UsageError(f"requoted: scope must be 'segments' or left out, not {scope!r}")
     where = " in each valid segment" if scope else ""

@@ -40,6 +40,7 @@ from typing import Any
 
 from pctfuzz._internal.accept.entry import REWRITE, KnownDivergence, explain
 from pctfuzz._internal.accept.impact import CONTROLS, DELIMITERS
+from pctfuzz._internal.accept.model import REQUOTE_MODES
 from pctfuzz._internal.accept.reconcilers import (
     CUT_CHARS,
     OPTIONAL_PARAMS,
@@ -261,9 +262,7 @@ def _candidates(check: str, case: Case, expected: Outcome, actual: Outcome,
         if check == "encode" and any(_VALID_TRIPLET.search(t) for t in strs):
             # Where several modes explain a case, the implementation's own names it.
             own_mode = requote() if requote is not None else None
-            for mode in ([own_mode] if own_mode else
-                         ["keep", "upper", "decode-unreserved", "decode-safe",
-                          "decode-utf8"]):
+            for mode in [own_mode] if own_mode else REQUOTE_MODES:
                 yield _requoted(mode)
         if legacy:
             if check == "encode":

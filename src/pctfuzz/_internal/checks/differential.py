@@ -61,7 +61,7 @@ from typing import Any
 
 from pctfuzz._internal.accept.entry import KnownDivergence
 from pctfuzz._internal.accept.entry import reconcile as reconcile_entries
-from pctfuzz._internal.accept.model import Model, render, reorder
+from pctfuzz._internal.accept.model import REQUOTE_MODES, Model, render, reorder
 from pctfuzz._internal.accept.reconcilers import (
     CUT_CHARS,
     MANGLING_PROBE,
@@ -699,18 +699,20 @@ def _own_parser_mode(rule: str, check: str, adapter: Impl) -> str | None:
 
 
 _REQUOTES: dict[tuple[int, str, bool], tuple[object, str | None]] = {}
-#: (answer to %41, answers to %2f) -> the requoted mode (pctfuzz._internal.accept.model._escape).
-_REQUOTE_MODES = {("%41", ("%2f",), None): "keep", ("%41", ("%2F",), None): "upper",
-                  ("A", ("%2f",), None): "decode-unreserved",
-                  ("A", ("/", "%2F"), "%E9"): "decode-safe",
-                  ("A", ("/", "%2F"), "%EF%BF%BD"): "decode-utf8"}
+#: What tells the ``requoted`` modes apart (``accept.model.REQUOTE_MODES``): escapes of
+#: an unreserved character, of a reserved one in lowercase hex, of one that the
+#: common sets leave raw ('!'), and of a byte that is not UTF-8.
+_REQUOTE_PROBES = ("%41", "%2f", "%21", "%E9")
+#: A valid segment and one with a bare '%', each holding an escape: requoted as one
+#: text (``A/%25A``), or the second encoded as data (``A/%25%2541``: furl's path). (No
+#: space, which a spaceAsPlus context writes '+'.)
+_SEGMENTS_PROBE = "%41/%%41"
 
 
 def _requote_mode(case: Case, adapter: Impl) -> str | None:
-    """The ``requoted`` mode of the implementation: its answers to ``%41`` (an escape of
-    an unreserved character), ``%2f`` (lowercase, of a reserved one) and ``%E9`` (not
-    UTF-8: kept by ``decode-safe``, U+FFFD by ``decode-utf8``) in the case's set, once
-    per adapter and set."""
+    """The ``requoted`` mode of the implementation: the narrowest mode whose model
+    gives its answers to ``_REQUOTE_PROBES`` in the case's set (so the set decides what
+    ``decode-safe`` decodes), once per adapter and set."""
     if not isinstance(case, EncodeCase) or not isinstance(case.value, str):
         return None
     key = (id(adapter), case.set_name, case.space_as_plus)
@@ -721,32 +723,30 @@ def _requote_mode(case: Case, adapter: Impl) -> str | None:
     # spaceAsPlus, which some adapters take one way only), and a first case in an
     # encoding the adapter does not take made it None for every case of that set
     # (furl's requoting was named by five modes).
-    answers = []
-    for value in ("%41", "%2f", "%E9"):
-        got = run_impl("encode", EncodeCase(value, case.set_name, "utf-8", case.space_as_plus),
-                       adapter)
-        answers.append(None if got is None or got.raised else got.value)
-    found = None
-    for (first, seconds, third), mode in _REQUOTE_MODES.items():
-        if answers[0] == first and answers[1] in seconds and third in (None, answers[2]):
-            found = mode
-    if found is not None:  # each '/'-separated segment on its own? (furl's path)
+    asked = []
+    for value in _REQUOTE_PROBES:
+        probe = EncodeCase(value, case.set_name, "utf-8", case.space_as_plus)
+        got = run_impl("encode", probe, adapter)
+        asked.append((probe, None if got is None or got.raised else got.value))
+    # Each mode whole, then each '/'-separated segment on its own (furl's path: a
+    # decoded '/' written %2F); where both give the escapes' answers, the segments
+    # probe tells (a segment with a bare '%' encoded as data).
+    found = next(((mode, segments) for mode in REQUOTE_MODES for segments in (False, True)
+                  if all(answer is not None and _renders(
+                      Model(requote=mode, requote_segments=segments), "encode", probe, answer)
+                      for probe, answer in asked)), None)
+    if found is not None and not found[1]:
         probe = EncodeCase(_SEGMENTS_PROBE, case.set_name, "utf-8", case.space_as_plus)
         got = run_impl("encode", probe, adapter)
-        segments = Model(requote=found, requote_segments=True)
-        if got is not None and not got.raised and _renders(segments, "encode", probe, got.value) \
-                and not _renders(Model(requote=found), "encode", probe, got.value):
-            found += " segments"
+        found = (found[0], got is not None and not got.raised and _renders(
+            Model(requote=found[0], requote_segments=True), "encode", probe, got.value)
+            and not _renders(Model(requote=found[0]), "encode", probe, got.value))
+    mode = None if found is None else found[0] + " segments" * found[1]
     if len(_REQUOTES) >= 64:
         _REQUOTES.clear()
-    _REQUOTES[key] = (adapter, found)
-    return found
+    _REQUOTES[key] = (adapter, mode)
+    return mode
 
-
-#: A valid segment and one with a bare '%', each holding an escape: requoted as one
-#: text (``A/%25A``), or the second encoded as data (``A/%25%2541``). (No space, which
-#: a spaceAsPlus context writes '+'.)
-_SEGMENTS_PROBE = "%41/%%41"
 
 #: (adapter, rule, check, context) -> what ``_own_chars`` found.
 _OWN_CHARS: dict[tuple[int, str, str, object], tuple[object, str | None]] = {}
