@@ -862,3 +862,17 @@ def test_a_requoters_mode_is_asked_whatever_the_first_cases_encoding() -> None:
     yarl = get_impl("yarl-requote")
     assert differential._requote_mode(EncodeCase("%aa", "query-value", "utf-8", True),
                                       yarl) == "decode-safe"
+
+
+def test_an_encoder_that_leaves_the_equals_sign_raw_is_named_so(tmp_path: Path) -> None:
+    """The probe of an encoder's set took the last '=' off each answer, as it must for a
+    form serializer's pair ``(c, '')``: an encoder's raw '=' read as nothing, so it was
+    never ``left_raw(chars==)`` but a first-difference finding, ``unit=0x3D``."""
+    from urllib.parse import quote
+
+    from pctfuzz.oracles import function_adapter
+
+    adapter = function_adapter("equals-raw", lambda s: quote(s, safe="="),
+                               sets={"v": "rfc3986-unreserved"})
+    cases = [EncodeCase(v, "rfc3986-unreserved") for v in ("=", "a=b", "==%41", "\u00e9=")]
+    one(findings(tmp_path, check_encode, adapter, cases), "left_raw", {"chars": "="})
