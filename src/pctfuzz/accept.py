@@ -45,8 +45,11 @@ Ready-made reconcilers (each accepts its exact difference and nothing more):
                                                          ``kept`` as ("", "") (form-parse),
                                                          ``kept-but-last`` (Ruby) or
                                                          ``kept-but-trailing`` (Perl)
-``needs_equals()``             form-parse                a text without ``=`` has no
-                                                         pairs (Perl's query_form)
+``needs_equals(SCOPE)``        form-parse                a text without ``=`` has no
+                                                         pairs (Perl's query_form;
+                                                         ``scope`` left out: ``text``);
+                                                         ``sequence``: each sequence
+                                                         without ``=`` dropped
 ``names_mangled(STYLE)``       form-parse                names made ``php`` variables
                                                          (parse_str: '.' and ' ' as '_')
 ``plus_as_space()``            decode                    ``+`` decoded as a space (after

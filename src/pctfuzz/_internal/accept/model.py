@@ -132,8 +132,9 @@ class Model:
     #: Every byte of a character is percent-encoded when one of them is, also an ASCII
     #: byte inside a Shift_JIS character (``whole_characters``: Java's URLEncoder).
     whole_characters: bool = False
-    #: A form-parse text without "=" is no form: no pairs (``needs_equals``).
-    needs_equals: bool = False
+    #: A form-parse text without "=" is no form: no pairs (``needs_equals``: "text"),
+    #: or each sequence without "=" is dropped ("sequence").
+    needs_equals: str = ""
 
     def merge(self, other: Model) -> Model:
         """Both models at once; ``NotModelled`` when they contradict each other."""
@@ -525,7 +526,10 @@ def _decode_again(text: str) -> str:
 
 
 def _parse(model: Model, text: str | bytes) -> list[tuple[str, str]]:
-    if model.needs_equals and not (b"=" in text if isinstance(text, bytes) else "=" in text):
+    def has_equals(part: str | bytes) -> bool:
+        return b"=" in part if isinstance(part, bytes) else "=" in part
+
+    if model.needs_equals == "text" and not has_equals(text):
         return []
     separators = "&;" if model.semicolon else "&"
     if isinstance(text, bytes):
@@ -538,6 +542,8 @@ def _parse(model: Model, text: str | bytes) -> list[tuple[str, str]]:
         if sequence and model.plus_kept:  # '+' as its own escape: decoded to itself
             sequence = sequence.replace(b"+", b"%2B") if isinstance(sequence, bytes) \
                 else sequence.replace("+", "%2B")
+        if sequence and model.needs_equals == "sequence" and not has_equals(sequence):
+            continue
         if sequence:
             pairs += [_pair_with(model.replacement, sequence)] if model.replacement \
                 else form_urldecode(sequence)

@@ -199,7 +199,8 @@ PARTS = ("names", "values", "empty-name-values")
 #: Reconcilers' optional TOML keys beside their parameter (``RECONCILERS``).
 OPTIONAL_PARAMS: Mapping[str, tuple[str, ...]] = {"left_raw": ("part",), "encoded": ("part",),
                                                    "kept_encoded": ("hex",),
-                                                   "requoted": ("scope",)}
+                                                   "requoted": ("scope",),
+                                                   "needs_equals": ("scope",)}
 
 
 def _in_part(name: str, chars: str, part: str) -> Reconciler:
@@ -805,12 +806,17 @@ def _low_byte(shared_scan: bool = False) -> Reconciler:
                       REPLACE)
 
 
-def needs_equals() -> Reconciler:
+def needs_equals(scope: str = "text") -> Reconciler:
     """A form-parse text without ``=`` is no form: no pairs (Perl URI's ``query_form``:
-    'return unless $old =~ /=/'; WHATWG URL 5.1 reads "a" as the pair ("a", ""))."""
-    return _declared("needs_equals", {"form-parse"}, Model(needs_equals=True),
+    'return unless $old =~ /=/'); ``scope="sequence"``: each ``&``-separated sequence
+    without ``=`` is dropped (a parser that skips what is not ``name=value``). WHATWG
+    URL 5.1 reads "a" as the pair ("a", "")."""
+    if scope not in ("text", "sequence"):
+        raise UsageError(f"needs_equals: scope must be 'text' or 'sequence', not {scope!r}")
+    return _declared("needs_equals", {"form-parse"}, Model(needs_equals=scope),
                      "a sequence without '=' is a name with an empty value",
-                     "a text without '=' has no pairs")
+                     "a text without '=' has no pairs" if scope == "text"
+                     else "a sequence without '=' is dropped")
 
 
 # --- '+' decoded as a space (phase REPLACE) ---------------------------------------------------

@@ -272,9 +272,12 @@ def _candidates(check: str, case: Case, expected: Outcome, actual: Outcome,
             yield _rule("whole_characters")  # (an ASCII byte of a Shift_JIS character)
     if check == "form-parse":
         yield from _mangled_names(parser_mode)
-        if parser_mode is not None and parser_mode("needs_equals") \
-                and not any("=" in t for t in strs):
+        scope = parser_mode("needs_equals") if parser_mode is not None else None
+        if scope == "text" and not any("=" in t for t in strs):
             yield _rule("needs_equals")  # before empty_pairs(dropped), which drops "a"
+        elif scope == "sequence":
+            yield Rule("needs_equals", (("scope", scope),),
+                       RECONCILERS["needs_equals"][0](scope))
     if check in ("form", "form-parse") and _pairs_at_least_two(case):
         # Where both explain a case (its names already in order), the implementation's
         # own order (``order``: asked on pairs only one of them explains) names it.

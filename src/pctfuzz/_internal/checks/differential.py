@@ -663,7 +663,8 @@ def _own_parser_mode(rule: str, check: str, adapter: Impl) -> str | None:
     (``pctfuzz._internal.accept.rules``: ``ParserMode``), as it answers a text that tells them
     apart, once per adapter: the ``names_mangled`` style whose pairs it answers for
     ``MANGLING_PROBE``, the ``empty_pairs`` mode it parses ``&a=&&`` with, ``yes`` for
-    ``needs_equals`` when it answers no pairs for ``a`` but one for ``a=``, the
+    ``needs_equals`` scope when it answers no pairs for ``a`` but one for ``a=`` (and
+    for ``a&b=1`` both pairs: ``text``, or the second: ``sequence``), the
     ``replacement`` mode whose model answers ``_REPLACEMENT_PROBES`` as it does. None
     for none."""
     if check != "form-parse" or rule not in ("names_mangled", "empty_pairs", "needs_equals",
@@ -676,9 +677,10 @@ def _own_parser_mode(rule: str, check: str, adapter: Impl) -> str | None:
         found = next(iter(_parser_replacement(adapter)), None)
         _PARSER_MODES[(id(adapter), rule)] = (adapter, found)
         return found
-    if rule == "needs_equals":
-        found = "yes" if [_pairs_of(adapter, text) for text in ("a", "a=")] == [
-            [], [("a", "")]] else None
+    if rule == "needs_equals":  # its scope: "text", "sequence"
+        answers = [_pairs_of(adapter, text) for text in ("a", "a=", "a&b=1")]
+        found = "text" if answers == [[], [("a", "")], [("a", ""), ("b", "1")]] else \
+            "sequence" if answers == [[], [("a", "")], [("b", "1")]] else None
         _PARSER_MODES[(id(adapter), rule)] = (adapter, found)
         return found
     probe = FormParseCase(MANGLING_PROBE) if rule == "names_mangled" else _EMPTY_PROBE

@@ -443,8 +443,11 @@ def _parse_empty(asker: _Asker) -> tuple[str, Sequence[Any], str | None]:
 
 
 def _parse_no_equals(asker: _Asker) -> tuple[str, Sequence[Any], str | None]:
-    if _own_parser_mode("needs_equals", "form-parse", asker.adapter) == "yes":
+    scope = _own_parser_mode("needs_equals", "form-parse", asker.adapter)
+    if scope == "text":
         return "no pair (a text without = is no form)", ["a", "a="], None
+    if scope == "sequence":
+        return "no pair (each sequence without = is dropped)", ["a", "a=", "a&b=1"], None
     got = asker.value("a")
     words = {(("a", ""),): "a name with an empty value", (): "no pair"}
     return (words.get(tuple(got), _other(got)) if isinstance(got, list) else _other(got)), \
