@@ -200,7 +200,8 @@ PARTS = ("names", "values", "empty-name-values")
 OPTIONAL_PARAMS: Mapping[str, tuple[str, ...]] = {"left_raw": ("part",), "encoded": ("part",),
                                                    "kept_encoded": ("hex",),
                                                    "requoted": ("scope",),
-                                                   "needs_equals": ("scope",)}
+                                                   "needs_equals": ("scope",),
+                                                   "trimmed": ("part",)}
 
 
 def _in_part(name: str, chars: str, part: str) -> Reconciler:
@@ -463,10 +464,18 @@ def removed(chars: str) -> Reconciler:
                      "keeps every character", f"removes {_char_names(chars)} from the input")
 
 
-def trimmed(chars: str) -> Reconciler:
+def trimmed(chars: str, part: str | None = None) -> Reconciler:
     """CHARS are stripped from both ends of each input text first (the URL parser
     strips leading and trailing C0 control or space, WHATWG URL 4.4 step 1; Python's
-    ``str.strip()`` strips Unicode whitespace too)."""
+    ``str.strip()`` strips Unicode whitespace too); ``part="fields"`` (form-parse):
+    from both ends of each decoded name and value instead (``name.strip()``,
+    ``value.strip()``)."""
+    if part not in (None, "fields"):
+        raise UsageError(f"trimmed: part must be 'fields' or left out, not {part!r}")
+    if part:
+        return _declared("trimmed", {"form-parse"}, Model(trim_fields=_space_chars(chars)),
+                         "keeps every character",
+                         f"trims {_char_names(chars)} from the ends of each name and value")
     return _declared("trimmed", set(CHECKS), Model(trim=_space_chars(chars)),
                      "keeps every character", f"trims {_char_names(chars)} from the ends")
 

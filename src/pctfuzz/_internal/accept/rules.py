@@ -55,6 +55,7 @@ from pctfuzz._internal.accept.reconcilers import (
 from pctfuzz._internal.cases import Case, EncodeCase, FormCase
 from pctfuzz._internal.encoding import lookup
 from pctfuzz._internal.errors import PctfuzzError
+from pctfuzz._internal.form import form_urldecode
 from pctfuzz._internal.outcome import Outcome
 from pctfuzz._internal.sets import FORM, get_set
 from pctfuzz._internal.spec import HEX_DIGIT, PERCENT_ENCODED_BYTE
@@ -338,7 +339,17 @@ def _candidates(check: str, case: Case, expected: Outcome, actual: Outcome,
     # implementation's own names it.
     for removed in _own_chars(chars, "removed", strs, _REMOVED):
         yield _rule("removed", removed)
-    for trimmed in _own_chars(chars, "trimmed", strs, (_WHITESPACE, _C0_SPACE)):
+    # (a form's names and values as decoded: '+' and %20 are spaces there)
+    held = [*strs, *(f"{n}={v}" for t in strs for n, v in form_urldecode(t))] \
+        if check == "form-parse" else strs
+    for trimmed in _own_chars(chars, "trimmed", held, (_WHITESPACE, _C0_SPACE)):
+        if check == "form-parse":
+            # each decoded name and value first (str.strip() on each; '+' and %20 are
+            # spaces there): beside another sequence, a parser trimming its whole text
+            # refutes it (``generalize.holds_on_variants``), while the text-wide rule,
+            # which changes nothing inside, cannot be refuted so
+            yield Rule("trimmed", (("chars", trimmed), ("part", "fields")),
+                       RECONCILERS["trimmed"][0](trimmed, part="fields"))
         if any(t != t.strip(trimmed) for t in strs):
             yield _rule("trimmed", trimmed)
 

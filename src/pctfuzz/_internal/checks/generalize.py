@@ -90,6 +90,22 @@ def _padded(text: Any, pad: str, before: bool) -> Any:
     return extra + text if before else text + extra
 
 
+def _beside(text: Any, pad: str, before: bool) -> Any:
+    """A form-parse ``text`` with the sequence ``pad`` before or after it, ``&`` between:
+    what ends the text ends a field only (a parser trimming each name and value is no
+    parser trimming its input)."""
+    return _padded(text, pad + "&", True) if before else _padded(text, "&" + pad, False)
+
+
+def _swapped(text: Any) -> Any:
+    """A form-parse ``text`` with each sequence's name and value swapped (``n=v`` as
+    ``v=n``; a sequence without ``=`` as the value of an empty name): what a parser does
+    to names only or to values only is no longer done to the same characters."""
+    amp, eq = (b"&", b"=") if isinstance(text, bytes) else ("&", "=")
+    return amp.join(value + eq + name if sep else eq + name if name else name
+                    for name, sep, value in (s.partition(eq) for s in text.split(amp)))
+
+
 def _spread(members: list[str]) -> list[str]:
     """``VARIANTS`` of ``members``, spread over them (an unlucky pick of neighbours
     must not widen a class)."""
@@ -239,7 +255,8 @@ def holds_on_variants(case: Case, explained: Explained, claimed: str = "") -> bo
     """A name never claims more than was checked: ``explained`` (the rule, beside the
     entries in force, predicts the implementation's answer) holds on the case padded
     with two letters it does not hold, before and after (two: hyperlink picks its code
-    path by the parity of the input's length), a form's names alone and its values
+    path by the parity of the input's length), a form-parse text beside another
+    sequence (``_beside``), a form's names alone and its values
     alone padded (a serializer writing ``a`` for the pair ``a``/empty is not one that
     drops empty pairs, though both write nothing for an empty name and value), each of
     its pairs alone (one keeping the last pair of a name drops the first of two, not
@@ -261,6 +278,9 @@ def holds_on_variants(case: Case, explained: Explained, claimed: str = "") -> bo
     if pad is not None:
         variants += [with_texts(case, lambda t: _padded(t, pad, True)),
                      with_texts(case, lambda t: _padded(t, pad, False))]
+        if isinstance(case, FormParseCase):  # the text as one sequence among others
+            variants += [with_texts(case, lambda t: _beside(t, pad, True)),
+                         with_texts(case, lambda t: _beside(t, pad, False))]
         if isinstance(case, FormCase):  # each field alone: an empty value beside a name
             variants += [replace(case, pairs=tuple((_padded(n, pad, True), v)
                                                    for n, v in case.pairs)),
@@ -269,6 +289,8 @@ def holds_on_variants(case: Case, explained: Explained, claimed: str = "") -> bo
         step = max(1, len(claimed) // CLAIMED)
         variants += [with_texts(case, _between(char, pad))
                      for char in claimed[::step][:CLAIMED] if ord(char) < 0x100]
+    if isinstance(case, FormParseCase):  # each name as the value, each value as the name
+        variants.append(with_texts(case, _swapped))
     swapped = _hex_case_swapped(case)
     if swapped != case:  # a rule of escapes holds for their digits in either case
         variants.append(swapped)

@@ -477,11 +477,14 @@ def _form_parse_class(case: FormParseCase, expected: list[tuple[str, str]],
         name, value = sequences[index] if index < len(sequences) else (b"", b"")
         if not isinstance(got, tuple | list) or len(got) != 2:
             return "field=pairs;diff=changed"
+        # the shape as the located class names it (``form_parse_difference``), so a
+        # known finding's class names an input's whether it was located or not
+        shape = _pairs_shape(expected, actual)
         if want[0] != got[0]:
             part = _segment_part(_field_segment(name, want[0], str(got[0]), False))
-            return f"field=name;{part};diff=changed"
+            return f"field=name;{part};diff={shape}"
         part = _segment_part(_field_segment(value, want[1], str(got[1]), True))
-        return f"field=value;{part};diff=changed"
+        return f"field=value;{part};diff={shape}"
     if len(actual) < len(expected):
         return "field=pairs;diff=missing-pair"
     if len(actual) > len(expected):
