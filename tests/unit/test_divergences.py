@@ -16,7 +16,14 @@ import pytest
 from broken_impls import LosesLastChar
 
 from pctfuzz._internal.accept.entry import explain as engine_explain
-from pctfuzz._internal.cases import DecodeCase, EncodeCase, FormCase, FormParseCase, case_from_json
+from pctfuzz._internal.cases import (
+    Case,
+    DecodeCase,
+    EncodeCase,
+    FormCase,
+    FormParseCase,
+    case_from_json,
+)
 from pctfuzz._internal.checks.differential import (
     check_decode,
     check_encode,
@@ -455,7 +462,7 @@ def test_haskell_nonchar_entry_leaves_a_raw_noncharacter_alone() -> None:
         ("qt-qurlquery", "form-parse", FormParseCase("%41%=%41"), [("%41%", "%41")], False),
     ],
 )
-def test_qt_entries_both_ways(impl: str, check: str, case: Any, actual: object,
+def test_qt_entries_both_ways(impl: str, check: str, case: Case, actual: object,
                               accepted: bool) -> None:
     expected = reference_outcome(check, case)
     assert not expected.same(Outcome(actual))  # a difference to explain, or not
