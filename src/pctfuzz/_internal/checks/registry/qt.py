@@ -181,7 +181,7 @@ _entry(
 
 
 # --- QUrlQuery: the serializer --------------------------------------------------------------
-for _id, _rule, _example, _what in (
+for _id, _rule, _form_example, _what in (
     ("space", space_as("%20"), FormCase(((" ", ""),)), "a space as %20"),
     ("tilde", left_raw("~"), FormCase((("~", ""),)), "'~' raw (unreserved)"),
     ("star", encoded("*"), FormCase((("*", ""),)), "'*' as %2A (not unreserved)"),
@@ -199,7 +199,7 @@ for _id, _rule, _example, _what in (
         implementation=_rule.implementation,
         citation=f"{_QUERY_ENCODING}; {_TO_PCT}; {_PLUS}; {WHATWG_FORM}",
         why="documented; both forms decode to the same pairs",
-        example=_example,
+        example=_form_example,
     )
 
 
@@ -215,7 +215,7 @@ _PARSE = [
     ("utf8", replacement("per-byte"), FormParseCase("a=%E2%82"), _FULLY_DECODED,
      "documented; valid UTF-8 decodes alike"),
 ]
-for _id, _rule, _example, _cited, _why in _PARSE:
+for _id, _rule, _parse_example, _cited, _why in _PARSE:
     _entry(
         id=f"qt-qurlquery-parse-{_id}",
         impl="qt-qurlquery",
@@ -230,7 +230,7 @@ for _id, _rule, _example, _cited, _why in _PARSE:
         implementation=_rule.implementation,
         citation=f"{_cited}; {WHATWG_FORM_PARSE}",
         why=_why,
-        example=_example,
+        example=_parse_example,
     )
 
 _LONE_PERCENT = re.compile("%(?!" + HEX_PAIR + ")")
@@ -290,8 +290,8 @@ def _text(case: Case) -> str | None:
     return case.text if isinstance(case, FormParseCase) and isinstance(case.text, str) else None
 
 
-def _fields_as_qt(read_alike: Callable[[str], bool]) -> Reconcile:
-    """Each name or value for which ``read_alike(raw)`` is False, as ``query_field``
+def _fields_as_qt(feature: Callable[[str], bool]) -> Reconcile:
+    """Each name or value for which ``feature(raw)`` holds, as ``query_field``
     reads it, a lone surrogate it keeps as U+FFFD (the non-scalar policy compares a
     kept one so: ``checks.differential``); the others as the pairs already are. The
     pairs must be QUrlQuery's split (the empty-pairs entry ran), else this is not the
@@ -304,11 +304,19 @@ def _fields_as_qt(read_alike: Callable[[str], bool]) -> Reconcile:
         pairs, fields = expected.value, _fields(text)
         if not isinstance(pairs, list) or len(pairs) != len(fields):
             return None
-        return Outcome([tuple(got if read_alike(raw) else surrogates_to_fffd(query_field(raw))
+        return Outcome([tuple(surrogates_to_fffd(query_field(raw)) if feature(raw) else got
                               for got, raw in zip(pair, raw_pair, strict=True))
                         for pair, raw_pair in zip(pairs, fields, strict=True)]), actual
 
     return reconcile
+
+
+def _in_some_field(feature: Callable[[str], bool]) -> Callable[[Case], bool]:
+    def applies(case: Case) -> bool:
+        text = _text(case)
+        return text is not None and any(feature(raw) for pair in _fields(text) for raw in pair)
+
+    return applies
 
 
 def _tolerant(raw: str) -> bool:
@@ -319,7 +327,7 @@ def _nonchar(raw: str) -> bool:
     return query_field(raw) != query_field(raw, nonchars=True)
 
 
-for _id, _feature, _summary, _reference, _implementation, _cited, _why, _example in (
+for _id, _feature, _summary, _reference, _implementation, _cited, _why, _case in (
     ("tolerant", _tolerant,
      "QUrlQuery::setQuery reads in QUrl::TolerantMode: a name or value with a '%' that "
      "starts no escape keeps every '%' literal (FullyDecoded gives it as written)",
@@ -351,13 +359,12 @@ for _id, _feature, _summary, _reference, _implementation, _cited, _why, _example
         impl="qt-qurlquery",
         check="form-parse",
         summary=_summary,
-        applies=lambda case, feature=_feature: (text := _text(case)) is not None
-        and any(feature(raw) for pair in _fields(text) for raw in pair),
-        reconcile=_fields_as_qt(lambda raw, feature=_feature: not feature(raw)),
+        applies=_in_some_field(_feature),
+        reconcile=_fields_as_qt(_feature),
         phase=REWRITE,
         reference=_reference,
         implementation=_implementation,
         citation=f"{_cited}; {WHATWG_FORM_PARSE}",
         why=_why,
-        example=_example,
+        example=_case,
     )
