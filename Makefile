@@ -57,6 +57,9 @@ docs: $(STAMP)
 	$(PY) -c 'import pathlib; from pctfuzz._internal.checks.registry.render import docs_text; \
 	p = pathlib.Path("docs/divergences.md"); p.write_text(docs_text(p.read_text().split("| id |")[0]))'
 	$(PY) tests/support/cli_doc.py
+	$(PY) -c 'import pathlib, re; from pctfuzz._internal.reports.matrix_changes import changes_table; \
+	p = pathlib.Path("docs/peers.md"); p.write_text(re.sub("(?s)(<!-- changes-table -->\n).*?(<!-- /changes-table -->)", \
+	lambda m: m[1] + changes_table() + m[2], p.read_text()))'
 
 ## The libFuzzer dictionaries, rendered from the grammar (src/pctfuzz/_internal/grammar.py).
 dicts: $(STAMP)
