@@ -1,7 +1,9 @@
 """The matrix's change columns: for each of the URL Standard's dated set changes
 (``spec_changes.CHANGES``), which side each implementation is on (``fuzz.follows``),
 as the terminal's lines, the pages' columns and section, and the JSON's entries; and
-the facts of the changes as the table of docs/peers.md.
+the facts of the changes as the table of docs/peers.md. The pages name a change's pull
+request as text (``whatwg/url#846``), as they link nowhere but within themselves; the
+JSON and the docs give its address.
 
 A cell reads ``new`` (it encodes as the standard does now), ``old`` (as before the
 change), ``other`` (neither: its answer is on hover or in the JSON) or ``n/a`` (no
@@ -112,7 +114,7 @@ def _fact(change: SetChange) -> str:
     others = ", ".join("space" if c == " " else code_span(c) for c in change.added[1:])
     return (f"{code_span(change.character)}{f' (with {others})' if others else ''} joined "
             f"the {change.set_name} percent-encode set "
-            f"on {change.merged} ([{_pr(change)}]({change.pull})), probe "
+            f"on {change.merged} ({_pr(change)}), probe "
             f"{code_span(change.probe)} (new side {code_span(change.answer())}, old side "
             f"{code_span(change.answer(old=True))})")
 
@@ -164,8 +166,8 @@ def html_section(run: MatrixRun) -> str:
         groups = _by_side(run, change)
         rows.append(
             f"<tr id='change-{change.id}'><td><code>{_h(change.character)}</code> joined the "
-            f"{_h(change.set_name)} set on {_h(change.merged)} (<a href='{_h(change.pull)}'>"
-            f"{_h(_pr(change))}</a>); probe <code>{_h(change.probe)}</code>: new "
+            f"{_h(change.set_name)} set on {_h(change.merged)} ({_h(_pr(change))}); probe "
+            f"<code>{_h(change.probe)}</code>: new "
             f"<code>{_h(change.answer())}</code>, old <code>{_h(change.answer(old=True))}"
             "</code></td>"
             + "".join(f"<td>{', '.join(_h(i) for i in groups[side])}</td>"

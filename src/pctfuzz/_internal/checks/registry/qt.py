@@ -9,9 +9,9 @@ may decode to anything), and the answer is text (invalid UTF-8 one U+FFFD per by
 leading BOM dropped): entries. ``QUrlQuery`` parses as ``QUrl::TolerantMode`` does,
 where one ``%`` that starts no escape makes every ``%`` of that name or value literal,
 keeps ``+`` and empty pairs, decodes no escaped noncharacter, and writes what
-``QUrl::toPercentEncoding`` gave it: entries. ``toPercentEncoding`` writes a lone surrogate as ``%3F`` (``QString::toUtf8``
-writes ``?`` for it), so decoding gives a ``?`` the input never held: a real bug
-(docs/in-the-wild.md) that no entry accepts.
+``QUrl::toPercentEncoding`` gave it: entries. ``toPercentEncoding`` writes a lone
+surrogate as ``%3F`` (``QString::toUtf8`` writes ``?`` for it), so decoding gives a
+``?`` the input never held: a real bug (docs/in-the-wild.md) that no entry accepts.
 """
 
 from __future__ import annotations
