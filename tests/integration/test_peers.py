@@ -153,7 +153,9 @@ VECTORS: list[tuple[str, Callable[[Any], Any], Any]] = [
     ("qt-qurl", lambda a: a.decode(DecodeCase("%EF%BB%BFa%E2%82")),
      "a\ufffd\ufffd".encode()),
     # A real bug (docs/in-the-wild.md): QString::toUtf8 writes '?' for a lone surrogate.
+    # (It reached the library: QJsonDocument keeps a \ud800 escape, and a \u0000.)
     ("qt-qurl", _enc("\ud800", "rfc3986-unreserved"), "%3F"),
+    ("qt-qurl", _enc("a\x00b", "rfc3986-unreserved"), "a%00b"),
     # QUrlQuery (doc.qt.io/qt-6/qurlquery.html): setters take encoded forms, a space is
     # %20, '+' is never a space; TolerantMode keeps a field with a lone '%' as written.
     ("qt-qurlquery", lambda a: a.form_serialize(FormCase((("a b", "+&=~*\u00e9"), ("", "")))),
@@ -161,6 +163,9 @@ VECTORS: list[tuple[str, Callable[[Any], Any], Any]] = [
     ("qt-qurlquery", lambda a: a.form_parse(FormParseCase("a+b=%2B%20&&c=%41%&d=%EF%BF%BF&")),
      [("a+b", "+ "), ("", ""), ("c", "%41%"), ("d", "\ufffd" * 3)]),
     ("qt-qurlquery", lambda a: a.form_serialize(FormCase((("\ud800", "x"),))), "%3F=x"),
+    # QJsonDocument writes a kept lone surrogate back as its escape (Qt copies the unit).
+    ("qt-qurlquery", lambda a: a.form_parse(FormParseCase("a=\ud800\x00")),
+     [("a", "\ud800\x00")]),
     # Erlang uri_string (OTP 25 manual): quote/1 leaves RFC 3986 unreserved raw, quote/2
     # its Safe list too; compose_query/1 the form set; recompose/1 keeps a '%'.
     ("erlang-uri-string", _enc("a b/~*\u00e9", "rfc3986-unreserved"), "a%20b%2F~%2A%C3%A9"),
