@@ -57,6 +57,9 @@ docs: $(STAMP)
 	$(PY) -c 'import pathlib; from pctfuzz._internal.checks.registry.render import docs_text; \
 	p = pathlib.Path("docs/divergences.md"); p.write_text(docs_text(p.read_text().split("| id |")[0]))'
 	$(PY) tests/support/cli_doc.py
+	$(PY) -c 'import pathlib, re; from pctfuzz._internal.reports.matrix_changes import changes_table; \
+	p = pathlib.Path("docs/peers.md"); p.write_text(re.sub("(?s)(<!-- changes-table -->\n).*?(<!-- /changes-table -->)", \
+	lambda m: m[1] + changes_table() + m[2], p.read_text()))'
 
 ## The libFuzzer dictionaries, rendered from the grammar (src/pctfuzz/_internal/grammar.py).
 dicts: $(STAMP)
@@ -91,8 +94,8 @@ oss-fuzz-user-check: $(OSSFUZZ_VENV)/.installed $(STAMP)
 	PCTFUZZ_OSSFUZZ_VENV=$(OSSFUZZ_VENV) $(PY) -m pytest -q -s -p no:cacheprovider tests/integration/test_oss_fuzz_user.py
 
 ## The peers in other languages (docs/peers.md), on a Debian machine as root: the
-## runtimes from Debian's packages (one apt-get update), then the Go, Java, Haskell
-## and Nim peers built into src/pctfuzz/peers/build/ (git-ignored; PCTFUZZ_PEER_BUILD
+## runtimes from Debian's packages (one apt-get update), then the Go, Java, Haskell,
+## Nim and Qt (C++) peers built into src/pctfuzz/peers/build/ (git-ignored; PCTFUZZ_PEER_BUILD
 ## moves it). Go and Nim build from their standard libraries only, Haskell from base and
 ## Debian's network-uri: nothing is downloaded. The JavaScript
 ## runtimes besides Node.js (Bun) are npm packages, pinned in
@@ -102,7 +105,8 @@ oss-fuzz-user-check: $(OSSFUZZ_VENV)/.installed $(STAMP)
 PEER_BUILD ?= src/pctfuzz/peers/build
 PEER_DEBS  := golang-go php-cli ruby liburi-perl libcurl4 openjdk-17-jdk-headless \
               lua5.4 lua-socket tcl tcllib r-base-core r-cran-jsonlite \
-              ghc libghc-network-uri-dev nim gcc erlang-base elixir
+              ghc libghc-network-uri-dev nim gcc erlang-base elixir \
+              qt6-base-dev g++ pkg-config
 peers:
 	@missing=""; for p in $(PEER_DEBS); do dpkg -s $$p >/dev/null 2>&1 || missing="$$missing $$p"; done; \
 	if [ -n "$$missing" ]; then \
@@ -111,6 +115,7 @@ peers:
 	fi
 	@$(MAKE) --no-print-directory $(PEER_BUILD)/pctfuzz-go-peer $(PEER_BUILD)/java/Peer.class \
 	  $(PEER_BUILD)/pctfuzz-haskell-peer $(PEER_BUILD)/pctfuzz-nim-peer \
+	  $(PEER_BUILD)/pctfuzz-qt-peer \
 	  $(PEER_BUILD)/engines/.installed
 
 # Built only when the source is newer: `make peers` on a ready machine does nothing.
@@ -136,6 +141,12 @@ $(PEER_BUILD)/pctfuzz-nim-peer: src/pctfuzz/peers/nim/peer.nim
 	mkdir -p $(PEER_BUILD)
 	nim c -d:release --hints:off --verbosity:0 --nimcache:$(abspath $(PEER_BUILD))/nimcache \
 	  -o:$(abspath $(PEER_BUILD))/pctfuzz-nim-peer src/pctfuzz/peers/nim/peer.nim
+
+# g++ against Debian's Qt 6 QtCore (pkg-config Qt6Core; -fPIC: Qt 6 requires it).
+$(PEER_BUILD)/pctfuzz-qt-peer: src/pctfuzz/peers/qt/peer.cpp
+	mkdir -p $(PEER_BUILD)
+	g++ -std=c++17 -O2 -fPIC $$(pkg-config --cflags Qt6Core) \
+	  -o $(PEER_BUILD)/pctfuzz-qt-peer src/pctfuzz/peers/qt/peer.cpp $$(pkg-config --libs Qt6Core)
 
 # npm ci again only when the pinned versions change.
 ENGINES := src/pctfuzz/peers/engines

@@ -141,6 +141,31 @@ VECTORS: list[tuple[str, Callable[[Any], Any], Any]] = [
     ("nim-uri", lambda a: a.form_serialize(FormCase((("", ""), ("a", "1")))), "a=1"),
     ("nim-uri-plus", _enc("a b", "rfc3986-unreserved", True), "a+b"),
     ("nim-uri-plus", lambda a: a.decode(DecodeCase("a+b%2B")), b"a b+"),
+    # Qt 6.4 (doc.qt.io/qt-6/qurl.html#toPercentEncoding): "Unreserved is defined as:
+    # ALPHA / DIGIT / "-" / "." / "_" / "~""; exclude leaves its characters raw.
+    ("qt-qurl", _enc("a b/?#[]*~%-._\u00e9", "rfc3986-unreserved"),
+     "a%20b%2F%3F%23%5B%5D%2A~%25-._%C3%A9"),
+    ("qt-qurl", _enc("a b/?~", "rfc3986-unreserved-/"), "a%20b/%3F~"),
+    ("qt-qurl", lambda a: a.decode(DecodeCase("%41%C3%A9+%2b")), b"A\xc3\xa9++"),
+    # "the sequence "%G5" could be decoded to 'W'" (it is (0x47 << 4 | 5) & 0xFF, 'u');
+    # the answer is a QString: a leading BOM dropped, one U+FFFD per invalid byte.
+    ("qt-qurl", lambda a: a.decode(DecodeCase("%G5")), b"u"),
+    ("qt-qurl", lambda a: a.decode(DecodeCase("%EF%BB%BFa%E2%82")),
+     "a\ufffd\ufffd".encode()),
+    # A real bug (docs/in-the-wild.md): QString::toUtf8 writes '?' for a lone surrogate.
+    # (It reached the library: QJsonDocument keeps a \ud800 escape, and a \u0000.)
+    ("qt-qurl", _enc("\ud800", "rfc3986-unreserved"), "%3F"),
+    ("qt-qurl", _enc("a\x00b", "rfc3986-unreserved"), "a%00b"),
+    # QUrlQuery (doc.qt.io/qt-6/qurlquery.html): setters take encoded forms, a space is
+    # %20, '+' is never a space; TolerantMode keeps a field with a lone '%' as written.
+    ("qt-qurlquery", lambda a: a.form_serialize(FormCase((("a b", "+&=~*\u00e9"), ("", "")))),
+     "a%20b=%2B%26%3D~%2A%C3%A9&="),
+    ("qt-qurlquery", lambda a: a.form_parse(FormParseCase("a+b=%2B%20&&c=%41%&d=%EF%BF%BF&")),
+     [("a+b", "+ "), ("", ""), ("c", "%41%"), ("d", "\ufffd" * 3)]),
+    ("qt-qurlquery", lambda a: a.form_serialize(FormCase((("\ud800", "x"),))), "%3F=x"),
+    # QJsonDocument writes a kept lone surrogate back as its escape (Qt copies the unit).
+    ("qt-qurlquery", lambda a: a.form_parse(FormParseCase("a=\ud800\x00")),
+     [("a", "\ud800\x00")]),
     # Erlang uri_string (OTP 25 manual): quote/1 leaves RFC 3986 unreserved raw, quote/2
     # its Safe list too; compose_query/1 the form set; recompose/1 keeps a '%'.
     ("erlang-uri-string", _enc("a b/~*\u00e9", "rfc3986-unreserved"), "a%20b%2F~%2A%C3%A9"),
@@ -285,6 +310,11 @@ KNOWN_BUGS: dict[str, Callable[[dict[str, Any]], bool]] = {
     and re.search("%([0-9a-f][a-f]|[a-f][0-9a-f])", f["actual"]) is not None,
     "haskell-network-uri": lambda f: f["actual"] is not None
     and ("%ED%A0" in f["actual"] or "%ED%B" in f["actual"]),
+    # QUrl::toPercentEncoding (and QUrlQuery built on it) writes a lone surrogate as %3F.
+    "qt-qurl": lambda f: "\\ud" in f["case"] and f["actual"] is not None
+    and "%3F" in f["actual"],
+    "qt-qurlquery": lambda f: "\\ud" in f["case"] and f["actual"] is not None
+    and "%3F" in f["actual"],
     # encodeQuery writes the pair ("", "") as nothing (omitEq), without its '&' first.
     "nim-uri": lambda f: f["case"].startswith("form(") and "('', '')" in f["case"],
 }

@@ -42,7 +42,7 @@ LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("library", ("pctfuzz", "pctfuzz._internal.sets", "pctfuzz._internal.named_sets",
                  "pctfuzz._internal.setspec", "pctfuzz._internal.encoding",
                  "pctfuzz._internal.reference", "pctfuzz._internal.form",
-                 "pctfuzz._internal.spec")),
+                 "pctfuzz._internal.spec", "pctfuzz._internal.spec_changes")),
     ("base", ("pctfuzz._internal", "pctfuzz._internal.errors", "pctfuzz._internal.exits",
               "pctfuzz._internal.text", "pctfuzz._internal.deprecation")),
 )

@@ -16,7 +16,14 @@ import pytest
 from broken_impls import LosesLastChar
 
 from pctfuzz._internal.accept.entry import explain as engine_explain
-from pctfuzz._internal.cases import DecodeCase, EncodeCase, FormCase, FormParseCase, case_from_json
+from pctfuzz._internal.cases import (
+    Case,
+    DecodeCase,
+    EncodeCase,
+    FormCase,
+    FormParseCase,
+    case_from_json,
+)
 from pctfuzz._internal.checks.differential import (
     check_decode,
     check_encode,
@@ -46,6 +53,7 @@ from pctfuzz._internal.checks.registry import nim as nim_entries
 from pctfuzz._internal.checks.registry import node as node_entries
 from pctfuzz._internal.checks.registry import perl as perl_entries
 from pctfuzz._internal.checks.registry import php as php_entries
+from pctfuzz._internal.checks.registry import qt as qt_entries
 from pctfuzz._internal.checks.registry import r as r_entries
 from pctfuzz._internal.checks.registry import ruby as ruby_entries
 from pctfuzz._internal.checks.registry import tcl as tcl_entries
@@ -331,6 +339,7 @@ _FAMILIES = {
     r_entries: {"r-urlencode"},
     haskell_entries: {"haskell-network-uri"},
     nim_entries: {"nim-uri", "nim-uri-plus"},
+    qt_entries: {"qt-qurl", "qt-qurlquery"},
     erlang_entries: {"erlang-uri-string", "erlang-uri-string-query",
                      "erlang-uri-string-recompose"},
     elixir_entries: {"elixir-uri-www-form", "elixir-uri-query", "elixir-uri-query-rfc3986",
@@ -413,6 +422,54 @@ def test_haskell_nonchar_entry_leaves_a_raw_noncharacter_alone() -> None:
                    Outcome("\ufffe\ufffd\ufffd".encode())) is not None
     assert explain("decode", ("haskell-network-uri",), case, expected,
                    Outcome("\ufffd\ufffd\ufffd".encode())) is None
+# --- the Qt entries hold Qt's documented behaviour, not the bug beside it ------------------
+@pytest.mark.parametrize(
+    ("impl", "check", "case", "actual", "accepted"),
+    [
+        # fromPercentEncoding reads any two characters after '%' as hex digits ...
+        ("qt-qurl", "decode", DecodeCase("%G5"), b"u", True),
+        ("qt-qurl", "decode", DecodeCase("%G5"), b"W", False),  # the model is exact
+        ("qt-qurl", "decode", DecodeCase("%zz"), "\ufffd".encode(), True),  # FA, not UTF-8
+        ("qt-qurl", "decode", DecodeCase("%zz"), b"", False),
+        # ... and answers text: one U+FFFD per byte, a leading BOM dropped ...
+        ("qt-qurl", "decode", DecodeCase("%E2%82"), "\ufffd\ufffd".encode(), True),
+        ("qt-qurl", "decode", DecodeCase("%E2%82"), "\ufffd".encode(), False),
+        ("qt-qurl", "decode", DecodeCase("%EF%BB%BFa"), b"a", True),
+        ("qt-qurl", "decode", DecodeCase("a%EF%BB%BF"), b"a", False),  # at the start only
+        ("qt-qurl", "decode", DecodeCase("%C3%A9"), "\ufffd\ufffd".encode(), False),
+        # ... but toPercentEncoding's '?' for a lone surrogate is the bug, no entry.
+        ("qt-qurl", "encode", EncodeCase("\ud800", "rfc3986-unreserved"), "%3F", False),
+        # QUrlQuery of toPercentEncoding'd names and values: %20, '~' raw, '*' encoded ...
+        ("qt-qurlquery", "form", FormCase((("a b", "~*"),)), "a%20b=~%2A", True),
+        ("qt-qurlquery", "form", FormCase((("a b", "~*"),)), "a%20b=~*", False),
+        ("qt-qurlquery", "form", FormCase((("+", ""),)), "+=", False),  # '+' is encoded
+        ("qt-qurlquery", "form", FormCase((("\ud800", "x"),)), "%3F=x", False),
+        # ... its parser keeps '+', empty pairs but after a final '&', U+FFFD per byte ...
+        ("qt-qurlquery", "form-parse", FormParseCase("a+b=1&&c"),
+         [("a+b", "1"), ("", ""), ("c", "")], True),
+        ("qt-qurlquery", "form-parse", FormParseCase("a&"), [("a", ""), ("", "")], False),
+        ("qt-qurlquery", "form-parse", FormParseCase("a=%E2%82"),
+         [("a", "\ufffd\ufffd")], True),
+        ("qt-qurlquery", "form-parse", FormParseCase("a=%E2%82"), [("a", "%E2%82")], False),
+        # ... an escaped noncharacter one U+FFFD per byte, a raw one kept ...
+        ("qt-qurlquery", "form-parse", FormParseCase("a=%EF%BF%BF"),
+         [("a", "\ufffd" * 3)], True),
+        ("qt-qurlquery", "form-parse", FormParseCase("a=%EF%BF%BF"), [("a", "\ufffd")], False),
+        ("qt-qurlquery", "form-parse", FormParseCase("a=\uffff"), [("a", "\ufffd" * 3)],
+         False),
+        # ... and a field with a lone '%' as written (TolerantMode), that field only.
+        ("qt-qurlquery", "form-parse", FormParseCase("%41%=%41"), [("%41%", "A")], True),
+        ("qt-qurlquery", "form-parse", FormParseCase("%41%=%41"), [("%41%", "%41")], False),
+    ],
+)
+def test_qt_entries_both_ways(impl: str, check: str, case: Case, actual: object,
+                              accepted: bool) -> None:
+    expected = reference_outcome(check, case)
+    assert not expected.same(Outcome(actual))  # a difference to explain, or not
+    result = explain(check, (impl,), case, expected, Outcome(actual))
+    assert (result is not None) is accepted, result
+
+
 # --- the BEAM peers' entries written as code, both ways (no peer needed) ------------------
 def _remote(name: str) -> Outcome:
     from pctfuzz._internal.oracles.peer import remote_error_type

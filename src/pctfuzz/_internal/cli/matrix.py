@@ -4,7 +4,9 @@
 Every available built-in implementation by default (one line on stderr says which
 were skipped and why), or those given with ``--impl`` (one that is not available is a
 usage error). Writes ``matrix.md`` and ``matrix.html`` into ``--out`` (the findings
-first, then the rows with a bug; ``--all-rows``: every row), and the findings,
+first, then the rows with a bug; ``--all-rows``: every row), ``matrix.json`` (every
+row), prints a line per dated change of the standard's sets (who is on its new side,
+who on its old: ``reports.matrix_changes``), and the findings,
 recorded as ``pctfuzz fuzz`` records them, into ``--out``'s ``findings/`` folder: a
 survey of other people's libraries is not the project's regression store (whose every
 record the pytest plugin makes a test item), so that store changes only when
@@ -35,6 +37,8 @@ from pctfuzz._internal.reports.matrix import (
     render_matrix_html,
     render_matrix_markdown,
 )
+from pctfuzz._internal.reports.matrix_changes import changes_lines
+from pctfuzz._internal.reports.matrix_json import render_matrix_json
 from pctfuzz._internal.text import one_line
 
 __all__ = ["add_command"]
@@ -88,12 +92,16 @@ def _cmd_matrix(args: argparse.Namespace) -> int:
             render_matrix_markdown(run, languages, all_rows=args.all_rows), encoding="utf-8")
         (out / "matrix.html").write_text(
             render_matrix_html(run, languages, all_rows=args.all_rows), encoding="utf-8")
+        (out / "matrix.json").write_text(render_matrix_json(run, languages), encoding="utf-8")
     except OSError as exc:
         raise UsageError(f"--out {out}: {exc.strerror or exc}") from None
     counts = matrix_counts(run)  # the pages show the same counts, in the same words
     print(f"pctfuzz matrix: {counts_text(counts)}"
           + (f"; {len(run.incomplete)} incomplete (a peer failed)" if run.incomplete else "")
-          + f"; findings in {findings}; wrote {out / 'matrix.html'} and {out / 'matrix.md'}")
+          + f"; findings in {findings}; wrote {out / 'matrix.html'}, {out / 'matrix.md'} and "
+          f"{out / 'matrix.json'}")
+    for line in changes_lines(run):  # who follows each of the standard's set changes
+        print(f"pctfuzz matrix: {line}")
     for line in run.lost[:5]:
         print(f"pctfuzz matrix: lost: {line}", file=sys.stderr)
     incomplete = run.incomplete
@@ -110,10 +118,11 @@ def add_command(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> Non
     parser = sub.add_parser(
         "matrix", help="fuzz many implementations at once; write a conformance matrix",
         description="Ask every input of every implementation (the reference answers each "
-        "case once), record findings per implementation, and write matrix.md and "
-        "matrix.html: the findings, then the implementations with a bug by operation and "
-        "set (--all-rows: every implementation), and the pairs that disagree. The counts "
-        "printed are the pages'.",
+        "case once), record findings per implementation, and write matrix.md, "
+        "matrix.html and matrix.json: the findings, then the implementations with a bug by "
+        "operation and set (--all-rows: every implementation), which side of each dated "
+        "change of the standard's percent-encode sets each one is on (asked, not looked "
+        "up), and the pairs that disagree. The counts printed are the pages'.",
         epilog="Exit codes: 0 no bug; 1 a bug was found; 2 usage error; 3 incomplete (a "
         "finding lost, nothing answered, or a peer failed mid-run: its implementation is "
         "marked incomplete on the pages).")
@@ -128,8 +137,8 @@ def add_command(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> Non
                         help=f"a differential target (repeatable; default all: "
                         f"{', '.join(CHECK_OF)})")
     parser.add_argument("--out", default="pctfuzz-matrix", metavar="DIR",
-                        help="where matrix.md, matrix.html and findings/ go (default "
-                        "pctfuzz-matrix)")
+                        help="where matrix.md, matrix.html, matrix.json and findings/ go "
+                        "(default pctfuzz-matrix)")
     parser.add_argument("--findings", metavar="DIR",
                         help="where to record the findings (default: findings/ in --out; "
                         "the project's findings store only when named here)")

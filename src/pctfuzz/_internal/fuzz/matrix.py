@@ -22,6 +22,10 @@ which two implementations asked the same case answer differently: a value agains
 another value or against an error; two errors (of any type) are two refusals, on which
 a stack of both cannot disagree about the data.
 
+Before the inputs, each implementation is asked which side it is on of each of the URL
+Standard's dated set changes (``fuzz.follows``: ``^`` joining the path set...), so the
+pages show who follows the standard's changes.
+
 A peer that fails mid-run without an input to blame (it died or timed out once and a
 fresh peer answered, or it could not be started again) makes its implementation
 incomplete (``MatrixRun.incomplete``): an implementation whose peer is unavailable is
@@ -41,6 +45,7 @@ from typing import Any
 from pctfuzz._internal.cases import Case, EncodeCase
 from pctfuzz._internal.checks.differential import judge, run_impl, scalar_values
 from pctfuzz._internal.checks.registry.lookup import DIVERGENCES, accepted_entries
+from pctfuzz._internal.fuzz.follows import Follows, sides
 from pctfuzz._internal.fuzz.minimize import minimize_case, raw_input_for, same_failure
 from pctfuzz._internal.fuzz.recorder import build_finding
 from pctfuzz._internal.identity import signature_of
@@ -108,6 +113,9 @@ class MatrixRun:
     #: implementation -> why it was no longer asked (its peer could not be restarted:
     #: ``PeerUnavailable``), from that input on
     gone: dict[str, str] = field(default_factory=dict)
+    #: implementation -> change id -> its side of each of the URL Standard's dated set
+    #: changes (``fuzz.follows``: asked once, before the inputs)
+    changes: dict[str, dict[str, Follows]] = field(default_factory=dict)
 
     @property
     def incomplete(self) -> dict[str, list[str]]:
@@ -245,6 +253,7 @@ def run_matrix(
     run = MatrixRun(list(impls), {n: impl_version(i) for n, i in impls.items()})
     for entry in (*DIVERGENCES, *(e for i in impls.values() for e in accepted_entries(i))):
         run.entries.setdefault(entry.id, (entry.summary, entry.citation))
+    run.changes = sides(impls)
     recorder = _Recorder(run, findings)
     rng = random.Random(seed)
     streams = {t: _inputs(rng, _seeds(corpus, t)) for t in targets}

@@ -3,8 +3,8 @@ is started, and ``LangPeerAdapter``, the base of their adapters.
 
 Each program (``pctfuzz/peers/<lang>/``) answers the pctfuzz-peer protocol
 (docs/protocol.md) for a few implementations. ``make peers`` installs the runtimes
-from Debian's packages and builds the Go, Java, Haskell and Nim peers into the build
-folder (``PCTFUZZ_PEER_BUILD``, default ``pctfuzz/peers/build``, git-ignored). JavaScript
+from Debian's packages and builds the Go, Java, Haskell, Nim and Qt (C++) peers into the
+build folder (``PCTFUZZ_PEER_BUILD``, default ``pctfuzz/peers/build``, git-ignored). JavaScript
 runtimes besides Node.js (Bun, Deno) are npm packages that ``make peers`` installs into the
 same folder; they run the Node.js peer's ``peer.js`` (``pctfuzz._internal.oracles.engines``).
 
@@ -90,7 +90,7 @@ def _java() -> tuple[str, ...]:
 
 
 def _built(binary: str, compiler: str, what: str) -> tuple[str, ...]:
-    """A peer that ``make peers`` compiles into the build folder (Go, Haskell, Nim)."""
+    """A peer that ``make peers`` compiles into the build folder (Go, Haskell, Nim, Qt)."""
     path = peer_build_dir() / binary
     if not path.is_file():
         why = ("not built" if shutil.which(compiler)
@@ -105,6 +105,10 @@ def _haskell() -> tuple[str, ...]:
 
 def _nim() -> tuple[str, ...]:
     return _built("pctfuzz-nim-peer", "nim", "Nim")
+
+
+def _qt() -> tuple[str, ...]:
+    return _built("pctfuzz-qt-peer", "g++", "Qt")
 
 
 def _php() -> tuple[str, ...]:
@@ -191,6 +195,7 @@ PEER_PROGRAMS: Mapping[str, PeerProgram] = {
     "r": PeerProgram("R", _r),
     "haskell": PeerProgram("Haskell", _haskell),
     "nim": PeerProgram("Nim", _nim),
+    "qt": PeerProgram("C++", _qt),
     "erlang": PeerProgram("Erlang", _erlang),
     "elixir": PeerProgram("Elixir", _elixir),
     "bun": PeerProgram("JavaScript", _bun),

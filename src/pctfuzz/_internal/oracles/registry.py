@@ -241,6 +241,12 @@ _OTHER_LANGUAGES: tuple[tuple[str, str, str, str, str], ...] = (
      "encodeQuery (form), decodeQuery (form parsing)"),
     ("nim-uri-plus", "nim", "NimUriPlus", "Nim",
      "Nim std/uri: encodeUrl(s) and decodeUrl(s), their defaults (space as '+')"),
+    ("qt-qurl", "qt", "QtQUrl", "C++",
+     "Qt QtCore: QUrl::toPercentEncoding (default, exclude \"/\"), "
+     "QUrl::fromPercentEncoding (decode)"),
+    ("qt-qurlquery", "qt", "QtQUrlQuery", "C++",
+     "Qt QtCore: QUrlQuery addQueryItem(toPercentEncoding(...)) + query(FullyEncoded) "
+     "(form), setQuery + queryItems(FullyDecoded) (form parsing)"),
     ("erlang-uri-string", "erlang", "ErlangUriString", "Erlang",
      "Erlang uri_string: quote/1 and quote/2 (encode), unquote/1 (decode)"),
     ("erlang-uri-string-query", "erlang", "ErlangUriStringQuery", "Erlang",

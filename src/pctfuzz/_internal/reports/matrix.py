@@ -9,7 +9,8 @@ accepted) are named in ``matrix.md`` and folded below the table in ``matrix.html
 
 Rows are implementations (with language and version), columns the operations (encode
 over every set the implementation was asked; a second table breaks encode down by
-set). A cell reads ``agree`` (every
+set), then one per dated change of the standard's sets (``reports.matrix_changes``:
+``new``, ``old``, ``other`` or ``n/a``, asked of the implementation). A cell reads ``agree`` (every
 answered case equals the reference's), ``accepted N`` (differences that registry
 entries explain, each entry linked to its row in the accepted-differences table) or
 ``bugs N`` (each linked to its finding: the minimized case, both answers, the record's
@@ -30,8 +31,10 @@ from dataclasses import dataclass
 
 from pctfuzz._internal.fuzz.matrix import Cell, Confusion, MatrixRun
 from pctfuzz._internal.operations import OPERATIONS as _OPERATIONS
+from pctfuzz._internal.reports import matrix_changes
 from pctfuzz._internal.reports.html import _h
 from pctfuzz._internal.reports.markdown import code_span
+from pctfuzz._internal.spec_changes import CHANGES
 
 __all__ = ["OPERATIONS", "MatrixCounts", "counts_text", "failing_impls", "matrix_counts",
            "operation_cells", "render_matrix_html", "render_matrix_markdown"]
@@ -209,10 +212,12 @@ def render_matrix_markdown(run: MatrixRun, languages: Mapping[str, str], *,
         lines[2] += (f" **Incomplete: {len(incomplete)} implementation(s) whose peer failed "
                      "mid-run** (see [Incomplete](#incomplete)).")
     lines += ["", "## Implementations" if all_rows else "## Implementations with bugs", "",
-              "| implementation | language | version | " + " | ".join(OPERATIONS) + " |",
-              "|---|---|---|" + "---|" * len(OPERATIONS)]
+              "| implementation | language | version | "
+              + " | ".join([*OPERATIONS, *matrix_changes.markdown_headers()]) + " |",
+              "|---|---|---|" + "---|" * (len(OPERATIONS) + len(CHANGES))]
     for impl in shown:
         row = [_md_cell(cells.get((impl, op))) for op in OPERATIONS]
+        row += matrix_changes.markdown_cells(run, impl)
         mark = " **incomplete**" if impl in incomplete else ""
         lines.append(f"| {_md(impl)}{mark} | {_md(languages.get(impl, ''))} | "
                      f"{_md(_version(run, impl))} | " + " | ".join(row) + " |")
@@ -220,6 +225,7 @@ def render_matrix_markdown(run: MatrixRun, languages: Mapping[str, str], *,
         lines += ["", f"{len(hidden)} implementations with no bug (they agree, or differ "
                   f"only as accepted) are not shown: {', '.join(code_span(i) for i in hidden)}"
                   ". `pctfuzz matrix --all-rows` shows every row."]
+    lines += ["", *matrix_changes.changes_markdown_section(run)]
     lines += ["", "## Encode by set", "", "| implementation | set | cases |", "|---|---|---|"]
     for impl, set_name, cell in _encode_rows(run):
         if impl in shown:
@@ -293,13 +299,15 @@ def _html_rows(run: MatrixRun, impls: Iterable[str], languages: Mapping[str, str
                cells: Mapping[tuple[str, str], Cell]) -> str:
     """The matrix table with one row per implementation of ``impls``."""
     out = ["<table><thead><tr><th>implementation</th><th>language</th><th>version</th>"
-           + "".join(f"<th>{op}</th>" for op in OPERATIONS) + "</tr></thead>"]
+           + "".join(f"<th>{op}</th>" for op in OPERATIONS) + matrix_changes.html_headers()
+           + "</tr></thead>"]
     for impl in impls:
         mark = ("<br><span class='incomplete'>incomplete</span>" if impl in run.incomplete
                 else "")
         out.append(f"<tr><th>{_h(impl)}{mark}</th><td>{_h(languages.get(impl, ''))}</td>"
                    f"<td>{_h(_version(run, impl))}</td>"
-                   + "".join(_html_cell(cells.get((impl, op))) for op in OPERATIONS) + "</tr>")
+                   + "".join(_html_cell(cells.get((impl, op))) for op in OPERATIONS)
+                   + matrix_changes.html_cells(run, impl) + "</tr>")
     out.append("</table>")
     return "\n".join(out)
 
@@ -354,6 +362,7 @@ def render_matrix_html(run: MatrixRun, languages: Mapping[str, str], *,
                    "agree, or differ only as accepted); <code>pctfuzz matrix --all-rows</code> "
                    "puts every row in the table above</summary>"
                    + _html_rows(run, hidden, languages, cells) + "</details>")
+    out.append(matrix_changes.html_section(run))
     out.append("<details><summary>Encode by set</summary><table><tr>"
                "<th>implementation</th><th>set</th><th>cases</th></tr>")
     for impl, set_name, cell in _encode_rows(run):

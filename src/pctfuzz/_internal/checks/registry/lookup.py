@@ -37,6 +37,7 @@ from pctfuzz._internal.checks.registry import (
     node,
     perl,
     php,
+    qt,
     r,
     ruby,
     tcl,
@@ -63,7 +64,7 @@ __all__ = [
 DIVERGENCES: tuple[KnownDivergence, ...] = tuple(sorted(
     (*urllib.ENTRIES, *urllib_legacy.ENTRIES, *yarl.ENTRIES, *ada.ENTRIES, *node.ENTRIES,
      *go.ENTRIES, *java.ENTRIES, *php.ENTRIES, *ruby.ENTRIES, *perl.ENTRIES, *curl.ENTRIES,
-     *tcl.ENTRIES, *r.ENTRIES, *haskell.ENTRIES, *nim.ENTRIES, *erlang.ENTRIES,
+     *tcl.ENTRIES, *r.ENTRIES, *haskell.ENTRIES, *nim.ENTRIES, *qt.ENTRIES, *erlang.ENTRIES,
      *elixir.ENTRIES, *engines.ENTRIES),
     key=lambda d: d.phase,
 ))
