@@ -900,3 +900,26 @@ def test_a_parser_dropping_each_sequence_without_equals_is_one_rule(tmp_path: Pa
 
     with pytest.raises(UsageError, match="scope must be"):
         needs_equals("pair")
+
+
+def _skip_empty_values(pairs: tuple[tuple[str, str], ...]) -> str:
+    from urllib.parse import quote
+
+    return "&".join(f"{quote(n, safe='')}={quote(v, safe='')}" for n, v in pairs if v)
+
+
+def test_a_serializer_dropping_empty_pairs_is_named_by_its_set_too(tmp_path: Path) -> None:
+    """The set probe asked each character as the pair (c, ''), which this serializer
+    drops: it saw no set, and each name's '*' or '~' was located on the value's first
+    character that revealed it (14 findings for 4 behaviours in a tuning serializer's
+    60 s campaign). Asked as (c, '1'), and a name's difference located on the name."""
+    from pctfuzz.oracles import function_adapter
+
+    adapter = function_adapter("skips-empty", form_serialize=_skip_empty_values)
+    cases = [FormCase(p) for p in (
+        (("", ""),), (("*", "a"),), (("*", "+"),), (("~", "a"),), (("", "*"),),
+        ((" ", "a"),), (("x*", "!"),), (("~", "&"),))]
+    records = findings(tmp_path, check_form, adapter, cases)
+    assert sorted(r.behaviour["rule"] for r in records if r.behaviour) == [
+        "empty_pairs", "encoded", "left_raw", "space_as"], [r.signature for r in records]
+    assert len(records) == 4
