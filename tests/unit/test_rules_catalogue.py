@@ -923,3 +923,14 @@ def test_a_serializer_dropping_empty_pairs_is_named_by_its_set_too(tmp_path: Pat
     assert sorted(r.behaviour["rule"] for r in records if r.behaviour) == [
         "empty_pairs", "encoded", "left_raw", "space_as"], [r.signature for r in records]
     assert len(records) == 4
+
+
+def test_a_dropped_sequence_without_equals_is_not_an_empty_value_dropped(
+        tmp_path: Path) -> None:
+    """``a=a&a``: ``empty_pairs(dropped)`` explains it too, and named it in a campaign;
+    with the '=' written (``a=a&a=``) the parser keeps the pair."""
+    from pctfuzz.oracles import function_adapter
+
+    adapter = function_adapter("needs-equals-each", form_parse=_pairs_with_equals)
+    one(findings(tmp_path, check_form_parse, adapter, [FormParseCase("a=a&a")]),
+        "needs_equals", {"scope": "sequence"})

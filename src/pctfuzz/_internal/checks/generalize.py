@@ -106,6 +106,14 @@ def _swapped(text: Any) -> Any:
                     for name, sep, value in (s.partition(eq) for s in text.split(amp)))
 
 
+def _with_equals(text: Any) -> Any:
+    """A form-parse ``text`` whose sequences without ``=`` end in one: the same pairs
+    for the reference, but not for a parser that drops what is not ``name=value`` (no
+    parser dropping empty values)."""
+    amp, eq = (b"&", b"=") if isinstance(text, bytes) else ("&", "=")
+    return amp.join(s if not s or eq in s else s + eq for s in text.split(amp))
+
+
 def _spread(members: list[str]) -> list[str]:
     """``VARIANTS`` of ``members``, spread over them (an unlucky pick of neighbours
     must not widen a class)."""
@@ -290,7 +298,7 @@ def holds_on_variants(case: Case, explained: Explained, claimed: str = "") -> bo
         variants += [with_texts(case, _between(char, pad))
                      for char in claimed[::step][:CLAIMED] if ord(char) < 0x100]
     if isinstance(case, FormParseCase):  # each name as the value, each value as the name
-        variants.append(with_texts(case, _swapped))
+        variants += [with_texts(case, _swapped), with_texts(case, _with_equals)]
     swapped = _hex_case_swapped(case)
     if swapped != case:  # a rule of escapes holds for their digits in either case
         variants.append(swapped)
