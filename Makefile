@@ -91,10 +91,11 @@ oss-fuzz-user-check: $(OSSFUZZ_VENV)/.installed $(STAMP)
 	PCTFUZZ_OSSFUZZ_VENV=$(OSSFUZZ_VENV) $(PY) -m pytest -q -s -p no:cacheprovider tests/integration/test_oss_fuzz_user.py
 
 ## The peers in other languages (docs/peers.md), on a Debian machine as root: the
-## runtimes from Debian's packages (one apt-get update), then the Go, Java, Haskell
-## and Nim peers built into src/pctfuzz/peers/build/ (git-ignored; PCTFUZZ_PEER_BUILD
-## moves it). Go and Nim build from their standard libraries only, Haskell from base and
-## Debian's network-uri: nothing is downloaded. The JavaScript
+## runtimes from Debian's packages (one apt-get update), then the Go, Java, Haskell,
+## Nim and GLib (C) peers built into src/pctfuzz/peers/build/ (git-ignored;
+## PCTFUZZ_PEER_BUILD moves it). Go and Nim build from their standard libraries only,
+## Haskell from base and Debian's network-uri, the GLib peer from Debian's GLib and
+## json-glib: nothing is downloaded. The JavaScript
 ## runtimes besides Node.js (Bun) are npm packages, pinned in
 ## src/pctfuzz/peers/engines/package-lock.json and installed with npm ci into the
 ## build folder; they run the Node.js peer's peer.js. The PHP, Ruby, Perl, Lua, Tcl, R,
@@ -102,7 +103,8 @@ oss-fuzz-user-check: $(OSSFUZZ_VENV)/.installed $(STAMP)
 PEER_BUILD ?= src/pctfuzz/peers/build
 PEER_DEBS  := golang-go php-cli ruby liburi-perl libcurl4 openjdk-17-jdk-headless \
               lua5.4 lua-socket tcl tcllib r-base-core r-cran-jsonlite \
-              ghc libghc-network-uri-dev nim gcc erlang-base elixir
+              ghc libghc-network-uri-dev nim gcc erlang-base elixir \
+              pkg-config libglib2.0-dev libjson-glib-dev
 peers:
 	@missing=""; for p in $(PEER_DEBS); do dpkg -s $$p >/dev/null 2>&1 || missing="$$missing $$p"; done; \
 	if [ -n "$$missing" ]; then \
@@ -111,7 +113,7 @@ peers:
 	fi
 	@$(MAKE) --no-print-directory $(PEER_BUILD)/pctfuzz-go-peer $(PEER_BUILD)/java/Peer.class \
 	  $(PEER_BUILD)/pctfuzz-haskell-peer $(PEER_BUILD)/pctfuzz-nim-peer \
-	  $(PEER_BUILD)/engines/.installed
+	  $(PEER_BUILD)/pctfuzz-glib-peer $(PEER_BUILD)/engines/.installed
 
 # Built only when the source is newer: `make peers` on a ready machine does nothing.
 $(PEER_BUILD)/pctfuzz-go-peer: src/pctfuzz/peers/go/peer.go
@@ -136,6 +138,12 @@ $(PEER_BUILD)/pctfuzz-nim-peer: src/pctfuzz/peers/nim/peer.nim
 	mkdir -p $(PEER_BUILD)
 	nim c -d:release --hints:off --verbosity:0 --nimcache:$(abspath $(PEER_BUILD))/nimcache \
 	  -o:$(abspath $(PEER_BUILD))/pctfuzz-nim-peer src/pctfuzz/peers/nim/peer.nim
+
+# gcc against the GLib (guri.c) and json-glib that Debian installed, through pkg-config.
+$(PEER_BUILD)/pctfuzz-glib-peer: src/pctfuzz/peers/glib/peer.c
+	mkdir -p $(PEER_BUILD)
+	gcc -O2 -Wall -Wextra -o $@ src/pctfuzz/peers/glib/peer.c \
+	  $$(pkg-config --cflags --libs glib-2.0 json-glib-1.0)
 
 # npm ci again only when the pinned versions change.
 ENGINES := src/pctfuzz/peers/engines

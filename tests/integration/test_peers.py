@@ -141,6 +141,24 @@ VECTORS: list[tuple[str, Callable[[Any], Any], Any]] = [
     ("nim-uri", lambda a: a.form_serialize(FormCase((("", ""), ("a", "1")))), "a=1"),
     ("nim-uri-plus", _enc("a b", "rfc3986-unreserved", True), "a+b"),
     ("nim-uri-plus", lambda a: a.decode(DecodeCase("a+b%2B")), b"a b+"),
+    # GLib 2.74.6 guri.c: g_uri_escape_string leaves RFC 3986's unreserved characters raw,
+    # and reserved_chars_allowed (the G_URI_RESERVED_CHARS_ALLOWED_IN_* strings) too.
+    ("glib-uri-escape", _enc("a b/:@!~*%\u00e9\U0001f600", "rfc3986-unreserved"),
+     "a%20b%2F%3A%40%21~%2A%25%C3%A9%F0%9F%98%80"),
+    ("glib-uri-escape", _enc("a b/:@!*", "rfc3986-pchar-/"), "a%20b/:@!*"),
+    ("glib-uri-escape", _enc("a b/:@!*", "rfc3986-pchar"), "a%20b%2F:@!*"),
+    ("glib-uri-escape", _enc("a b/:@!*", "rfc3986-pchar+@"), "a%20b%2F:%40!*"),
+    ("glib-uri-escape", _enc(b"\xff\x00a", "rfc3986-unreserved"), "%FF%00a"),
+    # A real bug (docs/in-the-wild.md): with reserved_chars_allowed, strchr finds a NUL
+    # byte in the string's terminator, so g_uri_escape_bytes writes it raw: the answer
+    # ends there.
+    ("glib-uri-escape", _enc(b"a\x00b", "rfc3986-pchar"), "a"),
+    # g_uri_unescape_string / g_uri_unescape_bytes: '+' kept, no UTF-8 check (bytes).
+    ("glib-uri-escape", lambda a: a.decode(DecodeCase("%41+%C3%A9%FF")), b"A+\xc3\xa9\xff"),
+    ("glib-uri-escape", lambda a: a.decode(DecodeCase(b"a%00b")), b"a\x00b"),
+    # g_uri_params_iter_next with G_URI_PARAMS_WWW_FORM: '+' a space, a final '&' ends it.
+    ("glib-uri-params", lambda a: a.form_parse(FormParseCase("a=1+%41&b=&=c&a=2&")),
+     [("a", "1 A"), ("b", ""), ("", "c"), ("a", "2")]),
     # Erlang uri_string (OTP 25 manual): quote/1 leaves RFC 3986 unreserved raw, quote/2
     # its Safe list too; compose_query/1 the form set; recompose/1 keeps a '%'.
     ("erlang-uri-string", _enc("a b/~*\u00e9", "rfc3986-unreserved"), "a%20b%2F~%2A%C3%A9"),
@@ -250,6 +268,12 @@ def test_known_vectors_against_the_real_library(name: str, ask: Callable[[Any], 
      "function_clause"),
     ("erlang-uri-string-query", lambda a: a.form_parse(FormParseCase("a=%zz")),
      "invalid_percent_encoding"),  # the documented error tuple (an entry)
+    # GLib's strict decoders (entries): NULL from g_uri_unescape_string, a GError from
+    # g_uri_unescape_bytes and g_uri_params_iter_next.
+    ("glib-uri-escape", lambda a: a.decode(DecodeCase("%zz")), "NULL"),
+    ("glib-uri-escape", lambda a: a.decode(DecodeCase("a%00")), "NULL"),
+    ("glib-uri-escape", lambda a: a.decode(DecodeCase(b"%4")), "G_URI_ERROR_FAILED"),
+    ("glib-uri-params", lambda a: a.form_parse(FormParseCase("a=1&&b=2")), "G_URI_ERROR_FAILED"),
 ])
 def test_library_errors_arrive_named(name: str, ask: Callable[[Any], Any], error: str) -> None:
     impl = _impl(name)
@@ -287,6 +311,9 @@ KNOWN_BUGS: dict[str, Callable[[dict[str, Any]], bool]] = {
     and ("%ED%A0" in f["actual"] or "%ED%B" in f["actual"]),
     # encodeQuery writes the pair ("", "") as nothing (omitEq), without its '&' first.
     "nim-uri": lambda f: f["case"].startswith("form(") and "('', '')" in f["case"],
+    # g_uri_escape_bytes with reserved_chars_allowed writes a NUL raw: the answer ends there.
+    "glib-uri-escape": lambda f: f["case"].startswith("encode(b") and "\\x00" in f["case"]
+    and "set='rfc3986-unreserved'" not in f["case"],
 }
 
 NEW_IMPLS = sorted({n for n, *_ in VECTORS})

@@ -39,6 +39,7 @@ from pctfuzz._internal.checks.registry import curl as curl_entries
 from pctfuzz._internal.checks.registry import elixir as elixir_entries
 from pctfuzz._internal.checks.registry import engines as engine_entries
 from pctfuzz._internal.checks.registry import erlang as erlang_entries
+from pctfuzz._internal.checks.registry import glib as glib_entries
 from pctfuzz._internal.checks.registry import go as go_entries
 from pctfuzz._internal.checks.registry import haskell as haskell_entries
 from pctfuzz._internal.checks.registry import java as java_entries
@@ -335,6 +336,7 @@ _FAMILIES = {
                      "erlang-uri-string-recompose"},
     elixir_entries: {"elixir-uri-www-form", "elixir-uri-query", "elixir-uri-query-rfc3986",
                      "elixir-uri-decode-query"},
+    glib_entries: {"glib-uri-escape", "glib-uri-params"},
 }
 
 
@@ -456,3 +458,59 @@ def test_elixir_decode_query_map_entry_keeps_the_last_value_by_name_bytes() -> N
     assert _decode_query("b=1&a=2&b=3", [("a", "2"), ("b", "1")]) is None
     assert _decode_query("b=1&a=2", [("b", "1")]) is None
     assert _decode_query("b=1&a=2", [("b", "1"), ("a", "2")]) is None
+
+
+# --- the GLib entries: each refusal is exactly GLib's, on exactly its inputs ----------------
+def _glib_error(type_name: str, message: str) -> Outcome:
+    from pctfuzz._internal.oracles.peer import remote_error_type
+
+    return Outcome(error=remote_error_type(type_name)(message))
+
+
+def _glib(impl: str, check: str, case: DecodeCase | FormParseCase,
+          actual: Outcome) -> tuple[str, ...] | None:
+    return explain(check, (impl,), case, reference_outcome(check, case), actual)
+
+
+@pytest.mark.parametrize(("case", "actual", "accepted"), [
+    # g_uri_unescape_string's NULL and g_uri_unescape_bytes' error for a malformed escape ...
+    (DecodeCase("a%zz"), _glib_error("NULL", "g_uri_unescape_string returned NULL"), True),
+    (DecodeCase(b"a%4"), _glib_error("G_URI_ERROR_FAILED", "Invalid %-encoding in URI"), True),
+    # ... not for a well-formed one, nor another error, nor a wrong decode of it.
+    (DecodeCase("a%41"), _glib_error("NULL", "g_uri_unescape_string returned NULL"), False),
+    (DecodeCase("a%zz"), _glib_error("SIGSEGV", "died"), False),
+    (DecodeCase("a%zz"), Outcome(b"a"), False),
+    # %00: NULL from g_uri_unescape_string, never from g_uri_unescape_bytes (it decodes it).
+    (DecodeCase("a%00"), _glib_error("NULL", "g_uri_unescape_string returned NULL"), True),
+    (DecodeCase(b"a%00"), _glib_error("NULL", "g_uri_unescape_string returned NULL"), False),
+    (DecodeCase("a%00"), Outcome(b"a"), False),
+])
+def test_glib_unescape_entries_both_ways(case: DecodeCase, actual: Outcome,
+                                         accepted: bool) -> None:
+    assert (_glib("glib-uri-escape", "decode", case, actual) is not None) is accepted
+
+
+_MISSING = "Missing \u2018=\u2019 and parameter value"
+
+
+@pytest.mark.parametrize(("text", "actual", "accepted"), [
+    # Each refusal with its own message, where the iterator stops with it.
+    ("a=1&b", _glib_error("G_URI_ERROR_FAILED", _MISSING), True),
+    ("a=1&&b=2", _glib_error("G_URI_ERROR_FAILED", _MISSING), True),
+    ("a=%zz&b", _glib_error("G_URI_ERROR_FAILED", "Invalid %-encoding in URI"), True),
+    ("a=%FF", _glib_error("G_URI_ERROR_FAILED", "Non-UTF-8 characters in URI"), True),
+    ("a=%00", _glib_error("G_URI_ERROR_FAILED", "Non-UTF-8 characters in URI"), True),
+    # The name is decoded before the value; a malformed escape is found before the
+    # UTF-8 check of its part.
+    ("%FF=%zz", _glib_error("G_URI_ERROR_FAILED", "Non-UTF-8 characters in URI"), True),
+    ("%FF%zz=1", _glib_error("G_URI_ERROR_FAILED", "Invalid %-encoding in URI"), True),
+    # Not accepted: another message, an error where the text parses (a final '&' ends
+    # the iteration), pairs dropped instead of the refusal.
+    ("a=1&b", _glib_error("G_URI_ERROR_FAILED", "Invalid %-encoding in URI"), False),
+    ("%FF=%zz", _glib_error("G_URI_ERROR_FAILED", "Invalid %-encoding in URI"), False),
+    ("a=1&", _glib_error("G_URI_ERROR_FAILED", _MISSING), False),
+    ("a=1&b", Outcome([("a", "1")]), False),
+])
+def test_glib_params_entries_both_ways(text: str, actual: Outcome, accepted: bool) -> None:
+    assert (_glib("glib-uri-params", "form-parse", FormParseCase(text), actual)
+            is not None) is accepted

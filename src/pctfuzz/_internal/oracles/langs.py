@@ -3,15 +3,15 @@ is started, and ``LangPeerAdapter``, the base of their adapters.
 
 Each program (``pctfuzz/peers/<lang>/``) answers the pctfuzz-peer protocol
 (docs/protocol.md) for a few implementations. ``make peers`` installs the runtimes
-from Debian's packages and builds the Go, Java, Haskell and Nim peers into the build
-folder (``PCTFUZZ_PEER_BUILD``, default ``pctfuzz/peers/build``, git-ignored). JavaScript
+from Debian's packages and builds the Go, Java, Haskell, Nim and GLib (C) peers into the
+build folder (``PCTFUZZ_PEER_BUILD``, default ``pctfuzz/peers/build``, git-ignored). JavaScript
 runtimes besides Node.js (Bun, Deno) are npm packages that ``make peers`` installs into the
 same folder; they run the Node.js peer's ``peer.js`` (``pctfuzz._internal.oracles.engines``).
 
 Two things differ from the Node.js peer, and ``LangPeerAdapter`` handles them:
 
-- **Byte strings.** Go, PHP, Ruby, Perl, Lua, Nim, Erlang and Elixir strings are bytes, and
-  their JSON readers turn a lone surrogate escape into U+FFFD or refuse it, so a str with
+- **Byte strings.** Go, PHP, Ruby, Perl, Lua, Nim, Erlang, Elixir and C (GLib) strings are
+  bytes, and their JSON readers turn a lone surrogate escape into U+FFFD or refuse it, so a str with
   a lone surrogate is ``Unsupported`` before it is sent (Java's strings are UTF-16 and
   take it). A bytes value travels as is: these functions take bytes.
 - **Decoded text is bytes.** A form parser of such a language returns bytes, and the
@@ -90,7 +90,7 @@ def _java() -> tuple[str, ...]:
 
 
 def _built(binary: str, compiler: str, what: str) -> tuple[str, ...]:
-    """A peer that ``make peers`` compiles into the build folder (Go, Haskell, Nim)."""
+    """A peer that ``make peers`` compiles into the build folder (Haskell, Nim, GLib)."""
     path = peer_build_dir() / binary
     if not path.is_file():
         why = ("not built" if shutil.which(compiler)
@@ -105,6 +105,10 @@ def _haskell() -> tuple[str, ...]:
 
 def _nim() -> tuple[str, ...]:
     return _built("pctfuzz-nim-peer", "nim", "Nim")
+
+
+def _glib() -> tuple[str, ...]:
+    return _built("pctfuzz-glib-peer", "gcc", "GLib")
 
 
 def _php() -> tuple[str, ...]:
@@ -193,6 +197,7 @@ PEER_PROGRAMS: Mapping[str, PeerProgram] = {
     "nim": PeerProgram("Nim", _nim),
     "erlang": PeerProgram("Erlang", _erlang),
     "elixir": PeerProgram("Elixir", _elixir),
+    "glib": PeerProgram("C", _glib),
     "bun": PeerProgram("JavaScript", _bun),
     "deno": PeerProgram("JavaScript", _deno),
 }

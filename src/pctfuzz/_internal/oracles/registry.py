@@ -257,6 +257,13 @@ _OTHER_LANGUAGES: tuple[tuple[str, str, str, str, str], ...] = (
      "Elixir URI: encode_query/2 and query_decoder/2 with :rfc3986 (form, parsing)"),
     ("elixir-uri-decode-query", "elixir", "ElixirUriDecodeQuery", "Elixir",
      "Elixir URI: decode_query/1 (form parsing into a map)"),
+    ("glib-uri-escape", "glib", "GlibUriEscape", "C",
+     "GLib: g_uri_escape_string/g_uri_escape_bytes (encode; reserved_chars_allowed NULL "
+     "or a G_URI_RESERVED_CHARS_ALLOWED_IN_* string), g_uri_unescape_string/"
+     "g_uri_unescape_bytes (decode)"),
+    ("glib-uri-params", "glib", "GlibUriParams", "C",
+     "GLib: g_uri_params_iter_next with G_URI_PARAMS_WWW_FORM and '&' (form parsing; the "
+     "iterator under g_uri_parse_params)"),
     ("bun", "engines", "BunBuiltins", "JavaScript",
      "Bun (JavaScriptCore, WebKit): encodeURIComponent, encodeURI, URLSearchParams, "
      "decodeURIComponent"),

@@ -30,6 +30,7 @@ from pctfuzz._internal.checks.registry import (
     elixir,
     engines,
     erlang,
+    glib,
     go,
     haskell,
     java,
@@ -64,7 +65,7 @@ DIVERGENCES: tuple[KnownDivergence, ...] = tuple(sorted(
     (*urllib.ENTRIES, *urllib_legacy.ENTRIES, *yarl.ENTRIES, *ada.ENTRIES, *node.ENTRIES,
      *go.ENTRIES, *java.ENTRIES, *php.ENTRIES, *ruby.ENTRIES, *perl.ENTRIES, *curl.ENTRIES,
      *tcl.ENTRIES, *r.ENTRIES, *haskell.ENTRIES, *nim.ENTRIES, *erlang.ENTRIES,
-     *elixir.ENTRIES, *engines.ENTRIES),
+     *elixir.ENTRIES, *glib.ENTRIES, *engines.ENTRIES),
     key=lambda d: d.phase,
 ))
 
