@@ -35,6 +35,7 @@ from pctfuzz._internal.checks.registry import (
     reference_outcome,
 )
 from pctfuzz._internal.checks.registry import ada as ada_entries
+from pctfuzz._internal.checks.registry import csharp as csharp_entries
 from pctfuzz._internal.checks.registry import curl as curl_entries
 from pctfuzz._internal.checks.registry import elixir as elixir_entries
 from pctfuzz._internal.checks.registry import engines as engine_entries
@@ -337,6 +338,7 @@ _FAMILIES = {
     elixir_entries: {"elixir-uri-www-form", "elixir-uri-query", "elixir-uri-query-rfc3986",
                      "elixir-uri-decode-query"},
     glib_entries: {"glib-uri-escape", "glib-uri-params"},
+    csharp_entries: {"mono-uri", "mono-httputility", "mono-webutility"},
 }
 
 
@@ -514,3 +516,96 @@ _MISSING = "Missing \u2018=\u2019 and parameter value"
 def test_glib_params_entries_both_ways(text: str, actual: Outcome, accepted: bool) -> None:
     assert (_glib("glib-uri-params", "form-parse", FormParseCase(text), actual)
             is not None) is accepted
+
+
+# --- the Mono entries hold their rule, not the bugs beside it -------------------------------
+def _mono(impl: str, check: str, case: EncodeCase | DecodeCase | FormParseCase,
+          actual: Outcome) -> tuple[str, ...] | None:
+    return explain(check, (impl,), case, reference_outcome(check, case), actual)
+
+
+_BAD_SEQUENCE = "Invalid URI: There is an invalid sequence in the string."
+
+
+@pytest.mark.parametrize(("impl", "check", "case", "actual", "accepted"), [
+    # EscapeDataString: a high surrogate at the end throws, a lone low one is U+FFFD ...
+    ("mono-uri", "encode", EncodeCase("a\ud800", "rfc3986-unreserved"),
+     _glib_error("UriFormatException", _BAD_SEQUENCE), True),
+    ("mono-uri", "encode", EncodeCase("a\udc80b", "rfc3986-unreserved"),
+     Outcome("a%EF%BF%BDb"), True),
+    # ... never the surrogate's own bytes, nor a throw for a low one, nor a dropped one.
+    ("mono-uri", "encode", EncodeCase("a\ud800", "rfc3986-unreserved"), Outcome("a%ED%A0%80"),
+     False),
+    ("mono-uri", "encode", EncodeCase("a\udc80b", "rfc3986-unreserved"),
+     _glib_error("UriFormatException", _BAD_SEQUENCE), False),
+    ("mono-uri", "encode", EncodeCase("a\udc80b", "rfc3986-unreserved"), Outcome("ab"), False),
+    # UnescapeDataString: invalid UTF-8 stays escaped, uppercase; valid bytes are decoded.
+    ("mono-uri", "decode", DecodeCase("%C3%A9%e9"), Outcome("\u00e9%E9".encode()), True),
+    ("mono-uri", "decode", DecodeCase("%C3%A9%e9"), Outcome("\u00e9\ufffd".encode()), False),
+    ("mono-uri", "decode", DecodeCase("%C3%A9%e9"), Outcome(b"%C3%A9%E9"), False),
+    # HttpUtility.UrlEncode's lowercase hex, not another set.
+    ("mono-httputility", "encode", EncodeCase("a/\u00e9", "component+'~", "UTF-8", True),
+     Outcome("a%2f%c3%a9"), True),
+    ("mono-httputility", "encode", EncodeCase("a/\u00e9", "component+'~", "UTF-8", True),
+     Outcome("a/%c3%a9"), False),
+    ("mono-webutility", "encode", EncodeCase("a/\u00e9", "component+'~", "UTF-8", True),
+     Outcome("a%2f%c3%a9"), False),
+    # UrlDecode: '+' a space, invalid UTF-8 one to n U+FFFD per invalid run of n bytes.
+    ("mono-webutility", "decode", DecodeCase("a+%ED%A0%80b"), Outcome("a \ufffd\ufffdb".encode()),
+     True),
+    ("mono-webutility", "decode", DecodeCase("%FF%41"), Outcome("\ufffdA".encode()), True),
+    ("mono-webutility", "decode", DecodeCase("%FF%41"), Outcome(b"A"), False),
+    ("mono-webutility", "decode", DecodeCase("%FF%41"), Outcome("\ufffd\ufffdA".encode()), False),
+    ("mono-webutility", "decode", DecodeCase("%C3%A9"), Outcome("\ufffd".encode()), False),
+    ("mono-webutility", "decode", DecodeCase("%u0041"), Outcome(b"A"), False),
+    # HttpUtility.UrlDecode's %uXXXX, a surrogate pair as its character ...
+    ("mono-httputility", "decode", DecodeCase("%u0041+%uD83D%uDE00"),
+     Outcome("A \U0001f600".encode()), True),
+    ("mono-httputility", "decode", DecodeCase("%u00e9"), Outcome("\u00e9".encode()), True),
+    # ... not Mono's low byte of U+00E9 (a real bug), nor a lost raw character.
+    ("mono-httputility", "decode", DecodeCase("%u00e9"), Outcome("\ufffd".encode()), False),
+    ("mono-httputility", "decode", DecodeCase("%uD83D%uDE00"),
+     Outcome("\ufffd\ufffd".encode()), False),
+    ("mono-httputility", "decode", DecodeCase("\u00e9+"), Outcome("\ufffd ".encode()), False),
+])
+def test_mono_entries_both_ways(impl: str, check: str, case: EncodeCase | DecodeCase,
+                                actual: Outcome, accepted: bool) -> None:
+    assert (_mono(impl, check, case, actual) is not None) is accepted
+
+
+@pytest.mark.parametrize(("text", "pairs", "accepted"), [
+    # A NameValueCollection: grouped by key without case, a sequence without '=' (an empty
+    # one, the one after a final '&') a value of the null key, answered with the name ''.
+    ("a=1&b&A=2&&=3&", [("a", "1"), ("a", "2"), ("", "b"), ("", ""), ("", ""), ("", "3")],
+     True),
+    ("?x=%u0041+%FF", [("x", "A \ufffd")], True),
+    ("a=1&a%00=2&B=3&b\u200b=4", [("a", "1"), ("a", "2"), ("B", "3"), ("B", "4")], True),
+    ("?a", [("", "a")], True),
+    # Not: the pairs in input order, a value lost, the HTML-decoded query
+    # (dotnet/corefx#23582), a second '?' stripped (#23574), a raw é lost.
+    ("a=1&b=2&A=3", [("a", "1"), ("b", "2"), ("a", "3")], False),
+    ("a=1&A=2", [("a", "2")], False),
+    ("a=1&b=2", [("a", "1"), ("a", "2")], False),
+    ("a=&amp;b=2", [("a", ""), ("b", "2")], False),
+    ("??a=1", [("a", "1")], False),
+    ("a=\u00e9+", [("a", "\ufffd ")], False),
+])
+def test_mono_parse_query_string_entry_both_ways(text: str, pairs: list[tuple[str, str]],
+                                                 accepted: bool) -> None:
+    result = _mono("mono-httputility", "form-parse", FormParseCase(text), Outcome(pairs))
+    assert (result is not None) is accepted
+
+
+def test_mono_uri_entry_models_escape_strings_runs() -> None:
+    """A run of non-ASCII units ending in a lone high surrogate takes the next unit, an
+    ASCII one escaped too; alone or at the end it throws."""
+    from pctfuzz._internal.checks.registry.csharp import escape_string
+
+    assert escape_string("\x80\ud800a!", "encodeURI-[]") == "%C2%80%EF%BF%BD%61!"
+    assert escape_string("\ud800\U0001f600", "rfc3986-unreserved") == "%EF%BF%BD%F0%9F%98%80"
+    assert escape_string("\ud800a", "rfc3986-unreserved") is None
+    assert escape_string("a\x80\ud800", "rfc3986-unreserved") is None
+    assert _mono("mono-uri", "encode", EncodeCase("\x80\ud800#", "encodeURI-[]"),
+                 Outcome("%C2%80%EF%BF%BD%23")) is not None
+    assert _mono("mono-uri", "encode", EncodeCase("\x80\ud800#", "encodeURI-[]"),
+                 Outcome("%C2%80%EF%BF%BD")) is None

@@ -3,10 +3,11 @@ is started, and ``LangPeerAdapter``, the base of their adapters.
 
 Each program (``pctfuzz/peers/<lang>/``) answers the pctfuzz-peer protocol
 (docs/protocol.md) for a few implementations. ``make peers`` installs the runtimes
-from Debian's packages and builds the Go, Java, Haskell, Nim and GLib (C) peers into the
-build folder (``PCTFUZZ_PEER_BUILD``, default ``pctfuzz/peers/build``, git-ignored). JavaScript
-runtimes besides Node.js (Bun, Deno) are npm packages that ``make peers`` installs into the
-same folder; they run the Node.js peer's ``peer.js`` (``pctfuzz._internal.oracles.engines``).
+from Debian's packages and builds the Go, Java, Haskell, Nim, GLib (C) and C# (Mono) peers
+into the build folder (``PCTFUZZ_PEER_BUILD``, default ``pctfuzz/peers/build``,
+git-ignored). JavaScript runtimes besides Node.js (Bun, Deno) are npm packages that
+``make peers`` installs into the same folder; they run the Node.js peer's ``peer.js``
+(``pctfuzz._internal.oracles.engines``).
 
 Two things differ from the Node.js peer, and ``LangPeerAdapter`` handles them:
 
@@ -111,6 +112,16 @@ def _glib() -> tuple[str, ...]:
     return _built("pctfuzz-glib-peer", "gcc", "GLib")
 
 
+def _csharp() -> tuple[str, ...]:
+    mono = _runtime("mono", "mono-complete")
+    exe = peer_build_dir() / "csharp" / "Peer.exe"
+    if not exe.is_file():
+        why = "not built" if shutil.which("mcs") else "mcs not installed and peer not built"
+        raise PeerUnavailable(f"the C# peer is {why}: run make peers ({exe})")
+    # --debug: an exception's stack trace names its file and line (stderr only).
+    return (mono, "--debug", str(exe))
+
+
 def _php() -> tuple[str, ...]:
     # Warnings to stderr: nothing but answers may reach stdout.
     return (_runtime("php", "php-cli"), "-d", "display_errors=stderr", "-d", "log_errors=0",
@@ -198,6 +209,7 @@ PEER_PROGRAMS: Mapping[str, PeerProgram] = {
     "erlang": PeerProgram("Erlang", _erlang),
     "elixir": PeerProgram("Elixir", _elixir),
     "glib": PeerProgram("C", _glib),
+    "csharp": PeerProgram("C#", _csharp),
     "bun": PeerProgram("JavaScript", _bun),
     "deno": PeerProgram("JavaScript", _deno),
 }

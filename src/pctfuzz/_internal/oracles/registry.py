@@ -264,6 +264,14 @@ _OTHER_LANGUAGES: tuple[tuple[str, str, str, str, str], ...] = (
     ("glib-uri-params", "glib", "GlibUriParams", "C",
      "GLib: g_uri_params_iter_next with G_URI_PARAMS_WWW_FORM and '&' (form parsing; the "
      "iterator under g_uri_parse_params)"),
+    ("mono-uri", "csharp", "MonoUri", "C#",
+     "Mono System.Uri: EscapeDataString, EscapeUriString (encode), UnescapeDataString "
+     "(decode)"),
+    ("mono-httputility", "csharp", "MonoHttpUtility", "C#",
+     "Mono System.Web.HttpUtility: UrlEncode (encode), UrlDecode (decode), "
+     "ParseQueryString (form parsing)"),
+    ("mono-webutility", "csharp", "MonoWebUtility", "C#",
+     "Mono System.Net.WebUtility: UrlEncode (encode), UrlDecode (decode)"),
     ("bun", "engines", "BunBuiltins", "JavaScript",
      "Bun (JavaScriptCore, WebKit): encodeURIComponent, encodeURI, URLSearchParams, "
      "decodeURIComponent"),

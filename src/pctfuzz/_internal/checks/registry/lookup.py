@@ -26,6 +26,7 @@ from pctfuzz._internal.accept.entry import KnownDivergence
 from pctfuzz._internal.cases import Case
 from pctfuzz._internal.checks.registry import (
     ada,
+    csharp,
     curl,
     elixir,
     engines,
@@ -65,7 +66,8 @@ DIVERGENCES: tuple[KnownDivergence, ...] = tuple(sorted(
     (*urllib.ENTRIES, *urllib_legacy.ENTRIES, *yarl.ENTRIES, *ada.ENTRIES, *node.ENTRIES,
      *go.ENTRIES, *java.ENTRIES, *php.ENTRIES, *ruby.ENTRIES, *perl.ENTRIES, *curl.ENTRIES,
      *tcl.ENTRIES, *r.ENTRIES, *haskell.ENTRIES, *nim.ENTRIES, *erlang.ENTRIES,
-     *elixir.ENTRIES, *glib.ENTRIES, *engines.ENTRIES),
+     *elixir.ENTRIES, *glib.ENTRIES, *csharp.ENTRIES,
+     *engines.ENTRIES),
     key=lambda d: d.phase,
 ))
 
