@@ -159,6 +159,9 @@ VECTORS: list[tuple[str, Callable[[Any], Any], Any]] = [
     # g_uri_params_iter_next with G_URI_PARAMS_WWW_FORM: '+' a space, a final '&' ends it.
     ("glib-uri-params", lambda a: a.form_parse(FormParseCase("a=1+%41&b=&=c&a=2&")),
      [("a", "1 A"), ("b", ""), ("", "c"), ("a", "2")]),
+    # g_uri_parse_params: a hash table, the last value of a name (answered sorted by name).
+    ("glib-uri-parse-params", lambda a: a.form_parse(FormParseCase("b=1&a=2+%41&b=3&")),
+     [("a", "2 A"), ("b", "3")]),
     # Mono 6.8: Uri.EscapeDataString keeps RFC 3986's unreserved set, EscapeUriString the
     # reserved characters too; UnescapeDataString keeps invalid UTF-8 escaped.
     ("mono-uri", _enc("a b!'()*~/?#[]\u00e9", "rfc3986-unreserved"),
@@ -297,6 +300,8 @@ def test_known_vectors_against_the_real_library(name: str, ask: Callable[[Any], 
     ("glib-uri-escape", lambda a: a.decode(DecodeCase("a%00")), "NULL"),
     ("glib-uri-escape", lambda a: a.decode(DecodeCase(b"%4")), "G_URI_ERROR_FAILED"),
     ("glib-uri-params", lambda a: a.form_parse(FormParseCase("a=1&&b=2")), "G_URI_ERROR_FAILED"),
+    ("glib-uri-parse-params", lambda a: a.form_parse(FormParseCase("a=%zz")),
+     "G_URI_ERROR_FAILED"),
     # EscapeDataString's lone high surrogate at the end (an entry).
     ("mono-uri", _enc("a\ud800", "rfc3986-unreserved"), "UriFormatException"),
 ])

@@ -337,7 +337,7 @@ _FAMILIES = {
                      "erlang-uri-string-recompose"},
     elixir_entries: {"elixir-uri-www-form", "elixir-uri-query", "elixir-uri-query-rfc3986",
                      "elixir-uri-decode-query"},
-    glib_entries: {"glib-uri-escape", "glib-uri-params"},
+    glib_entries: {"glib-uri-escape", "glib-uri-params", "glib-uri-parse-params"},
     csharp_entries: {"mono-uri", "mono-httputility", "mono-webutility"},
 }
 
@@ -611,3 +611,29 @@ def test_mono_uri_entry_models_escape_strings_runs() -> None:
                  Outcome("%C2%80%EF%BF%BD%23")) is not None
     assert _mono("mono-uri", "encode", EncodeCase("\x80\ud800#", "encodeURI-[]"),
                  Outcome("%C2%80%EF%BF%BD")) is None
+
+
+@pytest.mark.parametrize(("text", "actual", "accepted"), [
+    # g_uri_parse_params' hash table: the last value per name, sorted by the names' bytes.
+    ("b=1&a=2&b=3", Outcome([("a", "2"), ("b", "3")]), True),
+    ("%C3%A9=1&z=2", Outcome([("z", "2"), ("\u00e9", "1")]), True),
+    # Not: the first value kept, a pair lost, the input order.
+    ("b=1&a=2&b=3", Outcome([("a", "2"), ("b", "1")]), False),
+    ("b=1&a=2", Outcome([("b", "1")]), False),
+    ("b=1&a=2", Outcome([("b", "1"), ("a", "2")]), False),
+])
+def test_glib_parse_params_hash_table_entry_both_ways(text: str, actual: Outcome,
+                                                      accepted: bool) -> None:
+    case = FormParseCase(text)
+    names = ("glib-uri-parse-params", "glib-uri-params")  # the adapter's registry names
+    result = explain("form-parse", names, case, reference_outcome("form-parse", case), actual)
+    assert (result is not None) is accepted
+
+
+def test_glib_parse_params_inherits_the_iterators_refusals() -> None:
+    case = FormParseCase("a=1&b")
+    actual = _glib_error("G_URI_ERROR_FAILED", _MISSING)
+    expected = reference_outcome("form-parse", case)
+    assert explain("form-parse", ("glib-uri-parse-params",), case, expected, actual) is None
+    assert explain("form-parse", ("glib-uri-parse-params", "glib-uri-params"), case, expected,
+                   actual) == ("glib-uri-params-needs-equals",)

@@ -15,7 +15,7 @@ from pctfuzz._internal.cases import DecodeCase, EncodeCase, FormParseCase
 from pctfuzz._internal.oracles.base import Unsupported
 from pctfuzz._internal.oracles.langs import LangPeerAdapter
 
-__all__ = ["GLIB_ADAPTERS", "GlibUriEscape", "GlibUriParams"]
+__all__ = ["GLIB_ADAPTERS", "GlibUriEscape", "GlibUriParams", "GlibUriParseParams"]
 
 
 class _Glib(LangPeerAdapter):
@@ -63,4 +63,18 @@ class GlibUriParams(_Glib):
         return super().form_parse(FormParseCase(text))
 
 
-GLIB_ADAPTERS: tuple[type[LangPeerAdapter], ...] = (GlibUriEscape, GlibUriParams)
+class GlibUriParseParams(GlibUriParams):
+    """g_uri_parse_params with G_URI_PARAMS_WWW_FORM and '&' (form parse): its hash table,
+    answered as its pairs sorted by name; the iterator's refusals are glib-uri-params'
+    entries"""
+
+    name = "glib-uri-parse-params"
+
+    def __init__(self, *, timeout: float | None = None) -> None:
+        super().__init__(timeout=timeout)
+        # The same iterator reads the pairs: its refusals are glib-uri-params' entries.
+        self.registry_names = (self.name, GlibUriParams.name)
+
+
+GLIB_ADAPTERS: tuple[type[LangPeerAdapter], ...] = (GlibUriEscape, GlibUriParams,
+                                                     GlibUriParseParams)

@@ -264,6 +264,9 @@ _OTHER_LANGUAGES: tuple[tuple[str, str, str, str, str], ...] = (
     ("glib-uri-params", "glib", "GlibUriParams", "C",
      "GLib: g_uri_params_iter_next with G_URI_PARAMS_WWW_FORM and '&' (form parsing; the "
      "iterator under g_uri_parse_params)"),
+    ("glib-uri-parse-params", "glib", "GlibUriParseParams", "C",
+     "GLib: g_uri_parse_params with G_URI_PARAMS_WWW_FORM and '&' (form parsing into a "
+     "hash table)"),
     ("mono-uri", "csharp", "MonoUri", "C#",
      "Mono System.Uri: EscapeDataString, EscapeUriString (encode), UnescapeDataString "
      "(decode)"),

@@ -13,6 +13,8 @@
  *   glib-uri-params  g_uri_params_iter_init(&iter, text, length, "&", G_URI_PARAMS_WWW_FORM)
  *                    then g_uri_params_iter_next until it stops (form parse): the iterator
  *                    g_uri_parse_params reads into a hash table, pairs kept in order
+ *   glib-uri-parse-params  g_uri_parse_params(text, length, "&", G_URI_PARAMS_WWW_FORM)
+ *                    (form parse): its hash table, answered as its pairs sorted by name
  *
  * C strings are bytes: a value may arrive as bytes ({"base64": ...}) and decoded text is
  * answered as bytes, so pctfuzz does the UTF-8 decoding the URL Standard does. A str
@@ -26,6 +28,7 @@
 
 #define IMPL_ESCAPE "glib-uri-escape"
 #define IMPL_PARAMS "glib-uri-params"
+#define IMPL_PARSE_PARAMS "glib-uri-parse-params"
 
 /* canonical set name -> reserved_chars_allowed (the G_URI_RESERVED_CHARS_ALLOWED_IN_*
  * macros of guri.h). */
@@ -248,16 +251,73 @@ answer_form_parse (JsonObject *request)
   return (Answer){ANSWER_OK, node, NULL, NULL};
 }
 
+static gint
+compare_names (gconstpointer a, gconstpointer b)
+{
+  return strcmp (*(const char *const *) a, *(const char *const *) b);
+}
+
+/* g_uri_parse_params: a GHashTable has no order, so its pairs are answered sorted by
+ * name (strcmp: by the UTF-8 bytes). */
+static Answer
+answer_parse_params (JsonObject *request)
+{
+  gboolean is_bytes;
+  guint8 *data;
+  gsize length;
+  GError *error = NULL;
+  GHashTable *table;
+
+  if (!read_value (request, "text", &data, &length, &is_bytes))
+    return protocol_error ("text: expected a string or {\"base64\": ...}");
+  table = g_uri_parse_params ((const char *) data, length, "&", G_URI_PARAMS_WWW_FORM,
+                              &error);
+  g_free (data);
+  if (table == NULL)
+    {
+      Answer answer = library_error ("G_URI_ERROR_FAILED", error->message);
+      g_error_free (error);
+      return answer;
+    }
+  guint n;
+  gpointer *names = g_hash_table_get_keys_as_array (table, &n);
+  qsort (names, n, sizeof *names, compare_names);
+  JsonArray *pairs = json_array_new ();
+  for (guint i = 0; i < n; i++)
+    {
+      const char *name = names[i], *value = g_hash_table_lookup (table, name);
+      JsonArray *pair = json_array_new ();
+      json_array_add_element (pair, bytes_node ((const guint8 *) name, strlen (name)));
+      json_array_add_element (pair, bytes_node ((const guint8 *) value, strlen (value)));
+      json_array_add_array_element (pairs, pair);
+    }
+  g_free (names);
+  g_hash_table_unref (table);
+  JsonNode *node = json_node_new (JSON_NODE_ARRAY);
+  json_node_take_array (node, pairs);
+  return (Answer){ANSWER_OK, node, NULL, NULL};
+}
+
 static Answer
 answer (JsonObject *request)
 {
   const char *impl = string_member (request, "impl");
   const char *q = string_member (request, "q");
 
-  if (impl == NULL || (strcmp (impl, IMPL_ESCAPE) != 0 && strcmp (impl, IMPL_PARAMS) != 0))
+  if (impl == NULL || (strcmp (impl, IMPL_ESCAPE) != 0 && strcmp (impl, IMPL_PARAMS) != 0
+                       && strcmp (impl, IMPL_PARSE_PARAMS) != 0))
     return protocol_error ("unknown implementation");
   if (q == NULL)
     return protocol_error ("request without a question");
+  if (strcmp (impl, IMPL_PARSE_PARAMS) == 0)
+    {
+      if (strcmp (q, "form_parse") == 0)
+        return answer_parse_params (request);
+      if (strcmp (q, "encode") == 0 || strcmp (q, "decode") == 0
+          || strcmp (q, "form_serialize") == 0)
+        return unsupported ("g_uri_parse_params parses only");
+      return protocol_error ("unknown question");
+    }
   gboolean escape = strcmp (impl, IMPL_ESCAPE) == 0;
   if (strcmp (q, "encode") == 0)
     return escape ? answer_encode (request) : unsupported ("g_uri_parse_params parses only");
@@ -308,6 +368,16 @@ handshake (void)
   json_builder_end_object (b);
 
   json_builder_set_member_name (b, IMPL_PARAMS);
+  json_builder_begin_object (b);
+  json_builder_set_member_name (b, "version");
+  json_builder_add_string_value (b, version);
+  json_builder_set_member_name (b, "questions");
+  json_builder_begin_array (b);
+  json_builder_add_string_value (b, "form_parse");
+  json_builder_end_array (b);
+  json_builder_end_object (b);
+
+  json_builder_set_member_name (b, IMPL_PARSE_PARAMS);
   json_builder_begin_object (b);
   json_builder_set_member_name (b, "version");
   json_builder_add_string_value (b, version);

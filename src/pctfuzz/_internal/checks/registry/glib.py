@@ -15,7 +15,7 @@ from __future__ import annotations
 import functools
 import re
 
-from pctfuzz._internal.accept.entry import KnownDivergence
+from pctfuzz._internal.accept.entry import MODEL, KnownDivergence
 from pctfuzz._internal.cases import Case, DecodeCase, FormParseCase
 from pctfuzz._internal.checks.registry.common import (
     WHATWG_FORM_PARSE,
@@ -200,3 +200,42 @@ for _id, _message, _summary, _reference, _citation, _why, _example in (
         why=_why,
         example=_example,
     )
+
+
+# --- g_uri_parse_params: the iterator's pairs in a hash table -------------------------------
+def _as_hash_table(case: Case, expected: Outcome, actual: Outcome) -> Pair:
+    """g_hash_table_insert of each pair in turn (a later value of a name replaces the
+    earlier; names are one key when their bytes are: g_str_equal), then the table's pairs
+    sorted by the names' UTF-8 bytes, as the peer answers them. Only where the iterator
+    reads every pair: then each sequence has '=' and decodes to UTF-8, so the reference's
+    pairs are GLib's, one for one."""
+    text = _text_bytes(case)
+    if text is None or iter_error(text) is not None or expected.raised:
+        return None
+    if not isinstance(expected.value, list):
+        return None
+    table: dict[bytes, tuple[str, str]] = {}
+    for name, value in expected.value:
+        table[name.encode("utf-8")] = (name, value)
+    return Outcome([table[raw] for raw in sorted(table)]), actual
+
+
+_entry(
+    id="glib-uri-parse-params-hash-table",
+    impl="glib-uri-parse-params",
+    check="form-parse",
+    summary="g_uri_parse_params returns a hash table: one value per name, the last",
+    applies=lambda case: isinstance(case, FormParseCase),
+    reconcile=_as_hash_table,
+    phase=MODEL,
+    reference="every pair, in order",
+    implementation="a GHashTable (g_hash_table_insert of each pair: the last value of a "
+    "name wins), answered as its pairs sorted by name",
+    citation="GLib docs, g_uri_parse_params: 'This method can be used to parse them into a "
+    "hash table. When an attribute has multiple occurrences, the last value is the final "
+    "returned value. If you need to handle repeated attributes differently, use "
+    f"GUriParamsIter'; {_SRC}, g_uri_parse_params (g_hash_table_insert); {WHATWG_FORM_PARSE}",
+    why="documented: a hash table holds one value per name; the iterator (glib-uri-params) "
+    "is the function for every pair",
+    example=FormParseCase("b=1&a=2&b=3"),
+)
