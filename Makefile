@@ -95,9 +95,11 @@ oss-fuzz-user-check: $(OSSFUZZ_VENV)/.installed $(STAMP)
 
 ## The peers in other languages (docs/peers.md), on a Debian machine as root: the
 ## runtimes from Debian's packages (one apt-get update), then the Go, Java, Haskell,
-## Nim and Qt (C++) peers built into src/pctfuzz/peers/build/ (git-ignored; PCTFUZZ_PEER_BUILD
-## moves it). Go and Nim build from their standard libraries only, Haskell from base and
-## Debian's network-uri: nothing is downloaded. The JavaScript
+## Nim, Qt (C++), GLib (C) and C# (Mono) peers built into src/pctfuzz/peers/build/
+## (git-ignored; PCTFUZZ_PEER_BUILD moves it). Go and Nim build from their standard
+## libraries only, Haskell from base and Debian's network-uri, the Qt peer from Debian's
+## QtCore, the GLib peer from Debian's GLib and json-glib, the C# peer from Mono's class
+## libraries: nothing is downloaded. The JavaScript
 ## runtimes besides Node.js (Bun) are npm packages, pinned in
 ## src/pctfuzz/peers/engines/package-lock.json and installed with npm ci into the
 ## build folder; they run the Node.js peer's peer.js. The PHP, Ruby, Perl, Lua, Tcl, R,
@@ -106,7 +108,7 @@ PEER_BUILD ?= src/pctfuzz/peers/build
 PEER_DEBS  := golang-go php-cli ruby liburi-perl libcurl4 openjdk-17-jdk-headless \
               lua5.4 lua-socket tcl tcllib r-base-core r-cran-jsonlite \
               ghc libghc-network-uri-dev nim gcc erlang-base elixir \
-              qt6-base-dev g++ pkg-config
+              qt6-base-dev g++ pkg-config libglib2.0-dev libjson-glib-dev mono-complete
 peers:
 	@missing=""; for p in $(PEER_DEBS); do dpkg -s $$p >/dev/null 2>&1 || missing="$$missing $$p"; done; \
 	if [ -n "$$missing" ]; then \
@@ -115,7 +117,7 @@ peers:
 	fi
 	@$(MAKE) --no-print-directory $(PEER_BUILD)/pctfuzz-go-peer $(PEER_BUILD)/java/Peer.class \
 	  $(PEER_BUILD)/pctfuzz-haskell-peer $(PEER_BUILD)/pctfuzz-nim-peer \
-	  $(PEER_BUILD)/pctfuzz-qt-peer \
+	  $(PEER_BUILD)/pctfuzz-qt-peer $(PEER_BUILD)/pctfuzz-glib-peer $(PEER_BUILD)/csharp/Peer.exe \
 	  $(PEER_BUILD)/engines/.installed
 
 # Built only when the source is newer: `make peers` on a ready machine does nothing.
@@ -147,6 +149,17 @@ $(PEER_BUILD)/pctfuzz-qt-peer: src/pctfuzz/peers/qt/peer.cpp
 	mkdir -p $(PEER_BUILD)
 	g++ -std=c++17 -O2 -fPIC $$(pkg-config --cflags Qt6Core) \
 	  -o $(PEER_BUILD)/pctfuzz-qt-peer src/pctfuzz/peers/qt/peer.cpp $$(pkg-config --libs Qt6Core)
+
+# gcc against the GLib (guri.c) and json-glib that Debian installed, through pkg-config.
+$(PEER_BUILD)/pctfuzz-glib-peer: src/pctfuzz/peers/glib/peer.c
+	mkdir -p $(PEER_BUILD)
+	gcc -O2 -Wall -Wextra -o $@ src/pctfuzz/peers/glib/peer.c \
+	  $$(pkg-config --cflags --libs glib-2.0 json-glib-1.0)
+
+# mcs against Mono's System.Web (HttpUtility); mono runs Peer.exe.
+$(PEER_BUILD)/csharp/Peer.exe: src/pctfuzz/peers/csharp/Peer.cs
+	mkdir -p $(PEER_BUILD)/csharp
+	mcs -nologo -warnaserror -optimize+ -r:System.Web.dll -out:$@ src/pctfuzz/peers/csharp/Peer.cs
 
 # npm ci again only when the pinned versions change.
 ENGINES := src/pctfuzz/peers/engines

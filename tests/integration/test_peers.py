@@ -166,6 +166,50 @@ VECTORS: list[tuple[str, Callable[[Any], Any], Any]] = [
     # QJsonDocument writes a kept lone surrogate back as its escape (Qt copies the unit).
     ("qt-qurlquery", lambda a: a.form_parse(FormParseCase("a=\ud800\x00")),
      [("a", "\ud800\x00")]),
+    # GLib 2.74.6 guri.c: g_uri_escape_string leaves RFC 3986's unreserved characters raw,
+    # and reserved_chars_allowed (the G_URI_RESERVED_CHARS_ALLOWED_IN_* strings) too.
+    ("glib-uri-escape", _enc("a b/:@!~*%\u00e9\U0001f600", "rfc3986-unreserved"),
+     "a%20b%2F%3A%40%21~%2A%25%C3%A9%F0%9F%98%80"),
+    ("glib-uri-escape", _enc("a b/:@!*", "rfc3986-pchar-/"), "a%20b/:@!*"),
+    ("glib-uri-escape", _enc("a b/:@!*", "rfc3986-pchar"), "a%20b%2F:@!*"),
+    ("glib-uri-escape", _enc("a b/:@!*", "rfc3986-pchar+@"), "a%20b%2F:%40!*"),
+    ("glib-uri-escape", _enc(b"\xff\x00a", "rfc3986-unreserved"), "%FF%00a"),
+    # A real bug (docs/in-the-wild.md): with reserved_chars_allowed, strchr finds a NUL
+    # byte in the string's terminator, so g_uri_escape_bytes writes it raw: the answer
+    # ends there.
+    ("glib-uri-escape", _enc(b"a\x00b", "rfc3986-pchar"), "a"),
+    # g_uri_unescape_string / g_uri_unescape_bytes: '+' kept, no UTF-8 check (bytes).
+    ("glib-uri-escape", lambda a: a.decode(DecodeCase("%41+%C3%A9%FF")), b"A+\xc3\xa9\xff"),
+    ("glib-uri-escape", lambda a: a.decode(DecodeCase(b"a%00b")), b"a\x00b"),
+    # g_uri_params_iter_next with G_URI_PARAMS_WWW_FORM: '+' a space, a final '&' ends it.
+    ("glib-uri-params", lambda a: a.form_parse(FormParseCase("a=1+%41&b=&=c&a=2&")),
+     [("a", "1 A"), ("b", ""), ("", "c"), ("a", "2")]),
+    # g_uri_parse_params: a hash table, the last value of a name (answered sorted by name).
+    ("glib-uri-parse-params", lambda a: a.form_parse(FormParseCase("b=1&a=2+%41&b=3&")),
+     [("a", "2 A"), ("b", "3")]),
+    # Mono 6.8: Uri.EscapeDataString keeps RFC 3986's unreserved set, EscapeUriString the
+    # reserved characters too; UnescapeDataString keeps invalid UTF-8 escaped.
+    ("mono-uri", _enc("a b!'()*~/?#[]\u00e9", "rfc3986-unreserved"),
+     "a%20b%21%27%28%29%2A~%2F%3F%23%5B%5D%C3%A9"),
+    ("mono-uri", _enc("a b!'()*~/?#[]%\u00e9", "encodeURI-[]"), "a%20b!'()*~/?#[]%25%C3%A9"),
+    ("mono-uri", _enc("\x80\ud800a", "rfc3986-unreserved"), "%C2%80%EF%BF%BD%61"),
+    ("mono-uri", lambda a: a.decode(DecodeCase("%41+%C3%A9%e9%zz")), b"A+\xc3\xa9%E9%zz"),
+    # HttpUtility.UrlEncode: lowercase hex, '!()*' raw, '~' and "'" encoded; WebUtility's
+    # the same set in uppercase. Both UrlDecode read '+' as a space; HttpUtility '%uXXXX'.
+    ("mono-httputility", _enc("a b!'()*~\u00e9", "component+'~", True), "a+b!%27()*%7e%c3%a9"),
+    ("mono-httputility", lambda a: a.decode(DecodeCase("a+%41%u0042%FF")), b"a AB\xef\xbf\xbd"),
+    ("mono-httputility", lambda a: a.form_parse(FormParseCase("?a=1&b&A=2&")),
+     [("a", "1"), ("a", "2"), ("", "b"), ("", "")]),
+    # Real bugs (docs/in-the-wild.md): UrlDecode writes a character up to U+00FF as its low
+    # byte before the UTF-8 decode; ParseQueryString HTML-decodes the query first
+    # (dotnet/corefx#23582) and strips a second '?' (dotnet/corefx#23574).
+    ("mono-httputility", lambda a: a.decode(DecodeCase("\u00e9+")), b"\xef\xbf\xbd "),
+    ("mono-httputility", lambda a: a.form_parse(FormParseCase("a=1&amp;b=2")),
+     [("a", "1"), ("b", "2")]),
+    ("mono-httputility", lambda a: a.form_parse(FormParseCase("??a=1")), [("a", "1")]),
+    ("mono-webutility", _enc("a b!'()*~\u00e9", "component+'~", True), "a+b!%27()*%7E%C3%A9"),
+    ("mono-webutility", lambda a: a.decode(DecodeCase("a+%41%u0042\u00e9%FF")),
+     b"a A%u0042\xc3\xa9\xef\xbf\xbd"),
     # Erlang uri_string (OTP 25 manual): quote/1 leaves RFC 3986 unreserved raw, quote/2
     # its Safe list too; compose_query/1 the form set; recompose/1 keeps a '%'.
     ("erlang-uri-string", _enc("a b/~*\u00e9", "rfc3986-unreserved"), "a%20b%2F~%2A%C3%A9"),
@@ -275,6 +319,16 @@ def test_known_vectors_against_the_real_library(name: str, ask: Callable[[Any], 
      "function_clause"),
     ("erlang-uri-string-query", lambda a: a.form_parse(FormParseCase("a=%zz")),
      "invalid_percent_encoding"),  # the documented error tuple (an entry)
+    # GLib's strict decoders (entries): NULL from g_uri_unescape_string, a GError from
+    # g_uri_unescape_bytes and g_uri_params_iter_next.
+    ("glib-uri-escape", lambda a: a.decode(DecodeCase("%zz")), "NULL"),
+    ("glib-uri-escape", lambda a: a.decode(DecodeCase("a%00")), "NULL"),
+    ("glib-uri-escape", lambda a: a.decode(DecodeCase(b"%4")), "G_URI_ERROR_FAILED"),
+    ("glib-uri-params", lambda a: a.form_parse(FormParseCase("a=1&&b=2")), "G_URI_ERROR_FAILED"),
+    ("glib-uri-parse-params", lambda a: a.form_parse(FormParseCase("a=%zz")),
+     "G_URI_ERROR_FAILED"),
+    # EscapeDataString's lone high surrogate at the end (an entry).
+    ("mono-uri", _enc("a\ud800", "rfc3986-unreserved"), "UriFormatException"),
 ])
 def test_library_errors_arrive_named(name: str, ask: Callable[[Any], Any], error: str) -> None:
     impl = _impl(name)
@@ -317,6 +371,15 @@ KNOWN_BUGS: dict[str, Callable[[dict[str, Any]], bool]] = {
     and "%3F" in f["actual"],
     # encodeQuery writes the pair ("", "") as nothing (omitEq), without its '&' first.
     "nim-uri": lambda f: f["case"].startswith("form(") and "('', '')" in f["case"],
+    # g_uri_escape_bytes with reserved_chars_allowed writes a NUL raw: the answer ends there.
+    "glib-uri-escape": lambda f: f["case"].startswith("encode(b") and "\\x00" in f["case"]
+    and "set='rfc3986-unreserved'" not in f["case"],
+    # UrlDecode (so ParseQueryString): a raw U+0080-U+00FF or astral character, or a
+    # '%uXXXX' of one or of a surrogate, lost to its low byte; ParseQueryString's HTML
+    # decode ('&' then an entity) and its second '?'.
+    "mono-httputility": lambda f: re.search(
+        r"\\x[89a-f][0-9a-f]|[\u00a0-\u00ff]|[\U00010000-\U0010ffff]|%u00[89a-f]|%ud[89a-f]"
+        r"|&(#|[a-z0-9]+;)|^form_parse\('\?\?", f["case"], re.IGNORECASE) is not None,
 }
 
 NEW_IMPLS = sorted({n for n, *_ in VECTORS})

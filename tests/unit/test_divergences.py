@@ -42,10 +42,12 @@ from pctfuzz._internal.checks.registry import (
     reference_outcome,
 )
 from pctfuzz._internal.checks.registry import ada as ada_entries
+from pctfuzz._internal.checks.registry import csharp as csharp_entries
 from pctfuzz._internal.checks.registry import curl as curl_entries
 from pctfuzz._internal.checks.registry import elixir as elixir_entries
 from pctfuzz._internal.checks.registry import engines as engine_entries
 from pctfuzz._internal.checks.registry import erlang as erlang_entries
+from pctfuzz._internal.checks.registry import glib as glib_entries
 from pctfuzz._internal.checks.registry import go as go_entries
 from pctfuzz._internal.checks.registry import haskell as haskell_entries
 from pctfuzz._internal.checks.registry import java as java_entries
@@ -344,6 +346,8 @@ _FAMILIES = {
                      "erlang-uri-string-recompose"},
     elixir_entries: {"elixir-uri-www-form", "elixir-uri-query", "elixir-uri-query-rfc3986",
                      "elixir-uri-decode-query"},
+    glib_entries: {"glib-uri-escape", "glib-uri-params", "glib-uri-parse-params"},
+    csharp_entries: {"mono-uri", "mono-httputility", "mono-webutility"},
 }
 
 
@@ -513,3 +517,180 @@ def test_elixir_decode_query_map_entry_keeps_the_last_value_by_name_bytes() -> N
     assert _decode_query("b=1&a=2&b=3", [("a", "2"), ("b", "1")]) is None
     assert _decode_query("b=1&a=2", [("b", "1")]) is None
     assert _decode_query("b=1&a=2", [("b", "1"), ("a", "2")]) is None
+
+
+# --- the GLib entries: each refusal is exactly GLib's, on exactly its inputs ----------------
+def _glib_error(type_name: str, message: str) -> Outcome:
+    from pctfuzz._internal.oracles.peer import remote_error_type
+
+    return Outcome(error=remote_error_type(type_name)(message))
+
+
+def _glib(impl: str, check: str, case: DecodeCase | FormParseCase,
+          actual: Outcome) -> tuple[str, ...] | None:
+    return explain(check, (impl,), case, reference_outcome(check, case), actual)
+
+
+@pytest.mark.parametrize(("case", "actual", "accepted"), [
+    # g_uri_unescape_string's NULL and g_uri_unescape_bytes' error for a malformed escape ...
+    (DecodeCase("a%zz"), _glib_error("NULL", "g_uri_unescape_string returned NULL"), True),
+    (DecodeCase(b"a%4"), _glib_error("G_URI_ERROR_FAILED", "Invalid %-encoding in URI"), True),
+    # ... not for a well-formed one, nor another error, nor a wrong decode of it.
+    (DecodeCase("a%41"), _glib_error("NULL", "g_uri_unescape_string returned NULL"), False),
+    (DecodeCase("a%zz"), _glib_error("SIGSEGV", "died"), False),
+    (DecodeCase("a%zz"), Outcome(b"a"), False),
+    # %00: NULL from g_uri_unescape_string, never from g_uri_unescape_bytes (it decodes it).
+    (DecodeCase("a%00"), _glib_error("NULL", "g_uri_unescape_string returned NULL"), True),
+    (DecodeCase(b"a%00"), _glib_error("NULL", "g_uri_unescape_string returned NULL"), False),
+    (DecodeCase("a%00"), Outcome(b"a"), False),
+])
+def test_glib_unescape_entries_both_ways(case: DecodeCase, actual: Outcome,
+                                         accepted: bool) -> None:
+    assert (_glib("glib-uri-escape", "decode", case, actual) is not None) is accepted
+
+
+_MISSING = "Missing \u2018=\u2019 and parameter value"
+
+
+@pytest.mark.parametrize(("text", "actual", "accepted"), [
+    # Each refusal with its own message, where the iterator stops with it.
+    ("a=1&b", _glib_error("G_URI_ERROR_FAILED", _MISSING), True),
+    ("a=1&&b=2", _glib_error("G_URI_ERROR_FAILED", _MISSING), True),
+    ("a=%zz&b", _glib_error("G_URI_ERROR_FAILED", "Invalid %-encoding in URI"), True),
+    ("a=%FF", _glib_error("G_URI_ERROR_FAILED", "Non-UTF-8 characters in URI"), True),
+    ("a=%00", _glib_error("G_URI_ERROR_FAILED", "Non-UTF-8 characters in URI"), True),
+    # The name is decoded before the value; a malformed escape is found before the
+    # UTF-8 check of its part.
+    ("%FF=%zz", _glib_error("G_URI_ERROR_FAILED", "Non-UTF-8 characters in URI"), True),
+    ("%FF%zz=1", _glib_error("G_URI_ERROR_FAILED", "Invalid %-encoding in URI"), True),
+    # Not accepted: another message, an error where the text parses (a final '&' ends
+    # the iteration), pairs dropped instead of the refusal.
+    ("a=1&b", _glib_error("G_URI_ERROR_FAILED", "Invalid %-encoding in URI"), False),
+    ("%FF=%zz", _glib_error("G_URI_ERROR_FAILED", "Invalid %-encoding in URI"), False),
+    ("a=1&", _glib_error("G_URI_ERROR_FAILED", _MISSING), False),
+    ("a=1&b", Outcome([("a", "1")]), False),
+])
+def test_glib_params_entries_both_ways(text: str, actual: Outcome, accepted: bool) -> None:
+    assert (_glib("glib-uri-params", "form-parse", FormParseCase(text), actual)
+            is not None) is accepted
+
+
+# --- the Mono entries hold their rule, not the bugs beside it -------------------------------
+def _mono(impl: str, check: str, case: EncodeCase | DecodeCase | FormParseCase,
+          actual: Outcome) -> tuple[str, ...] | None:
+    return explain(check, (impl,), case, reference_outcome(check, case), actual)
+
+
+_BAD_SEQUENCE = "Invalid URI: There is an invalid sequence in the string."
+
+
+@pytest.mark.parametrize(("impl", "check", "case", "actual", "accepted"), [
+    # EscapeDataString: a high surrogate at the end throws, a lone low one is U+FFFD ...
+    ("mono-uri", "encode", EncodeCase("a\ud800", "rfc3986-unreserved"),
+     _glib_error("UriFormatException", _BAD_SEQUENCE), True),
+    ("mono-uri", "encode", EncodeCase("a\udc80b", "rfc3986-unreserved"),
+     Outcome("a%EF%BF%BDb"), True),
+    # ... never the surrogate's own bytes, nor a low one taking the next unit with it, nor
+    # a dropped one.
+    ("mono-uri", "encode", EncodeCase("a\ud800", "rfc3986-unreserved"), Outcome("a%ED%A0%80"),
+     False),
+    ("mono-uri", "encode", EncodeCase("a\udc80b", "rfc3986-unreserved"),
+     Outcome("a%EF%BF%BD%62"), False),
+    ("mono-uri", "encode", EncodeCase("a\udc80b", "rfc3986-unreserved"), Outcome("ab"), False),
+    # UnescapeDataString: invalid UTF-8 stays escaped, uppercase; valid bytes are decoded.
+    ("mono-uri", "decode", DecodeCase("%C3%A9%e9"), Outcome("\u00e9%E9".encode()), True),
+    ("mono-uri", "decode", DecodeCase("%C3%A9%e9"), Outcome("\u00e9\ufffd".encode()), False),
+    ("mono-uri", "decode", DecodeCase("%C3%A9%e9"), Outcome(b"%C3%A9%E9"), False),
+    # HttpUtility.UrlEncode's lowercase hex, not another set.
+    ("mono-httputility", "encode", EncodeCase("a/\u00e9", "component+'~", "UTF-8", True),
+     Outcome("a%2f%c3%a9"), True),
+    ("mono-httputility", "encode", EncodeCase("a/\u00e9", "component+'~", "UTF-8", True),
+     Outcome("a/%c3%a9"), False),
+    ("mono-webutility", "encode", EncodeCase("a/\u00e9", "component+'~", "UTF-8", True),
+     Outcome("a%2f%c3%a9"), False),
+    # UrlDecode: '+' a space, invalid UTF-8 one to n U+FFFD per invalid run of n bytes.
+    ("mono-webutility", "decode", DecodeCase("a+%ED%A0%80b"), Outcome("a \ufffd\ufffdb".encode()),
+     True),
+    ("mono-webutility", "decode", DecodeCase("%FF%41"), Outcome("\ufffdA".encode()), True),
+    ("mono-webutility", "decode", DecodeCase("%FF%41"), Outcome(b"A"), False),
+    ("mono-webutility", "decode", DecodeCase("%FF%41"), Outcome("\ufffd\ufffdA".encode()), False),
+    ("mono-webutility", "decode", DecodeCase("%C3%A9"), Outcome("\ufffd".encode()), False),
+    ("mono-webutility", "decode", DecodeCase("%u0041"), Outcome(b"A"), False),
+    # HttpUtility.UrlDecode's %uXXXX, a surrogate pair as its character ...
+    ("mono-httputility", "decode", DecodeCase("%u0041+%uD83D%uDE00"),
+     Outcome("A \U0001f600".encode()), True),
+    ("mono-httputility", "decode", DecodeCase("%u00e9"), Outcome("\u00e9".encode()), True),
+    # ... not Mono's low byte of U+00E9 (a real bug), nor a lost raw character.
+    ("mono-httputility", "decode", DecodeCase("%u00e9"), Outcome("\ufffd".encode()), False),
+    ("mono-httputility", "decode", DecodeCase("%uD83D%uDE00"),
+     Outcome("\ufffd\ufffd".encode()), False),
+    ("mono-httputility", "decode", DecodeCase("\u00e9+"), Outcome("\ufffd ".encode()), False),
+])
+def test_mono_entries_both_ways(impl: str, check: str, case: EncodeCase | DecodeCase,
+                                actual: Outcome, accepted: bool) -> None:
+    assert (_mono(impl, check, case, actual) is not None) is accepted
+
+
+@pytest.mark.parametrize(("text", "pairs", "accepted"), [
+    # A NameValueCollection: grouped by key without case, a sequence without '=' (an empty
+    # one, the one after a final '&') a value of the null key, answered with the name ''.
+    ("a=1&b&A=2&&=3&", [("a", "1"), ("a", "2"), ("", "b"), ("", ""), ("", ""), ("", "3")],
+     True),
+    ("?x=%u0041+%FF", [("x", "A \ufffd")], True),
+    ("a=1&a%00=2&B=3&b\u200c=4", [("a", "1"), ("a", "2"), ("B", "3"), ("B", "4")], True),
+    ("%01=1&=2", [("\x01", "1"), ("\x01", "2")], False),  # U+0001 is not ignorable
+    ("?a", [("", "a")], True),
+    # Not: the pairs in input order, a value lost, the HTML-decoded query
+    # (dotnet/corefx#23582), a second '?' stripped (#23574), a raw é lost.
+    ("a=1&b=2&A=3", [("a", "1"), ("b", "2"), ("a", "3")], False),
+    ("a=1&A=2", [("a", "2")], False),
+    ("a=1&b=2", [("a", "1"), ("a", "2")], False),
+    ("a=&amp;b=2", [("a", ""), ("b", "2")], False),
+    ("??a=1", [("a", "1")], False),
+    ("a=\u00e9+", [("a", "\ufffd ")], False),
+])
+def test_mono_parse_query_string_entry_both_ways(text: str, pairs: list[tuple[str, str]],
+                                                 accepted: bool) -> None:
+    result = _mono("mono-httputility", "form-parse", FormParseCase(text), Outcome(pairs))
+    assert (result is not None) is accepted
+
+
+def test_mono_uri_entry_models_escape_strings_runs() -> None:
+    """A run of non-ASCII units ending in a lone high surrogate takes the next unit, an
+    ASCII one escaped too; alone or at the end it throws."""
+    from pctfuzz._internal.checks.registry.csharp import escape_string
+
+    assert escape_string("\x80\ud800a!", "encodeURI-[]") == "%C2%80%EF%BF%BD%61!"
+    assert escape_string("\ud800\U0001f600", "rfc3986-unreserved") == "%EF%BF%BD%F0%9F%98%80"
+    assert escape_string("\ud800a", "rfc3986-unreserved") is None
+    assert escape_string("a\x80\ud800", "rfc3986-unreserved") is None
+    assert _mono("mono-uri", "encode", EncodeCase("\x80\ud800#", "encodeURI-[]"),
+                 Outcome("%C2%80%EF%BF%BD%23")) is not None
+    assert _mono("mono-uri", "encode", EncodeCase("\x80\ud800#", "encodeURI-[]"),
+                 Outcome("%C2%80%EF%BF%BD")) is None
+
+
+@pytest.mark.parametrize(("text", "actual", "accepted"), [
+    # g_uri_parse_params' hash table: the last value per name, sorted by the names' bytes.
+    ("b=1&a=2&b=3", Outcome([("a", "2"), ("b", "3")]), True),
+    ("%C3%A9=1&z=2", Outcome([("z", "2"), ("\u00e9", "1")]), True),
+    # Not: the first value kept, a pair lost, the input order.
+    ("b=1&a=2&b=3", Outcome([("a", "2"), ("b", "1")]), False),
+    ("b=1&a=2", Outcome([("b", "1")]), False),
+    ("b=1&a=2", Outcome([("b", "1"), ("a", "2")]), False),
+])
+def test_glib_parse_params_hash_table_entry_both_ways(text: str, actual: Outcome,
+                                                      accepted: bool) -> None:
+    case = FormParseCase(text)
+    names = ("glib-uri-parse-params", "glib-uri-params")  # the adapter's registry names
+    result = explain("form-parse", names, case, reference_outcome("form-parse", case), actual)
+    assert (result is not None) is accepted
+
+
+def test_glib_parse_params_inherits_the_iterators_refusals() -> None:
+    case = FormParseCase("a=1&b")
+    actual = _glib_error("G_URI_ERROR_FAILED", _MISSING)
+    expected = reference_outcome("form-parse", case)
+    assert explain("form-parse", ("glib-uri-parse-params",), case, expected, actual) is None
+    assert explain("form-parse", ("glib-uri-parse-params", "glib-uri-params"), case, expected,
+                   actual) == ("glib-uri-params-needs-equals",)

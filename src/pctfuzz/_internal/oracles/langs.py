@@ -3,15 +3,16 @@ is started, and ``LangPeerAdapter``, the base of their adapters.
 
 Each program (``pctfuzz/peers/<lang>/``) answers the pctfuzz-peer protocol
 (docs/protocol.md) for a few implementations. ``make peers`` installs the runtimes
-from Debian's packages and builds the Go, Java, Haskell, Nim and Qt (C++) peers into the
-build folder (``PCTFUZZ_PEER_BUILD``, default ``pctfuzz/peers/build``, git-ignored). JavaScript
-runtimes besides Node.js (Bun, Deno) are npm packages that ``make peers`` installs into the
-same folder; they run the Node.js peer's ``peer.js`` (``pctfuzz._internal.oracles.engines``).
+from Debian's packages and builds the Go, Java, Haskell, Nim, Qt (C++), GLib (C) and C#
+(Mono) peers into the build folder (``PCTFUZZ_PEER_BUILD``, default
+``pctfuzz/peers/build``, git-ignored). JavaScript runtimes besides Node.js (Bun, Deno) are
+npm packages that ``make peers`` installs into the same folder; they run the Node.js
+peer's ``peer.js`` (``pctfuzz._internal.oracles.engines``).
 
 Two things differ from the Node.js peer, and ``LangPeerAdapter`` handles them:
 
-- **Byte strings.** Go, PHP, Ruby, Perl, Lua, Nim, Erlang and Elixir strings are bytes, and
-  their JSON readers turn a lone surrogate escape into U+FFFD or refuse it, so a str with
+- **Byte strings.** Go, PHP, Ruby, Perl, Lua, Nim, Erlang, Elixir and C (GLib) strings are
+  bytes, and their JSON readers turn a lone surrogate escape into U+FFFD or refuse it, so a str with
   a lone surrogate is ``Unsupported`` before it is sent (Java's strings are UTF-16 and
   take it). A bytes value travels as is: these functions take bytes.
 - **Decoded text is bytes.** A form parser of such a language returns bytes, and the
@@ -90,7 +91,7 @@ def _java() -> tuple[str, ...]:
 
 
 def _built(binary: str, compiler: str, what: str) -> tuple[str, ...]:
-    """A peer that ``make peers`` compiles into the build folder (Go, Haskell, Nim, Qt)."""
+    """A peer that ``make peers`` compiles into the build folder (Haskell, Nim, Qt, GLib)."""
     path = peer_build_dir() / binary
     if not path.is_file():
         why = ("not built" if shutil.which(compiler)
@@ -109,6 +110,20 @@ def _nim() -> tuple[str, ...]:
 
 def _qt() -> tuple[str, ...]:
     return _built("pctfuzz-qt-peer", "g++", "Qt")
+
+
+def _glib() -> tuple[str, ...]:
+    return _built("pctfuzz-glib-peer", "gcc", "GLib")
+
+
+def _csharp() -> tuple[str, ...]:
+    mono = _runtime("mono", "mono-complete")
+    exe = peer_build_dir() / "csharp" / "Peer.exe"
+    if not exe.is_file():
+        why = "not built" if shutil.which("mcs") else "mcs not installed and peer not built"
+        raise PeerUnavailable(f"the C# peer is {why}: run make peers ({exe})")
+    # --debug: an exception's stack trace names its file and line (stderr only).
+    return (mono, "--debug", str(exe))
 
 
 def _php() -> tuple[str, ...]:
@@ -198,6 +213,8 @@ PEER_PROGRAMS: Mapping[str, PeerProgram] = {
     "qt": PeerProgram("C++", _qt),
     "erlang": PeerProgram("Erlang", _erlang),
     "elixir": PeerProgram("Elixir", _elixir),
+    "glib": PeerProgram("C", _glib),
+    "csharp": PeerProgram("C#", _csharp),
     "bun": PeerProgram("JavaScript", _bun),
     "deno": PeerProgram("JavaScript", _deno),
 }

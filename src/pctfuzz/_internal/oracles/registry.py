@@ -263,6 +263,24 @@ _OTHER_LANGUAGES: tuple[tuple[str, str, str, str, str], ...] = (
      "Elixir URI: encode_query/2 and query_decoder/2 with :rfc3986 (form, parsing)"),
     ("elixir-uri-decode-query", "elixir", "ElixirUriDecodeQuery", "Elixir",
      "Elixir URI: decode_query/1 (form parsing into a map)"),
+    ("glib-uri-escape", "glib", "GlibUriEscape", "C",
+     "GLib: g_uri_escape_string/g_uri_escape_bytes (encode; reserved_chars_allowed NULL "
+     "or a G_URI_RESERVED_CHARS_ALLOWED_IN_* string), g_uri_unescape_string/"
+     "g_uri_unescape_bytes (decode)"),
+    ("glib-uri-params", "glib", "GlibUriParams", "C",
+     "GLib: g_uri_params_iter_next with G_URI_PARAMS_WWW_FORM and '&' (form parsing; the "
+     "iterator under g_uri_parse_params)"),
+    ("glib-uri-parse-params", "glib", "GlibUriParseParams", "C",
+     "GLib: g_uri_parse_params with G_URI_PARAMS_WWW_FORM and '&' (form parsing into a "
+     "hash table)"),
+    ("mono-uri", "csharp", "MonoUri", "C#",
+     "Mono System.Uri: EscapeDataString, EscapeUriString (encode), UnescapeDataString "
+     "(decode)"),
+    ("mono-httputility", "csharp", "MonoHttpUtility", "C#",
+     "Mono System.Web.HttpUtility: UrlEncode (encode), UrlDecode (decode), "
+     "ParseQueryString (form parsing)"),
+    ("mono-webutility", "csharp", "MonoWebUtility", "C#",
+     "Mono System.Net.WebUtility: UrlEncode (encode), UrlDecode (decode)"),
     ("bun", "engines", "BunBuiltins", "JavaScript",
      "Bun (JavaScriptCore, WebKit): encodeURIComponent, encodeURI, URLSearchParams, "
      "decodeURIComponent"),

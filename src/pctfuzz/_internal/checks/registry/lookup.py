@@ -26,10 +26,12 @@ from pctfuzz._internal.accept.entry import KnownDivergence
 from pctfuzz._internal.cases import Case
 from pctfuzz._internal.checks.registry import (
     ada,
+    csharp,
     curl,
     elixir,
     engines,
     erlang,
+    glib,
     go,
     haskell,
     java,
@@ -65,7 +67,7 @@ DIVERGENCES: tuple[KnownDivergence, ...] = tuple(sorted(
     (*urllib.ENTRIES, *urllib_legacy.ENTRIES, *yarl.ENTRIES, *ada.ENTRIES, *node.ENTRIES,
      *go.ENTRIES, *java.ENTRIES, *php.ENTRIES, *ruby.ENTRIES, *perl.ENTRIES, *curl.ENTRIES,
      *tcl.ENTRIES, *r.ENTRIES, *haskell.ENTRIES, *nim.ENTRIES, *qt.ENTRIES, *erlang.ENTRIES,
-     *elixir.ENTRIES, *engines.ENTRIES),
+     *elixir.ENTRIES, *glib.ENTRIES, *csharp.ENTRIES, *engines.ENTRIES),
     key=lambda d: d.phase,
 ))
 

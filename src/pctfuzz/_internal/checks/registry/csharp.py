@@ -1,0 +1,418 @@
+"""Built-in entries for Mono's URL functions (adapters ``mono-uri``, ``mono-httputility``
+and ``mono-webutility``; ``pctfuzz._internal.oracles.csharp``), each cited to Mono 6.8's
+source (``mcs/class/System.Web/System.Web/HttpUtility.cs``; ``System.Uri`` and
+``System.Net.WebUtility`` come from Microsoft's reference source and CoreFX, which Mono
+builds) or Microsoft's documentation, and to the WHATWG URL Standard.
+
+The decoders return a string: invalid UTF-8 becomes U+FFFD, as .NET's UTF-8 decoder
+counts it (``ED A0 80`` is two, where the Encoding Standard writes three), or stays
+percent-encoded (``Uri.UnescapeDataString``). Three behaviours of ``HttpUtility`` are
+real bugs that no entry accepts (docs/in-the-wild.md): ``UrlDecode`` writes a character
+up to U+00FF as its low byte before the UTF-8 decode (a raw ``é`` and ``%u00e9`` are
+lost), ``ParseQueryString`` HTML-decodes the whole query first (``&amp;`` separates
+pairs; dotnet/corefx#23582), and strips a second leading ``?`` (dotnet/corefx#23574).
+"""
+
+from __future__ import annotations
+
+import functools
+import re
+import unicodedata
+from collections.abc import Iterator
+
+from pctfuzz._internal.accept.entry import MODEL, KnownDivergence
+from pctfuzz._internal.accept.reconcilers import lowercase_hex, plus_as_space, replacement
+from pctfuzz._internal.cases import Case, DecodeCase, EncodeCase, FormParseCase
+from pctfuzz._internal.checks.registry.common import (
+    WHATWG_FORM_PARSE,
+    WHATWG_PCT,
+    Pair,
+    add_entry,
+    is_valid_utf8,
+    str_value_with_surrogate,
+)
+from pctfuzz._internal.outcome import Outcome
+from pctfuzz._internal.reference import percent_decode, percent_encode
+from pctfuzz._internal.sets import get_set
+from pctfuzz._internal.spec import ASCII_HEX
+from pctfuzz._internal.text import surrogates_to_fffd
+
+__all__ = ["ENTRIES", "matches_with_replacements", "parse_query_string"]
+
+ENTRIES: list[KnownDivergence] = []
+_entry = functools.partial(add_entry, ENTRIES)
+
+_MONO = "Mono 6.8.0.105"
+_HTTPUTILITY = f"{_MONO} mcs/class/System.Web/System.Web/HttpUtility.cs"
+_URIHELPER = ("Microsoft reference source System/net/System/UriHelper.cs (Mono's System.dll "
+              "builds it)")
+_DECODE = "WHATWG URL Standard 1.3 (percent-decode)"
+
+# --- System.Uri ------------------------------------------------------------------------------
+
+
+#: EscapeString converts a run of non-ASCII code units at most this long at a time
+#: (c_MaxUnicodeCharsReallocate - 1).
+_RUN = 39
+
+
+def escape_string(value: str, set_name: str) -> str | None:
+    """UriHelper.EscapeString on ``value``'s UTF-16 code units, or None where it throws:
+    each ASCII character as the set says; each run of non-ASCII units (at most ``_RUN``)
+    as the escapes of its UTF-8 (a lone surrogate U+FFFD's), and when the run ends in a
+    high surrogate the unit after it joins the run (escaped, even an ASCII one), unless
+    the run is that surrogate alone or reaches the end: then it throws."""
+    data = value.encode("utf-16-le", "surrogatepass")
+    units = [int.from_bytes(data[k:k + 2], "little") for k in range(0, len(data), 2)]
+    pes = get_set(set_name)
+    out, i = [], 0
+    while i < len(units):
+        if units[i] <= 0x7F:
+            out.append(percent_encode(chr(units[i]), pes))
+            i += 1
+            continue
+        count, most = 1, min(len(units) - i, _RUN)
+        while count < most and units[i + count] > 0x7F:
+            count += 1
+        if 0xD800 <= units[i + count - 1] <= 0xDBFF:
+            if count == 1 or count == len(units) - i:
+                return None
+            count += 1
+        run = b"".join(unit.to_bytes(2, "little") for unit in units[i:i + count])
+        text = surrogates_to_fffd(run.decode("utf-16-le", "surrogatepass"))
+        out.append("".join(f"%{b:02X}" for b in text.encode("utf-8")))
+        i += count
+    return "".join(out)
+
+
+def _uri_surrogates(case: Case, expected: Outcome, actual: Outcome) -> Pair:
+    if not isinstance(case, EncodeCase) or not isinstance(case.value, str):
+        return None
+    escaped = escape_string(case.value, case.set_name)
+    if escaped is None:
+        if actual.error is not None and type(actual.error).__name__ == "UriFormatException":
+            return actual, actual
+        return None
+    return Outcome(escaped), actual
+
+
+_entry(
+    id="mono-uri-escape-lone-surrogate",
+    impl="mono-uri",
+    check="encode",
+    summary="Uri.EscapeDataString and EscapeUriString write a lone surrogate as U+FFFD, with "
+    "the unit after a lone high one, or throw UriFormatException",
+    applies=str_value_with_surrogate,
+    reconcile=_uri_surrogates,
+    reference="refuses: NotScalarValueError",
+    implementation="%EF%BF%BD, in a run of non-ASCII characters encoded at once: a run "
+    "that ends in a high surrogate takes the next unit too, escaped even if ASCII "
+    "('\\x80\\ud800a' is '%C2%80%EF%BF%BD%61'); UriFormatException 'Invalid URI: There is "
+    "an invalid sequence in the string.' when that run is the surrogate alone or ends the "
+    "string ('\\ud800a', 'a\\ud800')",
+    citation=f"{_URIHELPER}, EscapeString ('Is the last a high surrogate?' ... 'if (count == "
+    "1 || count == end - i) throw new UriFormatException(SR.GetString(SR.net_uri_BadString))' "
+    "... 'need to grab one more char as a Surrogate except when it's a bogus input'); "
+    "dotnet/runtime's "
+    "EscapeUnescapeIriTests.ReplacesStandaloneSurrogatesWithReplacementChar (.NET later "
+    f"writes every lone surrogate as %EF%BF%BD); {WHATWG_PCT} takes a scalar value string",
+    why="a lone surrogate is no scalar value: it is refused, or replaced by U+FFFD as a "
+    "USVString conversion does, never encoded as surrogate bytes; the character it takes "
+    "with it is escaped, not lost (its escape decodes to it)",
+    example=EncodeCase("\ud800", "rfc3986-unreserved"),
+)
+
+_KEPT = replacement("percent-encoded")
+_entry(
+    id="mono-uri-unescape-invalid-utf8",
+    impl="mono-uri",
+    check="decode",
+    summary="Uri.UnescapeDataString leaves escapes whose bytes are not UTF-8 escaped "
+    "(uppercase hex)",
+    applies=lambda case: isinstance(case, DecodeCase),
+    reconcile=_KEPT.reconcile,
+    model=_KEPT.model,
+    phase=_KEPT.phase,
+    reference="the bytes (percent-decode, URL 1.3): '%FF' is the byte FF",
+    implementation="a string: each invalid UTF-8 sequence written back as %HH ('%e9' as "
+    "'%E9'), the rest decoded",
+    citation=f"{_URIHELPER}, UnescapeString and MatchUTF8Sequence ('Need to check for "
+    "invalid utf sequences that may not have given any chars ... get the invalid sequence "
+    f"bytes that we just copy off', escaped again with EscapeAsciiChar); {_DECODE}",
+    why="UnescapeDataString returns text: it decodes what is UTF-8 and keeps the rest as "
+    "it was (escaped), so no byte is lost",
+    example=DecodeCase("%FF"),
+)
+
+# --- HttpUtility and WebUtility: encode -----------------------------------------------------
+# Both write a lone surrogate as %EF%BF%BD (Encoding.UTF8's replacement fallback): what a
+# USVString conversion gives it, which the differential check counts as agreement.
+_LOWER = lowercase_hex()
+_entry(
+    id="mono-httputility-urlencode-lowercase",
+    impl="mono-httputility",
+    check="encode",
+    summary="HttpUtility.UrlEncode writes escapes with lowercase hex digits",
+    applies=lambda case: isinstance(case, EncodeCase),
+    reconcile=_LOWER.reconcile,
+    model=_LOWER.model,
+    phase=_LOWER.phase,
+    reference="uppercase hex digits (%2F)",
+    implementation="lowercase hex digits (%2f, %c3%a9)",
+    citation=f"{_HTTPUTILITY}, UrlEncodeChar (its hexChars table holds the lowercase digits "
+    "a-f; WebUtility.UrlEncode writes uppercase); RFC 3986 2.1 ('For consistency, URI producers "
+    f"and normalizers should use uppercase hexadecimal digits'); {WHATWG_PCT}",
+    why="equivalent escapes: RFC 3986 2.1 'The uppercase hexadecimal digits ... are "
+    "equivalent to the lowercase digits'; every decoder reads both",
+    example=EncodeCase("/", "component+'~", "UTF-8", True),
+)
+
+# --- HttpUtility and WebUtility: decode -----------------------------------------------------
+_HEX = frozenset(ASCII_HEX)
+
+
+def _u_escapes(text: str) -> Iterator[tuple[int, int]]:
+    """(position, UTF-16 code unit) of each '%uXXXX' that HttpUtility.UrlDecode's scanner
+    reads: a '%' with at least two characters after it, a 'u' and four hex digits."""
+    i = 0
+    while (i := text.find("%", i)) >= 0:
+        digits = text[i + 2:i + 6]
+        if text[i + 1:i + 2] == "u" and len(digits) == 4 and set(digits) <= _HEX:
+            yield i, int(digits, 16)
+            i += 6
+        else:
+            i += 1
+
+
+def _utf8_escapes(text: str) -> str:
+    return "".join(f"%{b:02X}" for b in surrogates_to_fffd(text).encode("utf-8"))
+
+
+def _u_decoded(text: str) -> str:
+    """The text with each '%uXXXX' written as the UTF-8 escapes of its character (a high
+    and a low unit in a row as their one character, a lone unit as U+FFFD), as .NET
+    Framework's HttpEncoder.UrlDecode decodes it."""
+    out, position, pending = [], 0, ""
+    for start, unit in _u_escapes(text):
+        if pending and start != position:
+            out.append(_utf8_escapes(pending))
+            pending = ""
+        out.append(text[position:start])
+        position = start + 6
+        if pending and 0xDC00 <= unit <= 0xDFFF:
+            out.append(_utf8_escapes((pending + chr(unit)).encode(
+                "utf-16-le", "surrogatepass").decode("utf-16-le")))
+            pending = ""
+            continue
+        if pending:
+            out.append(_utf8_escapes(pending))
+        pending = chr(unit) if 0xD800 <= unit <= 0xDBFF else ""
+        if not pending:
+            out.append(_utf8_escapes(chr(unit)))
+    if pending:
+        out.append(_utf8_escapes(pending))
+    return "".join(out) + text[position:]
+
+
+def url_decode_bytes(text: str, *, u_escapes: bool) -> bytes:
+    """UrlDecode's bytes before its UTF-8 decode, without its low-byte bug: '+' a space,
+    each '%HH' its byte (and with ``u_escapes`` each '%uXXXX' its character), every
+    other character its UTF-8 (a lone surrogate U+FFFD's)."""
+    text = surrogates_to_fffd(text)
+    if u_escapes:
+        text = _u_decoded(text)
+    return percent_decode(text.replace("+", " "))
+
+
+def matches_with_replacements(expected: bytes, actual: str) -> bool:
+    """``actual`` is ``expected`` decoded as UTF-8 with each maximal run of invalid bytes
+    written as one to as many U+FFFD as the run has bytes (how many is the decoder's
+    choice: .NET writes two for 'ED A0 80', the Encoding Standard three, for 'C0 AF'
+    both two)."""
+    text = expected.decode("utf-8", "surrogateescape")
+    pattern = "".join(
+        f"\ufffd{{1,{len(part)}}}" if "\udc80" <= part[0] <= "\udcff" else re.escape(part)
+        for part in re.findall("[\udc80-\udcff]+|[^\udc80-\udcff]+", text))
+    return re.fullmatch(pattern, actual) is not None
+
+
+def _replaced(case: Case, expected: Outcome, actual: Outcome) -> Pair:
+    """The decoded bytes as a string, invalid UTF-8 as U+FFFD as .NET counts them."""
+    if expected.raised or actual.raised or not isinstance(expected.value, bytes):
+        return None
+    if not isinstance(actual.value, bytes) or is_valid_utf8(expected.value):
+        return None
+    if matches_with_replacements(expected.value, actual.value.decode("utf-8", "replace")):
+        return actual, actual
+    return None
+
+
+def _u_escaped(case: Case, expected: Outcome, actual: Outcome) -> Pair:
+    if not isinstance(case, DecodeCase) or not isinstance(case.value, str) or expected.raised:
+        return None
+    return Outcome(url_decode_bytes(case.value, u_escapes=True)), actual
+
+
+_PLUS = plus_as_space()
+_WEBUTILITY = (f"{_MONO} System.Net.WebUtility (CoreFX's WebUtility.cs: UrlDecodeInternal "
+               "and its UrlDecoder, whose FlushBytes decodes the bytes with Encoding.UTF8)")
+for _impl, _function, _source in (("mono-httputility", "HttpUtility.UrlDecode",
+                                   f"{_HTTPUTILITY}, UrlDecode"),
+                                  ("mono-webutility", "WebUtility.UrlDecode", _WEBUTILITY)):
+    _entry(
+        id=f"{_impl}-urldecode-plus",
+        impl=_impl,
+        check="decode",
+        summary=f"{_function} decodes '+' as a space",
+        applies=lambda case: isinstance(case, DecodeCase),
+        reconcile=_PLUS.reconcile,
+        model=_PLUS.model,
+        phase=_PLUS.phase,
+        reference="keeps '+' (percent-decode, URL 1.3)",
+        implementation="'+' is a space, then percent-decodes",
+        citation=f"{_source} ('+' written as ' '); Microsoft docs, {_function}: 'Converts a "
+        "string that has been encoded for transmission in a URL into a decoded string' "
+        f"(the inverse of UrlEncode, which writes a space '+'); {WHATWG_FORM_PARSE} step 3.3",
+        why="a form decoder: URL 5.1 reads '+' in a name or value as a space",
+        example=DecodeCase("a+b"),
+    )
+    if _impl == "mono-httputility":
+        # Before the replacement entry: it rewrites the expected bytes that one reads.
+        _entry(
+            id="mono-httputility-urldecode-u-escape",
+            impl=_impl,
+            check="decode",
+            summary="HttpUtility.UrlDecode decodes '%uXXXX' (UrlEncodeUnicode's escape) as "
+            "the UTF-16 code unit XXXX",
+            applies=lambda case: isinstance(case, DecodeCase) and isinstance(case.value, str)
+            and next(_u_escapes(case.value), None) is not None,
+            reconcile=_u_escaped,
+            phase=MODEL,
+            reference="keeps '%u0041' as it is (no escape: 'u' is no hex digit)",
+            implementation="'%u0041' is 'A', '%uD83D%uDE00' one character U+1F600; a code "
+            "unit of no character (a lone surrogate) U+FFFD",
+            citation=f"{_HTTPUTILITY}, UrlDecode ('// unicode hex sequence': GetChar (s, "
+            "i + 2, 4)) and UrlEncodeUnicode, which writes '%uXXXX'; Microsoft docs, "
+            "HttpUtility.UrlEncodeUnicode (obsolete: 'Use UrlEncode(String)'); "
+            f"{_DECODE}",
+            why="the decoder reads the escape its own legacy encoder writes; '%u' is no "
+            "percent-encoded byte, so no other decoder gives it a meaning to lose",
+            example=DecodeCase("%u0041"),
+        )
+    _entry(
+        id=f"{_impl}-urldecode-replacement",
+        impl=_impl,
+        check="decode",
+        summary=f"{_function} returns a string: invalid UTF-8 as U+FFFD, one to one per "
+        "byte of each invalid run as .NET's decoder counts them",
+        applies=lambda case: isinstance(case, DecodeCase),
+        reconcile=_replaced,
+        phase=MODEL,
+        reference="the bytes (percent-decode, URL 1.3): '%FF' is the byte FF",
+        implementation="U+FFFD for invalid UTF-8: 'ED A0 80' two, 'C0 AF' two, 'F0 9F 98' "
+        "one",
+        citation=f"{_source} (Encoding.UTF8's GetString: its DecoderReplacementFallback "
+        "writes U+FFFD); Unicode 15.0 section 3.9 (U+FFFD substitution of maximal subparts "
+        f"is a recommended practice, not a requirement); {_DECODE}",
+        why="the function returns text; a valid sequence decodes as the bytes do, only "
+        "ill-formed bytes are replaced",
+        example=DecodeCase("%FF"),
+    )
+
+
+# --- HttpUtility.ParseQueryString -----------------------------------------------------------
+#: The controls and format characters that Mono 6.8.0.105's invariant collation ignores
+#: (measured: StringComparer.InvariantCultureIgnoreCase.Equals("a" + c + "b", "ab") over
+#: every BMP control and format character; U+0001 and U+200B, say, are not ignored).
+_IGNORED = re.compile("[\x00\u06dd\u180e\u200c-\u200f\u202a-\u202e\u206a-\u206f"
+                      "\ufeff\ufff9-\ufffb]")
+
+
+def _fold(key: str) -> str:
+    """A key as StringComparer.InvariantCultureIgnoreCase compares it, approximately:
+    canonically decomposed, the ``_IGNORED`` characters removed, case folded ('\u00df' is
+    'ss'). Mono's collation table ignores more (7,175 BMP code points, unassigned ones of
+    its Unicode version among them) and keeps some canonical singletons apart (U+212A
+    KELVIN SIGN from 'K'), so a key it groups otherwise is left a finding (the letters
+    it ignores, U+0218 among them, are a real bug: docs/in-the-wild.md)."""
+    return _IGNORED.sub("", unicodedata.normalize("NFD", key)).casefold()
+
+
+def parse_query_string(text: str) -> list[tuple[str | None, list[bytes]]]:
+    """Mono's ParseQueryString without its two bugs (the HtmlDecode of the query, the
+    second '?' stripped): one leading '?' dropped; the rest split at every '&' (an empty
+    sequence, and the one after a final '&', included); a sequence's name up to its
+    first '=', or none (the null key) without '='; names and values as UrlDecode's bytes;
+    grouped as a NameValueCollection groups them: keys compared as ``_fold`` gives them,
+    in the order first added, each with its values in order. An empty text (or '?') is
+    none."""
+    text = surrogates_to_fffd(text)
+    if text.startswith("?"):
+        text = text[1:]
+    if not text:
+        return []
+    groups: dict[str | None, tuple[str | None, list[bytes]]] = {}
+    for sequence in text.split("&"):
+        name, equals, value = sequence.partition("=")
+        key: str | None = None
+        if equals:
+            # A name is compared as the text UrlDecode returns (invalid UTF-8 replaced).
+            key = url_decode_bytes(name, u_escapes=True).decode("utf-8", "replace")
+        else:
+            value = sequence
+        decoded = url_decode_bytes(value, u_escapes=True)
+        folded = _fold(key) if key is not None else None
+        groups.setdefault(folded, (key, []))[1].append(decoded)
+    return list(groups.values())
+
+
+def _as_collection(case: Case, expected: Outcome, actual: Outcome) -> Pair:
+    if not isinstance(case, FormParseCase) or not isinstance(case.text, str):
+        return None
+    if actual.raised or not isinstance(actual.value, list):
+        return None
+    modelled = [(key or "", value) for key, values in parse_query_string(case.text)
+                for value in values]
+    # A value UrlDecode leaves alone (no '%' or '+') keeps a lone surrogate, which the
+    # reference's USVString would hold as U+FFFD.
+    got = [(surrogates_to_fffd(name), surrogates_to_fffd(value)) for name, value in actual.value]
+    if len(got) != len(modelled):
+        return None
+    for (name, value), (want_name, want_value) in zip(got, modelled, strict=True):
+        if name != want_name or not matches_with_replacements(want_value, value):
+            return None
+    return actual, actual
+
+
+_entry(
+    id="mono-httputility-parsequerystring-collection",
+    impl="mono-httputility",
+    check="form-parse",
+    summary="ParseQueryString returns a NameValueCollection: values grouped under keys "
+    "compared as culture-aware text without case, a sequence without '=' (an empty one "
+    "too) a value without a name",
+    applies=lambda case: isinstance(case, FormParseCase) and isinstance(case.text, str),
+    reconcile=_as_collection,
+    reference="the pairs in order; a sequence without '=' is a name with an empty value; "
+    "empty sequences skipped",
+    implementation="the keys in the order first added, each with its values ('a=1&b=2&A=3' "
+    "is a: 1, 3; b: 2; 'a%00' is the key 'a' too: a NUL is ignorable), a sequence without "
+    "'=' a value of the null key (answered with the name ''), one after a final '&' too; "
+    "names and values decoded by UrlDecode",
+    citation=f"{_HTTPUTILITY}, ParseQueryString ('if (valuePos == -1) {{ name = null; "
+    "valuePos = namePos; }}', then result.Add (name, value)) and the collection it returns "
+    "(HttpQSCollection, a NameValueCollection); Microsoft reference source "
+    "NameObjectCollectionBase.cs (its default key comparer is "
+    "StringComparer.InvariantCultureIgnoreCase, a CultureAwareComparer on Mono 6.8); "
+    "Microsoft docs, 'Best practices for comparing strings in .NET': embedded null "
+    "characters 'are ignored when you use the String.Compare and String.Equals methods to "
+    "perform culture-sensitive comparisons (including comparisons that use the invariant "
+    "culture)'; "
+    "Microsoft docs, HttpUtility.ParseQueryString: 'Parses a query string into a "
+    "NameValueCollection using UTF8 encoding' and NameValueCollection: 'This collection is "
+    f"based on the NameObjectCollectionBase class ... Each element is a key/value pair'; "
+    f"{WHATWG_FORM_PARSE}",
+    why="documented: the function returns a collection keyed by name, not a list of pairs; "
+    "every value is kept, and a value without a name stays apart (the null key)",
+    example=FormParseCase("a=1&b&A=2"),
+)
