@@ -103,8 +103,16 @@ def test_walkthrough_from_probe_to_a_triaged_finding(tmp_path: Path) -> None:
     # One finding for its one behaviour, named by what the fallback does ('%' encoded),
     # never one per escape beside the invalid one (issue: 15 findings, 14 of them
     # named by the first differing unit).
-    assert [r["behaviour"] and (r["behaviour"]["rule"], r["behaviour"]["params"])
-            for r in records] == [("encoded", {"chars": "%"})], records
+    named = [r for r in records if r["behaviour"]]
+    assert [(r["behaviour"]["rule"], r["behaviour"]["params"]) for r in named] == [
+        ("encoded", {"chars": "%"})], records
+    # The one other finding a campaign may make is the code's second real bug:
+    # int(h, 16) reads a non-ASCII digit after '%' ('%\u06630' written '0';
+    # docs/in-the-wild.md), which the grammar's non-ASCII digit escapes reach.
+    for other in (r for r in records if not r["behaviour"]):
+        text = other["case"]["value"]["text"]
+        assert re.search("%[0-9A-Za-z]?[^\x00-\x7f]", text) and \
+            any(c.isdigit() and not c.isascii() for c in text), other
 
     run = _run(replay, tmp_path)
     assert run.returncode == 1 and ": reproduces" in run.stdout, run.stdout + run.stderr
