@@ -194,6 +194,70 @@ def test_an_existing_accept_file_keeps_its_mode(tmp_path: Path, tilde: str) -> N
     assert stat.S_IMODE(accept.stat().st_mode) == 0o664
 
 
+# --- kill -9 of a run, then the same run again (benchmarks/kill_surfaces.py) ---------------
+#: A ``pctfuzz accept`` child that SIGKILLs itself at its rename of ``accept.toml``:
+#: ``before`` it (the new file written beside it and checked) or just ``after`` it
+#: (the entry in force, the finding's status not set yet).
+KILLED_CHILD = textwrap.dedent('''
+    import os, signal, sys
+
+    when, argv = sys.argv[1], sys.argv[2:]
+    real_replace = os.replace
+
+    def replace(src, dst, *args, **kwargs):
+        if os.path.basename(dst) == "accept.toml":
+            if when == "before":
+                os.kill(os.getpid(), signal.SIGKILL)
+            real_replace(src, dst, *args, **kwargs)
+            os.kill(os.getpid(), signal.SIGKILL)
+        return real_replace(src, dst, *args, **kwargs)
+
+    os.replace = replace
+    from pctfuzz._internal.cli import main
+    sys.exit(main(argv))
+''')
+
+
+def _killed_accept(tmp_path: Path, ident: str, when: str) -> None:
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join([str(SRC), str(SUPPORT)]))
+    env.pop(ACCEPT_ENV, None)
+    child = subprocess.run(
+        [sys.executable, "-c", KILLED_CHILD, when, "accept", ident, "--accept",
+         "accept.toml", "--findings", "findings", "--impl", IMPL],
+        cwd=tmp_path, env=env, capture_output=True, text=True, timeout=300, check=False)
+    assert child.returncode == -9, (child.returncode, child.stderr)
+
+
+def test_a_run_killed_after_writing_the_entry_is_finished_by_the_next(
+        tmp_path: Path, tilde: str) -> None:
+    """Killed between the rename and the finding's status: the entry is in force, the
+    finding still open. Run again, accept set the status (it said "accepted already",
+    exit 2, and left the finding open for good)."""
+    (tmp_path / "accept.toml").write_text(TEAM)
+    _killed_accept(tmp_path, tilde, "after")
+    assert _status(tmp_path, tilde) == "new"
+    assert _accept(tmp_path / "accept.toml", tilde) == ExitCode.OK
+    assert _status(tmp_path, tilde) == "known-divergence"
+    text = (tmp_path / "accept.toml").read_text()
+    assert text.startswith(TEAM) and text.count(f"-{tilde}\"") == 1, text
+    # Finished now: a third run refuses, as for any accepted finding.
+    assert _accept(tmp_path / "accept.toml", tilde) == ExitCode.USAGE
+
+
+def test_a_run_killed_before_its_rename_leaves_no_temp_file_after_the_next(
+        tmp_path: Path, tilde: str) -> None:
+    """Killed with the new file written beside the old one: the old one is whole, and
+    the next run (under the same lock, so no writer is alive) removes the leftover."""
+    (tmp_path / "accept.toml").write_text(TEAM)
+    _killed_accept(tmp_path, tilde, "before")
+    assert (tmp_path / "accept.toml").read_text() == TEAM
+    left = [p.name for p in tmp_path.iterdir() if p.name.startswith(".accept.toml.")]
+    assert len(left) == 1, left  # what the kill leaves: the point of this test
+    assert _accept(tmp_path / "accept.toml", tilde) == ExitCode.OK
+    assert [p.name for p in tmp_path.iterdir() if p.name.startswith(".accept.toml.")] == []
+    assert _status(tmp_path, tilde) == "known-divergence"
+
+
 # --- item 14: hostile and faulty accept files ----------------------------------------------
 def _limit_memory() -> None:
     # Reading /dev/zero whole would take all the machine's memory before MemoryError.

@@ -22,6 +22,10 @@ The file itself (issue 33):
 
 - Writers take turns: each holds an exclusive ``flock`` on the file's folder from
   reading the file to renaming the new one, so two runs at once both land.
+- A run killed (``kill -9``, a crash) is finished by running it again: the temp file
+  it left beside the accept file is removed by the next run (which holds the lock, so
+  no writer of that file is alive), and a finding whose entry it wrote but whose
+  status it did not set yet (still open) gets its status, exit 0.
 - A symlink is written through: the new file replaces the link's target, in the
   target's folder, and the link stays (a shared file gets the entries).
 - The new file keeps the old one's mode (and owner, where allowed); a file created
@@ -37,6 +41,7 @@ import argparse
 import contextlib
 import fcntl
 import os
+import re
 import secrets
 import stat
 import sys
@@ -223,6 +228,24 @@ def _read_current(target: Path, accept: Path) -> bytes | None:
     return read_accept_file(target, str(accept))
 
 
+def _temp_name(target: Path) -> str:
+    """The name of the new file ``_write_checked`` writes beside ``target`` (hidden,
+    this process's; named .toml: ``load_accept_file`` reads a file by its suffix)."""
+    return f".{target.name}.{os.getpid()}.{secrets.token_hex(6)}.toml"
+
+
+def _remove_stale_temp(target: Path) -> None:
+    """Remove the temp files of ``target`` (``_temp_name``) that killed runs left.
+    Called under the writer lock: a temp file is written only under it, so every one
+    found is a dead run's (a kill between writing it and renaming it)."""
+    pattern = re.compile(re.escape(f".{target.name}.") + r"[0-9]+\.[0-9a-f]{12}\.toml")
+    with contextlib.suppress(OSError):
+        for entry in os.scandir(target.parent):
+            if pattern.fullmatch(entry.name) and entry.is_file(follow_symlinks=False):
+                with contextlib.suppress(FileNotFoundError):
+                    os.unlink(entry.path)
+
+
 def _write_checked(accept: Path, target: Path, folder_fd: int, old: bytes | None,
                    new_text: str, impl: Any, entry_ids: set[str]) -> None:
     """Write ``new_text`` to a temporary file beside ``target`` (``accept`` or its
@@ -232,8 +255,7 @@ def _write_checked(accept: Path, target: Path, folder_fd: int, old: bytes | None
     from pctfuzz._internal.accept import accept_file, load_accept_file, use_accept_file
     from pctfuzz._internal.checks.registry.examples import check_entries
 
-    # Named .toml: load_accept_file reads it by its suffix.
-    tmp = target.parent / f".{target.name}.{os.getpid()}.{secrets.token_hex(6)}.toml"
+    tmp = target.parent / _temp_name(target)
     previous = accept_file()
     created = False
     try:
@@ -309,6 +331,7 @@ def _cmd_accept(args: argparse.Namespace) -> int:
     # One run at a time from reading the file to renaming the new one: a run that
     # waited reads what the other wrote, and adds to it.
     with _writer_lock(target.parent, accept) as folder_fd:
+        _remove_stale_temp(target)
         return _append(args, accept, target, folder_fd, project, store, name_it)
 
 
@@ -351,9 +374,7 @@ def _append(args: argparse.Namespace, accept: Path, target: Path, folder_fd: int
             name_it: Callable[[], None] | None = None) -> int:
     """``_cmd_accept`` under the writer lock: read the file, append, check, replace;
     ``name_it`` names a new accept file in ``[tool.pctfuzz]`` once it is written."""
-    from pctfuzz._internal.fuzz.replay import is_builtin_impl
-    from pctfuzz._internal.store import StoreError, printable_path
-    from pctfuzz._internal.targets import get_target
+    from pctfuzz._internal.store import OPEN_STATUSES, StoreError, printable_path
 
     old = _read_current(target, accept)
     try:
@@ -364,10 +385,16 @@ def _append(args: argparse.Namespace, accept: Path, target: Path, folder_fd: int
     # Each id on its own: one that cannot be accepted is said in one line and does not
     # stop the others (exit 2 at the end).
     accepted: list[_Accepted] = []
+    unfinished: list[_Accepted] = []  # in the file already, the finding still open
     refused: list[str] = []
     for ident in dict.fromkeys(args.ids):
         try:
             item = _table(store.get(ident), accept, args.why, args.citation)
+            if item.entry_id in known and item.finding.status in OPEN_STATUSES:
+                # A run stopped (kill -9) between writing the entry and setting the
+                # status: the entry is in force, so finish that run's work.
+                unfinished.append(item)
+                continue
             if item.entry_id in known:
                 raise UsageError(f"finding {item.finding.id} is accepted already "
                                  f"({item.entry_id} in {accept})")
@@ -383,12 +410,46 @@ def _append(args: argparse.Namespace, accept: Path, target: Path, folder_fd: int
             refused.append(str(exc))
             continue
         accepted.append(item)
-    if not accepted:
+    if not accepted and not unfinished:
         if len(refused) == 1:
             raise UsageError(refused[0])
         for line in refused:
             print(f"pctfuzz accept: {one_line(line, 400)}", file=sys.stderr)
         raise UsageError(f"none of the {len(refused)} findings was accepted")
+    if accepted:
+        _write_entries(accept, target, folder_fd, old, old_text, project, accepted)
+    # Also when the entries were written by a run that stopped before it named the file.
+    if name_it is not None:
+        try:
+            name_it()
+        except (OSError, UsageError) as exc:
+            raise UsageError(f"{accept} written, but [tool.pctfuzz] does not name it yet "
+                             f"({exc}); the findings' status was not set") from None
+    for item in [*accepted, *unfinished]:
+        try:
+            store.update_status(item.finding.id, "known-divergence",
+                                note=f"accepted as {item.entry_id} in {accept.name}")
+        except StoreError as exc:
+            raise UsageError(f"{item.entry_id} written, but the finding's status was not "
+                             f"set: {exc}") from None
+        done = "appended to" if item in accepted else "was in"
+        print(f"{item.finding.id}: known-divergence; {item.entry_id} ({item.check}, "
+              f"{_impact(item.finding)}) {done} {printable_path(accept)}")
+    for line in refused:
+        print(f"pctfuzz accept: {one_line(line, 400)}", file=sys.stderr)
+    if refused:
+        raise UsageError(f"{len(refused)} of {len(refused) + len(accepted)} findings not "
+                         "accepted (above); the others were")
+    return ExitCode.OK
+
+
+def _write_entries(accept: Path, target: Path, folder_fd: int, old: bytes | None,
+                   old_text: str, project: Project, accepted: list[_Accepted]) -> None:
+    """Append the tables of ``accepted`` (findings of one implementation) to the file,
+    checked on that implementation (``_write_checked``)."""
+    from pctfuzz._internal.fuzz.replay import is_builtin_impl
+    from pctfuzz._internal.targets import get_target
+
     chosen = [item.finding for item in accepted]
     name = chosen[0].impl
     # A record never selects code to run: its implementation is loaded only when it is
@@ -405,27 +466,6 @@ def _append(args: argparse.Namespace, accept: Path, target: Path, folder_fd: int
     new_text = head + "".join(item.table for item in accepted)
     _write_checked(accept, target, folder_fd, old, new_text, impl,
                    {item.entry_id for item in accepted})
-    if name_it is not None:
-        try:
-            name_it()
-        except (OSError, UsageError) as exc:
-            raise UsageError(f"{accept} written, but [tool.pctfuzz] does not name it yet "
-                             f"({exc}); the findings' status was not set") from None
-    for item in accepted:
-        try:
-            store.update_status(item.finding.id, "known-divergence",
-                                note=f"accepted as {item.entry_id} in {accept.name}")
-        except StoreError as exc:
-            raise UsageError(f"{item.entry_id} written, but the finding's status was not "
-                             f"set: {exc}") from None
-        print(f"{item.finding.id}: known-divergence; {item.entry_id} ({item.check}, "
-              f"{_impact(item.finding)}) appended to {printable_path(accept)}")
-    for line in refused:
-        print(f"pctfuzz accept: {one_line(line, 400)}", file=sys.stderr)
-    if refused:
-        raise UsageError(f"{len(refused)} of {len(refused) + len(accepted)} findings not "
-                         "accepted (above); the others were")
-    return ExitCode.OK
 
 
 #: What each impact that needs ``--accept-impact`` does, in the refusal's words.
