@@ -1450,21 +1450,25 @@ def _form_prefix_class(case: FormCase, adapter: Impl, surrogates: Surrogates,
     answers = seen[n]
     assert answers is not None
     name, value = sub.pairs[-1]
-    fresh = next((c for c in "qzxjkvwy" if all(c not in p + v for p, v in sub.pairs)), None)
+    fresh = _fresh_letter(*(p + v for p, v in sub.pairs))
     if field == "value" and name and fresh is not None:
         # The value's first characters may only reveal the name's difference, hidden
         # while the value was empty by what is in force (empty pairs dropped): with a
         # plain value, the name's shortest differing cut names it ('*' encoded, not the
         # 'a' of '*=a': one finding per kind of value character, 14 in a tuning
         # serializer's 60 s campaign).
+        asked: dict[int, list[tuple[Any, Any]] | None] = {}
+
         def named(k: int) -> list[tuple[Any, Any]] | None:
-            return _unexplained("form", dataclasses.replace(
-                sub, pairs=(*sub.pairs[:-1], (name[:k], fresh))), adapter, names,
-                surrogates, known)
+            if k not in asked:
+                asked[k] = _unexplained("form", dataclasses.replace(
+                    sub, pairs=(*sub.pairs[:-1], (name[:k], fresh))), adapter, names,
+                    surrogates, known)
+            return asked[k]
 
         k = _first_differing(len(name), named) if named(len(name)) is not None else None
         if k is not None:
-            field, length, answers = "name", k, named(k)
+            field, length, answers = "name", k, asked[k]
             sub = dataclasses.replace(sub, pairs=(*sub.pairs[:-1], (name[:k], fresh)))
             name, value = sub.pairs[-1]
     assert answers is not None
@@ -1485,6 +1489,11 @@ def _form_prefix_class(case: FormCase, adapter: Impl, surrogates: Surrogates,
                 == klass.replace(f"field={field};", f"field={other};", 1):
             return klass.replace(f"field={field};", "field=any;", 1)
     return klass
+
+
+def _fresh_letter(*texts: str) -> str | None:
+    """A plain letter none of ``texts`` holds (a name that repeats none), or None."""
+    return next((c for c in "qzxjkvwy" if all(c not in t for t in texts)), None)
 
 
 def _form_parse_prefix(case: FormParseCase, adapter: Impl, surrogates: Surrogates,
@@ -1527,7 +1536,7 @@ def _repeated_name(case: FormParseCase, klass: str, expected: Any, adapter: Impl
     raw = case.text
     text = raw.decode("latin-1") if isinstance(raw, bytes) else raw
     start = text.rfind("&") + 1
-    fresh = next((c for c in "qzxjkvwy" if c not in text), None)
+    fresh = _fresh_letter(text)
     if start == 0 or fresh is None:
         return None
     _name, equals, value = text[start:].partition("=")
