@@ -143,13 +143,17 @@ def rule_from(name: str, params: dict[str, Any]) -> Rule:
     return Rule(name, ordered, reconciler)
 
 
-def _rule(name: str, value: Any = None) -> Rule | None:
+def _rule(name: str, value: Any = None, **options: Any) -> Rule | None:
+    """The rule ``name`` with its parameter ``value`` and optional keys ``options``
+    (``OPTIONAL_PARAMS``), in ``rule_from``'s order; None when the catalogue cannot
+    build it."""
     factory, param = RECONCILERS[name]
     try:
-        reconciler = factory(value) if param else factory()
+        reconciler = factory(value, **options) if param else factory(**options)
     except PctfuzzError:
         return None
-    return Rule(name, ((param, value),) if param else (), reconciler)
+    return Rule(name, (((param, value),) if param else ()) + tuple(options.items()),
+                reconciler)
 
 
 def _chars(codes: frozenset[int]) -> str:
@@ -277,8 +281,7 @@ def _candidates(check: str, case: Case, expected: Outcome, actual: Outcome,
         if scope == "text" and not any("=" in t for t in strs):
             yield _rule("needs_equals")  # before empty_pairs(dropped), which drops "a"
         elif scope == "sequence":
-            yield Rule("needs_equals", (("scope", scope),),
-                       RECONCILERS["needs_equals"][0](scope))
+            yield _rule("needs_equals", scope=scope)
     if check in ("form", "form-parse") and _pairs_at_least_two(case):
         # Where both explain a case (its names already in order), the implementation's
         # own order (``order``: asked on pairs only one of them explains) names it.
@@ -348,8 +351,7 @@ def _candidates(check: str, case: Case, expected: Outcome, actual: Outcome,
             # spaces there): beside another sequence, a parser trimming its whole text
             # refutes it (``generalize.holds_on_variants``), while the text-wide rule,
             # which changes nothing inside, cannot be refuted so
-            yield Rule("trimmed", (("chars", trimmed), ("part", "fields")),
-                       RECONCILERS["trimmed"][0](trimmed, part="fields"))
+            yield _rule("trimmed", trimmed, part="fields")
         if any(t != t.strip(trimmed) for t in strs):
             yield _rule("trimmed", trimmed)
 
@@ -446,15 +448,10 @@ def _part_rules(check: str, strs: Sequence[str],
     for name in ("left_raw", "encoded"):
         for part in PARTS:
             own = chars(f"{name}:{part}")
-            factory = RECONCILERS[name][0]
             groups = _split(own or "", strs) if name == "left_raw" else \
                 [own] if own and any(c in t for t in strs for c in own) else []
             for group in groups:
-                try:
-                    yield Rule(name, (("chars", group), ("part", part)),
-                               factory(group, part=part))
-                except PctfuzzError:
-                    continue
+                yield _rule(name, group, part=part)
 
 
 def _refusals(case: Case, chars: Chars | None) -> Iterator[Rule | None]:
@@ -494,10 +491,7 @@ def _requoted(own: str) -> Rule | None:
     (each '/'-separated segment on its own: furl's path, which was a first-difference
     finding or another mode's per mix of valid and invalid segments)."""
     mode, _, scope = own.partition(" ")
-    if not scope:
-        return _rule("requoted", mode)
-    return Rule("requoted", (("mode", mode), ("scope", scope)),
-                RECONCILERS["requoted"][0](mode, scope=scope))
+    return _rule("requoted", mode, scope=scope) if scope else _rule("requoted", mode)
 
 
 def _latin1_bytes(texts: Sequence[str | bytes],
@@ -526,8 +520,7 @@ def _decoder_rules(check: str, strs: Sequence[str],
     kept = chars("kept_encoded")
     if kept and any(f"%{ord(c):02x}" in t.lower() for t in strs for c in kept):
         if chars("kept_encoded-hex") == "upper":  # (asked with a lowercase escape)
-            yield Rule("kept_encoded", (("chars", kept), ("hex", "upper")),
-                       RECONCILERS["kept_encoded"][0](kept, hex="upper"))
+            yield _rule("kept_encoded", kept, hex="upper")
         else:
             yield _rule("kept_encoded", kept)
     mode = chars("replacement")
