@@ -9,10 +9,14 @@ rewrite files a person cares about. For each surface it runs ``--trials`` kill t
 and ``--trials`` concurrent trials, each on a fresh copy of one input built at the
 start, and checks the invariants below by reading the files.
 
-A kill trial starts the command in its own process group, SIGKILLs the group at a
-moment drawn uniformly between its start and the end of an uninterrupted run (timed
-once per surface: the calibration run, which must pass the same checks), checks what
-the kill left, then runs the same command again to completion and checks the result.
+A kill trial starts the command in its own process group and SIGKILLs the group at
+one of these moments, in turn: a random one, drawn uniformly between its start and the
+end of an uninterrupted run (timed once per surface: the calibration run, which must
+pass the same checks), or as soon as an event shows in the files (polled every
+millisecond): for accept, its temp file written beside the accept file, or the accept
+file replaced; for migrate and replay, the n-th rewrite of a record (n drawn at
+random). It then checks what the kill left, runs the same command again to completion
+and checks the result.
 A concurrent trial starts 2 or 3 commands at once on the same files and checks what
 they leave when all have ended.
 
@@ -21,8 +25,10 @@ Surfaces and invariants:
 accept
     A findings store with one ``left_raw`` finding per planted adapter
     (``benchmarks/kill_impls.py``) and an accept file holding a user's text. Trials
-    rotate over three files: an existing file of mode 0600, a symlink to a file in
-    another folder, a file that does not exist yet (created under umask 027). After a
+    rotate over four files: an existing file of mode 0600, a symlink to a file in
+    another folder, a file that does not exist yet (created under umask 027), and the
+    ``pctfuzz-accept.toml`` of a project whose ``[tool.pctfuzz]`` names none yet (it
+    must name it then, once). A rerun may say "accepted already" (exit 2). After a
     kill: the file is whole (it loads) and starts with the user's text, the link is a
     link. After the rerun (or the concurrent runs): every run exited 0, each entry is in
     the file exactly once, each finding is ``known-divergence``, the user's text is
