@@ -9,10 +9,14 @@ rewrite files a person cares about. For each surface it runs ``--trials`` kill t
 and ``--trials`` concurrent trials, each on a fresh copy of one input built at the
 start, and checks the invariants below by reading the files.
 
-A kill trial starts the command in its own process group, SIGKILLs the group at a
-moment drawn uniformly between its start and the end of an uninterrupted run (timed
-once per surface: the calibration run, which must pass the same checks), checks what
-the kill left, then runs the same command again to completion and checks the result.
+A kill trial starts the command in its own process group and SIGKILLs the group at
+one of these moments, in turn: a random one, drawn uniformly between its start and the
+end of an uninterrupted run (timed once per surface: the calibration run, which must
+pass the same checks), or as soon as an event shows in the files (polled every
+millisecond): for accept, its temp file written beside the accept file, or the accept
+file replaced; for migrate and replay, the n-th rewrite of a record (n drawn at
+random). It then checks what the kill left, runs the same command again to completion
+and checks the result.
 A concurrent trial starts 2 or 3 commands at once on the same files and checks what
 they leave when all have ended.
 
@@ -21,8 +25,10 @@ Surfaces and invariants:
 accept
     A findings store with one ``left_raw`` finding per planted adapter
     (``benchmarks/kill_impls.py``) and an accept file holding a user's text. Trials
-    rotate over three files: an existing file of mode 0600, a symlink to a file in
-    another folder, a file that does not exist yet (created under umask 027). After a
+    rotate over four files: an existing file of mode 0600, a symlink to a file in
+    another folder, a file that does not exist yet (created under umask 027), and the
+    ``pctfuzz-accept.toml`` of a project whose ``[tool.pctfuzz]`` names none yet (it
+    must name it then, once). A rerun may say "accepted already" (exit 2). After a
     kill: the file is whole (it loads) and starts with the user's text, the link is a
     link. After the rerun (or the concurrent runs): every run exited 0, each entry is in
     the file exactly once, each finding is ``known-divergence``, the user's text is
@@ -98,7 +104,11 @@ USER_TEXT = "# Our accepted differences: kept by pctfuzz accept byte for byte.\n
 #: The mode of the existing accept file, and the umask the runs have: a new accept
 #: file must get 0o666 & ~UMASK, an existing one keep EXISTING_MODE.
 EXISTING_MODE, UMASK = 0o600, 0o027
-ACCEPT_VARIANTS = ("existing", "symlink", "new")
+ACCEPT_VARIANTS = ("existing", "symlink", "new", "unnamed")
+#: The pyproject.toml of the "unnamed" variant: a project whose [tool.pctfuzz] names no
+#: accept file, so ``pctfuzz accept`` creates pctfuzz-accept.toml and names it there.
+PYPROJECT = '[project]\nname = "demo"\n\n[tool.pctfuzz]\n# our settings\n'
+
 
 
 # ----------------------------------------------------------------------- processes
@@ -125,9 +135,9 @@ class Ran:
             " | ".join([*self.out.splitlines()[-3:], *self.err.splitlines()[-5:]])[:1500]
 
 
-def _start(argv: Sequence[str], work: Path, log: Path) -> subprocess.Popen[bytes]:
+def _start(argv: Sequence[str], cwd: Path, log: Path) -> subprocess.Popen[bytes]:
     with open(log, "wb") as out, open(log.with_suffix(".err"), "wb") as err:
-        return subprocess.Popen([sys.executable, "-m", "pctfuzz", *argv], cwd=work,
+        return subprocess.Popen([sys.executable, "-m", "pctfuzz", *argv], cwd=cwd,
                                 env=_env(), stdout=out, stderr=err,
                                 stdin=subprocess.DEVNULL, start_new_session=True,
                                 umask=UMASK)
@@ -144,9 +154,10 @@ def _finish(proc: subprocess.Popen[bytes], argv: Sequence[str], log: Path,
                log.with_suffix(".err").read_text(errors="replace"))
 
 
-def run(argv: Sequence[str], work: Path, name: str = "run") -> Ran:
+def run(argv: Sequence[str], work: Path, name: str = "run", cwd: Path | None = None) -> Ran:
+    """``argv`` run to its end in ``cwd`` (default ``work``), logged in ``work``."""
     log = work / f"{name}.log"
-    return _finish(_start(argv, work, log), argv, log)
+    return _finish(_start(argv, cwd or work, log), argv, log)
 
 
 #: An event a kill may wait for: a probe of the files, true once it happened.
@@ -154,12 +165,12 @@ Probe = Callable[[], bool]
 
 
 def run_killed(argv: Sequence[str], work: Path, delay: float, event: Probe | None,
-               timeout: float) -> Ran:
+               timeout: float, cwd: Path | None = None) -> Ran:
     """``argv`` started, its process group SIGKILLed ``delay`` seconds after the start
     or, with ``event``, as soon as the probe sees it (polled every millisecond, for at
     most ``timeout`` seconds); a command that ended first is not killed."""
     log = work / "killed.log"
-    proc = _start(argv, work, log)
+    proc = _start(argv, cwd or work, log)
     if event is None:
         try:
             proc.wait(timeout=delay)
@@ -174,10 +185,11 @@ def run_killed(argv: Sequence[str], work: Path, delay: float, event: Probe | Non
     return _finish(proc, argv, log)
 
 
-def run_together(argvs: Sequence[Sequence[str]], work: Path) -> list[Ran]:
+def run_together(argvs: Sequence[Sequence[str]], work: Path,
+                 cwd: Path | None = None) -> list[Ran]:
     """Every ``argv`` started at once, each waited for."""
     logs = [work / f"together-{i}.log" for i in range(len(argvs))]
-    procs = [_start(argv, work, log) for argv, log in zip(argvs, logs, strict=True)]
+    procs = [_start(argv, cwd or work, log) for argv, log in zip(argvs, logs, strict=True)]
     return [_finish(p, a, log) for p, a, log in zip(procs, argvs, logs, strict=True)]
 
 
@@ -210,6 +222,7 @@ class Trial:
     work: Path
     argvs: list[list[str]]
     info: dict[str, Any] = field(default_factory=dict)
+    cwd: Path | None = None  # where the commands run (default: ``work``)
 
 
 class Surface:
@@ -249,8 +262,9 @@ class AcceptSurface(Surface):
         findings = template / "findings"
         ids = {name: record_left_raw(findings, name) for name in RAW}
         (template / "ids.txt").write_text("".join(f"{n} {i}\n" for n, i in ids.items()))
-        for folder in ("project", "shared"):
+        for folder in ("project", "shared", "unnamed"):
             (template / folder).mkdir()
+        (template / "unnamed" / "pyproject.toml").write_text(PYPROJECT)
         for path in (template / "project" / "existing.toml", template / "shared" / "real.toml"):
             path.write_text(USER_TEXT)
             path.chmod(EXISTING_MODE)
@@ -261,15 +275,20 @@ class AcceptSurface(Surface):
         # Every third trial another file, so that each kill moment meets each file.
         variant = ACCEPT_VARIANTS[number // 3 % len(ACCEPT_VARIANTS)]
         accept = work / "project" / {"existing": "existing.toml", "symlink": "link.toml",
-                                     "new": "new.toml"}[variant]
+                                     "new": "new.toml", "unnamed": ""}[variant]
+        # The unnamed project's file: no --accept, pctfuzz accept picks the name.
+        given = [] if variant == "unnamed" else ["--accept", str(accept)]
+        if variant == "unnamed":
+            accept = work / "unnamed" / "pctfuzz-accept.toml"
         names = list(RAW)
         first = number % len(names)
         chosen = [names[(first + k) % len(names)] for k in range(processes)]
-        argvs = [["accept", ids[name], "--accept", str(accept), "--findings",
-                  str(work / "findings"), "--impl", f"benchmarks.kill_impls:{name}",
-                  "--accept-impact"] for name in chosen]
+        argvs = [["accept", ids[name], *given, "--findings", str(work / "findings"),
+                  "--impl", f"benchmarks.kill_impls:{name}", "--accept-impact"]
+                 for name in chosen]
         return Trial(work, argvs, {"variant": variant, "accept": accept,
-                                   "ids": [ids[n] for n in chosen]})
+                                   "ids": [ids[n] for n in chosen]},
+                     cwd=accept.parent if variant == "unnamed" else None)
 
     def _file(self, trial: Trial) -> tuple[Path, list[str]]:
         """The file the entries go to, and violations of the link."""
@@ -294,10 +313,10 @@ class AcceptSurface(Surface):
     def after_kill(self, trial: Trial) -> list[str]:
         path, violations = self._file(trial)
         if not path.exists():
-            return violations if trial.info["variant"] == "new" else \
+            return violations if trial.info["variant"] in ("new", "unnamed") else \
                 [*violations, f"lost: {path.name} is gone"]
         text = path.read_text(errors="replace")
-        if trial.info["variant"] != "new" and not text.startswith(USER_TEXT):
+        if trial.info["variant"] in ("existing", "symlink") and not text.startswith(USER_TEXT):
             violations.append(f"lost: {path.name}: the user's text is not kept: {text[:200]!r}")
         try:
             load_accept_file(str(path))
@@ -313,10 +332,12 @@ class AcceptSurface(Surface):
                                and len(r.err.strip().splitlines()) == 1)]
         path, link = self._file(trial)
         violations += link
+        if trial.info["variant"] == "unnamed":
+            violations += _named(path)
         if not path.is_file():
             return [*violations, f"lost: {path.name}: no accept file"]
         text = path.read_text(errors="replace")
-        if trial.info["variant"] != "new" and not text.startswith(USER_TEXT):
+        if trial.info["variant"] in ("existing", "symlink") and not text.startswith(USER_TEXT):
             violations.append(f"lost: {path.name}: the user's text is not kept")
         try:
             tables = tomllib.loads(text).get("divergence", [])
@@ -334,13 +355,31 @@ class AcceptSurface(Surface):
             if status != "known-divergence":
                 violations.append(f"lost: finding {ident}: status {status}, not known-divergence")
         mode = stat.S_IMODE(path.stat().st_mode)
-        wanted = 0o666 & ~UMASK if trial.info["variant"] == "new" else EXISTING_MODE
+        new = trial.info["variant"] in ("new", "unnamed")
+        wanted = 0o666 & ~UMASK if new else EXISTING_MODE
         if mode != wanted:
             violations.append(f"other: {path.name}: mode {mode:o}, not {wanted:o}")
         left = [p.name for p in path.parent.iterdir() if p.name.startswith(f".{path.name}.")]
         if left:
             violations.append(f"other: temp files left beside {path.name}: {left}")
         return violations
+
+
+def _named(accept: Path) -> list[str]:
+    """Violations of the unnamed project's pyproject.toml once ``accept`` is written:
+    it must name the file, once, and keep the user's lines."""
+    pyproject = accept.parent / "pyproject.toml"
+    text = pyproject.read_text(errors="replace")
+    try:
+        table = tomllib.loads(text)["tool"]["pctfuzz"]
+    except (tomllib.TOMLDecodeError, KeyError) as exc:
+        return [f"torn: {pyproject.name} does not load: {exc!r}"]
+    violations = []
+    if table.get("accept") != accept.name:
+        violations.append(f"lost: [tool.pctfuzz] accept is {table.get('accept')!r}")
+    if text.count("accept =") > 1 or "# our settings" not in text:
+        violations.append(f"other: {pyproject.name} damaged: {text!r}")
+    return violations
 
 
 def _inode(path: Path) -> int | None:
@@ -572,7 +611,7 @@ def run_surface(surface: Surface, workdir: Path, trials: int, rng: random.Random
     # The kill window: one uninterrupted run, which must itself pass the checks.
     calibration = surface.trial(template, base / "calibration", 0, 1)
     started = time.monotonic()
-    ran = run(calibration.argvs[0], calibration.work)
+    ran = run(calibration.argvs[0], calibration.work, cwd=calibration.cwd)
     tally.seconds = time.monotonic() - started
     tally.add("kill", "calibration", surface.after_runs(calibration, [ran]))
     for number in range(trials):
@@ -581,12 +620,13 @@ def run_surface(surface: Surface, workdir: Path, trials: int, rng: random.Random
         events = surface.events(trial, rng)
         moment = ["random", *events][number % (len(events) + 1)]
         ran = run_killed(trial.argvs[0], trial.work, rng.uniform(0, tally.seconds),
-                         events.get(moment), timeout=max(60.0, 10 * tally.seconds))
+                         events.get(moment), timeout=max(60.0, 10 * tally.seconds),
+                         cwd=trial.cwd)
         tally.killed_mid_run += ran.code == -9
         tally.moments[moment] = tally.moments.get(moment, 0) + 1
         problems = [f"{p} (after the kill)" for p in surface.after_kill(trial)]
         tally.temp_files += store_temp_files(trial.work / "findings")
-        rerun = run(trial.argvs[0], trial.work, "rerun")
+        rerun = run(trial.argvs[0], trial.work, "rerun", cwd=trial.cwd)
         problems += [f"{p} (after the rerun)" for p in surface.after_runs(trial, [rerun])]
         tally.kill_trials += 1
         tally.add("kill", f"kill {number} ({moment})", problems)
@@ -595,7 +635,7 @@ def run_surface(surface: Surface, workdir: Path, trials: int, rng: random.Random
     for number in range(trials):
         processes = 2 + number % 2
         trial = surface.trial(template, base / f"together-{number:02d}", number, processes)
-        runs = run_together(trial.argvs, trial.work)
+        runs = run_together(trial.argvs, trial.work, trial.cwd)
         problems = surface.after_runs(trial, runs)
         tally.concurrent_trials += 1
         tally.add("concurrent", f"concurrent {number} ({processes} runs)", problems)

@@ -124,3 +124,36 @@ def test_keys_and_tables_keep_the_text_and_its_line_ends() -> None:
         with_table('[tool.pctfuzz]\nimpl = "m:a"\n', '[tool.pctfuzz]\naccept = "a"\n', "p")
     with pytest.raises(UsageError, match="add the table by hand"):
         with_table('tool = { black = {} }\n', '[tool.pctfuzz]\naccept = "a"\n', "p")
+
+
+@pytest.mark.parametrize("table", [True, False], ids=["key-added", "table-appended"])
+def test_a_run_that_waited_while_another_named_the_file_does_not_name_it_again(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, table: bool) -> None:
+    """Two runs at once in a project that names no accept file: both read the
+    configuration before either named the file, the second waits for the first's
+    lock. It then found the key (or the table) there already: exit 2 after its entry
+    was written, the finding left open. The second run's state is made here without a
+    race: the configuration it read before the first run, then the first run."""
+    from pctfuzz._internal import project
+
+    monkeypatch.chdir(tmp_path)
+    if table:
+        findings, extra = _project(tmp_path, f'[project]\nname = "p"\n\n{TABLE}'), []
+    else:  # the root's pyproject.toml gets the table
+        (tmp_path / "pyproject.toml").write_text('[project]\nname = "p"\n')
+        findings = tmp_path / "findings"
+        extra = ["--findings", str(findings), "--impl", IMPL]
+    tilde = impact_impls.record_plus_raw(findings, "~")
+    plus = impact_impls.record_plus_raw(findings, "+")
+    before = project.load_config()
+    assert main(["accept", tilde, *extra]) == ExitCode.OK
+    monkeypatch.setattr(project, "load_config", lambda start=None: before)
+    assert main(["accept", plus, "--accept-impact", *extra]) == ExitCode.OK
+    named = (tmp_path / "pyproject.toml").read_text()
+    assert named.count("accept = ") == 1, named
+    assert tomllib.loads(named)["tool"]["pctfuzz"]["accept"] == "pctfuzz-accept.toml"
+    # (tomllib: load_accept_file keeps what the runs in this process loaded)
+    tables = tomllib.loads((tmp_path / "pctfuzz-accept.toml").read_text())["divergence"]
+    assert sorted(t["id"].rsplit("-", 1)[1] for t in tables) == sorted([tilde, plus])
+    store = FindingStore(findings)
+    assert store.get(plus).status == store.get(tilde).status == "known-divergence"

@@ -354,8 +354,12 @@ def _named_in_config(config: ProjectConfig) -> tuple[Path, Callable[[], None]]:
                          "[tool.pctfuzz] accept yourself, or give --accept FILE")
     check_places(root, [pyproject], "pctfuzz accept")
 
-    def new_text() -> str:
+    def new_text() -> str | None:
+        """The pyproject's new text; None if it names the file already: another run
+        at once (which read the configuration before this one) named it first."""
         text = pyproject.read_text(encoding="utf-8")
+        if _names(text, ACCEPT_FILE):
+            return None
         if config.pyproject is None:  # no table yet: the root's pyproject gets one
             return with_table(text, table_text({"accept": ACCEPT_FILE}), pyproject.name)
         return with_key(text, "accept", ACCEPT_FILE, pyproject.name)
@@ -363,10 +367,26 @@ def _named_in_config(config: ProjectConfig) -> tuple[Path, Callable[[], None]]:
     new_text()  # refused now, before the accept file is written
 
     def name_it() -> None:
-        write_all(root, {pyproject: new_text()})
-        print(f"{ACCEPT_FILE}: named in [tool.pctfuzz] accept of {pyproject.name}")
+        text = new_text()  # again: under the writer lock, after any run before this one
+        if text is not None:
+            write_all(root, {pyproject: text})
+            print(f"{ACCEPT_FILE}: named in [tool.pctfuzz] accept of {pyproject.name}")
 
     return accept, name_it
+
+
+def _names(text: str, name: str) -> bool:
+    """Whether the pyproject ``text``'s ``[tool.pctfuzz] accept`` is ``name`` (alone or
+    in a list); False for text that is no TOML (``with_key`` says what is wrong)."""
+    import tomllib
+
+    try:
+        tool = tomllib.loads(text).get("tool")
+    except tomllib.TOMLDecodeError:
+        return False
+    table = tool.get("pctfuzz") if isinstance(tool, dict) else None
+    accept = table.get("accept") if isinstance(table, dict) else None
+    return accept == name or (isinstance(accept, list) and name in accept)
 
 
 def _append(args: argparse.Namespace, accept: Path, target: Path, folder_fd: int,
