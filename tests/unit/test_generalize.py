@@ -11,6 +11,7 @@ from pathlib import Path
 import impact_impls
 import pytest
 
+from pctfuzz import percent_decode
 from pctfuzz._internal.accept import load_accept_file
 from pctfuzz._internal.accept.impact import impact_of
 from pctfuzz._internal.cases import DecodeCase, EncodeCase, FormCase, FormParseCase
@@ -455,3 +456,84 @@ def test_a_parser_stripping_names_only_is_no_parser_stripping_every_field() -> N
         check_form_parse(FormParseCase("a+=1"), NAMES_STRIPPED)
     assert info.value.behaviour is None or \
         info.value.behaviour["params"].get("part") != "fields", info.value.behaviour
+
+
+def _swallowing_utf8(data: bytes) -> str:
+    """A hand-rolled UTF-8 decoder with a real data-loss bug: a lead byte takes the next
+    1-3 bytes whatever they are, and an invalid sequence is one U+FFFD (the byte after
+    ``%C3`` is lost with it)."""
+    out, i = [], 0
+    while i < len(data):
+        lead = data[i]
+        size = 1 if lead < 0x80 else 2 if lead >> 5 == 6 else 3 if lead >> 4 == 14 else \
+            4 if lead >> 3 == 30 else 1
+        out.append(data[i:i + size].decode("utf-8", "replace")[:1] if size > 1 else
+                   data[i:i + 1].decode("utf-8", "replace"))
+        i += size
+    return "".join(out)
+
+
+SWALLOWING = function_adapter(
+    "test-swallowing", decode=lambda text: _swallowing_utf8(percent_decode(text)),
+    form_parse=lambda text: [(_swallowing_utf8(percent_decode(n.replace("+", " "))),
+                              _swallowing_utf8(percent_decode(v.replace("+", " "))))
+                             for n, _, v in (s.partition("=") for s in text.split("&") if s)])
+
+
+def _decode_class(adapter: object, value: str) -> str:
+    with pytest.raises(Divergence) as info:
+        check_decode(DecodeCase(value), adapter)  # type: ignore[arg-type]
+    return info.value.difference
+
+
+@pytest.mark.parametrize("value", ["%C3a", "%EF ", "%C3/", "%C3%41", "xy%E2%82z", "%C0#",
+                                   "%F0%9F\u00e9", "%e2%82\u00e9"])
+def test_what_a_decoder_loses_after_invalid_utf8_is_one_class_whatever_it_lost(
+        value: str) -> None:
+    """The unit after the invalid sequence is only what the bug lost: a letter, a space,
+    a ``/``, an escape's ``%``, the bytes of an ``é`` were one finding each (24 in a 60 s
+    campaign of a tuning decoder), and a U+FFFD starting EF put it on another unit after
+    ``%EF`` than after ``%C3``. One class names what comes before them, checked on
+    variants of the unit; the lost unit decides the shape."""
+    assert _decode_class(SWALLOWING, value) == "unit=any;after=invalid-utf8;diff=any"
+
+
+@pytest.mark.parametrize("text", ["a=%C3b", "%C3b=1", "x=%E2%82%41", "%C3+=1"])
+def test_what_a_parser_loses_after_invalid_utf8_is_one_class_in_either_field(
+        text: str) -> None:
+    with pytest.raises(Divergence) as info:
+        check_form_parse(FormParseCase(text), SWALLOWING)
+    assert info.value.difference == "field=any;unit=any;after=invalid-utf8;diff=any"
+
+
+def test_a_separator_lost_after_invalid_utf8_is_its_own_behaviour() -> None:
+    """A ``=`` inside a value lost after ``%C3`` is named by the ``=``, never with the
+    letters the same bug loses (a delimiter is never one finding with harmless ones)."""
+    with pytest.raises(Divergence) as info:
+        check_form_parse(FormParseCase("a=%C3="), SWALLOWING)
+    assert "unit=0x3D" in info.value.difference and "any" not in info.value.difference
+
+
+STAR_LOST = function_adapter("test-star-lost", decode=lambda text: percent_decode(
+    text.replace("%C3*", "%C3").replace("%c3*", "%c3")))
+
+
+def test_a_unit_that_is_the_cause_is_named_by_itself() -> None:
+    """A decoder that loses a ``*`` after ``%C3`` (only a ``*``): the unit matters, as
+    other units there agree, so the class names the ``*``, not what comes before it."""
+    assert _decode_class(STAR_LOST, "%C3*") == "unit=0x2A;diff=missing-output"
+
+
+@pytest.mark.parametrize("value", ["zz%C3q", "%E2%82/", "%F0\u00e9"])
+def test_a_known_finding_of_what_comes_before_a_unit_takes_any_unit_after_it(
+        value: str) -> None:
+    """Once the finding is made, an input that loses another unit there is its hit on the
+    fast path (``known_only``: no new finding may be named), not widened again."""
+    from pctfuzz._internal.checks.differential import _check
+    from pctfuzz._internal.checks.known import KnownFindings
+
+    known = KnownFindings()
+    known.add_unexplained("decode", "unit=any;after=invalid-utf8;diff=any")
+    with pytest.raises(Divergence) as info:
+        _check("decode", DecodeCase(value), SWALLOWING, known, known_only=True)
+    assert info.value.difference == "unit=any;after=invalid-utf8;diff=any"

@@ -71,9 +71,9 @@ from pctfuzz._internal.accept.reconcilers import (
     mangled_pairs,
     without_kind,
 )
-from pctfuzz._internal.accept.rules import Rule, as_entry, find_rule
+from pctfuzz._internal.accept.rules import Rule, as_entry, find_rule, rule_from
 from pctfuzz._internal.cases import Case, DecodeCase, EncodeCase, FormCase, FormParseCase
-from pctfuzz._internal.checks.generalize import holds_on_variants, widen
+from pctfuzz._internal.checks.generalize import as_victim, holds_on_variants, widen
 from pctfuzz._internal.checks.known import KnownFindings
 from pctfuzz._internal.checks.registry.lookup import (
     accepted_entries,
@@ -323,6 +323,9 @@ def _check(check: str, case: Case, impl: Impl | str | None,
             where, located, widens = _located(check, case, adapter, expected, actual,
                                               surrogates, known)
             klass = known.covering(check, located)
+            if klass is None and widens:  # (a finding of what comes before the unit)
+                victim = as_victim(where, located)
+                klass = None if victim is None else known.covering(check, victim)
             if klass is None and not known_only:  # (widening names a new finding)
                 klass = _generalized(check, where, adapter, located, surrogates, known) \
                     if widens else located
@@ -403,6 +406,22 @@ def _in_force(check: str, adapter: Impl,
     its own rule."""
     accepted, own = _accepted_and_known(check, adapter, known)
     return [*accepted, *own]
+
+
+def _own_replacement(check: str, case: Case, adapter: Impl) -> list[KnownDivergence]:
+    """A decoder's or form parser's own ``replacement`` mode (asked once per adapter:
+    ``_own_decoding``, ``_own_parser_mode``) as an entry, in force while a difference
+    is located: an answer in text writes U+FFFD where the reference answers invalid
+    bytes, and the difference of a decoder losing the byte after ``%C3`` was located on
+    ``%C3`` and named as its harmless U+FFFD, unless a finding of that mode had been
+    made first."""
+    mode = (_own_chars("replacement", check, case, adapter) if check == "decode" else
+            _own_parser_mode("replacement", check, adapter) if check == "form-parse" else
+            None)
+    names = registry_names(adapter)
+    if not mode or not names:
+        return []
+    return [as_entry(rule_from("replacement", {"mode": mode}), check, names[0], case)]
 
 
 def _explaining_rule(check: str, case: Case, adapter: Impl, expected: Outcome,
@@ -1386,7 +1405,8 @@ def _unexplained(check: str, case: Case, adapter: Impl, names: tuple[str, ...],
         return None
     want = _policy_reference(check, case, got, want)  # (as ``_check`` holds it)
     _used, fixed_want, fixed_got = reconcile_entries(
-        check, names, case, want, got, _in_force(check, adapter, known))
+        check, names, case, want, got, [*_in_force(check, adapter, known),
+                                        *_own_replacement(check, case, adapter)])
     if fixed_want.same(fixed_got):
         return None
     # A refusal reconciled into a model of the implementation's answer (a lone

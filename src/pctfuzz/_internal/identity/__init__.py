@@ -60,6 +60,10 @@ that two bugs are two:
   ``field=name|value;seg=<segment>;diff=changed`` for a pair that differs (segments and units as
   decode, plus ``equals`` for a ``=`` inside a value), or
   ``field=pairs;diff=missing-pair|extra-pair`` when one list is the other's prefix.
+- **a unit that does not matter** (decode, form-parse): when any unit in place of the
+  located one gives the difference there (``checks.generalize``), the class names
+  what comes before it: ``unit=any;after=<context>;diff=any`` (``last_unit``:
+  ``invalid-utf8``, ``start``, or the character before it), in place of the unit.
 - **the implementation answers where the reference refuses** (a lone surrogate):
   ``unit=lone-surrogate;diff=value-for-non-scalar``.
 - **crash** (either side raised unexpectedly): ``raised=<exception type>@<where>``,
@@ -93,6 +97,7 @@ from pctfuzz._internal.identity.classes import (
     form_difference,
     form_parse_difference,
     form_shape,
+    last_unit,
     size_difference,
     unit_difference,
 )
@@ -128,6 +133,7 @@ __all__ = [
     "form_difference",
     "form_parse_difference",
     "form_shape",
+    "last_unit",
     "made_without_accepted",
     "make_signature",
     "refusal_site",

@@ -4,6 +4,7 @@ docstring defines each class; ``difference`` is the entry point."""
 
 from __future__ import annotations
 
+import codecs
 import re
 from collections.abc import Sequence
 from typing import Any
@@ -297,14 +298,68 @@ def _decode_shape(kind: str, segment: bytes, piece: bytes, rest: bytes) -> str:
 
 
 def _decode_class(value: str | bytes, expected: bytes, actual: bytes) -> str:
+    segments = _decode_segments(value)
+    as_text = b"".join(percent_decode(s) for _k, s in segments).decode("utf-8", "replace")
+    if _REPLACED in actual and _is_utf8(actual) and (
+            not _is_utf8(expected) or expected == as_text.encode()):
+        # A decoder answering text with U+FFFD in it (``expected`` the reference's
+        # bytes, or them read as UTF-8 by a ``replacement`` entry in force): compared
+        # as the text the bytes are. As bytes, a U+FFFD, whose first byte is EF,
+        # matched the escape %EF and put the difference on a different unit than after
+        # %C3. As bytes still when the text shows no difference.
+        klass = _decode_text_class(segments, actual.decode("utf-8"))
+        if klass is not None:
+            return klass
     offset = 0
-    for kind, segment in _decode_segments(value):
+    for kind, segment in segments:
         piece = percent_decode(segment)
         if actual.startswith(piece, offset):
             offset += len(piece)
             continue
         return f"{_segment_part(kind)};diff={_decode_shape(kind, segment, piece, actual[offset:])}"
     return "seg=end;diff=" + ("extra-output" if len(actual) > len(expected) else "changed")
+
+
+#: U+FFFD as UTF-8: an answer holding it is text, its invalid UTF-8 replaced.
+_REPLACED = "\ufffd".encode()
+
+
+def _is_utf8(data: bytes) -> bool:
+    try:
+        data.decode("utf-8")
+    except UnicodeDecodeError:
+        return False
+    return True
+
+
+def _decode_text_class(segments: list[tuple[str, bytes]], actual: str) -> str | None:
+    """The decode class of a text answer against the reference's bytes read as UTF-8
+    (Encoding Standard 4.1 "UTF-8 decode": one U+FFFD per maximal invalid subpart): the
+    first segment whose text the answer does not go on with. The U+FFFD of an
+    incomplete sequence shows only when the next segment ends it; matched there first,
+    it belongs to the segments before (``%C3a`` answered U+FFFD has lost the ``a``:
+    ``missing-output`` at ``a``). None when the texts agree."""
+    decoder = codecs.getincrementaldecoder("utf-8")("replace")
+    offset = 0
+    for kind, segment in segments:
+        pending = bool(decoder.getstate()[0])
+        piece = decoder.decode(percent_decode(segment))
+        if pending and piece.startswith("\ufffd") and actual.startswith("\ufffd", offset):
+            piece, offset = piece[1:], offset + 1  # (the sequence before, ended here)
+        if actual.startswith(piece, offset):
+            offset += len(piece)
+            continue
+        shape = _decode_shape(kind, segment, piece.encode("utf-8"),
+                              actual[offset:].encode("utf-8", "surrogatepass"))
+        return f"{_segment_part(kind)};diff={shape}"
+    rest = decoder.decode(b"", final=True)
+    if actual[offset:] == rest:
+        return None
+    if segments and actual.startswith(rest + "\ufffd", offset):
+        # (U+FFFD then more: the last segment's text, begun with a U+FFFD as the answer
+        # goes on, is where it parts, not the end of an input the answer adds to)
+        return f"{_segment_part(segments[-1][0])};diff=extra-output"
+    return "seg=end;diff=" + ("extra-output" if len(actual) > offset + len(rest) else "changed")
 
 
 def _form_class(case: FormCase, expected: str, actual: str, surrogates: str) -> str:
@@ -490,6 +545,54 @@ def _form_parse_class(case: FormParseCase, expected: list[tuple[str, str]],
     if len(actual) > len(expected):
         return "field=pairs;diff=extra-pair"
     return "field=pairs;diff=changed"
+
+
+# --- the last unit of a located difference, and what comes before it ----------------------
+def last_unit(case: Case) -> tuple[int, str, str] | None:
+    """The last unit of a decoder's or a form parser's input, where a located difference
+    (the shortest differing prefix) ends: (its start in the text, its class part as the
+    class names it, the context before it). The context is ``invalid-utf8`` when the
+    bytes before it (in its field, for a form parser) end in invalid UTF-8,
+    ``start`` when nothing is before it, else the character the unit before it decodes
+    to (``0xHH``, ``non-ascii``, ``pct-invalid``, ``lone-surrogate``). None for other
+    cases, and for a form parser's ``&`` or ``=`` (a separator is its own behaviour)."""
+    if isinstance(case, DecodeCase) and case.value:
+        segments = _decode_segments(case.value[-_MAX_UNITS:])
+        kind, segment = segments[-1]
+        size = 3 if kind.startswith("pct-") and kind != "pct-invalid" else \
+            len(segment) if isinstance(case.value, bytes) else 1
+        before = b"".join(percent_decode(s) for _k, s in segments[:-1])
+        previous = segments[-2][0] if len(segments) > 1 else None
+        context = ("start" if previous is None else
+                   previous if previous in ("pct-invalid", "lone-surrogate") else
+                   f"0x{before[-1]:02X}" if before[-1] < 0x80 else "non-ascii")
+        return len(case.value) - size, _segment_part(kind), _invalid_end(before) or context
+    if isinstance(case, FormParseCase) and case.text:
+        text = case.text.decode("latin-1") if isinstance(case.text, bytes) else case.text
+        size = 3 if _LAST_ESCAPE.search(text) else 1
+        start = len(text) - size
+        if text[start:] in ("&", "="):
+            return None
+        sequence = text[text.rfind("&", 0, start) + 1:start]
+        field = sequence.partition("=")[2] if "=" in sequence else sequence
+        raw = (field.encode("latin-1") if isinstance(case.text, bytes) else
+               surrogates_to_fffd(field).encode("utf-8"))
+        before = percent_decode(raw.replace(b"+", b" "))
+        context = _parse_unit(field) if field else "start"
+        return start, f"unit={_parse_unit(text)}", _invalid_end(before) or context
+    return None
+
+
+def _invalid_end(data: bytes) -> str | None:
+    """``invalid-utf8`` when ``data`` ends in invalid UTF-8 (Encoding Standard 4.1): inside
+    a sequence the next bytes could still complete (``%C3``), or with a byte that
+    starts or continues none (``%C0``, ``%80``); else None. A decoder that takes the
+    byte after either as part of a sequence loses it after both."""
+    decoder = codecs.getincrementaldecoder("utf-8")("replace")
+    text = decoder.decode(data)
+    invalid = bool(decoder.getstate()[0]) or (
+        text.endswith("\ufffd") and not data.endswith("\ufffd".encode()))
+    return "invalid-utf8" if invalid else None
 
 
 def qualified_type(exc: BaseException) -> str:
