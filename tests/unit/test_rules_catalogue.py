@@ -942,3 +942,25 @@ def test_a_dropped_sequence_without_equals_is_not_an_empty_value_dropped(
     assert differential._holds_on_variants(
         "form-parse", case, adapter, rule_from("needs_equals", {"scope": "sequence"}),
         "strict", [])
+
+
+@pytest.mark.parametrize(("name", "value", "options"), [
+    ("needs_equals", None, {"scope": "sequence"}),
+    ("trimmed", " ", {"part": "fields"}),
+    ("left_raw", "~", {"part": "names"}),
+    ("kept_encoded", "A", {"hex": "upper"}),
+    ("requoted", "keep", {"scope": "segments"}),
+])
+def test_a_rule_read_back_from_its_record_is_the_rule_found(
+        name: str, value: str | None, options: dict[str, str]) -> None:
+    """A finding's behaviour (``{"rule", "params"}``) is how a later campaign knows it
+    (``checks.known``): read back, a rule without a parameter lost its optional key
+    (``needs_equals(scope=sequence)`` came back as ``scope=text``, so each input of the
+    known finding was named anew, as another finding)."""
+    from pctfuzz._internal.accept.reconcilers import RECONCILERS
+    from pctfuzz._internal.accept.rules import rule_from
+
+    factory, param = RECONCILERS[name]
+    made = factory(value, **options) if param else factory(**options)
+    params = {**({param: value} if param else {}), **options}
+    assert rule_from(name, params).reconciler.model == made.model

@@ -138,7 +138,7 @@ def rule_from(name: str, params: dict[str, Any]) -> Rule:
     catalogue cannot build it."""
     factory, param = RECONCILERS[name]
     options = {key: params[key] for key in OPTIONAL_PARAMS.get(name, ()) if key in params}
-    reconciler = factory(params[param], **options) if param else factory()
+    reconciler = factory(params[param], **options) if param else factory(**options)
     ordered = tuple((key, params[key]) for key in ([param] if param else []) + list(options))
     return Rule(name, ordered, reconciler)
 
