@@ -537,3 +537,15 @@ def test_a_known_finding_of_what_comes_before_a_unit_takes_any_unit_after_it(
     with pytest.raises(Divergence) as info:
         _check("decode", DecodeCase(value), SWALLOWING, known, known_only=True)
     assert info.value.difference == "unit=any;after=invalid-utf8;diff=any"
+
+
+def test_a_unit_at_a_fields_start_is_never_named_by_what_comes_before() -> None:
+    """A parser dropping a sequence without ``=`` loses ``a`` in ``=a&a`` whatever the
+    ``a`` is, but nothing in its field comes before it: no ``after=start`` class, which
+    would take in every behaviour shown on a field's first unit (it named one in a
+    campaign of a tuning parser before its rule)."""
+    from pctfuzz._internal.checks.generalize import as_victim
+
+    assert as_victim(FormParseCase("=a&a"), "field=name;unit=0x61;diff=missing-pair") is None
+    assert as_victim(FormParseCase("x=%C3a"), "field=value;unit=0x61;diff=missing-output") \
+        == "field=value;unit=any;after=invalid-utf8;diff=any"

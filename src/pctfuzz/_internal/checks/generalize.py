@@ -191,10 +191,13 @@ def as_victim(case: Case, klass: str) -> str | None:
     """``klass``, located on ``case`` (its last unit the class's), as the class of a
     behaviour of what comes before that unit: ``unit=any;after=<context>`` in place of
     the unit (``identity.last_unit``). None when the class does not name the last unit
-    (a separator, a difference of size or of a pair)."""
+    (a separator, a difference of size or of a pair), and at the start of a field: what
+    comes before is then the structure around it (a sequence without ``=`` dropped), and
+    such a class would take in every behaviour that shows on a field's first unit."""
     found = last_unit(case)
     part = _UNIT_PART.search(klass)
-    if found is None or part is None or part.group(1) != found[1] or ";diff=" not in klass:
+    if found is None or found[2] == "start" or part is None or part.group(1) != found[1] \
+            or ";diff=" not in klass:
         return None
     # Any shape: the unit after an invalid sequence lost (a letter, the bytes of an "é"
     # after a three-byte lead) or turned to U+FFFD (the lead byte of an "é" after a

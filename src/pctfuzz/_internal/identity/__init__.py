@@ -63,7 +63,8 @@ that two bugs are two:
 - **a unit that does not matter** (decode, form-parse): when any unit in place of the
   located one gives the difference there (``checks.generalize``), the class names
   what comes before it: ``unit=any;after=<context>;diff=any`` (``last_unit``:
-  ``invalid-utf8``, ``start``, or the character before it), in place of the unit.
+  ``invalid-utf8``, or the character before it; never at a field's start), in place
+  of the unit.
 - **the implementation answers where the reference refuses** (a lone surrogate):
   ``unit=lone-surrogate;diff=value-for-non-scalar``.
 - **crash** (either side raised unexpectedly): ``raised=<exception type>@<where>``,
