@@ -549,3 +549,30 @@ def test_a_unit_at_a_fields_start_is_never_named_by_what_comes_before() -> None:
     assert as_victim(FormParseCase("=a&a"), "field=name;unit=0x61;diff=missing-pair") is None
     assert as_victim(FormParseCase("x=%C3a"), "field=value;unit=0x61;diff=missing-output") \
         == "field=value;unit=any;after=invalid-utf8;diff=any"
+
+
+def _decoded_only_with_a_percent(field: str) -> str:
+    """A field decoded only when it holds a '%' (a fast path returns it as it is), and
+    then each character up to U+00FF as its low byte (Mono's HttpUtility.UrlDecode)."""
+    if "%" not in field:
+        return field
+    low = "".join(f"%{ord(c):02X}" if 0x80 <= ord(c) < 0x100 else c for c in field)
+    return percent_decode(low).decode("utf-8", "replace")
+
+
+LOW_BYTE_WITH_PERCENT = function_adapter("test-low-byte-with-percent", form_parse=lambda text: [
+    (_decoded_only_with_a_percent(n), _decoded_only_with_a_percent(v))
+    for n, _, v in (s.partition("=") for s in text.split("&") if s)])
+
+
+def test_a_unit_that_only_sets_the_code_path_off_is_not_the_class() -> None:
+    """The last unit of the shortest differing prefix of ``\\x80%`` is the ``%`` that
+    turns decoding on, not what the parser gets wrong: the class names the unit where
+    the field's texts part, so both orders are one class (two findings per field and
+    shape before, in Mono's ParseQueryString)."""
+    classes = set()
+    for text in ("\x80%", "%\x80", "a=\x80%", "a=%\x80"):
+        with pytest.raises(Divergence) as info:
+            check_form_parse(FormParseCase(text), LOW_BYTE_WITH_PERCENT)
+        classes.add(info.value.difference)
+    assert classes == {"field=any;unit=non-ascii;diff=changed"}, classes

@@ -54,7 +54,9 @@ that two bugs are two:
   the shortest prefix of the input whose parses differ; ``unit`` is the character its
   last unit decodes to, however written (``0xHH`` for ASCII, a ``+`` as ``0x20``,
   ``non-ascii``, ``lone-surrogate``; ``pct-invalid`` for a ``%`` without two hex
-  digits), in the field of the last sequence it ends in; ``shape`` is
+  digits), in the field of the last sequence it ends in -- or, when that field's texts
+  part at an earlier unit (no ``%``: a ``%`` parts by what follows it), that unit's
+  (the last one only set the code path off); ``shape`` is
   ``missing-pair``/``extra-pair``, else ``missing-output``/``extra-output``/``changed``
   of the first differing field. When no prefix shows the difference:
   ``field=name|value;seg=<segment>;diff=changed`` for a pair that differs (segments and units as

@@ -486,7 +486,43 @@ def form_parse_difference(text: str | bytes, expected: Any, actual: Any) -> str:
     field = "value" if "=" in sequence[:-1] else "name"
     if unit in ("0x26", "0x3D") and not _LAST_ESCAPE.search(chars):
         field = "separator"  # the delimiter itself, as written
+    else:
+        unit = _parted_at(sequence, field, expected, actual, isinstance(text, bytes)) or unit
     return f"field={field};unit={unit};diff={_pairs_shape(expected, actual)}"
+
+
+def _parted_at(sequence: str, field: str, expected: Any, actual: Any,
+               of_bytes: bool) -> str | None:
+    """The class (``_parse_unit``) of the unit of the last ``sequence``'s ``field`` where
+    the two texts of that field part, when it is before the field's last unit; None
+    otherwise. The last unit of a shortest differing prefix may be what sets the
+    parser's code path off, not what it gets wrong: a parser that decodes only a field
+    holding a ``%``, and then writes a raw U+0080 as U+FFFD, parts at the U+0080 of
+    ``\x80%`` and of ``%\x80`` alike (one finding, not one per order)."""
+    if not (isinstance(expected, list) and isinstance(actual, list)) or not expected \
+            or len(expected) != len(actual):
+        return None
+    got = actual[-1]
+    if not isinstance(got, tuple | list) or len(got) != 2:
+        return None
+    index = 1 if field == "value" else 0
+    wanted, answered = expected[-1][index], str(got[index])
+    if wanted == answered:
+        return None
+    position = next((i for i, (a, b) in enumerate(zip(wanted, answered, strict=False))
+                     if a != b), min(len(wanted), len(answered)))
+    raw = sequence.partition("=")[2] if field == "value" else sequence.partition("=")[0]
+    end = 0
+    while end < len(raw):
+        end += 3 if _TRIPLET.match(raw, end) else 1
+        part = raw[:end].replace("+", " ")  # (bytes read as latin-1: one character each)
+        decoded = percent_decode(part.encode("latin-1") if of_bytes else
+                                 surrogates_to_fffd(part).encode())
+        if len(decoded.decode("utf-8", "replace")) > position:
+            unit = _parse_unit(raw[:end]) if end < len(raw) else None
+            # (a '%' parts by what follows it: "%a" read as a byte is the "a"'s finding)
+            return None if unit == "pct-invalid" else unit
+    return None
 
 
 def _pairs_shape(expected: Any, actual: Any) -> str:
