@@ -576,3 +576,16 @@ def test_a_unit_that_only_sets_the_code_path_off_is_not_the_class() -> None:
             check_form_parse(FormParseCase(text), LOW_BYTE_WITH_PERCENT)
         classes.add(info.value.difference)
     assert classes == {"field=any;unit=non-ascii;diff=changed"}, classes
+
+
+def test_a_field_answered_elsewhere_is_named_by_its_last_unit() -> None:
+    """Mono answers a sequence without '=' as the value of an empty name: the name parts
+    at its first unit whatever it is, so that unit is no unit whose answer differs (the
+    texts do not go on alike after it); the last unit names it, as before (one finding
+    per first character otherwise: a letter, a space, a '#', a '/', a control...)."""
+    from pctfuzz._internal.identity import form_parse_difference
+
+    for first in ("a", " ", "#", "%0a"):
+        assert form_parse_difference(f"{first}\x80%", [(f"{first}\x80%", "")],
+                                     [("", "\ufffd%")]) \
+            == "field=name;unit=pct-invalid;diff=missing-output"

@@ -519,9 +519,16 @@ def _parted_at(sequence: str, field: str, expected: Any, actual: Any,
         decoded = percent_decode(part.encode("latin-1") if of_bytes else
                                  surrogates_to_fffd(part).encode())
         if len(decoded.decode("utf-8", "replace")) > position:
-            unit = _parse_unit(raw[:end]) if end < len(raw) else None
-            # (a '%' parts by what follows it: "%a" read as a byte is the "a"'s finding)
-            return None if unit == "pct-invalid" else unit
+            if end == len(raw) or _parse_unit(raw[:end]) == "pct-invalid":
+                # (a '%' parts by what follows it: "%a" read as a byte is the "a"'s)
+                return None
+            # That unit's answer alone differs: the texts go on alike after it (not a
+            # name answered as a value, parted at its first unit).
+            after = raw[end:].replace("+", " ")
+            rest = percent_decode(after.encode("latin-1") if of_bytes else
+                                  surrogates_to_fffd(after).encode()).decode("utf-8", "replace")
+            alike = wanted.endswith(rest) and answered.endswith(rest)
+            return _parse_unit(raw[:end]) if alike else None
     return None
 
 
