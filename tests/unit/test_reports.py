@@ -219,7 +219,11 @@ def test_html_report_leads_with_what_to_fix(store: FindingStore) -> None:
     assert page.find(divergence.id) < starts[1]  # the open one, in the first section
     assert starts[1] < page.find(by_kind["violation"].id) < starts[2]
     assert starts[2] < page.find(by_kind["timeout"].id) < starts[3]
-    assert "1 open finding" in page[:starts[0]]
+    assert "<strong>1 open finding" in page[:starts[0]]  # (in red: something to fix)
+    store.update_status(divergence.id, "fixed")
+    findings = list(store.iter_findings())
+    nothing = render_html(report_results(findings, findings_dir=store.root), findings)
+    assert "<strong class=none>0 open finding" in nothing  # (not red)
 
     entry = next(e for e in document["findings"] if e["id"] == divergence.id)
     assert entry["behaviour"]["text"] == "percent-encodes '~'"

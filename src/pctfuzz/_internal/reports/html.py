@@ -36,7 +36,7 @@ th{background:#f0f0f0}
 td.n{text-align:right;font-variant-numeric:tabular-nums}
 code,pre{font:12px/1.3 ui-monospace,monospace;white-space:pre-wrap;word-break:break-all}
 pre{margin:0}
-.lead{font-size:15px}.lead strong{color:#b00}
+.lead{font-size:15px}.lead strong{color:#b00}.lead strong.none{color:#060}
 nav a{margin-right:1em}
 .finding{border:1px solid #ccc;border-left:5px solid #b00;padding:.5em .8em;margin:.8em 0}
 .meta{color:#555;margin:.2em 0}
@@ -211,7 +211,9 @@ def render_html(document: Mapping[str, Any], findings: Sequence[Finding] = ()) -
         "<meta name=\"viewport\" content=\"width=device-width\">",
         f"<title>pctfuzz report</title><style>{_CSS}</style></head><body>",
         "<h1>pctfuzz report</h1>",
-        f'<p class="lead"><strong>{count["open"]} open finding(s) to fix</strong>, '
+        # (red only when there is something to fix)
+        f'<p class="lead"><strong{"" if count["open"] else " class=none"}>'
+        f'{count["open"]} open finding(s) to fix</strong>, '
         f'{count["triaged"]} accepted or triaged, {count["fixed"]} fixed; '
         f"{document['summary']['findings']} in {document['summary']['targets']} target(s). "
         f"Findings: <code>{_h(document['settings'].get('findings', ''))}</code>",
