@@ -182,8 +182,6 @@ def widen(case: Case, klass: str, classify: Classify) -> str:
 #: located on its own shortest prefix, which may end at the escape's ``%``.)
 _VICTIMS = ("q", "*", "\x01", "~", "\u00e9")
 _UNIT_PART = re.compile(r"(?:^|;)((?:unit|seg)=[^;]*)")
-
-
 _DIFF = re.compile(r";diff=[^;]*")
 
 
@@ -208,11 +206,12 @@ def as_victim(case: Case, klass: str) -> str | None:
 def _victim(case: Case, klass: str, classify: Classify) -> str | None:
     """``as_victim(case, klass)`` when the difference does not depend on its unit: with
     the last unit replaced by each of the others of another class (``_VICTIMS``, at
-    least ``VARIANTS``), the difference is at that unit, in the same field. A decoder that loses the
-    byte after an incomplete UTF-8 sequence lost a letter, a ``/``, a space, an escape:
-    one finding per neighbour (24 in a 60 s campaign of a tuning decoder), where the
-    behaviour is what comes before them. The shortest differing prefix and window
-    (``checks.differential``) hold the cause: without it the unit agrees."""
+    least ``VARIANTS``), the difference is at that unit, in the same field. A decoder
+    that loses the byte after an incomplete UTF-8 sequence lost a letter, a ``/``, a
+    space, an escape: one finding per neighbour (25 in a 60 s campaign of a tuning
+    decoder and parser), where the behaviour is what comes before them. The shortest
+    differing prefix and window (``checks.differential``) hold the cause: without it
+    the unit agrees."""
     if not isinstance(case, DecodeCase | FormParseCase):
         return None
     named = as_victim(case, klass)

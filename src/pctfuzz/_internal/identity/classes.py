@@ -498,7 +498,7 @@ def _parted_at(sequence: str, field: str, expected: Any, actual: Any,
     otherwise. The last unit of a shortest differing prefix may be what sets the
     parser's code path off, not what it gets wrong: a parser that decodes only a field
     holding a ``%``, and then writes a raw U+0080 as U+FFFD, parts at the U+0080 of
-    ``\x80%`` and of ``%\x80`` alike (one finding, not one per order)."""
+    U+0080 ``%`` and of ``%`` U+0080 alike (one finding, not one per order)."""
     if not (isinstance(expected, list) and isinstance(actual, list)) or not expected \
             or len(expected) != len(actual):
         return None
@@ -515,21 +515,25 @@ def _parted_at(sequence: str, field: str, expected: Any, actual: Any,
     end = 0
     while end < len(raw):
         end += 3 if _TRIPLET.match(raw, end) else 1
-        part = raw[:end].replace("+", " ")  # (bytes read as latin-1: one character each)
-        decoded = percent_decode(part.encode("latin-1") if of_bytes else
-                                 surrogates_to_fffd(part).encode())
-        if len(decoded.decode("utf-8", "replace")) > position:
+        if len(_field_text(raw[:end], of_bytes)) > position:
             if end == len(raw) or _parse_unit(raw[:end]) == "pct-invalid":
                 # (a '%' parts by what follows it: "%a" read as a byte is the "a"'s)
                 return None
             # That unit's answer alone differs: the texts go on alike after it (not a
             # name answered as a value, parted at its first unit).
-            after = raw[end:].replace("+", " ")
-            rest = percent_decode(after.encode("latin-1") if of_bytes else
-                                  surrogates_to_fffd(after).encode()).decode("utf-8", "replace")
+            rest = _field_text(raw[end:], of_bytes)
             alike = wanted.endswith(rest) and answered.endswith(rest)
             return _parse_unit(raw[:end]) if alike else None
     return None
+
+
+def _field_text(raw: str, of_bytes: bool) -> str:
+    """A raw name or value as the form parser reads it (URL 5.1 step 3.4: ``+`` a
+    space, percent-decoded, UTF-8 decoded); ``of_bytes``: ``raw`` is bytes read as
+    latin-1, one character a byte."""
+    part = raw.replace("+", " ")
+    data = part.encode("latin-1") if of_bytes else surrogates_to_fffd(part).encode()
+    return percent_decode(data).decode("utf-8", "replace")
 
 
 def _pairs_shape(expected: Any, actual: Any) -> str:
