@@ -44,26 +44,11 @@ globals().update({name: function_adapter(f"kill-{name.replace('_', '-')}",
 
 def record_left_raw(store: Path, name: str) -> str:
     """The finding of adapter ``name`` on ``a<char>b``, recorded in the findings folder
-    ``store`` as a campaign records it (the bound check, the recorder); its id."""
-    from pctfuzz._internal.fuzz.minimize import raw_input_for
-    from pctfuzz._internal.fuzz.recorder import Recorder
+    ``store`` as a campaign records it; its id."""
+    from pctfuzz._internal.fuzz.recorder import record_case
     from pctfuzz._internal.targets import get_target
-    from pctfuzz._internal.violations import Divergence
 
-    adapter = globals()[name]
-    target = get_target("diff_encode")
-    bound = target.bind(adapter)
-    recorder = Recorder(target, adapter, f"benchmarks.kill_impls:{name}", store, None,
-                        bound=bound)
-    case = EncodeCase(f"a{RAW[name]}b", SET, "UTF-8")
-    data = raw_input_for(target, case, adapter)
-    assert data is not None
-    try:
-        bound.check(case)
-    except Divergence as found:
-        recorder.record(data, found)
-    else:
-        raise AssertionError(f"{name} agrees with the reference on {case}")
-    recorder.flush()
-    (ident,) = set(recorder.ids.values())
+    (ident,) = set(record_case(get_target("diff_encode"), globals()[name],
+                               f"benchmarks.kill_impls:{name}", store,
+                               EncodeCase(f"a{RAW[name]}b", SET, "UTF-8")).values())
     return ident

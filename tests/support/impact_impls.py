@@ -10,10 +10,8 @@ from urllib.parse import quote, quote_plus
 
 from pctfuzz import form_urldecode, percent_decode
 from pctfuzz._internal.cases import EncodeCase
-from pctfuzz._internal.fuzz.minimize import raw_input_for
-from pctfuzz._internal.fuzz.recorder import Recorder
+from pctfuzz._internal.fuzz.recorder import record_case
 from pctfuzz._internal.targets import get_target
-from pctfuzz._internal.violations import Divergence
 from pctfuzz.oracles import function_adapter
 
 
@@ -60,19 +58,8 @@ names_lowercased = function_adapter("impact-names-lowercased", form_parse=_names
 
 def record_plus_raw(store: Path, value: str) -> str:
     """The finding of ``plus_raw`` leaving ``value`` raw, recorded in ``store`` as a
-    campaign records it (the bound check, the recorder); its id."""
-    target = get_target("diff_encode")
-    bound = target.bind(plus_raw)
-    recorder = Recorder(target, plus_raw, "impact_impls:plus_raw", store, None, bound=bound)
-    case = EncodeCase(value, "form", "UTF-8", True)
-    data = raw_input_for(target, case, plus_raw)
-    assert data is not None
-    try:
-        bound.check(case)
-    except Divergence as found:
-        recorder.record(data, found)
-    else:
-        raise AssertionError(f"plus_raw agrees on {value!r}")
-    recorder.flush()
-    (ident,) = {i for s, i in recorder.ids.items() if f"chars={value})" in s}
+    campaign records it; its id."""
+    ids = record_case(get_target("diff_encode"), plus_raw, "impact_impls:plus_raw", store,
+                      EncodeCase(value, "form", "UTF-8", True))
+    (ident,) = {i for s, i in ids.items() if f"chars={value})" in s}
     return ident

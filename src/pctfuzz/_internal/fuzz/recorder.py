@@ -26,7 +26,7 @@ from pctfuzz._internal.identity import classify, make_signature, refusal_site, s
 from pctfuzz._internal.targets import Bound, BoundDifferential, Target
 from pctfuzz._internal.violations import Divergence, Violation
 
-__all__ = ["Recorder", "build_finding"]
+__all__ = ["Recorder", "build_finding", "record_case"]
 
 
 class Recorder:
@@ -284,6 +284,26 @@ class Recorder:
                     say(lost_line(f"{hits} HIT(S) of {self.ids[signature]}", exc))
         self.pending.clear()
         self.last_flush = time.monotonic()
+
+
+def record_case(target: Target, impl: Any, impl_name: str, findings_dir: Path,
+                case: Case) -> dict[str, str]:
+    """Record the failure of ``case`` in ``findings_dir`` exactly as a campaign records
+    it (the bound check, then this recorder: minimized, named on its minimal input);
+    signature -> finding id. ``AssertionError`` when the case passes. For tests and
+    benchmarks that need a real finding in a store."""
+    bound = target.bind(impl)
+    recorder = Recorder(target, impl, impl_name, findings_dir, None, bound=bound)
+    data = raw_input_for(target, case, impl)
+    assert data is not None, f"{case} has no raw input"
+    try:
+        bound.check(case)
+    except Violation as found:
+        recorder.record(data, found)
+    else:
+        raise AssertionError(f"{impl_name} passes {case}")
+    recorder.flush()
+    return dict(recorder.ids)
 
 
 def _warn(message: str) -> None:
