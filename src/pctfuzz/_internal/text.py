@@ -22,6 +22,7 @@ __all__ = [
     "count_lone_surrogates",
     "has_lone_surrogate",
     "is_surrogate",
+    "is_valid_utf8",
     "one_line",
     "strip_lone_surrogates",
     "surrogates_to_fffd",
@@ -123,3 +124,12 @@ def surrogates_to_fffd(text: str) -> str:
     """Infra "convert to a scalar value string": each lone surrogate becomes U+FFFD
     (WebIDL USVString)."""
     return LONE_SURROGATE.sub("\ufffd", text)
+
+
+def is_valid_utf8(data: bytes) -> bool:
+    """``data`` is UTF-8 (Encoding Standard 4.1: no U+FFFD when decoded)."""
+    try:
+        data.decode("utf-8")
+    except UnicodeDecodeError:
+        return False
+    return True

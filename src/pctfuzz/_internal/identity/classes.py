@@ -16,7 +16,7 @@ from pctfuzz._internal.form import form_sequences
 from pctfuzz._internal.reference import percent_decode, percent_encode
 from pctfuzz._internal.sets import FORM
 from pctfuzz._internal.spec import ASCII_HEX_DIGITS, HEX_PAIR, PERCENT_ENCODED_BYTE
-from pctfuzz._internal.text import surrogates_to_fffd
+from pctfuzz._internal.text import is_valid_utf8, surrogates_to_fffd
 
 #: Units past this index are not examined: the class of a long unminimized input is
 #: computed in bounded time (minimization brings the first difference near the start).
@@ -300,8 +300,8 @@ def _decode_shape(kind: str, segment: bytes, piece: bytes, rest: bytes) -> str:
 def _decode_class(value: str | bytes, expected: bytes, actual: bytes) -> str:
     segments = _decode_segments(value)
     as_text = b"".join(percent_decode(s) for _k, s in segments).decode("utf-8", "replace")
-    if _REPLACED in actual and _is_utf8(actual) and (
-            not _is_utf8(expected) or expected == as_text.encode()):
+    if _REPLACED in actual and is_valid_utf8(actual) and (
+            not is_valid_utf8(expected) or expected == as_text.encode()):
         # A decoder answering text with U+FFFD in it (``expected`` the reference's
         # bytes, or them read as UTF-8 by a ``replacement`` entry in force): compared
         # as the text the bytes are. As bytes, a U+FFFD, whose first byte is EF,
@@ -322,14 +322,6 @@ def _decode_class(value: str | bytes, expected: bytes, actual: bytes) -> str:
 
 #: U+FFFD as UTF-8: an answer holding it is text, its invalid UTF-8 replaced.
 _REPLACED = "\ufffd".encode()
-
-
-def _is_utf8(data: bytes) -> bool:
-    try:
-        data.decode("utf-8")
-    except UnicodeDecodeError:
-        return False
-    return True
 
 
 def _decode_text_class(segments: list[tuple[str, bytes]], actual: str) -> str | None:

@@ -13,7 +13,7 @@ from pctfuzz._internal.accept.entry import REPLACE, REWRITE, KnownDivergence
 from pctfuzz._internal.cases import Case, FormCase, FormParseCase
 from pctfuzz._internal.outcome import Outcome, Reconcile
 from pctfuzz._internal.spec import PERCENT_ENCODED_BYTE
-from pctfuzz._internal.text import has_lone_surrogate
+from pctfuzz._internal.text import has_lone_surrogate, is_valid_utf8
 
 __all__ = [
     "PCT_TRIPLET",
@@ -83,11 +83,3 @@ def replace_in_expected(mapping: dict[str, str]) -> Reconcile:
         return Outcome(text), actual
 
     return reconcile
-
-
-def is_valid_utf8(data: bytes) -> bool:
-    try:
-        data.decode("utf-8")
-    except UnicodeDecodeError:
-        return False
-    return True
