@@ -419,9 +419,15 @@ def _own_replacement(check: str, case: Case, adapter: Impl) -> list[KnownDiverge
             _own_parser_mode("replacement", check, adapter) if check == "form-parse" else
             None)
     names = registry_names(adapter)
-    if not mode or not names:
-        return []
-    return [as_entry(rule_from("replacement", {"mode": mode}), check, names[0], case)]
+    return [_replacement_entry(check, names[0], mode)] if mode and names else []
+
+
+@functools.lru_cache(maxsize=64)
+def _replacement_entry(check: str, impl: str, mode: str) -> KnownDivergence:
+    """``replacement(mode)`` as an entry of ``impl`` (made once: it is asked on every
+    prefix a difference is located on)."""
+    example = DecodeCase("%FF") if check == "decode" else FormParseCase("%FF")
+    return as_entry(rule_from("replacement", {"mode": mode}), check, impl, example)
 
 
 def _explaining_rule(check: str, case: Case, adapter: Impl, expected: Outcome,
