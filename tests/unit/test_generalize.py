@@ -11,7 +11,7 @@ from pathlib import Path
 import impact_impls
 import pytest
 
-from pctfuzz import percent_decode
+from pctfuzz import percent_decode, percent_encode
 from pctfuzz._internal.accept import load_accept_file
 from pctfuzz._internal.accept.impact import impact_of
 from pctfuzz._internal.cases import DecodeCase, EncodeCase, FormCase, FormParseCase
@@ -589,3 +589,36 @@ def test_a_field_answered_elsewhere_is_named_by_its_last_unit() -> None:
         assert form_parse_difference(f"{first}\x80%", [(f"{first}\x80%", "")],
                                      [("", "\ufffd%")]) \
             == "field=name;unit=pct-invalid;diff=missing-output"
+
+
+LOWER_HEX = function_adapter(
+    "test-lower-hex-fffd", sets={"component": "component"},
+    encode=lambda text: re.sub("%[0-9A-F]{2}", lambda m: m.group().lower(), percent_encode(
+        re.sub("[\ud800-\udfff]", "\ufffd", text), "component")))
+
+
+def test_the_matrix_judges_a_lone_surrogate_as_the_check_does(tmp_path: Path) -> None:
+    """An encoder writing lowercase hex (an accepted entry) and a lone surrogate as
+    U+FFFD: the check holds it to the USVString's answer and accepts it; ``judge``,
+    which ``pctfuzz matrix`` asks first, called it a bug, and the matrix then lost the
+    finding ("did not fail again": exit 3, in every full matrix run with Mono)."""
+    from pctfuzz._internal.checks.differential import judge
+    from pctfuzz._internal.outcome import Outcome, reference_outcome
+
+    accept = tmp_path / "accept.toml"
+    accept.write_text('[[divergence]]\nid = "lower"\ncheck = "encode"\n'
+                      'reconciler = "lowercase_hex"\ncitation = "c"\nwhy = "w"\n'
+                      'example = { value = "~", set = "component" }\n')
+
+    class WithLower:
+        def __getattr__(self, name: str) -> object:
+            return getattr(LOWER_HEX, name)
+        divergences = load_accept_file(str(accept))
+
+    adapter = WithLower()
+    case = EncodeCase("a\ud800b", "component")
+    assert check_encode(case, adapter) == ("lower",)  # type: ignore[arg-type]
+    actual = Outcome(adapter.encode(case))  # type: ignore[attr-defined]
+    assert actual.value == "a%ef%bf%bdb"
+    assert judge("encode", case, adapter, reference_outcome("encode", case),  # type: ignore[arg-type]
+                 actual) == ("lower",)
