@@ -6,8 +6,10 @@ the path, as in the campaign test.
 
 from __future__ import annotations
 
+import dataclasses
 import os
 import re
+from typing import Any
 
 from pctfuzz._internal.cases import EncodeCase, FormCase
 from pctfuzz._internal.oracles import Unsupported
@@ -63,9 +65,7 @@ class PlantedBugsUrllib(UrllibAdapter):
     def encode(self, case: EncodeCase) -> str:
         _utf8_or_bytes(case)
         bugs = set(os.environ.get("PCTFUZZ_TEST_BUGS", "").split(","))
-        out = super().encode(case)
-        if "hex" in bugs:
-            out = re.sub("%[0-9A-F]{2}", lambda m: m[0].lower(), out)
+        out = self._lowercase_own_escapes(case) if "hex" in bugs else super().encode(case)
         if "tilde" in bugs:
             out = out.replace("~", "%7E")
         if "plus" in bugs and not case.space_as_plus:
@@ -73,6 +73,27 @@ class PlantedBugsUrllib(UrllibAdapter):
         if "lt" in bugs:
             out = out.replace("%3C", "<").replace("%3c", "<")
         return out
+
+    def _lowercase_own_escapes(self, case: EncodeCase) -> str:
+        """urllib's answer with the escapes it writes in lowercase; an escape of the
+        input that a set leaving '%' raw keeps is kept as it is (lowercasing those too
+        is another behaviour, which the catalogue names otherwise)."""
+        value = case.value
+        pattern: Any = re.compile(b"(%[0-9A-Fa-f]{2})" if isinstance(value, bytes)
+                                  else "(%[0-9A-Fa-f]{2})")
+        parts = pattern.split(value)
+        kept = super().encode(dataclasses.replace(case, value=value[:0] + (
+            b"%" if isinstance(value, bytes) else "%"))) == "%"
+        if not kept:
+            return re.sub("%[0-9A-F]{2}", lambda m: m[0].lower(), super().encode(case))
+        out = []
+        for i, part in enumerate(parts):
+            if i % 2:  # an escape of the input, kept
+                out.append(part.decode("ascii") if isinstance(part, bytes) else part)
+            elif part:
+                out.append(re.sub("%[0-9A-F]{2}", lambda m: m[0].lower(),
+                                  super().encode(dataclasses.replace(case, value=part))))
+        return "".join(out)
 
 
 class FailsInHarness(UrllibAdapter):
