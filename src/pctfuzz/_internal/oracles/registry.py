@@ -16,171 +16,54 @@ from pctfuzz._internal.errors import UsageError
 from pctfuzz._internal.oracles.base import METHODS, Impl, impl_name
 
 # --- the registry ---------------------------------------------------------------------------
-# Factories import lazily: ``pctfuzz --help`` must not import yarl or ada, and a missing
-# optional package is reported when that implementation is asked for, not before.
-
-
-def _urllib() -> Impl:
-    """urllib.parse, all of it: quote*, unquote*, urlencode (both quote_via), parse_qsl"""
-    from pctfuzz._internal.oracles.urllib_parse import UrllibAdapter
-
-    return UrllibAdapter()
-
-
-def _urllib_unquote() -> Impl:
-    """urllib.parse: quote*, unquote, urlencode(quote_via=quote), unquote_plus"""
-    from pctfuzz._internal.oracles.urllib_parse import UrllibUnquoteAdapter
-
-    return UrllibUnquoteAdapter()
-
-
-def _yarl() -> Impl:
-    """yarl: pure-Python _Quoter/_Unquoter (yarl._quoting_py), URL query API"""
-    from pctfuzz._internal.oracles.yarl_quoting import YarlAdapter
-
-    return YarlAdapter()
-
-
-def _yarl_requote() -> Impl:
-    """yarl: pure-Python _Quoter(requote=True), as yarl.URL() quotes"""
-    from pctfuzz._internal.oracles.yarl_quoting import YarlRequoteAdapter
-
-    return YarlRequoteAdapter()
-
-
-def _yarl_c() -> Impl:
-    """yarl: compiled _Quoter/_Unquoter (yarl._quoting_c), URL query API"""
-    from pctfuzz._internal.oracles.yarl_quoting import YarlCAdapter
-
-    return YarlCAdapter()
-
-
-def _ada() -> Impl:
-    """ada-url (WHATWG URL, C++): URL setters and URLSearchParams"""
-    from pctfuzz._internal.oracles.ada import AdaAdapter
-
-    return AdaAdapter()
-
-
-def _node() -> Impl:
-    """Node.js built-ins (peer protocol): encodeURIComponent, encodeURI, URLSearchParams"""
-    from pctfuzz._internal.oracles.node import NodeAdapter
-
-    return NodeAdapter()
-
-
-def _node_querystring() -> Impl:
-    """Node.js querystring through the peer protocol: escape, unescape, stringify, parse"""
-    from pctfuzz._internal.oracles.node import NodeQuerystringAdapter
-
-    return NodeQuerystringAdapter()
-
-
-def _whatwg_url() -> Impl:
-    """whatwg-url npm package through the peer protocol: URL setters, URLSearchParams"""
-    from pctfuzz._internal.oracles.node import WhatwgUrlAdapter
-
-    return WhatwgUrlAdapter()
-
-
-def _requests() -> Impl:
-    """requests: requote_uri (encode), Request(data=pairs) body (form)"""
-    from pctfuzz._internal.oracles.requests import RequestsAdapter
-
-    return RequestsAdapter()
-
-
-def _werkzeug() -> Impl:
-    """Werkzeug 3: iri_to_uri (encode), Request.args (form parsing)"""
-    from pctfuzz._internal.oracles.werkzeug import WerkzeugAdapter
-
-    return WerkzeugAdapter()
-
-
-def _urllib3() -> Impl:
-    """urllib3: the path parse_url encodes (encode)"""
-    from pctfuzz._internal.oracles.urllib3 import Urllib3Adapter
-
-    return Urllib3Adapter()
-
-
-def _rfc3986() -> Impl:
-    """rfc3986: normalizers.encode_component (encode), URIBuilder.add_query_from (form)"""
-    from pctfuzz._internal.oracles.rfc3986 import Rfc3986Adapter
-
-    return Rfc3986Adapter()
-
-
-def _w3lib() -> Impl:
-    """w3lib: safe_url_string (encode), parse_qsl_to_bytes (form parsing)"""
-    from pctfuzz._internal.oracles.w3lib import W3libAdapter
-
-    return W3libAdapter()
-def _httpx() -> Impl:
-    """httpx: QueryParams (a query value, str(QueryParams) and QueryParams(text))"""
-    from pctfuzz._internal.oracles.httpx import HttpxAdapter
-
-    return HttpxAdapter()
-
-
-def _django() -> Impl:
-    """Django: iri_to_uri, escape_uri_path, utils.http.urlencode, QueryDict"""
-    from pctfuzz._internal.oracles.django import DjangoAdapter
-
-    return DjangoAdapter()
-
-
-def _starlette() -> Impl:
-    """starlette: datastructures.QueryParams (a query value, str(), parsing)"""
-    from pctfuzz._internal.oracles.starlette import StarletteAdapter
-
-    return StarletteAdapter()
-
-
-def _tornado() -> Impl:
-    """tornado: escape.url_escape (plus=True/False), url_unescape, parse_qs_bytes"""
-    from pctfuzz._internal.oracles.tornado import TornadoAdapter
-
-    return TornadoAdapter()
-
-
-def _furl() -> Impl:
-    """furl: furl.Query (a query value, str(Query().set(pairs)), Query(text))"""
-    from pctfuzz._internal.oracles.furl import FurlAdapter
-
-    return FurlAdapter()
-
-
-def _hyperlink() -> Impl:
-    """hyperlink: URL.to_uri, DecodedURL (a query value, fragment decoding, the query)"""
-    from pctfuzz._internal.oracles.hyperlink import HyperlinkAdapter
-
-    return HyperlinkAdapter()
-
-
-def _boltons() -> Impl:
-    """boltons.urlutils: quote_*_part, unquote(_to_bytes), QueryParamDict"""
-    from pctfuzz._internal.oracles.boltons import BoltonsAdapter
-
-    return BoltonsAdapter()
-
-
-# --- implementations in other languages (docs/peers.md) -------------------------------------
-def _peer(module: str, cls: str, doc: str) -> Callable[[], Impl]:
-    """A factory of the adapter ``cls`` of ``pctfuzz._internal.oracles.<module>`` (imported
-    lazily)."""
-
-    def factory() -> Impl:
-        loaded = importlib.import_module(f"pctfuzz._internal.oracles.{module}")
-        adapter: Impl = getattr(loaded, cls)()
-        return adapter
-
-    factory.__doc__ = doc
-    return factory
-
-
-#: name, module, adapter class, language, description.
-_OTHER_LANGUAGES: tuple[tuple[str, str, str, str, str], ...] = (
+# One row per built-in: name, module of pctfuzz._internal.oracles, adapter class, language
+# of the code under test, one line describing what is asked of it. The module is imported
+# when the implementation is asked for, not before: ``pctfuzz --help`` must not import yarl
+# or ada, and a missing optional package is reported for that implementation only.
+# Implementations in other languages run as peers (docs/peers.md).
+_BUILTINS: tuple[tuple[str, str, str, str, str], ...] = (
+    ("urllib", "urllib_parse", "UrllibAdapter", "Python",
+     "urllib.parse, all of it: quote*, unquote*, urlencode (both quote_via), parse_qsl"),
+    ("urllib-unquote", "urllib_parse", "UrllibUnquoteAdapter", "Python",
+     "urllib.parse: quote*, unquote, urlencode(quote_via=quote), unquote_plus"),
+    ("yarl", "yarl_quoting", "YarlAdapter", "Python",
+     "yarl: pure-Python _Quoter/_Unquoter (yarl._quoting_py), URL query API"),
+    ("yarl-c", "yarl_quoting", "YarlCAdapter", "Python",
+     "yarl: compiled _Quoter/_Unquoter (yarl._quoting_c), URL query API"),
+    ("yarl-requote", "yarl_quoting", "YarlRequoteAdapter", "Python",
+     "yarl: pure-Python _Quoter(requote=True), as yarl.URL() quotes"),
+    ("ada", "ada", "AdaAdapter", "C++",
+     "ada-url (WHATWG URL, C++): URL setters and URLSearchParams"),
+    ("node", "node", "NodeAdapter", "JavaScript",
+     "Node.js built-ins (peer protocol): encodeURIComponent, encodeURI, URLSearchParams"),
+    ("node-querystring", "node", "NodeQuerystringAdapter", "JavaScript",
+     "Node.js querystring through the peer protocol: escape, unescape, stringify, parse"),
+    ("whatwg-url", "node", "WhatwgUrlAdapter", "JavaScript",
+     "whatwg-url npm package through the peer protocol: URL setters, URLSearchParams"),
+    ("requests", "requests", "RequestsAdapter", "Python",
+     "requests: requote_uri (encode), Request(data=pairs) body (form)"),
+    ("werkzeug", "werkzeug", "WerkzeugAdapter", "Python",
+     "Werkzeug 3: iri_to_uri (encode), Request.args (form parsing)"),
+    ("urllib3", "urllib3", "Urllib3Adapter", "Python",
+     "urllib3: the path parse_url encodes (encode)"),
+    ("rfc3986", "rfc3986", "Rfc3986Adapter", "Python",
+     "rfc3986: normalizers.encode_component (encode), URIBuilder.add_query_from (form)"),
+    ("w3lib", "w3lib", "W3libAdapter", "Python",
+     "w3lib: safe_url_string (encode), parse_qsl_to_bytes (form parsing)"),
+    ("httpx", "httpx", "HttpxAdapter", "Python",
+     "httpx: QueryParams (a query value, str(QueryParams) and QueryParams(text))"),
+    ("django", "django", "DjangoAdapter", "Python",
+     "Django: iri_to_uri, escape_uri_path, utils.http.urlencode, QueryDict"),
+    ("starlette", "starlette", "StarletteAdapter", "Python",
+     "starlette: datastructures.QueryParams (a query value, str(), parsing)"),
+    ("tornado", "tornado", "TornadoAdapter", "Python",
+     "tornado: escape.url_escape (plus=True/False), url_unescape, parse_qs_bytes"),
+    ("furl", "furl", "FurlAdapter", "Python",
+     "furl: furl.Query (a query value, str(Query().set(pairs)), Query(text))"),
+    ("hyperlink", "hyperlink", "HyperlinkAdapter", "Python",
+     "hyperlink: URL.to_uri, DecodedURL (a query value, fragment decoding, the query)"),
+    ("boltons", "boltons", "BoltonsAdapter", "Python",
+     "boltons.urlutils: quote_*_part, unquote(_to_bytes), QueryParamDict"),
     ("go-queryescape", "go", "GoQueryEscape", "Go",
      "Go net/url: QueryEscape (encode), QueryUnescape (decode)"),
     ("go-pathescape", "go", "GoPathEscape", "Go",
@@ -293,40 +176,29 @@ _OTHER_LANGUAGES: tuple[tuple[str, str, str, str, str], ...] = (
      "Deno's URL (rust-url): the hash, search, pathname and username setters"),
 )
 
-#: name -> language of every built-in that is not Python (``impl_language``).
-_LANGUAGES: Mapping[str, str] = MappingProxyType({
-    "ada": "C++", "node": "JavaScript", "node-querystring": "JavaScript",
-    "whatwg-url": "JavaScript", **{name: lang for name, _, _, lang, _ in _OTHER_LANGUAGES},
-})
+
+def _factory(module: str, cls: str, doc: str) -> Callable[[], Impl]:
+    """A factory of the adapter ``cls`` of ``pctfuzz._internal.oracles.<module>``."""
+
+    def factory() -> Impl:
+        loaded = importlib.import_module(f"pctfuzz._internal.oracles.{module}")
+        adapter: Impl = getattr(loaded, cls)()
+        return adapter
+
+    factory.__doc__ = doc
+    return factory
 
 
 #: name -> factory (no arguments) of a built-in implementation. ``urllib`` is the default.
 IMPLS: Mapping[str, Callable[[], Impl]] = MappingProxyType(
-    {
-        "urllib": _urllib,
-        "urllib-unquote": _urllib_unquote,
-        "yarl": _yarl,
-        "yarl-c": _yarl_c,
-        "yarl-requote": _yarl_requote,
-        "ada": _ada,
-        "node": _node,
-        "node-querystring": _node_querystring,
-        "whatwg-url": _whatwg_url,
-        "requests": _requests,
-        "werkzeug": _werkzeug,
-        "urllib3": _urllib3,
-        "rfc3986": _rfc3986,
-        "w3lib": _w3lib,
-        "httpx": _httpx,
-        "django": _django,
-        "starlette": _starlette,
-        "tornado": _tornado,
-        "furl": _furl,
-        "hyperlink": _hyperlink,
-        "boltons": _boltons,
-        **{name: _peer(module, cls, doc) for name, module, cls, _, doc in _OTHER_LANGUAGES},
-    }
+    {name: _factory(module, cls, doc) for name, module, cls, _, doc in _BUILTINS}
 )
+
+#: name -> language of a built-in's code (``impl_language``).
+_LANGUAGES: Mapping[str, str] = MappingProxyType(
+    {name: language for name, _, _, language, _ in _BUILTINS}
+)
+
 
 def impl_language(name: str) -> str:
     """The language of a built-in implementation's code (``pctfuzz impls --json``)."""
