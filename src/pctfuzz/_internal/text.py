@@ -10,16 +10,22 @@ is its stricter sibling for generated Python source, where a comment must be ASC
 The lone-surrogate helpers live here too: a Python ``str`` may hold surrogate code
 points (U+D800-U+DFFF), which a scalar value string (WHATWG Infra 4.6) may not, and
 every check, model and adapter asks the same questions about them.
+
+``first_difference`` is where two answers part, asked by the checks and by a
+finding's class alike.
 """
 
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
+from typing import Any
 
 __all__ = [
     "LONE_SURROGATE",
     "ascii_line",
     "count_lone_surrogates",
+    "first_difference",
     "has_lone_surrogate",
     "is_surrogate",
     "is_valid_utf8",
@@ -133,3 +139,23 @@ def is_valid_utf8(data: bytes) -> bool:
     except UnicodeDecodeError:
         return False
     return True
+
+
+def first_difference(a: Sequence[Any], b: Sequence[Any]) -> int:
+    """The first index where ``a`` and ``b`` differ; the shorter one's length when one
+    is a prefix of the other (equal: their length). Two sequences of one type are
+    compared by bisection on prefixes, each prefix compared in C: a campaign asks this
+    of long answers on every input a finding explains."""
+    if type(a) is not type(b) or not isinstance(a, str | bytes | list | tuple):
+        return next((i for i, (x, y) in enumerate(zip(a, b, strict=False)) if x != y),
+                    min(len(a), len(b)))
+    low, high = 0, min(len(a), len(b))  # a[:low] == b[:low]
+    if a[:high] == b[:high]:
+        return high
+    while high - low > 1:  # a[:high] != b[:high]
+        middle = (low + high) // 2
+        if a[:middle] == b[:middle]:
+            low = middle
+        else:
+            high = middle
+    return low

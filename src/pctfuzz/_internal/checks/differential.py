@@ -95,7 +95,7 @@ from pctfuzz._internal.oracles.base import Impl, Unsupported, impl_name, registr
 from pctfuzz._internal.oracles.registry import get_impl
 from pctfuzz._internal.outcome import Outcome, reference_outcome
 from pctfuzz._internal.reference import Surrogates
-from pctfuzz._internal.text import surrogates_to_fffd
+from pctfuzz._internal.text import first_difference, surrogates_to_fffd
 from pctfuzz._internal.violations import Divergence
 
 __all__ = [
@@ -142,22 +142,13 @@ def run_impl(check: str, case: Case, impl: Impl) -> Outcome | None:
 
 def _first_difference(expected: Any, actual: Any) -> int | None:
     """The first index where the answers differ (None: equal, or not sequences of one
-    type). By bisection on prefixes, each compared in C: every input a known finding
-    explains still raises a divergence that carries it."""
+    type): every input a known finding explains still raises a divergence that
+    carries it."""
     if not (isinstance(expected, str | bytes | list) and type(expected) is type(actual)):
         return None
     if expected == actual:
         return None
-    low, high = 0, min(len(expected), len(actual))  # expected[:low] == actual[:low]
-    if expected[:high] == actual[:high]:
-        return high
-    while high - low > 1:  # expected[:high] != actual[:high]
-        middle = (low + high) // 2
-        if expected[:middle] == actual[:middle]:
-            low = middle
-        else:
-            high = middle
-    return low
+    return first_difference(expected, actual)
 
 
 def scalar_values(impl: object) -> Surrogates:

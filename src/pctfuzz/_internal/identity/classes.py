@@ -16,7 +16,7 @@ from pctfuzz._internal.form import form_sequences
 from pctfuzz._internal.reference import percent_decode, percent_encode
 from pctfuzz._internal.sets import FORM
 from pctfuzz._internal.spec import ASCII_HEX_DIGITS, HEX_PAIR, PERCENT_ENCODED_BYTE
-from pctfuzz._internal.text import is_valid_utf8, surrogates_to_fffd
+from pctfuzz._internal.text import first_difference, is_valid_utf8, surrogates_to_fffd
 
 #: Units past this index are not examined: the class of a long unminimized input is
 #: computed in bounded time (minimization brings the first difference near the start).
@@ -125,8 +125,7 @@ def _common_prefix(expected: str, actual: str) -> int:
     """Length of the common prefix, backed up to the start of a ``%HH`` triplet of
     either output that it cuts (``%7`` of ``%7E`` against ``%7e``; the ``%`` of a
     ``%25`` against a raw ``%``)."""
-    common = next((i for i, (a, b) in enumerate(zip(expected, actual, strict=False))
-                   if a != b), min(len(expected), len(actual)))
+    common = first_difference(expected, actual)
     for back in (1, 2):
         start = common - back
         if start >= 0 and (_TRIPLET.match(expected, start) or _TRIPLET.match(actual, start)):
@@ -501,8 +500,7 @@ def _parted_at(sequence: str, field: str, expected: Any, actual: Any,
     wanted, answered = expected[-1][index], str(got[index])
     if wanted == answered:
         return None
-    position = next((i for i, (a, b) in enumerate(zip(wanted, answered, strict=False))
-                     if a != b), min(len(wanted), len(answered)))
+    position = first_difference(wanted, answered)
     raw = sequence.partition("=")[2] if field == "value" else sequence.partition("=")[0]
     end = 0
     while end < len(raw):
@@ -546,8 +544,7 @@ def _pairs_shape(expected: Any, actual: Any) -> str:
 
 def _field_segment(raw: bytes, expected: str, actual: str, is_value: bool) -> str:
     """The class of the segment of one raw field where the decoded texts part."""
-    position = next((i for i, (a, b) in enumerate(zip(expected, actual, strict=False))
-                     if a != b), min(len(expected), len(actual)))
+    position = first_difference(expected, actual)
     decoded = b""
     for kind, segment in _decode_segments(raw[:_MAX_UNITS]):
         decoded += percent_decode(segment.replace(b"+", b" "))

@@ -6,9 +6,9 @@ from __future__ import annotations
 
 from pctfuzz._internal import spec
 from pctfuzz._internal.cases import DecodeCase
-from pctfuzz._internal.checks.invariants.expect import DECODE_ROBUSTNESS, _first_difference
+from pctfuzz._internal.checks.invariants.expect import DECODE_ROBUSTNESS
 from pctfuzz._internal.oracles.codec import REFERENCE, Codec
-from pctfuzz._internal.text import surrogates_to_fffd
+from pctfuzz._internal.text import first_difference, surrogates_to_fffd
 from pctfuzz._internal.violations import Violation
 
 # --- decode-robustness ------------------------------------------------------------------
@@ -44,7 +44,7 @@ def check_decode_robustness(case: DecodeCase, codec: Codec = REFERENCE) -> None:
             case,
             expected=want,
             actual=got,
-            position=_first_difference(want, got) if isinstance(got, bytes) else None,
+            position=first_difference(want, got) if isinstance(got, bytes) else None,
             detail="differs from the spec's percent-decode loop",
         )
 

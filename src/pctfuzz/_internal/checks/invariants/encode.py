@@ -22,13 +22,13 @@ from pctfuzz._internal.checks.invariants.expect import (
     _encode,
     _Expect,
     _expect,
-    _first_difference,
     check_input_domain,
 )
 from pctfuzz._internal.checks.invariants.monotonicity import _monotonicity
 from pctfuzz._internal.oracles.codec import REFERENCE, Codec
 from pctfuzz._internal.sets import UNRESERVED, PercentEncodeSet
 from pctfuzz._internal.spec import ASCII_UPPER_HEX, HEX_PAIR, PERCENT_ENCODED_BYTE
+from pctfuzz._internal.text import first_difference
 from pctfuzz._internal.violations import Violation
 
 # --- output-alphabet ------------------------------------------------------------------
@@ -151,7 +151,7 @@ def _round_trip(case: EncodeCase, codec: Codec, exp: _Expect, out: str) -> bytes
                 case,
                 expected=exp.data,
                 actual=back,
-                position=_first_difference(exp.data, back),
+                position=first_difference(exp.data, back),
                 detail=f"decode(encode(x)) != x although round trip must hold (output {out!r})",
             )
     elif back == exp.data and not (_HEX_BYTES & exp.pes.members):
@@ -209,7 +209,7 @@ def _determinism(case: EncodeCase, codec: Codec, out: str) -> None:
             case,
             expected=out,
             actual=again,
-            position=_first_difference(out, again),
+            position=first_difference(out, again),
             detail="the same call gave a different output the second time",
         )
 
@@ -246,7 +246,7 @@ def _unreserved(case: EncodeCase, codec: Codec, exp: _Expect, out: str, back: by
                 case,
                 expected=text,
                 actual=got,
-                position=_first_difference(text, got),
+                position=first_difference(text, got),
                 detail="encoding unreserved characters must be the identity (RFC 3986 2.3)",
             )
         # 2. RFC 3986 6.2.2.2: %HH of an unreserved character decodes to it, either case.
@@ -260,7 +260,7 @@ def _unreserved(case: EncodeCase, codec: Codec, exp: _Expect, out: str, back: by
                 case,
                 expected=want,
                 actual=decoded,
-                position=_first_difference(want, decoded),
+                position=first_difference(want, decoded),
                 detail=f"decoding {escaped!r}: %HH of an unreserved character is that "
                 "character (RFC 3986 6.2.2.2)",
             )
@@ -275,7 +275,7 @@ def _unreserved(case: EncodeCase, codec: Codec, exp: _Expect, out: str, back: by
                 case,
                 expected=out,
                 actual=again,
-                position=_first_difference(out, again),
+                position=first_difference(out, again),
                 detail="encode(decode(encode(x))) != encode(x) although the round trip holds",
             )
 
@@ -311,7 +311,7 @@ def _concatenation(case: EncodeCase, codec: Codec, exp: _Expect, out: str) -> No
                     case,
                     expected=out,
                     actual=joined,
-                    position=_first_difference(out, joined),
+                    position=first_difference(out, joined),
                     detail=f"encode(x[:{cut}]) + encode(x[{cut}:]) != encode(x)",
                 )
 

@@ -18,8 +18,6 @@ reject them with the documented error. Every other invariant is vacuous for them
 from __future__ import annotations
 
 import functools
-from collections.abc import Sequence
-from typing import Any
 
 from pctfuzz._internal import encoding as _encoding
 from pctfuzz._internal.cases import EncodeCase
@@ -215,13 +213,6 @@ def _encode(
             f"({'the value' if value is None else repr(value)}, "
             f"set {set_name or case.set_name!r})",
         ) from exc
-
-
-def _first_difference(a: Sequence[Any], b: Sequence[Any]) -> int:
-    for i, (x, y) in enumerate(zip(a, b, strict=False)):
-        if x != y:
-            return i
-    return min(len(a), len(b))
 
 
 # --- input-domain ---------------------------------------------------------------------

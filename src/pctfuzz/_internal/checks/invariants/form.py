@@ -16,12 +16,12 @@ from pctfuzz._internal.checks.invariants.expect import (
     FORM_ROUND_TRIP,
     FORM_SERIALIZER,
     INPUT_DOMAIN,
-    _first_difference,
     _is_scalar,
 )
 from pctfuzz._internal.errors import NotScalarValueError, PctfuzzError, UnknownEncodingError
 from pctfuzz._internal.oracles.codec import REFERENCE, Codec
 from pctfuzz._internal.sets import FORM
+from pctfuzz._internal.text import first_difference
 from pctfuzz._internal.violations import Violation
 
 _FORM = FORM.name
@@ -90,7 +90,7 @@ def _form_serializer(case: FormCase, codec: Codec, out: str) -> None:
             case,
             expected=want,
             actual=out,
-            position=_first_difference(want, out),
+            position=first_difference(want, out),
             detail="serialization is not name=value pairs joined by '&', each percent-encoded "
             "with the form set and spaceAsPlus (WHATWG URL 5.2)",
         )
@@ -152,7 +152,7 @@ def _form_round_trip(case: FormCase, codec: Codec, out: str) -> None:
             case,
             expected=list(case.pairs),
             actual=back,
-            position=_first_difference(list(case.pairs), back),
+            position=first_difference(list(case.pairs), back),
             detail=f"parse(serialize(pairs)) != pairs (serialized {out!r})",
         )
 
@@ -242,7 +242,7 @@ def _reparse(case: FormParseCase, codec: Codec, pairs: list[tuple[str, str]]) ->
             case,
             expected=pairs,
             actual=again,
-            position=_first_difference(pairs, again),
+            position=first_difference(pairs, again),
             detail="parse(serialize(parse(t))) != parse(t)",
         )
 
