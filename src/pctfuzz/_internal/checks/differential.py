@@ -73,6 +73,7 @@ from pctfuzz._internal.accept.reconcilers import (
 )
 from pctfuzz._internal.accept.rules import Rule, as_entry, find_rule, rule_from
 from pctfuzz._internal.cases import Case, DecodeCase, EncodeCase, FormCase, FormParseCase
+from pctfuzz._internal.checks.asked import UNASKED, Asked
 from pctfuzz._internal.checks.generalize import as_victim, holds_on_variants, widen
 from pctfuzz._internal.checks.known import KnownFindings
 from pctfuzz._internal.checks.registry.lookup import (
@@ -564,7 +565,7 @@ def _cut_at(check: str, case: Case, adapter: Impl, n: int) -> bool:
 
 #: Pairs whose sorted order (a, b, b) and grouped order (b, b, a) differ.
 _ORDER_PAIRS = (("b", "1"), ("a", "2"), ("b", "3"))
-_ORDERS: dict[tuple[int, str], tuple[object, str | None]] = {}
+_ORDERS: Asked[str | None] = Asked("pair order")
 
 
 def _pair_order(check: str, adapter: Impl) -> str | None:
@@ -572,9 +573,9 @@ def _pair_order(check: str, adapter: Impl) -> str | None:
     implementation orders ``_ORDER_PAIRS`` (as a form serializer or parser; once per
     adapter), so a case both explain is named by the order it has
     (``pctfuzz._internal.accept.rules``)."""
-    known = _ORDERS.get((id(adapter), check))
-    if known is not None and known[0] is adapter:
-        return known[1]
+    known = _ORDERS.get(adapter, check)
+    if known is not UNASKED:
+        return known
     case: Case = (FormCase(_ORDER_PAIRS) if check == "form"
                   else FormParseCase("&".join(f"{n}={v}" for n, v in _ORDER_PAIRS)))
     got = run_impl(check, case, adapter)
@@ -596,9 +597,7 @@ def _pair_order(check: str, adapter: Impl) -> str | None:
         found = "grouped-bytes"
     if found == "sorted" and check == "form-parse" and _sorts_bytes(adapter):
         found = "sorted-bytes"
-    if len(_ORDERS) >= 64:
-        _ORDERS.clear()
-    _ORDERS[(id(adapter), check)] = (adapter, found)
+    _ORDERS.put(adapter, check, found)
     return found
 
 
@@ -636,8 +635,8 @@ def _sorts_bytes(adapter: Impl) -> bool:
         return False
 
 
-#: (adapter, rule) -> what ``_own_parser_mode`` found.
-_PARSER_MODES: dict[tuple[int, str], tuple[object, str | None]] = {}
+#: What ``_own_parser_mode`` found, per adapter and rule.
+_PARSER_MODES: Asked[str | None] = Asked("parser mode")
 #: A text each ``empty_pairs`` mode, and the reference, parse apart.
 _EMPTY_PROBE = FormParseCase("&a=&&")
 #: Texts that tell a form parser's ``replacement`` modes apart: a truncated sequence
@@ -690,18 +689,18 @@ def _own_parser_mode(rule: str, check: str, adapter: Impl) -> str | None:
     if check != "form-parse" or rule not in ("names_mangled", "empty_pairs", "needs_equals",
                                              "replacement"):
         return None
-    known = _PARSER_MODES.get((id(adapter), rule))
-    if known is not None and known[0] is adapter:
-        return known[1]
+    known = _PARSER_MODES.get(adapter, rule)
+    if known is not UNASKED:
+        return known
     if rule == "replacement":
         found = next(iter(_parser_replacement(adapter)), None)
-        _PARSER_MODES[(id(adapter), rule)] = (adapter, found)
+        _PARSER_MODES.put(adapter, rule, found)
         return found
     if rule == "needs_equals":  # its scope: "text", "sequence"
         answers = [_pairs_of(adapter, text) for text in ("a", "a=", "a&b=1")]
         found = "text" if answers == [[], [("a", "")], [("a", ""), ("b", "1")]] else \
             "sequence" if answers == [[], [("a", "")], [("b", "1")]] else None
-        _PARSER_MODES[(id(adapter), rule)] = (adapter, found)
+        _PARSER_MODES.put(adapter, rule, found)
         return found
     probe = FormParseCase(MANGLING_PROBE) if rule == "names_mangled" else _EMPTY_PROBE
     assert isinstance(probe.text, str)
@@ -714,13 +713,11 @@ def _own_parser_mode(rule: str, check: str, adapter: Impl) -> str | None:
         else:
             found = next((mode for mode in ("kept", "kept-but-last", "kept-but-trailing")
                           if pairs == render(Model(empty=mode), "form-parse", probe)), None)
-    if len(_PARSER_MODES) >= 64:
-        _PARSER_MODES.clear()
-    _PARSER_MODES[(id(adapter), rule)] = (adapter, found)
+    _PARSER_MODES.put(adapter, rule, found)
     return found
 
 
-_REQUOTES: dict[tuple[int, str, bool], tuple[object, str | None]] = {}
+_REQUOTES: Asked[str | None] = Asked("requote mode")
 #: What tells the ``requoted`` modes apart (``accept.model.REQUOTE_MODES``): escapes of
 #: an unreserved character, of a reserved one in lowercase hex, of one that the
 #: common sets leave raw ('!'), and of a byte that is not UTF-8.
@@ -737,10 +734,10 @@ def _requote_mode(case: Case, adapter: Impl) -> str | None:
     ``decode-safe`` decodes), once per adapter and set."""
     if not isinstance(case, EncodeCase) or not isinstance(case.value, str):
         return None
-    key = (id(adapter), case.set_name, case.space_as_plus)
-    known = _REQUOTES.get(key)
-    if known is not None and known[0] is adapter:
-        return known[1]
+    key = (case.set_name, case.space_as_plus)
+    known = _REQUOTES.get(adapter, key)
+    if known is not UNASKED:
+        return known
     # Asked in UTF-8, whatever the case's encoding: the answer is kept per set (and
     # spaceAsPlus, which some adapters take one way only), and a first case in an
     # encoding the adapter does not take made it None for every case of that set
@@ -764,14 +761,12 @@ def _requote_mode(case: Case, adapter: Impl) -> str | None:
             Model(requote=found[0], requote_segments=True), "encode", probe, got.value)
             and not _renders(Model(requote=found[0]), "encode", probe, got.value))
     mode = None if found is None else found[0] + " segments" * found[1]
-    if len(_REQUOTES) >= 64:
-        _REQUOTES.clear()
-    _REQUOTES[key] = (adapter, mode)
+    _REQUOTES.put(adapter, key, mode)
     return mode
 
 
-#: (adapter, rule, check, context) -> what ``_own_chars`` found.
-_OWN_CHARS: dict[tuple[int, str, str, object], tuple[object, str | None]] = {}
+#: What ``_own_chars`` found, per adapter and (rule, check, context).
+_OWN_CHARS: Asked[str | None] = Asked("own characters")
 _C0_SPACE = "".join(map(chr, range(0x21)))
 #: The whitespace beyond ASCII that Python's ``str.strip()`` and ``str.split()`` take
 #: (``str.isspace``): an adapter that strips its input with it trims these too.
@@ -834,10 +829,10 @@ def _own_chars(rule: str, check: str, case: Case, adapter: Impl) -> str | None:
     context = (type(case), getattr(case, "set_name", None), getattr(case, "encoding", None),
                getattr(case, "space_as_plus", None),
                isinstance(getattr(case, "value", getattr(case, "text", "")), bytes))
-    key = (id(adapter), rule, check, context)
-    known = _OWN_CHARS.get(key)
-    if known is not None and known[0] is adapter:
-        return known[1]
+    key = (rule, check, context)
+    known = _OWN_CHARS.get(adapter, key)
+    if known is not UNASKED:
+        return known
     answers: dict[str, object] = {}
 
     def answer(text: str) -> object:
@@ -893,9 +888,7 @@ def _own_chars(rule: str, check: str, case: Case, adapter: Impl) -> str | None:
                     rule == "trimmed" and lead and trail and not inner):
                 found += c
     own = None if all(value is None for value in answers.values()) else found
-    if len(_OWN_CHARS) >= 64:
-        _OWN_CHARS.clear()
-    _OWN_CHARS[key] = (adapter, own)
+    _OWN_CHARS.put(adapter, key, own)
     return own
 
 
@@ -908,7 +901,7 @@ _REFUSAL_PROBES = {"lone-surrogate": ("\ud800", "x\ud800", "\ud800x"),
                    "control-char": ("a\x01b", "\x01", "x\x01"),
                    # valid UTF-8 in a bytes case's context too (C3 A9)
                    "non-ascii": ("\u00c3\u00a9", "x\u00c3\u00a9")}
-_REFUSALS: dict[tuple[int, str, object], tuple[object, str]] = {}
+_REFUSALS: Asked[str] = Asked("refusals")
 
 
 def _refuses(check: str, case: Case, adapter: Impl, text: str) -> bool:
@@ -927,11 +920,11 @@ def _own_refusals(check: str, case: Case, adapter: Impl) -> str:
     space-separated: a crash on ``"#\n%a"`` (hyperlink's newline bug) is no refusal of
     an invalid ``%`` when ``"%zz"`` is answered."""
     bytes_input = isinstance(getattr(case, "value", getattr(case, "text", "")), bytes)
-    key = (id(adapter), check, (type(case), getattr(case, "set_name", None),
+    key = (check, (type(case), getattr(case, "set_name", None),
                                 getattr(case, "encoding", None), bytes_input))
-    known = _REFUSALS.get(key)
-    if known is not None and known[0] is adapter:
-        return known[1]
+    known = _REFUSALS.get(adapter, key)
+    if known is not UNASKED:
+        return known
     kinds = []
     for kind, texts in _REFUSAL_PROBES.items():
         for text in texts:
@@ -946,13 +939,11 @@ def _own_refusals(check: str, case: Case, adapter: Impl) -> str:
         # decode_www_form refuses every non-ASCII text; urllib's parse_qsl refuses an
         # escape of invalid UTF-8 too, and is named so for a raw byte 80 as well).
         kinds.remove("invalid-utf8")
-    if len(_REFUSALS) >= 64:
-        _REFUSALS.clear()
-    _REFUSALS[key] = (adapter, " ".join(kinds))
+    _REFUSALS.put(adapter, key, " ".join(kinds))
     return " ".join(kinds)
 
 
-_PART_PROBES: dict[tuple[int, str], tuple[object, dict[str, frozenset[str]]]] = {}
+_PART_PROBES: Asked[dict[str, frozenset[str]]] = Asked("characters by part")
 
 
 def _form_part_chars(adapter: Impl, encoding: str = "utf-8") -> dict[str, frozenset[str]]:
@@ -961,10 +952,10 @@ def _form_part_chars(adapter: Impl, encoding: str = "utf-8") -> dict[str, frozen
     ``left_raw:values``, ``left_raw:empty-name-values``, the same with ``encoded``. Each
     is asked alone as a name (beside an empty and a non-empty value), as a value after a
     name, and as a value after an empty name; once per adapter and encoding."""
-    key = (id(adapter), encoding)
-    known = _PART_PROBES.get(key)
-    if known is not None and known[0] is adapter:
-        return known[1]
+    key = (encoding)
+    known = _PART_PROBES.get(adapter, key)
+    if known is not UNASKED:
+        return known
     surrogates = scalar_values(adapter)
     found: dict[str, set[str]] = {f"{n}:{p}": set() for n in ("left_raw", "encoded")
                                   for p in ("names", "values", "empty-name-values")}
@@ -994,9 +985,7 @@ def _form_part_chars(adapter: Impl, encoding: str = "utf-8") -> dict[str, frozen
                 elif mine.upper() == raw and theirs == triplet:
                     found[f"encoded:{part}"].add(char)
     chars = {name: frozenset(value) for name, value in found.items()}
-    if len(_PART_PROBES) >= 64:
-        _PART_PROBES.clear()
-    _PART_PROBES[key] = (adapter, chars)
+    _PART_PROBES.put(adapter, key, chars)
     return chars
 
 
@@ -1075,7 +1064,7 @@ def _own_decoding(rule: str, answer: Callable[[str], object], of_bytes: bool = F
 
 
 #: (adapter, check, set, encoding, space_as_plus) -> what ``_set_probe`` found.
-_PROBED: dict[tuple[int, str, str, str, bool], tuple[object, frozenset[int], frozenset[int]]] = {}
+_PROBED: Asked[tuple[frozenset[int], frozenset[int]]] = Asked("raw and encoded ASCII")
 
 
 def _set_probe(check: str, case: Case, adapter: Impl,
@@ -1088,15 +1077,15 @@ def _set_probe(check: str, case: Case, adapter: Impl,
     (``pctfuzz._internal.accept.rules``)."""
     as_bytes = isinstance(case, EncodeCase) and isinstance(case.value, bytes)
     if isinstance(case, EncodeCase):
-        key = (id(adapter), check + ("-bytes" if as_bytes else ""), case.set_name,
+        key = (check + ("-bytes" if as_bytes else ""), case.set_name,
                case.encoding, case.space_as_plus)
     elif isinstance(case, FormCase):
-        key = (id(adapter), check, "", case.encoding, True)
+        key = (check, "", case.encoding, True)
     else:
         return frozenset(), frozenset()
-    known = _PROBED.get(key)
-    if known is not None and known[0] is adapter:
-        return known[1], known[2]
+    known = _PROBED.get(adapter, key)
+    if known is not UNASKED:
+        return known
     raw: set[int] = set()
     enc: set[int] = set()
     for code in range(0x80):  # (the controls too: an encoder may leave them raw)
@@ -1119,10 +1108,7 @@ def _set_probe(check: str, case: Case, adapter: Impl,
             raw.add(code)
         elif mine == char and theirs.upper() == triplet:
             enc.add(code)
-    if len(_PROBED) >= 64:
-        _PROBED.clear()
-    _PROBED[key] = (adapter, frozenset(raw), frozenset(enc))
-    return frozenset(raw), frozenset(enc)
+    return _PROBED.put(adapter, key, (frozenset(raw), frozenset(enc)))
 
 
 def _difference(check: str, case: Case, adapter: Impl, expected: Outcome, actual: Outcome,
