@@ -24,6 +24,7 @@ from pctfuzz._internal.accept import (
 from pctfuzz._internal.accept import entry as _engine
 from pctfuzz._internal.accept.entry import KnownDivergence
 from pctfuzz._internal.cases import Case
+from pctfuzz._internal.checks.asked import UNASKED, Asked
 from pctfuzz._internal.checks.registry import (
     ada,
     csharp,
@@ -144,7 +145,8 @@ def entries_for(check: str, impl_names: Sequence[str],
     return (*own, *extra) if extra else own
 
 
-_ADAPTERS: dict[int, tuple[object, str | None, tuple[KnownDivergence, ...]]] = {}
+#: Per adapter object and accept file (``checks.asked``'s policy).
+_ADAPTERS: Asked[tuple[KnownDivergence, ...]] = Asked("accepted entries")
 
 
 def accepted_entries(impl: object) -> tuple[KnownDivergence, ...]:
@@ -156,13 +158,12 @@ def accepted_entries(impl: object) -> tuple[KnownDivergence, ...]:
     if not accepted_in_force():
         return ()
     accept = accept_file()
-    cached = _ADAPTERS.get(id(impl))
-    if cached is not None and cached[0] is impl and cached[1] == accept:
-        return cached[2]
+    cached = _ADAPTERS.get(impl, accept)
+    if cached is not UNASKED:
+        return cached
     name = impl_name(impl)
     own = checked_entries(getattr(impl, "divergences", None), f"{name}.divergences")
     extra = load_accept_file(accept) if accept else []
     entries = [e if e.impl else dataclasses.replace(e, impl=name) for e in (*own, *extra)]
     ordered = tuple(sorted(entries, key=lambda e: e.phase))
-    _ADAPTERS[id(impl)] = (impl, accept, ordered)
-    return ordered
+    return _ADAPTERS.put(impl, accept, ordered)
