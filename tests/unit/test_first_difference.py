@@ -9,7 +9,8 @@ from pctfuzz._internal.text import first_difference
 
 
 def _by_definition(a, b):
-    return next((i for i, (x, y) in enumerate(zip(a, b)) if x != y), min(len(a), len(b)))
+    return next((i for i, (x, y) in enumerate(zip(a, b, strict=False)) if x != y),
+                min(len(a), len(b)))
 
 
 @given(st.text("ab%"), st.text("ab%"))
