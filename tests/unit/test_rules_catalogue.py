@@ -430,6 +430,56 @@ def test_starlettes_latin1_bytes_is_one_rule(tmp_path: Path) -> None:
     one(findings(tmp_path, check_form_parse, "starlette", cases), "latin1_bytes", {})
 
 
+class _Latin1Reader:
+    """A decoder and a form parser given ``encoding="latin-1"`` (urllib's ``unquote``
+    and ``parse_qsl``): every escaped byte is read as latin-1, valid UTF-8 too."""
+
+    name = "latin1-reader"
+
+    def decode(self, case: DecodeCase) -> bytes:
+        from urllib.parse import unquote
+
+        value = case.value.decode("latin-1") if isinstance(case.value, bytes) else case.value
+        return unquote(value, encoding="latin-1").encode("utf-8", "surrogatepass")
+
+    def form_parse(self, case: FormParseCase) -> list[tuple[str, str]]:
+        from urllib.parse import parse_qsl
+
+        text = case.text.decode("latin-1") if isinstance(case.text, bytes) else case.text
+        return parse_qsl(text, keep_blank_values=True, encoding="latin-1")
+
+
+@pytest.mark.parametrize("check, case_type", [(check_decode, DecodeCase),
+                                              (check_form_parse, FormParseCase)])
+def test_a_latin1_reader_is_one_rule_named_for_every_escape(tmp_path: Path, check,
+                                                            case_type) -> None:
+    """A latin-1 reader was named latin1_fallback ("latin-1 for a value that is not
+    UTF-8") on its first input, a byte that is not UTF-8, and its valid UTF-8 escapes
+    were another, unnamed finding. Its scope is asked of it (``%C3%A9`` as ``Ã©``)."""
+    texts = ("%E9", "%C3%A9", "a%FFb", "%E2%82%AC", "%C3", "x=%C3%A9&%F0%9F%98%80=1",
+             "+%c3%a9")
+    one(findings(tmp_path, check, _Latin1Reader(), [case_type(t) for t in texts]),
+        "latin1_fallback", {"scope": "always"})
+
+
+def test_latin1_fallback_scopes_model_what_they_say() -> None:
+    from pctfuzz._internal.accept.reconcilers import latin1_fallback
+    from pctfuzz._internal.outcome import Outcome
+
+    case = FormParseCase("a=%C3%A9%E9&%41+b")
+    reference = Outcome([("a", "\u00e9\ufffd"), ("A b", "")])
+    always = latin1_fallback("always").reconcile(case, reference, Outcome([]))
+    fallback = latin1_fallback().reconcile(case, reference, Outcome([]))
+    assert always is not None and fallback is not None
+    assert always[0].value == [("a", "\u00c3\u00a9\u00e9"), ("A b", "")]
+    assert fallback[0].value == [("a", "\u00c3\u00a9\u00e9"), ("A b", "")]  # not UTF-8
+    case = DecodeCase("%C3%A9-\u00e9")
+    got = latin1_fallback("always").reconcile(case, Outcome(b""), Outcome(b""))
+    assert got is not None and got[0].value == "\u00c3\u00a9-\u00e9".encode()
+    with pytest.raises(UsageError):
+        latin1_fallback("sometimes")
+
+
 def test_a_parser_that_refuses_raw_invalid_utf8_only_is_named_a_refusal(tmp_path: Path) -> None:
     """werkzeug raises for a raw 0x80 and keeps %FF percent-encoded: the refusal kinds
     asked of it hold raw bytes too."""

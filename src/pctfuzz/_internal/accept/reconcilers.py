@@ -26,7 +26,7 @@ from pctfuzz._internal.accept.model import REQUOTE_MODES, Model, NotModelled, re
 from pctfuzz._internal.cases import Case, DecodeCase, EncodeCase, FormCase, FormParseCase
 from pctfuzz._internal.encoding import encode_ncr, lookup
 from pctfuzz._internal.errors import PctfuzzError, UsageError
-from pctfuzz._internal.form import form_urldecode_bytes
+from pctfuzz._internal.form import form_sequences, form_urldecode_bytes
 from pctfuzz._internal.operations import OPERATIONS
 from pctfuzz._internal.outcome import CHECKS, Outcome, Reconcile
 from pctfuzz._internal.reference import percent_decode, percent_encode
@@ -201,6 +201,7 @@ OPTIONAL_PARAMS: Mapping[str, tuple[str, ...]] = {"left_raw": ("part",), "encode
                                                    "kept_encoded": ("hex",),
                                                    "requoted": ("scope",),
                                                    "needs_equals": ("scope",),
+                                                   "latin1_fallback": ("scope",),
                                                    "trimmed": ("part",)}
 
 
@@ -326,26 +327,53 @@ def _utf8_or_latin1(data: bytes) -> bytes:
     return data
 
 
-def latin1_fallback() -> Reconciler:
+_ESCAPE_RUN = re.compile(b"(?:%" + HEX_PAIR.encode() + b")+")
+
+
+def _escapes_as_latin1(data: bytes) -> bytes:
+    """``data`` percent-decoded with each run of escapes' bytes read as latin-1 (and
+    written back as UTF-8), what is not an escape kept as it is."""
+    return _ESCAPE_RUN.sub(
+        lambda run: percent_decode(run.group()).decode("latin-1").encode("utf-8"),
+        data)
+
+
+def latin1_fallback(scope: str = "not-utf8") -> Reconciler:
     """Decoded bytes that are not valid UTF-8 are decoded as latin-1 instead (the
-    reference writes U+FFFD, Encoding Standard "UTF-8 decode without BOM"). For decode,
-    the implementation's text answer is compared as UTF-8 bytes."""
+    reference writes U+FFFD, Encoding Standard "UTF-8 decode without BOM");
+    ``scope="always"``: every escaped byte is read as latin-1, valid UTF-8 too
+    (``%C3%A9`` as ``Ã©``: a parser given ``encoding="latin-1"``). For decode, the
+    implementation's text answer is compared as UTF-8 bytes."""
+    if scope not in ("not-utf8", "always"):
+        raise UsageError(
+            f"latin1_fallback: scope must be 'not-utf8' or 'always', not {scope!r}")
 
     def reconcile(case: Case, expected: Outcome, actual: Outcome) -> _Pair:
         if expected.raised:
             return None
         if isinstance(case, DecodeCase):
+            if scope == "always":
+                value = case.value
+                data = value if isinstance(value, bytes) else \
+                    surrogates_to_fffd(value).encode("utf-8")
+                return Outcome(_escapes_as_latin1(data)), actual
             return Outcome(_utf8_or_latin1(expected.value)), actual
         if isinstance(case, FormParseCase):
             text = case.text
             data = text if isinstance(text, bytes) else text.encode("utf-8", "replace")
-            pairs = [tuple(_utf8_or_latin1(part).decode("utf-8") for part in pair)
-                     for pair in form_urldecode_bytes(data)]
+            if scope == "always":
+                pairs = [tuple(_escapes_as_latin1(part.replace(b"+", b" ")).decode(
+                    "utf-8", "replace") for part in pair) for pair in form_sequences(data)]
+            else:
+                pairs = [tuple(_utf8_or_latin1(part).decode("utf-8") for part in pair)
+                         for pair in form_urldecode_bytes(data)]
             return Outcome(pairs), actual
         return None
 
     return Reconciler("latin1_fallback", frozenset({"decode", "form-parse"}), reconcile,
-                      "U+FFFD for invalid UTF-8", "latin-1 for a value that is not UTF-8",
+                      "U+FFFD for invalid UTF-8",
+                      "every escaped byte read as latin-1" if scope == "always"
+                      else "latin-1 for a value that is not UTF-8",
                       REPLACE)
 
 

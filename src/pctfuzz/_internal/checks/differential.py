@@ -854,6 +854,9 @@ def _own_chars(rule: str, check: str, case: Case, adapter: Impl) -> str | None:
         got = answer("\xc3\xa9")  # (bytes in a bytes case's context: _with_text)
         found = "latin-1" if got in ([("\u00c3\u00a9", "")], "\u00c3\u00a9".encode(),
                                      "\u00c3\u00a9") else ""
+    elif rule == "latin1_fallback":  # every escape read as latin-1, valid UTF-8 too
+        found = "always" if answer("%C3%A9") in ("\u00c3\u00a9".encode(), [("\u00c3\u00a9", "")]) \
+            else ""
     elif rule == "kept_encoded-hex":  # a kept escape asked in lowercase: %2f
         kept = _own_chars("kept_encoded", check, case, adapter) or ""
         # one whose hex has a letter (%2F, not %23): the hex case shows only there
