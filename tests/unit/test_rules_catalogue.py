@@ -1014,3 +1014,26 @@ def test_a_rule_read_back_from_its_record_is_the_rule_found(
     made = factory(value, **options) if param else factory(**options)
     params = {**({param: value} if param else {}), **options}
     assert rule_from(name, params).reconciler.model == made.model
+
+
+def test_lowercase_hex_models_a_kept_escape_that_lowercasing_leaves_alone(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """CI's three-planted-bugs campaign met '<%aa' in the path set (which keeps '%')
+    once lowercase_hex was a known finding: urllib with its own escapes in lowercase
+    answers '%3c%aa'. The lowercase model refused any input with a raw '%', so the
+    known finding did not cover it and it was named requoted(keep), a fourth finding
+    for one behaviour. An input whose escapes lowercasing leaves alone has one answer
+    whichever way the encoder treats them; '%AA' has two and is still refused."""
+    from broken_impls import PlantedBugsUrllib
+
+    from pctfuzz._internal.accept.model import Model, NotModelled, render
+
+    lower = Model(lowercase_hex=True)
+    assert render(lower, "encode", EncodeCase("<%aa", "path")) == "%3c%aa"
+    assert render(lower, "encode", EncodeCase("a%41<%zz", "query")) == "a%41%3c%zz"
+    with pytest.raises(NotModelled):
+        render(lower, "encode", EncodeCase("<%AA", "path"))
+    monkeypatch.setenv("PCTFUZZ_TEST_BUGS", "hex")
+    cases = [EncodeCase(v, s) for v, s in (("+", "component"), ("<%aa", "path"),
+                                           ("a%41<", "query"), ("%zz^", "path"))]
+    one(findings(tmp_path, check_encode, PlantedBugsUrllib(), cases), "lowercase_hex", {})
