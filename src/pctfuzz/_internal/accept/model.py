@@ -393,7 +393,7 @@ def _encode(model: Model, value: str | bytes, pes: PercentEncodeSet, encoding: s
 
 
 _HEX_OF_TRIPLET = re.compile("%([0-9A-F]{2})")
-_UPPER_ESCAPE = re.compile("%(?:[A-F][0-9A-Fa-f]|[0-9a-f][A-F])")
+_UPPER_ESCAPE = re.compile(f"%(?:[A-F]{HEX_DIGIT}|{HEX_DIGIT}[A-F])")
 
 
 def _has_upper_escape(value: str | bytes) -> bool:
