@@ -1023,7 +1023,8 @@ def test_lowercase_hex_models_a_kept_escape_that_lowercasing_leaves_alone(
     answers '%3c%aa'. The lowercase model refused any input with a raw '%', so the
     known finding did not cover it and it was named requoted(keep), a fourth finding
     for one behaviour. An input whose escapes lowercasing leaves alone has one answer
-    whichever way the encoder treats them; '%AA' has two and is still refused."""
+    whichever way the encoder treats them; one with '%AA' is the encoder's own escapes
+    lowercased and the input's kept."""
     from broken_impls import PlantedBugsUrllib
 
     from pctfuzz._internal.accept.model import Model, NotModelled, render
@@ -1031,9 +1032,13 @@ def test_lowercase_hex_models_a_kept_escape_that_lowercasing_leaves_alone(
     lower = Model(lowercase_hex=True)
     assert render(lower, "encode", EncodeCase("<%aa", "path")) == "%3c%aa"
     assert render(lower, "encode", EncodeCase("a%41<%zz", "query")) == "a%41%3c%zz"
+    # an input's escape with uppercase hex is kept as it is: lowercase hex is the
+    # encoder's own escapes ('\n%aA' in the c0-control set was named requoted(keep))
+    assert render(lower, "encode", EncodeCase("<%AA\n%aA", "path")) == "%3c%AA%0a%aA"
     with pytest.raises(NotModelled):
-        render(lower, "encode", EncodeCase("<%AA", "path"))
+        render(lower, "encode", EncodeCase(b"<%AA", "path"))
     monkeypatch.setenv("PCTFUZZ_TEST_BUGS", "hex")
     cases = [EncodeCase(v, s) for v, s in (("+", "component"), ("<%aa", "path"),
-                                           ("a%41<", "query"), ("%zz^", "path"))]
+                                           ("a%41<", "query"), ("%zz^", "path"),
+                                           ("\n%aA", "c0-control"), ("<%AA", "path"))]
     one(findings(tmp_path, check_encode, PlantedBugsUrllib(), cases), "lowercase_hex", {})

@@ -367,11 +367,13 @@ def _encode(model: Model, value: str | bytes, pes: PercentEncodeSet, encoding: s
 
     if model.lowercase_hex and 0x25 not in pes.members and not model.requote \
             and _has_upper_escape(value):
-        # The set keeps the input's "%4A": whether the encoder lowercases that one too
-        # is not known. An input whose escapes lowercasing leaves alone ("%aa", "%41")
-        # has one answer either way (a planted lowercase bug on "<%aa" in the path set
-        # was named requoted(keep) when this was refused for any raw "%").
-        raise NotModelled("an escape of the input with uppercase hex digits, kept raw")
+        if not isinstance(value, str):
+            raise NotModelled("an escape of the input with uppercase hex digits, kept raw")
+        # The set keeps the input's "%4A": lowercase hex is the escapes the encoder
+        # writes, so the input's are kept as they are (an encoder that lowercases those
+        # too changes the input: another finding). Refused before, such inputs were named
+        # requoted(keep) beside the lowercase finding ('\n%aA' in the c0-control set).
+        model = replace(model, requote="keep")
     if not model.requote or not isinstance(value, str):
         return run(value)
     if model.requote_segments:
