@@ -44,7 +44,8 @@ Failures of the peer itself are ``PeerError``s, never a hang:
   handshake of another protocol or version. A line that is not this request's answer
   (not JSON, another id, a line written before the request was sent, a second line
   after the answer) is never compared: the peer is restarted and the request sent
-  once more; only a second mismatch is a ``PeerProtocolError``. Ids grow by an
+  once more; only a second mismatch is a ``PeerProtocolError`` (one that a fresh peer
+  then answers is the peer's failure, ``peer_failures``). Ids grow by an
   unpredictable step, so a stray line cannot carry the id of the next request.
 
 Raised by a question, the differential check records them like any exception of the
@@ -235,15 +236,17 @@ class ProcessAdapter(Adapter):
             return self._again(question, fields, exc, unsolicited=True)
         except _Mismatch as exc:
             # A line that is not this request's answer (another id, not JSON): never
-            # compared. A fresh peer gets the request once more.
-            return self._again(question, fields, exc)
+            # compared. A fresh peer gets the request once more; if it answers, the
+            # line was the peer's failure (a stray line read after the answer it
+            # followed, say), not the input's.
+            return self._again(question, fields, exc, recovered=True)
         except PeerDied as exc:
             self._peer_failed(str(exc))
             return self._again(question, fields, exc)
         except PeerTimeout as exc:
             # Slow once (a loaded machine, a stall of the peer's runtime): a fresh peer
             # gets the request once more, and only a second timeout is blamed on it.
-            return self._again(question, fields, exc, slow=True)
+            return self._again(question, fields, exc, recovered=True)
         except PeerError:
             self.close()
             raise
@@ -262,11 +265,11 @@ class ProcessAdapter(Adapter):
         return self._peer
 
     def _again(self, question: str, fields: dict[str, Any], first: PeerError, *,
-               unsolicited: bool = False, slow: bool = False) -> Any:
+               unsolicited: bool = False, recovered: bool = False) -> Any:
         """The request once more, on a fresh peer: the input is blamed only if that
-        one fails on it too. ``slow``: the first peer timed out; if the fresh one
-        answers, that timeout was the peer's failure (``peer_failures``), not the
-        input's."""
+        one fails on it too. ``recovered``: if the fresh peer answers (if only with a
+        refusal or the library's exception), the first failure was the peer's
+        (``peer_failures``), not the input's."""
         self.close()
         try:
             answer = self._ask(self._running(), question, fields)
@@ -298,10 +301,10 @@ class ProcessAdapter(Adapter):
             self.close()
             raise
         except (Unsupported, RemoteError):
-            if slow:  # answered, if only with a refusal or the library's exception
+            if recovered:  # answered, if only with a refusal or the library's exception
                 self._peer_failed(f"{first} (a fresh peer answered the same request)")
             raise
-        if slow:
+        if recovered:
             self._peer_failed(f"{first} (a fresh peer answered the same request)")
         return answer
 
