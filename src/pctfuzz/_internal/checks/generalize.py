@@ -31,7 +31,7 @@ from collections.abc import Callable
 from dataclasses import replace
 from typing import Any
 
-from pctfuzz._internal.accept.reconcilers import input_strs, with_texts
+from pctfuzz._internal.accept.reconcilers import input_strs, input_texts, with_texts
 from pctfuzz._internal.cases import Case, DecodeCase, FormCase, FormParseCase
 from pctfuzz._internal.identity import last_unit
 from pctfuzz._internal.identity.units import SUBGROUPS, UNIT_GROUPS, unit_set
@@ -359,8 +359,15 @@ def holds_on_variants(case: Case, explained: Explained, claimed: str = "") -> bo
                          replace(case, pairs=tuple((n, _padded(v, pad, True))
                                                    for n, v in case.pairs))]
         step = max(1, len(claimed) // CLAIMED)
-        variants += [with_texts(case, _between(char, pad))
-                     for char in claimed[::step][:CLAIMED] if ord(char) < 0x100]
+        alone = claimed[::step][:CLAIMED]
+        # and each character of the input alone: a rule that acts on it there must
+        # hold there ("normalizes with NFKC" for int() reading the fullwidth digit in
+        # '%\uff14a' is refuted by '\uff14' alone, kept; where the rule does not act,
+        # ``explained`` says nothing)
+        own = sorted(present - set(alone) - set(pad))
+        alone += "".join(own[:: max(1, len(own) // CLAIMED)][:CLAIMED])
+        variants += [with_texts(case, _between(char, pad)) for char in alone
+                     if ord(char) < 0x100 or all(isinstance(t, str) for t in input_texts(case))]
     if isinstance(case, FormParseCase):  # each name as the value, each value as the name
         variants += [with_texts(case, _swapped), with_texts(case, _with_equals)]
     swapped = _hex_case_swapped(case)
@@ -377,8 +384,11 @@ def holds_on_variants(case: Case, explained: Explained, claimed: str = "") -> bo
 
 
 def _between(char: str, pad: str) -> Callable[[Any], Any]:
-    """A text's replacement: ``char`` alone between ``pad`` (str or bytes, as the text)."""
+    """A text's replacement: ``char`` alone between ``pad`` (str or bytes, as the text),
+    as long as the text is odd or even (one more pad letter at the end: an adapter may
+    pick its code path by the parity of the input's length, as urllib's does)."""
     def change(text: Any) -> Any:
         middle: Any = char.encode("latin-1") if isinstance(text, bytes) else char
-        return _padded(_padded(middle, pad, True), pad, False)
+        after = pad + pad[0] * ((len(text) + 1) % 2)
+        return _padded(_padded(middle, pad, True), after, False)
     return change

@@ -149,11 +149,17 @@ def unit_difference(case: EncodeCase, index: int, pairs: Sequence[tuple[str, str
     if not piece:
         unit, shape = "end", "extra-output"
     else:
-        if expected == _reference_of(case, index, surrogates):
+        reference = _reference_of(case, index, surrogates)
+        if expected == reference:
             index = _unit_at(case, index, common, surrogates)
-        # else the outputs were reconciled (an accepted entry, a known finding: a TAB
-        # removed before a raw U+0080), and their offsets are not the reference's: the
-        # last unit, the one that showed the difference, is named
+        elif reference is not None and reference.endswith(piece):
+            # reconciled before the difference only (an accepted '%7a' written 'z'):
+            # what differs is the reference's own tail, so its unit is named, as on
+            # the input without the accepted part
+            index = _unit_at(case, index, len(reference) - len(piece), surrogates)
+        # else the outputs were reconciled where they part (an accepted entry, a known
+        # finding: a TAB removed before a raw U+0080), and their offsets are not the
+        # reference's: the last unit, the one that showed the difference, is named
         shape = _unit_shape(value[index : index + 1], piece, rest)
         unit = _shape_unit(shape, piece, _unit_class(value, index))
     name = lookup(case.encoding).name
