@@ -341,7 +341,9 @@ def holds_on_variants(case: Case, explained: Explained, claimed: str = "") -> bo
     ``b`` with ``bb``, which it does not; a parser that strips a leading space is not
     one that removes every space. ``claimed``, the rule's own characters, are each
     tried alone between the padding (``CLAIMED`` of them, spread): "removes every
-    whitespace" holds only if a space and a VT in the middle of a text are removed."""
+    whitespace" holds only if a space and a VT in the middle of a text are removed; and
+    so are up to ``CLAIMED`` of the input's own characters, non-ASCII first ("normalizes
+    with NFKC" holds only if a fullwidth digit alone is normalized)."""
     strs = input_strs(case)
     escaped = {t[i] for t in strs for i in range(len(t)) if "%" in t[max(0, i - 2):i]}
     present = set("".join(strs))
@@ -364,8 +366,11 @@ def holds_on_variants(case: Case, explained: Explained, claimed: str = "") -> bo
         # hold there ("normalizes with NFKC" for int() reading the fullwidth digit in
         # '%\uff14a' is refuted by '\uff14' alone, kept; where the rule does not act,
         # ``explained`` says nothing)
-        own = sorted(present - set(alone) - set(pad))
-        alone += "".join(own[:: max(1, len(own) // CLAIMED)][:CLAIMED])
+        # (non-ASCII first, then punctuation, then letters and digits: a minimized
+        # input keeps what a name needs, and the ASCII letters are varied below)
+        own = sorted(present - set(alone) - set(pad),
+                     key=lambda c: (c.isascii(), c.isascii() and c.isalnum(), c))
+        alone += "".join(own[:CLAIMED])
         variants += [with_texts(case, _between(char, pad)) for char in alone
                      if ord(char) < 0x100 or all(isinstance(t, str) for t in input_texts(case))]
     if isinstance(case, FormParseCase):  # each name as the value, each value as the name
