@@ -439,10 +439,10 @@ def form_difference(case: FormCase, field: str, index: int, length: int,
     pair), as encode names the last unit of its shortest differing prefix; a ``&``
     written otherwise is the separator."""
     shape = form_shape(expected, actual)
+    start = _common_prefix(expected, actual)
+    if index and expected[start:start + 1] == "&" and actual[start:start + 1] not in "&":
+        return "field=separator;unit=0x26;diff=changed"  # another separator
     if field == "pair":
-        start = _common_prefix(expected, actual)
-        if index and expected[start:start + 1] == "&" and actual[start:start + 1] not in "&":
-            return "field=separator;unit=0x26;diff=changed"  # another separator
         return f"field=pair;unit=empty-pair;diff={shape}"
     text = case.pairs[index][0 if field == "name" else 1]
     return f"field={field};unit={_unit_class(text, length - 1)};diff={shape}"
