@@ -59,7 +59,7 @@ from pctfuzz._internal import form, reference
 from pctfuzz._internal.checks import differential
 from pctfuzz._internal.encoding import encoders
 from pctfuzz._internal import formats, targets
-for func in (reference.percent_encode, encoders._iso_2022_jp_runs, form.form_urlencode,
+for func in (reference.percent_encode, encoders._iso_2022_jp_pieces, form.form_urlencode,
              urllib.parse.quote_from_bytes, formats.encode_from_bytes,
              targets.BoundDifferential.case_from_bytes, driver.run_input, differential._check):
     print("__ATHERIS_INSTRUMENTED__" in func.__code__.co_consts)

@@ -23,10 +23,8 @@ from __future__ import annotations
 
 import functools
 from codecs import escape_decode as _escape_decode  # type: ignore[attr-defined]
-from collections.abc import Iterator
 from dataclasses import dataclass
-from itertools import groupby
-from typing import Literal, cast
+from typing import Literal
 
 from pctfuzz._internal import encoding as _encoding
 from pctfuzz._internal.errors import InputTypeError, NotScalarValueError, PctfuzzError, type_name
@@ -248,8 +246,6 @@ _MAX_CALLS = 2048
 
 _ASCII = "".join(map(chr, range(0x80)))
 
-#: ``encode_runs`` items: bytes, or an int for a code point the encoder cannot encode.
-_IS_INT = int.__instancecheck__
 #: WHATWG 1.3 step 5.3: an error is written "%26%23", its decimal code point, "%3B"
 #: (the HTML numeric character reference "&#N;", itself percent-encoded), whatever the set.
 _NCR_OUTPUT = "%26%23{}%3B"
@@ -355,15 +351,20 @@ def _encode_legacy(value: str, encoding: str, call: _Call) -> str:
             ncrs = _encoding.inband_ncrs("\x00".join(pieces[1::2]))
             pieces[1::2] = ncrs.replace("&#", "%26%23").replace(";", "%3B").split("\x00")
         return "".join(pieces)
-    # The run loop (ISO-2022-JP's Roman state): consecutive chunks of one kind at a
-    # time (errors come in runs), one percent-encode per stretch of bytes, one join per
-    # stretch of errors.
+    # The run loop (ISO-2022-JP's Roman state): one percent-encode per stretch of
+    # bytes between two runs of errors, one join per run of errors.
     out: list[str] = []
-    for is_error, group in groupby(_encoding.encode_runs(enc, value), _IS_INT):
-        if is_error:
-            out.append("".join(map(_NCR_OUTPUT.format, group)))
-        else:
-            out.append(_encode_bytes(b"".join(cast("Iterator[bytes]", group)), call.tables))
+    chunks: list[bytes] = []
+    for piece in _encoding.encode_pieces(enc, value):
+        if isinstance(piece, bytes):
+            chunks.append(piece)
+            continue
+        if chunks:
+            out.append(_encode_bytes(b"".join(chunks), call.tables))
+            chunks.clear()
+        out.append("".join([_NCR_OUTPUT.format(ord(char)) for char in piece]))
+    if chunks:
+        out.append(_encode_bytes(b"".join(chunks), call.tables))
     return "".join(out)
 
 

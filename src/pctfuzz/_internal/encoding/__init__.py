@@ -54,7 +54,7 @@ Unverified: index revisions published after those snapshots (each index file car
 Identifier and a Date to track that).
 
 Modules: ``labels`` (names, labels, ``lookup``), ``differences`` (``DIFFERENCES``),
-``tables`` (the encoder tables), ``encoders`` (``encode_runs``, ``encode_ncr``,
+``tables`` (the encoder tables), ``encoders`` (``encode_pieces``, ``encode_runs``, ``encode_ncr``,
 ``encode_inband``). Import from this package.
 """
 
@@ -64,6 +64,7 @@ from pctfuzz._internal.encoding.encoders import (
     encode_inband,
     encode_inband_unchecked,
     encode_ncr,
+    encode_pieces,
     encode_runs,
     inband_code_point,
     inband_ncr_bytes,
@@ -81,6 +82,7 @@ __all__ = [
     "encode_inband",
     "encode_inband_unchecked",
     "encode_ncr",
+    "encode_pieces",
     "encode_runs",
     "inband_code_point",
     "inband_ncr_bytes",

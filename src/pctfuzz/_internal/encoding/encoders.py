@@ -1,6 +1,6 @@
 """Encode or fail (Encoding Standard §6.1), as the URL Standard's percent-encode loop
-runs it (§1.3): ``encode_runs`` yields byte chunks and the code points an encoder cannot
-encode."""
+runs it (§1.3): ``encode_pieces`` yields byte chunks and runs of the code points an
+encoder cannot encode; ``encode_runs``, the same with each such code point on its own."""
 
 from __future__ import annotations
 
@@ -24,7 +24,7 @@ from pctfuzz._internal.text import LONE_SURROGATE
 _Encode = Callable[[str], bytes]
 
 
-def _table_runs(text: str, name: str) -> Iterator[bytes | int]:
+def _table_pieces(text: str, name: str) -> Iterator[bytes | str]:
     """A stateless table-driven encoder: unencodable code points are errors.
 
     The errors are found by one regex scan (``_unencodable``), so the codec runs only
@@ -36,7 +36,7 @@ def _table_runs(text: str, name: str) -> Iterator[bytes | int]:
     for match in _unencodable(name).finditer(text):
         if match.start() > pos:
             yield encode(text[pos : match.start()])
-        yield from map(ord, match.group())
+        yield match.group()
         pos = match.end()
     if pos < len(text):
         yield encode(text[pos:])
@@ -66,7 +66,7 @@ _GB18030_FIXED = re.compile(
 _GB18030_FIXED_SPLIT = re.compile(f"({_GB18030_FIXED.pattern})")
 
 
-def _gb18030_runs(text: str) -> Iterator[bytes | int]:
+def _gb18030_pieces(text: str) -> Iterator[bytes | str]:
     """gb18030 encoder (§10.2.2): Python's codec between the corrected code points.
 
     The codec encodes every scalar value (gb18030 covers all of Unicode), so only the
@@ -78,7 +78,7 @@ def _gb18030_runs(text: str) -> Iterator[bytes | int]:
         if match.start() > pos:
             yield text[pos : match.start()].encode("gb18030")
         fixed = fixes[ord(match.group())]
-        yield ord(match.group()) if fixed is None else fixed
+        yield match.group() if fixed is None else fixed
         pos = match.end()
     if pos < len(text):
         yield text[pos:].encode("gb18030")
@@ -97,7 +97,7 @@ _ASCII, _ROMAN, _JIS0208 = range(3)
 
 @functools.cache
 def _iso_2022_jp_run_kinds() -> re.Pattern[str]:
-    """Runs of one kind of code point for ``_iso_2022_jp_runs``: ASCII but SO, SI and
+    """Runs of one kind of code point for ``_iso_2022_jp_pieces``: ASCII but SO, SI and
     ESC; those three; Roman (¥, ‾); what the jis0208 state encodes; the rest, which
     is an error in every state (built from the table on first use)."""
     jis = _class_of(set(_table("ISO-2022-JP")) - {0xA5, 0x203E} - set(range(0x80)))
@@ -114,7 +114,7 @@ _NOT_ROMAN = re.compile(r"[\\~]")
 _ROMAN_BYTES = str.maketrans({0xA5: "\\", 0x203E: "~"})
 
 
-def _iso_2022_jp_runs(text: str) -> Iterator[bytes | int]:
+def _iso_2022_jp_pieces(text: str) -> Iterator[bytes | str]:
     """ISO-2022-JP encoder (§12.2.2) with its state kept across errors.
 
     Works a run of one kind of code point at a time; escape sequences are written only
@@ -146,7 +146,7 @@ def _iso_2022_jp_runs(text: str) -> Iterator[bytes | int]:
             if state == _JIS0208:
                 yield _ESC_ASCII
                 state = _ASCII
-            yield from (0xFFFD,) * len(shifts)
+            yield "\ufffd" * len(shifts)
         elif roman:
             escape = b"" if state == _ROMAN else _ESC_ROMAN
             state = _ROMAN
@@ -160,21 +160,23 @@ def _iso_2022_jp_runs(text: str) -> Iterator[bytes | int]:
             if state == _JIS0208:
                 yield _ESC_ASCII
                 state = _ASCII
-            yield from map(ord, errors)
+            yield errors
     if state != _ASCII:
         yield _ESC_ASCII
 
 
 
 
-def encode_runs(encoding: Encoding, text: str) -> Iterator[bytes | int]:
+def encode_pieces(encoding: Encoding, text: str) -> Iterator[bytes | str]:
     """Encode ``text`` with one encoder instance, as the URL Standard's loop over
     "encode or fail" does (Encoding Standard §6.1, URL Standard §1.3).
 
-    Yields, in order, non-empty byte chunks and, for each code point the encoder cannot
-    encode, that code point as an int (U+FFFD for ISO-2022-JP's SO, SI and ESC). How
-    bytes are split into chunks is not significant. ``text`` must be a scalar value
-    string; a lone surrogate raises NotScalarValueError.
+    Yields, in order, non-empty byte chunks and, for each run of code points the
+    encoder cannot encode, those code points as a str (U+FFFD for ISO-2022-JP's SO, SI
+    and ESC). How bytes are split into chunks, and errors into runs, is not
+    significant: a run is one item where a code point each cost the reference a step
+    each (the fuzzer's ISO-2022-JP inputs are full of errors). ``text`` must be a
+    scalar value string; a lone surrogate raises NotScalarValueError.
     """
     _check_arguments(encoding, text)
     if not text:
@@ -182,10 +184,25 @@ def encode_runs(encoding: Encoding, text: str) -> Iterator[bytes | int]:
     if encoding.is_utf8:
         return iter((text.encode("utf-8"),))
     if encoding.name == "ISO-2022-JP":
-        return _iso_2022_jp_runs(text)
+        return _iso_2022_jp_pieces(text)
     if encoding.name == "gb18030":
-        return _gb18030_runs(text)
-    return _table_runs(text, encoding.name)
+        return _gb18030_pieces(text)
+    return _table_pieces(text, encoding.name)
+
+
+def encode_runs(encoding: Encoding, text: str) -> Iterator[bytes | int]:
+    """``encode_pieces`` with each code point the encoder cannot encode an int of its
+    own: non-empty byte chunks and error code points, in order. Raises at once, as
+    ``encode_pieces`` does."""
+    return _each_error(encode_pieces(encoding, text))
+
+
+def _each_error(pieces: Iterator[bytes | str]) -> Iterator[bytes | int]:
+    for piece in pieces:
+        if isinstance(piece, str):
+            yield from map(ord, piece)
+        else:
+            yield piece
 
 
 def _check_arguments(encoding: Encoding, text: str) -> None:
