@@ -109,7 +109,11 @@ def test_walkthrough_from_probe_to_a_triaged_finding(tmp_path: Path) -> None:
     # The one other finding a campaign may make is the code's second real bug:
     # int(h, 16) reads a non-ASCII digit after '%' ('%\u06630' written '0';
     # docs/in-the-wild.md), which the grammar's non-ASCII digit escapes reach.
-    for other in (r for r in records if not r["behaviour"]):
+    # One finding, whatever came before the digit: it was four or five per campaign
+    # ('%7a%\u06630', '%%30%\u06642', one named left_raw('%')), a flaky test.
+    others = [r for r in records if not r["behaviour"]]
+    assert len(others) <= 1, others
+    for other in others:
         text = other["case"]["value"]["text"]
         assert re.search("%[0-9A-Za-z]?[^\x00-\x7f]", text) and \
             any(c.isdigit() and not c.isascii() for c in text), other
