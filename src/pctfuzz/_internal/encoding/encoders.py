@@ -282,8 +282,7 @@ def encode_inband(encoding: Encoding, text: str) -> str | None:
     byte and error with one ``str.translate``, and no Python step per run (URL Standard
     1.3). Raises as ``encode_runs`` does.
 
-    None where this takes the run loop: UTF-8 (no errors; it has its own path), and
-    ISO-2022-JP text with U+00A5 or U+203E (the Roman state).
+    None for UTF-8 (no errors; it has its own path).
     """
     _check_arguments(encoding, text)
     return encode_inband_unchecked(encoding, text)
@@ -298,10 +297,6 @@ def encode_inband_unchecked(encoding: Encoding, text: str) -> str | None:
     if special is not None:
         return special(text)
     return text.translate(_inband_table(encoding.name))
-
-
-def _iso_2022_jp_inband_or_none(text: str) -> str | None:
-    return None if _ROMAN_CHARS.search(text) else _iso_2022_jp_inband(text)
 
 
 def _gb18030_inband(text: str) -> str:
@@ -350,45 +345,58 @@ def _inband_table(name: str) -> dict[int, str]:
     return _low_errors(table)
 
 
-_ROMAN_CHARS = re.compile("[\u00a5\u203e]")
-#: Stand-ins for ISO-2022-JP's two escape sequences in ``_iso_2022_jp_inband``: lone
+#: Stand-ins for ISO-2022-JP's three escape sequences in ``_iso_2022_jp_inband``: lone
 #: surrogates, never in a scalar value string.
-_TO_JIS0208, _TO_ASCII = "\ud800", "\ud801"
+_TO_JIS0208, _TO_ROMAN, _TO_ASCII = "\ud800", "\ud802", "\ud801"
 
 
 @functools.cache
 def _iso_2022_jp_inband_parts() -> tuple[re.Pattern[str], dict[int, str]]:
-    """(runs of what the jis0208 state encodes, the table of ``_iso_2022_jp_inband``)."""
+    """(the jis0208 runs and Roman stretches of ``_iso_2022_jp_inband``, its table)."""
     jis = {cp: out.decode("latin-1") for cp, out in _table("ISO-2022-JP").items()
            if cp >= 0x80 and cp not in (0xA5, 0x203E)}
     table = {cp: chr(cp) for cp in range(0x80)}
     # SO, SI and ESC are errors reported as U+FFFD (Encoding 12.2.2 step 3).
     table.update({cp: "\ufffd" for cp in b"\x0e\x0f\x1b"})
     table.update(jis)
-    table[ord(_TO_JIS0208)], table[ord(_TO_ASCII)] = "\x1b$B", "\x1b(B"
-    return re.compile(f"([{_class_of(jis)}]+)"), _low_errors(table)
+    # (a Roman stretch is the only place they come: 0x5C and 0x7E there, step 3)
+    table[0xA5], table[0x203E] = "\\", "~"
+    table.update({ord(_TO_JIS0208): "\x1b$B", ord(_TO_ROMAN): "\x1b(J",
+                  ord(_TO_ASCII): "\x1b(B"})
+    jis_class = _class_of(jis)
+    return (re.compile(f"([{jis_class}]+)|([\u00a5\u203e][^\\\\~{jis_class}]*)"),
+            _low_errors(table))
 
 
 def _iso_2022_jp_inband(text: str) -> str:
-    """``encode_inband`` for ISO-2022-JP and a text without U+00A5 or U+203E, so without
-    the Roman state (Encoding 12.2.2): the encoder is then in the jis0208 state exactly
-    within each maximal run of jis0208 code points, and in the ASCII state elsewhere
-    (an error in jis0208 returns to ASCII first, step 11). So "ESC $ B" goes before
-    each such run and "ESC ( B" after it (before the next ASCII, SO/SI/ESC or error, or
-    at the end), and one ``str.translate`` writes the rest."""
+    """``encode_inband`` for ISO-2022-JP (Encoding 12.2.2), whose state follows from
+    the kinds of code point alone: the jis0208 state is exactly each maximal run of
+    what it encodes; the Roman state starts at U+00A5 or U+203E and lasts until a
+    backslash, a tilde or a jis0208 code point (ASCII but those two, SO/SI/ESC and
+    errors leave it as it is, steps 1, 3, 8); the ASCII state is the rest. So an escape
+    sequence goes before each jis0208 run ("ESC $ B") and Roman stretch ("ESC ( J"),
+    "ESC ( B" after one that the ASCII state follows or that ends the text, and one
+    ``str.translate`` writes the rest: no Python step per run (the fuzzer's inputs
+    switch state tens of times)."""
     runs, table = _iso_2022_jp_inband_parts()
-    pieces = runs.split(text)  # other, jis0208, other, ..., other
-    count = len(pieces) // 2
-    escaped = [_TO_ASCII] * (4 * count + 1)
-    escaped[0::4] = pieces[0::2]
-    escaped[1::4] = [_TO_JIS0208] * count
-    escaped[2::4] = pieces[1::2]
+    parts = runs.split(text)  # ascii, jis0208 or None, Roman or None, ascii, ...
+    count = len(parts) // 3
+    if not count:
+        return text.translate(table)
+    # (the ASCII state after a run when what follows is not another run, or at the end)
+    closers = [_TO_ASCII if ascii else "" for ascii in parts[3:-1:3]] + [_TO_ASCII]
+    escaped = [""] * (4 * count + 1)
+    escaped[0::4] = parts[0::3]
+    escaped[1::4] = [_TO_JIS0208 if jis is not None else _TO_ROMAN for jis in parts[1::3]]
+    escaped[2::4] = [jis if jis is not None else roman
+                     for jis, roman in zip(parts[1::3], parts[2::3], strict=True)]
+    escaped[3::4] = closers
     return "".join(escaped).translate(table)
 
 
 #: ``encode_inband`` for the encoders that are not one table.
 _INBAND_SPECIAL: dict[str, Callable[[str], str | None]] = {
     "UTF-8": lambda text: None,
-    "ISO-2022-JP": _iso_2022_jp_inband_or_none,
+    "ISO-2022-JP": _iso_2022_jp_inband,
     "gb18030": _gb18030_inband,
 }
