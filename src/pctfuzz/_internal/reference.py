@@ -338,34 +338,19 @@ def _encode_legacy(value: str, encoding: str, call: _Call) -> str:
     """``percent_encode`` of a scalar value string with a legacy (not UTF-8) encoding."""
     enc = _encoding.lookup(encoding) if call.encoding is None else call.encoding
     inband = _encoding.encode_inband_unchecked(enc, value)  # (value: a scalar value string)
-    if inband is not None:
-        # Every byte and every error in the BMP in one translate; the astral errors
-        # stay as they are, and are left to write, all runs at once: as "&#N;", then
-        # with "&", "#", ";" encoded (step 5.3).
-        assert call.inband is not None  # (set by _resolve for every legacy encoding)
-        encoded = inband.translate(call.inband)
-        if encoded.isascii():
-            return encoded
-        pieces = _encoding.INBAND_ERRORS.split(encoded)
-        if len(pieces) > 1:
-            ncrs = _encoding.inband_ncrs("\x00".join(pieces[1::2]))
-            pieces[1::2] = ncrs.replace("&#", "%26%23").replace(";", "%3B").split("\x00")
-        return "".join(pieces)
-    # The run loop (ISO-2022-JP's Roman state): one percent-encode per stretch of
-    # bytes between two runs of errors, one join per run of errors.
-    out: list[str] = []
-    chunks: list[bytes] = []
-    for piece in _encoding.encode_pieces(enc, value):
-        if isinstance(piece, bytes):
-            chunks.append(piece)
-            continue
-        if chunks:
-            out.append(_encode_bytes(b"".join(chunks), call.tables))
-            chunks.clear()
-        out.append("".join([_NCR_OUTPUT.format(ord(char)) for char in piece]))
-    if chunks:
-        out.append(_encode_bytes(b"".join(chunks), call.tables))
-    return "".join(out)
+    assert inband is not None  # (every encoder but UTF-8's writes in band)
+    # Every byte and every error in the BMP in one translate; the astral errors stay as
+    # they are, and are left to write, all runs at once: as "&#N;", then with "&", "#",
+    # ";" encoded (step 5.3).
+    assert call.inband is not None  # (set by _resolve for every legacy encoding)
+    encoded = inband.translate(call.inband)
+    if encoded.isascii():
+        return encoded
+    pieces = _encoding.INBAND_ERRORS.split(encoded)
+    if len(pieces) > 1:
+        ncrs = _encoding.inband_ncrs("\x00".join(pieces[1::2]))
+        pieces[1::2] = ncrs.replace("&#", "%26%23").replace(";", "%3B").split("\x00")
+    return "".join(pieces)
 
 
 #: Two hex digits -> the byte, for every case combination ("4a" and "4A").
