@@ -21,6 +21,7 @@ from pctfuzz._internal.checks import differential
 from pctfuzz._internal.checks.known import KnownFindings
 from pctfuzz._internal.form import form_urlencode
 from pctfuzz._internal.fuzz.recorder import Recorder
+from pctfuzz._internal.oracles import Adapter
 from pctfuzz._internal.targets import get_target
 from pctfuzz._internal.violations import Divergence
 from pctfuzz.oracles import function_adapter
@@ -405,3 +406,35 @@ def test_a_behaviours_class_is_the_same_beside_accepted_and_known_ones(
     beside = {_fails(bound, EncodeCase(text, "encodeURI-%25[]")).difference
               for text in inputs}
     assert alone == beside == {"unit=0x25;diff=changed"}
+
+
+class _Reescape(Adapter):
+    """ISO-2022-JP with the second switch to JIS X 0208 ("ESC $ B") of an answer left
+    out (benchmarks/ttb_faults.py's fault, on the reference)."""
+
+    name = "test-reescape"
+    distribution = "hypothesis"
+
+    def encode(self, case: EncodeCase) -> str:
+        out = percent_encode(case.value, case.set_name, encoding=case.encoding,
+                             space_as_plus=case.space_as_plus)
+        first = out.find("%1B%24B")
+        second = out.find("%1B%24B", first + 1) if first >= 0 else -1
+        return out if second < 0 else out[:second] + out[second + len("%1B%24B"):]
+
+
+@pytest.mark.parametrize("set_name", ["application/x-www-form-urlencoded",
+                                      "encodeURIComponent"])
+def test_a_dropped_iso_2022_jp_escape_is_one_class(set_name: str) -> None:
+    """The escape left out before the second kanji run is one class whatever comes
+    between the runs and whichever kanji follows: a campaign on the fault made ten
+    findings, named by the space, '#', '&', SO or a letter before it (a prefix's
+    output ends in "ESC ( B" where the whole's goes on: offsets did not map to units)
+    and by the kanji's bytes (%21%3D is other bytes, K%5C changed)."""
+    bound = get_target("diff_encode").bind(_Reescape())
+    texts = ["~\u2261\u203e&a \u203b", "\u3000a\u3000", "\u2261a\xa5 a \u2015",
+             "\u2261a\xa5 aaaa\u672c", "\u3042a\u2261", "\u2261a\xa5\x0e\u3042",
+             "~\u2015\u203e!a \u2015", "\u3042a\xa5# a\u3042", "~\u2261\u203e# a\u672c"]
+    classes = {_fails(bound, EncodeCase(text, set_name, "ISO-2022-JP")).difference
+               for text in texts}
+    assert classes == {"unit=non-ascii;diff=missing-output;enc=ISO-2022-JP"}

@@ -80,10 +80,13 @@ def _encode_pieces(case: EncodeCase, value: str | bytes, set_name: str, plus: bo
     return pieces
 
 
-def _unit_shape(unit: str | bytes, piece: str, rest: str) -> str:
+def _unit_shape(unit: str | bytes, piece: str, rest: str, legacy: bool = False) -> str:
     """How the implementation's remaining output ``rest`` differs from the reference's
-    ``piece`` for one input ``unit``."""
-    if not rest:
+    ``piece`` for one input ``unit``; ``legacy``: a str encoded with a legacy encoding,
+    where the rest of the reference's output with a part left out is output missing
+    too (an ISO-2022-JP escape sequence dropped: one shape whatever character follows
+    it, where the bytes of the character made it two)."""
+    if not rest or (legacy and len(rest) < len(piece) and piece.endswith(rest)):
         return "missing-output"
     raw = unit.decode("latin-1") if isinstance(unit, bytes) else unit
     if piece == "+" and rest.startswith("%20"):
@@ -146,26 +149,35 @@ def unit_difference(case: EncodeCase, index: int, pairs: Sequence[tuple[str, str
     expected, actual = max(pairs, key=lambda pair: _common_prefix(*pair))
     common = _common_prefix(expected, actual)
     piece, rest = expected[common:], actual[common:]
+    legacy = isinstance(value, str) and not lookup(case.encoding).is_utf8
     if not piece:
         unit, shape = "end", "extra-output"
     else:
         reference = _reference_of(case, index, surrogates)
+        offset = None
         if expected == reference:
-            index = _unit_at(case, index, common, surrogates)
+            offset = common
         elif reference is not None and reference.endswith(piece):
             # reconciled before the difference only (an accepted '%7a' written 'z'):
             # what differs is the reference's own tail, so its unit is named, as on
             # the input without the accepted part
-            index = _unit_at(case, index, len(reference) - len(piece), surrogates)
+            offset = len(reference) - len(piece)
         # else the outputs were reconciled where they part (an accepted entry, a known
         # finding: a TAB removed before a raw U+0080), and their offsets are not the
         # reference's: the last unit, the one that showed the difference, is named
-        shape = _unit_shape(value[index : index + 1], piece, rest)
+        if offset is not None:
+            at = _unit_at(case, offset=offset, last=index, surrogates=surrogates)
+            # and so it is where a prefix's output is not the start of the whole's (a
+            # stateful encoder returns to ASCII at the end: ISO-2022-JP's "ESC ( B"
+            # after the space of '\u2261a\u00a5 a \u2015' made the space the unit)
+            if reference is not None and reference.startswith(
+                    _reference_of(case, at, surrogates) or "\x00"):
+                index = at
+        shape = _unit_shape(value[index : index + 1], piece, rest, legacy=legacy)
         unit = _shape_unit(shape, piece, _unit_class(value, index))
     name = lookup(case.encoding).name
-    legacy = (f";enc={name}" if isinstance(value, str) and name != "UTF-8"
-              and unit == "non-ascii" else "")
-    return f"unit={unit};diff={shape}{legacy}"
+    suffix = f";enc={name}" if legacy and unit == "non-ascii" else ""
+    return f"unit={unit};diff={shape}{suffix}"
 
 
 def _reference_of(case: EncodeCase, index: int, surrogates: str) -> str | None:
@@ -178,7 +190,7 @@ def _reference_of(case: EncodeCase, index: int, surrogates: str) -> str | None:
         return None
 
 
-def _unit_at(case: EncodeCase, last: int, offset: int, surrogates: str) -> int:
+def _unit_at(case: EncodeCase, *, last: int, offset: int, surrogates: str) -> int:
     """The unit (at most ``last``) whose reference output covers output ``offset``:
     the first ``j`` with ``len(encode(value[: j + 1])) > offset``, by bisection (the
     output's length only grows with the input)."""
