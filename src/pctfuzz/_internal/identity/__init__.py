@@ -19,13 +19,15 @@ that two bugs are two:
 - **encode** (differential, and invariants on an ``EncodeCase``)
   ``unit=<unit>;diff=<shape>[;enc=<legacy encoding>]``. The reference's output is split per input
   unit (a character of a str, a byte of bytes); ``unit`` is the class of the first
-  unit whose output the implementation does not reproduce: ``0xHH`` for an ASCII
+  unit whose output the implementation does not reproduce, located on the window of
+  the input that shows the difference (``checks.differential``): ``0xHH`` for an ASCII
   character (its byte value), ``pct-triplet`` for a ``%`` that starts ``%HH`` in the
   input, ``non-ascii``, ``lone-surrogate``, or ``end`` when the output goes on after
   the input is used up. ``shape``: ``left-raw`` (the set encodes it, the
   implementation does not), ``encoded`` (the reverse), ``hex-case``,
   ``space-as-plus`` / ``space-as-%20``, ``other-bytes`` (different ``%HH`` bytes, as
-  a different character encoding gives), ``missing-output``, ``extra-output``,
+  a different character encoding gives), ``missing-output`` (also, in a legacy
+  encoding, the reference's output with a part left out), ``extra-output``,
   ``changed``. ``hex-case`` leaves the unit out (``unit=*``): lowercase hex is one
   bug whichever byte shows it. The set is *not* part of the class: an implementation
   that encodes ``~`` does so in every set that leaves it raw, and fifteen findings of
@@ -42,8 +44,9 @@ that two bugs are two:
   the shape ``not-decoded``, ``plus-as-space``, ``missing-output``, ``extra-output``
   or ``changed``.
 - **form** (serializer) ``field=name|value|any|pair|separator;unit=<unit>;diff=<shape>``:
-  located as encode's, on the shortest cut of the pairs that differs (each pair first
-  empty, then its name and value grown one character at a time): ``unit`` is the
+  located as encode's, on the shortest cut of the pairs that differs (each pair's
+  name grown one character at a time beside a plain letter, then its value; first
+  empty only where the input's name or value is): ``unit`` is the
   cut's last character (classes as encode), ``empty-pair`` when the empty pair
   differs, ``repeated-name`` when the pair differs only because its name repeats an
   earlier one (renamed, it agrees); ``field=any`` when the character gives the same
