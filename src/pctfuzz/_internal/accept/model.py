@@ -88,9 +88,10 @@ class Model:
     plus_kept: bool = False
     remove: str = ""
     trim: str = ""
-    #: A form parser's decoded names and values each stripped of these (``trimmed``
-    #: with ``part="fields"``: ``str.strip()`` on each).
-    trim_fields: str = ""
+    #: A form parser's decoded names, and its decoded values, each stripped of these
+    #: (``trimmed`` with ``part``: ``str.strip()`` on each name, value or both).
+    trim_names: str = ""
+    trim_values: str = ""
     #: Each input text ends before its first character of these (``cut_at``).
     cut: str = ""
     normalize: str | None = None
@@ -160,7 +161,8 @@ class Model:
             "signed_escapes": self.signed_escapes or other.signed_escapes,
             "remove": "".join(sorted(set(self.remove + other.remove))),
             "trim": "".join(sorted(set(self.trim + other.trim))),
-            "trim_fields": "".join(sorted(set(self.trim_fields + other.trim_fields))),
+            "trim_names": "".join(sorted(set(self.trim_names + other.trim_names))),
+            "trim_values": "".join(sorted(set(self.trim_values + other.trim_values))),
             "cut": "".join(sorted(set(self.cut + other.cut))),
         }
         for name in _SINGLE:
@@ -573,8 +575,8 @@ def _parse(model: Model, text: str | bytes) -> list[tuple[str, str]]:
             keys.append(b"")
     if model.twice:
         pairs = [(_decode_again(n), _decode_again(v)) for n, v in pairs]
-    if model.trim_fields:
-        pairs = [(n.strip(model.trim_fields), v.strip(model.trim_fields)) for n, v in pairs]
+    if model.trim_names or model.trim_values:  # (str.strip("") strips nothing)
+        pairs = [(n.strip(model.trim_names), v.strip(model.trim_values)) for n, v in pairs]
     if model.empty == "dropped":
         keys = [k for k, p in zip(keys, pairs, strict=True) if p[1]]
         pairs = [p for p in pairs if p[1]]

@@ -492,18 +492,29 @@ def removed(chars: str) -> Reconciler:
                      "keeps every character", f"removes {_char_names(chars)} from the input")
 
 
+#: Where ``trimmed`` strips a form parser's fields: (names, values), and the words.
+_TRIMMED_PARTS = {"fields": (True, True, "each name and value"),
+                  "names": (True, False, "each name"), "values": (False, True, "each value")}
+
+
 def trimmed(chars: str, part: str | None = None) -> Reconciler:
     """CHARS are stripped from both ends of each input text first (the URL parser
     strips leading and trailing C0 control or space, WHATWG URL 4.4 step 1; Python's
-    ``str.strip()`` strips Unicode whitespace too); ``part="fields"`` (form-parse):
-    from both ends of each decoded name and value instead (``name.strip()``,
-    ``value.strip()``)."""
-    if part not in (None, "fields"):
-        raise UsageError(f"trimmed: part must be 'fields' or left out, not {part!r}")
+    ``str.strip()`` strips Unicode whitespace too); ``part`` (form-parse): from both
+    ends of each decoded name and value instead (``fields``: ``name.strip()``,
+    ``value.strip()``), of each name only (``names``) or each value only
+    (``values``)."""
+    if part is not None and part not in _TRIMMED_PARTS:
+        raise UsageError(f"trimmed: part must be one of {', '.join(_TRIMMED_PARTS)} or left "
+                         f"out, not {part!r}")
     if part:
-        return _declared("trimmed", {"form-parse"}, Model(trim_fields=_space_chars(chars)),
+        names, values, where = _TRIMMED_PARTS[part]
+        space = _space_chars(chars)
+        return _declared("trimmed", {"form-parse"},
+                         Model(trim_names=space if names else "",
+                               trim_values=space if values else ""),
                          "keeps every character",
-                         f"trims {_char_names(chars)} from the ends of each name and value")
+                         f"trims {_char_names(chars)} from the ends of {where}")
     return _declared("trimmed", set(CHECKS), Model(trim=_space_chars(chars)),
                      "keeps every character", f"trims {_char_names(chars)} from the ends")
 

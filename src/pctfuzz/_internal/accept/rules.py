@@ -356,6 +356,10 @@ def _candidates(check: str, case: Case, expected: Outcome, actual: Outcome,
             # refutes it (``generalize.holds_on_variants``), while the text-wide rule,
             # which changes nothing inside, cannot be refuted so
             yield _rule("trimmed", trimmed, part="fields")
+            # (a parser stripping only values, or only names: the swapped variant of
+            # ``generalize.holds_on_variants`` refutes "fields" there)
+            yield _rule("trimmed", trimmed, part="values")
+            yield _rule("trimmed", trimmed, part="names")
         if any(t != t.strip(trimmed) for t in strs):
             yield _rule("trimmed", trimmed)
 
@@ -648,9 +652,13 @@ def find_rule(check: str, impl_names: Sequence[str], case: Case, expected: Outco
               probe: Probe | None = None, confirm: Confirm | None = None,
               order: Order | None = None, requote: Order | None = None,
               chars: Chars | None = None,
-              parser_mode: ParserMode | None = None) -> Rule | None:
+              parser_mode: ParserMode | None = None,
+              holds: Callable[[Rule], bool] | None = None) -> Rule | None:
     """The simplest rule that, with ``entries`` (the accepted ones), explains the
-    difference on ``case`` (module docstring); None when none does."""
+    difference on ``case`` (module docstring); None when none does. ``holds``: the
+    rule must also hold where it is checked (``checks.generalize``), else the next
+    is tried: a parser trimming values only explains ``a=b `` as one trimming every
+    name and value does, which the case with names and values swapped refutes."""
     if not impl_names:
         return None
     impl = impl_names[0]
@@ -661,12 +669,15 @@ def find_rule(check: str, impl_names: Sequence[str], case: Case, expected: Outco
         used = explain(check, impl_names, case, expected, actual, [*entries, entry])
         return used is not None and entry.id in used
 
+    def held(rule: Rule) -> bool:
+        return holds is None or holds(rule)
+
     for rule in _candidates(check, case, expected, actual, probe, confirm, order, requote,
                             chars, parser_mode):
         if rule is None or check not in rule.reconciler.checks or rule in found:
             continue
         found.append(rule)
-        if rule.name not in _LAST_RESORT and alone(rule):
+        if rule.name not in _LAST_RESORT and alone(rule) and held(rule):
             return rule
     # Then the rewrites of the whole output, alone and with the others: each named by
     # the rule it is a form of (the simplest of a combination names it).
@@ -675,7 +686,7 @@ def find_rule(check: str, impl_names: Sequence[str], case: Case, expected: Outco
         if whole is not None:
             entry = as_entry(whole, check, impl, case)
             used = explain(check, impl_names, case, expected, actual, [*entries, entry])
-            if used is not None and entry.id in used:
+            if used is not None and entry.id in used and held(rule):
                 return rule
     pool = [(rank, rule, rule) for rank, rule in enumerate(found)
             if rank < _MAX_COMBINED or rule.name in _ALWAYS_COMBINED]
@@ -692,5 +703,8 @@ def find_rule(check: str, impl_names: Sequence[str], case: Case, expected: Outco
             added = [replace(entry, id=ident) for entry, ident in zip(added, ids, strict=True)]
             used = explain(check, impl_names, case, expected, actual, [*entries, *added])
             if used is not None and all(ident in used for ident in ids):
-                return min(combined, key=lambda item: item[0])[1]
-    return next((rule for rule in found if rule.name in _LAST_RESORT and alone(rule)), None)
+                simplest = min(combined, key=lambda item: item[0])[1]
+                if held(simplest):
+                    return simplest
+    return next((rule for rule in found if rule.name in _LAST_RESORT and alone(rule)
+                 and held(rule)), None)

@@ -443,7 +443,9 @@ def _explaining_rule(check: str, case: Case, adapter: Impl, expected: Outcome,
             order=lambda: _pair_order(check, adapter),
             requote=lambda: _requote_mode(case, adapter),
             chars=lambda rule_name: _own_chars(rule_name, check, case, adapter),
-            parser_mode=lambda rule_name: _own_parser_mode(rule_name, check, adapter))
+            parser_mode=lambda rule_name: _own_parser_mode(rule_name, check, adapter),
+            holds=lambda rule: _holds_on_variants(check, case, adapter, rule, surrogates,
+                                                  entries))
             for answer in _as_answered(case, actual))), None)
 
     # Beside the accepted entries and the known findings first, so a new behaviour is
@@ -458,12 +460,9 @@ def _explaining_rule(check: str, case: Case, adapter: Impl, expected: Outcome,
         tries = [[*accepted, *own], accepted, own] if own and accepted else \
             [own, []] if own else [accepted, []] if accepted else [[]]
         for entries in tries:
-            rule = named(entries)
+            rule = named(entries)  # (a rule that holds on variants of the case)
             if rule is not None:
                 break
-    if rule is not None and not _holds_on_variants(check, case, adapter, rule, surrogates,
-                                                   entries):
-        rule = None
     if rule is None and isinstance(case, EncodeCase) and case.value and not actual.raised:
         # (a refusal is of the whole input: a prefix's rule does not name it)
         found = _prefix_rule(case, adapter, surrogates, known)
@@ -879,12 +878,15 @@ def _own_chars(rule: str, check: str, case: Case, adapter: Impl) -> str | None:
             found = "".join(c for c in CUT_CHARS
                             if drops((f"ab{c}cd", "ab"), (f"xab{c}cd", "xab")))
     else:
+        # (a form parser's names, then its values: one that strips values only keeps
+        # a name's space)
+        fields = ("", "k=") if isinstance(case, FormParseCase) and rule == "trimmed" else ("",)
         for c in (_C0_SPACE if rule == "trimmed" else " \t\n\r\x0b\x0c") + (
                 _UNICODE_SPACE if isinstance(getattr(case, "value", getattr(case, "text", "")),
                                              str) else ""):
             inner = drops((f"a{c}b", "ab"), (f"xa{c}b", "xab"))
-            lead = drops((f"{c}a", "a"), (f"{c}ax", "ax"))
-            trail = drops((f"a{c}", "a"), (f"xa{c}", "xa"))
+            lead = any(drops((f"{f}{c}a", f"{f}a"), (f"{f}{c}ax", f"{f}ax")) for f in fields)
+            trail = any(drops((f"{f}a{c}", f"{f}a"), (f"{f}xa{c}", f"{f}xa")) for f in fields)
             # "removed" is removed in the middle too: a character stripped at the start
             # only (httplib2's leading C0 and space) is no "removes every" one
             if (rule == "removed" and inner) or (

@@ -100,10 +100,15 @@ def _beside(text: Any, pad: str, before: bool) -> Any:
 
 def _swapped(text: Any) -> Any:
     """A form-parse ``text`` with each sequence's name and value swapped (``n=v`` as
-    ``v=n``; a sequence without ``=`` as the value of an empty name): what a parser does
-    to names only or to values only is no longer done to the same characters."""
+    ``v=n``; a sequence without ``=`` as the value of a plain name the text does not
+    hold): what a parser does to names only or to values only is no longer done to
+    the same characters. (Not an empty name: a parser that drops pairs without a name
+    refuted every rule of its other behaviour on such a variant.)"""
     amp, eq = (b"&", b"=") if isinstance(text, bytes) else ("&", "=")
-    return amp.join(value + eq + name if sep else eq + name if name else name
+    plain = next((c for c in "qzxjkvwy" if c not in (
+        text.decode("latin-1") if isinstance(text, bytes) else text)), "")
+    name_of: Any = plain.encode("ascii") if isinstance(text, bytes) else plain
+    return amp.join(value + eq + name if sep else name_of + eq + name if name else name
                     for name, sep, value in (s.partition(eq) for s in text.split(amp)))
 
 
