@@ -639,3 +639,23 @@ def test_the_matrix_judges_a_lone_surrogate_as_the_check_does(tmp_path: Path) ->
     assert actual.value == "a%ef%bf%bdb"
     assert judge("encode", case, adapter, reference_outcome("encode", case),  # type: ignore[arg-type]
                  actual) == ("lower",)
+
+
+def _names_requoted(pairs: list[tuple[str, str]]) -> str:
+    """A query builder that keeps a name's valid escapes as they are ('%41' stays)."""
+    from urllib.parse import quote
+    return "&".join(re.sub("%25([0-9A-Fa-f]{2})", r"%\1", quote(n, safe="")) + "="
+                    + quote(v, safe="") for n, v in pairs)
+
+
+NAMES_REQUOTED = function_adapter("test-names-requoted", form_serialize=_names_requoted)
+
+
+@pytest.mark.parametrize("name", ["%41", "%30", "x%7E", "%C3%A9"])
+def test_an_escapes_digit_widens_inside_escapes(name: str) -> None:
+    """The unit of a kept escape is its last hex digit; varied inside the escape (still
+    an escape), it widens to the hex digits: it was one finding per hex digit, since a
+    variant never touches an escape's digits."""
+    with pytest.raises(Divergence) as info:
+        check_form(FormCase(((name, "v"),)), NAMES_REQUOTED)
+    assert info.value.difference == "field=name;unit=hex-digit;diff=changed"

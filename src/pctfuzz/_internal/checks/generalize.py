@@ -66,16 +66,18 @@ _ALNUM_ESCAPE_BYTES = re.compile(_ALNUM_ESCAPE.pattern.encode("ascii"))
 
 
 # --- variants ------------------------------------------------------------------------------
-def _with_char(case: Case, old: str, new: str) -> Case:
+def _with_char(case: Case, old: str, new: str, *, hex_digits: bool = False) -> Case:
     """``case`` with every ``old`` of its input written ``new``, but a valid escape's
     digits (``%AD`` stays an escape); for a form parser, whose class names the
-    character a unit decodes to (``identity``), its escapes too (``%0a`` as ``%0B``)."""
+    character a unit decodes to (``identity``), its escapes too (``%0a`` as ``%0B``).
+    ``hex_digits``: ``old`` and ``new`` are hex digits, written anew inside escapes
+    too (``%4a`` as ``%4b``: still an escape), where the unit is an escape's digit."""
     escapes = isinstance(case, FormParseCase) and old.isascii() and new.isascii()
 
     def swap(text: str) -> str:
         parts = _SPLIT_ESCAPES.split(text)  # (the odd ones are escapes)
         for i, part in enumerate(parts):
-            if i % 2 == 0:
+            if i % 2 == 0 or hex_digits:
                 parts[i] = part.replace(old, new)
             elif escapes and int(part[1:], 16) == ord(old):
                 parts[i] = f"%{ord(new):02X}"
@@ -154,9 +156,13 @@ def widen(case: Case, klass: str, classify: Classify) -> str:
     # keeps the input's escapes as they are
     after_pct = any(t[i] == char for t in strs for i in range(len(t))
                     if "%" in t[max(0, i - 2):i])
+    # (an escape's digit is varied inside its escapes too: kept out of them, a serializer
+    # keeping "%HH" in names was one finding per hex digit)
+    in_escapes = after_pct and char in _HEX_DIGITS and not isinstance(case, FormParseCase)
+
     def alike(other: str) -> bool:
-        return classify(_with_char(case, char, other)) == klass.replace(
-            f"unit=0x{ord(char):02X}", f"unit=0x{ord(other):02X}")
+        return classify(_with_char(case, char, other, hex_digits=in_escapes)) == \
+            klass.replace(f"unit=0x{ord(char):02X}", f"unit=0x{ord(other):02X}")
 
     def usable(members: str) -> list[str]:
         return [c for c in members if c not in present  # (a variant keeps its structure)
