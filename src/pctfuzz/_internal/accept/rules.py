@@ -702,9 +702,17 @@ def find_rule(check: str, impl_names: Sequence[str], case: Case, expected: Outco
             ids = [f"{entry.id}#{index}" for index, entry in enumerate(added)]
             added = [replace(entry, id=ident) for entry, ident in zip(added, ids, strict=True)]
             used = explain(check, impl_names, case, expected, actual, [*entries, *added])
-            if used is not None and all(ident in used for ident in ids):
-                simplest = min(combined, key=lambda item: item[0])[1]
-                if held(simplest):
-                    return simplest
+            if used is None or not all(ident in used for ident in ids):
+                continue
+            # every rule of it needed: a model counts each of its entries as used, so a
+            # rule that changes nothing here (lowercase_hex beside a '%' left raw, where
+            # no escape is written) must not name what the other one does
+            if any(explain(check, impl_names, case, expected, actual,
+                           [*entries, *added[:i], *added[i + 1:]]) is not None
+                   for i in range(size)):
+                continue
+            simplest = min(combined, key=lambda item: item[0])[1]
+            if held(simplest):
+                return simplest
     return next((rule for rule in found if rule.name in _LAST_RESORT and alone(rule)
                  and held(rule)), None)
