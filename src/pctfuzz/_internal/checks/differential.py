@@ -1439,7 +1439,8 @@ def _agreeing(want: Outcome, got: Outcome) -> int:
     """How long a start the two answers share (-1: either raised, or not comparable)."""
     if want.raised or got.raised:
         return -1
-    return _first_difference(want.value, got.value) or -1
+    at = _first_difference(want.value, got.value)
+    return -1 if at is None else at
 
 
 def _form_cuts(case: FormCase) -> list[tuple[str, int, int]]:
