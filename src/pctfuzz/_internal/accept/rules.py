@@ -653,7 +653,8 @@ def find_rule(check: str, impl_names: Sequence[str], case: Case, expected: Outco
               order: Order | None = None, requote: Order | None = None,
               chars: Chars | None = None,
               parser_mode: ParserMode | None = None,
-              holds: Callable[[Rule], bool] | None = None) -> Rule | None:
+              holds: Callable[[Rule, list[KnownDivergence]], bool] | None = None
+              ) -> Rule | None:
     """The simplest rule that, with ``entries`` (the accepted ones), explains the
     difference on ``case`` (module docstring); None when none does. ``holds``: the
     rule must also hold where it is checked (``checks.generalize``), else the next
@@ -669,8 +670,9 @@ def find_rule(check: str, impl_names: Sequence[str], case: Case, expected: Outco
         used = explain(check, impl_names, case, expected, actual, [*entries, entry])
         return used is not None and entry.id in used
 
-    def held(rule: Rule) -> bool:
-        return holds is None or holds(rule)
+    def held(rule: Rule, beside: list[KnownDivergence] | None = None) -> bool:
+        """``rule`` holds on variants, beside the others of its combination."""
+        return holds is None or holds(rule, beside or [])
 
     for rule in _candidates(check, case, expected, actual, probe, confirm, order, requote,
                             chars, parser_mode):
@@ -711,8 +713,11 @@ def find_rule(check: str, impl_names: Sequence[str], case: Case, expected: Outco
                            [*entries, *added[:i], *added[i + 1:]]) is not None
                    for i in range(size)):
                 continue
-            simplest = min(combined, key=lambda item: item[0])[1]
-            if held(simplest):
+            # (checked beside the others: alone it explains nothing, and so was never
+            # refuted; '= ' with a space written %20 named left_raw('=') everywhere)
+            first = min(range(size), key=lambda i: combined[i][0])
+            simplest = combined[first][1]
+            if held(simplest, [*added[:first], *added[first + 1:]]):
                 return simplest
     return next((rule for rule in found if rule.name in _LAST_RESORT and alone(rule)
                  and held(rule)), None)

@@ -444,8 +444,8 @@ def _explaining_rule(check: str, case: Case, adapter: Impl, expected: Outcome,
             requote=lambda: _requote_mode(case, adapter),
             chars=lambda rule_name: _own_chars(rule_name, check, case, adapter),
             parser_mode=lambda rule_name: _own_parser_mode(rule_name, check, adapter),
-            holds=lambda rule: _holds_on_variants(check, case, adapter, rule, surrogates,
-                                                  entries))
+            holds=lambda rule, beside: _holds_on_variants(check, case, adapter, rule,
+                                                          surrogates, [*entries, *beside]))
             for answer in _as_answered(case, actual))), None)
 
     # Beside the accepted entries and the known findings first, so a new behaviour is

@@ -396,8 +396,22 @@ def holds_on_variants(case: Case, explained: Explained, claimed: str = "") -> bo
     swapped = _hex_case_swapped(case)
     if swapped != case:  # a rule of escapes holds for their digits in either case
         variants.append(swapped)
+    if isinstance(case, FormCase) and any(n != v for n, v in case.pairs):
+        # each name as the value, each value as the name: a serializer leaving '=' raw
+        # in names only is not one leaving it raw everywhere, though on ('= ', '') both
+        # write the same (two findings for one behaviour, the first without its part).
+        # An empty field stays empty where it was, the other side a plain letter: an
+        # empty value moved is another behaviour (a serializer dropping such pairs)
+        plain = next((c for c in "qzxjkvwy" if c not in present), "q")
+        variants.append(replace(case, pairs=tuple(
+            (v, n) if n and v else (n, v) if not n and not v else (plain, n) if n
+            else (v, plain) for n, v in case.pairs)))
     if isinstance(case, FormCase) and len(case.pairs) > 1:  # each pair alone
-        variants += [replace(case, pairs=(pair,)) for pair in dict.fromkeys(case.pairs)]
+        # (beside a plain pair where the case has an even number of pairs: an adapter
+        # may pick its code path by their count's parity, as urllib's does)
+        plain = next((c for c in "qzxjkvwy" if c not in present), "q")
+        extra = ((plain, plain),) if len(case.pairs) % 2 == 0 else ()
+        variants += [replace(case, pairs=(pair, *extra)) for pair in dict.fromkeys(case.pairs)]
     for char in sorted({c for c in present if c.isascii()} - escaped):
         group = next((g for g, members in UNIT_GROUPS.items() if char in members), None)
         if group is not None:

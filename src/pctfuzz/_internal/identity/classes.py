@@ -457,7 +457,11 @@ def form_difference(case: FormCase, field: str, index: int, length: int,
     if field == "pair":
         return f"field=pair;unit=empty-pair;diff={shape}"
     text = case.pairs[index][0 if field == "name" else 1]
-    return f"field={field};unit={_unit_class(text, length - 1)};diff={shape}"
+    # a cut that ends an escape ("%4" agrees, "%41" not) is the escape's difference,
+    # as encode names a "%" that starts "%HH": not its last hex digit's
+    at = length - 3 if length >= 3 and _unit_class(text[:length], length - 3) == "pct-triplet" \
+        else length - 1
+    return f"field={field};unit={_unit_class(text, at)};diff={shape}"
 
 
 _LAST_ESCAPE = re.compile(f"%({HEX_PAIR})\\Z")
