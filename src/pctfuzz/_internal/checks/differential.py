@@ -1443,17 +1443,19 @@ def _agreeing(want: Outcome, got: Outcome) -> int:
     return -1 if at is None else at
 
 
-def _form_cuts(case: FormCase) -> list[tuple[str, int, int]]:
+def _form_cuts(case: FormCase, named: frozenset[int] = frozenset()
+               ) -> list[tuple[str, int, int]]:
     """How a form's input grows, in order: each pair first empty, then its name one
     character at a time, then its value: (``pair``/``name``/``value``, pair index,
     characters). A pair is first empty only where the input's name or value is: a
     pair of a name and a value grows without either empty (``_form_cut``), or a
     serializer's behaviour on empty names would be where every input first differs,
     and every difference its hit (one finding of empty names hid five delimiters left
-    raw in names)."""
+    raw in names). ``named``: the pairs with an empty value whose name differs beside
+    a plain value too (``_named_alone``): their name grows as a full pair's does."""
     cuts: list[tuple[str, int, int]] = []
     for index, (name, value) in enumerate(case.pairs):
-        if not name or not value:
+        if (not name or not value) and index not in named:
             cuts.append(("pair", index, 0))
         cuts += [("name", index, n) for n in range(1, len(name) + 1)]
         cuts += [("value", index, n) for n in range(1, len(value) + 1)]
@@ -1466,13 +1468,15 @@ def _form_cuts(case: FormCase) -> list[tuple[str, int, int]]:
 _MAX_CUTS = 4096
 
 
-def _form_cut(case: FormCase, cut: tuple[str, int, int]) -> FormCase:
+def _form_cut(case: FormCase, cut: tuple[str, int, int],
+              named: frozenset[int] = frozenset()) -> FormCase:
     """``case`` cut at ``cut`` (``_form_cuts``): the pairs before it whole; while a
     name grows, its value is a plain letter the case does not hold (or empty, where
-    the input's is)."""
+    the input's is, but for ``named`` pairs)."""
     field, index, length = cut
     name, value = case.pairs[index]
-    filler = (_fresh_letter(*(n + v for n, v in case.pairs)) or "") if value else ""
+    filler = (_fresh_letter(*(n + v for n, v in case.pairs)) or "") \
+        if value or index in named else ""
     last = (("", "") if field == "pair" else (name[:length], filler) if field == "name"
             else (name, value[:length]))
     return dataclasses.replace(case, pairs=(*case.pairs[:index], last))
@@ -1488,20 +1492,21 @@ def _form_prefix_class(case: FormCase, adapter: Impl, surrogates: Surrogates,
     (a serializer keeping one pair per name, whatever the name), and a character
     whose class is the same in the other field is ``field=any``."""
     names = registry_names(adapter)
-    cuts = _form_cuts(case)
+    by_name = _named_alone(case, adapter, names, surrogates, known)
+    cuts = _form_cuts(case, by_name)
     seen: dict[int, list[tuple[Any, Any]] | None] = {}
 
     def differs(n: int) -> list[tuple[Any, Any]] | None:
         if n not in seen:
-            seen[n] = _unexplained("form", _form_cut(case, cuts[n - 1]), adapter, names,
-                                   surrogates, known)
+            seen[n] = _unexplained("form", _form_cut(case, cuts[n - 1], by_name), adapter,
+                                   names, surrogates, known)
         return seen[n]
 
     n = _first_differing(len(cuts), differs)
     if n is None:
         return None
     field, index, length = cuts[n - 1]
-    sub = _form_cut(case, cuts[n - 1])
+    sub = _form_cut(case, cuts[n - 1], by_name)
     answers = seen[n]
     assert answers is not None
     name, value = sub.pairs[-1]
@@ -1544,6 +1549,26 @@ def _form_prefix_class(case: FormCase, adapter: Impl, surrogates: Surrogates,
                 == klass.replace(f"field={field};", f"field={other};", 1):
             return klass.replace(f"field={field};", "field=any;", 1)
     return klass
+
+
+#: The pairs with an empty value ``_named_alone`` asks about (one call each).
+_NAMED_ALONE = 16
+
+
+def _named_alone(case: FormCase, adapter: Impl, names: tuple[str, ...],
+                 surrogates: Surrogates, known: KnownFindings | None) -> frozenset[int]:
+    """The pairs with a name and an empty value whose name differs beside a plain value
+    too (the pairs before them whole): the name's own behaviour, located on the name,
+    not the empty pair's (a serializer's known finding of empty names took a name's
+    raw delimiter with an empty value as its hit, and a real bug went unreported)."""
+    fresh = _fresh_letter(*(n + v for n, v in case.pairs))
+    if fresh is None:
+        return frozenset()
+    return frozenset(
+        index for index, (name, value) in enumerate(case.pairs[:_NAMED_ALONE])
+        if name and not value and _unexplained(
+            "form", dataclasses.replace(case, pairs=(*case.pairs[:index], (name, fresh))),
+            adapter, names, surrogates, known) is not None)
 
 
 def _fresh_letter(*texts: str) -> str | None:
