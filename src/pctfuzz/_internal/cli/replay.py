@@ -118,10 +118,9 @@ def _cmd_replay(args: argparse.Namespace) -> int:
                            no_accepted=args.no_accepted)
     project.activate()
     out = human_stream(dests)
-    if args.open:
+    if args.open or not args.paths:
+        # No PATH: the project's open findings, the usual thing to check after a fix.
         return _cmd_replay_open(args, project, dests, out)
-    if not args.paths:
-        raise UsageError("give finding files, corpus files or folders (or --open)")
     # A record replays against the implementation it names; the project's own adapter
     # ([tool.pctfuzz] impl) is the user's word, like --impl, so a record naming it may
     # use it. --impl overrides the record's.
@@ -184,14 +183,15 @@ def _cmd_migrate(args: argparse.Namespace) -> int:
 def add_command(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     replay = sub.add_parser(
         "replay", help="replay findings or corpus inputs",
-        description="One verdict line per input. Exit 1 if anything reproduces, 0 if "
+        description="One verdict line per input; with no PATH, every open finding of "
+        "the project's findings store (as --open). Exit 1 if anything reproduces, 0 if "
         "nothing does (or there is nothing to replay, which is said on stderr), 2 if an "
         "input was unusable (--open: 3 if an open finding could not be replayed, or "
         "--max-time left some unreplayed; 129/130/143 if SIGHUP/SIGINT/SIGTERM stopped "
         "it and none still fails).")
     replay.add_argument("paths", nargs="*", metavar="PATH",
                         help="finding JSON files or ids (in the findings store), raw corpus "
-                        "files, or folders")
+                        "files, or folders (none: the open findings, as --open)")
     replay.add_argument("--open", action="store_true",
                         help="replay every open finding of the implementation in the "
                         "findings store; one that no longer reproduces becomes fixed "
