@@ -36,6 +36,7 @@ The built-in entries are in ``pctfuzz._internal.checks.registry``, a user's are 
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -105,25 +106,43 @@ def _applicable(check: str, impl_names: Sequence[str], case: Case,
 
 
 def _merged(entries: Sequence[KnownDivergence]) -> Model:
-    model = Model()
+    models = []
     for entry in entries:
         assert entry.model is not None
-        model = model.merge(entry.model)
+        models.append(entry.model)
+    return _merged_models(tuple(models))
+
+
+@functools.lru_cache(maxsize=512)
+def _merged_models(models: tuple[Model, ...]) -> Model:
+    """The models merged, one object per combination: a campaign composes the same few
+    entries on every diverging input (and each without one of them, ``needed``), and a
+    model computes its facts once per object (``Model._facts``). A pure function of
+    frozen values, so cached by value."""
+    model = Model()
+    for other in models:
+        model = model.merge(other)
     return model
 
 
 def compose(check: str, case: Case, entries: Sequence[KnownDivergence],
-            current: Any = None) -> tuple[Any, list[str]]:
-    """The composed model's answer to ``case`` and the ids of the entries it needs
-    (those without which the answer changes; all of them when none alone matters,
-    as for two identical entries). ``NotModelled`` when the model has no answer."""
+            current: Any = None) -> Any:
+    """The composed model's answer to ``case``; ``NotModelled`` when the model has
+    none."""
     try:
-        value = render(_merged(entries), check, case, current)
+        return render(_merged(entries), check, case, current)
     except NotModelled:
         raise
     except Exception as exc:  # an input the model's encoder refuses
         raise NotModelled(f"{type(exc).__name__}: {exc}") from None
-    needed = []
+
+
+def needed(check: str, case: Case, entries: Sequence[KnownDivergence], value: Any,
+           current: Any = None) -> list[str]:
+    """The ids of the entries the composed answer ``value`` needs: those without which
+    it changes; all of them when none alone matters (two identical entries). One
+    render per entry, so asked only of an answer that changed the reference's."""
+    found = []
     for index, entry in enumerate(entries):
         others = [*entries[:index], *entries[index + 1:]]
         try:
@@ -131,19 +150,22 @@ def compose(check: str, case: Case, entries: Sequence[KnownDivergence],
         except Exception:
             without = None
         if without != value:
-            needed.append(entry.id)
-    return value, needed or [e.id for e in entries]
+            found.append(entry.id)
+    return found or [e.id for e in entries]
 
 
 def reconcile(
     check: str, impl_names: Sequence[str], case: Case, expected: Outcome, actual: Outcome,
-    entries: Sequence[KnownDivergence],
+    entries: Sequence[KnownDivergence], *, needs: bool = True,
 ) -> tuple[tuple[str, ...], Outcome, Outcome]:
     """Apply every active entry of ``entries`` for ``check`` and one of ``impl_names``
     whose predicate accepts ``case``, in the phase order of the module docstring
     (entries of one phase in the order given): (ids of the entries that changed an
     outcome, the reference's outcome and the implementation's with those differences
-    taken out). What still differs between the two is what no entry explains."""
+    taken out). What still differs between the two is what no entry explains.
+    ``needs=False``: the composed model's entries are all counted as used, not only
+    those its answer ``needed`` (one render each), for a caller that asks whether the
+    outcomes agree, not which entries it took."""
     found = _applicable(check, impl_names, case, entries)
     used: list[str] = []
 
@@ -172,15 +194,16 @@ def reconcile(
             not expected.raised or any(e.model and (e.model.python_codec or e.model.surrogates
                                                     or e.model.unmappable)
                                        for e in declared)):
+        current = None if expected.raised else expected.value
         try:
-            value, needed = compose(check, case, declared,
-                                    None if expected.raised else expected.value)
+            value = compose(check, case, declared, current)
         except NotModelled:
             pass
         else:
             modelled = Outcome(value)
             if not modelled.same(expected):
-                used += needed
+                used += (needed(check, case, declared, value, current) if needs
+                         else [e.id for e in declared])
             expected = modelled
     for phase in (MODEL, REWRITE):
         for entry in coded:
@@ -198,10 +221,15 @@ def explain(
     returned are those that changed one."""
     if not entries:  # (a differential check asks on every differing input)
         return None
+    # Whether they explain it first, without telling which entries did: most asks
+    # are refused (a rule's candidates, the known findings), and telling costs a
+    # render per entry of the composed model.
+    used, fixed_expected, fixed_actual = reconcile(check, impl_names, case, expected,
+                                                   actual, entries, needs=False)
+    if not (used and fixed_expected.same(fixed_actual)):
+        return None
     used, expected, actual = reconcile(check, impl_names, case, expected, actual, entries)
-    if used and expected.same(actual):
-        return used
-    return None
+    return used if used else None
 
 
 def predicts(check: str, impl_names: Sequence[str], case: Case, expected: Outcome,

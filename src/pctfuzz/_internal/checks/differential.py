@@ -1420,7 +1420,7 @@ def _unexplained(check: str, case: Case, adapter: Impl, names: tuple[str, ...],
     for entries in ([*accepted, *own, *replacement], [*accepted, *replacement])[
             : 2 if own else 1]:
         _used, fixed_want, fixed_got = reconcile_entries(check, names, case, want, got,
-                                                         entries)
+                                                         entries, needs=False)
         if fixed_want.same(fixed_got):
             return None
         # (the accepted entries alone unless the findings explain a longer start)
