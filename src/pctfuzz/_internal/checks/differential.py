@@ -315,6 +315,12 @@ def _check(check: str, case: Case, impl: Impl | str | None,
         # and only then widened: one that names the input's class spares the rest.
         klass = known.covering(check, _unlocated_class(check, case, expected, actual,
                                                        surrogates))
+        if klass is None and not actual.raised:
+            # then located by bisection alone (a campaign's inputs are long: a few
+            # calls, not one per unit of the first ``_LINEAR``); the exact search
+            # below is for what this does not name a known finding's
+            klass = known.covering(check, _located(check, case, adapter, expected, actual,
+                                                   surrogates, known, quick=True)[1])
         if klass is None:
             where, located, widens = _located(check, case, adapter, expected, actual,
                                               surrogates, known)
@@ -1125,8 +1131,8 @@ def _difference(check: str, case: Case, adapter: Impl, expected: Outcome, actual
 
 
 def _located(check: str, case: Case, adapter: Impl, expected: Outcome, actual: Outcome,
-             surrogates: Surrogates, known: KnownFindings | None = None
-             ) -> tuple[Case, str, bool]:
+             surrogates: Surrogates, known: KnownFindings | None = None,
+             quick: bool = False) -> tuple[Case, str, bool]:
     """The class of an unexplained difference before it is widened, the case to widen it
     on, and whether it widens.
 
@@ -1137,7 +1143,8 @@ def _located(check: str, case: Case, adapter: Impl, expected: Outcome, actual: O
     difference earlier in the input (a legacy-encoding model, ``~`` left raw) never
     becomes the class, and a bug that shows only in context (``%`` before two hex
     digits) is located where it shows. A difference that a plain input of the same size
-    shows too is one of size (``_size_class``), whatever characters the input holds."""
+    shows too is one of size (``_size_class``), whatever characters the input holds.
+    ``quick``: the prefix located by bisection alone (``_first_differing``)."""
     # (a refusal is named by what was raised, wherever and whatever the input's size:
     # no calls)
     if actual.raised:
@@ -1148,14 +1155,15 @@ def _located(check: str, case: Case, adapter: Impl, expected: Outcome, actual: O
         return case, sized, False
     located: tuple[Case, str] | None = None
     if check == "form-parse" and isinstance(case, FormParseCase) and case.text:
-        located = _form_parse_prefix(case, adapter, surrogates, known)
+        located = _form_parse_prefix(case, adapter, surrogates, known, quick)
     elif check == "decode" and isinstance(case, DecodeCase) and case.value:
-        located = _decode_prefix(case, adapter, surrogates, known)
+        located = _decode_prefix(case, adapter, surrogates, known, quick)
     if located is not None:
         # widened on the prefix that shows it: the whole input may write its unit
         # otherwise (the "A" of "%A" is the escape "%AF" once "F" follows)
         return located[0], located[1], True
-    return case, _first_class(check, case, adapter, expected, actual, surrogates, known), True
+    return case, _first_class(check, case, adapter, expected, actual, surrogates, known,
+                              quick), True
 
 
 #: An input of fewer units (pairs, characters) is not tried as a difference of size;
@@ -1240,12 +1248,13 @@ def _size_class(check: str, case: Case, adapter: Impl, surrogates: Surrogates,
 
 
 def _first_class(check: str, case: Case, adapter: Impl, expected: Outcome, actual: Outcome,
-                 surrogates: Surrogates, known: KnownFindings | None) -> str:
+                 surrogates: Surrogates, known: KnownFindings | None,
+                 quick: bool = False) -> str:
     """The class of the first unit where the answers part (``_difference``): located
     on the shortest prefix that shows it; a refusal's, of what was raised, with no call
     of the implementation (a prefix shows no answer to compare)."""
     located = None if actual.raised else _prefix_class_of(check, case, adapter, surrogates,
-                                                          known)
+                                                          known, quick)
     if located is not None:
         return located
     return _unlocated_class(check, case, expected, actual, surrogates)
@@ -1264,19 +1273,19 @@ def _unlocated_class(check: str, case: Case, expected: Outcome, actual: Outcome,
 
 
 def _prefix_class_of(check: str, case: Case, adapter: Impl, surrogates: Surrogates,
-                     known: KnownFindings | None) -> str | None:
+                     known: KnownFindings | None, quick: bool = False) -> str | None:
     """The class of the shortest prefix of ``case`` (or cut of its pairs) that differs
-    unexplained; None when none does."""
+    unexplained; None when none does. ``quick``: located by bisection alone."""
     if check == "encode" and isinstance(case, EncodeCase) and case.value:
-        found = _shortest_prefix(case, adapter, surrogates, known)
+        found = _shortest_prefix(case, adapter, surrogates, known, quick)
         return None if found is None else found[1]
     if check == "form" and isinstance(case, FormCase) and case.pairs:
-        return _form_prefix_class(case, adapter, surrogates, known)
+        return _form_prefix_class(case, adapter, surrogates, known, quick)
     if check == "form-parse" and isinstance(case, FormParseCase) and case.text:
-        parsed = _form_parse_prefix(case, adapter, surrogates, known)
+        parsed = _form_parse_prefix(case, adapter, surrogates, known, quick)
         return None if parsed is None else parsed[1]
     if check == "decode" and isinstance(case, DecodeCase) and case.value:
-        decoded = _decode_prefix(case, adapter, surrogates, known)
+        decoded = _decode_prefix(case, adapter, surrogates, known, quick)
         return None if decoded is None else decoded[1]
     return None
 
@@ -1298,7 +1307,8 @@ def _generalized(check: str, case: Case, adapter: Impl, klass: str, surrogates: 
 
 
 def _shortest_prefix(case: EncodeCase, adapter: Impl, surrogates: Surrogates,
-                     known: KnownFindings | None = None) -> tuple[EncodeCase, str] | None:
+                     known: KnownFindings | None = None,
+                     quick: bool = False) -> tuple[EncodeCase, str] | None:
     """The window of the input that shows its first difference, and the class of that
     difference on it: the shortest prefix whose outputs differ after reconciliation
     (``_first_differing``), then the shortest end of that prefix that still differs,
@@ -1318,7 +1328,7 @@ def _shortest_prefix(case: EncodeCase, adapter: Impl, surrogates: Surrogates,
                                              surrogates, known)
         return seen[start, end]
 
-    end = _first_differing(len(value), lambda n: differs(0, n))
+    end = _first_differing(len(value), lambda n: differs(0, n), quick)
     if end is None:
         return None
     size = _first_differing(end, lambda n: differs(end - n, end)) or end
@@ -1332,15 +1342,31 @@ def _shortest_prefix(case: EncodeCase, adapter: Impl, surrogates: Surrogates,
 _LINEAR = 32
 
 
-def _first_differing(count: int, differs: Callable[[int], object]) -> int | None:
+def _first_differing(count: int, differs: Callable[[int], object],
+                     quick: bool = False) -> int | None:
     """The smallest ``n`` of 1..``count`` for which ``differs(n)`` is not None: each of
     the first ``_LINEAR`` in turn, then by doubling and bisection (O(log n) calls, so
     the class of a long input costs little). Linear first because a difference need
     not keep showing as the input grows (``%A`` differs, ``%Aa`` is an escape and
     agrees, ``%AaX`` differs again): a short input, as minimized ones are, is then
-    located exactly, whatever its length."""
+    located exactly, whatever its length.
+
+    ``quick``: bisection of 1..``count`` alone, the first ``n`` after one that agrees
+    (exact where a difference, once shown, keeps showing): what a campaign's input is
+    located by to meet a known finding's class, before the exact search names it."""
     if count < 1:
         return None
+    if quick:
+        if differs(count) is None:
+            return None
+        low, high = 0, count  # differs(high) is not None; 0 is the empty input
+        while high - low > 1:
+            middle = (low + high) // 2
+            if differs(middle) is None:
+                low = middle
+            else:
+                high = middle
+        return high
     for n in range(1, min(count, _LINEAR) + 1):
         if differs(n) is not None:
             return n
@@ -1483,7 +1509,7 @@ def _form_cut(case: FormCase, cut: tuple[str, int, int],
 
 
 def _form_prefix_class(case: FormCase, adapter: Impl, surrogates: Surrogates,
-                       known: KnownFindings | None) -> str | None:
+                       known: KnownFindings | None, quick: bool = False) -> str | None:
     """The class of a form serializer's difference, located as encode's is: the
     shortest cut of the input (``_form_cuts``) that shows an unexplained difference,
     named by its last character (``identity.form_difference``); None when no cut does.
@@ -1502,7 +1528,7 @@ def _form_prefix_class(case: FormCase, adapter: Impl, surrogates: Surrogates,
                                    names, surrogates, known)
         return seen[n]
 
-    n = _first_differing(len(cuts), differs)
+    n = _first_differing(len(cuts), differs, quick)
     if n is None:
         return None
     field, index, length = cuts[n - 1]
@@ -1577,7 +1603,8 @@ def _fresh_letter(*texts: str) -> str | None:
 
 
 def _form_parse_prefix(case: FormParseCase, adapter: Impl, surrogates: Surrogates,
-                       known: KnownFindings | None) -> tuple[FormParseCase, str] | None:
+                       known: KnownFindings | None,
+                       quick: bool = False) -> tuple[FormParseCase, str] | None:
     """A form parser's difference located as encode's is: the shortest prefix of the
     input whose parses differ unexplained, and the class of that difference, named by
     the character its last unit decodes to (``identity.form_parse_difference``); None
@@ -1592,7 +1619,7 @@ def _form_parse_prefix(case: FormParseCase, adapter: Impl, surrogates: Surrogate
                                      adapter, names, surrogates, known)
         return seen[end]
 
-    end = _first_differing(len(text), differs)  # (O(log n) calls: no bound needed)
+    end = _first_differing(len(text), differs, quick)  # (O(log n) calls: no bound needed)
     if end is None:
         return None
     answers = seen[end]
@@ -1659,7 +1686,8 @@ def _in_either_field(case: FormParseCase, klass: str, adapter: Impl, surrogates:
 
 
 def _decode_prefix(case: DecodeCase, adapter: Impl, surrogates: Surrogates,
-                   known: KnownFindings | None) -> tuple[DecodeCase, str] | None:
+                   known: KnownFindings | None,
+                   quick: bool = False) -> tuple[DecodeCase, str] | None:
     """A decoder's difference located as a form parser's is: the shortest prefix of the
     input whose answers differ unexplained, then the shortest end of it that still
     differs (the window), and the class of that difference on the window
@@ -1677,7 +1705,7 @@ def _decode_prefix(case: DecodeCase, adapter: Impl, surrogates: Surrogates,
                                      adapter, names, surrogates, known)
         return seen[end]
 
-    end = _first_differing(len(value), differs)  # (O(log n) calls: no bound needed)
+    end = _first_differing(len(value), differs, quick)  # (O(log n) calls: no bound needed)
     if end is None:
         return None
     # Then the shortest end of that prefix that still differs: the class is read off
