@@ -15,6 +15,10 @@ Each remaining unit is then lowered to the simplest one that keeps the signature
 (``SIMPLER``: ``a``, ``0``, ``A``, other ASCII letters and digits, ASCII punctuation,
 controls, then a few non-ASCII representatives), and an encode or form case is tried
 with spaceAsPlus off and UTF-8; if that changed anything, removal starts again.
+Where ``keeps`` also takes another failure (a campaign's new behaviour beside known
+ones: ``same_failure``'s ``unknown``), only a removal may move to it: lowering and the
+parameters keep the failure of the case they change (``alike``), or a name's raw
+``é`` would be lowered to a raw ``#`` and be its finding.
 
 The search is deterministic and bounded by tries (``max_tries``); ``max_seconds`` is
 only a safety net (a harness must stay below libFuzzer's per-input ``-timeout``).
@@ -36,8 +40,8 @@ from pctfuzz._internal.formats import AnswerDomain, encode_to_bytes_within
 from pctfuzz._internal.identity import signature_of
 from pctfuzz._internal.targets import Target, resolve_subject
 
-__all__ = ["DEFAULT_SECONDS", "DEFAULT_TRIES", "Minimized", "minimize_case", "raw_input_for",
-           "removals", "same_failure"]
+__all__ = ["DEFAULT_SECONDS", "DEFAULT_TRIES", "Minimized", "SameFailure", "minimize_case",
+           "raw_input_for", "removals", "same_failure"]
 
 #: Checks a minimization may run (the primary bound).
 DEFAULT_TRIES = 5000
@@ -45,6 +49,8 @@ DEFAULT_TRIES = 5000
 DEFAULT_SECONDS = 60.0
 
 Keeps = Callable[[Case], bool]
+#: (candidate, the case it was changed from): the candidate keeps the latter's failure
+Alike = Callable[[Case, Case], bool]
 
 
 def _simplicity(unit: int) -> tuple[int, int]:
@@ -177,16 +183,22 @@ def _parameters(case: Case) -> list[Case]:
 
 # --- the search --------------------------------------------------------------------------
 class _Search:
-    def __init__(self, keeps: Keeps, max_tries: int, max_seconds: float) -> None:
+    def __init__(self, keeps: Keeps, max_tries: int, max_seconds: float,
+                 alike: Alike | None = None) -> None:
         self.keeps = keeps
+        self.alike = alike
         self.max_tries = max_tries
         self.deadline = time.monotonic() + max_seconds
         self.tries = 0
 
-    def test(self, candidate: Case) -> bool:
+    def test(self, candidate: Case, changed: Case | None = None) -> bool:
+        """``keeps(candidate)``; for a unit or parameter ``changed`` (not removed), the
+        failure of ``changed`` itself (``alike``)."""
         if self.tries >= self.max_tries or time.monotonic() > self.deadline:
             raise _OutOfBudget
         self.tries += 1
+        if changed is not None and self.alike is not None:
+            return self.alike(candidate, changed)
         return self.keeps(candidate)
 
     def remove(self, case: Case, slot: Slot) -> Case:
@@ -227,14 +239,14 @@ class _Search:
                         break
                     unit: Any = bytes([simpler]) if isinstance(units, bytes) else chr(simpler)
                     candidate = put(case, units[:index] + unit + units[index + 1:])
-                    if self.test(candidate):
+                    if self.test(candidate, case):
                         case = candidate
                         break
         return case
 
     def parameters(self, case: Case) -> Case:
         for candidate in _parameters(case):
-            if self.test(candidate):
+            if self.test(candidate, case):
                 case = candidate
         return case
 
@@ -242,8 +254,10 @@ class _Search:
 def minimize_case(case: Case, keeps: Keeps, *, max_tries: int = DEFAULT_TRIES,
                   max_seconds: float = DEFAULT_SECONDS) -> Minimized:
     """The 1-minimal, simplest case found for which ``keeps`` holds (``keeps(case)``
-    is assumed: the failure was just seen). Deterministic; see the module docstring."""
-    search = _Search(keeps, max_tries, max_seconds)
+    is assumed: the failure was just seen). Deterministic; see the module docstring.
+    A ``SameFailure`` keeps also says what lowering keeps (``SameFailure.alike``)."""
+    alike = keeps.alike if isinstance(keeps, SameFailure) else None
+    search = _Search(keeps, max_tries, max_seconds, alike)
     best = case
     try:
         while True:
@@ -265,7 +279,7 @@ def same_failure(target: Target, subject: Any, impl_name: str | None, signature:
                  guard: Callable[[Callable[[], Any]], Any] | None = None,
                  representable: bool = False,
                  check: Callable[[Case], Any] | None = None,
-                 unknown: Callable[[str], bool] | None = None) -> Keeps:
+                 unknown: Callable[[str], bool] | None = None) -> SameFailure:
     """``keeps`` for ``minimize_case``: ``target``'s check on a case fails with
     ``signature`` (``identity.signature_of``, as the drivers and replay compute it).
     ``guard`` runs each check (the Hypothesis driver's per-input alarm). With
@@ -279,28 +293,59 @@ def same_failure(target: Target, subject: Any, impl_name: str | None, signature:
     known ones (or two behaviours mixed, named by a unit of neither) then shrinks to one
     that shows a new behaviour alone, never to a known one: the finding is what is new
     in it (DDSET's abstraction of a failure-inducing input, to what causes it)."""
-    code = target.code_under_test(subject)
     if check is None:
         def check(case: Case) -> Any:
             return target.check(case, subject)
 
-    def keeps(case: Case) -> bool:
-        if representable and raw_input_for(target, case, subject) is None:
-            return False
-        try:
-            if guard is None:
-                check(case)
-            else:
-                guard(lambda: check(case))
-        except Exception as exc:
-            found = signature_of(target.name, exc, case=case, subject=subject,
-                                 impl=impl_name, code_under_test=code)
-            return found == signature or (
-                unknown is not None and found.split("|")[1:3] == signature.split("|")[1:3]
-                and unknown(found))
-        return False
+    return SameFailure(target, subject, impl_name, signature, check, guard=guard,
+                       representable=representable, unknown=unknown)
 
-    return keeps
+
+class SameFailure:
+    """``keeps`` for ``minimize_case`` (``same_failure``), which also tells whether a
+    changed case fails as the case it was changed from (``alike``)."""
+
+    def __init__(self, target: Target, subject: Any, impl_name: str | None, signature: str,
+                 check: Callable[[Case], Any], *,
+                 guard: Callable[[Callable[[], Any]], Any] | None = None,
+                 representable: bool = False,
+                 unknown: Callable[[str], bool] | None = None) -> None:
+        self.target, self.subject, self.impl_name = target, subject, impl_name
+        self.signature, self.check, self.guard = signature, check, guard
+        self.representable, self.unknown = representable, unknown
+        self.code = target.code_under_test(subject)
+        #: the signature each case asked about fails with (None: it passes, or has no
+        #: fuzzer bytes where they are needed); one minimization's, so bounded by its tries
+        self._found: dict[Case, str | None] = {}
+
+    def __call__(self, case: Case) -> bool:
+        found = self.failure(case)
+        return found is not None and (found == self.signature or (
+            self.unknown is not None
+            and found.split("|")[1:3] == self.signature.split("|")[1:3]
+            and self.unknown(found)))
+
+    def alike(self, candidate: Case, changed: Case) -> bool:
+        """``candidate`` is kept and fails as ``changed`` does."""
+        return self(candidate) and self.failure(candidate) == self.failure(changed)
+
+    def failure(self, case: Case) -> str | None:
+        """The signature ``case`` fails with; None when it passes."""
+        if case in self._found:
+            return self._found[case]
+        found = None
+        if not self.representable or raw_input_for(self.target, case, self.subject) \
+                is not None:
+            try:
+                if self.guard is None:
+                    self.check(case)
+                else:
+                    self.guard(lambda: self.check(case))
+            except Exception as exc:
+                found = signature_of(self.target.name, exc, case=case, subject=self.subject,
+                                     impl=self.impl_name, code_under_test=self.code)
+        self._found[case] = found
+        return found
 
 
 def raw_input_for(target: Target, case: Case, subject: Any = None) -> bytes | None:
