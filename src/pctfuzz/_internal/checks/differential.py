@@ -476,6 +476,12 @@ def _explaining_rule(check: str, case: Case, adapter: Impl, expected: Outcome,
                                                     surrogates,
                                                     _in_force(check, adapter, known)):
             rule = found[1]
+    if rule is not None and known is not None and known.has_rule(check, rule):
+        # A finding already made, which did not explain the input (``_check`` asked it
+        # first): it names one behaviour of a combination, or of a prefix, and the input
+        # shows another that is no finding yet ('!' and '%' raw in a name, after '!').
+        # The class of what is left names that one.
+        return None
     return rule
 
 
@@ -1104,20 +1110,29 @@ def _set_probe(check: str, case: Case, adapter: Impl,
         if char in " %":
             continue
         value: str | bytes = char.encode("ascii") if as_bytes else char
-        sub: Case = (EncodeCase(value, case.set_name, case.encoding, case.space_as_plus)
-                     if isinstance(case, EncodeCase) else FormCase(((char, "1"),), case.encoding))
-        got = run_impl(check, sub, adapter)
-        want = reference_outcome(check, sub, surrogates=surrogates)
-        if got is None or got.raised or want.raised:
-            continue
-        mine, theirs = str(want.value), str(got.value)
-        if isinstance(sub, FormCase):  # the pair (char, '1'), its '=1' left out (not an
-            # empty value: a serializer dropping empty pairs answered nothing)
-            mine, theirs = mine.removesuffix("=1"), theirs.removesuffix("=1")
-        triplet = f"%{code:02X}"
-        if mine == triplet and theirs == char:
+        # A serializer's character is asked in a name and in a value: a rule without a
+        # ``part`` holds in both (one of a part alone is its ``part`` rule's:
+        # ``_own_chars``), so '~' raw everywhere is not refuted with '!' raw in names.
+        subs: list[tuple[Case, str, str]] = \
+            [(EncodeCase(value, case.set_name, case.encoding, case.space_as_plus), "", "")] \
+            if isinstance(case, EncodeCase) else \
+            [(FormCase(((char, "1"),), case.encoding), "", "=1"),  # (not an empty value:
+             (FormCase((("1", char),), case.encoding), "1=", "")]  # one may be dropped)
+        kinds = set()
+        for sub, before, after in subs:
+            got = run_impl(check, sub, adapter)
+            want = reference_outcome(check, sub, surrogates=surrogates)
+            if got is None or got.raised or want.raised:
+                kinds.add("")
+                continue
+            mine = str(want.value).removeprefix(before).removesuffix(after)
+            theirs = str(got.value).removeprefix(before).removesuffix(after)
+            triplet = f"%{code:02X}"
+            kinds.add("raw" if mine == triplet and theirs == char else
+                      "encoded" if mine == char and theirs.upper() == triplet else "")
+        if kinds == {"raw"}:
             raw.add(code)
-        elif mine == char and theirs.upper() == triplet:
+        elif kinds == {"encoded"}:
             enc.add(code)
     return _PROBED.put(adapter, key, (frozenset(raw), frozenset(enc)))
 

@@ -126,6 +126,10 @@ class KnownFindings:
         self._tries.setdefault(check, []).append(_Prediction((made,), made))
         return True
 
+    def has_rule(self, check: str, rule: Rule) -> bool:
+        """A finding of ``check`` already made is named ``rule``."""
+        return any(k.rule == rule for k in self._known.get(check, ()))
+
     def add_unexplained(self, check: str, klass: str) -> None:
         """Know the finding of ``check`` that no rule names, by its class (``identity``)."""
         self._classes.setdefault(check, set()).add(klass)

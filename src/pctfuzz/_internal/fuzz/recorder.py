@@ -28,6 +28,10 @@ from pctfuzz._internal.violations import Divergence, Violation
 
 __all__ = ["Recorder", "build_finding", "record_case"]
 
+#: At most this many findings from one input that keeps showing a failure none of its
+#: findings explains (each round minimizes it with the findings before known).
+_MAX_ROUNDS = 3
+
 
 class Recorder:
     """Record mode: turns failures into stored, deduplicated, minimized findings.
@@ -179,7 +183,10 @@ class Recorder:
             return self.bound.check(case)
         return self.target.check(case, self.impl)
 
-    def record(self, data: bytes, exc: Exception) -> None:
+    def record(self, data: bytes, exc: Exception, rounds: int = 0) -> None:
+        """Record ``exc``, raised on ``data``: a hit of a finding this process knows, or
+        a new finding, minimized and named on its minimal input. ``rounds``: how many
+        findings this input has already given (``_MAX_ROUNDS``)."""
         signature = self.signature(exc, data)
         if signature in self.ids:
             if signature in self.seeded:  # a store's finding, first hit in this process
@@ -221,9 +228,6 @@ class Recorder:
             # free of that unrelated context.
             again.__suppress_context__ = True
             small_exc = again
-        if provisional is not None and self.known is not None:
-            # (the long input's class stays known: its next hits are the finding's)
-            self.known.add_unexplained(*provisional)
         finding = build_finding(
             self.target, self.impl_name, case, small, small_exc,
             minimized=found.complete and case is found.case,
@@ -246,7 +250,6 @@ class Recorder:
             _warn(f"finding {fixed} was fixed and is back in another form: reopened as "
                   f"{reopened}")
         self.findings.reopened.clear()
-        self.ids[signature] = stored.id  # (the long input's: its hits are the finding's)
         if self.known is not None and isinstance(small_exc, Violation):
             # named as the stored finding is: its later hits take the fast path
             if small_exc.behaviour:
@@ -260,6 +263,21 @@ class Recorder:
                         self.known.add_refusal(small_exc.check, error,
                                                small_exc.difference, small_exc.behaviour)
             self.ids[stored.signature] = stored.id
+        # The long input's class is the finding's (its next hits are the finding's) when
+        # the finding explains it. It may not: the minimizer may have kept a smaller
+        # input of another new failure (``same_failure``'s ``unknown``: a name's raw '!'
+        # beside its raw '%' became left_raw('!'), and every '%' then counted as its
+        # hit), and an input of two behaviours is named by its first (``checks``). Then
+        # the long input gives another finding, with this one known.
+        self.ids.setdefault(stored.signature, stored.id)
+        owner, unexplained = stored.id, None
+        if rounds + 1 < _MAX_ROUNDS and isinstance(small_exc, Violation):
+            hit, unexplained = self._owner(original, data)
+            owner = hit or stored.id
+        if unexplained is None:
+            self.ids[signature] = owner
+            if provisional is not None and self.known is not None:
+                self.known.add_unexplained(*provisional)
         if self.corpus is not None:
             try:
                 self.corpus.add(self.target.name, data)
@@ -268,6 +286,19 @@ class Recorder:
             except StoreError as err:
                 _warn(f"CANNOT SAVE INPUT of {stored.id}: {err}")
         say(finding_line(is_new, stored.kind, stored.id, stored.signature))
+        if unexplained is not None:
+            self.record(data, unexplained, rounds + 1)
+
+    def _owner(self, case: Case, data: bytes) -> tuple[str | None, Exception | None]:
+        """The id of the finding that ``case`` (of input ``data``) is a hit of, now, and
+        None; or (None, what it raises) when it is a hit of none. A case that passes
+        now (a flaky implementation) is nobody's new failure: (None, None)."""
+        try:
+            self.check(case)
+        except Exception as exc:
+            ident = self.ids.get(self.signature(exc, data))
+            return (ident, None) if ident is not None else (None, exc)
+        return None, None
 
     def _unknown(self, signature: str) -> bool:
         """No finding of this process or its store has ``signature``."""
