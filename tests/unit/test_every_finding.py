@@ -1,0 +1,66 @@
+"""An input gives every finding it shows, each named by its own behaviour (issue 31):
+the recorder checks a new finding's input again with the finding known, the minimizer
+lowers a unit only to one that fails the same way, and a serializer's characters are
+probed in a name and in a value. The serializer here writes names as they are and
+quotes values with ``quote_plus`` (so ``~`` is raw in both parts, ``!`` in names only,
+``*`` encoded in values)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from urllib.parse import quote_plus
+
+import pytest
+
+from pctfuzz._internal.cases import FormCase
+from pctfuzz._internal.fuzz.recorder import record_case
+from pctfuzz._internal.store import FindingStore
+from pctfuzz._internal.targets import get_target
+from pctfuzz._internal.violations import Divergence
+from pctfuzz.oracles import function_adapter
+
+
+def _names_raw(pairs: list[tuple[str, str]]) -> str:
+    return "&".join(f"{name}={quote_plus(value)}" for name, value in pairs)
+
+
+names_raw = function_adapter("names-raw", form_serialize=_names_raw)
+IMPL = "names-raw"
+
+
+def _record(tmp_path: Path, *names: str) -> list[str]:
+    """Record each name (with an empty value) in one store, as a campaign would meet
+    them in turn; the classes and rules of the store's findings, sorted."""
+    for name in names:
+        record_case(get_target("diff_form"), names_raw, IMPL, tmp_path,
+                    FormCase(((name, ""),), "UTF-8"))
+    return sorted(f.signature.split("|")[3] for f in FindingStore(tmp_path).iter_findings())
+
+
+def test_a_non_ascii_name_is_its_own_finding_not_a_lowered_delimiter(tmp_path: Path) -> None:
+    # Lowering 'é' to simpler characters met a raw ' ', '!', '#' in turn (each a new
+    # failure), and the finding of a raw non-ASCII name was never made.
+    (found,) = _record(tmp_path, "é")
+    assert found == "field=name;unit=non-ascii;diff=changed"
+
+
+def test_an_input_of_two_behaviours_gives_both_findings(tmp_path: Path) -> None:
+    # '!' (harmless) and '%' (an escape's start: data changes) raw in one name: the
+    # input was named by its first, and every later '%' counted as the '!' finding's.
+    found = _record(tmp_path, "a!b%c")
+    assert len(found) == 2, found
+    assert found[0] == "field=name;unit=0x25;diff=left-raw"
+    (named,) = [f.behaviour for f in FindingStore(tmp_path).iter_findings() if f.behaviour]
+    assert named["rule"] == "left_raw" and named["params"]["part"] == "names"
+    assert "!" in named["params"]["chars"] and "%" not in named["params"]["chars"]
+
+
+@pytest.mark.parametrize("pairs", [(("", "~"),), (("~", ""),)])
+def test_a_character_raw_in_both_parts_is_named_without_a_part(pairs: tuple[tuple[str, str],
+                                                                             ...]) -> None:
+    bound = get_target("diff_form").bind(names_raw)
+    with pytest.raises(Divergence) as raised:
+        bound.check(FormCase(pairs, "UTF-8"))
+    assert raised.value.behaviour is not None
+    assert raised.value.behaviour["rule"] == "left_raw"
+    assert raised.value.behaviour["params"] == {"chars": "~"}
