@@ -143,7 +143,8 @@ kept_encoded), ``space`` (space_as),
 lone_surrogates),
 ``n`` (truncated), ``text`` (prefixed, suffixed), ``form`` (normalized,
 normalized_escaped), ``input`` (refuses), ``style`` (names_mangled); optional: ``part``
-(left_raw, encoded: ``names``, ``values`` or ``empty-name-values``, form only),
+(left_raw, encoded: ``names``, ``values`` or ``empty-name-values``, form only;
+decoded_twice, plus_kept: ``names`` or ``values``, form-parse only),
 ``hex`` (kept_encoded: ``upper``).
 Examples: encode ``{value, set,
 encoding, space_as_plus}``, decode ``{value}``, form ``{pairs = [[name, value], ...],

@@ -8,11 +8,11 @@ quotes values with ``quote_plus`` (so ``~`` is raw in both parts, ``!`` in names
 from __future__ import annotations
 
 from pathlib import Path
-from urllib.parse import quote_plus
+from urllib.parse import quote_plus, unquote, unquote_plus
 
 import pytest
 
-from pctfuzz._internal.cases import FormCase
+from pctfuzz._internal.cases import FormCase, FormParseCase
 from pctfuzz._internal.fuzz.recorder import record_case
 from pctfuzz._internal.store import FindingStore
 from pctfuzz._internal.targets import get_target
@@ -64,3 +64,47 @@ def test_a_character_raw_in_both_parts_is_named_without_a_part(pairs: tuple[tupl
     assert raised.value.behaviour is not None
     assert raised.value.behaviour["rule"] == "left_raw"
     assert raised.value.behaviour["params"] == {"chars": "~"}
+
+
+def _two_decoders(text: str) -> list[tuple[str, str]]:
+    """A form parser that splits on '&' and ';', decodes each sequence before it splits
+    at '=' (the bug: an escaped '=' in a name splits it), then decodes the name again
+    with ``unquote_plus`` and leaves the value as decoded (its '+' kept)."""
+    pairs = []
+    for sequence in text.replace(";", "&").split("&"):
+        if sequence:
+            name, _, value = unquote(sequence).partition("=")
+            pairs.append((unquote_plus(name), value))
+    return pairs
+
+
+two_decoders = function_adapter("two-decoders", form_parse=_two_decoders)
+
+
+@pytest.mark.parametrize(("text", "rule"), [
+    ("%25aa", {"rule": "decoded_twice", "params": {"part": "names"}}),
+    ("=+", {"rule": "plus_kept", "params": {"part": "values"}}),
+    ("a+b=c+d", {"rule": "plus_kept", "params": {"part": "values"}}),
+])
+def test_a_parser_decoding_names_and_values_apart_is_named_per_part(text: str,
+                                                                  rule: dict[str, object]
+                                                                  ) -> None:
+    # Without a part, each rule was refuted where names and values are swapped, and
+    # every mix of the two was a finding of its own class.
+    bound = get_target("diff_form_parse").bind(two_decoders)
+    with pytest.raises(Divergence) as raised:
+        bound.check(FormParseCase(text))
+    assert raised.value.behaviour is not None
+    assert {k: raised.value.behaviour[k] for k in ("rule", "params")} == rule
+
+
+def test_what_comes_before_a_parsers_sequence_never_changes_its_class(tmp_path: Path) -> None:
+    # ';' is a known finding (it separates): ';%3D' and ';&%3D' were findings of their
+    # own beside '%3D' (decoded before the split), and ';%2b' beside '%2B'.
+    for text in (";", "%2B", ";%2b", "a;%2b", "%3D", ";%3D", ";&%3D"):
+        record_case(get_target("diff_form_parse"), two_decoders, "two-decoders", tmp_path,
+                    FormParseCase(text))
+    found = sorted(f.signature.split("|")[3] for f in FindingStore(tmp_path).iter_findings())
+    assert found == ["field=name;unit=0x2B;diff=changed",
+                     "field=name;unit=0x3D;diff=missing-output",
+                     "rule=semicolon_separates()"]

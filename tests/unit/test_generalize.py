@@ -302,8 +302,9 @@ LOWERED = function_adapter("test-names-lowered", form_parse=_names_lowercased)
     # the lowercase letters and digits are in the input, so only uppercase ones are
     # checked: never "alnum" or "letter" (was "alnum", then "letter")
     ("abcdefghijklmnopqrstuvwxyz0123456789B=1", "upper"),
-    # every other uppercase letter is in the input: none can be checked
-    ("a=ACDEFGHIJKLMNOPQRSTUVWXYZ&B", "0x42"),
+    # every other uppercase letter is in the input, but the unit is located on its
+    # last sequence alone, where they are not: checked there (was 0x42 on the input)
+    ("a=ACDEFGHIJKLMNOPQRSTUVWXYZ&B", "upper"),
 ])
 def test_a_unit_is_named_by_no_more_than_its_variants_checked(text: str, unit: str) -> None:
     with pytest.raises(Divergence) as info:

@@ -86,6 +86,13 @@ class Model:
     twice: bool = False
     #: The parser reads ``+`` as itself, not as a space (``unquote`` for ``unquote_plus``).
     plus_kept: bool = False
+    #: ``twice`` and ``plus_kept`` in a form parser's names only, or its values only
+    #: (``decoded_twice``/``plus_kept`` with ``part``): a parser that decodes its names
+    #: and its values with two functions.
+    twice_names: bool = False
+    twice_values: bool = False
+    plus_kept_names: bool = False
+    plus_kept_values: bool = False
     remove: str = ""
     trim: str = ""
     #: A form parser's decoded names, and its decoded values, each stripped of these
@@ -147,6 +154,7 @@ class Model:
             "lowercase_hex": self.lowercase_hex or other.lowercase_hex,
             "semicolon": self.semicolon or other.semicolon, "twice": self.twice or other.twice,
             "plus_kept": self.plus_kept or other.plus_kept,
+            **{name: getattr(self, name) or getattr(other, name) for name in _DECODE_PARTS},
             "requote_segments": self.requote_segments or other.requote_segments,
             "python_codec": self.python_codec or other.python_codec,
             "unmappable": self.unmappable or other.unmappable,
@@ -186,6 +194,9 @@ class Model:
             object.__setattr__(self, "_facts_", facts)
         return facts  # type: ignore[no-any-return]
 
+
+#: The decoding flags of one part of a form parser's pairs (names or values).
+_DECODE_PARTS = ("twice_names", "twice_values", "plus_kept_names", "plus_kept_values")
 
 #: The set fields of one part of a form (names or values).
 _PARTS = ("raw_names", "raw_values", "encoded_names", "encoded_values",
@@ -558,29 +569,43 @@ def _parse(model: Model, text: str | bytes) -> list[tuple[str, str]]:
     pairs: list[tuple[str, str]] = []
     keys: list[bytes] = []  # each pair's name as decoded bytes, for ``sorted-bytes``
     for index, sequence in enumerate(sequences):
-        if sequence and model.plus_kept:  # '+' as its own escape: decoded to itself
-            sequence = sequence.replace(b"+", b"%2B") if isinstance(sequence, bytes) \
-                else sequence.replace("+", "%2B")
+        if sequence and (model.plus_kept or model.plus_kept_names
+                         or model.plus_kept_values):  # '+' as its own escape
+            sequence = _plus_kept(sequence, model.plus_kept or model.plus_kept_names,
+                                  model.plus_kept or model.plus_kept_values)
         if sequence and model.needs_equals == "sequence" and not has_equals(sequence):
             continue
         if sequence:
             pairs += [_pair_with(model.replacement, sequence)] if model.replacement \
                 else form_urldecode(sequence)
-            keys.append(_name_bytes(sequence, model.twice) if model.order == "sorted-bytes"
-                        else b"")
+            keys.append(_name_bytes(sequence, model.twice or model.twice_names)
+                        if model.order == "sorted-bytes" else b"")
         elif model.empty == "kept" or (model.empty == "kept-but-last"
                                        and index < len(sequences) - 1) or (
                 model.empty == "kept-but-trailing" and any(sequences[index + 1:])):
             pairs.append(("", ""))
             keys.append(b"")
-    if model.twice:
-        pairs = [(_decode_again(n), _decode_again(v)) for n, v in pairs]
+    names_twice, values_twice = model.twice or model.twice_names, \
+        model.twice or model.twice_values
+    if names_twice or values_twice:
+        pairs = [(_decode_again(n) if names_twice else n,
+                  _decode_again(v) if values_twice else v) for n, v in pairs]
     if model.trim_names or model.trim_values:  # (str.strip("") strips nothing)
         pairs = [(n.strip(model.trim_names), v.strip(model.trim_values)) for n, v in pairs]
     if model.empty == "dropped":
         keys = [k for k, p in zip(keys, pairs, strict=True) if p[1]]
         pairs = [p for p in pairs if p[1]]
     return reorder(pairs, model.order, keys) if model.order else pairs
+
+
+def _plus_kept(sequence: Any, names: bool, values: bool) -> Any:
+    """``sequence`` with each ``+`` of its name (before the first ``=``), of its value,
+    or both, written ``%2B``: decoded to itself."""
+    equals, plus, escape = ("=", "+", "%2B") if isinstance(sequence, str) else \
+        (b"=", b"+", b"%2B")
+    name, sep, value = sequence.partition(equals)
+    return (name.replace(plus, escape) if names else name) + sep + \
+        (value.replace(plus, escape) if values else value)
 
 
 def _name_bytes(sequence: str | bytes, twice: bool) -> bytes:
@@ -608,7 +633,8 @@ def _grouped_by_bytes(model: Model, text: str | bytes,
     """``pairs`` (``_parse``'s) grouped by each name's percent-decoded bytes, before
     the UTF-8 decode: a dict keyed by bytes (tornado's ``parse_qs_bytes``) keeps
     ``%80`` and ``%A0`` apart, though both names decode to U+FFFD."""
-    if model.twice or model.semicolon or model.empty in ("kept", "kept-but-last",
+    if model.twice or model.twice_names or model.twice_values or model.semicolon \
+            or model.empty in ("kept", "kept-but-last",
                                                          "kept-but-trailing"):
         raise NotModelled("grouped-bytes with another structure")
     data = text if isinstance(text, bytes) else \

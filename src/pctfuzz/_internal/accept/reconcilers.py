@@ -202,7 +202,9 @@ OPTIONAL_PARAMS: Mapping[str, tuple[str, ...]] = {"left_raw": ("part",), "encode
                                                    "requoted": ("scope",),
                                                    "needs_equals": ("scope",),
                                                    "latin1_fallback": ("scope",),
-                                                   "trimmed": ("part",)}
+                                                   "trimmed": ("part",),
+                                                   "decoded_twice": ("part",),
+                                                   "plus_kept": ("part",)}
 
 
 def _in_part(name: str, chars: str, part: str) -> Reconciler:
@@ -574,18 +576,39 @@ def normalized_escaped(form: str) -> Reconciler:
                       REPLACE)
 
 
-def decoded_twice() -> Reconciler:
-    """Percent-decoded twice: a ``%25HH`` of the input becomes the byte HH."""
+#: The parts of a form parser's pairs a decoding rule may be limited to.
+DECODE_PARTS = ("names", "values")
+
+
+def _decode_part(rule: str, part: str | None) -> str:
+    if part is not None and part not in DECODE_PARTS:
+        raise UsageError(f"{rule}: part must be one of {', '.join(DECODE_PARTS)} or left "
+                         f"out, not {part!r}")
+    return f" in each {part.removesuffix('s')}" if part else ""
+
+
+def decoded_twice(part: str | None = None) -> Reconciler:
+    """Percent-decoded twice: a ``%25HH`` of the input becomes the byte HH; ``part``
+    (form-parse): in each name only (``names``) or each value only (``values``)."""
+    where = _decode_part("decoded_twice", part)
+    if part:
+        return _declared("decoded_twice", {"form-parse"},
+                         Model(twice_names=part == "names", twice_values=part == "values"),
+                         "percent-decodes once", f"percent-decodes twice{where}")
     return _declared("decoded_twice", {"decode", "form-parse"}, Model(twice=True),
                      "percent-decodes once", "percent-decodes twice")
 
 
-def plus_kept() -> Reconciler:
+def plus_kept(part: str | None = None) -> Reconciler:
     """A ``+`` is read as itself, not as a space (WHATWG URL 5.1 step 3.3 replaces each
     0x2B by 0x20 before percent-decoding): a form parser built on percent-decode alone,
-    as ``urllib.parse.unquote`` for ``unquote_plus``."""
-    return _declared("plus_kept", {"form-parse"}, Model(plus_kept=True),
-                     "reads + as a space", "keeps + as +")
+    as ``urllib.parse.unquote`` for ``unquote_plus``; ``part``: in each name only
+    (``names``) or each value only (``values``)."""
+    where = _decode_part("plus_kept", part)
+    model = Model(plus_kept_names=part == "names", plus_kept_values=part == "values") \
+        if part else Model(plus_kept=True)
+    return _declared("plus_kept", {"form-parse"}, model, "reads + as a space",
+                     f"keeps + as +{where}")
 
 
 def semicolon_separates() -> Reconciler:

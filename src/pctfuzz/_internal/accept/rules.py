@@ -43,6 +43,7 @@ from pctfuzz._internal.accept.impact import CONTROLS, DELIMITERS
 from pctfuzz._internal.accept.model import REQUOTE_MODES
 from pctfuzz._internal.accept.reconcilers import (
     CUT_CHARS,
+    DECODE_PARTS,
     OPTIONAL_PARAMS,
     PARTS,
     RECONCILERS,
@@ -362,6 +363,13 @@ def _candidates(check: str, case: Case, expected: Outcome, actual: Outcome,
             yield _rule("trimmed", trimmed, part="names")
         if any(t != t.strip(trimmed) for t in strs):
             yield _rule("trimmed", trimmed)
+    if check == "form-parse":
+        # last: each refutes nothing the rule of both parts does not, and ranked
+        # earlier they would leave a lone surrogate's rule out of the combined ones
+        if any("+" in t for t in strs):
+            yield from _in_each_part("plus_kept")
+        if any("%" in t for t in strs):
+            yield from _in_each_part("decoded_twice")
 
 
 def _has_empty(case: Case, what: str) -> bool:
@@ -443,6 +451,14 @@ def _set_rules(name: str, codes: frozenset[int], strs: Sequence[str]) -> Iterato
         return
     for group in _split(_chars(codes), strs):
         yield _rule(name, group)
+
+
+def _in_each_part(name: str) -> Iterator[Rule | None]:
+    """A form parser's decoding rule in its names only, then its values only: tried
+    after the rule of both (``find_rule``'s ``holds`` refutes that one where names and
+    values are decoded by two functions: ``unquote_plus`` and ``unquote``)."""
+    for part in DECODE_PARTS:
+        yield _rule(name, part=part)
 
 
 def _part_rules(check: str, strs: Sequence[str],

@@ -1640,9 +1640,24 @@ def _form_parse_prefix(case: FormParseCase, adapter: Impl, surrogates: Surrogate
     answers = seen[end]
     assert answers is not None
     prefix = dataclasses.replace(case, text=text[:end])
+    # Then its last sequences alone, the fewest that still differ: what comes before
+    # them (a ';' that a known finding separates at, a pair) never changes the class
+    # (';%3D' and '%3D' were two findings of one parser's decoding before it splits).
+    chars = text[:end].decode("latin-1") if isinstance(text, bytes) else text[:end]
+    starts = [at + 1 for at, char in enumerate(chars) if char in "&;" and at + 1 < end]
+    for start in reversed(starts[-_WINDOW_SEQUENCES:]):
+        window = dataclasses.replace(case, text=text[start:end])
+        got = _unexplained("form-parse", window, adapter, names, surrogates, known)
+        if got is not None:
+            prefix, answers = window, got
+            break
     klass = form_parse_difference(prefix.text, *answers[0])
     repeated = _repeated_name(prefix, klass, answers[0][0], adapter, surrogates, known)
     return prefix, repeated or _in_either_field(prefix, klass, adapter, surrogates, known)
+
+
+#: The last sequences a form parser's difference is tried on alone (one call each).
+_WINDOW_SEQUENCES = 4
 
 
 def _repeated_name(case: FormParseCase, klass: str, expected: Any, adapter: Impl,
