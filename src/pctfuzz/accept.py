@@ -86,7 +86,7 @@ Ready-made reconcilers (each accepts its exact difference and nothing more):
 ``escapes_uppercased()``       encode, form              each ``%hh`` of the input
                                                          uppercased first, also where
                                                          its ``%`` is data
-``kept_encoded(CHARS)``        decode                    escapes of CHARS not decoded
+``kept_encoded(CHARS)``        decode, form-parse        escapes of CHARS not decoded
                                                          (``hex="upper"``: written in
                                                          uppercase)
 ``lone_surrogates(MODE)``      any (``surrogatepass``,   a lone surrogate ``dropped``,
@@ -144,7 +144,7 @@ lone_surrogates),
 ``n`` (truncated), ``text`` (prefixed, suffixed), ``form`` (normalized,
 normalized_escaped), ``input`` (refuses), ``style`` (names_mangled); optional: ``part``
 (left_raw, encoded: ``names``, ``values`` or ``empty-name-values``, form only;
-decoded_twice, plus_kept: ``names`` or ``values``, form-parse only),
+decoded_twice, plus_kept, kept_encoded: ``names`` or ``values``, form-parse only),
 ``hex`` (kept_encoded: ``upper``).
 Examples: encode ``{value, set,
 encoding, space_as_plus}``, decode ``{value}``, form ``{pairs = [[name, value], ...],

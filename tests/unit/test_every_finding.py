@@ -108,3 +108,24 @@ def test_what_comes_before_a_parsers_sequence_never_changes_its_class(tmp_path: 
     assert found == ["field=name;unit=0x2B;diff=changed",
                      "field=name;unit=0x3D;diff=missing-output",
                      "rule=semicolon_separates()"]
+
+
+def _split_only(text: str) -> list[tuple[str, str]]:
+    """A form parser that splits on '&' and the first '=' and decodes nothing."""
+    return [(name, value) for sequence in text.split("&") if sequence
+            for name, _, value in [sequence.partition("=")]]
+
+
+split_only = function_adapter("split-only", form_parse=_split_only)
+
+
+def test_a_parser_that_decodes_nothing_is_one_finding(tmp_path: Path) -> None:
+    # Each kept escape was a finding per kind of character it decodes to (a letter,
+    # each delimiter, non-ASCII); a '+' kept is the other behaviour.
+    for text in ("%41", "%2B", "%26=%3D", "%e9", "%E2%82%AC", "a=%41", "+"):
+        record_case(get_target("diff_form_parse"), split_only, "split-only", tmp_path,
+                    FormParseCase(text))
+    behaviours = sorted((f.behaviour["rule"], f.behaviour["text"])
+                        for f in FindingStore(tmp_path).iter_findings())
+    assert behaviours == [("kept_encoded", "keeps every escape encoded"),
+                          ("plus_kept", "keeps + as +")]

@@ -184,6 +184,7 @@ _NOT_PERCENT_DECODE = {
     ("accept/impact.py", "_class_impact"): "reads a unit name 0xHH, not an escape",
     ("accept/model.py", "_escape"): "one triplet's byte, in a model's rendering",
     ("accept/model.py", "_decode_keeping"): "a decoder that keeps some escapes",
+    ("accept/model.py", "keep"): "a form parser that keeps some escapes (marks them)",
     ("accept/reconcilers.py", "unescape_buffer"): "Node's unescapeBuffer (UTF-16 units)",
     ("accept/reconcilers.py", "decode_uri_component"): "ECMA-262 Decode (throws)",
     ("checks/registry/haskell.py", "_byte"): "network-uri's unEscapeByte (its own UTF-8)",

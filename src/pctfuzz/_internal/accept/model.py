@@ -118,8 +118,11 @@ class Model:
     surrogates: str | None = None
     #: A bytes input is read as latin-1 text first (``latin1_bytes``).
     bytes_latin1: bool = False
-    #: Bytes whose escape ``%HH`` a decoder keeps as it is (``kept_encoded``).
+    #: Bytes whose escape ``%HH`` a decoder keeps as it is (``kept_encoded``): a form
+    #: parser in its names and values, or in its names only, its values only (``part``).
     kept: frozenset[int] = frozenset()
+    kept_names: frozenset[int] = frozenset()
+    kept_values: frozenset[int] = frozenset()
     #: The kept escapes are written with uppercase hex digits (``kept_encoded``'s
     #: ``hex="upper"``: mdurl's decode), not as given.
     kept_upper: bool = False
@@ -161,6 +164,8 @@ class Model:
             "whole_characters": self.whole_characters or other.whole_characters,
             "upper_escapes": self.upper_escapes or other.upper_escapes,
             "kept": self.kept | other.kept,
+            "kept_names": self.kept_names | other.kept_names,
+            "kept_values": self.kept_values | other.kept_values,
             "kept_upper": self.kept_upper or other.kept_upper,
             "bytes_latin1": self.bytes_latin1 or other.bytes_latin1,
             **{name: getattr(self, name) | getattr(other, name) for name in _PARTS},
@@ -568,7 +573,12 @@ def _parse(model: Model, text: str | bytes) -> list[tuple[str, str]]:
         sequences = re.split(f"[{separators}]", text)
     pairs: list[tuple[str, str]] = []
     keys: list[bytes] = []  # each pair's name as decoded bytes, for ``sorted-bytes``
+    kept_names, kept_values = model.kept | model.kept_names, model.kept | model.kept_values
+    if (kept_names or kept_values) and model.kept_upper:
+        raise NotModelled("a form parser's kept escapes in uppercase")
     for index, sequence in enumerate(sequences):
+        if sequence and (kept_names or kept_values):  # (before a '+' is written %2B)
+            sequence = _escapes_kept(sequence, kept_names, kept_values)
         if sequence and (model.plus_kept or model.plus_kept_names
                          or model.plus_kept_values):  # '+' as its own escape
             sequence = _plus_kept(sequence, model.plus_kept or model.plus_kept_names,
@@ -596,6 +606,23 @@ def _parse(model: Model, text: str | bytes) -> list[tuple[str, str]]:
         keys = [k for k, p in zip(keys, pairs, strict=True) if p[1]]
         pairs = [p for p in pairs if p[1]]
     return reorder(pairs, model.order, keys) if model.order else pairs
+
+
+def _escapes_kept(sequence: Any, names: frozenset[int], values: frozenset[int]) -> Any:
+    """``sequence`` with each escape ``%HH`` of a byte of ``names`` in its name (before
+    the first ``=``), and of ``values`` in its value, written ``%25HH``: decoded to
+    itself, in the hex case it was given."""
+    def keep(part: Any, kept: frozenset[int]) -> Any:
+        if not kept:
+            return part
+        if isinstance(part, bytes):
+            return _ESCAPE_BYTES.sub(lambda m: b"%25" + m.group()[1:]
+                                     if int(m.group()[1:], 16) in kept else m.group(), part)
+        return PERCENT_ENCODED_BYTE.sub(lambda m: "%25" + m.group()[1:]
+                                if int(m.group()[1:], 16) in kept else m.group(), part)
+
+    name, sep, value = sequence.partition("=" if isinstance(sequence, str) else b"=")
+    return keep(name, names) + sep + keep(value, values)
 
 
 def _plus_kept(sequence: Any, names: bool, values: bool) -> Any:

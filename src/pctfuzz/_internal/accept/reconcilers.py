@@ -198,7 +198,7 @@ def encoded(chars: str, part: str | None = None) -> Reconciler:
 PARTS = ("names", "values", "empty-name-values")
 #: Reconcilers' optional TOML keys beside their parameter (``RECONCILERS``).
 OPTIONAL_PARAMS: Mapping[str, tuple[str, ...]] = {"left_raw": ("part",), "encoded": ("part",),
-                                                   "kept_encoded": ("hex",),
+                                                   "kept_encoded": ("hex", "part"),
                                                    "requoted": ("scope",),
                                                    "needs_equals": ("scope",),
                                                    "latin1_fallback": ("scope",),
@@ -629,19 +629,40 @@ def escapes_uppercased() -> Reconciler:
                      "uppercases each %hh of the input, also where its % is data")
 
 
-def kept_encoded(chars: str, hex: str | None = None) -> Reconciler:
+def kept_encoded(chars: str, hex: str | None = None, part: str | None = None) -> Reconciler:
     """A decoder keeps each escape ``%HH`` of a character of CHARS as it is (any hex
     case), where the reference decodes every ``%HH`` (WHATWG URL 1.3 percent-decode):
     hyperlink's ``to_iri`` keeps the delimiters a fragment cannot hold raw, and ``%``.
     ``hex="upper"``: it writes them with uppercase hex digits (mdurl's decode keeps
-    ``%2b`` as ``%2B``)."""
+    ``%2b`` as ``%2B``). A form parser keeps them in its names and values, or with
+    ``part`` in each name only (``names``) or each value only (``values``): a parser
+    that decodes nothing, or only its values."""
     if hex not in (None, "upper"):
         raise UsageError(f"kept_encoded: hex must be 'upper' or left out, not {hex!r}")
-    return _declared("kept_encoded", {"decode"}, Model(kept=_chars(chars),
-                                                       kept_upper=hex == "upper"),
+    where = _decode_part("kept_encoded", part)
+    kept = _bytes_of(chars)
+    which = "every escape" if len(kept) == 256 else \
+        "the escape of every ASCII character" if kept == frozenset(range(0x80)) else \
+        f"the escapes of {_char_names(chars)}"
+    if part:
+        return _declared("kept_encoded", {"form-parse"},
+                         Model(kept_names=kept if part == "names" else frozenset(),
+                               kept_values=kept if part == "values" else frozenset(),
+                               kept_upper=hex == "upper"),
+                         "decodes every %HH", f"keeps {which} encoded{where}")
+    return _declared("kept_encoded", {"decode", "form-parse"},
+                     Model(kept=kept, kept_upper=hex == "upper"),
                      "decodes every %HH",
-                     f"keeps the escapes of {_char_names(chars)} encoded"
-                     + (", in uppercase" if hex else ""))
+                     f"keeps {which} encoded" + (", in uppercase" if hex else ""))
+
+
+def _bytes_of(chars: str) -> frozenset[int]:
+    """``kept_encoded``'s CHARS as the bytes of their escapes: an ASCII character, or
+    U+0080-U+00FF for the byte of that value (``%E9`` is the character U+00E9)."""
+    if not isinstance(chars, str) or not chars or any(ord(c) > 0xFF for c in chars):
+        raise UsageError(f"characters {chars!r}: give one or more characters of U+0000-U+00FF "
+                         "(the bytes whose escapes are kept)")
+    return frozenset(map(ord, chars))
 
 
 _SURROGATE_MODES = ("dropped", "surrogatepass", "replaced", "merged", "question-mark")

@@ -539,6 +539,13 @@ def _decoder_rules(check: str, strs: Sequence[str],
     - ``replacement`` in its own mode: where several modes explain a case (``%A0``
       answered ``%A0``: ``percent-encoded`` and ``undecoded``), its own names it.
     """
+    if check == "form-parse" and chars is not None:
+        # a parser that decodes nothing, or only its values (each escape it keeps was
+        # a finding per kind of character: alnum, each delimiter, non-ASCII)
+        for part in ("", *DECODE_PARTS):
+            kept = chars("-".join(filter(None, ("kept_encoded", part))))
+            if kept and any(f"%{ord(c):02x}" in t.lower() for t in strs for c in kept):
+                yield _rule("kept_encoded", kept, **({"part": part} if part else {}))
     if check != "decode" or chars is None:
         return
     kept = chars("kept_encoded")

@@ -882,6 +882,8 @@ def _own_chars(rule: str, check: str, case: Case, adapter: Impl) -> str | None:
         found = next((mode for mode in _SURROGATE_MODES if sub is not None and got is not None
                       and _renders(Model(surrogates=mode), check, sub, got)), "") \
             if isinstance(case, EncodeCase | FormCase) else ""
+    elif rule.startswith("kept_encoded") and isinstance(case, FormParseCase):
+        found = _own_kept_escapes(rule.removeprefix("kept_encoded").lstrip("-"), answer)
     elif rule in ("kept_encoded", "replacement"):
         found = _own_decoding(rule, answer, isinstance(getattr(case, "value", None), bytes)) \
             if isinstance(case, DecodeCase) else ""
@@ -1052,6 +1054,25 @@ def _renders(model: Model, check: str, case: Case, got: object) -> bool:
         return bool(render(model, check, case) == got)
     except Exception:  # NotModelled, or an input the model's encoder refuses
         return False
+
+
+def _own_kept_escapes(part: str, answer: Callable[[str], object]) -> str:
+    """The bytes (as U+0000-U+00FF) whose escape ``%HH`` a form parser answers as is in
+    its names and its values (``part`` ""), in its names only (``names``) or its values
+    only (``values``): each asked as a name and as a value, at two lengths."""
+    def kept(code: int) -> tuple[bool, bool]:
+        escape = f"%{code:02X}"
+        # (a name beside a value: a parser may drop a pair with an empty value)
+        return (any(answer(f"{p}{escape}=1") == [(p + escape, "1")] for p in ("", "x")),
+                any(answer(f"k={p}{escape}") == [("k", p + escape)] for p in ("", "x")))
+
+    wanted = {"": (True, True), "names": (True, False), "values": (False, True)}[part]
+    found = [code for code in range(0x80) if kept(code) == wanted]
+    # A non-ASCII byte's escape alone is invalid UTF-8, which a parser may keep encoded
+    # as its replacement mode (Werkzeug): counted only where every ASCII one is kept.
+    if len(found) == 0x80:
+        found += [code for code in range(0x80, 0x100) if kept(code) == wanted]
+    return "".join(map(chr, found))
 
 
 def _own_decoding(rule: str, answer: Callable[[str], object], of_bytes: bool = False) -> str:
