@@ -88,6 +88,7 @@ from pctfuzz._internal.identity import (
     form_difference,
     form_parse_difference,
     form_shape,
+    pairs_shape,
     size_difference,
     unit_difference,
 )
@@ -1647,15 +1648,31 @@ def _form_parse_prefix(case: FormParseCase, adapter: Impl, surrogates: Surrogate
     when no prefix shows one."""
     names = registry_names(adapter)
     text = case.text
-    seen: dict[int, list[tuple[Any, Any]] | None] = {}
+    # Each prefix first with its last pair given a plain value where it has none: a
+    # parser that drops a pair with an empty value shows what it does to a name only
+    # once a value follows, and the value's first unit, whatever it is, was the class
+    # (one finding per kind of unit for one behaviour of the names, or of '&'); a pair
+    # grows as its name beside a plain value, as a serializer's does. Then, where no
+    # such prefix differs (a behaviour of empty values), as given.
+    for complete in (True, False):
+        seen: dict[int, list[tuple[Any, Any]] | None] = {}
 
-    def differs(end: int) -> list[tuple[Any, Any]] | None:
-        if end not in seen:
-            seen[end] = _unexplained("form-parse", dataclasses.replace(case, text=text[:end]),
-                                     adapter, names, surrogates, known)
-        return seen[end]
+        def ask(piece: Any, complete: bool = complete) -> list[tuple[Any, Any]] | None:
+            return _unexplained("form-parse", dataclasses.replace(
+                case, text=piece + _plain_value(piece) if complete else piece), adapter,
+                names, surrogates, known)
 
-    end = _first_differing(len(text), differs, quick)  # (O(log n) calls: no bound needed)
+        def differs(end: int, ask: Callable[[Any], list[tuple[Any, Any]] | None] = ask,
+                    seen: dict[int, list[tuple[Any, Any]] | None] = seen
+                    ) -> list[tuple[Any, Any]] | None:
+            if end not in seen:
+                seen[end] = ask(text[:end])
+            return seen[end]
+
+        # (O(log n) calls: no bound needed)
+        end = _first_differing(len(text), differs, quick)
+        if end is not None:
+            break
     if end is None:
         return None
     answers = seen[end]
@@ -1667,13 +1684,12 @@ def _form_parse_prefix(case: FormParseCase, adapter: Impl, surrogates: Surrogate
     chars = text[:end].decode("latin-1") if isinstance(text, bytes) else text[:end]
     starts = [at + 1 for at, char in enumerate(chars) if char in "&;" and at + 1 < end]
     for start in reversed(starts[-_WINDOW_SEQUENCES:]):
-        window = dataclasses.replace(case, text=text[start:end])
-        got = _unexplained("form-parse", window, adapter, names, surrogates, known)
+        got = ask(text[start:end])
         if got is not None:
-            prefix, answers = window, got
+            prefix, answers = dataclasses.replace(case, text=text[start:end]), got
             break
     klass = form_parse_difference(prefix.text, *answers[0])
-    repeated = _repeated_name(prefix, klass, answers[0][0], adapter, surrogates, known)
+    repeated = _repeated_name(prefix, answers[0], adapter, surrogates, known)
     return prefix, repeated or _in_either_field(prefix, klass, adapter, surrogates, known)
 
 
@@ -1681,13 +1697,25 @@ def _form_parse_prefix(case: FormParseCase, adapter: Impl, surrogates: Surrogate
 _WINDOW_SEQUENCES = 4
 
 
-def _repeated_name(case: FormParseCase, klass: str, expected: Any, adapter: Impl,
+def _plain_value(piece: str | bytes) -> Any:
+    """What gives the last sequence of ``piece`` a plain value where it has none: ``=q``
+    after a name alone, ``q`` after a ``=`` (as ``piece``'s type). A sequence ends at
+    a ``&``, or at a ``;`` that a parser may separate at too (where it does not, the
+    value is only longer)."""
+    chars = piece.decode("latin-1") if isinstance(piece, bytes) else piece
+    sequence = chars[max(chars.rfind("&"), chars.rfind(";")) + 1:]
+    added = "=q" if "=" not in sequence else "" if sequence.partition("=")[2] else "q"
+    return added.encode("ascii") if isinstance(piece, bytes) else added
+
+
+def _repeated_name(case: FormParseCase, answers: tuple[Any, Any], adapter: Impl,
                    surrogates: Surrogates, known: KnownFindings | None) -> str | None:
     """``field=pair;unit=repeated-name`` and ``klass``'s shape when ``case`` (a shortest
     differing prefix) differs only because its last pair's name repeats an earlier one:
     it agrees once that name is another. A parser keeping one pair per name was one
     finding per kind of name (a letter, a digit, ``%26``, a space, a control: 15 in a
     60 s campaign of a tuning parser); as a serializer's (``_form_prefix_class``)."""
+    expected = answers[0]
     if not isinstance(expected, list) or len(expected) < 2 \
             or expected[-1][0] not in [name for name, _ in expected[:-1]]:
         return None
@@ -1703,7 +1731,7 @@ def _repeated_name(case: FormParseCase, klass: str, expected: Any, adapter: Impl
             case, text=renamed.encode("latin-1") if isinstance(raw, bytes) else renamed),
             adapter, registry_names(adapter), surrogates, known) is not None:
         return None
-    return "field=pair;unit=repeated-name;" + klass.split(";")[-1]
+    return "field=pair;unit=repeated-name;diff=" + pairs_shape(*answers)
 
 
 def _in_either_field(case: FormParseCase, klass: str, adapter: Impl, surrogates: Surrogates,

@@ -208,10 +208,15 @@ class Recorder:
             provisional = (exc.check, exc.difference)
             self.known.add_unexplained(*provisional)
         # A smaller input that shows another failure no finding has yet keeps it too:
-        # a behaviour mixed with known ones shrinks to what is new in it.
+        # a behaviour mixed with known ones shrinks to what is new in it. Not for an
+        # input's later rounds: there the failure the findings did not explain is kept
+        # as it is, and where its minimal input is named as a finding already made, it
+        # is that finding's hit (a class that a long input's context shapes otherwise,
+        # not a behaviour of its own).
         keeps = same_failure(self.target, self.impl, self.impl_name, signature,
                              representable=True, check=self.check,
-                             unknown=None if provisional is None else self._unknown)
+                             unknown=None if provisional is None or rounds
+                             else self._unknown)
         found = minimize_case(original, keeps, max_seconds=self.minimize_seconds)
         case, small_exc = found.case, exc
         small = raw_input_for(self.target, case, self.impl)
@@ -271,7 +276,8 @@ class Recorder:
         # the long input gives another finding, with this one known.
         self.ids.setdefault(stored.signature, stored.id)
         owner, unexplained = stored.id, None
-        if rounds + 1 < _MAX_ROUNDS and isinstance(small_exc, Violation):
+        if rounds + 1 < _MAX_ROUNDS and isinstance(small_exc, Violation) \
+                and (is_new or not rounds):  # (a later round's known one: its hit)
             hit, unexplained = self._owner(original, data)
             owner = hit or stored.id
         if unexplained is None:

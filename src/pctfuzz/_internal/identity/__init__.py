@@ -104,6 +104,7 @@ from pctfuzz._internal.identity.classes import (
     form_parse_difference,
     form_shape,
     last_unit,
+    pairs_shape,
     size_difference,
     unit_difference,
 )
@@ -142,6 +143,7 @@ __all__ = [
     "last_unit",
     "made_without_accepted",
     "make_signature",
+    "pairs_shape",
     "refusal_site",
     "signature_of",
     "size_difference",

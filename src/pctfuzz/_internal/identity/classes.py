@@ -492,16 +492,19 @@ def form_parse_difference(text: str | bytes, expected: Any, actual: Any) -> str:
     ends in (``name`` before a ``=``, else ``value``), the character its last unit
     decodes to (``_parse_unit``: a parser that strips a space does so whether it came
     as `` ``, ``+`` or ``%20``) and the shape: ``missing-pair``/``extra-pair``, else
-    the first differing field ``missing-output``/``extra-output``/``changed``."""
+    the first differing field ``missing-output``/``extra-output``/``changed``. A raw
+    ``&`` or ``=`` there is ``field=separator`` with any shape."""
     chars = text.decode("latin-1") if isinstance(text, bytes) else text
     unit = _parse_unit(chars)
     sequence = chars[chars.rfind("&") + 1:]
     field = "value" if "=" in sequence[:-1] else "name"
     if unit in ("0x26", "0x3D") and not _LAST_ESCAPE.search(chars):
-        field = "separator"  # the delimiter itself, as written
-    else:
-        unit = _parted_at(sequence, field, expected, actual, isinstance(text, bytes)) or unit
-    return f"field={field};unit={unit};diff={_pairs_shape(expected, actual)}"
+        # The delimiter itself, as written: one finding whatever the pairs around it
+        # make of the answers ('&' not separating was a pair missing after a name, a
+        # name longer without one: two findings); each delimiter its own.
+        return f"field=separator;unit={unit};diff=any"
+    unit = _parted_at(sequence, field, expected, actual, isinstance(text, bytes)) or unit
+    return f"field={field};unit={unit};diff={pairs_shape(expected, actual)}"
 
 
 def _parted_at(sequence: str, field: str, expected: Any, actual: Any,
@@ -548,7 +551,7 @@ def _field_text(raw: str, of_bytes: bool) -> str:
     return percent_decode(data).decode("utf-8", "replace")
 
 
-def _pairs_shape(expected: Any, actual: Any) -> str:
+def pairs_shape(expected: Any, actual: Any) -> str:
     if not isinstance(actual, list) or not isinstance(expected, list):
         return "changed"
     if len(actual) != len(expected):
@@ -592,7 +595,7 @@ def _form_parse_class(case: FormParseCase, expected: list[tuple[str, str]],
             return "field=pairs;diff=changed"
         # the shape as the located class names it (``form_parse_difference``), so a
         # known finding's class names an input's whether it was located or not
-        shape = _pairs_shape(expected, actual)
+        shape = pairs_shape(expected, actual)
         if want[0] != got[0]:
             part = _segment_part(_field_segment(name, want[0], str(got[0]), False))
             return f"field=name;{part};diff={shape}"
