@@ -129,3 +129,22 @@ def test_a_parser_that_decodes_nothing_is_one_finding(tmp_path: Path) -> None:
                         for f in FindingStore(tmp_path).iter_findings())
     assert behaviours == [("kept_encoded", "keeps every escape encoded"),
                           ("plus_kept", "keeps + as +")]
+
+
+def _dict_of_splits(text: str) -> list[tuple[str, str]]:
+    """``dict(kv.split("=") ...)``: no decoding, and a sequence without exactly one
+    '=' raises ValueError (a name alone is refused)."""
+    return list(dict(kv.split("=") for kv in text.split("&") if kv).items())
+
+
+dict_of_splits = function_adapter("dict-of-splits", form_parse=_dict_of_splits)
+
+
+@pytest.mark.parametrize("text", ["%41=", "%4a=1", "=%5A"])
+def test_a_kept_escape_widens_where_a_name_alone_is_refused(text: str) -> None:
+    # Located on a name given a plain value, then widened on that name alone, every
+    # variant was a refusal: one finding per escaped byte (112 in a 60 s campaign).
+    bound = get_target("diff_form_parse").bind(dict_of_splits)
+    with pytest.raises(Divergence) as raised:
+        bound.check(FormParseCase(text))
+    assert raised.value.difference == "field=any;unit=alnum;diff=extra-output"

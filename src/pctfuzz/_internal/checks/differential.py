@@ -1690,7 +1690,13 @@ def _form_parse_prefix(case: FormParseCase, adapter: Impl, surrogates: Surrogate
             break
     klass = form_parse_difference(prefix.text, *answers[0])
     repeated = _repeated_name(prefix, answers[0], adapter, surrogates, known)
-    return prefix, repeated or _in_either_field(prefix, klass, adapter, surrogates, known)
+    klass = repeated or _in_either_field(prefix, klass, adapter, surrogates, known)
+    # Widened on the prefix as it is where it shows a difference alone, else as given
+    # its plain value (a parser may refuse a name alone: each variant was a refusal)
+    if complete and _plain_value(prefix.text) and _unexplained(
+            "form-parse", prefix, adapter, names, surrogates, known) is None:
+        prefix = dataclasses.replace(prefix, text=prefix.text + _plain_value(prefix.text))
+    return prefix, klass
 
 
 #: The last sequences a form parser's difference is tried on alone (one call each).
@@ -1755,8 +1761,11 @@ def _in_either_field(case: FormParseCase, klass: str, adapter: Impl, surrogates:
             return klass
         moved = head + value
     other = "value" if field == "name" else "name"
+    # (a value moved to a name alone is given a plain value, as prefixes are: a parser
+    # may refuse a name alone, or drop it)
+    asked = moved + (_plain_value(moved) if other == "name" else "")
     got = _unexplained("form-parse", dataclasses.replace(
-        case, text=moved.encode("latin-1") if isinstance(raw, bytes) else moved), adapter,
+        case, text=asked.encode("latin-1") if isinstance(raw, bytes) else asked), adapter,
         registry_names(adapter), surrogates, known)
     if got is not None and form_parse_difference(moved, *got[0]) == klass.replace(
             f"field={field};", f"field={other};", 1):
