@@ -1393,17 +1393,8 @@ def _first_differing(count: int, differs: Callable[[int], object],
     located by to meet a known finding's class, before the exact search names it."""
     if count < 1:
         return None
-    if quick:
-        if differs(count) is None:
-            return None
-        low, high = 0, count  # differs(high) is not None; 0 is the empty input
-        while high - low > 1:
-            middle = (low + high) // 2
-            if differs(middle) is None:
-                low = middle
-            else:
-                high = middle
-        return high
+    if quick:  # (0 is the empty input, which agrees)
+        return None if differs(count) is None else _bisected(0, count, differs)
     for n in range(1, min(count, _LINEAR) + 1):
         if differs(n) is not None:
             return n
@@ -1415,6 +1406,12 @@ def _first_differing(count: int, differs: Callable[[int], object],
         low, high = high, min(2 * high, count)
     if differs(high) is None:
         return None
+    return _bisected(low, high, differs)
+
+
+def _bisected(low: int, high: int, differs: Callable[[int], object]) -> int:
+    """The first ``n`` of ``low+1..high`` that differs after one that does not, where
+    ``differs(low)`` is None and ``differs(high)`` is not."""
     while high - low > 1:
         middle = (low + high) // 2
         if differs(middle) is None:
