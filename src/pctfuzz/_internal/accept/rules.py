@@ -676,13 +676,16 @@ def find_rule(check: str, impl_names: Sequence[str], case: Case, expected: Outco
               order: Order | None = None, requote: Order | None = None,
               chars: Chars | None = None,
               parser_mode: ParserMode | None = None,
-              holds: Callable[[Rule, list[KnownDivergence]], bool] | None = None
+              holds: Callable[[Rule, list[KnownDivergence]], bool] | None = None,
+              made: Callable[[Rule], bool] | None = None
               ) -> Rule | None:
     """The simplest rule that, with ``entries`` (the accepted ones), explains the
     difference on ``case`` (module docstring); None when none does. ``holds``: the
     rule must also hold where it is checked (``checks.generalize``), else the next
     is tried: a parser trimming values only explains ``a=b `` as one trimming every
-    name and value does, which the case with names and values swapped refutes."""
+    name and value does, which the case with names and values swapped refutes.
+    ``made``: the rule names a finding already made (a combination is named by its
+    simplest rule that does not)."""
     if not impl_names:
         return None
     impl = impl_names[0]
@@ -738,7 +741,11 @@ def find_rule(check: str, impl_names: Sequence[str], case: Case, expected: Outco
                 continue
             # (checked beside the others: alone it explains nothing, and so was never
             # refuted; '= ' with a space written %20 named left_raw('=') everywhere)
-            first = min(range(size), key=lambda i: combined[i][0])
+            # (named by its simplest rule that is no finding yet: a known one names
+            # what the known findings already say, and the input's new behaviour, a
+            # '%' raw beside a known '!', would count as its hit)
+            first = min(range(size), key=lambda i: (made is not None and made(combined[i][1]),
+                                                    combined[i][0]))
             simplest = combined[first][1]
             if held(simplest, [*added[:first], *added[first + 1:]]):
                 return simplest

@@ -452,7 +452,8 @@ def _explaining_rule(check: str, case: Case, adapter: Impl, expected: Outcome,
             chars=lambda rule_name: _own_chars(rule_name, check, case, adapter),
             parser_mode=lambda rule_name: _own_parser_mode(rule_name, check, adapter),
             holds=lambda rule, beside: _holds_on_variants(check, case, adapter, rule,
-                                                          surrogates, [*entries, *beside]))
+                                                          surrogates, [*entries, *beside]),
+            made=None if known is None else lambda rule: known.has_rule(check, rule))
             for answer in _as_answered(case, actual))), None)
 
     # Beside the accepted entries and the known findings first, so a new behaviour is
@@ -477,12 +478,6 @@ def _explaining_rule(check: str, case: Case, adapter: Impl, expected: Outcome,
                                                     surrogates,
                                                     _in_force(check, adapter, known)):
             rule = found[1]
-    if rule is not None and known is not None and known.has_rule(check, rule):
-        # A finding already made, which did not explain the input (``_check`` asked it
-        # first): it names one behaviour of a combination, or of a prefix, and the input
-        # shows another that is no finding yet ('!' and '%' raw in a name, after '!').
-        # The class of what is left names that one.
-        return None
     return rule
 
 

@@ -276,7 +276,12 @@ class Recorder:
         # the long input gives another finding, with this one known.
         self.ids.setdefault(stored.signature, stored.id)
         owner, unexplained = stored.id, None
+        # Asked only of a finding a rule names: its rule predicts exactly what it
+        # explains, so an input it leaves unexplained shows something else. A class
+        # explains nothing exactly: the rest of a long input may be the same behaviour
+        # classed otherwise (a parser's 64-byte chunks were six findings so).
         if rounds + 1 < _MAX_ROUNDS and isinstance(small_exc, Violation) \
+                and small_exc.behaviour \
                 and (is_new or not rounds):  # (a later round's known one: its hit)
             hit, unexplained = self._owner(original, data)
             owner = hit or stored.id
