@@ -41,7 +41,9 @@ class Recorder:
     keeps below libFuzzer's per-input ``-timeout``; for a divergence no rule names, a
     smaller case that shows another failure no finding has yet keeps it too), named
     again on its minimal case (where a class widens that a long input's does not),
-    and written at once
+    and written at once; after a finding a rule names, its input is checked again with
+    it known, and a failure none of the findings explains is recorded too
+    (``_MAX_ROUNDS``)
     (``FindingStore.record``). Later hits of it are counted in memory and added to the
     record (``FindingStore.add_hits``) on the first hit at least ``flush_seconds`` after
     the last flush, and when libFuzzer ends the process normally (``-max_total_time``,
