@@ -390,13 +390,15 @@ def test_a_behaviours_class_is_the_same_beside_accepted_and_known_ones(
     ('%7a' written 'z': located on the reference's own tail) and once the fallback's
     finding is known (its model does not hold where the fallback is not taken, so it
     is not in force there). Before, a campaign on the walk-through made four findings
-    of it, one per class, one of them named left_raw('%')."""
+    of it, one per class, one of them named left_raw('%'); and a '%' before it
+    ('%%\uff14a') was named left_raw('%') beside the known fallback, a rule that undoes
+    the fallback's encoded('%') (``Model.merge``: a contradiction)."""
     from pctfuzz._internal.accept import use_accept_file
 
     (tmp_path / "accept.toml").write_text(_REQUOTE_ACCEPT)
     use_accept_file(str(tmp_path / "accept.toml"))
     inputs = ["%\u0664a", "%7a%\u0664a", "%%7a%\u0664a", "%\u0662D", "%7a%\u06630",
-              "x%\u06630", "Ab%7a%\u06639"]
+              "x%\u06630", "Ab%7a%\u06639", "%%\uff14a", "x%%\u07c4a"]
     bound = get_target("diff_encode").bind(REQUOTE)
     alone = {_fails(bound, EncodeCase(text, "encodeURI-%25[]")).difference
              for text in inputs}
@@ -406,6 +408,21 @@ def test_a_behaviours_class_is_the_same_beside_accepted_and_known_ones(
     beside = {_fails(bound, EncodeCase(text, "encodeURI-%25[]")).difference
               for text in inputs}
     assert alone == beside == {"unit=0x25;diff=changed"}
+
+
+def test_a_model_that_leaves_raw_what_it_encodes_is_a_contradiction() -> None:
+    """Two entries that say the opposite of one character in one scope do not merge:
+    a rule found beside an entry in force must not undo it (it names where that entry
+    does not hold). Opposite scopes do merge: names raw, values encoded."""
+    from pctfuzz._internal.accept.model import NotModelled
+
+    pct = frozenset({0x25})
+    for raw, encoded in (("raw", "encoded"), ("raw_names", "encoded_names"),
+                         ("raw_values", "encoded_values")):
+        with pytest.raises(NotModelled):
+            Model(**{raw: pct}).merge(Model(**{encoded: pct}))
+    both = Model(raw_names=pct).merge(Model(encoded_values=pct))
+    assert both.raw_names == both.encoded_values == pct
 
 
 class _Reescape(Adapter):

@@ -178,6 +178,14 @@ class Model:
             "trim_values": "".join(sorted(set(self.trim_values + other.trim_values))),
             "cut": "".join(sorted(set(self.cut + other.cut))),
         }
+        for raw, encoded in _OPPOSED:
+            both = changes[raw] & changes[encoded]
+            if both:
+                # One says the character is left raw, the other that it is encoded, in
+                # one scope: one of them does not hold here. (A rule found beside an
+                # entry in force must not undo it: '%%\uff14a' beside the known fallback
+                # encoded('%') was named left_raw('%'), where the fallback is not taken.)
+                raise NotModelled(f"{raw} and {encoded}: {''.join(map(chr, sorted(both)))!r}")
         for name in _SINGLE:
             mine, theirs = getattr(self, name), getattr(other, name)
             if mine is not None and theirs is not None and mine != theirs:
@@ -206,6 +214,10 @@ _DECODE_PARTS = ("twice_names", "twice_values", "plus_kept_names", "plus_kept_va
 #: The set fields of one part of a form (names or values).
 _PARTS = ("raw_names", "raw_values", "encoded_names", "encoded_values",
           "raw_empty_name_values", "encoded_empty_name_values")
+
+#: Set fields of one scope that say the opposite of each other.
+_OPPOSED = (("raw", "encoded"), ("raw_names", "encoded_names"), ("raw_values", "encoded_values"),
+            ("raw_empty_name_values", "encoded_empty_name_values"))
 
 #: Fields that are neither set arithmetic nor flags: two entries giving different
 #: values for one of them contradict each other.
