@@ -41,9 +41,8 @@ class Recorder:
     keeps below libFuzzer's per-input ``-timeout``; for a divergence no rule names, a
     smaller case that shows another failure no finding has yet keeps it too), named
     again on its minimal case (where a class widens that a long input's does not),
-    and written at once; after a finding a rule names, its input is checked again with
-    it known, and a failure none of the findings explains is recorded too
-    (``_MAX_ROUNDS``)
+    and written at once; then its input is checked again with it known, and a failure
+    none of the findings explains is recorded too (``_MAX_ROUNDS``)
     (``FindingStore.record``). Later hits of it are counted in memory and added to the
     record (``FindingStore.add_hits``) on the first hit at least ``flush_seconds`` after
     the last flush, and when libFuzzer ends the process normally (``-max_total_time``,
@@ -278,12 +277,7 @@ class Recorder:
         # the long input gives another finding, with this one known.
         self.ids.setdefault(stored.signature, stored.id)
         owner, unexplained = stored.id, None
-        # Asked only of a finding a rule names: its rule predicts exactly what it
-        # explains, so an input it leaves unexplained shows something else. A class
-        # explains nothing exactly: the rest of a long input may be the same behaviour
-        # classed otherwise (a parser's 64-byte chunks were six findings so).
         if rounds + 1 < _MAX_ROUNDS and isinstance(small_exc, Violation) \
-                and small_exc.behaviour \
                 and (is_new or not rounds):  # (a later round's known one: its hit)
             hit, unexplained = self._owner(original, data)
             owner = hit or stored.id
