@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import re
 from pathlib import Path
+from urllib.parse import quote, quote_plus
 
 import impact_impls
 import pytest
@@ -185,9 +186,17 @@ def _dict_and_raw_equals(pairs: list[tuple[str, str]]) -> str:
                     for n, v in dict(pairs).items())
 
 
+def _raw_percent_in_names(pairs: list[tuple[str, str]]) -> str:
+    """A name's '%' left raw (quote_plus with '%' safe); a value's '!' left raw (quote
+    with '!' safe): two behaviours, one per field."""
+    return "&".join(quote_plus(name, safe="%") + "=" + quote(value, safe="~!*")
+                    for name, value in pairs)
+
+
 _FORMS = {name: function_adapter(f"test-{name}", form_serialize=fn) for name, fn in [
     ("dict", _dict_serializer), ("crlf", _crlf_serializer), ("bare", _bare_name_serializer),
-    ("semicolon", _semicolon_serializer), ("dict-raw-equals", _dict_and_raw_equals)]}
+    ("semicolon", _semicolon_serializer), ("dict-raw-equals", _dict_and_raw_equals),
+    ("raw-percent-names", _raw_percent_in_names)]}
 
 
 def _form_class(adapter: str, *pairs: tuple[str, str]) -> str:
@@ -219,6 +228,15 @@ def test_a_newline_written_as_crlf_is_named_by_the_newlines_in_either_field(
     findings); CR and LF, the two controls that grow, are one set whichever shows (was
     a finding each)."""
     assert _form_class("crlf", *pairs) == "field=any;unit=set(0x0A,0x0D);diff=extra-output"
+
+
+@pytest.mark.parametrize("pairs", [(("%", ""),), (("!%aa", ""),), (("a!%", "x"),)])
+def test_a_field_is_any_only_where_the_other_field_shows_the_same_difference_there(
+        pairs: tuple[tuple[str, str]]) -> None:
+    """A name's raw '%' is of names, whatever comes before it: moved to a value, '!%'
+    differs by its '!' (left raw there), not by its '%'. Was ``field=any`` there, named
+    by the '%' (a second finding of one behaviour in a tuning serializer's campaign)."""
+    assert _form_class("raw-percent-names", *pairs) == "field=name;unit=0x25;diff=left-raw"
 
 
 @pytest.mark.parametrize("pairs", [(("a", ""),), (("", ""),), (("b", ""), ("c", "1"))])

@@ -1601,7 +1601,15 @@ def _form_prefix_class(case: FormCase, adapter: Impl, surrogates: Surrogates,
             sub, pairs=(*sub.pairs[:-1], ("", text) if other == "value" else (text, "")))
         got = _unexplained("form", moved, adapter, names, surrogates, known)
         if got is not None and form_difference(moved, other, index, len(text), *got[0]) \
-                == klass.replace(f"field={field};", f"field={other};", 1):
+                == klass.replace(f"field={field};", f"field={other};", 1) \
+                and (len(text) < 2 or _unexplained("form", dataclasses.replace(
+                    moved, pairs=(*moved.pairs[:-1], tuple(
+                        part[:-1] for part in moved.pairs[-1]))),
+                    adapter, names, surrogates, known) is None):
+            # (located there too: in the other field, the text without its last
+            # character shows no difference. A name's '!%' raw '%' moved to a value
+            # that leaves '!' raw was named there by its '%', field=any: a second
+            # finding of the name's raw '%')
             return klass.replace(f"field={field};", "field=any;", 1)
     return klass
 
