@@ -145,7 +145,7 @@ lone_surrogates),
 normalized_escaped), ``input`` (refuses), ``style`` (names_mangled); optional: ``part``
 (left_raw, encoded: ``names``, ``values`` or ``empty-name-values``, form only;
 decoded_twice, plus_kept, kept_encoded: ``names`` or ``values``, form-parse only),
-``hex`` (kept_encoded: ``upper``).
+``hex`` (kept_encoded: ``upper``), ``plus`` (decoded_twice: ``space``, form-parse only).
 Examples: encode ``{value, set,
 encoding, space_as_plus}``, decode ``{value}``, form ``{pairs = [[name, value], ...],
 encoding}``, form-parse ``{text}``. Optional keys: ``impl``, ``summary``.

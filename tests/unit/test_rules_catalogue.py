@@ -687,6 +687,40 @@ def test_a_kept_encoded_toml_entry_takes_hex(tmp_path: Path) -> None:
         load_accept_file(str(bad))
 
 
+def test_a_toml_entry_of_a_rule_without_parameter_keeps_its_options(tmp_path: Path) -> None:
+    """``part`` of a rule that has no parameter (``decoded_twice``, ``plus_kept``) was
+    dropped: an entry for names only accepted the values' behaviour too."""
+    for rule, summary in (("decoded_twice", "percent-decodes twice in each name"),
+                          ("plus_kept", "keeps + as + in each name")):
+        path = tmp_path / f"{rule}.toml"
+        path.write_text('[[divergence]]\nid = "t"\nimpl = "x"\ncheck = "form-parse"\n'
+                        f'reconciler = "{rule}"\npart = "names"\n'
+                        'citation = "c"\nwhy = "w"\nexample = { text = "%2541+" }\n')
+        (entry,) = load_accept_file(str(path))
+        assert entry.summary.startswith(summary), entry.summary
+
+
+def test_a_decoded_twice_toml_entry_takes_plus(tmp_path: Path) -> None:
+    """``plus = "space"``: the second decoding reads '+' as a space (``unquote_plus``
+    after ``unquote``); form-parse only, where a '+' is a space at all."""
+    path = tmp_path / "accept.toml"
+    path.write_text('[[divergence]]\nid = "t"\nimpl = "x"\ncheck = "form-parse"\n'
+                    'reconciler = "decoded_twice"\npart = "names"\nplus = "space"\n'
+                    'citation = "c"\nwhy = "w"\nexample = { text = "%2b" }\n')
+    (entry,) = load_accept_file(str(path))
+    assert entry.summary.startswith(
+        "percent-decodes twice in each name, '+' as a space the second time")
+    bad = tmp_path / "bad.toml"
+    for old, new, message in (('plus = "space"', 'plus = "kept"', "plus must be"),
+                              ('check = "form-parse"', 'check = "decode"',
+                               "form-parse, not decode")):
+        text = path.read_text().replace(old, new)
+        bad.write_text(text.replace('{ text = "%2b" }', '{ value = "%2b" }')
+                       if "decode" in new else text)
+        with pytest.raises(UsageError, match=message):
+            load_accept_file(str(bad))
+
+
 def test_pythons_strip_is_one_trim_rule_with_unicode_whitespace(tmp_path: Path) -> None:
     """An adapter that calls ``value.strip()`` (a user trial planted it in front of
     mdurl) trims U+0085, U+00A0, U+3000... too: the probe asked C0 and space only, so

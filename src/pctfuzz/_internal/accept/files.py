@@ -234,9 +234,11 @@ def _toml_entries(path: Path) -> list[KnownDivergence]:
         for key, value in options.items():
             check_parameter(name, key, value, where)  # part = 5
         try:
-            reconciler = factory(table[param], **options) if param else factory()
+            # (the options with or without a parameter: decoded_twice's part was left
+            # out, so an entry for names only accepted the values' twice-decoding too)
+            reconciler = factory(table[param], **options) if param else factory(**options)
         except PctfuzzError as exc:  # a parameter of the right type but a bad value
-            raise UsageError(f"{where}: {name} {param}: {exc}") from None
+            raise UsageError(f"{where}: {name}: {exc}") from None
         check = str(table.get("check", ""))
         check_example(check, table.get("example"), where)
         try:

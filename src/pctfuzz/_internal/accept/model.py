@@ -91,6 +91,10 @@ class Model:
     #: and its values with two functions.
     twice_names: bool = False
     twice_values: bool = False
+    #: The second decoding reads ``+`` as a space too (``decoded_twice``'s
+    #: ``plus="space"``): a form decoder run on what was decoded already,
+    #: ``unquote_plus`` after ``unquote`` or twice, so ``%2B`` becomes a space.
+    twice_plus: bool = False
     plus_kept_names: bool = False
     plus_kept_values: bool = False
     remove: str = ""
@@ -156,6 +160,7 @@ class Model:
             "raw": self.raw | other.raw, "encoded": self.encoded | other.encoded,
             "lowercase_hex": self.lowercase_hex or other.lowercase_hex,
             "semicolon": self.semicolon or other.semicolon, "twice": self.twice or other.twice,
+            "twice_plus": self.twice_plus or other.twice_plus,
             "plus_kept": self.plus_kept or other.plus_kept,
             **{name: getattr(self, name) or getattr(other, name) for name in _DECODE_PARTS},
             "requote_segments": self.requote_segments or other.requote_segments,
@@ -568,8 +573,8 @@ def _decode_keeping(value: str | bytes, kept: frozenset[int], upper: bool = Fals
 
 
 # --- 4. structure --------------------------------------------------------------------------
-def _decode_again(text: str) -> str:
-    return percent_decode_text(text)
+def _decode_again(text: str, plus: bool) -> str:
+    return percent_decode_text(text.replace("+", " ") if plus else text)
 
 
 def _parse(model: Model, text: str | bytes) -> list[tuple[str, str]]:
@@ -588,6 +593,8 @@ def _parse(model: Model, text: str | bytes) -> list[tuple[str, str]]:
     kept_names, kept_values = model.kept | model.kept_names, model.kept | model.kept_values
     if (kept_names or kept_values) and model.kept_upper:
         raise NotModelled("a form parser's kept escapes in uppercase")
+    if model.twice_plus and model.order == "sorted-bytes":
+        raise NotModelled("names decoded twice, '+' as a space, sorted by their bytes")
     for index, sequence in enumerate(sequences):
         if sequence and (kept_names or kept_values):  # (before a '+' is written %2B)
             sequence = _escapes_kept(sequence, kept_names, kept_values)
@@ -610,8 +617,9 @@ def _parse(model: Model, text: str | bytes) -> list[tuple[str, str]]:
     names_twice, values_twice = model.twice or model.twice_names, \
         model.twice or model.twice_values
     if names_twice or values_twice:
-        pairs = [(_decode_again(n) if names_twice else n,
-                  _decode_again(v) if values_twice else v) for n, v in pairs]
+        pairs = [(_decode_again(n, model.twice_plus) if names_twice else n,
+                  _decode_again(v, model.twice_plus) if values_twice else v)
+                 for n, v in pairs]
     if model.trim_names or model.trim_values:  # (str.strip("") strips nothing)
         pairs = [(n.strip(model.trim_names), v.strip(model.trim_values)) for n, v in pairs]
     if model.empty == "dropped":

@@ -203,7 +203,7 @@ OPTIONAL_PARAMS: Mapping[str, tuple[str, ...]] = {"left_raw": ("part",), "encode
                                                    "needs_equals": ("scope",),
                                                    "latin1_fallback": ("scope",),
                                                    "trimmed": ("part",),
-                                                   "decoded_twice": ("part",),
+                                                   "decoded_twice": ("part", "plus"),
                                                    "plus_kept": ("part",)}
 
 
@@ -587,16 +587,21 @@ def _decode_part(rule: str, part: str | None) -> str:
     return f" in each {part.removesuffix('s')}" if part else ""
 
 
-def decoded_twice(part: str | None = None) -> Reconciler:
+def decoded_twice(part: str | None = None, plus: str | None = None) -> Reconciler:
     """Percent-decoded twice: a ``%25HH`` of the input becomes the byte HH; ``part``
-    (form-parse): in each name only (``names``) or each value only (``values``)."""
+    (form-parse): in each name only (``names``) or each value only (``values``);
+    ``plus="space"`` (form-parse): the second decoding reads ``+`` as a space too
+    (WHATWG URL 5.1 step 3.3 done again: ``unquote_plus`` run on what ``unquote`` or
+    ``unquote_plus`` decoded), so ``%2B`` is a space."""
     where = _decode_part("decoded_twice", part)
-    if part:
-        return _declared("decoded_twice", {"form-parse"},
-                         Model(twice_names=part == "names", twice_values=part == "values"),
-                         "percent-decodes once", f"percent-decodes twice{where}")
-    return _declared("decoded_twice", {"decode", "form-parse"}, Model(twice=True),
-                     "percent-decodes once", "percent-decodes twice")
+    if plus not in (None, "space"):
+        raise UsageError(f"decoded_twice: plus must be 'space' or left out, not {plus!r}")
+    how = ", '+' as a space the second time" if plus else ""
+    model = Model(twice_names=part == "names", twice_values=part == "values") if part \
+        else Model(twice=True)
+    return _declared("decoded_twice", {"form-parse"} if part or plus else {"decode", "form-parse"},
+                     replace(model, twice_plus=plus == "space"),
+                     "percent-decodes once", f"percent-decodes twice{where}{how}")
 
 
 def plus_kept(part: str | None = None) -> Reconciler:

@@ -691,14 +691,20 @@ def _own_parser_mode(rule: str, check: str, adapter: Impl) -> str | None:
     ``MANGLING_PROBE``, the ``empty_pairs`` mode it parses ``&a=&&`` with, ``yes`` for
     ``needs_equals`` scope when it answers no pairs for ``a`` but one for ``a=`` (and
     for ``a&b=1`` both pairs: ``text``, or the second: ``sequence``), the
-    ``replacement`` mode whose model answers ``_REPLACEMENT_PROBES`` as it does. None
-    for none."""
+    ``replacement`` mode whose model answers ``_REPLACEMENT_PROBES`` as it does,
+    ``space`` for ``decoded_twice``'s ``plus`` when it answers a space for ``%2B`` in a
+    name or a value. None for none."""
     if check != "form-parse" or rule not in ("names_mangled", "empty_pairs", "needs_equals",
-                                             "replacement"):
+                                             "replacement", "decoded_twice"):
         return None
     known = _PARSER_MODES.get(adapter, rule)
     if known is not UNASKED:
         return known
+    if rule == "decoded_twice":
+        pairs = _pairs_of(adapter, "%2B=%2B")
+        found = "space" if pairs and len(pairs) == 1 and " " in pairs[0] else None
+        _PARSER_MODES.put(adapter, rule, found)
+        return found
     if rule == "replacement":
         found = next(iter(_parser_replacement(adapter)), None)
         _PARSER_MODES.put(adapter, rule, found)
@@ -1597,15 +1603,16 @@ def _form_prefix_class(case: FormCase, adapter: Impl, surrogates: Surrogates,
     if field in ("name", "value"):
         text = name if field == "name" else value[:length]
         other = "value" if field == "name" else "name"
-        moved = dataclasses.replace(
-            sub, pairs=(*sub.pairs[:-1], ("", text) if other == "value" else (text, "")))
+        def to_other(text: str) -> FormCase:
+            return dataclasses.replace(sub, pairs=(
+                *sub.pairs[:-1], ("", text) if other == "value" else (text, "")))
+
+        moved = to_other(text)
         got = _unexplained("form", moved, adapter, names, surrogates, known)
         if got is not None and form_difference(moved, other, index, len(text), *got[0]) \
                 == klass.replace(f"field={field};", f"field={other};", 1) \
-                and (len(text) < 2 or _unexplained("form", dataclasses.replace(
-                    moved, pairs=(*moved.pairs[:-1], tuple(
-                        part[:-1] for part in moved.pairs[-1]))),
-                    adapter, names, surrogates, known) is None):
+                and (len(text) < 2 or _unexplained("form", to_other(text[:-1]), adapter,
+                                                   names, surrogates, known) is None):
             # (located there too: in the other field, the text without its last
             # character shows no difference. A name's '!%' raw '%' moved to a value
             # that leaves '!' raw was named there by its '%', field=any: a second
