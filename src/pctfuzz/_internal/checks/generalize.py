@@ -94,10 +94,12 @@ def _padded(text: Any, pad: str, before: bool) -> Any:
 
 
 def _beside(text: Any, pad: str, before: bool) -> Any:
-    """A form-parse ``text`` with the sequence ``pad`` before or after it, ``&`` between:
+    """A form-parse ``text`` with the pair ``pad=pad`` before or after it, ``&`` between:
     what ends the text ends a field only (a parser trimming each name and value is no
-    parser trimming its input)."""
-    return _padded(text, pad + "&", True) if before else _padded(text, "&" + pad, False)
+    parser trimming its input). A whole pair: a parser may refuse a name alone (a
+    ``dict(kv.split("="))``), which refuted every rule of its other behaviours."""
+    pair = f"{pad}={pad}"
+    return _padded(text, pair + "&", True) if before else _padded(text, "&" + pair, False)
 
 
 def _swapped(text: Any) -> Any:
@@ -389,7 +391,8 @@ def holds_on_variants(case: Case, explained: Explained, claimed: str = "") -> bo
         own = sorted(present - set(alone) - set(pad),
                      key=lambda c: (c.isascii(), c.isascii() and c.isalnum(), c))
         alone += "".join(own[:CLAIMED])
-        variants += [with_texts(case, _between(char, pad)) for char in alone
+        variants += [with_texts(case, _between(char, pad, isinstance(case, FormParseCase)))
+                     for char in alone
                      if ord(char) < 0x100 or all(isinstance(t, str) for t in input_texts(case))]
     if isinstance(case, FormParseCase):  # each name as the value, each value as the name
         variants += [with_texts(case, _swapped), with_texts(case, _with_equals)]
@@ -420,12 +423,15 @@ def holds_on_variants(case: Case, explained: Explained, claimed: str = "") -> bo
     return all(explained(variant) is not False for variant in variants)
 
 
-def _between(char: str, pad: str) -> Callable[[Any], Any]:
+def _between(char: str, pad: str, pair: bool = False) -> Callable[[Any], Any]:
     """A text's replacement: ``char`` alone between ``pad`` (str or bytes, as the text),
     as long as the text is odd or even (one more pad letter at the end: an adapter may
-    pick its code path by the parity of the input's length, as urllib's does)."""
+    pick its code path by the parity of the input's length, as urllib's does);
+    ``pair`` (a form-parse text): in a name with the value ``pad`` (a parser may refuse
+    a name alone, which refuted every rule of its other behaviours there)."""
     def change(text: Any) -> Any:
         middle: Any = char.encode("latin-1") if isinstance(text, bytes) else char
-        after = pad + pad[0] * ((len(text) + 1) % 2)
+        after = pad + f"={pad}" * pair
+        after += pad[0] * ((len(text) - len(after) - len(pad) - 1) % 2)
         return _padded(_padded(middle, pad, True), after, False)
     return change
