@@ -8,7 +8,7 @@ quotes values with ``quote_plus`` (so ``~`` is raw in both parts, ``!`` in names
 from __future__ import annotations
 
 from pathlib import Path
-from urllib.parse import quote_plus, unquote, unquote_plus
+from urllib.parse import quote_plus, unquote, unquote_plus, urlsplit
 
 import pytest
 
@@ -157,9 +157,26 @@ def test_a_kept_escape_is_named_where_a_name_alone_is_refused(text: str) -> None
     assert raised.value.behaviour["text"] == "keeps every escape encoded"
 
 
-def test_a_plus_kept_is_named_where_a_name_alone_is_refused() -> None:
-    bound = get_target("diff_form_parse").bind(dict_of_splits)
-    for text in ("=+", "+=a"):
-        with pytest.raises(Divergence) as raised:
-            bound.check(FormParseCase(text))
-        assert raised.value.difference == "rule=plus_kept()"
+def _dict_of_query(text: str) -> list[tuple[str, str]]:
+    """``_dict_of_splits`` over ``urlsplit``'s query, as torch's rendezvous reads an
+    ``init_method`` URL: TAB, LF and CR removed, the text cut at '#'."""
+    return _dict_of_splits(urlsplit("tcp://h:1/?" + text).query)
+
+
+dict_of_query = function_adapter("dict-of-query", form_parse=_dict_of_query)
+
+
+@pytest.mark.parametrize(("text", "rule"), [
+    ("=+", "rule=plus_kept()"), ("+=a", "rule=plus_kept()"),
+    ("\t", "rule=removed(chars=\t\n\r)"), ("a=\n", "rule=removed(chars=\t\n\r)"),
+    ("#", "rule=cut_at(chars=#)"), ("=#", "rule=cut_at(chars=#)"),
+])
+def test_a_rule_is_named_where_a_name_alone_is_refused(text: str, rule: str) -> None:
+    # A variant refused for its shape (a name alone, 'xx\t' read as 'xx'), on which the
+    # rule does nothing or which the rule says is read, refuted the rule: the '+' kept
+    # was named in values only, and TAB or '#' were classes per field ('\t' named
+    # needs_equals() once the shape's refusal no longer refuted anything).
+    bound = get_target("diff_form_parse").bind(dict_of_query)
+    with pytest.raises(Divergence) as raised:
+        bound.check(FormParseCase(text))
+    assert raised.value.difference == rule

@@ -54,7 +54,7 @@ from pctfuzz._internal.text import (
 )
 
 __all__ = ["REPLACEMENT_ERRORS", "REQUOTE_MODES", "Model", "NotModelled", "python_codec_name",
-           "render", "reorder"]
+           "read_input", "render", "reorder"]
 
 
 #: How an encoder writes a valid ``%HH`` of its input (``requoted``, ``pctfuzz.accept``),
@@ -311,6 +311,12 @@ def _cut(text: Any, chars: Any) -> Any:
 
 #: ``surrogates`` modes that change the input text (``surrogatepass`` is the encoder's).
 _INPUT_SURROGATES = ("dropped", "replaced", "merged", "question-mark")
+
+
+def read_input(model: Model, case: Case) -> Case:
+    """The input the model says the implementation reads (its input transforms: step
+    1 of the module docstring); ``case`` itself when it has none."""
+    return _input(model, case)
 
 
 def _input(model: Model, case: Case) -> Case:

@@ -56,12 +56,12 @@ from __future__ import annotations
 import dataclasses
 import functools
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from typing import Any
 
 from pctfuzz._internal.accept.entry import KnownDivergence
 from pctfuzz._internal.accept.entry import reconcile as reconcile_entries
-from pctfuzz._internal.accept.model import REQUOTE_MODES, Model, render, reorder
+from pctfuzz._internal.accept.model import REQUOTE_MODES, Model, read_input, render, reorder
 from pctfuzz._internal.accept.reconcilers import (
     CUT_CHARS,
     MANGLING_PROBE,
@@ -69,6 +69,7 @@ from pctfuzz._internal.accept.reconcilers import (
     RECONCILERS,
     input_has,
     mangled_pairs,
+    with_texts,
     without_kind,
 )
 from pctfuzz._internal.accept.rules import Rule, as_entry, find_rule, rule_from
@@ -497,6 +498,25 @@ def _holds_on_variants(check: str, case: Case, adapter: Impl, rule: Rule,
         return got is None or not got.raised
     entry = as_entry(rule, check, names[0], case)
 
+    def acts_on(variant: Case) -> bool:
+        """The rule changes the reference's answer to ``variant``."""
+        want = reference_outcome(check, variant, surrogates=surrogates)
+        if want.raised:
+            return False
+        used, _, _ = reconcile_entries(check, names, variant, want, Outcome(want.value),
+                                       [*entries, entry])
+        return entry.id in used
+
+    def excusing(variant: Case) -> Iterator[Case]:
+        """The inputs whose refusal is the variant's: its shape where the rule does
+        nothing, and the input the rule says the implementation reads."""
+        shape = _shape_of(check, variant)
+        if shape != variant and not acts_on(shape):
+            yield shape
+        read = variant if entry.model is None else read_input(entry.model, variant)
+        if read != variant:
+            yield read
+
     def explained(variant: Case) -> bool | None:
         got = run_impl(check, variant, adapter)
         if got is None:
@@ -506,7 +526,13 @@ def _holds_on_variants(check: str, case: Case, adapter: Impl, rule: Rule,
         # Only a variant the rule changes the answer of can refute it: another
         # difference of the implementation there ('!' encoded beside a '~' encoded)
         # says nothing of this rule.
-        # (An implementation that raises where the rule changes the answer refutes it.)
+        # (An implementation that raises where the rule changes the answer refutes it,
+        # unless it refuses the variant's shape, on which the rule does nothing, or the
+        # input the rule says it reads: a parser refusing a name alone refuted every
+        # rule of its characters so, and its cut at '#' where the cut left a name.)
+        if got.raised and any(refused.raised for other in excusing(variant)
+                              if (refused := run_impl(check, other, adapter)) is not None):
+            return None
         answer = Outcome(want.value) if got.raised and not want.raised else got
         verdicts = []
         for given in _as_answered(variant, answer):
@@ -519,6 +545,26 @@ def _holds_on_variants(check: str, case: Case, adapter: Impl, rule: Rule,
     claimed = dict(rule.params).get("chars")
     return not explained(case) or holds_on_variants(
         case, explained, claimed if isinstance(claimed, str) else "")
+
+
+#: What a case keeps of its shape (``_shape_of``): ASCII letters and
+#: digits, and a form's separators; every other character is written ``x``.
+_NOT_SHAPE = {"form-parse": re.compile("[^0-9A-Za-z=&]")}
+_NOT_LETTER = re.compile("[^0-9A-Za-z]")
+
+
+def _shape_of(check: str, case: Case) -> Case:
+    """``case`` with its characters other than ASCII letters and digits (and a form's
+    ``=`` and ``&``) written ``x``: its shape ('xx\t' is 'xxx'). A refusal of a variant
+    that its shape shares is the shape's (``_holds_on_variants``)."""
+    pattern = _NOT_SHAPE.get(check, _NOT_LETTER)
+
+    def plain(text: Any) -> Any:
+        if isinstance(text, bytes):
+            return pattern.sub("x", text.decode("latin-1")).encode("latin-1")
+        return pattern.sub("x", text)
+
+    return with_texts(case, plain)
 
 
 def rule_for(check: str, case: Case, adapter: Impl) -> Rule | None:
