@@ -8,7 +8,7 @@ quotes values with ``quote_plus`` (so ``~`` is raw in both parts, ``!`` in names
 from __future__ import annotations
 
 from pathlib import Path
-from urllib.parse import quote_plus, unquote, unquote_plus, urlsplit
+from urllib.parse import parse_qsl, quote_plus, unquote, unquote_plus, urlsplit
 
 import pytest
 
@@ -180,3 +180,32 @@ def test_a_rule_is_named_where_a_name_alone_is_refused(text: str, rule: str) -> 
     with pytest.raises(Divergence) as raised:
         bound.check(FormParseCase(text))
     assert raised.value.difference == rule
+
+
+def _stripped_semicolon_pairs(text: str) -> list[tuple[str, str]]:
+    """urllib's ``parse_qsl`` splitting at ';' only (its ``separator``), pairs with an
+    empty value dropped, then each name and value ``str.strip()``ped."""
+    return [(n.strip(), v.strip()) for n, v in parse_qsl(text, separator=";")]
+
+
+stripped_semicolon_pairs = function_adapter("stripped-semicolon-pairs",
+                                            form_parse=_stripped_semicolon_pairs)
+
+
+@pytest.mark.parametrize("text", ["\t=a", "= ", " =a", "a= b", "\u3000=a", "a=b "])
+def test_a_parser_stripping_its_fields_is_one_rule_whatever_it_splits_at(text: str) -> None:
+    # Three classes before (C0 and space, space, non-ASCII whitespace), then names,
+    # values and fields: the probe took a name alone (dropped) for a space removed,
+    # the sequence set beside a text was joined by '&' (no separator here), and the
+    # model dropped an empty value after the trim where parse_qsl drops it before.
+    bound = get_target("diff_form_parse").bind(stripped_semicolon_pairs)
+    with pytest.raises(Divergence) as empty:
+        bound.check(FormParseCase("a"))
+    assert empty.value.behaviour is not None
+    bound.known.add("form-parse", empty.value.behaviour, empty.value.case)
+    with pytest.raises(Divergence) as raised:
+        bound.check(FormParseCase(text))
+    assert raised.value.behaviour is not None
+    assert raised.value.behaviour["rule"] == "trimmed"
+    assert raised.value.behaviour["params"]["part"] == "fields"
+    assert "\u3000" in raised.value.behaviour["params"]["chars"]

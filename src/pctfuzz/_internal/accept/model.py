@@ -626,11 +626,11 @@ def _parse(model: Model, text: str | bytes) -> list[tuple[str, str]]:
         pairs = [(_decode_again(n, model.twice_plus) if names_twice else n,
                   _decode_again(v, model.twice_plus) if values_twice else v)
                  for n, v in pairs]
-    if model.trim_names or model.trim_values:  # (str.strip("") strips nothing)
-        pairs = [(n.strip(model.trim_names), v.strip(model.trim_values)) for n, v in pairs]
-    if model.empty == "dropped":
+    if model.empty == "dropped":  # (as parsed: a value trimmed empty after is kept)
         keys = [k for k, p in zip(keys, pairs, strict=True) if p[1]]
         pairs = [p for p in pairs if p[1]]
+    if model.trim_names or model.trim_values:  # (str.strip("") strips nothing)
+        pairs = [(n.strip(model.trim_names), v.strip(model.trim_values)) for n, v in pairs]
     return reorder(pairs, model.order, keys) if model.order else pairs
 
 

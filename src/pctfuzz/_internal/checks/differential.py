@@ -544,7 +544,8 @@ def _holds_on_variants(check: str, case: Case, adapter: Impl, rule: Rule,
 
     claimed = dict(rule.params).get("chars")
     return not explained(case) or holds_on_variants(
-        case, explained, claimed if isinstance(claimed, str) else "")
+        case, explained, claimed if isinstance(claimed, str) else "",
+        check != "form-parse" or _separator(adapter) is not None)
 
 
 #: What a case keeps of its shape (``_shape_of``): ASCII letters and
@@ -728,6 +729,17 @@ def _pairs_of(adapter: Impl, text: str) -> list[tuple[Any, ...]] | None:
         return None if got is None or got.raised else [tuple(p) for p in got.value]
     except TypeError:  # not pairs: the check reports it
         return None
+
+
+def _separator(adapter: Impl) -> str | None:
+    """``&`` when the form parser splits ``a=1&b=2`` in two pairs (once per adapter);
+    None when it does not (urllib's ``separator=";"``): no sequence set beside a text
+    is then the same pair to it and to the reference."""
+    found = _PARSER_MODES.get(adapter, "separator")
+    if found is UNASKED:
+        found = "&" if _pairs_of(adapter, "a=1&b=2") == [("a", "1"), ("b", "2")] else None
+        _PARSER_MODES.put(adapter, "separator", found)
+    return found
 
 
 def _own_parser_mode(rule: str, check: str, adapter: Impl) -> str | None:
@@ -940,19 +952,23 @@ def _own_chars(rule: str, check: str, case: Case, adapter: Impl) -> str | None:
             found = "".join(c for c in CUT_CHARS
                             if drops((f"ab{c}cd", "ab"), (f"xab{c}cd", "xab")))
     else:
-        # (a form parser's names, then its values: one that strips values only keeps
-        # a name's space)
-        fields = ("", "k=") if isinstance(case, FormParseCase) and rule == "trimmed" else ("",)
+        # (a form parser's names given a value, then its values: one that strips values
+        # only keeps a name's space, and one that drops a name alone answers no pairs
+        # for 'a b' and 'ab' alike, which is no space removed)
+        fields = (("", "=v"), ("k=", "")) if isinstance(case, FormParseCase) else (("", ""),)
         for c in (_C0_SPACE if rule == "trimmed" else " \t\n\r\x0b\x0c") + (
                 _UNICODE_SPACE if isinstance(getattr(case, "value", getattr(case, "text", "")),
                                              str) else ""):
-            inner = drops((f"a{c}b", "ab"), (f"xa{c}b", "xab"))
-            lead = any(drops((f"{f}{c}a", f"{f}a"), (f"{f}{c}ax", f"{f}ax")) for f in fields)
-            trail = any(drops((f"{f}a{c}", f"{f}a"), (f"{f}xa{c}", f"{f}xa")) for f in fields)
+            inner, ends = False, False
+            for p, s in fields:
+                inside = drops((f"{p}a{c}b{s}", f"{p}ab{s}"), (f"{p}xa{c}b{s}", f"{p}xab{s}"))
+                lead = drops((f"{p}{c}a{s}", f"{p}a{s}"), (f"{p}{c}ax{s}", f"{p}ax{s}"))
+                trail = drops((f"{p}a{c}{s}", f"{p}a{s}"), (f"{p}xa{c}{s}", f"{p}xa{s}"))
+                inner = inner or inside
+                ends = ends or (lead and trail and not inside)
             # "removed" is removed in the middle too: a character stripped at the start
             # only (httplib2's leading C0 and space) is no "removes every" one
-            if (rule == "removed" and inner) or (
-                    rule == "trimmed" and lead and trail and not inner):
+            if (rule == "removed" and inner) or (rule == "trimmed" and ends and not inner):
                 found += c
     own = None if all(value is None for value in answers.values()) else found
     _OWN_CHARS.put(adapter, key, own)

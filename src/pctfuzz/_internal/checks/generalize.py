@@ -343,12 +343,14 @@ def _however_written(case: Case, klass: str, classify: Classify) -> str:
 CLAIMED = 8
 
 
-def holds_on_variants(case: Case, explained: Explained, claimed: str = "") -> bool:
+def holds_on_variants(case: Case, explained: Explained, claimed: str = "",
+                      beside: bool = True) -> bool:
     """A name never claims more than was checked: ``explained`` (the rule, beside the
     entries in force, predicts the implementation's answer) holds on the case padded
     with two letters it does not hold, before and after (two: hyperlink picks its code
     path by the parity of the input's length), a form-parse text beside another
-    sequence (``_beside``), a form's names alone and its values
+    sequence (``_beside``; not ``beside`` a parser that does not split at ``&``: one
+    splitting at ';' only read ``xx=xx&= `` as one pair), a form's names alone and its values
     alone padded (a serializer writing ``a`` for the pair ``a``/empty is not one that
     drops empty pairs, though both write nothing for an empty name and value), each of
     its pairs alone (one keeping the last pair of a name drops the first of two, not
@@ -372,7 +374,8 @@ def holds_on_variants(case: Case, explained: Explained, claimed: str = "") -> bo
     if pad is not None:
         variants += [with_texts(case, lambda t: _padded(t, pad, True)),
                      with_texts(case, lambda t: _padded(t, pad, False))]
-        if isinstance(case, FormParseCase):  # the text as one sequence among others
+        if isinstance(case, FormParseCase) and beside:
+            # the text as one sequence among others
             variants += [with_texts(case, lambda t: _beside(t, pad, True)),
                          with_texts(case, lambda t: _beside(t, pad, False))]
         if isinstance(case, FormCase):  # each field alone: an empty value beside a name
