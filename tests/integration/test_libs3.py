@@ -17,7 +17,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from pctfuzz._internal.cases import DecodeCase, FormCase, FormParseCase
-from pctfuzz._internal.checks import differential, strategies
+from pctfuzz._internal.checks import differential, profile, strategies
 from pctfuzz._internal.checks.probe import probe
 from pctfuzz._internal.checks.registry import accepted_entries
 from pctfuzz._internal.checks.registry.examples import check_entries
@@ -160,7 +160,7 @@ def test_boltons_unquote_to_bytes_is_exact(value: str | bytes) -> None:
     impl = _impl("boltons")
     if isinstance(value, str) and len(value) % 2 == 0:
         value += "x"
-    outcome = differential.run_impl("decode", DecodeCase(value), impl)
+    outcome = profile.run_impl("decode", DecodeCase(value), impl)
     assert outcome is not None and not outcome.raised
     assert outcome.value == percent_decode(value)
 

@@ -21,8 +21,8 @@ from pctfuzz._internal.checks.differential import (
     check_form,
     check_form_parse,
     resolve_impl,
-    run_impl,
 )
+from pctfuzz._internal.checks.profile import run_impl
 from pctfuzz._internal.errors import PctfuzzError, UnknownEncodingError
 from pctfuzz._internal.oracles import Adapter, Unsupported, get_impl, impl_names
 from pctfuzz._internal.oracles.urllib_parse import UrllibAdapter

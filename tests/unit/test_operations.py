@@ -20,7 +20,7 @@ def test_the_stored_spellings_are_the_case_types() -> None:
 
 
 def test_every_list_of_operations_derives_from_the_record() -> None:
-    from pctfuzz._internal.checks.differential import _METHOD
+    from pctfuzz._internal.checks.profile import _METHOD
     from pctfuzz._internal.fuzz.matrix import CHECK_OF
     from pctfuzz._internal.identity.signatures import QUESTION
     from pctfuzz._internal.oracles.base import METHODS

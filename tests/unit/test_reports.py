@@ -27,7 +27,7 @@ from hypothesis import Phase, given, settings
 from hypothesis import strategies as st
 
 from pctfuzz._internal.cases import Case, DecodeCase, EncodeCase, FormCase, FormParseCase
-from pctfuzz._internal.checks import differential
+from pctfuzz._internal.checks import differential, profile
 from pctfuzz._internal.checks.strategies import (
     decode_cases,
     encode_cases,
@@ -477,7 +477,7 @@ def test_written_urllib_call_gives_the_adapters_answer(impl: str, case: Case) ->
     adapter = get_impl(impl)
     written = urllib_expression(adapter, case.type, case, "value")
     assert urllib.parse.unquote is _UNQUOTE
-    outcome = differential.run_impl(case.type, case, adapter)
+    outcome = profile.run_impl(case.type, case, adapter)
     if written is None:
         return
     assert outcome is not None and not outcome.raised

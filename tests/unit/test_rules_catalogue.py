@@ -625,11 +625,11 @@ def test_rfc3986_normalization_is_one_requoted_mode(tmp_path: Path) -> None:
     and each escape of a reserved character that the set leaves raw and the encoder
     keeps (%2C, %3D, %3A, %21, %40, %2F, %24, %26) was one more finding: 11 findings for
     one behaviour in a 60 s campaign of a tuning adapter. It is the mode ``normalize``."""
-    from pctfuzz._internal.checks import differential
+    from pctfuzz._internal.checks import profile
     from pctfuzz.oracles import function_adapter
 
     adapter = function_adapter("normalizes", _normalize_rfc3986, sets={"q": "rfc3986-query"})
-    assert differential._requote_mode(EncodeCase("a", "rfc3986-query"), adapter) == "normalize"
+    assert profile.requote_mode(EncodeCase("a", "rfc3986-query"), adapter) == "normalize"
     cases = [EncodeCase(v, "rfc3986-query") for v in
              ("%2C", "%3d", "%aa%41", "%7e%2F?", "a%E9 %26", "%21%40%24")]
     one(findings(tmp_path, check_encode, adapter, cases), "requoted", {"mode": "normalize"})
@@ -935,17 +935,17 @@ def test_a_requoters_mode_is_asked_whatever_the_first_cases_encoding() -> None:
     Shift_JIS (which the adapter does not take) made it None for every case of the set,
     and a 15 s campaign named furl's requoting by five modes. (yarl-requote takes the
     query-value set with spaceAsPlus only: the case's is kept.)"""
-    from pctfuzz._internal.checks import differential
+    from pctfuzz._internal.checks import profile
 
-    differential._REQUOTES.clear()
+    profile._REQUOTES.clear()
     furl = get_impl("furl")
     first = EncodeCase("a", "rfc3986-pchar-/", "Shift_JIS", True)
-    assert differential._requote_mode(first, furl) == "decode-utf8 segments"
-    assert differential._requote_mode(EncodeCase("%7a\n", "rfc3986-pchar-/", "utf-8", True),
-                                      furl) == "decode-utf8 segments"
+    assert profile.requote_mode(first, furl) == "decode-utf8 segments"
+    assert profile.requote_mode(EncodeCase("%7a\n", "rfc3986-pchar-/", "utf-8", True),
+                                furl) == "decode-utf8 segments"
     yarl = get_impl("yarl-requote")
-    assert differential._requote_mode(EncodeCase("%aa", "query-value", "utf-8", True),
-                                      yarl) == "decode-safe"
+    assert profile.requote_mode(EncodeCase("%aa", "query-value", "utf-8", True),
+                                yarl) == "decode-safe"
 
 
 def test_an_encoder_that_leaves_the_equals_sign_raw_is_named_so(tmp_path: Path) -> None:

@@ -12,7 +12,7 @@ import pytest
 from hypothesis import given, seed, settings
 
 from pctfuzz._internal.cases import EncodeCase
-from pctfuzz._internal.checks.differential import run_impl
+from pctfuzz._internal.checks.profile import run_impl
 from pctfuzz._internal.formats import AnswerDomain
 from pctfuzz._internal.oracles import function_adapter
 from pctfuzz._internal.project import Project

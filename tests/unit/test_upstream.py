@@ -16,7 +16,7 @@ import pytest
 
 from pctfuzz._internal.cases import EncodeCase
 from pctfuzz._internal.checks import differential
-from pctfuzz._internal.checks.differential import run_impl
+from pctfuzz._internal.checks.profile import run_impl
 from pctfuzz._internal.errors import PctfuzzError
 from pctfuzz._internal.fuzz.seeds import seed_cases
 from pctfuzz._internal.oracles import IMPLS, get_impl, library_call

@@ -1,7 +1,7 @@
 """What the differential check asks an implementation about itself (its U+FFFD mode,
-its requote mode, the characters it leaves raw, the order of its pairs, ...), kept so
-that each question is asked once per adapter: the caching policy of those probes,
-stated once.
+its requote mode, the characters it leaves raw, the order of its pairs, ...:
+``checks.profile``), kept so that each question is asked once per adapter: the caching
+policy of those probes, stated once.
 
 - **Per adapter object, by identity.** An adapter need not be hashable, and two
   equal adapters may be configured apart; the key is ``id(adapter)`` and the object is

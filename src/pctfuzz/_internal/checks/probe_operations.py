@@ -10,11 +10,11 @@ fact names what explains it: the accepted entries in force (``differential.judge
 else the catalogue rule a finding of it would be named by, which is what
 ``pctfuzz accept`` would write (``differential.rule_for``).
 
-The probing is the differential check's own, not a copy: a pair order
-(``_pair_order``), a parser's modes (``_own_parser_mode``, ``_parser_replacement``), a
-decoder's kept escapes and replacement (``_own_chars``), the inputs it refuses
-(``_own_refusals``), a form serializer's characters in names and values
-(``_form_part_chars``). So the probe names a behaviour as a campaign names its finding.
+The probing is the differential check's own, not a copy (``checks.profile``): a pair order
+(``pair_order``), a parser's modes (``own_parser_mode``, ``parser_replacement``), a
+decoder's kept escapes and replacement (``own_chars``), the inputs it refuses
+(``own_refusals``), a form serializer's characters in names and values
+(``form_part_chars``). So the probe names a behaviour as a campaign names its finding.
 Nothing here prints; ``pctfuzz._internal.cli.probe`` renders the reports.
 """
 
@@ -26,25 +26,23 @@ from typing import Any
 
 from pctfuzz._internal.accept.rules import rule_class
 from pctfuzz._internal.cases import Case, DecodeCase, FormCase, FormParseCase
-from pctfuzz._internal.checks.differential import (
-    _EMPTY_PROBE,
-    _ORDER_PAIRS,
-    _REFUSAL_PROBES,
-    _REPLACEMENT_ANSWERS,
-    _REPLACEMENT_PROBES,
-    _form_part_chars,
-    _own_chars,
-    _own_parser_mode,
-    _own_refusals,
-    _pair_order,
-    _parser_replacement,
-    agree,
-    judge,
-    rule_for,
+from pctfuzz._internal.checks.differential import agree, judge, rule_for
+from pctfuzz._internal.checks.probe import _hex_case
+from pctfuzz._internal.checks.profile import (
+    EMPTY_PROBE,
+    ORDER_PAIRS,
+    REFUSAL_PROBES,
+    REPLACEMENT_ANSWERS,
+    REPLACEMENT_PROBES,
+    form_part_chars,
+    own_chars,
+    own_parser_mode,
+    own_refusals,
+    pair_order,
+    parser_replacement,
     run_impl,
     scalar_values,
 )
-from pctfuzz._internal.checks.probe import _hex_case
 from pctfuzz._internal.errors import UsageError
 from pctfuzz._internal.oracles.base import Impl
 from pctfuzz._internal.oracles.codec import REFERENCE, as_adapter
@@ -212,14 +210,14 @@ Question = Callable[[_Asker], tuple[str, Sequence[Any], str | None]]
 
 
 def _refusals(asker: _Asker, plain: Any) -> tuple[str, Sequence[Any], str | None]:
-    """The kinds of input it raises for, each asked alone (``_own_refusals``)."""
+    """The kinds of input it raises for, each asked alone (``own_refusals``)."""
     case = asker.case(plain)
     if case is None:
         return "unsupported", (), None
-    kinds = _own_refusals(asker.check, case, asker.adapter).split()
+    kinds = own_refusals(asker.check, case, asker.adapter).split()
     inputs: list[Any] = []
     for kind in kinds:
-        for text in _REFUSAL_PROBES[kind]:
+        for text in REFUSAL_PROBES[kind]:
             given = ((text, ""),) if asker.check == "form" else text
             got = asker.outcome(given)
             if got is not None and got.raised:
@@ -229,14 +227,14 @@ def _refusals(asker: _Asker, plain: Any) -> tuple[str, Sequence[Any], str | None
 
 
 def _order(asker: _Asker) -> tuple[str, Sequence[Any], str | None]:
-    """``sorted``, ``sorted-bytes``, ``grouped`` (``_pair_order``), else as given."""
-    given: Any = (_ORDER_PAIRS if asker.check == "form"
-                  else "&".join(f"{n}={v}" for n, v in _ORDER_PAIRS))
-    mode = _pair_order(asker.check, asker.adapter)
+    """``sorted``, ``sorted-bytes``, ``grouped`` (``pair_order``), else as given."""
+    given: Any = (ORDER_PAIRS if asker.check == "form"
+                  else "&".join(f"{n}={v}" for n, v in ORDER_PAIRS))
+    mode = pair_order(asker.check, asker.adapter)
     if mode is not None:
         return f"{mode} by name", [given], None
     got = asker.value(given)
-    want = ("b=1&a=2&b=3" if asker.check == "form" else list(_ORDER_PAIRS))
+    want = ("b=1&a=2&b=3" if asker.check == "form" else list(ORDER_PAIRS))
     return ("as given" if got == want else _other(got)), [given], None
 
 
@@ -264,13 +262,13 @@ def _decode_utf8(asker: _Asker) -> tuple[str, Sequence[Any], str | None]:
     if got == b"A\xe2\x82":
         return "kept as bytes", [text], None
     case = asker.case("a")
-    mode = None if case is None else _own_chars("replacement", "decode", case, asker.adapter)
+    mode = None if case is None else own_chars("replacement", "decode", case, asker.adapter)
     return (_REPLACEMENT_WORDS[mode] if mode else _other(got)), [text], None
 
 
 def _decode_kept(asker: _Asker) -> tuple[str, Sequence[Any], str | None]:
     case = asker.case("a")
-    kept = (_own_chars("kept_encoded", "decode", case, asker.adapter) or "") if case else ""
+    kept = (own_chars("kept_encoded", "decode", case, asker.adapter) or "") if case else ""
     if not kept:
         return "none", ["%23"], None
     return kept, ["".join(f"%{ord(c):02X}" for c in kept)], None
@@ -361,11 +359,11 @@ def _form_percent(asker: _Asker) -> tuple[str, Sequence[Any], str | None]:
 
 def _form_chars(name: str, part: str) -> Question:
     """The characters a form serializer leaves raw (``left_raw``) or encodes
-    (``encoded``) beyond the reference in names or values (``_form_part_chars``), and the
+    (``encoded``) beyond the reference in names or values (``form_part_chars``), and the
     rules that accept them: one for those of both parts, one per part for the rest."""
 
     def question(asker: _Asker) -> tuple[str, Sequence[Any], str | None]:
-        found = _form_part_chars(asker.adapter)
+        found = form_part_chars(asker.adapter)
         names, values = found[f"{name}:names"], found[f"{name}:values"]
         empty = found[f"{name}:empty-name-values"]
         mine = {"names": names, "values": values, "empty-name-values": empty}[part]
@@ -406,7 +404,7 @@ def _form_surrogates(asker: _Asker) -> tuple[str, Sequence[Any], str | None]:
     if isinstance(got, ValueError):
         return "refused (ValueError)", [given], None
     case = asker.case(given)
-    mode = _own_chars("lone_surrogates", "form", case, asker.adapter) if case else None
+    mode = own_chars("lone_surrogates", "form", case, asker.adapter) if case else None
     return (mode or _other(got)), [given], None
 
 
@@ -432,9 +430,9 @@ def _parse_plus(asker: _Asker) -> tuple[str, Sequence[Any], str | None]:
 
 
 def _parse_empty(asker: _Asker) -> tuple[str, Sequence[Any], str | None]:
-    text = _EMPTY_PROBE.text
+    text = EMPTY_PROBE.text
     got = asker.value(text)
-    mode = _own_parser_mode("empty_pairs", "form-parse", asker.adapter)
+    mode = own_parser_mode("empty_pairs", "form-parse", asker.adapter)
     if mode is not None:
         return _EMPTY_WORDS[mode], [text], None
     words = {(("a", ""),): "empty sequences skipped", (): "pairs with an empty value dropped"}
@@ -443,7 +441,7 @@ def _parse_empty(asker: _Asker) -> tuple[str, Sequence[Any], str | None]:
 
 
 def _parse_no_equals(asker: _Asker) -> tuple[str, Sequence[Any], str | None]:
-    scope = _own_parser_mode("needs_equals", "form-parse", asker.adapter)
+    scope = own_parser_mode("needs_equals", "form-parse", asker.adapter)
     if scope == "text":
         return "no pair (a text without = is no form)", ["a", "a="], None
     if scope == "sequence":
@@ -457,7 +455,7 @@ def _parse_no_equals(asker: _Asker) -> tuple[str, Sequence[Any], str | None]:
 def _parse_names(asker: _Asker) -> tuple[str, Sequence[Any], str | None]:
     from pctfuzz._internal.accept.reconcilers import MANGLING_PROBE
 
-    style = _own_parser_mode("names_mangled", "form-parse", asker.adapter)
+    style = own_parser_mode("names_mangled", "form-parse", asker.adapter)
     if style:
         return f"mangled ({style})", [MANGLING_PROBE], None
     for text in ("A=b", MANGLING_PROBE):  # case, '.', spaces
@@ -475,17 +473,17 @@ def _parse_invalid(asker: _Asker) -> tuple[str, Sequence[Any], str | None]:
 
 def _parse_utf8(asker: _Asker) -> tuple[str, Sequence[Any], str | None]:
     """The ``replacement`` mode the differential check names a parser's by
-    (``_parser_replacement``); failing one, as a value after a name decodes a truncated
-    sequence (``_REPLACEMENT_ANSWERS``: a parser that drops a name without a value
+    (``parser_replacement``); failing one, as a value after a name decodes a truncated
+    sequence (``REPLACEMENT_ANSWERS``: a parser that drops a name without a value
     answers none of the first)."""
-    texts = list(_REPLACEMENT_PROBES)
+    texts = list(REPLACEMENT_PROBES)
     if all(asker.value(text) == _REFERENCE.form_parse(FormParseCase(text))
            for text in texts):
         return _REPLACEMENT_WORDS["per-sequence"], texts, None
-    modes = _parser_replacement(asker.adapter)
+    modes = parser_replacement(asker.adapter)
     if modes:
         return _REPLACEMENT_WORDS[modes[0]], texts, None
-    for mode, text, want in _REPLACEMENT_ANSWERS:
+    for mode, text, want in REPLACEMENT_ANSWERS:
         if asker.value(f"x={text}") == [("x", want)]:
             return _REPLACEMENT_WORDS[mode], [f"x={text}"], None
     return _other(asker.value(texts[0])), texts, None

@@ -18,7 +18,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 
 from pctfuzz._internal.cases import EncodeCase
-from pctfuzz._internal.checks.differential import run_impl
+from pctfuzz._internal.checks.profile import run_impl
 from pctfuzz._internal.oracles.base import Impl
 from pctfuzz._internal.spec import percent_encode_after_encoding
 from pctfuzz._internal.spec_changes import CHANGES, SetChange

@@ -43,7 +43,8 @@ from pathlib import Path
 from typing import Any
 
 from pctfuzz._internal.cases import Case, EncodeCase
-from pctfuzz._internal.checks.differential import judge, run_impl, scalar_values
+from pctfuzz._internal.checks.differential import judge
+from pctfuzz._internal.checks.profile import run_impl, scalar_values
 from pctfuzz._internal.checks.registry.lookup import DIVERGENCES, accepted_entries
 from pctfuzz._internal.fuzz.follows import Follows, sides
 from pctfuzz._internal.fuzz.minimize import minimize_case, raw_input_for, same_failure

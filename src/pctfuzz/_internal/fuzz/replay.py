@@ -49,7 +49,7 @@ DEFAULT_TIMEOUT = 5.0
 
 class _Timeout(BaseException):
     """Raised by the replay alarm. A BaseException, so that ``except Exception`` in an
-    adapter or in ``differential.run_impl`` (which turns an implementation's exception
+    adapter or in ``profile.run_impl`` (which turns an implementation's exception
     into a crash Divergence) cannot swallow it: a hang replays as a timeout."""
 
 

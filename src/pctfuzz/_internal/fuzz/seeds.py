@@ -15,7 +15,7 @@ from collections.abc import Iterable, Iterator
 from typing import Any
 
 from pctfuzz._internal.cases import Case, DecodeCase, EncodeCase, FormCase, FormParseCase
-from pctfuzz._internal.checks.differential import run_impl
+from pctfuzz._internal.checks.profile import run_impl
 from pctfuzz._internal.formats import FUZZ_SETS
 from pctfuzz._internal.oracles.base import Unsupported
 from pctfuzz._internal.targets import Target

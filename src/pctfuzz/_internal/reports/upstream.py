@@ -25,7 +25,7 @@ from typing import Any
 
 from pctfuzz import __version__
 from pctfuzz._internal.cases import EncodeCase
-from pctfuzz._internal.checks.differential import run_impl, scalar_values
+from pctfuzz._internal.checks.profile import run_impl, scalar_values
 from pctfuzz._internal.errors import UsageError
 from pctfuzz._internal.operations import OPERATIONS
 from pctfuzz._internal.oracles.base import impl_name, impl_version

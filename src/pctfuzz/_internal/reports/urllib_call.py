@@ -30,7 +30,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from pctfuzz._internal.cases import Case
-from pctfuzz._internal.checks.differential import run_impl
+from pctfuzz._internal.checks.profile import run_impl
 
 __all__ = ["Call", "recorded_calls", "urllib_expression"]
 

@@ -1,0 +1,698 @@
+"""What an implementation does, asked of it: the profile of one bound adapter.
+
+The differential check names a difference by what the implementation does beyond the
+case in hand (``pctfuzz._internal.accept.rules``): the characters it leaves raw or
+encodes (``set_probe``, ``form_part_chars``), its own characters of a rule (``own_chars``:
+what it cuts at, removes, trims, keeps escaped, refuses: ``own_refusals``), its
+modes (``own_parser_mode``: a form parser's mangling, empty pairs, ``=`` scope,
+U+FFFD replacement and second decoding's ``+``; ``separator``; ``requote_mode``;
+``pair_order``). Each is asked here, of the
+implementation alone, on short inputs of its own, never read off the case; ``pctfuzz
+probe`` asks the same functions (``checks.probe_operations``), so it names a
+behaviour as a campaign names its finding.
+
+Each question is asked once per adapter (and per context where the answer depends on
+one: a set, an encoding, str or bytes) and kept in its table of ``checks.asked``, the
+one caching policy: ``_PROBED`` (``set_probe``), ``_OWN_CHARS`` (``own_chars``),
+``_REFUSALS`` (``own_refusals``), ``_PART_PROBES`` (``form_part_chars``),
+``_PARSER_MODES`` (``own_parser_mode`` and ``separator``; its ``replacement`` is the
+first mode of ``parser_replacement``, which ``pctfuzz probe`` asks for whole),
+``_REQUOTES`` (``requote_mode``), ``_ORDERS`` (``pair_order``, with the byte orders it
+asks).
+``cut_at`` is the one question of a case, not of the adapter (the case's own input
+twice), and is asked each time.
+
+``run_impl`` is the one way the checks ask an implementation anything, and
+``scalar_values`` reads how it takes a lone surrogate; both are used from here up.
+This module imports no other module of the checks but ``checks.asked``:
+``checks.differential`` imports it.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Callable
+from typing import Any
+
+from pctfuzz._internal.accept.model import REQUOTE_MODES, Model, render, reorder
+from pctfuzz._internal.accept.reconcilers import (
+    CUT_CHARS,
+    MANGLING_PROBE,
+    MANGLING_STYLES,
+    RECONCILERS,
+    mangled_pairs,
+)
+from pctfuzz._internal.cases import Case, DecodeCase, EncodeCase, FormCase, FormParseCase
+from pctfuzz._internal.checks.asked import UNASKED, Asked
+from pctfuzz._internal.errors import PctfuzzError
+from pctfuzz._internal.operations import OPERATIONS
+from pctfuzz._internal.oracles.base import Impl, Unsupported, impl_name
+from pctfuzz._internal.outcome import Outcome, reference_outcome
+from pctfuzz._internal.reference import Surrogates
+
+__all__ = [
+    "EMPTY_PROBE",
+    "ORDER_PAIRS",
+    "REFUSAL_PROBES",
+    "REPLACEMENT_ANSWERS",
+    "REPLACEMENT_PROBES",
+    "cut_at",
+    "form_part_chars",
+    "own_chars",
+    "own_parser_mode",
+    "own_refusals",
+    "pair_order",
+    "parser_replacement",
+    "requote_mode",
+    "run_impl",
+    "scalar_values",
+    "set_probe",
+]
+
+
+#: check name -> the adapter method answering it.
+_METHOD = {op.name: op.method for op in OPERATIONS}
+
+
+def run_impl(check: str, case: Case, impl: Impl) -> Outcome | None:
+    """The implementation's outcome for ``check`` on ``case``; None if Unsupported."""
+    method = getattr(impl, _METHOD[check])
+    try:
+        return Outcome(method(case))
+    except Unsupported:
+        return None
+    except Exception as exc:
+        return Outcome(error=exc)
+
+
+def scalar_values(impl: object) -> Surrogates:
+    """How the implementation treats a str that is not a scalar value string: the
+    adapter's ``scalar_values``. ``"strict"`` (the default): it refuses one, as the
+    reference does. ``"replace"``: it converts lone surrogates to U+FFFD first, as
+    WebIDL's USVString conversion does for JavaScript APIs; the reference is then
+    asked with ``surrogates="replace"``."""
+    mode = getattr(impl, "scalar_values", "strict")
+    if mode not in ("strict", "replace"):
+        raise PctfuzzError(f"{impl_name(impl)}: scalar_values must be 'strict' or 'replace', "
+                           f"not {mode!r}")
+    return "replace" if mode == "replace" else "strict"
+
+
+def cut_at(check: str, case: Case, adapter: Impl, n: int) -> bool:
+    """The implementation's answer to the case's input twice is ``n`` long too (a
+    fixed cut, ``pctfuzz._internal.accept.rules``)."""
+    longer: Case
+    if isinstance(case, EncodeCase | DecodeCase):
+        longer = dataclasses.replace(case, value=case.value * 2)
+    elif isinstance(case, FormCase):
+        longer = dataclasses.replace(case, pairs=case.pairs * 2)
+    else:
+        return False
+    got = run_impl(check, longer, adapter)
+    return got is not None and not got.raised and hasattr(got.value, "__len__") \
+        and len(got.value) == n
+
+
+#: Pairs whose sorted order (a, b, b) and grouped order (b, b, a) differ.
+ORDER_PAIRS = (("b", "1"), ("a", "2"), ("b", "3"))
+_ORDERS: Asked[str | None] = Asked("pair order")
+
+
+def pair_order(check: str, adapter: Impl) -> str | None:
+    """``sorted``, ``sorted-bytes`` (a parser, ``_sorts_bytes``) or ``grouped``: how the
+    implementation orders ``ORDER_PAIRS`` (as a form serializer or parser; once per
+    adapter), so a case both explain is named by the order it has
+    (``pctfuzz._internal.accept.rules``)."""
+    known = _ORDERS.get(adapter, check)
+    if known is not UNASKED:
+        return known
+    case: Case = (FormCase(ORDER_PAIRS) if check == "form"
+                  else FormParseCase("&".join(f"{n}={v}" for n, v in ORDER_PAIRS)))
+    got = run_impl(check, case, adapter)
+    if got is None and isinstance(case, FormParseCase):  # a parser of bytes only (tornado)
+        got = run_impl(check, FormParseCase(str(case.text).encode()), adapter)
+    found = None
+    if got is not None and not got.raised:
+        for mode in ("sorted", "grouped"):
+            pairs = reorder(ORDER_PAIRS, mode)
+            want: object = ("&".join(f"{n}={v}" for n, v in pairs) if check == "form"
+                            else [tuple(p) for p in pairs])
+            try:
+                value = got.value if check == "form" else [tuple(p) for p in got.value]
+            except TypeError:  # not pairs: the check reports it
+                break
+            if value == want:
+                found = mode
+    if found == "grouped" and check == "form-parse" and _groups_bytes(adapter):
+        found = "grouped-bytes"
+    if found == "sorted" and check == "form-parse" and _sorts_bytes(adapter):
+        found = "sorted-bytes"
+    _ORDERS.put(adapter, check, found)
+    return found
+
+
+#: Two names that are not UTF-8 and decode to U+FFFD alike; grouped by their bytes
+#: (tornado's dict keyed by bytes), 1 and 3 come before 2.
+_BYTES_NAMES = "%80=1&%A0=2&%80=3"
+
+
+def _groups_bytes(adapter: Impl) -> bool:
+    """The parser groups pairs by the name's bytes, before the UTF-8 decode
+    (``pairs_order("grouped-bytes")``): asked as str, else as bytes."""
+    got = run_impl("form-parse", FormParseCase(_BYTES_NAMES), adapter)
+    if got is None:
+        got = run_impl("form-parse", FormParseCase(_BYTES_NAMES.encode()), adapter)
+    try:
+        return got is not None and not got.raised and \
+            [tuple(p) for p in got.value] == [("\ufffd", "1"), ("\ufffd", "3"), ("\ufffd", "2")]
+    except TypeError:
+        return False
+
+
+#: Names whose code points (U+00E9 before U+FFFD) and decoded bytes (80 before C3 A9)
+#: sort them apart, and the pairs a parser sorting by bytes answers.
+_BYTE_ORDER_TEXT, _BYTE_ORDER = "%C3%A9=1&%80=2", [("\ufffd", "2"), ("\u00e9", "1")]
+
+
+def _sorts_bytes(adapter: Impl) -> bool:
+    """A form parser that sorts pairs by name sorts by the names' bytes (Go's map keys),
+    as it answers two names whose code points sort the other way."""
+    got = run_impl("form-parse", FormParseCase(_BYTE_ORDER_TEXT), adapter)
+    try:
+        return got is not None and not got.raised and \
+            [tuple(p) for p in got.value] == _BYTE_ORDER
+    except TypeError:  # not pairs: the check reports it
+        return False
+
+
+#: What ``own_parser_mode`` found, per adapter and rule.
+_PARSER_MODES: Asked[str | None] = Asked("parser mode")
+#: A text each ``empty_pairs`` mode, and the reference, parse apart.
+EMPTY_PROBE = FormParseCase("&a=&&")
+#: Texts that tell a form parser's ``replacement`` modes apart: a truncated sequence
+#: after an invalid byte (one U+FFFD per byte, per sequence, kept escaped, dropped), a raw
+#: non-ASCII character before an escape (Node's low-byte fallback), and a value after a
+#: name with two escapes (querystring.parse decodes it: its scan shares one state).
+REPLACEMENT_PROBES = ("%aa%e2%82", "\x80%aa", "%aa%aa=\x80%")
+_PARSER_REPLACEMENTS = ("low-byte-shared-scan", "low-byte", "per-byte", "percent-encoded",
+                        "dropped")
+
+
+def parser_replacement(adapter: Impl) -> list[str]:
+    """The ``replacement`` modes whose model answers each of ``REPLACEMENT_PROBES`` as
+    the parser does, simplest-first; none for one that answers them as the reference
+    (one U+FFFD per sequence: no mode of the list answers the second so) or otherwise."""
+    modes = list(_PARSER_REPLACEMENTS)
+    for text in REPLACEMENT_PROBES:
+        got = _pairs_of(adapter, text)
+        probe = FormParseCase(text)
+        reference = reference_outcome("form-parse", probe)
+        if got is None:
+            return []
+        modes = [mode for mode in modes if _modelled(
+            RECONCILERS["replacement"][0](mode).reconcile(probe, reference, Outcome(got)), got)]
+    return modes
+
+
+def _modelled(pair: Any, got: list[tuple[Any, ...]]) -> bool:
+    return pair is not None and [tuple(p) for p in pair[0].value] == got
+
+
+def _pairs_of(adapter: Impl, text: str) -> list[tuple[Any, ...]] | None:
+    """The implementation's pairs for the form-parse ``text`` (None: no pairs answer)."""
+    got = run_impl("form-parse", FormParseCase(text), adapter)
+    try:
+        return None if got is None or got.raised else [tuple(p) for p in got.value]
+    except TypeError:  # not pairs: the check reports it
+        return None
+
+
+def separator(adapter: Impl) -> str | None:
+    """``&`` when the form parser splits ``a=1&b=2`` in two pairs (once per adapter);
+    None when it does not (urllib's ``separator=";"``): no sequence set beside a text
+    is then the same pair to it and to the reference."""
+    found = _PARSER_MODES.get(adapter, "separator")
+    if found is UNASKED:
+        found = "&" if _pairs_of(adapter, "a=1&b=2") == [("a", "1"), ("b", "2")] else None
+        _PARSER_MODES.put(adapter, "separator", found)
+    return found
+
+
+def own_parser_mode(rule: str, check: str, adapter: Impl) -> str | None:
+    """The implementation's own parameter of a form parser's ``rule``
+    (``pctfuzz._internal.accept.rules``: ``ParserMode``), as it answers a text that tells them
+    apart, once per adapter: the ``names_mangled`` style whose pairs it answers for
+    ``MANGLING_PROBE``, the ``empty_pairs`` mode it parses ``&a=&&`` with, ``yes`` for
+    ``needs_equals`` scope when it answers no pairs for ``a`` but one for ``a=`` (and
+    for ``a&b=1`` both pairs: ``text``, or the second: ``sequence``), the
+    ``replacement`` mode whose model answers ``REPLACEMENT_PROBES`` as it does,
+    ``space`` for ``decoded_twice``'s ``plus`` when it answers a space for ``%2B`` in a
+    name or a value. None for none."""
+    if check != "form-parse" or rule not in ("names_mangled", "empty_pairs", "needs_equals",
+                                             "replacement", "decoded_twice"):
+        return None
+    known = _PARSER_MODES.get(adapter, rule)
+    if known is not UNASKED:
+        return known
+    if rule == "decoded_twice":
+        pairs = _pairs_of(adapter, "%2B=%2B")
+        found = "space" if pairs and len(pairs) == 1 and " " in pairs[0] else None
+        _PARSER_MODES.put(adapter, rule, found)
+        return found
+    if rule == "replacement":
+        found = next(iter(parser_replacement(adapter)), None)
+        _PARSER_MODES.put(adapter, rule, found)
+        return found
+    if rule == "needs_equals":  # its scope: "text", "sequence"
+        answers = [_pairs_of(adapter, text) for text in ("a", "a=", "a&b=1")]
+        found = "text" if answers == [[], [("a", "")], [("a", ""), ("b", "1")]] else \
+            "sequence" if answers == [[], [("a", "")], [("b", "1")]] else None
+        _PARSER_MODES.put(adapter, rule, found)
+        return found
+    probe = FormParseCase(MANGLING_PROBE) if rule == "names_mangled" else EMPTY_PROBE
+    assert isinstance(probe.text, str)
+    pairs = _pairs_of(adapter, probe.text)
+    found = None
+    if pairs is not None:
+        if rule == "names_mangled":
+            found = next((style for style in MANGLING_STYLES
+                          if pairs == mangled_pairs(style, MANGLING_PROBE)), None)
+        else:
+            found = next((mode for mode in ("kept", "kept-but-last", "kept-but-trailing")
+                          if pairs == render(Model(empty=mode), "form-parse", probe)), None)
+    _PARSER_MODES.put(adapter, rule, found)
+    return found
+
+
+_REQUOTES: Asked[str | None] = Asked("requote mode")
+#: What tells the ``requoted`` modes apart (``accept.model.REQUOTE_MODES``): escapes of
+#: an unreserved character, of a reserved one in lowercase hex, of one that the
+#: common sets leave raw ('!'), and of a byte that is not UTF-8.
+_REQUOTE_PROBES = ("%41", "%2f", "%21", "%E9")
+#: A valid segment and one with a bare '%', each holding an escape: requoted as one
+#: text (``A/%25A``), or the second encoded as data (``A/%25%2541``: furl's path). (No
+#: space, which a spaceAsPlus context writes '+'.)
+_SEGMENTS_PROBE = "%41/%%41"
+
+
+def requote_mode(case: Case, adapter: Impl) -> str | None:
+    """The ``requoted`` mode of the implementation: the narrowest mode whose model
+    gives its answers to ``_REQUOTE_PROBES`` in the case's set (so the set decides what
+    ``decode-safe`` decodes), once per adapter and set."""
+    if not isinstance(case, EncodeCase) or not isinstance(case.value, str):
+        return None
+    key = (case.set_name, case.space_as_plus)
+    known = _REQUOTES.get(adapter, key)
+    if known is not UNASKED:
+        return known
+    # Asked in UTF-8, whatever the case's encoding: the answer is kept per set (and
+    # spaceAsPlus, which some adapters take one way only), and a first case in an
+    # encoding the adapter does not take made it None for every case of that set
+    # (furl's requoting was named by five modes).
+    asked = []
+    for value in _REQUOTE_PROBES:
+        probe = EncodeCase(value, case.set_name, "utf-8", case.space_as_plus)
+        got = run_impl("encode", probe, adapter)
+        asked.append((probe, None if got is None or got.raised else got.value))
+    # Each mode whole, then each '/'-separated segment on its own (furl's path: a
+    # decoded '/' written %2F); where both give the escapes' answers, the segments
+    # probe tells (a segment with a bare '%' encoded as data).
+    found = next(((mode, segments) for mode in REQUOTE_MODES for segments in (False, True)
+                  if all(answer is not None and _renders(
+                      Model(requote=mode, requote_segments=segments), "encode", probe, answer)
+                      for probe, answer in asked)), None)
+    if found is not None and not found[1]:
+        probe = EncodeCase(_SEGMENTS_PROBE, case.set_name, "utf-8", case.space_as_plus)
+        got = run_impl("encode", probe, adapter)
+        found = (found[0], got is not None and not got.raised and _renders(
+            Model(requote=found[0], requote_segments=True), "encode", probe, got.value)
+            and not _renders(Model(requote=found[0]), "encode", probe, got.value))
+    mode = None if found is None else found[0] + " segments" * found[1]
+    _REQUOTES.put(adapter, key, mode)
+    return mode
+
+
+#: What ``own_chars`` found, per adapter and (rule, check, context).
+_OWN_CHARS: Asked[str | None] = Asked("own characters")
+_C0_SPACE = "".join(map(chr, range(0x21)))
+#: The whitespace beyond ASCII that Python's ``str.strip()`` and ``str.split()`` take
+#: (``str.isspace``): an adapter that strips its input with it trims these too.
+_UNICODE_SPACE = "".join(c for c in map(chr, range(0x80, 0x3001)) if c.isspace())
+
+
+def _with_text(case: Case, text: str) -> Case | None:
+    """A case of the same kind and context as ``case`` whose one input text is
+    ``text`` (bytes when the case's are); None for a shape it has no such case for."""
+    if isinstance(case, EncodeCase | DecodeCase):
+        value = text.encode("latin-1") if isinstance(case.value, bytes) else text
+        return dataclasses.replace(case, value=value)
+    if isinstance(case, FormCase):
+        return dataclasses.replace(case, pairs=((text, ""),))
+    if isinstance(case, FormParseCase):
+        data = text.encode("latin-1") if isinstance(case.text, bytes) else text
+        return dataclasses.replace(case, text=data)
+    return None
+
+
+def own_chars(rule: str, check: str, case: Case, adapter: Impl) -> str | None:
+    """The characters the implementation applies ``rule`` to (``pctfuzz.accept.rules``:
+    ``Chars``), each asked alone in the case's context, once per adapter and context:
+
+    - ``cut_at``: ``#``, ``?`` or NUL after which nothing counts (``ab#cd`` answered as
+      ``ab``, while ``abcd`` is not: no fixed truncation);
+    - ``removed``: whitespace dropped inside (``a\nb`` as ``ab``) or at one end only
+      (hyperlink drops a last LF: its pattern's ``$`` matches before it);
+    - ``trimmed``: a C0 control or space dropped at both ends but kept inside.
+
+    None when it answers none of the inputs (the rule then tries every set).
+    ``refuses``, ``kept_encoded`` and ``replacement``: ``own_refusals``,
+    ``_own_decoding``; ``lone_surrogates``: the mode whose model answers ``a\\ud800b``
+    as an encoder does ("" for none).
+    """
+    if rule == "refuses":
+        return own_refusals(check, case, adapter)
+    if ":" in rule:  # left_raw:names, encoded:values, ...
+        return _own_part(rule, check, case, adapter)
+    context = (type(case), getattr(case, "set_name", None), getattr(case, "encoding", None),
+               getattr(case, "space_as_plus", None),
+               isinstance(getattr(case, "value", getattr(case, "text", "")), bytes))
+    key = (rule, check, context)
+    known = _OWN_CHARS.get(adapter, key)
+    if known is not UNASKED:
+        return known
+    answers: dict[str, object] = {}
+
+    def answer(text: str) -> object:
+        if text not in answers:
+            sub = _with_text(case, text)
+            got = None if sub is None else run_impl(check, sub, adapter)
+            answers[text] = None if got is None or got.raised else got.value
+        return answers[text]
+
+    def drops(*pairs: tuple[str, str]) -> bool:
+        """The answer to some ``text`` of ``pairs`` is that to its ``without``: each
+        asked at two lengths, as an adapter may pick its API by the input (hyperlink's
+        decode by parity) and the behaviour live in one of them only."""
+        return any(answer(text) is not None and answer(text) == answer(without)
+                   for text, without in pairs)
+
+    found = ""
+    if rule == "latin1_bytes":
+        got = answer("\xc3\xa9")  # (bytes in a bytes case's context: _with_text)
+        found = "latin-1" if got in ([("\u00c3\u00a9", "")], "\u00c3\u00a9".encode(),
+                                     "\u00c3\u00a9") else ""
+    elif rule == "latin1_fallback":  # every escape read as latin-1, valid UTF-8 too
+        found = "always" if answer("%C3%A9") in ("\u00c3\u00a9".encode(), [("\u00c3\u00a9", "")]) \
+            else ""
+    elif rule == "kept_encoded-hex":  # a kept escape asked in lowercase: %2f
+        kept = own_chars("kept_encoded", check, case, adapter) or ""
+        # one whose hex has a letter (%2F, not %23): the hex case shows only there
+        lettered = [c for c in kept if not f"{ord(c):02X}".isdigit()]
+        code = ord(lettered[0]) if lettered else 0
+        found = "upper" if lettered and isinstance(case, DecodeCase) and any(
+            _same_bytes(answer(p + f"%{code:02x}"), p + f"%{code:02X}") for p in ("", "x")) \
+            else ""
+    elif rule == "lone_surrogates":  # encode and form: as it answers a\ud800b
+        sub = _with_text(case, "a\ud800b")
+        got = answer("a\ud800b")
+        found = next((mode for mode in _SURROGATE_MODES if sub is not None and got is not None
+                      and _renders(Model(surrogates=mode), check, sub, got)), "") \
+            if isinstance(case, EncodeCase | FormCase) else ""
+    elif rule.startswith("kept_encoded") and isinstance(case, FormParseCase):
+        found = _own_kept_escapes(rule.removeprefix("kept_encoded").lstrip("-"), answer)
+    elif rule in ("kept_encoded", "replacement"):
+        found = _own_decoding(rule, answer, isinstance(getattr(case, "value", None), bytes)) \
+            if isinstance(case, DecodeCase) else ""
+    elif rule == "cut_at":
+        if answer("abcd") != answer("ab"):
+            found = "".join(c for c in CUT_CHARS
+                            if drops((f"ab{c}cd", "ab"), (f"xab{c}cd", "xab")))
+    else:
+        # (a form parser's names given a value, then its values: one that strips values
+        # only keeps a name's space, and one that drops a name alone answers no pairs
+        # for 'a b' and 'ab' alike, which is no space removed)
+        fields = (("", "=v"), ("k=", "")) if isinstance(case, FormParseCase) else (("", ""),)
+        for c in (_C0_SPACE if rule == "trimmed" else " \t\n\r\x0b\x0c") + (
+                _UNICODE_SPACE if isinstance(getattr(case, "value", getattr(case, "text", "")),
+                                             str) else ""):
+            inner, ends = False, False
+            for p, s in fields:
+                inside = drops((f"{p}a{c}b{s}", f"{p}ab{s}"), (f"{p}xa{c}b{s}", f"{p}xab{s}"))
+                lead = drops((f"{p}{c}a{s}", f"{p}a{s}"), (f"{p}{c}ax{s}", f"{p}ax{s}"))
+                trail = drops((f"{p}a{c}{s}", f"{p}a{s}"), (f"{p}xa{c}{s}", f"{p}xa{s}"))
+                inner = inner or inside
+                ends = ends or (lead and trail and not inside)
+            # "removed" is removed in the middle too: a character stripped at the start
+            # only (httplib2's leading C0 and space) is no "removes every" one
+            if (rule == "removed" and inner) or (rule == "trimmed" and ends and not inner):
+                found += c
+    own = None if all(value is None for value in answers.values()) else found
+    _OWN_CHARS.put(adapter, key, own)
+    return own
+
+
+#: refuses' input kinds -> inputs of that kind alone, at two lengths and with the bad
+#: part inside and at the end (an implementation may refuse one shape only).
+REFUSAL_PROBES = {"lone-surrogate": ("\ud800", "x\ud800", "\ud800x"),
+                   # (raw bytes in a bytes case's context: _with_text)
+                   "invalid-utf8": ("%FF", "x%FF", "%C3x", "\xff", "x\xff"),
+                   "invalid-percent": ("%zz", "x%zz", "%", "x%"),
+                   "control-char": ("a\x01b", "\x01", "x\x01"),
+                   # valid UTF-8 in a bytes case's context too (C3 A9)
+                   "non-ascii": ("\u00c3\u00a9", "x\u00c3\u00a9")}
+_REFUSALS: Asked[str] = Asked("refusals")
+
+
+def _refuses(check: str, case: Case, adapter: Impl, text: str) -> bool:
+    """The implementation raises for ``text`` alone in the case's context."""
+    try:
+        sub = _with_text(case, text)
+    except UnicodeEncodeError:  # a lone surrogate in a bytes input: no such case
+        return False
+    got = None if sub is None else run_impl(check, sub, adapter)
+    return got is not None and got.raised
+
+
+def own_refusals(check: str, case: Case, adapter: Impl) -> str:
+    """The input kinds of ``refuses`` the implementation raises for, each asked on short
+    inputs of that kind alone in the case's context (once per adapter and context),
+    space-separated: a crash on ``"#\n%a"`` (hyperlink's newline bug) is no refusal of
+    an invalid ``%`` when ``"%zz"`` is answered."""
+    bytes_input = isinstance(getattr(case, "value", getattr(case, "text", "")), bytes)
+    key = (check, (type(case), getattr(case, "set_name", None),
+                                getattr(case, "encoding", None), bytes_input))
+    known = _REFUSALS.get(adapter, key)
+    if known is not UNASKED:
+        return known
+    kinds = []
+    for kind, texts in REFUSAL_PROBES.items():
+        for text in texts:
+            if kind == "invalid-utf8" and not text.isascii() and not bytes_input:
+                continue  # in a str, "\xff" is U+00FF: valid UTF-8, non-ASCII
+            if _refuses(check, case, adapter, text):
+                kinds.append(kind)
+                break
+    if "non-ascii" in kinds and "invalid-utf8" in kinds and not any(
+            _refuses(check, case, adapter, text) for text in ("%FF", "x%FF", "%C3x")):
+        # Only raw bytes 80-FF were refused, which are non-ASCII: one refusal (Ruby's
+        # decode_www_form refuses every non-ASCII text; urllib's parse_qsl refuses an
+        # escape of invalid UTF-8 too, and is named so for a raw byte 80 as well).
+        kinds.remove("invalid-utf8")
+    _REFUSALS.put(adapter, key, " ".join(kinds))
+    return " ".join(kinds)
+
+
+_PART_PROBES: Asked[dict[str, frozenset[str]]] = Asked("characters by part")
+
+
+def form_part_chars(adapter: Impl, encoding: str = "utf-8") -> dict[str, frozenset[str]]:
+    """The printable ASCII characters but ``%`` a form serializer leaves raw (or
+    encodes) where the reference does not, by where they were seen: ``left_raw:names``,
+    ``left_raw:values``, ``left_raw:empty-name-values``, the same with ``encoded``. Each
+    is asked alone as a name (beside an empty and a non-empty value), as a value after a
+    name, and as a value after an empty name; once per adapter and encoding."""
+    key = (encoding)
+    known = _PART_PROBES.get(adapter, key)
+    if known is not UNASKED:
+        return known
+    surrogates = scalar_values(adapter)
+    found: dict[str, set[str]] = {f"{n}:{p}": set() for n in ("left_raw", "encoded")
+                                  for p in ("names", "values", "empty-name-values")}
+    for code in range(0x21, 0x7F):
+        char = chr(code)
+        if char == "%":
+            continue
+        for part, shapes in (("names", ((char, ""), (char, "a"))),
+                             ("values", (("a", char),)),
+                             ("empty-name-values", (("", char),))):
+            for pair in shapes:
+                sub = FormCase((pair,), encoding)
+                got = run_impl("form", sub, adapter)
+                want = reference_outcome("form", sub, surrogates=surrogates)
+                if got is None or got.raised or want.raised:
+                    continue
+                mine, theirs = str(want.value), str(got.value).upper()
+
+                def pair_text(field: str, pair: tuple[str, str] = pair,
+                              part: str = part) -> str:
+                    return (field + "=" + pair[1] if part == "names"
+                            else pair[0] + "=" + field).upper()
+
+                raw, triplet = pair_text(char), pair_text(f"%{code:02X}")
+                if mine.upper() == triplet and theirs == raw:
+                    found[f"left_raw:{part}"].add(char)
+                elif mine.upper() == raw and theirs == triplet:
+                    found[f"encoded:{part}"].add(char)
+    chars = {name: frozenset(value) for name, value in found.items()}
+    _PART_PROBES.put(adapter, key, chars)
+    return chars
+
+
+def _own_part(rule: str, check: str, case: Case, adapter: Impl) -> str | None:
+    """``left_raw:names``, ``encoded:values``, ...: the printable ASCII characters a form
+    serializer leaves raw (or encodes) where the reference does not, in that part of a
+    pair only (``form_part_chars``): ``names`` those of names alone, ``values`` those of
+    values after a name and after an empty name alike, ``empty-name-values`` those of
+    the last only (furl leaves ``=`` raw in a value after an empty name only). None when
+    the case is no form."""
+    if check != "form" or not isinstance(case, FormCase):
+        return None
+    name, _, part = rule.partition(":")
+    if name not in ("left_raw", "encoded"):
+        return None
+    found = form_part_chars(adapter, case.encoding)
+    names, values = found[f"{name}:names"], found[f"{name}:values"]
+    empty = found[f"{name}:empty-name-values"]
+    own = {"names": names - values - empty, "values": (values & empty) - names,
+           "empty-name-values": empty - values - names}
+    return "".join(sorted(own[part])) if part in own else None
+
+
+#: (replacement mode, a probe of ``_own_decoding``, its answer in that mode), first
+#: match wins: Node's low-byte fallback answers the second probe as per-sequence does.
+REPLACEMENT_ANSWERS = (("low-byte", "%FF\u00e9", "\ufffd\ufffd"),
+                        ("per-sequence", "%41%e2%82", "A\ufffd"),
+                        ("per-byte", "%41%e2%82", "A\ufffd\ufffd"),
+                        ("percent-encoded", "%41%e2%82", "A%E2%82"),
+                        ("dropped", "%41%e2%82", "A"),
+                        ("undecoded", "%41%e2%82", "%41%e2%82"))
+
+
+def _same_bytes(got: object, want: str) -> bool:
+    """A decoder's answer (bytes, or text compared as UTF-8) is ``want``."""
+    return got is not None and (got if isinstance(got, bytes) else str(got).encode(
+        "utf-8", "surrogatepass")) == want.encode("utf-8")
+
+
+#: ``lone_surrogates`` modes an encoder's answer to ``a\ud800b`` tells apart.
+_SURROGATE_MODES = ("dropped", "surrogatepass", "merged", "replaced")
+
+
+def _renders(model: Model, check: str, case: Case, got: object) -> bool:
+    """The model's answer to ``case`` is ``got`` (False where it has none)."""
+    try:
+        return bool(render(model, check, case) == got)
+    except Exception:  # NotModelled, or an input the model's encoder refuses
+        return False
+
+
+def _own_kept_escapes(part: str, answer: Callable[[str], object]) -> str:
+    """The bytes (as U+0000-U+00FF) whose escape ``%HH`` a form parser answers as is in
+    its names and its values (``part`` ""), in its names only (``names``) or its values
+    only (``values``): each asked as a name and as a value, at two lengths."""
+    def kept(code: int) -> tuple[bool, bool]:
+        escape = f"%{code:02X}"
+        # (a name beside a value: a parser may drop a pair with an empty value)
+        return (any(answer(f"{p}{escape}=1") == [(p + escape, "1")] for p in ("", "x")),
+                any(answer(f"k={p}{escape}") == [("k", p + escape)] for p in ("", "x")))
+
+    wanted = {"": (True, True), "names": (True, False), "values": (False, True)}[part]
+    found = [code for code in range(0x80) if kept(code) == wanted]
+    # A non-ASCII byte's escape alone is invalid UTF-8, which a parser may keep encoded
+    # as its replacement mode (Werkzeug): counted only where every ASCII one is kept.
+    if len(found) == 0x80:
+        found += [code for code in range(0x80, 0x100) if kept(code) == wanted]
+    return "".join(map(chr, found))
+
+
+def _own_decoding(rule: str, answer: Callable[[str], object], of_bytes: bool = False) -> str:
+    """A decoder's own parameter of ``rule`` (``own_chars``), each input asked at two
+    lengths (hyperlink picks its API by the parity of the input):
+
+    - ``kept_encoded``: the ASCII characters whose escape ``%HH`` it answers as is;
+    - ``replacement``: its mode, as it answers ``%41%e2%82`` (a truncated sequence):
+      ``A`` then U+FFFD once or twice, ``A%E2%82``, or the input undecoded; and
+      ``%FF\u00e9``: U+FFFD twice is Node's low-byte fallback ("": none), asked of
+      text only (``of_bytes``: as bytes, FF E9 is U+FFFD twice per sequence too).
+    """
+    def same(text: str, want: str) -> bool:
+        got = answer(text)
+        return got is not None and (got if isinstance(got, bytes) else str(got).encode(
+            "utf-8", "surrogatepass")) == want.encode("utf-8")
+
+    if rule == "kept_encoded":
+        return "".join(chr(code) for code in range(0x80)
+                       if any(same(p + f"%{code:02X}", p + f"%{code:02X}") for p in ("", "x")))
+    for mode, text, want in REPLACEMENT_ANSWERS:
+        if of_bytes and mode == "low-byte":
+            continue
+        if any(same(p + text, p + want) for p in ("", "x")):
+            return mode
+    return ""
+
+
+#: (adapter, check, set, encoding, space_as_plus) -> what ``set_probe`` found.
+_PROBED: Asked[tuple[frozenset[int], frozenset[int]]] = Asked("raw and encoded ASCII")
+
+
+def set_probe(check: str, case: Case, adapter: Impl,
+               surrogates: Surrogates) -> tuple[frozenset[int], frozenset[int]]:
+    """The characters the implementation leaves raw where the reference encodes them,
+    and those it encodes where the reference does not, in the case's context: each
+    ASCII character but space and ``%`` asked alone (once per context, as str
+    or bytes like the case's value), so a
+    rule's characters do not depend on the input that showed it
+    (``pctfuzz._internal.accept.rules``)."""
+    as_bytes = isinstance(case, EncodeCase) and isinstance(case.value, bytes)
+    if isinstance(case, EncodeCase):
+        key = (check + ("-bytes" if as_bytes else ""), case.set_name,
+               case.encoding, case.space_as_plus)
+    elif isinstance(case, FormCase):
+        key = (check, "", case.encoding, True)
+    else:
+        return frozenset(), frozenset()
+    known = _PROBED.get(adapter, key)
+    if known is not UNASKED:
+        return known
+    raw: set[int] = set()
+    enc: set[int] = set()
+    for code in range(0x80):  # (the controls too: an encoder may leave them raw)
+        char = chr(code)
+        if char in " %":
+            continue
+        value: str | bytes = char.encode("ascii") if as_bytes else char
+        # A serializer's character is asked in a name and in a value: a rule without a
+        # ``part`` holds in both (one of a part alone is its ``part`` rule's:
+        # ``own_chars``), so '~' raw everywhere is not refuted with '!' raw in names.
+        subs: list[tuple[Case, str, str]] = \
+            [(EncodeCase(value, case.set_name, case.encoding, case.space_as_plus), "", "")] \
+            if isinstance(case, EncodeCase) else \
+            [(FormCase(((char, "1"),), case.encoding), "", "=1"),  # (not an empty value:
+             (FormCase((("1", char),), case.encoding), "1=", "")]  # one may be dropped)
+        kinds = set()
+        for sub, before, after in subs:
+            got = run_impl(check, sub, adapter)
+            want = reference_outcome(check, sub, surrogates=surrogates)
+            if got is None or got.raised or want.raised:
+                kinds.add("")
+                continue
+            mine = str(want.value).removeprefix(before).removesuffix(after)
+            theirs = str(got.value).removeprefix(before).removesuffix(after)
+            triplet = f"%{code:02X}"
+            kinds.add("raw" if mine == triplet and theirs == char else
+                      "encoded" if mine == char and theirs.upper() == triplet else "")
+        if kinds == {"raw"}:
+            raw.add(code)
+        elif kinds == {"encoded"}:
+            enc.add(code)
+    return _PROBED.put(adapter, key, (frozenset(raw), frozenset(enc)))
