@@ -1,4 +1,4 @@
-"""Differences of size alone (``checks.differential._size_class``,
+"""Differences of size alone (``checks.locate._size_class``,
 ``identity.size_difference``): a bug that shows on any input past a size is one
 finding, whatever characters the input holds where it shows; a bug of a character on a
 long input is not mistaken for one of size."""

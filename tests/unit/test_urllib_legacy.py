@@ -19,7 +19,8 @@ from hypothesis import strategies as st
 from pctfuzz._internal.accept.entry import KnownDivergence
 from pctfuzz._internal.accept.entry import explain as engine_explain
 from pctfuzz._internal.cases import Case, EncodeCase, FormCase
-from pctfuzz._internal.checks.differential import both_refuse, check_encode, check_form
+from pctfuzz._internal.checks.differential import check_encode, check_form
+from pctfuzz._internal.checks.locate import both_refuse
 from pctfuzz._internal.checks.profile import run_impl
 from pctfuzz._internal.checks.registry import DIVERGENCES, reference_outcome, urllib_legacy
 from pctfuzz._internal.encoding import DIFFERENCES, encode_runs, lookup

@@ -19,8 +19,8 @@ input to the widest class that keeps the failure (Gopinath et al., ISSTA 2020,
 
 A delimiter (``accept.impact.DELIMITERS``) and the space never widen and are never
 varied: each is its own behaviour. This module builds the variants and reads what the
-differential check (``checks.differential``) says of them, through the callables it is
-given.
+differential check (``checks.differential``, ``checks.locate``) says of them, through
+the callables it is given.
 """
 
 from __future__ import annotations
@@ -230,7 +230,7 @@ def _victim(case: Case, klass: str, classify: Classify) -> str | None:
     that loses the byte after an incomplete UTF-8 sequence lost a letter, a ``/``, a
     space, an escape: one finding per neighbour (25 in a 60 s campaign of a tuning
     decoder and parser), where the behaviour is what comes before them. The shortest
-    differing prefix and window (``checks.differential``) hold the cause: without it
+    differing prefix and window (``checks.locate``) hold the cause: without it
     the unit agrees."""
     if not isinstance(case, DecodeCase | FormParseCase):
         return None

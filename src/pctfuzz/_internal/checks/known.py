@@ -137,7 +137,7 @@ class KnownFindings:
     def unexplained(self, check: str) -> set[str]:
         """The classes of the known findings of ``check`` that no rule names: an input
         of one of them is its hit without naming (no rule named its first input, and the
-        class is the generalized behaviour: ``checks.differential``)."""
+        class is the generalized behaviour: ``checks.locate``)."""
         return self._classes.get(check, set())
 
     def covering(self, check: str, klass: str) -> str | None:

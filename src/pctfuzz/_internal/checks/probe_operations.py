@@ -5,7 +5,7 @@ Each operation has a few questions (``QUESTIONS``): a plus sign, invalid escapes
 invalid UTF-8, separators, empty pairs... Each is asked of the implementation and of
 pctfuzz's reference alike, and each answer is put in one word, so the two read side by
 side (``Fact``). Where the implementation's answer to a question's input differs from
-the reference's (as the differential check judges it: ``differential.agree``), the
+the reference's (as the differential check judges it: ``locate.agree``), the
 fact names what explains it: the accepted entries in force (``differential.judge``),
 else the catalogue rule a finding of it would be named by, which is what
 ``pctfuzz accept`` would write (``differential.rule_for``).
@@ -26,7 +26,8 @@ from typing import Any
 
 from pctfuzz._internal.accept.rules import rule_class
 from pctfuzz._internal.cases import Case, DecodeCase, FormCase, FormParseCase
-from pctfuzz._internal.checks.differential import agree, judge, rule_for
+from pctfuzz._internal.checks.differential import judge, rule_for
+from pctfuzz._internal.checks.locate import agree
 from pctfuzz._internal.checks.probe import _hex_case
 from pctfuzz._internal.checks.profile import (
     EMPTY_PROBE,

@@ -25,7 +25,7 @@ twice), and is asked each time.
 ``run_impl`` is the one way the checks ask an implementation anything, and
 ``scalar_values`` reads how it takes a lone surrogate; both are used from here up.
 This module imports no other module of the checks but ``checks.asked``:
-``checks.differential`` imports it.
+``checks.locate`` and ``checks.differential`` import it.
 """
 
 from __future__ import annotations

@@ -20,7 +20,7 @@ that two bugs are two:
   ``unit=<unit>;diff=<shape>[;enc=<legacy encoding>]``. The reference's output is split per input
   unit (a character of a str, a byte of bytes); ``unit`` is the class of the first
   unit whose output the implementation does not reproduce, located on the window of
-  the input that shows the difference (``checks.differential``): ``0xHH`` for an ASCII
+  the input that shows the difference (``checks.locate``): ``0xHH`` for an ASCII
   character (its byte value), ``pct-triplet`` for a ``%`` that starts ``%HH`` in the
   input, ``non-ascii``, ``lone-surrogate``, or ``end`` when the output goes on after
   the input is used up. ``shape``: ``left-raw`` (the set encodes it, the

@@ -668,7 +668,7 @@ def size_difference(question: str, case: Case, expected: object, actual: object,
                     size: str) -> str:
     """The class of a difference of size alone: ``case`` is a plain input (every unit
     a letter, every pair ``a<i>=b``) as large as the input that showed it, and differs,
-    while a small one (two pairs, eight characters) agrees (``checks.differential``).
+    while a small one (two pairs, eight characters) agrees (``checks.locate``).
     ``size`` says what was kept: ``count`` (of pairs) or ``length`` (of units). Named
     ``size=<size>`` and the shape of the plain input's difference: a parser that keeps
     the first 1000 fields is one finding, whichever character the 1001st field starts

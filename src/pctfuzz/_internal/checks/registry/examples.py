@@ -7,7 +7,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from pctfuzz._internal.accept.entry import KnownDivergence
-from pctfuzz._internal.checks.differential import agree
+from pctfuzz._internal.checks.locate import agree
 from pctfuzz._internal.checks.profile import run_impl, scalar_values
 from pctfuzz._internal.checks.registry.lookup import accepted_entries, explain
 from pctfuzz._internal.errors import NotScalarValueError, UsageError
