@@ -32,6 +32,7 @@ from typing import Any
 
 from pctfuzz._internal.accept.entry import KnownDivergence
 from pctfuzz._internal.accept.entry import reconcile as reconcile_entries
+from pctfuzz._internal.accept.model import Model, read_input
 from pctfuzz._internal.accept.reconcilers import input_has
 from pctfuzz._internal.accept.rules import as_entry, rule_from
 from pctfuzz._internal.cases import Case, DecodeCase, EncodeCase, FormCase, FormParseCase
@@ -59,6 +60,7 @@ from pctfuzz._internal.text import surrogates_to_fffd
 __all__ = [
     "accepted_and_known",
     "agree",
+    "as_read",
     "both_refuse",
     "difference",
     "first_difference",
@@ -148,6 +150,31 @@ def accepted_and_known(check: str, adapter: Impl, known: KnownFindings | None
     names = registry_names(adapter)
     accepted = list(entries_for(check, names, accepted_entries(adapter)))
     return accepted, [] if known is None or not names else known.entries(check, names[0])
+
+
+def as_read(check: str, case: Case, adapter: Impl, actual: Outcome,
+            known: KnownFindings | None) -> Case | None:
+    """The input the implementation reads by the input transforms in force (characters
+    removed or trimmed, the input cut: ``accept.model``'s step 1), when it answers that
+    input as it answered ``case``; None when none changes it. A difference beyond them
+    is classed there: a TAB that urlsplit removes before a name that repeats one was a
+    finding per kind of name (the names differ as given, not as read)."""
+    accepted, own = accepted_and_known(check, adapter, known)
+    transforms = [entry.model for entry in (*accepted, *own)
+                  if entry.model is not None and (entry.model.remove or entry.model.trim
+                                                  or entry.model.cut)
+                  and entry.active() and entry.applies(case)]
+    if not transforms or actual.raised:
+        return None
+    model = Model(remove="".join(m.remove for m in transforms),
+                  trim="".join(m.trim for m in transforms),
+                  cut="".join(m.cut for m in transforms))
+    read = read_input(model, case)
+    if read == case:
+        return None
+    again = run_impl(check, read, adapter)
+    return read if again is not None and not again.raised and again.value == actual.value \
+        else None
 
 
 def _own_replacement(check: str, case: Case, adapter: Impl) -> list[KnownDivergence]:
