@@ -57,6 +57,8 @@ Ready-made reconcilers (each accepts its exact difference and nothing more):
 ``signed_escapes()``           decode                    ``%+H`` the byte 0H, ``%-0`` NUL
                                                          (Java's URLDecoder)
 ``latin1_fallback()``          decode, form-parse        invalid UTF-8 decoded as latin-1
+                                                         (``scope="always"``: every escape;
+                                                         ``"answer"``: every byte, raw too)
 ``latin1_bytes()``             decode, form-parse        raw bytes read as latin-1 text
 ``truncated(N)``               any                       the answer stops after N
 ``prefixed(TEXT)``             encode, decode, form      TEXT written before the answer

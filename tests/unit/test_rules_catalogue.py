@@ -1076,3 +1076,23 @@ def test_lowercase_hex_models_a_kept_escape_that_lowercasing_leaves_alone(
                                            ("a%41<", "query"), ("%zz^", "path"),
                                            ("\n%aA", "c0-control"), ("<%AA", "path"))]
     one(findings(tmp_path, check_encode, PlantedBugsUrllib(), cases), "lowercase_hex", {})
+
+
+def _wsgi_path(text: str) -> str:
+    """gunicorn's ``unquote_to_wsgi_str``: a path decoded to a WSGI native string, each
+    byte of the answer as latin-1 (PEP 3333), a raw character's UTF-8 bytes too."""
+    from urllib.parse import unquote_to_bytes
+
+    return unquote_to_bytes(text).decode("latin-1")
+
+
+@pytest.mark.parametrize("value", ["%aa", "\u00e9", "%C3%A9", "a%FF\u00e9", "\x80"])
+def test_an_answer_read_as_latin1_is_one_rule_raw_or_escaped(value: str) -> None:
+    """A user trial on gunicorn: '%aa' was latin1_fallback(scope=always), a raw '\\x80'
+    (its UTF-8 bytes read as latin-1) a second, unnamed finding of the same behaviour."""
+    from pctfuzz.oracles import function_adapter
+
+    adapter = function_adapter("wsgi-path", decode=_wsgi_path)
+    with pytest.raises(Divergence) as raised:
+        check_decode(DecodeCase(value), adapter)
+    assert raised.value.difference == "rule=latin1_fallback(scope=answer)"

@@ -340,20 +340,27 @@ def _escapes_as_latin1(data: bytes) -> bytes:
         data)
 
 
+_LATIN1_SCOPES = ("not-utf8", "always", "answer")
+
+
 def latin1_fallback(scope: str = "not-utf8") -> Reconciler:
     """Decoded bytes that are not valid UTF-8 are decoded as latin-1 instead (the
     reference writes U+FFFD, Encoding Standard "UTF-8 decode without BOM");
     ``scope="always"``: every escaped byte is read as latin-1, valid UTF-8 too
-    (``%C3%A9`` as ``Ã©``: a parser given ``encoding="latin-1"``). For decode, the
-    implementation's text answer is compared as UTF-8 bytes."""
-    if scope not in ("not-utf8", "always"):
-        raise UsageError(
-            f"latin1_fallback: scope must be 'not-utf8' or 'always', not {scope!r}")
+    (``%C3%A9`` as ``Ã©``: a parser given ``encoding="latin-1"``); ``scope="answer"``:
+    every byte of the decoded answer, a raw character's UTF-8 bytes too (``é`` as
+    ``Ã©``: a WSGI native string, PEP 3333, as gunicorn's ``unquote_to_wsgi_str``).
+    For decode, the implementation's text answer is compared as UTF-8 bytes."""
+    if scope not in _LATIN1_SCOPES:
+        raise UsageError(f"latin1_fallback: scope must be one of {', '.join(_LATIN1_SCOPES)}, "
+                         f"not {scope!r}")
 
     def reconcile(case: Case, expected: Outcome, actual: Outcome) -> _Pair:
         if expected.raised:
             return None
         if isinstance(case, DecodeCase):
+            if scope == "answer":
+                return Outcome(expected.value.decode("latin-1").encode("utf-8")), actual
             if scope == "always":
                 value = case.value
                 data = value if isinstance(value, bytes) else \
@@ -363,7 +370,10 @@ def latin1_fallback(scope: str = "not-utf8") -> Reconciler:
         if isinstance(case, FormParseCase):
             text = case.text
             data = text if isinstance(text, bytes) else text.encode("utf-8", "replace")
-            if scope == "always":
+            if scope == "answer":
+                pairs = [tuple(part.decode("latin-1") for part in pair)
+                         for pair in form_urldecode_bytes(data)]
+            elif scope == "always":
                 pairs = [tuple(_escapes_as_latin1(part.replace(b"+", b" ")).decode(
                     "utf-8", "replace") for part in pair) for pair in form_sequences(data)]
             else:

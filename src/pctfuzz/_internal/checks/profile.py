@@ -402,8 +402,10 @@ def own_chars(rule: str, check: str, case: Case, adapter: Impl) -> str | None:
         found = "latin-1" if got in ([("\u00c3\u00a9", "")], "\u00c3\u00a9".encode(),
                                      "\u00c3\u00a9") else ""
     elif rule == "latin1_fallback":  # every escape read as latin-1, valid UTF-8 too
-        found = "always" if answer("%C3%A9") in ("\u00c3\u00a9".encode(), [("\u00c3\u00a9", "")]) \
-            else ""
+        read = ("\u00c3\u00a9".encode(), [("\u00c3\u00a9", "")])
+        # and every byte of the answer: a raw character's UTF-8 bytes too
+        found = "" if answer("%C3%A9") not in read else \
+            "answer" if answer("\u00e9") in read else "always"
     elif rule == "kept_encoded-hex":  # a kept escape asked in lowercase: %2f
         kept = own_chars("kept_encoded", check, case, adapter) or ""
         # one whose hex has a letter (%2F, not %23): the hex case shows only there
