@@ -430,7 +430,7 @@ _NOT_LETTER = re.compile("[^0-9A-Za-z]")
 
 def _shape_of(check: str, case: Case) -> Case:
     """``case`` with its characters other than ASCII letters and digits (and a form's
-    ``=`` and ``&``) written ``x``: its shape ('xx\t' is 'xxx'). A refusal of a variant
+    ``=`` and ``&``) written ``x``: its shape ('xx\\t' is 'xxx'). A refusal of a variant
     that its shape shares is the shape's (``_holds_on_variants``)."""
     pattern = _NOT_SHAPE.get(check, _NOT_LETTER)
 
