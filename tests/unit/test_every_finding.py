@@ -227,3 +227,17 @@ def test_what_a_known_rule_removes_is_no_part_of_another_class(text: str) -> Non
     with pytest.raises(Divergence) as raised:
         bound.check(FormParseCase(text))
     assert raised.value.difference == "field=pair;unit=repeated-name;diff=missing-pair"
+
+
+@pytest.mark.parametrize("text", ["=+", "a+b=c+d", "+=+"])
+def test_a_rule_of_both_parts_acts_in_each_beside_what_is_known(text: str) -> None:
+    # With its names' twice-decoding known (the second time as a form: a kept '+' is a
+    # space there), a '+' kept in values was "keeps + as +", which its names do not.
+    bound = get_target("diff_form_parse").bind(two_decoders)
+    with pytest.raises(Divergence) as made:
+        bound.check(FormParseCase("%25aa"))
+    assert made.value.behaviour is not None
+    bound.known.add("form-parse", made.value.behaviour, made.value.case)
+    with pytest.raises(Divergence) as raised:
+        bound.check(FormParseCase(text))
+    assert raised.value.difference == "rule=plus_kept(part=values)"

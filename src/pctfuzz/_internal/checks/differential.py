@@ -69,11 +69,16 @@ from typing import Any
 from pctfuzz._internal.accept.entry import KnownDivergence
 from pctfuzz._internal.accept.entry import reconcile as reconcile_entries
 from pctfuzz._internal.accept.model import read_input
-from pctfuzz._internal.accept.reconcilers import input_has, with_texts, without_kind
+from pctfuzz._internal.accept.reconcilers import (
+    OPTIONAL_PARAMS,
+    input_has,
+    with_texts,
+    without_kind,
+)
 from pctfuzz._internal.accept.rules import Rule, as_entry, find_rule
 from pctfuzz._internal.cases import Case, DecodeCase, EncodeCase, FormCase, FormParseCase
 from pctfuzz._internal.checks import locate
-from pctfuzz._internal.checks.generalize import as_victim, holds_on_variants
+from pctfuzz._internal.checks.generalize import as_victim, holds_on_variants, one_field
 from pctfuzz._internal.checks.known import KnownFindings
 from pctfuzz._internal.checks.profile import (
     cut_at,
@@ -372,13 +377,13 @@ def _holds_on_variants(check: str, case: Case, adapter: Impl, rule: Rule,
         return got is None or not got.raised
     entry = as_entry(rule, check, names[0], case)
 
-    def acts_on(variant: Case) -> bool:
-        """The rule changes the reference's answer to ``variant``."""
+    def acts_on(variant: Case, beside: list[KnownDivergence] = entries) -> bool:
+        """The rule, beside ``beside``, changes the reference's answer to ``variant``."""
         want = reference_outcome(check, variant, surrogates=surrogates)
         if want.raised:
             return False
         used, _, _ = reconcile_entries(check, names, variant, want, Outcome(want.value),
-                                       [*entries, entry])
+                                       [*beside, entry])
         return entry.id in used
 
     def excusing(variant: Case) -> Iterator[Case]:
@@ -416,6 +421,16 @@ def _holds_on_variants(check: str, case: Case, adapter: Impl, rule: Rule,
                 verdicts.append(not got.raised and fixed_want.same(fixed_got))
         return None if not verdicts else any(verdicts)
 
+    if check == "form-parse" and entries and rule.name != "trimmed" \
+            and "part" in OPTIONAL_PARAMS.get(rule.name, ()) and "part" not in dict(rule.params):
+        # A rule of names and values acts in each beside what is in force, or its
+        # own part names it: a '+' kept in values beside names decoded twice as a
+        # form (the second decoding makes their kept '+' a space) was "keeps + as +".
+        # (trimmed without a part is of the whole text, not of both fields.)
+        for part in ("names", "values"):
+            alone = with_texts(case, functools.partial(one_field, part=part))
+            if acts_on(alone, []) and not acts_on(alone):
+                return False
     claimed = dict(rule.params).get("chars")
     return not explained(case) or holds_on_variants(
         case, explained, claimed if isinstance(claimed, str) else "",

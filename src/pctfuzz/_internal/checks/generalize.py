@@ -37,7 +37,7 @@ from pctfuzz._internal.identity import last_unit
 from pctfuzz._internal.identity.units import SUBGROUPS, UNIT_GROUPS, unit_set
 from pctfuzz._internal.spec import HEX_PAIR, PERCENT_ENCODED_BYTE
 
-__all__ = ["VARIANTS", "as_victim", "holds_on_variants", "widen"]
+__all__ = ["VARIANTS", "as_victim", "holds_on_variants", "one_field", "widen"]
 
 #: ``classify(variant)``: the class of the variant's difference (``identity``), None
 #: when the implementation agrees with the reference on it or does not answer it.
@@ -114,6 +114,21 @@ def _swapped(text: Any) -> Any:
     name_of: Any = plain.encode("ascii") if isinstance(text, bytes) else plain
     return amp.join(value + eq + name if sep else name_of + eq + name if name else name
                     for name, sep, value in (s.partition(eq) for s in text.split(amp)))
+
+
+def one_field(text: Any, part: str) -> Any:
+    """A form-parse ``text`` with each sequence's name and value, each one that is not
+    empty, as a name of its own (``part="names"``: an empty value) or as the value of a
+    plain name the text does not hold (``"values"``): what a rule does to that part of
+    the pairs alone."""
+    amp, eq = (b"&", b"=") if isinstance(text, bytes) else ("&", "=")
+    plain = next((c for c in "qzxjkvwy" if c not in (
+        text.decode("latin-1") if isinstance(text, bytes) else text)), "")
+    name_of: Any = plain.encode("ascii") if isinstance(text, bytes) else plain
+    fields = [field for sequence in text.split(amp) for field in sequence.split(eq, 1)
+              if field]
+    return amp.join(field + eq if part == "names" else name_of + eq + field
+                    for field in fields)
 
 
 def _with_equals(text: Any) -> Any:
