@@ -213,15 +213,19 @@ def _check(check: str, case: Case, impl: Impl | str | None,
         same = known.refused(check, actual.error)
         if same is not None:
             raise _divergence(check, case, adapter, refused, expected, actual, *same)
+    def named_as(other: Case, only_known: bool) -> None:
+        """Raise the divergence of ``case`` named as ``other`` is, if it diverges."""
+        try:
+            _check(check, other, adapter, known, known_only=only_known)
+        except Divergence as exc:
+            raise _divergence(check, case, adapter, refused, expected, actual,
+                              exc.difference, exc.behaviour) from None
+
     read = locate.as_read(check, case, adapter, actual, known)
     if read is not None:
         # named and classed as the implementation reads it: what the transforms in
         # force take out (a known removed TAB) is no part of another behaviour's class
-        try:
-            _check(check, read, adapter, known, known_only=known_only)
-        except Divergence as exc:
-            raise _divergence(check, case, adapter, refused, expected, actual,
-                              exc.difference, exc.behaviour) from None
+        named_as(read, known_only)
     scalar = None if known is None or actual.raised or known_only else _as_scalar_values(case)
     if scalar is not None:
         # A kept lone surrogate is held to U+FFFD (the non-scalar policy), but kept it
@@ -232,11 +236,7 @@ def _check(check: str, case: Case, impl: Impl | str | None,
         # known finding's hit there is its hit. Anything else is named on the input as
         # given: a behaviour of the lone surrogate's own is never hidden behind a new
         # name for what the USVString shows.
-        try:
-            _check(check, scalar, adapter, known, known_only=True)
-        except Divergence as exc:
-            raise _divergence(check, case, adapter, refused, expected, actual,
-                              exc.difference, exc.behaviour) from None
+        named_as(scalar, True)
     klass = None
     if known is not None and known.unexplained(check):
         # the next fastest: a known finding that no rule names, by its class. First the
