@@ -8,6 +8,7 @@ quotes values with ``quote_plus`` (so ``~`` is raw in both parts, ``!`` in names
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 from urllib.parse import parse_qsl, quote_plus, unquote, unquote_plus, urlsplit
 
 import pytest
@@ -192,17 +193,27 @@ stripped_semicolon_pairs = function_adapter("stripped-semicolon-pairs",
                                             form_parse=_stripped_semicolon_pairs)
 
 
+def _known_after(adapter: Any, *texts: str) -> Any:
+    """``adapter`` bound to form-parse with the findings of ``texts`` made first."""
+    bound = get_target("diff_form_parse").bind(adapter)
+    for text in texts:
+        with pytest.raises(Divergence) as made:
+            bound.check(FormParseCase(text))
+        if made.value.behaviour:
+            bound.known.add("form-parse", made.value.behaviour, made.value.case)
+        else:
+            bound.known.add_unexplained("form-parse", made.value.difference)
+    return bound
+
+
 @pytest.mark.parametrize("text", ["\t=a", "= ", " =a", "a= b", "\u3000=a", "a=b "])
 def test_a_parser_stripping_its_fields_is_one_rule_whatever_it_splits_at(text: str) -> None:
     # Three classes before (C0 and space, space, non-ASCII whitespace), then names,
     # values and fields: the probe took a name alone (dropped) for a space removed,
     # the sequence set beside a text was joined by '&' (no separator here), and the
     # model dropped an empty value after the trim where parse_qsl drops it before.
-    bound = get_target("diff_form_parse").bind(stripped_semicolon_pairs)
-    with pytest.raises(Divergence) as empty:
-        bound.check(FormParseCase("a"))
-    assert empty.value.behaviour is not None
-    bound.known.add("form-parse", empty.value.behaviour, empty.value.case)
+    bound = _known_after(stripped_semicolon_pairs, "a")
+    assert bound.known.entries("form-parse", "stripped-semicolon-pairs")  # (a rule's)
     with pytest.raises(Divergence) as raised:
         bound.check(FormParseCase(text))
     assert raised.value.behaviour is not None
@@ -216,14 +227,7 @@ def test_a_parser_stripping_its_fields_is_one_rule_whatever_it_splits_at(text: s
 def test_what_a_known_rule_removes_is_no_part_of_another_class(text: str) -> None:
     # urlsplit removes TAB (a known removed('\t\n\r')): '\ta=&a=' is a repeated name as
     # the parser reads it, and was a finding per kind of name before its TAB.
-    bound = get_target("diff_form_parse").bind(dict_of_query)
-    for first in ("a=b&a=c", "\t", "=%aa", "+="):
-        with pytest.raises(Divergence) as made:
-            bound.check(FormParseCase(first))
-        if made.value.behaviour:
-            bound.known.add("form-parse", made.value.behaviour, made.value.case)
-        else:
-            bound.known.add_unexplained("form-parse", made.value.difference)
+    bound = _known_after(dict_of_query, "a=b&a=c", "\t", "=%aa", "+=")
     with pytest.raises(Divergence) as raised:
         bound.check(FormParseCase(text))
     assert raised.value.difference == "field=pair;unit=repeated-name;diff=missing-pair"
@@ -233,11 +237,8 @@ def test_what_a_known_rule_removes_is_no_part_of_another_class(text: str) -> Non
 def test_a_rule_of_both_parts_acts_in_each_beside_what_is_known(text: str) -> None:
     # With its names' twice-decoding known (the second time as a form: a kept '+' is a
     # space there), a '+' kept in values was "keeps + as +", which its names do not.
-    bound = get_target("diff_form_parse").bind(two_decoders)
-    with pytest.raises(Divergence) as made:
-        bound.check(FormParseCase("%25aa"))
-    assert made.value.behaviour is not None
-    bound.known.add("form-parse", made.value.behaviour, made.value.case)
+    bound = _known_after(two_decoders, "%25aa")
+    assert bound.known.entries("form-parse", "two-decoders")  # (a rule's)
     with pytest.raises(Divergence) as raised:
         bound.check(FormParseCase(text))
     assert raised.value.difference == "rule=plus_kept(part=values)"
