@@ -281,6 +281,29 @@ def test_answered_rate_is_summed_over_restarts_and_warned_under_half() -> None:
     assert "WARNING: diff_encode: the implementation answered only 15%" in summary
 
 
+def test_inputs_left_unnamed_are_summed_over_restarts_and_shown() -> None:
+    """Issue 31: the diverging inputs a harness left unnamed, as naming had its share of
+    the time (``checks.known.NamingBudget``), are counted as its answers are."""
+    import sys
+    import time
+
+    from pctfuzz._internal.fuzz.libfuzzer import watch
+    from pctfuzz._internal.fuzz.protocol import answered_line
+    from pctfuzz._internal.fuzz.stats import CampaignResult, TargetStats
+    from pctfuzz._internal.fuzz.supervisor import Supervisor
+
+    script = ("import sys\n"
+              f"print({answered_line(90, 100, 7)!r}, file=sys.stderr)\n"
+              f"print({answered_line(180, 200, 40)!r}, file=sys.stderr)\n")
+    stats = TargetStats("diff_encode", execs=1)
+    for _restart in range(2):
+        watch([sys.executable, "-c", script], dict(os.environ), stats, 1, None,
+              Supervisor(time.monotonic() + 60))
+    assert stats.deferred == 80
+    assert "left unnamed, as naming had half the time (a known finding's hits, or met " \
+           "again): diff_encode 80" in CampaignResult([stats], 1.0).summary()
+
+
 @pytest.mark.parametrize(("target", "fault", "cases", "rule"), [
     # strip: round-trip, the output's spec and concatenation each see it, per character
     ("encode", "strip", [EncodeCase(" a"), EncodeCase("a\t"), EncodeCase("\x00b\x01"),

@@ -479,3 +479,59 @@ def test_a_names_delimiter_beside_an_empty_value_is_no_empty_name_hit() -> None:
     amp = _fails(bound, FormCase((("&", ""),)))
     assert amp.difference != empty.difference
     assert "0x26" in amp.difference or "&" in str(amp.behaviour), amp.difference
+
+
+class _Clock:
+    """A clock the test moves by hand."""
+
+    def __init__(self) -> None:
+        self.now = 0.0
+
+    def __call__(self) -> float:
+        return self.now
+
+
+def test_naming_takes_at_most_its_share_of_the_campaign() -> None:
+    from pctfuzz._internal.checks.known import NamingBudget
+
+    clock = _Clock()
+    budget = NamingBudget(share=0.5, clock=clock)
+    with budget.one_input():
+        assert budget.may_name()  # nothing spent yet
+        clock.now += 3.0  # naming (and the minimizing after it) took 3 s
+    assert budget.spent == 3.0
+    with budget.one_input():
+        assert not budget.may_name()  # 3 s of 3 s: over half
+        assert budget.may_name()  # asked once per input: the minimizer's checks name
+    clock.now += 3.0  # six seconds in: 3 s is half
+    with budget.one_input():
+        assert budget.may_name()
+    assert budget.deferred == 1
+    assert budget.may_name()  # outside an input (a replay, a test): always
+
+
+def test_a_deferred_input_is_neither_named_nor_a_hit() -> None:
+    from pctfuzz._internal.checks.known import NamingBudget
+    from pctfuzz._internal.errors import Deferred
+
+    def lower_plus_raw(text: str) -> str:
+        return _lower(text).replace("%2b", "+")
+
+    clock = _Clock()
+    bound = get_target("diff_encode").bind(
+        function_adapter("test-lower-budget", encode=lower_plus_raw, sets={"c": "component"}))
+    bound.known.budget = budget = NamingBudget(clock=clock)
+    with budget.one_input():  # the first input is named: the budget is whole
+        first = _fails(bound, EncodeCase("é", "component"))
+        clock.now += 1.0
+    bound.known.add("encode", first.behaviour, first.case)
+    with budget.one_input():  # a known finding's hit costs no naming: never deferred
+        assert _fails(bound, EncodeCase("ü", "component")).difference == first.difference
+    CALLS.clear()
+    with budget.one_input(), pytest.raises(Deferred):
+        # a raw '+' the known finding does not predict: naming has spent 1 s of 1 s
+        bound.check(EncodeCase("+ü", "component"))
+    assert CALLS == ["+ü"] and budget.deferred == 1
+    clock.now += 1.0
+    with budget.one_input():  # half of 2 s: named again
+        assert _fails(bound, EncodeCase("+ü", "component")).difference != first.difference

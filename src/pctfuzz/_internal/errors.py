@@ -27,6 +27,9 @@ pctfuzz. The command line prints any ``PctfuzzError`` as one line and exits 2
 
     NotModelled (Exception)                an accepted-difference model cannot answer
                                            (raised by accept.model, caught by the rules)
+    Deferred (Exception)                   a diverging input left unnamed: naming had its
+                                           share of the campaign (checks.known.NamingBudget;
+                                           raised by the check, counted by the driver)
 
 The public modules re-export the ones users catch (``pctfuzz``: the root and the
 library's errors; ``pctfuzz.oracles``: ``Unsupported``). The modules that raise them
@@ -54,6 +57,7 @@ from pctfuzz._internal.text import one_line
 __all__ = [
     "CaseFormatError",
     "ConfigError",
+    "Deferred",
     "Divergence",
     "FindingFormatError",
     "FindingNotFoundError",
@@ -294,4 +298,9 @@ class Divergence(Violation):
 
 class NotModelled(Exception):
     """The model cannot answer this case exactly (so it explains nothing here)."""
+
+
+class Deferred(Exception):
+    """A diverging input left unnamed: naming had its share of the campaign
+    (``checks.known.NamingBudget``). Not a finding: the atheris driver counts it."""
 

@@ -97,6 +97,7 @@ from pctfuzz._internal.checks.registry.lookup import (
     explain,
 )
 from pctfuzz._internal.encoding import lookup
+from pctfuzz._internal.errors import Deferred
 from pctfuzz._internal.oracles.base import Impl, impl_name, registry_names
 from pctfuzz._internal.oracles.registry import get_impl
 from pctfuzz._internal.outcome import Outcome, reference_outcome
@@ -213,6 +214,9 @@ def _check(check: str, case: Case, impl: Impl | str | None,
         same = known.refused(check, actual.error)
         if same is not None:
             raise _divergence(check, case, adapter, refused, expected, actual, *same)
+    if known is not None and not known.may_name():
+        # naming had its share of the campaign: the input is counted, not named
+        raise Deferred(check)
     def named_as(other: Case, only_known: bool) -> None:
         """Raise the divergence of ``case`` named as ``other`` is, if it diverges."""
         try:

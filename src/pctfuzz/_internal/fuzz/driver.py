@@ -37,7 +37,8 @@ from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import Any
 
-from pctfuzz._internal.errors import PctfuzzError
+from pctfuzz._internal.checks.known import NamingBudget
+from pctfuzz._internal.errors import Deferred, PctfuzzError
 from pctfuzz._internal.exits import ExitCode
 from pctfuzz._internal.fuzz.protocol import (
     HarnessSettings,
@@ -258,6 +259,10 @@ def main(target_name: str, argv: list[str] | None = None,
         else None
     )
 
+    # Naming takes at most half of the campaign (``checks.known.NamingBudget``).
+    budget = NamingBudget()
+    if isinstance(bound, BoundDifferential) and recorder is not None:
+        bound.known.budget = budget
     last_said = time.monotonic()
 
     def test_one_input(data: bytes) -> None:
@@ -268,13 +273,17 @@ def main(target_name: str, argv: list[str] | None = None,
         _Count.asked += 1
         _Stop.in_input = True
         try:
-            if under_test is None:
-                _Count.answered += bound.run(data) is not None
-            else:
-                _Count.answered += under_test.run(lambda: bound.run(data)) is not None
-        except Exception as exc:
-            _Count.answered += 1  # a failure is an answer
-            recorder.record(data, exc)
+            with budget.one_input():
+                try:
+                    if under_test is None:
+                        _Count.answered += bound.run(data) is not None
+                    else:
+                        _Count.answered += under_test.run(lambda: bound.run(data)) is not None
+                except Deferred:
+                    _Count.answered += 1  # a difference, left unnamed: naming had its share
+                except Exception as exc:
+                    _Count.answered += 1  # a failure is an answer
+                    recorder.record(data, exc)
         finally:
             _Stop.in_input = False
         if _Stop.requested:
@@ -287,7 +296,7 @@ def main(target_name: str, argv: list[str] | None = None,
         # How many cases the implementation answered (not Unsupported): a campaign on an
         # adapter that hides behind Unsupported must show it; and what of the code
         # under test it reached, per module (one never reached is a warning).
-        say(answered_line(_Count.answered, _Count.asked))
+        say(answered_line(_Count.answered, _Count.asked, budget.deferred))
         if under_test is not None:
             say(under_test_line(under_test.count, under_test.total))
             for module, reached, lines in under_test.modules():

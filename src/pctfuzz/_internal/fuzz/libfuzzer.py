@@ -130,7 +130,7 @@ def _read(proc: subprocess.Popen[str], stats: TargetStats, base_execs: int,
     last_progress = 0.0
     tail: list[str] = []
     inited = False
-    base_asked, base_answered = stats.asked, stats.answered
+    base_asked, base_answered, base_deferred = stats.asked, stats.answered, stats.deferred
     # a restarted process counts its executions from 0 again
     base_runs = {name: reach.executions for name, reach in stats.modules.items()}
     for line in proc.stderr:
@@ -166,6 +166,7 @@ def _read(proc: subprocess.Popen[str], stats: TargetStats, base_execs: int,
         elif m := ANSWERED.match(line):  # running counts of this process
             stats.asked = base_asked + int(m["asked"])
             stats.answered = base_answered + int(m["answered"])
+            stats.deferred = base_deferred + int(m["deferred"] or 0)
         elif m := EXECUTIONS.match(line):  # the harness's own count, as it ends
             execs = max(execs, int(m["count"]))
             stats.execs = base_execs + execs

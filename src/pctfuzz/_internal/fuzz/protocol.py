@@ -15,9 +15,11 @@ so it never mixes with libFuzzer's own output.
     a peer process failed with no input to blame (it died, was killed, or wrote a
     line nobody asked for, and a fresh peer answered the input): the campaign then
     ends with ``ExitCode.INCOMPLETE``.
-``pctfuzz: ANSWERED <answered> <asked>``
+``pctfuzz: ANSWERED <answered> <asked> [<deferred>]``
     a differential harness's running count of the cases it asked and the
-    implementation answered (not ``Unsupported``), about once a second.
+    implementation answered (not ``Unsupported``), about once a second; and of the
+    diverging inputs it left unnamed, as naming had its share of the time
+    (``checks.known.NamingBudget``).
 ``pctfuzz: UNDER TEST <reached> <total>``
     a differential harness's lines of the code under test (the adapter's
     ``modules_under_test``, not pctfuzz's own) reached so far, out of the lines in
@@ -60,7 +62,8 @@ FINDING = re.compile(r"^pctfuzz: (?P<word>NEW|KNOWN) FINDING (?P<kind>\S+) (?P<i
                      r"(?: (?P<signature>.*))?$")
 LOST = re.compile(r"^pctfuzz: LOST (?P<what>.*)$")
 PEER_FAILED = re.compile(r"^pctfuzz: PEER FAILED (?P<what>.*)$")
-ANSWERED = re.compile(r"^pctfuzz: ANSWERED (?P<answered>\d+) (?P<asked>\d+)$")
+ANSWERED = re.compile(r"^pctfuzz: ANSWERED (?P<answered>\d+) (?P<asked>\d+)"
+                      r"(?: (?P<deferred>\d+))?$")
 UNDER_TEST = re.compile(r"^pctfuzz: UNDER TEST (?P<reached>\d+) (?P<total>\d+)$")
 EXECUTIONS = re.compile(r"^pctfuzz: EXECUTIONS (?P<count>\d+)$")
 MODULE = re.compile(r"^pctfuzz: MODULE (?P<module>\S+) (?P<reached>\d+) (?P<total>\d+) "
@@ -72,8 +75,10 @@ def finding_line(is_new: bool, kind: str, ident: str, signature: str) -> str:
     return f"pctfuzz: {'NEW' if is_new else 'KNOWN'} FINDING {kind} {ident} {signature}"
 
 
-def answered_line(answered: int, asked: int) -> str:
-    return f"pctfuzz: ANSWERED {answered} {asked}"
+def answered_line(answered: int, asked: int, deferred: int = 0) -> str:
+    """Cases answered and asked so far; ``deferred``: diverging inputs left unnamed
+    (``checks.known.NamingBudget``)."""
+    return f"pctfuzz: ANSWERED {answered} {asked} {deferred}"
 
 
 def under_test_line(reached: int, total: int) -> str:

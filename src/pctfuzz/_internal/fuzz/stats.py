@@ -57,6 +57,9 @@ class TargetStats:
     #: differential targets: cases asked and answered (not ``Unsupported``)
     asked: int = 0
     answered: int = 0
+    #: differential targets: diverging inputs left unnamed, as naming had its share of
+    #: the time (``checks.known.NamingBudget``)
+    deferred: int = 0
     #: what should have been stored and was not (``pctfuzz: LOST`` lines, a stop
     #: finding that could not be saved): the campaign is then incomplete
     lost: list[str] = field(default_factory=list)
@@ -189,6 +192,10 @@ class CampaignResult:
         if rates:
             lines.append("answered by the implementation: "
                          + ", ".join(f"{t} {r:.0%}" for t, r in rates))
+        deferred = [f"{s.target} {s.deferred}" for s in self.stats if s.deferred]
+        if deferred:
+            lines.append("diverging inputs left unnamed, as naming had half the time "
+                         "(a known finding's hits, or met again): " + ", ".join(deferred))
         for s in self.stats:
             for module, why in s.not_reached().items():
                 lines.append(f"WARNING: {s.target}: code under test not reached: {module} {why}")

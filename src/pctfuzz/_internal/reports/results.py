@@ -271,6 +271,7 @@ def fuzz_results(result: CampaignResult, *, settings: Mapping[str, Any], finding
             "errors": [clean(e) for e in stats.errors],
             "asked": stats.asked,
             "answered": stats.answered,
+            "deferred": stats.deferred,
             "not_reached": [
                 {"module": clean(name), "lines": reach.total, "reached": reach.reached,
                  "executions": reach.executions, "why": clean(why)}

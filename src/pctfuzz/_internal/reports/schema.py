@@ -133,6 +133,8 @@ RESULTS_SCHEMA: Final[dict[str, Any]] = {
                 "asked": {**_COUNT, "description": "differential: cases asked"},
                 "answered": {**_COUNT, "description": "differential: cases the "
                              "implementation answered (not Unsupported)"},
+                "deferred": {**_COUNT, "description": "differential: diverging inputs "
+                             "left unnamed, as naming had its share (half) of the time"},
                 "not_reached": {
                     "type": "array",
                     "description": "fuzz, differential targets: the modules under test "
