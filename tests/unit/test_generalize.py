@@ -699,3 +699,23 @@ def test_an_escapes_digit_widens_inside_escapes(digit: str) -> None:
 
     assert widen(case, f"field=name;unit=0x{ord(digit):02X};diff=changed", classify) == \
         "field=name;unit=hex-digit;diff=changed"
+
+
+def _semicolon_parser(text: str) -> list[tuple[str, str]]:
+    from urllib.parse import parse_qsl
+
+    return [(n.strip(), v.strip()) for n, v in parse_qsl(text, separator=";")]
+
+
+SEMICOLON_PARSER = function_adapter("test-semicolon-parser", form_parse=_semicolon_parser)
+
+
+@pytest.mark.parametrize("text", ["a&", "a", "ab&"])
+def test_a_parser_not_splitting_at_the_ampersand_is_not_refuted_by_it(text: str) -> None:
+    """A name's variants never split at a '&' the parser does not split at (urllib's
+    ``separator=";"``, then ``strip()``): ``a&`` is one name with an empty value there,
+    dropped as ``a`` is, and "drops empty pairs" was refuted by ``a=&`` (the value '&')
+    and ``xx&xx=xx`` (one name), so ``a&`` was named "needs '='" beside ``a``'s finding."""
+    with pytest.raises(Divergence) as info:
+        check_form_parse(FormParseCase(text), SEMICOLON_PARSER)
+    assert info.value.difference == "rule=empty_pairs(mode=dropped)"

@@ -25,6 +25,7 @@ the callables it is given.
 
 from __future__ import annotations
 
+import functools
 import re
 import string
 from collections.abc import Callable
@@ -102,18 +103,25 @@ def _beside(text: Any, pad: str, before: bool) -> Any:
     return _padded(text, pair + "&", True) if before else _padded(text, "&" + pair, False)
 
 
-def _swapped(text: Any) -> Any:
+def _sequences(text: Any, split: bool) -> list[Any]:
+    """A form-parse ``text``'s sequences: split at ``&``, or the whole text for a
+    parser that does not split there (``split`` False: what '&' does is its own)."""
+    return text.split(b"&" if isinstance(text, bytes) else "&") if split else [text]
+
+
+def _swapped(text: Any, split: bool = True) -> Any:
     """A form-parse ``text`` with each sequence's name and value swapped (``n=v`` as
     ``v=n``; a sequence without ``=`` as the value of a plain name the text does not
     hold): what a parser does to names only or to values only is no longer done to
     the same characters. (Not an empty name: a parser that drops pairs without a name
-    refuted every rule of its other behaviour on such a variant.)"""
+    refuted every rule of its other behaviour on such a variant.) ``split``:
+    ``_sequences``."""
     amp, eq = (b"&", b"=") if isinstance(text, bytes) else ("&", "=")
     plain = next((c for c in "qzxjkvwy" if c not in (
         text.decode("latin-1") if isinstance(text, bytes) else text)), "")
     name_of: Any = plain.encode("ascii") if isinstance(text, bytes) else plain
     return amp.join(value + eq + name if sep else name_of + eq + name if name else name
-                    for name, sep, value in (s.partition(eq) for s in text.split(amp)))
+                    for name, sep, value in (s.partition(eq) for s in _sequences(text, split)))
 
 
 def one_field(text: Any, part: str) -> Any:
@@ -131,12 +139,13 @@ def one_field(text: Any, part: str) -> Any:
                     for field in fields)
 
 
-def _with_equals(text: Any) -> Any:
+def _with_equals(text: Any, split: bool = True) -> Any:
     """A form-parse ``text`` whose sequences without ``=`` end in one: the same pairs
     for the reference, but not for a parser that drops what is not ``name=value`` (no
-    parser dropping empty values)."""
+    parser dropping empty values). ``split``: ``_sequences`` (a parser splitting at
+    ';' read ``a=&`` as the value '&', and "drops empty pairs" was refuted so)."""
     amp, eq = (b"&", b"=") if isinstance(text, bytes) else ("&", "=")
-    return amp.join(s if not s or eq in s else s + eq for s in text.split(amp))
+    return amp.join(s if not s or eq in s else s + eq for s in _sequences(text, split))
 
 
 def _spread(members: list[str]) -> list[str]:
@@ -406,14 +415,19 @@ def holds_on_variants(case: Case, explained: Explained, claimed: str = "",
         # ``explained`` says nothing)
         # (non-ASCII first, then punctuation, then letters and digits: a minimized
         # input keeps what a name needs, and the ASCII letters are varied below)
-        own = sorted(present - set(alone) - set(pad),
+        # (not a '&' of a parser that does not split at it, ``beside`` False: alone in
+        # a name it joins the name to the pad before it, and a parser splitting at ';'
+        # refuted "drops empty pairs" on 'a&' so: named "needs '='" instead)
+        apart = {"&"} if isinstance(case, FormParseCase) and not beside else set()
+        own = sorted(present - set(alone) - set(pad) - apart,
                      key=lambda c: (c.isascii(), c.isascii() and c.isalnum(), c))
         alone += "".join(own[:CLAIMED])
         variants += [with_texts(case, _between(char, pad, isinstance(case, FormParseCase)))
                      for char in alone
                      if ord(char) < 0x100 or all(isinstance(t, str) for t in input_texts(case))]
     if isinstance(case, FormParseCase):  # each name as the value, each value as the name
-        variants += [with_texts(case, _swapped), with_texts(case, _with_equals)]
+        variants += [with_texts(case, functools.partial(_swapped, split=beside)),
+                     with_texts(case, functools.partial(_with_equals, split=beside))]
     swapped = _hex_case_swapped(case)
     if swapped != case:  # a rule of escapes holds for their digits in either case
         variants.append(swapped)
