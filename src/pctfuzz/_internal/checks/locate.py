@@ -133,14 +133,13 @@ def policy_reference(check: str, case: Case, actual: Outcome, expected: Outcome)
     escape beside a lone surrogate) is named as it is without the surrogate, one
     finding, not a refusal's difference. Not in a legacy encoding, where Python's
     codec writes a lone surrogate as an NCR (``python_codec`` names that)."""
+    if actual.raised or not isinstance(expected.error, NotScalarValueError):
+        return expected
     label = getattr(case, "encoding", None)
     if isinstance(label, str) and not lookup(label).is_utf8:
         return expected
-    if not (actual.raised or not isinstance(expected.error, NotScalarValueError)):
-        replaced = reference_outcome(check, case, surrogates="replace")
-        if not replaced.raised:
-            return replaced
-    return expected
+    replaced = reference_outcome(check, case, surrogates="replace")
+    return expected if replaced.raised else replaced
 
 
 def accepted_and_known(check: str, adapter: Impl, known: KnownFindings | None
