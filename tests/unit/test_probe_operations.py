@@ -230,3 +230,34 @@ def test_an_adapter_is_probed_on_every_operation_it_answers(cli: Run) -> None:
     code, _, err = cli("probe", "test_probe_operations:Everything", "--operation",
                        "form-serialize")
     assert code == ExitCode.USAGE and "does not answer form" in err
+
+
+def test_the_probe_and_the_check_ask_the_implementation_once() -> None:
+    """Issue 35: ``pctfuzz probe`` asks what the differential check asks through the one
+    profile of the adapter (``checks.profile``), each question once: the replacement
+    modes and the refusals asked by the probe are not asked again."""
+    from pctfuzz._internal.checks.profile import parser_replacement, refused_inputs
+
+    asked: list[str] = []
+
+    def parse(text: str) -> list[tuple[str, str]]:
+        asked.append(text)
+        if any(c < " " for c in text):
+            raise ValueError("no control characters")
+        return parse_qsl(text, keep_blank_values=True)
+
+    adapter = function_adapter("test-asked-once", form_parse=parse)
+    probe_operation(adapter, "form-parse")
+    modes = parser_replacement(adapter)
+    refused = refused_inputs("form-parse", FormParseCase("a"), adapter)
+    asked.clear()
+    assert parser_replacement(adapter) == modes
+    assert refused_inputs("form-parse", FormParseCase("b"), adapter) == refused
+    assert refused == {"control-char": "a\x01b"} and asked == []
+
+    def serialize(pairs: list[tuple[str, str]]) -> str:
+        return "&".join(quote(n, safe="~!") + "=" + quote(v, safe="~") for n, v in pairs)
+
+    serializer = function_adapter("test-parts-once", form_serialize=serialize)
+    report = json.dumps(probe_operation(serializer, "form").to_json())
+    assert "left_raw(chars=!,part=names)" in report and "left_raw(chars=~)" in report

@@ -32,15 +32,15 @@ from pctfuzz._internal.checks.probe import _hex_case
 from pctfuzz._internal.checks.profile import (
     EMPTY_PROBE,
     ORDER_PAIRS,
-    REFUSAL_PROBES,
     REPLACEMENT_ANSWERS,
     REPLACEMENT_PROBES,
     form_part_chars,
     own_chars,
     own_parser_mode,
-    own_refusals,
     pair_order,
     parser_replacement,
+    part_chars,
+    refused_inputs,
     run_impl,
     scalar_values,
 )
@@ -215,16 +215,9 @@ def _refusals(asker: _Asker, plain: Any) -> tuple[str, Sequence[Any], str | None
     case = asker.case(plain)
     if case is None:
         return "unsupported", (), None
-    kinds = own_refusals(asker.check, case, asker.adapter).split()
-    inputs: list[Any] = []
-    for kind in kinds:
-        for text in REFUSAL_PROBES[kind]:
-            given = ((text, ""),) if asker.check == "form" else text
-            got = asker.outcome(given)
-            if got is not None and got.raised:
-                inputs.append(given)
-                break
-    return " ".join(kinds) or "nothing", inputs, None
+    refused = refused_inputs(asker.check, case, asker.adapter)
+    inputs = [((text, ""),) if asker.check == "form" else text for text in refused.values()]
+    return " ".join(refused) or "nothing", inputs, None
 
 
 def _order(asker: _Asker) -> tuple[str, Sequence[Any], str | None]:
@@ -365,19 +358,16 @@ def _form_chars(name: str, part: str) -> Question:
 
     def question(asker: _Asker) -> tuple[str, Sequence[Any], str | None]:
         found = form_part_chars(asker.adapter)
-        names, values = found[f"{name}:names"], found[f"{name}:values"]
-        empty = found[f"{name}:empty-name-values"]
-        mine = {"names": names, "values": values, "empty-name-values": empty}[part]
-        if part == "empty-name-values" and mine == values:
+        mine = found[f"{name}:{part}"]
+        if part == "empty-name-values" and mine == found[f"{name}:values"]:
             return "as in other values", (), None
         if not mine:
             return "none", (), None
         chars = "".join(sorted(mine))
-        everywhere = names & values & empty
-        own = {"names": names - values - empty, "values": (values & empty) - names,
-               "empty-name-values": empty - values - names}[part]
+        split = part_chars(asker.adapter, name)
         rules = [rule_class(name, {"chars": "".join(sorted(chars_))} | extra)
-                 for chars_, extra in ((mine & everywhere, {}), (own, {"part": part}))
+                 for chars_, extra in ((mine & split["everywhere"], {}),
+                                       (split[part], {"part": part}))
                  if chars_]
         given = ([(chars, "")] if part == "names" else
                  [("a", chars)] if part == "values" else [("", chars)])

@@ -14,9 +14,10 @@ behaviour as a campaign names its finding.
 Each question is asked once per adapter (and per context where the answer depends on
 one: a set, an encoding, str or bytes) and kept in its table of ``checks.asked``, the
 one caching policy: ``_PROBED`` (``set_probe``), ``_OWN_CHARS`` (``own_chars``),
-``_REFUSALS`` (``own_refusals``), ``_PART_PROBES`` (``form_part_chars``),
-``_PARSER_MODES`` (``own_parser_mode`` and ``separator``; its ``replacement`` is the
-first mode of ``parser_replacement``, which ``pctfuzz probe`` asks for whole),
+``_REFUSALS`` (``own_refusals``, ``refused_inputs``), ``_PART_PROBES``
+(``form_part_chars``, ``part_chars``), ``_PARSER_MODES`` (``own_parser_mode`` and
+``separator``), ``_REPLACEMENTS`` (``parser_replacement``, whose first mode is
+``own_parser_mode``'s ``replacement``),
 ``_REQUOTES`` (``requote_mode``), ``_ORDERS`` (``pair_order``, with the byte orders it
 asks).
 ``cut_at`` is the one question of a case, not of the adapter (the case's own input
@@ -63,6 +64,8 @@ __all__ = [
     "own_refusals",
     "pair_order",
     "parser_replacement",
+    "part_chars",
+    "refused_inputs",
     "requote_mode",
     "run_impl",
     "scalar_values",
@@ -187,6 +190,7 @@ def _sorts_bytes(adapter: Impl) -> bool:
 
 #: What ``own_parser_mode`` found, per adapter and rule.
 _PARSER_MODES: Asked[str | None] = Asked("parser mode")
+_REPLACEMENTS: Asked[tuple[str, ...]] = Asked("parser replacement modes")
 #: A text each ``empty_pairs`` mode, and the reference, parse apart.
 EMPTY_PROBE = FormParseCase("&a=&&")
 #: Texts that tell a form parser's ``replacement`` modes apart: a truncated sequence
@@ -202,15 +206,20 @@ def parser_replacement(adapter: Impl) -> list[str]:
     """The ``replacement`` modes whose model answers each of ``REPLACEMENT_PROBES`` as
     the parser does, simplest-first; none for one that answers them as the reference
     (one U+FFFD per sequence: no mode of the list answers the second so) or otherwise."""
+    known = _REPLACEMENTS.get(adapter, "form-parse")
+    if known is not UNASKED:
+        return list(known)
     modes = list(_PARSER_REPLACEMENTS)
     for text in REPLACEMENT_PROBES:
         got = _pairs_of(adapter, text)
         probe = FormParseCase(text)
         reference = reference_outcome("form-parse", probe)
         if got is None:
-            return []
+            modes = []
+            break
         modes = [mode for mode in modes if _modelled(
             RECONCILERS["replacement"][0](mode).reconcile(probe, reference, Outcome(got)), got)]
+    _REPLACEMENTS.put(adapter, "form-parse", tuple(modes))
     return modes
 
 
@@ -462,7 +471,7 @@ REFUSAL_PROBES = {"lone-surrogate": ("\ud800", "x\ud800", "\ud800x"),
                    "control-char": ("a\x01b", "\x01", "x\x01"),
                    # valid UTF-8 in a bytes case's context too (C3 A9)
                    "non-ascii": ("\u00c3\u00a9", "x\u00c3\u00a9")}
-_REFUSALS: Asked[str] = Asked("refusals")
+_REFUSALS: Asked[dict[str, str]] = Asked("refusals")
 
 
 def _refuses(check: str, case: Case, adapter: Impl, text: str) -> bool:
@@ -480,28 +489,33 @@ def own_refusals(check: str, case: Case, adapter: Impl) -> str:
     inputs of that kind alone in the case's context (once per adapter and context),
     space-separated: a crash on ``"#\n%a"`` (hyperlink's newline bug) is no refusal of
     an invalid ``%`` when ``"%zz"`` is answered."""
+    return " ".join(refused_inputs(check, case, adapter))
+
+
+def refused_inputs(check: str, case: Case, adapter: Impl) -> dict[str, str]:
+    """``own_refusals``' kinds, each with the first text of ``REFUSAL_PROBES`` that the
+    implementation refused alone in the case's context (``pctfuzz probe`` shows it)."""
     bytes_input = isinstance(getattr(case, "value", getattr(case, "text", "")), bytes)
     key = (check, (type(case), getattr(case, "set_name", None),
                                 getattr(case, "encoding", None), bytes_input))
     known = _REFUSALS.get(adapter, key)
     if known is not UNASKED:
         return known
-    kinds = []
+    refused: dict[str, str] = {}
     for kind, texts in REFUSAL_PROBES.items():
         for text in texts:
             if kind == "invalid-utf8" and not text.isascii() and not bytes_input:
                 continue  # in a str, "\xff" is U+00FF: valid UTF-8, non-ASCII
             if _refuses(check, case, adapter, text):
-                kinds.append(kind)
+                refused[kind] = text
                 break
-    if "non-ascii" in kinds and "invalid-utf8" in kinds and not any(
+    if "non-ascii" in refused and "invalid-utf8" in refused and not any(
             _refuses(check, case, adapter, text) for text in ("%FF", "x%FF", "%C3x")):
         # Only raw bytes 80-FF were refused, which are non-ASCII: one refusal (Ruby's
         # decode_www_form refuses every non-ASCII text; urllib's parse_qsl refuses an
         # escape of invalid UTF-8 too, and is named so for a raw byte 80 as well).
-        kinds.remove("invalid-utf8")
-    _REFUSALS.put(adapter, key, " ".join(kinds))
-    return " ".join(kinds)
+        del refused["invalid-utf8"]
+    return _REFUSALS.put(adapter, key, refused)
 
 
 _PART_PROBES: Asked[dict[str, frozenset[str]]] = Asked("characters by part")
@@ -562,12 +576,21 @@ def _own_part(rule: str, check: str, case: Case, adapter: Impl) -> str | None:
     name, _, part = rule.partition(":")
     if name not in ("left_raw", "encoded"):
         return None
-    found = form_part_chars(adapter, case.encoding)
-    names, values = found[f"{name}:names"], found[f"{name}:values"]
-    empty = found[f"{name}:empty-name-values"]
-    own = {"names": names - values - empty, "values": (values & empty) - names,
-           "empty-name-values": empty - values - names}
-    return "".join(sorted(own[part])) if part in own else None
+    own = part_chars(adapter, name, case.encoding)
+    return "".join(sorted(own[part])) if part in own and part != "everywhere" else None
+
+
+def part_chars(adapter: Impl, rule: str, encoding: str = "utf-8") -> dict[str, frozenset[str]]:
+    """The characters of ``rule`` (``left_raw`` or ``encoded``) a form serializer shows
+    in each part of a pair (``form_part_chars``), split as the rules name them:
+    ``everywhere`` (in names, values and values after an empty name: the rule without
+    a part), and those of one part only (the rule with ``part=``): ``names``, ``values``
+    (after a name and after an empty name alike), ``empty-name-values``."""
+    found = form_part_chars(adapter, encoding)
+    names, values = found[f"{rule}:names"], found[f"{rule}:values"]
+    empty = found[f"{rule}:empty-name-values"]
+    return {"everywhere": names & values & empty, "names": names - values - empty,
+            "values": (values & empty) - names, "empty-name-values": empty - values - names}
 
 
 #: (replacement mode, a probe of ``_own_decoding``, its answer in that mode), first
