@@ -242,3 +242,33 @@ def test_a_rule_of_both_parts_acts_in_each_beside_what_is_known(text: str) -> No
     with pytest.raises(Divergence) as raised:
         bound.check(FormParseCase(text))
     assert raised.value.difference == "rule=plus_kept(part=values)"
+
+
+def _strict_query(text: str) -> list[tuple[str, str]]:
+    # as asyncpg reads a DSN's query: urlsplit (which removes TAB, LF, CR), then strict
+    # parse_qsl (a sequence without '=' raises; an empty value is dropped)
+    return parse_qsl(urlsplit("postgres://h/db?" + text).query, strict_parsing=True)
+
+
+strict_query = function_adapter("strict-query", form_parse=_strict_query)
+STRICT = "test_every_finding:strict_query"
+
+
+def test_a_finding_no_rule_names_merges_into_the_rule_found_after_it(tmp_path: Path) -> None:
+    """A TAB alone, met first, is no rule's (each is refuted by a variant that shows the
+    other behaviour: a value after the TAB is dropped empty, a name alone refused), so
+    it is a finding of its own class; once empty values are known dropped, its case is
+    that finding's hit, and the campaign's end merges it (``migrate.merge_into_named``):
+    one record, the TAB's id among its previous ids, the hits summed."""
+    from pctfuzz._internal.fuzz.migrate import merge_into_named
+
+    target = get_target("diff_form_parse")
+    (tab,) = record_case(target, strict_query, STRICT, tmp_path, FormParseCase("\t")).values()
+    assert not FindingStore(tmp_path).get(tab).behaviour
+    ids = record_case(target, strict_query, STRICT, tmp_path, FormParseCase("="))
+    (named,) = set(ids.values()) - {tab}
+    assert FindingStore(tmp_path).get(named).behaviour["rule"] == "empty_pairs"
+    assert merge_into_named(tmp_path, STRICT, [tab, named]) == [(tab, named)]
+    (left,) = FindingStore(tmp_path).iter_findings()
+    assert left.id == named and tab in (left.previous_ids or ()) and left.hits == 2
+    assert merge_into_named(tmp_path, STRICT, [named]) == []  # (nothing left to merge)

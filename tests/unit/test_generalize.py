@@ -719,3 +719,18 @@ def test_a_parser_not_splitting_at_the_ampersand_is_not_refuted_by_it(text: str)
     with pytest.raises(Divergence) as info:
         check_form_parse(FormParseCase(text), SEMICOLON_PARSER)
     assert info.value.difference == "rule=empty_pairs(mode=dropped)"
+
+
+def _strict_parser(text: str) -> list[tuple[str, str]]:
+    from urllib.parse import parse_qsl
+
+    return parse_qsl(text, strict_parsing=True)  # a sequence without '=' raises
+
+
+def test_a_parser_refusing_a_name_alone_is_not_refuted_by_an_ampersand_alone() -> None:
+    """'&' is never tried alone in a name: ``xx&xx=xx`` leaves ``xx`` a name alone, which
+    a strict parser refuses, and "drops empty pairs" was refuted so on ``=&=``."""
+    with pytest.raises(Divergence) as info:
+        check_form_parse(FormParseCase("=&="),
+                         function_adapter("test-strict-parser", form_parse=_strict_parser))
+    assert info.value.difference == "rule=empty_pairs(mode=dropped)"

@@ -415,10 +415,11 @@ def holds_on_variants(case: Case, explained: Explained, claimed: str = "",
         # ``explained`` says nothing)
         # (non-ASCII first, then punctuation, then letters and digits: a minimized
         # input keeps what a name needs, and the ASCII letters are varied below)
-        # (not a '&' of a parser that does not split at it, ``beside`` False: alone in
-        # a name it joins the name to the pad before it, and a parser splitting at ';'
-        # refuted "drops empty pairs" on 'a&' so: named "needs '='" instead)
-        apart = {"&"} if isinstance(case, FormParseCase) and not beside else set()
+        # (not a form parser's '&': alone in a name it leaves the pad before it a name
+        # alone, which a parser refusing a sequence without '=' refused, or joins the
+        # two, for a parser splitting at ';' only: "drops empty pairs" was refuted so
+        # on '=&=' and 'a&'; the text beside another pair (``_beside``) sets it apart)
+        apart = {"&"} if isinstance(case, FormParseCase) else set()
         own = sorted(present - set(alone) - set(pad) - apart,
                      key=lambda c: (c.isascii(), c.isascii() and c.isalnum(), c))
         alone += "".join(own[:CLAIMED])

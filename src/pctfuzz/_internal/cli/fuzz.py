@@ -134,6 +134,23 @@ def _describe_new_findings(idents: list[str], findings: Path, out: TextIO) -> No
               file=out)
 
 
+def _merge_into_named(args: argparse.Namespace, result: Any, out: TextIO) -> None:
+    """Merge each new finding no rule names into the finding a rule names whose hit its
+    case is (``migrate.merge_into_named``), before the summary counts them; not after a
+    stop signal (the user asked the run to end)."""
+    from pctfuzz._internal.fuzz.migrate import merge_into_named
+
+    if result.stopped_by or not result.new_findings:
+        return
+    merged = merge_into_named(Path(args.findings), args.impl, result.new_findings)
+    gone = {ident for ident, _ in merged}
+    for stats in result.stats:
+        stats.new_findings[:] = [i for i in stats.new_findings if i not in gone]
+    for ident, into in merged:
+        print(f"pctfuzz: {ident} merged into {into}: its case is a hit of that finding's "
+              "rule, found after it", file=out)
+
+
 def _verify_open(args: argparse.Namespace, result: Any, out: TextIO, stop: Any) -> Any:
     """After the campaign, replay every open finding of the implementation (an open
     bug keeps CI red; a fix is verified: ``replay.replay_open``), each case within
@@ -235,6 +252,7 @@ def _finish(args: argparse.Namespace, result: Any, stop: Any, *, dests: Any, out
     from pctfuzz._internal.reports import fuzz_results
     from pctfuzz._internal.store import printable_path
 
+    _merge_into_named(args, result, out)
     print(result.summary(), file=out)
     _describe_new_findings(result.new_findings, Path(args.findings), out)
     verified = _verify_open(args, result, out, stop)

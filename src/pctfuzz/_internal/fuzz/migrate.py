@@ -33,7 +33,7 @@ from __future__ import annotations
 import contextlib
 import dataclasses
 import os
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -41,7 +41,7 @@ from typing import Any
 from pctfuzz._internal.accept import accepted_in_force, use_accepted
 from pctfuzz._internal.errors import PctfuzzError, UsageError
 from pctfuzz._internal.fuzz.minimize import minimize_case, raw_input_for
-from pctfuzz._internal.fuzz.recorder import build_finding
+from pctfuzz._internal.fuzz.recorder import Recorder, build_finding
 from pctfuzz._internal.fuzz.replay import DEFAULT_TIMEOUT, bound_for, run_case
 from pctfuzz._internal.identity import (
     SIGNATURE_VERSION,
@@ -50,10 +50,11 @@ from pctfuzz._internal.identity import (
     stop_signature,
 )
 from pctfuzz._internal.store import Finding, FindingStore, StoreError
-from pctfuzz._internal.targets import get_target
+from pctfuzz._internal.targets import BoundDifferential, get_target
 from pctfuzz._internal.text import one_line
+from pctfuzz._internal.violations import Divergence
 
-__all__ = ["Migration", "migrate_findings"]
+__all__ = ["Migration", "merge_into_named", "migrate_findings"]
 
 
 @dataclass(frozen=True)
@@ -240,3 +241,60 @@ def _migrate_one(store: FindingStore, finding: Finding, impl: str | None, reiden
         yield Migration(path, "kept", problem, failed=failed)
     else:
         yield Migration(path, "minimized" if change else "current", change)
+
+
+def merge_into_named(folder: Path, impl: str, ids: Sequence[str]) -> list[tuple[str, str]]:
+    """Merge each of ``ids`` (a campaign's new findings) that no rule names into the
+    finding a rule names whose hit its case is: the check of its case, with the store's
+    open findings of its target and implementation known but its own class
+    (``fuzz.recorder.Recorder`` seeds them), is that finding's exact prediction
+    (``checks.known``). Which finding a campaign meets first decides what is known
+    when an input is named: a TAB alone that urlsplit removes, met before the removal
+    was named, was a finding of its own class beside ``removed('\\t\\n\\r')``. Only an
+    untriaged record (status ``new``) of ``impl`` is merged, as ``pctfuzz migrate``
+    merges two records (``FindingStore.record``: hits summed, its id kept in
+    ``previous_ids``). Returns (merged id, id merged into) pairs."""
+    store = FindingStore(folder)
+    cache: dict[Any, Any] = {}
+    recorders: dict[str, Recorder] = {}
+    merged: list[tuple[str, str]] = []
+    for ident in dict.fromkeys(ids):
+        try:
+            finding = store.get(ident)
+            target = get_target(finding.target)
+        except PctfuzzError:
+            continue
+        parts = finding.signature.split("|")
+        if finding.kind != "divergence" or finding.behaviour or finding.status != "new" \
+                or finding.impl != impl or finding.case is None or len(parts) < 4:
+            continue
+        bound = bound_for(target, impl, cache)
+        if not isinstance(bound, BoundDifferential):
+            continue
+        recorder = recorders.get(target.name)
+        if recorder is None:  # (the store's findings known, as a campaign knows them)
+            recorder = recorders[target.name] = Recorder(
+                target, bound.subject, impl, folder, None, bound=bound)
+        check = str(finding.evidence.get("check", ""))
+        bound.known.forget_unexplained(check, parts[3])
+        try:
+            bound.check(finding.rebuild_case())
+        except Divergence as exc:
+            into = recorder.ids.get(recorder.signature(exc, b"")) if exc.behaviour else None
+            if into is not None and into != finding.id:
+                renewed = dataclasses.replace(
+                    finding, signature=store.get(into).signature, id=into,
+                    behaviour=exc.behaviour, previous_ids=[
+                        *(finding.previous_ids or ()), finding.id])
+                try:
+                    store.record(renewed, absorbs=finding.id)
+                    with contextlib.suppress(FileNotFoundError):
+                        os.unlink(folder / finding.file_name)
+                except (StoreError, OSError):
+                    continue  # (left as it is: still a finding of its own)
+                merged.append((finding.id, into))
+                continue
+        except Exception:  # (a failure of another kind: the record stands)
+            pass
+        bound.known.add_unexplained(check, parts[3])
+    return merged
