@@ -272,3 +272,34 @@ def test_a_finding_no_rule_names_merges_into_the_rule_found_after_it(tmp_path: P
     (left,) = FindingStore(tmp_path).iter_findings()
     assert left.id == named and tab in (left.previous_ids or ()) and left.hits == 2
     assert merge_into_named(tmp_path, STRICT, [named]) == []  # (nothing left to merge)
+
+
+def _requoting(text: str) -> str:
+    from urllib.parse import quote
+
+    return quote(unquote(text), safe="/")  # (every escape decoded as UTF-8, then quoted)
+
+
+requoting = function_adapter("requoting", encode=_requoting, sets={"p": "path"})
+REQUOTING = "test_every_finding:requoting"
+
+
+def test_a_narrower_rule_named_first_merges_into_the_wider_one(tmp_path: Path) -> None:
+    """``%30`` alone is named ``requoted(decode-unreserved)``, the simplest rule that
+    explains it; ``%aa`` then ``requoted(decode-utf8)``, which explains ``%30`` too: at
+    the campaign's end the first is merged into the second (one behaviour: the
+    encoder decodes every escape before it quotes)."""
+    from pctfuzz._internal.cases import EncodeCase
+    from pctfuzz._internal.fuzz.migrate import merge_into_named
+
+    target = get_target("diff_encode")
+    (first,) = record_case(target, requoting, REQUOTING, tmp_path,
+                           EncodeCase("%30", "path", "UTF-8")).values()
+    (wider,) = set(record_case(target, requoting, REQUOTING, tmp_path,
+                               EncodeCase("%aa", "path", "UTF-8")).values()) - {first}
+    rules = {f.id: dict(f.behaviour["params"])["mode"]
+             for f in FindingStore(tmp_path).iter_findings()}
+    assert rules == {first: "decode-unreserved", wider: "decode-utf8"}
+    assert merge_into_named(tmp_path, REQUOTING, [first, wider]) == [(first, wider)]
+    (left,) = FindingStore(tmp_path).iter_findings()
+    assert left.id == wider and first in (left.previous_ids or ())

@@ -535,3 +535,30 @@ def test_a_deferred_input_is_neither_named_nor_a_hit() -> None:
     clock.now += 1.0
     with budget.one_input():  # half of 2 s: named again
         assert _fails(bound, EncodeCase("+ü", "component")).difference != first.difference
+
+
+def _requoting(text: str) -> str:
+    # pip's link cleaning: every escape decoded as UTF-8 (U+FFFD for '%aa'), then quoted
+    from urllib.parse import unquote
+
+    return quote(unquote(text), safe="/")
+
+
+REQUOTING = function_adapter("test-requoting", encode=_requoting, sets={"p": "path"})
+
+
+def test_findings_whose_models_cannot_be_one_are_tried_in_groups() -> None:
+    """Two modes of one rule (``requoted`` ``decode-unreserved`` named on ``%30``,
+    ``decode-utf8`` on ``%aa``) cannot be in force together; the findings are then tried
+    in the groups that can, so '!' encoded beside a '%aa' decoded is the '!' finding's
+    hit, not a finding per character beside '%aa'."""
+    bound = get_target("diff_encode").bind(REQUOTING)
+    named = {}
+    for text in ("!", "%30", "%aa"):
+        found = _fails(bound, EncodeCase(text, "path"))
+        assert found.behaviour is not None, found.difference
+        named[text] = found.difference
+        bound.known.add("encode", found.behaviour, found.case)
+    assert named["%30"] == "rule=requoted(mode=decode-unreserved)"
+    assert named["%aa"] == "rule=requoted(mode=decode-utf8)"
+    assert _fails(bound, EncodeCase("!%aa", "path")).difference in (named["!"], named["%aa"])

@@ -47,12 +47,12 @@ from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from pctfuzz._internal.accept.entry import KnownDivergence, predicts
+from pctfuzz._internal.accept.entry import KnownDivergence, _merged_models, predicts
 from pctfuzz._internal.accept.entry import explain as _explain
 from pctfuzz._internal.accept.model import Model
 from pctfuzz._internal.accept.rules import Rule, as_entry, rule_from
 from pctfuzz._internal.cases import Case
-from pctfuzz._internal.errors import PctfuzzError
+from pctfuzz._internal.errors import NotModelled, PctfuzzError
 from pctfuzz._internal.identity.signatures import refusal_site
 from pctfuzz._internal.identity.units import covers
 from pctfuzz._internal.outcome import Outcome
@@ -195,6 +195,22 @@ class KnownFindings:
         self._tries.setdefault(check, []).append(_Prediction((made,), made))
         return True
 
+    def forget(self, check: str, behaviour: dict[str, Any] | None) -> bool:
+        """No longer know the finding of ``check`` named ``behaviour`` (nor any
+        prediction it takes part in); False when none is."""
+        try:
+            rule = rule_from(str(behaviour["rule"]), dict(behaviour["params"])) \
+                if behaviour else None
+        except (KeyError, TypeError, ValueError, PctfuzzError):
+            return False
+        gone = [k for k in self._known.get(check, ()) if k.rule == rule]
+        if not gone:
+            return False
+        self._known[check] = [k for k in self._known[check] if k not in gone]
+        self._tries[check] = [t for t in self._tries.get(check, ())
+                              if not any(k in gone for k in t.findings)]
+        return True
+
     def has_rule(self, check: str, rule: Rule) -> bool:
         """A finding of ``check`` already made is named ``rule``."""
         return any(k.rule == rule for k in self._known.get(check, ()))
@@ -251,6 +267,13 @@ class KnownFindings:
         """The known findings of ``check`` as entries of ``impl``, for naming beside them."""
         return [k.entry(impl) for k in self._known.get(check, ())]
 
+    def entry_groups(self, check: str, impl: str) -> list[list[KnownDivergence]]:
+        """``entries`` whole when their models merge into one, else the groups of them
+        that do (``_groups``): what can be in force together while a difference is
+        located."""
+        known = sorted(self._known.get(check, ()), key=lambda k: -k.hits)
+        return [[k.entry(impl) for k in group] for group in self._groups(known, impl)]
+
     def explain(self, check: str, impl_names: Sequence[str], case: Case, expected: Outcome,
                 actual: Outcome, accepted: Sequence[KnownDivergence]) -> Known | None:
         """The known finding whose rule, beside the ``accepted`` entries, gives exactly the
@@ -299,14 +322,43 @@ class KnownFindings:
                   actual: Outcome, accepted: Sequence[KnownDivergence]) -> _Prediction | None:
         """Every known finding tried together; when they explain the case, a new
         prediction of them all, credited to the most hit one it needs (without which
-        the others do not explain it)."""
+        the others do not explain it). Findings whose models cannot be one (two modes
+        of one rule: ``requoted`` ``decode-unreserved`` named on ``%30`` and
+        ``decode-utf8`` on ``%aa``) are tried in the groups that can (``_groups``): pip's
+        link cleaning encoding '!' and decoding '%aa' as U+FFFD was one finding per
+        character beside '%aa'."""
         impl = impl_names[0]
         known = sorted(self._known[check], key=lambda k: -k.hits)
-        every = [*accepted, *(k.entry(impl) for k in known)]
-        used = _explain(check, impl_names, case, expected, actual, every)
-        credited = next((k for k in known if k.entry(impl).id in (used or ())), None)
-        if credited is None:
-            return None
-        made = _Prediction(tuple(known), credited)
-        self._tries[check].append(made)
-        return made
+        for group in self._groups(known, impl):
+            every = [*accepted, *(k.entry(impl) for k in group)]
+            used = _explain(check, impl_names, case, expected, actual, every)
+            credited = next((k for k in group if k.entry(impl).id in (used or ())), None)
+            if credited is not None:
+                made = _Prediction(group, credited)
+                self._tries[check].append(made)
+                return made
+        return None
+
+    def _groups(self, known: list[Known], impl: str) -> list[tuple[Known, ...]]:
+        """``known`` whole when their models merge into one; else, from each finding in
+        turn, the most hit ones that merge with it (greedily), each group once."""
+        def merges(group: Sequence[Known]) -> bool:
+            models = [k.entry(impl).model for k in group]
+            try:
+                _merged_models(tuple(m for m in models if m is not None))
+            except NotModelled:
+                return False
+            return True
+
+        if len(known) < 2 or merges(known):
+            return [tuple(known)] if known else []
+        groups: dict[tuple[int, ...], tuple[Known, ...]] = {}
+        for first in known:
+            group = [first]
+            for other in known:
+                if other is not first and merges([*group, other]):
+                    group.append(other)
+            if len(group) > 1:
+                group.sort(key=known.index)
+                groups.setdefault(tuple(map(known.index, group)), tuple(group))
+        return list(groups.values())

@@ -491,11 +491,15 @@ def _unexplained(check: str, case: Case, adapter: Impl, names: tuple[str, ...],
     if agree(check, case, want, got):
         return None
     want = policy_reference(check, case, got, want)  # (as ``differential._check`` holds it)
-    accepted, own = accepted_and_known(check, adapter, known)
+    accepted, _own = accepted_and_known(check, adapter, known)
+    # (the findings whose models cannot be one, two modes of a rule, in the groups that
+    # can: pip's encoded '=' beside its U+FFFD for '%aa' was the class of what its kept
+    # '%2F' does, one finding per delimiter before it)
+    groups = [] if known is None or not names else known.entry_groups(check, names[0])
     replacement = _own_replacement(check, case, adapter)
     fixed: tuple[Outcome, Outcome] | None = None
-    for entries in ([*accepted, *own, *replacement], [*accepted, *replacement])[
-            : 2 if own else 1]:
+    for entries in [*([*accepted, *own, *replacement] for own in groups),
+                    [*accepted, *replacement]]:
         _used, fixed_want, fixed_got = reconcile_entries(check, names, case, want, got,
                                                          entries, needs=False)
         if fixed_want.same(fixed_got):

@@ -244,11 +244,13 @@ def _migrate_one(store: FindingStore, finding: Finding, impl: str | None, reiden
 
 
 def merge_into_named(folder: Path, impl: str, ids: Sequence[str]) -> list[tuple[str, str]]:
-    """Merge each of ``ids`` (a campaign's new findings) that no rule names into the
-    finding a rule names whose hit its case is: the check of its case, with the store's
-    open findings of its target and implementation known but its own class
-    (``fuzz.recorder.Recorder`` seeds them), is that finding's exact prediction
-    (``checks.known``). Which finding a campaign meets first decides what is known
+    """Merge each of ``ids`` (a campaign's new divergences) into the finding a rule names
+    whose hit its case is: the check of its case, with the store's open findings of its
+    target and implementation known but itself (``fuzz.recorder.Recorder`` seeds them),
+    is that finding's exact prediction (``checks.known``). So is a finding of a narrower
+    rule named first: pip's link cleaning, which decodes every escape as UTF-8 (U+FFFD
+    for '%aa') before it quotes, was ``requoted(decode-unreserved)`` on ``%30`` beside
+    ``requoted(decode-utf8)``. Which finding a campaign meets first decides what is known
     when an input is named: a TAB alone that urlsplit removes, met before the removal
     was named, was a finding of its own class beside ``removed('\\t\\n\\r')``. Only an
     untriaged record (status ``new``) of ``impl`` is merged, as ``pctfuzz migrate``
@@ -265,7 +267,7 @@ def merge_into_named(folder: Path, impl: str, ids: Sequence[str]) -> list[tuple[
         except PctfuzzError:
             continue
         parts = finding.signature.split("|")
-        if finding.kind != "divergence" or finding.behaviour or finding.status != "new" \
+        if finding.kind != "divergence" or finding.status != "new" \
                 or finding.impl != impl or finding.case is None or len(parts) < 4:
             continue
         bound = bound_for(target, impl, cache)
@@ -276,9 +278,13 @@ def merge_into_named(folder: Path, impl: str, ids: Sequence[str]) -> list[tuple[
             recorder = recorders[target.name] = Recorder(
                 target, bound.subject, impl, folder, None, bound=bound)
         check = str(finding.evidence.get("check", ""))
-        bound.known.forget_unexplained(check, parts[3])
+        case = finding.rebuild_case()
+        if finding.behaviour:  # (a narrower rule named first: decode-unreserved on %30)
+            bound.known.forget(check, finding.behaviour)
+        else:
+            bound.known.forget_unexplained(check, parts[3])
         try:
-            bound.check(finding.rebuild_case())
+            bound.check(case)
         except Divergence as exc:
             into = recorder.ids.get(recorder.signature(exc, b"")) if exc.behaviour else None
             if into is not None and into != finding.id:
@@ -296,5 +302,8 @@ def merge_into_named(folder: Path, impl: str, ids: Sequence[str]) -> list[tuple[
                 continue
         except Exception:  # (a failure of another kind: the record stands)
             pass
-        bound.known.add_unexplained(check, parts[3])
+        if finding.behaviour:
+            bound.known.add(check, finding.behaviour, case)
+        else:
+            bound.known.add_unexplained(check, parts[3])
     return merged
