@@ -33,6 +33,7 @@ from pctfuzz._internal.accept.reconcilers import OPTIONAL_PARAMS, RECONCILERS, d
 from pctfuzz._internal.cases import Case, DecodeCase, EncodeCase, FormCase, FormParseCase
 from pctfuzz._internal.encoding import lookup
 from pctfuzz._internal.errors import PctfuzzError, UsageError
+from pctfuzz._internal.operations import DECODE, ENCODE, FORM_PARSE, FORM_SERIALIZE
 from pctfuzz._internal.sets import get_set
 
 __all__ = ["ACCEPT_ENV", "MAX_ACCEPT_BYTES", "accept_file", "accepted_in_force",
@@ -142,11 +143,11 @@ def check_parameter(reconciler: str, param: str, value: object, where: str) -> N
 _TEXT: Final = (str,)
 #: check -> field -> (required, the types it may hold).
 _FIELDS: Final[dict[str, dict[str, tuple[bool, tuple[type, ...]]]]] = {
-    "encode": {"value": (True, _TEXT), "set": (False, _TEXT), "encoding": (False, _TEXT),
+    ENCODE.name: {"value": (True, _TEXT), "set": (False, _TEXT), "encoding": (False, _TEXT),
                "space_as_plus": (False, (bool,))},
-    "decode": {"value": (True, _TEXT)},
-    "form": {"pairs": (True, (list,)), "encoding": (False, _TEXT)},
-    "form-parse": {"text": (True, _TEXT)},
+    DECODE.name: {"value": (True, _TEXT)},
+    FORM_SERIALIZE.name: {"pairs": (True, (list,)), "encoding": (False, _TEXT)},
+    FORM_PARSE.name: {"text": (True, _TEXT)},
 }
 
 
@@ -171,7 +172,7 @@ def check_example(check: str, data: object, where: str) -> None:
             wanted = " or ".join(t.__name__ for t in types)
             raise UsageError(f"{where}: bad example for {check}: {key} must be {wanted}, "
                              f"not {type(data[key]).__name__}")
-    if check == "form" and not all(
+    if check == FORM_SERIALIZE.name and not all(
             isinstance(p, list) and len(p) == 2 and all(isinstance(x, str) for x in p)
             for p in data["pairs"]):
         raise UsageError(f"{where}: bad example for form: pairs must be [[name, value], ...] "
@@ -194,12 +195,12 @@ def _example(check: str, data: object, where: str) -> Case:
     if not isinstance(data, dict):
         raise UsageError(f"{where}: example must be a table")
     try:
-        if check == "encode":
+        if check == ENCODE.name:
             return EncodeCase(data["value"], data.get("set", "component"),
                               data.get("encoding", "utf-8"), bool(data.get("space_as_plus")))
-        if check == "decode":
+        if check == DECODE.name:
             return DecodeCase(data["value"])
-        if check == "form":
+        if check == FORM_SERIALIZE.name:
             return FormCase(tuple((str(n), str(v)) for n, v in data["pairs"]),
                             data.get("encoding", "utf-8"))
         return FormParseCase(data["text"])

@@ -36,6 +36,7 @@ from pctfuzz._internal.cases import Case, DecodeCase, EncodeCase, FormCase, Form
 from pctfuzz._internal.encoding import lookup
 from pctfuzz._internal.errors import NotModelled
 from pctfuzz._internal.form import form_urldecode, form_urldecode_bytes
+from pctfuzz._internal.operations import DECODE, ENCODE, FORM_PARSE, FORM_SERIALIZE
 from pctfuzz._internal.reference import (
     encode_bytes_lowercase,
     percent_decode,
@@ -709,9 +710,9 @@ def _structural(model: Model) -> bool:
 
 
 def _reshape(model: Model, check: str, case: Case, current: Any) -> Any:
-    if check == "form-parse" and isinstance(current, list):
+    if check == FORM_PARSE.name and isinstance(current, list):
         pairs = list(current)
-    elif check == "form" and isinstance(case, FormCase) and isinstance(current, str):
+    elif check == FORM_SERIALIZE.name and isinstance(case, FormCase) and isinstance(current, str):
         # The serializer writes one "&"-separated segment per pair, in list order.
         segments = current.split("&") if case.pairs else []
         if len(segments) != len(case.pairs):
@@ -757,7 +758,7 @@ def render(model: Model, check: str, case: Case, current: Any = None) -> Any:
         return current
     if current is not None and structural:
         return _reshape(model, check, case, current)
-    if current is not None and check == "encode" and lowercase_only \
+    if current is not None and check == ENCODE.name and lowercase_only \
             and isinstance(case, EncodeCase) and isinstance(current, str):
         # Only the reference's own ``%HH`` rewritten: no need to encode again. (A raw
         # ``%`` the set leaves raw would look like one: ``_encode`` refuses that.)
@@ -765,10 +766,10 @@ def render(model: Model, check: str, case: Case, current: Any = None) -> Any:
         if not (raw_pct and 0x25 not in get_set(case.set_name).members):
             return _lowercase_encoding(case, current)
     case = _input(model, case)
-    if isinstance(case, EncodeCase) and check == "encode":
+    if isinstance(case, EncodeCase) and check == ENCODE.name:
         pes, plus = _effective(model, get_set(case.set_name), case.space_as_plus)
         return _encode(model, case.value, pes, case.encoding, plus)
-    if isinstance(case, FormCase) and check == "form":
+    if isinstance(case, FormCase) and check == FORM_SERIALIZE.name:
         pes, plus = _effective(model, FORM, True, "names")
         # A value's set: with the changes of values, and of values after an empty name.
         of_values = {named: _effective(model, FORM, True, "values" if named else
@@ -784,7 +785,7 @@ def render(model: Model, check: str, case: Case, current: Any = None) -> Any:
             out.append(_encode(model, name, pes, case.encoding, plus) + "="
                        + _encode(model, value, value_set, case.encoding, value_plus))
         return "&".join(out)
-    if isinstance(case, DecodeCase) and check == "decode":
+    if isinstance(case, DecodeCase) and check == DECODE.name:
         encoded: str | bytes = case.value
         if model.signed_escapes:  # (before '+' as a space: the '+' of %+1 is a sign)
             encoded = _unsigned(encoded)
@@ -798,7 +799,7 @@ def render(model: Model, check: str, case: Case, current: Any = None) -> Any:
             return data.decode("utf-8", REPLACEMENT_ERRORS[model.replacement]).encode(
                 "utf-8", "surrogatepass")
         return data
-    if isinstance(case, FormParseCase) and check == "form-parse":
+    if isinstance(case, FormParseCase) and check == FORM_PARSE.name:
         if model.order == "grouped-bytes":  # keyed by the names' bytes, as parsed
             undropped = replace(model, order=None,
                                 empty=None if model.empty == "dropped" else model.empty)

@@ -27,7 +27,7 @@ from pctfuzz._internal.cases import Case, DecodeCase, EncodeCase, FormCase, Form
 from pctfuzz._internal.encoding import encode_ncr, lookup
 from pctfuzz._internal.errors import PctfuzzError, UsageError
 from pctfuzz._internal.form import form_sequences, form_urldecode_bytes
-from pctfuzz._internal.operations import OPERATIONS
+from pctfuzz._internal.operations import DECODE, ENCODE, FORM_PARSE, FORM_SERIALIZE, OPERATIONS
 from pctfuzz._internal.outcome import CHECKS, Outcome, Reconcile
 from pctfuzz._internal.reference import percent_decode, percent_encode
 from pctfuzz._internal.sets import FORM, PercentEncodeSet, get_set
@@ -181,7 +181,7 @@ def left_raw(chars: str, part: str | None = None) -> Reconciler:
     ``part`` (a form serializer only): in its ``names`` or its ``values`` only."""
     if part is not None:
         return _in_part("left_raw", chars, part)
-    return _declared("left_raw", {"encode", "form"}, Model(raw=_chars(chars)),
+    return _declared("left_raw", {ENCODE.name, FORM_SERIALIZE.name}, Model(raw=_chars(chars)),
                      f"percent-encodes {chars!r} (in the set)", f"leaves {chars!r} as is")
 
 
@@ -190,7 +190,7 @@ def encoded(chars: str, part: str | None = None) -> Reconciler:
     for ``left_raw``."""
     if part is not None:
         return _in_part("encoded", chars, part)
-    return _declared("encoded", {"encode", "form"}, Model(encoded=_chars(chars)),
+    return _declared("encoded", {ENCODE.name, FORM_SERIALIZE.name}, Model(encoded=_chars(chars)),
                      f"leaves {chars!r} as is (outside the set)", f"percent-encodes {chars!r}")
 
 
@@ -223,7 +223,7 @@ def _in_part(name: str, chars: str, part: str) -> Reconciler:
              }[(name, part)]
     done = "leaves {!r} as is" if name == "left_raw" else "percent-encodes {!r}"
     other = "percent-encodes {!r}" if name == "left_raw" else "leaves {!r} as is"
-    return _declared(name, {"form"}, model,
+    return _declared(name, {FORM_SERIALIZE.name}, model,
                      other.format(chars) + f" in {part}", done.format(chars) + f" in {part}")
 
 
@@ -233,7 +233,7 @@ def space_as(space: str) -> Reconciler:
     if space not in ("%20", "+"):
         raise UsageError(f"space_as: give '%20' or '+', not {space!r}")
     other = "+" if space == "%20" else "%20"
-    return _declared("space_as", {"encode", "form"}, Model(space=space),
+    return _declared("space_as", {ENCODE.name, FORM_SERIALIZE.name}, Model(space=space),
                      f"writes a space as {other}", f"writes a space as {space}")
 
 
@@ -241,7 +241,7 @@ def lowercase_hex() -> Reconciler:
     """``%hh`` with lowercase hex digits (RFC 3986 2.1: equivalent, uppercase SHOULD).
     A ``%`` of the input that the set leaves raw could be read as a triplet, so the
     entry does not apply then."""
-    return _declared("lowercase_hex", {"encode", "form"}, Model(lowercase_hex=True),
+    return _declared("lowercase_hex", {ENCODE.name, FORM_SERIALIZE.name}, Model(lowercase_hex=True),
                      "uppercase hex digits (%2F)", "lowercase hex digits (%2f)")
 
 
@@ -277,7 +277,7 @@ def requoted(mode: str, scope: str | None = None) -> Reconciler:
     if scope not in (None, "segments"):
         raise UsageError(f"requoted: scope must be 'segments' or left out, not {scope!r}")
     where = " in each valid segment" if scope else ""
-    return _declared("requoted", {"encode"},
+    return _declared("requoted", {ENCODE.name},
                      Model(requote=mode, requote_segments=scope == "segments"),
                      "an existing %HH is data: its % is encoded as %25 when in the set",
                      f"an existing %HH is an escape ({mode}){where}")
@@ -295,7 +295,8 @@ def pairs_order(mode: str) -> Reconciler:
     that are not UTF-8 stay apart: tornado)."""
     if mode not in _ORDER_MODES:
         raise UsageError(f"pairs_order: mode must be one of {', '.join(_ORDER_MODES)}")
-    checks = {"form-parse"} if mode == "grouped-bytes" else {"form", "form-parse"}
+    checks = {FORM_PARSE.name} if mode == "grouped-bytes" \
+        else {FORM_SERIALIZE.name, FORM_PARSE.name}
     return _declared("pairs_order", checks, Model(order=mode),
                      "keeps the pairs in list order",
                      "pairs sorted by the names' bytes" if mode == "sorted-bytes"
@@ -315,7 +316,7 @@ def empty_pairs(mode: str) -> Reconciler:
     ``query_form``)."""
     if mode not in _EMPTY_MODES:
         raise UsageError(f"empty_pairs: mode must be one of {', '.join(_EMPTY_MODES)}")
-    checks = {"form", "form-parse"} if mode == "dropped" else {"form-parse"}
+    checks = {FORM_SERIALIZE.name, FORM_PARSE.name} if mode == "dropped" else {FORM_PARSE.name}
     return _declared("empty_pairs", checks, Model(empty=mode),
                      "keeps pairs with an empty value; skips empty sequences",
                      f"empty pairs {mode}")
@@ -382,7 +383,7 @@ def latin1_fallback(scope: str = "not-utf8") -> Reconciler:
             return Outcome(pairs), actual
         return None
 
-    return Reconciler("latin1_fallback", frozenset({"decode", "form-parse"}), reconcile,
+    return Reconciler("latin1_fallback", frozenset({DECODE.name, FORM_PARSE.name}), reconcile,
                       "U+FFFD for invalid UTF-8",
                       "every escaped byte read as latin-1" if scope == "always"
                       else "latin-1 for a value that is not UTF-8",
@@ -417,7 +418,7 @@ def ncr_unescaped() -> Reconciler:
         return Outcome(percent_encode(data, case.set_name,
                                       space_as_plus=case.space_as_plus)), actual
 
-    return Reconciler("ncr_unescaped", frozenset({"encode"}), reconcile,
+    return Reconciler("ncr_unescaped", frozenset({ENCODE.name}), reconcile,
                       "%26%23N%3B for a code point the encoding cannot encode",
                       "&#N; percent-encoded by the set", REPLACE)
 
@@ -428,7 +429,7 @@ def python_codec() -> Reconciler:
     for some code points; a lone surrogate becomes an NCR), then percent-encoded by the
     set (so it composes with the set models): urllib's ``quote``/``urlencode`` with a
     legacy encoding."""
-    return _declared("python_codec", {"encode", "form"}, Model(python_codec=True),
+    return _declared("python_codec", {ENCODE.name, FORM_SERIALIZE.name}, Model(python_codec=True),
                      "the WHATWG encoder of the encoding",
                      "Python's codec of that name (errors='xmlcharrefreplace')")
 
@@ -466,7 +467,7 @@ def _affix(name: str, text: str, before: bool) -> Reconciler:
         return Outcome(affix + value if before else value + affix), actual
 
     where = "before" if before else "after"
-    return Reconciler(name, frozenset({"encode", "decode", "form"}), reconcile,
+    return Reconciler(name, frozenset({ENCODE.name, DECODE.name, FORM_SERIALIZE.name}), reconcile,
                       "the answer alone", f"adds {text!r} {where} the answer", REWRITE)
 
 
@@ -522,7 +523,7 @@ def trimmed(chars: str, part: str | None = None) -> Reconciler:
     if part:
         names, values, where = _TRIMMED_PARTS[part]
         space = _space_chars(chars)
-        return _declared("trimmed", {"form-parse"},
+        return _declared("trimmed", {FORM_PARSE.name},
                          Model(trim_names=space if names else "",
                                trim_values=space if values else ""),
                          "keeps every character",
@@ -555,7 +556,7 @@ def normalized(form: str) -> Reconciler:
     encoded (RFC 3987 5.3.2.2 for IRIs: NFC)."""
     if form not in _FORMS:
         raise UsageError(f"normalized: form must be one of {', '.join(_FORMS)}")
-    return _declared("normalized", {"encode", "form"}, Model(normalize=form),
+    return _declared("normalized", {ENCODE.name, FORM_SERIALIZE.name}, Model(normalize=form),
                      "encodes the text as given", f"normalizes the text to {form} first")
 
 
@@ -580,7 +581,7 @@ def normalized_escaped(form: str) -> Reconciler:
         return Outcome("".join(c if c.isascii() else percent_encode(c, pes)
                                for c in normal)), actual
 
-    return Reconciler("normalized_escaped", frozenset({"encode"}), reconcile,
+    return Reconciler("normalized_escaped", frozenset({ENCODE.name}), reconcile,
                       "encodes the text as given",
                       f"normalizes the escaped text to {form}, then encodes non-ASCII",
                       REPLACE)
@@ -609,7 +610,8 @@ def decoded_twice(part: str | None = None, plus: str | None = None) -> Reconcile
     how = ", '+' as a space the second time" if plus else ""
     model = Model(twice_names=part == "names", twice_values=part == "values") if part \
         else Model(twice=True)
-    return _declared("decoded_twice", {"form-parse"} if part or plus else {"decode", "form-parse"},
+    return _declared("decoded_twice",
+                     {FORM_PARSE.name} if part or plus else {DECODE.name, FORM_PARSE.name},
                      replace(model, twice_plus=plus == "space"),
                      "percent-decodes once", f"percent-decodes twice{where}{how}")
 
@@ -622,14 +624,14 @@ def plus_kept(part: str | None = None) -> Reconciler:
     where = _decode_part("plus_kept", part)
     model = Model(plus_kept_names=part == "names", plus_kept_values=part == "values") \
         if part else Model(plus_kept=True)
-    return _declared("plus_kept", {"form-parse"}, model, "reads + as a space",
+    return _declared("plus_kept", {FORM_PARSE.name}, model, "reads + as a space",
                      f"keeps + as +{where}")
 
 
 def semicolon_separates() -> Reconciler:
     """``;`` separates pairs as ``&`` does (HTML 4.01 B.2.2; WHATWG URL 5.1 splits on
     ``&`` only)."""
-    return _declared("semicolon_separates", {"form-parse"}, Model(semicolon=True),
+    return _declared("semicolon_separates", {FORM_PARSE.name}, Model(semicolon=True),
                      "only & separates pairs", "; separates pairs too")
 
 
@@ -639,7 +641,8 @@ def escapes_uppercased() -> Reconciler:
     changes; the reference keeps data as given, WHATWG URL 1.3): urllib3's
     ``_encode_invalid_chars`` uppercases every escape before it decides whether the
     input is already encoded."""
-    return _declared("escapes_uppercased", {"encode", "form"}, Model(upper_escapes=True),
+    return _declared("escapes_uppercased", {ENCODE.name, FORM_SERIALIZE.name},
+                     Model(upper_escapes=True),
                      "keeps the input's %hh as given",
                      "uppercases each %hh of the input, also where its % is data")
 
@@ -660,12 +663,12 @@ def kept_encoded(chars: str, hex: str | None = None, part: str | None = None) ->
         "the escape of every ASCII character" if kept == frozenset(range(0x80)) else \
         f"the escapes of {_char_names(chars)}"
     if part:
-        return _declared("kept_encoded", {"form-parse"},
+        return _declared("kept_encoded", {FORM_PARSE.name},
                          Model(kept_names=kept if part == "names" else frozenset(),
                                kept_values=kept if part == "values" else frozenset(),
                                kept_upper=hex == "upper"),
                          "decodes every %HH", f"keeps {which} encoded{where}")
-    return _declared("kept_encoded", {"decode", "form-parse"},
+    return _declared("kept_encoded", {DECODE.name, FORM_PARSE.name},
                      Model(kept=kept, kept_upper=hex == "upper"),
                      "decodes every %HH",
                      f"keeps {which} encoded" + (", in uppercase" if hex else ""))
@@ -697,7 +700,8 @@ def lone_surrogates(mode: str) -> Reconciler:
     if mode not in _SURROGATE_MODES:
         raise UsageError(f"lone_surrogates: mode must be one of {', '.join(_SURROGATE_MODES)}")
     checks = set(CHECKS) if mode == "dropped" else \
-        {"decode", "form-parse"} if mode == "question-mark" else {"encode", "form"}
+        {DECODE.name, FORM_PARSE.name} if mode == "question-mark" \
+        else {ENCODE.name, FORM_SERIALIZE.name}
     return _declared("lone_surrogates", checks, Model(surrogates=mode),
                      "refuses a lone surrogate, or writes U+FFFD",
                      {"dropped": "drops each lone surrogate",
@@ -713,7 +717,7 @@ def latin1_bytes() -> Reconciler:
     """A bytes input is read as latin-1 text first (each byte one character), then
     decoded as text is: a raw ``\xc3\xa9`` is ``Ã©``, where the reference decodes the
     bytes as UTF-8 (WHATWG URL 5.1): starlette's ``QueryParams(bytes)``, a real bug."""
-    return _declared("latin1_bytes", {"decode", "form-parse"}, Model(bytes_latin1=True),
+    return _declared("latin1_bytes", {DECODE.name, FORM_PARSE.name}, Model(bytes_latin1=True),
                      "reads raw bytes as UTF-8", "reads raw bytes as latin-1 text first")
 
 
@@ -749,7 +753,7 @@ def replacement(mode: str) -> Reconciler:
     # decoded twice, ';' as a separator): each answers the case, then this writes
     # invalid UTF-8 of the result (mdurl keeps some escapes and writes U+FFFD per byte:
     # one first-difference finding per mix before).
-    return _declared("replacement", {"decode", "form-parse"}, Model(replacement=mode),
+    return _declared("replacement", {DECODE.name, FORM_PARSE.name}, Model(replacement=mode),
                      "the bytes (decode); one U+FFFD per maximal invalid UTF-8 subpart",
                      _REPLACEMENT_TEXT.get(
                          mode, f"one U+FFFD {mode.replace('-', ' ')} of invalid UTF-8"))
@@ -771,7 +775,7 @@ def _undecoded() -> Reconciler:
                            else value), actual
         return None
 
-    return Reconciler("replacement", frozenset({"decode"}), reconcile,
+    return Reconciler("replacement", frozenset({DECODE.name}), reconcile,
                       "the bytes, decoded", "the input undecoded when it is not UTF-8",
                       REPLACE)
 
@@ -904,7 +908,7 @@ def _low_byte(shared_scan: bool = False) -> Reconciler:
             return Outcome(pairs), actual
         return None
 
-    checks = {"form-parse"} if shared_scan else {"decode", "form-parse"}
+    checks = {FORM_PARSE.name} if shared_scan else {DECODE.name, FORM_PARSE.name}
     return Reconciler("replacement", frozenset(checks), reconcile,
                       "the bytes, decoded; one U+FFFD per maximal invalid UTF-8 subpart",
                       "when the text does not decode, the low byte of each other code unit"
@@ -920,7 +924,7 @@ def needs_equals(scope: str = "text") -> Reconciler:
     URL 5.1 reads "a" as the pair ("a", "")."""
     if scope not in ("text", "sequence"):
         raise UsageError(f"needs_equals: scope must be 'text' or 'sequence', not {scope!r}")
-    return _declared("needs_equals", {"form-parse"}, Model(needs_equals=scope),
+    return _declared("needs_equals", {FORM_PARSE.name}, Model(needs_equals=scope),
                      "a sequence without '=' is a name with an empty value",
                      "a text without '=' has no pairs" if scope == "text"
                      else "a sequence without '=' is dropped")
@@ -932,7 +936,7 @@ def plus_as_space() -> Reconciler:
     step 3.3: Go's QueryUnescape, PHP's urldecode, Java's URLDecoder, Ruby's
     CGI.unescape); the reference's percent-decode (1.3) keeps it. A model field, so it
     composes with the decoder's invalid-UTF-8 mode and kept escapes."""
-    return _declared("plus_as_space", {"decode"}, Model(plus_as_space=True), "keeps '+'",
+    return _declared("plus_as_space", {DECODE.name}, Model(plus_as_space=True), "keeps '+'",
                      "decodes '+' as a space")
 
 
@@ -942,7 +946,7 @@ def signed_escapes() -> Reconciler:
     1.3: a ``%`` not followed by two hex digits is data). Java's ``URLDecoder`` before
     JDK-8353453 (``Integer.parseInt(s, 16)`` takes a sign). A model field, so it composes
     with '+' as a space and the replacement of invalid UTF-8."""
-    return _declared("signed_escapes", {"decode"}, Model(signed_escapes=True),
+    return _declared("signed_escapes", {DECODE.name}, Model(signed_escapes=True),
                      "keeps %+H and %-0 as they are",
                      "reads %+H as the byte 0H and %-0 as a NUL byte (a signed hex number)")
 
@@ -956,7 +960,8 @@ def unmappable_replaced() -> Reconciler:
     malformed-input and unmappable-character sequences with this charset's default
     replacement byte array' (URLEncoder). A model field: it composes with the set and
     ``whole_characters``."""
-    return _declared("unmappable_replaced", {"encode", "form"}, Model(unmappable=True),
+    return _declared("unmappable_replaced", {ENCODE.name, FORM_SERIALIZE.name},
+                     Model(unmappable=True),
                      "&#N; for an unencodable character; refuses a lone surrogate",
                      "'?' (%3F) for an unencodable character or a lone surrogate")
 
@@ -966,7 +971,8 @@ def whole_characters() -> Reconciler:
     inside a Shift_JIS character too (``'Б'`` is ``%84%41``, where WHATWG URL 1.3
     percent-encodes byte by byte: ``%84A``). Java's URLEncoder: 'each byte is
     represented by the 3-character string "%xy"'. Both decode to the same bytes."""
-    return _declared("whole_characters", {"encode", "form"}, Model(whole_characters=True),
+    return _declared("whole_characters", {ENCODE.name, FORM_SERIALIZE.name},
+                     Model(whole_characters=True),
                      "each byte encoded by the set (%84A)",
                      "every byte of a character encoded when one is (%84%41)")
 
@@ -1016,7 +1022,7 @@ def names_mangled(style: str) -> Reconciler:
             return None
         return Outcome(mangled_pairs(style, case.text)), actual
 
-    return Reconciler("names_mangled", frozenset({"form-parse"}), reconcile,
+    return Reconciler("names_mangled", frozenset({FORM_PARSE.name}), reconcile,
                       "every sequence as a (name, value) pair",
                       f"names made {style.upper()} variables", REPLACE)
 

@@ -57,6 +57,7 @@ from pctfuzz._internal.cases import Case, EncodeCase, FormCase
 from pctfuzz._internal.encoding import lookup
 from pctfuzz._internal.errors import PctfuzzError
 from pctfuzz._internal.form import form_urldecode
+from pctfuzz._internal.operations import DECODE, ENCODE, FORM_PARSE, FORM_SERIALIZE
 from pctfuzz._internal.outcome import Outcome
 from pctfuzz._internal.sets import FORM, get_set
 from pctfuzz._internal.spec import HEX_DIGIT, PERCENT_ENCODED_BYTE
@@ -218,17 +219,19 @@ def _candidates(check: str, case: Case, expected: Outcome, actual: Outcome,
         assert actual.error is not None
         yield _rule("both_refuse", type(actual.error).__name__)
         return
-    legacy = check in ("encode", "form") and _has_legacy_encoding(case)
+    legacy = check in (ENCODE.name, FORM_SERIALIZE.name) and _has_legacy_encoding(case)
     if expected.raised:
         surrogate = input_has(case, "lone-surrogate")
         yield from _surrogate_rules(case, chars, refused=True)
         if legacy and not actual.raised:  # a lone surrogate the codec writes as an NCR
             yield _rule("python_codec")
-        if (legacy or surrogate) and probe is not None and check in ("encode", "form"):
+        if (legacy or surrogate) and probe is not None \
+                and check in (ENCODE.name, FORM_SERIALIZE.name):
             raw, enc = probe()  # with the implementation's set (urllib: ~ raw)
             yield from _set_rules("left_raw", raw, input_strs(case))
             yield from _set_rules("encoded", enc, input_strs(case))
-        if surrogate and check in ("encode", "form"):  # and its other ways with the text
+        # and its other ways with the text
+        if surrogate and check in (ENCODE.name, FORM_SERIALIZE.name):
             strs = [t for t in input_texts(case) if isinstance(t, str)]
             yield from _part_rules(check, strs, chars)
             if any(" " in t for t in strs):  # (urllib's urlencode(quote_via=quote))
@@ -241,7 +244,8 @@ def _candidates(check: str, case: Case, expected: Outcome, actual: Outcome,
                 yield _rule("whole_characters")
         return
     want, got = expected.value, actual.value
-    if check in ("encode", "form"):  # (a decoder's own ways, asked of it, come first)
+    # (a decoder's own ways, asked of it, come first)
+    if check in (ENCODE.name, FORM_SERIALIZE.name):
         yield from _surrogate_rules(case, chars, refused=False)
     if input_has(case, "lone-surrogate"):  # held to U+FFFD (the non-scalar policy)
         yield from _unmappable(check)
@@ -249,7 +253,7 @@ def _candidates(check: str, case: Case, expected: Outcome, actual: Outcome,
     strs = input_strs(case)
     if input_has(case, "lone-surrogate"):  # and the text they leave when dropped (yarl
         strs += [strip_lone_surrogates(t) for t in strs]  # requotes '%54' of '%5\ud8004')
-    if check in ("encode", "form"):
+    if check in (ENCODE.name, FORM_SERIALIZE.name):
         raw, enc = probe() if probe is not None else _inferred_set(case, got)
         yield from _set_rules("left_raw", raw, strs)
         yield from _set_rules("encoded", enc, strs)
@@ -266,33 +270,33 @@ def _candidates(check: str, case: Case, expected: Outcome, actual: Outcome,
         if any("%" in t for t in strs):  # the probe leaves % out
             yield _rule("left_raw", "%")  # boltons' form serializer
             yield _rule("encoded", "%")  # requests' requote fallback
-        if check == "encode" and any(_VALID_TRIPLET.search(t) for t in strs):
+        if check == ENCODE.name and any(_VALID_TRIPLET.search(t) for t in strs):
             # Where several modes explain a case, the implementation's own names it.
             own_mode = requote() if requote is not None else None
             for mode in [own_mode] if own_mode else REQUOTE_MODES:
                 yield _requoted(mode)
         if legacy:
-            if check == "encode":
+            if check == ENCODE.name:
                 yield _rule("ncr_unescaped")
             yield _rule("python_codec")
             yield from _unmappable(check)
             yield _rule("whole_characters")  # (an ASCII byte of a Shift_JIS character)
-    if check == "form-parse":
+    if check == FORM_PARSE.name:
         yield from _mangled_names(parser_mode)
         scope = parser_mode("needs_equals") if parser_mode is not None else None
         if scope == "text" and not any("=" in t for t in strs):
             yield _rule("needs_equals")  # before empty_pairs(dropped), which drops "a"
         elif scope == "sequence":
             yield _rule("needs_equals", scope=scope)
-    if check in ("form", "form-parse") and _pairs_at_least_two(case):
+    if check in (FORM_SERIALIZE.name, FORM_PARSE.name) and _pairs_at_least_two(case):
         # Where both explain a case (its names already in order), the implementation's
         # own order (``order``: asked on pairs only one of them explains) names it.
         own = order() if order is not None else None
         for each in ([own] if own else ["sorted", "grouped", "sorted-bytes"]):
             yield _rule("pairs_order", each)
-    if check in ("form", "form-parse") and _has_empty(case, "value"):
+    if check in (FORM_SERIALIZE.name, FORM_PARSE.name) and _has_empty(case, "value"):
         yield _rule("empty_pairs", "dropped")
-    if check == "form-parse":
+    if check == FORM_PARSE.name:
         if _has_empty(case, "sequence"):
             yield from _empty_kept(parser_mode)
         if not any("=" in t for t in strs):
@@ -301,7 +305,7 @@ def _candidates(check: str, case: Case, expected: Outcome, actual: Outcome,
             yield _rule("plus_kept")
         if any(";" in t for t in strs):
             yield _rule("semicolon_separates")
-    if check in ("decode", "form-parse"):
+    if check in (DECODE.name, FORM_PARSE.name):
         yield from _latin1_bytes(texts, chars)
         yield from _decoder_rules(check, strs, chars)
         own_replacement = parser_mode("replacement") if parser_mode is not None else None
@@ -310,13 +314,13 @@ def _candidates(check: str, case: Case, expected: Outcome, actual: Outcome,
         # Node's low byte of U+D83F is '?': the decoder's own mode names it, not
         # lone_surrogates(question-mark).
         yield from _surrogate_rules(case, chars, refused=False)
-    if check == "decode" and any(_SIGNED.search(t) for t in strs):
+    if check == DECODE.name and any(_SIGNED.search(t) for t in strs):
         yield _rule("signed_escapes")  # (Java's %+1: one finding per segment before it)
-    if check in ("decode", "form-parse"):
+    if check in (DECODE.name, FORM_PARSE.name):
         # Each mode when the decoder's own is not known (_decoder_rules named it; a
         # parser's, asked above): they would push the rules after them out of the
         # combined ones ('+' as a space).
-        if not own_replacement and not (check == "decode" and chars is not None
+        if not own_replacement and not (check == DECODE.name and chars is not None
                                         and chars("replacement")):
             for mode in ("per-sequence", "per-byte", "percent-encoded", "dropped",
                          "undecoded", "low-byte"):
@@ -328,21 +332,21 @@ def _candidates(check: str, case: Case, expected: Outcome, actual: Outcome,
             # narrower scope explains too)
             yield _rule("latin1_fallback", scope=scope)
         yield _rule("latin1_fallback")
-    if check == "decode" and any("+" in t for t in strs):
+    if check == DECODE.name and any("+" in t for t in strs):
         yield _rule("plus_as_space")  # (a model field: it composes with replacement)
     # (a form parser reading %2B as a space decodes a second time as a form does)
-    twice = {"plus": "space"} if check == "form-parse" and parser_mode is not None \
+    twice = {"plus": "space"} if check == FORM_PARSE.name and parser_mode is not None \
         and parser_mode("decoded_twice") == "space" else {}
-    if check in ("decode", "form-parse") and any("%" in t for t in strs):
+    if check in (DECODE.name, FORM_PARSE.name) and any("%" in t for t in strs):
         yield _rule("decoded_twice", **twice)
     # Normalization is an input transform, but before the rewrites of the answer: those
     # are candidates for most inputs and would leave it out of the combined ones.
-    if check in ("encode", "form"):
+    if check in (ENCODE.name, FORM_SERIALIZE.name):
         for form in ("NFC", "NFKC"):
             if any(isinstance(t, str) and unicodedata.normalize(form, t) != t for t in texts):
                 yield _rule("normalized", form)
         yield from _normalized_escaped(check, texts)
-    if check not in ("encode", "form"):  # (there, tried before the '%' guesses)
+    if check not in (ENCODE.name, FORM_SERIALIZE.name):  # (there, tried before the '%' guesses)
         yield from _cuts(strs, chars, want, got, confirm)
     if isinstance(got, str | bytes) and type(want) is type(got) and len(got) > len(want):
         extra = len(got) - len(want)
@@ -355,9 +359,9 @@ def _candidates(check: str, case: Case, expected: Outcome, actual: Outcome,
         yield _rule("removed", removed)
     # (a form's names and values as decoded: '+' and %20 are spaces there)
     held = [*strs, *(f"{n}={v}" for t in strs for n, v in form_urldecode(t))] \
-        if check == "form-parse" else strs
+        if check == FORM_PARSE.name else strs
     for trimmed in _own_chars(chars, "trimmed", held, (_WHITESPACE, _C0_SPACE)):
-        if check == "form-parse":
+        if check == FORM_PARSE.name:
             # each decoded name and value first (str.strip() on each; '+' and %20 are
             # spaces there): beside another sequence, a parser trimming its whole text
             # refutes it (``generalize.holds_on_variants``), while the text-wide rule,
@@ -369,7 +373,7 @@ def _candidates(check: str, case: Case, expected: Outcome, actual: Outcome,
             yield _rule("trimmed", trimmed, part="names")
         if any(t != t.strip(trimmed) for t in strs):
             yield _rule("trimmed", trimmed)
-    if check == "form-parse":
+    if check == FORM_PARSE.name:
         # last: each refutes nothing the rule of both parts does not, and ranked
         # earlier they would leave a lone surrogate's rule out of the combined ones
         if any("+" in t for t in strs):
@@ -473,7 +477,7 @@ def _part_rules(check: str, strs: Sequence[str],
     the characters the serializer treats so there and not in the other part
     (``chars("left_raw:values")``, ...), when the input holds one: furl's ``=`` raw in
     values was one first-difference finding per character beside it."""
-    if check != "form" or chars is None:
+    if check != FORM_SERIALIZE.name or chars is None:
         return
     for name in ("left_raw", "encoded"):
         for part in PARTS:
@@ -509,7 +513,7 @@ def _escape_rules(check: str, strs: Sequence[str],
     """
     if not any(_VALID_TRIPLET.search(t) for t in strs):
         return
-    own_mode = requote() if requote is not None and check == "encode" else None
+    own_mode = requote() if requote is not None and check == ENCODE.name else None
     if own_mode:
         yield _requoted(own_mode)
     if any(m.group() != m.group().upper() for t in strs for m in _VALID_TRIPLET.finditer(t)):
@@ -545,14 +549,14 @@ def _decoder_rules(check: str, strs: Sequence[str],
     - ``replacement`` in its own mode: where several modes explain a case (``%A0``
       answered ``%A0``: ``percent-encoded`` and ``undecoded``), its own names it.
     """
-    if check == "form-parse" and chars is not None:
+    if check == FORM_PARSE.name and chars is not None:
         # a parser that decodes nothing, or only its values (each escape it keeps was
         # a finding per kind of character: alnum, each delimiter, non-ASCII)
         for part in ("", *DECODE_PARTS):
             kept = chars("-".join(filter(None, ("kept_encoded", part))))
             if kept and any(f"%{ord(c):02x}" in t.lower() for t in strs for c in kept):
                 yield _rule("kept_encoded", kept, **({"part": part} if part else {}))
-    if check != "decode" or chars is None:
+    if check != DECODE.name or chars is None:
         return
     kept = chars("kept_encoded")
     if kept and any(f"%{ord(c):02x}" in t.lower() for t in strs for c in kept):
@@ -587,7 +591,7 @@ def _normalized_escaped(check: str, texts: Sequence[str | bytes]) -> Iterator[Ru
     """``normalized_escaped``: a normalization of the escaped text, where it changes
     the text or a combining mark follows (one that composes with the last hex digit of
     an escape before it: %0E then U+0300)."""
-    if check == "encode":
+    if check == ENCODE.name:
         for form in ("NFC", "NFKC"):
             if any(isinstance(t, str) and not t.isascii() and (
                     unicodedata.normalize(form, t) != t
@@ -598,7 +602,7 @@ def _normalized_escaped(check: str, texts: Sequence[str | bytes]) -> Iterator[Ru
 def _unmappable(check: str) -> Iterator[Rule | None]:
     """``unmappable_replaced``: a lone surrogate, or a character a legacy encoding
     cannot encode, written as the byte '?' (Java's String.getBytes)."""
-    if check in ("encode", "form"):
+    if check in (ENCODE.name, FORM_SERIALIZE.name):
         yield _rule("unmappable_replaced")
 
 

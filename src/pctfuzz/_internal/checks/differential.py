@@ -98,6 +98,7 @@ from pctfuzz._internal.checks.registry.lookup import (
 )
 from pctfuzz._internal.encoding import lookup
 from pctfuzz._internal.errors import Deferred
+from pctfuzz._internal.operations import DECODE, ENCODE, FORM_PARSE, FORM_SERIALIZE
 from pctfuzz._internal.oracles.base import Impl, impl_name, registry_names
 from pctfuzz._internal.oracles.registry import get_impl
 from pctfuzz._internal.outcome import Outcome, reference_outcome
@@ -425,7 +426,7 @@ def _holds_on_variants(check: str, case: Case, adapter: Impl, rule: Rule,
                 verdicts.append(not got.raised and fixed_want.same(fixed_got))
         return None if not verdicts else any(verdicts)
 
-    if check == "form-parse" and entries and rule.name != "trimmed" \
+    if check == FORM_PARSE.name and entries and rule.name != "trimmed" \
             and "part" in OPTIONAL_PARAMS.get(rule.name, ()) and "part" not in dict(rule.params):
         # A rule of names and values acts in each beside what is in force, or its
         # own part names it: a '+' kept in values beside names decoded twice as a
@@ -438,12 +439,12 @@ def _holds_on_variants(check: str, case: Case, adapter: Impl, rule: Rule,
     claimed = dict(rule.params).get("chars")
     return not explained(case) or holds_on_variants(
         case, explained, claimed if isinstance(claimed, str) else "",
-        check != "form-parse" or separator(adapter) is not None)
+        check != FORM_PARSE.name or separator(adapter) is not None)
 
 
 #: What a case keeps of its shape (``_shape_of``): ASCII letters and
 #: digits, and a form's separators; every other character is written ``x``.
-_NOT_SHAPE = {"form-parse": re.compile("[^0-9A-Za-z=&]")}
+_NOT_SHAPE = {FORM_PARSE.name: re.compile("[^0-9A-Za-z=&]")}
 _NOT_LETTER = re.compile("[^0-9A-Za-z]")
 
 
@@ -477,8 +478,8 @@ def rule_for(check: str, case: Case, adapter: Impl) -> Rule | None:
 
 #: question -> a plain case of its type (a letter, one pair), asked with the case's own
 #: set and encoding.
-_PLAIN: dict[str, dict[str, Any]] = {"encode": {"value": "a"}, "decode": {"value": "a"},
-          "form": {"pairs": (("a", "b"),)}, "form-parse": {"text": "a=b"}}
+_PLAIN: dict[str, dict[str, Any]] = {ENCODE.name: {"value": "a"}, DECODE.name: {"value": "a"},
+          FORM_SERIALIZE.name: {"pairs": (("a", "b"),)}, FORM_PARSE.name: {"text": "a=b"}}
 
 
 def _raises_on_plain(check: str, case: Case, adapter: Impl, actual: Outcome) -> bool:
@@ -525,37 +526,37 @@ def _prefix_rule(case: EncodeCase, adapter: Impl, surrogates: Surrogates,
     if found is None or found[0] == case:
         return None
     sub = found[0]
-    got = run_impl("encode", sub, adapter)
+    got = run_impl(ENCODE.name, sub, adapter)
     if got is None:
         return None
-    want = reference_outcome("encode", sub, surrogates=surrogates)
-    rule = find_rule("encode", registry_names(adapter), sub, want, _as_compared(sub, got),
-                     _in_force("encode", adapter, known),
-                     probe=lambda: set_probe("encode", sub, adapter, surrogates),
-                     confirm=lambda n: cut_at("encode", sub, adapter, n),
-                     chars=lambda rule_name: own_chars(rule_name, "encode", sub, adapter))
+    want = reference_outcome(ENCODE.name, sub, surrogates=surrogates)
+    rule = find_rule(ENCODE.name, registry_names(adapter), sub, want, _as_compared(sub, got),
+                     _in_force(ENCODE.name, adapter, known),
+                     probe=lambda: set_probe(ENCODE.name, sub, adapter, surrogates),
+                     confirm=lambda n: cut_at(ENCODE.name, sub, adapter, n),
+                     chars=lambda rule_name: own_chars(rule_name, ENCODE.name, sub, adapter))
     return None if rule is None else (sub, rule)
 
 
 def check_encode(case: EncodeCase, impl: Impl | str | None = None,
                  known: KnownFindings | None = None) -> tuple[str, ...] | None:
     """Percent-encoding: ``impl.encode(case)`` against ``percent_encode``."""
-    return _check("encode", case, impl, known)
+    return _check(ENCODE.name, case, impl, known)
 
 
 def check_decode(case: DecodeCase, impl: Impl | str | None = None,
                  known: KnownFindings | None = None) -> tuple[str, ...] | None:
     """Percent-decoding: ``impl.decode(case)`` against ``percent_decode``."""
-    return _check("decode", case, impl, known)
+    return _check(DECODE.name, case, impl, known)
 
 
 def check_form(case: FormCase, impl: Impl | str | None = None,
                known: KnownFindings | None = None) -> tuple[str, ...] | None:
     """Form serialization: ``impl.form_serialize(case)`` against ``form_urlencode``."""
-    return _check("form", case, impl, known)
+    return _check(FORM_SERIALIZE.name, case, impl, known)
 
 
 def check_form_parse(case: FormParseCase, impl: Impl | str | None = None,
                      known: KnownFindings | None = None) -> tuple[str, ...] | None:
     """Form parsing: ``impl.form_parse(case)`` against ``form_urldecode``."""
-    return _check("form-parse", case, impl, known)
+    return _check(FORM_PARSE.name, case, impl, known)

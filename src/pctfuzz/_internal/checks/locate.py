@@ -51,6 +51,7 @@ from pctfuzz._internal.identity import (
     size_difference,
     unit_difference,
 )
+from pctfuzz._internal.operations import DECODE, ENCODE, FORM_PARSE, FORM_SERIALIZE
 from pctfuzz._internal.oracles.base import Impl, registry_names
 from pctfuzz._internal.outcome import Outcome, reference_outcome
 from pctfuzz._internal.reference import Surrogates
@@ -183,8 +184,8 @@ def _own_replacement(check: str, case: Case, adapter: Impl) -> list[KnownDiverge
     bytes, and the difference of a decoder losing the byte after ``%C3`` was located on
     ``%C3`` and named as its harmless U+FFFD, unless a finding of that mode had been
     made first."""
-    mode = (own_chars("replacement", check, case, adapter) if check == "decode" else
-            own_parser_mode("replacement", check, adapter) if check == "form-parse" else
+    mode = (own_chars("replacement", check, case, adapter) if check == DECODE.name else
+            own_parser_mode("replacement", check, adapter) if check == FORM_PARSE.name else
             None)
     names = registry_names(adapter)
     return [_replacement_entry(check, names[0], mode)] if mode and names else []
@@ -194,7 +195,7 @@ def _own_replacement(check: str, case: Case, adapter: Impl) -> list[KnownDiverge
 def _replacement_entry(check: str, impl: str, mode: str) -> KnownDivergence:
     """``replacement(mode)`` as an entry of ``impl`` (made once: it is asked on every
     prefix a difference is located on)."""
-    example = DecodeCase("%FF") if check == "decode" else FormParseCase("%FF")
+    example = DecodeCase("%FF") if check == DECODE.name else FormParseCase("%FF")
     return as_entry(rule_from("replacement", {"mode": mode}), check, impl, example)
 
 
@@ -230,9 +231,9 @@ def located(check: str, case: Case, adapter: Impl, expected: Outcome, actual: Ou
     if sized is not None:
         return case, sized, False
     located: tuple[Case, str] | None = None
-    if check == "form-parse" and isinstance(case, FormParseCase) and case.text:
+    if check == FORM_PARSE.name and isinstance(case, FormParseCase) and case.text:
         located = _form_parse_prefix(case, adapter, surrogates, known, quick)
-    elif check == "decode" and isinstance(case, DecodeCase) and case.value:
+    elif check == DECODE.name and isinstance(case, DecodeCase) and case.value:
         located = _decode_prefix(case, adapter, surrogates, known, quick)
     if located is not None:
         # widened on the prefix that shows it: the whole input may write its unit
@@ -352,15 +353,15 @@ def _prefix_class_of(check: str, case: Case, adapter: Impl, surrogates: Surrogat
                      known: KnownFindings | None, quick: bool = False) -> str | None:
     """The class of the shortest prefix of ``case`` (or cut of its pairs) that differs
     unexplained; None when none does. ``quick``: located by bisection alone."""
-    if check == "encode" and isinstance(case, EncodeCase) and case.value:
+    if check == ENCODE.name and isinstance(case, EncodeCase) and case.value:
         found = shortest_prefix(case, adapter, surrogates, known, quick)
         return None if found is None else found[1]
-    if check == "form" and isinstance(case, FormCase) and case.pairs:
+    if check == FORM_SERIALIZE.name and isinstance(case, FormCase) and case.pairs:
         return _form_prefix_class(case, adapter, surrogates, known, quick)
-    if check == "form-parse" and isinstance(case, FormParseCase) and case.text:
+    if check == FORM_PARSE.name and isinstance(case, FormParseCase) and case.text:
         parsed = _form_parse_prefix(case, adapter, surrogates, known, quick)
         return None if parsed is None else parsed[1]
-    if check == "decode" and isinstance(case, DecodeCase) and case.value:
+    if check == DECODE.name and isinstance(case, DecodeCase) and case.value:
         decoded = _decode_prefix(case, adapter, surrogates, known, quick)
         return None if decoded is None else decoded[1]
     return None
@@ -466,7 +467,7 @@ def _window_class(case: EncodeCase, window: str | bytes, adapter: Impl,
     """The class of ``case`` with the value ``window``, located at its last unit, if
     it differs unexplained."""
     sub = EncodeCase(window, case.set_name, case.encoding, case.space_as_plus)
-    pairs = _unexplained("encode", sub, adapter, names, surrogates, known)
+    pairs = _unexplained(ENCODE.name, sub, adapter, names, surrogates, known)
     return None if pairs is None else unit_difference(
         sub, len(window) - 1, [(str(want), str(got)) for want, got in pairs], surrogates)
 
@@ -579,8 +580,8 @@ def _form_prefix_class(case: FormCase, adapter: Impl, surrogates: Surrogates,
 
     def differs(n: int) -> list[tuple[Any, Any]] | None:
         if n not in seen:
-            seen[n] = _unexplained("form", _form_cut(case, cuts[n - 1], by_name), adapter,
-                                   names, surrogates, known)
+            seen[n] = _unexplained(FORM_SERIALIZE.name, _form_cut(case, cuts[n - 1], by_name),
+                                   adapter, names, surrogates, known)
         return seen[n]
 
     n = _first_differing(len(cuts), differs, quick)
@@ -602,7 +603,7 @@ def _form_prefix_class(case: FormCase, adapter: Impl, surrogates: Surrogates,
 
         def named(k: int) -> list[tuple[Any, Any]] | None:
             if k not in asked:
-                asked[k] = _unexplained("form", dataclasses.replace(
+                asked[k] = _unexplained(FORM_SERIALIZE.name, dataclasses.replace(
                     sub, pairs=(*sub.pairs[:-1], (name[:k], fresh))), adapter, names,
                     surrogates, known)
             return asked[k]
@@ -617,7 +618,7 @@ def _form_prefix_class(case: FormCase, adapter: Impl, surrogates: Surrogates,
     if field != "value" and fresh is not None \
             and any(name == earlier for earlier, _ in sub.pairs[:-1]):
         renamed = dataclasses.replace(sub, pairs=(*sub.pairs[:-1], (fresh, value)))
-        if _unexplained("form", renamed, adapter, names, surrogates, known) is None:
+        if _unexplained(FORM_SERIALIZE.name, renamed, adapter, names, surrogates, known) is None:
             # the shape as answered: what is in force may have rewritten either answer
             return f"field=pair;unit=repeated-name;diff={form_shape(*answers[-1])}"
     if field in ("name", "value"):
@@ -628,11 +629,11 @@ def _form_prefix_class(case: FormCase, adapter: Impl, surrogates: Surrogates,
                 *sub.pairs[:-1], ("", text) if other == "value" else (text, "")))
 
         moved = to_other(text)
-        got = _unexplained("form", moved, adapter, names, surrogates, known)
+        got = _unexplained(FORM_SERIALIZE.name, moved, adapter, names, surrogates, known)
         if got is not None and form_difference(moved, other, index, len(text), *got[0]) \
                 == klass.replace(f"field={field};", f"field={other};", 1) \
-                and (len(text) < 2 or _unexplained("form", to_other(text[:-1]), adapter,
-                                                   names, surrogates, known) is None):
+                and (len(text) < 2 or _unexplained(FORM_SERIALIZE.name, to_other(text[:-1]),
+                                                   adapter, names, surrogates, known) is None):
             # (located there too: in the other field, the text without its last
             # character shows no difference. A name's '!%' raw '%' moved to a value
             # that leaves '!' raw was named there by its '%', field=any: a second
@@ -657,7 +658,8 @@ def _named_alone(case: FormCase, adapter: Impl, names: tuple[str, ...],
     return frozenset(
         index for index, (name, value) in enumerate(case.pairs[:_NAMED_ALONE])
         if name and not value and _unexplained(
-            "form", dataclasses.replace(case, pairs=(*case.pairs[:index], (name, fresh))),
+            FORM_SERIALIZE.name,
+            dataclasses.replace(case, pairs=(*case.pairs[:index], (name, fresh))),
             adapter, names, surrogates, known) is not None)
 
 
@@ -685,7 +687,7 @@ def _form_parse_prefix(case: FormParseCase, adapter: Impl, surrogates: Surrogate
         seen: dict[int, list[tuple[Any, Any]] | None] = {}
 
         def ask(piece: Any, complete: bool = complete) -> list[tuple[Any, Any]] | None:
-            return _unexplained("form-parse", dataclasses.replace(
+            return _unexplained(FORM_PARSE.name, dataclasses.replace(
                 case, text=piece + _plain_value(piece) if complete else piece), adapter,
                 names, surrogates, known)
 
@@ -721,7 +723,7 @@ def _form_parse_prefix(case: FormParseCase, adapter: Impl, surrogates: Surrogate
     # Widened on the prefix as it is where it shows a difference alone, else as given
     # its plain value (a parser may refuse a name alone: each variant was a refusal)
     if complete and _plain_value(prefix.text) and _unexplained(
-            "form-parse", prefix, adapter, names, surrogates, known) is None:
+            FORM_PARSE.name, prefix, adapter, names, surrogates, known) is None:
         prefix = dataclasses.replace(prefix, text=prefix.text + _plain_value(prefix.text))
     return prefix, klass
 
@@ -760,7 +762,7 @@ def _repeated_name(case: FormParseCase, answers: tuple[Any, Any], adapter: Impl,
         return None
     _name, equals, value = text[start:].partition("=")
     renamed = text[:start] + fresh + equals + value
-    if _unexplained("form-parse", dataclasses.replace(
+    if _unexplained(FORM_PARSE.name, dataclasses.replace(
             case, text=renamed.encode("latin-1") if isinstance(raw, bytes) else renamed),
             adapter, registry_names(adapter), surrogates, known) is not None:
         return None
@@ -791,7 +793,7 @@ def _in_either_field(case: FormParseCase, klass: str, adapter: Impl, surrogates:
     # (a value moved to a name alone is given a plain value, as prefixes are: a parser
     # may refuse a name alone, or drop it)
     asked = moved + (_plain_value(moved) if other == "name" else "")
-    got = _unexplained("form-parse", dataclasses.replace(
+    got = _unexplained(FORM_PARSE.name, dataclasses.replace(
         case, text=asked.encode("latin-1") if isinstance(raw, bytes) else asked), adapter,
         registry_names(adapter), surrogates, known)
     if got is not None and form_parse_difference(moved, *got[0]) == klass.replace(
@@ -816,7 +818,7 @@ def _decode_prefix(case: DecodeCase, adapter: Impl, surrogates: Surrogates,
 
     def differs(end: int) -> list[tuple[Any, Any]] | None:
         if end not in seen:
-            seen[end] = _unexplained("decode", dataclasses.replace(case, value=value[:end]),
+            seen[end] = _unexplained(DECODE.name, dataclasses.replace(case, value=value[:end]),
                                      adapter, names, surrogates, known)
         return seen[end]
 
@@ -830,7 +832,7 @@ def _decode_prefix(case: DecodeCase, adapter: Impl, surrogates: Surrogates,
     def tail_differs(size: int) -> list[tuple[Any, Any]] | None:
         if size not in tails:
             tails[size] = _unexplained(
-                "decode", dataclasses.replace(case, value=value[end - size:end]),
+                DECODE.name, dataclasses.replace(case, value=value[end - size:end]),
                 adapter, names, surrogates, known)
         return tails[size]
 
@@ -838,4 +840,4 @@ def _decode_prefix(case: DecodeCase, adapter: Impl, surrogates: Surrogates,
     answers = tails[size]
     assert answers is not None
     window = dataclasses.replace(case, value=value[end - size:end])
-    return window, identity_difference("decode", window, *answers[0], surrogates=surrogates)
+    return window, identity_difference(DECODE.name, window, *answers[0], surrogates=surrogates)

@@ -31,6 +31,7 @@ from typing import Any
 
 from pctfuzz._internal.cases import EncodeCase
 from pctfuzz._internal.errors import UsageError
+from pctfuzz._internal.operations import ENCODE
 from pctfuzz._internal.reference import percent_decode
 from pctfuzz._internal.sets import SETS, PercentEncodeSet, get_set
 from pctfuzz._internal.setspec import canonical_spec, format_spec, urllib_safe_spec
@@ -130,7 +131,7 @@ class ProbeReport:
     #: delimiters left raw that the sets at the nearest distance encode (``DELIMITERS``)
     delimiters: list[str] = field(default_factory=list)
     #: the operation probed (``probe_operations`` reports the others)
-    operation: str = "encode"
+    operation: str = ENCODE.name
 
     def to_json(self) -> dict[str, Any]:
         return asdict(self)

@@ -45,6 +45,7 @@ from pctfuzz._internal.checks.profile import (
     scalar_values,
 )
 from pctfuzz._internal.errors import UsageError
+from pctfuzz._internal.operations import DECODE, FORM_PARSE, FORM_SERIALIZE
 from pctfuzz._internal.oracles.base import Impl
 from pctfuzz._internal.oracles.codec import REFERENCE, as_adapter
 from pctfuzz._internal.outcome import Outcome, reference_outcome
@@ -52,7 +53,7 @@ from pctfuzz._internal.outcome import Outcome, reference_outcome
 __all__ = ["OPERATIONS", "Fact", "OperationReport", "probe_operation"]
 
 #: The operations probed here, by their records' names (``cases.*.type``).
-OPERATIONS = ("decode", "form", "form-parse")
+OPERATIONS = (DECODE.name, FORM_SERIALIZE.name, FORM_PARSE.name)
 
 _REFERENCE: Impl = as_adapter(REFERENCE)
 
@@ -131,7 +132,7 @@ class _Asker:
 
     def case(self, given: Any) -> Case | None:
         """The case of ``given`` (a text, or pairs for a form serializer)."""
-        if self.check == "form":
+        if self.check == FORM_SERIALIZE.name:
             return FormCase(tuple(given))
         data: str | bytes = given
         if self.as_bytes:
@@ -139,7 +140,7 @@ class _Asker:
                 data = given.encode("utf-8")
             except UnicodeEncodeError:  # a lone surrogate: no such bytes input
                 return None
-        return DecodeCase(data) if self.check == "decode" else FormParseCase(data)
+        return DecodeCase(data) if self.check == DECODE.name else FormParseCase(data)
 
     def outcome(self, given: Any) -> Outcome | None:
         case = self.case(given)
@@ -153,9 +154,9 @@ class _Asker:
             return None
         if got.raised:
             return got.error
-        if self.check == "decode" and isinstance(got.value, str):
+        if self.check == DECODE.name and isinstance(got.value, str):
             return got.value.encode("utf-8", "surrogatepass")
-        if self.check == "form-parse":
+        if self.check == FORM_PARSE.name:
             try:
                 return [tuple(pair) for pair in got.value]
             except TypeError:
@@ -167,11 +168,11 @@ def _takes(check: str, adapter: Impl) -> str:
     """What input a decoder or a parser answers: ``str and bytes``, ``str``, ``bytes``
     (``nothing``: not this operation); ``str`` for a form serializer that answers a
     pair (its names and values are str)."""
-    if check == "form":
+    if check == FORM_SERIALIZE.name:
         return "str" if run_impl(check, FormCase((("a", "b"),)), adapter) is not None \
             else "nothing"
-    make = DecodeCase if check == "decode" else FormParseCase
-    text = "a" if check == "decode" else "a=b"
+    make = DecodeCase if check == DECODE.name else FormParseCase
+    text = "a" if check == DECODE.name else "a=b"
     kinds = [kind for kind, given in (("str", text), ("bytes", text.encode()))
              if run_impl(check, make(given), adapter) is not None]
     return " and ".join(kinds) or "nothing"
@@ -216,19 +217,20 @@ def _refusals(asker: _Asker, plain: Any) -> tuple[str, Sequence[Any], str | None
     if case is None:
         return "unsupported", (), None
     refused = refused_inputs(asker.check, case, asker.adapter)
-    inputs = [((text, ""),) if asker.check == "form" else text for text in refused.values()]
+    inputs = [((text, ""),) if asker.check == FORM_SERIALIZE.name else text
+              for text in refused.values()]
     return " ".join(refused) or "nothing", inputs, None
 
 
 def _order(asker: _Asker) -> tuple[str, Sequence[Any], str | None]:
     """``sorted``, ``sorted-bytes``, ``grouped`` (``pair_order``), else as given."""
-    given: Any = (ORDER_PAIRS if asker.check == "form"
+    given: Any = (ORDER_PAIRS if asker.check == FORM_SERIALIZE.name
                   else "&".join(f"{n}={v}" for n, v in ORDER_PAIRS))
     mode = pair_order(asker.check, asker.adapter)
     if mode is not None:
         return f"{mode} by name", [given], None
     got = asker.value(given)
-    want = ("b=1&a=2&b=3" if asker.check == "form" else list(ORDER_PAIRS))
+    want = ("b=1&a=2&b=3" if asker.check == FORM_SERIALIZE.name else list(ORDER_PAIRS))
     return ("as given" if got == want else _other(got)), [given], None
 
 
@@ -256,13 +258,13 @@ def _decode_utf8(asker: _Asker) -> tuple[str, Sequence[Any], str | None]:
     if got == b"A\xe2\x82":
         return "kept as bytes", [text], None
     case = asker.case("a")
-    mode = None if case is None else own_chars("replacement", "decode", case, asker.adapter)
+    mode = None if case is None else own_chars("replacement", DECODE.name, case, asker.adapter)
     return (_REPLACEMENT_WORDS[mode] if mode else _other(got)), [text], None
 
 
 def _decode_kept(asker: _Asker) -> tuple[str, Sequence[Any], str | None]:
     case = asker.case("a")
-    kept = (own_chars("kept_encoded", "decode", case, asker.adapter) or "") if case else ""
+    kept = (own_chars("kept_encoded", DECODE.name, case, asker.adapter) or "") if case else ""
     if not kept:
         return "none", ["%23"], None
     return kept, ["".join(f"%{ord(c):02X}" for c in kept)], None
@@ -395,7 +397,7 @@ def _form_surrogates(asker: _Asker) -> tuple[str, Sequence[Any], str | None]:
     if isinstance(got, ValueError):
         return "refused (ValueError)", [given], None
     case = asker.case(given)
-    mode = own_chars("lone_surrogates", "form", case, asker.adapter) if case else None
+    mode = own_chars("lone_surrogates", FORM_SERIALIZE.name, case, asker.adapter) if case else None
     return (mode or _other(got)), [given], None
 
 
@@ -423,7 +425,7 @@ def _parse_plus(asker: _Asker) -> tuple[str, Sequence[Any], str | None]:
 def _parse_empty(asker: _Asker) -> tuple[str, Sequence[Any], str | None]:
     text = EMPTY_PROBE.text
     got = asker.value(text)
-    mode = own_parser_mode("empty_pairs", "form-parse", asker.adapter)
+    mode = own_parser_mode("empty_pairs", FORM_PARSE.name, asker.adapter)
     if mode is not None:
         return _EMPTY_WORDS[mode], [text], None
     words = {(("a", ""),): "empty sequences skipped", (): "pairs with an empty value dropped"}
@@ -432,7 +434,7 @@ def _parse_empty(asker: _Asker) -> tuple[str, Sequence[Any], str | None]:
 
 
 def _parse_no_equals(asker: _Asker) -> tuple[str, Sequence[Any], str | None]:
-    scope = own_parser_mode("needs_equals", "form-parse", asker.adapter)
+    scope = own_parser_mode("needs_equals", FORM_PARSE.name, asker.adapter)
     if scope == "text":
         return "no pair (a text without = is no form)", ["a", "a="], None
     if scope == "sequence":
@@ -446,7 +448,7 @@ def _parse_no_equals(asker: _Asker) -> tuple[str, Sequence[Any], str | None]:
 def _parse_names(asker: _Asker) -> tuple[str, Sequence[Any], str | None]:
     from pctfuzz._internal.accept.reconcilers import MANGLING_PROBE
 
-    style = own_parser_mode("names_mangled", "form-parse", asker.adapter)
+    style = own_parser_mode("names_mangled", FORM_PARSE.name, asker.adapter)
     if style:
         return f"mangled ({style})", [MANGLING_PROBE], None
     for text in ("A=b", MANGLING_PROBE):  # case, '.', spaces
@@ -501,7 +503,7 @@ def _input(asker: _Asker) -> tuple[str, Sequence[Any], str | None]:
 
 #: Operation -> (json key, text label, question), in the order the report lists them.
 QUESTIONS: dict[str, tuple[tuple[str, str, Question], ...]] = {
-    "decode": (
+    DECODE.name: (
         ("input", "input", _input),
         ("plus", "plus sign", _decode_plus),
         ("invalid_escapes", "invalid %zz, %4, %", _decode_invalid),
@@ -514,7 +516,7 @@ QUESTIONS: dict[str, tuple[tuple[str, str, Question], ...]] = {
         ("non_ascii", "non-ASCII text as", _decode_non_ascii),
         ("refuses", "refuses", lambda asker: _refusals(asker, "a")),
     ),
-    "form": (
+    FORM_SERIALIZE.name: (
         ("space", "space", _form_space),
         ("separator", "separator", _form_separator),
         ("percent", "percent sign", _form_percent),
@@ -530,7 +532,7 @@ QUESTIONS: dict[str, tuple[tuple[str, str, Question], ...]] = {
         ("surrogates", "lone surrogates", _form_surrogates),
         ("refuses", "refuses", lambda asker: _refusals(asker, (("a", "b"),))),
     ),
-    "form-parse": (
+    FORM_PARSE.name: (
         ("input", "input", _input),
         ("separators", "separators", _parse_separators),
         ("plus", "plus sign", _parse_plus),

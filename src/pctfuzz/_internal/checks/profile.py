@@ -46,7 +46,7 @@ from pctfuzz._internal.accept.reconcilers import (
 from pctfuzz._internal.cases import Case, DecodeCase, EncodeCase, FormCase, FormParseCase
 from pctfuzz._internal.checks.asked import UNASKED, Asked
 from pctfuzz._internal.errors import PctfuzzError
-from pctfuzz._internal.operations import OPERATIONS
+from pctfuzz._internal.operations import ENCODE, FORM_PARSE, FORM_SERIALIZE, OPERATIONS
 from pctfuzz._internal.oracles.base import Impl, Unsupported, impl_name
 from pctfuzz._internal.outcome import Outcome, reference_outcome
 from pctfuzz._internal.reference import Surrogates
@@ -129,7 +129,7 @@ def pair_order(check: str, adapter: Impl) -> str | None:
     known = _ORDERS.get(adapter, check)
     if known is not UNASKED:
         return known
-    case: Case = (FormCase(ORDER_PAIRS) if check == "form"
+    case: Case = (FormCase(ORDER_PAIRS) if check == FORM_SERIALIZE.name
                   else FormParseCase("&".join(f"{n}={v}" for n, v in ORDER_PAIRS)))
     got = run_impl(check, case, adapter)
     if got is None and isinstance(case, FormParseCase):  # a parser of bytes only (tornado)
@@ -138,17 +138,17 @@ def pair_order(check: str, adapter: Impl) -> str | None:
     if got is not None and not got.raised:
         for mode in ("sorted", "grouped"):
             pairs = reorder(ORDER_PAIRS, mode)
-            want: object = ("&".join(f"{n}={v}" for n, v in pairs) if check == "form"
+            want: object = ("&".join(f"{n}={v}" for n, v in pairs) if check == FORM_SERIALIZE.name
                             else [tuple(p) for p in pairs])
             try:
-                value = got.value if check == "form" else [tuple(p) for p in got.value]
+                value = got.value if check == FORM_SERIALIZE.name else [tuple(p) for p in got.value]
             except TypeError:  # not pairs: the check reports it
                 break
             if value == want:
                 found = mode
-    if found == "grouped" and check == "form-parse" and _groups_bytes(adapter):
+    if found == "grouped" and check == FORM_PARSE.name and _groups_bytes(adapter):
         found = "grouped-bytes"
-    if found == "sorted" and check == "form-parse" and _sorts_bytes(adapter):
+    if found == "sorted" and check == FORM_PARSE.name and _sorts_bytes(adapter):
         found = "sorted-bytes"
     _ORDERS.put(adapter, check, found)
     return found
@@ -162,9 +162,9 @@ _BYTES_NAMES = "%80=1&%A0=2&%80=3"
 def _groups_bytes(adapter: Impl) -> bool:
     """The parser groups pairs by the name's bytes, before the UTF-8 decode
     (``pairs_order("grouped-bytes")``): asked as str, else as bytes."""
-    got = run_impl("form-parse", FormParseCase(_BYTES_NAMES), adapter)
+    got = run_impl(FORM_PARSE.name, FormParseCase(_BYTES_NAMES), adapter)
     if got is None:
-        got = run_impl("form-parse", FormParseCase(_BYTES_NAMES.encode()), adapter)
+        got = run_impl(FORM_PARSE.name, FormParseCase(_BYTES_NAMES.encode()), adapter)
     try:
         return got is not None and not got.raised and \
             [tuple(p) for p in got.value] == [("\ufffd", "1"), ("\ufffd", "3"), ("\ufffd", "2")]
@@ -180,7 +180,7 @@ _BYTE_ORDER_TEXT, _BYTE_ORDER = "%C3%A9=1&%80=2", [("\ufffd", "2"), ("\u00e9", "
 def _sorts_bytes(adapter: Impl) -> bool:
     """A form parser that sorts pairs by name sorts by the names' bytes (Go's map keys),
     as it answers two names whose code points sort the other way."""
-    got = run_impl("form-parse", FormParseCase(_BYTE_ORDER_TEXT), adapter)
+    got = run_impl(FORM_PARSE.name, FormParseCase(_BYTE_ORDER_TEXT), adapter)
     try:
         return got is not None and not got.raised and \
             [tuple(p) for p in got.value] == _BYTE_ORDER
@@ -206,20 +206,20 @@ def parser_replacement(adapter: Impl) -> list[str]:
     """The ``replacement`` modes whose model answers each of ``REPLACEMENT_PROBES`` as
     the parser does, simplest-first; none for one that answers them as the reference
     (one U+FFFD per sequence: no mode of the list answers the second so) or otherwise."""
-    known = _REPLACEMENTS.get(adapter, "form-parse")
+    known = _REPLACEMENTS.get(adapter, FORM_PARSE.name)
     if known is not UNASKED:
         return list(known)
     modes = list(_PARSER_REPLACEMENTS)
     for text in REPLACEMENT_PROBES:
         got = _pairs_of(adapter, text)
         probe = FormParseCase(text)
-        reference = reference_outcome("form-parse", probe)
+        reference = reference_outcome(FORM_PARSE.name, probe)
         if got is None:
             modes = []
             break
         modes = [mode for mode in modes if _modelled(
             RECONCILERS["replacement"][0](mode).reconcile(probe, reference, Outcome(got)), got)]
-    _REPLACEMENTS.put(adapter, "form-parse", tuple(modes))
+    _REPLACEMENTS.put(adapter, FORM_PARSE.name, tuple(modes))
     return modes
 
 
@@ -229,7 +229,7 @@ def _modelled(pair: Any, got: list[tuple[Any, ...]]) -> bool:
 
 def _pairs_of(adapter: Impl, text: str) -> list[tuple[Any, ...]] | None:
     """The implementation's pairs for the form-parse ``text`` (None: no pairs answer)."""
-    got = run_impl("form-parse", FormParseCase(text), adapter)
+    got = run_impl(FORM_PARSE.name, FormParseCase(text), adapter)
     try:
         return None if got is None or got.raised else [tuple(p) for p in got.value]
     except TypeError:  # not pairs: the check reports it
@@ -257,7 +257,7 @@ def own_parser_mode(rule: str, check: str, adapter: Impl) -> str | None:
     ``replacement`` mode whose model answers ``REPLACEMENT_PROBES`` as it does,
     ``space`` for ``decoded_twice``'s ``plus`` when it answers a space for ``%2B`` in a
     name or a value. None for none."""
-    if check != "form-parse" or rule not in ("names_mangled", "empty_pairs", "needs_equals",
+    if check != FORM_PARSE.name or rule not in ("names_mangled", "empty_pairs", "needs_equals",
                                              "replacement", "decoded_twice"):
         return None
     known = _PARSER_MODES.get(adapter, rule)
@@ -288,7 +288,7 @@ def own_parser_mode(rule: str, check: str, adapter: Impl) -> str | None:
                           if pairs == mangled_pairs(style, MANGLING_PROBE)), None)
         else:
             found = next((mode for mode in ("kept", "kept-but-last", "kept-but-trailing")
-                          if pairs == render(Model(empty=mode), "form-parse", probe)), None)
+                          if pairs == render(Model(empty=mode), FORM_PARSE.name, probe)), None)
     _PARSER_MODES.put(adapter, rule, found)
     return found
 
@@ -321,21 +321,21 @@ def requote_mode(case: Case, adapter: Impl) -> str | None:
     asked = []
     for value in _REQUOTE_PROBES:
         probe = EncodeCase(value, case.set_name, "utf-8", case.space_as_plus)
-        got = run_impl("encode", probe, adapter)
+        got = run_impl(ENCODE.name, probe, adapter)
         asked.append((probe, None if got is None or got.raised else got.value))
     # Each mode whole, then each '/'-separated segment on its own (furl's path: a
     # decoded '/' written %2F); where both give the escapes' answers, the segments
     # probe tells (a segment with a bare '%' encoded as data).
     found = next(((mode, segments) for mode in REQUOTE_MODES for segments in (False, True)
                   if all(answer is not None and _renders(
-                      Model(requote=mode, requote_segments=segments), "encode", probe, answer)
+                      Model(requote=mode, requote_segments=segments), ENCODE.name, probe, answer)
                       for probe, answer in asked)), None)
     if found is not None and not found[1]:
         probe = EncodeCase(_SEGMENTS_PROBE, case.set_name, "utf-8", case.space_as_plus)
-        got = run_impl("encode", probe, adapter)
+        got = run_impl(ENCODE.name, probe, adapter)
         found = (found[0], got is not None and not got.raised and _renders(
-            Model(requote=found[0], requote_segments=True), "encode", probe, got.value)
-            and not _renders(Model(requote=found[0]), "encode", probe, got.value))
+            Model(requote=found[0], requote_segments=True), ENCODE.name, probe, got.value)
+            and not _renders(Model(requote=found[0]), ENCODE.name, probe, got.value))
     mode = None if found is None else found[0] + " segments" * found[1]
     _REQUOTES.put(adapter, key, mode)
     return mode
@@ -543,8 +543,8 @@ def form_part_chars(adapter: Impl, encoding: str = "utf-8") -> dict[str, frozens
                              ("empty-name-values", (("", char),))):
             for pair in shapes:
                 sub = FormCase((pair,), encoding)
-                got = run_impl("form", sub, adapter)
-                want = reference_outcome("form", sub, surrogates=surrogates)
+                got = run_impl(FORM_SERIALIZE.name, sub, adapter)
+                want = reference_outcome(FORM_SERIALIZE.name, sub, surrogates=surrogates)
                 if got is None or got.raised or want.raised:
                     continue
                 mine, theirs = str(want.value), str(got.value).upper()
@@ -571,7 +571,7 @@ def _own_part(rule: str, check: str, case: Case, adapter: Impl) -> str | None:
     values after a name and after an empty name alike, ``empty-name-values`` those of
     the last only (furl leaves ``=`` raw in a value after an empty name only). None when
     the case is no form."""
-    if check != "form" or not isinstance(case, FormCase):
+    if check != FORM_SERIALIZE.name or not isinstance(case, FormCase):
         return None
     name, _, part = rule.partition(":")
     if name not in ("left_raw", "encoded"):
