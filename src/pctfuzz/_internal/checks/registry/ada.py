@@ -16,6 +16,7 @@ from pctfuzz._internal.checks.registry.common import (
     is_valid_utf8,
 )
 from pctfuzz._internal.form import form_urldecode_bytes
+from pctfuzz._internal.operations import FORM_PARSE
 from pctfuzz._internal.outcome import Outcome
 
 __all__ = ["ENTRIES"]
@@ -38,7 +39,7 @@ _entry = functools.partial(add_entry, ENTRIES)
 _entry(
     id="ada-search-params-invalid-utf8",
     impl="ada",
-    check="form-parse",
+    check=FORM_PARSE.name,
     summary="URLSearchParams raises UnicodeDecodeError when a decoded name or value is not UTF-8",
     applies=lambda case: isinstance(case, FormParseCase),
     reconcile=_ada_invalid_utf8,

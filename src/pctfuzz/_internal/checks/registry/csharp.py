@@ -31,6 +31,7 @@ from pctfuzz._internal.checks.registry.common import (
     is_valid_utf8,
     str_value_with_surrogate,
 )
+from pctfuzz._internal.operations import DECODE, ENCODE, FORM_PARSE
 from pctfuzz._internal.outcome import Outcome
 from pctfuzz._internal.reference import percent_decode, percent_encode
 from pctfuzz._internal.sets import get_set
@@ -99,7 +100,7 @@ def _uri_surrogates(case: Case, expected: Outcome, actual: Outcome) -> Pair:
 _entry(
     id="mono-uri-escape-lone-surrogate",
     impl="mono-uri",
-    check="encode",
+    check=ENCODE.name,
     summary="Uri.EscapeDataString and EscapeUriString write a lone surrogate as U+FFFD, with "
     "the unit after a lone high one, or throw UriFormatException",
     applies=str_value_with_surrogate,
@@ -126,7 +127,7 @@ _KEPT = replacement("percent-encoded")
 _entry(
     id="mono-uri-unescape-invalid-utf8",
     impl="mono-uri",
-    check="decode",
+    check=DECODE.name,
     summary="Uri.UnescapeDataString leaves escapes whose bytes are not UTF-8 escaped "
     "(uppercase hex)",
     applies=lambda case: isinstance(case, DecodeCase),
@@ -151,7 +152,7 @@ _LOWER = lowercase_hex()
 _entry(
     id="mono-httputility-urlencode-lowercase",
     impl="mono-httputility",
-    check="encode",
+    check=ENCODE.name,
     summary="HttpUtility.UrlEncode writes escapes with lowercase hex digits",
     applies=lambda case: isinstance(case, EncodeCase),
     reconcile=_LOWER.reconcile,
@@ -262,7 +263,7 @@ for _impl, _function, _source in (("mono-httputility", "HttpUtility.UrlDecode",
     _entry(
         id=f"{_impl}-urldecode-plus",
         impl=_impl,
-        check="decode",
+        check=DECODE.name,
         summary=f"{_function} decodes '+' as a space",
         applies=lambda case: isinstance(case, DecodeCase),
         reconcile=_PLUS.reconcile,
@@ -281,7 +282,7 @@ for _impl, _function, _source in (("mono-httputility", "HttpUtility.UrlDecode",
         _entry(
             id="mono-httputility-urldecode-u-escape",
             impl=_impl,
-            check="decode",
+            check=DECODE.name,
             summary="HttpUtility.UrlDecode decodes '%uXXXX' (UrlEncodeUnicode's escape) as "
             "the UTF-16 code unit XXXX",
             applies=lambda case: isinstance(case, DecodeCase) and isinstance(case.value, str)
@@ -302,7 +303,7 @@ for _impl, _function, _source in (("mono-httputility", "HttpUtility.UrlDecode",
     _entry(
         id=f"{_impl}-urldecode-replacement",
         impl=_impl,
-        check="decode",
+        check=DECODE.name,
         summary=f"{_function} returns a string: invalid UTF-8 as U+FFFD, one to one per "
         "byte of each invalid run as .NET's decoder counts them",
         applies=lambda case: isinstance(case, DecodeCase),
@@ -387,7 +388,7 @@ def _as_collection(case: Case, expected: Outcome, actual: Outcome) -> Pair:
 _entry(
     id="mono-httputility-parsequerystring-collection",
     impl="mono-httputility",
-    check="form-parse",
+    check=FORM_PARSE.name,
     summary="ParseQueryString returns a NameValueCollection: values grouped under keys "
     "compared as culture-aware text without case, a sequence without '=' (an empty one "
     "too) a value without a name",

@@ -8,6 +8,7 @@ import functools
 from pctfuzz._internal.accept.entry import KnownDivergence
 from pctfuzz._internal.cases import Case, EncodeCase
 from pctfuzz._internal.checks.registry.common import Pair, add_entry
+from pctfuzz._internal.operations import ENCODE
 from pctfuzz._internal.outcome import Outcome
 from pctfuzz._internal.sets import get_set
 
@@ -28,7 +29,7 @@ def _empty_path(case: Case, expected: Outcome, actual: Outcome) -> Pair:
 _entry(
     id="curl-url-empty-path",
     impl="curl-url",
-    check="encode",
+    check=ENCODE.name,
     summary="curl_url_get returns '/' for an empty path",
     applies=lambda case: isinstance(case, EncodeCase) and case.value in ("", b"")
     and get_set(case.set_name).name == get_set(_PATH).name,

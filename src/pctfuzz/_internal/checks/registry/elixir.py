@@ -28,6 +28,7 @@ from pctfuzz._internal.checks.registry.common import (
     Pair,
     add_entry,
 )
+from pctfuzz._internal.operations import DECODE, FORM_PARSE, FORM_SERIALIZE
 from pctfuzz._internal.outcome import Outcome
 from pctfuzz._internal.reference import percent_decode
 
@@ -42,7 +43,7 @@ _PLUS = plus_as_space()
 _entry(
     id="elixir-uri-www-form-plus",
     impl="elixir-uri-www-form",
-    check="decode",
+    check=DECODE.name,
     summary="URI.decode_www_form/1 reads '+' as a space",
     applies=lambda case: isinstance(case, DecodeCase),
     reconcile=_PLUS.reconcile,
@@ -74,7 +75,7 @@ for _impl in _QUERY_IMPLS:
         _entry(
             id=f"{_impl}-{_id}",
             impl=_impl,
-            check="form",
+            check=FORM_SERIALIZE.name,
             summary=f"URI.encode_query/{'2' if _impl.endswith('rfc3986') else '1'} writes "
             f"{_impl_text}",
             applies=lambda case: isinstance(case, FormCase),
@@ -97,7 +98,7 @@ for _impl in (*_QUERY_IMPLS, "elixir-uri-decode-query"):
     _entry(
         id=f"{_impl}-empty",
         impl=_impl,
-        check="form-parse",
+        check=FORM_PARSE.name,
         summary="the query decoder reads an empty sequence between '&' as the pair "
         "('', ''), but a final '&'",
         applies=lambda case: isinstance(case, FormParseCase),
@@ -116,7 +117,7 @@ _PLUS_KEPT = plus_kept()
 _entry(
     id="elixir-uri-query-rfc3986-plus",
     impl="elixir-uri-query-rfc3986",
-    check="form-parse",
+    check=FORM_PARSE.name,
     summary="URI.query_decoder(q, :rfc3986) keeps '+'",
     applies=lambda case: isinstance(case, FormParseCase),
     reconcile=_PLUS_KEPT.reconcile,
@@ -162,7 +163,7 @@ def _as_map(case: Case, expected: Outcome, actual: Outcome) -> Pair:
 _entry(
     id="elixir-uri-decode-query-map",
     impl="elixir-uri-decode-query",
-    check="form-parse",
+    check=FORM_PARSE.name,
     summary="URI.decode_query/1 returns a map: one value per name, the last",
     applies=lambda case: isinstance(case, FormParseCase),
     reconcile=_as_map,

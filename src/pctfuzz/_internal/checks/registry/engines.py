@@ -22,6 +22,7 @@ from pctfuzz._internal.checks.registry.common import (
     add_entry,
     str_value_with_surrogate,
 )
+from pctfuzz._internal.operations import DECODE, ENCODE
 from pctfuzz._internal.oracles.process import remote_error_type
 from pctfuzz._internal.outcome import Outcome
 from pctfuzz._internal.sets import FORM, get_set
@@ -64,7 +65,7 @@ for _impl, (_name, _source, _encode_message, _decode_message) in _ENGINES.items(
     _entry(
         id=f"{_impl}-encodeuricomponent-lone-surrogate",
         impl=_impl,
-        check="encode",
+        check=ENCODE.name,
         summary=f"{_name}'s encodeURIComponent and encodeURI throw URIError for a lone "
         "surrogate",
         applies=lambda case: str_value_with_surrogate(case) and _not_form_set(case),
@@ -79,7 +80,7 @@ for _impl, (_name, _source, _encode_message, _decode_message) in _ENGINES.items(
     _entry(
         id=f"{_impl}-decodeuricomponent-malformed",
         impl=_impl,
-        check="decode",
+        check=DECODE.name,
         summary=f"{_name}'s decodeURIComponent throws URIError for a malformed escape or "
         "non-UTF-8 bytes",
         applies=_ecma_decode_throws,

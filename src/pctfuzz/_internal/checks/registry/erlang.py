@@ -22,6 +22,7 @@ from pctfuzz._internal.checks.registry.common import (
     add_entry,
     is_valid_utf8,
 )
+from pctfuzz._internal.operations import ENCODE, FORM_PARSE
 from pctfuzz._internal.outcome import Outcome
 
 __all__ = ["ENTRIES"]
@@ -51,7 +52,7 @@ for _impl, _what, _how, _example_set in (
     _entry(
         id=f"{_impl}-not-utf8",
         impl=_impl,
-        check="encode",
+        check=ENCODE.name,
         summary=f"{_what} refuses bytes that are not UTF-8",
         applies=_not_utf8_bytes,
         reconcile=_raised,
@@ -71,7 +72,7 @@ _PCT = left_raw("%")
 _entry(
     id="erlang-uri-string-recompose-percent",
     impl="erlang-uri-string-recompose",
-    check="encode",
+    check=ENCODE.name,
     summary="recompose/1 leaves '%' raw: a uri_map()'s components are percent-encoded "
     "already",
     applies=lambda case: isinstance(case, EncodeCase),
@@ -143,7 +144,7 @@ def _ncrs_decoded(case: Case, expected: Outcome, actual: Outcome) -> Pair:
 _entry(
     id="erlang-uri-string-query-ncr",
     impl="erlang-uri-string-query",
-    check="form-parse",
+    check=FORM_PARSE.name,
     summary="dissect_query/1 decodes an HTML character reference '&#N;' in a decoded "
     "name or value",
     applies=_has_ncr_start,
@@ -183,7 +184,7 @@ for _id, _reconciler, _summary, _reference, _implementation, _why, _example in (
     _entry(
         id=f"erlang-uri-string-query-{_id}",
         impl="erlang-uri-string-query",
-        check="form-parse",
+        check=FORM_PARSE.name,
         summary=_summary,
         applies=lambda case: isinstance(case, FormParseCase),
         reconcile=_reconciler.reconcile,

@@ -24,6 +24,7 @@ from pctfuzz._internal.checks.registry.common import (
     is_valid_utf8,
 )
 from pctfuzz._internal.checks.registry.langs_common import has_malformed_escape, raised
+from pctfuzz._internal.operations import DECODE, FORM_PARSE
 from pctfuzz._internal.outcome import Outcome, Reconcile
 from pctfuzz._internal.reference import percent_decode
 from pctfuzz._internal.spec import HEX_PAIR
@@ -43,7 +44,7 @@ _DECODE = "WHATWG URL Standard 1.3 (percent-decode keeps a % without two hex dig
 _entry(
     id="glib-uri-escape-unescape-malformed",
     impl="glib-uri-escape",
-    check="decode",
+    check=DECODE.name,
     summary="g_uri_unescape_string returns NULL, g_uri_unescape_bytes G_URI_ERROR_FAILED, "
     "for a % without two hex digits",
     applies=has_malformed_escape,
@@ -67,7 +68,7 @@ def _str_with_nul_escape(case: Case) -> bool:
 _entry(
     id="glib-uri-escape-unescape-string-nul",
     impl="glib-uri-escape",
-    check="decode",
+    check=DECODE.name,
     summary="g_uri_unescape_string returns NULL for %00 (g_uri_unescape_bytes decodes it)",
     applies=_str_with_nul_escape,
     reconcile=raised("NULL"),
@@ -190,7 +191,7 @@ for _id, _message, _summary, _reference, _citation, _why, _example in (
     _entry(
         id=f"glib-uri-params-{_id}",
         impl="glib-uri-params",
-        check="form-parse",
+        check=FORM_PARSE.name,
         summary=_summary,
         applies=_applies,
         reconcile=_reconcile,
@@ -223,7 +224,7 @@ def _as_hash_table(case: Case, expected: Outcome, actual: Outcome) -> Pair:
 _entry(
     id="glib-uri-parse-params-hash-table",
     impl="glib-uri-parse-params",
-    check="form-parse",
+    check=FORM_PARSE.name,
     summary="g_uri_parse_params returns a hash table: one value per name, the last",
     applies=lambda case: isinstance(case, FormParseCase),
     reconcile=_as_hash_table,

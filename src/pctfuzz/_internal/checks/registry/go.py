@@ -26,6 +26,7 @@ from pctfuzz._internal.checks.registry.langs_common import (
     has_malformed_escape,
     raised,
 )
+from pctfuzz._internal.operations import DECODE, ENCODE, FORM_PARSE, FORM_SERIALIZE
 from pctfuzz._internal.outcome import Outcome
 
 __all__ = ["ENTRIES"]
@@ -43,7 +44,7 @@ for _impl in ("go-queryescape", "go-pathescape"):
     _entry(
         id=f"{_impl}-unescape-malformed",
         impl=_impl,
-        check="decode",
+        check=DECODE.name,
         summary="QueryUnescape/PathUnescape return an EscapeError for a % without two hex "
         "digits",
         applies=has_malformed_escape,
@@ -59,7 +60,7 @@ _PLUS = plus_as_space()
 _entry(
     id="go-queryunescape-plus",
     impl="go-queryescape",
-    check="decode",
+    check=DECODE.name,
     summary="QueryUnescape decodes '+' as a space",
     applies=lambda case: contains(case, "+"),
     reconcile=_PLUS.reconcile,
@@ -83,7 +84,7 @@ def _star_path(case: Case, expected: Outcome, actual: Outcome) -> Pair:
 _entry(
     id="go-url-path-star",
     impl="go-url-path",
-    check="encode",
+    check=ENCODE.name,
     summary="EscapedPath returns the path \"*\" unescaped",
     applies=lambda case: isinstance(case, EncodeCase) and case.value in ("*", b"*"),
     reconcile=_star_path,
@@ -98,7 +99,7 @@ _SORTED = pairs_order("sorted")
 _entry(
     id="go-values-encode-sorted",
     impl="go-values",
-    check="form",
+    check=FORM_SERIALIZE.name,
     summary="Values.Encode writes the pairs sorted by name (a map holds them)",
     applies=lambda case: isinstance(case, FormCase),
     reconcile=_SORTED.reconcile,
@@ -116,7 +117,7 @@ _TILDE, _STAR = left_raw("~"), encoded("*")
 _entry(
     id="go-values-encode-tilde",
     impl="go-values",
-    check="form",
+    check=FORM_SERIALIZE.name,
     summary="Values.Encode escapes with QueryEscape: '~' raw",
     applies=lambda case: isinstance(case, FormCase),
     reconcile=_TILDE.reconcile,
@@ -131,7 +132,7 @@ _entry(
 _entry(
     id="go-values-encode-star",
     impl="go-values",
-    check="form",
+    check=FORM_SERIALIZE.name,
     summary="Values.Encode escapes with QueryEscape: '*' as %2A",
     applies=lambda case: isinstance(case, FormCase),
     reconcile=_STAR.reconcile,
@@ -147,7 +148,7 @@ _SORTED_BYTES = pairs_order("sorted-bytes")
 _entry(
     id="go-parsequery-sorted",
     impl="go-values",
-    check="form-parse",
+    check=FORM_PARSE.name,
     summary="ParseQuery returns a map: its pairs are answered sorted by name (its bytes)",
     applies=lambda case: isinstance(case, FormParseCase),
     reconcile=_SORTED_BYTES.reconcile,
@@ -167,7 +168,7 @@ _PARSE_QUERY_ERROR = ("Go net/url docs, ParseQuery: 'ParseQuery always returns a
 _entry(
     id="go-parsequery-malformed",
     impl="go-values",
-    check="form-parse",
+    check=FORM_PARSE.name,
     summary="ParseQuery returns an EscapeError for a % without two hex digits",
     applies=has_malformed_escape,
     reconcile=raised("EscapeError"),
@@ -181,7 +182,7 @@ _entry(
 _entry(
     id="go-parsequery-semicolon",
     impl="go-values",
-    check="form-parse",
+    check=FORM_PARSE.name,
     summary="ParseQuery returns an error for a ';'",
     applies=lambda case: contains(case, ";"),
     reconcile=raised("error"),
@@ -234,7 +235,7 @@ def _non_ascii_raw(case: Case, expected: Outcome, actual: Outcome) -> Pair:
 _entry(
     id="go-url-query-control",
     impl="go-url-query",
-    check="encode",
+    check=ENCODE.name,
     summary="Parse refuses a query with an ASCII control character",
     applies=_has_control,
     reconcile=raised("Error"),
@@ -249,7 +250,7 @@ _entry(
 _entry(
     id="go-url-query-hash",
     impl="go-url-query",
-    check="encode",
+    check=ENCODE.name,
     summary="'#' ends the query: Parse reads what follows as the fragment",
     applies=lambda case: contains(case, "#") and not _fragment_malformed(case),
     reconcile=_CUT_AT_HASH.reconcile,
@@ -264,7 +265,7 @@ _entry(
 _entry(
     id="go-url-query-fragment-escape",
     impl="go-url-query",
-    check="encode",
+    check=ENCODE.name,
     summary="Parse refuses a fragment (after the first '#') with a malformed escape",
     applies=_fragment_malformed,
     reconcile=raised("Error"),
@@ -278,7 +279,7 @@ _entry(
 _entry(
     id="go-url-query-non-ascii",
     impl="go-url-query",
-    check="encode",
+    check=ENCODE.name,
     summary="RawQuery keeps non-ASCII characters as written (UTF-8), unescaped",
     applies=lambda case: isinstance(case, EncodeCase) and isinstance(case.value, str)
     and not case.value.isascii(),

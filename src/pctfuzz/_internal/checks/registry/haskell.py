@@ -16,6 +16,7 @@ import functools
 from pctfuzz._internal.accept.entry import REWRITE, KnownDivergence
 from pctfuzz._internal.cases import Case, DecodeCase
 from pctfuzz._internal.checks.registry.common import Pair, add_entry
+from pctfuzz._internal.operations import DECODE
 from pctfuzz._internal.outcome import Outcome
 from pctfuzz._internal.spec import ASCII_HEX
 
@@ -95,7 +96,7 @@ def _as_un_escape_string(case: Case, expected: Outcome, actual: Outcome) -> Pair
 _entry(
     id="haskell-network-uri-unescape-utf8",
     impl="haskell-network-uri",
-    check="decode",
+    check=DECODE.name,
     summary="unEscapeString decodes the unescaped bytes as UTF-8: one U+FFFD per "
     "ill-formed sequence as its decoder reads it",
     applies=_escapes_non_ascii,
@@ -136,7 +137,7 @@ def _nonchars_replaced(case: Case, expected: Outcome, actual: Outcome) -> Pair:
 _entry(
     id="haskell-network-uri-unescape-nonchar",
     impl="haskell-network-uri",
-    check="decode",
+    check=DECODE.name,
     summary="unEscapeString decodes the noncharacters U+FFFE and U+FFFF (%EF%BF%BE, "
     "%EF%BF%BF) as U+FFFD",
     applies=_escapes_nonchar,

@@ -17,6 +17,7 @@ from pctfuzz._internal.cases import Case, DecodeCase, EncodeCase
 from pctfuzz._internal.checks.registry.common import WHATWG_PCT, Pair, add_entry
 from pctfuzz._internal.checks.registry.langs_common import has_malformed_escape, raised
 from pctfuzz._internal.encoding import lookup
+from pctfuzz._internal.operations import DECODE, ENCODE
 from pctfuzz._internal.outcome import Outcome
 from pctfuzz._internal.reference import percent_encode
 from pctfuzz._internal.sets import FORM, get_set
@@ -53,7 +54,7 @@ _WHOLE = whole_characters()
 _entry(
     id="java-urlencoder-replacement-byte",
     impl="java-urlencoder",
-    check="encode",
+    check=ENCODE.name,
     summary="URLEncoder writes '?' (%3F) for a character its charset cannot encode and for a "
     "lone surrogate",
     applies=_unmappable,
@@ -70,7 +71,7 @@ _entry(
 _entry(
     id="java-urlencoder-whole-characters",
     impl="java-urlencoder",
-    check="encode",
+    check=ENCODE.name,
     summary="URLEncoder writes %XY for every byte of a character it encodes, an ASCII byte "
     "of a Shift_JIS character too",
     applies=_unmappable,
@@ -94,7 +95,7 @@ _PLUS = plus_as_space()
 _entry(
     id="java-urldecoder-string",
     impl="java-urlencoder",
-    check="decode",
+    check=DECODE.name,
     summary="URLDecoder.decode returns a String: bytes that are not UTF-8 become U+FFFD",
     applies=lambda case: isinstance(case, DecodeCase),
     reconcile=_TEXT.reconcile,
@@ -110,7 +111,7 @@ _entry(
 _entry(
     id="java-urldecoder-plus",
     impl="java-urlencoder",
-    check="decode",
+    check=DECODE.name,
     summary="URLDecoder.decode decodes '+' as a space",
     applies=lambda case: isinstance(case, DecodeCase),
     reconcile=_PLUS.reconcile,
@@ -126,7 +127,7 @@ _entry(
 _entry(
     id="java-urldecoder-malformed",
     impl="java-urlencoder",
-    check="decode",
+    check=DECODE.name,
     summary="URLDecoder.decode throws IllegalArgumentException for a % without two hex digits",
     applies=has_malformed_escape,
     reconcile=raised("IllegalArgumentException"),
@@ -150,7 +151,7 @@ def _nfc_model(case: Case, expected: Outcome, actual: Outcome) -> Pair:
 _entry(
     id="java-uri-nfc",
     impl="java-uri",
-    check="encode",
+    check=ENCODE.name,
     summary="toASCIIString writes non-ASCII text in Unicode NFC",
     applies=lambda case: isinstance(case, EncodeCase) and isinstance(case.value, str)
     and not case.value.isascii() and not has_lone_surrogate(case.value),

@@ -23,6 +23,7 @@ from pctfuzz._internal.accept.reconcilers import (
 from pctfuzz._internal.cases import Case, DecodeCase, FormCase, FormParseCase
 from pctfuzz._internal.checks.registry.common import WHATWG_FORM, WHATWG_FORM_PARSE, Pair, add_entry
 from pctfuzz._internal.checks.registry.langs_common import contains
+from pctfuzz._internal.operations import DECODE, FORM_PARSE, FORM_SERIALIZE
 from pctfuzz._internal.outcome import Outcome
 
 __all__ = ["ENTRIES"]
@@ -48,7 +49,7 @@ for _id, _rule, _what, _example in (
     _entry(
         id=f"nim-uri-encodequery-{_id}",
         impl="nim-uri",
-        check="form",
+        check=FORM_SERIALIZE.name,
         summary=f"encodeQuery escapes with encodeUrl's set: {_what[1]}",
         applies=lambda case: isinstance(case, FormCase),
         reconcile=_rule.reconcile,
@@ -80,7 +81,7 @@ def _eq_omitted(case: Case, expected: Outcome, actual: Outcome) -> Pair:
 _entry(
     id="nim-uri-encodequery-omiteq",
     impl="nim-uri",
-    check="form",
+    check=FORM_SERIALIZE.name,
     summary="encodeQuery writes a pair with an empty value as its name alone (omitEq, the "
     "default)",
     applies=_named_empty_value,
@@ -100,7 +101,7 @@ _EMPTY = empty_pairs("kept-but-last")
 _entry(
     id="nim-uri-decodequery-empty",
     impl="nim-uri",
-    check="form-parse",
+    check=FORM_PARSE.name,
     summary="decodeQuery yields an empty sequence as the pair ('', ''), but the one after a "
     "final '&'",
     applies=lambda case: isinstance(case, FormParseCase),
@@ -120,7 +121,7 @@ _PLUS = plus_as_space()
 _entry(
     id="nim-uri-plus-decodeurl-plus",
     impl="nim-uri-plus",
-    check="decode",
+    check=DECODE.name,
     summary="decodeUrl(s) decodes '+' as a space (decodePlus = true, the default)",
     applies=lambda case: isinstance(case, DecodeCase) and contains(case, "+"),
     reconcile=_PLUS.reconcile,

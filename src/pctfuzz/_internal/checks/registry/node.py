@@ -31,6 +31,7 @@ from pctfuzz._internal.checks.registry.common import (
     text_with_surrogate,
 )
 from pctfuzz._internal.form import split_pairs
+from pctfuzz._internal.operations import DECODE, ENCODE, FORM_PARSE, FORM_SERIALIZE
 from pctfuzz._internal.oracles.process import remote_error_type
 from pctfuzz._internal.outcome import Outcome
 from pctfuzz._internal.reference import percent_encode
@@ -163,7 +164,7 @@ _entry = functools.partial(add_entry, ENTRIES)
 _entry(
     id="node-encodeuricomponent-lone-surrogate",
     impl="node",
-    check="encode",
+    check=ENCODE.name,
     summary="encodeURIComponent and encodeURI throw URIError for a lone surrogate",
     applies=lambda case: str_value_with_surrogate(case)
     and get_set(getattr(case, "set_name", "component")).name != FORM.name,
@@ -177,7 +178,7 @@ _entry(
 _entry(
     id="node-decodeuricomponent-malformed",
     impl="node",
-    check="decode",
+    check=DECODE.name,
     summary="decodeURIComponent throws URIError for a malformed escape or non-UTF-8 bytes",
     applies=_ecma_decode_throws,
     reconcile=_remote_uri_error,
@@ -191,7 +192,7 @@ _entry(
 _entry(
     id="node-search-params-unescape-buffer",
     impl="node",
-    check="form-parse",
+    check=FORM_PARSE.name,
     summary="URLSearchParams falls back to querystring's unescapeBuffer: non-ASCII text "
     "around a bad escape is truncated to bytes",
     applies=_qs_fallback_applies,
@@ -208,7 +209,7 @@ _entry(
 _entry(
     id="node-querystring-escape-lone-surrogate",
     impl="node-querystring",
-    check="encode",
+    check=ENCODE.name,
     summary="querystring.escape joins a lone surrogate with the next code unit, or throws "
     "URIError at the end",
     applies=str_value_with_surrogate,
@@ -225,7 +226,7 @@ _entry(
 _entry(
     id="node-querystring-stringify-lone-surrogate",
     impl="node-querystring",
-    check="form",
+    check=FORM_SERIALIZE.name,
     summary="querystring.stringify escapes lone surrogates as querystring.escape does",
     applies=pairs_with_surrogate,
     reconcile=_qs_stringify_model,
@@ -240,7 +241,7 @@ _entry(
     phase=REWRITE,
     id="node-querystring-stringify-escape",
     impl="node-querystring",
-    check="form",
+    check=FORM_SERIALIZE.name,
     summary="querystring.stringify writes space as %20 and leaves ! ' ( ) ~ unencoded",
     applies=lambda case: isinstance(case, FormCase),
     reconcile=replace_in_expected(
@@ -256,7 +257,7 @@ _entry(
 _entry(
     id="node-querystring-unescape-buffer",
     impl="node-querystring",
-    check="decode",
+    check=DECODE.name,
     summary="querystring.unescape falls back to unescapeBuffer: non-ASCII text around a bad "
     "escape is truncated to bytes",
     applies=_ecma_decode_throws,
@@ -272,7 +273,7 @@ _entry(
 _entry(
     id="node-querystring-parse-unescape-buffer",
     impl="node-querystring",
-    check="form-parse",
+    check=FORM_PARSE.name,
     summary="querystring.parse keeps lone surrogates and decodes through qsUnescape "
     "(truncating non-ASCII text around a bad escape)",
     applies=lambda case: text_with_surrogate(case) or _qs_fallback_applies(case),

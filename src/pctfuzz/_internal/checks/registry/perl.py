@@ -14,6 +14,7 @@ from pctfuzz._internal.accept.reconcilers import (
 )
 from pctfuzz._internal.cases import Case, EncodeCase, FormCase, FormParseCase
 from pctfuzz._internal.checks.registry.common import WHATWG_FORM_PARSE, WHATWG_PCT, Pair, add_entry
+from pctfuzz._internal.operations import ENCODE, FORM_PARSE, FORM_SERIALIZE
 from pctfuzz._internal.outcome import Outcome
 from pctfuzz._internal.reference import percent_encode
 from pctfuzz._internal.sets import get_set
@@ -41,7 +42,7 @@ _URI_ESCAPE = ("URI::Escape POD, uri_escape: 'the string ... should be a byte st
 _entry(
     id="perl-uri-escape-latin1",
     impl="perl-uri-escape",
-    check="encode",
+    check=ENCODE.name,
     summary="uri_escape escapes each character U+0080-U+00FF as one byte (latin-1)",
     applies=lambda case: isinstance(case, EncodeCase) and isinstance(case.value, str)
     and not case.value.isascii() and all(ord(c) <= 0xFF for c in case.value),
@@ -55,7 +56,7 @@ _entry(
 _entry(
     id="perl-uri-escape-wide",
     impl="perl-uri-escape",
-    check="encode",
+    check=ENCODE.name,
     summary="uri_escape dies for a character above U+00FF",
     applies=lambda case: isinstance(case, EncodeCase) and isinstance(case.value, str)
     and any(ord(c) > 0xFF for c in case.value),
@@ -69,7 +70,7 @@ _entry(
 _entry(
     id="perl-uri-query-form-raw",
     impl="perl-uri-query",
-    check="form",
+    check=FORM_SERIALIZE.name,
     summary="query_form leaves ! ' ( ) ~ raw (URI's unreserved)",
     applies=lambda case: isinstance(case, FormCase),
     reconcile=left_raw("!'()~").reconcile,
@@ -105,7 +106,7 @@ for _id, _reconciler, _summary, _reference, _implementation, _why, _example in (
     _entry(
         id=_id,
         impl="perl-uri-query",
-        check="form-parse",
+        check=FORM_PARSE.name,
         summary=_summary,
         applies=lambda case: isinstance(case, FormParseCase),
         reconcile=_reconciler.reconcile,

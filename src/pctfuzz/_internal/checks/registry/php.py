@@ -9,6 +9,7 @@ from pctfuzz._internal.accept.entry import MODEL, KnownDivergence
 from pctfuzz._internal.accept.reconcilers import encoded, names_mangled, plus_as_space
 from pctfuzz._internal.cases import DecodeCase, FormCase, FormParseCase
 from pctfuzz._internal.checks.registry.common import WHATWG_FORM, WHATWG_FORM_PARSE, add_entry
+from pctfuzz._internal.operations import DECODE, FORM_PARSE, FORM_SERIALIZE
 
 __all__ = ["ENTRIES"]
 
@@ -19,7 +20,7 @@ _PLUS = plus_as_space()
 _entry(
     id="php-urldecode-plus",
     impl="php-urlencode",
-    check="decode",
+    check=DECODE.name,
     summary="urldecode decodes '+' as a space",
     applies=lambda case: isinstance(case, DecodeCase),
     reconcile=_PLUS.reconcile,
@@ -34,7 +35,7 @@ _entry(
 _entry(
     id="php-http-build-query-star",
     impl="php-http-query",
-    check="form",
+    check=FORM_SERIALIZE.name,
     summary="http_build_query encodes '*' (urlencode's set)",
     applies=lambda case: isinstance(case, FormCase),
     reconcile=encoded("*").reconcile,
@@ -51,7 +52,7 @@ _PARSE_STR = names_mangled("php")
 _entry(
     id="php-parse-str-variables",
     impl="php-http-query",
-    check="form-parse",
+    check=FORM_PARSE.name,
     summary="parse_str makes PHP variables: ' ' and '.' in names become '_', leading spaces "
     "and empty names are dropped, a name ends at NUL, a repeated name keeps the last value; "
     "the text ends at its first NUL byte",

@@ -36,6 +36,7 @@ from pctfuzz._internal.checks.registry.common import (
     Pair,
     add_entry,
 )
+from pctfuzz._internal.operations import DECODE, FORM_PARSE, FORM_SERIALIZE
 from pctfuzz._internal.outcome import Outcome, Reconcile
 from pctfuzz._internal.spec import HEX_PAIR
 from pctfuzz._internal.text import surrogates_to_fffd
@@ -124,7 +125,7 @@ def _as_from_percent_encoding(case: Case, expected: Outcome, actual: Outcome) ->
 _entry(
     id="qt-qurl-frompercent-any-two",
     impl="qt-qurl",
-    check="decode",
+    check=DECODE.name,
     summary="QUrl::fromPercentEncoding reads the two characters after any '%' as hex "
     "digits, whatever they are",
     applies=_reads_any_two,
@@ -159,7 +160,7 @@ def _as_text(case: Case, expected: Outcome, actual: Outcome) -> Pair:
 _entry(
     id="qt-qurl-frompercent-text",
     impl="qt-qurl",
-    check="decode",
+    check=DECODE.name,
     summary="QUrl::fromPercentEncoding answers text: invalid UTF-8 one U+FFFD per byte, a "
     "leading BOM dropped",
     applies=_text_differs,
@@ -189,7 +190,7 @@ for _id, _rule, _form_example, _what in (
     _entry(
         id=f"qt-qurlquery-{_id}",
         impl="qt-qurlquery",
-        check="form",
+        check=FORM_SERIALIZE.name,
         summary=f"QUrlQuery of toPercentEncoding'd names and values writes {_what}",
         applies=lambda case: isinstance(case, FormCase),
         reconcile=_rule.reconcile,
@@ -219,7 +220,7 @@ for _id, _rule, _parse_example, _cited, _why in _PARSE:
     _entry(
         id=f"qt-qurlquery-parse-{_id}",
         impl="qt-qurlquery",
-        check="form-parse",
+        check=FORM_PARSE.name,
         summary=f"QUrlQuery::setQuery + queryItems(QUrl::FullyDecoded): "
         f"{_rule.implementation}",
         applies=lambda case: isinstance(case, FormParseCase),
@@ -357,7 +358,7 @@ for _id, _feature, _summary, _reference, _implementation, _cited, _why, _case in
     _entry(
         id=f"qt-qurlquery-parse-{_id}",
         impl="qt-qurlquery",
-        check="form-parse",
+        check=FORM_PARSE.name,
         summary=_summary,
         applies=_in_some_field(_feature),
         reconcile=_fields_as_qt(_feature),

@@ -13,6 +13,7 @@ import functools
 from pctfuzz._internal.accept.entry import KnownDivergence
 from pctfuzz._internal.cases import Case, DecodeCase, EncodeCase
 from pctfuzz._internal.checks.registry.common import WHATWG_PCT, Pair, add_entry
+from pctfuzz._internal.operations import DECODE, ENCODE
 from pctfuzz._internal.outcome import Outcome
 from pctfuzz._internal.spec import PERCENT_ENCODED_BYTE
 
@@ -40,7 +41,7 @@ def _returned_as_is(case: Case, expected: Outcome, actual: Outcome) -> Pair:
 _entry(
     id="r-urlencode-repeated",
     impl="r-urlencode",
-    check="encode",
+    check=ENCODE.name,
     summary="URLencode returns a value holding a %HH as it is (repeated = FALSE, the "
     "default)",
     applies=_already_encoded,
@@ -77,7 +78,7 @@ def _nul_dropped_or_refused(case: Case, expected: Outcome, actual: Outcome) -> P
 _entry(
     id="r-urlencode-urldecode-nul",
     impl="r-urlencode",
-    check="decode",
+    check=DECODE.name,
     summary="URLdecode drops a %00 at the end and refuses one before other bytes",
     applies=_has_nul_escape,
     reconcile=_nul_dropped_or_refused,

@@ -13,6 +13,7 @@ from pctfuzz._internal.checks.registry.langs_common import (
     has_malformed_escape,
     raised,
 )
+from pctfuzz._internal.operations import DECODE, FORM_PARSE
 
 __all__ = ["ENTRIES"]
 
@@ -25,7 +26,7 @@ for _impl, _fn in (("ruby-www-form-component", "URI.decode_www_form_component"),
     _entry(
         id=f"{_impl}-plus",
         impl=_impl,
-        check="decode",
+        check=DECODE.name,
         summary=f"{_fn} decodes '+' as a space",
         applies=lambda case: isinstance(case, DecodeCase),
         reconcile=_PLUS.reconcile,
@@ -41,7 +42,7 @@ for _impl, _fn in (("ruby-www-form-component", "URI.decode_www_form_component"),
 _entry(
     id="ruby-www-form-component-malformed",
     impl="ruby-www-form-component",
-    check="decode",
+    check=DECODE.name,
     summary="URI.decode_www_form_component raises ArgumentError for a % without two hex digits",
     applies=has_malformed_escape,
     reconcile=raised("ArgumentError"),
@@ -56,7 +57,7 @@ _EACH_LINE = empty_pairs("kept-but-last")
 _entry(
     id="ruby-decode-www-form-empty",
     impl="ruby-www-form",
-    check="form-parse",
+    check=FORM_PARSE.name,
     summary="URI.decode_www_form keeps an empty sequence as the pair ('', ''), but the one "
     "after a final '&'",
     applies=lambda case: isinstance(case, FormParseCase),
@@ -73,7 +74,7 @@ _entry(
 _entry(
     id="ruby-decode-www-form-ascii-only",
     impl="ruby-www-form",
-    check="form-parse",
+    check=FORM_PARSE.name,
     summary="URI.decode_www_form raises ArgumentError for a text that is not ASCII",
     applies=lambda case: isinstance(case, FormParseCase) and not (
         case.text if isinstance(case.text, bytes) else case.text.encode("utf-8", "replace")

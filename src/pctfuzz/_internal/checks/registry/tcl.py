@@ -16,6 +16,7 @@ from pctfuzz._internal.accept.entry import MODEL, REWRITE, KnownDivergence
 from pctfuzz._internal.accept.reconcilers import encoded, left_raw, space_as
 from pctfuzz._internal.cases import Case, EncodeCase, FormCase
 from pctfuzz._internal.checks.registry.common import WHATWG_FORM, WHATWG_PCT, Pair, add_entry
+from pctfuzz._internal.operations import ENCODE, FORM_SERIALIZE
 from pctfuzz._internal.outcome import Outcome
 
 __all__ = ["ENTRIES"]
@@ -46,9 +47,10 @@ def _lf_as_crlf(case: Case, expected: Outcome, actual: Outcome) -> Pair:
     return Outcome(_LONE_LF.sub("%0D%0A", expected.value)), actual
 
 
-for _check, _example in (("encode", EncodeCase("a\nb", _SET)), ("form", FormCase((("a\nb", ""),)))):
+for _check, _example in ((ENCODE.name, EncodeCase("a\nb", _SET)),
+                         (FORM_SERIALIZE.name, FormCase((("a\nb", ""),)))):
     _entry(
-        id=f"tcl-http-lf-as-crlf{'' if _check == 'encode' else '-form'}",
+        id=f"tcl-http-lf-as-crlf{'' if _check == ENCODE.name else '-form'}",
         impl="tcl-http",
         check=_check,
         summary="quoteString and formatQuery write a line feed as %0D%0A",
@@ -57,7 +59,7 @@ for _check, _example in (("encode", EncodeCase("a\nb", _SET)), ("form", FormCase
         phase=REWRITE,
         reference="%0A",
         implementation="%0D%0A (a form's line break is CR LF)",
-        citation=f"{_MAP}; {_HTML4}; {WHATWG_PCT if _check == 'encode' else WHATWG_FORM}",
+        citation=f"{_MAP}; {_HTML4}; {WHATWG_PCT if _check == ENCODE.name else WHATWG_FORM}",
         why="the http package encodes HTML form data, whose line breaks are CR LF; the "
         "HTML Standard's form submission normalizes them so too",
         example=_example,
@@ -77,7 +79,7 @@ for _id, _rule, _what, _example in (
     _entry(
         id=f"tcl-http-formatquery-{_id}",
         impl="tcl-http",
-        check="form",
+        check=FORM_SERIALIZE.name,
         summary=f"formatQuery escapes with quoteString's map: {_what[1]}",
         applies=lambda case: isinstance(case, FormCase),
         reconcile=_rule.reconcile,

@@ -22,6 +22,7 @@ from pctfuzz._internal.checks.registry.common import (
     replace_in_expected,
     str_value_with_surrogate,
 )
+from pctfuzz._internal.operations import DECODE, ENCODE, FORM_PARSE, FORM_SERIALIZE
 from pctfuzz._internal.oracles.urllib_parse import unquote_text, unquoted_bytes, urllib_function
 from pctfuzz._internal.outcome import Outcome
 from pctfuzz._internal.reference import percent_decode
@@ -70,7 +71,7 @@ def _urllib_picks(check: str, function: str) -> Callable[[Case], bool]:
 
 
 def _unquote_text_applies(case: Case) -> bool:
-    if not (isinstance(case, DecodeCase) and _urllib_picks("decode", "unquote")(case)):
+    if not (isinstance(case, DecodeCase) and _urllib_picks(DECODE.name, "unquote")(case)):
         return False
     value = case.value
     return (isinstance(value, str) and has_lone_surrogate(value)) or not is_valid_utf8(
@@ -93,7 +94,7 @@ _entry(
     phase=REWRITE,
     id="urllib-quote-tilde",
     impl="urllib",
-    check="encode",
+    check=ENCODE.name,
     summary="quote leaves ~ unencoded; the form set encodes it",
     applies=lambda case: isinstance(case, EncodeCase) and get_set(case.set_name) is FORM,
     reconcile=replace_in_expected({"%7E": "~"}),
@@ -109,7 +110,7 @@ _entry(
 _entry(
     id="urllib-unquote-text",
     impl="urllib",
-    check="decode",
+    check=DECODE.name,
     summary="unquote returns text: invalid UTF-8 becomes U+FFFD and a lone surrogate of "
     "the input is kept (cases of even length)",
     applies=_unquote_text_applies,
@@ -131,7 +132,7 @@ _entry(
     phase=REWRITE,
     id="urllib-urlencode-tilde",
     impl="urllib",
-    check="form",
+    check=FORM_SERIALIZE.name,
     summary="urlencode leaves ~ unencoded; the form serializer encodes it",
     applies=lambda case: isinstance(case, FormCase),
     reconcile=replace_in_expected({"%7E": "~"}),
@@ -144,7 +145,7 @@ _entry(
 _entry(
     id="urllib-parse-qsl-bytes-ascii-only",
     impl="urllib",
-    check="form-parse",
+    check=FORM_PARSE.name,
     summary="parse_qsl(bytes) fails on non-ASCII input bytes or non-ASCII decoded output",
     applies=lambda case: isinstance(case, FormParseCase) and isinstance(case.text, bytes),
     reconcile=_urllib_qsl_bytes,
@@ -161,7 +162,7 @@ _entry(
 _entry(
     id="urllib-unquote-lone-surrogate",
     impl="urllib-unquote",
-    check="decode",
+    check=DECODE.name,
     summary="unquote passes a lone surrogate U+DC80-U+DCFF of the input through, which the "
     "adapter writes as one byte",
     applies=str_value_with_surrogate,
@@ -179,7 +180,7 @@ _entry(
     phase=REWRITE,
     id="urllib-urlencode-quote-via-quote",
     impl="urllib-unquote",
-    check="form",
+    check=FORM_SERIALIZE.name,
     summary="urlencode(quote_via=quote) writes space as %20",
     applies=lambda case: isinstance(case, FormCase),
     reconcile=replace_in_expected({"+": "%20"}),
@@ -193,10 +194,10 @@ _entry(
     phase=REWRITE,
     id="urllib-urlencode-quote-space",
     impl="urllib",
-    check="form",
+    check=FORM_SERIALIZE.name,
     summary="urlencode(quote_via=quote) writes space as %20 (cases with an even number of "
     "pairs)",
-    applies=_urllib_picks("form", "quote"),
+    applies=_urllib_picks(FORM_SERIALIZE.name, "quote"),
     reconcile=replace_in_expected({"+": "%20"}),
     reference="space as + (spaceAsPlus is true for the serializer)",
     implementation="space as %20: quote, unlike quote_plus, has no spaceAsPlus",

@@ -18,6 +18,7 @@ from pctfuzz._internal.accept.entry import KnownDivergence
 from pctfuzz._internal.cases import Case, EncodeCase, FormCase
 from pctfuzz._internal.checks.registry.common import WHATWG_FORM, WHATWG_PCT, add_entry
 from pctfuzz._internal.errors import PctfuzzError
+from pctfuzz._internal.operations import ENCODE, FORM_SERIALIZE
 from pctfuzz._internal.oracles.base import Unsupported
 from pctfuzz._internal.oracles.urllib_parse import python_codec
 from pctfuzz._internal.outcome import Outcome
@@ -229,8 +230,8 @@ _LEGACY_MODEL = (
     "'xmlcharrefreplace'), codec = the WHATWG encoding's name in Python's codec registry"
 )
 for _check, _fn, _example_encode in (
-    ("encode", "quote", True),
-    ("form", "urlencode", False),
+    (ENCODE.name, "quote", True),
+    (FORM_SERIALIZE.name, "urlencode", False),
 ):
     _entry(
         id=f"urllib-{_fn}-legacy-lone-surrogate",
@@ -291,7 +292,7 @@ for _check, _fn, _example_encode in (
 _entry(
     id="urllib-quote-ncr-unescaped",
     impl="urllib",
-    check="encode",
+    check=ENCODE.name,
     summary="quote writes an unencodable code point as &#N; and percent-encodes that with "
     "the set; the reference always writes %26%23N%3B",
     applies=_legacy_ncr_visible,

@@ -21,6 +21,7 @@ from pctfuzz._internal.checks.registry.common import (
     str_value_with_surrogate,
 )
 from pctfuzz._internal.errors import NotScalarValueError
+from pctfuzz._internal.operations import DECODE, ENCODE, FORM_SERIALIZE
 from pctfuzz._internal.oracles.yarl_quoting import ALWAYS_SAFE, QS_CHARS
 from pctfuzz._internal.outcome import Outcome, reference_outcome
 from pctfuzz._internal.reference import percent_encode
@@ -43,7 +44,7 @@ def _yarl_drops_surrogates_encode(
     stripped = EncodeCase(
         strip_lone_surrogates(case.value), case.set_name, case.encoding, case.space_as_plus
     )
-    return reference_outcome("encode", stripped), actual
+    return reference_outcome(ENCODE.name, stripped), actual
 
 
 def _yarl_drops_surrogates_form(
@@ -55,7 +56,7 @@ def _yarl_drops_surrogates_form(
         tuple((strip_lone_surrogates(n), strip_lone_surrogates(v)) for n, v in case.pairs),
         case.encoding,
     )
-    return reference_outcome("form", stripped), actual
+    return reference_outcome(FORM_SERIALIZE.name, stripped), actual
 
 
 def _yarl_text_decode(
@@ -104,7 +105,7 @@ _entry = functools.partial(add_entry, ENTRIES)
 _entry(
     id="yarl-quoter-drops-lone-surrogates",
     impl="yarl",
-    check="encode",
+    check=ENCODE.name,
     summary="_Quoter silently drops lone surrogates",
     applies=str_value_with_surrogate,
     reconcile=_yarl_drops_surrogates_encode,
@@ -118,7 +119,7 @@ _entry(
 _entry(
     id="yarl-requote-normalizes-escapes",
     impl="yarl-requote",
-    check="encode",
+    check=ENCODE.name,
     summary="requoting treats %HH in the input as an escape: decoded if safe, else uppercased",
     applies=lambda case: (
         isinstance(case, EncodeCase) and isinstance(case.value, str) and "%" in case.value
@@ -137,7 +138,7 @@ _entry(
 _entry(
     id="yarl-unquoter-text",
     impl="yarl",
-    check="decode",
+    check=DECODE.name,
     summary="_Unquoter decodes to text: escapes that are not UTF-8 become U+FFFD",
     applies=lambda case: isinstance(case, DecodeCase),
     reconcile=_yarl_text_decode,
@@ -152,7 +153,7 @@ _entry(
 _entry(
     id="yarl-query-drops-lone-surrogates",
     impl="yarl",
-    check="form",
+    check=FORM_SERIALIZE.name,
     summary="the query API silently drops lone surrogates",
     applies=pairs_with_surrogate,
     reconcile=_yarl_drops_surrogates_form,
@@ -166,7 +167,7 @@ _entry(
     phase=REWRITE,
     id="yarl-query-part-safe",
     impl="yarl",
-    check="form",
+    check=FORM_SERIALIZE.name,
     summary="the query API leaves ! $ ' ( ) , / : ? @ ~ unencoded",
     applies=lambda case: isinstance(case, FormCase),
     reconcile=replace_in_expected({f"%{ord(c):02X}": c for c in YARL_QUERY_PART_SAFE}),
