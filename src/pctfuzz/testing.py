@@ -59,7 +59,7 @@ from pctfuzz._internal.checks.strategies import (
 )
 from pctfuzz._internal.formats import AnswerDomain
 from pctfuzz._internal.fuzz.seeds import unanswered
-from pctfuzz._internal.operations import OPERATIONS
+from pctfuzz._internal.operations import DECODE, ENCODE, FORM_PARSE, FORM_SERIALIZE, OPERATIONS
 from pctfuzz._internal.oracles.base import impl_name
 from pctfuzz._internal.oracles.codec import Codec
 from pctfuzz._internal.project import Project
@@ -141,13 +141,13 @@ def differential_tests(impl: Any = None, *, questions: Iterable[str] = tuple(_QU
     else:
         built = impl() if inspect.isclass(impl) else impl
         name = impl if isinstance(impl, str) else None
-    adapter = resolve_subject(_QUESTIONS["encode"], built)
+    adapter = resolve_subject(_QUESTIONS[ENCODE.ident], built)
     tests: dict[str, Callable[[], None]] = {}
     for question in questions:
         target = _QUESTIONS[question]
         cases = target.strategy()
         examples: list[Any] = []
-        if question == "encode":
+        if question == ENCODE.ident:
             domain = AnswerDomain.of(adapter)
             cases, examples = encode_cases_in(domain), edge_examples(domain)
         reason = unanswered(target, adapter, [*examples, *_FIRST_CASES[question]])
@@ -185,8 +185,8 @@ def _import_name(impl: Any) -> str | None:
 
 #: question -> one plain case, for the warm-up.
 _FIRST_CASES: dict[str, Sequence[Any]] = {
-    "encode": (EncodeCase("a", "component"),), "decode": (DecodeCase("a"),),
-    "form": (FormCase((("a", "b"),)),), "form_parse": (FormParseCase("a=b"),),
+    ENCODE.ident: (EncodeCase("a", "component"),), DECODE.ident: (DecodeCase("a"),),
+    FORM_SERIALIZE.ident: (FormCase((("a", "b"),)),), FORM_PARSE.ident: (FormParseCase("a=b"),),
 }
 
 

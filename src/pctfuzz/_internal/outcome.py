@@ -18,7 +18,7 @@ from typing import Any, TypeAlias
 from pctfuzz._internal.cases import Case, DecodeCase, EncodeCase, FormCase, FormParseCase
 from pctfuzz._internal.errors import NotScalarValueError, PctfuzzError
 from pctfuzz._internal.form import form_urldecode, form_urlencode
-from pctfuzz._internal.operations import OPERATIONS
+from pctfuzz._internal.operations import DECODE, ENCODE, FORM_PARSE, FORM_SERIALIZE, OPERATIONS
 from pctfuzz._internal.reference import Surrogates, percent_decode, percent_encode
 
 __all__ = [
@@ -63,16 +63,16 @@ def reference_answer(check: str, case: Case, *, surrogates: Surrogates = "strict
     ``percent_decode``, ``form_urlencode(pairs, encoding=)``, ``form_urldecode``.
     ``surrogates="replace"`` answers as for a WebIDL USVString (lone surrogate ->
     U+FFFD first), for implementations that declare ``scalar_values = "replace"``."""
-    if check == "encode" and isinstance(case, EncodeCase):
+    if check == ENCODE.name and isinstance(case, EncodeCase):
         return percent_encode(
             case.value, case.set_name, encoding=case.encoding, space_as_plus=case.space_as_plus,
             surrogates=surrogates,
         )
-    if check == "decode" and isinstance(case, DecodeCase):
+    if check == DECODE.name and isinstance(case, DecodeCase):
         return percent_decode(case.value)
-    if check == "form" and isinstance(case, FormCase):
+    if check == FORM_SERIALIZE.name and isinstance(case, FormCase):
         return form_urlencode(case.pairs, encoding=case.encoding, surrogates=surrogates)
-    if check == "form-parse" and isinstance(case, FormParseCase):
+    if check == FORM_PARSE.name and isinstance(case, FormParseCase):
         return form_urldecode(case.text)
     raise PctfuzzError(f"check {check!r} does not take a {type(case).__name__}")
 

@@ -56,6 +56,7 @@ from pctfuzz._internal.cli.args import folder_path
 from pctfuzz._internal.cli.tool_table import toml_string
 from pctfuzz._internal.errors import UsageError
 from pctfuzz._internal.exits import ExitCode
+from pctfuzz._internal.operations import DECODE, ENCODE, FORM_PARSE, FORM_SERIALIZE
 from pctfuzz._internal.text import one_line
 
 if TYPE_CHECKING:
@@ -65,8 +66,9 @@ if TYPE_CHECKING:
 __all__ = ["add_command", "toml_string"]
 
 #: check -> how its case JSON becomes the example table (``accept._example``'s keys)
-_EXAMPLE_KEYS = {"encode": ("value", "set", "encoding", "space_as_plus"),
-                 "decode": ("value",), "form": ("pairs", "encoding"), "form-parse": ("text",)}
+_EXAMPLE_KEYS = {ENCODE.name: ("value", "set", "encoding", "space_as_plus"),
+                 DECODE.name: ("value",), FORM_SERIALIZE.name: ("pairs", "encoding"),
+                 FORM_PARSE.name: ("text",)}
 
 
 def _toml_value(value: Any) -> str:

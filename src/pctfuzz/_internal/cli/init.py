@@ -52,6 +52,7 @@ from pctfuzz._internal.cli.project_files import (
 from pctfuzz._internal.cli.tool_table import ACCEPT_FILE, table_text, with_table
 from pctfuzz._internal.errors import UsageError
 from pctfuzz._internal.exits import ExitCode
+from pctfuzz._internal.operations import OPERATIONS
 from pctfuzz._internal.text import one_line
 
 __all__ = ["ADAPTER", "TESTS", "WORKFLOW", "add_command"]
@@ -86,9 +87,8 @@ class _Function:
         return self.attr.rpartition(".")[2]
 
 
-#: role -> the question of ``pctfuzz.testing.differential_tests``
-_QUESTIONS = {"encode": "encode", "decode": "decode", "form_serialize": "form",
-              "form_parse": "form_parse"}
+#: role (the adapter method) -> the question of ``pctfuzz.testing.differential_tests``
+_QUESTIONS = {op.method: op.ident for op in OPERATIONS}
 
 
 def _encoder(text: str) -> _Function:

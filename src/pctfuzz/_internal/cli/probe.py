@@ -26,16 +26,18 @@ from pctfuzz._internal.checks.probe import (
 )
 from pctfuzz._internal.checks.probe_operations import OperationReport, probe_operation
 from pctfuzz._internal.exits import ExitCode
+from pctfuzz._internal.operations import DECODE, ENCODE, FORM_PARSE, FORM_SERIALIZE, OPERATIONS
 
 __all__ = ["add_command", "render", "render_operation"]
 
-#: --operation's words -> the operations' record names (``cases.*.type``).
-_OPERATIONS = {"encode": "encode", "decode": "decode", "form-serialize": "form",
-               "form-parse": "form-parse"}
+#: --operation's words (the adapter methods, dashed: ``form-serialize``) -> the operations'
+#: record names (``Operation.name``).
+_OPERATIONS = {op.method.replace("_", "-"): op.name for op in OPERATIONS}
 #: ... and their words in a report's first line.
-_TITLES = {"decode": "decode", "form": "form serialize", "form-parse": "form parse"}
+_TITLES = {DECODE.name: "decode", FORM_SERIALIZE.name: "form serialize",
+           FORM_PARSE.name: "form parse"}
 #: function_adapter's argument for each operation but encode.
-_FUNCTION_ARGUMENT = {"decode": "decode", "form": "form_serialize", "form-parse": "form_parse"}
+_FUNCTION_ARGUMENT = {op.name: op.method for op in (DECODE, FORM_SERIALIZE, FORM_PARSE)}
 
 Report = ProbeReport | OperationReport
 
@@ -133,7 +135,7 @@ def _reports(target: str, set_name: str | None, operation: str | None) -> tuple[
 
     fn, impl = load_target(target)
     if fn is not None:  # a plain function: an encoder unless --operation says otherwise
-        if operation in (None, "encode"):
+        if operation in (None, ENCODE.name):
             encoder, _ = load_encoder(target, set_name)
             return [probe(encoder, target)], []
         if set_name is not None:
@@ -141,19 +143,19 @@ def _reports(target: str, set_name: str | None, operation: str | None) -> tuple[
         return [probe_operation(_function_adapter(fn, target, operation), operation,
                                 target)], []
     if set_name is not None:  # --set: the adapter's encoder with that set, as before
-        if operation not in (None, "encode"):
+        if operation not in (None, ENCODE.name):
             raise UsageError("--set applies to --operation encode")
         encoder, spec = adapter_encoder(impl, set_name)
         return [probe(encoder, target, set_name=spec)], []
     labels = _declared_sets(impl)
-    if operation == "encode" and not labels:
+    if operation == ENCODE.name and not labels:
         raise UsageError(f"target {target!r} declares no sets: give --set NAME to probe "
                          "its encoder")
-    wanted = [operation] if operation else ["encode", *_TITLES]
+    wanted = [operation] if operation else [ENCODE.name, *_TITLES]
     reports: list[Report] = []
     notes: list[str] = []
     for name in wanted:
-        if name == "encode":
+        if name == ENCODE.name:
             for label in labels:
                 encoder, spec = adapter_encoder(impl, label)
                 reports.append(probe(encoder, target, set_name=spec))

@@ -19,6 +19,7 @@ from dataclasses import dataclass
 
 from pctfuzz._internal.cases import EncodeCase
 from pctfuzz._internal.checks.profile import run_impl
+from pctfuzz._internal.operations import ENCODE
 from pctfuzz._internal.oracles.base import Impl
 from pctfuzz._internal.spec import percent_encode_after_encoding
 from pctfuzz._internal.spec_changes import CHANGES, SetChange
@@ -40,7 +41,7 @@ class Follows:
 def _ask(impl: Impl, value: str, set_spec: str) -> str | None:
     """The implementation's encoding of ``value`` with ``set_spec`` as it answered
     (``raises T: ...`` for an error); None when it says ``Unsupported``."""
-    outcome = run_impl("encode", EncodeCase(value, set_spec, "UTF-8", False), impl)
+    outcome = run_impl(ENCODE.name, EncodeCase(value, set_spec, "UTF-8", False), impl)
     if outcome is None:
         return None
     return outcome.describe() if outcome.raised else str(outcome.value)

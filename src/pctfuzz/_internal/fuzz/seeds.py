@@ -17,6 +17,7 @@ from typing import Any
 from pctfuzz._internal.cases import Case, DecodeCase, EncodeCase, FormCase, FormParseCase
 from pctfuzz._internal.checks.profile import run_impl
 from pctfuzz._internal.formats import FUZZ_SETS
+from pctfuzz._internal.operations import DECODE, ENCODE, FORM_PARSE, FORM_SERIALIZE
 from pctfuzz._internal.oracles.base import Unsupported
 from pctfuzz._internal.targets import Target
 
@@ -89,7 +90,7 @@ _FORM_TEXTS: tuple[str, ...] = (
 
 def seed_cases(kind: str) -> Iterator[Case]:
     """Seed cases for a case type: ``encode``, ``decode``, ``form`` or ``form-parse``."""
-    if kind == "encode":
+    if kind == ENCODE.name:
         for text in EDGE_STRINGS:
             for set_name in FUZZ_SETS:
                 yield EncodeCase(text, set_name)
@@ -98,16 +99,16 @@ def seed_cases(kind: str) -> Iterator[Case]:
             for label in _LEGACY:
                 yield EncodeCase(text, "special-query", label)
         yield EncodeCase("a\ud800b", "component")  # a lone surrogate: not a scalar value
-    elif kind == "decode":
+    elif kind == DECODE.name:
         for text in EDGE_STRINGS:
             yield DecodeCase(text)
             yield DecodeCase(text.encode("utf-8"))
         yield DecodeCase(b"%\xff%C3%A9\xc3")
-    elif kind == "form":
+    elif kind == FORM_SERIALIZE.name:
         for pairs in _FORM_PAIRS:
             yield FormCase(pairs)
         yield FormCase((("1+1 ≡ 2%20‽", "¥"),), "Shift_JIS")
-    elif kind == "form-parse":
+    elif kind == FORM_PARSE.name:
         for text in _FORM_TEXTS:
             yield FormParseCase(text)
         yield FormParseCase(b"a=%FF\xff&b")

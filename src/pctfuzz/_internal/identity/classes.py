@@ -13,6 +13,7 @@ from pctfuzz._internal.cases import Case, DecodeCase, EncodeCase, FormCase, Form
 from pctfuzz._internal.encoding import lookup
 from pctfuzz._internal.errors import NotScalarValueError, PctfuzzError
 from pctfuzz._internal.form import form_sequences
+from pctfuzz._internal.operations import DECODE, ENCODE, FORM_PARSE, FORM_SERIALIZE
 from pctfuzz._internal.reference import percent_decode, percent_encode
 from pctfuzz._internal.sets import FORM
 from pctfuzz._internal.spec import ASCII_HEX_DIGITS, HEX_PAIR, PERCENT_ENCODED_BYTE
@@ -687,14 +688,14 @@ def difference(question: str, case: Case, expected: object, actual: object, *,
         if isinstance(actual, BaseException):
             return f"both-raised={qualified_type(actual)}"
         return "unit=lone-surrogate;diff=value-for-non-scalar"
-    if question == "encode" and isinstance(case, EncodeCase) and isinstance(actual, str):
+    if question == ENCODE.name and isinstance(case, EncodeCase) and isinstance(actual, str):
         return _encode_class(case, str(expected), actual, surrogates)
-    if question == "decode" and isinstance(case, DecodeCase) and isinstance(actual, bytes) \
+    if question == DECODE.name and isinstance(case, DecodeCase) and isinstance(actual, bytes) \
             and isinstance(expected, bytes):
         return _decode_class(case.value, expected, actual)
-    if question == "form" and isinstance(case, FormCase) and isinstance(actual, str):
+    if question == FORM_SERIALIZE.name and isinstance(case, FormCase) and isinstance(actual, str):
         return _form_class(case, str(expected), actual, surrogates)
-    if question == "form-parse" and isinstance(case, FormParseCase):
+    if question == FORM_PARSE.name and isinstance(case, FormParseCase):
         return _form_parse_class(case, expected, actual)  # type: ignore[arg-type]
     return f"diff=wrong-type:{type(actual).__name__}"
 

@@ -14,6 +14,7 @@ from typing import Any
 from pctfuzz._internal.accept.entry import KnownDivergence
 from pctfuzz._internal.accept.reconcilers import Reconciler, divergence
 from pctfuzz._internal.cases import Case, FormCase
+from pctfuzz._internal.operations import FORM_SERIALIZE
 from pctfuzz._internal.outcome import Outcome
 from pctfuzz._internal.reference import percent_encode
 from pctfuzz._internal.sets import get_set
@@ -58,7 +59,7 @@ def _reconciler(grouped: bool, raw_equals: bool) -> Reconciler:
 
     order = ", pairs grouped by name" if grouped else ""
     order += ", = raw in a value after an empty name" if raw_equals else ""
-    return Reconciler("urlencode", frozenset({"form"}), reconcile,
+    return Reconciler("urlencode", frozenset({FORM_SERIALIZE.name}), reconcile,
                       "the form set of the URL Standard (5.2)",
                       f"urllib quote_plus(safe=''): ~ raw, * encoded{order}")
 
@@ -72,7 +73,8 @@ def urlencode_entry(
     example = ((("a", "~*"), ("b", "2"), ("a", "3")) if grouped
                else (("a", "~*"), ("", "=")) if raw_equals else (("a", "~*"),))
     return divergence(
-        id=f"{lib}-urlencode-quote-plus", check="form", reconcile=_reconciler(grouped, raw_equals),
+        id=f"{lib}-urlencode-quote-plus", check=FORM_SERIALIZE.name,
+        reconcile=_reconciler(grouped, raw_equals),
         citation=citation,
         why="urllib's quote_plus keeps RFC 3986 2.3 unreserved characters (~) raw and "
             "encodes the rest (*); the URL Standard 5.2 form set encodes ~ and keeps *"

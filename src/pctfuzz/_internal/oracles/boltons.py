@@ -39,6 +39,7 @@ from pctfuzz._internal.accept.reconcilers import Reconciler, divergence
 from pctfuzz._internal.cases import Case, DecodeCase, EncodeCase, FormCase, FormParseCase
 from pctfuzz._internal.encoding import lookup
 from pctfuzz._internal.form import form_urldecode
+from pctfuzz._internal.operations import DECODE, ENCODE, FORM_PARSE, FORM_SERIALIZE
 from pctfuzz._internal.oracles.base import Adapter, Unsupported, library_call
 from pctfuzz._internal.oracles.urllib_parse import unquote_text
 from pctfuzz._internal.outcome import Outcome
@@ -69,7 +70,7 @@ def _decodes_to_text() -> Reconciler:
             return None
         return Outcome(unquote_text(case.value)), actual
 
-    return Reconciler("unquote_text", frozenset({"decode"}), reconcile,
+    return Reconciler("unquote_text", frozenset({DECODE.name}), reconcile,
                       "the decoded bytes, whatever they are",
                       "text: U+FFFD for bytes that are not UTF-8, non-ASCII text kept", _REPLACE)
 
@@ -87,7 +88,7 @@ def _semicolon_separates() -> Reconciler:
             return None
         return Outcome(form_urldecode(case.text.replace(";", "&"))), actual
 
-    return Reconciler("semicolon_separates", frozenset({"form-parse"}), reconcile,
+    return Reconciler("semicolon_separates", frozenset({FORM_PARSE.name}), reconcile,
                       "only & separates pairs", "; separates pairs too", _REPLACE)
 
 
@@ -104,7 +105,7 @@ class BoltonsAdapter(Adapter):
     spaces = (False,)
     divergences = (
         divergence(
-            id="boltons-nfc", check="encode", reconcile=nfc_model(), citation=_CITE_NFC,
+            id="boltons-nfc", check=ENCODE.name, reconcile=nfc_model(), citation=_CITE_NFC,
             why="urlutils follows RFC 3987 (IRIs, 5.3.2.2: NFC); canonically equivalent "
                 "text gets one spelling",
             example=EncodeCase("e\u0301", SETS["quote_path_part"]),
@@ -112,7 +113,7 @@ class BoltonsAdapter(Adapter):
             and not unicodedata.is_normalized("NFC", case.value),
         ),
         divergence(
-            id="boltons-unquote-text", check="decode", reconcile=_decodes_to_text(),
+            id="boltons-unquote-text", check=DECODE.name, reconcile=_decodes_to_text(),
             citation="boltons.urlutils.unquote docstring: 'invalid sequences are replaced "
                      "by a placeholder character'; its _ASCII_RE split keeps non-ASCII text",
             why="unquote returns text by design; unquote_to_bytes (the odd-length cases) "
@@ -122,7 +123,7 @@ class BoltonsAdapter(Adapter):
             and len(case.value) % 2 == 0,
         ),
         divergence(
-            id="boltons-query-full-quote", check="form",
+            id="boltons-query-full-quote", check=FORM_SERIALIZE.name,
             reconcile=rfc3986_form_model(SETS["quote_query_part"],
                                          "quote_query_part: query-value+=, NFC, space as %20"),
             citation="boltons/urlutils.py QueryParamDict.to_text(full_quote=True) -> "
@@ -134,7 +135,7 @@ class BoltonsAdapter(Adapter):
             applies=lambda case: isinstance(case, FormCase) and not readable_route(case),
         ),
         divergence(
-            id="boltons-parse-semicolon", check="form-parse", reconcile=_semicolon_separates(),
+            id="boltons-parse-semicolon", check=FORM_PARSE.name, reconcile=_semicolon_separates(),
             citation="boltons/urlutils.py parse_qsl: pairs = [s2 for s1 in qs.split('&') for "
                      "s2 in s1.split(';')]; HTML 4.01 B.2.2 recommended ';' as a separator",
             why="urlutils keeps the old HTML 4 recommendation (CPython dropped it in 3.10, "

@@ -18,6 +18,7 @@ from typing import Any
 
 from pctfuzz._internal.accept import divergence, pairs_order
 from pctfuzz._internal.cases import FormParseCase
+from pctfuzz._internal.operations import FORM_PARSE
 from pctfuzz._internal.oracles._querystring import CITE_URLLIB, urlencode_entry
 from pctfuzz._internal.oracles.function import FunctionAdapter
 from pctfuzz._internal.sets import get_set
@@ -53,7 +54,7 @@ class DjangoAdapter(FunctionAdapter):
             "urllib.parse.urlencode()', which it calls; " + CITE_URLLIB,
         ),
         divergence(
-            id="django-querydict-grouped", check="form-parse",
+            id="django-querydict-grouped", check=FORM_PARSE.name,
             reconcile=pairs_order("grouped"),
             citation="django/utils/datastructures.py MultiValueDict: a dict of lists; "
                      "QueryDict.lists() yields each name once",

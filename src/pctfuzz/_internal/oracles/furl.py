@@ -39,6 +39,7 @@ from pctfuzz._internal.accept import Reconciler, divergence, empty_pairs
 from pctfuzz._internal.accept.entry import REPLACE
 from pctfuzz._internal.accept.model import Model, render
 from pctfuzz._internal.cases import Case, EncodeCase, FormParseCase
+from pctfuzz._internal.operations import ENCODE, FORM_PARSE
 from pctfuzz._internal.oracles._querystring import CITE_URLLIB, urlencode_entry
 from pctfuzz._internal.oracles.base import Unsupported, library_call
 from pctfuzz._internal.oracles.function import FunctionAdapter
@@ -115,14 +116,14 @@ def _requoted_segments(case: Case, expected: Outcome, actual: Outcome) -> Any:
     out = []
     for segment in case.value.split("/"):
         model = Model(requote="decode-utf8") if _VALID_SEGMENT.match(segment) else Model()
-        out.append(render(model, "encode", dataclasses.replace(case, value=segment,
+        out.append(render(model, ENCODE.name, dataclasses.replace(case, value=segment,
                                                                 set_name=pchar)))
     text = "/".join(out)
     return Outcome(text.replace("%3F", "?") if fragment else text), actual
 
 
 _REQUOTED_SEGMENTS = Reconciler(
-    "requoted_segments", frozenset({"encode"}), _requoted_segments,
+    "requoted_segments", frozenset({ENCODE.name}), _requoted_segments,
     "an existing %HH is data: its % is encoded as %25",
     "a segment of only pchar and valid %HH is unquoted and quoted again", REPLACE)
 
@@ -145,7 +146,7 @@ class FurlAdapter(FunctionAdapter):
             raw_equals=True,
         ),
         divergence(
-            id="furl-query-empty-kept", check="form-parse", reconcile=empty_pairs("kept"),
+            id="furl-query-empty-kept", check=FORM_PARSE.name, reconcile=empty_pairs("kept"),
             citation="furl/furl.py Query._extract_items_from_querystr: every '&'-separated "
                      "item becomes a param, so that str(Query(text)) gives text back",
             why="the URL Standard 5.1 skips empty sequences; furl keeps each as an empty "
@@ -153,7 +154,7 @@ class FurlAdapter(FunctionAdapter):
             example=FormParseCase("a=1&&b=2"),
         ),
         divergence(
-            id="furl-path-requoted", check="encode", reconcile=_REQUOTED_SEGMENTS,
+            id="furl-path-requoted", check=ENCODE.name, reconcile=_REQUOTED_SEGMENTS,
             applies=lambda case: _in_set("rfc3986-pchar-/", "rfc3986-query")(case)
             and PERCENT_ENCODED_BYTE.search(str(getattr(case, "value", ""))) is not None,
             summary="a path or fragment string's valid-encoded segments are requoted: "

@@ -29,6 +29,7 @@ from typing import Any
 from pctfuzz._internal.accept import Reconciler, divergence, pairs_order
 from pctfuzz._internal.accept.entry import REPLACE
 from pctfuzz._internal.cases import Case, EncodeCase, FormParseCase
+from pctfuzz._internal.operations import ENCODE, FORM_PARSE
 from pctfuzz._internal.oracles._querystring import (
     CITE_URLLIB,
     query_params_functions,
@@ -131,9 +132,9 @@ def _dot_segments(case: Case, expected: Any, actual: Any) -> Any:
     return type(expected)(_remove_dot_segments("/" + expected.value)[1:]), actual
 
 
-_REFUSED = Reconciler("refuses", frozenset({"encode"}), _refused, "percent-encodes it",
+_REFUSED = Reconciler("refuses", frozenset({ENCODE.name}), _refused, "percent-encodes it",
                       "raises httpx.InvalidURL", REPLACE)
-_DOTS = Reconciler("dot_segments", frozenset({"encode"}), _dot_segments,
+_DOTS = Reconciler("dot_segments", frozenset({ENCODE.name}), _dot_segments,
                    "keeps '.' and '..' segments", "removes them (RFC 3986 5.2.4)", REPLACE)
 
 
@@ -153,7 +154,7 @@ class HttpxAdapter(FunctionAdapter):
             "__str__ is urlencode(self.multi_items()); " + CITE_URLLIB, grouped=True,
         ),
         divergence(
-            id="httpx-queryparams-grouped", check="form-parse",
+            id="httpx-queryparams-grouped", check=FORM_PARSE.name,
             reconcile=pairs_order("grouped"),
             citation="httpx/_urls.py QueryParams.__init__: parse_qs(value, "
                      "keep_blank_values=True) into a dict of lists",
@@ -162,7 +163,7 @@ class HttpxAdapter(FunctionAdapter):
             example=FormParseCase("a=1&b=2&a=3"),
         ),
         divergence(
-            id="httpx-url-control", check="encode", reconcile=_REFUSED,
+            id="httpx-url-control", check=ENCODE.name, reconcile=_REFUSED,
             applies=lambda case: _component("path", "query", "fragment")(case)
             and _has_control(case),
             summary="URL refuses a path, query or fragment with an ASCII control character",
@@ -171,7 +172,7 @@ class HttpxAdapter(FunctionAdapter):
             example=EncodeCase("a\tb", "path"),
         ),
         divergence(
-            id="httpx-url-path-delimiter", check="encode", reconcile=_REFUSED,
+            id="httpx-url-path-delimiter", check=ENCODE.name, reconcile=_REFUSED,
             applies=lambda case: _component("path")(case)
             and ("?" in _text(case) or "#" in _text(case)),
             summary="copy_with(path=...) refuses a path with '?' or '#'",
@@ -183,7 +184,7 @@ class HttpxAdapter(FunctionAdapter):
             example=EncodeCase("a?b", "path"),
         ),
         divergence(
-            id="httpx-url-path-dot-segments", check="encode", reconcile=_DOTS,
+            id="httpx-url-path-dot-segments", check=ENCODE.name, reconcile=_DOTS,
             applies=lambda case: _component("path")(case) and "." in _text(case),
             summary="URL removes '.' and '..' path segments",
             citation="httpx/_urlparse.py normalize_path: 'Drop \".\" and \"..\" segments "

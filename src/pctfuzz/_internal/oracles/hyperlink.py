@@ -52,6 +52,7 @@ from pctfuzz._internal.accept.reconcilers import Reconciler, divergence, empty_p
 from pctfuzz._internal.cases import Case, DecodeCase, EncodeCase, FormCase, FormParseCase
 from pctfuzz._internal.encoding import lookup
 from pctfuzz._internal.form import form_urldecode_bytes
+from pctfuzz._internal.operations import DECODE, ENCODE, FORM_PARSE, FORM_SERIALIZE
 from pctfuzz._internal.oracles.base import Adapter, Unsupported
 from pctfuzz._internal.outcome import Outcome
 from pctfuzz._internal.reference import percent_encode
@@ -95,7 +96,7 @@ def nfc_model() -> Reconciler:
         return Outcome(percent_encode(value, get_set(case.set_name), encoding=case.encoding,
                                       space_as_plus=case.space_as_plus)), actual
 
-    return Reconciler("nfc", frozenset({"encode"}), reconcile,
+    return Reconciler("nfc", frozenset({ENCODE.name}), reconcile,
                       "encodes the text as given", "normalizes the text to NFC first")
 
 
@@ -115,7 +116,7 @@ def rfc3986_form_model(spec: str, describe: str) -> Reconciler:
 
         return Outcome("&".join(field(n) + "=" + field(v) for n, v in case.pairs)), actual
 
-    return Reconciler("rfc3986_form", frozenset({"form"}), reconcile,
+    return Reconciler("rfc3986_form", frozenset({FORM_SERIALIZE.name}), reconcile,
                       "the form set of the URL Standard (5.2), space as +", describe)
 
 
@@ -149,7 +150,8 @@ def _raises_on_invalid_utf8() -> Reconciler:
             return None
         return (actual, actual) if invalid else None
 
-    return Reconciler("raises_on_invalid_utf8", frozenset({"decode", "form-parse"}), reconcile,
+    return Reconciler("raises_on_invalid_utf8", frozenset({DECODE.name, FORM_PARSE.name}),
+                      reconcile,
                       "U+FFFD for bytes that are not UTF-8",
                       "raises UnicodeDecodeError (DecodedURL decodes text strictly)", _REPLACE)
 
@@ -181,7 +183,7 @@ def _to_iri_model() -> Reconciler:
             return None
         return Outcome(_to_iri_fragment(case.value)), actual
 
-    return Reconciler("to_iri", frozenset({"decode"}), reconcile,
+    return Reconciler("to_iri", frozenset({DECODE.name}), reconcile,
                       "decodes every %HH to its byte",
                       "keeps %23 %5B %5D %25 (any hex case) and, when the bytes are not "
                       "UTF-8, the whole text", _REPLACE)
@@ -211,13 +213,13 @@ class HyperlinkAdapter(Adapter):
     spaces = (False,)
     divergences = (
         divergence(
-            id="hyperlink-nfc", check="encode", reconcile=nfc_model(), citation=CITE_NFC,
+            id="hyperlink-nfc", check=ENCODE.name, reconcile=nfc_model(), citation=CITE_NFC,
             why="hyperlink treats a URL as an IRI (RFC 3987 5.3.2.2: NFC); canonically "
                 "equivalent text gets one spelling",
             example=EncodeCase("e\u0301", DECODED_SET), applies=_not_nfc,
         ),
         divergence(
-            id="hyperlink-query-rfc3986", check="form",
+            id="hyperlink-query-rfc3986", check=FORM_SERIALIZE.name,
             reconcile=rfc3986_form_model(DECODED_SET, "rfc3986-unreserved, NFC, space as %20"),
             citation="hyperlink DecodedURL.replace: query names and values go through "
                      "_encode_reserved (RFC 3986 2.3 unreserved kept, NFC, UTF-8); " + CITE_NFC,
@@ -226,7 +228,7 @@ class HyperlinkAdapter(Adapter):
             example=FormCase((("a b", "~*"),)),
         ),
         divergence(
-            id="hyperlink-decode-strict-utf8", check="decode",
+            id="hyperlink-decode-strict-utf8", check=DECODE.name,
             reconcile=_raises_on_invalid_utf8(), citation=_CITE_STRICT,
             why="DecodedURL gives text, and escapes of bytes that are not UTF-8 are not "
                 "text; hyperlink refuses them rather than guess",
@@ -234,7 +236,7 @@ class HyperlinkAdapter(Adapter):
             applies=lambda case: not _to_iri_route(case),
         ),
         divergence(
-            id="hyperlink-to-iri-keeps-reserved", check="decode", reconcile=_to_iri_model(),
+            id="hyperlink-to-iri-keeps-reserved", check=DECODE.name, reconcile=_to_iri_model(),
             citation="hyperlink URL.to_iri docstring: 'all but a few reserved characters "
                      "decoded into human-readable format'; _url.py _FRAGMENT_DECODE_MAP = "
                      "_make_decode_map(_FRAGMENT_DELIMS) (without '%' too); _percent_decode "
@@ -245,13 +247,13 @@ class HyperlinkAdapter(Adapter):
             example=DecodeCase("%23%41"), applies=_to_iri_route,
         ),
         divergence(
-            id="hyperlink-query-strict-utf8", check="form-parse",
+            id="hyperlink-query-strict-utf8", check=FORM_PARSE.name,
             reconcile=_raises_on_invalid_utf8(), citation=_CITE_STRICT,
             why="as for decode: a query name or value whose bytes are not UTF-8 is refused",
             example=FormParseCase("a=%FF"),
         ),
         divergence(
-            id="hyperlink-query-empty-kept", check="form-parse", reconcile=empty_pairs("kept"),
+            id="hyperlink-query-empty-kept", check=FORM_PARSE.name, reconcile=empty_pairs("kept"),
             citation="hyperlink/_url.py URL.from_text: query = tuple(qe.split('=', 1) if "
                      "'=' in qe else (qe, None) for qe in query.split('&'))",
             why="every '&'-separated item is a parameter, so that to_text() gives the text "

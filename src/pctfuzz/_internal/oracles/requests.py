@@ -30,6 +30,7 @@ from pctfuzz._internal.accept.model import Model as _Model
 from pctfuzz._internal.accept.reconcilers import set_change as _set_change
 from pctfuzz._internal.cases import Case, EncodeCase, FormCase
 from pctfuzz._internal.encoding import lookup
+from pctfuzz._internal.operations import ENCODE, FORM_SERIALIZE
 from pctfuzz._internal.oracles.base import Adapter, Unsupported, library_call
 from pctfuzz._internal.sets import get_set
 
@@ -66,7 +67,7 @@ class RequestsAdapter(Adapter):
     spaces = (False,)
     divergences = (
         divergence(
-            id="requests-requote-unreserved", check="encode",
+            id="requests-requote-unreserved", check=ENCODE.name,
             reconcile=requoted("decode-unreserved"),
             citation="requests.utils.requote_uri docstring: 'passes the given URI through "
                      "an unquote/quote cycle'; unquote_unreserved: 'Un-escape any "
@@ -77,7 +78,7 @@ class RequestsAdapter(Adapter):
             applies=lambda case: not _falls_back(case),
         ),
         divergence(
-            id="requests-requote-invalid-fallback", check="encode",
+            id="requests-requote-invalid-fallback", check=ENCODE.name,
             reconcile=encoded("%"),
             citation="requests.utils.requote_uri source comment: 'We couldn't unquote the "
                      "given URI, so let's try quoting it, but there may be unquoted %s in "
@@ -89,7 +90,8 @@ class RequestsAdapter(Adapter):
         ),
         dataclasses.replace(
             divergence(
-                id="requests-form-urlencode-set", check="form", reconcile=left_raw("~"),
+                id="requests-form-urlencode-set", check=FORM_SERIALIZE.name,
+                reconcile=left_raw("~"),
                 summary="urlencode's set: ~ raw, * encoded (the RFC 3986 unreserved set)",
                 citation="requests.models.RequestEncodingMixin._encode_params: "
                          "urllib.parse.urlencode (quote_plus: 'Letters, digits, and the "

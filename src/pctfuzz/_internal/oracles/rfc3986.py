@@ -42,6 +42,7 @@ from pctfuzz._internal.accept.model import Model as _Model
 from pctfuzz._internal.accept.reconcilers import set_change as _set_change
 from pctfuzz._internal.cases import Case, EncodeCase, FormCase
 from pctfuzz._internal.encoding import lookup
+from pctfuzz._internal.operations import ENCODE, FORM_SERIALIZE
 from pctfuzz._internal.oracles.base import Adapter, Unsupported, library_call
 from pctfuzz._internal.sets import get_set
 from pctfuzz._internal.spec import PERCENT_ENCODED_BYTE
@@ -85,7 +86,7 @@ class Rfc3986Adapter(Adapter):
     spaces = (False,)
     divergences = (
         divergence(
-            id="rfc3986-component-already-encoded", check="encode",
+            id="rfc3986-component-already-encoded", check=ENCODE.name,
             reconcile=requoted("keep"),
             citation="rfc3986.normalizers.encode_component source comment: 'Try to see if "
                      "the component we're encoding is already percent-encoded so we can "
@@ -96,7 +97,8 @@ class Rfc3986Adapter(Adapter):
         ),
         dataclasses.replace(
             divergence(
-                id="rfc3986-query-urlencode-set", check="form", reconcile=left_raw("~"),
+                id="rfc3986-query-urlencode-set", check=FORM_SERIALIZE.name,
+                reconcile=left_raw("~"),
                 summary="urlencode's set: ~ raw, * encoded (the RFC 3986 unreserved set)",
                 citation="rfc3986.builder.URIBuilder.add_query_from: "
                          "normalizers.normalize_query(compat.urlencode(query_items)) "

@@ -25,6 +25,7 @@ from pctfuzz._internal.accept.reconcilers import Reconciler, divergence
 from pctfuzz._internal.cases import Case, DecodeCase, EncodeCase, FormParseCase
 from pctfuzz._internal.encoding import lookup
 from pctfuzz._internal.form import form_urldecode_bytes
+from pctfuzz._internal.operations import FORM_PARSE
 from pctfuzz._internal.oracles.base import Adapter, Unsupported, library_call
 from pctfuzz._internal.outcome import Outcome
 from pctfuzz._internal.sets import get_set
@@ -53,7 +54,7 @@ def _grouped_by_raw_name() -> Reconciler:
         return Outcome([(name.decode("utf-8", "replace"), value.decode("utf-8", "replace"))
                         for name, values in groups.items() for value in values]), actual
 
-    return Reconciler("grouped_by_raw_name", frozenset({"form-parse"}), reconcile,
+    return Reconciler("grouped_by_raw_name", frozenset({FORM_PARSE.name}), reconcile,
                       "keeps the pairs in list order",
                       "pairs grouped by the name's bytes (a dict of lists)", _REPLACE)
 
@@ -69,7 +70,7 @@ class TornadoAdapter(Adapter):
     value_types = ("str", "bytes")
     divergences = (
         divergence(
-            id="tornado-arguments-grouped", check="form-parse",
+            id="tornado-arguments-grouped", check=FORM_PARSE.name,
             reconcile=_grouped_by_raw_name(),
             citation="tornado/escape.py parse_qs_bytes: 'Parses a query string like "
                      "urlparse.parse_qs' into a dict of lists; 'Keys still become type str "

@@ -37,6 +37,7 @@ from typing import Any
 from pctfuzz._internal.accept import divergence, requoted
 from pctfuzz._internal.cases import Case, EncodeCase
 from pctfuzz._internal.encoding import lookup
+from pctfuzz._internal.operations import ENCODE
 from pctfuzz._internal.oracles.base import Adapter, Unsupported, library_call
 from pctfuzz._internal.sets import get_set
 from pctfuzz._internal.spec import PERCENT_ENCODED_BYTE
@@ -72,7 +73,7 @@ class Urllib3Adapter(Adapter):
     spaces = (False,)
     divergences = (
         divergence(
-            id="urllib3-path-already-encoded", check="encode", reconcile=requoted("upper"),
+            id="urllib3-path-already-encoded", check=ENCODE.name, reconcile=requoted("upper"),
             citation="urllib3.util.url._encode_invalid_chars docstring: 'Percent-encodes a "
                      "URI component without reapplying onto an already percent-encoded "
                      "component' (escapes normalized to uppercase)",

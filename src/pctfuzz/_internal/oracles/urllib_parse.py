@@ -54,6 +54,7 @@ from urllib import parse
 
 from pctfuzz._internal.cases import Case, DecodeCase, EncodeCase, FormCase, FormParseCase
 from pctfuzz._internal.form import split_pairs
+from pctfuzz._internal.operations import DECODE, FORM_PARSE, FORM_SERIALIZE
 from pctfuzz._internal.oracles.base import Adapter, Unsupported, library_call
 from pctfuzz._internal.reference import percent_decode_text
 from pctfuzz._internal.sets import FORM, get_set
@@ -89,11 +90,11 @@ def urllib_function(check: str, case: Case) -> str:
     """The urllib.parse function the default ``urllib`` adapter calls for ``case``
     (module docstring): ``unquote_to_bytes``/``unquote``, ``quote_plus``/``quote`` (as
     ``urlencode``'s ``quote_via``), ``parse_qsl``/``unquote_plus``; "" for encode."""
-    if check == "decode" and isinstance(case, DecodeCase):
+    if check == DECODE.name and isinstance(case, DecodeCase):
         return "unquote" if len(case.value) % 2 == 0 else "unquote_to_bytes"
-    if check == "form" and isinstance(case, FormCase):
+    if check == FORM_SERIALIZE.name and isinstance(case, FormCase):
         return "quote" if len(case.pairs) % 2 == 0 else "quote_plus"
-    if check == "form-parse" and isinstance(case, FormParseCase):
+    if check == FORM_PARSE.name and isinstance(case, FormParseCase):
         text = case.text
         return "unquote_plus" if isinstance(text, str) and len(text) % 2 == 0 else "parse_qsl"
     return ""
@@ -210,19 +211,19 @@ class UrllibAdapter(Adapter):
                                 "encoding=encoding, errors=errors)", value=case.value,
                                 safe=safe, encoding=encoding, errors=errors)
         if isinstance(case, DecodeCase):
-            if self.function("decode", case) == "unquote":
+            if self.function(DECODE.name, case) == "unquote":
                 return library_call(imports, 'urllib.parse.unquote(value).encode("utf-8", '
                                     '"surrogatepass")', value=case.value)
             return library_call(imports, "urllib.parse.unquote_to_bytes(value)",
                                 value=case.value)
         if isinstance(case, FormCase):
             encoding, errors = python_codec(case.encoding)
-            via = "quote" if self.function("form", case) == "quote" else "quote_plus"
+            via = "quote" if self.function(FORM_SERIALIZE.name, case) == "quote" else "quote_plus"
             return library_call(imports, "urllib.parse.urlencode(pairs, safe=safe, "
                                 f"encoding=encoding, errors=errors, quote_via=urllib.parse.{via})",
                                 pairs=list(case.pairs), safe=FORM.printable_safe,
                                 encoding=encoding, errors=errors)
-        if isinstance(case, FormParseCase) and self.function("form-parse", case) != \
+        if isinstance(case, FormParseCase) and self.function(FORM_PARSE.name, case) != \
                 "unquote_plus":
             call = ('urllib.parse.parse_qsl(text, keep_blank_values=True, encoding="utf-8", '
                     'errors="replace", separator="&")')
@@ -233,13 +234,14 @@ class UrllibAdapter(Adapter):
         return None  # unquote_plus on each name and value: see form_parse
 
     def decode(self, case: DecodeCase) -> bytes:
-        if self.function("decode", case) == "unquote":
+        if self.function(DECODE.name, case) == "unquote":
             return parse.unquote(case.value).encode("utf-8", "surrogatepass")
         return parse.unquote_to_bytes(case.value)
 
     def form_serialize(self, case: FormCase) -> str:
         encoding, errors = python_codec(case.encoding)
-        quote_via = parse.quote if self.function("form", case) == "quote" else parse.quote_plus
+        quote_via = parse.quote if self.function(FORM_SERIALIZE.name, case) == "quote" \
+            else parse.quote_plus
         return parse.urlencode(
             list(case.pairs),
             safe=FORM.printable_safe,
@@ -250,7 +252,7 @@ class UrllibAdapter(Adapter):
 
     def form_parse(self, case: FormParseCase) -> list[tuple[str, str]]:
         text = case.text
-        if self.function("form-parse", case) == "unquote_plus" and isinstance(text, str):
+        if self.function(FORM_PARSE.name, case) == "unquote_plus" and isinstance(text, str):
             return _split_pairs(text, parse.unquote_plus)
         if isinstance(text, bytes):
             raw = parse.parse_qsl(
@@ -273,7 +275,8 @@ class UrllibUnquoteAdapter(UrllibAdapter):
     registry_names: tuple[str, ...] = ("urllib-unquote", "urllib")
 
     def function(self, check: str, case: Case) -> str:
-        return {"decode": "unquote", "form": "quote", "form-parse": "unquote_plus"}.get(check, "")
+        return {DECODE.name: "unquote", FORM_SERIALIZE.name: "quote",
+                FORM_PARSE.name: "unquote_plus"}.get(check, "")
 
     def reproduction(self, check: str, case: Case) -> str | None:
         # Its decoders re-encode what unquote gives: only encode is one call.

@@ -43,6 +43,7 @@ from pctfuzz._internal.accept.reconcilers import Reconciler, divergence, requote
 from pctfuzz._internal.accept.reconcilers import encode_model as _encode_model
 from pctfuzz._internal.cases import Case, EncodeCase, FormParseCase
 from pctfuzz._internal.encoding import lookup
+from pctfuzz._internal.operations import ENCODE
 from pctfuzz._internal.oracles.base import Adapter, Unsupported, library_call
 from pctfuzz._internal.outcome import Outcome
 from pctfuzz._internal.sets import PercentEncodeSet, get_set
@@ -90,7 +91,7 @@ def _hash_in_fragment() -> Reconciler:
                  + _encode_model(dataclasses.replace(case, value=fragment), with_hash))
         return Outcome(model), actual
 
-    return Reconciler("hash_in_fragment", frozenset({"encode"}), reconcile,
+    return Reconciler("hash_in_fragment", frozenset({ENCODE.name}), reconcile,
                       "leaves a # after the first raw (WHATWG fragment set)",
                       "percent-encodes a # inside the fragment")
 
@@ -144,7 +145,7 @@ class W3libAdapter(Adapter):
     spaces = (False,)
     divergences = (
         divergence(
-            id="w3lib-hash-in-fragment", check="encode", reconcile=_hash_in_fragment(),
+            id="w3lib-hash-in-fragment", check=ENCODE.name, reconcile=_hash_in_fragment(),
             citation="w3lib.url.safe_url_string docstring: the URL 'should be valid by *all* "
                      "of' the URL living standard, RFC 3986 and RFC 2396 (RFC 3986 3.5: "
                      "fragment = *( pchar / \"/\" / \"?\" ), no \"#\")",
@@ -154,7 +155,7 @@ class W3libAdapter(Adapter):
             and _component(case) is None,
         ),
         divergence(
-            id="w3lib-userinfo-requoted", check="encode", reconcile=requoted("decode-safe"),
+            id="w3lib-userinfo-requoted", check=ENCODE.name, reconcile=requoted("decode-safe"),
             citation="w3lib/url.py _safe_url_split: _quote_into(_unquote(parts.username), "
                      "tmp_buf, _USERINFO_SAFEST_CHARS) (the password too)",
             why="the userinfo of a URL is taken as encoded: unquoted to bytes, then quoted "

@@ -42,6 +42,7 @@ from typing import Any
 from pctfuzz._internal.accept import divergence, pairs_order, replacement
 from pctfuzz._internal.cases import Case, EncodeCase, FormParseCase
 from pctfuzz._internal.encoding import lookup
+from pctfuzz._internal.operations import FORM_PARSE
 from pctfuzz._internal.oracles.base import Adapter, Unsupported, library_call
 from pctfuzz._internal.sets import get_set
 
@@ -69,7 +70,7 @@ class WerkzeugAdapter(Adapter):
     spaces = (False,)
     divergences = (
         divergence(
-            id="werkzeug-args-invalid-utf8-kept", check="form-parse",
+            id="werkzeug-args-invalid-utf8-kept", check=FORM_PARSE.name,
             reconcile=replacement("percent-encoded"),
             citation="werkzeug.sansio.request.Request.args docstring: 'versionchanged 2.3: "
                      "Invalid bytes remain percent encoded' (errors='werkzeug.url_quote')",
@@ -77,7 +78,7 @@ class WerkzeugAdapter(Adapter):
             example=FormParseCase("a=%FF"),
         ),
         divergence(
-            id="werkzeug-args-grouped", check="form-parse", reconcile=pairs_order("grouped"),
+            id="werkzeug-args-grouped", check=FORM_PARSE.name, reconcile=pairs_order("grouped"),
             citation="werkzeug.datastructures.MultiDict docs: 'items(multi=True)' "
                      "returns the values of a key together, keys in insertion order",
             why="Request.args is a MultiDict: pairs are grouped by name",

@@ -9,14 +9,15 @@ from typing import Any
 
 from pctfuzz._internal.cases import EncodeCase, FormCase
 from pctfuzz._internal.errors import PctfuzzError, UsageError
+from pctfuzz._internal.operations import DECODE, ENCODE, FORM_PARSE, FORM_SERIALIZE
 from pctfuzz._internal.store import Finding
 from pctfuzz._internal.text import ascii_line
 
 __all__ = ["export_examples"]
 
 
-_EXAMPLE_LISTS = {"encode": "ENCODE_EXAMPLES", "decode": "DECODE_EXAMPLES",
-                  "form": "FORM_EXAMPLES", "form-parse": "FORM_PARSE_EXAMPLES"}
+_EXAMPLE_LISTS = {ENCODE.name: "ENCODE_EXAMPLES", DECODE.name: "DECODE_EXAMPLES",
+                  FORM_SERIALIZE.name: "FORM_EXAMPLES", FORM_PARSE.name: "FORM_PARSE_EXAMPLES"}
 
 
 def _case_call(case: Any) -> str:
@@ -26,7 +27,7 @@ def _case_call(case: Any) -> str:
                 f"{case.space_as_plus!r})")
     if isinstance(case, FormCase):
         return f"FormCase({tuple(case.pairs)!r}, {case.encoding!r})"
-    field = case.text if case.type == "form-parse" else case.value
+    field = case.text if case.type == FORM_PARSE.name else case.value
     return f"{type(case).__name__}({field!r})"
 
 

@@ -25,7 +25,7 @@ from pctfuzz._internal.checks.differential import resolve_impl
 from pctfuzz._internal.checks.registry import divergences_for, reference_outcome
 from pctfuzz._internal.errors import UsageError
 from pctfuzz._internal.fuzz.replay import is_builtin_impl
-from pctfuzz._internal.operations import OPERATIONS
+from pctfuzz._internal.operations import ENCODE, OPERATIONS
 from pctfuzz._internal.oracles.base import registry_names
 from pctfuzz._internal.oracles.faults import FAULTS
 from pctfuzz._internal.reports.results import finding_check
@@ -119,7 +119,7 @@ def _direct_test(finding: Finding) -> list[str] | None:
         return None
     case = finding.rebuild_case()
     check = str(finding.case.get("type"))
-    if finding.impl == "urllib-unquote" and check != "encode":
+    if finding.impl == "urllib-unquote" and check != ENCODE.name:
         return None  # its decoders re-encode surrogates: not a one-line call
     adapter = resolve_impl(finding.impl)
     if _registry_applies(adapter, check, case):
