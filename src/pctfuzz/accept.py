@@ -66,7 +66,8 @@ Ready-made reconcilers (each accepts its exact difference and nothing more):
 ``removed(CHARS)``             any                       CHARS removed from the input
 ``trimmed(CHARS)``             any                       CHARS stripped from its ends
 ``cut_at(CHARS)``              any                       the input up to its first of
-                                                         CHARS (``#``, ``?``, NUL)
+                                                         CHARS (``#``, ``?``, NUL, a
+                                                         ``:`` ending a user name...)
 ``normalized(FORM)``           encode, form              NFC/NFKC/NFD/NFKD first
 ``normalized_escaped(FORM)``   encode                    the escaped text normalized, then
                                                          non-ASCII encoded (Java's URI)

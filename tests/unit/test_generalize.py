@@ -734,3 +734,21 @@ def test_a_parser_refusing_a_name_alone_is_not_refuted_by_an_ampersand_alone() -
         check_form_parse(FormParseCase("=&="),
                          function_adapter("test-strict-parser", form_parse=_strict_parser))
     assert info.value.difference == "rule=empty_pairs(mode=dropped)"
+
+
+def _user_name(text: str) -> str:
+    # pip's split_auth_from_netloc: the user name ends at the first ':' (the password's)
+    from urllib.parse import unquote
+
+    return unquote(text.split(":", 1)[0])
+
+
+def test_a_decoder_cutting_at_another_delimiter_is_named_by_the_cut() -> None:
+    """``cut_at`` knows the delimiters that end a component or field, ':' among them (a
+    user name's end, RFC 3986 3.2.1): a decoder that stops at ':' was one class per
+    shape of what followed."""
+    adapter = function_adapter("test-user-name", decode=_user_name)
+    for text in (":", "a:b", "%41:%42"):
+        with pytest.raises(Divergence) as info:
+            check_decode(DecodeCase(text), adapter)
+        assert info.value.difference == "rule=cut_at(chars=:)", text

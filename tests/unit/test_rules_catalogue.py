@@ -220,7 +220,7 @@ def test_a_cut_at_toml_entry_is_checked_as_it_loads(tmp_path: Path) -> None:
     good.write_text(table + 'chars = "#"\n')
     (entry,) = load_accept_file(str(good))
     assert entry.model is not None and entry.model.cut == "#"
-    for bad in ("chars = 5", 'chars = "&"'):
+    for bad in ("chars = 5", 'chars = "~"'):
         path = tmp_path / "bad.toml"
         path.write_text(table + bad + "\n")
         with pytest.raises(UsageError, match="cut_at"):

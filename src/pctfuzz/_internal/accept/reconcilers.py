@@ -532,18 +532,22 @@ def trimmed(chars: str, part: str | None = None) -> Reconciler:
                      "keeps every character", f"trims {_char_names(chars)} from the ends")
 
 
-#: The characters ``cut_at`` may end an input at: the URL delimiters that end a query
-#: or a path (RFC 3986 3.3, 3.4) and NUL (a C string's end).
-CUT_CHARS = "#?\x00"
+#: The characters ``cut_at`` may end an input at: the URL delimiters that end a
+#: component or a field (RFC 3986 2.2's gen-delims, which end the userinfo, host, path
+#: and query, 3.2-3.4; a form's '&', ';' and '='), and NUL (a C string's end). pip's
+#: userinfo split ends a user name at ':' (its password's start).
+CUT_CHARS = "#?\x00/:@[]&;="
 
 
 def cut_at(chars: str) -> Reconciler:
-    """Each input text ends before its first character of CHARS (one or more of ``#``,
-    ``?``, NUL): the answer is the reference's for the input up to there (a URL parser
-    reads what follows a ``#`` as the fragment, RFC 3986 3.4; Go's ``RawQuery``)."""
+    """Each input text ends before its first character of CHARS (``CUT_CHARS``: ``#``,
+    ``?``, NUL, ...): the answer is the reference's for the input up to there (a URL
+    parser reads what follows a ``#`` as the fragment, RFC 3986 3.4; Go's ``RawQuery``;
+    a user name ends at ':', 3.2.1)."""
     codes = _chars(chars)
     if not codes <= set(map(ord, CUT_CHARS)):
-        raise UsageError(f"cut_at: chars must be among '#', '?' and NUL, not {chars!r}")
+        raise UsageError(f"cut_at: chars must be among {', '.join(map(repr, CUT_CHARS))}, "
+                         f"not {chars!r}")
     return _declared("cut_at", set(CHECKS), Model(cut="".join(sorted(map(chr, codes)))),
                      "the whole input", f"the input up to the first {_char_names(chars)}")
 
