@@ -82,6 +82,13 @@ def test_impact() -> None:
     assert impact_of("crash", "raised=KeyError@m:f", None) == "crash"
     assert impact_of("divergence", "unit=0x26;diff=left-raw", None) == "splits-field"
     assert impact_of("divergence", "unit=*;diff=hex-case", None) == "cosmetic"
+    # U+FFFD for an escape of invalid UTF-8, quoted again: data lost, not data changed
+    # (issue 31: accepting "an existing %HH is an escape" accepted data loss)
+    assert impact_of("divergence", "", {"rule": "requoted",
+                                         "params": {"mode": "decode-utf8"}}) == "loses-data"
+    assert impact_of("divergence", "", {"rule": "requoted",
+                                         "params": {"mode": "decode-unreserved"}}) \
+        == "changes-data"
 
 
 def test_accept_takes_several_ids_and_asks_before_accepting_a_delimiter(

@@ -80,6 +80,10 @@ def _rule_impact(rule: str, params: dict[str, Any]) -> str:
         return "changes-data" if set(chars) & set(DELIMITERS) else "cosmetic"
     if rule == "empty_pairs":
         return "loses-data" if params.get("mode") == "dropped" else "changes-data"
+    if rule == "requoted" and params.get("mode") == "decode-utf8":
+        # an escape of invalid UTF-8 decoded as U+FFFD before it is quoted again: the
+        # bytes are gone (urllib's quote(unquote(s)), pip's link cleaning)
+        return "loses-data"
     if rule in ("replacement", "lone_surrogates"):
         mode = str(params.get("mode", ""))
         return "changes-data" if mode in ("undecoded", "percent-encoded") else "loses-data"
