@@ -99,6 +99,24 @@ def test_campaign_warns_of_a_module_the_adapter_never_calls(tmp_path: Path) -> N
     assert row["not_reached"] == [] and row["execs"] >= UNREACHED_AFTER, row
 
 
+@pytest.mark.slow
+def test_a_peers_library_is_no_module_the_campaign_could_not_trace(tmp_path: Path) -> None:
+    """A peer's library runs in its own process: a campaign has no line of it to count
+    and says nothing of it (every peer campaign warned that its adapter's Python module
+    "cannot be traced")."""
+    from pctfuzz._internal.errors import PeerUnavailable
+    from pctfuzz._internal.oracles import get_impl
+
+    try:
+        get_impl("node")
+    except PeerUnavailable as exc:
+        pytest.skip(str(exc))
+    output, document = _campaign(tmp_path / "a", "node")
+    assert "not reached" not in output and "cannot be traced" not in output, output
+    (row,) = document["targets"]  # type: ignore[misc]
+    assert row["not_reached"] == [] and row["execs"] >= UNREACHED_AFTER, row
+
+
 def test_a_target_without_a_turn_and_a_corpus_not_run_are_said_exactly(
         tmp_path: Path) -> None:
     """Issue 33, item 17: a target whose slot had no time left for its first turn is

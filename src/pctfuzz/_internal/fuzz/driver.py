@@ -248,7 +248,9 @@ def main(target_name: str, argv: list[str] | None = None,
     instrument_modules(bound.instrumented_modules)
     # The lines of the code under test reached, for the campaign's status.
     differential = isinstance(bound, BoundDifferential)
-    under_test = UnderTest(bound.code_under_test) if differential else None
+    # (none for a library in a peer process: no line of it here to count)
+    under_test = UnderTest(bound.code_under_test) \
+        if differential and getattr(impl, "in_process", True) else None
     findings_dir = settings.findings
     corpus_dir = settings.corpus
     recorder = (

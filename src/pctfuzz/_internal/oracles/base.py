@@ -44,6 +44,9 @@ class Adapter:
     registry_names: tuple[str, ...] = ()
     #: Python modules of the library under test, for coverage instrumentation.
     modules_under_test: tuple[str, ...] = ()
+    #: Whether the library runs in this process, so that a campaign can count the lines
+    #: of ``modules_under_test`` it reaches (False: a peer process's, ``ProcessAdapter``).
+    in_process: bool = True
 
     def encode(self, case: EncodeCase) -> str:
         raise Unsupported(f"{self.name} does not percent-encode")

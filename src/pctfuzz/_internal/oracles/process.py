@@ -114,6 +114,10 @@ class ProcessAdapter(Adapter):
     """
 
     name = "process"
+    #: Its library runs in the peer process: no Python line of it for a campaign to
+    #: trace (``fuzz.undertest``); every peer campaign warned that its adapter's module
+    #: "cannot be traced".
+    in_process = False
     command: Sequence[str] = ()
     peer_impl: str = ""
     #: Extra environment for the peer (added to os.environ).
