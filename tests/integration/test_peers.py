@@ -377,10 +377,11 @@ KNOWN_BUGS: dict[str, Callable[[dict[str, Any]], bool]] = {
     # UrlDecode (so ParseQueryString): a raw U+0080-U+00FF or astral character, or a
     # '%uXXXX' of one or of a surrogate, lost to its low byte; ParseQueryString's HTML
     # decode ('&' then an entity) and its second '?'; names that differ by a letter Mono's
-    # collation ignores (U+0218-U+021F, U+0400, U+07FF) are one key (docs/in-the-wild.md).
+    # collation ignores (U+0218-U+021F, U+0400, U+07FF, U+FFFD) are one key
+    # (docs/in-the-wild.md).
     "mono-httputility": lambda f: re.search(
         r"\\x[89a-f][0-9a-f]|[\u00a0-\u00ff]|[\U00010000-\U0010ffff]|%u00[89a-f]|%ud[89a-f]"
-        r"|&(#|[a-z0-9]+;)|^form_parse\('\?\?|[\u0218-\u021f\u0400\u07ff]", f["case"],
+        r"|&(#|[a-z0-9]+;)|^form_parse\('\?\?|[\u0218-\u021f\u0400\u07ff\ufffd]", f["case"],
         re.IGNORECASE) is not None,
 }
 
