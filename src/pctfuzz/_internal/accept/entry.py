@@ -45,8 +45,8 @@ from pctfuzz._internal.accept.model import Model, NotModelled, render
 from pctfuzz._internal.cases import Case
 from pctfuzz._internal.outcome import CHECKS, Outcome, Reconcile
 
-__all__ = ["MODEL", "REPLACE", "REWRITE", "KnownDivergence", "compose", "explain", "predicts",
-           "reconcile"]
+__all__ = ["MODEL", "REPLACE", "REWRITE", "KnownDivergence", "compose", "explain", "merge",
+           "predicts", "reconcile"]
 
 #: The one phase order of reconciling (module docstring): whole outcomes replaced,
 #: then the composed model and models written as code, then rewrites of the text.
@@ -110,6 +110,12 @@ def _merged(entries: Sequence[KnownDivergence]) -> Model:
     for entry in entries:
         assert entry.model is not None
         models.append(entry.model)
+    return _merged_models(tuple(models))
+
+
+def merge(models: Sequence[Model]) -> Model:
+    """``models`` merged into one (``Model.merge``, cached by value); ``NotModelled`` when
+    they cannot be one (two modes of one rule)."""
     return _merged_models(tuple(models))
 
 

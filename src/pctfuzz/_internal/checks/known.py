@@ -47,7 +47,7 @@ from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from pctfuzz._internal.accept.entry import KnownDivergence, _merged_models, predicts
+from pctfuzz._internal.accept.entry import KnownDivergence, merge, predicts
 from pctfuzz._internal.accept.entry import explain as _explain
 from pctfuzz._internal.accept.model import Model
 from pctfuzz._internal.accept.rules import Rule, as_entry, rule_from
@@ -345,7 +345,7 @@ class KnownFindings:
         def merges(group: Sequence[Known]) -> bool:
             models = [k.entry(impl).model for k in group]
             try:
-                _merged_models(tuple(m for m in models if m is not None))
+                merge([m for m in models if m is not None])
             except NotModelled:
                 return False
             return True
