@@ -303,3 +303,21 @@ def test_a_narrower_rule_named_first_merges_into_the_wider_one(tmp_path: Path) -
     assert merge_into_named(tmp_path, REQUOTING, [first, wider]) == [(first, wider)]
     (left,) = FindingStore(tmp_path).iter_findings()
     assert left.id == wider and first in (left.previous_ids or ())
+
+
+def test_a_merge_that_cannot_bind_or_read_keeps_every_record(tmp_path: Path) -> None:
+    """An implementation that cannot be bound, a record that does not read: nothing is
+    merged and nothing is lost (the records stand as the campaign recorded them)."""
+    from pctfuzz._internal.fuzz.migrate import merge_into_named
+
+    target = get_target("diff_form_parse")
+    gone = "no_such_module_here:adapter"  # (recorded under a name nothing imports now)
+    (lost,) = record_case(target, strict_query, gone, tmp_path / "gone",
+                          FormParseCase("\t")).values()
+    assert merge_into_named(tmp_path / "gone", gone, [lost]) == []
+    assert [f.id for f in FindingStore(tmp_path / "gone").iter_findings()] == [lost]
+    (tab,) = record_case(target, strict_query, STRICT, tmp_path, FormParseCase("\t")).values()
+    path = next(tmp_path.glob("*.json"))
+    path.write_text("{ not json")
+    assert merge_into_named(tmp_path, STRICT, [tab]) == []
+    assert path.read_text() == "{ not json"

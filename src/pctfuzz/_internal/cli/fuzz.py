@@ -139,10 +139,16 @@ def _merge_into_named(args: argparse.Namespace, result: Any, out: TextIO) -> Non
     case is (``migrate.merge_into_named``), before the summary counts them; not after a
     stop signal (the user asked the run to end)."""
     from pctfuzz._internal.fuzz.migrate import merge_into_named
+    from pctfuzz._internal.text import one_line
 
     if result.stopped_by or not result.new_findings:
         return
-    merged = merge_into_named(Path(args.findings), args.impl, result.new_findings)
+    try:
+        merged = merge_into_named(Path(args.findings), args.impl, result.new_findings)
+    except Exception as exc:  # (the findings stand as recorded: nothing is lost)
+        print(f"pctfuzz: WARNING: new findings not merged: {type(exc).__name__}: "
+              f"{one_line(str(exc), 200)}", file=sys.stderr)
+        return
     gone = {ident for ident, _ in merged}
     for stats in result.stats:
         stats.new_findings[:] = [i for i in stats.new_findings if i not in gone]

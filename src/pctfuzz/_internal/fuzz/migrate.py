@@ -270,15 +270,18 @@ def merge_into_named(folder: Path, impl: str, ids: Sequence[str]) -> list[tuple[
         if finding.kind != "divergence" or finding.status != "new" \
                 or finding.impl != impl or finding.case is None or len(parts) < 4:
             continue
-        bound = bound_for(target, impl, cache)
-        if not isinstance(bound, BoundDifferential):
+        try:  # (an implementation that cannot be bound, a case that cannot be read: kept)
+            bound = bound_for(target, impl, cache)
+            if not isinstance(bound, BoundDifferential):
+                continue
+            recorder = recorders.get(target.name)
+            if recorder is None:  # (the store's findings known, as a campaign knows them)
+                recorder = recorders[target.name] = Recorder(
+                    target, bound.subject, impl, folder, None, bound=bound)
+            case = finding.rebuild_case()
+        except (PctfuzzError, OSError):
             continue
-        recorder = recorders.get(target.name)
-        if recorder is None:  # (the store's findings known, as a campaign knows them)
-            recorder = recorders[target.name] = Recorder(
-                target, bound.subject, impl, folder, None, bound=bound)
         check = str(finding.evidence.get("check", ""))
-        case = finding.rebuild_case()
         if finding.behaviour:  # (a narrower rule named first: decode-unreserved on %30)
             bound.known.forget(check, finding.behaviour)
         else:
