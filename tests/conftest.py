@@ -51,17 +51,14 @@ settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "ci"))
 @pytest.fixture(autouse=True)
 def _project_state() -> Iterator[None]:
     """An in-process ``main`` (or ``Project.activate``) sets this process's accept file
-    (and ``PCTFUZZ_ACCEPT``) and declared sets; each test starts and ends without them
-    (the variable as it was)."""
+    (and ``PCTFUZZ_ACCEPT``); each test starts and ends without it (the variable as it
+    was)."""
     from pctfuzz._internal.accept import ACCEPT_ENV, use_accept_file
-    from pctfuzz._internal.formats import declare_sets
 
     old = os.environ.get(ACCEPT_ENV)  # (``--accept`` in an in-process ``main`` sets it)
     use_accept_file(None)
-    declare_sets(None)
     yield
     use_accept_file(None)
-    declare_sets(None)
     if old is None:
         os.environ.pop(ACCEPT_ENV, None)
     else:

@@ -134,7 +134,7 @@ def differential_tests(impl: Any = None, *, questions: Iterable[str] = tuple(_QU
     reference outside the divergence registry. ``project``: default, the project of
     the current folder (``Project.load``)."""
     project = project or Project.load()
-    project.activate()  # its accept file and declared sets, as a campaign has them
+    project.activate()  # its accept file in force, as a campaign has it
     if impl is None:
         built: Any = project.implementation()
         name: str | None = project.impl_name
@@ -148,7 +148,7 @@ def differential_tests(impl: Any = None, *, questions: Iterable[str] = tuple(_QU
         cases = target.strategy()
         examples: list[Any] = []
         if question == ENCODE.ident:
-            domain = AnswerDomain.of(adapter)
+            domain = AnswerDomain.of(adapter, project.sets)  # --set over its own
             cases, examples = encode_cases_in(domain), edge_examples(domain)
         reason = unanswered(target, adapter, [*examples, *_FIRST_CASES[question]])
         if reason is not None:  # passing would claim a check that never ran

@@ -38,7 +38,7 @@ LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
                     "pctfuzz._internal.identity",
                     "pctfuzz._internal.outcome", "pctfuzz._internal.operations",
                     "pctfuzz._internal.accept", "pctfuzz._internal.formats",
-                    "pctfuzz._internal.grammar")),
+                    "pctfuzz._internal.grammar", "pctfuzz._internal.settings")),
     ("library", ("pctfuzz", "pctfuzz._internal.sets", "pctfuzz._internal.named_sets",
                  "pctfuzz._internal.setspec", "pctfuzz._internal.encoding",
                  "pctfuzz._internal.reference", "pctfuzz._internal.form",

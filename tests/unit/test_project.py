@@ -91,15 +91,17 @@ def test_the_harness_handoff_round_trips_and_drops_a_stale_one() -> None:
 
 def test_activate_puts_the_accept_file_and_sets_in_force(tmp_path: Path) -> None:
     from pctfuzz._internal.accept import accept_file
-    from pctfuzz._internal.formats import declared_sets
 
     (tmp_path / "accept.toml").write_text(
         '[[divergence]]\nid = "x"\ncheck = "encode"\nreconciler = "left_raw"\nchars = "#"\n'
         'citation = "c"\nwhy = "w"\n[divergence.example]\nvalue = "#"\nset = "query"\n')
     root = _project(tmp_path, 'accept = ["accept.toml"]\nsets = ["query"]\n')
-    Project.load(root).activate()
+    project = Project.load(root)
+    project.activate()
     assert accept_file() == str(root / "accept.toml")
-    assert dict(declared_sets()) == {"query": "query"}
+    # the declared sets are no setting of the process: the run's, handed down
+    assert dict(project.run_settings.declared_sets) == {"query": "query"}
+    assert project.handoff().run_settings == project.run_settings
 
 
 @pytest.mark.parametrize(("reconciler", "param"), [("left_raw", "chars = 5"),

@@ -33,8 +33,6 @@ __all__ = [
     "FUZZ_SETS",
     "SETS_ENV",
     "AnswerDomain",
-    "declare_sets",
-    "declared_sets",
     "decode_from_bytes",
     "decode_to_bytes",
     "encode_from_bytes",
@@ -138,21 +136,6 @@ def encode_from_bytes(data: bytes, *, sets: Sequence[str] = FUZZ_SETS,
 #: sets``) to a harness process as JSON (``pctfuzz._internal.fuzz.protocol.HarnessSettings``).
 SETS_ENV = "PCTFUZZ_SETS"
 
-#: The sets the project declares (``declare_sets``); empty: the adapter's own.
-_DECLARED: list[Mapping[str, str]] = [{}]
-
-
-def declare_sets(sets: Mapping[str, str] | None) -> None:
-    """Make ``sets`` (label -> set name or spec: ``--set``, ``[tool.pctfuzz] sets``) the
-    sets of this process's campaign, whatever the adapter declares (the user's word).
-    Set once by an entry point (``pctfuzz._internal.project.Project.activate``, the harness)."""
-    _DECLARED[0] = dict(sets or {})
-
-
-def declared_sets() -> Mapping[str, str]:
-    """The sets of ``declare_sets`` (empty: none declared)."""
-    return _DECLARED[0]
-
 
 @dataclass(frozen=True)
 class AnswerDomain:
@@ -168,10 +151,11 @@ class AnswerDomain:
     spaces: tuple[bool, ...] = (False, True)
 
     @classmethod
-    def of(cls, impl: Any) -> AnswerDomain:
-        declared = getattr(impl, "sets", None)
-        if _DECLARED[0]:  # --set NAME=SPEC / [tool.pctfuzz] sets: the user's word
-            declared = _DECLARED[0]
+    def of(cls, impl: Any, declared_sets: Mapping[str, str] | None = None) -> AnswerDomain:
+        """What ``impl`` answers; ``declared_sets`` (``--set NAME=SPEC``,
+        ``[tool.pctfuzz] sets``: the run's ``settings.RunSettings``), when given, are the
+        user's word over the adapter's own sets."""
+        declared = declared_sets or getattr(impl, "sets", None)
         sets = tuple(spec if isinstance(spec, str) else spec.name
                      for spec in declared.values()) if isinstance(declared, Mapping) else ()
         encodings = tuple(getattr(impl, "encodings", ()) or ())

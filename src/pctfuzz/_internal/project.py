@@ -65,6 +65,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from pctfuzz._internal.errors import ConfigError, UsageError
+from pctfuzz._internal.settings import RunSettings
 from pctfuzz._internal.text import one_line
 
 if TYPE_CHECKING:
@@ -373,9 +374,9 @@ class Project:
     def activate(self) -> None:
         """Make the project this process's: its root importable (an adapter module of
         the project loads from any subfolder), its accept file (checked now: a bad one
-        is a usage error before any work) and its sets in force."""
+        is a usage error before any work) in force. Its declared sets are no setting of
+        the process: they reach the checks in ``run_settings``."""
         from pctfuzz._internal.accept import load_accept_file, use_accept_file, use_accepted
-        from pctfuzz._internal.formats import declare_sets
 
         if self.pyproject is not None and str(self.root) not in sys.path:
             sys.path.insert(0, str(self.root))
@@ -383,7 +384,13 @@ class Project:
             load_accept_file(self.accept_in_force)
         use_accept_file(self.accept_in_force)
         use_accepted(not self.no_accepted)
-        declare_sets(self.sets)
+
+    @property
+    def run_settings(self) -> RunSettings:
+        """What is in force for a run of this project (``settings.RunSettings``): the
+        accept file in force, ``--no-accepted``, the declared sets. An entry point hands
+        it down (``Target.bind(subject, settings)``)."""
+        return RunSettings.of(self.accept_in_force, not self.no_accepted, self.sets)
 
     def handoff(self) -> HarnessSettings:
         """What a harness process is told about the project (the campaign adds the

@@ -32,6 +32,8 @@ from typing import TYPE_CHECKING, Any
 
 import pytest
 
+from pctfuzz._internal.settings import DEFAULT_SETTINGS, RunSettings
+
 if TYPE_CHECKING:
     from pctfuzz._internal.project import Project
 
@@ -130,25 +132,29 @@ class FindingsFile(pytest.File):
         ident = one_line(self.path.stem.rsplit("-", 1)[-1], 80)
         yield FindingItem.from_parent(self, name=ident, path_of_record=self.path,
                                       impl=project.impl if project.impl_flag else None,
-                                      trusted=project.trusted_impls)
+                                      trusted=project.trusted_impls,
+                                      settings=project.run_settings)
 
 
 class FindingItem(pytest.Item):
     """One finding record, replayed when the item runs."""
 
     def __init__(self, *, path_of_record: Path, impl: str | None,
-                 trusted: tuple[str, ...] = (), **kwargs: Any) -> None:
+                 trusted: tuple[str, ...] = (), settings: RunSettings = DEFAULT_SETTINGS,
+                 **kwargs: Any) -> None:
         super().__init__(**kwargs)
         self.record = path_of_record
         self.impl = impl
         self.trusted = trusted
+        self.settings = settings
 
     def runtest(self) -> None:
         from pctfuzz._internal.fuzz.replay import Verdict, replay_paths
         from pctfuzz._internal.store import TRIAGED_STATUSES
         from pctfuzz._internal.text import one_line
 
-        (result,) = list(replay_paths([self.record], impl=self.impl, trusted=self.trusted))
+        (result,) = list(replay_paths([self.record], impl=self.impl, trusted=self.trusted,
+                                      settings=self.settings))
         if not isinstance(result, Verdict):
             # replay's hint names the command line's flag; here it is the plugin's
             message = result[1].replace("pass --impl", "pass --pctfuzz-impl")

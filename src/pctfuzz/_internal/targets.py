@@ -24,7 +24,6 @@ from pctfuzz._internal.formats import (  # re-exported: the public path of the b
     FUZZ_ENCODINGS,
     FUZZ_SETS,
     AnswerDomain,
-    declared_sets,
     decode_from_bytes,
     decode_to_bytes,
     encode_from_bytes,
@@ -36,6 +35,7 @@ from pctfuzz._internal.formats import (  # re-exported: the public path of the b
 )
 from pctfuzz._internal.identity import TARGET_NAME
 from pctfuzz._internal.operations import DECODE, ENCODE, FORM_PARSE, FORM_SERIALIZE, Operation
+from pctfuzz._internal.settings import DEFAULT_SETTINGS, RunSettings
 from pctfuzz._internal.text import one_line
 from pctfuzz._internal.violations import Violation
 
@@ -119,8 +119,11 @@ class Target:
     def case_type(self) -> CaseType:
         return self.operation.case_type
 
-    def bind(self, subject: Subject | str | None = None) -> Bound:
-        """This target bound to its subject (``resolve_subject``): what a driver runs."""
+    def bind(self, subject: Subject | str | None = None,
+             settings: RunSettings = DEFAULT_SETTINGS) -> Bound:
+        """This target bound to its subject (``resolve_subject``) and the run's
+        ``settings`` (``settings.RunSettings``: the accept file, ``--no-accepted``, the
+        declared sets), which the bound target carries: what a driver runs."""
         raise NotImplementedError
 
     def check(self, case: Case, subject: Subject | str | None = None) -> tuple[str, ...] | None:
@@ -190,8 +193,9 @@ class InvariantTarget(Target):
     rotation: Rotation
     differential: ClassVar[bool] = False
 
-    def bind(self, subject: Subject | str | None = None) -> BoundInvariant:
-        return BoundInvariant(self, _codec(self, subject))
+    def bind(self, subject: Subject | str | None = None,
+             settings: RunSettings = DEFAULT_SETTINGS) -> BoundInvariant:
+        return BoundInvariant(self, _codec(self, subject), settings=settings)
 
     def turns(self) -> int:
         return self.rotation.turns
@@ -210,9 +214,10 @@ class DifferentialTarget(Target):
 
     differential: ClassVar[bool] = True
 
-    def bind(self, subject: Subject | str | None = None) -> BoundDifferential:
+    def bind(self, subject: Subject | str | None = None,
+             settings: RunSettings = DEFAULT_SETTINGS) -> BoundDifferential:
         impl = _impl(self, subject)
-        return BoundDifferential(self, impl, modules_under_test(impl))
+        return BoundDifferential(self, impl, modules_under_test(impl), settings=settings)
 
 
 @dataclass(frozen=True)
@@ -224,6 +229,8 @@ class BoundInvariant:
     code_under_test: tuple[str, ...] = ()  # the reference, or a fault of pctfuzz's own
     #: None: its harness imports pctfuzz inside the hook instead (``hooks_imports``).
     instrumented_modules: tuple[str, ...] = ()
+    #: What is in force for the run (``BoundDifferential.settings``).
+    settings: RunSettings = DEFAULT_SETTINGS
 
     @property
     def turns(self) -> int:
@@ -309,6 +316,9 @@ class BoundDifferential:
     #: The findings already made against this adapter: the check's fast path and what
     #: a new behaviour is named beside (``checks.known``); the recorder adds to it.
     known: KnownFindings = field(default_factory=KnownFindings, compare=False)
+    #: What is in force for the run (the accept file, ``--no-accepted``, the declared
+    #: sets), handed down by the entry point that bound it.
+    settings: RunSettings = DEFAULT_SETTINGS
     turns: ClassVar[int] = 1
 
     def __post_init__(self) -> None:
@@ -317,11 +327,12 @@ class BoundDifferential:
 
     @functools.cached_property
     def domain(self) -> AnswerDomain:
-        """What the adapter answers (``AnswerDomain``), read on the first input: only
-        ``diff_encode`` narrows its cases to it."""
+        """What the adapter answers (``AnswerDomain``, the run's declared sets over the
+        adapter's own), read on the first input and kept by the bound target (the
+        harness asks on every input): only ``diff_encode`` narrows its cases to it."""
         if self.target.case_type is not EncodeCase:
             return _ALL
-        domain = _answer_domain(self.subject)
+        domain = AnswerDomain.of(self.subject, self.settings.declared_sets)
         return _ALL if domain == _ALL else domain
 
     @property
@@ -361,21 +372,6 @@ Bound: TypeAlias = BoundInvariant | BoundDifferential
 
 
 _ALL = AnswerDomain()
-
-#: The last adapter ``_answer_domain`` read, the declared sets then, its domain.
-_LAST_DOMAIN: list[Any] = [None, None, _ALL]
-
-
-def _answer_domain(impl: Subject) -> AnswerDomain:
-    """``AnswerDomain.of(impl)``, read again only for another adapter or another
-    set of declared sets (``formats.declare_sets``): the harness asks on every input,
-    about one adapter."""
-    sets = declared_sets()
-    if _LAST_DOMAIN[0] is not impl or _LAST_DOMAIN[1] is not sets:
-        _LAST_DOMAIN[:] = [impl, sets, AnswerDomain.of(impl)]
-    domain: AnswerDomain = _LAST_DOMAIN[2]
-    return domain
-
 
 def modules_under_test(impl: Any) -> tuple[str, ...]:
     """The Python modules holding the code of an implementation under test: the

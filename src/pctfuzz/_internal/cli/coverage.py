@@ -28,6 +28,7 @@ from pctfuzz._internal.cli.args import folder_path
 from pctfuzz._internal.errors import PctfuzzError
 from pctfuzz._internal.exits import ExitCode
 from pctfuzz._internal.oracles.registry import impl_names
+from pctfuzz._internal.settings import DEFAULT_SETTINGS, RunSettings
 from pctfuzz._internal.targets import TARGETS, get_target
 from pctfuzz._internal.text import one_line
 
@@ -41,10 +42,11 @@ REFERENCE_MODULES = ("pctfuzz._internal.reference", "pctfuzz._internal.form",
 SHOWN_FAILURES = 20
 
 
-def replay_corpus(names: list[str], corpus: Path, impl_name: str) -> tuple[int, int]:
+def replay_corpus(names: list[str], corpus: Path, impl_name: str,
+                  settings: RunSettings = DEFAULT_SETTINGS) -> tuple[int, int]:
     """Run every corpus input of ``names`` through its target, each against what its
     target checks (``Target.bind``: ``impl_name`` for a differential target, the
-    reference for an invariant one); returns (inputs, inputs that fail).
+    reference for an invariant one; the run's ``settings``); returns (inputs, inputs that fail).
 
     A failing input still covers code, so the replay goes on, but it is never hidden:
     the first ``SHOWN_FAILURES`` are printed as ``FAILS: path: Type: message``."""
@@ -55,7 +57,7 @@ def replay_corpus(names: list[str], corpus: Path, impl_name: str) -> tuple[int, 
             continue
         # Resolved once, outside the inputs' loop: an unusable --impl is an error of
         # the whole run, not a failure of every input.
-        bound = target.bind(impl_name if target.differential else None)
+        bound = target.bind(impl_name if target.differential else None, settings)
         for path in sorted(folder.iterdir()):
             if not path.is_file() or path.is_symlink() or path.name.startswith("."):
                 continue
@@ -191,8 +193,9 @@ def add_command(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> Non
 if __name__ == "__main__":  # the child process of _cmd_coverage
     from pctfuzz._internal.fuzz.protocol import HarnessSettings
 
-    HarnessSettings.from_env(os.environ).activate()  # the parent's hand-off
+    handoff = HarnessSettings.from_env(os.environ)  # the parent's hand-off
+    handoff.activate()
     corpus_arg, impl_arg, *target_args = sys.argv[1:]
-    n, bad = replay_corpus(target_args, Path(corpus_arg), impl_arg)
+    n, bad = replay_corpus(target_args, Path(corpus_arg), impl_arg, handoff.run_settings)
     print(f"replayed {n} corpus inputs of {len(target_args)} target(s); {bad} fail "
           "(`pctfuzz replay` says why)")

@@ -34,6 +34,7 @@ from pctfuzz._internal.cli.results import (
 )
 from pctfuzz._internal.errors import PctfuzzError
 from pctfuzz._internal.exits import ExitCode
+from pctfuzz._internal.settings import DEFAULT_SETTINGS, RunSettings
 
 if TYPE_CHECKING:
     from pctfuzz._internal.project import Project
@@ -134,7 +135,8 @@ def _describe_new_findings(idents: list[str], findings: Path, out: TextIO) -> No
               file=out)
 
 
-def _merge_into_named(args: argparse.Namespace, result: Any, out: TextIO) -> None:
+def _merge_into_named(args: argparse.Namespace, result: Any, out: TextIO,
+                      settings: RunSettings = DEFAULT_SETTINGS) -> None:
     """Merge each new finding no rule names into the finding a rule names whose hit its
     case is (``migrate.merge_into_named``), before the summary counts them; not after a
     stop signal (the user asked the run to end)."""
@@ -144,7 +146,8 @@ def _merge_into_named(args: argparse.Namespace, result: Any, out: TextIO) -> Non
     if result.stopped_by or not result.new_findings:
         return
     try:
-        merged = merge_into_named(Path(args.findings), args.impl, result.new_findings)
+        merged = merge_into_named(Path(args.findings), args.impl, result.new_findings,
+                                  settings)
     except Exception as exc:  # (the findings stand as recorded: nothing is lost)
         print(f"pctfuzz: WARNING: new findings not merged: {type(exc).__name__}: "
               f"{one_line(str(exc), 200)}", file=sys.stderr)
@@ -157,7 +160,8 @@ def _merge_into_named(args: argparse.Namespace, result: Any, out: TextIO) -> Non
               "rule, found after it", file=out)
 
 
-def _verify_open(args: argparse.Namespace, result: Any, out: TextIO, stop: Any) -> Any:
+def _verify_open(args: argparse.Namespace, result: Any, out: TextIO, stop: Any,
+                 settings: RunSettings = DEFAULT_SETTINGS) -> Any:
     """After the campaign, replay every open finding of the implementation (an open
     bug keeps CI red; a fix is verified: ``replay.replay_open``), each case within
     ``--timeout``, the whole within ``--replay-time`` (default ``--max-time``). Skipped
@@ -171,7 +175,8 @@ def _verify_open(args: argparse.Namespace, result: Any, out: TextIO, stop: Any) 
         return OpenReplay()
     verified = replay_open(Path(args.findings), args.impl, targets=args.targets,
                            seen=result.known_findings, timeout=args.timeout,
-                           max_seconds=args.replay_time or args.max_time, stop=stop)
+                           max_seconds=args.replay_time or args.max_time, stop=stop,
+                           settings=settings)
     for line in verified.lines():
         print(f"pctfuzz: {line}", file=out)
     for path, message in verified.skipped:
@@ -229,7 +234,7 @@ def _cmd_fuzz(args: argparse.Namespace) -> int:
         if hypothesis:
             result = run_hypothesis(args.targets, max_time=args.max_time, impl=args.impl,
                                     findings=Path(args.findings), timeout=args.timeout,
-                                    progress=status)
+                                    progress=status, settings=project.run_settings)
         else:
             result = campaign.run_campaign(
                 args.targets,
@@ -249,19 +254,20 @@ def _cmd_fuzz(args: argparse.Namespace) -> int:
     # findings, never the command: the results say what was done (issue 33, item 6).
     with StopOnSignals() as stop:
         return _finish(args, result, stop, dests=dests, out=out, where=where, logs=logs,
-                       started=started)
+                       started=started, run_settings=project.run_settings)
 
 
 def _finish(args: argparse.Namespace, result: Any, stop: Any, *, dests: Any, out: TextIO,
-            where: str, logs: Path | None, started: str) -> int:
+            where: str, logs: Path | None, started: str,
+            run_settings: RunSettings = DEFAULT_SETTINGS) -> int:
     """The end of ``fuzz``: summary, replay of the open findings, exit code, results."""
     from pctfuzz._internal.reports import fuzz_results
     from pctfuzz._internal.store import printable_path
 
-    _merge_into_named(args, result, out)
+    _merge_into_named(args, result, out, run_settings)
     print(result.summary(), file=out)
     _describe_new_findings(result.new_findings, Path(args.findings), out)
-    verified = _verify_open(args, result, out, stop)
+    verified = _verify_open(args, result, out, stop, run_settings)
     if args.quiet:
         print(where, file=out)
     if logs is not None:

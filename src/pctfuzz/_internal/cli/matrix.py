@@ -79,7 +79,8 @@ def _cmd_matrix(args: argparse.Namespace) -> int:
         raise UsageError("no implementation is available (pctfuzz impls says why)")
     try:
         run = run_matrix(impls, max_time=args.max_time, findings=findings, corpus=corpus,
-                         targets=targets, seed=args.seed, max_inputs=args.max_inputs)
+                         targets=targets, seed=args.seed, max_inputs=args.max_inputs,
+                         settings=project.run_settings)
     finally:
         for impl in impls.values():
             close = getattr(impl, "close", None)

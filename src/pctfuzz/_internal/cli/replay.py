@@ -53,7 +53,8 @@ def _cmd_replay_open(args: argparse.Namespace, project: Project, dests: Any, out
     started, clock = utc_now(), time.monotonic()
     with StopOnSignals() as stop:
         verified = replay_open(findings, impl, timeout=args.timeout,
-                               max_seconds=args.max_time, stop=stop)
+                               max_seconds=args.max_time, stop=stop,
+                               settings=project.run_settings)
         for verdict in verified.verdicts:
             print(verdict.line(), file=out)
         print(verified.lines()[-1], file=out)
@@ -131,7 +132,7 @@ def _cmd_replay(args: argparse.Namespace) -> int:
     reproduced = unusable = 0
     for item in replay_paths(paths, target=args.target,
                              impl=args.impl, timeout=args.timeout, trusted=trusted,
-                             raw_impl=project.impl):
+                             raw_impl=project.impl, settings=project.run_settings):
         items.append(item)
         if isinstance(item, Verdict):
             reproduced += item.reproduces
@@ -165,7 +166,8 @@ def _cmd_migrate(args: argparse.Namespace) -> int:
         raise UsageError(f"findings folder {printable_path(findings)} {what}")
     skipped = failed = 0
     for migration in migrate_findings(findings, impl=args.impl or project.impl,
-                                      reidentify=args.reidentify):
+                                      reidentify=args.reidentify,
+                                      settings=project.run_settings):
         skipped += migration.outcome == "skipped"
         failed += migration.failed
         if migration.outcome != "current" or args.verbose:

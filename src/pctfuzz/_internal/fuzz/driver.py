@@ -237,7 +237,7 @@ def main(target_name: str, argv: list[str] | None = None,
     # one line, and no input resolves it again.
     impl_name = (settings.impl or "urllib" if target.differential else settings.fault)
     try:
-        bound = target.bind(impl_name)
+        bound = target.bind(impl_name, settings.run_settings)
     except PctfuzzError as exc:
         print(f"pctfuzz harness: error: {exc}", file=sys.stderr)
         sys.exit(ExitCode.USAGE)

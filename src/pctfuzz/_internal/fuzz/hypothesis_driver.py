@@ -41,6 +41,7 @@ from pctfuzz._internal.fuzz.stats import CampaignResult, ModuleReach, TargetStat
 from pctfuzz._internal.fuzz.supervisor import Supervisor, stop_on_signals
 from pctfuzz._internal.fuzz.undertest import UnderTest
 from pctfuzz._internal.identity import signature_of
+from pctfuzz._internal.settings import DEFAULT_SETTINGS, RunSettings
 from pctfuzz._internal.targets import TARGETS, BoundDifferential, Target, get_target
 
 __all__ = ["SHRINK_GRACE", "run_hypothesis"]
@@ -124,9 +125,11 @@ class _Hunt:
     """One target's examples: runs its check, keeps each new failure's smallest case."""
 
     def __init__(self, target: Target, impl: Any, impl_name: str | None, findings: Path,
-                 timeout: float, progress: Callable[[TargetStats], None] | None) -> None:
+                 timeout: float, progress: Callable[[TargetStats], None] | None,
+                 settings: RunSettings = DEFAULT_SETTINGS) -> None:
         self.target, self.impl, self.impl_name = target, impl, impl_name
-        self.bound = target.bind(impl)  # resolved once, never per example
+        self.settings = settings
+        self.bound = target.bind(impl, settings)  # resolved once, never per example
         self.code = self.bound.code_under_test
         self.findings, self.timeout, self.progress = findings, timeout, progress
         self.stats = TargetStats(target.name)
@@ -231,7 +234,8 @@ class _Hunt:
                 return None
 
         keeps = same_failure(self.target, self.impl, self.impl_name, signature, guard=guard,
-                             representable=self._raw(case) is not None)
+                             representable=self._raw(case) is not None,
+                             settings=self.settings)
         with self.alarms.without_backstop():
             # Tries bound it; the clock only as a safety net, within the shrink's grace.
             grace = max(SHRINK_GRACE, self.end + SHRINK_GRACE - time.monotonic())
@@ -261,7 +265,7 @@ class _Hunt:
         self._count(stored.id, is_new)
 
     def _raw(self, case: Any) -> bytes | None:
-        return raw_input_for(self.target, case, self.impl)
+        return raw_input_for(self.target, case, self.impl, self.settings)
 
     def _count(self, ident: str, is_new: bool) -> None:
         bucket = self.stats.new_findings if is_new else self.stats.known_findings
@@ -339,8 +343,10 @@ def run_hypothesis(
     findings: Path = Path("findings"),
     timeout: float = 5,
     progress: Callable[[TargetStats], None] | None = None,
+    settings: RunSettings = DEFAULT_SETTINGS,
 ) -> CampaignResult:
-    """Run ``targets`` (default: all) under Hypothesis for ``max_time`` seconds."""
+    """Run ``targets`` (default: all) under Hypothesis for ``max_time`` seconds, with
+    the run's ``settings`` (``Project.run_settings``)."""
     from pctfuzz._internal.oracles.registry import get_impl
     from pctfuzz._internal.store import FindingStore
 
@@ -352,7 +358,7 @@ def run_hypothesis(
     store = FindingStore(findings)
     store.ensure_root()
     hunts = [_Hunt(t, subject if t.differential else None, impl if t.differential else None,
-                   findings, timeout, progress) for t in chosen]
+                   findings, timeout, progress, settings) for t in chosen]
     started = time.monotonic()
     supervisor = Supervisor(started + max_time)
     # Slices: every target gets a turn early, about two turns each in the budget, and

@@ -54,7 +54,8 @@ from pctfuzz._internal.operations import OPERATIONS
 from pctfuzz._internal.oracles.base import Impl, impl_name, impl_version
 from pctfuzz._internal.oracles.peer import PeerUnavailable
 from pctfuzz._internal.outcome import Outcome, case_text, reference_outcome
-from pctfuzz._internal.targets import Target, get_target, modules_under_test
+from pctfuzz._internal.settings import DEFAULT_SETTINGS, RunSettings
+from pctfuzz._internal.targets import Bound, Target, get_target, modules_under_test
 from pctfuzz._internal.text import one_line
 from pctfuzz._internal.violations import Divergence
 
@@ -181,9 +182,19 @@ def _describe(outcome: Outcome) -> str:
 class _Recorder:
     """Saves each new unexplained difference once per signature, minimized."""
 
-    def __init__(self, run: MatrixRun, findings: Path) -> None:
-        self.run, self.findings = run, findings
+    def __init__(self, run: MatrixRun, findings: Path,
+                 settings: RunSettings = DEFAULT_SETTINGS) -> None:
+        self.run, self.findings, self.settings = run, findings, settings
         self.by_signature: dict[str, str] = {}
+        self._bound: dict[tuple[str, int], tuple[Impl, Bound]] = {}
+
+    def bound(self, target: Target, impl: Impl) -> Bound:
+        """``target`` bound to ``impl`` with the run's settings, once per pair."""
+        key = (target.name, id(impl))
+        kept = self._bound.get(key)
+        if kept is None or kept[0] is not impl:
+            kept = self._bound[key] = (impl, target.bind(impl, self.settings))
+        return kept[1]
 
     def bug(self, target: Target, data: bytes, case: Case, impl: Impl) -> str | None:
         """The finding id of the difference on ``case`` (recorded if new); None if the
@@ -192,8 +203,9 @@ class _Recorder:
 
         name = impl_name(impl)
         code = modules_under_test(impl)
+        bound = self.bound(target, impl)
         try:
-            target.check(case, impl)
+            bound.check(case)
         except Exception as failed:
             first: BaseException = failed
         else:
@@ -204,15 +216,16 @@ class _Recorder:
         known = self.by_signature.get(signature)
         if known is not None:
             return known
-        keeps = same_failure(target, impl, name, signature, representable=True)
+        keeps = same_failure(target, impl, name, signature, representable=True,
+                             settings=self.settings)
         found = minimize_case(case, keeps, max_tries=400, max_seconds=2.0)
         small, error = found.case, first
         try:
-            target.check(small, impl)
+            bound.check(small)
             small = case  # passed this time (a flaky implementation): keep the original
         except Exception as again:
             error = again
-        raw = raw_input_for(target, small, impl) if small is not case else data
+        raw = raw_input_for(target, small, impl, self.settings) if small is not case else data
         case = small
         finding = build_finding(target, name, case, raw, error,
                                 minimized=found.complete and case is found.case,
@@ -247,15 +260,17 @@ def run_matrix(
     seed: int = 0,
     max_inputs: int | None = None,
     progress: Callable[[MatrixRun], None] | None = None,
+    settings: RunSettings = DEFAULT_SETTINGS,
 ) -> MatrixRun:
     """Ask every input of every implementation until ``max_time`` seconds (or
-    ``max_inputs`` inputs per target) have passed (module docstring)."""
+    ``max_inputs`` inputs per target) have passed (module docstring), with the run's
+    ``settings`` (``Project.run_settings``)."""
     start = time.monotonic()
     run = MatrixRun(list(impls), {n: impl_version(i) for n, i in impls.items()})
     for entry in (*DIVERGENCES, *(e for i in impls.values() for e in accepted_entries(i))):
         run.entries.setdefault(entry.id, (entry.summary, entry.citation))
     run.changes = sides(impls)
-    recorder = _Recorder(run, findings)
+    recorder = _Recorder(run, findings, settings)
     rng = random.Random(seed)
     streams = {t: _inputs(rng, _seeds(corpus, t)) for t in targets}
     chosen = [get_target(t) for t in targets]
@@ -292,7 +307,7 @@ def _one_input(run: MatrixRun, recorder: _Recorder, target: Target, data: bytes,
         if name in run.gone:
             continue  # its peer is gone: every question would be PeerUnavailable
         try:
-            case = target.case_from_bytes(data, impl)
+            case = recorder.bound(target, impl).case_from_bytes(data)
         except Exception as exc:  # an input this format cannot read: not the impl's fault
             run.lost.append(f"{target.name}: input unreadable: {exc}")
             continue

@@ -49,6 +49,7 @@ from pctfuzz._internal.identity import (
     made_without_accepted,
     stop_signature,
 )
+from pctfuzz._internal.settings import DEFAULT_SETTINGS, RunSettings
 from pctfuzz._internal.store import Finding, FindingStore, StoreError
 from pctfuzz._internal.targets import BoundDifferential, get_target
 from pctfuzz._internal.text import one_line
@@ -81,12 +82,13 @@ class Migration:
         return f"{self.path.name}: {self.outcome}" + (f" ({self.why})" if self.why else "")
 
 
-def _new_signature(finding: Finding, impl: str | None, cache: dict[Any, Any]) -> str:
+def _new_signature(finding: Finding, impl: str | None, cache: dict[Any, Any],
+                   settings: RunSettings) -> str:
     target = get_target(finding.target)
     name = impl or finding.impl
     if finding.kind in ("timeout", "oom"):
         return stop_signature(target.name, finding.kind, name)
-    bound = bound_for(target, name, cache, recorded=impl is None)
+    bound = bound_for(target, name, cache, recorded=impl is None, settings=settings)
     run = run_case(bound, finding.rebuild_case(), DEFAULT_TIMEOUT, impl_name=name)
     if run.signature is None:
         raise UsageError("its case no longer fails; replay it, then triage it as fixed")
@@ -100,14 +102,14 @@ def _new_signature(finding: Finding, impl: str | None, cache: dict[Any, Any]) ->
 
 
 def _minimized(store: FindingStore, finding: Finding, impl: str | None,
-               cache: dict[Any, Any]) -> str:
+               cache: dict[Any, Any], settings: RunSettings) -> str:
     """Re-minimize ``finding``'s case (module docstring); returns what changed ("" if
     it was 1-minimal and simplest already). ``UsageError`` when it cannot be done."""
     if finding.kind in ("timeout", "oom") or finding.case is None:
         return ""
     target = get_target(finding.target)
     name = impl or finding.impl
-    bound = bound_for(target, name, cache, recorded=impl is None)
+    bound = bound_for(target, name, cache, recorded=impl is None, settings=settings)
     subject = bound.subject
     case = finding.rebuild_case()
     run = run_case(bound, case, DEFAULT_TIMEOUT, impl_name=name)
@@ -115,10 +117,10 @@ def _minimized(store: FindingStore, finding: Finding, impl: str | None,
         raise UsageError("its case " + (f"now fails differently ({run.signature})"
                                         if run.signature else "no longer fails")
                          + "; not minimized (replay it)")
-    representable = raw_input_for(target, case, subject) is not None
+    representable = raw_input_for(target, case, subject, settings) is not None
 
     def keeps(candidate: Any) -> bool:
-        if representable and raw_input_for(target, candidate, subject) is None:
+        if representable and raw_input_for(target, candidate, subject, settings) is None:
             return False
         return run_case(bound, candidate, DEFAULT_TIMEOUT,
                         impl_name=name).signature == finding.signature
@@ -128,7 +130,7 @@ def _minimized(store: FindingStore, finding: Finding, impl: str | None,
         bound.check(found.case)
     except Exception as exc:
         fresh = build_finding(target, finding.impl, found.case,
-                              raw_input_for(target, found.case, subject), exc,
+                              raw_input_for(target, found.case, subject, settings), exc,
                               minimized=found.complete, signature=finding.signature,
                               impl=subject if target.differential else None,
                               code_under_test=bound.code_under_test)
@@ -157,8 +159,8 @@ def _units(case: Any) -> int:
     return len(getattr(case, "text", getattr(case, "value", "")))
 
 
-def migrate_findings(folder: Path, *, impl: str | None = None,
-                     reidentify: bool = False) -> Iterator[Migration]:
+def migrate_findings(folder: Path, *, impl: str | None = None, reidentify: bool = False,
+                     settings: RunSettings = DEFAULT_SETTINGS) -> Iterator[Migration]:
     """Migrate every record of ``folder`` to the current signature format, then
     re-minimize it (module docstring). ``reidentify``: a current-format record whose
     case now fails with another signature of the same target, kind and check (pctfuzz's
@@ -178,19 +180,19 @@ def migrate_findings(folder: Path, *, impl: str | None = None,
             # A --no-accepted finding is replayed as it was made (pctfuzz._internal.identity).
             use_accepted(not made_without_accepted(finding.signature))
             try:
-                yield from _migrate_one(store, finding, impl, reidentify, cache)
+                yield from _migrate_one(store, finding, impl, reidentify, cache, settings)
             finally:
                 use_accepted(before)
 
 
 def _migrate_one(store: FindingStore, finding: Finding, impl: str | None, reidentify: bool,
-                 cache: dict[Any, Any]) -> Iterator[Migration]:
+                 cache: dict[Any, Any], settings: RunSettings) -> Iterator[Migration]:
     path = store.path_for(finding)
     migrated = False
     if finding.signature_version < SIGNATURE_VERSION or (
             reidentify and finding.kind not in ("timeout", "oom")):
         try:
-            signature = _new_signature(finding, impl, cache)
+            signature = _new_signature(finding, impl, cache, settings)
         except (PctfuzzError, OSError) as exc:
             yield Migration(path, "kept", str(exc))
             return
@@ -227,7 +229,7 @@ def _migrate_one(store: FindingStore, finding: Finding, impl: str | None, reiden
         migrated = True
     failed = False
     try:
-        change = _minimized(store, finding, impl, cache)
+        change = _minimized(store, finding, impl, cache, settings)
     except StoreError as exc:  # the case is smaller, the store cannot take it
         change, problem, failed = "", f"cannot be rewritten: {exc}", True
     except (PctfuzzError, OSError) as exc:
@@ -243,7 +245,8 @@ def _migrate_one(store: FindingStore, finding: Finding, impl: str | None, reiden
         yield Migration(path, "minimized" if change else "current", change)
 
 
-def merge_into_named(folder: Path, impl: str, ids: Sequence[str]) -> list[tuple[str, str]]:
+def merge_into_named(folder: Path, impl: str, ids: Sequence[str],
+                     settings: RunSettings = DEFAULT_SETTINGS) -> list[tuple[str, str]]:
     """Merge each of ``ids`` (a campaign's new divergences) into the finding a rule names
     whose hit its case is: the check of its case, with the store's open findings of its
     target and implementation known but itself (``fuzz.recorder.Recorder`` seeds them),
@@ -271,7 +274,7 @@ def merge_into_named(folder: Path, impl: str, ids: Sequence[str]) -> list[tuple[
                 or finding.impl != impl or finding.case is None or len(parts) < 4:
             continue
         try:  # (an implementation that cannot be bound, a case that cannot be read: kept)
-            bound = bound_for(target, impl, cache)
+            bound = bound_for(target, impl, cache, settings=settings)
             if not isinstance(bound, BoundDifferential):
                 continue
             recorder = recorders.get(target.name)

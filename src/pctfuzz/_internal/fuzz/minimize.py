@@ -36,9 +36,10 @@ from typing import Any
 from pctfuzz._internal.cases import Case, DecodeCase, EncodeCase, FormCase, FormParseCase
 from pctfuzz._internal.encoding import lookup
 from pctfuzz._internal.errors import PctfuzzError
-from pctfuzz._internal.formats import AnswerDomain, encode_to_bytes_within
+from pctfuzz._internal.formats import encode_to_bytes_within
 from pctfuzz._internal.identity import signature_of
-from pctfuzz._internal.targets import Target, resolve_subject
+from pctfuzz._internal.settings import DEFAULT_SETTINGS, RunSettings
+from pctfuzz._internal.targets import BoundDifferential, Target
 
 __all__ = ["DEFAULT_SECONDS", "DEFAULT_TRIES", "Minimized", "SameFailure", "minimize_case",
            "raw_input_for", "removals", "same_failure"]
@@ -279,14 +280,16 @@ def same_failure(target: Target, subject: Any, impl_name: str | None, signature:
                  guard: Callable[[Callable[[], Any]], Any] | None = None,
                  representable: bool = False,
                  check: Callable[[Case], Any] | None = None,
-                 unknown: Callable[[str], bool] | None = None) -> SameFailure:
+                 unknown: Callable[[str], bool] | None = None,
+                 settings: RunSettings = DEFAULT_SETTINGS) -> SameFailure:
     """``keeps`` for ``minimize_case``: ``target``'s check on a case fails with
     ``signature`` (``identity.signature_of``, as the drivers and replay compute it).
     ``guard`` runs each check (the Hypothesis driver's per-input alarm). With
     ``representable`` a case must also have fuzzer bytes (``raw_input_for``), so a
     finding found from bytes keeps a raw input for the corpus. ``check`` is the bound
     target's (default: ``target.check`` against ``subject``), so a case is named beside
-    the findings already made, as the campaign named it.
+    the findings already made, as the campaign named it. ``settings``: the run's
+    (``settings.RunSettings``), which the bound target carries.
 
     ``unknown``: a failure of the same kind and check whose signature it says is no
     known finding's keeps the case too. An input that shows a new behaviour beside
@@ -295,10 +298,10 @@ def same_failure(target: Target, subject: Any, impl_name: str | None, signature:
     in it (DDSET's abstraction of a failure-inducing input, to what causes it)."""
     if check is None:
         def check(case: Case) -> Any:
-            return target.check(case, subject)
+            return target.bind(subject, settings).check(case)
 
     return SameFailure(target, subject, impl_name, signature, check, guard=guard,
-                       representable=representable, unknown=unknown)
+                       representable=representable, unknown=unknown, settings=settings)
 
 
 class SameFailure:
@@ -309,8 +312,10 @@ class SameFailure:
                  check: Callable[[Case], Any], *,
                  guard: Callable[[Callable[[], Any]], Any] | None = None,
                  representable: bool = False,
-                 unknown: Callable[[str], bool] | None = None) -> None:
+                 unknown: Callable[[str], bool] | None = None,
+                 settings: RunSettings = DEFAULT_SETTINGS) -> None:
         self.target, self.subject, self.impl_name = target, subject, impl_name
+        self.settings = settings
         self.signature, self.check, self.guard = signature, check, guard
         self.representable, self.unknown = representable, unknown
         self.code = target.code_under_test(subject)
@@ -334,7 +339,8 @@ class SameFailure:
         if case in self._found:
             return self._found[case]
         found = None
-        if not self.representable or raw_input_for(self.target, case, self.subject) \
+        if not self.representable or raw_input_for(self.target, case, self.subject,
+                                                           self.settings) \
                 is not None:
             try:
                 if self.guard is None:
@@ -348,17 +354,23 @@ class SameFailure:
         return found
 
 
-def raw_input_for(target: Target, case: Case, subject: Any = None) -> bytes | None:
-    """Fuzzer bytes that ``target.case_from_bytes`` (against ``subject``) turns into
-    exactly ``case``, or None when its byte format cannot say it (a form field over 255
-    UTF-8 bytes, a set or encoding outside the adapter's answer domain)."""
+def raw_input_for(target: Target, case: Case, subject: Any = None,
+                  settings: RunSettings = DEFAULT_SETTINGS) -> bytes | None:
+    """Fuzzer bytes that ``target.case_from_bytes`` (against ``subject``, within the
+    run's declared sets: ``settings``) turns into exactly ``case``, or None when its
+    byte format cannot say it (a form field over 255 UTF-8 bytes, a set or encoding
+    outside the adapter's answer domain)."""
     try:
-        if target.differential and isinstance(case, EncodeCase) and subject is not None:
-            data = encode_to_bytes_within(case, AnswerDomain.of(resolve_subject(target,
-                                                                                subject)))
-        else:
+        if subject is None:
             data = target.to_bytes(case)
-        if target.case_from_bytes(data, subject) == case:
+            made = target.case_from_bytes(data)
+        else:
+            bound = target.bind(subject, settings)
+            data = encode_to_bytes_within(case, bound.domain) \
+                if isinstance(bound, BoundDifferential) and isinstance(case, EncodeCase) \
+                else target.to_bytes(case)
+            made = bound.case_from_bytes(data)
+        if made == case:
             return bytes(data)
     except (PctfuzzError, LookupError, ValueError):
         pass

@@ -52,6 +52,7 @@ from dataclasses import dataclass, field
 from pctfuzz._internal.accept import ACCEPT_ENV
 from pctfuzz._internal.formats import SETS_ENV
 from pctfuzz._internal.oracles.process import peer_failed_line
+from pctfuzz._internal.settings import RunSettings
 
 __all__ = ["ANSWERED", "EXECUTIONS", "FINDING", "LOST", "MODULE", "PEER_FAILED", "UNDER_TEST",
            "HarnessSettings", "answered_line", "executions_line", "finding_line",
@@ -183,13 +184,17 @@ class HarnessSettings:
 
     def activate(self) -> None:
         """Apply the settings to this (harness) process: the project root importable
-        (its adapter module), the accept file (or ``--no-accepted``) and the declared
-        sets in force."""
+        (its adapter module), the accept file (or ``--no-accepted``) in force. The
+        declared sets reach the bound target in ``run_settings``."""
         from pctfuzz._internal.accept import use_accept_file, use_accepted
-        from pctfuzz._internal.formats import declare_sets
 
         if self.root and self.root not in sys.path:
             sys.path.insert(0, self.root)
         use_accept_file(self.accept)
         use_accepted(not self.no_accepted)
-        declare_sets(self.sets)
+
+    @property
+    def run_settings(self) -> RunSettings:
+        """What is in force for the harness's run (``settings.RunSettings``), which the
+        driver hands to ``Target.bind``."""
+        return RunSettings.of(self.accept, not self.no_accepted, self.sets)

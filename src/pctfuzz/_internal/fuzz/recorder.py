@@ -23,6 +23,7 @@ from pctfuzz._internal.fuzz.minimize import (
 )
 from pctfuzz._internal.fuzz.protocol import finding_line, lost_line, say, warning_line
 from pctfuzz._internal.identity import classify, make_signature, refusal_site, signature_of
+from pctfuzz._internal.settings import DEFAULT_SETTINGS
 from pctfuzz._internal.targets import Bound, BoundDifferential, Target
 from pctfuzz._internal.violations import Divergence, Violation
 
@@ -88,6 +89,8 @@ class Recorder:
         # minimizes a failure as the campaign's own inputs are named.
         self.bound = bound
         self.known = bound.known if isinstance(bound, BoundDifferential) else None
+        #: The run's settings (the bound target's; none bound: a one-off's defaults).
+        self.settings = bound.settings if bound is not None else DEFAULT_SETTINGS
         #: Signatures of the store's open findings, known before their first hit here;
         #: that hit says "known finding" once, as a recorded one does.
         self.seeded: set[str] = set()
@@ -172,7 +175,7 @@ class Recorder:
         case = None
         if not isinstance(exc, Divergence):  # (a divergence carries its class)
             try:
-                case = self.target.case_from_bytes(data, self.impl)
+                case = self._case_from_bytes(data)
             except Exception:
                 case = None
         return signature_of(self.target.name, exc, case=case, subject=self.impl,
@@ -183,6 +186,12 @@ class Recorder:
         if self.bound is not None:
             return self.bound.check(case)
         return self.target.check(case, self.impl)
+
+    def _case_from_bytes(self, data: bytes) -> Case:
+        """The case of ``data``, as the bound target builds it (its answer domain)."""
+        if self.bound is not None:
+            return self.bound.case_from_bytes(data)
+        return self.target.case_from_bytes(data, self.impl)
 
     def record(self, data: bytes, exc: Exception, rounds: int = 0) -> None:
         """Record ``exc``, raised on ``data``: a hit of a finding this process knows, or
@@ -200,7 +209,7 @@ class Recorder:
             return
         if signature in self.unsaved:  # reported once; do not minimize it on every hit
             return
-        original = self.target.case_from_bytes(data, self.impl)
+        original = self._case_from_bytes(data)
         provisional = None
         if self.known is not None and isinstance(exc, Divergence) and not exc.behaviour \
                 and exc.impl_error is None:
@@ -217,10 +226,10 @@ class Recorder:
         keeps = same_failure(self.target, self.impl, self.impl_name, signature,
                              representable=True, check=self.check,
                              unknown=None if provisional is None or rounds
-                             else self._unknown)
+                             else self._unknown, settings=self.settings)
         found = minimize_case(original, keeps, max_seconds=self.minimize_seconds)
         case, small_exc = found.case, exc
-        small = raw_input_for(self.target, case, self.impl)
+        small = raw_input_for(self.target, case, self.impl, self.settings)
         if provisional is not None and self.known is not None:
             # The finding is named on its minimal input (DDSET: the generalized minimal
             # input is the behaviour), not on the long one, where a class may not widen

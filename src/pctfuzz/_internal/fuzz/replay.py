@@ -33,6 +33,7 @@ from pctfuzz._internal.identity import (
     without_accepted_mode,
 )
 from pctfuzz._internal.oracles.faults import FAULTS
+from pctfuzz._internal.settings import DEFAULT_SETTINGS, RunSettings
 from pctfuzz._internal.targets import TARGETS, Bound, Target, get_target
 from pctfuzz._internal.text import one_line
 
@@ -223,12 +224,13 @@ def _finding_verdict(path: Path, finding: Any, run: Run, *, overridden: bool) ->
     return verdict("reproduces" if observed == recorded else "fails differently")
 
 
-def bound_for(target: Target, name: str | None, cache: dict[tuple[str, str | None], Bound],
-              *, recorded: bool = False) -> Bound:
+def bound_for(target: Target, name: str | None, cache: dict[Any, Bound],
+              *, recorded: bool = False,
+              settings: RunSettings = DEFAULT_SETTINGS) -> Bound:
     """``target`` bound (``Target.bind``, once per target and name) to what it runs
     against: an implementation under test for a differential target (default
     ``urllib``); for an invariant target the reference, or the deliberately wrong codec
-    a finding recorded (``PCTFUZZ_FAULT``).
+    a finding recorded (``PCTFUZZ_FAULT``), with the run's ``settings``.
     ``--impl`` names the implementation of the differential targets: given with
     invariant inputs it leaves them on the reference, unless it names a fault.
 
@@ -239,9 +241,9 @@ def bound_for(target: Target, name: str | None, cache: dict[tuple[str, str | Non
         check_recorded_impl(target, name)
     if not target.differential and name not in FAULTS:
         name = None
-    key = (target.name, name)
+    key = (target.name, name, settings)
     if key not in cache:
-        cache[key] = target.bind(name)
+        cache[key] = target.bind(name, settings)
     return cache[key]
 
 
@@ -316,18 +318,20 @@ def _inputs(paths: Sequence[Path], target: str | None) -> Iterator[tuple[str, Pa
 
 def replay_paths(paths: Sequence[Path], *, target: str | None = None, impl: str | None = None,
                  timeout: float = DEFAULT_TIMEOUT, trusted: Sequence[str] = (),
-                 raw_impl: str | None = None) -> Iterator[Verdict | tuple[Path, str]]:
+                 raw_impl: str | None = None,
+                 settings: RunSettings = DEFAULT_SETTINGS) -> Iterator[Verdict | tuple[Path, str]]:
     """Verdicts for every input under ``paths``; unusable inputs as (path, message).
 
     ``trusted``: implementations the user named elsewhere (``[tool.pctfuzz] impl``): a
     record naming one of them replays against it, as if given with ``--impl``.
     ``raw_impl``: what a raw corpus input of a differential target runs against when
-    ``impl`` is not given (the project's implementation; default urllib)."""
+    ``impl`` is not given (the project's implementation; default urllib).
+    ``settings``: the run's (``Project.run_settings``), carried by the bound targets."""
     from pctfuzz._internal.store import StoreError, load_finding, read_input
 
     if target is not None:
         get_target(target)
-    impls: dict[tuple[str, str | None], Bound] = {}
+    impls: dict[Any, Bound] = {}
     for kind, path, info in _inputs(paths, target):
         try:
             if kind == "error":
@@ -339,7 +343,8 @@ def replay_paths(paths: Sequence[Path], *, target: str | None = None, impl: str 
                 case = finding.rebuild_case()
                 chosen = impl or finding.impl
                 runner = bound_for(tgt, chosen, impls,
-                                   recorded=impl is None and chosen not in trusted)
+                                   recorded=impl is None and chosen not in trusted,
+                                   settings=settings)
                 run = run_case(runner, case, timeout, impl_name=chosen)
                 yield _finding_verdict(path, finding, run, overridden=impl is not None)
             else:
@@ -348,7 +353,8 @@ def replay_paths(paths: Sequence[Path], *, target: str | None = None, impl: str 
                 data = read_input(path)  # regular file, no symlink, size checked first
                 chosen = impl or raw_impl
                 name = (chosen or "urllib") if tgt.differential else impl
-                runner = bound_for(tgt, chosen if tgt.differential else impl, impls)
+                runner = bound_for(tgt, chosen if tgt.differential else impl, impls,
+                                   settings=settings)
                 case = runner.case_from_bytes(data)
                 run = run_case(runner, case, timeout, impl_name=name)
                 # A raw input has no recorded signature: any failure reproduces.
@@ -443,7 +449,8 @@ def _belongs(target: Target, finding: Any, impl: str, targets: Sequence[str] | N
 def replay_open(findings: Path, impl: str, *, targets: Sequence[str] | None = None,
                 seen: Sequence[str] = (), timeout: float = DEFAULT_TIMEOUT,
                 max_seconds: float | None = None,
-                stop: StopOnSignals | None = None) -> OpenReplay:
+                stop: StopOnSignals | None = None,
+                settings: RunSettings = DEFAULT_SETTINGS) -> OpenReplay:
     """Replay every open finding of ``impl`` in the store ``findings`` (ClusterFuzz's
     verification of open testcases) and record the verdicts: one that no longer
     reproduces becomes ``fixed``, with the implementation's version and the date
@@ -459,7 +466,8 @@ def replay_open(findings: Path, impl: str, *, targets: Sequence[str] | None = No
     what is left of it, and a case cut short by the bound gets no verdict. The
     findings recorded as timeouts are replayed last (each may take its ``timeout``).
     ``stop``: a stop signal ends the replay early (``OpenReplay.stopped_by``). Either
-    way, the findings left are listed (``OpenReplay.not_replayed``), still open."""
+    way, the findings left are listed (``OpenReplay.not_replayed``), still open.
+    ``settings``: the run's (``Project.run_settings``), carried by the bound targets."""
     from pctfuzz._internal.oracles.base import impl_version
     from pctfuzz._internal.store import OPEN_STATUSES, FindingStore, StoreError, utc_now
 
@@ -474,7 +482,7 @@ def replay_open(findings: Path, impl: str, *, targets: Sequence[str] | None = No
         except StoreError as exc:
             result.errors.append((findings, str(exc)))
     problems: list[Any] = []
-    subjects: dict[tuple[str, str | None], Bound] = {}
+    subjects: dict[Any, Bound] = {}
     chosen: list[tuple[Path, Any, Target]] = []
     for finding in list(store.iter_findings(problems)):
         path = findings / finding.file_name
@@ -495,7 +503,7 @@ def replay_open(findings: Path, impl: str, *, targets: Sequence[str] | None = No
             break
         budget = timeout if left is None else min(timeout, left)
         try:
-            bound = bound_for(target, finding.impl, subjects)
+            bound = bound_for(target, finding.impl, subjects, settings=settings)
             case = finding.rebuild_case()
             if stop is None:
                 run = run_case(bound, case, budget, impl_name=finding.impl)
