@@ -94,12 +94,12 @@ def reidentify(folder: Path) -> Counter[str]:
     """The findings of a kept store (``--keep``) named again by this pctfuzz (their
     cases replayed under --no-accepted): class -> findings. How the rules added after a
     campaign would have named what it found, without fuzzing again."""
-    from pctfuzz._internal.accept import use_accepted
     from pctfuzz._internal.fuzz.replay import Verdict, replay_paths
+    from pctfuzz._internal.settings import RunSettings
 
-    use_accepted(False)
     named: Counter[str] = Counter()
-    for item in replay_paths(sorted(folder.glob("*.json")), timeout=10):
+    for item in replay_paths(sorted(folder.glob("*.json")), timeout=10,
+                             settings=RunSettings(accepted=False)):
         if isinstance(item, Verdict):
             parts = (item.signature or "").split("|")
             named[f"{parts[2]} {parts[3]}" if len(parts) > 3 else item.outcome] += 1

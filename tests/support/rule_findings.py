@@ -5,13 +5,12 @@ behaviour, named by its rule."""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from pctfuzz._internal.accept import use_accepted
 from pctfuzz._internal.cases import Case
 from pctfuzz._internal.checks.differential import (
     check_decode,
@@ -21,35 +20,33 @@ from pctfuzz._internal.checks.differential import (
 )
 from pctfuzz._internal.oracles.base import Impl
 from pctfuzz._internal.oracles.registry import get_impl
+from pctfuzz._internal.settings import RunSettings
 from pctfuzz._internal.store import FindingStore, new_finding
 from pctfuzz._internal.violations import Divergence
 
-__all__ = ["TARGET", "findings", "no_accepted", "one"]
+__all__ = ["NO_ACCEPTED", "TARGET", "findings", "one"]
+
+#: Every accepted difference ignored (``--no-accepted``), as a campaign names them: the
+#: settings these tests hand to the checks and to the finding's identity.
+NO_ACCEPTED = RunSettings(accepted=False)
 
 #: differential check -> its fuzz target's name.
 TARGET = {check_encode: "diff_encode", check_decode: "diff_decode", check_form: "diff_form",
           check_form_parse: "diff_form_parse"}
 
 
-@pytest.fixture
-def no_accepted() -> Iterator[None]:
-    """Every accepted difference ignored for the test (``--no-accepted``)."""
-    use_accepted(False)
-    try:
-        yield
-    finally:
-        use_accepted(True)
-
-
 def findings(tmp_path: Path, check: Callable[..., Any], impl: str | Impl,
-             cases: Sequence[Case], kind: str = "divergence") -> list[Any]:
-    """The records a store holds once every case's divergence is recorded."""
+             cases: Sequence[Case], kind: str = "divergence",
+             settings: RunSettings = NO_ACCEPTED) -> list[Any]:
+    """The records a store holds once every case's divergence is recorded (with
+    ``settings``: by default, every accepted difference ignored)."""
     adapter = get_impl(impl) if isinstance(impl, str) else impl
     store = FindingStore(tmp_path / "findings")
     for case in cases:
         with pytest.raises(Divergence) as caught:
-            check(case, adapter)
-        store.record(new_finding(TARGET[check], kind, caught.value, case=case))
+            check(case, adapter, settings=settings)
+        store.record(new_finding(TARGET[check], kind, caught.value, case=case,
+                                 accepted=settings.accepted))
     return list(store.iter_findings())
 
 

@@ -574,11 +574,13 @@ def test_a_known_finding_of_what_comes_before_a_unit_takes_any_unit_after_it(
     fast path (``known_only``: no new finding may be named), not widened again."""
     from pctfuzz._internal.checks.differential import _check
     from pctfuzz._internal.checks.known import KnownFindings
+    from pctfuzz._internal.settings import DEFAULT_SETTINGS
 
     known = KnownFindings()
     known.add_unexplained("decode", "unit=any;after=invalid-utf8;diff=any")
     with pytest.raises(Divergence) as info:
-        _check("decode", DecodeCase(value), SWALLOWING, known, known_only=True)
+        _check("decode", DecodeCase(value), SWALLOWING, known, known_only=True,
+               settings=DEFAULT_SETTINGS)
     assert info.value.difference == "unit=any;after=invalid-utf8;diff=any"
 
 

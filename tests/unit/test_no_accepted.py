@@ -7,9 +7,8 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from rule_findings import no_accepted  # noqa: F401  (a fixture of these tests)
+from rule_findings import NO_ACCEPTED
 
-from pctfuzz._internal.accept import accepted_in_force, use_accepted
 from pctfuzz._internal.cases import EncodeCase
 from pctfuzz._internal.checks import differential
 from pctfuzz._internal.checks.registry import get_divergence
@@ -29,27 +28,23 @@ def test_the_flag_travels_through_the_harness_settings() -> None:
     env = HarnessSettings(impl="urllib", no_accepted=True).to_env({})
     assert HarnessSettings.from_env(env).no_accepted
     assert not HarnessSettings.from_env(HarnessSettings(impl="urllib").to_env(env)).no_accepted
-    try:
-        HarnessSettings(no_accepted=True).activate()
-        assert not accepted_in_force()
-        HarnessSettings().activate()
-        assert accepted_in_force()
-    finally:
-        use_accepted(True)
+    # handed down: the harness binds its target with them, no setting of the process
+    assert not HarnessSettings(no_accepted=True).run_settings.accepted
+    assert HarnessSettings().run_settings.accepted
 
 
 def _divergence(case: EncodeCase) -> Divergence:
     with pytest.raises(Divergence) as caught:
-        differential.check_encode(case, UrllibAdapter())
+        differential.check_encode(case, UrllibAdapter(), settings=NO_ACCEPTED)
     return caught.value
 
 
-@pytest.mark.usefixtures("no_accepted")
 def test_a_registry_entry_is_ignored_and_the_finding_is_marked() -> None:
     assert isinstance(TILDE.example, EncodeCase)
     found = _divergence(TILDE.example)
     assert found.behaviour is not None and found.behaviour["rule"] == "left_raw"
-    finding = new_finding("diff_encode", "divergence", found, case=TILDE.example)
+    finding = new_finding("diff_encode", "divergence", found, case=TILDE.example,
+                          accepted=False)
     assert finding.signature.endswith("|impl=urllib|accepted=none")
     assert made_without_accepted(finding.signature)
 
@@ -59,7 +54,6 @@ def test_the_same_case_is_accepted_normally() -> None:
     assert TILDE.id in (differential.check_encode(TILDE.example, UrllibAdapter()) or ())
 
 
-@pytest.mark.usefixtures("no_accepted")
 def test_an_adapters_own_divergences_are_ignored() -> None:
     from pctfuzz._internal.accept import divergence, left_raw
 
@@ -74,8 +68,7 @@ def test_an_adapters_own_divergences_are_ignored() -> None:
 
     assert isinstance(TILDE.example, EncodeCase)
     with pytest.raises(Divergence):
-        differential.check_encode(TILDE.example, Declares())
-    use_accepted(True)
+        differential.check_encode(TILDE.example, Declares(), settings=NO_ACCEPTED)
     assert differential.check_encode(TILDE.example, Declares()) == ("declares-tilde-raw",)
 
 
@@ -84,17 +77,10 @@ def test_a_normal_open_replay_leaves_no_accepted_findings_alone(tmp_path: Path) 
     must not touch a normal finding; each replays only its own."""
     assert isinstance(TILDE.example, EncodeCase)
     store = FindingStore(tmp_path / "findings")
-    use_accepted(False)
-    try:
-        marked, _ = store.record(new_finding("diff_encode", "divergence",
-                                             _divergence(TILDE.example), case=TILDE.example))
-    finally:
-        use_accepted(True)
+    marked, _ = store.record(new_finding("diff_encode", "divergence",
+                                         _divergence(TILDE.example), case=TILDE.example,
+                                         accepted=False))
     assert replay_open(store.root, "urllib").verdicts == []
     assert store.get(marked.id).status == "new"
-    use_accepted(False)
-    try:
-        result = replay_open(store.root, "urllib")
-    finally:
-        use_accepted(True)
+    result = replay_open(store.root, "urllib", settings=NO_ACCEPTED)
     assert result.reproduced == [marked.id] and store.get(marked.id).status == "new"

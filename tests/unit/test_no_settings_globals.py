@@ -51,11 +51,9 @@ ALLOWED: dict[str, str] = {
     "_internal/fuzz/staging.py:_UNSAVED": "process state: warnings said once",
     "_internal/accept/files.py:_FILES": "cache: an accept file's entries by path "
     "(checked as it loads), read again when it changes",
-    # Left of issue 35, item 1 (to go, as _DECLARED and _LAST_DOMAIN went):
+    # Left of issue 35, item 1 (to go, as _DECLARED, _LAST_DOMAIN and _ACCEPTED went):
     "_internal/accept/files.py:_ACCEPT_FILE": "LEFT: the accept file, still a setting "
     "of the process (accept.use_accept_file); to be handed down in RunSettings",
-    "_internal/accept/files.py:_ACCEPTED": "LEFT: --no-accepted, still a setting of the "
-    "process (accept.use_accepted); to be handed down in RunSettings",
 }
 
 

@@ -11,13 +11,8 @@ from collections.abc import Callable
 from pathlib import Path
 
 import pytest
-from rule_findings import (
-    findings,
-    no_accepted,  # noqa: F401  (the fixture pytestmark uses)
-    one,
-)
+from rule_findings import findings, one
 
-from pctfuzz._internal.accept import use_accepted
 from pctfuzz._internal.accept.reconcilers import (
     empty_pairs,
     names_mangled,
@@ -43,8 +38,9 @@ from pctfuzz._internal.outcome import Outcome
 from pctfuzz._internal.reference import percent_decode
 from pctfuzz._internal.violations import Divergence
 
-#: every accepted difference ignored (``--no-accepted``), as a campaign names them
-pytestmark = pytest.mark.usefixtures("no_accepted")
+# Every accepted difference ignored (``--no-accepted``), as a campaign names them:
+# ``NO_ACCEPTED`` handed to each check (``findings`` does), the default where a test
+# has the entries in force.
 
 
 def _peer(name: str, probe: Callable[[Impl], object]) -> Impl:
@@ -212,14 +208,12 @@ def test_a_parser_that_does_not_mangle_is_never_named_so(tmp_path: Path) -> None
 ])
 def test_with_the_entries_in_force_each_is_accepted(impl: str, text: str | bytes,
                                                     ids: tuple[str, ...]) -> None:
-    use_accepted(True)
     assert check_form_parse(FormParseCase(text), _parser(impl)) == ids
 
 
 def test_go_values_queryescape_set_is_two_entries() -> None:
     """Values.Encode: '~' raw and '*' encoded are two rules, so two entries (one bundled
     both), composed with the sort."""
-    use_accepted(True)
     adapter = _peer("go-values", lambda a: a.form_serialize(FormCase((("a", "b"),))))
     assert set(check_form(FormCase((("b", "~*"), ("a", "1"))), adapter) or ()) == {
         "go-values-encode-sorted", "go-values-encode-tilde", "go-values-encode-star"}
@@ -315,7 +309,6 @@ def test_java_uri_nfc_across_an_escape_is_one_finding(tmp_path: Path) -> None:
                                             ("\x0e\u0300", "rfc3986-query-[]"),
                                             ("\n\u0300", "rfc3986-query-[]"))]
     one(findings(tmp_path, check_encode, adapter, cases), "normalized_escaped", {"form": "NFC"})
-    use_accepted(True)
     with pytest.raises(Divergence):
         check_encode(cases[0], adapter)
 
@@ -328,7 +321,6 @@ def test_java_uri_nfc_across_an_escape_is_one_finding(tmp_path: Path) -> None:
     ("perl-uri-escape", EncodeCase("%\u00e9", "rfc3986-unreserved"), ("perl-uri-escape-latin1",)),
 ])
 def test_the_split_entries_compose(impl: str, case: Case, ids: tuple[str, ...]) -> None:
-    use_accepted(True)
     check = {DecodeCase: check_decode, FormParseCase: check_form_parse,
              EncodeCase: check_encode}[type(case)]
     adapter = _peer(impl, lambda a: None)

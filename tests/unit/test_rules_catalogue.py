@@ -9,13 +9,9 @@ from pathlib import Path
 
 import pytest
 from behaviour_impls import CutAtHash, TrimsC0Space
-from rule_findings import (
-    findings,
-    no_accepted,  # noqa: F401  (the fixture pytestmark uses)
-    one,
-)
+from rule_findings import NO_ACCEPTED, findings, one
 
-from pctfuzz._internal.accept import cut_at, divergence, load_accept_file, use_accepted
+from pctfuzz._internal.accept import cut_at, divergence, load_accept_file
 from pctfuzz._internal.cases import Case, DecodeCase, EncodeCase, FormCase, FormParseCase
 from pctfuzz._internal.checks.differential import (
     check_decode,
@@ -28,11 +24,13 @@ from pctfuzz._internal.oracles.base import Impl
 from pctfuzz._internal.oracles.peer import PeerUnavailable
 from pctfuzz._internal.oracles.registry import get_impl
 from pctfuzz._internal.oracles.requests import REQUOTE_SET
+from pctfuzz._internal.settings import DEFAULT_SETTINGS
 from pctfuzz._internal.store import FindingStore, new_finding
 from pctfuzz._internal.violations import Divergence
 
-#: every accepted difference ignored (``--no-accepted``), as a campaign names them
-pytestmark = pytest.mark.usefixtures("no_accepted")
+# Every accepted difference ignored (``--no-accepted``), as a campaign names them:
+# ``NO_ACCEPTED`` handed to each check (``findings`` does), the default where a test
+# has the entries in force.
 
 
 
@@ -72,7 +70,6 @@ def test_urllib_encodes_with_pythons_codec(tmp_path: Path) -> None:
 @pytest.mark.parametrize("case", [FormParseCase("a=%FF"), EncodeCase("%zz", REQUOTE_SET),
                                   EncodeCase("\u0100", "special-query", "windows-1252")])
 def test_with_the_entries_in_force_each_is_accepted(case: Case) -> None:
-    use_accepted(True)
     impl = {FormParseCase: "werkzeug"}.get(type(case)) or (
         "requests" if isinstance(case, EncodeCase) and case.set_name == REQUOTE_SET
         else "urllib")
@@ -89,8 +86,9 @@ def test_a_refusal_a_rule_names_is_one_crash_finding_whichever_path_raised(
     for text in (b"%aa", b"\x80", b"a=%FF"):
         case = FormParseCase(text)
         with pytest.raises(Divergence) as caught:
-            check_form_parse(case, adapter)
-        store.record(new_finding("diff_form_parse", "crash", caught.value, case=case))
+            check_form_parse(case, adapter, settings=NO_ACCEPTED)
+        store.record(new_finding("diff_form_parse", "crash", caught.value, case=case,
+                                 accepted=False))
     (record,) = store.iter_findings()
     assert record.signature.split("|")[:4] == [
         "diff_form_parse", "crash", "form-parse", "rule=refuses(input=invalid-utf8)"]
@@ -99,10 +97,10 @@ def test_a_refusal_a_rule_names_is_one_crash_finding_whichever_path_raised(
 
 def test_boltons_leaves_percent_raw_in_names_and_values(tmp_path: Path) -> None:
     """The committed boltons findings were nine (one per first differing unit)."""
-    use_accepted(True)  # a real bug: no entry accepts it, the rule names it all the same
     cases = [FormCase(pairs) for pairs in (
         (("%", ""),), (("", "%"),), (("%25", ""),), (("", "%aa"),), (("%252", "x"),))]
-    one(findings(tmp_path, check_form, "boltons", cases), "left_raw", {"chars": "%"})
+    one(findings(tmp_path, check_form, "boltons", cases,
+                 settings=DEFAULT_SETTINGS), "left_raw", {"chars": "%"})
 
 
 def test_a_pair_order_is_named_by_the_implementations_own_order(tmp_path: Path) -> None:
@@ -192,7 +190,6 @@ def test_go_raw_query_ends_at_a_hash_one_finding(tmp_path: Path) -> None:
 def test_go_raw_query_entries_compose_with_the_cut(value: str, ids: tuple[str, ...]) -> None:
     """The registry's '#' entry is cut_at('#'), a model: the non-ASCII entry applies
     after it, and a malformed escape after the '#' is its own refusal entry."""
-    use_accepted(True)
     assert check_encode(EncodeCase(value, "c0-control"), _go_url_query()) == ids
 
 
@@ -201,7 +198,6 @@ def test_a_cut_at_entry_accepts_the_cut_and_nothing_else() -> None:
                        why="a fragment", example=EncodeCase("a#b", "component"))
     adapter = CutAtHash()
     adapter.divergences = (entry,)  # type: ignore[attr-defined]
-    use_accepted(True)
     assert check_encode(EncodeCase("a b#c?d", "component"), adapter) == ("cut",)
     assert check_encode(EncodeCase("a b?c", "component"), adapter) == ()
 
@@ -302,8 +298,8 @@ def test_a_crash_is_named_a_refusal_only_when_the_implementation_refuses_that_in
     for text in ("\n%a", "\naa", "a\n%"):
         case = DecodeCase(text)
         with pytest.raises(Divergence) as caught:
-            check_decode(case, adapter)
-        store.record(new_finding("diff_decode", "crash", caught.value, case=case))
+            check_decode(case, adapter, settings=NO_ACCEPTED)
+        store.record(new_finding("diff_decode", "crash", caught.value, case=case, accepted=False))
     (record,) = store.iter_findings()
     assert record.behaviour is None and "URLParseError" in record.signature
 
@@ -488,8 +484,9 @@ def test_a_parser_that_refuses_raw_invalid_utf8_only_is_named_a_refusal(tmp_path
     for text in (b"\x80", b"a=\xff", b"\xc3"):
         case = FormParseCase(text)
         with pytest.raises(Divergence) as caught:
-            check_form_parse(case, adapter)
-        store.record(new_finding("diff_form_parse", "crash", caught.value, case=case))
+            check_form_parse(case, adapter, settings=NO_ACCEPTED)
+        store.record(new_finding("diff_form_parse", "crash", caught.value, case=case,
+                                 accepted=False))
     (record,) = store.iter_findings()
     assert record.behaviour == {"rule": "refuses", "params": {"input": "invalid-utf8"},
                                 "text": "refuses an input with invalid utf8"}
@@ -563,9 +560,8 @@ def test_dropped_is_named_over_urllibs_accepted_replacement(tmp_path: Path) -> N
             assert isinstance(case.value, str)
             return unquote(case.value, errors="ignore").encode("utf-8")
 
-    use_accepted(True)
     cases = [DecodeCase(v) for v in ("%A0aaa", "%aa", "b%FF%FEcd", "%C3")]
-    one(findings(tmp_path, check_decode, UnquoteIgnore(), cases),
+    one(findings(tmp_path, check_decode, UnquoteIgnore(), cases, settings=DEFAULT_SETTINGS),
          "replacement", {"mode": "dropped"})
 
 
@@ -1094,5 +1090,5 @@ def test_an_answer_read_as_latin1_is_one_rule_raw_or_escaped(value: str) -> None
 
     adapter = function_adapter("wsgi-path", decode=_wsgi_path)
     with pytest.raises(Divergence) as raised:
-        check_decode(DecodeCase(value), adapter)
+        check_decode(DecodeCase(value), adapter, settings=NO_ACCEPTED)
     assert raised.value.difference == "rule=latin1_fallback(scope=answer)"

@@ -250,7 +250,7 @@ class Project:
     impl_flag: bool = False
     accept_flag: bool = False
     #: ``--no-accepted``: every accepted difference ignored
-    # (``pctfuzz._internal.accept.use_accepted``)
+    # (handed down in ``run_settings``)
     no_accepted: bool = False
     #: A command that only reads (report, triage, export): an accept file that is code
     #: (a .py file, a module) is never run (``accept_in_force``)
@@ -374,16 +374,15 @@ class Project:
     def activate(self) -> None:
         """Make the project this process's: its root importable (an adapter module of
         the project loads from any subfolder), its accept file (checked now: a bad one
-        is a usage error before any work) in force. Its declared sets are no setting of
-        the process: they reach the checks in ``run_settings``."""
-        from pctfuzz._internal.accept import load_accept_file, use_accept_file, use_accepted
+        is a usage error before any work) in force. ``--no-accepted`` and its declared
+        sets are no setting of the process: they reach the checks in ``run_settings``."""
+        from pctfuzz._internal.accept import load_accept_file, use_accept_file
 
         if self.pyproject is not None and str(self.root) not in sys.path:
             sys.path.insert(0, str(self.root))
         if self.accept_in_force is not None:
             load_accept_file(self.accept_in_force)
         use_accept_file(self.accept_in_force)
-        use_accepted(not self.no_accepted)
 
     @property
     def run_settings(self) -> RunSettings:

@@ -268,7 +268,8 @@ class BoundInvariant:
         from pctfuzz._internal.checks.differential import rule_for
 
         try:
-            rule = rule_for(self.target.operation.name, cast(Case, exc.case), self._adapter)
+            rule = rule_for(self.target.operation.name, cast(Case, exc.case), self._adapter,
+                            settings=self.settings)
         except Exception:  # a codec that raises while asked: its violation stands
             return exc
         if rule is not None:
@@ -357,7 +358,8 @@ class BoundDifferential:
     def check(self, case: Case) -> tuple[str, ...] | None:
         """None when the adapter does not answer ``case``, else the ids of the registry
         entries that accepted a difference (``()``: they agree)."""
-        return self.target.checker(case, self.subject, known=self.known)
+        return self.target.checker(case, self.subject, known=self.known,
+                                   settings=self.settings)
 
     def check_fast(self, case: Case, turn: int = 0) -> None:
         self.check(case)

@@ -9,11 +9,9 @@ from pctfuzz._internal.accept.entry import KnownDivergence
 from pctfuzz._internal.accept.files import (
     ACCEPT_ENV,
     accept_file,
-    accepted_in_force,
     checked_entries,
     load_accept_file,
     use_accept_file,
-    use_accepted,
 )
 from pctfuzz._internal.accept.reconcilers import (
     OPTIONAL_PARAMS,
@@ -64,7 +62,6 @@ __all__ = [
     "KnownDivergence",
     "Reconciler",
     "accept_file",
-    "accepted_in_force",
     "both_refuse",
     "checked_entries",
     "cut_at",
@@ -103,6 +100,5 @@ __all__ = [
     "truncated",
     "unmappable_replaced",
     "use_accept_file",
-    "use_accepted",
     "whole_characters",
 ]

@@ -36,9 +36,9 @@ from pctfuzz._internal.errors import PctfuzzError, UsageError
 from pctfuzz._internal.operations import DECODE, ENCODE, FORM_PARSE, FORM_SERIALIZE
 from pctfuzz._internal.sets import get_set
 
-__all__ = ["ACCEPT_ENV", "MAX_ACCEPT_BYTES", "accept_file", "accepted_in_force",
+__all__ = ["ACCEPT_ENV", "MAX_ACCEPT_BYTES", "accept_file",
            "check_example", "check_parameter", "checked_entries", "load_accept_file",
-           "parse_toml", "read_accept_file", "use_accept_file", "use_accepted"]
+           "parse_toml", "read_accept_file", "use_accept_file"]
 
 #: The environment variable that hands the ``--accept`` file to a harness process
 #: (``pctfuzz._internal.fuzz.protocol.HarnessSettings``); nothing else reads it.
@@ -58,24 +58,6 @@ def use_accept_file(path: str | None) -> None:
 def accept_file() -> str | None:
     """The accepted-differences file set by ``use_accept_file`` (None: none)."""
     return _ACCEPT_FILE[0]
-
-
-#: False in a ``--no-accepted`` process (``use_accepted``).
-_ACCEPTED: list[bool] = [True]
-
-
-def use_accepted(in_force: bool) -> None:
-    """``--no-accepted`` (``in_force`` False): this process ignores every accepted
-    difference -- the registry's, the adapter's ``divergences`` and the accept file's --
-    so every behaviour that differs from the standard is a finding, and every such
-    finding's signature says so (``pctfuzz._internal.identity``, ``accepted=none``). Set once by
-    an entry point (``pctfuzz._internal.project.Project.activate``, the harness)."""
-    _ACCEPTED[0] = in_force
-
-
-def accepted_in_force() -> bool:
-    """Whether accepted differences apply in this process (``use_accepted``)."""
-    return _ACCEPTED[0]
 
 
 # --- reading a file safely, checking an entry as it loads ---------------------------------

@@ -103,6 +103,7 @@ from pctfuzz._internal.oracles.base import Impl, impl_name, registry_names
 from pctfuzz._internal.oracles.registry import get_impl
 from pctfuzz._internal.outcome import Outcome, reference_outcome
 from pctfuzz._internal.reference import Surrogates
+from pctfuzz._internal.settings import DEFAULT_SETTINGS, RunSettings
 from pctfuzz._internal.text import surrogates_to_fffd
 from pctfuzz._internal.violations import Divergence
 
@@ -148,7 +149,7 @@ def _as_answered(case: Case, actual: Outcome) -> tuple[Outcome, ...]:
 
 
 def judge(check: str, case: Case, adapter: Impl, expected: Outcome,
-          actual: Outcome) -> tuple[str, ...] | None:
+          actual: Outcome, *, settings: RunSettings = DEFAULT_SETTINGS) -> tuple[str, ...] | None:
     """The differential check's verdict on two outcomes, without raising: ``()`` when
     they agree (the non-scalar policy included), the ids of the accepted entries that
     explain the difference, None when nothing does. ``pctfuzz matrix`` judges with it
@@ -156,24 +157,25 @@ def judge(check: str, case: Case, adapter: Impl, expected: Outcome,
     if locate.agree(check, case, expected, actual):
         return ()
     names = registry_names(adapter)
-    extra = accepted_entries(adapter)
-    accepted = explain(check, names, case, expected, actual, extra=extra)
+    extra = accepted_entries(adapter, settings)
+    accepted = explain(check, names, case, expected, actual, extra=extra, settings=settings)
     if accepted is not None:
         return accepted
     # The non-scalar policy: a kept lone surrogate is compared as U+FFFD.
     compared = _as_compared(case, actual)
     if compared is not actual:
-        return explain(check, names, case, expected, compared, extra=extra)
+        return explain(check, names, case, expected, compared, extra=extra, settings=settings)
     # and where the reference refuses a lone surrogate that the implementation answers,
     # the answer is held to the USVString's (``locate.policy_reference``): the matrix judged
     # Mono's lowercase hex of U+FFFD a bug that the check, asked again, passed (lost)
     held = locate.policy_reference(check, case, actual, expected)
-    return None if held is expected else judge(check, case, adapter, held, actual)
+    return None if held is expected else judge(check, case, adapter, held, actual,
+                                               settings=settings)
 
 
 def _check(check: str, case: Case, impl: Impl | str | None,
            known: KnownFindings | None = None, *,
-           known_only: bool = False) -> tuple[str, ...] | None:
+           known_only: bool = False, settings: RunSettings) -> tuple[str, ...] | None:
     """The differential check of ``case``: the ids of the accepted entries that explain
     its difference (``()`` when the answers agree), None when the implementation does
     not answer; ``Divergence`` otherwise, named by a known finding (the fast path), a
@@ -184,13 +186,13 @@ def _check(check: str, case: Case, impl: Impl | str | None,
         return None
     surrogates = scalar_values(adapter)
     expected = reference_outcome(check, case, surrogates=surrogates)
-    judged = judge(check, case, adapter, expected, actual)
+    judged = judge(check, case, adapter, expected, actual, settings=settings)
     if judged is not None:
         return judged
     refused = expected
     expected = locate.policy_reference(check, case, actual, expected)
     if expected is not refused:
-        judged = judge(check, case, adapter, expected, actual)
+        judged = judge(check, case, adapter, expected, actual, settings=settings)
         if judged is not None:
             return judged
     names = registry_names(adapter)
@@ -199,7 +201,7 @@ def _check(check: str, case: Case, impl: Impl | str | None,
         # Beside the accepted entries, else alone: an implementation that falls back to
         # another code path on some inputs (requote_uri quotes every '%' when an escape
         # is invalid) does there what the finding says, and nothing the entries say.
-        accepted = entries_for(check, names, accepted_entries(adapter))
+        accepted = entries_for(check, names, accepted_entries(adapter, settings), settings)
         for answer in _as_answered(case, actual):
             hit = known.explain(check, names, case, expected, answer, accepted)
             if hit is None and accepted:
@@ -221,12 +223,12 @@ def _check(check: str, case: Case, impl: Impl | str | None,
     def named_as(other: Case, only_known: bool) -> None:
         """Raise the divergence of ``case`` named as ``other`` is, if it diverges."""
         try:
-            _check(check, other, adapter, known, known_only=only_known)
+            _check(check, other, adapter, known, known_only=only_known, settings=settings)
         except Divergence as exc:
             raise _divergence(check, case, adapter, refused, expected, actual,
                               exc.difference, exc.behaviour) from None
 
-    read = locate.as_read(check, case, adapter, actual, known)
+    read = locate.as_read(check, case, adapter, actual, known, settings=settings)
     if read is not None:
         # named and classed as the implementation reads it: what the transforms in
         # force take out (a known removed TAB) is no part of another behaviour's class
@@ -255,27 +257,31 @@ def _check(check: str, case: Case, impl: Impl | str | None,
             # calls, not one per unit of the first ``locate._LINEAR``); the exact search
             # below is for what this does not name a known finding's
             klass = known.covering(check, locate.located(check, case, adapter, expected, actual,
-                                                         surrogates, known, quick=True)[1])
+                                                         surrogates, known, quick=True,
+                                                         settings=settings)[1])
         if klass is None:
             where, located, widens = locate.located(check, case, adapter, expected, actual,
-                                                    surrogates, known)
+                                                    surrogates, known, settings=settings)
             klass = known.covering(check, located)
             if klass is None and widens:  # (a finding of what comes before the unit)
                 victim = as_victim(where, located)
                 klass = None if victim is None else known.covering(check, victim)
             if klass is None and not known_only:  # (widening names a new finding)
-                klass = locate.generalized(check, where, adapter, located, surrogates, known) \
+                klass = locate.generalized(check, where, adapter, located, surrogates, known,
+                                           settings=settings) \
                     if widens else located
         if klass in known.unexplained(check):
             raise _divergence(check, case, adapter, refused, expected, actual, klass, None)
     if known_only:
         return None
-    rule = _explaining_rule(check, case, adapter, expected, actual, surrogates, known)
+    rule = _explaining_rule(check, case, adapter, expected, actual, surrogates, known,
+                            settings=settings)
     if rule is not None:
         raise _divergence(check, case, adapter, refused, expected, actual, rule.klass(),
                           rule.behaviour())
     if klass is None:
-        klass = locate.difference(check, case, adapter, expected, actual, surrogates, known)
+        klass = locate.difference(check, case, adapter, expected, actual, surrogates, known,
+                                  settings=settings)
     raise _divergence(check, case, adapter, refused, expected, actual, klass, None)
 
 
@@ -310,17 +316,17 @@ def _divergence(check: str, case: Case, adapter: Impl, refused: Outcome, expecte
 
 
 def _in_force(check: str, adapter: Impl,
-              known: KnownFindings | None) -> list[KnownDivergence]:
+              known: KnownFindings | None, *, settings: RunSettings) -> list[KnownDivergence]:
     """What explains a difference before a new rule is sought: the accepted entries,
     then the findings already made, so a new behaviour beside a known one is named by
     its own rule."""
-    accepted, own = locate.accepted_and_known(check, adapter, known)
+    accepted, own = locate.accepted_and_known(check, adapter, known, settings=settings)
     return [*accepted, *own]
 
 
 def _explaining_rule(check: str, case: Case, adapter: Impl, expected: Outcome,
                      actual: Outcome, surrogates: Surrogates,
-                     known: KnownFindings | None = None) -> Rule | None:
+                     known: KnownFindings | None = None, *, settings: RunSettings) -> Rule | None:
     """The catalogue rule that, with the accepted entries and the findings already made,
     explains the difference (``pctfuzz._internal.accept.rules``), asking the
     implementation what the case alone cannot tell (its set, cut, order, requoting,
@@ -347,7 +353,7 @@ def _explaining_rule(check: str, case: Case, adapter: Impl, expected: Outcome,
     # known lowercasing); then beside the known findings alone (a fallback path does
     # none of what the accepted entries say; the known findings' ``explain`` tries the
     # same), or before any finding is made, alone.
-    accepted, own = locate.accepted_and_known(check, adapter, known)
+    accepted, own = locate.accepted_and_known(check, adapter, known, settings=settings)
     rule, entries = None, accepted
     if not _raises_on_plain(check, case, adapter, actual):
         tries = [[*accepted, *own], accepted, own] if own and accepted else \
@@ -358,10 +364,11 @@ def _explaining_rule(check: str, case: Case, adapter: Impl, expected: Outcome,
                 break
     if rule is None and isinstance(case, EncodeCase) and case.value and not actual.raised:
         # (a refusal is of the whole input: a prefix's rule does not name it)
-        found = _prefix_rule(case, adapter, surrogates, known)
+        found = _prefix_rule(case, adapter, surrogates, known, settings=settings)
         if found is not None and _holds_on_variants(check, found[0], adapter, found[1],
                                                     surrogates,
-                                                    _in_force(check, adapter, known)):
+                                                    _in_force(check, adapter, known,
+                                                              settings=settings)):
             rule = found[1]
     return rule
 
@@ -462,7 +469,8 @@ def _shape_of(check: str, case: Case) -> Case:
     return with_texts(case, plain)
 
 
-def rule_for(check: str, case: Case, adapter: Impl) -> Rule | None:
+def rule_for(check: str, case: Case, adapter: Impl,
+             *, settings: RunSettings = DEFAULT_SETTINGS) -> Rule | None:
     """The catalogue rule that explains how ``adapter`` answers ``case`` differently
     from the reference; None when they agree or no rule does. The invariant targets
     name a fault codec's violations with it (``oracles.codec.as_adapter``)."""
@@ -473,7 +481,7 @@ def rule_for(check: str, case: Case, adapter: Impl) -> Rule | None:
     expected = reference_outcome(check, case, surrogates=surrogates)
     if locate.agree(check, case, expected, actual):
         return None
-    return _explaining_rule(check, case, adapter, expected, actual, surrogates)
+    return _explaining_rule(check, case, adapter, expected, actual, surrogates, settings=settings)
 
 
 #: question -> a plain case of its type (a letter, one pair), asked with the case's own
@@ -517,12 +525,13 @@ def _as_scalar_values(case: Case) -> Case | None:
 
 
 def _prefix_rule(case: EncodeCase, adapter: Impl, surrogates: Surrogates,
-                 known: KnownFindings | None = None) -> tuple[EncodeCase, Rule] | None:
+                 known: KnownFindings | None = None,
+                 *, settings: RunSettings) -> tuple[EncodeCase, Rule] | None:
     """The rule that explains the shortest prefix of the input showing a difference
     (with that prefix):
     a case of several behaviours that no combination of rules explains is named by the
     first one its input shows."""
-    found = locate.shortest_prefix(case, adapter, surrogates, known)
+    found = locate.shortest_prefix(case, adapter, surrogates, known, settings=settings)
     if found is None or found[0] == case:
         return None
     sub = found[0]
@@ -531,7 +540,7 @@ def _prefix_rule(case: EncodeCase, adapter: Impl, surrogates: Surrogates,
         return None
     want = reference_outcome(ENCODE.name, sub, surrogates=surrogates)
     rule = find_rule(ENCODE.name, registry_names(adapter), sub, want, _as_compared(sub, got),
-                     _in_force(ENCODE.name, adapter, known),
+                     _in_force(ENCODE.name, adapter, known, settings=settings),
                      probe=lambda: set_probe(ENCODE.name, sub, adapter, surrogates),
                      confirm=lambda n: cut_at(ENCODE.name, sub, adapter, n),
                      chars=lambda rule_name: own_chars(rule_name, ENCODE.name, sub, adapter))
@@ -539,24 +548,28 @@ def _prefix_rule(case: EncodeCase, adapter: Impl, surrogates: Surrogates,
 
 
 def check_encode(case: EncodeCase, impl: Impl | str | None = None,
-                 known: KnownFindings | None = None) -> tuple[str, ...] | None:
+                 known: KnownFindings | None = None,
+                 *, settings: RunSettings = DEFAULT_SETTINGS) -> tuple[str, ...] | None:
     """Percent-encoding: ``impl.encode(case)`` against ``percent_encode``."""
-    return _check(ENCODE.name, case, impl, known)
+    return _check(ENCODE.name, case, impl, known, settings=settings)
 
 
 def check_decode(case: DecodeCase, impl: Impl | str | None = None,
-                 known: KnownFindings | None = None) -> tuple[str, ...] | None:
+                 known: KnownFindings | None = None,
+                 *, settings: RunSettings = DEFAULT_SETTINGS) -> tuple[str, ...] | None:
     """Percent-decoding: ``impl.decode(case)`` against ``percent_decode``."""
-    return _check(DECODE.name, case, impl, known)
+    return _check(DECODE.name, case, impl, known, settings=settings)
 
 
 def check_form(case: FormCase, impl: Impl | str | None = None,
-               known: KnownFindings | None = None) -> tuple[str, ...] | None:
+               known: KnownFindings | None = None,
+               *, settings: RunSettings = DEFAULT_SETTINGS) -> tuple[str, ...] | None:
     """Form serialization: ``impl.form_serialize(case)`` against ``form_urlencode``."""
-    return _check(FORM_SERIALIZE.name, case, impl, known)
+    return _check(FORM_SERIALIZE.name, case, impl, known, settings=settings)
 
 
 def check_form_parse(case: FormParseCase, impl: Impl | str | None = None,
-                     known: KnownFindings | None = None) -> tuple[str, ...] | None:
+                     known: KnownFindings | None = None,
+                     *, settings: RunSettings = DEFAULT_SETTINGS) -> tuple[str, ...] | None:
     """Form parsing: ``impl.form_parse(case)`` against ``form_urldecode``."""
-    return _check(FORM_PARSE.name, case, impl, known)
+    return _check(FORM_PARSE.name, case, impl, known, settings=settings)

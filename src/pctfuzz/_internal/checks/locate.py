@@ -55,6 +55,7 @@ from pctfuzz._internal.operations import DECODE, ENCODE, FORM_PARSE, FORM_SERIAL
 from pctfuzz._internal.oracles.base import Impl, registry_names
 from pctfuzz._internal.outcome import Outcome, reference_outcome
 from pctfuzz._internal.reference import Surrogates
+from pctfuzz._internal.settings import RunSettings
 from pctfuzz._internal.text import first_difference as text_first_difference
 from pctfuzz._internal.text import surrogates_to_fffd
 
@@ -143,23 +144,24 @@ def policy_reference(check: str, case: Case, actual: Outcome, expected: Outcome)
     return expected if replaced.raised else replaced
 
 
-def accepted_and_known(check: str, adapter: Impl, known: KnownFindings | None
+def accepted_and_known(check: str, adapter: Impl, known: KnownFindings | None,
+                       *, settings: RunSettings
                        ) -> tuple[list[KnownDivergence], list[KnownDivergence]]:
     """The accepted entries (none under ``--no-accepted``) and the findings already made
     (``checks.known``), as entries of the adapter."""
     names = registry_names(adapter)
-    accepted = list(entries_for(check, names, accepted_entries(adapter)))
+    accepted = list(entries_for(check, names, accepted_entries(adapter, settings), settings))
     return accepted, [] if known is None or not names else known.entries(check, names[0])
 
 
 def as_read(check: str, case: Case, adapter: Impl, actual: Outcome,
-            known: KnownFindings | None) -> Case | None:
+            known: KnownFindings | None, *, settings: RunSettings) -> Case | None:
     """The input the implementation reads by the input transforms in force (characters
     removed or trimmed, the input cut: ``accept.model``'s step 1), when it answers that
     input as it answered ``case``; None when none changes it. A difference beyond them
     is classed there: a TAB that urlsplit removes before a name that repeats one was a
     finding per kind of name (the names differ as given, not as read)."""
-    accepted, own = accepted_and_known(check, adapter, known)
+    accepted, own = accepted_and_known(check, adapter, known, settings=settings)
     transforms = [entry.model for entry in (*accepted, *own)
                   if entry.model is not None and (entry.model.remove or entry.model.trim
                                                   or entry.model.cut)
@@ -200,16 +202,19 @@ def _replacement_entry(check: str, impl: str, mode: str) -> KnownDivergence:
 
 
 def difference(check: str, case: Case, adapter: Impl, expected: Outcome, actual: Outcome,
-               surrogates: Surrogates, known: KnownFindings | None = None) -> str:
+               surrogates: Surrogates, known: KnownFindings | None = None,
+               *, settings: RunSettings) -> str:
     """The class of an unexplained difference (``pctfuzz._internal.identity``): the
     located class (``located``), widened where variants agree (``generalized``)."""
-    where, klass, widens = located(check, case, adapter, expected, actual, surrogates, known)
-    return generalized(check, where, adapter, klass, surrogates, known) if widens else klass
+    where, klass, widens = located(check, case, adapter, expected, actual, surrogates, known,
+                                   settings=settings)
+    return generalized(check, where, adapter, klass, surrogates, known,
+                       settings=settings) if widens else klass
 
 
 def located(check: str, case: Case, adapter: Impl, expected: Outcome, actual: Outcome,
             surrogates: Surrogates, known: KnownFindings | None = None,
-            quick: bool = False) -> tuple[Case, str, bool]:
+            quick: bool = False, *, settings: RunSettings) -> tuple[Case, str, bool]:
     """The class of an unexplained difference before it is widened, the case to widen it
     on, and whether it widens.
 
@@ -226,21 +231,21 @@ def located(check: str, case: Case, adapter: Impl, expected: Outcome, actual: Ou
     # no calls)
     if actual.raised:
         return case, _first_class(check, case, adapter, expected, actual, surrogates,
-                                  known), False
-    sized = _size_class(check, case, adapter, surrogates, known)
+                                  known, settings=settings), False
+    sized = _size_class(check, case, adapter, surrogates, known, settings=settings)
     if sized is not None:
         return case, sized, False
     located: tuple[Case, str] | None = None
     if check == FORM_PARSE.name and isinstance(case, FormParseCase) and case.text:
-        located = _form_parse_prefix(case, adapter, surrogates, known, quick)
+        located = _form_parse_prefix(case, adapter, surrogates, known, quick, settings=settings)
     elif check == DECODE.name and isinstance(case, DecodeCase) and case.value:
-        located = _decode_prefix(case, adapter, surrogates, known, quick)
+        located = _decode_prefix(case, adapter, surrogates, known, quick, settings=settings)
     if located is not None:
         # widened on the prefix that shows it: the whole input may write its unit
         # otherwise (the "A" of "%A" is the escape "%AF" once "F" follows)
         return located[0], located[1], True
     return case, _first_class(check, case, adapter, expected, actual, surrogates, known,
-                              quick), True
+                              quick, settings=settings), True
 
 
 #: An input of fewer units (pairs, characters) is not tried as a difference of size;
@@ -308,17 +313,18 @@ def _whole_escapes(text: str) -> str:
 
 
 def _size_class(check: str, case: Case, adapter: Impl, surrogates: Surrogates,
-                known: KnownFindings | None) -> str | None:
+                known: KnownFindings | None, *, settings: RunSettings) -> str | None:
     """The class of a difference of size alone (``identity.size_difference``): a plain
     input as large as ``case`` differs unexplained, a small one (two pairs, eight
     characters) agrees. Tried on large inputs only (``_SIZE_MIN``); the large plain
     input first, which agrees for any bug of a character (one call)."""
     names = registry_names(adapter)
     for size, large, small in _plain_variants(case):
-        answers = _unexplained(check, large, adapter, names, surrogates, known)
+        answers = _unexplained(check, large, adapter, names, surrogates, known, settings=settings)
         if answers is None:
             continue
-        if _unexplained(check, small, adapter, names, surrogates, known) is None \
+        if _unexplained(check, small, adapter, names, surrogates, known,
+                        settings=settings) is None \
                 and run_impl(check, small, adapter) is not None:
             return size_difference(check, large, *answers[0], size=size)
     return None
@@ -326,12 +332,12 @@ def _size_class(check: str, case: Case, adapter: Impl, surrogates: Surrogates,
 
 def _first_class(check: str, case: Case, adapter: Impl, expected: Outcome, actual: Outcome,
                  surrogates: Surrogates, known: KnownFindings | None,
-                 quick: bool = False) -> str:
+                 quick: bool = False, *, settings: RunSettings) -> str:
     """The class of the first unit where the answers part (``difference``): located
     on the shortest prefix that shows it; a refusal's, of what was raised, with no call
     of the implementation (a prefix shows no answer to compare)."""
     located = None if actual.raised else _prefix_class_of(check, case, adapter, surrogates,
-                                                          known, quick)
+                                                          known, quick, settings=settings)
     if located is not None:
         return located
     return unlocated_class(check, case, expected, actual, surrogates)
@@ -350,25 +356,26 @@ def unlocated_class(check: str, case: Case, expected: Outcome, actual: Outcome,
 
 
 def _prefix_class_of(check: str, case: Case, adapter: Impl, surrogates: Surrogates,
-                     known: KnownFindings | None, quick: bool = False) -> str | None:
+                     known: KnownFindings | None, quick: bool = False,
+                     *, settings: RunSettings) -> str | None:
     """The class of the shortest prefix of ``case`` (or cut of its pairs) that differs
     unexplained; None when none does. ``quick``: located by bisection alone."""
     if check == ENCODE.name and isinstance(case, EncodeCase) and case.value:
-        found = shortest_prefix(case, adapter, surrogates, known, quick)
+        found = shortest_prefix(case, adapter, surrogates, known, quick, settings=settings)
         return None if found is None else found[1]
     if check == FORM_SERIALIZE.name and isinstance(case, FormCase) and case.pairs:
-        return _form_prefix_class(case, adapter, surrogates, known, quick)
+        return _form_prefix_class(case, adapter, surrogates, known, quick, settings=settings)
     if check == FORM_PARSE.name and isinstance(case, FormParseCase) and case.text:
-        parsed = _form_parse_prefix(case, adapter, surrogates, known, quick)
+        parsed = _form_parse_prefix(case, adapter, surrogates, known, quick, settings=settings)
         return None if parsed is None else parsed[1]
     if check == DECODE.name and isinstance(case, DecodeCase) and case.value:
-        decoded = _decode_prefix(case, adapter, surrogates, known, quick)
+        decoded = _decode_prefix(case, adapter, surrogates, known, quick, settings=settings)
         return None if decoded is None else decoded[1]
     return None
 
 
 def generalized(check: str, case: Case, adapter: Impl, klass: str, surrogates: Surrogates,
-                known: KnownFindings | None) -> str:
+                known: KnownFindings | None, *, settings: RunSettings) -> str:
     """``klass`` widened where variants of the case agree (``checks.generalize``)."""
     def classify(variant: Case) -> str | None:
         got = run_impl(check, variant, adapter)
@@ -378,14 +385,15 @@ def generalized(check: str, case: Case, adapter: Impl, klass: str, surrogates: S
         if agree(check, variant, want, got):
             return None
         want = policy_reference(check, variant, got, want)
-        return _first_class(check, variant, adapter, want, got, surrogates, known)
+        return _first_class(check, variant, adapter, want, got, surrogates, known,
+                            settings=settings)
 
     return widen(case, klass, classify)
 
 
 def shortest_prefix(case: EncodeCase, adapter: Impl, surrogates: Surrogates,
                     known: KnownFindings | None = None,
-                    quick: bool = False) -> tuple[EncodeCase, str] | None:
+                    quick: bool = False, *, settings: RunSettings) -> tuple[EncodeCase, str] | None:
     """The window of the input that shows its first difference, and the class of that
     difference on it: the shortest prefix whose outputs differ after reconciliation
     (``_first_differing``), then the shortest end of that prefix that still differs,
@@ -402,7 +410,7 @@ def shortest_prefix(case: EncodeCase, adapter: Impl, surrogates: Surrogates,
         """The class if ``value[start:end]`` shows an unexplained difference."""
         if (start, end) not in seen:
             seen[start, end] = _window_class(case, value[start:end], adapter, names,
-                                             surrogates, known)
+                                             surrogates, known, settings=settings)
         return seen[start, end]
 
     end = _first_differing(len(value), lambda n: differs(0, n), quick)
@@ -463,17 +471,17 @@ def _bisected(low: int, high: int, differs: Callable[[int], object]) -> int:
 
 def _window_class(case: EncodeCase, window: str | bytes, adapter: Impl,
                   names: tuple[str, ...], surrogates: Surrogates,
-                  known: KnownFindings | None = None) -> str | None:
+                  known: KnownFindings | None = None, *, settings: RunSettings) -> str | None:
     """The class of ``case`` with the value ``window``, located at its last unit, if
     it differs unexplained."""
     sub = EncodeCase(window, case.set_name, case.encoding, case.space_as_plus)
-    pairs = _unexplained(ENCODE.name, sub, adapter, names, surrogates, known)
+    pairs = _unexplained(ENCODE.name, sub, adapter, names, surrogates, known, settings=settings)
     return None if pairs is None else unit_difference(
         sub, len(window) - 1, [(str(want), str(got)) for want, got in pairs], surrogates)
 
 
 def _unexplained(check: str, case: Case, adapter: Impl, names: tuple[str, ...],
-                 surrogates: Surrogates, known: KnownFindings | None
+                 surrogates: Surrogates, known: KnownFindings | None, *, settings: RunSettings
                  ) -> list[tuple[Any, Any]] | None:
     """The (reference's, implementation's) answers to ``case`` -- with what is in force
     taken out, then as answered -- when they differ and nothing in force explains it;
@@ -492,7 +500,7 @@ def _unexplained(check: str, case: Case, adapter: Impl, names: tuple[str, ...],
     if agree(check, case, want, got):
         return None
     want = policy_reference(check, case, got, want)  # (as ``differential._check`` holds it)
-    accepted, _own = accepted_and_known(check, adapter, known)
+    accepted, _own = accepted_and_known(check, adapter, known, settings=settings)
     # (the findings whose models cannot be one, two modes of a rule, in the groups that
     # can: pip's encoded '=' beside its U+FFFD for '%aa' was the class of what its kept
     # '%2F' does, one finding per delimiter before it)
@@ -565,7 +573,8 @@ def _form_cut(case: FormCase, cut: tuple[str, int, int],
 
 
 def _form_prefix_class(case: FormCase, adapter: Impl, surrogates: Surrogates,
-                       known: KnownFindings | None, quick: bool = False) -> str | None:
+                       known: KnownFindings | None, quick: bool = False,
+                       *, settings: RunSettings) -> str | None:
     """The class of a form serializer's difference, located as encode's is: the
     shortest cut of the input (``_form_cuts``) that shows an unexplained difference,
     named by its last character (``identity.form_difference``); None when no cut does.
@@ -574,14 +583,14 @@ def _form_prefix_class(case: FormCase, adapter: Impl, surrogates: Surrogates,
     (a serializer keeping one pair per name, whatever the name), and a character
     whose class is the same in the other field is ``field=any``."""
     names = registry_names(adapter)
-    by_name = _named_alone(case, adapter, names, surrogates, known)
+    by_name = _named_alone(case, adapter, names, surrogates, known, settings=settings)
     cuts = _form_cuts(case, by_name)
     seen: dict[int, list[tuple[Any, Any]] | None] = {}
 
     def differs(n: int) -> list[tuple[Any, Any]] | None:
         if n not in seen:
             seen[n] = _unexplained(FORM_SERIALIZE.name, _form_cut(case, cuts[n - 1], by_name),
-                                   adapter, names, surrogates, known)
+                                   adapter, names, surrogates, known, settings=settings)
         return seen[n]
 
     n = _first_differing(len(cuts), differs, quick)
@@ -605,7 +614,7 @@ def _form_prefix_class(case: FormCase, adapter: Impl, surrogates: Surrogates,
             if k not in asked:
                 asked[k] = _unexplained(FORM_SERIALIZE.name, dataclasses.replace(
                     sub, pairs=(*sub.pairs[:-1], (name[:k], fresh))), adapter, names,
-                    surrogates, known)
+                    surrogates, known, settings=settings)
             return asked[k]
 
         k = _first_differing(len(name), named) if named(len(name)) is not None else None
@@ -618,7 +627,8 @@ def _form_prefix_class(case: FormCase, adapter: Impl, surrogates: Surrogates,
     if field != "value" and fresh is not None \
             and any(name == earlier for earlier, _ in sub.pairs[:-1]):
         renamed = dataclasses.replace(sub, pairs=(*sub.pairs[:-1], (fresh, value)))
-        if _unexplained(FORM_SERIALIZE.name, renamed, adapter, names, surrogates, known) is None:
+        if _unexplained(FORM_SERIALIZE.name, renamed, adapter, names, surrogates, known,
+                        settings=settings) is None:
             # the shape as answered: what is in force may have rewritten either answer
             return f"field=pair;unit=repeated-name;diff={form_shape(*answers[-1])}"
     if field in ("name", "value"):
@@ -629,11 +639,13 @@ def _form_prefix_class(case: FormCase, adapter: Impl, surrogates: Surrogates,
                 *sub.pairs[:-1], ("", text) if other == "value" else (text, "")))
 
         moved = to_other(text)
-        got = _unexplained(FORM_SERIALIZE.name, moved, adapter, names, surrogates, known)
+        got = _unexplained(FORM_SERIALIZE.name, moved, adapter, names, surrogates, known,
+                           settings=settings)
         if got is not None and form_difference(moved, other, index, len(text), *got[0]) \
                 == klass.replace(f"field={field};", f"field={other};", 1) \
                 and (len(text) < 2 or _unexplained(FORM_SERIALIZE.name, to_other(text[:-1]),
-                                                   adapter, names, surrogates, known) is None):
+                                                   adapter, names, surrogates, known,
+                                                   settings=settings) is None):
             # (located there too: in the other field, the text without its last
             # character shows no difference. A name's '!%' raw '%' moved to a value
             # that leaves '!' raw was named there by its '%', field=any: a second
@@ -647,7 +659,8 @@ _NAMED_ALONE = 16
 
 
 def _named_alone(case: FormCase, adapter: Impl, names: tuple[str, ...],
-                 surrogates: Surrogates, known: KnownFindings | None) -> frozenset[int]:
+                 surrogates: Surrogates, known: KnownFindings | None,
+                 *, settings: RunSettings) -> frozenset[int]:
     """The pairs with a name and an empty value whose name differs beside a plain value
     too (the pairs before them whole): the name's own behaviour, located on the name,
     not the empty pair's (a serializer's known finding of empty names took a name's
@@ -660,7 +673,7 @@ def _named_alone(case: FormCase, adapter: Impl, names: tuple[str, ...],
         if name and not value and _unexplained(
             FORM_SERIALIZE.name,
             dataclasses.replace(case, pairs=(*case.pairs[:index], (name, fresh))),
-            adapter, names, surrogates, known) is not None)
+            adapter, names, surrogates, known, settings=settings) is not None)
 
 
 def _fresh_letter(*texts: str) -> str | None:
@@ -670,7 +683,8 @@ def _fresh_letter(*texts: str) -> str | None:
 
 def _form_parse_prefix(case: FormParseCase, adapter: Impl, surrogates: Surrogates,
                        known: KnownFindings | None,
-                       quick: bool = False) -> tuple[FormParseCase, str] | None:
+                       quick: bool = False,
+                       *, settings: RunSettings) -> tuple[FormParseCase, str] | None:
     """A form parser's difference located as encode's is: the shortest prefix of the
     input whose parses differ unexplained, and the class of that difference, named by
     the character its last unit decodes to (``identity.form_parse_difference``); None
@@ -689,7 +703,7 @@ def _form_parse_prefix(case: FormParseCase, adapter: Impl, surrogates: Surrogate
         def ask(piece: Any, complete: bool = complete) -> list[tuple[Any, Any]] | None:
             return _unexplained(FORM_PARSE.name, dataclasses.replace(
                 case, text=piece + _plain_value(piece) if complete else piece), adapter,
-                names, surrogates, known)
+                names, surrogates, known, settings=settings)
 
         def differs(end: int, ask: Callable[[Any], list[tuple[Any, Any]] | None] = ask,
                     seen: dict[int, list[tuple[Any, Any]] | None] = seen
@@ -718,12 +732,13 @@ def _form_parse_prefix(case: FormParseCase, adapter: Impl, surrogates: Surrogate
             prefix, answers = dataclasses.replace(case, text=text[start:end]), got
             break
     klass = form_parse_difference(prefix.text, *answers[0])
-    repeated = _repeated_name(prefix, answers[0], adapter, surrogates, known)
-    klass = repeated or _in_either_field(prefix, klass, adapter, surrogates, known)
+    repeated = _repeated_name(prefix, answers[0], adapter, surrogates, known, settings=settings)
+    klass = repeated or _in_either_field(prefix, klass, adapter, surrogates, known,
+                                         settings=settings)
     # Widened on the prefix as it is where it shows a difference alone, else as given
     # its plain value (a parser may refuse a name alone: each variant was a refusal)
     if complete and _plain_value(prefix.text) and _unexplained(
-            FORM_PARSE.name, prefix, adapter, names, surrogates, known) is None:
+            FORM_PARSE.name, prefix, adapter, names, surrogates, known, settings=settings) is None:
         prefix = dataclasses.replace(prefix, text=prefix.text + _plain_value(prefix.text))
     return prefix, klass
 
@@ -744,7 +759,8 @@ def _plain_value(piece: str | bytes) -> Any:
 
 
 def _repeated_name(case: FormParseCase, answers: tuple[Any, Any], adapter: Impl,
-                   surrogates: Surrogates, known: KnownFindings | None) -> str | None:
+                   surrogates: Surrogates, known: KnownFindings | None,
+                   *, settings: RunSettings) -> str | None:
     """``field=pair;unit=repeated-name`` and ``klass``'s shape when ``case`` (a shortest
     differing prefix) differs only because its last pair's name repeats an earlier one:
     it agrees once that name is another. A parser keeping one pair per name was one
@@ -764,13 +780,13 @@ def _repeated_name(case: FormParseCase, answers: tuple[Any, Any], adapter: Impl,
     renamed = text[:start] + fresh + equals + value
     if _unexplained(FORM_PARSE.name, dataclasses.replace(
             case, text=renamed.encode("latin-1") if isinstance(raw, bytes) else renamed),
-            adapter, registry_names(adapter), surrogates, known) is not None:
+            adapter, registry_names(adapter), surrogates, known, settings=settings) is not None:
         return None
     return "field=pair;unit=repeated-name;diff=" + pairs_shape(*answers)
 
 
 def _in_either_field(case: FormParseCase, klass: str, adapter: Impl, surrogates: Surrogates,
-                     known: KnownFindings | None) -> str:
+                     known: KnownFindings | None, *, settings: RunSettings) -> str:
     """``klass``, located on ``case`` (a shortest differing prefix) in a name or a value,
     as ``field=any`` when its last sequence moved to the other field gives the same
     class there: a parser that reads ``%a`` as a byte does so in a name and in a value,
@@ -795,7 +811,7 @@ def _in_either_field(case: FormParseCase, klass: str, adapter: Impl, surrogates:
     asked = moved + (_plain_value(moved) if other == "name" else "")
     got = _unexplained(FORM_PARSE.name, dataclasses.replace(
         case, text=asked.encode("latin-1") if isinstance(raw, bytes) else asked), adapter,
-        registry_names(adapter), surrogates, known)
+        registry_names(adapter), surrogates, known, settings=settings)
     if got is not None and form_parse_difference(moved, *got[0]) == klass.replace(
             f"field={field};", f"field={other};", 1):
         return klass.replace(f"field={field};", "field=any;", 1)
@@ -804,7 +820,7 @@ def _in_either_field(case: FormParseCase, klass: str, adapter: Impl, surrogates:
 
 def _decode_prefix(case: DecodeCase, adapter: Impl, surrogates: Surrogates,
                    known: KnownFindings | None,
-                   quick: bool = False) -> tuple[DecodeCase, str] | None:
+                   quick: bool = False, *, settings: RunSettings) -> tuple[DecodeCase, str] | None:
     """A decoder's difference located as a form parser's is: the shortest prefix of the
     input whose answers differ unexplained, then the shortest end of it that still
     differs (the window), and the class of that difference on the window
@@ -819,7 +835,7 @@ def _decode_prefix(case: DecodeCase, adapter: Impl, surrogates: Surrogates,
     def differs(end: int) -> list[tuple[Any, Any]] | None:
         if end not in seen:
             seen[end] = _unexplained(DECODE.name, dataclasses.replace(case, value=value[:end]),
-                                     adapter, names, surrogates, known)
+                                     adapter, names, surrogates, known, settings=settings)
         return seen[end]
 
     end = _first_differing(len(value), differs, quick)  # (O(log n) calls: no bound needed)
@@ -833,7 +849,7 @@ def _decode_prefix(case: DecodeCase, adapter: Impl, surrogates: Surrogates,
         if size not in tails:
             tails[size] = _unexplained(
                 DECODE.name, dataclasses.replace(case, value=value[end - size:end]),
-                adapter, names, surrogates, known)
+                adapter, names, surrogates, known, settings=settings)
         return tails[size]
 
     size = _first_differing(end, tail_differs) or end

@@ -214,7 +214,8 @@ def _run_slice(stats: TargetStats, seconds: float, staging: Path, known: set[str
             if death is None:
                 break
             stats.restarts += 1
-            record_death(target, death, artifact, job.impl, job.findings, stats)
+            record_death(target, death, artifact, job.impl, job.findings, stats,
+                         accepted=not job.handoff.no_accepted)
         left = min(deadline - time.monotonic(), supervisor.remaining())
     stats.seconds += time.monotonic() - started
     stats.execs = base_execs

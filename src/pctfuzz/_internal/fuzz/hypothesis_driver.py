@@ -168,7 +168,8 @@ class _Hunt:
         except Exception as exc:
             self.stats.answered += differential
             signature = signature_of(self.target.name, exc, case=case, subject=self.impl,
-                                     impl=self.impl_name, code_under_test=self.code)
+                                     impl=self.impl_name, code_under_test=self.code,
+                                     accepted=self.settings.accepted)
             if signature in self.saved:
                 return
             self.failing[signature] = (case, exc)  # the last one is the smallest
@@ -208,7 +209,8 @@ class _Hunt:
             case, exc, complete = self.minimize(shrunk, exc, signature)
             # named on its minimal input, as the atheris driver's recorder names it
             named = signature_of(self.target.name, exc, case=case, subject=self.impl,
-                                 impl=self.impl_name, code_under_test=self.code)
+                                 impl=self.impl_name, code_under_test=self.code,
+                                 accepted=self.settings.accepted)
             self.saved.add(named)
             finding = build_finding(self.target, self.impl_name, case, self._raw(case), exc,
                                     minimized=complete, signature=named, impl=self.impl,
@@ -250,13 +252,15 @@ class _Hunt:
         from pctfuzz._internal.identity import stop_signature
         from pctfuzz._internal.store import FindingStore, StoreError, new_stop_finding
 
-        signature = stop_signature(self.target.name, "timeout", self.impl_name)
+        signature = stop_signature(self.target.name, "timeout", self.impl_name,
+                                   accepted=self.settings.accepted)
         raw = self._raw(case)
         if signature in self.saved or raw is None:
             return
         self.saved.add(signature)
         finding = new_stop_finding(target=self.target, kind="timeout", raw_input=raw,
-                                   impl=self.impl_name if self.target.differential else None)
+                                   impl=self.impl_name if self.target.differential else None,
+                                   accepted=self.settings.accepted)
         try:
             stored, is_new = FindingStore(self.findings).record(finding)
         except StoreError as err:

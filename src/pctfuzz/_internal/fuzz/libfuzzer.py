@@ -215,7 +215,7 @@ def _read(proc: subprocess.Popen[str], stats: TargetStats, base_execs: int,
 
 
 def record_death(target: str, kind: str, artifact: Path | None, impl: str, findings: Path,
-                 stats: TargetStats) -> None:
+                 stats: TargetStats, *, accepted: bool = True) -> None:
     """Save the input libFuzzer stopped on as a finding (timeout / oom / crash).
 
     The input is kept in the finding only, not added to the corpus: the restarted
@@ -230,7 +230,7 @@ def record_death(target: str, kind: str, artifact: Path | None, impl: str, findi
     data = artifact.read_bytes()
     tgt = get_target(target)
     finding = new_stop_finding(target=tgt, kind=kind, raw_input=data,
-                               impl=impl if tgt.differential else None)
+                               impl=impl if tgt.differential else None, accepted=accepted)
     try:
         stored, is_new = FindingStore(findings).record(finding)
     except StoreError as exc:

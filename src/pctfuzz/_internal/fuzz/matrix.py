@@ -212,7 +212,7 @@ class _Recorder:
             self.run.lost.append(f"{name}: {case_text(case)} did not fail again")
             return None
         signature = signature_of(target.name, first, case=case, subject=impl, impl=name,
-                                 code_under_test=code)
+                                 code_under_test=code, accepted=self.settings.accepted)
         known = self.by_signature.get(signature)
         if known is not None:
             return known
@@ -267,7 +267,8 @@ def run_matrix(
     ``settings`` (``Project.run_settings``)."""
     start = time.monotonic()
     run = MatrixRun(list(impls), {n: impl_version(i) for n, i in impls.items()})
-    for entry in (*DIVERGENCES, *(e for i in impls.values() for e in accepted_entries(i))):
+    for entry in (*DIVERGENCES,
+                  *(e for i in impls.values() for e in accepted_entries(i, settings))):
         run.entries.setdefault(entry.id, (entry.summary, entry.citation))
     run.changes = sides(impls)
     recorder = _Recorder(run, findings, settings)
@@ -329,7 +330,7 @@ def _one_input(run: MatrixRun, recorder: _Recorder, target: Target, data: bytes,
             run.reference_answers += 1
         answered.setdefault(case, []).append((name, actual))
         cell = run.cells.setdefault((name, _column(check, case)), Cell())
-        ids = judge(check, case, impl, expected, actual)
+        ids = judge(check, case, impl, expected, actual, settings=recorder.settings)
         if ids == ():
             cell.agree += 1
             continue

@@ -38,7 +38,6 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from pctfuzz._internal.accept import accepted_in_force, use_accepted
 from pctfuzz._internal.errors import PctfuzzError, UsageError
 from pctfuzz._internal.fuzz.minimize import minimize_case, raw_input_for
 from pctfuzz._internal.fuzz.recorder import Recorder, build_finding
@@ -87,7 +86,7 @@ def _new_signature(finding: Finding, impl: str | None, cache: dict[Any, Any],
     target = get_target(finding.target)
     name = impl or finding.impl
     if finding.kind in ("timeout", "oom"):
-        return stop_signature(target.name, finding.kind, name)
+        return stop_signature(target.name, finding.kind, name, accepted=settings.accepted)
     bound = bound_for(target, name, cache, recorded=impl is None, settings=settings)
     run = run_case(bound, finding.rebuild_case(), DEFAULT_TIMEOUT, impl_name=name)
     if run.signature is None:
@@ -167,7 +166,6 @@ def migrate_findings(folder: Path, *, impl: str | None = None, reidentify: bool 
     identity changed, e.g. a rule explains it now) is rewritten under it too."""
     store = FindingStore(folder)
     cache: dict[Any, Any] = {}
-    before = accepted_in_force()
     # Two migrations of one store run one after the other; the second reads what the
     # first left. A store that cannot be written fails here (StoreError), before any work.
     with store.exclusive():
@@ -178,11 +176,9 @@ def migrate_findings(folder: Path, *, impl: str | None = None, reidentify: bool 
                                 f"{one_line(impl)}")
                 continue
             # A --no-accepted finding is replayed as it was made (pctfuzz._internal.identity).
-            use_accepted(not made_without_accepted(finding.signature))
-            try:
-                yield from _migrate_one(store, finding, impl, reidentify, cache, settings)
-            finally:
-                use_accepted(before)
+            made = dataclasses.replace(
+                settings, accepted=not made_without_accepted(finding.signature))
+            yield from _migrate_one(store, finding, impl, reidentify, cache, made)
 
 
 def _migrate_one(store: FindingStore, finding: Finding, impl: str | None, reidentify: bool,

@@ -349,7 +349,8 @@ class SameFailure:
                     self.guard(lambda: self.check(case))
             except Exception as exc:
                 found = signature_of(self.target.name, exc, case=case, subject=self.subject,
-                                     impl=self.impl_name, code_under_test=self.code)
+                                     impl=self.impl_name, code_under_test=self.code,
+                                     accepted=self.settings.accepted)
         self._found[case] = found
         return found
 

@@ -184,14 +184,13 @@ class HarnessSettings:
 
     def activate(self) -> None:
         """Apply the settings to this (harness) process: the project root importable
-        (its adapter module), the accept file (or ``--no-accepted``) in force. The
+        (its adapter module), the accept file in force. ``--no-accepted`` and the
         declared sets reach the bound target in ``run_settings``."""
-        from pctfuzz._internal.accept import use_accept_file, use_accepted
+        from pctfuzz._internal.accept import use_accept_file
 
         if self.root and self.root not in sys.path:
             sys.path.insert(0, self.root)
         use_accept_file(self.accept)
-        use_accepted(not self.no_accepted)
 
     @property
     def run_settings(self) -> RunSettings:

@@ -120,7 +120,7 @@ class Recorder:
             except Exception:
                 continue
             if make_signature(self.target.name, record.kind, check, klass,
-                              self.impl_name) != record.signature:
+                              self.impl_name, accepted=self.settings.accepted) != record.signature:
                 continue  # another accepted mode, or named otherwise today
             if known.add(check, record.behaviour, case):
                 self.ids[record.signature] = record.id
@@ -155,7 +155,7 @@ class Recorder:
         parts = record.signature.split("|")
         if record.kind != "divergence" or len(parts) < 4 or make_signature(
                 self.target.name, record.kind, check, parts[3],
-                self.impl_name) != record.signature:
+                self.impl_name, accepted=self.settings.accepted) != record.signature:
             return
         known.add_unexplained(check, parts[3])
         self.ids[record.signature] = record.id
@@ -170,7 +170,7 @@ class Recorder:
             if known is None:
                 known = self._signatures[key] = signature_of(
                     self.target.name, exc, impl=self.impl_name,
-                    code_under_test=self.impl_modules)
+                    code_under_test=self.impl_modules, accepted=self.settings.accepted)
             return known
         case = None
         if not isinstance(exc, Divergence):  # (a divergence carries its class)
@@ -179,7 +179,8 @@ class Recorder:
             except Exception:
                 case = None
         return signature_of(self.target.name, exc, case=case, subject=self.impl,
-                            impl=self.impl_name, code_under_test=self.impl_modules)
+                            impl=self.impl_name, code_under_test=self.impl_modules,
+                            accepted=self.settings.accepted)
 
     def check(self, case: Case) -> Any:
         """The check a failure is minimized and named with: the bound target's."""
@@ -247,7 +248,8 @@ class Recorder:
             self.target, self.impl_name, case, small, small_exc,
             minimized=found.complete and case is found.case,
             signature=signature_of(self.target.name, small_exc, case=case, subject=self.impl,
-                                   impl=self.impl_name, code_under_test=self.impl_modules),
+                                   impl=self.impl_name, code_under_test=self.impl_modules,
+                                   accepted=self.settings.accepted),
             impl=self.impl, code_under_test=self.impl_modules)
         from pctfuzz._internal.store import StoreError
 

@@ -23,7 +23,6 @@ from types import FrameType
 from typing import TYPE_CHECKING, Any
 
 from pctfuzz import __version__
-from pctfuzz._internal.accept import accepted_in_force
 from pctfuzz._internal.errors import PctfuzzError
 from pctfuzz._internal.identity import (
     SIGNATURE_VERSION,
@@ -165,8 +164,10 @@ def run_case(bound: Bound, case: Any, timeout: float = DEFAULT_TIMEOUT, *,
              impl_name: str | None = None) -> Run:
     """Run the check of ``bound`` (a target bound to its subject, ``Target.bind``) on
     ``case``, its subject named ``impl_name`` in signatures; a run longer than
-    ``timeout`` seconds is a timeout."""
+    ``timeout`` seconds is a timeout. The signatures are of the bound target's run
+    (``settings.accepted``: ``--no-accepted`` or not)."""
     target = bound.target
+    accepted = bound.settings.accepted
 
     def on_alarm(signum: int, frame: FrameType | None) -> None:
         raise _Timeout
@@ -178,13 +179,15 @@ def run_case(bound: Bound, case: Any, timeout: float = DEFAULT_TIMEOUT, *,
     try:
         result = bound.check(case)
     except _Timeout:
-        return Run(stop_signature(target.name, "timeout", impl_name),
+        return Run(stop_signature(target.name, "timeout", impl_name, accepted=accepted),
                    f"ran longer than {timeout:g} s", timed_out=True)
     except MemoryError:
-        return Run(stop_signature(target.name, "oom", impl_name), "MemoryError")
+        return Run(stop_signature(target.name, "oom", impl_name, accepted=accepted),
+                   "MemoryError")
     except Exception as exc:
         signature = signature_of(target.name, exc, case=case, subject=bound.subject,
-                                 impl=impl_name, code_under_test=bound.code_under_test)
+                                 impl=impl_name, code_under_test=bound.code_under_test,
+                                 accepted=accepted)
         return Run(signature, f"{type(exc).__name__}: {exc}"[:500])
     finally:
         if use_alarm:
@@ -434,15 +437,16 @@ class OpenReplay:
         return out
 
 
-def _belongs(target: Target, finding: Any, impl: str, targets: Sequence[str] | None) -> bool:
+def _belongs(target: Target, finding: Any, impl: str, targets: Sequence[str] | None,
+             accepted: bool = True) -> bool:
     """A finding of the implementation under test: a differential finding recorded
-    against ``impl`` in this process's mode (a ``--no-accepted`` finding only under
+    against ``impl`` in this run's mode (``accepted``; a ``--no-accepted`` finding only under
     ``--no-accepted``, a normal one only normally: accepted differences explain the
     first, so a normal replay would close it); an invariant finding of the reference
     (no impl) when its target is among ``targets`` (None: any)."""
     if target.differential:
         return bool(finding.impl == impl) and \
-            made_without_accepted(finding.signature) != accepted_in_force()
+            made_without_accepted(finding.signature) != accepted
     return finding.impl is None and (targets is None or target.name in targets)
 
 
@@ -491,7 +495,8 @@ def replay_open(findings: Path, impl: str, *, targets: Sequence[str] | None = No
         except PctfuzzError as exc:
             result.errors.append((path, str(exc)))
             continue
-        if finding.status in OPEN_STATUSES and _belongs(target, finding, impl, targets):
+        if finding.status in OPEN_STATUSES and _belongs(target, finding, impl, targets,
+                                                        settings.accepted):
             chosen.append((path, finding, target))
     # A recorded timeout may well take its whole timeout again: the others first.
     chosen.sort(key=lambda item: item[1].kind == "timeout")

@@ -5,7 +5,7 @@ A finding's signature is one line (format version ``SIGNATURE_VERSION``)::
     <target>|<kind>|<check>|<class>[|impl=<implementation under test>[|accepted=none]]
 
 ``accepted=none`` marks a finding made under ``--no-accepted`` (every accepted
-difference ignored, ``pctfuzz._internal.accept.use_accepted``): its own record, apart from
+difference ignored, the run's ``settings.RunSettings.accepted``): its own record, apart from
 the normal campaign's (docs/fuzzing.md).
 
 ``kind`` is ``violation``, ``divergence``, ``crash``, ``timeout`` or ``oom``; ``check``

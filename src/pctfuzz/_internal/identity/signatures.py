@@ -10,7 +10,6 @@ from pathlib import Path
 from types import TracebackType
 from typing import Any
 
-from pctfuzz._internal.accept.files import accepted_in_force
 from pctfuzz._internal.accept.rules import rule_class
 from pctfuzz._internal.cases import Case, DecodeCase, EncodeCase, FormCase, FormParseCase
 from pctfuzz._internal.errors import PctfuzzError
@@ -184,15 +183,16 @@ def _clean(part: str) -> str:
 
 
 def make_signature(target: str, kind: str, check: str | None, klass: str,
-                   impl: str | None = None) -> str:
-    """The signature line from its parts (see the module docstring)."""
+                   impl: str | None = None, *, accepted: bool = True) -> str:
+    """The signature line from its parts (see the module docstring); ``accepted``
+    False: made under ``--no-accepted`` (the run's ``settings.RunSettings.accepted``)."""
     if kind not in FINDING_KINDS:
         raise PctfuzzError(f"kind must be one of {sorted(FINDING_KINDS)}, not {kind!r}")
     parts = [target, kind, check or "-", klass or "-"]
     if impl:
         # The same check failing for two implementations is two bugs, not one.
         parts.append(f"impl={impl}")
-        if not accepted_in_force():
+        if not accepted:
             # --no-accepted: a finding of its own, which a normal campaign (whose
             # accepted differences may explain it) never closes or reopens.
             parts.append(NO_ACCEPTED)
@@ -213,17 +213,19 @@ def without_accepted_mode(signature: str) -> str:
     return signature.removesuffix("|" + NO_ACCEPTED)
 
 
-def stop_signature(target: str, kind: str, impl: str | None = None) -> str:
+def stop_signature(target: str, kind: str, impl: str | None = None, *,
+                   accepted: bool = True) -> str:
     """A finding for an input libFuzzer stopped on (timeout, oom, process crash): no
     exception to classify, so one such finding per target, kind and implementation."""
-    return make_signature(target, kind, None, "-", impl)
+    return make_signature(target, kind, None, "-", impl, accepted=accepted)
 
 
 def signature_of(target: str, exc: BaseException | None, *, case: Case | None = None,
                  subject: Any = None, impl: str | None = None,
                  code_under_test: Sequence[str] = (), kind: str | None = None,
-                 check: str | None = None) -> str:
-    """The signature of ``exc``, raised by ``target``'s check on ``case``.
+                 check: str | None = None, accepted: bool = True) -> str:
+    """The signature of ``exc``, raised by ``target``'s check on ``case``, in a run
+    with (``accepted``) or without (``--no-accepted``) the accepted differences.
 
     ``subject`` is what an invariant target's check ran against (a
     ``oracles.codec.Codec``; None is the reference): the class is then the difference
@@ -233,7 +235,7 @@ def signature_of(target: str, exc: BaseException | None, *, case: Case | None = 
     ``kind``; ``kind``/``check`` otherwise default to ``classify(exc)``'s.
     """
     if exc is None:
-        return make_signature(target, kind or "crash", check, "-", impl)
+        return make_signature(target, kind or "crash", check, "-", impl, accepted=accepted)
     found_kind, found_check, located = classify(exc)
     kind, check = kind or found_kind, check or found_check
     if kind == "crash" and isinstance(exc, Divergence) and exc.behaviour is not None:
@@ -254,4 +256,4 @@ def signature_of(target: str, exc: BaseException | None, *, case: Case | None = 
         klass = codec_difference(QUESTION.get(target, ""), case, subject)
     else:
         klass = "-"
-    return make_signature(target, kind, check, klass, impl)
+    return make_signature(target, kind, check, klass, impl, accepted=accepted)

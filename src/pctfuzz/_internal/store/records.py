@@ -191,6 +191,7 @@ def new_finding(
     minimized: bool = False,
     now: str | None = None,
     behaviour: Mapping[str, Any] | None = None,
+    accepted: bool = True,
 ) -> Finding:
     """A new finding (``hits=1``) for ``exc`` raised while checking ``case``, with the
     ``signature`` that ``pctfuzz._internal.identity`` gave the failure (default:
@@ -214,7 +215,7 @@ def new_finding(
         raise StoreError("<finding>", f"kind must be one of {sorted(FINDING_KINDS)}, not {kind!r}")
     if signature is None:
         signature = signature_of(target, exc, kind=kind, check=check, impl=impl,
-                                 code_under_test=tuple(impl_modules))
+                                 code_under_test=tuple(impl_modules), accepted=accepted)
     if traceback is None:
         traceback = "".join(_traceback.format_exception(exc)) if exc is not None else ""
     case_json: dict[str, Any] | None
@@ -264,6 +265,7 @@ def new_stop_finding(
     impl: str | None = None,
     traceback: str = "",
     now: str | None = None,
+    accepted: bool = True,
 ) -> Finding:
     """A finding for an input libFuzzer stopped on (timeout, oom, crash of the process).
 
@@ -284,7 +286,7 @@ def new_stop_finding(
         name,
         kind,
         None,
-        signature=stop_signature(name, kind, impl),
+        signature=stop_signature(name, kind, impl, accepted=accepted),
         case=case,
         raw_input=raw_input,
         impl=impl,

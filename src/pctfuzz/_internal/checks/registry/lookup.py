@@ -17,7 +17,6 @@ from collections.abc import Iterable, Sequence
 
 from pctfuzz._internal.accept import (
     accept_file,
-    accepted_in_force,
     checked_entries,
     load_accept_file,
 )
@@ -52,6 +51,7 @@ from pctfuzz._internal.errors import UsageError
 from pctfuzz._internal.oracles.base import impl_name
 from pctfuzz._internal.oracles.registry import IMPLS
 from pctfuzz._internal.outcome import CHECKS, Outcome
+from pctfuzz._internal.settings import DEFAULT_SETTINGS, RunSettings
 
 __all__ = [
     "DIVERGENCES",
@@ -103,22 +103,23 @@ def divergences_for(
 
 def reconcile(
     check: str, impl_names: Sequence[str], case: Case, expected: Outcome, actual: Outcome,
-    *, extra: Sequence[KnownDivergence] = (),
+    *, extra: Sequence[KnownDivergence] = (), settings: RunSettings = DEFAULT_SETTINGS,
 ) -> tuple[tuple[str, ...], Outcome, Outcome]:
     """``pctfuzz._internal.accept.entry.reconcile`` over the built-in entries, then the ``extra``
     ones
     (a user adapter's and ``--accept``'s, ``accepted_entries``)."""
     return _engine.reconcile(check, impl_names, case, expected, actual,
-                             entries_for(check, impl_names, extra))
+                             entries_for(check, impl_names, extra, settings))
 
 
 def explain(
     check: str, impl_names: Sequence[str], case: Case, expected: Outcome, actual: Outcome,
     *, extra: Sequence[KnownDivergence] = (), without: str | None = None,
+    settings: RunSettings = DEFAULT_SETTINGS,
 ) -> tuple[str, ...] | None:
     """``pctfuzz._internal.accept.entry.explain`` over the built-in entries, then the ``extra`` ones
     (all but the entry whose id is ``without``)."""
-    entries = entries_for(check, impl_names, extra)
+    entries = entries_for(check, impl_names, extra, settings)
     if without is not None:
         entries = [e for e in entries if e.id != without]
     return _engine.explain(check, impl_names, case, expected, actual, entries)
@@ -129,12 +130,13 @@ _FOR: dict[tuple[str, tuple[str, ...]], tuple[KnownDivergence, ...]] = {}
 
 
 def entries_for(check: str, impl_names: Sequence[str],
-                extra: Sequence[KnownDivergence] = ()) -> Sequence[KnownDivergence]:
+                extra: Sequence[KnownDivergence] = (),
+                settings: RunSettings = DEFAULT_SETTINGS) -> Sequence[KnownDivergence]:
     """``(*DIVERGENCES, *extra)`` without the built-in entries that the engine would
     skip (another check or implementation), in the same order: a differential check
     asks on every differing input, about one check and one adapter. None at all
-    under ``--no-accepted`` (``pctfuzz._internal.accept.use_accepted``)."""
-    if not accepted_in_force():
+    under ``--no-accepted`` (the run's ``settings.accepted``)."""
+    if not settings.accepted:
         return ()
     key = (check, tuple(impl_names))
     own = _FOR.get(key)
@@ -149,13 +151,14 @@ def entries_for(check: str, impl_names: Sequence[str],
 _ADAPTERS: Asked[tuple[KnownDivergence, ...]] = Asked("accepted entries")
 
 
-def accepted_entries(impl: object) -> tuple[KnownDivergence, ...]:
+def accepted_entries(impl: object,
+                     settings: RunSettings = DEFAULT_SETTINGS) -> tuple[KnownDivergence, ...]:
     """The user entries that apply to ``impl``: its ``divergences`` and those of the
     project's accept file (``pctfuzz._internal.accept.use_accept_file``), each with ``impl`` filled
     in (the
     adapter's name), in reconcile order. Cached per adapter object and file. None
-    under ``--no-accepted`` (``pctfuzz._internal.accept.use_accepted``)."""
-    if not accepted_in_force():
+    under ``--no-accepted`` (the run's ``settings.accepted``)."""
+    if not settings.accepted:
         return ()
     accept = accept_file()
     cached = _ADAPTERS.get(impl, accept)
