@@ -50,15 +50,12 @@ settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "ci"))
 
 @pytest.fixture(autouse=True)
 def _project_state() -> Iterator[None]:
-    """An in-process ``main`` (or ``Project.activate``) sets this process's accept file
-    (and ``PCTFUZZ_ACCEPT``); each test starts and ends without it (the variable as it
-    was)."""
-    from pctfuzz._internal.accept import ACCEPT_ENV, use_accept_file
+    """Each test starts and ends with ``PCTFUZZ_ACCEPT`` as it was (the run's accept
+    file itself is no setting of the process: ``settings.RunSettings``, handed down)."""
+    from pctfuzz._internal.accept import ACCEPT_ENV
 
-    old = os.environ.get(ACCEPT_ENV)  # (``--accept`` in an in-process ``main`` sets it)
-    use_accept_file(None)
+    old = os.environ.get(ACCEPT_ENV)
     yield
-    use_accept_file(None)
     if old is None:
         os.environ.pop(ACCEPT_ENV, None)
     else:

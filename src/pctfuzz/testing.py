@@ -65,6 +65,7 @@ from pctfuzz._internal.oracles.codec import Codec
 from pctfuzz._internal.project import Project
 from pctfuzz._internal.reports.failure import failure_text
 from pctfuzz._internal.sets import get_set
+from pctfuzz._internal.settings import DEFAULT_SETTINGS, RunSettings
 from pctfuzz._internal.targets import TARGETS, Target, get_target, resolve_subject
 from pctfuzz._internal.text import one_line
 from pctfuzz._internal.violations import Violation
@@ -134,7 +135,8 @@ def differential_tests(impl: Any = None, *, questions: Iterable[str] = tuple(_QU
     reference outside the divergence registry. ``project``: default, the project of
     the current folder (``Project.load``)."""
     project = project or Project.load()
-    project.activate()  # its accept file in force, as a campaign has it
+    project.activate()  # its root importable, its accept file checked
+    settings = project.run_settings  # its accept file and sets, as a campaign has them
     if impl is None:
         built: Any = project.implementation()
         name: str | None = project.impl_name
@@ -154,10 +156,11 @@ def differential_tests(impl: Any = None, *, questions: Iterable[str] = tuple(_QU
         if reason is not None:  # passing would claim a check that never ran
             tests[f"test_pctfuzz_{question}"] = _skipped(question, adapter, reason)
             continue
-        _warm_up(target.checker, adapter, examples[:1] or _FIRST_CASES[question])
+        _warm_up(functools.partial(target.checker, settings=settings), adapter,
+                 examples[:1] or _FIRST_CASES[question])
         tests[f"test_pctfuzz_{question}"] = _test(
             target, adapter, cases, question, examples,
-            replay=name or functools.partial(_import_name, impl))
+            replay=name or functools.partial(_import_name, impl), settings=settings)
     return tests
 
 
@@ -203,11 +206,13 @@ def _warm_up(check: Callable[[Any, Any], Any], impl: Any, cases: Sequence[Any]) 
 
 def _test(target: Target, impl: Any, cases: st.SearchStrategy[Any], question: str,
           examples: Sequence[Any] = (), *,
-          replay: str | Callable[[], str | None] | None = None) -> Callable[[], None]:
-    """The Hypothesis test of ``target``'s check on ``impl``. A failed check is an
-    ``AssertionError`` in the words of a finding (``reports.failure``); ``replay``:
-    the adapter's name for its replay line, or a function that finds it."""
-    check = target.checker
+          replay: str | Callable[[], str | None] | None = None,
+          settings: RunSettings = DEFAULT_SETTINGS) -> Callable[[], None]:
+    """The Hypothesis test of ``target``'s check on ``impl``, with the project's
+    ``settings``. A failed check is an ``AssertionError`` in the words of a finding
+    (``reports.failure``); ``replay``: the adapter's name for its replay line, or a
+    function that finds it."""
+    check = functools.partial(target.checker, settings=settings)
 
     def test(case: Any) -> None:
         try:

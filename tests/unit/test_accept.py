@@ -27,7 +27,6 @@ from pctfuzz._internal.accept import (
     pairs_order,
     requoted,
     space_as,
-    use_accept_file,
 )
 from pctfuzz._internal.cases import Case, DecodeCase, EncodeCase, FormCase, FormParseCase
 from pctfuzz._internal.checks.differential import (
@@ -280,13 +279,17 @@ def test_accept_toml_file(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
     assert main([*argv, "--check"]) == 1  # WrongEntry's own entries still fail
     out = capsys.readouterr().out
     assert "toml-brackets (wrong, encode): ok" in out
-    # The file's entries reach the differential check: the command made it this
-    # process's accept file (Project.activate).
+    # The file's entries reach the differential check in the run's settings, handed
+    # down (the command's Project.run_settings); none of this process is changed.
     from accept_impls import Plain
 
+    from pctfuzz._internal.project import Project
+
     plain = Plain()
-    assert check_encode(EncodeCase("[a]", "encodeURI"), plain) == ("toml-brackets",)
-    use_accept_file(None)
+    settings = Project.load(tmp_path, accept=str(good)).run_settings
+    assert settings.accept_file == str(good)
+    assert check_encode(EncodeCase("[a]", "encodeURI"), plain,
+                        settings=settings) == ("toml-brackets",)
     with pytest.raises(Divergence):
         check_encode(EncodeCase("[a]", "encodeURI"), plain)
 

@@ -393,13 +393,13 @@ def test_a_behaviours_class_is_the_same_beside_accepted_and_known_ones(
     of it, one per class, one of them named left_raw('%'); and a '%' before it
     ('%%\uff14a') was named left_raw('%') beside the known fallback, a rule that undoes
     the fallback's encoded('%') (``Model.merge``: a contradiction)."""
-    from pctfuzz._internal.accept import use_accept_file
+    from pctfuzz._internal.settings import RunSettings
 
     (tmp_path / "accept.toml").write_text(_REQUOTE_ACCEPT)
-    use_accept_file(str(tmp_path / "accept.toml"))
     inputs = ["%\u0664a", "%7a%\u0664a", "%%7a%\u0664a", "%\u0662D", "%7a%\u06630",
               "x%\u06630", "Ab%7a%\u06639", "%%\uff14a", "x%%\u07c4a"]
-    bound = get_target("diff_encode").bind(REQUOTE)
+    bound = get_target("diff_encode").bind(
+        REQUOTE, RunSettings(accept_file=str(tmp_path / "accept.toml")))
     alone = {_fails(bound, EncodeCase(text, "encodeURI-%25[]")).difference
              for text in inputs}
     fallback = _fails(bound, EncodeCase("%ua", "encodeURI-%25[]"))

@@ -89,18 +89,18 @@ def test_the_harness_handoff_round_trips_and_drops_a_stale_one() -> None:
         HarnessSettings.from_env({"PCTFUZZ_SETS": "[1]"})
 
 
-def test_activate_puts_the_accept_file_and_sets_in_force(tmp_path: Path) -> None:
-    from pctfuzz._internal.accept import accept_file
-
+def test_the_run_settings_carry_the_accept_file_and_sets(tmp_path: Path) -> None:
     (tmp_path / "accept.toml").write_text(
         '[[divergence]]\nid = "x"\ncheck = "encode"\nreconciler = "left_raw"\nchars = "#"\n'
         'citation = "c"\nwhy = "w"\n[divergence.example]\nvalue = "#"\nset = "query"\n')
     root = _project(tmp_path, 'accept = ["accept.toml"]\nsets = ["query"]\n')
     project = Project.load(root)
-    project.activate()
-    assert accept_file() == str(root / "accept.toml")
-    # the declared sets are no setting of the process: the run's, handed down
+    project.activate()  # checks the file; sets nothing of the process
+    # no setting of the process: the run's, handed down
+    assert project.run_settings.accept_file == str(root / "accept.toml")
+    assert project.run_settings.accepted
     assert dict(project.run_settings.declared_sets) == {"query": "query"}
+    assert not Project.load(root, no_accepted=True).run_settings.accepted
     assert project.handoff().run_settings == project.run_settings
 
 
@@ -130,7 +130,6 @@ def test_a_configured_accept_file_may_be_one_string_and_may_not_exist_yet(
     """``accept = "fuzz/accept.toml"`` (one file, as ``pctfuzz accept`` writes it) before
     any entry exists: nothing is accepted, nothing fails; once written, it is in force.
     A flag naming a missing file is still an error."""
-    from pctfuzz._internal.accept import accept_file
     from pctfuzz._internal.errors import PctfuzzError
 
     root = _project(tmp_path, 'accept = "fuzz/accept.toml"\n')
@@ -138,13 +137,14 @@ def test_a_configured_accept_file_may_be_one_string_and_may_not_exist_yet(
     assert project.accept == str(root / "fuzz" / "accept.toml")
     assert project.accept_in_force is None
     project.activate()
-    assert accept_file() is None
+    assert project.run_settings.accept_file is None
     (root / "fuzz").mkdir()
     (root / "fuzz" / "accept.toml").write_text(
         '[[divergence]]\nid = "x"\ncheck = "encode"\nreconciler = "left_raw"\nchars = "#"\n'
         'citation = "c"\nwhy = "w"\n[divergence.example]\nvalue = "#"\nset = "query"\n')
-    Project.load(root).activate()
-    assert accept_file() == str(root / "fuzz" / "accept.toml")
+    written = Project.load(root)
+    written.activate()
+    assert written.run_settings.accept_file == str(root / "fuzz" / "accept.toml")
     flagged = Project.load(root, accept=str(tmp_path / "missing.toml"))
     assert flagged.accept_in_force == str(tmp_path / "missing.toml")
     with pytest.raises(PctfuzzError):

@@ -27,7 +27,9 @@ API::
     project.trusted_impls                   # names a record may replay against
     project.finding_store(), project.corpus_store()
     project.activate()                      # this process: root importable, accept
-                                            # file and sets in force
+                                            # file checked (nothing else set)
+    project.run_settings                    # RunSettings: accept file, --no-accepted,
+                                            # sets, handed down (Target.bind)
     project.handoff()                       # HarnessSettings for a harness process
     project.where()                         # "project R; corpus C; findings F"
 
@@ -373,16 +375,16 @@ class Project:
     # --- this process and its children -------------------------------------------------------
     def activate(self) -> None:
         """Make the project this process's: its root importable (an adapter module of
-        the project loads from any subfolder), its accept file (checked now: a bad one
-        is a usage error before any work) in force. ``--no-accepted`` and its declared
-        sets are no setting of the process: they reach the checks in ``run_settings``."""
-        from pctfuzz._internal.accept import load_accept_file, use_accept_file
+        the project loads from any subfolder) and its accept file checked now (a bad
+        one is a usage error before any work). What is in force for a run (the accept
+        file, ``--no-accepted``, the declared sets) is no setting of the process: it
+        reaches the checks in ``run_settings``, handed down."""
+        from pctfuzz._internal.accept import load_accept_file
 
         if self.pyproject is not None and str(self.root) not in sys.path:
             sys.path.insert(0, str(self.root))
         if self.accept_in_force is not None:
             load_accept_file(self.accept_in_force)
-        use_accept_file(self.accept_in_force)
 
     @property
     def run_settings(self) -> RunSettings:

@@ -78,7 +78,7 @@ def pytest_configure(config: pytest.Config) -> None:
     config.stash[_PROJECT], config.stash[_FOLDER] = project, found
     if found is None:
         return
-    project.activate()  # its root importable, its accept file and sets in force
+    project.activate()  # its root importable, its accept file checked (run_settings: below)
     explicit = config.args_source == pytest.Config.ArgsSource.ARGS
     if flag is not None or not explicit:
         args = [Path(config.invocation_params.dir, a.split("::")[0]).resolve()

@@ -8,10 +8,8 @@ from __future__ import annotations
 from pctfuzz._internal.accept.entry import KnownDivergence
 from pctfuzz._internal.accept.files import (
     ACCEPT_ENV,
-    accept_file,
     checked_entries,
     load_accept_file,
-    use_accept_file,
 )
 from pctfuzz._internal.accept.reconcilers import (
     OPTIONAL_PARAMS,
@@ -61,7 +59,6 @@ __all__ = [
     "RECONCILERS",
     "KnownDivergence",
     "Reconciler",
-    "accept_file",
     "both_refuse",
     "checked_entries",
     "cut_at",
@@ -99,6 +96,5 @@ __all__ = [
     "trimmed",
     "truncated",
     "unmappable_replaced",
-    "use_accept_file",
     "whole_characters",
 ]

@@ -36,29 +36,13 @@ from pctfuzz._internal.errors import PctfuzzError, UsageError
 from pctfuzz._internal.operations import DECODE, ENCODE, FORM_PARSE, FORM_SERIALIZE
 from pctfuzz._internal.sets import get_set
 
-__all__ = ["ACCEPT_ENV", "MAX_ACCEPT_BYTES", "accept_file",
+__all__ = ["ACCEPT_ENV", "MAX_ACCEPT_BYTES",
            "check_example", "check_parameter", "checked_entries", "load_accept_file",
-           "parse_toml", "read_accept_file", "use_accept_file"]
+           "parse_toml", "read_accept_file"]
 
 #: The environment variable that hands the ``--accept`` file to a harness process
 #: (``pctfuzz._internal.fuzz.protocol.HarnessSettings``); nothing else reads it.
 ACCEPT_ENV = "PCTFUZZ_ACCEPT"
-
-#: The accepted-differences file of this process's project (``use_accept_file``).
-_ACCEPT_FILE: list[str | None] = [None]
-
-
-def use_accept_file(path: str | None) -> None:
-    """Make ``path`` (``--accept`` or ``[tool.pctfuzz] accept``) the accepted-differences
-    file of this process: the differential checks reconcile with its entries. Set once
-    by an entry point (``pctfuzz._internal.project.Project.activate``, the harness)."""
-    _ACCEPT_FILE[0] = path or None
-
-
-def accept_file() -> str | None:
-    """The accepted-differences file set by ``use_accept_file`` (None: none)."""
-    return _ACCEPT_FILE[0]
-
 
 # --- reading a file safely, checking an entry as it loads ---------------------------------
 #: An accept file is a few entries; anything larger is not one.

@@ -49,6 +49,7 @@ from pctfuzz._internal.operations import DECODE, FORM_PARSE, FORM_SERIALIZE
 from pctfuzz._internal.oracles.base import Impl
 from pctfuzz._internal.oracles.codec import REFERENCE, as_adapter
 from pctfuzz._internal.outcome import Outcome, reference_outcome
+from pctfuzz._internal.settings import DEFAULT_SETTINGS, RunSettings
 
 __all__ = ["OPERATIONS", "Fact", "OperationReport", "probe_operation"]
 
@@ -124,9 +125,11 @@ class _Asker:
     """One adapter asked one operation's cases: str inputs, or their UTF-8 bytes for an
     adapter that takes bytes only (a parser of a raw query: tornado)."""
 
-    def __init__(self, check: str, adapter: Impl) -> None:
+    def __init__(self, check: str, adapter: Impl,
+                 settings: RunSettings = DEFAULT_SETTINGS) -> None:
         self.check = check
         self.adapter = adapter
+        self.settings = settings  # the run's: its accept file's entries are in force
         self.takes = _takes(check, adapter)
         self.as_bytes = self.takes == "bytes"
 
@@ -563,21 +566,23 @@ def _explain(asker: _Asker, inputs: Sequence[Any]) -> tuple[bool, list[str], str
         expected = reference_outcome(asker.check, case, surrogates=surrogates)
         if agree(asker.check, case, expected, actual):
             continue
-        accepted = judge(asker.check, case, asker.adapter, expected, actual)
+        accepted = judge(asker.check, case, asker.adapter, expected, actual,
+                         settings=asker.settings)
         if accepted:
             return False, list(accepted), None
-        rule = rule_for(asker.check, case, asker.adapter)
+        rule = rule_for(asker.check, case, asker.adapter, settings=asker.settings)
         return False, [], None if rule is None else rule.klass()
     return True, [], None
 
 
-def probe_operation(adapter: Impl, operation: str, target: str = "") -> OperationReport:
+def probe_operation(adapter: Impl, operation: str, target: str = "",
+                    settings: RunSettings = DEFAULT_SETTINGS) -> OperationReport:
     """Ask ``adapter`` the questions of ``operation`` (``decode``, ``form``,
-    ``form-parse``) and the reference the same. ``UsageError`` when the adapter
-    answers none of its inputs."""
+    ``form-parse``) and the reference the same, with the run's ``settings`` (the
+    entries in force). ``UsageError`` when the adapter answers none of its inputs."""
     if operation not in QUESTIONS:
         raise UsageError(f"probe: no questions for {operation!r}; one of {', '.join(QUESTIONS)}")
-    asker, reference = _Asker(operation, adapter), _Asker(operation, _REFERENCE)
+    asker, reference = _Asker(operation, adapter, settings), _Asker(operation, _REFERENCE)
     if asker.takes == "nothing":
         raise UsageError(f"{target or 'the adapter'} does not answer {operation}")
     facts = []

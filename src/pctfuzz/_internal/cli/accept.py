@@ -254,11 +254,11 @@ def _write_checked(accept: Path, target: Path, folder_fd: int, old: bytes | None
     symlinks' end), load it and check its new entries on ``impl`` (``divergences
     --check``), then rename it over ``target`` unless the file changed meanwhile (an
     editor takes no lock). ``UsageError`` leaves ``target`` untouched."""
-    from pctfuzz._internal.accept import accept_file, load_accept_file, use_accept_file
+    from pctfuzz._internal.accept import load_accept_file
     from pctfuzz._internal.checks.registry.examples import check_entries
+    from pctfuzz._internal.settings import RunSettings
 
     tmp = target.parent / _temp_name(target)
-    previous = accept_file()
     created = False
     try:
         try:
@@ -278,8 +278,9 @@ def _write_checked(accept: Path, target: Path, folder_fd: int, old: bytes | None
         except OSError as exc:
             raise UsageError(f"{accept}: cannot be written: {exc.strerror or exc}") from None
         entries = [e for e in load_accept_file(str(tmp)) if e.id in entry_ids]
-        use_accept_file(str(tmp))  # the new file, as the next campaign will read it
-        failed = [r for r in check_entries(impl, entries) if not r.ok]
+        # the new file, as the next campaign will read it
+        failed = [r for r in check_entries(impl, entries, RunSettings(accept_file=str(tmp)))
+                  if not r.ok]
         if failed:
             raise UsageError(f"not written: {failed[0].line()}")
         if _read_current(target, accept) != old:
@@ -292,7 +293,6 @@ def _write_checked(accept: Path, target: Path, folder_fd: int, old: bytes | None
         with contextlib.suppress(OSError):  # the rename survives a crash of the machine
             os.fsync(folder_fd)
     finally:
-        use_accept_file(previous)
         if created:
             with contextlib.suppress(OSError):
                 os.unlink(tmp)

@@ -27,6 +27,7 @@ from pctfuzz._internal.errors import PctfuzzError, UsageError
 from pctfuzz._internal.exits import ExitCode
 from pctfuzz._internal.oracles.base import Impl, registry_names
 from pctfuzz._internal.oracles.registry import IMPLS, get_impl
+from pctfuzz._internal.settings import DEFAULT_SETTINGS, RunSettings
 
 __all__ = ["add_accept_option", "add_command"]
 
@@ -51,14 +52,15 @@ def _adapter(impl: str | None) -> tuple[list[str] | None, Impl | None]:
                        "or give an import path package.module:Name")
 
 
-def _user_entries(adapter: Impl | None, accept: str | None) -> list[KnownDivergence]:
+def _user_entries(adapter: Impl | None, accept: str | None,
+                  settings: RunSettings = DEFAULT_SETTINGS) -> list[KnownDivergence]:
     if adapter is not None:
-        return list(accepted_entries(adapter))
+        return list(accepted_entries(adapter, settings))
     return list(load_accept_file(accept)) if accept else []
 
 
 def _check(names: list[str] | None, adapter: Impl | None,
-           user: list[KnownDivergence]) -> int:
+           user: list[KnownDivergence], settings: RunSettings = DEFAULT_SETTINGS) -> int:
     failed = checked = 0
     builtin = divergences_for(names)
     # A built-in entry's example is pinned on the implementation it was written for.
@@ -68,14 +70,14 @@ def _check(names: list[str] | None, adapter: Impl | None,
         except PctfuzzError as exc:
             print(f"{impl}: skipped ({exc})")
             continue
-        for result in check_entries(own, [d for d in builtin if d.impl == impl]):
+        for result in check_entries(own, [d for d in builtin if d.impl == impl], settings):
             failed += not result.ok
             checked += 1
             print(result.line())
     if user:
         if adapter is None:
             raise UsageError("--check of --accept entries needs --impl (the adapter to run)")
-        for result in check_entries(adapter, user):
+        for result in check_entries(adapter, user, settings):
             failed += not result.ok
             checked += 1
             print(result.line())
@@ -93,9 +95,9 @@ def _cmd_divergences(args: argparse.Namespace) -> int:
     project = Project.load(accept=args.accept, impl=args.impl)
     project.activate()
     names, adapter = _adapter(project.impl)
-    user = _user_entries(adapter, project.accept_in_force)
+    user = _user_entries(adapter, project.accept_in_force, project.run_settings)
     if args.check:
-        return _check(names, adapter, user)
+        return _check(names, adapter, user, project.run_settings)
     if args.markdown:
         print(render_markdown(names), end="")
         return ExitCode.OK

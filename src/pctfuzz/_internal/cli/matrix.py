@@ -66,7 +66,7 @@ def _cmd_matrix(args: argparse.Namespace) -> int:
 
     project = Project.load(corpus=args.corpus, findings=args.findings,
                            no_accepted=args.no_accepted)
-    project.activate()  # its root importable, its accept file and sets in force
+    project.activate()  # its root importable, its accept file checked (run_settings: below)
     out = Path(args.out)
     findings = project.findings if args.findings else out / "findings"
     corpus = project.corpus

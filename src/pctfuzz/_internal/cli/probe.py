@@ -27,6 +27,7 @@ from pctfuzz._internal.checks.probe import (
 from pctfuzz._internal.checks.probe_operations import OperationReport, probe_operation
 from pctfuzz._internal.exits import ExitCode
 from pctfuzz._internal.operations import DECODE, ENCODE, FORM_PARSE, FORM_SERIALIZE, OPERATIONS
+from pctfuzz._internal.settings import DEFAULT_SETTINGS, RunSettings
 
 __all__ = ["add_command", "render", "render_operation"]
 
@@ -127,8 +128,8 @@ def _declared_sets(impl: Any) -> list[str]:
     return list(sets) if isinstance(sets, Mapping) else []
 
 
-def _reports(target: str, set_name: str | None, operation: str | None) -> tuple[
-        list[Report], list[str]]:
+def _reports(target: str, set_name: str | None, operation: str | None,
+             settings: RunSettings = DEFAULT_SETTINGS) -> tuple[list[Report], list[str]]:
     """The reports asked for, and one note per operation the adapter may answer that
     was not probed (its encoder without a set)."""
     from pctfuzz._internal.errors import UsageError
@@ -141,7 +142,7 @@ def _reports(target: str, set_name: str | None, operation: str | None) -> tuple[
         if set_name is not None:
             raise UsageError(f"target {target!r}: --set applies to an encoder")
         return [probe_operation(_function_adapter(fn, target, operation), operation,
-                                target)], []
+                                target, settings)], []
     if set_name is not None:  # --set: the adapter's encoder with that set, as before
         if operation not in (None, ENCODE.name):
             raise UsageError("--set applies to --operation encode")
@@ -163,7 +164,7 @@ def _reports(target: str, set_name: str | None, operation: str | None) -> tuple[
                 notes.append("encode: not probed: this adapter declares no sets; give "
                              "--set NAME (a set name or spec) to probe its encoder")
         elif operation is not None or _answers(impl, name):
-            reports.append(probe_operation(impl, name, target))
+            reports.append(probe_operation(impl, name, target, settings))
     if not reports:
         raise UsageError(f"target {target!r}: {notes[0]}" if notes else
                          f"target {target!r} answers none of encode (a declared set), "
@@ -193,7 +194,7 @@ def _cmd_probe(args: argparse.Namespace) -> int:
         raise UsageError("give TARGET (module:function or module:Class); this project "
                          "names no [tool.pctfuzz] impl")
     operation = _OPERATIONS[args.operation] if args.operation else None
-    reports, notes = _reports(args.target, args.set, operation)
+    reports, notes = _reports(args.target, args.set, operation, project.run_settings)
     if args.json:
         documents = [report.to_json() for report in reports]
         print(json.dumps(documents[0] if len(documents) == 1 else documents, indent=2))

@@ -184,13 +184,10 @@ class HarnessSettings:
 
     def activate(self) -> None:
         """Apply the settings to this (harness) process: the project root importable
-        (its adapter module), the accept file in force. ``--no-accepted`` and the
-        declared sets reach the bound target in ``run_settings``."""
-        from pctfuzz._internal.accept import use_accept_file
-
+        (its adapter module). The accept file, ``--no-accepted`` and the declared sets
+        are no setting of the process: they reach the bound target in ``run_settings``."""
         if self.root and self.root not in sys.path:
             sys.path.insert(0, self.root)
-        use_accept_file(self.accept)
 
     @property
     def run_settings(self) -> RunSettings:

@@ -14,6 +14,7 @@ from pctfuzz._internal.errors import NotScalarValueError, UsageError
 from pctfuzz._internal.oracles.base import registry_names
 from pctfuzz._internal.oracles.registry import get_impl
 from pctfuzz._internal.outcome import Outcome, reference_outcome
+from pctfuzz._internal.settings import DEFAULT_SETTINGS, RunSettings
 
 __all__ = ["CheckResult", "check_entries", "example_outcomes"]
 
@@ -40,14 +41,16 @@ class CheckResult:
         return f"{self.entry.id} ({self.entry.impl}, {self.entry.check}): {state}"
 
 
-def check_entries(impl: object, entries: Sequence[KnownDivergence]) -> list[CheckResult]:
+def check_entries(impl: object, entries: Sequence[KnownDivergence],
+                  settings: RunSettings = DEFAULT_SETTINGS) -> list[CheckResult]:
     """Run each entry's pinned example on ``impl``: it must still diverge from the
     reference, and ALL the entries of the adapter (built-in and user entries, composed,
     ``pctfuzz._internal.accept.entry``) must accept it with this entry among those used, and
     without it they must not: each example is accepted with its own entry. An inactive
-    entry (fixed upstream) is skipped as ok."""
+    entry (fixed upstream) is skipped as ok. ``settings``: the run's (its accept file's
+    entries are among the user entries in force)."""
     names = registry_names(impl)
-    extra = accepted_entries(impl)
+    extra = accepted_entries(impl, settings)
     results = []
     for entry in entries:
         if not entry.active():
@@ -67,10 +70,11 @@ def check_entries(impl: object, entries: Sequence[KnownDivergence]) -> list[Chec
                 entry, False, "the example no longer diverges (reference "
                 f"{expected.describe()}, implementation {actual.describe()}: they agree)"))
         else:
-            used = explain(entry.check, names, entry.example, expected, actual, extra=extra)
+            used = explain(entry.check, names, entry.example, expected, actual, extra=extra,
+                           settings=settings)
             others = None if used is None else explain(
                 entry.check, names, entry.example, expected, actual, extra=extra,
-                without=entry.id)
+                without=entry.id, settings=settings)
             if used is not None and (entry.id not in used or others is not None):
                 by = others if others is not None else used
                 results.append(CheckResult(

@@ -16,7 +16,6 @@ import dataclasses
 from collections.abc import Iterable, Sequence
 
 from pctfuzz._internal.accept import (
-    accept_file,
     checked_entries,
     load_accept_file,
 )
@@ -154,13 +153,13 @@ _ADAPTERS: Asked[tuple[KnownDivergence, ...]] = Asked("accepted entries")
 def accepted_entries(impl: object,
                      settings: RunSettings = DEFAULT_SETTINGS) -> tuple[KnownDivergence, ...]:
     """The user entries that apply to ``impl``: its ``divergences`` and those of the
-    project's accept file (``pctfuzz._internal.accept.use_accept_file``), each with ``impl`` filled
+    run's accept file (``settings.accept_file``), each with ``impl`` filled
     in (the
     adapter's name), in reconcile order. Cached per adapter object and file. None
     under ``--no-accepted`` (the run's ``settings.accepted``)."""
     if not settings.accepted:
         return ()
-    accept = accept_file()
+    accept = settings.accept_file
     cached = _ADAPTERS.get(impl, accept)
     if cached is not UNASKED:
         return cached

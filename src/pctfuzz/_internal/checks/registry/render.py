@@ -7,13 +7,14 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Iterable
 
-from pctfuzz._internal.accept import accept_file, checked_entries
+from pctfuzz._internal.accept import checked_entries
 from pctfuzz._internal.accept.entry import KnownDivergence
 from pctfuzz._internal.checks.registry.examples import example_outcomes
 from pctfuzz._internal.checks.registry.lookup import divergences_for
 from pctfuzz._internal.errors import PctfuzzError
 from pctfuzz._internal.oracles.registry import IMPLS, get_impl
 from pctfuzz._internal.outcome import case_text
+from pctfuzz._internal.settings import DEFAULT_SETTINGS, RunSettings
 
 __all__ = ["adapter_entries", "docs_text", "render_adapter_markdown", "render_markdown"]
 
@@ -29,12 +30,12 @@ def render_markdown(impl: str | Iterable[str] | None = None, *, outcomes: bool =
     return _table(divergences_for(impl), outcomes=outcomes)
 
 
-def adapter_entries() -> list[KnownDivergence]:
+def adapter_entries(settings: RunSettings = DEFAULT_SETTINGS) -> list[KnownDivergence]:
     """The accepted differences the built-in adapters declare themselves (their
     ``divergences``, the user's API: requests, werkzeug, hyperlink, ...), in ``IMPLS``
     order. An adapter that cannot be made here (a missing extra, no ``node``) is left
     out; make test installs every extra, and the Node peers declare none."""
-    if accept_file():  # the table is of the built-in adapters only
+    if settings.accept_file:  # the table is of the built-in adapters only
         raise PctfuzzError("--markdown renders the built-in adapters' entries: "
                            "give no --accept file")
     found: list[KnownDivergence] = []
@@ -51,9 +52,9 @@ def adapter_entries() -> list[KnownDivergence]:
     return found
 
 
-def render_adapter_markdown() -> str:
+def render_adapter_markdown(settings: RunSettings = DEFAULT_SETTINGS) -> str:
     """``adapter_entries`` as a Markdown table, like ``render_markdown``'s."""
-    return _table(adapter_entries(), outcomes=False)
+    return _table(adapter_entries(settings), outcomes=False)
 
 
 #: The heading of docs/divergences.md's second table.
