@@ -266,7 +266,11 @@ def check_case(target: str, case: Any = None, *, raw_input: bytes | None = None,
     it no longer does. ``case``: a finding's ``case`` (its JSON form); ``raw_input``:
     the fuzzer's bytes instead, for a finding without a case. ``impl``: the
     implementation a differential target compares (default ``urllib``), or the wrong
-    codec an invariant finding was made with (default the reference)."""
+    codec an invariant finding was made with (default the reference). The project of
+    the current folder (``Project.load``: its accept file and declared sets) is in force,
+    as in the campaign that made the finding."""
+    project = Project.load(read_only=True)
+    project.activate()  # its root importable: the adapter is the project's
     bound = get_target(target)
     if case is not None:
         parsed = case_from_json(case)
@@ -274,7 +278,7 @@ def check_case(target: str, case: Any = None, *, raw_input: bytes | None = None,
         parsed = bound.from_bytes(raw_input)
     else:
         raise ValueError("check_case needs a case or a raw input")
-    bound.check(parsed, resolve_subject(bound, impl))
+    bound.bind(resolve_subject(bound, impl), project.run_settings).check(parsed)
 
 
 def atheris_main(target: str, argv: Sequence[str] | None = None) -> None:

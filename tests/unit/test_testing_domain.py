@@ -64,3 +64,35 @@ def test_every_drawn_encode_case_is_answered() -> None:
 
     draw()
     assert len(answered) >= 100 and all(answered), (sum(answered), len(answered))
+
+
+def test_check_case_holds_the_project_of_the_current_folder_in_force(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """An exported test calls ``check_case`` in the user's project: its accept file is in
+    force, as in the campaign that made the finding (issue 35: no setting travels by a
+    global, so check_case reads the project itself); outside it, the difference shows."""
+    from pctfuzz._internal.violations import Divergence
+    from pctfuzz.testing import check_case
+
+    project = tmp_path / "proj"
+    project.mkdir()
+    (project / "lowerhex.py").write_text(
+        "from urllib.parse import quote\n"
+        "from pctfuzz.oracles import function_adapter\n"
+        "adapter = function_adapter('lowerhex', encode=lambda t: quote(t, safe='').lower(),\n"
+        "                           sets={'c': 'component'})\n")
+    (project / "accept.toml").write_text(
+        '[[divergence]]\nid = "lower"\ncheck = "encode"\nreconciler = "lowercase_hex"\n'
+        'citation = "its docs"\nwhy = "cosmetic"\n'
+        'example = { value = "\\u00e9", set = "component" }\n')
+    (project / "pyproject.toml").write_text(
+        '[project]\nname = "p"\nversion = "0"\n[tool.pctfuzz]\nimpl = "lowerhex:adapter"\n'
+        'accept = "accept.toml"\n')
+    case = {"type": "encode", "value": {"text": "\u00e9"}, "set": "component",
+            "encoding": "UTF-8", "space_as_plus": False}
+    monkeypatch.syspath_prepend(str(project))
+    monkeypatch.chdir(project)
+    check_case("diff_encode", case, impl="lowerhex:adapter")  # accepted: passes
+    monkeypatch.chdir(tmp_path)
+    with pytest.raises(Divergence):
+        check_case("diff_encode", case, impl="lowerhex:adapter")
