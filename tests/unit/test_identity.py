@@ -17,6 +17,7 @@ from pctfuzz._internal.checks.differential import (
     check_form_parse,
 )
 from pctfuzz._internal.errors import PctfuzzError
+from pctfuzz._internal.fuzz.stats import CampaignResult, TargetStats
 from pctfuzz._internal.identity import (
     SIGNATURE_VERSION,
     crash_class,
@@ -235,7 +236,6 @@ def test_campaign_counts_a_finding_once_across_restarts_and_processes() -> None:
 
     from pctfuzz._internal.fuzz.libfuzzer import watch
     from pctfuzz._internal.fuzz.protocol import finding_line, lost_line
-    from pctfuzz._internal.fuzz.stats import CampaignResult, TargetStats
     from pctfuzz._internal.fuzz.supervisor import Supervisor
 
     lines = [finding_line(True, "divergence", "0123456789abcdef", "s"),
@@ -257,24 +257,29 @@ def test_campaign_counts_a_finding_once_across_restarts_and_processes() -> None:
     assert result.new_findings == ["0123456789abcdef"]
 
 
-def test_answered_rate_is_summed_over_restarts_and_warned_under_half() -> None:
-    """Issue 12: the share of cases the implementation answered shows in the summary,
-    with a warning under 50 % (an adapter hiding bugs behind Unsupported)."""
+def _watched_twice(*lines: str) -> TargetStats:
+    """The stats of a harness that wrote ``lines`` to stderr, then was restarted and
+    wrote them again (``libfuzzer.watch``: a restarted process counts from 0)."""
     import sys
     import time
 
     from pctfuzz._internal.fuzz.libfuzzer import watch
-    from pctfuzz._internal.fuzz.protocol import answered_line
-    from pctfuzz._internal.fuzz.stats import CampaignResult, TargetStats
     from pctfuzz._internal.fuzz.supervisor import Supervisor
 
-    script = ("import sys\n"
-              f"print({answered_line(10, 100)!r}, file=sys.stderr)\n"
-              f"print({answered_line(30, 200)!r}, file=sys.stderr)\n")
+    script = "import sys\n" + "".join(f"print({line!r}, file=sys.stderr)\n" for line in lines)
     stats = TargetStats("diff_encode", execs=1)
     for _restart in range(2):
         watch([sys.executable, "-c", script], dict(os.environ), stats, 1, None,
               Supervisor(time.monotonic() + 60))
+    return stats
+
+
+def test_answered_rate_is_summed_over_restarts_and_warned_under_half() -> None:
+    """Issue 12: the share of cases the implementation answered shows in the summary,
+    with a warning under 50 % (an adapter hiding bugs behind Unsupported)."""
+    from pctfuzz._internal.fuzz.protocol import answered_line
+
+    stats = _watched_twice(answered_line(10, 100), answered_line(30, 200))
     assert (stats.answered, stats.asked) == (60, 400)
     summary = CampaignResult([stats], 1.0).summary()
     assert "answered by the implementation: diff_encode 15%" in summary
@@ -284,21 +289,9 @@ def test_answered_rate_is_summed_over_restarts_and_warned_under_half() -> None:
 def test_inputs_left_unnamed_are_summed_over_restarts_and_shown() -> None:
     """Issue 31: the diverging inputs a harness left unnamed, as naming had its share of
     the time (``checks.known.NamingBudget``), are counted as its answers are."""
-    import sys
-    import time
-
-    from pctfuzz._internal.fuzz.libfuzzer import watch
     from pctfuzz._internal.fuzz.protocol import answered_line
-    from pctfuzz._internal.fuzz.stats import CampaignResult, TargetStats
-    from pctfuzz._internal.fuzz.supervisor import Supervisor
 
-    script = ("import sys\n"
-              f"print({answered_line(90, 100, 7)!r}, file=sys.stderr)\n"
-              f"print({answered_line(180, 200, 40)!r}, file=sys.stderr)\n")
-    stats = TargetStats("diff_encode", execs=1)
-    for _restart in range(2):
-        watch([sys.executable, "-c", script], dict(os.environ), stats, 1, None,
-              Supervisor(time.monotonic() + 60))
+    stats = _watched_twice(answered_line(90, 100, 7), answered_line(180, 200, 40))
     assert stats.deferred == 80
     assert "left unnamed, as naming had half the time (a known finding's hits, or met " \
            "again): diff_encode 80" in CampaignResult([stats], 1.0).summary()
