@@ -500,7 +500,7 @@ def _unexplained(check: str, case: Case, adapter: Impl, names: tuple[str, ...],
     if agree(check, case, want, got):
         return None
     want = policy_reference(check, case, got, want)  # (as ``differential._check`` holds it)
-    accepted, _own = accepted_and_known(check, adapter, known, settings=settings)
+    accepted, _ = accepted_and_known(check, adapter, None, settings=settings)  # (known: below)
     # (the findings whose models cannot be one, two modes of a rule, in the groups that
     # can: pip's encoded '=' beside its U+FFFD for '%aa' was the class of what its kept
     # '%2F' does, one finding per delimiter before it)
