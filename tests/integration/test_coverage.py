@@ -93,7 +93,7 @@ def test_coverage_removes_leftovers_of_killed_runs(tmp_path: Path, corpus: Path)
     the copy's new input kept in the corpus, and it says so in one line."""
     import hashlib
 
-    from pctfuzz._internal.fuzz.scratch import OWNER_FILE
+    from pctfuzz._internal.scratch import OWNER_FILE
 
     dead = subprocess.Popen(["true"])
     dead.wait()

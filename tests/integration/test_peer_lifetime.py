@@ -347,3 +347,28 @@ def test_a_peer_that_keeps_dying_is_its_own_failure_not_a_finding(tmp_path: Path
     assert not [p for p in findings.glob("*.json") if "PeerDied" in p.read_text()], output
     assert run.returncode == 3, output
     assert "peer failed: " in output and "exited with status 7" in output, output
+
+
+def test_a_peer_keeps_its_temporary_files_in_a_folder_that_close_removes(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """A peer's ``TMPDIR`` is a folder of pctfuzz's, removed when the adapter closes: a
+    runtime killed at close leaves nothing in the system's (R's ``Rtmp*`` did)."""
+    import tempfile
+
+    from pctfuzz._internal.cases import EncodeCase
+
+    monkeypatch.syspath_prepend(str(SUPPORT))
+    import forking_peer
+
+    adapter = forking_peer.DyingPeer()
+    try:
+        assert adapter.encode(EncodeCase("a b", "component")) == "a%20b"
+        peer = adapter._peer
+        assert peer is not None
+        environ = Path(f"/proc/{peer.proc.pid}/environ").read_bytes().split(b"\0")
+        folder = Path(os.fsdecode(next(v for v in environ if v.startswith(b"TMPDIR=")))[7:])
+        assert folder.parent == Path(tempfile.gettempdir()) and folder.is_dir()
+        (folder / "Rtmp-left-by-a-runtime").mkdir()  # what a killed runtime leaves
+    finally:
+        adapter.close()
+    assert not folder.exists()

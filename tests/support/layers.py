@@ -44,7 +44,8 @@ LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
                  "pctfuzz._internal.reference", "pctfuzz._internal.form",
                  "pctfuzz._internal.spec", "pctfuzz._internal.spec_changes")),
     ("base", ("pctfuzz._internal", "pctfuzz._internal.errors", "pctfuzz._internal.exits",
-              "pctfuzz._internal.text", "pctfuzz._internal.deprecation")),
+              "pctfuzz._internal.text", "pctfuzz._internal.deprecation",
+              "pctfuzz._internal.scratch")),
 )
 
 

@@ -19,8 +19,8 @@ from pctfuzz._internal.errors import PctfuzzError
 from pctfuzz._internal.exits import ExitCode
 from pctfuzz._internal.fuzz.campaign import TargetStats, merge_stats, plan_workers
 from pctfuzz._internal.fuzz.merge import exchange_dirs, harness_launcher, merge_target
-from pctfuzz._internal.fuzz.scratch import OWNER_FILE, remove_abandoned
 from pctfuzz._internal.fuzz.seeds import seed_cases
+from pctfuzz._internal.scratch import OWNER_FILE, remove_abandoned
 from pctfuzz._internal.store import Corpus
 from pctfuzz._internal.targets import TARGETS
 

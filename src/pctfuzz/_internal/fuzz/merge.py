@@ -41,7 +41,7 @@ from pathlib import Path
 
 from pctfuzz._internal.errors import UsageError
 from pctfuzz._internal.fuzz.protocol import HarnessSettings
-from pctfuzz._internal.fuzz.scratch import owned_dir, remove_abandoned
+from pctfuzz._internal.scratch import owned_dir, remove_abandoned
 from pctfuzz._internal.targets import get_target
 
 __all__ = ["MergeResult", "exchange_dirs", "harness_launcher", "merge_target",

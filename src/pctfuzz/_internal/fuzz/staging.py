@@ -32,8 +32,8 @@ from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from pctfuzz._internal.fuzz.scratch import owned_dir, pid_alive, remove_abandoned
 from pctfuzz._internal.identity import TARGET_NAME
+from pctfuzz._internal.scratch import owned_dir, pid_alive, remove_abandoned
 
 if TYPE_CHECKING:
     from pctfuzz._internal.store import Corpus, StoreProblem

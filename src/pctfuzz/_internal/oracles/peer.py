@@ -11,7 +11,9 @@ import os
 import queue
 import re
 import select
+import shutil
 import subprocess
+import tempfile
 import threading
 import time
 import weakref
@@ -28,6 +30,7 @@ from pctfuzz._internal.errors import (
     PeerUnavailable,
 )
 from pctfuzz._internal.oracles.base import Unsupported
+from pctfuzz._internal.scratch import owned_dir, remove_abandoned
 
 __all__ = [
     "PROTOCOL",
@@ -230,22 +233,45 @@ def kill_marked(name: str, value: str) -> None:
             return
 
 
+#: The prefix of a peer's temporary folder (``scratch.owned_dir``), in the system's.
+PEER_TMP = "pctfuzz-peer-"
+_swept_tmp = False
+
+
+def _remove_abandoned_tmp() -> None:
+    """Once per process: remove the peers' temporary folders of runs that were killed."""
+    global _swept_tmp
+    if not _swept_tmp:
+        _swept_tmp = True
+        remove_abandoned(tempfile.gettempdir(), PEER_TMP)
+
+
 class _Peer:
     """One running peer process: write a line, read a line, with a deadline.
 
     Its stderr is a pipe drained whenever pctfuzz waits on the peer, keeping only the
     last ``STDERR_TAIL`` bytes: a chatty peer never fills a disk or blocks. It runs in
     its own process group, and carries a token in its environment (``TOKEN_ENV``),
-    inherited by whatever it starts: ``close`` kills them all."""
+    inherited by whatever it starts: ``close`` kills them all.
+
+    Its temporary folder (``TMPDIR``, ``TMP``, ``TEMP``) is one of pctfuzz's own
+    (``PEER_TMP``), removed by ``close``: a runtime killed at ``close`` never cleans
+    its own (R leaves an ``Rtmp*`` folder per process), and nothing may be left
+    outside the folders a user gave. A run killed before ``close`` leaves it; the next
+    peer started removes it once its owner is gone."""
 
     def __init__(self, command: Sequence[str], env: dict[str, str] | None) -> None:
         import secrets
 
+        _remove_abandoned_tmp()
         self.token = secrets.token_hex(8)
-        env = {**(os.environ if env is None else env), TOKEN_ENV: self.token}
+        self.tmp = owned_dir(PEER_TMP)
+        env = {**(os.environ if env is None else env), TOKEN_ENV: self.token,
+               **dict.fromkeys(("TMPDIR", "TMP", "TEMP"), str(self.tmp))}
         try:
             self.proc = _popen(list(command), env)
         except OSError as exc:
+            shutil.rmtree(self.tmp, ignore_errors=True)
             raise PeerUnavailable(f"cannot start {command[0]!r}: {exc.strerror or exc}") from None
         assert self.proc.stdin is not None and self.proc.stdout is not None
         assert self.proc.stderr is not None
@@ -373,4 +399,5 @@ class _Peer:
         for pipe in (self.proc.stdout, self.proc.stderr):
             with contextlib.suppress(OSError, ValueError):
                 pipe.close()  # type: ignore[union-attr]
+        shutil.rmtree(self.tmp, ignore_errors=True)
         self.err_fd = None
