@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import atexit
 import contextlib
+import functools
 import itertools
 import os
 import queue
@@ -235,15 +236,12 @@ def kill_marked(name: str, value: str) -> None:
 
 #: The prefix of a peer's temporary folder (``scratch.owned_dir``), in the system's.
 PEER_TMP = "pctfuzz-peer-"
-_swept_tmp = False
 
 
+@functools.cache  # (once per process)
 def _remove_abandoned_tmp() -> None:
-    """Once per process: remove the peers' temporary folders of runs that were killed."""
-    global _swept_tmp
-    if not _swept_tmp:
-        _swept_tmp = True
-        remove_abandoned(tempfile.gettempdir(), PEER_TMP)
+    """Remove the peers' temporary folders of runs that were killed."""
+    remove_abandoned(tempfile.gettempdir(), PEER_TMP)
 
 
 class _Peer:
