@@ -761,3 +761,58 @@ def test_a_decoder_cutting_at_another_delimiter_is_named_by_the_cut() -> None:
         with pytest.raises(Divergence) as info:
             check_decode(DecodeCase(text), adapter)
         assert info.value.difference == "rule=cut_at(chars=:)", text
+
+
+def _wiped_by_a_parameter(text: str) -> str:
+    """A decoder that reads up to the first ``;`` (``cut_at``), but answers nothing
+    when a parameter ``k`` follows it: the value is wiped out, as the stdlib's RFC 2231
+    ``get_filename`` answers '' for ``X;filename``."""
+    value, sep, rest = text.partition(";")
+    return "" if sep and rest.startswith("k") else percent_decode(value)
+
+
+WIPED = function_adapter("test-wiped", decode=_wiped_by_a_parameter)
+#: Where it keeps the first unit: a leading ``!`` alone is lost before a ``;``.
+BANG_LOST = function_adapter("test-bang-lost", decode=lambda text: percent_decode(
+    text.partition(";")[0].removeprefix("!") if text.startswith("!;") else
+    text.partition(";")[0]))
+
+
+def _with_cut_known(adapter: object, value: str, klass: str | None = None,
+                    known_only: bool = False) -> str:
+    """The class of ``value``'s difference once the cut at ``;`` is a known finding
+    (and ``klass``, a known finding no rule names)."""
+    from pctfuzz._internal.checks.differential import _check
+    from pctfuzz._internal.checks.known import KnownFindings
+    from pctfuzz._internal.settings import DEFAULT_SETTINGS
+
+    known = KnownFindings()
+    assert known.add("decode", {"rule": "cut_at", "params": {"chars": ";"}}, DecodeCase(";"))
+    if klass is not None:
+        known.add_unexplained("decode", klass)
+    with pytest.raises(Divergence) as info:
+        _check("decode", DecodeCase(value), adapter, known, known_only=known_only,  # type: ignore[arg-type]
+               settings=DEFAULT_SETTINGS)
+    return info.value.difference
+
+
+@pytest.mark.parametrize("value", ["a;k", "!;k", "%;k", "\x01;k", "%41;k", '"";k'])
+def test_a_first_unit_there_only_to_be_lost_is_named_by_what_follows(value: str) -> None:
+    """Without a unit before the ``;``, the cut explains the answer: the minimal input
+    keeps one, any one, and its class named it (a trial of ``get_filename`` made seven
+    findings of the one wipe-out, one per class of the first character). Checked on
+    variants of the unit (or of its run, ``""``), the class names what comes after."""
+    assert _with_cut_known(WIPED, value) == "unit=any;before=0x3B;diff=missing-output"
+
+
+def test_a_first_unit_that_is_the_cause_is_named_by_itself() -> None:
+    """Only a ``!`` is lost before the ``;``: other units there agree, so the class
+    names the ``!``."""
+    assert _with_cut_known(BANG_LOST, "!;k") == "unit=0x21;diff=missing-output"
+
+
+def test_a_known_finding_of_what_follows_a_lost_unit_takes_any_unit_before_it() -> None:
+    """Once made, the finding takes another first unit on the fast path (``known_only``:
+    no finding may be named)."""
+    klass = "unit=any;before=0x3B;diff=missing-output"
+    assert _with_cut_known(WIPED, "zz;k", klass, known_only=True) == klass

@@ -78,7 +78,12 @@ from pctfuzz._internal.accept.reconcilers import (
 from pctfuzz._internal.accept.rules import Rule, as_entry, find_rule
 from pctfuzz._internal.cases import Case, DecodeCase, EncodeCase, FormCase, FormParseCase
 from pctfuzz._internal.checks import locate
-from pctfuzz._internal.checks.generalize import as_victim, holds_on_variants, one_field
+from pctfuzz._internal.checks.generalize import (
+    as_lost_first,
+    as_victim,
+    holds_on_variants,
+    one_field,
+)
 from pctfuzz._internal.checks.known import KnownFindings
 from pctfuzz._internal.checks.profile import (
     cut_at,
@@ -263,9 +268,10 @@ def _check(check: str, case: Case, impl: Impl | str | None,
             where, located, widens = locate.located(check, case, adapter, expected, actual,
                                                     surrogates, known, settings=settings)
             klass = known.covering(check, located)
-            if klass is None and widens:  # (a finding of what comes before the unit)
-                victim = as_victim(where, located)
-                klass = None if victim is None else known.covering(check, victim)
+            if klass is None and widens:  # (a finding of what comes before the unit,
+                # or after a first unit there only to be lost)
+                for other in (as_victim(where, located), as_lost_first(where, located)):
+                    klass = klass or (None if other is None else known.covering(check, other))
             if klass is None and not known_only:  # (widening names a new finding)
                 klass = locate.generalized(check, where, adapter, located, surrogates, known,
                                            settings=settings) \

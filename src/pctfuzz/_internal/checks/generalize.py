@@ -34,11 +34,11 @@ from typing import Any
 
 from pctfuzz._internal.accept.reconcilers import input_strs, input_texts, with_texts
 from pctfuzz._internal.cases import Case, DecodeCase, FormCase, FormParseCase
-from pctfuzz._internal.identity import last_unit
+from pctfuzz._internal.identity import first_unit, last_unit
 from pctfuzz._internal.identity.units import SUBGROUPS, UNIT_GROUPS, unit_set
 from pctfuzz._internal.spec import HEX_PAIR, PERCENT_ENCODED_BYTE
 
-__all__ = ["VARIANTS", "as_victim", "holds_on_variants", "one_field", "widen"]
+__all__ = ["VARIANTS", "as_lost_first", "as_victim", "holds_on_variants", "one_field", "widen"]
 
 #: ``classify(variant)``: the class of the variant's difference (``identity``), None
 #: when the implementation agrees with the reference on it or does not answer it.
@@ -158,11 +158,12 @@ def _spread(members: list[str]) -> list[str]:
 # --- a class widened -----------------------------------------------------------------------
 def widen(case: Case, klass: str, classify: Classify) -> str:
     """``klass``, the class of an unexplained difference on ``case``, widened where its
-    variants agree: a unit that is only what comes after the behaviour (``_victim``),
-    a valid escape's hex case (``pct-letters``), a letter or digit however written
-    (``alnum-any``), an ASCII unit to its group or narrower group. An encoder that
-    leaves every control raw is one finding, not one per control."""
-    victim = _victim(case, klass, classify)
+    variants agree: a unit that is only what comes after the behaviour (``_victim``)
+    or only there to be lost before it (``_lost_first``), a valid escape's hex case
+    (``pct-letters``), a letter or digit however written (``alnum-any``), an ASCII
+    unit to its group or narrower group. An encoder that leaves every control raw is
+    one finding, not one per control."""
+    victim = _victim(case, klass, classify) or _lost_first(case, klass, classify)
     if victim is not None:
         return victim
     if _HEX_CASE_SEG.search(klass):
@@ -278,6 +279,61 @@ def _victim(case: Case, klass: str, classify: Classify) -> str | None:
         if got is None or _DIFF.sub("", got) != _DIFF.sub("", klass.replace(part, other, 1)):
             return None
     return named
+
+
+_LOST = ";diff=missing-output"
+
+
+def as_lost_first(case: Case, klass: str) -> str | None:
+    """``klass``, located on ``case`` (its first unit the class's, lost), as the class
+    of what comes after that unit (or after its run: ``""`` before ``;``):
+    ``unit=any;before=<next unit>;diff=missing-output`` (``identity.first_unit``). None
+    when the class names another unit or shape."""
+    found = first_unit(case)
+    part = _UNIT_PART.search(klass)
+    if found is None or part is None or part.group(1) != found[2] \
+            or not klass.endswith(_LOST):
+        return None
+    return klass.replace(part.group(1), f"unit=any;before={found[3]}", 1)
+
+
+def _lost_first(case: Case, klass: str, classify: Classify) -> str | None:
+    """``as_lost_first(case, klass)`` when the unit lost does not matter: with the
+    first unit (each of its run) replaced by each of the others of another class
+    (``_VICTIMS``, at least ``VARIANTS``, each one that agrees alone), the difference
+    is that one lost. The shortest differing window (``checks.locate``) keeps a first
+    unit when what follows it wipes out what comes before (an RFC 2231 ``filename*``
+    value followed by ``;filename``): without a unit before, there is nothing to lose,
+    and the class named it, one finding per class of the character (7 in one
+    campaign). The first unit is the DDSET "any" of the generalized input; what
+    follows it is the behaviour."""
+    named = as_lost_first(case, klass)
+    found = first_unit(case)
+    if named is None or found is None:
+        return None
+    size, run, part, _after = found
+
+    def with_first(unit: str) -> Case:
+        return with_texts(case, lambda t: (
+            unit.encode("latin-1") if isinstance(t, bytes) else unit) * run + t[size * run:])
+
+    def alone(unit: str) -> Case:
+        return with_texts(case, lambda t: unit.encode("latin-1") if isinstance(t, bytes)
+                          else unit)
+
+    others = []
+    for victim in _VICTIMS:
+        variant = with_first(victim)
+        got = first_unit(variant)
+        # (a unit that differs alone shows its own behaviour first: a decoder writing
+        # U+FFFD for a raw "é" is no decoder losing the "é")
+        if got is not None and got[2] != part and classify(alone(victim)) is None:
+            others.append((variant, got[2]))
+    if len(others) < VARIANTS:
+        return None
+    if all(classify(variant) == klass.replace(part, other, 1) for variant, other in others):
+        return named
+    return None
 
 
 def _representatives(group: str, others: list[str]) -> list[str] | None:

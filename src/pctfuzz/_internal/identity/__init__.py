@@ -70,6 +70,11 @@ that two bugs are two:
   what comes before it: ``unit=any;after=<context>;diff=any`` (``last_unit``:
   ``invalid-utf8``, or the character before it; never at a field's start), in place
   of the unit.
+- **a first unit there only to be lost** (decode): when any unit in place of the
+  window's first one is lost the same way (``missing-output`` there), the class names
+  what comes after it: ``unit=any;before=<next unit>;diff=missing-output``
+  (``first_unit``). A parameter that a later ``;filename`` wipes out was one finding
+  per class of its first character.
 - **the implementation answers where the reference refuses** (a lone surrogate):
   ``unit=lone-surrogate;diff=value-for-non-scalar``.
 - **crash** (either side raised unexpectedly): ``raised=<exception type>@<where>``,
@@ -100,6 +105,7 @@ from __future__ import annotations
 
 from pctfuzz._internal.identity.classes import (
     difference,
+    first_unit,
     form_difference,
     form_parse_difference,
     form_shape,
@@ -137,6 +143,7 @@ __all__ = [
     "crash_location",
     "difference",
     "finding_id",
+    "first_unit",
     "form_difference",
     "form_parse_difference",
     "form_shape",

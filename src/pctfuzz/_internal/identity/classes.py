@@ -645,6 +645,24 @@ def last_unit(case: Case) -> tuple[int, str, str] | None:
     return None
 
 
+def first_unit(case: Case) -> tuple[int, int, str, str] | None:
+    """The first unit of a decoder's input, where a difference that loses it starts:
+    (its size in the text, how many times it is repeated at the start, its class part
+    as the class names it, the class of the unit after the run: ``0xHH``, ``alnum``,
+    ``pct-invalid``...). None for other cases and for an input that is one unit,
+    repeated or not (nothing comes after it)."""
+    if not isinstance(case, DecodeCase) or not case.value:
+        return None
+    segments = _decode_segments(case.value[:64])
+    run = next((i for i, segment in enumerate(segments) if segment != segments[0]), None)
+    if run is None:
+        return None
+    kind, segment = segments[0]
+    size = 3 if kind.startswith("pct-") and kind != "pct-invalid" else \
+        len(segment) if isinstance(case.value, bytes) else 1
+    return size, run, _segment_part(kind), segments[run][0]
+
+
 def _invalid_end(data: bytes) -> str | None:
     """``invalid-utf8`` when ``data`` ends in invalid UTF-8 (Encoding Standard 4.1): inside
     a sequence the next bytes could still complete (``%C3``), or with a byte that
