@@ -779,15 +779,18 @@ BANG_LOST = function_adapter("test-bang-lost", decode=lambda text: percent_decod
 
 
 def _with_cut_known(adapter: object, value: str, klass: str | None = None,
-                    known_only: bool = False) -> str:
+                    known_only: bool = False, trimmed: str = "") -> str:
     """The class of ``value``'s difference once the cut at ``;`` is a known finding
-    (and ``klass``, a known finding no rule names)."""
+    (and ``klass``, a known finding no rule names; ``trimmed``, the trim of these)."""
     from pctfuzz._internal.checks.differential import _check
     from pctfuzz._internal.checks.known import KnownFindings
     from pctfuzz._internal.settings import DEFAULT_SETTINGS
 
     known = KnownFindings()
     assert known.add("decode", {"rule": "cut_at", "params": {"chars": ";"}}, DecodeCase(";"))
+    if trimmed:
+        assert known.add("decode", {"rule": "trimmed", "params": {"chars": trimmed}},
+                         DecodeCase(trimmed))
     if klass is not None:
         known.add_unexplained("decode", klass)
     with pytest.raises(Divergence) as info:
@@ -803,6 +806,17 @@ def test_a_first_unit_there_only_to_be_lost_is_named_by_what_follows(value: str)
     findings of the one wipe-out, one per class of the first character). Checked on
     variants of the unit (or of its run, ``""``), the class names what comes after."""
     assert _with_cut_known(WIPED, value) == "unit=any;before=0x3B;diff=missing-output"
+
+
+def test_units_there_only_to_be_lost_are_named_by_what_follows_them_all() -> None:
+    """A trimmed VT before the ``;`` is no part of the behaviour: ``\x0b;k`` alone is the
+    trim and the cut, so the minimal input keeps an ``a`` before it. The longest start
+    that any unit can stand for is what is lost (a trial made one finding per
+    whitespace there)."""
+    trimming = function_adapter("test-trimming-wiped",
+                                decode=lambda text: _wiped_by_a_parameter(text.strip("\x0b")))
+    assert _with_cut_known(trimming, "a\x0b;k", trimmed="\x0b") \
+        == "unit=any;before=0x3B;diff=missing-output"
 
 
 def test_a_first_unit_that_is_the_cause_is_named_by_itself() -> None:

@@ -243,6 +243,22 @@ def test_a_trim_of_c0_and_space_is_one_rule(tmp_path: Path) -> None:
          {"chars": "".join(map(chr, range(0x21)))})
 
 
+def test_a_decoder_stripping_what_it_decoded_is_one_rule(tmp_path: Path) -> None:
+    """``unquote(s).strip()`` (a header or form field's value): named by the input's trim
+    on " ", it left ``%20`` and ``a%0A`` one finding each (``seg=pct-digits``,
+    ``seg=pct-letters``) and an escaped U+00A0 a third. One rule strips the decoded
+    text, with every character ``str.strip()`` strips."""
+    from urllib.parse import unquote
+
+    from pctfuzz.oracles import function_adapter
+
+    stripping = function_adapter("test-unquote-strip", decode=lambda t: unquote(t).strip())
+    cases = [DecodeCase(v) for v in (" ", "%20", "a%0A", "%C2%A0a", "\ta%20", "%E3%80%80")]
+    one(findings(tmp_path, check_decode, stripping, cases), "trimmed",
+        {"chars": "".join(c for c in map(chr, range(0x3001)) if c.isspace()),
+         "part": "decoded"})
+
+
 def test_urllib3_uppercasing_escapes_that_are_data_is_one_rule(tmp_path: Path) -> None:
     """urllib3 uppercases each ``%hh`` before it finds the path is not all escapes and
     encodes every ``%`` as data (a real bug, docs/in-the-wild.md): one finding per hex

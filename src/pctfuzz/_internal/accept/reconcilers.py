@@ -516,10 +516,13 @@ def trimmed(chars: str, part: str | None = None) -> Reconciler:
     ``str.strip()`` strips Unicode whitespace too); ``part`` (form-parse): from both
     ends of each decoded name and value instead (``fields``: ``name.strip()``,
     ``value.strip()``), of each name only (``names``) or each value only
-    (``values``)."""
-    if part is not None and part not in _TRIMMED_PARTS:
-        raise UsageError(f"trimmed: part must be one of {', '.join(_TRIMMED_PARTS)} or left "
-                         f"out, not {part!r}")
+    (``values``); ``decoded`` (decode): from both ends of the decoded text
+    (``unquote(s).strip()``: ``%20`` at an end goes too)."""
+    if part is not None and part not in (*_TRIMMED_PARTS, "decoded"):
+        raise UsageError(f"trimmed: part must be one of {', '.join(_TRIMMED_PARTS)}, "
+                         f"decoded or left out, not {part!r}")
+    if part == "decoded":
+        return _trimmed_decoded(_space_chars(chars))
     if part:
         names, values, where = _TRIMMED_PARTS[part]
         space = _space_chars(chars)
@@ -530,6 +533,24 @@ def trimmed(chars: str, part: str | None = None) -> Reconciler:
                          f"trims {_char_names(chars)} from the ends of {where}")
     return _declared("trimmed", set(CHECKS), Model(trim=_space_chars(chars)),
                      "keeps every character", f"trims {_char_names(chars)} from the ends")
+
+
+def _trimmed_decoded(space: str) -> Reconciler:
+    """``trimmed(part="decoded")``: a rewrite of the answer, the last phase, so it
+    strips what the decoder's other ways made (its U+FFFD, a cut), as
+    ``unquote(s).strip()`` does; what is not UTF-8 stays as its bytes."""
+
+    def reconcile(case: Case, expected: Outcome, actual: Outcome) -> _Pair:
+        value = expected.value
+        if expected.raised or not isinstance(value, bytes):
+            return None
+        text = value.decode("utf-8", "surrogateescape")
+        if text.strip(space) == text:
+            return None
+        return Outcome(text.strip(space).encode("utf-8", "surrogateescape")), actual
+
+    return Reconciler("trimmed", frozenset({DECODE.name}), reconcile, "keeps every character",
+                      f"trims {_char_names(space)} from the ends of the decoded text", REWRITE)
 
 
 #: The characters ``cut_at`` may end an input at: the URL delimiters that end a

@@ -59,6 +59,7 @@ from pctfuzz._internal.errors import PctfuzzError
 from pctfuzz._internal.form import form_urldecode
 from pctfuzz._internal.operations import DECODE, ENCODE, FORM_PARSE, FORM_SERIALIZE
 from pctfuzz._internal.outcome import Outcome
+from pctfuzz._internal.reference import percent_decode
 from pctfuzz._internal.sets import FORM, get_set
 from pctfuzz._internal.spec import HEX_DIGIT, PERCENT_ENCODED_BYTE
 from pctfuzz._internal.text import one_line, strip_lone_surrogates
@@ -360,6 +361,13 @@ def _candidates(check: str, case: Case, expected: Outcome, actual: Outcome,
     # (a form's names and values as decoded: '+' and %20 are spaces there)
     held = [*strs, *(f"{n}={v}" for t in strs for n, v in form_urldecode(t))] \
         if check == FORM_PARSE.name else strs
+    if check == DECODE.name:
+        # the decoded text stripped first: it also explains a raw space at an end, and
+        # named after the input's trim it was a second finding (``%20`` alone)
+        decoded = [percent_decode(t).decode("utf-8", "replace") for t in strs]
+        for trimmed in _own_chars(chars, "trimmed-decoded", decoded, (_WHITESPACE, _C0_SPACE)):
+            if any(t != t.strip(trimmed) for t in decoded):
+                yield _rule("trimmed", trimmed, part="decoded")
     for trimmed in _own_chars(chars, "trimmed", held, (_WHITESPACE, _C0_SPACE)):
         if check == FORM_PARSE.name:
             # each decoded name and value first (str.strip() on each; '+' and %20 are

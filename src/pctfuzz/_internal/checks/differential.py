@@ -270,7 +270,7 @@ def _check(check: str, case: Case, impl: Impl | str | None,
             klass = known.covering(check, located)
             if klass is None and widens:  # (a finding of what comes before the unit,
                 # or after a first unit there only to be lost)
-                for other in (as_victim(where, located), as_lost_first(where, located)):
+                for other in (as_victim(where, located), *as_lost_first(where, located)):
                     klass = klass or (None if other is None else known.covering(check, other))
             if klass is None and not known_only:  # (widening names a new finding)
                 klass = locate.generalized(check, where, adapter, located, surrogates, known,

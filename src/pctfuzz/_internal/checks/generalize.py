@@ -34,7 +34,7 @@ from typing import Any
 
 from pctfuzz._internal.accept.reconcilers import input_strs, input_texts, with_texts
 from pctfuzz._internal.cases import Case, DecodeCase, FormCase, FormParseCase
-from pctfuzz._internal.identity import first_unit, last_unit
+from pctfuzz._internal.identity import last_unit, leading_units
 from pctfuzz._internal.identity.units import SUBGROUPS, UNIT_GROUPS, unit_set
 from pctfuzz._internal.spec import HEX_PAIR, PERCENT_ENCODED_BYTE
 
@@ -284,55 +284,56 @@ def _victim(case: Case, klass: str, classify: Classify) -> str | None:
 _LOST = ";diff=missing-output"
 
 
-def as_lost_first(case: Case, klass: str) -> str | None:
-    """``klass``, located on ``case`` (its first unit the class's, lost), as the class
-    of what comes after that unit (or after its run: ``""`` before ``;``):
-    ``unit=any;before=<next unit>;diff=missing-output`` (``identity.first_unit``). None
-    when the class names another unit or shape."""
-    found = first_unit(case)
+def as_lost_first(case: Case, klass: str) -> list[str]:
+    """``klass``, located on ``case`` (its first unit the class's, lost), as the classes
+    of what may come after the units there only to be lost:
+    ``unit=any;before=<unit>;diff=missing-output``, one per unit after the first
+    (``identity.leading_units``), the last first. Empty when the class names another
+    unit or shape."""
+    units = leading_units(case)
     part = _UNIT_PART.search(klass)
-    if found is None or part is None or part.group(1) != found[2] \
+    if len(units) < 2 or part is None or part.group(1) != units[0][1] \
             or not klass.endswith(_LOST):
-        return None
-    return klass.replace(part.group(1), f"unit=any;before={found[3]}", 1)
+        return []
+    return [klass.replace(part.group(1), f"unit=any;before={kind}", 1)
+            for _start, _part, kind in reversed(units[1:])]
 
 
 def _lost_first(case: Case, klass: str, classify: Classify) -> str | None:
-    """``as_lost_first(case, klass)`` when the unit lost does not matter: with the
-    first unit (each of its run) replaced by each of the others of another class
-    (``_VICTIMS``, at least ``VARIANTS``, each one that agrees alone), the difference
-    is that one lost. The shortest differing window (``checks.locate``) keeps a first
-    unit when what follows it wipes out what comes before (an RFC 2231 ``filename*``
-    value followed by ``;filename``): without a unit before, there is nothing to lose,
-    and the class named it, one finding per class of the character (7 in one
-    campaign). The first unit is the DDSET "any" of the generalized input; what
-    follows it is the behaviour."""
+    """The class of what comes after the units there only to be lost: the longest
+    start of the input that, replaced by one unit of another class (each of
+    ``_VICTIMS`` that the decoder answers alone as the reference does, at least
+    ``VARIANTS``), is lost the same way. The shortest differing window
+    (``checks.locate``) keeps a first unit when what follows it wipes out what comes
+    before (an RFC 2231 ``filename*`` value followed by ``;filename``): without a unit
+    before, there is nothing to lose, and the class named it, one finding per class of
+    the character (7 in one campaign), and one per whitespace before the ``;``. The
+    start is the DDSET "any" of the generalized input; what follows it is the
+    behaviour."""
     named = as_lost_first(case, klass)
-    found = first_unit(case)
-    if named is None or found is None:
+    if not named or not isinstance(case, DecodeCase):
         return None
-    size, run, part, _after = found
+    units = leading_units(case)
+    part = units[0][1]
 
-    def with_first(unit: str) -> Case:
+    def replaced(unit: str, start: int) -> Case:
         return with_texts(case, lambda t: (
-            unit.encode("latin-1") if isinstance(t, bytes) else unit) * run + t[size * run:])
+            unit.encode("latin-1") if isinstance(t, bytes) else unit) + t[start:])
 
-    def alone(unit: str) -> Case:
-        return with_texts(case, lambda t: unit.encode("latin-1") if isinstance(t, bytes)
-                          else unit)
-
-    others = []
+    victims = []
     for victim in _VICTIMS:
-        variant = with_first(victim)
-        got = first_unit(variant)
+        alone = replaced(victim, len(case.value))
+        other = leading_units(alone)
         # (a unit that differs alone shows its own behaviour first: a decoder writing
         # U+FFFD for a raw "é" is no decoder losing the "é")
-        if got is not None and got[2] != part and classify(alone(victim)) is None:
-            others.append((variant, got[2]))
-    if len(others) < VARIANTS:
+        if other and other[0][1] != part and classify(alone) is None:
+            victims.append((victim, other[0][1]))
+    if len(victims) < VARIANTS:
         return None
-    if all(classify(variant) == klass.replace(part, other, 1) for variant, other in others):
-        return named
+    for (start, _part, _kind), klass_after in zip(reversed(units[1:]), named, strict=True):
+        if all(classify(replaced(victim, start)) == klass.replace(part, other, 1)
+               for victim, other in victims):
+            return klass_after
     return None
 
 

@@ -371,7 +371,9 @@ def own_chars(rule: str, check: str, case: Case, adapter: Impl) -> str | None:
       ``ab``, while ``abcd`` is not: no fixed truncation);
     - ``removed``: whitespace dropped inside (``a\nb`` as ``ab``) or at one end only
       (hyperlink drops a last LF: its pattern's ``$`` matches before it);
-    - ``trimmed``: a C0 control or space dropped at both ends but kept inside.
+    - ``trimmed``: a C0 control or space dropped at both ends but kept inside;
+    - ``trimmed-decoded``: the same, written as its escape (a decoder's decoded text
+      stripped: ``%20a`` and ``a%20`` answered as ``a``, ``a%20b`` not as ``ab``).
 
     None when it answers none of the inputs (the rule then tries every set).
     ``refuses``, ``kept_encoded`` and ``replacement``: ``own_refusals``,
@@ -434,6 +436,15 @@ def own_chars(rule: str, check: str, case: Case, adapter: Impl) -> str | None:
     elif rule in ("kept_encoded", "replacement"):
         found = _own_decoding(rule, answer, isinstance(getattr(case, "value", None), bytes)) \
             if isinstance(case, DecodeCase) else ""
+    elif rule == "trimmed-decoded":  # a decoder's decoded text stripped at both ends
+        # (escaped, so only what decoding gives: a raw space is the input's trim too)
+        for c in _C0_SPACE + (_UNICODE_SPACE if isinstance(getattr(case, "value", ""), str)
+                              else ""):
+            esc = "".join(f"%{b:02X}" for b in c.encode("utf-8"))
+            if drops((f"{esc}a", "a"), (f"{esc}ax", "ax")) and \
+                    drops((f"a{esc}", "a"), (f"xa{esc}", "xa")) and \
+                    not drops((f"a{esc}b", "ab"), (f"xa{esc}b", "xab")):
+                found += c
     elif rule == "cut_at":
         if answer("abcd") != answer("ab"):
             found = "".join(c for c in CUT_CHARS

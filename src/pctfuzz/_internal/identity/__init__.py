@@ -70,11 +70,11 @@ that two bugs are two:
   what comes before it: ``unit=any;after=<context>;diff=any`` (``last_unit``:
   ``invalid-utf8``, or the character before it; never at a field's start), in place
   of the unit.
-- **a first unit there only to be lost** (decode): when any unit in place of the
-  window's first one is lost the same way (``missing-output`` there), the class names
-  what comes after it: ``unit=any;before=<next unit>;diff=missing-output``
-  (``first_unit``). A parameter that a later ``;filename`` wipes out was one finding
-  per class of its first character.
+- **units there only to be lost** (decode): when any unit in place of the window's
+  first units is lost the same way (``missing-output`` at the first unit), the class
+  names the unit after them: ``unit=any;before=<unit>;diff=missing-output``
+  (``leading_units``). A parameter that a later ``;filename`` wipes out was one finding
+  per class of its first character, and one per whitespace before the ``;``.
 - **the implementation answers where the reference refuses** (a lone surrogate):
   ``unit=lone-surrogate;diff=value-for-non-scalar``.
 - **crash** (either side raised unexpectedly): ``raised=<exception type>@<where>``,
@@ -105,11 +105,11 @@ from __future__ import annotations
 
 from pctfuzz._internal.identity.classes import (
     difference,
-    first_unit,
     form_difference,
     form_parse_difference,
     form_shape,
     last_unit,
+    leading_units,
     pairs_shape,
     size_difference,
     unit_difference,
@@ -143,11 +143,11 @@ __all__ = [
     "crash_location",
     "difference",
     "finding_id",
-    "first_unit",
     "form_difference",
     "form_parse_difference",
     "form_shape",
     "last_unit",
+    "leading_units",
     "made_without_accepted",
     "make_signature",
     "pairs_shape",

@@ -645,22 +645,19 @@ def last_unit(case: Case) -> tuple[int, str, str] | None:
     return None
 
 
-def first_unit(case: Case) -> tuple[int, int, str, str] | None:
-    """The first unit of a decoder's input, where a difference that loses it starts:
-    (its size in the text, how many times it is repeated at the start, its class part
-    as the class names it, the class of the unit after the run: ``0xHH``, ``alnum``,
-    ``pct-invalid``...). None for other cases and for an input that is one unit,
-    repeated or not (nothing comes after it)."""
+def leading_units(case: Case, limit: int = 16) -> list[tuple[int, str, str]]:
+    """The first ``limit`` units of a decoder's input, where a difference that loses
+    its start is located: (each one's start in the text, its class part as a class
+    names it, its kind: ``0xHH``, ``alnum``, ``pct-invalid``...). Empty for other
+    cases."""
     if not isinstance(case, DecodeCase) or not case.value:
-        return None
-    segments = _decode_segments(case.value[:64])
-    run = next((i for i, segment in enumerate(segments) if segment != segments[0]), None)
-    if run is None:
-        return None
-    kind, segment = segments[0]
-    size = 3 if kind.startswith("pct-") and kind != "pct-invalid" else \
-        len(segment) if isinstance(case.value, bytes) else 1
-    return size, run, _segment_part(kind), segments[run][0]
+        return []
+    units, start = [], 0
+    for kind, segment in _decode_segments(case.value[:6 * limit])[:limit]:
+        units.append((start, _segment_part(kind), kind))
+        start += 3 if kind.startswith("pct-") and kind != "pct-invalid" else \
+            len(segment) if isinstance(case.value, bytes) else 1
+    return units
 
 
 def _invalid_end(data: bytes) -> str | None:
