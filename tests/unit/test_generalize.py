@@ -119,7 +119,28 @@ def test_an_escape_in_either_hex_case_is_one_class() -> None:
         with pytest.raises(Divergence) as info:
             check_decode(DecodeCase(value), adapter)
         classes.add(info.value.difference)
-    assert classes == {"seg=pct-letters;diff=changed"}
+    # (the escape of a delimiter, '+', is a segment of its own in either case)
+    assert classes == {"seg=pct-0x2B;diff=changed"}
+
+
+def test_a_delimiter_escaped_is_apart_from_a_letter_and_from_itself_raw() -> None:
+    """http.server's translate_path reads ``%2F`` as a path's ``/`` and removes ``%2e``
+    as a dot segment (a traversal's bypass): both answered '' were one class,
+    ``seg=pct-letters``, beside any letter's escape; each is its own, in either hex case,
+    and neither is the raw character's (``/`` dropped at a path's start is harmless)."""
+    import posixpath
+    from urllib.parse import unquote
+
+    def translate(value: str) -> str:
+        return "/".join(w for w in posixpath.normpath(unquote("/" + value)).split("/")
+                        if w and w not in (".", ".."))
+
+    adapter = function_adapter("test-translate-path", decode=translate)
+    assert {_decode_class(adapter, v) for v in ("%2e", "%2E", "%2e%2e")} \
+        == {"seg=pct-0x2E;diff=missing-output"}
+    assert {_decode_class(adapter, v) for v in ("%2f", "%2F")} \
+        == {"seg=pct-0x2F;diff=missing-output"}
+    assert _decode_class(adapter, "/") == "unit=0x2F;diff=missing-output"
 
 
 def test_a_long_behaviour_text_fits_a_record() -> None:
@@ -373,15 +394,18 @@ def _uppercase_escapes_only(value: str) -> bytes:
 UPPER_ONLY = function_adapter("test-upper-escapes-only", decode=_uppercase_escapes_only)
 
 
-@pytest.mark.parametrize("value", ["%aa", "%ff", "%e9%aa", "%2f"])
+@pytest.mark.parametrize("value", ["%aa", "%ff", "%e9%aa", "%2a", "%2f"])
 def test_a_rule_of_escapes_holds_for_their_hex_letters_in_either_case(value: str) -> None:
     """``%aa`` kept as is is what a decoder keeping non-UTF-8 escapes does too
     (``replacement(mode=undecoded)``), but that decoder keeps ``%AA`` as well; this one
-    decodes it: the rule is refuted on the variant, and the class names the hex case."""
+    decodes it: the rule is refuted on the variant, and the class names the hex case
+    (a delimiter's escape, ``%2f``, is a segment of its own: never one finding with a
+    letter's)."""
     with pytest.raises(Divergence) as info:
         check_decode(DecodeCase(value), UPPER_ONLY)
     assert info.value.behaviour is None
-    assert info.value.difference == "seg=pct-lower;diff=not-decoded"
+    assert info.value.difference == ("seg=pct-0x2F;diff=not-decoded" if value == "%2f" else
+                                     "seg=pct-lower;diff=not-decoded")
 
 
 @pytest.mark.parametrize("value", ["k=v&" * 1300 + "k7%%5e%", "%ED%AC%A&" * 700 + "\x00e%5e"])

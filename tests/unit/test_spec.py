@@ -200,6 +200,7 @@ _NOT_PERCENT_DECODE = {
     ("encoding/differences.py", "<module>"): "encoder table bytes, not escapes",
     ("fuzz/mutator.py", "unescape_one"): "a mutation: one escape decoded",
     ("grammar.py", "<module>"): "a docstring on Python's int(x, 16)",
+    ("identity/classes.py", "_decode_segments"): "a finding's name: a delimiter's escape",
     ("identity/classes.py", "_unit_shape"): "a finding's name: one escape's byte",
     ("identity/classes.py", "_shape_unit"): "a finding's name: one escape's byte",
     ("identity/classes.py", "form_shape"): "a finding's name: one escape's byte",

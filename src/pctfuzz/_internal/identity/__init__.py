@@ -36,7 +36,8 @@ that two bugs are two:
   encoder is its own code path (ASCII is the same in all of them).
 - **decode** ``seg=<segment>;diff=<shape>``: the input is split into the segments
   percent-decode treats alike -- ``pct-upper``/``pct-lower``/``pct-digits`` (a valid
-  ``%HH`` by the case of its hex letters), ``pct-invalid`` (``%`` without two hex
+  ``%HH`` by the case of its hex letters; ``pct-0xHH`` for the escape of a delimiter
+  or a dot, in either case: ``classes.ESCAPED_APART``), ``pct-invalid`` (``%`` without two hex
   digits), ``plus``, ``alnum`` (a raw ASCII letter or digit), ``non-ascii``,
   ``lone-surrogate`` -- and any other raw ASCII character by its unit,
   ``unit=0xHH`` (it widens as an encoder's unit does; a delimiter never does) -- and

@@ -9,6 +9,7 @@ import re
 from collections.abc import Sequence
 from typing import Any
 
+from pctfuzz._internal.accept.impact import DELIMITERS
 from pctfuzz._internal.cases import Case, DecodeCase, EncodeCase, FormCase, FormParseCase
 from pctfuzz._internal.encoding import lookup
 from pctfuzz._internal.errors import NotScalarValueError, PctfuzzError
@@ -247,6 +248,14 @@ def _encode_class(case: EncodeCase, expected: str, actual: str, surrogates: str)
     return f"unit={unit};diff={shape}{legacy}"
 
 
+#: The characters whose escape is a decode segment of its own (``pct-0x2F``), in either
+#: hex case: each delimiter (``accept.impact.DELIMITERS``) and the dot of a dot segment.
+#: ``%2F`` read as a path's ``/`` and ``%2e`` read as ``.`` (a ``..`` segment removed
+#: after decoding: a path traversal's bypass) are two behaviours, and neither is one
+#: with a harmless letter's escape (``pct-letters``) nor with the raw character's.
+ESCAPED_APART = DELIMITERS + "."
+
+
 def _decode_segments(value: str | bytes) -> list[tuple[str, bytes]]:
     """(segment class, input bytes) of percent-decode's input, in order."""
     if isinstance(value, str):
@@ -277,7 +286,9 @@ def _decode_segments(value: str | bytes) -> list[tuple[str, bytes]]:
             i += size
         elif byte == 0x25 and len(raw) >= i + 3 and raw[i + 1] in _HEX and raw[i + 2] in _HEX:
             hexdigits = raw[i + 1 : i + 3]
-            kind = ("pct-lower" if any(0x61 <= b <= 0x66 for b in hexdigits) else
+            code = int(hexdigits, 16)
+            kind = (f"pct-0x{code:02X}" if chr(code) in ESCAPED_APART else
+                    "pct-lower" if any(0x61 <= b <= 0x66 for b in hexdigits) else
                     "pct-upper" if any(0x41 <= b <= 0x46 for b in hexdigits) else "pct-digits")
             segments.append((kind, raw[i : i + 3]))
             i += 3
