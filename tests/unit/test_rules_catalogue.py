@@ -259,6 +259,32 @@ def test_a_decoder_stripping_what_it_decoded_is_one_rule(tmp_path: Path) -> None
          "part": "decoded"})
 
 
+def _clean_link_path(path: str) -> str:
+    """pip's link cleaning (``pip._internal.models.link._clean_url_path``, 24.x): the
+    path split at ``@`` and ``%2F``, each part ``quote(unquote(part))``, the ``%2F``
+    uppercased between them."""
+    import re
+    from urllib.parse import quote, unquote
+
+    parts = re.split("(@|%2F)", path, flags=re.IGNORECASE)
+    return "".join(quote(unquote(part)) if i % 2 == 0 else part.upper()
+                   for i, part in enumerate(parts))
+
+
+def test_a_requoting_that_keeps_some_escapes_is_one_rule(tmp_path: Path) -> None:
+    """pip keeps ``%2F`` and ``%40`` where it requotes every other escape through
+    UTF-8: named requoted(decode-utf8) on ``%ea``, each input holding a kept escape was
+    a first-difference finding of its shape (``unit=0x2F;diff=encoded``,
+    ``unit=pct-triplet;diff=left-raw``, ``unit=end;diff=extra-output``, ``unit=0x40``)."""
+    from pctfuzz.oracles import function_adapter
+
+    cleaning = function_adapter("test-clean-link-path", encode=_clean_link_path,
+                                sets={"quote": "path"})
+    cases = [EncodeCase(v, "path") for v in ("%ea", "%aa%2F", "%2F%aa", "%2f%EF", "%aa%40")]
+    one(findings(tmp_path, check_encode, cleaning, cases), "requoted",
+        {"mode": "decode-utf8", "kept": "/@"})
+
+
 def test_urllib3_uppercasing_escapes_that_are_data_is_one_rule(tmp_path: Path) -> None:
     """urllib3 uppercases each ``%hh`` before it finds the path is not all escapes and
     encodes every ``%`` as data (a real bug, docs/in-the-wild.md): one finding per hex

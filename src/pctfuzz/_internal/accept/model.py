@@ -81,6 +81,9 @@ class Model:
     #: ``requote`` applies to each '/'-separated segment that is valid encoded only
     #: (``requoted``'s ``scope="segments"``: furl's path).
     requote_segments: bool = False
+    #: Bytes whose escape ``requote`` keeps as it is (uppercased), the text split there:
+    #: ``requoted``'s ``kept`` (pip's link cleaning keeps ``%2F`` and ``%40``).
+    requote_kept: frozenset[int] = frozenset()
     order: str | None = None
     empty: str | None = None
     semicolon: bool = False
@@ -165,6 +168,7 @@ class Model:
             "plus_kept": self.plus_kept or other.plus_kept,
             **{name: getattr(self, name) or getattr(other, name) for name in _DECODE_PARTS},
             "requote_segments": self.requote_segments or other.requote_segments,
+            "requote_kept": self.requote_kept | other.requote_kept,
             "python_codec": self.python_codec or other.python_codec,
             "unmappable": self.unmappable or other.unmappable,
             "whole_characters": self.whole_characters or other.whole_characters,
@@ -418,6 +422,14 @@ def _encode(model: Model, value: str | bytes, pes: PercentEncodeSet, encoding: s
         model = replace(model, requote="keep")
     if not model.requote or not isinstance(value, str):
         return run(value)
+    if model.requote_kept:  # (each part requoted on its own, the kept escapes between)
+        within = replace(model, requote_kept=frozenset())
+        kept = re.compile("|".join(f"%{code:02X}" for code in sorted(model.requote_kept)),
+                          re.IGNORECASE)
+        parts = kept.split(value)
+        escapes = [m.group().upper() for m in kept.finditer(value)]
+        return "".join(_encode(within, part, pes, encoding, plus) + (
+            escapes[i] if i < len(escapes) else "") for i, part in enumerate(parts))
     if model.requote_segments:
         within = replace(model, requote_segments=False)
         slash = PercentEncodeSet(f"{pes.name} and '/'", pes.members | {0x2F}, pes.source,

@@ -199,7 +199,7 @@ PARTS = ("names", "values", "empty-name-values")
 #: Reconcilers' optional TOML keys beside their parameter (``RECONCILERS``).
 OPTIONAL_PARAMS: Mapping[str, tuple[str, ...]] = {"left_raw": ("part",), "encoded": ("part",),
                                                    "kept_encoded": ("hex", "part"),
-                                                   "requoted": ("scope",),
+                                                   "requoted": ("scope", "kept"),
                                                    "needs_equals": ("scope",),
                                                    "latin1_fallback": ("scope",),
                                                    "trimmed": ("part",),
@@ -266,19 +266,25 @@ def both_refuse(types: str | Sequence[str]) -> Reconciler:
                       f"raises {' or '.join(names)}", REPLACE)
 
 
-def requoted(mode: str, scope: str | None = None) -> Reconciler:
+def requoted(mode: str, scope: str | None = None, kept: str | None = None) -> Reconciler:
     """A valid ``%HH`` already in the input is an escape, not data (RFC 3986 2.4); the
     rest is encoded as the reference encodes it. ``mode``: ``pctfuzz.accept``.
     ``scope="segments"``: each '/'-separated segment on its own, requoted only when it
     is "valid encoded" (letters, digits, the set's raw characters and valid escapes
-    only; any other is encoded as data), a decoded '/' written %2F: furl's path."""
+    only; any other is encoded as data), a decoded '/' written %2F: furl's path.
+    ``kept``: the escapes of these ASCII characters stay as they are (uppercased), and
+    the text is requoted apart on each side of them (pip's link cleaning keeps
+    ``%2F`` and ``%40``, so a decoded ``/`` never adds a path segment)."""
     if mode not in REQUOTE_MODES:
         raise UsageError(f"requoted: mode must be one of {', '.join(REQUOTE_MODES)}")
     if scope not in (None, "segments"):
         raise UsageError(f"requoted: scope must be 'segments' or left out, not {scope!r}")
     where = " in each valid segment" if scope else ""
+    if kept is not None:
+        where += f", the escapes of {kept!r} kept as they are"
     return _declared("requoted", {ENCODE.name},
-                     Model(requote=mode, requote_segments=scope == "segments"),
+                     Model(requote=mode, requote_segments=scope == "segments",
+                           requote_kept=_chars(kept) if kept is not None else frozenset()),
                      "an existing %HH is data: its % is encoded as %25 when in the set",
                      f"an existing %HH is an escape ({mode}){where}")
 

@@ -40,7 +40,7 @@ from typing import Any
 
 from pctfuzz._internal.accept.entry import REWRITE, KnownDivergence, explain
 from pctfuzz._internal.accept.impact import CONTROLS, DELIMITERS
-from pctfuzz._internal.accept.model import REQUOTE_MODES
+from pctfuzz._internal.accept.model import REQUOTE_MODES, Model, render
 from pctfuzz._internal.accept.reconcilers import (
     CUT_CHARS,
     DECODE_PARTS,
@@ -274,7 +274,11 @@ def _candidates(check: str, case: Case, expected: Outcome, actual: Outcome,
         if check == ENCODE.name and any(_VALID_TRIPLET.search(t) for t in strs):
             # Where several modes explain a case, the implementation's own names it.
             own_mode = requote() if requote is not None else None
+            kept = chars("requoted-kept") if chars is not None else None
             for mode in [own_mode] if own_mode else REQUOTE_MODES:
+                decoded = _decoded_by(mode, kept or "", case)
+                if decoded:  # (first: without it, an input holding one is another finding)
+                    yield _requoted(f"{mode} kept={decoded}")
                 yield _requoted(mode)
         if legacy:
             if check == ENCODE.name:
@@ -364,9 +368,10 @@ def _candidates(check: str, case: Case, expected: Outcome, actual: Outcome,
     if check == DECODE.name:
         # the decoded text stripped first: it also explains a raw space at an end, and
         # named after the input's trim it was a second finding (``%20`` alone)
-        decoded = [percent_decode(t).decode("utf-8", "replace") for t in strs]
-        for trimmed in _own_chars(chars, "trimmed-decoded", decoded, (_WHITESPACE, _C0_SPACE)):
-            if any(t != t.strip(trimmed) for t in decoded):
+        texts_decoded = [percent_decode(t).decode("utf-8", "replace") for t in strs]
+        for trimmed in _own_chars(chars, "trimmed-decoded", texts_decoded,
+                                  (_WHITESPACE, _C0_SPACE)):
+            if any(t != t.strip(trimmed) for t in texts_decoded):
                 yield _rule("trimmed", trimmed, part="decoded")
     for trimmed in _own_chars(chars, "trimmed", held, (_WHITESPACE, _C0_SPACE)):
         if check == FORM_PARSE.name:
@@ -528,12 +533,27 @@ def _escape_rules(check: str, strs: Sequence[str],
         yield _rule("escapes_uppercased")  # (%aa, %Ae, %dA: any lowercase hex letter)
 
 
+def _decoded_by(mode: str, chars: str, case: Case) -> str:
+    """The characters of ``chars`` whose escape ``requoted(mode)`` decodes in the case's
+    set: only those can be kept (a mode that keeps every escape keeps them anyway)."""
+    if not isinstance(case, EncodeCase):
+        return ""
+    model = Model(requote=mode.partition(" ")[0])
+    return "".join(c for c in chars if render(model, ENCODE.name, replace(
+        case, value=f"%{ord(c):02X}", encoding="utf-8")) == c)
+
+
 def _requoted(own: str) -> Rule | None:
-    """``requoted`` in the mode ``requote()`` answered: ``MODE`` or ``MODE segments``
+    """``requoted`` in the mode ``requote()`` answered: ``MODE``, ``MODE segments``
     (each '/'-separated segment on its own: furl's path, which was a first-difference
-    finding or another mode's per mix of valid and invalid segments)."""
-    mode, _, scope = own.partition(" ")
-    return _rule("requoted", mode, scope=scope) if scope else _rule("requoted", mode)
+    finding or another mode's per mix of valid and invalid segments) or ``MODE
+    kept=CHARS`` (pip keeps ``%2F``: three first-difference findings before)."""
+    mode, *rest = own.split(" ")
+    params: dict[str, str] = {}
+    for word in rest:  # ("segments", or "kept=CHARS": printable, no space)
+        key, equals, value = word.partition("=")
+        params[key if equals else "scope"] = value if equals else key
+    return _rule("requoted", mode, **params)
 
 
 def _latin1_bytes(texts: Sequence[str | bytes],

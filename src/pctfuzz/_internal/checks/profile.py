@@ -50,6 +50,7 @@ from pctfuzz._internal.operations import ENCODE, FORM_PARSE, FORM_SERIALIZE, OPE
 from pctfuzz._internal.oracles.base import Impl, Unsupported, impl_name
 from pctfuzz._internal.outcome import Outcome, reference_outcome
 from pctfuzz._internal.reference import Surrogates
+from pctfuzz._internal.sets import get_set
 
 __all__ = [
     "EMPTY_PROBE",
@@ -341,6 +342,25 @@ def requote_mode(case: Case, adapter: Impl) -> str | None:
     return mode
 
 
+def _kept_escapes(case: Case, answer: Callable[[str], object]) -> str:
+    """The printable ASCII characters the case's set leaves raw whose escape the
+    implementation answers as itself (uppercased), alone and in a text, while it answers
+    the character raw (``answer``: in the case's context): escapes a requoting keeps
+    (pip's ``%2F``)."""
+    if not isinstance(case, EncodeCase):
+        return ""
+    members = get_set(case.set_name).members
+    found = ""
+    for code in range(0x21, 0x7F):
+        char, escape = chr(code), f"%{code:02X}"
+        if code in members or char == "%":
+            continue
+        if answer(escape.lower()) == escape and answer(f"a{escape}b") == f"a{escape}b" \
+                and answer(char) == char:
+            found += char
+    return found
+
+
 #: What ``own_chars`` found, per adapter and (rule, check, context).
 _OWN_CHARS: Asked[str | None] = Asked("own characters")
 _C0_SPACE = "".join(map(chr, range(0x21)))
@@ -372,6 +392,8 @@ def own_chars(rule: str, check: str, case: Case, adapter: Impl) -> str | None:
     - ``removed``: whitespace dropped inside (``a\nb`` as ``ab``) or at one end only
       (hyperlink drops a last LF: its pattern's ``$`` matches before it);
     - ``trimmed``: a C0 control or space dropped at both ends but kept inside;
+    - ``requoted-kept``: the characters the set leaves raw whose escape an encoder
+      answers as itself (``requoted``'s ``kept``: pip keeps ``%2F``);
     - ``trimmed-decoded``: the same, written as its escape (a decoder's decoded text
       stripped: ``%20a`` and ``a%20`` answered as ``a``, ``a%20b`` not as ``ab``).
 
@@ -445,6 +467,8 @@ def own_chars(rule: str, check: str, case: Case, adapter: Impl) -> str | None:
                     drops((f"a{esc}", "a"), (f"xa{esc}", "xa")) and \
                     not drops((f"a{esc}b", "ab"), (f"xa{esc}b", "xab")):
                 found += c
+    elif rule == "requoted-kept":  # escapes a requoting encoder keeps as they are
+        found = _kept_escapes(case, answer)
     elif rule == "cut_at":
         if answer("abcd") != answer("ab"):
             found = "".join(c for c in CUT_CHARS
