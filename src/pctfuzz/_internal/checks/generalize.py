@@ -55,6 +55,8 @@ VARIANTS = 3
 
 _UNIT = re.compile(r"(?:^|;)unit=0x([0-9A-F]{2})(?:;|$)")
 _HEX_CASE_SEG = re.compile(r"(?:^|;)seg=(pct-upper|pct-lower)(?:;|$)")
+#: A delimiter's escape, a decode segment of its own (``identity.classes.ESCAPED_APART``).
+_APART_SEG = re.compile(r"(?:^|;)seg=pct-(0x[0-9A-F]{2})(?:;|$)")
 #: The segments of a letter or digit, raw or escaped (``identity``'s decode segments).
 _WRITTEN_SEG = re.compile(r"(?:^|;)seg=(alnum|pct-upper|pct-lower|pct-digits|pct-letters)"
                           r"(?:;|$)")
@@ -166,6 +168,8 @@ def widen(case: Case, klass: str, classify: Classify) -> str:
     victim = _victim(case, klass, classify) or _lost_first(case, klass, classify)
     if victim is not None:
         return victim
+    if _APART_SEG.search(klass):
+        return _hex_case_of_apart(case, klass, classify)
     if _HEX_CASE_SEG.search(klass):
         klass = _either_hex_case(case, klass, classify)
     if _WRITTEN_SEG.search(klass):
@@ -375,6 +379,24 @@ def _either_hex_case(case: Case, klass: str, classify: Classify) -> str:
     if classify(variant) != klass.replace(f"seg={seg.group(1)}", f"seg={other}"):
         return klass
     return klass.replace(f"seg={seg.group(1)}", "seg=pct-letters")
+
+
+def _hex_case_of_apart(case: Case, klass: str, classify: Classify) -> str:
+    """A delimiter's escape (``seg=pct-0x2F``, ``identity.classes.ESCAPED_APART``) as
+    the hex case it is written in (``pct-lower``/``pct-upper``) when the case with every
+    escape's letters in the other case agrees: the behaviour is the hex case's, not the
+    delimiter's. A decoder of uppercase escapes only made one finding per delimiter
+    (``%2b``, ``%2e``, ``%2f``, ``%3b``...) beside the letters' ``pct-lower``."""
+    seg = _APART_SEG.search(klass)
+    assert seg is not None
+    variant = _hex_case_swapped(case)
+    if variant == case or classify(variant) is not None:
+        return klass
+    escape = f"%{seg.group(1)[2:]}"
+    written = next((m.group() for t in input_strs(case) for m in PERCENT_ENCODED_BYTE.finditer(t)
+                    if m.group().upper() == escape), escape)
+    kind = "pct-lower" if any(c in "abcdef" for c in written) else "pct-upper"
+    return klass.replace(f"seg=pct-{seg.group(1)}", f"seg={kind}", 1)
 
 
 def _escaped(text: Any) -> Any:
