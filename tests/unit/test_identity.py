@@ -257,6 +257,21 @@ def test_campaign_counts_a_finding_once_across_restarts_and_processes() -> None:
     assert result.new_findings == ["0123456789abcdef"]
 
 
+def test_hits_of_one_finding_lost_at_every_flush_are_one_problem() -> None:
+    """A full disk lost a finding's hits at every flush: twelve INCOMPLETE lines for one
+    record. Hits of one finding lost for one reason are one line, their counts summed;
+    another finding or reason is its own line."""
+    full = "f.json: cannot be written: No space left on device"
+    stats = TargetStats("diff_decode")
+    for what in (f"538 HIT(S) of aaaa: {full}", f"12 HIT(S) of aaaa: {full}",
+                 f"12 HIT(S) of aaaa: {full}",
+                 f"3 HIT(S) of bbbb: {full}", "1 HIT(S) of aaaa: read-only", "FINDING x|y: z",
+                 "FINDING x|y: z"):
+        stats.add_lost(what, 20)
+    assert stats.lost == [f"562 HIT(S) of aaaa: {full}", f"3 HIT(S) of bbbb: {full}",
+                          "1 HIT(S) of aaaa: read-only", "FINDING x|y: z"]
+
+
 def _watched_twice(*lines: str) -> TargetStats:
     """The stats of a harness that wrote ``lines`` to stderr, then was restarted and
     wrote them again (``libfuzzer.watch``: a restarted process counts from 0)."""

@@ -179,8 +179,7 @@ def _read(proc: subprocess.Popen[str], stats: TargetStats, base_execs: int,
             reach.total = int(m["total"])
             reach.executions = base_runs.get(m["module"], 0) + int(m["executions"])
         elif m := LOST.match(line):
-            if m["what"] not in stats.lost and len(stats.lost) < _MAX_ERRORS:
-                stats.lost.append(m["what"])
+            stats.add_lost(m["what"], _MAX_ERRORS)
         elif m := PEER_FAILED.match(line):
             failures = stats.peer_failures
             if m["what"] not in failures and len(failures) < _MAX_ERRORS:

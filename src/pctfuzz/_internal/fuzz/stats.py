@@ -7,6 +7,7 @@ process; ``merge_stats`` sums them into the target's line.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
@@ -94,6 +95,22 @@ class TargetStats:
         """Module -> why the campaign may not reach it (``ModuleReach.problem``)."""
         return {name: why for name, reach in self.modules.items()
                 if (why := reach.problem()) is not None}
+
+    def add_lost(self, what: str, limit: int) -> None:
+        """Note ``what`` was lost (a ``pctfuzz: LOST`` line), at most ``limit`` notes:
+        hits of one finding lost for one reason are one note, their counts summed (a
+        full disk lost them at every flush: twelve lines for one record)."""
+        hits = _LOST_HITS.match(what)
+        for index, known in enumerate(self.lost):
+            same = _LOST_HITS.match(known)
+            if hits and same and same["rest"] == hits["rest"]:
+                self.lost[index] = (f"{int(same['count']) + int(hits['count'])} "
+                                    f"HIT(S) {hits['rest']}")
+                return
+            if known == what:
+                return
+        if len(self.lost) < limit:
+            self.lost.append(what)
 
     def problems(self, *, stopped: bool = False) -> list[str]:
         """Why this target's part of the campaign is incomplete (empty if it is not):
@@ -211,6 +228,10 @@ class CampaignResult:
         return "\n".join(lines)
 
 
+
+#: A ``pctfuzz: LOST`` line's hits of a finding: ``<count> HIT(S) of <id>: <why>``
+#: (``fuzz.recorder``).
+_LOST_HITS = re.compile(r"^(?P<count>\d+) HIT\(S\) (?P<rest>of .*)$")
 
 #: Below this share of answered cases, the summary warns (issue 12).
 LOW_ANSWER_RATE = 0.5
