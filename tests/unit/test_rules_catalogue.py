@@ -1072,6 +1072,8 @@ def test_a_dropped_sequence_without_equals_is_not_an_empty_value_dropped(
     ("left_raw", "~", {"part": "names"}),
     ("kept_encoded", "A", {"hex": "upper"}),
     ("requoted", "keep", {"scope": "segments"}),
+    ("requoted", "decode-utf8", {"kept": "/@"}),
+    ("trimmed", " ", {"part": "decoded"}),
 ])
 def test_a_rule_read_back_from_its_record_is_the_rule_found(
         name: str, value: str | None, options: dict[str, str]) -> None:
@@ -1086,6 +1088,18 @@ def test_a_rule_read_back_from_its_record_is_the_rule_found(
     made = factory(value, **options) if param else factory(**options)
     params = {**({param: value} if param else {}), **options}
     assert rule_from(name, params).reconciler.model == made.model
+
+
+def test_a_rules_name_and_parameters_are_its_makers_signature() -> None:
+    """The catalogue is the makers alone: each one's name, its parameter (the one
+    without a default) and its optional keys (the keyword ones) are read off it, so a
+    new optional key (``requoted``'s ``kept``) is one change, not three."""
+    from pctfuzz._internal.accept.reconcilers import OPTIONAL_PARAMS, RECONCILERS, requoted
+
+    assert RECONCILERS["requoted"] == (requoted, "mode")
+    assert RECONCILERS["lowercase_hex"][1] is None
+    assert OPTIONAL_PARAMS["requoted"] == ("scope", "kept")
+    assert OPTIONAL_PARAMS["trimmed"] == ("part",) and "cut_at" not in OPTIONAL_PARAMS
 
 
 def test_lowercase_hex_models_a_kept_escape_that_lowercasing_leaves_alone(

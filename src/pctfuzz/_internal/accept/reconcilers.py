@@ -15,6 +15,7 @@ few lines.)
 
 from __future__ import annotations
 
+import inspect
 import re
 import unicodedata
 from collections.abc import Callable, Mapping, Sequence
@@ -196,15 +197,6 @@ def encoded(chars: str, part: str | None = None) -> Reconciler:
 
 #: The parts of a form a set change may be limited to (``left_raw``/``encoded``).
 PARTS = ("names", "values", "empty-name-values")
-#: Reconcilers' optional TOML keys beside their parameter (``RECONCILERS``).
-OPTIONAL_PARAMS: Mapping[str, tuple[str, ...]] = {"left_raw": ("part",), "encoded": ("part",),
-                                                   "kept_encoded": ("hex", "part"),
-                                                   "requoted": ("scope", "kept"),
-                                                   "needs_equals": ("scope",),
-                                                   "latin1_fallback": ("scope",),
-                                                   "trimmed": ("part",),
-                                                   "decoded_twice": ("part", "plus"),
-                                                   "plus_kept": ("part",)}
 
 
 def _in_part(name: str, chars: str, part: str) -> Reconciler:
@@ -1170,44 +1162,63 @@ def pairs_surrogates_to_fffd(case: Case, expected: Outcome, actual: Outcome) -> 
     return expected, Outcome([(surrogates_to_fffd(n), surrogates_to_fffd(v)) for n, v in pairs])
 
 
+def _catalogue(*makers: Callable[..., Reconciler]) -> dict[str, tuple[Callable[..., Reconciler],
+                                                                        str | None]]:
+    """Each maker by its own name, with its parameter (the one without a default, None
+    when it has none): a rule's name and parameters are its function's signature, in
+    one place (``OPTIONAL_PARAMS`` reads the rest of it)."""
+    catalogue: dict[str, tuple[Callable[..., Reconciler], str | None]] = {}
+    for maker in makers:
+        required = [p.name for p in inspect.signature(maker).parameters.values()
+                    if p.default is inspect.Parameter.empty]
+        assert len(required) <= 1, f"{maker.__name__}: one parameter without a default"
+        catalogue[maker.__name__] = (maker, required[0] if required else None)
+    return catalogue
+
+
 #: Ready-made reconcilers by the name a TOML entry gives, with their parameter; also
 #: the catalogue of behaviours a finding is named by (``pctfuzz._internal.accept.rules``).
-RECONCILERS: Mapping[str, tuple[Callable[..., Reconciler], str | None]] = {
-    "left_raw": (left_raw, "chars"),
-    "encoded": (encoded, "chars"),
-    "space_as": (space_as, "space"),
-    "lowercase_hex": (lowercase_hex, None),
-    "both_refuse": (both_refuse, "types"),
-    "requoted": (requoted, "mode"),
-    "pairs_order": (pairs_order, "mode"),
-    "empty_pairs": (empty_pairs, "mode"),
-    "latin1_fallback": (latin1_fallback, None),
-    "truncated": (truncated, "n"),
-    "prefixed": (prefixed, "text"),
-    "suffixed": (suffixed, "text"),
-    "removed": (removed, "chars"),
-    "trimmed": (trimmed, "chars"),
-    "cut_at": (cut_at, "chars"),
-    "normalized": (normalized, "form"),
-    "decoded_twice": (decoded_twice, None),
-    "plus_kept": (plus_kept, None),
-    "semicolon_separates": (semicolon_separates, None),
-    "signed_escapes": (signed_escapes, None),
-    "replacement": (replacement, "mode"),
-    "refuses": (refuses, "input"),
-    "ncr_unescaped": (ncr_unescaped, None),
-    "python_codec": (python_codec, None),
-    "escapes_uppercased": (escapes_uppercased, None),
-    "kept_encoded": (kept_encoded, "chars"),
-    "lone_surrogates": (lone_surrogates, "mode"),
-    "latin1_bytes": (latin1_bytes, None),
-    "names_mangled": (names_mangled, "style"),
-    "plus_as_space": (plus_as_space, None),
-    "needs_equals": (needs_equals, None),
-    "normalized_escaped": (normalized_escaped, "form"),
-    "unmappable_replaced": (unmappable_replaced, None),
-    "whole_characters": (whole_characters, None),
-}
+RECONCILERS: Mapping[str, tuple[Callable[..., Reconciler], str | None]] = _catalogue(
+    left_raw,
+    encoded,
+    space_as,
+    lowercase_hex,
+    both_refuse,
+    requoted,
+    pairs_order,
+    empty_pairs,
+    latin1_fallback,
+    truncated,
+    prefixed,
+    suffixed,
+    removed,
+    trimmed,
+    cut_at,
+    normalized,
+    decoded_twice,
+    plus_kept,
+    semicolon_separates,
+    signed_escapes,
+    replacement,
+    refuses,
+    ncr_unescaped,
+    python_codec,
+    escapes_uppercased,
+    kept_encoded,
+    lone_surrogates,
+    latin1_bytes,
+    names_mangled,
+    plus_as_space,
+    needs_equals,
+    normalized_escaped,
+    unmappable_replaced,
+    whole_characters,
+)
+#: Reconcilers' optional TOML keys beside their parameter: their keyword parameters.
+OPTIONAL_PARAMS: Mapping[str, tuple[str, ...]] = {
+    name: optional for name, (maker, _main) in RECONCILERS.items()
+    if (optional := tuple(p.name for p in inspect.signature(maker).parameters.values()
+                          if p.default is not inspect.Parameter.empty))}
 
 
 def not_acceptable(kind: str, target: str, behaviour: Mapping[str, Any] | None) -> str | None:
