@@ -76,3 +76,17 @@ def test_the_docs_name_the_public_line_only() -> None:
     for path in [root / "README.md", *sorted(DOC.parent.glob("*.md"))]:
         for number, line in enumerate(path.read_text("utf-8").splitlines(), 1):
             assert "_internal" not in line, f"{path.name}:{number}: {line}"
+
+
+def test_every_catalogue_rule_and_key_has_its_row_in_the_adapters_guide() -> None:
+    """docs/adapters.md's table of reconcilers names each rule of the catalogue and
+    each of its optional keys (``cut_at`` had no row)."""
+    from pctfuzz._internal.accept.reconcilers import OPTIONAL_PARAMS, RECONCILERS
+
+    rows = [line for line in (DOC.parent / "adapters.md").read_text("utf-8").splitlines()
+            if line.startswith("| `")]
+    for name in RECONCILERS:
+        own = [row for row in rows if f"`{name}(" in row]
+        assert own, f"docs/adapters.md: no row for {name}"
+        for key in OPTIONAL_PARAMS.get(name, ()):
+            assert any(key in row for row in own), f"docs/adapters.md: {name}'s {key}"
