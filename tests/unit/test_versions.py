@@ -138,3 +138,19 @@ def test_pctfuzz_has_one_version_source() -> None:
     assert project["project"]["dynamic"] == ["version"]
     assert project["tool"]["setuptools"]["dynamic"]["version"] == {"attr": "pctfuzz.__version__"}
     assert importlib.metadata.version("pctfuzz") == pctfuzz.__version__
+
+
+def test_a_report_says_version_unknown_and_the_record_keeps_why(tmp_path: Path) -> None:
+    """A user's adapter of a module in no installed distribution: the record keeps why
+    (``declare distribution=``), while each row of a report said it in full, beside the
+    adapter's name; a report now says "version unknown"."""
+    from pctfuzz._internal.reports.results import finding_entry
+    from pctfuzz._internal.store import FindingStore
+
+    recorder = Recorder(get_target("diff_encode"), PlainModule(), "mine-plain",
+                        tmp_path / "findings", None)
+    recorder.record(b"\x00\x00a", RuntimeError("stand-in failure"))
+    (path,) = (tmp_path / "findings").glob("*.json")
+    finding = FindingStore(tmp_path / "findings").load(path)
+    assert "(declare distribution=)" in finding.versions["mine-plain"]
+    assert finding_entry(finding, None)["version"] == "version unknown"

@@ -111,8 +111,12 @@ def _summary_line(finding: Finding, check: str | None) -> str:
 
 
 def _version(finding: Finding) -> str | None:
-    """The recorded version of the finding's implementation, if one is known."""
+    """The recorded version of the finding's implementation, if one is known; "version
+    unknown" for one recorded as ``unknown: <why>`` (the record keeps why: each row of
+    a report said "cpath is in no installed distribution (declare distribution=)")."""
     version = finding.versions.get(finding.impl) if finding.impl else None
+    if version and version.startswith("unknown:"):
+        return "version unknown"
     return clean(version) if version and version != "unknown" else None
 
 
