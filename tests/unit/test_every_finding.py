@@ -13,7 +13,7 @@ from urllib.parse import parse_qsl, quote_plus, unquote, unquote_plus, urlsplit
 
 import pytest
 
-from pctfuzz._internal.cases import FormCase, FormParseCase
+from pctfuzz._internal.cases import DecodeCase, FormCase, FormParseCase
 from pctfuzz._internal.fuzz.recorder import record_case
 from pctfuzz._internal.store import FindingStore
 from pctfuzz._internal.targets import get_target
@@ -268,7 +268,7 @@ def test_a_finding_no_rule_names_merges_into_the_rule_found_after_it(tmp_path: P
     ids = record_case(target, strict_query, STRICT, tmp_path, FormParseCase("="))
     (named,) = set(ids.values()) - {tab}
     assert FindingStore(tmp_path).get(named).behaviour["rule"] == "empty_pairs"
-    assert merge_into_named(tmp_path, STRICT, [tab, named]) == [(tab, named)]
+    assert merge_into_named(tmp_path, STRICT, [tab, named]) == [(tab, named, False)]
     (left,) = FindingStore(tmp_path).iter_findings()
     assert left.id == named and tab in (left.previous_ids or ()) and left.hits == 2
     assert merge_into_named(tmp_path, STRICT, [named]) == []  # (nothing left to merge)
@@ -300,9 +300,48 @@ def test_a_narrower_rule_named_first_merges_into_the_wider_one(tmp_path: Path) -
     rules = {f.id: dict(f.behaviour["params"])["mode"]
              for f in FindingStore(tmp_path).iter_findings()}
     assert rules == {first: "decode-unreserved", wider: "decode-utf8"}
-    assert merge_into_named(tmp_path, REQUOTING, [first, wider]) == [(first, wider)]
+    assert merge_into_named(tmp_path, REQUOTING, [first, wider]) == [(first, wider, False)]
     (left,) = FindingStore(tmp_path).iter_findings()
     assert left.id == wider and first in (left.previous_ids or ())
+
+
+def _closing_tag(text: str) -> str:
+    """A tag closed by ``> `` whose rest is read as a document (PyYAML's verbatim tag):
+    each thing the rest starts with is refused by a statement of its own."""
+    tag, closed, rest = text.partition("> ")
+    if closed and rest.startswith("["):
+        raise ValueError("unclosed flow sequence")
+    if closed and rest.startswith("{"):
+        raise KeyError("unclosed flow mapping")
+    return unquote(tag)
+
+
+closing_tag = function_adapter("closing-tag", decode=_closing_tag)
+CLOSING = "test_every_finding:closing_tag"
+
+
+def test_refusals_met_before_the_cut_they_follow_are_renamed_after_it(tmp_path: Path) -> None:
+    """Two refusals of what follows the ``> ``, met before the cut was known, are each
+    named by the statement that raised it; at the campaign's end the first is renamed
+    ``raised=any;after(<the cut's class>)`` and the second merges into it: one crash
+    finding beside the cut's."""
+    from pctfuzz._internal.fuzz.migrate import merge_into_named
+
+    target = get_target("diff_decode")
+    (first,) = record_case(target, closing_tag, CLOSING, tmp_path, DecodeCase("a> [")).values()
+    (second,) = set(record_case(target, closing_tag, CLOSING, tmp_path,
+                                DecodeCase("a> {")).values()) - {first}
+    (cut,) = set(record_case(target, closing_tag, CLOSING, tmp_path,
+                             DecodeCase("a> a")).values()) - {first, second}
+    merged = merge_into_named(tmp_path, CLOSING, [first, second, cut])
+    assert len(merged) == 2 and merged[0][:1] == (first,) and merged[0][2]
+    after = merged[0][1]
+    assert merged[1] == (second, after, False)
+    records = {f.id: f for f in FindingStore(tmp_path).iter_findings()}
+    assert set(records) == {cut, after}
+    klass = records[cut].signature.split("|")[3]
+    assert records[after].signature.split("|")[3] == f"raised=any;after({klass})"
+    assert {first, second} <= set(records[after].previous_ids or ())
 
 
 def test_a_merge_that_cannot_bind_or_read_keeps_every_record(tmp_path: Path) -> None:

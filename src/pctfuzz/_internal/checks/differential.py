@@ -63,7 +63,7 @@ from __future__ import annotations
 import dataclasses
 import functools
 import re
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from typing import Any
 
 from pctfuzz._internal.accept.entry import KnownDivergence
@@ -72,6 +72,7 @@ from pctfuzz._internal.accept.model import read_input
 from pctfuzz._internal.accept.reconcilers import (
     OPTIONAL_PARAMS,
     input_has,
+    input_strs,
     with_texts,
     without_kind,
 )
@@ -103,6 +104,7 @@ from pctfuzz._internal.checks.registry.lookup import (
 )
 from pctfuzz._internal.encoding import lookup
 from pctfuzz._internal.errors import Deferred
+from pctfuzz._internal.identity.signatures import RAISED_AFTER
 from pctfuzz._internal.operations import DECODE, ENCODE, FORM_PARSE, FORM_SERIALIZE
 from pctfuzz._internal.oracles.base import Impl, impl_name, registry_names
 from pctfuzz._internal.oracles.registry import get_impl
@@ -285,10 +287,58 @@ def _check(check: str, case: Case, impl: Impl | str | None,
     if rule is not None:
         raise _divergence(check, case, adapter, refused, expected, actual, rule.klass(),
                           rule.behaviour())
+    if actual.raised and known is not None:  # (before the class of the refusal)
+        klass = _raised_after_known(check, case, adapter, known, settings=settings) or klass
     if klass is None:
         klass = locate.difference(check, case, adapter, expected, actual, surrogates, known,
                                   settings=settings)
     raise _divergence(check, case, adapter, refused, expected, actual, klass, None)
+
+
+#: How many cuts of a refused input ``_raised_after_known`` tries from its end (and
+#: six times as many in all).
+_AFTER_CUTS = 16
+#: A known finding that loses the end of its input: what follows is no part of its
+#: answer, so a refusal there is what the cut lets through (a known U+FFFD before an
+#: invalid escape that raises is no such thing).
+_CUT = re.compile(r"diff=missing-output|^rule=(?:cut_at|truncated)\(")
+
+
+def _raised_after_known(check: str, case: Case, adapter: Impl, known: KnownFindings,
+                        *, settings: RunSettings) -> str | None:
+    """The class of a refusal that comes after a known finding's cut:
+    ``raised=any;after(<its class>)``, when the input with its end from some point on
+    written as one plain letter (or with one after it) is answered as a known finding
+    that loses the end of its input says (``_CUT``; the longest such start). PyYAML
+    closes a verbatim tag at ``> `` and parses the rest of the value as YAML: each
+    error of its parser and scanner there was a crash finding of its own (19 in one
+    campaign), one behaviour of what the cut lets through. One finding,
+    apart from the known one: accepting a harmless cut never accepts what follows it."""
+    texts = input_strs(case)
+    if isinstance(case, FormCase) or len(texts) != 1 or not texts[0]:
+        return None
+    text = texts[0]
+    plain = next((c for c in "qzxjkvwy" if c not in text), None)
+    if plain is None:
+        return None
+
+    def cut(end: int) -> Callable[[Any], Any]:
+        return lambda t: t[:end] + (plain.encode() if isinstance(t, bytes) else plain)
+
+    # (from the input with a letter after it, the refusal's own code path then given
+    # an end, to its first unit; of a long input, not minimized yet, the last cuts and
+    # those after each character that is no letter or digit, where a cut ends)
+    ends = sorted({*range(len(text), max(0, len(text) - _AFTER_CUTS), -1),
+                   *(i + 1 for i, c in enumerate(text[:-1]) if not c.isalnum())},
+                  reverse=True)[:6 * _AFTER_CUTS]
+    for end in ends:
+        variant = with_texts(case, cut(end))
+        try:
+            _check(check, variant, adapter, known, known_only=True, settings=settings)
+        except Divergence as exc:
+            if exc.impl_error is None and _CUT.search(exc.difference or ""):
+                return f"{RAISED_AFTER}{exc.difference})"
+    return None
 
 
 def _divergence(check: str, case: Case, adapter: Impl, refused: Outcome, expected: Outcome,

@@ -253,6 +253,10 @@ class KnownFindings:
         ``site`` (``identity.refusal_site``: ``<type>@<where>``)."""
         self._sites.setdefault(check, {}).setdefault(site, (klass, behaviour))
 
+    def forget_refusal_site(self, check: str, site: str) -> None:
+        """No longer know a finding by the statement at ``site``: its input is named anew."""
+        self._sites.get(check, {}).pop(site, None)
+
     def refused(self, check: str, error: BaseException) -> tuple[str, dict[str, Any] | None] | None:
         """The class and behaviour of the known finding whose input was refused by the
         statement that raised ``error``; None when none was (no call of the

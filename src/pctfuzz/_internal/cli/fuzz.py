@@ -152,12 +152,15 @@ def _merge_into_named(args: argparse.Namespace, result: Any, out: TextIO,
         print(f"pctfuzz: WARNING: new findings not merged: {type(exc).__name__}: "
               f"{one_line(str(exc), 200)}", file=sys.stderr)
         return
-    gone = {ident for ident, _ in merged}
+    renamed = {ident: into for ident, into, new in merged if new}
+    gone = {ident for ident, _into, _new in merged}
     for stats in result.stats:
-        stats.new_findings[:] = [i for i in stats.new_findings if i not in gone]
-    for ident, into in merged:
-        print(f"pctfuzz: {ident} merged into {into}: its case is a hit of that finding's "
-              "rule, found after it", file=out)
+        stats.new_findings[:] = list(dict.fromkeys(
+            renamed.get(i, i) for i in stats.new_findings if i in renamed or i not in gone))
+    for ident, into, new in merged:
+        print(f"pctfuzz: {ident} renamed {into}: a refusal of what a known finding's cut "
+              "lets through" if new else f"pctfuzz: {ident} merged into {into}: its case is "
+              "a hit of that finding's rule, found after it", file=out)
 
 
 def _verify_open(args: argparse.Namespace, result: Any, out: TextIO, stop: Any,

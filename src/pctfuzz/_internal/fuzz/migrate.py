@@ -43,6 +43,7 @@ from pctfuzz._internal.fuzz.minimize import minimize_case, raw_input_for
 from pctfuzz._internal.fuzz.recorder import Recorder, build_finding
 from pctfuzz._internal.fuzz.replay import DEFAULT_TIMEOUT, bound_for, run_case
 from pctfuzz._internal.identity import (
+    RAISED_AFTER,
     SIGNATURE_VERSION,
     finding_id,
     made_without_accepted,
@@ -242,7 +243,7 @@ def _migrate_one(store: FindingStore, finding: Finding, impl: str | None, reiden
 
 
 def merge_into_named(folder: Path, impl: str, ids: Sequence[str],
-                     settings: RunSettings = DEFAULT_SETTINGS) -> list[tuple[str, str]]:
+                     settings: RunSettings = DEFAULT_SETTINGS) -> list[tuple[str, str, bool]]:
     """Merge each of ``ids`` (a campaign's new divergences) into the finding a rule names
     whose hit its case is: the check of its case, with the store's open findings of its
     target and implementation known but itself (``fuzz.recorder.Recorder`` seeds them),
@@ -254,11 +255,14 @@ def merge_into_named(folder: Path, impl: str, ids: Sequence[str],
     was named, was a finding of its own class beside ``removed('\\t\\n\\r')``. Only an
     untriaged record (status ``new``) of ``impl`` is merged, as ``pctfuzz migrate``
     merges two records (``FindingStore.record``: hits summed, its id kept in
-    ``previous_ids``). Returns (merged id, id merged into) pairs."""
+    ``previous_ids``). A crash named by the statement that raised it, met before the cut
+    whose end it refuses was known, is renamed ``raised=any;after(...)``
+    (``checks.differential``), and the next ones merge into it. Returns (merged id, id
+    merged into, whether that id is the finding renamed) for each."""
     store = FindingStore(folder)
     cache: dict[Any, Any] = {}
     recorders: dict[str, Recorder] = {}
-    merged: list[tuple[str, str]] = []
+    merged: list[tuple[str, str, bool]] = []
     for ident in dict.fromkeys(ids):
         try:
             finding = store.get(ident)
@@ -266,7 +270,10 @@ def merge_into_named(folder: Path, impl: str, ids: Sequence[str],
         except PctfuzzError:
             continue
         parts = finding.signature.split("|")
-        if finding.kind != "divergence" or finding.status != "new" \
+        # (a crash by its statement: it may be what a cut named later lets through)
+        site = parts[3].removeprefix("raised=") if len(parts) > 3 and finding.kind == "crash" \
+            and not finding.behaviour and "@" in parts[3] else None
+        if (finding.kind != "divergence" and site is None) or finding.status != "new" \
                 or finding.impl != impl or finding.case is None or len(parts) < 4:
             continue
         try:  # (an implementation that cannot be bound, a case that cannot be read: kept)
@@ -281,14 +288,24 @@ def merge_into_named(folder: Path, impl: str, ids: Sequence[str],
         except (PctfuzzError, OSError):
             continue
         check = str(finding.evidence.get("check", ""))
-        if finding.behaviour:  # (a narrower rule named first: decode-unreserved on %30)
+        if site is not None:
+            bound.known.forget_refusal_site(check, site)
+        elif finding.behaviour:  # (a narrower rule named first: decode-unreserved on %30)
             bound.known.forget(check, finding.behaviour)
         else:
             bound.known.forget_unexplained(check, parts[3])
         try:
             bound.check(case)
         except Divergence as exc:
-            into = recorder.ids.get(recorder.signature(exc, b"")) if exc.behaviour else None
+            after = site is not None and exc.difference.startswith(RAISED_AFTER)
+            into = recorder.ids.get(recorder.signature(exc, b"")) \
+                if exc.behaviour or after else None
+            if after and into is None:  # (the first of them: named so, it takes the rest)
+                into = _renamed(store, finding, recorder.signature(exc, b""))
+                if into is not None:
+                    recorder.ids[recorder.signature(exc, b"")] = into
+                    merged.append((finding.id, into, True))
+                continue
             if into is not None and into != finding.id:
                 renewed = dataclasses.replace(
                     finding, signature=store.get(into).signature, id=into,
@@ -300,12 +317,29 @@ def merge_into_named(folder: Path, impl: str, ids: Sequence[str],
                         os.unlink(folder / finding.file_name)
                 except (StoreError, OSError):
                     continue  # (left as it is: still a finding of its own)
-                merged.append((finding.id, into))
+                merged.append((finding.id, into, False))
                 continue
         except Exception:  # (a failure of another kind: the record stands)
             pass
-        if finding.behaviour:
+        if site is not None:
+            bound.known.add_refusal_site(check, site, parts[3], None)
+        elif finding.behaviour:
             bound.known.add(check, finding.behaviour, case)
         else:
             bound.known.add_unexplained(check, parts[3])
     return merged
+
+
+def _renamed(store: FindingStore, finding: Finding, signature: str) -> str | None:
+    """``finding`` recorded again under ``signature`` (its old id in ``previous_ids``,
+    its record removed); the new id, or None when it cannot be written (then it stands
+    as it was)."""
+    renewed = dataclasses.replace(finding, signature=signature, id=finding_id(signature),
+                                  previous_ids=[*(finding.previous_ids or ()), finding.id])
+    try:
+        store.record(renewed, absorbs=finding.id)
+        with contextlib.suppress(FileNotFoundError):
+            os.unlink(store.root / finding.file_name)
+    except (StoreError, OSError):
+        return None
+    return renewed.id

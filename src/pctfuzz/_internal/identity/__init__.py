@@ -118,6 +118,7 @@ from pctfuzz._internal.identity.classes import (
 from pctfuzz._internal.identity.signatures import (
     FINDING_KINDS,
     QUESTION,
+    RAISED_AFTER,
     SIGNATURE_VERSION,
     TARGET_NAME,
     classify,
@@ -136,6 +137,7 @@ from pctfuzz._internal.identity.signatures import (
 __all__ = [
     "FINDING_KINDS",
     "QUESTION",
+    "RAISED_AFTER",
     "SIGNATURE_VERSION",
     "TARGET_NAME",
     "classify",

@@ -116,6 +116,11 @@ def refusal_site(exc: BaseException, code_under_test: Sequence[str]) -> str | No
     return f"{qualified_type(exc)}@{where}"
 
 
+#: The class of a refusal of what a known finding's cut lets through, whatever raised
+#: it: ``raised=any;after(<the known finding's class>)`` (``checks.differential``).
+RAISED_AFTER = "raised=any;after("
+
+
 def crash_class(exc: BaseException, code_under_test: Sequence[str]) -> str:
     """``raised=<type>@<where>``: the class of a crash."""
     return f"raised={qualified_type(exc)}@{crash_location(exc, code_under_test)}"
@@ -238,9 +243,10 @@ def signature_of(target: str, exc: BaseException | None, *, case: Case | None = 
         return make_signature(target, kind or "crash", check, "-", impl, accepted=accepted)
     found_kind, found_check, located = classify(exc)
     kind, check = kind or found_kind, check or found_check
-    if kind == "crash" and isinstance(exc, Divergence) and exc.behaviour is not None:
+    if kind == "crash" and isinstance(exc, Divergence) and (
+            exc.behaviour is not None or exc.difference.startswith(RAISED_AFTER)):
         # A refusal a rule explains (refuses(input=invalid-utf8)) is one behaviour
-        # whichever code path raised.
+        # whichever code path raised; so is one after a known cut (``RAISED_AFTER``).
         klass = exc.difference
     elif kind == "crash":
         klass = crash_class(located, code_under_test)
