@@ -85,6 +85,10 @@ that two bugs are two:
   exception rose in pctfuzz's own code; a
   refusal a catalogue rule explains (``rule=refuses(input=invalid-utf8)``) is named
   by the rule, whichever code path raised.
+- **a refusal after a known cut** (crash): ``raised=any;after(<class>)`` when the input
+  with its end written as a plain letter is answered as a known finding that loses
+  the end of its input says (``RAISED_AFTER``, ``checks.differential``): what the cut
+  lets through, whichever statement refused it.
 - **timeout / oom**: ``-`` (libFuzzer stopped the process; there is no exception).
 
 Invariant violations carry the invariant as ``check`` and the class of the
