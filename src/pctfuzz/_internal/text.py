@@ -26,6 +26,7 @@ __all__ = [
     "ascii_line",
     "count_lone_surrogates",
     "first_difference",
+    "fresh_letter",
     "has_lone_surrogate",
     "is_surrogate",
     "is_valid_utf8",
@@ -159,3 +160,9 @@ def first_difference(a: Sequence[Any], b: Sequence[Any]) -> int:
         else:
             high = middle
     return low
+
+
+def fresh_letter(*texts: str) -> str | None:
+    """A plain letter none of ``texts`` holds, or None: a filler or a name that repeats
+    nothing of an input (a variant built around it changes no character it had)."""
+    return next((c for c in "qzxjkvwy" if all(c not in t for t in texts)), None)

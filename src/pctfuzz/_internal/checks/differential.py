@@ -111,7 +111,7 @@ from pctfuzz._internal.oracles.registry import get_impl
 from pctfuzz._internal.outcome import Outcome, reference_outcome
 from pctfuzz._internal.reference import Surrogates
 from pctfuzz._internal.settings import DEFAULT_SETTINGS, RunSettings
-from pctfuzz._internal.text import surrogates_to_fffd
+from pctfuzz._internal.text import fresh_letter, surrogates_to_fffd
 from pctfuzz._internal.violations import Divergence
 
 __all__ = [
@@ -318,7 +318,7 @@ def _raised_after_known(check: str, case: Case, adapter: Impl, known: KnownFindi
     if isinstance(case, FormCase) or len(texts) != 1 or not texts[0]:
         return None
     text = texts[0]
-    plain = next((c for c in "qzxjkvwy" if c not in text), None)
+    plain = fresh_letter(text)
     if plain is None:
         return None
 

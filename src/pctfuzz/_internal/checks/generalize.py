@@ -37,6 +37,7 @@ from pctfuzz._internal.cases import Case, DecodeCase, FormCase, FormParseCase
 from pctfuzz._internal.identity import last_unit, leading_units
 from pctfuzz._internal.identity.units import SUBGROUPS, UNIT_GROUPS, unit_set
 from pctfuzz._internal.spec import HEX_PAIR, PERCENT_ENCODED_BYTE
+from pctfuzz._internal.text import fresh_letter
 
 __all__ = ["VARIANTS", "as_lost_first", "as_victim", "holds_on_variants", "one_field", "widen"]
 
@@ -119,8 +120,7 @@ def _swapped(text: Any, split: bool = True) -> Any:
     refuted every rule of its other behaviour on such a variant.) ``split``:
     ``_sequences``."""
     amp, eq = (b"&", b"=") if isinstance(text, bytes) else ("&", "=")
-    plain = next((c for c in "qzxjkvwy" if c not in (
-        text.decode("latin-1") if isinstance(text, bytes) else text)), "")
+    plain = fresh_letter(text.decode("latin-1") if isinstance(text, bytes) else text) or ""
     name_of: Any = plain.encode("ascii") if isinstance(text, bytes) else plain
     return amp.join(value + eq + name if sep else name_of + eq + name if name else name
                     for name, sep, value in (s.partition(eq) for s in _sequences(text, split)))
@@ -132,8 +132,7 @@ def one_field(text: Any, part: str) -> Any:
     plain name the text does not hold (``"values"``): what a rule does to that part of
     the pairs alone."""
     amp, eq = (b"&", b"=") if isinstance(text, bytes) else ("&", "=")
-    plain = next((c for c in "qzxjkvwy" if c not in (
-        text.decode("latin-1") if isinstance(text, bytes) else text)), "")
+    plain = fresh_letter(text.decode("latin-1") if isinstance(text, bytes) else text) or ""
     name_of: Any = plain.encode("ascii") if isinstance(text, bytes) else plain
     fields = [field for sequence in text.split(amp) for field in sequence.split(eq, 1)
               if field]
@@ -517,14 +516,14 @@ def holds_on_variants(case: Case, explained: Explained, claimed: str = "",
         # write the same (two findings for one behaviour, the first without its part).
         # An empty field stays empty where it was, the other side a plain letter: an
         # empty value moved is another behaviour (a serializer dropping such pairs)
-        plain = next((c for c in "qzxjkvwy" if c not in present), "q")
+        plain = fresh_letter("".join(present)) or "q"
         variants.append(replace(case, pairs=tuple(
             (v, n) if n and v else (n, v) if not n and not v else (plain, n) if n
             else (v, plain) for n, v in case.pairs)))
     if isinstance(case, FormCase) and len(case.pairs) > 1:  # each pair alone
         # (beside a plain pair where the case has an even number of pairs: an adapter
         # may pick its code path by their count's parity, as urllib's does)
-        plain = next((c for c in "qzxjkvwy" if c not in present), "q")
+        plain = fresh_letter("".join(present)) or "q"
         extra = ((plain, plain),) if len(case.pairs) % 2 == 0 else ()
         variants += [replace(case, pairs=(pair, *extra)) for pair in dict.fromkeys(case.pairs)]
     for char in sorted({c for c in present if c.isascii()} - escaped):

@@ -57,7 +57,7 @@ from pctfuzz._internal.outcome import Outcome, reference_outcome
 from pctfuzz._internal.reference import Surrogates
 from pctfuzz._internal.settings import RunSettings
 from pctfuzz._internal.text import first_difference as text_first_difference
-from pctfuzz._internal.text import surrogates_to_fffd
+from pctfuzz._internal.text import fresh_letter, surrogates_to_fffd
 
 __all__ = [
     "accepted_and_known",
@@ -565,7 +565,7 @@ def _form_cut(case: FormCase, cut: tuple[str, int, int],
     the input's is, but for ``named`` pairs)."""
     field, index, length = cut
     name, value = case.pairs[index]
-    filler = (_fresh_letter(*(n + v for n, v in case.pairs)) or "") \
+    filler = (fresh_letter(*(n + v for n, v in case.pairs)) or "") \
         if value or index in named else ""
     last = (("", "") if field == "pair" else (name[:length], filler) if field == "name"
             else (name, value[:length]))
@@ -601,7 +601,7 @@ def _form_prefix_class(case: FormCase, adapter: Impl, surrogates: Surrogates,
     answers = seen[n]
     assert answers is not None
     name, value = sub.pairs[-1]
-    fresh = _fresh_letter(*(p + v for p, v in sub.pairs))
+    fresh = fresh_letter(*(p + v for p, v in sub.pairs))
     if field == "value" and name and fresh is not None:
         # The value's first characters may only reveal the name's difference, hidden
         # while the value was empty by what is in force (empty pairs dropped): with a
@@ -665,7 +665,7 @@ def _named_alone(case: FormCase, adapter: Impl, names: tuple[str, ...],
     too (the pairs before them whole): the name's own behaviour, located on the name,
     not the empty pair's (a serializer's known finding of empty names took a name's
     raw delimiter with an empty value as its hit, and a real bug went unreported)."""
-    fresh = _fresh_letter(*(n + v for n, v in case.pairs))
+    fresh = fresh_letter(*(n + v for n, v in case.pairs))
     if fresh is None:
         return frozenset()
     return frozenset(
@@ -674,11 +674,6 @@ def _named_alone(case: FormCase, adapter: Impl, names: tuple[str, ...],
             FORM_SERIALIZE.name,
             dataclasses.replace(case, pairs=(*case.pairs[:index], (name, fresh))),
             adapter, names, surrogates, known, settings=settings) is not None)
-
-
-def _fresh_letter(*texts: str) -> str | None:
-    """A plain letter none of ``texts`` holds (a name that repeats none), or None."""
-    return next((c for c in "qzxjkvwy" if all(c not in t for t in texts)), None)
 
 
 def _form_parse_prefix(case: FormParseCase, adapter: Impl, surrogates: Surrogates,
@@ -773,7 +768,7 @@ def _repeated_name(case: FormParseCase, answers: tuple[Any, Any], adapter: Impl,
     raw = case.text
     text = raw.decode("latin-1") if isinstance(raw, bytes) else raw
     start = text.rfind("&") + 1
-    fresh = _fresh_letter(text)
+    fresh = fresh_letter(text)
     if start == 0 or fresh is None:
         return None
     _name, equals, value = text[start:].partition("=")
