@@ -54,14 +54,16 @@ from pctfuzz._internal.formats import SETS_ENV
 from pctfuzz._internal.oracles.process import peer_failed_line
 from pctfuzz._internal.settings import RunSettings
 
-__all__ = ["ANSWERED", "EXECUTIONS", "FINDING", "LOST", "MODULE", "PEER_FAILED", "UNDER_TEST",
-           "HarnessSettings", "answered_line", "executions_line", "finding_line",
-           "lost_line", "module_line", "peer_failed_line", "say", "under_test_line",
-           "warning_line"]
+__all__ = ["ANSWERED", "EXECUTIONS", "FINDING", "LOST", "LOST_HITS", "MODULE", "PEER_FAILED",
+           "UNDER_TEST", "HarnessSettings", "answered_line", "executions_line", "finding_line",
+           "lost_hits", "lost_line", "module_line", "peer_failed_line", "say",
+           "under_test_line", "warning_line"]
 
 FINDING = re.compile(r"^pctfuzz: (?P<word>NEW|KNOWN) FINDING (?P<kind>\S+) (?P<id>[0-9a-f]{16})"
                      r"(?: (?P<signature>.*))?$")
 LOST = re.compile(r"^pctfuzz: LOST (?P<what>.*)$")
+#: What a ``LOST`` line says of a finding's hits (``lost_hits``), its reason after it.
+LOST_HITS = re.compile(r"^(?P<count>\d+) HIT\(S\) (?P<rest>of .*)$")
 PEER_FAILED = re.compile(r"^pctfuzz: PEER FAILED (?P<what>.*)$")
 ANSWERED = re.compile(r"^pctfuzz: ANSWERED (?P<answered>\d+) (?P<asked>\d+)"
                       r"(?: (?P<deferred>\d+))?$")
@@ -94,6 +96,11 @@ def module_line(module: str, reached: int, total: int, executions: int) -> str:
 
 def lost_line(what: str, why: object) -> str:
     return f"pctfuzz: LOST {what}: {why}"
+
+
+def lost_hits(count: int, ident: str) -> str:
+    """The ``what`` of a ``lost_line`` for ``count`` hits of finding ``ident``."""
+    return f"{count} HIT(S) of {ident}"
 
 
 def warning_line(message: str) -> str:

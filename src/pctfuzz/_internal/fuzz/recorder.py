@@ -21,7 +21,13 @@ from pctfuzz._internal.fuzz.minimize import (
     raw_input_for,
     same_failure,
 )
-from pctfuzz._internal.fuzz.protocol import finding_line, lost_line, say, warning_line
+from pctfuzz._internal.fuzz.protocol import (
+    finding_line,
+    lost_hits,
+    lost_line,
+    say,
+    warning_line,
+)
 from pctfuzz._internal.identity import classify, make_signature, refusal_site, signature_of
 from pctfuzz._internal.settings import DEFAULT_SETTINGS
 from pctfuzz._internal.targets import Bound, BoundDifferential, Target
@@ -330,7 +336,7 @@ class Recorder:
                 try:
                     self.findings.add_hits(self.ids[signature], hits)
                 except StoreError as exc:
-                    say(lost_line(f"{hits} HIT(S) of {self.ids[signature]}", exc))
+                    say(lost_line(lost_hits(hits, self.ids[signature]), exc))
         self.pending.clear()
         self.last_flush = time.monotonic()
 

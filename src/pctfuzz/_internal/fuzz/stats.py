@@ -7,9 +7,10 @@ process; ``merge_stats`` sums them into the target's line.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+
+from pctfuzz._internal.fuzz.protocol import LOST_HITS, lost_hits
 
 __all__ = ["LOW_ANSWER_RATE", "UNREACHED_AFTER", "CampaignResult", "ModuleReach",
            "TargetStats", "merge_stats"]
@@ -100,12 +101,12 @@ class TargetStats:
         """Note ``what`` was lost (a ``pctfuzz: LOST`` line), at most ``limit`` notes:
         hits of one finding lost for one reason are one note, their counts summed (a
         full disk lost them at every flush: twelve lines for one record)."""
-        hits = _LOST_HITS.match(what)
+        hits = LOST_HITS.match(what)
         for index, known in enumerate(self.lost):
-            same = _LOST_HITS.match(known)
+            same = LOST_HITS.match(known)
             if hits and same and same["rest"] == hits["rest"]:
-                self.lost[index] = (f"{int(same['count']) + int(hits['count'])} "
-                                    f"HIT(S) {hits['rest']}")
+                self.lost[index] = lost_hits(int(same["count"]) + int(hits["count"]),
+                                             hits["rest"].removeprefix("of "))
                 return
             if known == what:
                 return
@@ -228,10 +229,6 @@ class CampaignResult:
         return "\n".join(lines)
 
 
-
-#: A ``pctfuzz: LOST`` line's hits of a finding: ``<count> HIT(S) of <id>: <why>``
-#: (``fuzz.recorder``).
-_LOST_HITS = re.compile(r"^(?P<count>\d+) HIT\(S\) (?P<rest>of .*)$")
 
 #: Below this share of answered cases, the summary warns (issue 12).
 LOW_ANSWER_RATE = 0.5
