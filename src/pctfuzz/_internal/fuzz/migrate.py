@@ -297,28 +297,19 @@ def merge_into_named(folder: Path, impl: str, ids: Sequence[str],
         try:
             bound.check(case)
         except Divergence as exc:
+            signature = recorder.signature(exc, b"")
             after = site is not None and exc.difference.startswith(RAISED_AFTER)
-            into = recorder.ids.get(recorder.signature(exc, b"")) \
-                if exc.behaviour or after else None
+            into = recorder.ids.get(signature) if exc.behaviour or after else None
             if after and into is None:  # (the first of them: named so, it takes the rest)
-                into = _renamed(store, finding, recorder.signature(exc, b""))
-                if into is not None:
-                    recorder.ids[recorder.signature(exc, b"")] = into
+                into = finding_id(signature)
+                if _recorded_as(store, finding, signature, exc.behaviour):
+                    recorder.ids[signature] = into
                     merged.append((finding.id, into, True))
                 continue
             if into is not None and into != finding.id:
-                renewed = dataclasses.replace(
-                    finding, signature=store.get(into).signature, id=into,
-                    behaviour=exc.behaviour, previous_ids=[
-                        *(finding.previous_ids or ()), finding.id])
-                try:
-                    store.record(renewed, absorbs=finding.id)
-                    with contextlib.suppress(FileNotFoundError):
-                        os.unlink(folder / finding.file_name)
-                except (StoreError, OSError):
-                    continue  # (left as it is: still a finding of its own)
-                merged.append((finding.id, into, False))
-                continue
+                if _recorded_as(store, finding, store.get(into).signature, exc.behaviour):
+                    merged.append((finding.id, into, False))
+                continue  # (not written: it stands as it was, a finding of its own)
         except Exception:  # (a failure of another kind: the record stands)
             pass
         if site is not None:
@@ -330,16 +321,19 @@ def merge_into_named(folder: Path, impl: str, ids: Sequence[str],
     return merged
 
 
-def _renamed(store: FindingStore, finding: Finding, signature: str) -> str | None:
-    """``finding`` recorded again under ``signature`` (its old id in ``previous_ids``,
-    its record removed); the new id, or None when it cannot be written (then it stands
-    as it was)."""
+def _recorded_as(store: FindingStore, finding: Finding, signature: str,
+                 behaviour: dict[str, Any] | None) -> bool:
+    """``finding`` recorded again under ``signature`` (``behaviour`` its rule), merged
+    into the record there if there is one (``FindingStore.record``: hits summed), its
+    old id in ``previous_ids`` and its own record removed; False when it cannot be
+    written (then it stands as it was)."""
     renewed = dataclasses.replace(finding, signature=signature, id=finding_id(signature),
-                                  previous_ids=[*(finding.previous_ids or ()), finding.id])
+                                  behaviour=behaviour, previous_ids=[
+                                      *(finding.previous_ids or ()), finding.id])
     try:
         store.record(renewed, absorbs=finding.id)
         with contextlib.suppress(FileNotFoundError):
             os.unlink(store.root / finding.file_name)
     except (StoreError, OSError):
-        return None
-    return renewed.id
+        return False
+    return True
