@@ -458,15 +458,6 @@ def own_chars(rule: str, check: str, case: Case, adapter: Impl) -> str | None:
     elif rule in ("kept_encoded", "replacement"):
         found = _own_decoding(rule, answer, isinstance(getattr(case, "value", None), bytes)) \
             if isinstance(case, DecodeCase) else ""
-    elif rule == "trimmed-decoded":  # a decoder's decoded text stripped at both ends
-        # (escaped, so only what decoding gives: a raw space is the input's trim too)
-        for c in _C0_SPACE + (_UNICODE_SPACE if isinstance(getattr(case, "value", ""), str)
-                              else ""):
-            esc = "".join(f"%{b:02X}" for b in c.encode("utf-8"))
-            if drops((f"{esc}a", "a"), (f"{esc}ax", "ax")) and \
-                    drops((f"a{esc}", "a"), (f"xa{esc}", "xa")) and \
-                    not drops((f"a{esc}b", "ab"), (f"xa{esc}b", "xab")):
-                found += c
     elif rule == "requoted-kept":  # escapes a requoting encoder keeps as they are
         found = _kept_escapes(case, answer)
     elif rule == "cut_at":
@@ -478,9 +469,14 @@ def own_chars(rule: str, check: str, case: Case, adapter: Impl) -> str | None:
         # only keeps a name's space, and one that drops a name alone answers no pairs
         # for 'a b' and 'ab' alike, which is no space removed)
         fields = (("", "=v"), ("k=", "")) if isinstance(case, FormParseCase) else (("", ""),)
-        for c in (_C0_SPACE if rule == "trimmed" else " \t\n\r\x0b\x0c") + (
+        # (``trimmed-decoded``: each written as its escape, so only what decoding gives;
+        # a raw space is the input's trim too)
+        trims = rule in ("trimmed", "trimmed-decoded")
+        for char in (_C0_SPACE if trims else " \t\n\r\x0b\x0c") + (
                 _UNICODE_SPACE if isinstance(getattr(case, "value", getattr(case, "text", "")),
                                              str) else ""):
+            c = "".join(f"%{b:02X}" for b in char.encode("utf-8")) \
+                if rule == "trimmed-decoded" else char
             inner, ends = False, False
             for p, s in fields:
                 inside = drops((f"{p}a{c}b{s}", f"{p}ab{s}"), (f"{p}xa{c}b{s}", f"{p}xab{s}"))
@@ -490,8 +486,8 @@ def own_chars(rule: str, check: str, case: Case, adapter: Impl) -> str | None:
                 ends = ends or (lead and trail and not inside)
             # "removed" is removed in the middle too: a character stripped at the start
             # only (httplib2's leading C0 and space) is no "removes every" one
-            if (rule == "removed" and inner) or (rule == "trimmed" and ends and not inner):
-                found += c
+            if (rule == "removed" and inner) or (trims and ends and not inner):
+                found += char
     own = None if all(value is None for value in answers.values()) else found
     _OWN_CHARS.put(adapter, key, own)
     return own
