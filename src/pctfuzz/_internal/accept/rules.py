@@ -278,7 +278,7 @@ def _candidates(check: str, case: Case, expected: Outcome, actual: Outcome,
             for mode in [own_mode] if own_mode else REQUOTE_MODES:
                 decoded = _decoded_by(mode, kept or "", case)
                 if decoded:  # (first: without it, an input holding one is another finding)
-                    yield _requoted(f"{mode} kept={decoded}")
+                    yield _requoted(mode, kept=decoded)
                 yield _requoted(mode)
         if legacy:
             if check == ENCODE.name:
@@ -543,16 +543,14 @@ def _decoded_by(mode: str, chars: str, case: Case) -> str:
         case, value=f"%{ord(c):02X}", encoding="utf-8")) == c)
 
 
-def _requoted(own: str) -> Rule | None:
-    """``requoted`` in the mode ``requote()`` answered: ``MODE``, ``MODE segments``
+def _requoted(own: str, kept: str = "") -> Rule | None:
+    """``requoted`` in the mode ``requote()`` answered: ``MODE`` or ``MODE segments``
     (each '/'-separated segment on its own: furl's path, which was a first-difference
-    finding or another mode's per mix of valid and invalid segments) or ``MODE
-    kept=CHARS`` (pip keeps ``%2F``: three first-difference findings before)."""
-    mode, *rest = own.split(" ")
-    params: dict[str, str] = {}
-    for word in rest:  # ("segments", or "kept=CHARS": printable, no space)
-        key, equals, value = word.partition("=")
-        params[key if equals else "scope"] = value if equals else key
+    finding or another mode's per mix of valid and invalid segments); ``kept``: the
+    characters whose escapes it keeps as they are (pip keeps ``%2F``: three
+    first-difference findings before)."""
+    mode, _, scope = own.partition(" ")
+    params = {**({"scope": scope} if scope else {}), **({"kept": kept} if kept else {})}
     return _rule("requoted", mode, **params)
 
 
