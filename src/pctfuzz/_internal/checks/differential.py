@@ -63,7 +63,7 @@ from __future__ import annotations
 import dataclasses
 import functools
 import re
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from typing import Any
 
 from pctfuzz._internal.accept.entry import KnownDivergence
@@ -252,7 +252,9 @@ def _check(check: str, case: Case, impl: Impl | str | None,
         # name for what the USVString shows.
         named_as(scalar, True)
     klass = None
-    if known is not None and known.unexplained(check):
+    unexplained = known is not None and bool(known.unexplained(check))
+    if unexplained:
+        assert known is not None
         # the next fastest: a known finding that no rule names, by its class. First the
         # class of the first unit where the answers part, which costs no call; then the
         # class located on the implementation (a prefix that differs: O(log n) calls),
@@ -266,6 +268,12 @@ def _check(check: str, case: Case, impl: Impl | str | None,
             klass = known.covering(check, locate.located(check, case, adapter, expected, actual,
                                                          surrogates, known, quick=True,
                                                          settings=settings)[1])
+    if klass is None:
+        plain = locate.as_unescaped(check, case, adapter, expected, actual, surrogates)
+        if plain is not None:  # (its escapes of plain characters are no part of it)
+            named_as(plain, known_only)
+    if unexplained:
+        assert known is not None
         if klass is None:
             where, located, widens = locate.located(check, case, adapter, expected, actual,
                                                     surrogates, known, settings=settings)
@@ -322,23 +330,63 @@ def _raised_after_known(check: str, case: Case, adapter: Impl, known: KnownFindi
     if plain is None:
         return None
 
-    def cut(end: int) -> Callable[[Any], Any]:
-        return lambda t: t[:end] + (plain.encode() if isinstance(t, bytes) else plain)
+    def cut(end: int, start: str = text, letter: str = plain) -> Case:
+        return with_texts(case, lambda t: _as_type(t, start[:end] + letter))
 
-    # (from the input with a letter after it, the refusal's own code path then given
-    # an end, to its first unit; of a long input, not minimized yet, the last cuts and
-    # those after each character that is no letter or digit, where a cut ends)
-    ends = sorted({*range(len(text), max(0, len(text) - _AFTER_CUTS), -1),
-                   *(i + 1 for i, c in enumerate(text[:-1]) if not c.isalnum())},
-                  reverse=True)[:6 * _AFTER_CUTS]
-    for end in ends:
-        variant = with_texts(case, cut(end))
+    def cut_class(variant: Case) -> str | None:
         try:
             _check(check, variant, adapter, known, known_only=True, settings=settings)
         except Divergence as exc:
             if exc.impl_error is None and _CUT.search(exc.difference or ""):
                 return f"{RAISED_AFTER}{exc.difference})"
+        return None
+
+    # (from the input with a letter after it, the refusal's own code path then given
+    # an end, to its first unit; of a long input, not minimized yet, the last cuts and
+    # the first and last after a character that is no letter or digit, where a cut ends)
+    stops = [i + 1 for i, c in enumerate(text[:-1]) if not c.isalnum()]
+    ends = sorted({*range(len(text), max(0, len(text) - _AFTER_CUTS), -1),
+                   *stops[:2 * _AFTER_CUTS], *stops[-3 * _AFTER_CUTS:]}, reverse=True)
+    for end in ends:
+        klass = cut_class(cut(end))
+        if klass is not None:
+            return klass
+    # A start answered as another known finding first hides the cut (PyYAML reads
+    # '!<!>' as its non-specific tag, so '!>\n' + a letter is that finding, not the
+    # cut at '>\n'): the longest start whose end the implementation ignores, each of
+    # its units written as the letter where it still does, then named as above (the
+    # three longest such starts).
+    other = fresh_letter(text + plain)
+    if other is None:
+        return None
+
+    def ignores_end(start: str, end: int) -> bool:
+        first = run_impl(check, cut(end, start), adapter)
+        second = run_impl(check, cut(end, start, other), adapter)
+        return (first is not None and second is not None and not first.raised
+                and not second.raised and first.value == second.value)
+
+    tried = 0
+    for end in (end for end in ends if end <= _AFTER_CUTS):
+        if tried == 3:
+            break
+        if not ignores_end(text, end):
+            continue
+        tried += 1
+        start = text
+        for i in range(end):
+            if start[i] != plain and ignores_end(start[:i] + plain + start[i + 1:], end):
+                start = start[:i] + plain + start[i + 1:]
+        klass = None if start == text else cut_class(cut(end, start))
+        if klass is not None:
+            return klass
     return None
+
+
+def _as_type(like: Any, text: str) -> Any:
+    """``text`` as the type of ``like``: a bytes input stays bytes (``input_strs``
+    reads them as Latin-1, one character a byte)."""
+    return text.encode("latin-1") if isinstance(like, bytes) else text
 
 
 def _divergence(check: str, case: Case, adapter: Impl, refused: Outcome, expected: Outcome,
