@@ -938,3 +938,38 @@ def test_a_refusal_before_any_cut_keeps_its_own_class() -> None:
         _check("decode", DecodeCase("a> ["), CLOSING_TAG, KnownFindings(),
                settings=DEFAULT_SETTINGS)
     assert signature_of("diff_decode", info.value).split("|")[3].startswith("raised=ValueError@")
+
+
+def _loosely_keyed(text: str) -> list[tuple[str, str]]:
+    """A parser that keys its pairs by a loose comparison, as Mono's NameValueCollection
+    does (NUL and U+07FF ignored, case ignored), grouping the values of a key under the
+    name it first met."""
+    keyed: dict[str, tuple[str, list[str]]] = {}
+    for name, value in form_urldecode(text.encode()):
+        key = name.replace("\x00", "").replace("\u07ff", "").lower()
+        keyed.setdefault(key, (name, []))[1].append(value)
+    return [(name, value) for name, values in keyed.values() for value in values]
+
+
+LOOSELY_KEYED = function_adapter("test-loosely-keyed", form_parse=_loosely_keyed)
+TRIMMED_NAMES = function_adapter(
+    "test-trimmed-names",
+    form_parse=lambda text: [(n.strip(), v) for n, v in form_urldecode(text.encode())])
+
+
+@pytest.mark.parametrize("text", ["\u07ff%=&%=", "a\x00=&a=", "x=2&b=1&b\x00=3", "Q=&q=",
+                                  "%\u07ff%29950ba=&%%29950ba="])
+def test_a_name_read_as_an_earlier_one_is_one_finding(text: str) -> None:
+    """Names merged by a loose comparison are one finding whatever units make them
+    differ (Mono's ParseQueryString: six findings, one per unit ending the prefix)."""
+    with pytest.raises(Divergence) as info:
+        check_form_parse(FormParseCase(text), LOOSELY_KEYED)
+    assert info.value.difference == "field=name;unit=any;diff=merged"
+    assert impact_of("divergence", info.value.difference, None) == "loses-data"
+
+
+def test_a_trim_that_gives_an_earlier_name_is_the_trims() -> None:
+    """A name trimmed to an earlier one is read wrong alone too: the trim, not a merge."""
+    with pytest.raises(Divergence) as info:
+        check_form_parse(FormParseCase("a=&a%20="), TRIMMED_NAMES)
+    assert "merged" not in info.value.difference

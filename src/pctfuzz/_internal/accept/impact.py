@@ -95,7 +95,7 @@ def _class_impact(klass: str) -> str:
     parts = dict(p.partition("=")[::2] for p in klass.split(";") if "=" in p)
     shape = parts.get("diff", "")
     unit = parts.get("unit", "")
-    if shape in ("missing-output", "missing-pair") or klass.startswith("raised="):
+    if shape in ("missing-output", "missing-pair", "merged") or klass.startswith("raised="):
         return "loses-data"
     if shape == "left-raw" and (unit == "control" or (unit.startswith("0x") and len(unit) == 4
                                 and chr(int(unit[2:], 16)) in DELIMITERS + CONTROLS)):

@@ -51,7 +51,7 @@ from pctfuzz._internal.identity import (
     size_difference,
     unit_difference,
 )
-from pctfuzz._internal.identity.classes import ESCAPED_APART
+from pctfuzz._internal.identity.classes import ESCAPED_APART, MERGED_NAMES, last_name_merged
 from pctfuzz._internal.operations import DECODE, ENCODE, FORM_PARSE, FORM_SERIALIZE
 from pctfuzz._internal.oracles.base import Impl, registry_names
 from pctfuzz._internal.outcome import Outcome, reference_outcome
@@ -764,7 +764,8 @@ def _form_parse_prefix(case: FormParseCase, adapter: Impl, surrogates: Surrogate
             prefix, answers = dataclasses.replace(case, text=text[start:end]), got
             break
     klass = form_parse_difference(prefix.text, *answers[0])
-    repeated = _repeated_name(prefix, answers[0], adapter, surrogates, known, settings=settings)
+    repeated = _repeated_name(prefix, answers[0], adapter, surrogates, known, settings=settings) \
+        or _merged_name(prefix, answers[0], adapter, surrogates, known, settings=settings)
     klass = repeated or _in_either_field(prefix, klass, adapter, surrogates, known,
                                          settings=settings)
     # Widened on the prefix as it is where it shows a difference alone, else as given
@@ -815,6 +816,31 @@ def _repeated_name(case: FormParseCase, answers: tuple[Any, Any], adapter: Impl,
             adapter, registry_names(adapter), surrogates, known, settings=settings) is not None:
         return None
     return "field=pair;unit=repeated-name;diff=" + pairs_shape(*answers)
+
+
+def _merged_name(case: FormParseCase, answers: tuple[Any, Any], adapter: Impl,
+                 surrogates: Surrogates, known: KnownFindings | None,
+                 *, settings: RunSettings) -> str | None:
+    """``identity.classes.MERGED_NAMES`` when ``case`` (a shortest differing prefix)
+    reads its last pair's name as an earlier pair's (``last_name_merged``): it agrees
+    with that name renamed, and that pair alone agrees. The earlier name took it, not a
+    change of the name's own units (a trim that gives an earlier name is the trim's)."""
+    if not last_name_merged(*answers):
+        return None
+    raw = case.text
+    text = raw.decode("latin-1") if isinstance(raw, bytes) else raw
+    start = text.rfind("&") + 1
+    fresh = fresh_letter(text)
+    if start == 0 or fresh is None:
+        return None
+    _name, equals, value = text[start:].partition("=")
+    for variant in (text[:start] + fresh + equals + value, text[start:]):
+        if _unexplained(FORM_PARSE.name, dataclasses.replace(
+                case, text=variant.encode("latin-1") if isinstance(raw, bytes) else variant),
+                adapter, registry_names(adapter), surrogates, known,
+                settings=settings) is not None:
+            return None
+    return MERGED_NAMES
 
 
 def _in_either_field(case: FormParseCase, klass: str, adapter: Impl, surrogates: Surrogates,

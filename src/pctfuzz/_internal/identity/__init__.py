@@ -62,7 +62,9 @@ that two bugs are two:
   part at an earlier unit (no ``%``: a ``%`` parts by what follows it), that unit's
   (the last one only set the code path off); ``shape`` is
   ``missing-pair``/``extra-pair``, else ``missing-output``/``extra-output``/``changed``
-  of the first differing field. When no prefix shows the difference:
+  of the first differing field; ``field=name;unit=any;diff=merged`` when the last
+  pair's name is read as an earlier pair's, and that pair alone agrees
+  (``classes.MERGED_NAMES``). When no prefix shows the difference:
   ``field=name|value;seg=<segment>;diff=changed`` for a pair that differs (segments and units as
   decode, plus ``equals`` for a ``=`` inside a value), or
   ``field=pairs;diff=missing-pair|extra-pair`` when one list is the other's prefix.
