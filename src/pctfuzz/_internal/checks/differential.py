@@ -323,7 +323,8 @@ def _raised_after_known(check: str, case: Case, adapter: Impl, known: KnownFindi
     campaign), one behaviour of what the cut lets through. One finding,
     apart from the known one: accepting a harmless cut never accepts what follows it."""
     texts = input_strs(case)
-    if isinstance(case, FormCase) or len(texts) != 1 or not texts[0]:
+    if isinstance(case, FormCase) or len(texts) != 1 or not texts[0] \
+            or not any(_CUT.search(klass) for klass in known.classes(check)):
         return None
     text = texts[0]
     plain = fresh_letter(text)

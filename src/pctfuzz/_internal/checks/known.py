@@ -225,6 +225,11 @@ class KnownFindings:
         class is the generalized behaviour: ``checks.locate``)."""
         return self._classes.get(check, set())
 
+    def classes(self, check: str) -> set[str]:
+        """The classes of every finding of ``check``: a rule's (``rule=...``) and those
+        no rule names."""
+        return {known.klass for known in self._known.get(check, [])} | self.unexplained(check)
+
     def covering(self, check: str, klass: str) -> str | None:
         """The class of a known finding of ``check`` that no rule names and that names
         ``klass``, an input's class before it is widened (``generalize.covers``: the
