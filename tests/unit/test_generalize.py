@@ -973,3 +973,29 @@ def test_a_trim_that_gives_an_earlier_name_is_the_trims() -> None:
     with pytest.raises(Divergence) as info:
         check_form_parse(FormParseCase("a=&a%20="), TRIMMED_NAMES)
     assert "merged" not in info.value.difference
+
+
+def _stops_at_hash(text: str) -> bytes:
+    """A decoder that keeps every escape after the first raw ``#`` as it is."""
+    head, hash_, tail = text.partition("#")
+    return percent_decode(head) + (hash_ + tail).encode()
+
+
+STOPS_AT_HASH = function_adapter("test-stops-at-hash", decode=_stops_at_hash)
+SLASH_KEPT = function_adapter(
+    "test-slash-escape-changed",
+    decode=lambda text: percent_decode(text.replace("%2F", "%5C").replace("%2f", "%5C")))
+
+
+@pytest.mark.parametrize("value", ["#%2F", "#%41", "#%3D", "#%2e", "#%20", "a#b%26", "#%C3%A9",
+                                   "#%aa"])
+def test_a_decoder_doing_alike_to_every_escape_is_one_finding(value: str) -> None:
+    """Every escape kept after a raw ``#``: one finding, not one per delimiter's escape
+    and one for letters' and digits' (each delimiter is checked); and not "the input
+    undecoded when it is not UTF-8" for ``#%aa``, which ``x%aa`` refutes."""
+    assert _decode_class(STOPS_AT_HASH, value) == "seg=pct-any;diff=not-decoded"
+
+
+def test_a_delimiters_escape_handled_apart_stays_apart() -> None:
+    """Only ``%2F`` is read otherwise: its escape is its own segment still."""
+    assert _decode_class(SLASH_KEPT, "a%2Fb") == "seg=pct-0x2F;diff=changed"

@@ -32,8 +32,9 @@ from collections.abc import Callable
 from dataclasses import replace
 from typing import Any
 
+from pctfuzz._internal.accept.impact import DELIMITERS
 from pctfuzz._internal.accept.reconcilers import input_strs, input_texts, with_texts
-from pctfuzz._internal.cases import Case, DecodeCase, FormCase, FormParseCase
+from pctfuzz._internal.cases import Case, DecodeCase, EncodeCase, FormCase, FormParseCase
 from pctfuzz._internal.identity import last_unit, leading_units
 from pctfuzz._internal.identity.units import SUBGROUPS, UNIT_GROUPS, unit_set
 from pctfuzz._internal.spec import HEX_PAIR, PERCENT_ENCODED_BYTE
@@ -164,7 +165,8 @@ def widen(case: Case, klass: str, classify: Classify) -> str:
     (``pct-letters``), a letter or digit however written (``alnum-any``), an ASCII
     unit to its group or narrower group. An encoder that leaves every control raw is
     one finding, not one per control."""
-    victim = _victim(case, klass, classify) or _lost_first(case, klass, classify)
+    victim = _victim(case, klass, classify) or _lost_first(case, klass, classify) \
+        or _any_escape(case, klass, classify)
     if victim is not None:
         return victim
     if _APART_SEG.search(klass):
@@ -358,6 +360,39 @@ def _representatives(group: str, others: list[str]) -> list[str] | None:
     return picked
 
 
+#: A decode segment that is a valid escape (``identity``: by its hex case, or a
+#: delimiter's or the dot's by its byte).
+_ESCAPE_SEG = re.compile(r"(?:^|;)seg=(pct-(?:upper|lower|digits|letters|0x[0-9A-F]{2}))(?:;|$)")
+#: What every escape of a decoder's input is written as, each in turn, to tell whether
+#: the decoder does alike to every escape (``_any_escape``): a letter's in each hex
+#: case, a digit's, the space's, each delimiter's and the dot's (not ``%25``: the ``%``
+#: it decodes to is read with what follows it, so no segment of the answer is its own).
+_ANY_ESCAPES = ("%4A", "%4a", "%35", "%20", "%23", "%26", "%2B", "%2F", "%3B", "%3D", "%3F",
+                "%2E")
+
+
+def _any_escape(case: Case, klass: str, classify: Classify) -> str | None:
+    """A decoder's escape segment as ``pct-any`` when the case with its every escape
+    written as each of ``_ANY_ESCAPES`` in turn gives the same class with an escape's
+    segment: the decoder does alike to every escape (one that stops decoding after a
+    raw ``#`` was one finding per delimiter's escape, and one for letters', digits').
+    Kept apart, a delimiter's escape is a finding of its own only where it is handled
+    otherwise; where every escape is, one finding says so (checked on each delimiter)."""
+    seg = _ESCAPE_SEG.search(klass)
+    if seg is None or not isinstance(case, DecodeCase):
+        return None
+    anywise = klass.replace(f"seg={seg.group(1)}", "seg=*", 1)
+    for escape in _ANY_ESCAPES:
+        variant = with_texts(case, lambda t, e=escape: _ESCAPE_BYTES.sub(
+            e.encode("ascii"), t) if isinstance(t, bytes) else PERCENT_ENCODED_BYTE.sub(e, t))
+        found = classify(variant)
+        other = None if found is None else _ESCAPE_SEG.search(found)
+        if found is None or other is None \
+                or found.replace(f"seg={other.group(1)}", "seg=*", 1) != anywise:
+            return None
+    return klass.replace(f"seg={seg.group(1)}", "seg=pct-any", 1)
+
+
 def _hex_case_swapped(case: Case) -> Case:
     """``case`` with the hex letters of every escape in its input in the other case."""
     return with_texts(case, lambda t: _ESCAPE_BYTES.sub(
@@ -504,6 +539,13 @@ def holds_on_variants(case: Case, explained: Explained, claimed: str = "",
         variants += [with_texts(case, _between(char, pad, isinstance(case, FormParseCase)))
                      for char in alone
                      if ord(char) < 0x100 or all(isinstance(t, str) for t in input_texts(case))]
+    if isinstance(case, DecodeCase | EncodeCase) and pad is not None:
+        # each delimiter the rule does not name written as a letter (not '%', nor one
+        # after a '%': Java's '%+1' is an escape): what the rule claims holds without a
+        # unit it says nothing of ("the input undecoded when it is not UTF-8" for a
+        # decoder that keeps every escape after a raw '#' is refuted by 'x%aa')
+        delimiters = (present & set(DELIMITERS)) - set(claimed) - escaped - {"%"}
+        variants += [_with_char(case, char, pad[0]) for char in sorted(delimiters)]
     if isinstance(case, FormParseCase):  # each name as the value, each value as the name
         variants += [with_texts(case, functools.partial(_swapped, split=beside)),
                      with_texts(case, functools.partial(_with_equals, split=beside))]

@@ -43,7 +43,9 @@ that two bugs are two:
   ``unit=0xHH`` (it widens as an encoder's unit does; a delimiter never does) -- and
   the first segment whose bytes the implementation does not reproduce is named, with
   the shape ``not-decoded``, ``plus-as-space``, ``missing-output``, ``extra-output``
-  or ``changed``.
+  or ``changed``. An escape's segment is ``pct-any`` when every kind of escape there
+  (a letter's in each hex case, a digit's, the space's, each delimiter's, the dot's)
+  gives the same class (``checks.generalize``).
 - **form** (serializer) ``field=name|value|any|pair|separator;unit=<unit>;diff=<shape>``:
   located as encode's, on the shortest cut of the pairs that differs (each pair's
   name grown one character at a time beside a plain letter, then its value; first

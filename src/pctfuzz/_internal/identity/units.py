@@ -18,6 +18,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from pctfuzz._internal.accept.impact import CONTROLS, DELIMITERS
+from pctfuzz._internal.identity.classes import ESCAPED_APART
 
 __all__ = ["SUBGROUPS", "UNIT_GROUPS", "another_form", "covers", "unit_members", "unit_set"]
 
@@ -82,7 +83,12 @@ def unit_members(unit: str) -> frozenset[str] | None:
 
 #: The decode segments a segment names besides itself (``checks.generalize`` widens a
 #: valid escape's hex case to ``pct-letters``).
-_COVERED_SEGMENTS = {"pct-letters": {"pct-upper", "pct-lower"}}
+_COVERED_SEGMENTS = {
+    "pct-letters": {"pct-upper", "pct-lower"},
+    # every valid escape (``checks.generalize``: each delimiter's checked)
+    "pct-any": {"pct-upper", "pct-lower", "pct-digits", "pct-letters",
+                *(f"pct-0x{ord(c):02X}" for c in ESCAPED_APART)},
+}
 #: The fields ``field=any`` names: the same behaviour in a name and in a value.
 _FIELDS = ("name", "value")
 
