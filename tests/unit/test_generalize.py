@@ -988,11 +988,12 @@ SLASH_KEPT = function_adapter(
 
 
 @pytest.mark.parametrize("value", ["#%2F", "#%41", "#%3D", "#%2e", "#%20", "a#b%26", "#%C3%A9",
-                                   "#%aa"])
+                                   "#%aa", "#%25", "a#%25b"])
 def test_a_decoder_doing_alike_to_every_escape_is_one_finding(value: str) -> None:
     """Every escape kept after a raw ``#``: one finding, not one per delimiter's escape
     and one for letters' and digits' (each delimiter is checked); and not "the input
-    undecoded when it is not UTF-8" for ``#%aa``, which ``x%aa`` refutes."""
+    undecoded when it is not UTF-8" for ``#%aa``, which ``x%aa`` refutes; ``%25`` kept
+    is not "more output at the end", though its ``%`` matches the one it decodes to."""
     assert _decode_class(STOPS_AT_HASH, value) == "seg=pct-any;diff=not-decoded"
 
 

@@ -340,12 +340,20 @@ def _decode_class(value: str | bytes, expected: bytes, actual: bytes) -> str:
         if klass is not None:
             return klass
     offset = 0
+    kept = None  # (the first escape the answer goes on with as written, if it is of a '%')
     for kind, segment in segments:
         piece = percent_decode(segment)
+        if kept is None and piece == b"%" and actual.startswith(segment, offset):
+            kept = kind
         if actual.startswith(piece, offset):
             offset += len(piece)
             continue
         return f"{_segment_part(kind)};diff={_decode_shape(kind, segment, piece, actual[offset:])}"
+    if kept is not None and len(actual) > len(expected):
+        # A '%25' kept as written goes on as its '%' would: the answer is longer, and
+        # the escape is what was not decoded (an answer read as "more at the end" named
+        # every decoder keeping escapes by the '%' case alone).
+        return f"{_segment_part(kept)};diff=not-decoded"
     return "seg=end;diff=" + ("extra-output" if len(actual) > len(expected) else "changed")
 
 
