@@ -1000,3 +1000,31 @@ def test_a_decoder_doing_alike_to_every_escape_is_one_finding(value: str) -> Non
 def test_a_delimiters_escape_handled_apart_stays_apart() -> None:
     """Only ``%2F`` is read otherwise: its escape is its own segment still."""
     assert _decode_class(SLASH_KEPT, "a%2Fb") == "seg=pct-0x2F;diff=changed"
+
+
+def _undecoded_after_hash(text: str) -> list[tuple[str, str]]:
+    """A form parser that decodes the pairs before a raw ``#`` only (those after it
+    keep their escapes, '+' included)."""
+    head, hash_, tail = text.partition("#")
+    pairs = form_urldecode(head.encode())
+    for sequence in (hash_ + tail).split("&"):
+        if sequence:
+            name, _, value = sequence.partition("=")
+            pairs.append((name, value))
+    return pairs
+
+
+UNDECODED_AFTER_HASH = function_adapter("test-undecoded-after-hash",
+                                        form_parse=_undecoded_after_hash)
+
+
+@pytest.mark.parametrize(("text", "field"), [("#a%2F=1", "name"), ("#%41=1", "name"),
+                                             ("#%2e", "name"), ("b=%3D&#=%26", "value"),
+                                             ("#=%C3%A9", "value")])
+def test_a_parser_doing_alike_to_every_escape_is_one_finding_per_field(text: str,
+                                                                        field: str) -> None:
+    """Each escape after a raw ``#`` kept: one class per field, not one per character
+    the escape decodes to (``0x2F``, ``alnum``, ``0x26``, ``non-ascii``...)."""
+    with pytest.raises(Divergence) as info:
+        check_form_parse(FormParseCase(text), UNDECODED_AFTER_HASH)
+    assert info.value.difference == f"field={field};unit=pct-any;diff=extra-output"

@@ -371,26 +371,47 @@ _ANY_ESCAPES = ("%4A", "%4a", "%35", "%20", "%23", "%26", "%2B", "%2F", "%3B", "
                 "%2E")
 
 
+#: A form parser's located unit when it is an escape: the last one of its prefix, with
+#: at most the plain value ``locate`` gives a name after it (``=q``).
+_LAST_ESCAPE = re.compile(f"%{HEX_PAIR}(?==?[g-z]?\\Z)")
+_LAST_ESCAPE_BYTES = re.compile(_LAST_ESCAPE.pattern.encode("ascii"))
+#: A form-parse class's unit.
+_UNIT_ANY = re.compile(r"(?:^|;)unit=([^;]*)(?:;|$)")
+
+
 def _any_escape(case: Case, klass: str, classify: Classify) -> str | None:
-    """A decoder's escape segment as ``pct-any`` when the case with its every escape
-    written as each of ``_ANY_ESCAPES`` in turn gives the same class with an escape's
-    segment: the decoder does alike to every escape (one that stops decoding after a
-    raw ``#`` was one finding per delimiter's escape, and one for letters', digits').
-    Kept apart, a delimiter's escape is a finding of its own only where it is handled
-    otherwise; where every escape is, one finding says so (checked on each delimiter)."""
-    seg = _ESCAPE_SEG.search(klass)
-    if seg is None or not isinstance(case, DecodeCase):
-        return None
-    anywise = klass.replace(f"seg={seg.group(1)}", "seg=*", 1)
-    for escape in _ANY_ESCAPES:
-        variant = with_texts(case, lambda t, e=escape: _ESCAPE_BYTES.sub(
-            e.encode("ascii"), t) if isinstance(t, bytes) else PERCENT_ENCODED_BYTE.sub(e, t))
-        found = classify(variant)
-        other = None if found is None else _ESCAPE_SEG.search(found)
-        if found is None or other is None \
-                or found.replace(f"seg={other.group(1)}", "seg=*", 1) != anywise:
+    """A decoder's escape segment as ``seg=pct-any``, a form parser's located escape as
+    ``unit=pct-any``, when the case with its escapes (a decoder's every one, a form
+    parser's located one) written as each of ``_ANY_ESCAPES`` in turn gives the same
+    class but that segment or unit: the code does alike to every escape there (a decoder
+    that keeps every escape after a raw ``#`` was one finding per delimiter's escape,
+    and one for letters', digits'). Kept apart, a delimiter's escape is a finding of its
+    own only where it is handled otherwise; where every escape is, one finding says so
+    (checked on each delimiter)."""
+    if isinstance(case, DecodeCase):
+        part = _ESCAPE_SEG.search(klass)
+        pattern, pattern_bytes, key = PERCENT_ENCODED_BYTE, _ESCAPE_BYTES, "seg"
+    elif isinstance(case, FormParseCase):
+        part = _UNIT_ANY.search(klass)
+        pattern, pattern_bytes, key = _LAST_ESCAPE, _LAST_ESCAPE_BYTES, "unit"
+        text = case.text.decode("latin-1") if isinstance(case.text, bytes) else case.text
+        if part is None or not _LAST_ESCAPE.search(text):
             return None
-    return klass.replace(f"seg={seg.group(1)}", "seg=pct-any", 1)
+    else:
+        return None
+    if part is None:
+        return None
+    found_part = _ESCAPE_SEG if key == "seg" else _UNIT_ANY
+    anywise = klass.replace(f"{key}={part.group(1)}", f"{key}=*", 1)
+    for escape in _ANY_ESCAPES:
+        variant = with_texts(case, lambda t, e=escape: pattern_bytes.sub(
+            e.encode("ascii"), t) if isinstance(t, bytes) else pattern.sub(e, t))
+        found = classify(variant)
+        other = None if found is None else found_part.search(found)
+        if found is None or other is None \
+                or found.replace(f"{key}={other.group(1)}", f"{key}=*", 1) != anywise:
+            return None
+    return klass.replace(f"{key}={part.group(1)}", f"{key}=pct-any", 1)
 
 
 def _hex_case_swapped(case: Case) -> Case:
