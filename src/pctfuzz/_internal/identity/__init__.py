@@ -66,7 +66,9 @@ that two bugs are two:
   ``missing-pair``/``extra-pair``, else ``missing-output``/``extra-output``/``changed``
   of the first differing field; ``field=name;unit=any;diff=merged`` when the last
   pair's name is read as an earlier pair's, and that pair alone agrees
-  (``classes.MERGED_NAMES``). When no prefix shows the difference:
+  (``classes.MERGED_NAMES``); ``unit=pct-any`` when the last unit is an escape and
+  every kind of escape there gives the same class (``checks.generalize``). When no
+  prefix shows the difference:
   ``field=name|value;seg=<segment>;diff=changed`` for a pair that differs (segments and units as
   decode, plus ``equals`` for a ``=`` inside a value), or
   ``field=pairs;diff=missing-pair|extra-pair`` when one list is the other's prefix.
