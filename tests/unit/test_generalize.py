@@ -62,8 +62,10 @@ def test_an_entry_accepting_tilde_does_not_absorb_plus(tmp_path: Path) -> None:
 
 
 def test_an_unexplained_control_widens_to_its_group() -> None:
+    """Every C0 control written '^', DEL encoded: ``c0``, never ``control`` (which
+    claimed DEL unchecked)."""
     adapter = impact_impls.caret_controls
-    assert _class(adapter, "a\x01") == _class(adapter, "\x1f") == "unit=control;diff=changed"
+    assert _class(adapter, "a\x01") == _class(adapter, "\x1f") == "unit=c0;diff=changed"
 
 
 def test_a_rule_that_fails_on_variants_does_not_name_a_finding() -> None:

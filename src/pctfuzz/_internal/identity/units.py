@@ -34,8 +34,12 @@ _SPACES = "\t\n\x0b\x0c\r"
 #: Each group's narrower ones, tried when variants from the whole group disagree (a
 #: parser that drops TAB, LF and CR everywhere but other controls only at the start).
 SUBGROUPS = {
+    # (DEL, the one control that is no C0 control, is a subgroup of its own so that a
+    # unit widened to "control" was checked on it: urlsplit strips leading C0 controls,
+    # not DEL)
     "control": {"control-space": _SPACES,
-                "control-other": "".join(c for c in CONTROLS if c not in _SPACES)},
+                "control-other": "".join(c for c in CONTROLS if c not in _SPACES),
+                "c0": "".join(c for c in CONTROLS if c != "\x7f"), "del": "\x7f"},
     "alnum": {"letter": string.ascii_letters, "digit": string.digits,
               "upper": string.ascii_uppercase, "lower": string.ascii_lowercase,
               "hex-digit": string.hexdigits},
