@@ -404,9 +404,11 @@ def _any_escape(case: Case, klass: str, classify: Classify) -> str | None:
     found_part = _ESCAPE_SEG if key == "seg" else _UNIT_ANY
     anywise = klass.replace(f"{key}={part.group(1)}", f"{key}=*", 1)
     for escape in _ANY_ESCAPES:
-        variant = with_texts(case, lambda t, e=escape: pattern_bytes.sub(
-            e.encode("ascii"), t) if isinstance(t, bytes) else pattern.sub(e, t))
-        found = classify(variant)
+        def written(text: Any, escape: str = escape) -> Any:
+            return pattern_bytes.sub(escape.encode("ascii"), text) if isinstance(text, bytes) \
+                else pattern.sub(escape, text)
+
+        found = classify(with_texts(case, written))
         other = None if found is None else found_part.search(found)
         if found is None or other is None \
                 or found.replace(f"{key}={other.group(1)}", f"{key}=*", 1) != anywise:
