@@ -562,3 +562,36 @@ def test_findings_whose_models_cannot_be_one_are_tried_in_groups() -> None:
     assert named["%30"] == "rule=requoted(mode=decode-unreserved)"
     assert named["%aa"] == "rule=requoted(mode=decode-utf8)"
     assert _fails(bound, EncodeCase("!%aa", "path")).difference in (named["!"], named["%aa"])
+
+
+def test_the_rounds_of_one_input_share_the_minimization_time(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """libFuzzer counts every round's minimization as the input's own time: a later
+    round has what the earlier ones left of ``minimize_seconds`` (three rounds of half
+    the per-input timeout each were a timeout finding of a form parser)."""
+    from pctfuzz._internal.fuzz import recorder as recorder_module
+    from pctfuzz._internal.fuzz.minimize import raw_input_for
+
+    clock = [100.0]
+    given: list[float] = []
+    minimize = recorder_module.minimize_case
+
+    def slow(case: object, keeps: object, *, max_seconds: float) -> object:
+        given.append(max_seconds)
+        clock[0] += 0.75  # each minimization takes 0.75 s of the input's time
+        return minimize(case, keeps, max_seconds=max_seconds)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(recorder_module.time, "monotonic", lambda: clock[0])
+    monkeypatch.setattr(recorder_module, "minimize_case", slow)
+    target = get_target("diff_encode")
+    bound = target.bind(LOWER)
+    recorder = Recorder(target, LOWER, "test-lower", tmp_path, None, bound=bound,
+                        minimize_seconds=1.0)
+    case = EncodeCase("é", "component")
+    for rounds in range(2):
+        with pytest.raises(Divergence) as info:
+            bound.check(case)
+        if rounds:  # (a failure of another class, as a later round's is)
+            info.value.difference = "unit=0x7E;diff=changed"
+        recorder.record(raw_input_for(target, case, LOWER) or b"", info.value, rounds)
+    assert given == [1.0, 0.25]

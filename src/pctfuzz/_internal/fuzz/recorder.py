@@ -44,8 +44,9 @@ class Recorder:
     """Record mode: turns failures into stored, deduplicated, minimized findings.
 
     The first failure of each signature in a process is minimized (a 1-minimal case of
-    that signature, ``fuzz.minimize``; within ``minimize_seconds``, which the driver
-    keeps below libFuzzer's per-input ``-timeout``; for a divergence no rule names, a
+    that signature, ``fuzz.minimize``; within ``minimize_seconds`` for all the rounds
+    of one input, which the driver keeps below libFuzzer's per-input ``-timeout``; for
+    a divergence no rule names, a
     smaller case that shows another failure no finding has yet keeps it too), named
     again on its minimal case (where a class widens that a long input's does not),
     and written at once; then its input is checked again with it known, and a failure
@@ -91,6 +92,10 @@ class Recorder:
         self.flush_seconds = _env_seconds("PCTFUZZ_FLUSH_SECONDS", self.FLUSH_SECONDS)
         self.last_flush = time.monotonic()
         self.minimize_seconds = minimize_seconds
+        #: When the minimizations of the input being recorded must end: every round of
+        #: one input shares ``minimize_seconds`` (libFuzzer counts them all as that
+        #: input's time: three rounds of half its timeout each were a timeout finding).
+        self._deadline = 0.0
         # The bound target's check (its known findings: ``checks.known``) names and
         # minimizes a failure as the campaign's own inputs are named.
         self.bound = bound
@@ -234,7 +239,10 @@ class Recorder:
                              representable=True, check=self.check,
                              unknown=None if provisional is None or rounds
                              else self._unknown, settings=self.settings)
-        found = minimize_case(original, keeps, max_seconds=self.minimize_seconds)
+        if not rounds:
+            self._deadline = time.monotonic() + self.minimize_seconds
+        found = minimize_case(original, keeps,
+                              max_seconds=max(0.0, self._deadline - time.monotonic()))
         case, small_exc = found.case, exc
         small = raw_input_for(self.target, case, self.impl, self.settings)
         if provisional is not None and self.known is not None:
