@@ -375,8 +375,9 @@ _ANY_ESCAPES = ("%4A", "%4a", "%35", "%20", "%23", "%26", "%2B", "%2F", "%3B", "
 #: at most the plain value ``locate`` gives a name after it (``=q``).
 _LAST_ESCAPE = re.compile(f"%{HEX_PAIR}(?==?[g-z]?\\Z)")
 _LAST_ESCAPE_BYTES = re.compile(_LAST_ESCAPE.pattern.encode("ascii"))
-#: A form-parse class's unit.
+#: A form-parse class's unit, and its field.
 _UNIT_ANY = re.compile(r"(?:^|;)unit=([^;]*)(?:;|$)")
+_ANY_FIELD = re.compile(r"^field=(?:name|value|any)(?=;)")
 
 
 def _any_escape(case: Case, klass: str, classify: Classify) -> str | None:
@@ -402,7 +403,13 @@ def _any_escape(case: Case, klass: str, classify: Classify) -> str | None:
     if part is None:
         return None
     found_part = _ESCAPE_SEG if key == "seg" else _UNIT_ANY
-    anywise = klass.replace(f"{key}={part.group(1)}", f"{key}=*", 1)
+
+    def anyhow(klass: str, part: str) -> str:
+        # (a variant is classed as located, in one field: ``field=any`` was found
+        # on the case already)
+        return _ANY_FIELD.sub("field=*", klass.replace(f"{key}={part}", f"{key}=*", 1), 1)
+
+    anywise = anyhow(klass, part.group(1))
     for escape in _ANY_ESCAPES:
         def written(text: Any, escape: str = escape) -> Any:
             return pattern_bytes.sub(escape.encode("ascii"), text) if isinstance(text, bytes) \
@@ -410,8 +417,7 @@ def _any_escape(case: Case, klass: str, classify: Classify) -> str | None:
 
         found = classify(with_texts(case, written))
         other = None if found is None else found_part.search(found)
-        if found is None or other is None \
-                or found.replace(f"{key}={other.group(1)}", f"{key}=*", 1) != anywise:
+        if found is None or other is None or anyhow(found, other.group(1)) != anywise:
             return None
     return klass.replace(f"{key}={part.group(1)}", f"{key}=pct-any", 1)
 
