@@ -8,19 +8,22 @@ input to the widest class that keeps the failure (Gopinath et al., ISSTA 2020,
 - ``widen``: a difference no rule names is named by its first differing unit and the
   shape of the difference (``identity``); an ASCII unit widens to its group
   (``UNIT_GROUPS``, then ``SUBGROUPS``), a valid escape's hex case to
-  ``pct-letters``, a letter or digit raw or escaped to ``alnum-any``, each only when
-  variants give the same class; failing a named group, to the set of its members that
-  each give it (``unit_set``);
+  ``pct-letters``, a letter or digit raw or escaped to ``alnum-any``, an escape that
+  every kind of escape (each delimiter's among them) gives alike to ``pct-any``, each
+  only when variants give the same class; failing a named group, to the set of its
+  members that each give it (``unit_set``);
 - ``holds_on_variants``: a rule names a finding only if it also predicts the answer on
   variants of the case (each data character written as others of its group, the input
   padded before and after);
 - a refusal must need its kind of input (``accept.reconcilers.without_kind``, beside
   ``input_has``, which tells the kinds).
 
-A delimiter (``accept.impact.DELIMITERS``) and the space never widen and are never
-varied: each is its own behaviour. This module builds the variants and reads what the
-differential check (``checks.differential``, ``checks.locate``) says of them, through
-the callables it is given.
+A raw delimiter (``accept.impact.DELIMITERS``) and the space never widen: each is its
+own behaviour (a rule is checked with a delimiter it does not name written as a
+letter, and a delimiter's escape joins ``pct-any`` only where it is checked alike).
+This module builds the variants and reads what the differential check
+(``checks.differential``, ``checks.locate``) says of them, through the callables it
+is given.
 """
 
 from __future__ import annotations
