@@ -1030,3 +1030,30 @@ def test_a_parser_doing_alike_to_every_escape_is_one_finding_per_field(text: str
     with pytest.raises(Divergence) as info:
         check_form_parse(FormParseCase(text), UNDECODED_AFTER_HASH)
     assert info.value.difference == f"field={field};unit=pct-any;diff=extra-output"
+
+
+@pytest.mark.parametrize(("adapter", "case", "klass"), [
+    (STOPS_AT_HASH, DecodeCase("x#%3D"), "seg=pct-any;diff=not-decoded"),
+    (UNDECODED_AFTER_HASH, FormParseCase("#%2F=1"), "field=name;unit=pct-any;diff=extra-output"),
+])
+def test_a_known_any_escape_finding_takes_an_escape_without_widening(
+        adapter: object, case: object, klass: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Once every kind of escape was checked alike, another input of one is the known
+    finding's hit on the fast path: its widening asked 12 variants per input, and a
+    form parser's minimizations ran out of time."""
+    from pctfuzz._internal.checks import generalize
+    from pctfuzz._internal.checks.differential import _check
+    from pctfuzz._internal.checks.known import KnownFindings
+    from pctfuzz._internal.settings import DEFAULT_SETTINGS
+
+    def never(*args: object) -> None:
+        raise AssertionError("widened again")
+
+    monkeypatch.setattr(generalize, "_any_escape", never)
+    check = "decode" if isinstance(case, DecodeCase) else "form-parse"
+    known = KnownFindings()
+    known.add_unexplained(check, klass)
+    with pytest.raises(Divergence) as info:
+        _check(check, case, adapter, known, known_only=True,  # type: ignore[arg-type]
+               settings=DEFAULT_SETTINGS)
+    assert info.value.difference == klass

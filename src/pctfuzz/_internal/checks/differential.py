@@ -80,6 +80,7 @@ from pctfuzz._internal.accept.rules import Rule, as_entry, find_rule
 from pctfuzz._internal.cases import Case, DecodeCase, EncodeCase, FormCase, FormParseCase
 from pctfuzz._internal.checks import locate
 from pctfuzz._internal.checks.generalize import (
+    as_any_escape,
     as_lost_first,
     as_victim,
     holds_on_variants,
@@ -279,8 +280,9 @@ def _check(check: str, case: Case, impl: Impl | str | None,
                                                     surrogates, known, settings=settings)
             klass = known.covering(check, located)
             if klass is None and widens:  # (a finding of what comes before the unit,
-                # or after a first unit there only to be lost)
-                for other in (as_victim(where, located), *as_lost_first(where, located)):
+                # or after a first unit there only to be lost, or of any escape)
+                for other in (as_victim(where, located), *as_lost_first(where, located),
+                              as_any_escape(where, located)):
                     klass = klass or (None if other is None else known.covering(check, other))
             if klass is None and not known_only:  # (widening names a new finding)
                 klass = locate.generalized(check, where, adapter, located, surrogates, known,

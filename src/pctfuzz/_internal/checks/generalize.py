@@ -43,7 +43,8 @@ from pctfuzz._internal.identity.units import SUBGROUPS, UNIT_GROUPS, unit_set
 from pctfuzz._internal.spec import HEX_PAIR, PERCENT_ENCODED_BYTE
 from pctfuzz._internal.text import fresh_letter
 
-__all__ = ["VARIANTS", "as_lost_first", "as_victim", "holds_on_variants", "one_field", "widen"]
+__all__ = ["VARIANTS", "as_any_escape", "as_lost_first", "as_victim", "holds_on_variants",
+           "one_field", "widen"]
 
 #: ``classify(variant)``: the class of the variant's difference (``identity``), None
 #: when the implementation agrees with the reference on it or does not answer it.
@@ -423,6 +424,23 @@ def _any_escape(case: Case, klass: str, classify: Classify) -> str | None:
         if found is None or other is None or anyhow(found, other.group(1)) != anywise:
             return None
     return klass.replace(f"{key}={part.group(1)}", f"{key}=pct-any", 1)
+
+
+def as_any_escape(case: Case, klass: str) -> str | None:
+    """``klass``, located on ``case``, as ``_any_escape`` names it when its unit is an
+    escape (``seg=pct-any``, ``unit=pct-any``): no call, for the fast path of a known
+    finding that every kind of escape was checked to give (each input's widening asked
+    12 variants, and a form parser's minimizations ran out of time)."""
+    if isinstance(case, DecodeCase):
+        part = _ESCAPE_SEG.search(klass)
+        return None if part is None else klass.replace(f"seg={part.group(1)}", "seg=pct-any", 1)
+    if isinstance(case, FormParseCase):
+        text = case.text.decode("latin-1") if isinstance(case.text, bytes) else case.text
+        part = _UNIT_ANY.search(klass)
+        if part is None or not _LAST_ESCAPE.search(text):
+            return None
+        return klass.replace(f"unit={part.group(1)}", "unit=pct-any", 1)
+    return None
 
 
 def _hex_case_swapped(case: Case) -> Case:
