@@ -54,6 +54,7 @@ bench: $(STAMP)
 	$(PY) benchmarks/bench_reference.py --quick
 
 docs: $(STAMP)
+	$(PY) -m pctfuzz._internal.accept.catalogue_text .
 	$(PY) -c 'import pathlib; from pctfuzz._internal.checks.registry.render import docs_text; \
 	p = pathlib.Path("docs/divergences.md"); p.write_text(docs_text(p.read_text().split("| id |")[0]))'
 	$(PY) tests/support/cli_doc.py

@@ -13,8 +13,8 @@ from typing import Any
 
 import pytest
 
-from pctfuzz._internal.accept import (
-    ACCEPT_ENV,
+from pctfuzz._internal.accept import ACCEPT_ENV, load_accept_file
+from pctfuzz._internal.accept.reconcilers import (
     Reconciler,
     both_refuse,
     divergence,
@@ -22,7 +22,6 @@ from pctfuzz._internal.accept import (
     encoded,
     latin1_fallback,
     left_raw,
-    load_accept_file,
     lowercase_hex,
     pairs_order,
     requoted,

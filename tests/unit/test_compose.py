@@ -17,8 +17,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from pctfuzz._internal.accept import (
-    ACCEPT_ENV,
+from pctfuzz._internal.accept import ACCEPT_ENV
+from pctfuzz._internal.accept.entry import explain
+from pctfuzz._internal.accept.reconcilers import (
     Reconciler,
     divergence,
     empty_pairs,
@@ -28,7 +29,6 @@ from pctfuzz._internal.accept import (
     pairs_order,
     space_as,
 )
-from pctfuzz._internal.accept.entry import explain
 from pctfuzz._internal.cases import EncodeCase, FormCase
 from pctfuzz._internal.cli import main
 from pctfuzz._internal.form import form_urlencode

@@ -55,7 +55,7 @@ def test_the_same_case_is_accepted_normally() -> None:
 
 
 def test_an_adapters_own_divergences_are_ignored() -> None:
-    from pctfuzz._internal.accept import divergence, left_raw
+    from pctfuzz._internal.accept.reconcilers import divergence, left_raw
 
     assert isinstance(TILDE.example, EncodeCase)
     entry = divergence(id="declares-tilde-raw", check="encode", reconcile=left_raw("~"),

@@ -41,6 +41,8 @@ ALLOWED: dict[str, str] = {
     "pure function of its key",
     "_internal/checks/registry/urllib_legacy.py:_KINDS": "cache: pure per codec name",
     "_internal/oracles/urllib_parse.py:_CODECS": "cache: pure per encoding label",
+    "_internal/accept/reconcilers.py:RULES": "registry filled at import: each @rule maker "
+    "enters the catalogue as it is defined, never later",
     "_internal/oracles/peer.py:_REMOTE_TYPES": "cache: one exception class per remote "
     "type name (pure)",
     "_internal/oracles/peer.py:_live": "process state: the live peers, closed at exit",

@@ -235,8 +235,8 @@ def test_java_urldecoder_plus_and_text_are_one_rule_each(tmp_path: Path) -> None
 def test_plus_as_space_composes_with_a_replacement_mode() -> None:
     """Both are model fields: '%FF+' answered U+FFFD and a space is explained by the two
     together (Java's URLDecoder), by neither alone."""
-    from pctfuzz._internal.accept import divergence
     from pctfuzz._internal.accept.entry import explain
+    from pctfuzz._internal.accept.reconcilers import divergence
     from pctfuzz._internal.outcome import reference_outcome
 
     case = DecodeCase("%FF+")

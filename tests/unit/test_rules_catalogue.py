@@ -11,7 +11,8 @@ import pytest
 from behaviour_impls import CutAtHash, TrimsC0Space
 from rule_findings import NO_ACCEPTED, findings, one
 
-from pctfuzz._internal.accept import cut_at, divergence, load_accept_file
+from pctfuzz._internal.accept import load_accept_file
+from pctfuzz._internal.accept.reconcilers import cut_at, divergence
 from pctfuzz._internal.cases import Case, DecodeCase, EncodeCase, FormCase, FormParseCase
 from pctfuzz._internal.checks.differential import (
     check_decode,
@@ -436,8 +437,8 @@ def test_yarl_drops_lone_surrogates_one_rule(tmp_path: Path) -> None:
     ("replaced", "a%EF%BF%BD%20", True), ("replaced", "a%20", False)])
 def test_a_lone_surrogates_entry_accepts_its_mode_only(mode: str, answer: str,
                                                        accepted: bool) -> None:
-    from pctfuzz._internal.accept import lone_surrogates
     from pctfuzz._internal.accept.entry import explain
+    from pctfuzz._internal.accept.reconcilers import lone_surrogates
     from pctfuzz._internal.outcome import Outcome, reference_outcome
 
     case = EncodeCase("a\ud800 ", "component")
@@ -1018,7 +1019,7 @@ def test_a_parser_dropping_each_sequence_without_equals_is_one_rule(tmp_path: Pa
     cases = [FormParseCase(t) for t in ("a", "=&a", "a&=", "x=1&a", "=& ", "=&#", "a&=a")]
     one(findings(tmp_path, check_form_parse, adapter, cases), "needs_equals",
         {"scope": "sequence"})
-    from pctfuzz._internal.accept import needs_equals
+    from pctfuzz._internal.accept.reconcilers import needs_equals
 
     with pytest.raises(UsageError, match="scope must be"):
         needs_equals("pair")

@@ -82,7 +82,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from pctfuzz._internal import accept as _accept
+from pctfuzz._internal.accept import reconcilers as _reconcilers
 from pctfuzz._internal.cases import DecodeCase, EncodeCase, FormCase, FormParseCase
 from pctfuzz._internal.deprecation import forward
 from pctfuzz._internal.oracles import base as _base
@@ -116,7 +116,7 @@ __all__ = [
 _ACCEPT_NAMES = ("both_refuse", "divergence", "empty_pairs", "encoded", "latin1_fallback",
                  "left_raw", "lowercase_hex", "pairs_order", "requoted", "space_as")
 _lookup = forward(__name__, {
-    **dict.fromkeys(_ACCEPT_NAMES, _accept),
+    **dict.fromkeys(_ACCEPT_NAMES, _reconcilers),
     **dict.fromkeys(("METHODS", "impl_name", "registry_names"), _base),
     **dict.fromkeys(("IMPLS", "impl_description", "import_user_module"), _registry),
 }, dict.fromkeys(_ACCEPT_NAMES, "import it from pctfuzz.accept"))

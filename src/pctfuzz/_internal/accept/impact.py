@@ -26,9 +26,12 @@ field or loses data:
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
-__all__ = ["BLOCKING", "CONTROLS", "DELIMITERS", "IMPACTS", "impact_of"]
+from pctfuzz._internal.accept.reconcilers import RULES
+
+__all__ = ["BLOCKING", "CONTROLS", "DELIMITERS", "IMPACTS", "impact_of", "rule_impact_text"]
 
 #: The characters that end or split a URL component or a form pair (URL Standard 4.4
 #: and 5.1; RFC 3986 2.2): ``#`` ends a query, ``?`` a path, ``/`` a segment, ``&``
@@ -43,23 +46,6 @@ IMPACTS = ("splits-field", "loses-data", "changes-data", "crash", "cosmetic")
 #: Impacts that ``pctfuzz accept`` accepts only when told to (``--accept-impact``).
 BLOCKING = frozenset({"splits-field", "loses-data"})
 
-#: rule -> its impact, where it does not depend on its parameters.
-_BY_RULE = {
-    "lowercase_hex": "cosmetic", "escapes_uppercased": "cosmetic", "space_as": "cosmetic",
-    "pairs_order": "changes-data", "requoted": "changes-data",
-    "decoded_twice": "changes-data", "plus_as_space": "changes-data",
-    "plus_kept": "changes-data", "kept_encoded": "changes-data",
-    "latin1_fallback": "changes-data", "latin1_bytes": "changes-data",
-    "normalized": "changes-data", "normalized_escaped": "changes-data",
-    "python_codec": "changes-data", "ncr_unescaped": "changes-data",
-    "whole_characters": "cosmetic", "signed_escapes": "changes-data",
-    "semicolon_separates": "splits-field", "names_mangled": "changes-data",
-    "needs_equals": "loses-data", "truncated": "loses-data", "cut_at": "loses-data",
-    "removed": "loses-data", "trimmed": "loses-data", "unmappable_replaced": "loses-data",
-    "prefixed": "changes-data", "suffixed": "changes-data", "both_refuse": "cosmetic",
-    "refuses": "crash",
-}
-
 
 def impact_of(kind: str, klass: str, behaviour: dict[str, Any] | None) -> str:
     """The impact of a finding of ``kind`` (``divergence``, ``crash``...) whose class is
@@ -72,22 +58,54 @@ def impact_of(kind: str, klass: str, behaviour: dict[str, Any] | None) -> str:
     return _class_impact(klass)
 
 
+def _raw_impact(params: dict[str, Any]) -> str:
+    """splits-field for a delimiter or an ASCII control, else cosmetic"""
+    chars = set(str(params.get("chars", "")))
+    return "splits-field" if chars & set(DELIMITERS + CONTROLS) else "cosmetic"
+
+
+def _escaped_impact(params: dict[str, Any]) -> str:
+    """changes-data for a delimiter, else cosmetic"""
+    return "changes-data" if set(str(params.get("chars", ""))) & set(DELIMITERS) else "cosmetic"
+
+
+def _empty_impact(params: dict[str, Any]) -> str:
+    """loses-data when `dropped`, else changes-data"""
+    return "loses-data" if params.get("mode") == "dropped" else "changes-data"
+
+
+def _requote_impact(params: dict[str, Any]) -> str:
+    """loses-data for `decode-utf8`, else changes-data"""
+    # an escape of invalid UTF-8 decoded as U+FFFD before it is quoted again: the
+    # bytes are gone (urllib's quote(unquote(s)), pip's link cleaning)
+    return "loses-data" if params.get("mode") == "decode-utf8" else "changes-data"
+
+
+def _replaced_impact(params: dict[str, Any]) -> str:
+    """changes-data for `undecoded` and `percent-encoded`, else loses-data"""
+    mode = str(params.get("mode", ""))
+    return "changes-data" if mode in ("undecoded", "percent-encoded") else "loses-data"
+
+
+#: The rules whose impact their parameters decide (the others': ``Rule.impact``).
+_BY_PARAMS: dict[str, Callable[[dict[str, Any]], str]] = {
+    "left_raw": _raw_impact, "encoded": _escaped_impact, "empty_pairs": _empty_impact,
+    "requoted": _requote_impact, "replacement": _replaced_impact,
+}
+
+
 def _rule_impact(rule: str, params: dict[str, Any]) -> str:
-    chars = str(params.get("chars", ""))
-    if rule == "left_raw":
-        return "splits-field" if set(chars) & set(DELIMITERS + CONTROLS) else "cosmetic"
-    if rule == "encoded":
-        return "changes-data" if set(chars) & set(DELIMITERS) else "cosmetic"
-    if rule == "empty_pairs":
-        return "loses-data" if params.get("mode") == "dropped" else "changes-data"
-    if rule == "requoted" and params.get("mode") == "decode-utf8":
-        # an escape of invalid UTF-8 decoded as U+FFFD before it is quoted again: the
-        # bytes are gone (urllib's quote(unquote(s)), pip's link cleaning)
-        return "loses-data"
-    if rule in ("replacement", "lone_surrogates"):
-        mode = str(params.get("mode", ""))
-        return "changes-data" if mode in ("undecoded", "percent-encoded") else "loses-data"
-    return _BY_RULE.get(rule, "changes-data")
+    if rule in _BY_PARAMS:
+        return _BY_PARAMS[rule](params)
+    entry = RULES.get(rule)  # (a rule of an older record may be gone)
+    return entry.impact if entry else "changes-data"
+
+
+def rule_impact_text(rule: str) -> str:
+    """The impact of ``rule``'s findings as the docs say it (``catalogue_text``)."""
+    if rule in _BY_PARAMS:
+        return str(_BY_PARAMS[rule].__doc__)
+    return RULES[rule].impact
 
 
 def _class_impact(klass: str) -> str:

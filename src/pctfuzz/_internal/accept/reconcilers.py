@@ -20,7 +20,7 @@ import re
 import unicodedata
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
-from typing import Any
+from typing import Any, TypeVar
 
 from pctfuzz._internal.accept.entry import MODEL, REPLACE, REWRITE, KnownDivergence
 from pctfuzz._internal.accept.model import REQUOTE_MODES, Model, NotModelled, render
@@ -28,7 +28,14 @@ from pctfuzz._internal.cases import Case, DecodeCase, EncodeCase, FormCase, Form
 from pctfuzz._internal.encoding import encode_ncr, lookup
 from pctfuzz._internal.errors import PctfuzzError, UsageError
 from pctfuzz._internal.form import form_sequences, form_urldecode_bytes
-from pctfuzz._internal.operations import DECODE, ENCODE, FORM_PARSE, FORM_SERIALIZE, OPERATIONS
+from pctfuzz._internal.operations import (
+    DECODE,
+    ENCODE,
+    FORM_PARSE,
+    FORM_SERIALIZE,
+    OPERATIONS,
+    Operation,
+)
 from pctfuzz._internal.outcome import CHECKS, Outcome, Reconcile
 from pctfuzz._internal.reference import percent_decode, percent_encode
 from pctfuzz._internal.sets import FORM, PercentEncodeSet, get_set
@@ -50,7 +57,9 @@ __all__ = [
     "RECONCILERS",
     "REPLACE",
     "REWRITE",
+    "RULES",
     "Reconciler",
+    "Rule",
     "both_refuse",
     "cut_at",
     "decode_uri_component",
@@ -83,6 +92,7 @@ __all__ = [
     "removed",
     "replacement",
     "requoted",
+    "rule",
     "semicolon_separates",
     "set_change",
     "signed_escapes",
@@ -114,6 +124,52 @@ class Reconciler:
     phase: int = MODEL
     #: The difference as one field of the composed model (``pctfuzz._internal.accept.model``).
     model: Model | None = None
+
+
+@dataclass(frozen=True)
+class Rule:
+    """One entry of the rule catalogue: a ready-made reconciler's maker, which is also
+    a rule a finding can be named by. Its name, parameter and optional keys are the
+    maker's signature; what it accepts is the maker's docstring (``pctfuzz.accept``,
+    docs/adapters.md and docs/api.md show it: ``accept.catalogue_text``); ``checks``
+    are the operations it applies to; ``impact`` is what a finding it names
+    means (``accept.impact``: refined there by the parameters of a few rules)."""
+
+    name: str
+    maker: Callable[..., Reconciler]
+    #: The parameter without a default (None when it has none): a TOML entry's key.
+    param: str | None
+    #: The keyword parameters: a TOML entry's optional keys.
+    optional: tuple[str, ...]
+    #: The operations whose checks it applies to (some only with some parameters).
+    checks: tuple[Operation, ...]
+    impact: str
+
+
+#: The catalogue, in the order the rules are defined: every maker decorated ``@rule``.
+#: Filled once, as this module is imported; nothing adds to it later.
+RULES: dict[str, Rule] = {}
+
+_Maker = TypeVar("_Maker", bound=Callable[..., Reconciler])
+
+
+def rule(checks: tuple[Operation, ...], impact: str) -> Callable[[_Maker], _Maker]:
+    """Enter the decorated maker in ``RULES``: adding a rule is this decorator on its
+    maker (with its docstring), its model field (``accept.model``) if it has one, and
+    the names a finding is tried with (``accept.rules``); ``make docs`` writes the rest."""
+
+    def enter(maker: _Maker) -> _Maker:
+        params = inspect.signature(maker).parameters.values()
+        required = [p.name for p in params if p.default is inspect.Parameter.empty]
+        assert len(required) <= 1, f"{maker.__name__}: one parameter without a default"
+        assert maker.__doc__, f"{maker.__name__}: its docstring is what it accepts"
+        RULES[maker.__name__] = Rule(
+            maker.__name__, maker, required[0] if required else None,
+            tuple(p.name for p in params if p.default is not inspect.Parameter.empty),
+            checks, impact)
+        return maker
+
+    return enter
 
 
 def _modelled(model: Model) -> Reconcile:
@@ -177,6 +233,7 @@ def set_change(add: frozenset[int], remove: frozenset[int]) -> Reconcile:
     return reconcile
 
 
+@rule((ENCODE, FORM_SERIALIZE), "cosmetic")
 def left_raw(chars: str, part: str | None = None) -> Reconciler:
     """CHARS written as themselves where the reference writes ``%HH`` (WHATWG URL 1.3);
     ``part`` (a form serializer only): in its ``names`` or its ``values`` only."""
@@ -186,6 +243,7 @@ def left_raw(chars: str, part: str | None = None) -> Reconciler:
                      f"percent-encodes {chars!r} (in the set)", f"leaves {chars!r} as is")
 
 
+@rule((ENCODE, FORM_SERIALIZE), "cosmetic")
 def encoded(chars: str, part: str | None = None) -> Reconciler:
     """CHARS also written as ``%HH`` (the implementation's set is larger); ``part`` as
     for ``left_raw``."""
@@ -219,6 +277,7 @@ def _in_part(name: str, chars: str, part: str) -> Reconciler:
                      other.format(chars) + f" in {part}", done.format(chars) + f" in {part}")
 
 
+@rule((ENCODE, FORM_SERIALIZE), "cosmetic")
 def space_as(space: str) -> Reconciler:
     """The implementation writes a space as ``space`` (``"%20"`` or ``"+"``) where the
     reference writes the other (a model field: a ``+`` the set leaves raw stays one)."""
@@ -229,6 +288,7 @@ def space_as(space: str) -> Reconciler:
                      f"writes a space as {other}", f"writes a space as {space}")
 
 
+@rule((ENCODE, FORM_SERIALIZE), "cosmetic")
 def lowercase_hex() -> Reconciler:
     """``%hh`` with lowercase hex digits (RFC 3986 2.1: equivalent, uppercase SHOULD).
     A ``%`` of the input that the set leaves raw could be read as a triplet, so the
@@ -237,6 +297,7 @@ def lowercase_hex() -> Reconciler:
                      "uppercase hex digits (%2F)", "lowercase hex digits (%2f)")
 
 
+@rule(OPERATIONS, "cosmetic")
 def both_refuse(types: str | Sequence[str]) -> Reconciler:
     """The reference refuses the case and the implementation raises one of ``types``
     (exception class names, or ``module.Name``)."""
@@ -258,9 +319,18 @@ def both_refuse(types: str | Sequence[str]) -> Reconciler:
                       f"raises {' or '.join(names)}", REPLACE)
 
 
+@rule((ENCODE,), "changes-data")
 def requoted(mode: str, scope: str | None = None, kept: str | None = None) -> Reconciler:
     """A valid ``%HH`` already in the input is an escape, not data (RFC 3986 2.4); the
-    rest is encoded as the reference encodes it. ``mode``: ``pctfuzz.accept``.
+    rest is encoded as the reference encodes it. ``mode``: ``keep`` (the escape is
+    copied), ``upper`` (copied with uppercase hex), ``decode-unreserved`` (an escape of
+    ALPHA DIGIT ``-._~`` is written as the character, others copied: requests'
+    ``unquote_unreserved``), ``normalize`` (RFC 3986 6.2.2's percent-encoding
+    normalization: an escape of ALPHA DIGIT ``-._~`` written as the character, others
+    with uppercase hex), ``decode-safe`` (written as the character when the set leaves
+    it raw, else uppercased: yarl's requoting), ``decode-utf8`` (each run of escapes
+    decoded as UTF-8, U+FFFD for an invalid sequence, then encoded with the set:
+    ``quote(unquote(s), safe)``, furl's paths).
     ``scope="segments"``: each '/'-separated segment on its own, requoted only when it
     is "valid encoded" (letters, digits, the set's raw characters and valid escapes
     only; any other is encoded as data), a decoded '/' written %2F: furl's path.
@@ -284,6 +354,7 @@ def requoted(mode: str, scope: str | None = None, kept: str | None = None) -> Re
 _ORDER_MODES = ("grouped", "sorted", "grouped-bytes", "sorted-bytes")
 
 
+@rule((FORM_SERIALIZE, FORM_PARSE), "changes-data")
 def pairs_order(mode: str) -> Reconciler:
     """Pairs ``grouped`` by name (in order of first appearance, as a multi-dict keeps
     them), ``sorted`` by name (its code points) or ``sorted-bytes`` (a parser's: by the
@@ -304,6 +375,7 @@ def pairs_order(mode: str) -> Reconciler:
 _EMPTY_MODES = ("dropped", "kept", "kept-but-last", "kept-but-trailing")
 
 
+@rule((FORM_SERIALIZE, FORM_PARSE), "changes-data")
 def empty_pairs(mode: str) -> Reconciler:
     """``dropped``: pairs whose value is empty are left out (``parse_qsl`` without
     ``keep_blank_values``); ``kept``: an empty sequence between ``&`` is a pair
@@ -342,6 +414,7 @@ def _escapes_as_latin1(data: bytes) -> bytes:
 _LATIN1_SCOPES = ("not-utf8", "always", "answer")
 
 
+@rule((DECODE, FORM_PARSE), "changes-data")
 def latin1_fallback(scope: str = "not-utf8") -> Reconciler:
     """Decoded bytes that are not valid UTF-8 are decoded as latin-1 instead (the
     reference writes U+FFFD, Encoding Standard "UTF-8 decode without BOM");
@@ -399,6 +472,7 @@ def _legacy_label(case: Case) -> str | None:
         return None
 
 
+@rule((ENCODE,), "changes-data")
 def ncr_unescaped() -> Reconciler:
     """A code point the encoding cannot encode is written as ``&#N;`` and that is
     percent-encoded by the set, where the reference writes ``%26%23N%3B`` whatever the
@@ -421,6 +495,7 @@ def ncr_unescaped() -> Reconciler:
                       "&#N; percent-encoded by the set", REPLACE)
 
 
+@rule((ENCODE, FORM_SERIALIZE), "changes-data")
 def python_codec() -> Reconciler:
     """Encoded with Python's codec of the encoding's name, ``errors="xmlcharrefreplace"``,
     instead of the WHATWG encoder (Encoding Standard, sections 9-14: their tables differ
@@ -437,6 +512,7 @@ def _as_answer(text: str, like: object) -> Any:
     return text.encode("utf-8", "surrogatepass") if isinstance(like, bytes) else text
 
 
+@rule(OPERATIONS, "loses-data")
 def truncated(n: int) -> Reconciler:
     """The answer stops after ``n`` characters (bytes for decode, pairs for
     form-parse) where the reference's goes on."""
@@ -469,11 +545,13 @@ def _affix(name: str, text: str, before: bool) -> Reconciler:
                       "the answer alone", f"adds {text!r} {where} the answer", REWRITE)
 
 
+@rule((ENCODE, DECODE, FORM_SERIALIZE), "changes-data")
 def prefixed(text: str) -> Reconciler:
     """``text`` is written before the answer (e.g. ``./`` before a path)."""
     return _affix("prefixed", text, True)
 
 
+@rule((ENCODE, DECODE, FORM_SERIALIZE), "changes-data")
 def suffixed(text: str) -> Reconciler:
     """``text`` is written after the answer."""
     return _affix("suffixed", text, False)
@@ -496,6 +574,7 @@ def _space_chars(chars: str) -> str:
     return "".join(sorted(set(chars)))
 
 
+@rule(OPERATIONS, "loses-data")
 def removed(chars: str) -> Reconciler:
     """CHARS are removed from the input first (the URL parser removes ASCII tab or
     newline, WHATWG URL 4.4 basic URL parser step 3)."""
@@ -508,6 +587,7 @@ _TRIMMED_PARTS = {"fields": (True, True, "each name and value"),
                   "names": (True, False, "each name"), "values": (False, True, "each value")}
 
 
+@rule(OPERATIONS, "loses-data")
 def trimmed(chars: str, part: str | None = None) -> Reconciler:
     """CHARS are stripped from both ends of each input text first (the URL parser
     strips leading and trailing C0 control or space, WHATWG URL 4.4 step 1; Python's
@@ -558,6 +638,7 @@ def _trimmed_decoded(space: str) -> Reconciler:
 CUT_CHARS = "#?\x00/:@[]&;="
 
 
+@rule(OPERATIONS, "loses-data")
 def cut_at(chars: str) -> Reconciler:
     """Each input text ends before its first character of CHARS (``CUT_CHARS``: ``#``,
     ``?``, NUL, ...): the answer is the reference's for the input up to there (a URL
@@ -574,6 +655,7 @@ def cut_at(chars: str) -> Reconciler:
 _FORMS = ("NFC", "NFKC", "NFD", "NFKD")
 
 
+@rule((ENCODE, FORM_SERIALIZE), "changes-data")
 def normalized(form: str) -> Reconciler:
     """The text is Unicode-normalized (``form``: NFC, NFKC, NFD or NFKD) before it is
     encoded (RFC 3987 5.3.2.2 for IRIs: NFC)."""
@@ -583,6 +665,7 @@ def normalized(form: str) -> Reconciler:
                      "encodes the text as given", f"normalizes the text to {form} first")
 
 
+@rule((ENCODE,), "changes-data")
 def normalized_escaped(form: str) -> Reconciler:
     """The text is escaped by the set but for its non-ASCII characters, the result
     Unicode-normalized (``form``), then its non-ASCII characters encoded as UTF-8: an
@@ -621,6 +704,7 @@ def _decode_part(rule: str, part: str | None) -> str:
     return f" in each {part.removesuffix('s')}" if part else ""
 
 
+@rule((DECODE, FORM_PARSE), "changes-data")
 def decoded_twice(part: str | None = None, plus: str | None = None) -> Reconciler:
     """Percent-decoded twice: a ``%25HH`` of the input becomes the byte HH; ``part``
     (form-parse): in each name only (``names``) or each value only (``values``);
@@ -639,6 +723,7 @@ def decoded_twice(part: str | None = None, plus: str | None = None) -> Reconcile
                      "percent-decodes once", f"percent-decodes twice{where}{how}")
 
 
+@rule((FORM_PARSE,), "changes-data")
 def plus_kept(part: str | None = None) -> Reconciler:
     """A ``+`` is read as itself, not as a space (WHATWG URL 5.1 step 3.3 replaces each
     0x2B by 0x20 before percent-decoding): a form parser built on percent-decode alone,
@@ -651,6 +736,7 @@ def plus_kept(part: str | None = None) -> Reconciler:
                      f"keeps + as +{where}")
 
 
+@rule((FORM_PARSE,), "splits-field")
 def semicolon_separates() -> Reconciler:
     """``;`` separates pairs as ``&`` does (HTML 4.01 B.2.2; WHATWG URL 5.1 splits on
     ``&`` only)."""
@@ -658,6 +744,7 @@ def semicolon_separates() -> Reconciler:
                      "only & separates pairs", "; separates pairs too")
 
 
+@rule((ENCODE, FORM_SERIALIZE), "cosmetic")
 def escapes_uppercased() -> Reconciler:
     """Each valid ``%hh`` of the input is uppercased before it is encoded, also where its
     ``%`` is data and encoded as ``%25`` (``%%aa`` written ``%25%25AA``: the decoded text
@@ -670,6 +757,7 @@ def escapes_uppercased() -> Reconciler:
                      "uppercases each %hh of the input, also where its % is data")
 
 
+@rule((DECODE, FORM_PARSE), "changes-data")
 def kept_encoded(chars: str, hex: str | None = None, part: str | None = None) -> Reconciler:
     """A decoder keeps each escape ``%HH`` of a character of CHARS as it is (any hex
     case), where the reference decodes every ``%HH`` (WHATWG URL 1.3 percent-decode):
@@ -709,6 +797,7 @@ def _bytes_of(chars: str) -> frozenset[int]:
 _SURROGATE_MODES = ("dropped", "surrogatepass", "replaced", "merged", "question-mark")
 
 
+@rule(OPERATIONS, "loses-data")
 def lone_surrogates(mode: str) -> Reconciler:
     """A lone surrogate of a str input, which is no scalar value (the reference refuses
     it, or writes U+FFFD for a USVString, WHATWG URL 1.3 and Infra): ``dropped`` before
@@ -736,6 +825,7 @@ def lone_surrogates(mode: str) -> Reconciler:
                       "question-mark": "reads a lone surrogate as '?'"}[mode])
 
 
+@rule((DECODE, FORM_PARSE), "changes-data")
 def latin1_bytes() -> Reconciler:
     """A bytes input is read as latin-1 text first (each byte one character), then
     decoded as text is: a raw ``\xc3\xa9`` is ``Ã©``, where the reference decodes the
@@ -751,6 +841,7 @@ _REPLACEMENT_TEXT = {"percent-encoded": "invalid UTF-8 left percent-encoded",
                      "dropped": "invalid UTF-8 dropped"}
 
 
+@rule((DECODE, FORM_PARSE), "loses-data")
 def replacement(mode: str) -> Reconciler:
     """The answer is text: invalid UTF-8 becomes U+FFFD, one ``per-byte`` or one
     ``per-sequence`` (maximal subpart, Encoding Standard 4.1 UTF-8 decoder, what the
@@ -940,6 +1031,7 @@ def _low_byte(shared_scan: bool = False) -> Reconciler:
                       REPLACE)
 
 
+@rule((FORM_PARSE,), "loses-data")
 def needs_equals(scope: str = "text") -> Reconciler:
     """A form-parse text without ``=`` is no form: no pairs (Perl URI's ``query_form``:
     'return unless $old =~ /=/'); ``scope="sequence"``: each ``&``-separated sequence
@@ -954,6 +1046,7 @@ def needs_equals(scope: str = "text") -> Reconciler:
 
 
 # --- '+' decoded as a space (phase REPLACE) ---------------------------------------------------
+@rule((DECODE,), "changes-data")
 def plus_as_space() -> Reconciler:
     """A decoder reads ``+`` as a space, then percent-decodes (a form decoder, URL 5.1
     step 3.3: Go's QueryUnescape, PHP's urldecode, Java's URLDecoder, Ruby's
@@ -963,6 +1056,7 @@ def plus_as_space() -> Reconciler:
                      "decodes '+' as a space")
 
 
+@rule((DECODE,), "changes-data")
 def signed_escapes() -> Reconciler:
     """A decoder reads an escape's two characters as a signed hex number: ``%+1`` is the
     byte 0x01 and ``%-0`` a NUL, where the reference keeps both as they are (WHATWG URL
@@ -975,6 +1069,7 @@ def signed_escapes() -> Reconciler:
 
 
 # --- an unencodable character as '?' (phase REPLACE) ------------------------------------------
+@rule((ENCODE, FORM_SERIALIZE), "loses-data")
 def unmappable_replaced() -> Reconciler:
     """A character the encoding cannot encode, or a lone surrogate, is the byte ``?``
     (Python's codec of the encoding's name, ``errors="replace"``), then percent-encoded
@@ -989,6 +1084,7 @@ def unmappable_replaced() -> Reconciler:
                      "'?' (%3F) for an unencodable character or a lone surrogate")
 
 
+@rule((ENCODE, FORM_SERIALIZE), "cosmetic")
 def whole_characters() -> Reconciler:
     """Every byte of a character is percent-encoded when one of them is: an ASCII byte
     inside a Shift_JIS character too (``'Б'`` is ``%84%41``, where WHATWG URL 1.3
@@ -1032,6 +1128,7 @@ def mangled_pairs(style: str, text: str | bytes) -> list[tuple[str, str]]:
     return _MANGLED[style](text)
 
 
+@rule((FORM_PARSE,), "changes-data")
 def names_mangled(style: str) -> Reconciler:
     """The form parser makes each name a variable of ``style``'s language, as one
     behaviour: ``php`` (``parse_str``, ``$_GET``: '.' and ' ' as '_', leading spaces and
@@ -1131,6 +1228,7 @@ def input_has(case: Case, kind: str) -> bool:
     return False
 
 
+@rule(OPERATIONS, "crash")
 def refuses(input: str) -> Reconciler:
     """The implementation raises (any exception) for an input holding ``input``
     (``lone-surrogate``, ``invalid-utf8`` as given or once decoded, ``invalid-percent``: a ``%``
@@ -1162,63 +1260,13 @@ def pairs_surrogates_to_fffd(case: Case, expected: Outcome, actual: Outcome) -> 
     return expected, Outcome([(surrogates_to_fffd(n), surrogates_to_fffd(v)) for n, v in pairs])
 
 
-def _catalogue(*makers: Callable[..., Reconciler]) -> dict[str, tuple[Callable[..., Reconciler],
-                                                                        str | None]]:
-    """Each maker by its own name, with its parameter (the one without a default, None
-    when it has none): a rule's name and parameters are its function's signature, in
-    one place (``OPTIONAL_PARAMS`` reads the rest of it)."""
-    catalogue: dict[str, tuple[Callable[..., Reconciler], str | None]] = {}
-    for maker in makers:
-        required = [p.name for p in inspect.signature(maker).parameters.values()
-                    if p.default is inspect.Parameter.empty]
-        assert len(required) <= 1, f"{maker.__name__}: one parameter without a default"
-        catalogue[maker.__name__] = (maker, required[0] if required else None)
-    return catalogue
-
-
 #: Ready-made reconcilers by the name a TOML entry gives, with their parameter; also
 #: the catalogue of behaviours a finding is named by (``pctfuzz._internal.accept.rules``).
-RECONCILERS: Mapping[str, tuple[Callable[..., Reconciler], str | None]] = _catalogue(
-    left_raw,
-    encoded,
-    space_as,
-    lowercase_hex,
-    both_refuse,
-    requoted,
-    pairs_order,
-    empty_pairs,
-    latin1_fallback,
-    truncated,
-    prefixed,
-    suffixed,
-    removed,
-    trimmed,
-    cut_at,
-    normalized,
-    decoded_twice,
-    plus_kept,
-    semicolon_separates,
-    signed_escapes,
-    replacement,
-    refuses,
-    ncr_unescaped,
-    python_codec,
-    escapes_uppercased,
-    kept_encoded,
-    lone_surrogates,
-    latin1_bytes,
-    names_mangled,
-    plus_as_space,
-    needs_equals,
-    normalized_escaped,
-    unmappable_replaced,
-    whole_characters,
-)
+RECONCILERS: Mapping[str, tuple[Callable[..., Reconciler], str | None]] = {
+    name: (entry.maker, entry.param) for name, entry in RULES.items()}
 #: Reconcilers' optional TOML keys beside their parameter: their keyword parameters.
 OPTIONAL_PARAMS: Mapping[str, tuple[str, ...]] = {
-    name: optional for name, (maker, _main) in RECONCILERS.items()
-    if (optional := tuple(p.name for p in inspect.signature(maker).parameters.values()
-                          if p.default is not inspect.Parameter.empty))}
+    name: entry.optional for name, entry in RULES.items() if entry.optional}
 
 
 def not_acceptable(kind: str, target: str, behaviour: Mapping[str, Any] | None) -> str | None:

@@ -7,7 +7,7 @@ The public face is ``pctfuzz._internal.oracles``, whose docstring is the adapter
 
 from __future__ import annotations
 
-from pctfuzz._internal.accept import (
+from pctfuzz._internal.accept.reconcilers import (
     both_refuse,
     divergence,
     empty_pairs,

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from pctfuzz._internal.accept import divergence, pairs_order
+from pctfuzz._internal.accept.reconcilers import divergence, pairs_order
 from pctfuzz._internal.cases import FormParseCase
 from pctfuzz._internal.operations import FORM_PARSE
 from pctfuzz._internal.oracles._querystring import CITE_URLLIB, urlencode_entry

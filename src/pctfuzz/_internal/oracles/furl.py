@@ -35,9 +35,9 @@ import dataclasses
 import re
 from typing import Any
 
-from pctfuzz._internal.accept import Reconciler, divergence, empty_pairs
 from pctfuzz._internal.accept.entry import REPLACE
 from pctfuzz._internal.accept.model import Model, render
+from pctfuzz._internal.accept.reconcilers import Reconciler, divergence, empty_pairs
 from pctfuzz._internal.cases import Case, EncodeCase, FormParseCase
 from pctfuzz._internal.operations import ENCODE, FORM_PARSE
 from pctfuzz._internal.oracles._querystring import CITE_URLLIB, urlencode_entry

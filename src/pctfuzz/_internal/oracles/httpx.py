@@ -26,8 +26,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from pctfuzz._internal.accept import Reconciler, divergence, pairs_order
 from pctfuzz._internal.accept.entry import REPLACE
+from pctfuzz._internal.accept.reconcilers import Reconciler, divergence, pairs_order
 from pctfuzz._internal.cases import Case, EncodeCase, FormParseCase
 from pctfuzz._internal.operations import ENCODE, FORM_PARSE
 from pctfuzz._internal.oracles._querystring import (

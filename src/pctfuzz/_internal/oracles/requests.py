@@ -25,8 +25,8 @@ import dataclasses
 from types import MappingProxyType
 from typing import Any
 
-from pctfuzz._internal.accept import divergence, encoded, left_raw, requoted
 from pctfuzz._internal.accept.model import Model as _Model
+from pctfuzz._internal.accept.reconcilers import divergence, encoded, left_raw, requoted
 from pctfuzz._internal.accept.reconcilers import set_change as _set_change
 from pctfuzz._internal.cases import Case, EncodeCase, FormCase
 from pctfuzz._internal.encoding import lookup

@@ -34,7 +34,7 @@ from __future__ import annotations
 from types import MappingProxyType
 from typing import Any
 
-from pctfuzz._internal.accept import divergence, requoted
+from pctfuzz._internal.accept.reconcilers import divergence, requoted
 from pctfuzz._internal.cases import Case, EncodeCase
 from pctfuzz._internal.encoding import lookup
 from pctfuzz._internal.operations import ENCODE

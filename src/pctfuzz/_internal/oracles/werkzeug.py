@@ -39,7 +39,7 @@ import urllib.parse
 from types import MappingProxyType
 from typing import Any
 
-from pctfuzz._internal.accept import divergence, pairs_order, replacement
+from pctfuzz._internal.accept.reconcilers import divergence, pairs_order, replacement
 from pctfuzz._internal.cases import Case, EncodeCase, FormParseCase
 from pctfuzz._internal.encoding import lookup
 from pctfuzz._internal.operations import FORM_PARSE
