@@ -80,7 +80,7 @@ def test_the_docs_name_the_public_line_only() -> None:
 
 def test_what_lists_the_rules_is_written_from_the_catalogue() -> None:
     """docs/adapters.md's table of reconcilers, docs/api.md's list of them and the names
-    the accept modules export are what ``make docs`` writes from ``RULES`` (a rule
+    the accept modules export are what ``make docs`` writes from ``CATALOGUE`` (a rule
     missing from ``pctfuzz.accept`` shipped once; ``cut_at`` had no row)."""
     from pctfuzz._internal.accept.catalogue_text import stale
 
@@ -91,9 +91,9 @@ def test_each_rule_of_the_catalogue_is_described_and_has_an_impact() -> None:
     """Every ``@rule`` applies to some check and has an impact a finding can carry (its
     docstring, its row, ``rule`` asserts)."""
     from pctfuzz._internal.accept.impact import IMPACTS, rule_impact_text
-    from pctfuzz._internal.accept.reconcilers import RULES
+    from pctfuzz._internal.accept.reconcilers import CATALOGUE
 
-    for name, entry in RULES.items():
+    for name, entry in CATALOGUE.items():
         assert entry.impact in IMPACTS, name
         assert entry.checks, name
         assert any(impact in rule_impact_text(name) for impact in IMPACTS), name

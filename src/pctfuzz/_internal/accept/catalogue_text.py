@@ -1,4 +1,4 @@
-"""The rule catalogue's text, written from ``reconcilers.RULES``: one home per rule.
+"""The rule catalogue's text, written from ``reconcilers.CATALOGUE``: one home per rule.
 
 A rule is its maker in ``accept/reconcilers.py``: its name, parameters and optional
 keys are the maker's signature, what it accepts is its docstring, where it applies and
@@ -22,7 +22,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from pctfuzz._internal.accept.impact import rule_impact_text
-from pctfuzz._internal.accept.reconcilers import RULES, Rule
+from pctfuzz._internal.accept.reconcilers import CATALOGUE, CatalogueEntry
 from pctfuzz._internal.operations import OPERATIONS
 
 __all__ = ["FILES", "regions", "rewrite", "stale"]
@@ -30,13 +30,13 @@ __all__ = ["FILES", "regions", "rewrite", "stale"]
 _WHY = "make docs writes it from the rule catalogue"
 
 
-def _doc(entry: Rule) -> str:
+def _doc(entry: CatalogueEntry) -> str:
     """The maker's docstring as one line of Markdown (``code`` in single backticks)."""
     text = " ".join(inspect.getdoc(entry.maker).split())  # type: ignore[union-attr]
     return text.replace("``", "`")
 
 
-def _call(entry: Rule) -> str:
+def _call(entry: CatalogueEntry) -> str:
     """``name(param[, optional...])``, as a TOML entry gives its keys."""
     keys = ([entry.param] if entry.param else []) + [f"{key}=" for key in entry.optional]
     return f"{entry.name}({', '.join(keys)})"
@@ -56,7 +56,7 @@ def rules_table() -> str:
     """docs/adapters.md: a row per rule."""
     rows = ["| reconciler (TOML name and keys) | checks | impact | the implementation… |",
             "|---|---|---|---|"]
-    for entry in RULES.values():
+    for entry in CATALOGUE.values():
         checks = ("any" if set(entry.checks) == set(OPERATIONS)
                   else ", ".join(op.name for op in entry.checks))
         cell = _doc(entry).replace("|", "\\|")  # (a | would end the cell)
@@ -68,19 +68,19 @@ def rules_table() -> str:
 def rules_list() -> str:
     """docs/api.md: a line per rule, its docstring's first sentence."""
     return "".join(f"- `{name}`: {_first_sentence(_doc(entry))}\n"
-                   for name, entry in sorted(RULES.items()))
+                   for name, entry in sorted(CATALOGUE.items()))
 
 
 def rules_import() -> str:
     """The import of every maker, for ``pctfuzz.accept`` (a blank line after it, as
     ruff's isort wants before the closing marker)."""
-    names = "".join(f"    {name},\n" for name in sorted(RULES))
+    names = "".join(f"    {name},\n" for name in sorted(CATALOGUE))
     return f"from pctfuzz._internal.accept.reconcilers import (\n{names})\n\n"
 
 
 def rules_all() -> str:
     """The makers' names added to ``pctfuzz.accept.__all__``."""
-    names = "".join(f'    "{name}",\n' for name in sorted(RULES))
+    names = "".join(f'    "{name}",\n' for name in sorted(CATALOGUE))
     return f"__all__ += [\n{names}]\n"
 
 

@@ -29,7 +29,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from pctfuzz._internal.accept.reconcilers import RULES
+from pctfuzz._internal.accept.reconcilers import CATALOGUE
 
 __all__ = ["BLOCKING", "CONTROLS", "DELIMITERS", "IMPACTS", "impact_of", "rule_impact_text"]
 
@@ -87,7 +87,7 @@ def _replaced_impact(params: dict[str, Any]) -> str:
     return "changes-data" if mode in ("undecoded", "percent-encoded") else "loses-data"
 
 
-#: The rules whose impact their parameters decide (the others': ``Rule.impact``).
+#: The rules whose impact their parameters decide (the others': ``CatalogueEntry.impact``).
 _BY_PARAMS: dict[str, Callable[[dict[str, Any]], str]] = {
     "left_raw": _raw_impact, "encoded": _escaped_impact, "empty_pairs": _empty_impact,
     "requoted": _requote_impact, "replacement": _replaced_impact,
@@ -97,7 +97,7 @@ _BY_PARAMS: dict[str, Callable[[dict[str, Any]], str]] = {
 def _rule_impact(rule: str, params: dict[str, Any]) -> str:
     if rule in _BY_PARAMS:
         return _BY_PARAMS[rule](params)
-    entry = RULES.get(rule)  # (a rule of an older record may be gone)
+    entry = CATALOGUE.get(rule)  # (a rule of an older record may be gone)
     return entry.impact if entry else "changes-data"
 
 
@@ -105,7 +105,7 @@ def rule_impact_text(rule: str) -> str:
     """The impact of ``rule``'s findings as the docs say it (``catalogue_text``)."""
     if rule in _BY_PARAMS:
         return str(_BY_PARAMS[rule].__doc__)
-    return RULES[rule].impact
+    return CATALOGUE[rule].impact
 
 
 def _class_impact(klass: str) -> str:

@@ -49,6 +49,7 @@ from pctfuzz._internal.text import (
 )
 
 __all__ = [
+    "CATALOGUE",
     "MANGLING_PROBE",
     "MANGLING_STYLES",
     "MODEL",
@@ -57,9 +58,8 @@ __all__ = [
     "RECONCILERS",
     "REPLACE",
     "REWRITE",
-    "RULES",
+    "CatalogueEntry",
     "Reconciler",
-    "Rule",
     "both_refuse",
     "cut_at",
     "decode_uri_component",
@@ -127,7 +127,7 @@ class Reconciler:
 
 
 @dataclass(frozen=True)
-class Rule:
+class CatalogueEntry:
     """One entry of the rule catalogue: a ready-made reconciler's maker, which is also
     a rule a finding can be named by. Its name, parameter and optional keys are the
     maker's signature; what it accepts is the maker's docstring (``pctfuzz.accept``,
@@ -148,13 +148,13 @@ class Rule:
 
 #: The catalogue, in the order the rules are defined: every maker decorated ``@rule``.
 #: Filled once, as this module is imported; nothing adds to it later.
-RULES: dict[str, Rule] = {}
+CATALOGUE: dict[str, CatalogueEntry] = {}
 
 _Maker = TypeVar("_Maker", bound=Callable[..., Reconciler])
 
 
 def rule(checks: tuple[Operation, ...], impact: str) -> Callable[[_Maker], _Maker]:
-    """Enter the decorated maker in ``RULES``: adding a rule is this decorator on its
+    """Enter the decorated maker in ``CATALOGUE``: adding a rule is this decorator on its
     maker (with its docstring), its model field (``accept.model``) if it has one, and
     the names a finding is tried with (``accept.rules``); ``make docs`` writes the rest."""
 
@@ -163,7 +163,7 @@ def rule(checks: tuple[Operation, ...], impact: str) -> Callable[[_Maker], _Make
         required = [p.name for p in params if p.default is inspect.Parameter.empty]
         assert len(required) <= 1, f"{maker.__name__}: one parameter without a default"
         assert maker.__doc__, f"{maker.__name__}: its docstring is what it accepts"
-        RULES[maker.__name__] = Rule(
+        CATALOGUE[maker.__name__] = CatalogueEntry(
             maker.__name__, maker, required[0] if required else None,
             tuple(p.name for p in params if p.default is not inspect.Parameter.empty),
             checks, impact)
@@ -1263,10 +1263,10 @@ def pairs_surrogates_to_fffd(case: Case, expected: Outcome, actual: Outcome) -> 
 #: Ready-made reconcilers by the name a TOML entry gives, with their parameter; also
 #: the catalogue of behaviours a finding is named by (``pctfuzz._internal.accept.rules``).
 RECONCILERS: Mapping[str, tuple[Callable[..., Reconciler], str | None]] = {
-    name: (entry.maker, entry.param) for name, entry in RULES.items()}
+    name: (entry.maker, entry.param) for name, entry in CATALOGUE.items()}
 #: Reconcilers' optional TOML keys beside their parameter: their keyword parameters.
 OPTIONAL_PARAMS: Mapping[str, tuple[str, ...]] = {
-    name: entry.optional for name, entry in RULES.items() if entry.optional}
+    name: entry.optional for name, entry in CATALOGUE.items() if entry.optional}
 
 
 def not_acceptable(kind: str, target: str, behaviour: Mapping[str, Any] | None) -> str | None:
