@@ -842,6 +842,58 @@ def test_signed_escapes_composes_with_plus_and_replacement() -> None:
     assert render(Model(signed_escapes=True), "decode", DecodeCase(b"%+f%-1")) == b"\x0f%-1"
 
 
+class _DotNetLikeDecoder:
+    """HttpUtility.UrlDecode without its low-byte bug, written from Mono's source: '+'
+    is a space, '%uXXXX' a UTF-16 code unit (a high and a low unit in a row one
+    character), '%HH' a byte, and the bytes are read as UTF-8 with U+FFFD."""
+
+    name = "dotnet-like"
+
+    def decode(self, case: DecodeCase) -> bytes:
+        assert isinstance(case.value, str)
+        text, out, units, i = case.value, bytearray(), bytearray(), 0
+        while i <= len(text):
+            unit = text[i + 2:i + 6]
+            if text[i:i + 2] == "%u" and len(unit) == 4 and all(
+                    c in "0123456789abcdefABCDEF" for c in unit):
+                units += int(unit, 16).to_bytes(2, "little")
+                i += 6
+                continue
+            out += units.decode("utf-16-le", "replace").encode("utf-8")
+            units.clear()
+            if i == len(text):
+                break
+            hex_pair = text[i + 1:i + 3]
+            if text[i] == "%" and len(hex_pair) == 2 and all(
+                    c in "0123456789abcdefABCDEF" for c in hex_pair):
+                out.append(int(hex_pair, 16))
+                i += 3
+            else:
+                out += b" " if text[i] == "+" else text[i].encode()
+                i += 1
+        return out.decode("utf-8", "replace").encode("utf-8")
+
+
+def test_a_u_escape_is_one_rule_beside_plus_and_replacement(tmp_path: Path) -> None:
+    """.NET's '%u0041' ('A'): Mono's built-in entry was code that did not compose with
+    the catalogue's rules; ``percent_u`` is a model field, so a case with '+', a '%u'
+    pair and invalid UTF-8 is a hit of the findings of each behaviour."""
+    cases = [DecodeCase(v) for v in ("%u0041", "a+b", "%e9", "%u0041+", "+%uD83D%uDE00%e9",
+                                     "%uDC00x", "%u002B+%u00e9")]
+    records = findings(tmp_path, check_decode, _DotNetLikeDecoder(), cases)  # type: ignore[arg-type]
+    assert sorted(r.behaviour["rule"] for r in records) == [
+        "percent_u", "plus_as_space", "replacement"]
+
+
+def test_percent_u_composes_with_plus_and_replacement() -> None:
+    from pctfuzz._internal.accept.model import Model, render
+
+    model = Model(percent_u=True, plus_as_space=True, replacement="per-sequence")
+    assert render(model, "decode", DecodeCase("%u0041+%u002B%uD83D%uDE00%uDC00%e9")) == (
+        "A +\U0001F600\ufffd\ufffd".encode())
+    assert render(Model(percent_u=True), "decode", DecodeCase("%U0041%u004")) == b"%U0041%u004"
+
+
 @pytest.mark.parametrize(("text", "merged"), [
     ("\ud800a", "\U00010061"), ("\udc00\udc00", "\U00010000"), ("\U0001F4A9", "\U0001F4A9"),
     ("a\ud800", "a\ud800"), ("\ud83d\ud83d\ude00", "\U0001f43d\ude00")])
@@ -1149,3 +1201,32 @@ def test_an_answer_read_as_latin1_is_one_rule_raw_or_escaped(value: str) -> None
     with pytest.raises(Divergence) as raised:
         check_decode(DecodeCase(value), adapter, settings=NO_ACCEPTED)
     assert raised.value.difference == "rule=latin1_fallback(scope=answer)"
+
+
+class _LeadingStripDecoder:
+    """A decoder behind Python's ``urlsplit``, which strips leading C0 control or space
+    only (bpo-43882; Werkzeug's ``uri_to_iri``, httplib2): one behaviour, which was two
+    findings (a C0 control and the space are two units) and no rule."""
+
+    name = "leading-strip"
+
+    def decode(self, case: DecodeCase) -> bytes:
+        from urllib.parse import unquote_to_bytes
+
+        assert isinstance(case.value, str)
+        return unquote_to_bytes(case.value.lstrip("".join(map(chr, range(0x21)))))
+
+
+def test_a_strip_at_the_start_only_is_one_rule(tmp_path: Path) -> None:
+    cases = [DecodeCase(v) for v in ("\x00a", " a", "\x1f\x01%41", "  x ", "\ta\t", " ")]
+    records = findings(tmp_path, check_decode, _LeadingStripDecoder(), cases)  # type: ignore[arg-type]
+    assert [(r.behaviour["rule"], r.behaviour["params"]) for r in records] == [
+        ("trimmed", {"chars": "".join(map(chr, range(0x21))), "part": "start"})]
+
+
+def test_a_trim_at_the_start_keeps_the_end() -> None:
+    from pctfuzz._internal.accept.model import Model, render
+
+    model = Model(trim_start=" \t")
+    assert render(model, "decode", DecodeCase(" \ta%20 \t")) == b"a  \t"
+    assert render(model, "encode", EncodeCase(" a ", "component")) == "a%20"

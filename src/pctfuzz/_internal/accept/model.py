@@ -54,8 +54,8 @@ from pctfuzz._internal.text import (
     surrogates_to_fffd,
 )
 
-__all__ = ["REPLACEMENT_ERRORS", "REQUOTE_MODES", "Model", "NotModelled", "python_codec_name",
-           "read_input", "render", "reorder"]
+__all__ = ["REPLACEMENT_ERRORS", "REQUOTE_MODES", "U_ESCAPE", "Model", "NotModelled",
+           "python_codec_name", "read_input", "render", "reorder", "u_escapes_as_utf8"]
 
 
 #: How an encoder writes a valid ``%HH`` of its input (``requoted``, ``pctfuzz.accept``),
@@ -103,6 +103,9 @@ class Model:
     plus_kept_values: bool = False
     remove: str = ""
     trim: str = ""
+    #: Stripped from the start of each input text only (``trimmed``'s ``part="start"``:
+    #: Python's ``urlsplit``).
+    trim_start: str = ""
     #: A form parser's decoded names, and its decoded values, each stripped of these
     #: (``trimmed`` with ``part``: ``str.strip()`` on each name, value or both).
     trim_names: str = ""
@@ -143,6 +146,8 @@ class Model:
     #: A decoder reads an escape's two characters as a signed hex number
     #: (``signed_escapes``): ``%+H`` is the byte 0H, ``%-0`` the byte 00.
     signed_escapes: bool = False
+    #: A decoder reads ``%uXXXX`` as the UTF-16 code unit XXXX (``percent_u``).
+    percent_u: bool = False
     #: Each valid ``%hh`` of the input text is uppercased first (``escapes_uppercased``).
     upper_escapes: bool = False
     #: Text encoded with Python's codec of a legacy encoding, errors="xmlcharrefreplace"
@@ -182,8 +187,10 @@ class Model:
             "needs_equals": self.needs_equals or other.needs_equals,
             "plus_as_space": self.plus_as_space or other.plus_as_space,
             "signed_escapes": self.signed_escapes or other.signed_escapes,
+            "percent_u": self.percent_u or other.percent_u,
             "remove": "".join(sorted(set(self.remove + other.remove))),
             "trim": "".join(sorted(set(self.trim + other.trim))),
+            "trim_start": "".join(sorted(set(self.trim_start + other.trim_start))),
             "trim_names": "".join(sorted(set(self.trim_names + other.trim_names))),
             "trim_values": "".join(sorted(set(self.trim_values + other.trim_values))),
             "cut": "".join(sorted(set(self.cut + other.cut))),
@@ -275,6 +282,8 @@ def _text(model: Model, text: Any) -> Any:
             text = bytes(b for b in text if b not in chars)
         if model.trim:
             text = text.strip(model.trim.encode("ascii", "ignore"))
+        if model.trim_start:
+            text = text.lstrip(model.trim_start.encode("ascii", "ignore"))
         text = _cut(text, model.cut.encode("latin-1")) if model.cut else text
         return _upper_escapes(text) if model.upper_escapes else text
     if model.surrogates == "dropped":
@@ -289,6 +298,8 @@ def _text(model: Model, text: Any) -> Any:
         text = "".join(c for c in text if c not in model.remove)
     if model.trim:
         text = text.strip(model.trim)
+    if model.trim_start:
+        text = text.lstrip(model.trim_start)
     if model.cut:
         text = _cut(text, model.cut)
     if model.normalize:
@@ -325,7 +336,8 @@ def read_input(model: Model, case: Case) -> Case:
 
 
 def _input(model: Model, case: Case) -> Case:
-    if not (model.remove or model.trim or model.cut or model.normalize or model.upper_escapes
+    if not (model.remove or model.trim or model.trim_start or model.cut or model.normalize
+            or model.upper_escapes
             or model.surrogates in _INPUT_SURROGATES or model.bytes_latin1):
         return case
     if isinstance(case, EncodeCase):
@@ -571,6 +583,29 @@ def _unsigned(value: str | bytes) -> str | bytes:
     return _SIGNED.sub(lambda m: "%0" + (m.group(1) or m.group(2)), value)
 
 
+# --- a decoder that reads %uXXXX as a UTF-16 code unit (``percent_u``) ---------------------
+#: ``%u`` and four hex digits: ECMA-262 B.2.1.2 ``unescape``'s escape of a code unit.
+U_ESCAPE = re.compile(rf"%u({HEX_DIGIT}{{4}})")
+_U_RUN = re.compile(rf"(?:%u{HEX_DIGIT}{{4}})+")
+
+
+def _utf8_escapes(run: str) -> str:
+    """A run of ``%uXXXX`` as the ``%HH`` of its characters' UTF-8: a high and a low unit
+    in a row are one character, a lone unit U+FFFD (a .NET string's UTF-16 decoded)."""
+    units = b"".join(int(m.group(1), 16).to_bytes(2, "little")
+                     for m in U_ESCAPE.finditer(run))
+    text = units.decode("utf-16-le", "replace")
+    return "".join(f"%{byte:02X}" for byte in text.encode("utf-8"))
+
+
+def u_escapes_as_utf8(value: str | bytes) -> str | bytes:
+    """Each run of ``%uXXXX`` written as the UTF-8 escapes of its characters, which
+    percent-decode then reads as it reads any escape (a bytes input: its ASCII)."""
+    if isinstance(value, bytes):
+        return u_escapes_as_utf8(value.decode("latin-1")).encode("latin-1")  # type: ignore[union-attr]
+    return _U_RUN.sub(lambda m: _utf8_escapes(m.group()), value)
+
+
 # --- a decoder that decodes some escapes only (``kept_encoded``) ---------------------------
 
 def _decode_keeping(value: str | bytes, kept: frozenset[int], upper: bool = False) -> bytes:
@@ -801,6 +836,8 @@ def render(model: Model, check: str, case: Case, current: Any = None) -> Any:
         encoded: str | bytes = case.value
         if model.signed_escapes:  # (before '+' as a space: the '+' of %+1 is a sign)
             encoded = _unsigned(encoded)
+        if model.percent_u:  # (written as escapes: %u002B stays a '+', not a space)
+            encoded = u_escapes_as_utf8(encoded)
         if model.plus_as_space:  # URL 5.1 step 3.3, before percent-decoding
             encoded = encoded.replace(b"+", b" ") if isinstance(encoded, bytes) else \
                 encoded.replace("+", " ")

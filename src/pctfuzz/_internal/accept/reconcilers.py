@@ -84,6 +84,7 @@ __all__ = [
     "not_acceptable",
     "pairs_order",
     "pairs_surrogates_to_fffd",
+    "percent_u",
     "plus_as_space",
     "plus_kept",
     "prefixed",
@@ -595,12 +596,18 @@ def trimmed(chars: str, part: str | None = None) -> Reconciler:
     ends of each decoded name and value instead (``fields``: ``name.strip()``,
     ``value.strip()``), of each name only (``names``) or each value only
     (``values``); ``decoded`` (decode): from both ends of the decoded text
-    (``unquote(s).strip()``: ``%20`` at an end goes too)."""
-    if part is not None and part not in (*_TRIMMED_PARTS, "decoded"):
+    (``unquote(s).strip()``: ``%20`` at an end goes too); ``start``: from the start of
+    each input text only (Python's ``urlsplit`` strips leading C0 control or space,
+    ``lstrip``, since bpo-43882)."""
+    if part is not None and part not in (*_TRIMMED_PARTS, "decoded", "start"):
         raise UsageError(f"trimmed: part must be one of {', '.join(_TRIMMED_PARTS)}, "
-                         f"decoded or left out, not {part!r}")
+                         f"decoded, start or left out, not {part!r}")
     if part == "decoded":
         return _trimmed_decoded(_space_chars(chars))
+    if part == "start":
+        return _declared("trimmed", set(CHECKS), Model(trim_start=_space_chars(chars)),
+                         "keeps every character",
+                         f"trims {_char_names(chars)} from the start")
     if part:
         names, values, where = _TRIMMED_PARTS[part]
         space = _space_chars(chars)
@@ -1054,6 +1061,18 @@ def plus_as_space() -> Reconciler:
     composes with the decoder's invalid-UTF-8 mode and kept escapes."""
     return _declared("plus_as_space", {DECODE.name}, Model(plus_as_space=True), "keeps '+'",
                      "decodes '+' as a space")
+
+
+@rule((DECODE,), "changes-data")
+def percent_u() -> Reconciler:
+    """A decoder reads ``%uXXXX`` as the UTF-16 code unit XXXX: ``%u0041`` is ``A``, a
+    high and a low unit in a row one character, a lone unit U+FFFD, where the reference
+    keeps it as it is (WHATWG URL 1.3: ``u`` is no hex digit). ECMA-262 B.2.1.2
+    ``unescape``; .NET's ``HttpUtility.UrlDecode``, which reads what its
+    ``UrlEncodeUnicode`` writes. A model field: it composes with ``plus_as_space`` and
+    the replacement of invalid UTF-8 (``%u002B`` stays a ``+``)."""
+    return _declared("percent_u", {DECODE.name}, Model(percent_u=True),
+                     "keeps '%u0041' as it is", "'%u0041' is 'A'")
 
 
 @rule((DECODE,), "changes-data")

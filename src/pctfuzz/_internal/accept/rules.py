@@ -40,7 +40,7 @@ from typing import Any
 
 from pctfuzz._internal.accept.entry import REWRITE, KnownDivergence, explain
 from pctfuzz._internal.accept.impact import CONTROLS, DELIMITERS
-from pctfuzz._internal.accept.model import REQUOTE_MODES, Model, render
+from pctfuzz._internal.accept.model import REQUOTE_MODES, U_ESCAPE, Model, render
 from pctfuzz._internal.accept.reconcilers import (
     CUT_CHARS,
     DECODE_PARTS,
@@ -321,6 +321,8 @@ def _candidates(check: str, case: Case, expected: Outcome, actual: Outcome,
         yield from _surrogate_rules(case, chars, refused=False)
     if check == DECODE.name and any(_SIGNED.search(t) for t in strs):
         yield _rule("signed_escapes")  # (Java's %+1: one finding per segment before it)
+    if check == DECODE.name and any(U_ESCAPE.search(t) for t in strs):
+        yield _rule("percent_u")  # (.NET's %u0041: a model field, beside '+' as a space)
     if check in (DECODE.name, FORM_PARSE.name):
         # Each mode when the decoder's own is not known (_decoder_rules named it; a
         # parser's, asked above): they would push the rules after them out of the
@@ -386,6 +388,10 @@ def _candidates(check: str, case: Case, expected: Outcome, actual: Outcome,
             yield _rule("trimmed", trimmed, part="names")
         if any(t != t.strip(trimmed) for t in strs):
             yield _rule("trimmed", trimmed)
+    # (at the start only: Python's urlsplit; each C0 control and the space alike)
+    for start in _own_chars(chars, "trimmed-start", strs, (_C0_SPACE,)):
+        if any(t != t.lstrip(start) for t in strs):
+            yield _rule("trimmed", start, part="start")
     if check == FORM_PARSE.name:
         # last: each refutes nothing the rule of both parts does not, and ranked
         # earlier they would leave a lone surrogate's rule out of the combined ones

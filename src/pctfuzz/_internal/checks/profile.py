@@ -471,22 +471,25 @@ def own_chars(rule: str, check: str, case: Case, adapter: Impl) -> str | None:
         fields = (("", "=v"), ("k=", "")) if isinstance(case, FormParseCase) else (("", ""),)
         # (``trimmed-decoded``: each written as its escape, so only what decoding gives;
         # a raw space is the input's trim too)
-        trims = rule in ("trimmed", "trimmed-decoded")
+        trims = rule in ("trimmed", "trimmed-decoded", "trimmed-start")
         for char in (_C0_SPACE if trims else " \t\n\r\x0b\x0c") + (
                 _UNICODE_SPACE if isinstance(getattr(case, "value", getattr(case, "text", "")),
                                              str) else ""):
             c = "".join(f"%{b:02X}" for b in char.encode("utf-8")) \
                 if rule == "trimmed-decoded" else char
-            inner, ends = False, False
+            inner, ends, start = False, False, False
             for p, s in fields:
                 inside = drops((f"{p}a{c}b{s}", f"{p}ab{s}"), (f"{p}xa{c}b{s}", f"{p}xab{s}"))
                 lead = drops((f"{p}{c}a{s}", f"{p}a{s}"), (f"{p}{c}ax{s}", f"{p}ax{s}"))
                 trail = drops((f"{p}a{c}{s}", f"{p}a{s}"), (f"{p}xa{c}{s}", f"{p}xa{s}"))
                 inner = inner or inside
                 ends = ends or (lead and trail and not inside)
+                start = start or (lead and not trail and not inside)
             # "removed" is removed in the middle too: a character stripped at the start
-            # only (httplib2's leading C0 and space) is no "removes every" one
-            if (rule == "removed" and inner) or (trims and ends and not inner):
+            # only (httplib2's and urlsplit's leading C0 and space) is "trimmed-start"
+            if rule == "trimmed-start":
+                found += char if start and not inner else ""
+            elif (rule == "removed" and inner) or (trims and ends and not inner):
                 found += char
     own = None if all(value is None for value in answers.values()) else found
     _OWN_CHARS.put(adapter, key, own)

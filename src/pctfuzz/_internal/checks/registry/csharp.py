@@ -18,10 +18,15 @@ from __future__ import annotations
 import functools
 import re
 import unicodedata
-from collections.abc import Iterator
 
 from pctfuzz._internal.accept.entry import MODEL, KnownDivergence
-from pctfuzz._internal.accept.reconcilers import lowercase_hex, plus_as_space, replacement
+from pctfuzz._internal.accept.model import U_ESCAPE, u_escapes_as_utf8
+from pctfuzz._internal.accept.reconcilers import (
+    lowercase_hex,
+    percent_u,
+    plus_as_space,
+    replacement,
+)
 from pctfuzz._internal.cases import Case, DecodeCase, EncodeCase, FormParseCase
 from pctfuzz._internal.checks.registry.common import (
     WHATWG_FORM_PARSE,
@@ -35,7 +40,6 @@ from pctfuzz._internal.operations import DECODE, ENCODE, FORM_PARSE
 from pctfuzz._internal.outcome import Outcome
 from pctfuzz._internal.reference import percent_decode, percent_encode
 from pctfuzz._internal.sets import get_set
-from pctfuzz._internal.spec import ASCII_HEX
 from pctfuzz._internal.text import surrogates_to_fffd
 
 __all__ = ["ENTRIES", "matches_with_replacements", "parse_query_string"]
@@ -169,60 +173,13 @@ _entry(
 )
 
 # --- HttpUtility and WebUtility: decode -----------------------------------------------------
-_HEX = frozenset(ASCII_HEX)
 
 
-def _u_escapes(text: str) -> Iterator[tuple[int, int]]:
-    """(position, UTF-16 code unit) of each '%uXXXX' that HttpUtility.UrlDecode's scanner
-    reads: a '%' with at least two characters after it, a 'u' and four hex digits."""
-    i = 0
-    while (i := text.find("%", i)) >= 0:
-        digits = text[i + 2:i + 6]
-        if text[i + 1:i + 2] == "u" and len(digits) == 4 and set(digits) <= _HEX:
-            yield i, int(digits, 16)
-            i += 6
-        else:
-            i += 1
-
-
-def _utf8_escapes(text: str) -> str:
-    return "".join(f"%{b:02X}" for b in surrogates_to_fffd(text).encode("utf-8"))
-
-
-def _u_decoded(text: str) -> str:
-    """The text with each '%uXXXX' written as the UTF-8 escapes of its character (a high
-    and a low unit in a row as their one character, a lone unit as U+FFFD), as .NET
-    Framework's HttpEncoder.UrlDecode decodes it."""
-    out, position, pending = [], 0, ""
-    for start, unit in _u_escapes(text):
-        if pending and start != position:
-            out.append(_utf8_escapes(pending))
-            pending = ""
-        out.append(text[position:start])
-        position = start + 6
-        if pending and 0xDC00 <= unit <= 0xDFFF:
-            out.append(_utf8_escapes((pending + chr(unit)).encode(
-                "utf-16-le", "surrogatepass").decode("utf-16-le")))
-            pending = ""
-            continue
-        if pending:
-            out.append(_utf8_escapes(pending))
-        pending = chr(unit) if 0xD800 <= unit <= 0xDBFF else ""
-        if not pending:
-            out.append(_utf8_escapes(chr(unit)))
-    if pending:
-        out.append(_utf8_escapes(pending))
-    return "".join(out) + text[position:]
-
-
-def url_decode_bytes(text: str, *, u_escapes: bool) -> bytes:
-    """UrlDecode's bytes before its UTF-8 decode, without its low-byte bug: '+' a space,
-    each '%HH' its byte (and with ``u_escapes`` each '%uXXXX' its character), every
+def url_decode_bytes(text: str) -> bytes:
+    """UrlDecode's bytes before its UTF-8 decode, without its low-byte bug: each
+    '%uXXXX' its character (``percent_u``), '+' a space, each '%HH' its byte, every
     other character its UTF-8 (a lone surrogate U+FFFD's)."""
-    text = surrogates_to_fffd(text)
-    if u_escapes:
-        text = _u_decoded(text)
-    return percent_decode(text.replace("+", " "))
+    return percent_decode(str(u_escapes_as_utf8(surrogates_to_fffd(text))).replace("+", " "))
 
 
 def matches_with_replacements(expected: bytes, actual: str) -> bool:
@@ -248,13 +205,8 @@ def _replaced(case: Case, expected: Outcome, actual: Outcome) -> Pair:
     return None
 
 
-def _u_escaped(case: Case, expected: Outcome, actual: Outcome) -> Pair:
-    if not isinstance(case, DecodeCase) or not isinstance(case.value, str) or expected.raised:
-        return None
-    return Outcome(url_decode_bytes(case.value, u_escapes=True)), actual
-
-
 _PLUS = plus_as_space()
+_U = percent_u()
 _WEBUTILITY = (f"{_MONO} System.Net.WebUtility (CoreFX's WebUtility.cs: UrlDecodeInternal "
                "and its UrlDecoder, whose FlushBytes decodes the bytes with Encoding.UTF8)")
 for _impl, _function, _source in (("mono-httputility", "HttpUtility.UrlDecode",
@@ -278,7 +230,6 @@ for _impl, _function, _source in (("mono-httputility", "HttpUtility.UrlDecode",
         example=DecodeCase("a+b"),
     )
     if _impl == "mono-httputility":
-        # Before the replacement entry: it rewrites the expected bytes that one reads.
         _entry(
             id="mono-httputility-urldecode-u-escape",
             impl=_impl,
@@ -286,9 +237,10 @@ for _impl, _function, _source in (("mono-httputility", "HttpUtility.UrlDecode",
             summary="HttpUtility.UrlDecode decodes '%uXXXX' (UrlEncodeUnicode's escape) as "
             "the UTF-16 code unit XXXX",
             applies=lambda case: isinstance(case, DecodeCase) and isinstance(case.value, str)
-            and next(_u_escapes(case.value), None) is not None,
-            reconcile=_u_escaped,
-            phase=MODEL,
+            and U_ESCAPE.search(case.value) is not None,
+            reconcile=_U.reconcile,
+            model=_U.model,
+            phase=_U.phase,
             reference="keeps '%u0041' as it is (no escape: 'u' is no hex digit)",
             implementation="'%u0041' is 'A', '%uD83D%uDE00' one character U+1F600; a code "
             "unit of no character (a lone surrogate) U+FFFD",
@@ -358,10 +310,10 @@ def parse_query_string(text: str) -> list[tuple[str | None, list[bytes]]]:
         key: str | None = None
         if equals:
             # A name is compared as the text UrlDecode returns (invalid UTF-8 replaced).
-            key = url_decode_bytes(name, u_escapes=True).decode("utf-8", "replace")
+            key = url_decode_bytes(name).decode("utf-8", "replace")
         else:
             value = sequence
-        decoded = url_decode_bytes(value, u_escapes=True)
+        decoded = url_decode_bytes(value)
         folded = _fold(key) if key is not None else None
         groups.setdefault(folded, (key, []))[1].append(decoded)
     return list(groups.values())
