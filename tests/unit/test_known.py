@@ -595,3 +595,36 @@ def test_the_rounds_of_one_input_share_the_minimization_time(
             info.value.difference = "unit=0x7E;diff=changed"
         recorder.record(raw_input_for(target, case, LOWER) or b"", info.value, rounds)
     assert given == [1.0, 0.25]
+
+
+def _signed_or_question(text: str) -> bytes:
+    """A decoder with two behaviours that part from the reference at an invalid escape:
+    '%+H' read as the byte 0H (a signed hex number: a real bug, ``signed_escapes``), any
+    other '%' that starts no escape written '?' (no rule names it)."""
+    out, i = bytearray(), 0
+    while i < len(text):
+        two = text[i + 1:i + 3]
+        if text[i] == "%" and re.fullmatch("[0-9A-Fa-f]{2}|\\+[0-9A-Fa-f]", two):
+            out.append(int(two.lstrip("+"), 16))
+            i += 3
+        else:
+            out += b"?" if text[i] == "%" else text[i].encode()
+            i += 1
+    return bytes(out)
+
+
+def test_a_sample_of_a_known_class_hits_is_named_by_the_catalogue() -> None:
+    """A real bug whose inputs part from the reference at a unit of a known harmless
+    finding's class (hold-out 11: a decoder's "invalid escape changed" took a real bug's
+    every input on the fast path, in all four runs): the class's 2nd, 4th, 8th... hit is
+    named, and the bug's rule names it; the hits between stay hits."""
+    from pctfuzz._internal.cases import DecodeCase
+
+    adapter = function_adapter("test-signed-or-question", decode=_signed_or_question)
+    bound = get_target("diff_decode").bind(adapter)
+    first = _fails(bound, DecodeCase("%zz"))  # type: ignore[arg-type]
+    assert first.behaviour is None and first.difference == "seg=pct-invalid;diff=changed"
+    bound.known.add_unexplained("decode", first.difference)
+    names = [_fails(bound, DecodeCase(f"a%+{n}b")).behaviour  # type: ignore[arg-type]
+             for n in range(4)]
+    assert [b and b["rule"] for b in names] == [None, "signed_escapes", None, "signed_escapes"]

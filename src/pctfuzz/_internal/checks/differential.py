@@ -289,6 +289,14 @@ def _check(check: str, case: Case, impl: Impl | str | None,
                                            settings=settings) \
                     if widens else located
         if klass in known.unexplained(check):
+            if not known_only and known.names_class_hit(check, klass):
+                # a sample of the class's hits, named: a behaviour a rule names may part
+                # at a unit of the same class (``KnownFindings.names_class_hit``)
+                rule = _explaining_rule(check, case, adapter, expected, actual, surrogates,
+                                        known, settings=settings)
+                if rule is not None:
+                    raise _divergence(check, case, adapter, refused, expected, actual,
+                                      rule.klass(), rule.behaviour())
             raise _divergence(check, case, adapter, refused, expected, actual, klass, None)
     if known_only:
         return None
