@@ -537,6 +537,35 @@ def test_a_deferred_input_is_neither_named_nor_a_hit() -> None:
         assert _fails(bound, EncodeCase("+ü", "component")).difference != first.difference
 
 
+def test_a_refusal_by_a_new_statement_is_named_past_the_budget() -> None:
+    """Past its share of naming, an input the implementation refuses by a statement no
+    finding's input reached is named once (a crash may be a bug of its own), and the
+    next one refused there is deferred until the recorder knows the finding."""
+    from pctfuzz._internal.checks.known import NamingBudget
+    from pctfuzz._internal.errors import Deferred
+
+    def lower_refusing_hash(text: str) -> str:
+        if "#" in text:
+            raise ValueError("no fragments here")
+        return _lower(text)
+
+    clock = _Clock()
+    bound = get_target("diff_encode").bind(
+        function_adapter("test-lower-refusing", encode=lower_refusing_hash,
+                         sets={"c": "component"}))
+    bound.known.budget = budget = NamingBudget(clock=clock)
+    bound.known.code_under_test = (__name__,)
+    with budget.one_input():  # the first input is named: the budget is whole
+        first = _fails(bound, EncodeCase("é", "component"))
+        clock.now += 1.0
+    bound.known.add("encode", first.behaviour, first.case)
+    with budget.one_input():  # naming has spent 1 s of 1 s: still named, a new raise
+        refused = _fails(bound, EncodeCase("#", "component"))
+    assert refused.difference != first.difference
+    with budget.one_input(), pytest.raises(Deferred):  # the same raise again: deferred
+        bound.check(EncodeCase("a#", "component"))
+
+
 def _requoting(text: str) -> str:
     # pip's link cleaning: every escape decoded as UTF-8 (U+FFFD for '%aa'), then quoted
     from urllib.parse import unquote

@@ -225,8 +225,10 @@ def _check(check: str, case: Case, impl: Impl | str | None,
         same = known.refused(check, actual.error)
         if same is not None:
             raise _divergence(check, case, adapter, refused, expected, actual, *same)
-    if known is not None and not known.may_name():
-        # naming had its share of the campaign: the input is counted, not named
+    if known is not None and not known.may_name() and not (
+            actual.error is not None and known.new_refusal(check, actual.error)):
+        # naming had its share of the campaign: the input is counted, not named (but a
+        # refusal by a statement no finding reached yet: ``KnownFindings.new_refusal``)
         raise Deferred(check)
     def named_as(other: Case, only_known: bool) -> None:
         """Raise the divergence of ``case`` named as ``other`` is, if it diverges."""
