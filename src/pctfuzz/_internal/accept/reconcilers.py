@@ -23,11 +23,13 @@ from dataclasses import dataclass, replace
 from typing import Any, TypeVar
 
 from pctfuzz._internal.accept.entry import MODEL, REPLACE, REWRITE, KnownDivergence
+from pctfuzz._internal.accept.javascript import node_unescape, querystring_scan
 from pctfuzz._internal.accept.model import REQUOTE_MODES, Model, NotModelled, render
 from pctfuzz._internal.cases import Case, DecodeCase, EncodeCase, FormCase, FormParseCase
 from pctfuzz._internal.encoding import encode_ncr, lookup
 from pctfuzz._internal.errors import PctfuzzError, UsageError
 from pctfuzz._internal.form import form_sequences, form_urldecode_bytes
+from pctfuzz._internal.inputs import REFUSAL_INPUTS, input_has
 from pctfuzz._internal.operations import (
     DECODE,
     ENCODE,
@@ -39,12 +41,10 @@ from pctfuzz._internal.operations import (
 from pctfuzz._internal.outcome import CHECKS, Outcome, Reconcile
 from pctfuzz._internal.reference import percent_decode, percent_encode
 from pctfuzz._internal.sets import FORM, PercentEncodeSet, get_set
-from pctfuzz._internal.spec import ASCII_HEX, HEX_PAIR, PERCENT_ENCODED_BYTE
+from pctfuzz._internal.spec import HEX_PAIR
 from pctfuzz._internal.text import (
     count_lone_surrogates,
-    has_lone_surrogate,
     one_line,
-    strip_lone_surrogates,
     surrogates_to_fffd,
 )
 
@@ -62,14 +62,12 @@ __all__ = [
     "Reconciler",
     "both_refuse",
     "cut_at",
-    "decode_uri_component",
     "decoded_twice",
     "divergence",
     "empty_pairs",
     "encode_model",
     "encoded",
     "escapes_uppercased",
-    "input_strs",
     "kept_encoded",
     "latin1_bytes",
     "latin1_fallback",
@@ -101,11 +99,8 @@ __all__ = [
     "suffixed",
     "trimmed",
     "truncated",
-    "unescape_buffer",
     "unmappable_replaced",
     "whole_characters",
-    "with_texts",
-    "without_kind",
 ]
 
 _CASE_TYPES: Mapping[str, type] = {op.name: op.case_type for op in OPERATIONS}
@@ -901,120 +896,13 @@ def _undecoded() -> Reconciler:
                       REPLACE)
 
 
-# --- Node's unescapeBuffer fallback (``replacement("low-byte")``) -----------------------
-_ESCAPE_TEXT = PERCENT_ENCODED_BYTE
-
-
-def unescape_buffer(text: str) -> bytes:
-    """Node.js ``querystring.unescapeBuffer`` (lib/querystring.js), a model of a decoder
-    that deviates from WHATWG URL 1.3 "percent-decode a string" on purpose: each ``%HH``
-    is its byte, as there, but each other UTF-16 code unit is its low byte (code unit &
-    0xFF), not its UTF-8 bytes. ``+`` is a space only where the caller replaced it."""
-    out = bytearray()
-    pos = 0
-    for match in _ESCAPE_TEXT.finditer(text):
-        units = text[pos:match.start()].encode("utf-16-le", "surrogatepass")[::2]
-        out += units + bytes([int(match.group()[1:], 16)])
-        pos = match.end()
-    out += text[pos:].encode("utf-16-le", "surrogatepass")[::2]
-    return bytes(out)
-
-
-def decode_uri_component(text: str) -> str | None:
-    """ECMA-262 Decode(string, "") as decodeURIComponent runs it; None where it throws
-    (a code unit that is no escape, a lone surrogate too, is copied as it is)."""
-    out: list[str] = []
-    k, n = 0, len(text)
-    while k < n:
-        c = text[k]
-        if c != "%":
-            out.append(c)
-            k += 1
-            continue
-        if k + 3 > n or text[k + 1] not in ASCII_HEX or text[k + 2] not in ASCII_HEX:
-            return None
-        first = int(text[k + 1 : k + 3], 16)
-        length = 1 if first < 0x80 else 2 if first >> 5 == 6 else 3 if first >> 4 == 14 else (
-            4 if first >> 3 == 30 else 0
-        )
-        if length == 0:
-            return None
-        octets = [first]
-        k += 3
-        for _ in range(length - 1):
-            if k + 3 > n or text[k] != "%":
-                return None
-            if text[k + 1] not in ASCII_HEX or text[k + 2] not in ASCII_HEX:
-                return None
-            octets.append(int(text[k + 1 : k + 3], 16))
-            k += 3
-        try:
-            out.append(bytes(octets).decode("utf-8"))
-        except UnicodeDecodeError:
-            return None
-    return "".join(out)
-
-
-def _node_unescape(text: str, form: bool = False, encoded: bool | None = None) -> str:
-    """``decodeURIComponent(text)``, and when it throws (bytes that are not UTF-8, a
-    ``%`` that starts no escape, a lone surrogate) ``unescapeBuffer(text).toString()``.
-    ``form``: a name or value of ``querystring.parse`` or ``URLSearchParams``, decoded
-    only when ``encoded`` (by default: it holds a valid escape once its ``+`` are
-    skipped, as their scan skips them: ``"\x80%"`` is kept as it is, ``"\x80%+aa"`` is
-    decoded); its ``+`` are spaces."""
-    if form:
-        if encoded is None:
-            encoded = _ESCAPE_TEXT.search(text.replace("+", "")) is not None
-        if not encoded:
-            return surrogates_to_fffd(text.replace("+", " "))
-        text = text.replace("+", " ")
-    decoded = decode_uri_component(text)  # (a lone surrogate it keeps is U+FFFD in
-    if decoded is not None:  # the answer, as UTF-8 and as the non-scalar policy read it)
-        return surrogates_to_fffd(decoded)
-    return unescape_buffer(text).decode("utf-8", "replace")
-
-
-def _querystring_scan(sequence: str) -> tuple[bool, bool]:
-    """Whether ``querystring.parse`` decodes the name and the value of ``sequence``
-    (Node's lib/querystring.js ``parse``: it looks for one valid ``%HH`` with a counter
-    that a '+' of the value does not reset; once the name is marked, its characters
-    fall through to the value's check, so a second escape in the name marks the value
-    too)."""
-    name_encoded = value_encoded = in_value = False
-    count = 0
-    for char in sequence:
-        if not in_value:
-            if char == "=":
-                in_value, count = True, 0
-                continue
-            if not name_encoded:
-                if char == "%":
-                    count = 1
-                    continue
-                if count and char in ASCII_HEX:
-                    count += 1
-                    name_encoded = count == 3
-                    continue
-                count = 0
-            if char == "+":
-                continue
-        if char != "+" and not value_encoded:
-            if char == "%":
-                count = 1
-            elif count and char in ASCII_HEX:
-                count += 1
-                value_encoded = count == 3
-            else:
-                count = 0
-    return name_encoded, value_encoded
-
-
+# --- Node's unescapeBuffer fallback (``replacement("low-byte")``: ``accept.javascript``) ---
 def _low_byte(shared_scan: bool = False) -> Reconciler:
     def reconcile(case: Case, expected: Outcome, actual: Outcome) -> _Pair:
         if expected.raised:
             return None
         if isinstance(case, DecodeCase) and isinstance(case.value, str):
-            return Outcome(_node_unescape(case.value).encode("utf-8")), actual
+            return Outcome(node_unescape(case.value).encode("utf-8")), actual
         if isinstance(case, FormParseCase) and isinstance(case.text, str):
             # URLSearchParams takes a USVString (WebIDL): a lone surrogate is U+FFFD
             # before its scan; querystring.parse scans the code units as they are.
@@ -1023,9 +911,9 @@ def _low_byte(shared_scan: bool = False) -> Reconciler:
             for sequence in text.split("&"):
                 if sequence:
                     name, _, value = sequence.partition("=")
-                    marks = _querystring_scan(sequence) if shared_scan else (None, None)
-                    pairs.append((_node_unescape(name, True, marks[0]),
-                                  _node_unescape(value, True, marks[1])))
+                    marks = querystring_scan(sequence) if shared_scan else (None, None)
+                    pairs.append((node_unescape(name, True, marks[0]),
+                                  node_unescape(value, True, marks[1])))
             return Outcome(pairs), actual
         return None
 
@@ -1164,87 +1052,6 @@ def names_mangled(style: str) -> Reconciler:
     return Reconciler("names_mangled", frozenset({FORM_PARSE.name}), reconcile,
                       "every sequence as a (name, value) pair",
                       f"names made {style.upper()} variables", REPLACE)
-
-
-_INVALID_PCT = re.compile(f"%(?!{HEX_PAIR})")
-_INVALID_PCT_BYTES = re.compile(_INVALID_PCT.pattern.encode("ascii"))
-REFUSAL_INPUTS = ("lone-surrogate", "invalid-utf8", "invalid-percent", "control-char",
-                  "non-ascii")
-#: ``control-char``: an ASCII control (C0 or DEL) as given, which a URL parser may
-#: refuse (Go's url.Parse, against request smuggling: go.dev/issue/27302);
-#: ``non-ascii``: a character or byte above 7F as given (Ruby's decode_www_form: "must
-#: be ASCII only string").
-_CONTROL = re.compile("[\x00-\x1f\x7f]")
-_CONTROL_BYTES = re.compile(b"[\x00-\x1f\x7f]")
-
-
-def input_texts(case: Case) -> list[str | bytes]:
-    if isinstance(case, EncodeCase | DecodeCase):
-        return [case.value]
-    if isinstance(case, FormCase):
-        return [t for pair in case.pairs for t in pair]
-    assert isinstance(case, FormParseCase)
-    return [case.text]
-
-
-def input_strs(case: Case) -> list[str]:
-    """The case's input texts as str (bytes read as Latin-1, one character a byte)."""
-    return [t if isinstance(t, str) else t.decode("latin-1") for t in input_texts(case)]
-
-
-def with_texts(case: Case, change: Callable[[Any], Any]) -> Case:
-    """``case`` with ``change`` applied to each of its input texts (str or bytes)."""
-    if isinstance(case, EncodeCase | DecodeCase):
-        return replace(case, value=change(case.value))
-    if isinstance(case, FormCase):
-        return replace(case, pairs=tuple((change(n), change(v)) for n, v in case.pairs))
-    assert isinstance(case, FormParseCase)
-    return replace(case, text=change(case.text))
-
-
-#: How each kind of input ``input_has`` tells is taken out of a text (str, bytes).
-_WITHOUT_KIND: dict[str, tuple[Callable[[str], str], Callable[[bytes], bytes]]] = {
-    "invalid-percent": (lambda t: _INVALID_PCT.sub("", t),
-                        lambda t: _INVALID_PCT_BYTES.sub(b"", t)),
-    "control-char": (lambda t: _CONTROL.sub("", t), lambda t: _CONTROL_BYTES.sub(b"", t)),
-    "non-ascii": (lambda t: "".join(c for c in t if c.isascii()),
-                  lambda t: bytes(b for b in t if b < 0x80)),
-    "lone-surrogate": (strip_lone_surrogates, lambda t: t),
-}
-
-
-def without_kind(case: Case, kind: str) -> Case | None:
-    """``case`` with every input of ``kind`` (one of ``refuses``' kinds) taken out; None
-    when this kind cannot be taken out (``invalid-utf8``) or the case holds none."""
-    ways = _WITHOUT_KIND.get(kind)
-    if ways is None:
-        return None
-    variant = with_texts(case, lambda t: ways[1](t) if isinstance(t, bytes) else ways[0](t))
-    return None if variant == case else variant
-
-
-def input_has(case: Case, kind: str) -> bool:
-    """The case's input holds ``kind`` (one of ``refuses``' classes)."""
-    texts = input_texts(case)
-    if kind == "lone-surrogate":
-        return any(isinstance(t, str) and has_lone_surrogate(t) for t in texts)
-    if kind == "invalid-percent":
-        return any(_INVALID_PCT.search(t) for t in input_strs(case))
-    if kind == "control-char":
-        return any(_CONTROL.search(t) if isinstance(t, str) else _CONTROL_BYTES.search(t)
-                   for t in texts)
-    if kind == "non-ascii":
-        return not all(t.isascii() for t in texts)
-    if isinstance(case, EncodeCase | FormCase):
-        return False
-    for text in texts:
-        try:
-            if isinstance(text, bytes):  # raw bytes that are not UTF-8 (%EA then 80 80
-                text.decode("utf-8")  # decodes to valid UTF-8 but is not UTF-8 text)
-            percent_decode(text).decode("utf-8")
-        except UnicodeDecodeError:
-            return True
-    return False
 
 
 @rule(OPERATIONS, "crash")

@@ -47,16 +47,13 @@ from pctfuzz._internal.accept.reconcilers import (
     OPTIONAL_PARAMS,
     PARTS,
     RECONCILERS,
-    REFUSAL_INPUTS,
     Reconciler,
-    input_has,
-    input_strs,
-    input_texts,
 )
 from pctfuzz._internal.cases import Case, EncodeCase, FormCase
 from pctfuzz._internal.encoding import lookup
 from pctfuzz._internal.errors import PctfuzzError
 from pctfuzz._internal.form import form_urldecode
+from pctfuzz._internal.inputs import REFUSAL_INPUTS, input_has, input_strs, input_texts
 from pctfuzz._internal.operations import DECODE, ENCODE, FORM_PARSE, FORM_SERIALIZE
 from pctfuzz._internal.outcome import Outcome
 from pctfuzz._internal.reference import percent_decode

@@ -69,13 +69,7 @@ from typing import Any
 from pctfuzz._internal.accept.entry import KnownDivergence
 from pctfuzz._internal.accept.entry import reconcile as reconcile_entries
 from pctfuzz._internal.accept.model import read_input
-from pctfuzz._internal.accept.reconcilers import (
-    OPTIONAL_PARAMS,
-    input_has,
-    input_strs,
-    with_texts,
-    without_kind,
-)
+from pctfuzz._internal.accept.reconcilers import OPTIONAL_PARAMS
 from pctfuzz._internal.accept.rules import Rule, as_entry, find_rule
 from pctfuzz._internal.cases import Case, DecodeCase, EncodeCase, FormCase, FormParseCase
 from pctfuzz._internal.checks import locate
@@ -106,6 +100,7 @@ from pctfuzz._internal.checks.registry.lookup import (
 from pctfuzz._internal.encoding import lookup
 from pctfuzz._internal.errors import Deferred
 from pctfuzz._internal.identity.signatures import RAISED_AFTER
+from pctfuzz._internal.inputs import input_has, input_strs, with_texts, without_kind
 from pctfuzz._internal.operations import DECODE, ENCODE, FORM_PARSE, FORM_SERIALIZE
 from pctfuzz._internal.oracles.base import Impl, impl_name, registry_names
 from pctfuzz._internal.oracles.registry import get_impl

@@ -15,7 +15,7 @@ input to the widest class that keeps the failure (Gopinath et al., ISSTA 2020,
 - ``holds_on_variants``: a rule names a finding only if it also predicts the answer on
   variants of the case (each data character written as others of its group, the input
   padded before and after);
-- a refusal must need its kind of input (``accept.reconcilers.without_kind``, beside
+- a refusal must need its kind of input (``inputs.without_kind``, beside
   ``input_has``, which tells the kinds).
 
 A raw delimiter (``accept.impact.DELIMITERS``) and the space never widen: each is its
@@ -36,10 +36,10 @@ from dataclasses import replace
 from typing import Any
 
 from pctfuzz._internal.accept.impact import DELIMITERS
-from pctfuzz._internal.accept.reconcilers import input_strs, input_texts, with_texts
 from pctfuzz._internal.cases import Case, DecodeCase, EncodeCase, FormCase, FormParseCase
 from pctfuzz._internal.identity import last_unit, leading_units
 from pctfuzz._internal.identity.units import SUBGROUPS, UNIT_GROUPS, unit_set
+from pctfuzz._internal.inputs import input_strs, input_texts, with_texts
 from pctfuzz._internal.spec import HEX_PAIR, PERCENT_ENCODED_BYTE
 from pctfuzz._internal.text import fresh_letter
 

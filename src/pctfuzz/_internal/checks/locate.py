@@ -33,7 +33,6 @@ from typing import Any
 from pctfuzz._internal.accept.entry import KnownDivergence
 from pctfuzz._internal.accept.entry import reconcile as reconcile_entries
 from pctfuzz._internal.accept.model import Model, read_input
-from pctfuzz._internal.accept.reconcilers import input_has, with_texts
 from pctfuzz._internal.accept.rules import as_entry, rule_from
 from pctfuzz._internal.cases import Case, DecodeCase, EncodeCase, FormCase, FormParseCase
 from pctfuzz._internal.checks.generalize import widen
@@ -52,6 +51,7 @@ from pctfuzz._internal.identity import (
     unit_difference,
 )
 from pctfuzz._internal.identity.classes import ESCAPED_APART, MERGED_NAMES, last_name_merged
+from pctfuzz._internal.inputs import input_has, with_texts
 from pctfuzz._internal.operations import DECODE, ENCODE, FORM_PARSE, FORM_SERIALIZE
 from pctfuzz._internal.oracles.base import Impl, registry_names
 from pctfuzz._internal.outcome import Outcome, reference_outcome

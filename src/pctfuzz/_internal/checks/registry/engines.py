@@ -14,7 +14,7 @@ from __future__ import annotations
 import functools
 
 from pctfuzz._internal.accept.entry import KnownDivergence
-from pctfuzz._internal.accept.reconcilers import decode_uri_component
+from pctfuzz._internal.accept.javascript import decode_uri_component
 from pctfuzz._internal.cases import Case, DecodeCase, EncodeCase
 from pctfuzz._internal.checks.registry.common import (
     WHATWG_PCT,

@@ -15,7 +15,7 @@ import functools
 from collections.abc import Sequence
 
 from pctfuzz._internal.accept.entry import KnownDivergence
-from pctfuzz._internal.accept.reconcilers import decode_uri_component, unescape_buffer
+from pctfuzz._internal.accept.javascript import decode_uri_component, unescape_buffer
 from pctfuzz._internal.cases import Case, DecodeCase, EncodeCase, FormCase, FormParseCase
 from pctfuzz._internal.checks.registry.common import (
     PCT_TRIPLET,
