@@ -6,13 +6,14 @@ e.g. werkzeug's invalid UTF-8 kept gave five ``seg=pct-*`` findings in 20 s)."""
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 import pytest
 from behaviour_impls import CutAtHash, TrimsC0Space
 from rule_findings import NO_ACCEPTED, findings, one
 
 from pctfuzz._internal.accept import load_accept_file
-from pctfuzz._internal.accept.reconcilers import cut_at, divergence
+from pctfuzz._internal.accept.reconcilers import Reconciler, cut_at, divergence
 from pctfuzz._internal.cases import Case, DecodeCase, EncodeCase, FormCase, FormParseCase
 from pctfuzz._internal.checks.differential import (
     check_decode,
@@ -1230,3 +1231,66 @@ def test_a_trim_at_the_start_keeps_the_end() -> None:
     model = Model(trim_start=" \t")
     assert render(model, "decode", DecodeCase(" \ta%20 \t")) == b"a  \t"
     assert render(model, "encode", EncodeCase(" a ", "component")) == "a%20"
+
+
+class _MonoLikeDecoder:
+    """Mono's HttpUtility.UrlDecode, written from its source: a text with no '%' and no
+    '+' is returned as it is; else '+' is a space, '%HH' a byte, '%uXXXX' a UTF-16 code
+    unit, and every character (a code unit too) below 256 is written as that one byte
+    (``WriteCharBytes``: the low-byte bug), others as their UTF-8; then UTF-8 with
+    U+FFFD."""
+
+    name = "mono-like"
+
+    def decode(self, case: DecodeCase) -> bytes:
+        assert isinstance(case.value, str)
+        text = case.value
+        if "%" not in text and "+" not in text:
+            return text.encode("utf-8", "surrogatepass")
+        out, i, hexdigits = bytearray(), 0, "0123456789abcdefABCDEF"
+        data = text.encode("utf-16-le", "surrogatepass")  # (.NET's chars: UTF-16 units)
+        text = "".join(chr(int.from_bytes(data[j:j + 2], "little"))
+                       for j in range(0, len(data), 2))
+
+        def write(char: str) -> None:
+            unit = ord(char)
+            out.extend(bytes([unit]) if unit < 0x100 else b"\xef\xbf\xbd"
+                       if 0xD800 <= unit <= 0xDFFF else char.encode("utf-8"))
+
+        while i < len(text):
+            unit, pair = text[i + 2:i + 6], text[i + 1:i + 3]
+            if text[i:i + 2] == "%u" and len(unit) == 4 and all(c in hexdigits for c in unit):
+                write(chr(int(unit, 16)))
+                i += 6
+            elif text[i] == "%" and len(pair) == 2 and all(c in hexdigits for c in pair):
+                out.append(int(pair, 16))
+                i += 3
+            else:
+                write(" " if text[i] == "+" else text[i])
+                i += 1
+        return out.decode("utf-8", "replace").encode("utf-8")
+
+
+def _accepted(rule: Reconciler, example: str) -> Any:
+    return divergence(id=f"mono-like-{rule.name}", check="decode", reconcile=rule,
+                      citation="Mono's HttpUtility.UrlDecode", why="intended", impl="mono-like",
+                      example=DecodeCase(example))
+
+
+def test_a_character_written_as_its_low_byte_is_one_rule_beside_plus_and_u(
+        tmp_path: Path) -> None:
+    """Mono's low-byte bug beside its accepted '+', '%u' and replacement: 5 findings of
+    a 90 s campaign on the peer (one per shape: a '+', an escape, a '%u' before a raw
+    U+0080...), now ``latin1_chars`` once; an astral character and a '%u' pair are two
+    U+FFFD."""
+    from pctfuzz._internal.accept.reconcilers import percent_u, plus_as_space, replacement
+
+    adapter = _MonoLikeDecoder()
+    adapter.divergences = [  # type: ignore[attr-defined]
+        _accepted(plus_as_space(), "a+b"), _accepted(percent_u(), "%u0041"),
+        _accepted(replacement("per-sequence"), "%e9")]
+    cases = [DecodeCase(v) for v in ("+\u00e9", "%\x80", "%0a\x80", "%uaaaa\x80", "%F0\x80",
+                                     "x+%u00e9", "+\U0001F600", "%uD83D%uDE00")]
+    records = findings(tmp_path, check_decode, adapter, cases,  # type: ignore[arg-type]
+                       settings=DEFAULT_SETTINGS)
+    one(records, "latin1_chars", {})

@@ -189,7 +189,7 @@ _NOT_PERCENT_DECODE = {
     ("accept/javascript.py", "decode_uri_component"): "ECMA-262 Decode (throws)",
     ("checks/registry/haskell.py", "_byte"): "network-uri's unEscapeByte (its own UTF-8)",
     ("checks/registry/qt.py", "query_field"): "QUrlQuery's TolerantMode field (its own UTF-8)",
-    ("accept/model.py", "_utf8_escapes"): "percent_u's %uXXXX, a UTF-16 code unit",
+    ("accept/model.py", "written"): "percent_u's %uXXXX, a UTF-16 code unit",
     ("checks/generalize.py", "swap"): "one escape's byte, generalizing a finding",
     ("checks/generalize.py", "widen"): "one escape's byte, generalizing a finding",
     ("checks/generalize.py", "_decoded"): "escapes of letters and digits only",

@@ -148,6 +148,8 @@ class Model:
     signed_escapes: bool = False
     #: A decoder reads ``%uXXXX`` as the UTF-16 code unit XXXX (``percent_u``).
     percent_u: bool = False
+    #: A decoder writes each character up to U+00FF as its one byte (``latin1_chars``).
+    latin1_chars: bool = False
     #: Each valid ``%hh`` of the input text is uppercased first (``escapes_uppercased``).
     upper_escapes: bool = False
     #: Text encoded with Python's codec of a legacy encoding, errors="xmlcharrefreplace"
@@ -188,6 +190,7 @@ class Model:
             "plus_as_space": self.plus_as_space or other.plus_as_space,
             "signed_escapes": self.signed_escapes or other.signed_escapes,
             "percent_u": self.percent_u or other.percent_u,
+            "latin1_chars": self.latin1_chars or other.latin1_chars,
             "remove": "".join(sorted(set(self.remove + other.remove))),
             "trim": "".join(sorted(set(self.trim + other.trim))),
             "trim_start": "".join(sorted(set(self.trim_start + other.trim_start))),
@@ -589,21 +592,59 @@ U_ESCAPE = re.compile(rf"%u({HEX_DIGIT}{{4}})")
 _U_RUN = re.compile(rf"(?:%u{HEX_DIGIT}{{4}})+")
 
 
-def _utf8_escapes(run: str) -> str:
-    """A run of ``%uXXXX`` as the ``%HH`` of its characters' UTF-8: a high and a low unit
-    in a row are one character, a lone unit U+FFFD (a .NET string's UTF-16 decoded)."""
-    units = b"".join(int(m.group(1), 16).to_bytes(2, "little")
-                     for m in U_ESCAPE.finditer(run))
-    text = units.decode("utf-16-le", "replace")
-    return "".join(f"%{byte:02X}" for byte in text.encode("utf-8"))
+_FFFD = "%EF%BF%BD"
 
 
-def u_escapes_as_utf8(value: str | bytes) -> str | bytes:
-    """Each run of ``%uXXXX`` written as the UTF-8 escapes of its characters, which
-    percent-decode then reads as it reads any escape (a bytes input: its ASCII)."""
+def _unit_escapes(unit: int) -> str:
+    """One UTF-16 code unit written on its own as ``latin1_chars`` writes it (Mono's
+    ``WriteCharBytes``): below 256 its one byte, a surrogate half U+FFFD, else its UTF-8."""
+    if unit < 0x100:
+        return f"%{unit:02X}"
+    if 0xD800 <= unit <= 0xDFFF:
+        return _FFFD
+    return "".join(f"%{byte:02X}" for byte in chr(unit).encode("utf-8"))
+
+
+def u_escapes_as_utf8(value: str | bytes, latin1: bool = False) -> str | bytes:
+    """Each run of ``%uXXXX`` written as the UTF-8 escapes of its characters (a high and
+    a low unit in a row are one character, a lone unit U+FFFD: a .NET string's UTF-16
+    decoded), which percent-decode then reads as it reads any escape (a bytes input:
+    its ASCII); ``latin1``: each unit on its own (``_unit_escapes``)."""
     if isinstance(value, bytes):
-        return u_escapes_as_utf8(value.decode("latin-1")).encode("latin-1")  # type: ignore[union-attr]
-    return _U_RUN.sub(lambda m: _utf8_escapes(m.group()), value)
+        return u_escapes_as_utf8(value.decode("latin-1"), latin1).encode(  # type: ignore[union-attr]
+            "latin-1")
+
+    def written(run: re.Match[str]) -> str:
+        units = [int(m.group(1), 16) for m in U_ESCAPE.finditer(run.group())]
+        if latin1:
+            return "".join(map(_unit_escapes, units))
+        text = b"".join(u.to_bytes(2, "little") for u in units).decode("utf-16-le", "replace")
+        return "".join(f"%{byte:02X}" for byte in text.encode("utf-8"))
+
+    return _U_RUN.sub(written, value)
+
+
+# --- a decoder that writes a character below 256 as one byte (``latin1_chars``) -----------
+#: What ``latin1_chars`` writes otherwise than UTF-8: U+0080-U+00FF, and an astral
+#: character or lone surrogate (UTF-16 code units above 255 that are no character).
+_NOT_UTF8_UNITS = re.compile("[\x80-\xff\ud800-\udfff\U00010000-\U0010ffff]")
+
+
+def latin1_chars_escaped(value: str | bytes) -> str | bytes:
+    """Each character of a str written as the escapes of its UTF-16 code units, each on
+    its own (``_unit_escapes``: U+00E9 the byte E9, an astral character two U+FFFD),
+    where that is not its UTF-8; a text with no ``%`` and no ``+`` is left as it is
+    (Mono returns it undecoded)."""
+    if isinstance(value, bytes) or ("%" not in value and "+" not in value):
+        return value  # (a byte is one byte already)
+
+    def units(match: re.Match[str]) -> str:
+        code = ord(match.group())
+        if code < 0x10000:
+            return _unit_escapes(code)
+        return _FFFD + _FFFD  # (a surrogate pair: two halves, each no character)
+
+    return _NOT_UTF8_UNITS.sub(units, value)
 
 
 # --- a decoder that decodes some escapes only (``kept_encoded``) ---------------------------
@@ -837,7 +878,9 @@ def render(model: Model, check: str, case: Case, current: Any = None) -> Any:
         if model.signed_escapes:  # (before '+' as a space: the '+' of %+1 is a sign)
             encoded = _unsigned(encoded)
         if model.percent_u:  # (written as escapes: %u002B stays a '+', not a space)
-            encoded = u_escapes_as_utf8(encoded)
+            encoded = u_escapes_as_utf8(encoded, model.latin1_chars)
+        if model.latin1_chars:
+            encoded = latin1_chars_escaped(encoded)
         if model.plus_as_space:  # URL 5.1 step 3.3, before percent-decoding
             encoded = encoded.replace(b"+", b" ") if isinstance(encoded, bytes) else \
                 encoded.replace("+", " ")

@@ -963,6 +963,21 @@ def percent_u() -> Reconciler:
                      "keeps '%u0041' as it is", "'%u0041' is 'A'")
 
 
+@rule((DECODE,), "loses-data")
+def latin1_chars() -> Reconciler:
+    """A decoder writes each UTF-16 code unit of the text on its own: one below 256 as
+    that one byte (its Latin-1), not as its UTF-8, a surrogate half as U+FFFD, before it
+    reads the bytes as UTF-8, where the reference writes each character's UTF-8 (WHATWG
+    URL 1.3 percent-decode a string): a raw ``é`` becomes the byte E9, invalid UTF-8,
+    and an astral character two U+FFFD. Mono's ``HttpUtility.UrlDecode`` (its
+    ``WriteCharBytes`` writes a char below 256 as ``(byte) ch``, a real bug; with
+    ``percent_u``, each ``%uXXXX`` so too; a text with no ``%`` and no ``+`` it returns
+    as it is). A model field: it composes with ``plus_as_space``, ``percent_u`` and the
+    replacement of invalid UTF-8."""
+    return _declared("latin1_chars", {DECODE.name}, Model(latin1_chars=True),
+                     "writes 'é' as its UTF-8 (C3 A9)", "writes 'é' as the byte E9")
+
+
 @rule((DECODE,), "changes-data")
 def signed_escapes() -> Reconciler:
     """A decoder reads an escape's two characters as a signed hex number: ``%+1`` is the

@@ -320,6 +320,12 @@ def _candidates(check: str, case: Case, expected: Outcome, actual: Outcome,
         yield _rule("signed_escapes")  # (Java's %+1: one finding per segment before it)
     if check == DECODE.name and any(U_ESCAPE.search(t) for t in strs):
         yield _rule("percent_u")  # (.NET's %u0041: a model field, beside '+' as a space)
+    if check == DECODE.name and chars is not None and any(
+            re.search("[\x80-\xff\ud800-\udfff\U00010000-\U0010ffff]|%u(?:00[89a-f]|d)",
+                      t, re.IGNORECASE) for t in strs) and chars("latin1_chars"):
+        # (Mono's raw 'é' as the byte E9, beside '+' and %u: asked of the decoder, as
+        # what a hand-rolled UTF-8 decoder loses after '%e2%82' can look the same)
+        yield _rule("latin1_chars")
     if check in (DECODE.name, FORM_PARSE.name):
         # Each mode when the decoder's own is not known (_decoder_rules named it; a
         # parser's, asked above): they would push the rules after them out of the

@@ -396,6 +396,8 @@ def own_chars(rule: str, check: str, case: Case, adapter: Impl) -> str | None:
       answers as itself (``requoted``'s ``kept``: pip keeps ``%2F``);
     - ``trimmed-decoded``: the same, written as its escape (a decoder's decoded text
       stripped: ``%20a`` and ``a%20`` answered as ``a``, ``a%20b`` not as ``ab``).
+    - ``latin1_chars``: "latin-1" when a decoder answers ``%41é`` as ``A`` and the byte E9
+      (or its U+FFFD), "" when not (Mono's ``UrlDecode``).
 
     None when it answers none of the inputs (the rule then tries every set).
     ``refuses``, ``kept_encoded`` and ``replacement``: ``own_refusals``,
@@ -434,6 +436,9 @@ def own_chars(rule: str, check: str, case: Case, adapter: Impl) -> str | None:
         got = answer("\xc3\xa9")  # (bytes in a bytes case's context: _with_text)
         found = "latin-1" if got in ([("\u00c3\u00a9", "")], "\u00c3\u00a9".encode(),
                                      "\u00c3\u00a9") else ""
+    elif rule == "latin1_chars":  # a raw 'é' beside an escape written as the byte E9
+        found = "latin-1" if answer("%41\u00e9") in (
+            b"A\xe9", b"A\xef\xbf\xbd", "A\ufffd") else ""
     elif rule == "latin1_fallback":  # every escape read as latin-1, valid UTF-8 too
         read = ("\u00c3\u00a9".encode(), [("\u00c3\u00a9", "")])
         # and every byte of the answer: a raw character's UTF-8 bytes too
