@@ -108,13 +108,27 @@ def test_user_adapters_record_a_real_version(tmp_path: Path) -> None:
 
 def test_function_adapter_takes_the_distribution_its_unknown_version_asks_for() -> None:
     """``unknown ... (declare distribution=)`` names a keyword ``function_adapter``
-    takes: a function of the user's own module records its package's version."""
-    def quote_here(text: str) -> str:  # this module: in no installed distribution
-        return text
+    takes: a function of the user's own module records its package's version; a thin
+    wrapper's, the version of the library it calls."""
+    import sys
+    import types
 
-    plain = function_adapter("q", encode=quote_here, sets={"q": "urllib-safe:/"})
-    assert "(declare distribution=)" in impl_version(plain)
-    declared = function_adapter("q", encode=quote_here, sets={"q": "urllib-safe:/"},
+    own = types.ModuleType("user_module_q8")  # in no installed distribution
+    exec("def quote_here(text):\n    return text\n", vars(own))
+    wrapper = types.ModuleType("user_wrapper_q8")
+    exec("import json\nimport hypothesis\n\ndef quote_here(text):\n    return text\n",
+         vars(wrapper))
+    sys.modules.update({"user_module_q8": own, "user_wrapper_q8": wrapper})
+    try:
+        plain = function_adapter("q", encode=own.quote_here, sets={"q": "urllib-safe:/"})
+        assert "(declare distribution=)" in impl_version(plain)
+        wrapped = function_adapter("q", encode=wrapper.quote_here,
+                                   sets={"q": "urllib-safe:/"})
+        assert impl_version(wrapped) == \
+            f"hypothesis {importlib.metadata.version('hypothesis')}"
+    finally:
+        del sys.modules["user_module_q8"], sys.modules["user_wrapper_q8"]
+    declared = function_adapter("q", encode=own.quote_here, sets={"q": "urllib-safe:/"},
                                 distribution="hypothesis")
     assert impl_version(declared) == f"hypothesis {importlib.metadata.version('hypothesis')}"
 

@@ -50,14 +50,15 @@ from pctfuzz._internal.fuzz.protocol import (
     under_test_line,
 )
 from pctfuzz._internal.fuzz.recorder import Recorder
-from pctfuzz._internal.fuzz.undertest import UnderTest
+from pctfuzz._internal.fuzz.undertest import UnderTest, loaded_modules
 from pctfuzz._internal.targets import Bound, BoundDifferential, get_target
 
 __all__ = ["instrument_modules", "main", "minimize_seconds", "run_input"]
 
 
 def instrument_modules(names: Iterable[str]) -> int:
-    """Instrument every function and method defined in already-imported modules.
+    """Instrument every function and method defined in already-imported modules: each
+    named one and its submodules already imported (a library named by its package).
 
     Returns how many code objects were patched. Functions wrapped by ``lru_cache`` are
     reached through ``__wrapped__``.
@@ -67,13 +68,15 @@ def instrument_modules(names: Iterable[str]) -> int:
     count = 0
     for name in names:
         try:
-            module = importlib.import_module(name)
+            importlib.import_module(name)
         except ImportError:
             continue
-        for obj in list(vars(module).values()):
-            for func in _functions_of(obj, module.__name__):
-                atheris.instrument_func(func)
-                count += 1
+        for loaded in loaded_modules([name]):
+            module = sys.modules.get(loaded)
+            for obj in list(vars(module).values()) if module is not None else ():
+                for func in _functions_of(obj, loaded):
+                    atheris.instrument_func(func)
+                    count += 1
     return count
 
 

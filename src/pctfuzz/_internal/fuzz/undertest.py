@@ -25,7 +25,7 @@ from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 from typing import Any, TypeVar
 
-__all__ = ["EVERY", "FULL", "UnderTest", "function_lines"]
+__all__ = ["EVERY", "FULL", "UnderTest", "function_lines", "loaded_modules"]
 
 T = TypeVar("T")
 
@@ -79,20 +79,29 @@ def function_lines(path: Path) -> set[int]:
     return lines
 
 
+def loaded_modules(names: Iterable[str]) -> list[str]:
+    """Each of ``names`` and its submodules already imported: a library named by its
+    package (``FunctionAdapter``'s ``libraries_of``) is all of its loaded modules."""
+    loaded = list(sys.modules)
+    return list(dict.fromkeys(m for name in names for m in (name, *loaded)
+                              if m == name or m.startswith(name + ".")))
+
+
 class UnderTest:
-    """Lines of the modules ``names`` reached by the sampled executions."""
+    """Lines of the modules ``names`` (and their loaded submodules) reached by the
+    sampled executions."""
 
     def __init__(self, names: Iterable[str]) -> None:
         files = {}
-        self.paths: dict[str, str | None] = {}  # module -> its traced file (None: none)
+        #: module -> its traced files: its own and its loaded submodules' (none: none)
+        self.paths: dict[str, list[str]] = {}
         for name in names:
-            module = sys.modules.get(name)
-            path = getattr(module, "__file__", None)
-            if path and path.endswith(".py"):  # a C extension has no lines to trace
-                files[path] = function_lines(Path(path))
-                self.paths[name] = path
-            else:
-                self.paths[name] = None
+            self.paths[name] = []
+            for loaded in loaded_modules([name]):
+                path = getattr(sys.modules.get(loaded), "__file__", None)
+                if path and path.endswith(".py"):  # a C extension has no lines to trace
+                    files[path] = function_lines(Path(path))
+                    self.paths[name].append(path)
         self.files = files
         self.total = sum(map(len, files.values()))
         self.reached: set[tuple[str, int]] = set()
@@ -107,13 +116,14 @@ class UnderTest:
         return sum(line in self.files[path] for path, line in self.reached)
 
     def modules(self) -> list[tuple[str, int, int]]:
-        """(module, lines reached, lines inside its functions) per module under test; 0
-        lines for one that cannot be traced (not imported, or no Python source)."""
+        """(module, lines reached, lines inside its functions) per module under test, a
+        package's loaded submodules counted with it; 0 lines for one that cannot be
+        traced (not imported, or no Python source)."""
         out = []
-        for name, path in self.paths.items():
-            lines = self.files.get(path, set()) if path is not None else set()
-            reached = sum(line in lines for where, line in self.reached if where == path)
-            out.append((name, reached, len(lines)))
+        for name, paths in self.paths.items():
+            reached = sum(where in paths and line in self.files[where]
+                          for where, line in self.reached)
+            out.append((name, reached, sum(len(self.files[path]) for path in paths)))
         return out
 
     def run(self, call: Callable[[], T]) -> T:
