@@ -294,8 +294,9 @@ class KnownFindings:
         return None if site is None else sites.get(site)
 
     def new_refusal(self, check: str, error: BaseException) -> bool:
-        """Whether ``error`` was raised by a statement of the code under test that no
-        known finding's input reached, met for the first time: such an input is named
+        """Whether ``error`` was raised by a statement outside pctfuzz (of the code under
+        test, where one is) that no known finding's input reached, met for the first
+        time (``identity.refusal_site``): such an input is named
         even when naming has had its share (``NamingBudget``), since a program has few
         such statements and each may be a crash of its own (hold-out 11: a real bug's
         crash had no finding in a run that left 252 diverging inputs unnamed)."""
