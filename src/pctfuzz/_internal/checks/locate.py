@@ -803,6 +803,18 @@ def _repeated_name(case: FormParseCase, answers: tuple[Any, Any], adapter: Impl,
     if not isinstance(expected, list) or len(expected) < 2 \
             or expected[-1][0] not in [name for name, _ in expected[:-1]]:
         return None
+    variants = _last_name_variants(case)
+    if variants is None or _unexplained(
+            FORM_PARSE.name, variants[0], adapter, registry_names(adapter), surrogates, known,
+            settings=settings) is not None:
+        return None
+    return "field=pair;unit=repeated-name;diff=" + pairs_shape(*answers)
+
+
+def _last_name_variants(case: FormParseCase) -> tuple[FormParseCase, FormParseCase] | None:
+    """``case`` with its last pair's name written as a letter it does not hold, and its
+    last pair alone (None when it has one pair, or no such letter): what tells a name
+    that repeats or joins an earlier one from a change of the name itself."""
     raw = case.text
     text = raw.decode("latin-1") if isinstance(raw, bytes) else raw
     start = text.rfind("&") + 1
@@ -810,12 +822,12 @@ def _repeated_name(case: FormParseCase, answers: tuple[Any, Any], adapter: Impl,
     if start == 0 or fresh is None:
         return None
     _name, equals, value = text[start:].partition("=")
-    renamed = text[:start] + fresh + equals + value
-    if _unexplained(FORM_PARSE.name, dataclasses.replace(
-            case, text=renamed.encode("latin-1") if isinstance(raw, bytes) else renamed),
-            adapter, registry_names(adapter), surrogates, known, settings=settings) is not None:
-        return None
-    return "field=pair;unit=repeated-name;diff=" + pairs_shape(*answers)
+
+    def written(variant: str) -> FormParseCase:
+        return dataclasses.replace(
+            case, text=variant.encode("latin-1") if isinstance(raw, bytes) else variant)
+
+    return written(text[:start] + fresh + equals + value), written(text[start:])
 
 
 def _merged_name(case: FormParseCase, answers: tuple[Any, Any], adapter: Impl,
@@ -827,19 +839,12 @@ def _merged_name(case: FormParseCase, answers: tuple[Any, Any], adapter: Impl,
     change of the name's own units (a trim that gives an earlier name is the trim's)."""
     if not last_name_merged(*answers):
         return None
-    raw = case.text
-    text = raw.decode("latin-1") if isinstance(raw, bytes) else raw
-    start = text.rfind("&") + 1
-    fresh = fresh_letter(text)
-    if start == 0 or fresh is None:
+    variants = _last_name_variants(case)
+    if variants is None or any(
+            _unexplained(FORM_PARSE.name, variant, adapter, registry_names(adapter),
+                         surrogates, known, settings=settings) is not None
+            for variant in variants):
         return None
-    _name, equals, value = text[start:].partition("=")
-    for variant in (text[:start] + fresh + equals + value, text[start:]):
-        if _unexplained(FORM_PARSE.name, dataclasses.replace(
-                case, text=variant.encode("latin-1") if isinstance(raw, bytes) else variant),
-                adapter, registry_names(adapter), surrogates, known,
-                settings=settings) is not None:
-            return None
     return MERGED_NAMES
 
 
