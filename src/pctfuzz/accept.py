@@ -59,6 +59,8 @@ from pctfuzz._internal.accept import (
 from pctfuzz._internal.accept.reconcilers import (
     both_refuse,
     cut_at,
+    decoded_before_split,
+    decoded_repeatedly,
     decoded_twice,
     empty_pairs,
     encoded,
@@ -106,6 +108,8 @@ __all__ = [
 __all__ += [
     "both_refuse",
     "cut_at",
+    "decoded_before_split",
+    "decoded_repeatedly",
     "decoded_twice",
     "empty_pairs",
     "encoded",

@@ -190,6 +190,7 @@ _NOT_PERCENT_DECODE = {
     ("checks/registry/haskell.py", "_byte"): "network-uri's unEscapeByte (its own UTF-8)",
     ("checks/registry/qt.py", "query_field"): "QUrlQuery's TolerantMode field (its own UTF-8)",
     ("accept/model.py", "written"): "percent_u's %uXXXX, a UTF-16 code unit",
+    ("accept/model.py", "_predecode"): "a parser decoding its delimiters' escapes first",
     ("checks/generalize.py", "swap"): "one escape's byte, generalizing a finding",
     ("checks/generalize.py", "widen"): "one escape's byte, generalizing a finding",
     ("checks/generalize.py", "_decoded"): "escapes of letters and digits only",

@@ -87,10 +87,16 @@ def _replaced_impact(params: dict[str, Any]) -> str:
     return "changes-data" if mode in ("undecoded", "percent-encoded") else "loses-data"
 
 
+def _predecoded_impact(params: dict[str, Any]) -> str:
+    """splits-field for `&`, `;` or `=`, else changes-data"""
+    return "splits-field" if set(str(params.get("chars", ""))) & set("&;=") else "changes-data"
+
+
 #: The rules whose impact their parameters decide (the others': ``CatalogueEntry.impact``).
 _BY_PARAMS: dict[str, Callable[[dict[str, Any]], str]] = {
     "left_raw": _raw_impact, "encoded": _escaped_impact, "empty_pairs": _empty_impact,
     "requoted": _requote_impact, "replacement": _replaced_impact,
+    "decoded_before_split": _predecoded_impact,
 }
 
 

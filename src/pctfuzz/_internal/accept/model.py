@@ -54,8 +54,9 @@ from pctfuzz._internal.text import (
     surrogates_to_fffd,
 )
 
-__all__ = ["REPLACEMENT_ERRORS", "REQUOTE_MODES", "U_ESCAPE", "Model", "NotModelled",
-           "python_codec_name", "read_input", "render", "reorder", "u_escapes_as_utf8"]
+__all__ = ["PREDECODE_DELIMITERS", "REPLACEMENT_ERRORS", "REQUOTE_MODES", "U_ESCAPE", "Model",
+           "NotModelled", "python_codec_name", "read_input", "render", "reorder",
+           "u_escapes_as_utf8"]
 
 
 #: How an encoder writes a valid ``%HH`` of its input (``requoted``, ``pctfuzz.accept``),
@@ -99,6 +100,13 @@ class Model:
     #: ``plus="space"``): a form decoder run on what was decoded already,
     #: ``unquote_plus`` after ``unquote`` or twice, so ``%2B`` becomes a space.
     twice_plus: bool = False
+    #: A decoder decodes its answer again until nothing changes (``decoded_repeatedly``):
+    #: ``%252541`` is ``A``, and escapes made of decoded characters are decoded too.
+    until_stable: bool = False
+    #: A form parser percent-decodes the escapes of these bytes in the whole text before
+    #: it splits (``decoded_before_split``); ``%`` stands for every escape that is of no
+    #: other delimiter (``_predecode``).
+    predecoded: frozenset[int] = frozenset()
     plus_kept_names: bool = False
     plus_kept_values: bool = False
     remove: str = ""
@@ -172,6 +180,8 @@ class Model:
             "lowercase_hex": self.lowercase_hex or other.lowercase_hex,
             "semicolon": self.semicolon or other.semicolon, "twice": self.twice or other.twice,
             "twice_plus": self.twice_plus or other.twice_plus,
+            "until_stable": self.until_stable or other.until_stable,
+            "predecoded": self.predecoded | other.predecoded,
             "plus_kept": self.plus_kept or other.plus_kept,
             **{name: getattr(self, name) or getattr(other, name) for name in _DECODE_PARTS},
             "requote_segments": self.requote_segments or other.requote_segments,
@@ -668,6 +678,48 @@ def _decode_keeping(value: str | bytes, kept: frozenset[int], upper: bool = Fals
 
 
 # --- 4. structure --------------------------------------------------------------------------
+def _decoded_until_stable(data: bytes) -> bytes:
+    """``data`` percent-decoded again until that changes nothing (each pass shortens it,
+    so the loop ends): a defence against double encoding that decodes ``%252541`` to
+    ``A`` and ``%%341`` (``%41`` once) to ``A`` too."""
+    while True:
+        again = percent_decode(data)
+        if again == data:
+            return data
+        data = again
+
+
+#: The delimiters ``decoded_before_split`` names on their own (``%`` is every other
+#: escape); a form's pair and name separators and ``+`` (a space once parsed).
+PREDECODE_DELIMITERS = frozenset(b"&+;=")
+
+
+def _predecode(text: Any, chars: frozenset[int]) -> Any:
+    """``text`` as a parser that percent-decodes before it splits reads it: the escapes
+    of the bytes of ``chars`` decoded (``unquote`` of the whole query, then a split
+    that decodes each field again). With ``%`` in ``chars`` every escape is decoded but
+    those of the delimiters not in ``chars``; without it, only the delimiters' own, as
+    what decoding the others once more changes is a ``%`` made or decoded again."""
+    if isinstance(text, str) and has_lone_surrogate(text):
+        raise NotModelled("a lone surrogate decoded before the split")
+    data = text.encode("utf-8") if isinstance(text, str) else text
+    if 0x25 not in chars:  # each delimiter's escape its one ASCII byte (no new escape)
+        data = _ESCAPE_BYTES.sub(lambda m: bytes([int(m.group()[1:], 16)])
+                                 if int(m.group()[1:], 16) in chars else m.group(), data)
+        return data.decode("utf-8") if isinstance(text, str) else data
+    out: list[bytes] = []
+    pos = 0
+    for match in _ESCAPE_BYTES.finditer(data):  # the delimiters' escapes kept for the split
+        if int(match.group()[1:], 16) in PREDECODE_DELIMITERS - chars:
+            out += [percent_decode(data[pos:match.start()]), match.group()]
+            pos = match.end()
+    out.append(percent_decode(data[pos:]))
+    # (urllib's unquote writes invalid UTF-8 as U+FFFD before the split, as the split's
+    # own decoding would after it: the same text)
+    joined = b"".join(out)
+    return joined.decode("utf-8", "replace") if isinstance(text, str) else joined
+
+
 def _decode_again(text: str, plus: bool) -> str:
     return percent_decode_text(text.replace("+", " ") if plus else text)
 
@@ -676,6 +728,8 @@ def _parse(model: Model, text: str | bytes) -> list[tuple[str, str]]:
     def has_equals(part: str | bytes) -> bool:
         return b"=" in part if isinstance(part, bytes) else "=" in part
 
+    if model.predecoded:
+        text = _predecode(text, model.predecoded)
     if model.needs_equals == "text" and not has_equals(text):
         return []
     separators = "&;" if model.semicolon else "&"
@@ -887,6 +941,8 @@ def render(model: Model, check: str, case: Case, current: Any = None) -> Any:
         data = _decode_keeping(encoded, model.kept, model.kept_upper) if model.kept else \
             percent_decode(encoded)
         data = percent_decode(data) if model.twice else data
+        if model.until_stable:
+            data = _decoded_until_stable(data)
         if model.replacement:  # the answer is text: written back as UTF-8
             return data.decode("utf-8", REPLACEMENT_ERRORS[model.replacement]).encode(
                 "utf-8", "surrogatepass")

@@ -24,7 +24,13 @@ from typing import Any, TypeVar
 
 from pctfuzz._internal.accept.entry import MODEL, REPLACE, REWRITE, KnownDivergence
 from pctfuzz._internal.accept.javascript import node_unescape, querystring_scan
-from pctfuzz._internal.accept.model import REQUOTE_MODES, Model, NotModelled, render
+from pctfuzz._internal.accept.model import (
+    PREDECODE_DELIMITERS,
+    REQUOTE_MODES,
+    Model,
+    NotModelled,
+    render,
+)
 from pctfuzz._internal.cases import Case, DecodeCase, EncodeCase, FormCase, FormParseCase
 from pctfuzz._internal.encoding import encode_ncr, lookup
 from pctfuzz._internal.errors import PctfuzzError, UsageError
@@ -723,6 +729,32 @@ def decoded_twice(part: str | None = None, plus: str | None = None) -> Reconcile
                      {FORM_PARSE.name} if part or plus else {DECODE.name, FORM_PARSE.name},
                      replace(model, twice_plus=plus == "space"),
                      "percent-decodes once", f"percent-decodes twice{where}{how}")
+
+
+@rule((DECODE,), "changes-data")
+def decoded_repeatedly() -> Reconciler:
+    """Percent-decoded again until nothing changes: ``%252541`` is ``A``, and an escape
+    made of decoded characters is decoded too (``%%341``, ``%41`` after one pass, is
+    ``A``): a defence against double encoding, as surt's ``unescapeRepeatedly`` and
+    Google's URL canonicalizer. The reference decodes once (WHATWG URL 1.3)."""
+    return _declared("decoded_repeatedly", {DECODE.name}, Model(until_stable=True),
+                     "percent-decodes once", "percent-decodes until nothing changes")
+
+
+@rule((FORM_PARSE,), "changes-data")
+def decoded_before_split(chars: str) -> Reconciler:
+    """The whole text is percent-decoded before it is split into pairs, which are then
+    decoded again (``parse_qs(unquote(query))``); the reference splits first (WHATWG
+    URL 5.1 steps 1-3). Each delimiter it shows is a finding of its own, as they mean
+    different things: CHARS ``&`` or ``;`` (an escaped separator splits a pair), ``=``
+    (an escaped ``=`` in a name ends it), ``+`` (``%2B`` read as a space), ``%`` (every
+    other escape: ``%2541`` decoded twice, ``%%341`` made an escape and decoded)."""
+    codes = _chars(chars)
+    if not codes <= PREDECODE_DELIMITERS | {0x25}:
+        raise UsageError(f"decoded_before_split: chars must be some of '%&+;=', not {chars!r}")
+    return _declared("decoded_before_split", {FORM_PARSE.name}, Model(predecoded=codes),
+                     "splits the text, then decodes each name and value",
+                     f"decodes {chars!r} in the whole text before it splits")
 
 
 @rule((FORM_PARSE,), "changes-data")

@@ -40,7 +40,13 @@ from typing import Any
 
 from pctfuzz._internal.accept.entry import REWRITE, KnownDivergence, explain
 from pctfuzz._internal.accept.impact import CONTROLS, DELIMITERS
-from pctfuzz._internal.accept.model import REQUOTE_MODES, U_ESCAPE, Model, render
+from pctfuzz._internal.accept.model import (
+    PREDECODE_DELIMITERS,
+    REQUOTE_MODES,
+    U_ESCAPE,
+    Model,
+    render,
+)
 from pctfuzz._internal.accept.reconcilers import (
     CUT_CHARS,
     DECODE_PARTS,
@@ -89,7 +95,8 @@ Chars = Callable[[str], str | None]
 #: the text cut at NUL, are rules that would each name some of its cases) and
 #: ``empty_pairs`` (``kept``, ``kept-but-last`` or ``kept-but-trailing``: "&a" is
 #: each), ``needs_equals`` ("yes" when it answers no pairs for "a" but one for "a=") and
-#: ``decoded_twice`` ("space" when it reads ``%2B`` as a space: its ``plus``).
+#: ``decoded_twice`` ("space" when it reads ``%2B`` as a space: its ``plus``) and
+#: ``decoded_before_split`` ("yes" when an escaped ``&`` splits a pair).
 ParserMode = Callable[[str], str | None]
 
 
@@ -347,7 +354,16 @@ def _candidates(check: str, case: Case, expected: Outcome, actual: Outcome,
     # (a form parser reading %2B as a space decodes a second time as a form does)
     twice = {"plus": "space"} if check == FORM_PARSE.name and parser_mode is not None \
         and parser_mode("decoded_twice") == "space" else {}
-    if check in (DECODE.name, FORM_PARSE.name) and any("%" in t for t in strs):
+    # A parser that decodes the whole text before it splits: each delimiter its own
+    # rule, asked of it (it decodes twice too, but an escaped '&' splits a pair there).
+    predecodes = check == FORM_PARSE.name and parser_mode is not None \
+        and parser_mode("decoded_before_split") is not None
+    if predecodes:
+        yield from _predecoded(strs)
+    elif check == DECODE.name and chars is not None and chars("decoded_repeatedly") \
+            and any("%" in t for t in strs):
+        yield _rule("decoded_repeatedly")  # (asked: %252541 answered as A)
+    elif check in (DECODE.name, FORM_PARSE.name) and any("%" in t for t in strs):
         yield _rule("decoded_twice", **twice)
     # Normalization is an input transform, but before the rewrites of the answer: those
     # are candidates for most inputs and would leave it out of the combined ones.
@@ -400,8 +416,19 @@ def _candidates(check: str, case: Case, expected: Outcome, actual: Outcome,
         # earlier they would leave a lone surrogate's rule out of the combined ones
         if any("+" in t for t in strs):
             yield from _in_each_part("plus_kept")
-        if any("%" in t for t in strs):
+        if any("%" in t for t in strs) and not predecodes:
             yield from _in_each_part("decoded_twice", **twice)
+
+
+def _predecoded(strs: Sequence[str]) -> Iterator[Rule | None]:
+    """``decoded_before_split`` for each delimiter whose escape the input holds, then
+    for ``%`` (every other escape decoded twice)."""
+    for char in sorted(chr(c) for c in PREDECODE_DELIMITERS):
+        escape = re.compile(f"%{ord(char):02X}", re.IGNORECASE)
+        if any(escape.search(t) for t in strs):
+            yield _rule("decoded_before_split", char)
+    if any("%" in t for t in strs):
+        yield _rule("decoded_before_split", "%")
 
 
 def _has_empty(case: Case, what: str) -> bool:
@@ -707,7 +734,7 @@ _MAX_COMBINED = 8
 _ALWAYS_COMBINED = ("removed", "trimmed", "cut_at", "truncated", "normalized")
 #: Rules two of which (other characters) may combine; two modes of any other rule are
 #: alternatives.
-_SETS = ("left_raw", "encoded")
+_SETS = ("left_raw", "encoded", "decoded_before_split")
 #: Text added before or after the answer, read off the case alone: it explains any
 #: answer that ends (or starts) longer, so it names a case alone only when no other
 #: rule, nor two or three of them together, does (yarl's requoting and its bare '%'

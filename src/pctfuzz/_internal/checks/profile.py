@@ -257,13 +257,19 @@ def own_parser_mode(rule: str, check: str, adapter: Impl) -> str | None:
     for ``a&b=1`` both pairs: ``text``, or the second: ``sequence``), the
     ``replacement`` mode whose model answers ``REPLACEMENT_PROBES`` as it does,
     ``space`` for ``decoded_twice``'s ``plus`` when it answers a space for ``%2B`` in a
-    name or a value. None for none."""
+    name or a value, ``yes`` for ``decoded_before_split`` when it answers ``a=1%26b=2``
+    as two pairs. None for none."""
     if check != FORM_PARSE.name or rule not in ("names_mangled", "empty_pairs", "needs_equals",
-                                             "replacement", "decoded_twice"):
+                                             "replacement", "decoded_twice",
+                                             "decoded_before_split"):
         return None
     known = _PARSER_MODES.get(adapter, rule)
     if known is not UNASKED:
         return known
+    if rule == "decoded_before_split":  # an escaped '&' splits a pair
+        found = "yes" if _pairs_of(adapter, "a=1%26b=2") == [("a", "1"), ("b", "2")] else None
+        _PARSER_MODES.put(adapter, rule, found)
+        return found
     if rule == "decoded_twice":
         pairs = _pairs_of(adapter, "%2B=%2B")
         found = "space" if pairs and len(pairs) == 1 and " " in pairs[0] else None
@@ -396,6 +402,7 @@ def own_chars(rule: str, check: str, case: Case, adapter: Impl) -> str | None:
       answers as itself (``requoted``'s ``kept``: pip keeps ``%2F``);
     - ``trimmed-decoded``: the same, written as its escape (a decoder's decoded text
       stripped: ``%20a`` and ``a%20`` answered as ``a``, ``a%20b`` not as ``ab``).
+    - ``decoded_repeatedly``: "yes" when a decoder answers ``%252541`` as ``A``.
     - ``latin1_chars``: "latin-1" when a decoder answers ``%41é`` as ``A`` and the byte E9
       (or its U+FFFD), "" when not (Mono's ``UrlDecode``).
 
@@ -436,6 +443,8 @@ def own_chars(rule: str, check: str, case: Case, adapter: Impl) -> str | None:
         got = answer("\xc3\xa9")  # (bytes in a bytes case's context: _with_text)
         found = "latin-1" if got in ([("\u00c3\u00a9", "")], "\u00c3\u00a9".encode(),
                                      "\u00c3\u00a9") else ""
+    elif rule == "decoded_repeatedly":  # decoded until nothing changes
+        found = "yes" if answer("%252541") in (b"A", "A") else ""
     elif rule == "latin1_chars":  # a raw 'é' beside an escape written as the byte E9
         found = "latin-1" if answer("%41\u00e9") in (
             b"A\xe9", b"A\xef\xbf\xbd", "A\ufffd") else ""
