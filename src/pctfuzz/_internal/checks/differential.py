@@ -324,7 +324,8 @@ def _raised_after_known(check: str, case: Case, adapter: Impl, known: KnownFindi
     """The class of a refusal that comes after a known finding's cut:
     ``raised=any;after(<its class>)``, when the input with its end from some point on
     written as one plain letter (or with one after it) is answered as a known finding
-    that loses the end of its input says (``_CUT``; the longest such start). PyYAML
+    that loses the end of its input says (``_CUT``; the longest such start), and the
+    same with another letter there (the end is cut: no part of the answer). PyYAML
     closes a verbatim tag at ``> `` and parses the rest of the value as YAML: each
     error of its parser and scanner there was a crash finding of its own (19 in one
     campaign), one behaviour of what the cut lets through. One finding,
@@ -341,29 +342,6 @@ def _raised_after_known(check: str, case: Case, adapter: Impl, known: KnownFindi
     def cut(end: int, start: str = text, letter: str = plain) -> Case:
         return with_texts(case, lambda t: _as_type(t, start[:end] + letter))
 
-    def cut_class(variant: Case) -> str | None:
-        try:
-            _check(check, variant, adapter, known, known_only=True, settings=settings)
-        except Divergence as exc:
-            if exc.impl_error is None and _CUT.search(exc.difference or ""):
-                return f"{RAISED_AFTER}{exc.difference})"
-        return None
-
-    # (from the input with a letter after it, the refusal's own code path then given
-    # an end, to its first unit; of a long input, not minimized yet, the last cuts and
-    # the first and last after a character that is no letter or digit, where a cut ends)
-    stops = [i + 1 for i, c in enumerate(text[:-1]) if not c.isalnum()]
-    ends = sorted({*range(len(text), max(0, len(text) - _AFTER_CUTS), -1),
-                   *stops[:2 * _AFTER_CUTS], *stops[-3 * _AFTER_CUTS:]}, reverse=True)
-    for end in ends:
-        klass = cut_class(cut(end))
-        if klass is not None:
-            return klass
-    # A start answered as another known finding first hides the cut (PyYAML reads
-    # '!<!>' as its non-specific tag, so '!>\n' + a letter is that finding, not the
-    # cut at '>\n'): the longest start whose end the implementation ignores, each of
-    # its units written as the letter where it still does, then named as above (the
-    # three longest such starts).
     other = fresh_letter(text + plain)
     if other is None:
         return None
@@ -374,6 +352,32 @@ def _raised_after_known(check: str, case: Case, adapter: Impl, known: KnownFindi
         return (first is not None and second is not None and not first.raised
                 and not second.raised and first.value == second.value)
 
+    def cut_class(end: int, start: str = text) -> str | None:
+        try:
+            _check(check, cut(end, start), adapter, known, known_only=True, settings=settings)
+        except Divergence as exc:
+            # (and the end is no part of the answer: a name that loses a unit, as a
+            # nested name '[]' answered as '', is no cut of what follows it)
+            if exc.impl_error is None and _CUT.search(exc.difference or "") \
+                    and ignores_end(start, end):
+                return f"{RAISED_AFTER}{exc.difference})"
+        return None
+
+    # (from the input with a letter after it, the refusal's own code path then given
+    # an end, to its first unit; of a long input, not minimized yet, the last cuts and
+    # the first and last after a character that is no letter or digit, where a cut ends)
+    stops = [i + 1 for i, c in enumerate(text[:-1]) if not c.isalnum()]
+    ends = sorted({*range(len(text), max(0, len(text) - _AFTER_CUTS), -1),
+                   *stops[:2 * _AFTER_CUTS], *stops[-3 * _AFTER_CUTS:]}, reverse=True)
+    for end in ends:
+        klass = cut_class(end)
+        if klass is not None:
+            return klass
+    # A start answered as another known finding first hides the cut (PyYAML reads
+    # '!<!>' as its non-specific tag, so '!>\n' + a letter is that finding, not the
+    # cut at '>\n'): the longest start whose end the implementation ignores, each of
+    # its units written as the letter where it still does, then named as above (the
+    # three longest such starts).
     tried = 0
     for end in (end for end in ends if end <= _AFTER_CUTS):
         if tried == 3:
@@ -385,7 +389,7 @@ def _raised_after_known(check: str, case: Case, adapter: Impl, known: KnownFindi
         for i in range(end):
             if start[i] != plain and ignores_end(start[:i] + plain + start[i + 1:], end):
                 start = start[:i] + plain + start[i + 1:]
-        klass = None if start == text else cut_class(cut(end, start))
+        klass = None if start == text else cut_class(end, start)
         if klass is not None:
             return klass
     return None
