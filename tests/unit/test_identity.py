@@ -198,6 +198,37 @@ def test_two_statements_raising_one_type_are_two_crashes() -> None:
         assert crash_class(exc, ("generated",)) == "raised=KeyError@generated:f"
 
 
+def _merge(pairs: list[tuple[str, object]]) -> dict[str, object]:
+    """querystring-parser's merge walk: a name both plain and nested (``a=1&a[b]=2``)
+    meets a str where it expects a dict, and fails at whichever statement comes next."""
+    merged: dict[str, object] = {}
+    for name, value in pairs:
+        here: object = merged
+        while name in here and isinstance(value, dict):  # type: ignore[operator]
+            here = here[name]  # type: ignore[index]
+            name, value = next(iter(value.items()))
+        if name in here:  # type: ignore[operator]
+            here[name] = [here[name], value]  # type: ignore[index]
+        else:
+            here[name] = value  # type: ignore[index]
+    return merged
+
+
+def test_one_wrong_assumption_failing_at_several_statements_is_one_crash() -> None:
+    """An error the interpreter raises (no ``raise`` statement) is located by its type
+    and function: hold-out 12's merge walk raised TypeError at three statements, three
+    findings for one bug. A deliberate ``raise`` keeps its statement (above)."""
+    classes, messages = set(), set()
+    for pairs in ([("a", "1"), ("a", {"b": "2"})], [("a", "1"), ("a", {"1": "2"})],
+                  [("a", 1), ("a", {"b": "2"})]):
+        with pytest.raises(TypeError) as info:
+            _merge(pairs)
+        classes.add(crash_class(info.value, (__name__,)))
+        messages.add(str(info.value).split(" ")[0])
+    assert len(messages) == 3
+    assert classes == {f"raised=TypeError@{__name__}:_merge"}
+
+
 class _Raises(UrllibAdapter):
     name = "raises"
 

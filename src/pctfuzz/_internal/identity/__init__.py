@@ -86,8 +86,10 @@ that two bugs are two:
   ``unit=lone-surrogate;diff=value-for-non-scalar``.
 - **crash** (either side raised unexpectedly): ``raised=<exception type>@<where>``,
   ``where`` the innermost frame of the code under test as ``module:qualname+site``
-  (``site``: a hash of the text of the statement that raised, not its line number,
-  so two refusals of one function are two findings), or ``pctfuzz`` when the
+  (``site``: a hash of the text of the ``raise`` or ``assert`` statement that
+  raised, not its line number, so two refusals of one function are two findings;
+  none for an error the interpreter raised at another statement, as one wrong
+  assumption fails at each statement that relies on it), or ``pctfuzz`` when the
   exception rose in pctfuzz's own code; a
   refusal a catalogue rule explains (``rule=refuses(input=invalid-utf8)``) is named
   by the rule, whichever code path raised.

@@ -27,8 +27,11 @@ from pctfuzz._internal.violations import Divergence, Violation
 #: its check (``encode|violation|encode|rule=...``), where version 3 named it by the
 #: invariant and the first differing unit; version 5 adds to a crash's place the
 #: statement that raised (``raise_site``), where version 4 merged every refusal of one
-#: function raising one type. ``pctfuzz migrate`` rewrites such records.
-SIGNATURE_VERSION = 5
+#: function raising one type; version 6 keeps that statement for a ``raise`` or
+#: ``assert`` only, where version 5 had it for every statement (an error the
+#: interpreter raised at three statements of one function was three findings).
+#: ``pctfuzz migrate`` rewrites such records.
+SIGNATURE_VERSION = 6
 
 FINDING_KINDS = frozenset({"violation", "divergence", "crash", "timeout", "oom"})
 
@@ -97,11 +100,18 @@ def crash_location(exc: BaseException, code_under_test: Sequence[str]) -> str:
 
 
 def raise_site(filename: str, lineno: int) -> str:
-    """``+`` and 6 hex digits of the statement's source line (whitespace collapsed):
-    which statement of a function raised. Its text, not its number, so an upgrade that
-    only moves the line keeps the finding; ``""`` when the source cannot be read."""
+    """``+`` and 6 hex digits of the ``raise`` (or ``assert``) statement's source line
+    (whitespace collapsed): which deliberate refusal of a function raised. Its text, not
+    its number, so an upgrade that only moves the line keeps the finding.
+
+    ``""`` for any other statement: an error the interpreter or a call raised there
+    (a ``TypeError`` indexing a str, an ``int()`` refusing ``²``) is located by its type
+    and function alone, as one wrong assumption of a function fails at each statement
+    that relies on it (a merge walk meeting a str where it expects a dict raised at
+    three statements: three findings for one bug). Also ``""`` when the source cannot
+    be read."""
     line = " ".join(linecache.getline(filename, lineno).split())
-    if not line:
+    if line.split(" ", 1)[0].split("(", 1)[0] not in ("raise", "assert"):
         return ""
     return "+" + hashlib.sha256(line.encode("utf-8", "surrogatepass")).hexdigest()[:6]
 
