@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from pathlib import Path
 from typing import Any
+from urllib.parse import unquote_plus
 
 import pytest
 from behaviour_impls import CutAtHash, TrimsC0Space
@@ -23,6 +24,7 @@ from pctfuzz._internal.checks.differential import (
 )
 from pctfuzz._internal.errors import UsageError
 from pctfuzz._internal.oracles.base import Impl
+from pctfuzz._internal.oracles.function import function_adapter
 from pctfuzz._internal.oracles.peer import PeerUnavailable
 from pctfuzz._internal.oracles.registry import get_impl
 from pctfuzz._internal.oracles.requests import REQUOTE_SET
@@ -346,6 +348,32 @@ def test_a_crash_is_named_a_refusal_only_when_the_implementation_refuses_that_in
         store.record(new_finding("diff_decode", "crash", caught.value, case=case, accepted=False))
     (record,) = store.iter_findings()
     assert record.behaviour is None and "URLParseError" in record.signature
+
+
+def _needs_equals(text: str) -> list[tuple[str, str]]:
+    """querystring-parser: each sequence must hold one '=' (else it raises), and the
+    pairs are decoded with ``unquote_plus`` (invalid UTF-8 as U+FFFD)."""
+    pairs = []
+    for sequence in text.split("&"):
+        if sequence.count("=") != 1:
+            raise ValueError("malformed query string")
+        name, value = sequence.split("=")
+        pairs.append((unquote_plus(name), unquote_plus(value)))
+    return pairs
+
+
+NEEDS_EQUALS = function_adapter("needs-equals", form_parse=_needs_equals)
+
+
+@pytest.mark.parametrize("text", ["%aa", "%FF&", "%"])
+def test_a_refusal_of_its_probes_for_another_reason_names_no_kind(text: str) -> None:
+    """A parser that refuses every sequence without '=' refuses the probes ``%FF`` and
+    ``%zz`` too, though it decodes ``k=%FF``: its crash on ``%aa`` was named
+    ``refuses(input=invalid-utf8)``, and on ``%``, an invalid percent (hold-out 12).
+    A probe counts only when the same text without its kind is answered."""
+    with pytest.raises(Divergence) as caught:
+        check_form_parse(FormParseCase(text), NEEDS_EQUALS, settings=NO_ACCEPTED)
+    assert caught.value.impl_error is not None and caught.value.behaviour is None
 
 
 _FURL_EQUALS = [FormCase(pairs) for pairs in (

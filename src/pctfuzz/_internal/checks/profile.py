@@ -32,6 +32,7 @@ This module imports no other module of the checks but ``checks.asked``:
 from __future__ import annotations
 
 import dataclasses
+import re
 from collections.abc import Callable
 from typing import Any
 
@@ -520,6 +521,9 @@ REFUSAL_PROBES = {"lone-surrogate": ("\ud800", "x\ud800", "\ud800x"),
                    # valid UTF-8 in a bytes case's context too (C3 A9)
                    "non-ascii": ("\u00c3\u00a9", "x\u00c3\u00a9")}
 _REFUSALS: Asked[dict[str, str]] = Asked("refusals")
+#: What a probe's control writes as a plain letter: a probe without what makes it of
+#: its kind (``%FF`` as ``xFF``, ``a\x01b`` as ``axb``; a field's ``=`` is kept).
+_PLAIN = re.compile("[^A-Za-z0-9=]")
 
 
 def _refuses(check: str, case: Case, adapter: Impl, text: str) -> bool:
@@ -536,7 +540,9 @@ def own_refusals(check: str, case: Case, adapter: Impl) -> str:
     """The input kinds of ``refuses`` the implementation raises for, each asked on short
     inputs of that kind alone in the case's context (once per adapter and context),
     space-separated: a crash on ``"#\n%a"`` (hyperlink's newline bug) is no refusal of
-    an invalid ``%`` when ``"%zz"`` is answered."""
+    an invalid ``%`` when ``"%zz"`` is answered. A probe counts only when the same text
+    without its kind (``xFF`` for ``%FF``) is answered: a parser refusing every text
+    without ``=`` refuses ``%FF`` too, and is asked ``k=%FF``."""
     return " ".join(refused_inputs(check, case, adapter))
 
 
@@ -550,11 +556,16 @@ def refused_inputs(check: str, case: Case, adapter: Impl) -> dict[str, str]:
     if known is not UNASKED:
         return known
     refused: dict[str, str] = {}
+    # (a form parser's also as a value: one refusing a text without '=' refuses each
+    # probe alone, and is asked where the probe is a field)
+    shapes = ("", "k=") if isinstance(case, FormParseCase) else ("",)
     for kind, texts in REFUSAL_PROBES.items():
-        for text in texts:
+        for text in (before + text for text in texts for before in shapes):
             if kind == "invalid-utf8" and not text.isascii() and not bytes_input:
                 continue  # in a str, "\xff" is U+00FF: valid UTF-8, non-ASCII
-            if _refuses(check, case, adapter, text):
+            # (refused because of its kind: the same text without it is answered)
+            if _refuses(check, case, adapter, text) \
+                    and not _refuses(check, case, adapter, _PLAIN.sub("x", text)):
                 refused[kind] = text
                 break
     if "non-ascii" in refused and "invalid-utf8" in refused and not any(
