@@ -1,5 +1,6 @@
 """Issue 31: a decoder or parser that decodes more than once is one finding per
-delimiter it misreads, whatever the depth.
+delimiter it misreads, whatever the depth; one that writes invalid UTF-8 as lone
+surrogates is one replacement mode.
 
 Before: a decoder that decodes until nothing changes was 4-5 findings a campaign
 (``decoded_twice`` and one class per input decoded three times or more); a parser that
@@ -19,6 +20,7 @@ from pctfuzz._internal.accept.rules import as_entry, rule_from
 from pctfuzz._internal.cases import Case, DecodeCase, FormParseCase
 from pctfuzz._internal.checks.differential import check_decode, check_form_parse
 from pctfuzz._internal.oracles import Adapter
+from pctfuzz._internal.oracles.function import function_adapter
 from pctfuzz._internal.outcome import Outcome, reference_outcome
 from pctfuzz._internal.reference import percent_decode
 from pctfuzz._internal.violations import Divergence
@@ -112,3 +114,24 @@ def test_an_entry_for_one_delimiter_does_not_explain_another() -> None:
 
     assert explained("a=%2541") and explained("=%%30a")
     assert not explained("a=1%26b=2") and not explained("a%3Db=c") and not explained("a=%2B")
+
+
+def _surrogateescape(text: str) -> str:
+    return unquote(text, errors="surrogateescape")
+
+
+SURROGATEESCAPE = function_adapter(
+    "surrogateescape", decode=_surrogateescape,
+    form_parse=lambda text: parse_qsl(text, keep_blank_values=True, errors="surrogateescape"))
+
+
+@pytest.mark.parametrize("text", ["%FF", "a%C3", "%ED%A0%80", "%F0%9F%98", "%C3%A9%FF"])
+def test_invalid_utf8_as_lone_surrogates_is_one_replacement_mode(text: str) -> None:
+    """``unquote(errors="surrogateescape")`` (PEP 383) writes each byte of invalid UTF-8
+    as U+DC80 + (byte - 0x80): three first-difference classes of url-normalize's
+    ``unquote`` in a user's trial (one a changed escape, one extra output at the end)."""
+    want = "rule=replacement(mode=surrogateescape)"
+    assert _class(DecodeCase(text), SURROGATEESCAPE) == want
+    assert _class(FormParseCase("a=" + text), SURROGATEESCAPE) == want
+    behaviour = {"rule": "replacement", "params": {"mode": "surrogateescape"}}
+    assert impact_of("divergence", want, behaviour) == "changes-data"  # (no byte lost)

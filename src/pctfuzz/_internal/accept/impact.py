@@ -82,9 +82,11 @@ def _requote_impact(params: dict[str, Any]) -> str:
 
 
 def _replaced_impact(params: dict[str, Any]) -> str:
-    """changes-data for `undecoded` and `percent-encoded`, else loses-data"""
+    """changes-data for `undecoded`, `percent-encoded` and `surrogateescape`, else
+    loses-data"""
     mode = str(params.get("mode", ""))
-    return "changes-data" if mode in ("undecoded", "percent-encoded") else "loses-data"
+    return "changes-data" if mode in ("undecoded", "percent-encoded", "surrogateescape") \
+        else "loses-data"
 
 
 def _predecoded_impact(params: dict[str, Any]) -> str:

@@ -579,7 +579,8 @@ codecs.register_error("pctfuzz-per-byte", _per_byte)
 codecs.register_error("pctfuzz-percent-encoded", _percent_kept)
 #: ``replacement`` mode -> the error handler that writes invalid UTF-8 so.
 REPLACEMENT_ERRORS = {"per-byte": "pctfuzz-per-byte", "per-sequence": "replace",
-                      "percent-encoded": "pctfuzz-percent-encoded", "dropped": "ignore"}
+                      "percent-encoded": "pctfuzz-percent-encoded", "dropped": "ignore",
+                      "surrogateescape": "surrogateescape"}
 
 
 # --- a decoder that reads an escape as a signed number (``signed_escapes``) ----------------

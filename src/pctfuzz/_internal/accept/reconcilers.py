@@ -869,10 +869,11 @@ def latin1_bytes() -> Reconciler:
 
 
 # --- invalid UTF-8 of a decoded answer ----------------------------------------------------
-_REPLACEMENT_MODES = ("per-byte", "per-sequence", "percent-encoded", "dropped", "undecoded",
-                      "low-byte", "low-byte-shared-scan")
+_REPLACEMENT_MODES = ("per-byte", "per-sequence", "percent-encoded", "dropped",
+                      "surrogateescape", "undecoded", "low-byte", "low-byte-shared-scan")
 _REPLACEMENT_TEXT = {"percent-encoded": "invalid UTF-8 left percent-encoded",
-                     "dropped": "invalid UTF-8 dropped"}
+                     "dropped": "invalid UTF-8 dropped",
+                     "surrogateescape": "each byte of invalid UTF-8 as a lone surrogate"}
 
 
 @rule((DECODE, FORM_PARSE), "loses-data")
@@ -883,8 +884,11 @@ def replacement(mode: str) -> Reconciler:
     compared as UTF-8; form-parse differs only ``per-byte``. ``percent-encoded``: each
     invalid sequence is written back as ``%HH`` (Werkzeug's ``werkzeug.url_quote``
     error handler); ``dropped``: each is removed (``urllib.parse.unquote(errors=
-    "ignore")``). ``undecoded`` (decode only): when the decoded bytes are not UTF-8,
-    the answer is the input as given, no escape decoded (hyperlink's ``to_iri``).
+    "ignore")``); ``surrogateescape``: each byte of it is the lone surrogate U+DC80 +
+    (byte - 0x80) (PEP 383, ``unquote(errors="surrogateescape")``: no byte is lost, but
+    the text is no scalar value string). ``undecoded`` (decode only): when the decoded
+    bytes are not UTF-8, the answer is the input as given, no escape decoded
+    (hyperlink's ``to_iri``).
     ``low-byte``: when they are not UTF-8 or a ``%`` starts no escape, each UTF-16 code
     unit of the text that is no escape stands for its low byte, then one U+FFFD per
     sequence (Node's ``querystring.unescapeBuffer`` fallback, a real bug);

@@ -340,7 +340,7 @@ def _candidates(check: str, case: Case, expected: Outcome, actual: Outcome,
         if not own_replacement and not (check == DECODE.name and chars is not None
                                         and chars("replacement")):
             for mode in ("per-sequence", "per-byte", "percent-encoded", "dropped",
-                         "undecoded", "low-byte"):
+                         "surrogateescape", "undecoded", "low-byte"):
                 yield _rule("replacement", mode)
         scope = chars("latin1_fallback") if chars is not None else None
         if scope:

@@ -201,7 +201,7 @@ EMPTY_PROBE = FormParseCase("&a=&&")
 #: name with two escapes (querystring.parse decodes it: its scan shares one state).
 REPLACEMENT_PROBES = ("%aa%e2%82", "\x80%aa", "%aa%aa=\x80%")
 _PARSER_REPLACEMENTS = ("low-byte-shared-scan", "low-byte", "per-byte", "percent-encoded",
-                        "dropped")
+                        "dropped", "surrogateescape")
 
 
 def parser_replacement(adapter: Impl) -> list[str]:
@@ -659,13 +659,14 @@ REPLACEMENT_ANSWERS = (("low-byte", "%FF\u00e9", "\ufffd\ufffd"),
                         ("per-byte", "%41%e2%82", "A\ufffd\ufffd"),
                         ("percent-encoded", "%41%e2%82", "A%E2%82"),
                         ("dropped", "%41%e2%82", "A"),
+                        ("surrogateescape", "%41%e2%82", "A\udce2\udc82"),
                         ("undecoded", "%41%e2%82", "%41%e2%82"))
 
 
 def _same_bytes(got: object, want: str) -> bool:
     """A decoder's answer (bytes, or text compared as UTF-8) is ``want``."""
     return got is not None and (got if isinstance(got, bytes) else str(got).encode(
-        "utf-8", "surrogatepass")) == want.encode("utf-8")
+        "utf-8", "surrogatepass")) == want.encode("utf-8", "surrogatepass")
 
 
 #: ``lone_surrogates`` modes an encoder's answer to ``a\ud800b`` tells apart.
@@ -712,7 +713,7 @@ def _own_decoding(rule: str, answer: Callable[[str], object], of_bytes: bool = F
     def same(text: str, want: str) -> bool:
         got = answer(text)
         return got is not None and (got if isinstance(got, bytes) else str(got).encode(
-            "utf-8", "surrogatepass")) == want.encode("utf-8")
+            "utf-8", "surrogatepass")) == want.encode("utf-8", "surrogatepass")
 
     if rule == "kept_encoded":
         return "".join(chr(code) for code in range(0x80)
