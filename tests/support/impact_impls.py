@@ -61,5 +61,7 @@ def record_plus_raw(store: Path, value: str) -> str:
     campaign records it; its id."""
     ids = record_case(get_target("diff_encode"), plus_raw, "impact_impls:plus_raw", store,
                       EncodeCase(value, "form", "UTF-8", True))
-    (ident,) = {i for s, i in ids.items() if f"chars={value})" in s}
+    # ('~' raw beside '*' encoded is urllib's other set: ``other_set``'s raw)
+    (ident,) = {i for s, i in ids.items()
+                if re.search(f"(chars|raw)={re.escape(value)}[,)]", s)}
     return ident

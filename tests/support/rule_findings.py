@@ -53,4 +53,5 @@ def findings(tmp_path: Path, check: Callable[..., Any], impl: str | Impl,
 def one(records: list[Any], rule: str, params: dict[str, Any]) -> None:
     """The store holds one finding, named by ``rule`` with ``params``."""
     assert len(records) == 1, [r.signature for r in records]
-    assert records[0].behaviour["rule"] == rule and records[0].behaviour["params"] == params
+    assert records[0].behaviour["rule"] == rule and records[0].behaviour["params"] == params, \
+        records[0].behaviour

@@ -122,7 +122,7 @@ def test_two_accepts_at_once_keep_both_entries(tmp_path: Path, tilde: str) -> No
     for r in range(rounds):
         text = (tmp_path / f"accept-{r}.toml").read_text()
         assert text.count("[[divergence]]") == 2, text
-        assert 'chars = "~"' in text and 'chars = "+"' in text, text
+        assert 'raw = "~"' in text and 'chars = "+"' in text, text
         assert len(load_accept_file(str(tmp_path / f"accept-{r}.toml"))) == 2
     assert not [p.name for p in tmp_path.iterdir() if p.name.startswith(".accept-")]
 
@@ -169,7 +169,7 @@ def test_a_symlinked_accept_file_is_written_through(tmp_path: Path, tilde: str) 
     assert _accept(link, tilde) == ExitCode.OK
     assert link.is_symlink() and os.readlink(link) == os.path.relpath(target, tmp_path)
     text = target.read_text()
-    assert text.startswith(TEAM) and 'chars = "~"' in text
+    assert text.startswith(TEAM) and 'raw = "~"' in text
     assert stat.S_IMODE(target.stat().st_mode) == 0o640
     assert _status(tmp_path, tilde) == "known-divergence"
     assert sorted(p.name for p in shared.iterdir()) == ["team-accept.toml"]
@@ -343,7 +343,7 @@ def test_an_empty_or_comment_only_accept_file_is_added_to(
     assert load_accept_file(str(accept)) == []
     assert _accept(accept, tilde) == ExitCode.OK
     new = accept.read_text()
-    assert new.startswith(text) and 'chars = "~"' in new
+    assert new.startswith(text) and 'raw = "~"' in new
     assert len(tomllib.loads(new)["divergence"]) == 1
     assert _status(tmp_path, tilde) == "known-divergence"
 

@@ -36,8 +36,11 @@ def _class(adapter: object, value: str, set_name: str = "component",
 
 
 def test_a_raw_plus_beside_a_raw_tilde_is_two_findings() -> None:
+    """The harmless raw ``~`` and encoded ``*`` are urllib's other set, one finding
+    (``other_set``); the raw ``+`` is one of its own."""
     adapter = impact_impls.plus_raw
-    assert _class(adapter, "~", "form", True) == "rule=left_raw(chars=~)"
+    assert _class(adapter, "~", "form", True) == "rule=other_set(raw=~,encoded=*)"
+    assert _class(adapter, "*", "form", True) == "rule=other_set(raw=~,encoded=*)"
     assert _class(adapter, "+", "form", True) == "rule=left_raw(chars=+)"
     # Both in one input: named by the delimiter, the most telling part.
     assert _class(adapter, "a~+", "form", True) == "rule=left_raw(chars=+)"
@@ -107,7 +110,7 @@ def test_accept_takes_several_ids_and_asks_before_accepting_a_delimiter(
     assert code == 2  # the '+' one is refused, the '~' one is accepted all the same
     assert f"{tilde}: known-divergence" in out.out and "cosmetic" in out.out
     assert "--accept-impact" in out.err and plus in out.err
-    assert 'chars = "~"' in accept.read_text() and 'chars = "+"' not in accept.read_text()
+    assert 'raw = "~"' in accept.read_text() and 'chars = "+"' not in accept.read_text()
     code = main(["accept", plus, "--accept", str(accept), "--findings", str(store),
                  "--impl", "impact_impls:plus_raw", "--accept-impact"])
     assert code == 0, capsys.readouterr()

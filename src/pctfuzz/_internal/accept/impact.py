@@ -64,6 +64,11 @@ def _raw_impact(params: dict[str, Any]) -> str:
     return "splits-field" if chars & set(DELIMITERS + CONTROLS) else "cosmetic"
 
 
+def _other_set_impact(params: dict[str, Any]) -> str:
+    """splits-field for a delimiter or an ASCII control among `raw`, else cosmetic"""
+    return _raw_impact({"chars": params.get("raw", "")})
+
+
 def _escaped_impact(params: dict[str, Any]) -> str:
     """changes-data for a delimiter, else cosmetic"""
     return "changes-data" if set(str(params.get("chars", ""))) & set(DELIMITERS) else "cosmetic"
@@ -98,7 +103,7 @@ def _predecoded_impact(params: dict[str, Any]) -> str:
 _BY_PARAMS: dict[str, Callable[[dict[str, Any]], str]] = {
     "left_raw": _raw_impact, "encoded": _escaped_impact, "empty_pairs": _empty_impact,
     "requoted": _requote_impact, "replacement": _replaced_impact,
-    "decoded_before_split": _predecoded_impact,
+    "decoded_before_split": _predecoded_impact, "other_set": _other_set_impact,
 }
 
 

@@ -255,6 +255,22 @@ def encoded(chars: str, part: str | None = None) -> Reconciler:
                      f"leaves {chars!r} as is (outside the set)", f"percent-encodes {chars!r}")
 
 
+@rule((ENCODE, FORM_SERIALIZE), "cosmetic")
+def other_set(raw: str, encoded: str = "") -> Reconciler:
+    """Another standard's set, in both directions at once: RAW written as themselves
+    and ENCODED as ``%HH`` where the reference does the opposite (WHATWG URL 1.3), as
+    one behaviour: ``quote_plus`` (RFC 3986's unreserved characters: ``~`` raw, ``*``
+    encoded) for the application/x-www-form-urlencoded set. Named so when the
+    characters of both directions are harmless; a delimiter stays a ``left_raw``
+    finding of its own (``accept.impact``)."""
+    model = Model(raw=_chars(raw), encoded=_chars(encoded) if encoded else frozenset())
+    return _declared("other_set", {ENCODE.name, FORM_SERIALIZE.name}, model,
+                     f"percent-encodes {raw!r}" + (f", leaves {encoded!r} as is" if encoded
+                                                   else ""),
+                     f"leaves {raw!r} as is" + (f", percent-encodes {encoded!r}" if encoded
+                                                else ""))
+
+
 #: The parts of a form a set change may be limited to (``left_raw``/``encoded``).
 PARTS = ("names", "values", "empty-name-values")
 

@@ -260,7 +260,7 @@ def _candidates(check: str, case: Case, expected: Outcome, actual: Outcome,
         strs += [strip_lone_surrogates(t) for t in strs]  # requotes '%54' of '%5\ud8004')
     if check in (ENCODE.name, FORM_SERIALIZE.name):
         raw, enc = probe() if probe is not None else _inferred_set(case, got)
-        yield from _set_rules("left_raw", raw, strs)
+        yield from _set_rules("left_raw", raw, strs, other=_other_set(raw, enc, strs))
         yield from _set_rules("encoded", enc, strs)
         yield from _part_rules(check, strs, chars)
         if any(" " in t or "%20" in t or "+" in t for t in strs):
@@ -499,17 +499,37 @@ def _split(chars: str, strs: Sequence[str]) -> list[str]:
     return groups
 
 
-def _set_rules(name: str, codes: frozenset[int], strs: Sequence[str]) -> Iterator[Rule | None]:
-    """``left_raw`` of the characters ``codes``, split by impact (``_split``);
+def _set_rules(name: str, codes: frozenset[int], strs: Sequence[str],
+               other: Rule | None = None) -> Iterator[Rule | None]:
+    """``left_raw`` of the characters ``codes``, split by impact (``_split``), with
+    ``other`` (``other_set``) after the delimiters: a case holding one is named by it;
     ``encoded``, the safe direction (an escaped delimiter never splits a field), one
     rule: an encoder that escapes more than its set is one behaviour."""
-    if not codes:
-        return
     if name == "encoded":
-        yield _rule(name, _chars(codes))
+        if codes:
+            yield _rule(name, _chars(codes))
         return
-    for group in _split(_chars(codes), strs):
+    for group in _split(_chars(codes), strs) if codes else []:
+        if other is not None and group[0] not in DELIMITERS:
+            yield other
+            other = None
         yield _rule(name, group)
+    if other is not None:
+        yield other
+
+
+def _other_set(raw: frozenset[int], enc: frozenset[int],
+               strs: Sequence[str]) -> Rule | None:
+    """``other_set`` of the harmless characters left raw and of those encoded, when
+    there are both (another standard's set), no delimiter is among those encoded, and
+    the input shows one of them: one finding for both directions, whatever the input
+    holds (``_split`` keeps each delimiter left raw a finding of its own)."""
+    harmless = "".join(c for c in _chars(raw) if c not in DELIMITERS and c not in CONTROLS)
+    escaped = _chars(enc)
+    if not harmless or not escaped or any(c in DELIMITERS + CONTROLS for c in escaped) \
+            or not any(_shows(c, strs) for c in harmless + escaped):
+        return None
+    return _rule("other_set", harmless, encoded=escaped)
 
 
 def _in_each_part(name: str, **options: str) -> Iterator[Rule | None]:
