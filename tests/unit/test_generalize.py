@@ -1090,3 +1090,32 @@ def test_a_known_any_escape_finding_takes_an_escape_without_widening(
         _check(check, case, adapter, known, known_only=True,  # type: ignore[arg-type]
                settings=DEFAULT_SETTINGS)
     assert info.value.difference == klass
+
+
+def _digit_names(text: str | bytes) -> list[tuple[str, str]]:
+    """A form parser that writes a name of decimal digits as its int() (querystring-
+    parser's numeric keys): an NKo or Arabic-Indic digit becomes ASCII."""
+    return [(str(int(name)) if name.isdecimal() else name, value)
+            for name, value in form_urldecode(text)]
+
+
+def _drops_non_ascii(text: str | bytes) -> list[tuple[str, str]]:
+    return [("".join(c for c in name if c.isascii()), value)
+            for name, value in form_urldecode(text)]
+
+
+@pytest.mark.parametrize("name", ["\u07c1", "\u0663", "\u096a"])
+def test_a_non_ascii_unit_names_only_what_its_variants_show(name: str) -> None:
+    """A parser changing non-ASCII digits was named ``unit=non-ascii``, a claim that
+    ``é`` refutes (hold-out 12): the class is then the character's Unicode category,
+    checked on three of its members; a parser changing every non-ASCII character keeps
+    ``non-ascii``."""
+    def klass(adapter: object, text: str) -> str:
+        with pytest.raises(Divergence) as info:
+            check_form_parse(FormParseCase(text), adapter)  # type: ignore[arg-type]
+        return info.value.difference
+
+    digits = function_adapter("digit-names", form_parse=_digit_names)
+    assert klass(digits, name + "=1") == "field=name;unit=non-ascii-Nd;diff=changed"
+    drops = function_adapter("drops-non-ascii", form_parse=_drops_non_ascii)
+    assert "unit=non-ascii;" in klass(drops, name + "=1")

@@ -11,7 +11,8 @@ input to the widest class that keeps the failure (Gopinath et al., ISSTA 2020,
   ``pct-letters``, a letter or digit raw or escaped to ``alnum-any``, an escape that
   every kind of escape (each delimiter's among them) gives alike to ``pct-any``, each
   only when variants give the same class; failing a named group, to the set of its
-  members that each give it (``unit_set``);
+  members that each give it (``unit_set``); a non-ASCII unit is ``non-ascii`` only
+  where other scripts give its class too, else its Unicode category where that does;
 - ``holds_on_variants``: a rule names a finding only if it also predicts the answer on
   variants of the case (each data character written as others of its group, the input
   padded before and after);
@@ -31,6 +32,7 @@ from __future__ import annotations
 import functools
 import re
 import string
+import unicodedata
 from collections.abc import Callable
 from dataclasses import replace
 from typing import Any
@@ -179,6 +181,8 @@ def widen(case: Case, klass: str, classify: Classify) -> str:
         klass = _either_hex_case(case, klass, classify)
     if _WRITTEN_SEG.search(klass):
         return _however_written(case, klass, classify)
+    if _NON_ASCII_UNIT.search(klass):
+        return _non_ascii(case, klass, classify)
     match = _UNIT.search(klass)
     if match is None:
         return klass
@@ -229,6 +233,51 @@ def widen(case: Case, klass: str, classify: Classify) -> str:
     if len(same) == 1:
         return klass
     return klass.replace(f"unit=0x{match.group(1)}", f"unit={unit_set(*same)}")
+
+
+_NON_ASCII_UNIT = re.compile(r"(?:^|;)unit=non-ascii(?:;|$)")
+#: Non-ASCII characters of other scripts, categories and UTF-8 lengths: a difference
+#: is named by ``non-ascii`` only where each of them gives its class too.
+_NON_ASCII_VARIANTS = ("\u00e9", "\u4e2d", "\u20ac", "\u0416")
+
+
+def _non_ascii(case: Case, klass: str, classify: Classify) -> str:
+    """``klass`` (``unit=non-ascii``) where other non-ASCII characters in place of the
+    input's one give it too; else, where three others of its Unicode general category
+    do, that category (``unit=non-ascii-Nd``: a parser reading ``\u07c1``, an NKo digit,
+    as ``1`` does so for every decimal digit, not for ``é``); else as it was. An input
+    of several non-ASCII characters, or of bytes, is not varied."""
+    chars = {c for t in input_strs(case) for c in t
+             if ord(c) >= 0x80 and not 0xD800 <= ord(c) <= 0xDFFF}
+    if len(chars) != 1 or any(isinstance(t, bytes) for t in input_texts(case)):
+        return klass
+    (char,) = chars
+
+    def alike(other: str) -> bool:
+        return classify(_with_char(case, char, other)) == klass
+
+    if all(alike(other) for other in [c for c in _NON_ASCII_VARIANTS if c != char][:VARIANTS]):
+        return klass
+    category = unicodedata.category(char)
+    members = [c for c in _category_members(category) if c != char][:VARIANTS]
+    if len(members) == VARIANTS and all(alike(other) for other in members):
+        return klass.replace("unit=non-ascii", f"unit=non-ascii-{category}")
+    return klass
+
+
+@functools.lru_cache(maxsize=64)
+def _category_members(category: str) -> tuple[str, ...]:
+    """Characters of a Unicode general category from several blocks of the BMP (the
+    first of each 256 code points that has one), at most ``VARIANTS`` + 1."""
+    found: list[str] = []
+    for block in range(0x0080, 0xD800, 0x100):
+        char = next((chr(c) for c in range(block, block + 0x100)
+                     if unicodedata.category(chr(c)) == category), None)
+        if char is not None:
+            found.append(char)
+            if len(found) > VARIANTS:
+                break
+    return tuple(found)
 
 
 #: What a located difference's last unit is replaced with to tell whether it matters
