@@ -201,3 +201,34 @@ def test_the_library_a_thin_wrapper_calls_is_code_under_test(
             wrapper.dec(text)
         places.add(crash_location(info.value, bound.code_under_test))
     assert len(places) == 2 and all(p.startswith("fakelib_q7:decode+") for p in places)
+
+
+def test_the_standard_library_module_a_wrapper_calls_is_code_under_test(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A user's wrapper of ``urllib.parse.unquote`` made the wrapper alone the code under
+    test: libFuzzer saw none of urllib's branches, and its refusals were located at the
+    wrapper's call. The standard library modules the function names are code under
+    test; one its module imports for another function is not."""
+    import importlib
+    import sys
+
+    from pctfuzz._internal.identity.signatures import crash_location
+    from pctfuzz._internal.oracles.function import standard_modules_called
+    from pctfuzz._internal.targets import get_target
+
+    (tmp_path / "std_wrapper_q8.py").write_text(
+        "import json\nimport urllib.parse\nfrom urllib.parse import unquote\n\n\n"
+        "def dec(text):\n    return unquote(text, errors='strict')\n\n\n"
+        "def dec_bytes(text):\n    return urllib.parse.unquote_to_bytes(text)\n\n\n"
+        "def dumps(text):\n    return json.dumps(text)\n")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    monkeypatch.delitem(sys.modules, "std_wrapper_q8", raising=False)
+    wrapper = importlib.import_module("std_wrapper_q8")
+    assert standard_modules_called(wrapper.dec) == {"urllib.parse"}
+    assert standard_modules_called(wrapper.dec_bytes) == {"urllib.parse"}
+    bound = get_target("diff_decode").bind(function_adapter("std", decode=wrapper.dec))
+    assert bound.code_under_test == ("std_wrapper_q8", "urllib.parse")
+    assert "json" not in bound.code_under_test
+    with pytest.raises(UnicodeDecodeError) as info:
+        wrapper.dec("%FF")
+    assert crash_location(info.value, bound.code_under_test) == "urllib.parse:unquote"

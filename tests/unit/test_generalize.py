@@ -1119,3 +1119,16 @@ def test_a_non_ascii_unit_names_only_what_its_variants_show(name: str) -> None:
     assert klass(digits, name + "=1") == "field=name;unit=non-ascii-Nd;diff=changed"
     drops = function_adapter("drops-non-ascii", form_parse=_drops_non_ascii)
     assert "unit=non-ascii;" in klass(drops, name + "=1")
+
+
+def _drops_astral(text: str) -> str:
+    return quote("".join(c for c in text if ord(c) <= 0xFFFF), safe="")
+
+
+@pytest.mark.parametrize("value", ["\U0001f600", "a\U00010348"])
+def test_an_astral_unit_is_named_astral_where_only_astral_characters_show_it(
+        value: str) -> None:
+    """An encoder that drops astral characters keeps ``é``: ``unit=non-ascii`` claimed
+    more than it checked; other planes' characters show it, so ``unit=astral``."""
+    adapter = function_adapter("drops-astral", encode=_drops_astral, sets={"c": "component"})
+    assert _class(adapter, value) == "unit=astral;diff=missing-output"

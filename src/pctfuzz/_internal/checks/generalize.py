@@ -237,16 +237,21 @@ def widen(case: Case, klass: str, classify: Classify) -> str:
 
 _NON_ASCII_UNIT = re.compile(r"(?:^|;)unit=non-ascii(?:;|$)")
 #: Non-ASCII characters of other scripts, categories and UTF-8 lengths: a difference
-#: is named by ``non-ascii`` only where each of them gives its class too.
+#: is named by ``non-ascii`` only where each of them gives its class too...
 _NON_ASCII_VARIANTS = ("\u00e9", "\u4e2d", "\u20ac", "\u0416")
+#: ... and by ``astral`` (an astral character's) where these, of other planes and
+#: blocks, do.
+_ASTRAL_VARIANTS = ("\U0001f600", "\U00020000", "\U0001d400", "\U00010400")
 
 
 def _non_ascii(case: Case, klass: str, classify: Classify) -> str:
     """``klass`` (``unit=non-ascii``) where other non-ASCII characters in place of the
-    input's one give it too; else, where three others of its Unicode general category
-    do, that category (``unit=non-ascii-Nd``: a parser reading ``\u07c1``, an NKo digit,
-    as ``1`` does so for every decimal digit, not for ``é``); else as it was. An input
-    of several non-ASCII characters, or of bytes, is not varied."""
+    input's one give it too; else ``unit=astral`` for an astral character where others
+    of other planes do (an encoder dropping U+1F600 keeps ``é``); else, where three
+    others of its Unicode general category do, that category (``unit=non-ascii-Nd``: a
+    parser reading ``\u07c1``, an NKo digit, as ``1`` does so for every decimal digit,
+    not for ``é``); else as it was. An input of several non-ASCII characters, or of
+    bytes, is not varied."""
     chars = {c for t in input_strs(case) for c in t
              if ord(c) >= 0x80 and not 0xD800 <= ord(c) <= 0xDFFF}
     if len(chars) != 1 or any(isinstance(t, bytes) for t in input_texts(case)):
@@ -258,6 +263,9 @@ def _non_ascii(case: Case, klass: str, classify: Classify) -> str:
 
     if all(alike(other) for other in [c for c in _NON_ASCII_VARIANTS if c != char][:VARIANTS]):
         return klass
+    if ord(char) > 0xFFFF and all(
+            alike(other) for other in [c for c in _ASTRAL_VARIANTS if c != char][:VARIANTS]):
+        return klass.replace("unit=non-ascii", "unit=astral")
     category = unicodedata.category(char)
     members = [c for c in _category_members(category) if c != char][:VARIANTS]
     if len(members) == VARIANTS and all(alike(other) for other in members):

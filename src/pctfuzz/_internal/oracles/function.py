@@ -85,6 +85,35 @@ def libraries_of(module_name: str) -> set[str]:
     return found
 
 
+def standard_modules_called(fn: Callable[..., object]) -> set[str]:
+    """The standard library modules whose functions or classes ``fn``'s own code names
+    (``urllib.parse`` for ``def dec(s): return unquote(s, errors="strict")`` and for
+    ``urllib.parse.unquote(s)``): a wrapper of the standard library, whose module is
+    then code under test as a library's is (``libraries_of``). Only what the function
+    itself names, so a module its wrapper module imports for other functions is not
+    instrumented."""
+    code, scope = getattr(fn, "__code__", None), getattr(fn, "__globals__", None)
+    if code is None or not isinstance(scope, dict):
+        return set()
+    names: set[str] = set()
+    codes = [code]
+    while codes:  # (and the lambdas and comprehensions inside it)
+        each = codes.pop()
+        names.update(each.co_names)
+        codes += [c for c in each.co_consts if hasattr(c, "co_names")]
+    reached = [scope[name] for name in names if name in scope]
+    for _ in range(2):  # urllib -> urllib.parse -> unquote
+        reached += [getattr(value, name, None) for value in reached
+                    if isinstance(value, ModuleType) for name in names]
+    found = set()
+    for value in reached:
+        module = getattr(value, "__module__", None) if callable(value) else None
+        top = module.partition(".")[0] if isinstance(module, str) else ""
+        if top in sys.stdlib_module_names and not top.startswith("_") and top != "builtins":
+            found.add(str(module))
+    return found
+
+
 class FunctionAdapter(Adapter):
     """An ``Adapter`` whose answers come from plain callables (module docstring)."""
 
@@ -128,9 +157,12 @@ class FunctionAdapter(Adapter):
         modules = {m for fn in callables if fn is not None
                    if isinstance(m := getattr(fn, "__module__", None), str)}
         # The functions' modules, then the libraries they call (whose version a finding
-        # records when the functions' own modules are in no distribution: a wrapper's),
-        # for coverage and for where a crash rose: not builtins, not this package.
-        libraries = sorted({lib for m in modules for lib in libraries_of(m)} - modules)
+        # records when the functions' own modules are in no distribution: a wrapper's)
+        # and the standard library modules they name, for coverage and for where a
+        # crash rose: not builtins, not this package.
+        libraries = sorted(({lib for m in modules for lib in libraries_of(m)}
+                            | {m for fn in callables if fn is not None
+                               for m in standard_modules_called(fn)}) - modules)
         self.modules_under_test = tuple(
             m for m in (*sorted(modules), *libraries)
             if m not in sys.builtin_module_names and m != "builtins"
