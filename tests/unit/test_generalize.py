@@ -46,6 +46,21 @@ def test_a_raw_plus_beside_a_raw_tilde_is_two_findings() -> None:
     assert _class(adapter, "a~+", "form", True) == "rule=left_raw(chars=+)"
 
 
+def _lt_raw_tilde_encoded(text: str) -> str:
+    """Two unrelated bugs: '<' left raw, '~' encoded."""
+    return quote(text, safe="<").replace("~", "%7E")
+
+
+def test_two_unrelated_set_bugs_are_no_other_standards_set() -> None:
+    """``other_set`` names both directions only when they make a set of the catalogue
+    (``pctfuzz sets``): a '<' left raw beside a '~' encoded is two findings (a campaign
+    that knew the '~' one named the '<' ``other_set(raw=<,encoded=~)``)."""
+    adapter = function_adapter("lt-tilde", encode=_lt_raw_tilde_encoded,
+                               sets={"c": "component"})
+    assert _class(adapter, "<") == "rule=left_raw(chars=<)"
+    assert _class(adapter, "~").startswith("rule=encoded(chars=")
+
+
 def test_an_entry_accepting_tilde_does_not_absorb_plus(tmp_path: Path) -> None:
     accept = tmp_path / "accept.toml"
     accept.write_text('[[divergence]]\nid = "tilde"\ncheck = "encode"\n'

@@ -63,7 +63,7 @@ from pctfuzz._internal.inputs import REFUSAL_INPUTS, input_has, input_strs, inpu
 from pctfuzz._internal.operations import DECODE, ENCODE, FORM_PARSE, FORM_SERIALIZE
 from pctfuzz._internal.outcome import Outcome
 from pctfuzz._internal.reference import percent_decode
-from pctfuzz._internal.sets import FORM, get_set
+from pctfuzz._internal.sets import FORM, get_set, set_names
 from pctfuzz._internal.spec import HEX_DIGIT, PERCENT_ENCODED_BYTE
 from pctfuzz._internal.text import one_line, strip_lone_surrogates
 
@@ -260,7 +260,7 @@ def _candidates(check: str, case: Case, expected: Outcome, actual: Outcome,
         strs += [strip_lone_surrogates(t) for t in strs]  # requotes '%54' of '%5\ud8004')
     if check in (ENCODE.name, FORM_SERIALIZE.name):
         raw, enc = probe() if probe is not None else _inferred_set(case, got)
-        yield from _set_rules("left_raw", raw, strs, other=_other_set(raw, enc, strs))
+        yield from _set_rules("left_raw", raw, strs, other=_other_set(case, raw, enc, strs))
         yield from _set_rules("encoded", enc, strs)
         yield from _part_rules(check, strs, chars)
         if any(" " in t or "%20" in t or "+" in t for t in strs):
@@ -518,18 +518,35 @@ def _set_rules(name: str, codes: frozenset[int], strs: Sequence[str],
         yield other
 
 
-def _other_set(raw: frozenset[int], enc: frozenset[int],
+def _other_set(case: Case, raw: frozenset[int], enc: frozenset[int],
                strs: Sequence[str]) -> Rule | None:
     """``other_set`` of the harmless characters left raw and of those encoded, when
-    there are both (another standard's set), no delimiter is among those encoded, and
-    the input shows one of them: one finding for both directions, whatever the input
-    holds (``_split`` keeps each delimiter left raw a finding of its own)."""
-    harmless = "".join(c for c in _chars(raw) if c not in DELIMITERS and c not in CONTROLS)
-    escaped = _chars(enc)
-    if not harmless or not escaped or any(c in DELIMITERS + CONTROLS for c in escaped) \
-            or not any(_shows(c, strs) for c in harmless + escaped):
+    there are both, none of those encoded is a delimiter, the input shows one of them,
+    and the set they make is another standard's (``_standard_set``): one finding for
+    both directions, whatever the input holds. A delimiter left raw stays a finding of
+    its own (``_split``); two unrelated bugs, a ``<`` left raw and a ``~`` encoded, make
+    no standard set."""
+    harmless = frozenset(c for c in raw if chr(c) not in DELIMITERS + CONTROLS)
+    if not harmless or not enc or any(chr(c) in DELIMITERS + CONTROLS for c in enc) \
+            or not any(_shows(c, strs) for c in _chars(harmless | enc)):
         return None
-    return _rule("other_set", harmless, encoded=escaped)
+    base = get_set(case.set_name) if isinstance(case, EncodeCase) else FORM
+    if _standard_set((base.members | enc) - harmless) is None:
+        return None
+    return _rule("other_set", _chars(harmless), encoded=_chars(enc))
+
+
+#: What the set probe leaves out (``checks.profile.set_probe``): a space and ``%``.
+_UNPROBED = frozenset(b" %")
+
+
+def _standard_set(members: frozenset[int]) -> str | None:
+    """The name of a set of the catalogue (``pctfuzz sets``) whose ASCII characters are
+    ``members``' (space and ``%`` aside, which the probe does not ask)."""
+    ascii_members = {c for c in members if c < 0x80} - _UNPROBED
+    return next((name for name in set_names()
+                 if {c for c in get_set(name).members if c < 0x80} - _UNPROBED
+                 == ascii_members), None)
 
 
 def _in_each_part(name: str, **options: str) -> Iterator[Rule | None]:

@@ -140,9 +140,11 @@ def impl_version(impl: object) -> str:
     if isinstance(declared, str) and declared:
         return _distribution_version(declared)
     modules = tuple(getattr(impl, "modules_under_test", ()) or ()) or (type(impl).__module__,)
-    for module in modules:
+    for index, module in enumerate(modules):
         top = module.partition(".")[0]
         if top in sys.stdlib_module_names:
+            if index:  # (a standard module a wrapper calls: the wrapper is what changes)
+                continue
             return f"stdlib (Python {platform.python_version()})"
         dists = _distributions().get(top)
         if dists:
