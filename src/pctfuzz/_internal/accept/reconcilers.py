@@ -24,6 +24,7 @@ from typing import Any, TypeVar
 
 from pctfuzz._internal.accept.entry import MODEL, REPLACE, REWRITE, KnownDivergence
 from pctfuzz._internal.accept.javascript import node_unescape, querystring_scan
+from pctfuzz._internal.accept.meaning import CONTROLS, DELIMITERS, IMPACTS
 from pctfuzz._internal.accept.model import (
     PREDECODE_DELIMITERS,
     REQUOTE_MODES,
@@ -128,6 +129,11 @@ class Reconciler:
     model: Model | None = None
 
 
+#: A rule's impact: one of ``accept.meaning.IMPACTS``, or a function of a finding's
+#: parameters that answers one (a delimiter left raw splits a field, a letter does not).
+Impact = str | Callable[[dict[str, Any]], str]
+
+
 @dataclass(frozen=True)
 class CatalogueEntry:
     """One entry of the rule catalogue: a ready-made reconciler's maker, which is also
@@ -145,7 +151,9 @@ class CatalogueEntry:
     optional: tuple[str, ...]
     #: The operations whose checks it applies to (some only with some parameters).
     checks: tuple[Operation, ...]
-    impact: str
+    #: What a finding it names means (``accept.meaning.IMPACTS``), or the function of its
+    #: parameters that says it (its docstring is what the docs show).
+    impact: Impact
 
 
 #: The catalogue, in the order the rules are defined: every maker decorated ``@rule``.
@@ -155,10 +163,12 @@ CATALOGUE: dict[str, CatalogueEntry] = {}
 _Maker = TypeVar("_Maker", bound=Callable[..., Reconciler])
 
 
-def rule(checks: tuple[Operation, ...], impact: str) -> Callable[[_Maker], _Maker]:
+def rule(checks: tuple[Operation, ...], impact: Impact) -> Callable[[_Maker], _Maker]:
     """Enter the decorated maker in ``CATALOGUE``: adding a rule is this decorator on its
-    maker (with its docstring), its model field (``accept.model``) if it has one, and
-    the names a finding is tried with (``accept.rules``); ``make docs`` writes the rest."""
+    maker (with its docstring and impact), its model field (``accept.model``) if it has
+    one, and the names a finding is tried with (``accept.rules``); ``make docs`` writes
+    the rest."""
+    assert callable(impact) or impact in IMPACTS, impact
 
     def enter(maker: _Maker) -> _Maker:
         params = inspect.signature(maker).parameters.values()
@@ -235,7 +245,23 @@ def set_change(add: frozenset[int], remove: frozenset[int]) -> Reconcile:
     return reconcile
 
 
-@rule((ENCODE, FORM_SERIALIZE), "cosmetic")
+def _raw_impact(params: dict[str, Any]) -> str:
+    """splits-field for a delimiter or an ASCII control, else cosmetic"""
+    chars = set(str(params.get("chars", "")))
+    return "splits-field" if chars & set(DELIMITERS + CONTROLS) else "cosmetic"
+
+
+def _escaped_impact(params: dict[str, Any]) -> str:
+    """changes-data for a delimiter, else cosmetic"""
+    return "changes-data" if set(str(params.get("chars", ""))) & set(DELIMITERS) else "cosmetic"
+
+
+def _other_set_impact(params: dict[str, Any]) -> str:
+    """splits-field for a delimiter or an ASCII control among `raw`, else cosmetic"""
+    return _raw_impact({"chars": params.get("raw", "")})
+
+
+@rule((ENCODE, FORM_SERIALIZE), _raw_impact)
 def left_raw(chars: str, part: str | None = None) -> Reconciler:
     """CHARS written as themselves where the reference writes ``%HH`` (WHATWG URL 1.3);
     ``part`` (a form serializer only): in its ``names`` or its ``values`` only."""
@@ -245,7 +271,7 @@ def left_raw(chars: str, part: str | None = None) -> Reconciler:
                      f"percent-encodes {chars!r} (in the set)", f"leaves {chars!r} as is")
 
 
-@rule((ENCODE, FORM_SERIALIZE), "cosmetic")
+@rule((ENCODE, FORM_SERIALIZE), _escaped_impact)
 def encoded(chars: str, part: str | None = None) -> Reconciler:
     """CHARS also written as ``%HH`` (the implementation's set is larger); ``part`` as
     for ``left_raw``."""
@@ -255,14 +281,14 @@ def encoded(chars: str, part: str | None = None) -> Reconciler:
                      f"leaves {chars!r} as is (outside the set)", f"percent-encodes {chars!r}")
 
 
-@rule((ENCODE, FORM_SERIALIZE), "cosmetic")
+@rule((ENCODE, FORM_SERIALIZE), _other_set_impact)
 def other_set(raw: str, encoded: str = "") -> Reconciler:
     """Another standard's set, in both directions at once: RAW written as themselves
     and ENCODED as ``%HH`` where the reference does the opposite (WHATWG URL 1.3), as
     one behaviour: ``quote_plus`` (RFC 3986's unreserved characters: ``~`` raw, ``*``
     encoded) for the application/x-www-form-urlencoded set. Named so when the
     characters of both directions are harmless; a delimiter stays a ``left_raw``
-    finding of its own (``accept.impact``)."""
+    finding of its own (``accept.meaning``)."""
     model = Model(raw=_chars(raw), encoded=_chars(encoded) if encoded else frozenset())
     return _declared("other_set", {ENCODE.name, FORM_SERIALIZE.name}, model,
                      f"percent-encodes {raw!r}" + (f", leaves {encoded!r} as is" if encoded
@@ -337,7 +363,14 @@ def both_refuse(types: str | Sequence[str]) -> Reconciler:
                       f"raises {' or '.join(names)}", REPLACE)
 
 
-@rule((ENCODE,), "changes-data")
+def _requote_impact(params: dict[str, Any]) -> str:
+    """loses-data for `decode-utf8`, else changes-data"""
+    # an escape of invalid UTF-8 decoded as U+FFFD before it is quoted again: the
+    # bytes are gone (urllib's quote(unquote(s)), pip's link cleaning)
+    return "loses-data" if params.get("mode") == "decode-utf8" else "changes-data"
+
+
+@rule((ENCODE,), _requote_impact)
 def requoted(mode: str, scope: str | None = None, kept: str | None = None) -> Reconciler:
     """A valid ``%HH`` already in the input is an escape, not data (RFC 3986 2.4); the
     rest is encoded as the reference encodes it. ``mode``: ``keep`` (the escape is
@@ -393,7 +426,12 @@ def pairs_order(mode: str) -> Reconciler:
 _EMPTY_MODES = ("dropped", "kept", "kept-but-last", "kept-but-trailing")
 
 
-@rule((FORM_SERIALIZE, FORM_PARSE), "changes-data")
+def _empty_impact(params: dict[str, Any]) -> str:
+    """loses-data when `dropped`, else changes-data"""
+    return "loses-data" if params.get("mode") == "dropped" else "changes-data"
+
+
+@rule((FORM_SERIALIZE, FORM_PARSE), _empty_impact)
 def empty_pairs(mode: str) -> Reconciler:
     """``dropped``: pairs whose value is empty are left out (``parse_qsl`` without
     ``keep_blank_values``); ``kept``: an empty sequence between ``&`` is a pair
@@ -757,7 +795,12 @@ def decoded_repeatedly() -> Reconciler:
                      "percent-decodes once", "percent-decodes until nothing changes")
 
 
-@rule((FORM_PARSE,), "changes-data")
+def _predecoded_impact(params: dict[str, Any]) -> str:
+    """splits-field for `&`, `;` or `=`, else changes-data"""
+    return "splits-field" if set(str(params.get("chars", ""))) & set("&;=") else "changes-data"
+
+
+@rule((FORM_PARSE,), _predecoded_impact)
 def decoded_before_split(chars: str) -> Reconciler:
     """The whole text is percent-decoded before it is split into pairs, which are then
     decoded again (``parse_qs(unquote(query))``); the reference splits first (WHATWG
@@ -892,7 +935,15 @@ _REPLACEMENT_TEXT = {"percent-encoded": "invalid UTF-8 left percent-encoded",
                      "surrogateescape": "each byte of invalid UTF-8 as a lone surrogate"}
 
 
-@rule((DECODE, FORM_PARSE), "loses-data")
+def _replaced_impact(params: dict[str, Any]) -> str:
+    """changes-data for `undecoded`, `percent-encoded` and `surrogateescape`, else
+    loses-data"""
+    mode = str(params.get("mode", ""))
+    return "changes-data" if mode in ("undecoded", "percent-encoded", "surrogateescape") \
+        else "loses-data"
+
+
+@rule((DECODE, FORM_PARSE), _replaced_impact)
 def replacement(mode: str) -> Reconciler:
     """The answer is text: invalid UTF-8 becomes U+FFFD, one ``per-byte`` or one
     ``per-sequence`` (maximal subpart, Encoding Standard 4.1 UTF-8 decoder, what the

@@ -39,7 +39,7 @@ from itertools import combinations
 from typing import Any
 
 from pctfuzz._internal.accept.entry import REWRITE, KnownDivergence, explain
-from pctfuzz._internal.accept.impact import CONTROLS, DELIMITERS
+from pctfuzz._internal.accept.meaning import CONTROLS, DELIMITERS
 from pctfuzz._internal.accept.model import (
     PREDECODE_DELIMITERS,
     REQUOTE_MODES,

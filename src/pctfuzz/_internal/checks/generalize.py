@@ -37,7 +37,7 @@ from collections.abc import Callable
 from dataclasses import replace
 from typing import Any
 
-from pctfuzz._internal.accept.impact import DELIMITERS
+from pctfuzz._internal.accept.meaning import DELIMITERS
 from pctfuzz._internal.cases import Case, DecodeCase, EncodeCase, FormCase, FormParseCase
 from pctfuzz._internal.identity import last_unit, leading_units
 from pctfuzz._internal.identity.units import SUBGROUPS, UNIT_GROUPS, unit_set

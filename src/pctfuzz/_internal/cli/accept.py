@@ -51,7 +51,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from pctfuzz._internal.accept.impact import BLOCKING
+from pctfuzz._internal.accept.meaning import BLOCKING
 from pctfuzz._internal.cli.args import folder_path
 from pctfuzz._internal.cli.tool_table import toml_string
 from pctfuzz._internal.errors import UsageError

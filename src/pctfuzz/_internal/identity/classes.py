@@ -9,7 +9,7 @@ import re
 from collections.abc import Sequence
 from typing import Any
 
-from pctfuzz._internal.accept.impact import DELIMITERS
+from pctfuzz._internal.accept.meaning import DELIMITERS
 from pctfuzz._internal.cases import Case, DecodeCase, EncodeCase, FormCase, FormParseCase
 from pctfuzz._internal.encoding import lookup
 from pctfuzz._internal.errors import NotScalarValueError, PctfuzzError

@@ -17,7 +17,7 @@ import string
 from collections.abc import Mapping
 from typing import Any
 
-from pctfuzz._internal.accept.impact import CONTROLS, DELIMITERS
+from pctfuzz._internal.accept.meaning import CONTROLS, DELIMITERS
 from pctfuzz._internal.identity.classes import ESCAPED_APART
 
 __all__ = ["SUBGROUPS", "UNIT_GROUPS", "another_form", "covers", "unit_members", "unit_set"]

@@ -21,7 +21,8 @@ from typing import Any
 
 from pctfuzz import __version__
 from pctfuzz._internal.accept import not_acceptable
-from pctfuzz._internal.accept.impact import BLOCKING, impact_of
+from pctfuzz._internal.accept.impact import impact_of
+from pctfuzz._internal.accept.meaning import BLOCKING
 from pctfuzz._internal.checks.registry import case_text
 from pctfuzz._internal.errors import PctfuzzError, UsageError
 from pctfuzz._internal.fuzz.campaign import CampaignResult

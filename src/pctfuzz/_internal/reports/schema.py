@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from typing import Any, Final
 
-from pctfuzz._internal.accept.impact import IMPACTS
+from pctfuzz._internal.accept.meaning import IMPACTS
 from pctfuzz._internal.exits import ExitCode
 from pctfuzz._internal.identity import TARGET_NAME
 

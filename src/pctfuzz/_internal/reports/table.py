@@ -7,7 +7,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any, Final, TypeVar
 
-from pctfuzz._internal.accept.impact import IMPACTS
+from pctfuzz._internal.accept.meaning import IMPACTS
 from pctfuzz._internal.reports.markdown import code_span
 from pctfuzz._internal.store import OPEN_STATUSES, TRIAGED_STATUSES
 from pctfuzz._internal.text import one_line
