@@ -67,8 +67,8 @@ from pctfuzz._internal.sets import FORM, get_set, set_names
 from pctfuzz._internal.spec import HEX_DIGIT, PERCENT_ENCODED_BYTE
 from pctfuzz._internal.text import one_line, strip_lone_surrogates
 
-__all__ = ["Chars", "Confirm", "Order", "ParserMode", "Probe", "Rule", "as_entry", "find_rule",
-           "rule_class", "rule_from"]
+__all__ = ["UNPROBED", "Chars", "Confirm", "Order", "ParserMode", "Probe", "Rule", "as_entry",
+           "find_rule", "rule_class", "rule_from"]
 
 #: ``probe()`` -> (characters the implementation leaves raw that the reference
 #: encodes, characters it encodes that the reference leaves raw), as code points.
@@ -536,8 +536,10 @@ def _other_set(case: Case, raw: frozenset[int], enc: frozenset[int],
     return _rule("other_set", _chars(harmless), encoded=_chars(enc))
 
 
-#: What the set probe leaves out (``checks.profile.set_probe``): a space and ``%``.
-_UNPROBED = frozenset(b" %")
+#: The characters the set probe never asks (``checks.profile.set_probe``): a space
+#: (``space_as``'s) and ``%`` (the escapes' rules).
+UNPROBED = " %"
+_UNPROBED = frozenset(map(ord, UNPROBED))
 
 
 def _standard_set(members: frozenset[int]) -> str | None:

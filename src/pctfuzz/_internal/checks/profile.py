@@ -44,6 +44,7 @@ from pctfuzz._internal.accept.reconcilers import (
     RECONCILERS,
     mangled_pairs,
 )
+from pctfuzz._internal.accept.rules import UNPROBED
 from pctfuzz._internal.cases import Case, DecodeCase, EncodeCase, FormCase, FormParseCase
 from pctfuzz._internal.checks.asked import UNASKED, Asked
 from pctfuzz._internal.errors import PctfuzzError
@@ -753,7 +754,7 @@ def set_probe(check: str, case: Case, adapter: Impl,
     enc: set[int] = set()
     for code in range(0x80):  # (the controls too: an encoder may leave them raw)
         char = chr(code)
-        if char in " %":
+        if char in UNPROBED:
             continue
         value: str | bytes = char.encode("ascii") if as_bytes else char
         # A serializer's character is asked in a name and in a value: a rule without a
