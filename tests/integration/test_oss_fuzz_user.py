@@ -16,8 +16,10 @@ import yaml
 from user_project import IMPL, make_project, pctfuzz, seed
 
 ROOT = Path(__file__).resolve().parents[2]
-#: The planted bug, as the fuzzer reports it: a value with "#" left raw.
-_FOUND = re.compile(r"Divergence: encode; case=EncodeCase\(value=['\"][^,]*#.*actual=['\"][^,]*#")
+#: The planted bug, as the fuzzer reports it: a value with "#" left raw (anywhere inside
+#: the quoted value and answer, a "," before it too: 'a,#' was missed).
+_FOUND = re.compile(r"Divergence: encode; case=EncodeCase\(value=(['\"])(?:(?!\1).)*#"
+                    r".*actual=(['\"])(?:(?!\2).)*#")
 
 
 def _init(tmp_path: Path, *args: str) -> tuple[Path, subprocess.CompletedProcess[str]]:
