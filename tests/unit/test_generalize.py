@@ -1052,6 +1052,43 @@ def test_a_delimiters_escape_handled_apart_stays_apart() -> None:
     assert _decode_class(SLASH_KEPT, "a%2Fb") == "seg=pct-0x2F;diff=changed"
 
 
+def _int_escapes(text: str) -> bytes:
+    """A decoder that reads the (at most) two characters after each ``%`` with
+    ``int(..., 16)`` (hold-out 11): one hex digit alone is a byte, a sign or a space
+    beside a digit is read too, anything else raises; a ``%`` at the end is kept."""
+    parts = text.encode().split(b"%")
+    out = [parts[0]]
+    for item in parts[1:]:
+        out += [b"%"] if not item else [bytes([int(item[:2], 16)]), item[2:]]
+    return b"".join(out)
+
+
+def _percent_dropped(text: str) -> bytes:
+    """A decoder that drops each ``%`` that starts no escape (and keeps a last one)."""
+    return percent_decode(re.sub("%(?![0-9A-Fa-f]{2})(?=.)", "", text, flags=re.DOTALL))
+
+
+INT_ESCAPES = function_adapter("test-int-escapes", decode=_int_escapes)
+PERCENT_DROPPED = function_adapter("test-percent-dropped", decode=_percent_dropped)
+
+
+@pytest.mark.parametrize(("value", "klass"), [("%a", "seg=pct-short;diff=changed"),
+                                              ("%4%41", "seg=pct-short;diff=changed"),
+                                              ("% 4", "seg=pct-nonhex;diff=changed")])
+def test_a_digit_read_alone_and_a_space_read_in_an_escape_are_two_findings(
+        value: str, klass: str) -> None:
+    """A ``%`` that starts no escape is classed by what follows it, a hex digit or not:
+    hold-out 11's decoder reading ``%4`` as the byte 04 (harmless-looking) took every
+    input of its reading ``% 4`` so (a real bug), on the fast path, in four runs."""
+    assert _decode_class(INT_ESCAPES, value) == klass
+
+
+@pytest.mark.parametrize("value", ["%a", "a%zz", "%4%41", "%é"])
+def test_a_decoder_doing_alike_to_every_bad_escape_is_one_finding(value: str) -> None:
+    """The other kind of bad escape checked: the same class, so one finding names both."""
+    assert _decode_class(PERCENT_DROPPED, value) == "seg=pct-invalid;diff=changed"
+
+
 def _undecoded_after_hash(text: str) -> list[tuple[str, str]]:
     """A form parser that decodes the pairs before a raw ``#`` only (those after it
     keep their escapes, '+' included)."""

@@ -122,7 +122,9 @@ def test_three_planted_bugs_have_three_classes_whatever_the_input() -> None:
     (DecodeCase(b"%41"), b"%41", "seg=pct-digits;diff=not-decoded"),
     (DecodeCase(b"%4a"), b"%4a", "seg=pct-lower;diff=not-decoded"),
     (DecodeCase(b"a+b"), b"a b", "seg=plus;diff=plus-as-space"),
-    (DecodeCase(b"%zz"), b"", "seg=pct-invalid;diff=missing-output"),
+    (DecodeCase(b"%zz"), b"", "seg=pct-nonhex;diff=missing-output"),
+    (DecodeCase(b"%a"), b"\n", "seg=pct-short;diff=changed"),  # (a digit then the end)
+    (DecodeCase(b"%4x"), b"\x04x", "seg=pct-short;diff=changed"),
     (DecodeCase("\ud800"), b"\xed\xa0\x80", "seg=lone-surrogate;diff=changed"),
     (FormCase((("a", "b c"),)), "a=b%20c", "field=value;unit=0x20;diff=space-as-%20"),
     (FormCase((("a", "b"), ("c", "d"))), "a=b;c=d", "field=separator;unit=0x26;diff=changed"),

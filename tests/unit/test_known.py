@@ -652,7 +652,7 @@ def test_a_sample_of_a_known_class_hits_is_named_by_the_catalogue() -> None:
     adapter = function_adapter("test-signed-or-question", decode=_signed_or_question)
     bound = get_target("diff_decode").bind(adapter)
     first = _fails(bound, DecodeCase("%zz"))  # type: ignore[arg-type]
-    assert first.behaviour is None and first.difference == "seg=pct-invalid;diff=changed"
+    assert first.behaviour is None and first.difference == "seg=pct-nonhex;diff=changed"
     bound.known.add_unexplained("decode", first.difference)
     names = [_fails(bound, DecodeCase(f"a%+{n}b")).behaviour  # type: ignore[arg-type]
              for n in range(4)]

@@ -172,7 +172,7 @@ def widen(case: Case, klass: str, classify: Classify) -> str:
     unit to its group or narrower group. An encoder that leaves every control raw is
     one finding, not one per control."""
     victim = _victim(case, klass, classify) or _lost_first(case, klass, classify) \
-        or _any_escape(case, klass, classify)
+        or _any_escape(case, klass, classify) or _any_invalid_escape(case, klass, classify)
     if victim is not None:
         return victim
     if _APART_SEG.search(klass):
@@ -481,6 +481,40 @@ def _any_escape(case: Case, klass: str, classify: Classify) -> str | None:
         if found is None or other is None or anyhow(found, other.group(1)) != anywise:
             return None
     return klass.replace(f"{key}={part.group(1)}", f"{key}=pct-any", 1)
+
+
+_INVALID_SEG = re.compile(r"(?:^|;)seg=(pct-short|pct-nonhex)(?:;|$)")
+#: Where a ``%`` that starts no escape is written as the other kind, and how: a non-hex
+#: letter after it (``%a`` as ``%za``), or a hex digit and a non-hex letter (``%+1`` as
+#: ``%az+1``: not a space, which Python's ``int()`` reads beside a digit).
+_OTHER_INVALID = {
+    "pct-short": (re.compile("%(?=[0-9A-Fa-f](?![0-9A-Fa-f]))"), "%z"),
+    "pct-nonhex": (re.compile("%(?![0-9A-Fa-f])"), "%az"),
+}
+
+
+def _any_invalid_escape(case: Case, klass: str, classify: Classify) -> str | None:
+    """A decoder's ``%`` that starts no escape as ``seg=pct-invalid`` when the case with
+    each such ``%`` written as the other kind (``identity.classes.INVALID_ESCAPES``)
+    gives the same class but that segment: the code does alike to every bad escape (a
+    decoder writing ``?`` for each). Where it does not, a one-digit escape read as a
+    byte and a sign read in an escape are two findings (hold-out 11: one took the
+    other's every input)."""
+    part = _INVALID_SEG.search(klass)
+    if part is None or not isinstance(case, DecodeCase):
+        return None
+    kind = part.group(1)
+    other = next(k for k in _OTHER_INVALID if k != kind)
+    pattern, written = _OTHER_INVALID[kind]
+
+    def change(text: Any) -> Any:
+        if isinstance(text, bytes):
+            return re.sub(pattern.pattern.encode("ascii"), written.encode("ascii"), text)
+        return pattern.sub(written, text)
+
+    if classify(with_texts(case, change)) != klass.replace(f"seg={kind}", f"seg={other}", 1):
+        return None
+    return klass.replace(f"seg={kind}", "seg=pct-invalid", 1)
 
 
 def as_any_escape(case: Case, klass: str) -> str | None:

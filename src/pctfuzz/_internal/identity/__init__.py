@@ -37,8 +37,10 @@ that two bugs are two:
 - **decode** ``seg=<segment>;diff=<shape>``: the input is split into the segments
   percent-decode treats alike -- ``pct-upper``/``pct-lower``/``pct-digits`` (a valid
   ``%HH`` by the case of its hex letters; ``pct-0xHH`` for the escape of a delimiter
-  or a dot, in either case: ``classes.ESCAPED_APART``), ``pct-invalid`` (``%`` without two hex
-  digits), ``plus``, ``alnum`` (a raw ASCII letter or digit), ``non-ascii``,
+  or a dot, in either case: ``classes.ESCAPED_APART``), ``pct-short`` (``%`` and one hex
+  digit) or ``pct-nonhex`` (``%`` and no hex digit) for a ``%`` that starts no escape --
+  ``pct-invalid`` for both where the other kind gives the same class
+  (``checks.generalize``) --, ``plus``, ``alnum`` (a raw ASCII letter or digit), ``non-ascii``,
   ``lone-surrogate`` -- and any other raw ASCII character by its unit,
   ``unit=0xHH`` (it widens as an encoder's unit does; a delimiter never does) -- and
   the first segment whose bytes the implementation does not reproduce is named, with

@@ -293,12 +293,30 @@ def _decode_segments(value: str | bytes) -> list[tuple[str, bytes]]:
             segments.append((kind, raw[i : i + 3]))
             i += 3
         else:
-            kind = ("pct-invalid" if byte == 0x25 else "plus" if byte == 0x2B else
+            kind = (_invalid_escape(raw, i) if byte == 0x25 else "plus" if byte == 0x2B else
                     "alnum" if chr(byte).isalnum() and byte < 0x80 else
                     f"0x{byte:02X}" if byte < 0x80 else "non-ascii")
             segments.append((kind, raw[i : i + 1]))
             i += 1
     return segments
+
+
+#: The segments of a ``%`` that starts no escape (URL 1.3: it is data), by what follows
+#: it: one hex digit (``%a`` then a non-hex character or the end: a decoder that reads
+#: the digit alone as a byte), or none (``%``, ``%zz``, ``%+1``: one that reads a sign
+#: or a space there). ``pct-invalid`` names both once ``checks.generalize`` has checked
+#: that the code does alike to both (a decoder writing ``?`` for every bad escape).
+INVALID_ESCAPES = ("pct-short", "pct-nonhex")
+
+
+def _invalid_escape(raw: bytes, i: int) -> str:
+    """The segment kind of the ``%`` at ``raw[i]`` that starts no escape."""
+    return "pct-short" if i + 1 < len(raw) and raw[i + 1] in _HEX else "pct-nonhex"
+
+
+def _is_escape(kind: str) -> bool:
+    """A segment kind of a valid ``%HH``, three units long."""
+    return kind.startswith("pct-") and kind not in INVALID_ESCAPES
 
 
 def _segment_part(kind: str) -> str:
@@ -319,7 +337,7 @@ def _first_char(data: bytes, index: int) -> int:
 def _decode_shape(kind: str, segment: bytes, piece: bytes, rest: bytes) -> str:
     if not rest:
         return "missing-output"
-    if kind.startswith("pct-") and kind != "pct-invalid" and rest.startswith(segment):
+    if _is_escape(kind) and rest.startswith(segment):
         return "not-decoded"
     if kind == "plus" and rest.startswith(b" "):
         return "plus-as-space"
@@ -664,12 +682,12 @@ def last_unit(case: Case) -> tuple[int, str, str] | None:
     if isinstance(case, DecodeCase) and case.value:
         segments = _decode_segments(case.value[-_MAX_UNITS:])
         kind, segment = segments[-1]
-        size = 3 if kind.startswith("pct-") and kind != "pct-invalid" else \
-            len(segment) if isinstance(case.value, bytes) else 1
+        size = 3 if _is_escape(kind) else len(segment) if isinstance(case.value, bytes) else 1
         before = b"".join(percent_decode(s) for _k, s in segments[:-1])
         previous = segments[-2][0] if len(segments) > 1 else None
         context = ("start" if previous is None else
-                   previous if previous in ("pct-invalid", "lone-surrogate") else
+                   "pct-invalid" if previous in INVALID_ESCAPES else
+                   previous if previous == "lone-surrogate" else
                    f"0x{before[-1]:02X}" if before[-1] < 0x80 else "non-ascii")
         return len(case.value) - size, _segment_part(kind), _invalid_end(before) or context
     if isinstance(case, FormParseCase) and case.text:
@@ -691,15 +709,14 @@ def last_unit(case: Case) -> tuple[int, str, str] | None:
 def leading_units(case: Case, limit: int = 16) -> list[tuple[int, str, str]]:
     """The first ``limit`` units of a decoder's input, where a difference that loses
     its start is located: (each one's start in the text, its class part as a class
-    names it, its kind: ``0xHH``, ``alnum``, ``pct-invalid``...). Empty for other
+    names it, its kind: ``0xHH``, ``alnum``, ``pct-short``...). Empty for other
     cases."""
     if not isinstance(case, DecodeCase) or not case.value:
         return []
     units, start = [], 0
     for kind, segment in _decode_segments(case.value[:6 * limit])[:limit]:
         units.append((start, _segment_part(kind), kind))
-        start += 3 if kind.startswith("pct-") and kind != "pct-invalid" else \
-            len(segment) if isinstance(case.value, bytes) else 1
+        start += 3 if _is_escape(kind) else len(segment) if isinstance(case.value, bytes) else 1
     return units
 
 

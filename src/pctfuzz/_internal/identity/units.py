@@ -18,7 +18,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from pctfuzz._internal.accept.meaning import CONTROLS, DELIMITERS
-from pctfuzz._internal.identity.classes import ESCAPED_APART
+from pctfuzz._internal.identity.classes import ESCAPED_APART, INVALID_ESCAPES
 
 __all__ = ["SUBGROUPS", "UNIT_GROUPS", "another_form", "covers", "unit_members", "unit_set"]
 
@@ -92,6 +92,8 @@ _COVERED_SEGMENTS = {
     # every valid escape (``checks.generalize``: each delimiter's checked)
     "pct-any": {"pct-upper", "pct-lower", "pct-digits", "pct-letters",
                 *(f"pct-0x{ord(c):02X}" for c in ESCAPED_APART)},
+    # a ``%`` that starts no escape, whatever follows it (``checks.generalize``)
+    "pct-invalid": set(INVALID_ESCAPES),
 }
 #: The fields ``field=any`` names: the same behaviour in a name and in a value.
 _FIELDS = ("name", "value")
