@@ -57,6 +57,7 @@ from pctfuzz._internal.accept import (
 
 # rules-import: make docs writes it from the rule catalogue
 from pctfuzz._internal.accept.reconcilers import (
+    answered,
     both_refuse,
     cut_at,
     decoded_before_split,
@@ -96,6 +97,7 @@ from pctfuzz._internal.accept.reconcilers import (
     truncated,
     unmappable_replaced,
     whole_characters,
+    written_as,
 )
 
 # /rules-import
@@ -107,6 +109,7 @@ __all__ = [
 ]
 # rules-all: make docs writes it from the rule catalogue
 __all__ += [
+    "answered",
     "both_refuse",
     "cut_at",
     "decoded_before_split",
@@ -146,5 +149,6 @@ __all__ += [
     "truncated",
     "unmappable_replaced",
     "whole_characters",
+    "written_as",
 ]
 # /rules-all

@@ -22,13 +22,13 @@ def _plus_raw(text: str) -> str:
 
 
 def _doubled(text: str) -> str:
-    """Every ASCII letter or digit written twice: no catalogue rule states it."""
+    """Every ASCII letter or digit written twice (``written_as`` with ``{c}{c}``)."""
     return "".join(c * 2 if c.isascii() and c.isalnum() else quote(c, safe="!'()*~")
                    for c in text)
 
 
 def _caret_controls(text: str) -> str:
-    """Every C0 control written as '^': no catalogue rule states it."""
+    """Every C0 control written as "^" (one ``written_as`` of them all)."""
     return "".join("^" if ord(c) < 0x20 else quote(c, safe="!'()*~") for c in text)
 
 

@@ -6,6 +6,7 @@ say so, and a rule names a finding only if it holds on variants of its case."""
 from __future__ import annotations
 
 import re
+import string
 from pathlib import Path
 from urllib.parse import quote, quote_plus
 
@@ -79,17 +80,22 @@ def test_an_entry_accepting_tilde_does_not_absorb_plus(tmp_path: Path) -> None:
     assert info.value.difference == "rule=left_raw(chars=+)"
 
 
-def test_an_unexplained_control_widens_to_its_group() -> None:
-    """Every C0 control written '^', DEL encoded: ``c0``, never ``control`` (which
-    claimed DEL unchecked)."""
+def test_controls_written_alike_are_one_rule_of_exactly_them() -> None:
+    """Every C0 control written '^', DEL encoded: one ``written_as`` of the C0 controls,
+    never of DEL (each asked alone); was the class ``unit=c0``."""
     adapter = impact_impls.caret_controls
-    assert _class(adapter, "a\x01") == _class(adapter, "\x1f") == "unit=c0;diff=changed"
+    c0 = "".join(map(chr, range(0x20)))
+    assert _class(adapter, "a\x01") == _class(adapter, "\x1f") \
+        == f"rule=written_as(chars={c0},text=^)"
 
 
 def test_a_rule_that_fails_on_variants_does_not_name_a_finding() -> None:
-    # 'a' -> 'aa' reads as "adds 'a' before the answer"; 'b' -> 'bb' does not.
+    # 'a' -> 'aa' reads as "adds 'a' before the answer"; 'b' -> 'bb' does not. Every
+    # letter and digit doubled is one rule (its text says the character, ``{c}``).
     adapter = impact_impls.doubled
-    assert _class(adapter, "a") == _class(adapter, "Z9") == "unit=end;diff=extra-output"
+    alnum = string.digits + string.ascii_uppercase + string.ascii_lowercase
+    assert _class(adapter, "a") == _class(adapter, "Z9") \
+        == f"rule=written_as(chars={alnum},text={{c}}{{c}})"
 
 
 def test_impact() -> None:
@@ -273,9 +279,9 @@ def test_one_pair_per_name_is_one_class_whatever_the_names(pairs: tuple[tuple[st
 def test_a_newline_written_as_crlf_is_named_by_the_newlines_in_either_field(
         pairs: tuple[tuple[str, str]]) -> None:
     """The character whose output grew is named, not the one after it (was 25
-    findings); CR and LF, the two controls that grow, are one set whichever shows (was
-    a finding each)."""
-    assert _form_class("crlf", *pairs) == "field=any;unit=set(0x0A,0x0D);diff=extra-output"
+    findings); CR and LF, the two controls that grow, are one rule whichever shows (was
+    a finding each), in names and values alike."""
+    assert _form_class("crlf", *pairs) == "rule=written_as(chars=\n\r,text=%0D%0A)"
 
 
 @pytest.mark.parametrize("pairs", [(("%", ""),), (("!%aa", ""),), (("a!%", "x"),)])

@@ -28,7 +28,7 @@ import codecs
 import functools
 import re
 import unicodedata
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, fields, replace
 from typing import Any
 
@@ -76,6 +76,9 @@ class Model:
 
     raw: frozenset[int] = frozenset()
     encoded: frozenset[int] = frozenset()
+    #: ASCII characters the encoder writes as a text of their own, by code point
+    #: (``written_as``: ``&`` as ``&amp;``, ``+`` as ``%252B``), sorted.
+    written: tuple[tuple[int, str], ...] = ()
     space: str | None = None
     lowercase_hex: bool = False
     requote: str | None = None
@@ -208,6 +211,11 @@ class Model:
             "trim_values": "".join(sorted(set(self.trim_values + other.trim_values))),
             "cut": "".join(sorted(set(self.cut + other.cut))),
         }
+        written = dict(self.written)
+        for code, text in other.written:
+            if written.setdefault(code, text) != text:
+                raise NotModelled(f"{chr(code)!r} written as {written[code]!r} and {text!r}")
+        changes["written"] = tuple(sorted(written.items()))
         for raw, encoded in _OPPOSED:
             both = changes[raw] & changes[encoded]
             if both:
@@ -430,6 +438,11 @@ def _encode(model: Model, value: str | bytes, pes: PercentEncodeSet, encoding: s
                               surrogates="replace")
 
     def run(part: str | bytes, plus: bool = plus) -> str:
+        if model.written:  # (each character written so splits the text it is in)
+            return _written(model.written, part, lambda piece: run_plain(piece, plus))
+        return run_plain(part, plus)
+
+    def run_plain(part: str | bytes, plus: bool) -> str:
         if model.whole_characters and isinstance(part, str):
             out = "".join(_whole(encode(char, plus)) for char in part)
         else:
@@ -470,6 +483,23 @@ def _encode(model: Model, value: str | bytes, pes: PercentEncodeSet, encoding: s
         out += [run(value[pos:match.start()]), _escape(match.group(), model.requote, pes)]
         pos = match.end()
     out.append(run(value[pos:]))
+    return "".join(out)
+
+
+def _written(written: tuple[tuple[int, str], ...], part: str | bytes,
+             encode: Callable[[str | bytes], str]) -> str:
+    """``part`` encoded with each character of ``written`` as its text, the text
+    between them encoded as ``encode`` does (``written_as``)."""
+    texts = dict(written)
+    out: list[str] = []
+    start = 0
+    codes = list(part) if isinstance(part, bytes) else list(map(ord, part))
+    for index, code in enumerate(codes):
+        text = texts.get(code)
+        if text is not None:
+            out += [encode(part[start:index]), text]
+            start = index + 1
+    out.append(encode(part[start:]))
     return "".join(out)
 
 

@@ -48,7 +48,7 @@ from pctfuzz._internal.operations import (
 from pctfuzz._internal.outcome import CHECKS, Outcome, Reconcile
 from pctfuzz._internal.reference import percent_decode, percent_encode
 from pctfuzz._internal.sets import FORM, PercentEncodeSet, get_set
-from pctfuzz._internal.spec import HEX_PAIR
+from pctfuzz._internal.spec import HEX_PAIR, PERCENT_ENCODED_BYTE
 from pctfuzz._internal.text import (
     count_lone_surrogates,
     one_line,
@@ -341,6 +341,59 @@ def lowercase_hex() -> Reconciler:
                      "uppercase hex digits (%2F)", "lowercase hex digits (%2f)")
 
 
+def _written_impact(params: dict[str, Any]) -> str:
+    """loses-data when the text is empty, splits-field when it holds a delimiter raw
+    (``&amp;`` splits a query pair at its ``&``), else changes-data"""
+    text = str(params.get("text", ""))
+    if not text:
+        return "loses-data"
+    return "splits-field" if set(PERCENT_ENCODED_BYTE.sub("", text)) & set(DELIMITERS) \
+        else "changes-data"
+
+
+#: What a ``written_as`` text may say of the character it is written for: its byte in
+#: uppercase or lowercase hex, in decimal (``&#{dec};`` is ``&#60;`` for ``<``), or the
+#: character itself (``{c}{c}``: every character doubled).
+_PLACEHOLDERS = {"{HH}": "{:02X}", "{hh}": "{:02x}", "{dec}": "{:d}", "{c}": "{:c}"}
+
+
+def written_text(text: str, code: int) -> str:
+    """The text ``written_as`` writes for the character ``code`` (its placeholders
+    filled in)."""
+    for placeholder, form in _PLACEHOLDERS.items():
+        text = text.replace(placeholder, form.format(code))
+    return text
+
+
+def written_templates(code: int, text: str) -> list[str]:
+    """``text``, what the character ``code`` is written as, with the character in it as
+    a placeholder (``%25{HH}`` for ``+`` written ``%252B``), each way that gives
+    ``text`` back: characters written alike share one of them."""
+    found = []
+    for placeholder, form in _PLACEHOLDERS.items():
+        template = text.replace(form.format(code), placeholder)
+        if template != text and written_text(template, code) == text:
+            found.append(template)
+    return found
+
+
+@rule((ENCODE, FORM_SERIALIZE), _written_impact)
+def written_as(chars: str, text: str = "") -> Reconciler:
+    """CHARS (ASCII) each written as TEXT wherever they are, where the reference writes
+    them as themselves or as ``%HH`` (WHATWG URL 1.3): ``&`` as ``&amp;`` (an encoder
+    whose answer is HTML-escaped), ``+`` as ``%25{HH}`` (its escape escaped again:
+    ``{HH}``, ``{hh}``, ``{dec}`` and ``{c}`` stand for the character's byte in hex or
+    decimal, and for itself),
+    every control as ``^``; an empty TEXT drops them. An exact answer, so what it does
+    not say (``&lt;`` read as ``<``) is another finding."""
+    codes = _chars(chars)
+    if not isinstance(text, str):
+        raise UsageError(f"written_as: text must be a string, not {text!r}")
+    model = Model(written=tuple((code, written_text(text, code)) for code in sorted(codes)))
+    return _declared("written_as", {ENCODE.name, FORM_SERIALIZE.name}, model,
+                     f"writes {chars!r} as itself or %HH", f"writes {chars!r} as {text!r}")
+
+
 @rule(OPERATIONS, "cosmetic")
 def both_refuse(types: str | Sequence[str]) -> Reconciler:
     """The reference refuses the case and the implementation raises one of ``types``
@@ -611,6 +664,27 @@ def prefixed(text: str) -> Reconciler:
 def suffixed(text: str) -> Reconciler:
     """``text`` is written after the answer."""
     return _affix("suffixed", text, False)
+
+
+@rule((ENCODE, DECODE, FORM_SERIALIZE), "loses-data")
+def answered(text: str) -> Reconciler:
+    """The whole answer is TEXT, a fixed text that none of the input makes, where the
+    reference answers the input: a sanitizer's stand-in for what it refuses to write
+    (``#harmful-link`` for a ``javascript:`` or ``data:`` link). It explains exactly
+    the answers that are TEXT, so every input a sanitizer replaces is one finding,
+    whatever set it off."""
+    if not isinstance(text, str) or not text:
+        raise UsageError("answered: text must be a non-empty string")
+
+    def reconcile(case: Case, expected: Outcome, actual: Outcome) -> _Pair:
+        if expected.raised or actual.raised or not isinstance(actual.value, str | bytes):
+            return None
+        fixed = _as_answer(text, actual.value)
+        return (Outcome(fixed), actual) if actual.value == fixed else None
+
+    return Reconciler("answered", frozenset({ENCODE.name, DECODE.name, FORM_SERIALIZE.name}),
+                      reconcile, "the input's own answer", f"answers {text!r} instead",
+                      REWRITE)
 
 
 # --- transforms of the input and of the structure (composed models) --------------------------

@@ -54,6 +54,7 @@ from pctfuzz._internal.accept.reconcilers import (
     PARTS,
     RECONCILERS,
     Reconciler,
+    written_templates,
 )
 from pctfuzz._internal.cases import Case, EncodeCase, FormCase
 from pctfuzz._internal.encoding import lookup
@@ -67,12 +68,16 @@ from pctfuzz._internal.sets import FORM, get_set, set_names
 from pctfuzz._internal.spec import HEX_DIGIT, PERCENT_ENCODED_BYTE
 from pctfuzz._internal.text import one_line, strip_lone_surrogates
 
-__all__ = ["UNPROBED", "Chars", "Confirm", "Order", "ParserMode", "Probe", "Rule", "as_entry",
+__all__ = ["UNPROBED", "Chars", "Confirm", "Order", "ParserMode", "Probe", "Rule", "SetProbe",
+           "as_entry",
            "find_rule", "rule_class", "rule_from"]
 
-#: ``probe()`` -> (characters the implementation leaves raw that the reference
-#: encodes, characters it encodes that the reference leaves raw), as code points.
-Probe = Callable[[], tuple[frozenset[int], frozenset[int]]]
+#: (characters the implementation leaves raw that the reference encodes, characters it
+#: encodes that the reference leaves raw, as code points; the characters it writes as
+#: a text of their own, with that text: ``written_as``).
+SetProbe = tuple[frozenset[int], frozenset[int], tuple[tuple[int, str], ...]]
+#: ``probe()`` -> the implementation's ``SetProbe``, asked of it.
+Probe = Callable[[], SetProbe]
 #: ``confirm(n)`` -> whether the implementation's answer to a longer input (the case's
 #: input twice) is cut at ``n`` too: a cut that moves with the input is no truncation.
 Confirm = Callable[[int], bool]
@@ -168,19 +173,20 @@ def _chars(codes: frozenset[int]) -> str:
     return "".join(map(chr, sorted(codes)))
 
 
-def _inferred_set(case: Case, actual: Any) -> tuple[frozenset[int], frozenset[int]]:
-    """The set difference as the input and the answer show it (no probe)."""
+def _inferred_set(case: Case, actual: Any) -> SetProbe:
+    """The set difference as the input and the answer show it (no probe; nothing
+    written otherwise)."""
     members = FORM.members if isinstance(case, FormCase) else \
         get_set(case.set_name).members if isinstance(case, EncodeCase) else frozenset()
     if not isinstance(actual, str):
-        return frozenset(), frozenset()
+        return frozenset(), frozenset(), ()
     seen = {c for text in input_texts(case) for c in
             (text.encode("latin-1", "ignore") if isinstance(text, str) else text) if c < 0x80}
     seen -= {0x20, 0x25}
     upper = actual.upper()
     raw = frozenset(c for c in seen if c in members and chr(c) in actual)
     enc = frozenset(c for c in seen if c not in members and f"%{c:02X}" in upper)
-    return raw, enc
+    return raw, enc, ()
 
 
 _LOWER_TRIPLET = re.compile("%([0-9a-f][a-f]|[a-f][0-9a-f])")
@@ -232,7 +238,7 @@ def _candidates(check: str, case: Case, expected: Outcome, actual: Outcome,
             yield _rule("python_codec")
         if (legacy or surrogate) and probe is not None \
                 and check in (ENCODE.name, FORM_SERIALIZE.name):
-            raw, enc = probe()  # with the implementation's set (urllib: ~ raw)
+            raw, enc, _written = probe()  # with the implementation's set (urllib: ~ raw)
             yield from _set_rules("left_raw", raw, input_strs(case))
             yield from _set_rules("encoded", enc, input_strs(case))
         # and its other ways with the text
@@ -259,7 +265,7 @@ def _candidates(check: str, case: Case, expected: Outcome, actual: Outcome,
     if input_has(case, "lone-surrogate"):  # and the text they leave when dropped (yarl
         strs += [strip_lone_surrogates(t) for t in strs]  # requotes '%54' of '%5\ud8004')
     if check in (ENCODE.name, FORM_SERIALIZE.name):
-        raw, enc = probe() if probe is not None else _inferred_set(case, got)
+        raw, enc, written = probe() if probe is not None else _inferred_set(case, got)
         yield from _set_rules("left_raw", raw, strs, other=_other_set(case, raw, enc, strs))
         yield from _set_rules("encoded", enc, strs)
         yield from _part_rules(check, strs, chars)
@@ -268,6 +274,7 @@ def _candidates(check: str, case: Case, expected: Outcome, actual: Outcome,
             yield _rule("space_as", "+")
         if isinstance(got, str) and _LOWER_TRIPLET.search(got):
             yield _rule("lowercase_hex")
+        yield from _written_rules(written, strs)
         yield from _escape_rules(check, strs, requote)
         # A cut of the answer, confirmed on a doubled input, before the guesses about
         # '%' below (made from the case alone): a '%' at the cut is explained by both.
@@ -374,6 +381,10 @@ def _candidates(check: str, case: Case, expected: Outcome, actual: Outcome,
         yield from _normalized_escaped(check, texts)
     if check not in (ENCODE.name, FORM_SERIALIZE.name):  # (there, tried before the '%' guesses)
         yield from _cuts(strs, chars, want, got, confirm)
+    if check in (ENCODE.name, DECODE.name) and _fixed_answer(got, want, texts, confirm):
+        # (not a serializer's: its answer is made of its pairs, which one keeping a
+        # pair per name answers alike for the pairs twice)
+        yield _rule("answered", got if isinstance(got, str) else got.decode("utf-8", "replace"))
     if isinstance(got, str | bytes) and type(want) is type(got) and len(got) > len(want):
         extra = len(got) - len(want)
         text = got if isinstance(got, str) else got.decode("utf-8", "replace")
@@ -418,6 +429,20 @@ def _candidates(check: str, case: Case, expected: Outcome, actual: Outcome,
             yield from _in_each_part("plus_kept")
         if any("%" in t for t in strs) and not predecodes:
             yield from _in_each_part("decoded_twice", **twice)
+
+
+def _fixed_answer(got: Any, want: Any, texts: Sequence[str | bytes],
+                  confirm: Confirm | None) -> bool:
+    """``got`` may be a fixed answer (``answered``): a text that neither holds the
+    input's text nor is held by it or by the reference's answer, and the answer to the
+    input twice is as long (``confirm``: asked of the implementation)."""
+    if not isinstance(got, str | bytes) or not got or type(got) is not type(want) \
+            or confirm is None:
+        return False
+    if got in want or any(type(t) is type(got) and (got in t or (t and t in got))  # type: ignore[operator]
+                          for t in texts):
+        return False
+    return confirm(len(got))
 
 
 def _predecoded(strs: Sequence[str]) -> Iterator[Rule | None]:
@@ -516,6 +541,35 @@ def _set_rules(name: str, codes: frozenset[int], strs: Sequence[str],
         yield _rule(name, group)
     if other is not None:
         yield other
+
+
+def _written_rules(written: Sequence[tuple[int, str]],
+                   strs: Sequence[str]) -> Iterator[Rule | None]:
+    """``written_as`` of the characters the implementation writes as a text of their
+    own (asked alone: ``Probe``), those written alike together (``written_templates``:
+    every control as ``^``, a newline and a CR as ``%0D%0A``), split by impact as
+    ``left_raw`` is (``_split``), each if the input holds one."""
+    by_text: dict[str, list[int]] = {}
+    for code, text in written:
+        by_text.setdefault(text, []).append(code)
+    # A text of one character alone is named by the template most such share (doubled
+    # letters as {c}{c}, though '3' doubled is also '{HH}'), when two or more do.
+    alone = {codes[0]: written_templates(codes[0], text)
+             for text, codes in by_text.items() if len(codes) == 1}
+    shared: dict[str, int] = {}
+    for templates in alone.values():
+        for template in templates:
+            shared[template] = shared.get(template, 0) + 1
+    alike: dict[str, list[int]] = {}
+    for text, codes in by_text.items():
+        best = max(alone.get(codes[0], []) if len(codes) == 1 else [],
+                   key=lambda t: shared[t], default=None)
+        key = best if best is not None and shared[best] > 1 else text
+        alike.setdefault(key, []).extend(codes)
+    for template, codes in alike.items():
+        for group in _split(_chars(frozenset(codes)), strs):
+            if any(c in t for t in strs for c in group):
+                yield _rule("written_as", group, text=template)
 
 
 def _other_set(case: Case, raw: frozenset[int], enc: frozenset[int],
@@ -773,12 +827,12 @@ _MAX_COMBINED = 8
 _ALWAYS_COMBINED = ("removed", "trimmed", "cut_at", "truncated", "normalized")
 #: Rules two of which (other characters) may combine; two modes of any other rule are
 #: alternatives.
-_SETS = ("left_raw", "encoded", "decoded_before_split")
+_SETS = ("left_raw", "encoded", "decoded_before_split", "written_as")
 #: Text added before or after the answer, read off the case alone: it explains any
 #: answer that ends (or starts) longer, so it names a case alone only when no other
 #: rule, nor two or three of them together, does (yarl's requoting and its bare '%'
 #: as %25 made '%00%' -> '%00%25' read as "adds '25' after the answer").
-_LAST_RESORT = ("prefixed", "suffixed")
+_LAST_RESORT = ("prefixed", "suffixed", "answered")
 
 
 def find_rule(check: str, impl_names: Sequence[str], case: Case, expected: Outcome,

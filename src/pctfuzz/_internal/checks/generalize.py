@@ -42,7 +42,7 @@ from pctfuzz._internal.cases import Case, DecodeCase, EncodeCase, FormCase, Form
 from pctfuzz._internal.identity import last_unit, leading_units
 from pctfuzz._internal.identity.units import SUBGROUPS, UNIT_GROUPS, unit_set
 from pctfuzz._internal.inputs import input_strs, input_texts, with_texts
-from pctfuzz._internal.spec import HEX_PAIR, PERCENT_ENCODED_BYTE
+from pctfuzz._internal.spec import HEX_DIGIT, HEX_PAIR, PERCENT_ENCODED_BYTE
 from pctfuzz._internal.text import fresh_letter
 
 __all__ = ["VARIANTS", "as_any_escape", "as_lost_first", "as_victim", "holds_on_variants",
@@ -488,8 +488,8 @@ _INVALID_SEG = re.compile(r"(?:^|;)seg=(pct-short|pct-nonhex)(?:;|$)")
 #: letter after it (``%a`` as ``%za``), or a hex digit and a non-hex letter (``%+1`` as
 #: ``%az+1``: not a space, which Python's ``int()`` reads beside a digit).
 _OTHER_INVALID = {
-    "pct-short": (re.compile("%(?=[0-9A-Fa-f](?![0-9A-Fa-f]))"), "%z"),
-    "pct-nonhex": (re.compile("%(?![0-9A-Fa-f])"), "%az"),
+    "pct-short": (re.compile(f"%(?={HEX_DIGIT}(?!{HEX_DIGIT}))"), "%z"),
+    "pct-nonhex": (re.compile(f"%(?!{HEX_DIGIT})"), "%az"),
 }
 
 

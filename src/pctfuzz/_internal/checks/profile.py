@@ -44,7 +44,7 @@ from pctfuzz._internal.accept.reconcilers import (
     RECONCILERS,
     mangled_pairs,
 )
-from pctfuzz._internal.accept.rules import UNPROBED
+from pctfuzz._internal.accept.rules import UNPROBED, SetProbe
 from pctfuzz._internal.cases import Case, DecodeCase, EncodeCase, FormCase, FormParseCase
 from pctfuzz._internal.checks.asked import UNASKED, Asked
 from pctfuzz._internal.errors import PctfuzzError
@@ -728,17 +728,16 @@ def _own_decoding(rule: str, answer: Callable[[str], object], of_bytes: bool = F
 
 
 #: (adapter, check, set, encoding, space_as_plus) -> what ``set_probe`` found.
-_PROBED: Asked[tuple[frozenset[int], frozenset[int]]] = Asked("raw and encoded ASCII")
+_PROBED: Asked[SetProbe] = Asked("raw, encoded and written ASCII")
 
 
-def set_probe(check: str, case: Case, adapter: Impl,
-               surrogates: Surrogates) -> tuple[frozenset[int], frozenset[int]]:
+def set_probe(check: str, case: Case, adapter: Impl, surrogates: Surrogates) -> SetProbe:
     """The characters the implementation leaves raw where the reference encodes them,
-    and those it encodes where the reference does not, in the case's context: each
-    ASCII character but space and ``%`` asked alone (once per context, as str
-    or bytes like the case's value), so a
-    rule's characters do not depend on the input that showed it
-    (``pctfuzz._internal.accept.rules``)."""
+    those it encodes where the reference does not, and those it writes as a text of
+    their own (``&`` as ``&amp;``, by code point), in the case's context: each ASCII
+    character but space and ``%`` asked alone (once per context, as str or bytes like
+    the case's value), so a rule's characters do not depend on the input that showed
+    it (``pctfuzz._internal.accept.rules``)."""
     as_bytes = isinstance(case, EncodeCase) and isinstance(case.value, bytes)
     if isinstance(case, EncodeCase):
         key = (check + ("-bytes" if as_bytes else ""), case.set_name,
@@ -746,12 +745,13 @@ def set_probe(check: str, case: Case, adapter: Impl,
     elif isinstance(case, FormCase):
         key = (check, "", case.encoding, True)
     else:
-        return frozenset(), frozenset()
+        return frozenset(), frozenset(), ()
     known = _PROBED.get(adapter, key)
     if known is not UNASKED:
         return known
     raw: set[int] = set()
     enc: set[int] = set()
+    written: list[tuple[int, str]] = []
     for code in range(0x80):  # (the controls too: an encoder may leave them raw)
         char = chr(code)
         if char in UNPROBED:
@@ -769,16 +769,22 @@ def set_probe(check: str, case: Case, adapter: Impl,
         for sub, before, after in subs:
             got = run_impl(check, sub, adapter)
             want = reference_outcome(check, sub, surrogates=surrogates)
-            if got is None or got.raised or want.raised:
+            if got is None or got.raised or want.raised or not isinstance(got.value, str):
                 kinds.add("")
                 continue
             mine = str(want.value).removeprefix(before).removesuffix(after)
-            theirs = str(got.value).removeprefix(before).removesuffix(after)
+            theirs = got.value.removeprefix(before).removesuffix(after)
             triplet = f"%{code:02X}"
             kinds.add("raw" if mine == triplet and theirs == char else
-                      "encoded" if mine == char and theirs.upper() == triplet else "")
+                      "encoded" if mine == char and theirs.upper() == triplet else
+                      # (not the reference's escape in the other hex case: lowercase_hex)
+                      "" if theirs.upper() in (mine.upper(), char.upper(), triplet)
+                      or not got.value.startswith(before) or not got.value.endswith(after)
+                      else f"written:{theirs}")
         if kinds == {"raw"}:
             raw.add(code)
         elif kinds == {"encoded"}:
             enc.add(code)
-    return _PROBED.put(adapter, key, (frozenset(raw), frozenset(enc)))
+        elif len(kinds) == 1 and next(iter(kinds)).startswith("written:"):
+            written.append((code, next(iter(kinds)).removeprefix("written:")))
+    return _PROBED.put(adapter, key, (frozenset(raw), frozenset(enc), tuple(written)))
