@@ -80,6 +80,18 @@ def test_an_entry_accepting_tilde_does_not_absorb_plus(tmp_path: Path) -> None:
     assert info.value.difference == "rule=left_raw(chars=+)"
 
 
+def test_an_escaped_delimiter_is_apart_from_harmless_characters_escaped() -> None:
+    """An encodeURI that also escapes ``!$'`` (harmless) and ``;`` (a path parameter's
+    start: ``a%3Bb`` says another thing): two findings, as in the raw direction (hold-out
+    11's link encoder was one ``encoded(!$';)``)."""
+    adapter = function_adapter("test-uri-escaping-more",
+                               encode=lambda t: quote(t, safe=",/?:@&=+-_.~*()#"),
+                               sets={"uri": "encodeURI"})
+    assert _class(adapter, "a!", "encodeURI") == _class(adapter, "'", "encodeURI") \
+        == "rule=encoded(chars=!$')"
+    assert _class(adapter, "a;b", "encodeURI") == "rule=encoded(chars=;)"
+
+
 def test_controls_written_alike_are_one_rule_of_exactly_them() -> None:
     """Every C0 control written '^', DEL encoded: one ``written_as`` of the C0 controls,
     never of DEL (each asked alone); was the class ``unit=c0``."""

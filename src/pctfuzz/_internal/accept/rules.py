@@ -526,14 +526,11 @@ def _split(chars: str, strs: Sequence[str]) -> list[str]:
 
 def _set_rules(name: str, codes: frozenset[int], strs: Sequence[str],
                other: Rule | None = None) -> Iterator[Rule | None]:
-    """``left_raw`` of the characters ``codes``, split by impact (``_split``), with
-    ``other`` (``other_set``) after the delimiters: a case holding one is named by it;
-    ``encoded``, the safe direction (an escaped delimiter never splits a field), one
-    rule: an encoder that escapes more than its set is one behaviour."""
-    if name == "encoded":
-        if codes:
-            yield _rule(name, _chars(codes))
-        return
+    """``left_raw`` or ``encoded`` of the characters ``codes``, split by impact
+    (``_split``), with ``other`` (``other_set``) after the delimiters: a case holding one
+    is named by it. An escaped delimiter never splits a field, but it changes what the
+    component says (``a%2Fb`` is one path segment, ``a%3Bb`` no parameter), so an
+    encoder escaping ``;`` beside a harmless ``!`` is two findings too."""
     for group in _split(_chars(codes), strs) if codes else []:
         if other is not None and group[0] not in DELIMITERS:
             yield other
