@@ -33,7 +33,7 @@ from __future__ import annotations
 
 import re
 import unicodedata
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Generator, Iterator, Sequence
 from dataclasses import dataclass, field, replace
 from itertools import combinations
 from typing import Any
@@ -216,172 +216,288 @@ def _own_chars(chars: Chars | None, rule: str, strs: Sequence[str],
             if any(c in t for t in strs for c in each)]
 
 
+@dataclass(frozen=True)
+class _Asks:
+    """What naming may ask the implementation (``find_rule``'s callables; None: it
+    cannot be asked)."""
+
+    probe: Probe | None = None
+    confirm: Confirm | None = None
+    order: Order | None = None
+    requote: Order | None = None
+    chars: Chars | None = None
+    parser_mode: ParserMode | None = None
+
+    def mode(self, rule: str) -> str | None:
+        """The parser's own parameter of ``rule`` (``ParserMode``), if it can be asked."""
+        return self.parser_mode(rule) if self.parser_mode is not None else None
+
+
+@dataclass(frozen=True)
+class _Seen:
+    """A diverging case as naming reads it: the input's texts (``strs``: as str, with
+    each lone surrogate's text without it too) and both answers."""
+
+    case: Case
+    texts: list[str | bytes]
+    strs: list[str]
+    want: Any
+    got: Any
+
+    @classmethod
+    def of(cls, case: Case, want: Any, got: Any) -> _Seen:
+        strs = input_strs(case)
+        if input_has(case, "lone-surrogate"):  # and the text they leave when dropped (yarl
+            strs += [strip_lone_surrogates(t) for t in strs]  # requotes '%54' of '%5\ud8004')
+        return cls(case, input_texts(case), strs, want, got)
+
+    def holds(self, chars: str) -> bool:
+        """Some text of the input holds one of ``chars``."""
+        return any(c in t for t in self.strs for c in chars)
+
+
 def _candidates(check: str, case: Case, expected: Outcome, actual: Outcome,
                 probe: Probe | None, confirm: Confirm | None,
                 order: Order | None = None,
                 requote: Order | None = None,
                 chars: Chars | None = None,
                 parser_mode: ParserMode | None = None) -> Iterator[Rule | None]:
-    """The catalogue's rules that could explain this case, simplest first."""
+    """The catalogue's rules that could explain this case, simplest first: a refusal's
+    when either side refused, else those of the operation, in its own order
+    (``_BY_OPERATION``)."""
+    asks = _Asks(probe, confirm, order, requote, chars, parser_mode)
     if actual.raised and not expected.raised:
         yield from _refusals(case, chars)
-        return
-    if actual.raised and expected.raised:
+    elif actual.raised:
         assert actual.error is not None
         yield _rule("both_refuse", type(actual.error).__name__)
-        return
-    legacy = check in (ENCODE.name, FORM_SERIALIZE.name) and _has_legacy_encoding(case)
-    if expected.raised:
-        surrogate = input_has(case, "lone-surrogate")
-        yield from _surrogate_rules(case, chars, refused=True)
-        if legacy and not actual.raised:  # a lone surrogate the codec writes as an NCR
-            yield _rule("python_codec")
-        if (legacy or surrogate) and probe is not None \
-                and check in (ENCODE.name, FORM_SERIALIZE.name):
-            raw, enc, _written = probe()  # with the implementation's set (urllib: ~ raw)
-            yield from _set_rules("left_raw", raw, input_strs(case))
-            yield from _set_rules("encoded", enc, input_strs(case))
-        # and its other ways with the text
-        if surrogate and check in (ENCODE.name, FORM_SERIALIZE.name):
-            strs = [t for t in input_texts(case) if isinstance(t, str)]
-            yield from _part_rules(check, strs, chars)
-            if any(" " in t for t in strs):  # (urllib's urlencode(quote_via=quote))
-                yield _rule("space_as", "%20")
-                yield _rule("space_as", "+")
-            yield from _escape_rules(check, strs, requote)
-        if not actual.raised:
-            yield from _unmappable(check)
-            if legacy:
-                yield _rule("whole_characters")
-        return
-    want, got = expected.value, actual.value
-    # (a decoder's own ways, asked of it, come first)
-    if check in (ENCODE.name, FORM_SERIALIZE.name):
-        yield from _surrogate_rules(case, chars, refused=False)
-    if input_has(case, "lone-surrogate"):  # held to U+FFFD (the non-scalar policy)
-        yield from _unmappable(check)
-    texts = input_texts(case)
-    strs = input_strs(case)
-    if input_has(case, "lone-surrogate"):  # and the text they leave when dropped (yarl
-        strs += [strip_lone_surrogates(t) for t in strs]  # requotes '%54' of '%5\ud8004')
-    if check in (ENCODE.name, FORM_SERIALIZE.name):
-        raw, enc, written = probe() if probe is not None else _inferred_set(case, got)
-        yield from _set_rules("left_raw", raw, strs, other=_other_set(case, raw, enc, strs))
-        yield from _set_rules("encoded", enc, strs)
-        yield from _part_rules(check, strs, chars)
-        if any(" " in t or "%20" in t or "+" in t for t in strs):
+    elif expected.raised:
+        yield from _refused_by_reference(check, case, asks)
+    else:
+        yield from _BY_OPERATION[check](_Seen.of(case, expected.value, actual.value), asks)
+
+
+def _refused_by_reference(check: str, case: Case, asks: _Asks) -> Iterator[Rule | None]:
+    """What explains an answer where the reference refuses: a lone surrogate's ways, a
+    legacy codec's, and the implementation's other ways with the text beside them."""
+    writes = check in (ENCODE.name, FORM_SERIALIZE.name)
+    legacy = writes and _has_legacy_encoding(case)
+    surrogate = input_has(case, "lone-surrogate")
+    yield from _surrogate_rules(case, asks.chars, refused=True)
+    if legacy:  # a lone surrogate the codec writes as an NCR
+        yield _rule("python_codec")
+    if (legacy or surrogate) and asks.probe is not None and writes:
+        raw, enc, _written = asks.probe()  # with the implementation's set (urllib: ~ raw)
+        yield from _set_rules("left_raw", raw, input_strs(case))
+        yield from _set_rules("encoded", enc, input_strs(case))
+    if surrogate and writes:  # and its other ways with the text
+        strs = [t for t in input_texts(case) if isinstance(t, str)]
+        yield from _part_rules(check, strs, asks.chars)
+        if any(" " in t for t in strs):  # (urllib's urlencode(quote_via=quote))
             yield _rule("space_as", "%20")
             yield _rule("space_as", "+")
-        if isinstance(got, str) and _LOWER_TRIPLET.search(got):
-            yield _rule("lowercase_hex")
-        yield from _written_rules(written, strs)
-        yield from _escape_rules(check, strs, requote)
-        # A cut of the answer, confirmed on a doubled input, before the guesses about
-        # '%' below (made from the case alone): a '%' at the cut is explained by both.
-        yield from _cuts(strs, chars, want, got, confirm)
-        if any("%" in t for t in strs):  # the probe leaves % out
-            yield _rule("left_raw", "%")  # boltons' form serializer
-            yield _rule("encoded", "%")  # requests' requote fallback
-        if check == ENCODE.name and any(_VALID_TRIPLET.search(t) for t in strs):
-            # Where several modes explain a case, the implementation's own names it.
-            own_mode = requote() if requote is not None else None
-            kept = chars("requoted-kept") if chars is not None else None
-            for mode in [own_mode] if own_mode else REQUOTE_MODES:
-                decoded = _decoded_by(mode, kept or "", case)
-                if decoded:  # (first: without it, an input holding one is another finding)
-                    yield _requoted(mode, kept=decoded)
-                yield _requoted(mode)
-        if legacy:
-            if check == ENCODE.name:
-                yield _rule("ncr_unescaped")
-            yield _rule("python_codec")
-            yield from _unmappable(check)
-            yield _rule("whole_characters")  # (an ASCII byte of a Shift_JIS character)
-    if check == FORM_PARSE.name:
-        yield from _mangled_names(parser_mode)
-        scope = parser_mode("needs_equals") if parser_mode is not None else None
-        if scope == "text" and not any("=" in t for t in strs):
-            yield _rule("needs_equals")  # before empty_pairs(dropped), which drops "a"
-        elif scope == "sequence":
-            yield _rule("needs_equals", scope=scope)
-    if check in (FORM_SERIALIZE.name, FORM_PARSE.name) and _pairs_at_least_two(case):
-        # Where both explain a case (its names already in order), the implementation's
-        # own order (``order``: asked on pairs only one of them explains) names it.
-        own = order() if order is not None else None
-        for each in ([own] if own else ["sorted", "grouped", "sorted-bytes"]):
-            yield _rule("pairs_order", each)
-    if check in (FORM_SERIALIZE.name, FORM_PARSE.name) and _has_empty(case, "value"):
-        yield _rule("empty_pairs", "dropped")
-    if check == FORM_PARSE.name:
-        if _has_empty(case, "sequence"):
-            yield from _empty_kept(parser_mode)
-        if not any("=" in t for t in strs):
-            yield _rule("needs_equals")
-        if any("+" in t for t in strs):
-            yield _rule("plus_kept")
-        if any(";" in t for t in strs):
-            yield _rule("semicolon_separates")
-    if check in (DECODE.name, FORM_PARSE.name):
-        yield from _latin1_bytes(texts, chars)
-        yield from _decoder_rules(check, strs, chars)
-        own_replacement = parser_mode("replacement") if parser_mode is not None else None
-        if own_replacement:  # (asked of the parser: before the guesses below)
-            yield _rule("replacement", own_replacement)
-        # Node's low byte of U+D83F is '?': the decoder's own mode names it, not
-        # lone_surrogates(question-mark).
-        yield from _surrogate_rules(case, chars, refused=False)
-    if check == DECODE.name and any(_SIGNED.search(t) for t in strs):
+        yield from _escape_rules(check, strs, asks.requote)
+    yield from _unmappable(check)
+    if legacy:
+        yield _rule("whole_characters")
+
+
+def _encoder(seen: _Seen, asks: _Asks) -> Iterator[Rule | None]:
+    """An encoder's candidates: its set and ways of writing, its input transformed,
+    its answer rewritten."""
+    yield from _writer(ENCODE.name, seen, asks)
+    yield from _normalizations(ENCODE.name, seen)
+    yield from _answer_rewrites(ENCODE.name, seen, asks)
+    yield from _text_transforms(ENCODE.name, seen, asks)
+
+
+def _serializer(seen: _Seen, asks: _Asks) -> Iterator[Rule | None]:
+    """A form serializer's: an encoder's, and its pairs' order and empty pairs."""
+    yield from _writer(FORM_SERIALIZE.name, seen, asks)
+    yield from _pair_structure(seen, asks)
+    yield from _normalizations(FORM_SERIALIZE.name, seen)
+    yield from _answer_rewrites(FORM_SERIALIZE.name, seen, asks)
+    yield from _text_transforms(FORM_SERIALIZE.name, seen, asks)
+
+
+def _decoder(seen: _Seen, asks: _Asks) -> Iterator[Rule | None]:
+    """A decoder's: how it reads bytes and escapes, its replacement of invalid UTF-8,
+    a second decoding, a cut, its answer rewritten, its input trimmed."""
+    chars, strs = asks.chars, seen.strs
+    if input_has(seen.case, "lone-surrogate"):  # held to U+FFFD (the non-scalar policy)
+        yield from _unmappable(DECODE.name)
+    own_replacement = yield from _reading(DECODE.name, seen, asks)
+    if any(_SIGNED.search(t) for t in strs):
         yield _rule("signed_escapes")  # (Java's %+1: one finding per segment before it)
-    if check == DECODE.name and any(U_ESCAPE.search(t) for t in strs):
+    if any(U_ESCAPE.search(t) for t in strs):
         yield _rule("percent_u")  # (.NET's %u0041: a model field, beside '+' as a space)
-    if check == DECODE.name and chars is not None and any(
+    if chars is not None and any(
             re.search("[\x80-\xff\ud800-\udfff\U00010000-\U0010ffff]|%u(?:00[89a-f]|d)",
                       t, re.IGNORECASE) for t in strs) and chars("latin1_chars"):
         # (Mono's raw 'é' as the byte E9, beside '+' and %u: asked of the decoder, as
         # what a hand-rolled UTF-8 decoder loses after '%e2%82' can look the same)
         yield _rule("latin1_chars")
-    if check in (DECODE.name, FORM_PARSE.name):
-        # Each mode when the decoder's own is not known (_decoder_rules named it; a
-        # parser's, asked above): they would push the rules after them out of the
-        # combined ones ('+' as a space).
-        if not own_replacement and not (check == DECODE.name and chars is not None
-                                        and chars("replacement")):
-            for mode in ("per-sequence", "per-byte", "percent-encoded", "dropped",
-                         "surrogateescape", "undecoded", "low-byte"):
-                yield _rule("replacement", mode)
-        scope = chars("latin1_fallback") if chars is not None else None
-        if scope:
-            # (asked: '%C3%A9' answered 'Ã©', and 'é' too for "answer"; the minimal
-            # input of a latin-1 reader is often a byte that is not UTF-8, which the
-            # narrower scope explains too)
-            yield _rule("latin1_fallback", scope=scope)
-        yield _rule("latin1_fallback")
-    if check == DECODE.name and any("+" in t for t in strs):
+    yield from _replacements(own_replacement or (chars is not None and chars("replacement")),
+                             asks)
+    if seen.holds("+"):
         yield _rule("plus_as_space")  # (a model field: it composes with replacement)
+    if chars is not None and chars("decoded_repeatedly") and seen.holds("%"):
+        yield _rule("decoded_repeatedly")  # (asked: %252541 answered as A)
+    elif seen.holds("%"):
+        yield _rule("decoded_twice")
+    yield from _cuts(strs, chars, seen.want, seen.got, asks.confirm)
+    yield from _answer_rewrites(DECODE.name, seen, asks)
+    yield from _text_transforms(DECODE.name, seen, asks)
+
+
+def _parser(seen: _Seen, asks: _Asks) -> Iterator[Rule | None]:
+    """A form parser's: its way with names, sequences and pairs, then a decoder's."""
+    strs = seen.strs
+    if input_has(seen.case, "lone-surrogate"):
+        yield from _unmappable(FORM_PARSE.name)
+    yield from _mangled_names(asks.parser_mode)
+    scope = asks.mode("needs_equals")
+    if scope == "text" and not seen.holds("="):
+        yield _rule("needs_equals")  # before empty_pairs(dropped), which drops "a"
+    elif scope == "sequence":
+        yield _rule("needs_equals", scope=scope)
+    yield from _pair_structure(seen, asks)
+    if _has_empty(seen.case, "sequence"):
+        yield from _empty_kept(asks.parser_mode)
+    if not seen.holds("="):
+        yield _rule("needs_equals")
+    if seen.holds("+"):
+        yield _rule("plus_kept")
+    if seen.holds(";"):
+        yield _rule("semicolon_separates")
+    own_replacement = yield from _reading(FORM_PARSE.name, seen, asks)
+    yield from _replacements(own_replacement, asks)
     # (a form parser reading %2B as a space decodes a second time as a form does)
-    twice = {"plus": "space"} if check == FORM_PARSE.name and parser_mode is not None \
-        and parser_mode("decoded_twice") == "space" else {}
+    twice = {"plus": "space"} if asks.mode("decoded_twice") == "space" else {}
     # A parser that decodes the whole text before it splits: each delimiter its own
     # rule, asked of it (it decodes twice too, but an escaped '&' splits a pair there).
-    predecodes = check == FORM_PARSE.name and parser_mode is not None \
-        and parser_mode("decoded_before_split") is not None
+    predecodes = asks.mode("decoded_before_split") is not None
     if predecodes:
         yield from _predecoded(strs)
-    elif check == DECODE.name and chars is not None and chars("decoded_repeatedly") \
-            and any("%" in t for t in strs):
-        yield _rule("decoded_repeatedly")  # (asked: %252541 answered as A)
-    elif check in (DECODE.name, FORM_PARSE.name) and any("%" in t for t in strs):
+    elif seen.holds("%"):
         yield _rule("decoded_twice", **twice)
-    # Normalization is an input transform, but before the rewrites of the answer: those
-    # are candidates for most inputs and would leave it out of the combined ones.
-    if check in (ENCODE.name, FORM_SERIALIZE.name):
-        for form in ("NFC", "NFKC"):
-            if any(isinstance(t, str) and unicodedata.normalize(form, t) != t for t in texts):
-                yield _rule("normalized", form)
-        yield from _normalized_escaped(check, texts)
-    if check not in (ENCODE.name, FORM_SERIALIZE.name):  # (there, tried before the '%' guesses)
-        yield from _cuts(strs, chars, want, got, confirm)
-    if check in (ENCODE.name, DECODE.name) and _fixed_answer(got, want, texts, confirm):
+    yield from _cuts(strs, asks.chars, seen.want, seen.got, asks.confirm)
+    yield from _text_transforms(FORM_PARSE.name, seen, asks)
+    # last: each refutes nothing the rule of both parts does not, and ranked earlier
+    # they would leave a lone surrogate's rule out of the combined ones
+    if seen.holds("+"):
+        yield from _in_each_part("plus_kept")
+    if seen.holds("%") and not predecodes:
+        yield from _in_each_part("decoded_twice", **twice)
+
+
+#: Each operation's candidates, in its order (``_candidates``).
+_BY_OPERATION: dict[str, Callable[[_Seen, _Asks], Iterator[Rule | None]]] = {
+    ENCODE.name: _encoder, FORM_SERIALIZE.name: _serializer,
+    DECODE.name: _decoder, FORM_PARSE.name: _parser}
+
+
+def _writer(check: str, seen: _Seen, asks: _Asks) -> Iterator[Rule | None]:
+    """An encoder's or a serializer's way of writing: lone surrogates, its set (asked
+    of it), spaces, hex case, characters written otherwise, escapes of the input, a
+    cut, legacy encodings."""
+    case, strs, chars = seen.case, seen.strs, asks.chars
+    yield from _surrogate_rules(case, chars, refused=False)
+    if input_has(case, "lone-surrogate"):  # held to U+FFFD (the non-scalar policy)
+        yield from _unmappable(check)
+    raw, enc, written = asks.probe() if asks.probe is not None \
+        else _inferred_set(case, seen.got)
+    yield from _set_rules("left_raw", raw, strs, other=_other_set(case, raw, enc, strs))
+    yield from _set_rules("encoded", enc, strs)
+    yield from _part_rules(check, strs, chars)
+    if any(" " in t or "%20" in t or "+" in t for t in strs):
+        yield _rule("space_as", "%20")
+        yield _rule("space_as", "+")
+    if isinstance(seen.got, str) and _LOWER_TRIPLET.search(seen.got):
+        yield _rule("lowercase_hex")
+    yield from _written_rules(written, strs)
+    yield from _escape_rules(check, strs, asks.requote)
+    # A cut of the answer, confirmed on a doubled input, before the guesses about
+    # '%' below (made from the case alone): a '%' at the cut is explained by both.
+    yield from _cuts(strs, chars, seen.want, seen.got, asks.confirm)
+    if seen.holds("%"):  # the probe leaves % out
+        yield _rule("left_raw", "%")  # boltons' form serializer
+        yield _rule("encoded", "%")  # requests' requote fallback
+    if check == ENCODE.name and any(_VALID_TRIPLET.search(t) for t in strs):
+        # Where several modes explain a case, the implementation's own names it.
+        own_mode = asks.requote() if asks.requote is not None else None
+        kept = chars("requoted-kept") if chars is not None else None
+        for mode in [own_mode] if own_mode else REQUOTE_MODES:
+            decoded = _decoded_by(mode, kept or "", case)
+            if decoded:  # (first: without it, an input holding one is another finding)
+                yield _requoted(mode, kept=decoded)
+            yield _requoted(mode)
+    if _has_legacy_encoding(case):
+        if check == ENCODE.name:
+            yield _rule("ncr_unescaped")
+        yield _rule("python_codec")
+        yield from _unmappable(check)
+        yield _rule("whole_characters")  # (an ASCII byte of a Shift_JIS character)
+
+
+def _pair_structure(seen: _Seen, asks: _Asks) -> Iterator[Rule | None]:
+    """A serializer's or a parser's pair order and dropped empty pairs, where they show."""
+    if _pairs_at_least_two(seen.case):
+        # Where both explain a case (its names already in order), the implementation's
+        # own order (``order``: asked on pairs only one of them explains) names it.
+        own = asks.order() if asks.order is not None else None
+        for each in ([own] if own else ["sorted", "grouped", "sorted-bytes"]):
+            yield _rule("pairs_order", each)
+    if _has_empty(seen.case, "value"):
+        yield _rule("empty_pairs", "dropped")
+
+
+def _reading(check: str, seen: _Seen,
+             asks: _Asks) -> Generator[Rule | None, None, str | None]:
+    """How a decoder or a parser reads its input: bytes as latin-1, its own decoding
+    ways, a parser's own replacement mode (returned, asked of it), lone surrogates."""
+    yield from _latin1_bytes(seen.texts, asks.chars)
+    yield from _decoder_rules(check, seen.strs, asks.chars)
+    own_replacement = asks.mode("replacement")
+    if own_replacement:  # (asked of the parser: before the guesses below)
+        yield _rule("replacement", own_replacement)
+    # Node's low byte of U+D83F is '?': the decoder's own mode names it, not
+    # lone_surrogates(question-mark).
+    yield from _surrogate_rules(seen.case, asks.chars, refused=False)
+    return own_replacement
+
+
+def _replacements(known_mode: object, asks: _Asks) -> Iterator[Rule | None]:
+    """Each replacement mode of invalid UTF-8 when the implementation's own is not
+    known (``known_mode``: asked of it already; they would push the rules after them
+    out of the combined ones, '+' as a space), then the latin-1 fallback."""
+    if not known_mode:
+        for mode in ("per-sequence", "per-byte", "percent-encoded", "dropped",
+                     "surrogateescape", "undecoded", "low-byte"):
+            yield _rule("replacement", mode)
+    scope = asks.chars("latin1_fallback") if asks.chars is not None else None
+    if scope:
+        # (asked: '%C3%A9' answered 'Ã©', and 'é' too for "answer"; the minimal
+        # input of a latin-1 reader is often a byte that is not UTF-8, which the
+        # narrower scope explains too)
+        yield _rule("latin1_fallback", scope=scope)
+    yield _rule("latin1_fallback")
+
+
+def _normalizations(check: str, seen: _Seen) -> Iterator[Rule | None]:
+    """Unicode normalization of the input (an input transform, but before the rewrites
+    of the answer: those are candidates for most inputs and would leave it out of the
+    combined ones)."""
+    for form in ("NFC", "NFKC"):
+        if any(isinstance(t, str) and unicodedata.normalize(form, t) != t for t in seen.texts):
+            yield _rule("normalized", form)
+    yield from _normalized_escaped(check, seen.texts)
+
+
+def _answer_rewrites(check: str, seen: _Seen, asks: _Asks) -> Iterator[Rule | None]:
+    """A fixed answer in place of the input's, text added before or after it."""
+    want, got = seen.want, seen.got
+    if check != FORM_SERIALIZE.name and _fixed_answer(got, want, seen.texts, asks.confirm):
         # (not a serializer's: its answer is made of its pairs, which one keeping a
         # pair per name answers alike for the pairs twice)
         yield _rule("answered", got if isinstance(got, str) else got.decode("utf-8", "replace"))
@@ -390,8 +506,13 @@ def _candidates(check: str, case: Case, expected: Outcome, actual: Outcome,
         text = got if isinstance(got, str) else got.decode("utf-8", "replace")
         yield _rule("prefixed", text[:extra] if isinstance(got, str) else None)
         yield _rule("suffixed", text[-extra:] if isinstance(got, str) else None)
-    # Where several sets explain a case (LF alone: "\t\n\r" and "\n"), the
-    # implementation's own names it.
+
+
+def _text_transforms(check: str, seen: _Seen, asks: _Asks) -> Iterator[Rule | None]:
+    """Characters removed from the input or trimmed at its ends (a parser's from each
+    name and value, a decoder's from its decoded text), each set the implementation's
+    own where it can be asked (LF alone: "\\t\\n\\r" and "\\n" explain it)."""
+    strs, chars = seen.strs, asks.chars
     for removed in _own_chars(chars, "removed", strs, _REMOVED):
         yield _rule("removed", removed)
     # (a form's names and values as decoded: '+' and %20 are spaces there)
@@ -422,13 +543,6 @@ def _candidates(check: str, case: Case, expected: Outcome, actual: Outcome,
     for start in _own_chars(chars, "trimmed-start", strs, (_C0_SPACE,)):
         if any(t != t.lstrip(start) for t in strs):
             yield _rule("trimmed", start, part="start")
-    if check == FORM_PARSE.name:
-        # last: each refutes nothing the rule of both parts does not, and ranked
-        # earlier they would leave a lone surrogate's rule out of the combined ones
-        if any("+" in t for t in strs):
-            yield from _in_each_part("plus_kept")
-        if any("%" in t for t in strs) and not predecodes:
-            yield from _in_each_part("decoded_twice", **twice)
 
 
 def _fixed_answer(got: Any, want: Any, texts: Sequence[str | bytes],
