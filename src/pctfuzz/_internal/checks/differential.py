@@ -68,7 +68,7 @@ from typing import Any
 
 from pctfuzz._internal.accept.entry import KnownDivergence
 from pctfuzz._internal.accept.entry import reconcile as reconcile_entries
-from pctfuzz._internal.accept.model import read_input
+from pctfuzz._internal.accept.model import Model, read_input, render
 from pctfuzz._internal.accept.reconcilers import OPTIONAL_PARAMS
 from pctfuzz._internal.accept.rules import Rule, as_entry, find_rule
 from pctfuzz._internal.cases import Case, DecodeCase, EncodeCase, FormCase, FormParseCase
@@ -81,6 +81,7 @@ from pctfuzz._internal.checks.generalize import (
     one_field,
 )
 from pctfuzz._internal.checks.known import KnownFindings
+from pctfuzz._internal.checks.parts import joined, parts
 from pctfuzz._internal.checks.profile import (
     cut_at,
     own_chars,
@@ -249,6 +250,9 @@ def _check(check: str, case: Case, impl: Impl | str | None,
         # given: a behaviour of the lone surrogate's own is never hidden behind a new
         # name for what the USVString shows.
         named_as(scalar, True)
+    if known is not None and not known_only and len(known) + len(known.unexplained(check)):
+        # (each part alone: a combination of known findings is no new one)
+        _as_parts(check, case, adapter, (refused, expected, actual), known, settings=settings)
     klass = None
     unexplained = known is not None and bool(known.unexplained(check))
     if unexplained:
@@ -308,6 +312,44 @@ def _check(check: str, case: Case, impl: Impl | str | None,
         klass = locate.difference(check, case, adapter, expected, actual, surrogates, known,
                                   settings=settings)
     raise _divergence(check, case, adapter, refused, expected, actual, klass, None)
+
+
+def _as_parts(check: str, case: Case, adapter: Impl,
+              outcomes: tuple[Outcome, Outcome, Outcome], known: KnownFindings, *,
+              settings: RunSettings) -> None:
+    """Raise the divergence of ``case`` named as a part that differs alone is (the
+    first that is no known finding, else the first), when the implementation's answer
+    is its parts' answers put together, in a known pair order or not
+    (``checks.parts``): the case's difference is theirs, and a part is a known
+    finding's hit where the whole, two behaviours no rule names together, would be a
+    class of its own. Else nothing. ``outcomes``: the reference's answer, the one the
+    implementation is held to, and its own (``_divergence``)."""
+    refused, expected, actual = outcomes
+    pieces = parts(case)
+    if pieces is None or actual.raised:
+        return
+    answers = [run_impl(check, piece, adapter) for piece in pieces]
+    if any(answer is None for answer in answers):
+        return
+    together = joined(case, [a for a in answers if a is not None])
+    # (in a known finding's pair order: a parser grouping repeated names)
+    orders = [render(Model(order=order), check, case, together)
+              for order in known.pair_orders(check) if together is not None]
+    if actual.value != together and actual.value not in orders:
+        return
+    named = []
+    for piece in pieces:
+        try:
+            _check(check, piece, adapter, known, settings=settings)
+        except Divergence as exc:
+            named.append(exc)
+    # A part that is no known finding names the case first: a harmless known part
+    # beside a new bug's must not make the bug's input a hit of the harmless one.
+    made = known.classes(check)
+    first = next((e for e in named if e.difference not in made), named[0] if named else None)
+    if first is not None:
+        raise _divergence(check, case, adapter, refused, expected, actual,
+                          first.difference, first.behaviour)
 
 
 #: How many cuts of a refused input ``_raised_after_known`` tries from its end (and

@@ -224,6 +224,11 @@ class KnownFindings:
         """A finding of ``check`` already made is named ``rule``."""
         return any(k.rule == rule for k in self._known.get(check, ()))
 
+    def pair_orders(self, check: str) -> list[str]:
+        """The pair orders the known findings of ``check`` name (``pairs_order``)."""
+        return [k.rule.reconciler.model.order for k in self._known.get(check, ())
+                if k.rule.reconciler.model is not None and k.rule.reconciler.model.order]
+
     def add_unexplained(self, check: str, klass: str) -> None:
         """Know the finding of ``check`` that no rule names, by its class (``identity``)."""
         self._classes.setdefault(check, set()).add(klass)

@@ -1,0 +1,103 @@
+"""A form case as its parts (``pctfuzz._internal.checks.parts``): a case whose answer is
+its pairs' answers put together is named as a part that differs alone, so two known
+findings no rule names are no third one together, and a new behaviour beside a known
+one is named by itself."""
+
+from __future__ import annotations
+
+import unicodedata
+from urllib.parse import parse_qsl
+
+import pytest
+
+from pctfuzz._internal.cases import FormCase, FormParseCase
+from pctfuzz._internal.checks import differential
+from pctfuzz._internal.checks.parts import joined, parts
+from pctfuzz._internal.outcome import Outcome
+from pctfuzz._internal.targets import get_target
+from pctfuzz._internal.violations import Divergence
+from pctfuzz.oracles import function_adapter
+
+
+def _parse(text: str) -> list[tuple[str, str]]:
+    """Two behaviours no rule names: a non-ASCII digit in a name read as its ASCII
+    digit (int() normalizing a name), a TAB in a value written as a space; pairs
+    grouped by name (``pairs_order(grouped)``), and a pair whose name holds NUL
+    dropped. (The tuning hold-out's nested-name parser, in short.)"""
+    groups: dict[str, list[str]] = {}
+    for name, value in parse_qsl(text, keep_blank_values=True):
+        if "\x00" in name:
+            continue
+        name = "".join(str(unicodedata.digit(c)) if not c.isascii() and c.isdigit() else c
+                       for c in name)
+        groups.setdefault(name, []).append(value.replace("\t", " "))
+    return [(name, value) for name, values in groups.items() for value in values]
+
+
+PARSER = function_adapter("test-parts", form_parse=_parse)
+DIGIT = "field=name;unit=non-ascii-Nd;diff=changed"
+TAB = "field=value;unit=0x09;diff=changed"
+
+
+def _known_both() -> object:
+    bound = get_target("diff_form_parse").bind(PARSER)
+    for text, klass in (("\u0661=", DIGIT), ("a=\t", TAB),
+                        ("b=1&a=2&b=3", "rule=pairs_order(mode=grouped)")):
+        with pytest.raises(Divergence) as info:
+            bound.check(FormParseCase(text))
+        assert info.value.difference == klass
+        if info.value.behaviour:
+            bound.known.add("form-parse", info.value.behaviour, info.value.case)
+        else:
+            bound.known.add_unexplained("form-parse", klass)
+    return bound
+
+
+#: Inputs of known findings together that, without their parts, were a new class
+#: each ('repeated-name', a letter's): hold-out 12's nested-name parser made four so.
+TOGETHER = ["=\ud800&a=&\u0661=", "k=&=\ud800&k=&\u0661="]
+
+
+@pytest.mark.parametrize(("text", "klass"), [(TOGETHER[0], DIGIT), (TOGETHER[1], DIGIT),
+                                             ("y=a\tb&\u0663=", TAB),
+                                             ("\u0664\u0665=\t&b=2&\u0664\u0665=", DIGIT)])
+def test_two_known_findings_together_are_no_third(text: str, klass: str) -> None:
+    bound = _known_both()
+    with pytest.raises(Divergence) as info:
+        bound.check(FormParseCase(text))  # type: ignore[attr-defined]
+    assert info.value.difference == klass
+
+
+def test_a_new_behaviour_beside_a_known_one_is_named_by_itself(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    bound = _known_both()
+    with pytest.raises(Divergence) as info:
+        bound.check(FormParseCase("q=\t&a\x00=1"))  # type: ignore[attr-defined]
+    assert info.value.difference not in (DIGIT, TAB)
+    assert "0x00" in info.value.difference
+    # (and the pair alone is named so: the parts changed no name)
+    monkeypatch.setattr(differential, "_as_parts", lambda *a, **k: None)
+    with pytest.raises(Divergence) as alone:
+        get_target("diff_form_parse").bind(PARSER).check(FormParseCase("a\x00=1"))
+    assert alone.value.difference == info.value.difference
+
+
+@pytest.mark.parametrize("text", TOGETHER)
+def test_without_parts_the_two_together_were_a_class_of_their_own(
+        monkeypatch: pytest.MonkeyPatch, text: str) -> None:
+    """(the test above is no tautology)"""
+    bound = _known_both()
+    monkeypatch.setattr(differential, "_as_parts", lambda *a, **k: None)
+    with pytest.raises(Divergence) as info:
+        bound.check(FormParseCase(text))  # type: ignore[attr-defined]
+    assert info.value.difference not in (DIGIT, TAB)
+
+
+def test_parts_and_their_answers_put_together() -> None:
+    assert [p.text for p in parts(FormParseCase("a=1&&b"))] == ["a=1", "", "b"]  # type: ignore[union-attr, attr-defined]
+    assert parts(FormParseCase("a=1")) is None
+    pairs = parts(FormCase((("a", "1"), ("b", ""))))
+    assert pairs is not None and [p.pairs for p in pairs] == [(("a", "1"),), (("b", ""),)]  # type: ignore[attr-defined]
+    assert joined(FormCase((("a", "1"), ("b", ""))), [Outcome("a=1"), Outcome("b=")]) == "a=1&b="
+    assert joined(FormParseCase("a&b"), [Outcome([("a", "")]), Outcome([])]) == [("a", "")]
+    assert joined(FormParseCase("a&b"), [Outcome([]), Outcome(error=ValueError())]) is None
