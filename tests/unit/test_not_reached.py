@@ -152,3 +152,28 @@ def test_a_target_without_a_turn_and_a_corpus_not_run_are_said_exactly(
     assert any("corpus not run in full: ran 1,234 of its 50,000" in m for m in messages)
     assert any(m.startswith("INCOMPLETE: ran 0 executions: not reached: its slot had")
                for m in messages), messages
+
+
+def test_a_warning_is_said_once_as_its_counts_grow() -> None:
+    """A plain status line per refresh said "0 of N lines reached after M executions"
+    again each time M grew (a user trial: 30 lines for one warning in 60 s)."""
+    board = Board(["diff_encode"], 60, "urllib")
+    out = io.StringIO()
+    status = PlainStatus(board, out=out)
+    for executions in (UNREACHED_AFTER, UNREACHED_AFTER * 2, UNREACHED_AFTER * 3):
+        status(_stats(executions))
+    assert out.getvalue().count("not reached: json.decoder") == 1
+
+
+def test_a_package_with_compiled_modules_is_not_said_uncalled() -> None:
+    """A package whose Python lines the adapter never reaches may be called through its
+    compiled modules (a web framework's Cython request class): that is said, not
+    "the adapter does not call it"."""
+    markupsafe = pytest.importorskip("markupsafe")
+    markupsafe.escape("<")  # (its C speedups are loaded with it)
+    under_test = UnderTest(["markupsafe"])
+    assert under_test.compiled["markupsafe"] >= 1
+    (name, reached, lines), = under_test.modules()
+    why = ModuleReach(0, lines, UNREACHED_AFTER, under_test.compiled[name]).problem()
+    assert why is not None and "compiled" in why and "does not call" not in why
+    assert "does not call" in str(ModuleReach(0, lines, UNREACHED_AFTER).problem())

@@ -305,7 +305,8 @@ def main(target_name: str, argv: list[str] | None = None,
         if under_test is not None:
             say(under_test_line(under_test.count, under_test.total))
             for module, reached, lines in under_test.modules():
-                say(module_line(module, reached, lines, under_test.executions))
+                say(module_line(module, reached, lines, under_test.executions,
+                                under_test.compiled.get(module, 0)))
 
     hooks: dict[str, Any] = {}
     if settings.grammar:  # the grammar-aware mutator, beside libFuzzer's own

@@ -187,8 +187,9 @@ class _Hunt:
             self.stats.under_test_total = self.under_test.total
             if due or not self.stats.modules:  # per module: as often as progress
                 for name, reached, lines in self.under_test.modules():
-                    self.stats.modules[name] = ModuleReach(reached, lines,
-                                                           self.under_test.executions)
+                    self.stats.modules[name] = ModuleReach(
+                        reached, lines, self.under_test.executions,
+                        self.under_test.compiled.get(name, 0))
         if due:
             self.last_progress = now
             if self.progress:

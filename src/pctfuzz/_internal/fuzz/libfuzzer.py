@@ -178,6 +178,7 @@ def _read(proc: subprocess.Popen[str], stats: TargetStats, base_execs: int,
             reach.reached = max(reach.reached, int(m["reached"]))
             reach.total = int(m["total"])
             reach.executions = base_runs.get(m["module"], 0) + int(m["executions"])
+            reach.compiled = int(m["compiled"] or 0)
         elif m := LOST.match(line):
             stats.add_lost(m["what"], _MAX_ERRORS)
         elif m := PEER_FAILED.match(line):

@@ -70,7 +70,7 @@ ANSWERED = re.compile(r"^pctfuzz: ANSWERED (?P<answered>\d+) (?P<asked>\d+)"
 UNDER_TEST = re.compile(r"^pctfuzz: UNDER TEST (?P<reached>\d+) (?P<total>\d+)$")
 EXECUTIONS = re.compile(r"^pctfuzz: EXECUTIONS (?P<count>\d+)$")
 MODULE = re.compile(r"^pctfuzz: MODULE (?P<module>\S+) (?P<reached>\d+) (?P<total>\d+) "
-                    r"(?P<executions>\d+)$")
+                    r"(?P<executions>\d+)(?: (?P<compiled>\d+))?$")
 WARNING_PREFIX = "pctfuzz: WARNING: "
 
 
@@ -90,8 +90,9 @@ def under_test_line(reached: int, total: int) -> str:
 
 def executions_line(count: int) -> str:
     return f"pctfuzz: EXECUTIONS {count}"
-def module_line(module: str, reached: int, total: int, executions: int) -> str:
-    return f"pctfuzz: MODULE {module} {reached} {total} {executions}"
+def module_line(module: str, reached: int, total: int, executions: int,
+                compiled: int = 0) -> str:
+    return f"pctfuzz: MODULE {module} {reached} {total} {executions} {compiled}"
 
 
 def lost_line(what: str, why: object) -> str:

@@ -28,12 +28,20 @@ class ModuleReach:
     reached: int = 0
     total: int = 0
     executions: int = 0
+    #: how many of it and its loaded submodules are compiled (C, Cython, Rust)
+    compiled: int = 0
 
     def problem(self) -> str | None:
         """Why the campaign may not test this module, or None."""
         if self.total == 0:
             return ("cannot be traced (not imported, or no Python source: a C or Cython "
                     "extension); whether the campaign reaches it is unknown")
+        if self.reached == 0 and self.executions >= UNREACHED_AFTER and self.compiled:
+            # (a package of Cython modules beside Python ones: the adapter may well
+            # call only the compiled ones, whose lines no tracer sees)
+            return (f"0 of {self.total} Python lines reached after {self.executions:,} "
+                    f"executions; {self.compiled} of its modules are compiled and cannot "
+                    "be traced: whether the campaign reaches them is unknown")
         if self.reached == 0 and self.executions >= UNREACHED_AFTER:
             return (f"0 of {self.total} lines reached after {self.executions:,} executions: "
                     "the adapter does not call it (check modules_under_test)")
@@ -254,6 +262,7 @@ def merge_stats(target: str, parts: Sequence[TargetStats]) -> TargetStats:
             mine.reached = max(mine.reached, reach.reached)
             mine.total = max(mine.total, reach.total)
             mine.executions += reach.executions
+            mine.compiled = max(mine.compiled, reach.compiled)
     reached = [p.under_test for p in parts if p.under_test is not None]
     totals = [p.under_test_total for p in parts if p.under_test_total is not None]
     return TargetStats(

@@ -18,6 +18,7 @@ Both take the same ``describe(id)`` callback for a finding's one-line descriptio
 
 from __future__ import annotations
 
+import re
 import sys
 import threading
 import time
@@ -155,6 +156,10 @@ class Status:
         return None
 
 
+#: The figures of a warning, which change while its reason does not (``PlainStatus``).
+_COUNTS = re.compile(r"\d[\d,]*")
+
+
 class PlainStatus(Status):
     """Plain lines on ``out``: findings at once, figures every ``EVERY`` seconds."""
 
@@ -173,8 +178,11 @@ class PlainStatus(Status):
         for ident in self.board.update(stats):
             print(finding_line(ident, stats.target, self.describe), file=out, flush=True)
         for warning in self.board.warnings():  # each once, at once
-            if warning not in self.warned and not self.quiet:
-                self.warned.add(warning)
+            # (once whatever its counts say: "0 of 3205 lines reached after N
+            # executions" was printed again at every refresh as N grew)
+            key = _COUNTS.sub("#", warning)
+            if key not in self.warned and not self.quiet:
+                self.warned.add(key)
                 print(warning, file=out, flush=True)
         now = self.board.clock()
         if not self.quiet and now - self.last.get(stats.target, -self.EVERY) >= self.EVERY:

@@ -22,6 +22,7 @@ import itertools
 import sys
 import types
 from collections.abc import Callable, Iterable, Iterator
+from importlib.machinery import EXTENSION_SUFFIXES
 from pathlib import Path
 from typing import Any, TypeVar
 
@@ -95,13 +96,18 @@ class UnderTest:
         files = {}
         #: module -> its traced files: its own and its loaded submodules' (none: none)
         self.paths: dict[str, list[str]] = {}
+        #: module -> how many of it and its loaded submodules are compiled (no lines)
+        self.compiled: dict[str, int] = {}
         for name in names:
             self.paths[name] = []
+            self.compiled[name] = 0
             for loaded in loaded_modules([name]):
                 path = getattr(sys.modules.get(loaded), "__file__", None)
-                if path and path.endswith(".py"):  # a C extension has no lines to trace
+                if path and path.endswith(".py"):
                     files[path] = function_lines(Path(path))
                     self.paths[name].append(path)
+                elif path and path.endswith(tuple(EXTENSION_SUFFIXES)):
+                    self.compiled[name] += 1  # a C or Cython extension has no lines to trace
         self.files = files
         self.total = sum(map(len, files.values()))
         self.reached: set[tuple[str, int]] = set()
