@@ -17,7 +17,8 @@ from behaviour_impls import FiveBehaviours
 from pctfuzz._internal.accept import ACCEPT_ENV
 from pctfuzz._internal.accept.entry import explain
 from pctfuzz._internal.accept.impact import impact_of
-from pctfuzz._internal.accept.rules import as_entry, rule_from
+from pctfuzz._internal.accept.rule import rule_from
+from pctfuzz._internal.accept.rules import as_entry
 from pctfuzz._internal.cases import Case, DecodeCase, FormParseCase
 from pctfuzz._internal.checks.differential import check_decode, check_form_parse
 from pctfuzz._internal.oracles import Adapter

@@ -184,7 +184,7 @@ def test_a_delimiter_escaped_is_apart_from_a_letter_and_from_itself_raw() -> Non
 def test_a_long_behaviour_text_fits_a_record() -> None:
     """A decoder that keeps every escape: its rule's text was longer than the record's
     300 characters, and the campaign lost the finding (exit 3)."""
-    from pctfuzz._internal.accept.rules import rule_from
+    from pctfuzz._internal.accept.rule import rule_from
     from pctfuzz._internal.store.schema import behaviour_problem
 
     rule = rule_from("kept_encoded", {"chars": "".join(map(chr, range(0x80)))})

@@ -173,7 +173,7 @@ def test_a_package_with_compiled_modules_is_not_said_uncalled() -> None:
     markupsafe.escape("<")  # (its C speedups are loaded with it)
     under_test = UnderTest(["markupsafe"])
     assert under_test.compiled["markupsafe"] >= 1
-    (name, reached, lines), = under_test.modules()
+    (name, _reached, lines), = under_test.modules()
     why = ModuleReach(0, lines, UNREACHED_AFTER, under_test.compiled[name]).problem()
     assert why is not None and "compiled" in why and "does not call" not in why
     assert "does not call" in str(ModuleReach(0, lines, UNREACHED_AFTER).problem())

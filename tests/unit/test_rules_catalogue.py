@@ -1137,7 +1137,7 @@ def test_a_dropped_sequence_without_equals_is_not_an_empty_value_dropped(
     """``a=a&a``: ``empty_pairs(dropped)`` explains it too, and named it in a campaign
     (where it was met before ``a``); with the '=' written (``a=a&a=``) the parser keeps
     the pair, so the variants refute it."""
-    from pctfuzz._internal.accept.rules import rule_from
+    from pctfuzz._internal.accept.rule import rule_from
     from pctfuzz._internal.checks import differential
     from pctfuzz.oracles import function_adapter
 
@@ -1167,7 +1167,7 @@ def test_a_rule_read_back_from_its_record_is_the_rule_found(
     (``needs_equals(scope=sequence)`` came back as ``scope=text``, so each input of the
     known finding was named anew, as another finding)."""
     from pctfuzz._internal.accept.reconcilers import RECONCILERS
-    from pctfuzz._internal.accept.rules import rule_from
+    from pctfuzz._internal.accept.rule import rule_from
 
     factory, param = RECONCILERS[name]
     made = factory(value, **options) if param else factory(**options)

@@ -39,25 +39,12 @@ from typing import Any
 from pctfuzz._internal.accept.candidates import candidates
 from pctfuzz._internal.accept.entry import REWRITE, KnownDivergence, explain
 from pctfuzz._internal.accept.reconcilers import Reconciler
-from pctfuzz._internal.accept.rule import (
-    UNPROBED,
-    Chars,
-    Confirm,
-    Order,
-    ParserMode,
-    Probe,
-    Rule,
-    SetProbe,
-    rule_class,
-    rule_from,
-)
+from pctfuzz._internal.accept.rule import Chars, Confirm, Order, ParserMode, Probe, Rule
 from pctfuzz._internal.cases import Case
 from pctfuzz._internal.outcome import Outcome
 from pctfuzz._internal.spec import PERCENT_ENCODED_BYTE
 
-# (``Rule`` and what naming asks are ``accept.rule``'s; importers of this module use them)
-__all__ = ["UNPROBED", "Chars", "Confirm", "Order", "ParserMode", "Probe", "Rule", "SetProbe",
-           "as_entry", "find_rule", "rule_class", "rule_from"]
+__all__ = ["as_entry", "find_rule"]
 
 
 def as_entry(rule: Rule, check: str, impl: str, case: Case) -> KnownDivergence:

@@ -70,7 +70,8 @@ from pctfuzz._internal.accept.entry import KnownDivergence
 from pctfuzz._internal.accept.entry import reconcile as reconcile_entries
 from pctfuzz._internal.accept.model import Model, read_input, render
 from pctfuzz._internal.accept.reconcilers import OPTIONAL_PARAMS
-from pctfuzz._internal.accept.rules import Rule, as_entry, find_rule
+from pctfuzz._internal.accept.rule import Rule
+from pctfuzz._internal.accept.rules import as_entry, find_rule
 from pctfuzz._internal.cases import Case, DecodeCase, EncodeCase, FormCase, FormParseCase
 from pctfuzz._internal.checks import locate
 from pctfuzz._internal.checks.generalize import (

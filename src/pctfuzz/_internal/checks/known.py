@@ -55,7 +55,8 @@ from typing import Any
 from pctfuzz._internal.accept.entry import KnownDivergence, merge, predicts
 from pctfuzz._internal.accept.entry import explain as _explain
 from pctfuzz._internal.accept.model import Model
-from pctfuzz._internal.accept.rules import Rule, as_entry, rule_from
+from pctfuzz._internal.accept.rule import Rule, rule_from
+from pctfuzz._internal.accept.rules import as_entry
 from pctfuzz._internal.cases import Case
 from pctfuzz._internal.errors import NotModelled, PctfuzzError
 from pctfuzz._internal.identity.signatures import refusal_site

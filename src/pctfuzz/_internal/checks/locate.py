@@ -33,7 +33,8 @@ from typing import Any
 from pctfuzz._internal.accept.entry import KnownDivergence
 from pctfuzz._internal.accept.entry import reconcile as reconcile_entries
 from pctfuzz._internal.accept.model import Model, read_input
-from pctfuzz._internal.accept.rules import as_entry, rule_from
+from pctfuzz._internal.accept.rule import rule_from
+from pctfuzz._internal.accept.rules import as_entry
 from pctfuzz._internal.cases import Case, DecodeCase, EncodeCase, FormCase, FormParseCase
 from pctfuzz._internal.checks.generalize import widen
 from pctfuzz._internal.checks.known import KnownFindings

@@ -24,7 +24,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from pctfuzz._internal.accept.rules import rule_class
+from pctfuzz._internal.accept.rule import rule_class
 from pctfuzz._internal.cases import Case, DecodeCase, FormCase, FormParseCase
 from pctfuzz._internal.checks.differential import judge, rule_for
 from pctfuzz._internal.checks.locate import agree

@@ -44,7 +44,7 @@ from pctfuzz._internal.accept.reconcilers import (
     RECONCILERS,
     mangled_pairs,
 )
-from pctfuzz._internal.accept.rules import UNPROBED, SetProbe
+from pctfuzz._internal.accept.rule import UNPROBED, SetProbe
 from pctfuzz._internal.cases import Case, DecodeCase, EncodeCase, FormCase, FormParseCase
 from pctfuzz._internal.checks.asked import UNASKED, Asked
 from pctfuzz._internal.errors import PctfuzzError

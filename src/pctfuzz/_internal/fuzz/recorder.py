@@ -12,7 +12,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from pctfuzz._internal.accept.rules import rule_from
+from pctfuzz._internal.accept.rule import rule_from
 from pctfuzz._internal.cases import Case
 from pctfuzz._internal.checks.known import KnownFindings
 from pctfuzz._internal.fuzz.minimize import (

@@ -10,7 +10,7 @@ from pathlib import Path
 from types import TracebackType
 from typing import Any
 
-from pctfuzz._internal.accept.rules import rule_class
+from pctfuzz._internal.accept.rule import rule_class
 from pctfuzz._internal.cases import Case, DecodeCase, EncodeCase, FormCase, FormParseCase
 from pctfuzz._internal.errors import PctfuzzError
 from pctfuzz._internal.form import form_urldecode, form_urlencode
