@@ -78,7 +78,9 @@ def test_a_crash_in_a_probe_question_is_recorded_as_that_question(tmp_path: Path
     evidence = record["evidence"]
     assert isinstance(evidence, dict) and evidence["died_on"] == "question", evidence
     assert base64.b64decode(evidence["while_checking"]) != b"\x00\x00\x07"
-    assert ident in run.stdout and "encode('\\x07', set='component'" in run.stdout, run.stdout
+    assert f"{ident} crash in crash_impls:adapter [crash]: encode('\\x07', set='component', " \
+        "encoding='UTF-8'): the process died (asked while naming another input)" \
+        in run.stdout, run.stdout
     document = json.loads((root / "campaign.json").read_text())
     assert document["exit_code"] == 1
 
