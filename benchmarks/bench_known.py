@@ -63,8 +63,10 @@ def campaign(name: str, max_time: float, seed: int) -> dict[str, Any]:
     with tempfile.TemporaryDirectory(prefix="bench-known-") as scratch:
         corpus, findings = Path(scratch, "corpus"), Path(scratch, "findings")
         corpus.mkdir()
+        # (and a breadcrumb, as ``pctfuzz fuzz`` gives each process: checks.breadcrumb)
         settings = HarnessSettings(impl=f"benchmarks.bench_known:{name}",
-                                   findings=str(findings), corpus=str(corpus))
+                                   findings=str(findings), corpus=str(corpus),
+                                   breadcrumb=str(Path(scratch, "asking.crumb")))
         env = settings.to_env({k: v for k, v in os.environ.items()
                                if not k.startswith("PCTFUZZ_")})
         env["PYTHONPATH"] = os.pathsep.join([str(ROOT), env.get("PYTHONPATH", "")])

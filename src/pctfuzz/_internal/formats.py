@@ -165,6 +165,40 @@ class AnswerDomain:
                    tuple(t for t in value_types if t in ("str", "bytes")) or ("str", "bytes"),
                    tuple(bool(b) for b in spaces) or (False, True))
 
+    def encode_case(self, data: bytes) -> EncodeCase:
+        """The ``encode`` case of fuzzer bytes ``data`` within this domain
+        (``encode_from_bytes``; ``encode_to_bytes_within`` is its inverse)."""
+        return encode_from_bytes(data, sets=self.sets, encodings=self.encodings,
+                                 value_types=self.value_types, spaces=self.spaces)
+
+    def to_json(self) -> dict[str, Any]:
+        return {"sets": list(self.sets), "value_types": list(self.value_types),
+                "encodings": None if self.encodings is None else list(self.encodings),
+                "spaces": list(self.spaces)}
+
+    @classmethod
+    def from_json(cls, data: object) -> AnswerDomain:
+        """The domain of ``to_json``'s object; ``PctfuzzError`` on anything else (a
+        list of other types, an empty one, a value type other than str or bytes)."""
+        def strings(value: object) -> tuple[str, ...]:
+            if not isinstance(value, list) or not value or \
+                    not all(isinstance(v, str) for v in value):
+                raise PctfuzzError("an answer domain lists strings")
+            return tuple(value)
+
+        if not isinstance(data, Mapping):
+            raise PctfuzzError("an answer domain is a JSON object")
+        spaces = data.get("spaces")
+        if not isinstance(spaces, list) or not spaces or \
+                not all(isinstance(v, bool) for v in spaces):
+            raise PctfuzzError("an answer domain's spaces are booleans")
+        value_types = strings(data.get("value_types"))
+        if not set(value_types) <= {"str", "bytes"}:
+            raise PctfuzzError("an answer domain's value types are str and bytes")
+        encodings = data.get("encodings")
+        return cls(strings(data.get("sets")), None if encodings is None else strings(encodings),
+                   value_types, tuple(spaces))
+
 
 def encode_to_bytes(case: EncodeCase) -> bytes:
     flags = FUZZ_SETS.index(get_set(case.set_name).name)

@@ -352,8 +352,7 @@ class BoundDifferential:
         domain = self.domain
         if domain is _ALL:
             return cast(Case, self.target.from_bytes(data))
-        return encode_from_bytes(data, sets=domain.sets, encodings=domain.encodings,
-                                 value_types=domain.value_types, spaces=domain.spaces)
+        return domain.encode_case(data)
 
     def check(self, case: Case) -> tuple[str, ...] | None:
         """None when the adapter does not answer ``case``, else the ids of the registry

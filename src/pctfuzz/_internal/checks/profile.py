@@ -25,7 +25,8 @@ twice), and is asked each time.
 
 ``run_impl`` is the one way the checks ask an implementation anything, and
 ``scalar_values`` reads how it takes a lone surrogate; both are used from here up.
-This module imports no other module of the checks but ``checks.asked``:
+This module imports no other module of the checks but ``checks.asked`` and
+``checks.breadcrumb`` (where ``run_impl`` writes the question it asks, in a harness):
 ``checks.locate`` and ``checks.differential`` import it.
 """
 
@@ -47,6 +48,7 @@ from pctfuzz._internal.accept.reconcilers import (
 from pctfuzz._internal.accept.rule import UNPROBED, SetProbe
 from pctfuzz._internal.cases import Case, DecodeCase, EncodeCase, FormCase, FormParseCase
 from pctfuzz._internal.checks.asked import UNASKED, Asked
+from pctfuzz._internal.checks.breadcrumb import Breadcrumb
 from pctfuzz._internal.errors import PctfuzzError
 from pctfuzz._internal.operations import ENCODE, FORM_PARSE, FORM_SERIALIZE, OPERATIONS
 from pctfuzz._internal.oracles.base import Impl, Unsupported, impl_name
@@ -81,14 +83,41 @@ _METHOD = {op.name: op.method for op in OPERATIONS}
 
 
 def run_impl(check: str, case: Case, impl: Impl) -> Outcome | None:
-    """The implementation's outcome for ``check`` on ``case``; None if Unsupported."""
+    """The implementation's outcome for ``check`` on ``case``; None if Unsupported.
+
+    In a harness that keeps a breadcrumb (``checks.breadcrumb``), each question but the
+    input's own case is written there while the implementation has it."""
     method = getattr(impl, _METHOD[check])
+    crumb = Breadcrumb.current
+    if crumb is not None:
+        if crumb.primary:
+            crumb.primary = False
+        else:
+            return _asked(crumb, method, check, case)
     try:
         return Outcome(method(case))
     except Unsupported:
         return None
     except Exception as exc:
         return Outcome(error=exc)
+
+
+def _asked(crumb: Breadcrumb, method: Callable[[Case], Any], check: str,
+           case: Case) -> Outcome | None:
+    """``run_impl``'s call with the question on the breadcrumb. Only an answer or an
+    ``Exception`` clears it: a process that dies, or a ``BaseException`` that ends it
+    (``SystemExit`` out of the implementation), leaves the question said."""
+    crumb.ask(check, case)
+    try:
+        value = method(case)
+    except Unsupported:
+        crumb.answered()
+        return None
+    except Exception as exc:
+        crumb.answered()
+        return Outcome(error=exc)
+    crumb.answered()
+    return Outcome(value)
 
 
 def scalar_values(impl: object) -> Surrogates:

@@ -72,15 +72,17 @@ def _cmd_corpus_merge(args: argparse.Namespace) -> int:
 
 
 def _finding_inputs(folder: Path) -> dict[str, list[bytes]]:
-    """Target -> raw inputs of its findings, which a merge must keep. Timeouts and OOMs
-    are left out: in the corpus, they would stop every campaign that starts."""
+    """Target -> raw inputs of its findings, which a merge must keep. Timeouts, OOMs
+    and crashes that stopped the process are left out: in the corpus, they would stop
+    every campaign that starts."""
     from pctfuzz._internal.store import FindingStore, StoreProblem
 
     problems: list[StoreProblem] = []
     keep: dict[str, list[bytes]] = {}
     for finding in FindingStore(folder).iter_findings(problems):
         raw = finding.raw_bytes()
-        if raw is not None and finding.kind not in ("timeout", "oom"):
+        if raw is not None and finding.kind not in ("timeout", "oom") \
+                and not finding.native_crash:
             keep.setdefault(finding.target, []).append(raw)
     for problem in problems:
         print(f"skipped {problem}", file=sys.stderr)

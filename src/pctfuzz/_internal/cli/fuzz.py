@@ -107,6 +107,11 @@ def _describer(findings: Path) -> Callable[[str], str]:
         if entry.get("behaviour"):
             return one_line(f"{ident} {entry['kind']} in {impl}: behaviour: "
                             f"{entry['behaviour']['text']}: {entry['case']}", 300)
+        if finding.native_crash:  # no answer to show: the process died (``record_death``)
+            asked = " (asked while naming another input)" \
+                if finding.evidence.get("died_on") == "question" else ""
+            return one_line(f"{ident} {entry['kind']} in {impl}: {entry['case']}: the process "
+                            f"died{asked}", 300)
         return one_line(f"{ident} {entry['kind']} in {impl}: {entry['case']}: expected "
                         f"{entry['expected']}, got {entry['actual']}", 300)
 

@@ -27,7 +27,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from pctfuzz._internal.errors import PctfuzzError
-from pctfuzz._internal.fuzz.libfuzzer import STARTUP, command, record_death, watch
+from pctfuzz._internal.fuzz.libfuzzer import BREADCRUMB, STARTUP, command, record_death, watch
 from pctfuzz._internal.fuzz.protocol import HarnessSettings
 from pctfuzz._internal.fuzz.schedule import (
     MIN_SLICE,
@@ -84,12 +84,14 @@ class _Job:
     #: marks every process the campaign's harnesses start, and theirs (``_sweep``)
     token: str = ""
 
-    def env(self) -> dict[str, str]:
+    def env(self, breadcrumb: Path | None = None) -> dict[str, str]:
         """A harness process's environment: this one, with the hand-off of the
-        campaign's settings (``protocol.HarnessSettings``)."""
+        campaign's settings (``protocol.HarnessSettings``); ``breadcrumb``: the file
+        it keeps the question it asks in (``checks.breadcrumb``)."""
         settings = dataclasses.replace(
             self.handoff, impl=self.impl, findings=str(self.findings),
-            corpus=str(self.corpus), parent_pid=os.getpid())
+            corpus=str(self.corpus), parent_pid=os.getpid(),
+            breadcrumb=None if breadcrumb is None else str(breadcrumb))
         return {**settings.to_env(os.environ), "PYTHONUNBUFFERED": "1",
                 CAMPAIGN_TOKEN_ENV: self.token}
 
@@ -187,7 +189,6 @@ def _run_slice(stats: TargetStats, seconds: float, staging: Path, known: set[str
     target = stats.target
     started = time.monotonic()
     deadline = started + seconds
-    env = job.env()
     store = Corpus(job.corpus)
     base_execs = stats.execs
     # The first run gets the slice as given (its slot checked MIN_SLICE): measured from
@@ -203,6 +204,10 @@ def _run_slice(stats: TargetStats, seconds: float, staging: Path, known: set[str
                 budget = max(1, int(left - STARTUP))
                 cmd = command(target, job.harness, staging, budget, Path(artifacts),
                                job.timeout, job.rss_limit_mb, extra, inputs)
+                # The question a differential harness is asking as it dies is in
+                # the breadcrumb (``record_death``); libFuzzer writes no such name.
+                breadcrumb = Path(artifacts, BREADCRUMB)
+                env = job.env(breadcrumb)
                 given = sum(map(_count_files, (staging, *inputs)))
                 stats.corpus_inputs = max(stats.corpus_inputs, given)
                 death, artifact, run_execs = watch(
@@ -215,7 +220,7 @@ def _run_slice(stats: TargetStats, seconds: float, staging: Path, known: set[str
                 break
             stats.restarts += 1
             record_death(target, death, artifact, job.impl, job.findings, stats,
-                         accepted=not job.handoff.no_accepted)
+                         accepted=not job.handoff.no_accepted, breadcrumb=breadcrumb)
         left = min(deadline - time.monotonic(), supervisor.remaining())
     stats.seconds += time.monotonic() - started
     stats.execs = base_execs

@@ -8,7 +8,10 @@ modes, chosen by the environment:
   ``TestOneInput``; libFuzzer stops and writes the input as ``crash-<sha1>``.
 - **record mode** (``PCTFUZZ_FINDINGS=<dir>``, used by ``pctfuzz fuzz``): a failure is
   minimized, saved as a finding (deduplicated by signature) and its input added to
-  ``PCTFUZZ_CORPUS/<target>``; fuzzing goes on.
+  ``PCTFUZZ_CORPUS/<target>``; fuzzing goes on. A differential target keeps the
+  question it asks its implementation beyond libFuzzer's input in the breadcrumb the
+  campaign names (``PCTFUZZ_BREADCRUMB``, ``checks.breadcrumb``), for a process that
+  dies in one to be recorded with it.
 
 Each execution runs the rotated check (``run_input``: the cheap invariants and one
 costly one, ``invariants.ROTATING``, picked by the input's CRC-32); a failure is checked
@@ -37,9 +40,11 @@ from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import Any
 
+from pctfuzz._internal.checks.breadcrumb import Breadcrumb
 from pctfuzz._internal.checks.known import NamingBudget
 from pctfuzz._internal.errors import Deferred, PctfuzzError
 from pctfuzz._internal.exits import ExitCode
+from pctfuzz._internal.formats import AnswerDomain
 from pctfuzz._internal.fuzz.protocol import (
     HarnessSettings,
     answered_line,
@@ -48,6 +53,7 @@ from pctfuzz._internal.fuzz.protocol import (
     module_line,
     say,
     under_test_line,
+    warning_line,
 )
 from pctfuzz._internal.fuzz.recorder import Recorder
 from pctfuzz._internal.fuzz.undertest import UnderTest, loaded_modules
@@ -219,6 +225,22 @@ def minimize_seconds(argv: list[str]) -> float:
     return min(DEFAULT_SECONDS, max(0.5, timeout / 2))
 
 
+def _breadcrumb(bound: Bound, settings: HarnessSettings) -> Breadcrumb | None:
+    """The armed breadcrumb of a record-mode differential harness that the campaign
+    gave one (``HarnessSettings.breadcrumb``), with the adapter's answer domain; None
+    otherwise, or when the file cannot be made (said in a warning line: a crash in a
+    question is then recorded with libFuzzer's input, as not seen to crash itself).
+    An invariant target's checks ask its codec only: pctfuzz's own code."""
+    if not isinstance(bound, BoundDifferential) or not settings.breadcrumb:
+        return None
+    try:
+        domain = AnswerDomain.of(bound.subject, bound.settings.declared_sets)
+        return Breadcrumb(Path(settings.breadcrumb), domain).arm()
+    except (OSError, ValueError) as exc:
+        say(warning_line(f"no breadcrumb {settings.breadcrumb}: {exc}"))
+        return None
+
+
 def main(target_name: str, argv: list[str] | None = None,
          settings: HarnessSettings | None = None) -> None:
     """Run ``target_name`` under atheris with libFuzzer flags from ``argv``, as
@@ -268,6 +290,9 @@ def main(target_name: str, argv: list[str] | None = None,
     budget = NamingBudget()
     if isinstance(bound, BoundDifferential) and recorder is not None:
         bound.known.budget = budget
+    # The question being asked of the implementation, for the campaign to read if the
+    # process dies in it (``checks.breadcrumb``); the input's own case is not written.
+    crumb = _breadcrumb(bound, settings) if recorder is not None else None
     last_said = time.monotonic()
 
     def test_one_input(data: bytes) -> None:
@@ -277,6 +302,8 @@ def main(target_name: str, argv: list[str] | None = None,
             return
         _Count.asked += 1
         _Stop.in_input = True
+        if crumb is not None:
+            crumb.primary = True  # its first question is libFuzzer's input
         try:
             with budget.one_input():
                 try:
@@ -288,6 +315,8 @@ def main(target_name: str, argv: list[str] | None = None,
                     _Count.answered += 1  # a difference, left unnamed: naming had its share
                 except Exception as exc:
                     _Count.answered += 1  # a failure is an answer
+                    if crumb is not None:
+                        crumb.primary = False  # (whether or not the check asked it)
                     recorder.record(data, exc)
         finally:
             _Stop.in_input = False

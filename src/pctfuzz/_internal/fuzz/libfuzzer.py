@@ -7,20 +7,27 @@ libFuzzer's final stats and the harness's own ``EXECUTIONS`` count: a process st
 while it loads its seed corpus prints no status line, yet ran every seed it loaded.
 The harness runs in record mode (``pctfuzz._internal.fuzz.driver``): findings are saved as they
 happen and fuzzing goes on. When libFuzzer itself stops on an input
-(per-input timeout, RSS limit, an uncaught error) ``record_death`` saves that input as
-a finding of kind timeout/oom/crash.
+(per-input timeout, RSS limit, an uncaught error, a deadly signal) ``record_death``
+saves that input as a finding of kind timeout/oom/crash: for a crash in a question the
+harness asked its implementation beyond libFuzzer's input, that question, read off the
+process's breadcrumb (``checks.breadcrumb``).
 """
 
 from __future__ import annotations
 
+import base64
 import re
 import subprocess
 import sys
 import time
 from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import TextIO
+from typing import TextIO, cast
 
+from pctfuzz._internal.cases import Case, EncodeCase
+from pctfuzz._internal.checks.breadcrumb import read_breadcrumb
+from pctfuzz._internal.errors import PctfuzzError
+from pctfuzz._internal.formats import AnswerDomain, encode_to_bytes_within
 from pctfuzz._internal.fuzz.protocol import (
     ANSWERED,
     EXECUTIONS,
@@ -33,9 +40,13 @@ from pctfuzz._internal.fuzz.protocol import (
 )
 from pctfuzz._internal.fuzz.stats import ModuleReach, TargetStats
 from pctfuzz._internal.fuzz.supervisor import Supervisor
-from pctfuzz._internal.targets import get_target
+from pctfuzz._internal.operations import get_operation
+from pctfuzz._internal.targets import Target, get_target
 
-__all__ = ["PROGRESS_SECONDS", "STARTUP", "command", "record_death", "watch"]
+__all__ = ["BREADCRUMB", "PROGRESS_SECONDS", "STARTUP", "command", "record_death", "watch"]
+
+#: The file a process keeps its breadcrumb in, in its artifacts folder (``checks.breadcrumb``).
+BREADCRUMB = "asking.crumb"
 
 #: Seconds between two progress reports of a running process.
 PROGRESS_SECONDS = 1.0
@@ -215,22 +226,47 @@ def _read(proc: subprocess.Popen[str], stats: TargetStats, base_execs: int,
 
 
 def record_death(target: str, kind: str, artifact: Path | None, impl: str, findings: Path,
-                 stats: TargetStats, *, accepted: bool = True) -> None:
+                 stats: TargetStats, *, accepted: bool = True,
+                 breadcrumb: Path | None = None) -> None:
     """Save the input libFuzzer stopped on as a finding (timeout / oom / crash).
+
+    ``breadcrumb``: the file the process kept the question it was asking its
+    implementation in (``checks.breadcrumb``). A crash in a question (the set probe,
+    a variant, a minimizer's candidate: not libFuzzer's input) is that question's: its
+    case, its raw input rebuilt in its target's format (evidence ``died_on:
+    question``, and the input it was asked for, ``while_checking``). Otherwise it is
+    libFuzzer's input, read within the adapter's answer domain as the harness read it
+    (``died_on: input`` when the breadcrumb says no question was being asked; without a
+    breadcrumb the record does not say: ``FindingStore.record`` keeps an input seen to
+    stop the process over it).
 
     The input is kept in the finding only, not added to the corpus: the restarted
     process would load it as a seed and stop on it again."""
-    from pctfuzz._internal.store import FindingStore, new_stop_finding
+    from pctfuzz._internal.store import FindingStore, StoreError, new_stop_finding
 
-    if artifact is None or not artifact.is_file():
+    trail = read_breadcrumb(breadcrumb) if breadcrumb is not None else None
+    data = artifact.read_bytes() if artifact is not None and artifact.is_file() else None
+    tgt = get_target(target)
+    evidence: dict[str, object] = {}
+    case: Case | None
+    raw: bytes | None
+    if kind == "crash" and trail is not None and trail.question is not None:
+        check, case = trail.question
+        tgt = get_target(get_operation(check).differential_target)
+        raw = _raw_input(tgt, case, trail.domain)
+        evidence["died_on"] = "question"
+        if data is not None and len(data) <= _MAX_WHILE_CHECKING:
+            evidence["while_checking"] = base64.b64encode(data).decode("ascii")
+    elif data is None:
         stats.errors.append(f"{kind} without an input file")
         return
-    from pctfuzz._internal.store import StoreError
-
-    data = artifact.read_bytes()
-    tgt = get_target(target)
-    finding = new_stop_finding(target=tgt, kind=kind, raw_input=data,
-                               impl=impl if tgt.differential else None, accepted=accepted)
+    else:
+        raw, case = data, _case_of(tgt, data, None if trail is None else trail.domain)
+        if kind == "crash" and trail is not None and not trail.torn:
+            evidence["died_on"] = "input"
+    finding = new_stop_finding(target=tgt, kind=kind, raw_input=raw, case=case,
+                               impl=impl if tgt.differential else None, accepted=accepted,
+                               evidence=evidence)
     try:
         stored, is_new = FindingStore(findings).record(finding)
     except StoreError as exc:
@@ -240,3 +276,32 @@ def record_death(target: str, kind: str, artifact: Path | None, impl: str, findi
     if stored.id not in stats.new_findings and stored.id not in bucket:
         bucket.append(stored.id)
 
+
+#: The longest input a question's finding keeps as the one it was asked for (libFuzzer's
+#: ``-max_len``, ``command``).
+_MAX_WHILE_CHECKING = 8192
+
+
+def _case_of(target: Target, data: bytes, domain: AnswerDomain | None) -> Case | None:
+    """The case of libFuzzer's input ``data``, as the harness read it: within the
+    adapter's answer domain (``diff_encode``); None when it reads as none."""
+    try:
+        if domain is not None and target.case_type is EncodeCase:
+            return domain.encode_case(data)
+        return cast(Case, target.from_bytes(data))
+    except Exception:
+        return None
+
+
+def _raw_input(target: Target, case: Case, domain: AnswerDomain | None) -> bytes | None:
+    """Fuzzer bytes of ``target`` that read as exactly ``case`` (within ``domain`` for
+    an encode case, as ``_case_of`` reads them); None when its format cannot say it (a
+    set outside the adapter's domain, a form field over 255 bytes)."""
+    try:
+        if domain is not None and isinstance(case, EncodeCase):
+            data = encode_to_bytes_within(case, domain)
+        else:
+            data = bytes(target.to_bytes(case))
+        return data if _case_of(target, data, domain) == case else None
+    except (PctfuzzError, LookupError, ValueError):
+        return None

@@ -11,7 +11,8 @@ its status, first/last seen and hits carried over, the old id kept in
 is removed. Two old records that name one behaviour now merge into one, their hits
 summed. A
 record whose case no longer fails that way is left as it is and reported. Stop
-findings (timeout, oom) need no replay: their signature has no class.
+findings (timeout, oom, a crash that stopped the process) need no replay: their
+signature has no class.
 
 Then every record (migrated or current) that has a case and still fails with its own
 signature is minimized again (``fuzz.minimize``: 1-minimal for that signature, each
@@ -20,7 +21,8 @@ hits, first/last seen and any other field, stays; the case, its raw input and wh
 check says of it (expected, actual, evidence, traceback, ``minimized``) are replaced,
 under the record's lock. A record whose case now fails with another signature, or
 passes, is not touched (reported as ``kept``): its id would change, which is a triage
-decision (replay it). Stop findings (timeout, oom) keep their input.
+decision (replay it). Stop findings (timeout, oom, a crash that stopped the process)
+keep their input.
 
 Like replay, migration never runs code a record names: a record naming an
 implementation that is not built in is migrated only against ``--impl``. With
@@ -86,7 +88,7 @@ def _new_signature(finding: Finding, impl: str | None, cache: dict[Any, Any],
                    settings: RunSettings) -> str:
     target = get_target(finding.target)
     name = impl or finding.impl
-    if finding.kind in ("timeout", "oom"):
+    if finding.kind in ("timeout", "oom") or finding.native_crash:
         return stop_signature(target.name, finding.kind, name, accepted=settings.accepted)
     bound = bound_for(target, name, cache, recorded=impl is None, settings=settings)
     run = run_case(bound, finding.rebuild_case(), DEFAULT_TIMEOUT, impl_name=name)
@@ -105,7 +107,7 @@ def _minimized(store: FindingStore, finding: Finding, impl: str | None,
                cache: dict[Any, Any], settings: RunSettings) -> str:
     """Re-minimize ``finding``'s case (module docstring); returns what changed ("" if
     it was 1-minimal and simplest already). ``UsageError`` when it cannot be done."""
-    if finding.kind in ("timeout", "oom") or finding.case is None:
+    if finding.kind in ("timeout", "oom") or finding.native_crash or finding.case is None:
         return ""
     target = get_target(finding.target)
     name = impl or finding.impl
@@ -187,7 +189,8 @@ def _migrate_one(store: FindingStore, finding: Finding, impl: str | None, reiden
     path = store.path_for(finding)
     migrated = False
     if finding.signature_version < SIGNATURE_VERSION or (
-            reidentify and finding.kind not in ("timeout", "oom")):
+            reidentify and finding.kind not in ("timeout", "oom")
+            and not finding.native_crash):
         try:
             signature = _new_signature(finding, impl, cache, settings)
         except (PctfuzzError, OSError) as exc:

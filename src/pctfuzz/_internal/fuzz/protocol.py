@@ -122,8 +122,9 @@ ROOT_ENV = "PCTFUZZ_PROJECT_ROOT"
 PARENT_ENV = "PCTFUZZ_PARENT_PID"
 NO_ACCEPTED_ENV = "PCTFUZZ_NO_ACCEPTED"
 NO_GRAMMAR_ENV = "PCTFUZZ_NO_GRAMMAR"
+BREADCRUMB_ENV = "PCTFUZZ_BREADCRUMB"
 _ALL_ENV = (IMPL_ENV, FAULT_ENV, FINDINGS_ENV, CORPUS_ENV, ACCEPT_ENV, SETS_ENV, ROOT_ENV,
-            PARENT_ENV, NO_ACCEPTED_ENV, NO_GRAMMAR_ENV)
+            PARENT_ENV, NO_ACCEPTED_ENV, NO_GRAMMAR_ENV, BREADCRUMB_ENV)
 
 
 @dataclass(frozen=True)
@@ -139,8 +140,11 @@ class HarnessSettings:
     (``PCTFUZZ_NO_ACCEPTED=1``: every accepted difference ignored) and ``--no-grammar``
     (``PCTFUZZ_NO_GRAMMAR=1``: libFuzzer's byte mutations alone, no dictionary; by
     default the grammar-aware mutator of ``fuzz.mutator`` and the target's
-    dictionary). ``to_env`` writes them, ``from_env`` reads them: the only place
-    either side touches these variables."""
+    dictionary), and the file a record-mode differential harness keeps its breadcrumb
+    in (``PCTFUZZ_BREADCRUMB``: the question it is asking its implementation,
+    ``checks.breadcrumb``; one per process, in its private artifacts folder).
+    ``to_env`` writes them, ``from_env`` reads them: the only place either side
+    touches these variables."""
 
     impl: str | None = None
     fault: str | None = None
@@ -152,6 +156,7 @@ class HarnessSettings:
     parent_pid: int | None = None
     no_accepted: bool = False
     grammar: bool = True
+    breadcrumb: str | None = None
 
     def to_env(self, base: Mapping[str, str]) -> dict[str, str]:
         """``base`` (the parent's environment) with these settings, and none of an
@@ -164,7 +169,8 @@ class HarnessSettings:
                   ROOT_ENV: self.root,
                   PARENT_ENV: None if self.parent_pid is None else str(self.parent_pid),
                   NO_ACCEPTED_ENV: "1" if self.no_accepted else None,
-                  NO_GRAMMAR_ENV: None if self.grammar else "1"}
+                  NO_GRAMMAR_ENV: None if self.grammar else "1",
+                  BREADCRUMB_ENV: self.breadcrumb}
         env.update({k: v for k, v in values.items() if v})
         return env
 
@@ -188,7 +194,8 @@ class HarnessSettings:
                    root=env.get(ROOT_ENV) or None,
                    parent_pid=int(parent) if parent and parent.isdigit() else None,
                    no_accepted=env.get(NO_ACCEPTED_ENV) == "1",
-                   grammar=env.get(NO_GRAMMAR_ENV) != "1")
+                   grammar=env.get(NO_GRAMMAR_ENV) != "1",
+                   breadcrumb=env.get(BREADCRUMB_ENV) or None)
 
     def activate(self) -> None:
         """Apply the settings to this (harness) process: the project root importable

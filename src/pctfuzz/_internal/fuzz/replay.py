@@ -14,7 +14,13 @@ replaces it. Every unusable input is one ``(path, message)``.
 
 from __future__ import annotations
 
+import contextlib
+import dataclasses
+import json
+import os
+import select
 import signal
+import sys
 import time
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field, replace
@@ -161,11 +167,14 @@ class Run:
 
 
 def run_case(bound: Bound, case: Any, timeout: float = DEFAULT_TIMEOUT, *,
-             impl_name: str | None = None) -> Run:
+             impl_name: str | None = None, isolated: bool = False) -> Run:
     """Run the check of ``bound`` (a target bound to its subject, ``Target.bind``) on
     ``case``, its subject named ``impl_name`` in signatures; a run longer than
     ``timeout`` seconds is a timeout. The signatures are of the bound target's run
-    (``settings.accepted``: ``--no-accepted`` or not)."""
+    (``settings.accepted``: ``--no-accepted`` or not). ``isolated``: in a child
+    process of its own (``_run_in_child``), for a finding that killed its process."""
+    if isolated and hasattr(os, "fork"):
+        return _run_in_child(bound, case, timeout, impl_name)
     target = bound.target
     accepted = bound.settings.accepted
 
@@ -196,6 +205,82 @@ def run_case(bound: Bound, case: Any, timeout: float = DEFAULT_TIMEOUT, *,
     if result is None:
         return Run(None, "the implementation does not answer this case", supported=False)
     return Run(None, accepted=result)
+
+
+#: Seconds past its ``timeout`` that an isolated run's process may take (the alarm
+#: that ends a run cannot stop code that never returns to Python) before it is killed.
+_CHILD_GRACE = 2.0
+
+
+def _run_in_child(bound: Bound, case: Any, timeout: float, impl_name: str | None) -> Run:
+    """``run_case`` in a child process forked for it, which writes the ``Run`` back as
+    JSON: a case that kills its process (a SIGSEGV in a C extension, ``abort()``, an
+    exit of the implementation: a finding ``native_crash``) kills the child, and that
+    death is the stop's own signature (``stop_signature``, kind ``crash``) again. A
+    child still running ``_CHILD_GRACE`` seconds past ``timeout`` is killed: a
+    timeout. A stop signal (``StopOnSignals``) kills the child and goes on up."""
+    read_end, write_end = os.pipe()
+    sys.stdout.flush()
+    sys.stderr.flush()
+    pid = os.fork()
+    if pid == 0:  # the child: the run, then out at once, whatever happens
+        code = 1
+        try:
+            os.close(read_end)
+            run = run_case(bound, case, timeout, impl_name=impl_name)
+            payload = memoryview(json.dumps(dataclasses.asdict(run)).encode("utf-8"))
+            while payload:
+                payload = payload[os.write(write_end, payload):]
+            code = 0
+        finally:
+            os._exit(code)
+    os.close(write_end)
+    deadline = None if timeout <= 0 else time.monotonic() + timeout + _CHILD_GRACE
+    chunks: list[bytes] = []
+    reaped = False
+    try:
+        while deadline is None or time.monotonic() < deadline:
+            wait = None if deadline is None else max(0.0, deadline - time.monotonic())
+            if not select.select([read_end], [], [], wait)[0]:
+                continue
+            chunk = os.read(read_end, 1 << 16)
+            if not chunk:
+                break
+            chunks.append(chunk)
+        else:
+            os.kill(pid, signal.SIGKILL)
+        _, status = os.waitpid(pid, 0)
+        reaped = True
+    finally:
+        os.close(read_end)
+        if not reaped:  # stopped (``ReplayStopped``): the child must not outlive it
+            with contextlib.suppress(ProcessLookupError):
+                os.kill(pid, signal.SIGKILL)
+            with contextlib.suppress(ChildProcessError):
+                os.waitpid(pid, 0)
+    accepted = bound.settings.accepted
+    try:
+        got = json.loads(b"".join(chunks))
+        return Run(got["signature"], got["evidence"], tuple(got["accepted"]),
+                   got["supported"], got["timed_out"])
+    except (ValueError, KeyError, TypeError):
+        pass
+    if os.WIFSIGNALED(status) and os.WTERMSIG(status) == signal.SIGKILL and \
+            deadline is not None and time.monotonic() >= deadline:
+        return Run(stop_signature(bound.target.name, "timeout", impl_name, accepted=accepted),
+                   f"ran longer than {timeout:g} s", timed_out=True)
+    if os.WIFSIGNALED(status):
+        died = f"its process died of {_signal_name(os.WTERMSIG(status))}"
+    else:
+        died = f"its process exited with status {os.waitstatus_to_exitcode(status)}"
+    return Run(stop_signature(bound.target.name, "crash", impl_name, accepted=accepted), died)
+
+
+def _signal_name(signum: int) -> str:
+    try:
+        return signal.Signals(signum).name
+    except ValueError:
+        return f"signal {signum}"
 
 
 def _without_impl(signature: str) -> str:
@@ -348,7 +433,8 @@ def replay_paths(paths: Sequence[Path], *, target: str | None = None, impl: str 
                 runner = bound_for(tgt, chosen, impls,
                                    recorded=impl is None and chosen not in trusted,
                                    settings=settings)
-                run = run_case(runner, case, timeout, impl_name=chosen)
+                run = run_case(runner, case, timeout, impl_name=chosen,
+                               isolated=finding.native_crash)
                 yield _finding_verdict(path, finding, run, overridden=impl is not None)
             else:
                 assert info is not None
@@ -510,12 +596,13 @@ def replay_open(findings: Path, impl: str, *, targets: Sequence[str] | None = No
         try:
             bound = bound_for(target, finding.impl, subjects, settings=settings)
             case = finding.rebuild_case()
+            isolated = finding.native_crash
             if stop is None:
-                run = run_case(bound, case, budget, impl_name=finding.impl)
+                run = run_case(bound, case, budget, impl_name=finding.impl, isolated=isolated)
             else:
                 try:
-                    run = stop.run(lambda b=bound, c=case, n=finding.impl, t=budget:
-                                   run_case(b, c, t, impl_name=n))
+                    run = stop.run(lambda b=bound, c=case, n=finding.impl, t=budget,
+                                   i=isolated: run_case(b, c, t, impl_name=n, isolated=i))
                 except ReplayStopped as exc:
                     result = replace(result, stopped_by=exc.signum)
                     result.not_replayed.extend((p, f.id) for p, f, _t in chosen[index:])

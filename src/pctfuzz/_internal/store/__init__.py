@@ -42,6 +42,7 @@ from pctfuzz._internal.store.records import (
     load_finding,
     new_finding,
     new_stop_finding,
+    seen_to_stop,
     utc_now,
 )
 from pctfuzz._internal.store.schema import (
@@ -78,6 +79,7 @@ __all__ = [
     "new_stop_finding",
     "printable_path",
     "read_input",
+    "seen_to_stop",
     "utc_now",
     "validate_target",
 ]

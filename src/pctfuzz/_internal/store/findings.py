@@ -33,7 +33,13 @@ from pctfuzz._internal.store.errors import (
     short,
 )
 from pctfuzz._internal.store.files import atomic_write, cleanup_stale_temp, inside, locked
-from pctfuzz._internal.store.records import DEFAULT_FINDING_MAX_SIZE, Finding, load_finding, utc_now
+from pctfuzz._internal.store.records import (
+    DEFAULT_FINDING_MAX_SIZE,
+    Finding,
+    load_finding,
+    seen_to_stop,
+    utc_now,
+)
 from pctfuzz._internal.store.schema import (
     FINDING_STATUSES,
     ID_RE,
@@ -143,14 +149,15 @@ class FindingStore:
         ``first_seen``/``last_seen`` widen, ``status`` is kept (a triage verdict of the
         new record wins over no verdict: two old records merged by ``pctfuzz
         migrate``), a note of either is kept (two different ones joined), and the smaller
-        reproducer (raw input length, then case JSON length; ties keep the old one)
-        is kept together with its expected/actual/evidence/traceback/versions. An
-        existing file that reads but does not parse is renamed to
-        ``<name>.corrupt-<time>`` (reported in ``problems``) and replaced; one that
-        cannot be read (``StoreReadError``: permission, I/O error) is left alone and
-        the error raised, so its triage status and history are never lost. A returned
-        status of ``fixed`` on a known finding means the bug is back: the caller
-        decides what to do.
+        reproducer (raw input length, then case JSON length; ties keep the old one),
+        but never an input not seen to stop the process over one that was
+        (``records.seen_to_stop``), is kept together with its
+        expected/actual/evidence/traceback/versions. An existing file that reads but
+        does not parse is renamed to ``<name>.corrupt-<time>`` (reported in
+        ``problems``) and replaced; one that cannot be read (``StoreReadError``:
+        permission, I/O error) is left alone and the error raised, so its triage status
+        and history are never lost. A returned status of ``fixed`` on a known finding
+        means the bug is back: the caller decides what to do.
         """
         try:
             normalized = json.loads(dumps(finding.to_json()))
@@ -306,7 +313,11 @@ class FindingStore:
 
 
 def _merge(old: Finding, new: Finding) -> Finding:
-    keep = new if new.size_key() < old.size_key() else old
+    # The smaller reproducer, but never an input not seen to stop the process over one
+    # that was (``seen_to_stop``: a crash in a question asked while naming an input
+    # says nothing of that input).
+    keep = new if (not seen_to_stop(new), new.size_key()) < \
+        (not seen_to_stop(old), old.size_key()) else old
     first = min(old.first_seen, new.first_seen, key=parse_time)
     # Two records that name one behaviour now (pctfuzz migrate): every old id resolves.
     previous = [i for i in dict.fromkeys((*(old.previous_ids or ()), *(new.previous_ids or ())))

@@ -47,6 +47,7 @@ __all__ = [
     "load_finding",
     "new_finding",
     "new_stop_finding",
+    "seen_to_stop",
     "utc_now",
 ]
 
@@ -112,6 +113,13 @@ class Finding:
     @property
     def file_name(self) -> str:
         return f"{self.kind}-{self.target}-{self.id}.json"
+
+    @property
+    def native_crash(self) -> bool:
+        """A crash that stopped the process (``new_stop_finding``: a deadly signal, an
+        exit, an exception no check caught), not an exception a check raised: replay
+        runs it in a process of its own (``fuzz.replay.run_case``)."""
+        return self.kind == "crash" and self.evidence.get("stopped") == "crash"
 
     def raw_bytes(self) -> bytes | None:
         """The raw fuzzer input, decoded from base64."""
@@ -261,36 +269,56 @@ def new_stop_finding(
     *,
     target: _ByteFormat | str,
     kind: str,
-    raw_input: bytes,
+    raw_input: bytes | None,
     impl: str | None = None,
     traceback: str = "",
     now: str | None = None,
     accepted: bool = True,
+    case: Case | None = None,
+    evidence: Mapping[str, Any] | None = None,
 ) -> Finding:
     """A finding for an input libFuzzer stopped on (timeout, oom, crash of the process).
 
     ``target`` is a ``targets.Target`` (anything with ``name`` and ``from_bytes``) or
     a target name. There is no Python exception, so the signature is
     ``identity.stop_signature``: one such finding per target, kind and
-    implementation. The case is rebuilt with ``target.from_bytes`` when possible
-    (None if that fails too).
+    implementation. ``case``: the input's case; by default rebuilt with
+    ``target.from_bytes`` when possible (None if that fails too). ``evidence``: what
+    the caller knows beside ``stopped`` and ``raw_length`` (``died_on``: the input was
+    seen to stop the process, ``FindingStore.record``).
     """
     name = target if isinstance(target, str) else str(target.name)
-    case: Mapping[str, Any] | None = None
-    if not isinstance(target, str):
+    case_json: Mapping[str, Any] | None = None if case is None else case.to_json()
+    if case_json is None and raw_input is not None and not isinstance(target, str):
         try:
-            case = target.from_bytes(raw_input).to_json()
+            case_json = target.from_bytes(raw_input).to_json()
         except Exception:
-            case = None
+            case_json = None
+    said: dict[str, Any] = {"stopped": kind}
+    if raw_input is not None:
+        said["raw_length"] = len(raw_input)
+    said.update(evidence or {})
     return new_finding(
         name,
         kind,
         None,
         signature=stop_signature(name, kind, impl, accepted=accepted),
-        case=case,
+        case=case_json,
         raw_input=raw_input,
         impl=impl,
         traceback=traceback,
-        evidence={"stopped": kind, "raw_length": len(raw_input)},
+        evidence=said,
         now=now,
     )
+
+
+def seen_to_stop(finding: Finding) -> bool:
+    """Whether the input of ``finding`` was seen to stop the process itself: always for
+    a finding that is no stop (a raised exception names its input), and for a stop
+    when the campaign knew that no other question was being asked of the
+    implementation then, or that it was this one (evidence ``died_on``,
+    ``fuzz.libfuzzer.record_death``). A stop recorded without that knowledge (an older
+    campaign; a harness without a breadcrumb) may hold an input that was only being
+    named as another question stopped it."""
+    return "stopped" not in finding.evidence or finding.evidence.get("died_on") in (
+        "input", "question")
