@@ -183,6 +183,35 @@ def test_a_process_that_dies_in_a_question_leaves_it_on_disk(tmp_path: Path) -> 
     assert read_breadcrumb(path) == Trail(COMPONENT, ("encode", BEL))
 
 
+@pytest.mark.usefixtures("no_fault_dump")
+def test_a_restarted_process_does_not_ask_a_question_that_killed_one_before(
+        tmp_path: Path) -> None:
+    """The restarted harness would die at the same question of its first naming (the
+    set probe's BEL: 55 executions a second on a held-out decoder): the question is
+    answered as refused, without the implementation, in this process and the next."""
+    path = tmp_path / "asking.crumb"
+    for attempt in range(2):  # the first dies asking it, the second knows not to ask
+        pid = os.fork()
+        if pid == 0:
+            try:
+                Breadcrumb(path, COMPONENT).arm()
+                run_impl("encode", BEL, make_adapter())
+            finally:
+                os._exit(0)
+        _, status = os.waitpid(pid, 0)
+        assert os.WIFSIGNALED(status) == (attempt == 0)
+    for _ in range(2):  # the next processes: it is known, the rest is asked
+        Breadcrumb(path, COMPONENT).arm()
+        try:
+            got = run_impl("encode", BEL, make_adapter())
+            assert got is not None and type(got.error).__name__ == "AskedBefore"
+            other = run_impl("encode", enc("b*"), make_adapter())
+            assert other is not None and not other.raised
+        finally:
+            Breadcrumb.disarm()
+    assert (tmp_path / "asking.crumb.crashed").read_bytes().count(b"\n") == 1
+
+
 def test_the_first_question_of_an_input_is_its_own_case(armed: Breadcrumb) -> None:
     """How the driver tells libFuzzer's input apart (``test_one_input`` sets
     ``primary``): the differential check asks the input's own case first, and the

@@ -300,6 +300,13 @@ class NotModelled(Exception):
     """The model cannot answer this case exactly (so it explains nothing here)."""
 
 
+class AskedBefore(Exception):
+    """A question an earlier process of this campaign died asking the implementation
+    (a native crash: ``checks.breadcrumb``), not asked again: the answer it stands for.
+    A crash in the set probe killed every restarted process at its first naming (55
+    executions a second)."""
+
+
 class Deferred(Exception):
     """A diverging input left unnamed: naming had its share of the campaign
     (``checks.known.NamingBudget``). Not a finding: the atheris driver counts it."""

@@ -72,6 +72,8 @@ class Breadcrumb:
 
     def __init__(self, path: Path, domain: AnswerDomain | None = None) -> None:
         self.path = path
+        #: The questions an earlier process of this file died asking (``crashed``).
+        self.crashed: frozenset[bytes] = _crashed_before(path)
         header = _JSON.encode(None if domain is None else domain.to_json()).encode("ascii")
         self._base = _HEAD + len(header)
         size = max(_INITIAL_SIZE, self._base + 1)
@@ -115,6 +117,40 @@ class Breadcrumb:
     def answered(self) -> None:
         """The question was answered (or refused): none is being asked."""
         self._map[0:8] = _NONE
+
+    def killed_before(self, check: str, case: Case) -> bool:
+        """An earlier process of this breadcrumb's file died asking this question (it
+        is recorded already: ``fuzz.libfuzzer.record_death``), so it is not asked again:
+        the process that restarts would die at the same question of its first naming."""
+        return bool(self.crashed) and _said(check, case) in self.crashed
+
+
+#: Beside a breadcrumb file, the questions its processes died asking, one JSON per
+#: line (``_crashed_before``); at most this many are kept.
+_CRASHED_SUFFIX = ".crashed"
+_MAX_CRASHED = 256
+
+
+def _crashed_before(path: Path) -> frozenset[bytes]:
+    """The questions earlier processes of ``path`` died asking: the one its file says
+    was being asked, added to those its ``.crashed`` file lists (read before a new
+    process truncates it; the campaign has recorded the crash by then)."""
+    listed = path.with_name(path.name + _CRASHED_SUFFIX)
+    try:
+        known = set(listed.read_bytes().splitlines()[:_MAX_CRASHED]) if listed.is_file() else set()
+    except OSError:
+        known = set()
+    trail = read_breadcrumb(path)
+    if trail is not None and trail.question is not None and len(known) < _MAX_CRASHED:
+        said = _said(*trail.question)
+        if said not in known:
+            known.add(said)
+            try:
+                with open(listed, "ab") as out:
+                    out.write(said + b"\n")
+            except OSError:
+                pass  # (known for this process all the same)
+    return frozenset(known)
 
 
 def _said(check: str, case: Case) -> bytes:

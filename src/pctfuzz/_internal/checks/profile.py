@@ -49,7 +49,7 @@ from pctfuzz._internal.accept.rule import UNPROBED, SetProbe
 from pctfuzz._internal.cases import Case, DecodeCase, EncodeCase, FormCase, FormParseCase
 from pctfuzz._internal.checks.asked import UNASKED, Asked
 from pctfuzz._internal.checks.breadcrumb import Breadcrumb
-from pctfuzz._internal.errors import PctfuzzError
+from pctfuzz._internal.errors import AskedBefore, PctfuzzError
 from pctfuzz._internal.operations import ENCODE, FORM_PARSE, FORM_SERIALIZE, OPERATIONS
 from pctfuzz._internal.oracles.base import Impl, Unsupported, impl_name
 from pctfuzz._internal.outcome import Outcome, reference_outcome
@@ -106,7 +106,10 @@ def _asked(crumb: Breadcrumb, method: Callable[[Case], Any], check: str,
            case: Case) -> Outcome | None:
     """``run_impl``'s call with the question on the breadcrumb. Only an answer or an
     ``Exception`` clears it: a process that dies, or a ``BaseException`` that ends it
-    (``SystemExit`` out of the implementation), leaves the question said."""
+    (``SystemExit`` out of the implementation), leaves the question said. A question an
+    earlier process died asking is answered as refused, not asked (``AskedBefore``)."""
+    if crumb.killed_before(check, case):
+        return Outcome(error=AskedBefore(f"{check} question killed an earlier process"))
     crumb.ask(check, case)
     try:
         value = method(case)
