@@ -318,13 +318,15 @@ def _check(check: str, case: Case, impl: Impl | str | None,
 def _as_parts(check: str, case: Case, adapter: Impl,
               outcomes: tuple[Outcome, Outcome, Outcome], known: KnownFindings, *,
               settings: RunSettings) -> None:
-    """Raise the divergence of ``case`` named as a part that differs alone is (the
-    first that is no known finding, else the first), when the implementation's answer
-    is its parts' answers put together, in a known pair order or not
-    (``checks.parts``): the case's difference is theirs, and a part is a known
-    finding's hit where the whole, two behaviours no rule names together, would be a
-    class of its own. Else nothing. ``outcomes``: the reference's answer, the one the
-    implementation is held to, and its own (``_divergence``)."""
+    """Raise the divergence of ``case`` as the hit of the known finding its first part
+    that differs alone is, when the implementation's answer is its parts' answers put
+    together (in a known pair order or not: ``checks.parts``) and every part that
+    differs alone is a known finding's hit: the case is those findings together, where
+    the whole, two behaviours no rule names, would be a class of its own. Else nothing:
+    a part no known finding explains is named with the whole case, as before (named by
+    the part, a serializer's harmless behaviour was three findings, two of them
+    mixed). ``outcomes``: the reference's answer, the one the implementation is held
+    to, and its own (``_divergence``)."""
     refused, expected, actual = outcomes
     pieces = parts(case)
     if pieces is None or actual.raised:
@@ -338,16 +340,16 @@ def _as_parts(check: str, case: Case, adapter: Impl,
               for order in known.pair_orders(check) if together is not None]
     if actual.value != together and actual.value not in orders:
         return
-    named = []
+    first: Divergence | None = None
+    made = known.classes(check)
     for piece in pieces:
+        # (named as any input is, widened: a known class is widened, ``non-ascii-Nd``)
         try:
             _check(check, piece, adapter, known, settings=settings)
         except Divergence as exc:
-            named.append(exc)
-    # A part that is no known finding names the case first: a harmless known part
-    # beside a new bug's must not make the bug's input a hit of the harmless one.
-    made = known.classes(check)
-    first = next((e for e in named if e.difference not in made), named[0] if named else None)
+            if exc.difference not in made:
+                return  # (a part no known finding explains: the case is named whole)
+            first = first or exc
     if first is not None:
         raise _divergence(check, case, adapter, refused, expected, actual,
                           first.difference, first.behaviour)
