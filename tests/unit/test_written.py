@@ -117,3 +117,36 @@ def test_a_fixed_answer_explains_that_answer_only() -> None:
     assert reconcile(DecodeCase(b"x"), Outcome(b"x"), Outcome(b"#blocked")) is not None
     with pytest.raises(UsageError):
         answered("")
+
+
+def _html_escaped(text: str) -> str:
+    """An encoder whose answer is HTML-escaped whole (quote=True): '<', '>', '"' and
+    "'" each as an entity of its own, '&' as '&amp;'."""
+    return html.escape(quote(text, safe="/#:()*?=%@+,&;!$'~\"<>"), quote=True)
+
+
+HTML_ESCAPED = function_adapter("test-html-escaped", encode=_html_escaped,
+                                sets={"uri": "encodeURI"})
+
+
+@pytest.mark.parametrize("value", ["<", "a>", "'", "x\"y", "<'>"])
+def test_characters_written_each_as_their_own_text_are_one_rule(value: str) -> None:
+    """One rule for the harmless characters, each with its own text (was a finding
+    per character: seven for one behaviour on hold-out 13); the '&' apart, a
+    delimiter."""
+    bound = get_target("diff_encode").bind(HTML_ESCAPED)
+    with pytest.raises(Divergence) as info:
+        bound.check(EncodeCase(value, "encodeURI"))
+    assert info.value.difference == \
+        "rule=written_as(chars=\"'<>,text=&quot;+&#x27;+&lt;+&gt;)"
+    assert bound.known.add("encode", info.value.behaviour, info.value.case)
+    with pytest.raises(Divergence) as amp:
+        bound.check(EncodeCase("a&b", "encodeURI"))
+    assert amp.value.difference == "rule=written_as(chars=&,text=&amp;)"
+
+
+def test_a_list_of_texts_is_one_per_character() -> None:
+    rule = written_as("<\"", text=["&quot;", "&lt;"])  # (in code point order: '"', '<')
+    assert render(rule.model, "encode", EncodeCase("<a\"", "component")) == "&lt;a&quot;"
+    with pytest.raises(UsageError):
+        written_as("<\"", text=["&lt;"])

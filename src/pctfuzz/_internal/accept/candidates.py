@@ -544,30 +544,27 @@ def _set_rules(name: str, codes: frozenset[int], strs: Sequence[str],
 def _written_rules(written: Sequence[tuple[int, str]],
                    strs: Sequence[str]) -> Iterator[Rule | None]:
     """``written_as`` of the characters the implementation writes as a text of their
-    own (asked alone: ``Probe``), those written alike together (``written_templates``:
-    every control as ``^``, a newline and a CR as ``%0D%0A``), split by impact as
-    ``left_raw`` is (``_split``), each if the input holds one."""
-    by_text: dict[str, list[int]] = {}
-    for code, text in written:
-        by_text.setdefault(text, []).append(code)
-    # A text of one character alone is named by the template most such share (doubled
-    # letters as {c}{c}, though '3' doubled is also '{HH}'), when two or more do.
-    alone = {codes[0]: written_templates(codes[0], text)
-             for text, codes in by_text.items() if len(codes) == 1}
-    shared: dict[str, int] = {}
-    for templates in alone.values():
-        for template in templates:
-            shared[template] = shared.get(template, 0) + 1
-    alike: dict[str, list[int]] = {}
-    for text, codes in by_text.items():
-        best = max(alone.get(codes[0], []) if len(codes) == 1 else [],
-                   key=lambda t: shared[t], default=None)
-        key = best if best is not None and shared[best] > 1 else text
-        alike.setdefault(key, []).extend(codes)
-    for template, codes in alike.items():
-        for group in _split(_chars(frozenset(codes)), strs):
-            if any(c in t for t in strs for c in group):
-                yield build_rule("written_as", group, text=template)
+    own (asked alone: ``Probe``), one rule per group of them split by impact as
+    ``left_raw``'s are (``_split``), each if the input holds one: its text the one they
+    share, else a template they share (every control as ``^``, every letter doubled as
+    ``{c}{c}``), else each one's own (a list). An HTML-escaping encoder's ``<``, ``>``
+    and ``"`` were a finding each (hold-out 13: seven for one behaviour)."""
+    texts = dict(written)
+    for group in _split(_chars(frozenset(texts)), strs):
+        if any(c in t for t in strs for c in group):
+            yield build_rule("written_as", group,
+                             text=_shared_text(group, [texts[ord(c)] for c in group]))
+
+
+def _shared_text(chars: str, texts: list[str]) -> str | list[str]:
+    """What ``written_as`` says ``chars`` are written as, ``texts`` each: the one text,
+    the first template all share (``written_templates``), else the list."""
+    if len(set(texts)) == 1:
+        return texts[0]
+    shared = [template for template in written_templates(ord(chars[0]), texts[0])
+              if all(template in written_templates(ord(c), text)
+                     for c, text in zip(chars[1:], texts[1:], strict=True))]
+    return shared[0] if shared else texts
 
 
 def _other_set(case: Case, raw: frozenset[int], enc: frozenset[int],

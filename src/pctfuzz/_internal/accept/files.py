@@ -91,7 +91,8 @@ def parse_toml(data: bytes, where: str) -> dict[str, Any]:
 
 def check_parameter(reconciler: str, param: str, value: object, where: str) -> None:
     """``UsageError`` unless ``value`` has its parameter's type: ``n`` (``truncated``) a
-    non-negative integer, ``types`` a str or a list of str, any other a str."""
+    non-negative integer, ``types`` and ``text`` (``written_as``: one per character) a
+    str or a list of str, any other a str."""
     if param == "n":
         if isinstance(value, int) and not isinstance(value, bool) and value >= 0:
             return
@@ -99,9 +100,10 @@ def check_parameter(reconciler: str, param: str, value: object, where: str) -> N
                          f"not {value!r}")
     if isinstance(value, str):
         return
-    if param == "types" and isinstance(value, list) and all(isinstance(v, str) for v in value):
+    listed = param in ("types", "text")
+    if listed and isinstance(value, list) and all(isinstance(v, str) for v in value):
         return
-    wanted = "a string or a list of strings" if param == "types" else "a string"
+    wanted = "a string or a list of strings" if listed else "a string"
     raise UsageError(f"{where}: {reconciler}: bad {param!r}: must be {wanted}, "
                      f"not {type(value).__name__}")
 

@@ -342,13 +342,14 @@ def lowercase_hex() -> Reconciler:
 
 
 def _written_impact(params: dict[str, Any]) -> str:
-    """loses-data when the text is empty, splits-field when it holds a delimiter raw
+    """loses-data when a text is empty, splits-field when one holds a delimiter raw
     (``&amp;`` splits a query pair at its ``&``), else changes-data"""
-    text = str(params.get("text", ""))
-    if not text:
+    given = params.get("text", "")
+    texts = [str(t) for t in given] if isinstance(given, list | tuple) else [str(given)]
+    if not all(texts):
         return "loses-data"
-    return "splits-field" if set(PERCENT_ENCODED_BYTE.sub("", text)) & set(DELIMITERS) \
-        else "changes-data"
+    raw = set("".join(PERCENT_ENCODED_BYTE.sub("", text) for text in texts))
+    return "splits-field" if raw & set(DELIMITERS) else "changes-data"
 
 
 #: What a ``written_as`` text may say of the character it is written for: its byte in
@@ -378,18 +379,26 @@ def written_templates(code: int, text: str) -> list[str]:
 
 
 @rule((ENCODE, FORM_SERIALIZE), _written_impact)
-def written_as(chars: str, text: str = "") -> Reconciler:
+def written_as(chars: str, text: str | list[str] = "") -> Reconciler:
     """CHARS (ASCII) each written as TEXT wherever they are, where the reference writes
     them as themselves or as ``%HH`` (WHATWG URL 1.3): ``&`` as ``&amp;`` (an encoder
     whose answer is HTML-escaped), ``+`` as ``%25{HH}`` (its escape escaped again:
     ``{HH}``, ``{hh}``, ``{dec}`` and ``{c}`` stand for the character's byte in hex or
-    decimal, and for itself),
-    every control as ``^``; an empty TEXT drops them. An exact answer, so what it does
-    not say (``&lt;`` read as ``<``) is another finding."""
-    codes = _chars(chars)
-    if not isinstance(text, str):
-        raise UsageError(f"written_as: text must be a string, not {text!r}")
-    model = Model(written=tuple((code, written_text(text, code)) for code in sorted(codes)))
+    decimal, and for itself), every control as ``^``; an empty TEXT drops them; a list
+    gives each character its own text, in the characters' code point order (``"<>``
+    as ``&quot;``, ``&lt;``, ``&gt;``). An exact answer, so what it does not say
+    (``&lt;`` read as ``<``) is another finding."""
+    codes = sorted(_chars(chars))
+    if isinstance(text, list | tuple):
+        if len(text) != len(codes) or not all(isinstance(t, str) for t in text):
+            raise UsageError(f"written_as: give one text per character of {chars!r}, "
+                             f"in code point order, not {text!r}")
+        texts = list(text)
+    elif isinstance(text, str):
+        texts = [written_text(text, code) for code in codes]
+    else:
+        raise UsageError(f"written_as: text must be a string or a list, not {text!r}")
+    model = Model(written=tuple(zip(codes, texts, strict=True)))
     return _declared("written_as", {ENCODE.name, FORM_SERIALIZE.name}, model,
                      f"writes {chars!r} as itself or %HH", f"writes {chars!r} as {text!r}")
 
