@@ -392,3 +392,58 @@ def test_the_campaign_hands_the_breadcrumb_to_the_harness() -> None:
     env = settings.to_env({"PCTFUZZ_BREADCRUMB": "/elsewhere"})
     assert HarnessSettings.from_env(env) == settings
     assert "PCTFUZZ_BREADCRUMB" not in HarnessSettings(impl=IMPL).to_env(env)
+
+
+@pytest.mark.usefixtures("no_fault_dump")
+def test_the_campaign_hands_a_killing_question_to_the_next_process(tmp_path: Path) -> None:
+    """Each restart of a harness gets a new artifacts folder, so a new breadcrumb file:
+    the campaign reads the questions the dead process's file lists or was asking
+    (``crashed_questions``) and lists them beside the next one's (``remember_crashed``)."""
+    from pctfuzz._internal.checks.breadcrumb import crashed_questions, remember_crashed
+
+    first, second = tmp_path / "1" / "asking.crumb", tmp_path / "2" / "asking.crumb"
+    first.parent.mkdir()
+    second.parent.mkdir()
+    pid = os.fork()
+    if pid == 0:
+        try:
+            Breadcrumb(first, COMPONENT).arm()
+            run_impl("encode", BEL, make_adapter())
+        finally:
+            os._exit(0)
+    _, status = os.waitpid(pid, 0)
+    assert os.WIFSIGNALED(status)
+    questions = crashed_questions(first)
+    assert len(questions) == 1
+    remember_crashed(second, questions)
+    Breadcrumb(second, COMPONENT).arm()
+    try:
+        got = run_impl("encode", BEL, make_adapter())  # (would kill this process)
+        assert got is not None and type(got.error).__name__ == "AskedBefore"
+    finally:
+        Breadcrumb.disarm()
+    assert crashed_questions(second) == questions  # (and handed on again)
+
+
+def test_the_campaign_s_end_asks_nothing_of_an_implementation_that_crashed(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The merge of a campaign's new divergences into named findings checks their cases
+    again, and naming asks the set probe's character that killed a harness: with a
+    native crash of the implementation in the store it is not done (the first campaign
+    on such an adapter exited 139 at its end)."""
+    from pctfuzz._internal.fuzz import migrate
+    from pctfuzz._internal.store import new_finding
+
+    store = FindingStore(tmp_path)
+    store.record(_stop(b"\x00\x00\x07", BEL, {"died_on": "question"}))
+    divergence = new_finding("diff_encode", "divergence", None,
+                             signature=f"diff_encode|divergence|encode|unit=0x21;diff=encoded|"
+                             f"impl={IMPL}", case=enc("!").to_json(), raw_input=b"\x00\x00!",
+                             impl=IMPL)
+    stored, _ = store.record(divergence)
+
+    def no_binding(*_args: object, **_kwargs: object) -> None:
+        raise AssertionError("the merge bound the implementation")
+
+    monkeypatch.setattr(migrate, "bound_for", no_binding)
+    assert migrate.merge_into_named(tmp_path, IMPL, [stored.id]) == []

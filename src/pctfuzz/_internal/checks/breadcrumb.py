@@ -32,6 +32,7 @@ the file for the campaign to read.
 from __future__ import annotations
 
 import base64
+import contextlib
 import json
 import mmap
 import os
@@ -53,7 +54,8 @@ from pctfuzz._internal.errors import PctfuzzError
 from pctfuzz._internal.formats import AnswerDomain
 from pctfuzz._internal.operations import get_operation
 
-__all__ = ["MAX_SIZE", "Breadcrumb", "Trail", "read_breadcrumb"]
+__all__ = ["MAX_SIZE", "Breadcrumb", "Trail", "crashed_questions", "read_breadcrumb",
+           "remember_crashed"]
 
 #: The map's size to begin with; a longer question grows it.
 _INITIAL_SIZE = 1 << 16
@@ -125,31 +127,45 @@ class Breadcrumb:
         return bool(self.crashed) and _said(check, case) in self.crashed
 
 
-#: Beside a breadcrumb file, the questions its processes died asking, one JSON per
-#: line (``_crashed_before``); at most this many are kept.
+#: Beside a breadcrumb file, the questions earlier processes died asking, one JSON per
+#: line (``crashed_questions``, ``remember_crashed``); at most this many are kept.
 _CRASHED_SUFFIX = ".crashed"
 _MAX_CRASHED = 256
 
 
-def _crashed_before(path: Path) -> frozenset[bytes]:
-    """The questions earlier processes of ``path`` died asking: the one its file says
-    was being asked, added to those its ``.crashed`` file lists (read before a new
-    process truncates it; the campaign has recorded the crash by then)."""
+def crashed_questions(path: Path) -> list[bytes]:
+    """The questions listed beside the breadcrumb file ``path``, and the one its file
+    says was being asked as its process died (the campaign reads them after a death,
+    ``fuzz.campaign``, and hands them to the next process: ``remember_crashed``)."""
     listed = path.with_name(path.name + _CRASHED_SUFFIX)
     try:
-        known = set(listed.read_bytes().splitlines()[:_MAX_CRASHED]) if listed.is_file() else set()
+        known = listed.read_bytes().splitlines()[:_MAX_CRASHED] if listed.is_file() else []
     except OSError:
-        known = set()
+        known = []
     trail = read_breadcrumb(path)
-    if trail is not None and trail.question is not None and len(known) < _MAX_CRASHED:
+    if trail is not None and trail.question is not None:
         said = _said(*trail.question)
         if said not in known:
-            known.add(said)
-            try:
-                with open(listed, "ab") as out:
-                    out.write(said + b"\n")
-            except OSError:
-                pass  # (known for this process all the same)
+            known.append(said)
+    return known[:_MAX_CRASHED]
+
+
+def remember_crashed(path: Path, questions: list[bytes]) -> None:
+    """List ``questions`` beside the breadcrumb file ``path`` of a process to come, which
+    answers them as refused (``Breadcrumb.killed_before``). Never raises: unlisted, a
+    question is asked, and the process dies again."""
+    with contextlib.suppress(OSError):
+        path.with_name(path.name + _CRASHED_SUFFIX).write_bytes(
+            b"".join(q + b"\n" for q in questions[:_MAX_CRASHED]))
+
+
+def _crashed_before(path: Path) -> frozenset[bytes]:
+    """The questions earlier processes died asking, for a process about to use ``path``:
+    those listed beside it, and the one its file says was being asked (listed in turn,
+    for a next process on the same file)."""
+    known = crashed_questions(path)
+    if known:
+        remember_crashed(path, known)
     return frozenset(known)
 
 

@@ -26,6 +26,7 @@ from concurrent.futures import ThreadPoolExecutor, wait
 from dataclasses import dataclass
 from pathlib import Path
 
+from pctfuzz._internal.checks.breadcrumb import crashed_questions, remember_crashed
 from pctfuzz._internal.errors import PctfuzzError
 from pctfuzz._internal.fuzz.libfuzzer import BREADCRUMB, STARTUP, command, record_death, watch
 from pctfuzz._internal.fuzz.protocol import HarnessSettings
@@ -195,6 +196,10 @@ def _run_slice(stats: TargetStats, seconds: float, staging: Path, known: set[str
     # the clock, a slice of exactly MIN_SLICE (a short budget's share) came out a few
     # microseconds short and never ran, so the first target of each slot lost its turn.
     left = min(seconds, supervisor.remaining())
+    # The questions a process of this slice died asking: the next is told, and answers
+    # them as refused (``Breadcrumb.killed_before``), where it would die at the same
+    # question of its first naming (a set probe's character).
+    crashed: list[bytes] = []
     while left >= MIN_SLICE:
         # Artifact folders carry the pid and an owner file, so a later start-up can
         # remove those of campaigns that were killed, and only those (``scratch``).
@@ -207,6 +212,8 @@ def _run_slice(stats: TargetStats, seconds: float, staging: Path, known: set[str
                 # The question a differential harness is asking as it dies is in
                 # the breadcrumb (``record_death``); libFuzzer writes no such name.
                 breadcrumb = Path(artifacts, BREADCRUMB)
+                if crashed:
+                    remember_crashed(breadcrumb, crashed)
                 env = job.env(breadcrumb)
                 given = sum(map(_count_files, (staging, *inputs)))
                 stats.corpus_inputs = max(stats.corpus_inputs, given)
@@ -221,6 +228,7 @@ def _run_slice(stats: TargetStats, seconds: float, staging: Path, known: set[str
             stats.restarts += 1
             record_death(target, death, artifact, job.impl, job.findings, stats,
                          accepted=not job.handoff.no_accepted, breadcrumb=breadcrumb)
+            crashed = crashed_questions(breadcrumb)
         left = min(deadline - time.monotonic(), supervisor.remaining())
     stats.seconds += time.monotonic() - started
     stats.execs = base_execs

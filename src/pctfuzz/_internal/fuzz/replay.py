@@ -404,6 +404,18 @@ def _inputs(paths: Sequence[Path], target: str | None) -> Iterator[tuple[str, Pa
                 yield "raw", path, name
 
 
+def _native_crash_impl(path: Path) -> str | None:
+    """The implementation of the finding at ``path`` when it crashed the process (None
+    when it did not, or cannot be read: its replay says so)."""
+    from pctfuzz._internal.store import StoreError, load_finding
+
+    try:
+        finding = load_finding(path)
+    except (StoreError, OSError, ValueError):
+        return None
+    return finding.impl if finding.native_crash else None
+
+
 def replay_paths(paths: Sequence[Path], *, target: str | None = None, impl: str | None = None,
                  timeout: float = DEFAULT_TIMEOUT, trusted: Sequence[str] = (),
                  raw_impl: str | None = None,
@@ -420,7 +432,12 @@ def replay_paths(paths: Sequence[Path], *, target: str | None = None, impl: str 
     if target is not None:
         get_target(target)
     impls: dict[Any, Bound] = {}
-    for kind, path, info in _inputs(paths, target):
+    inputs = list(_inputs(paths, target))
+    # (as ``replay_open``: every finding of an implementation that crashed a process
+    # runs in a process of its own)
+    crashing = {impl_of for kind, path, _ in inputs
+                if kind == "finding" and (impl_of := _native_crash_impl(path)) is not None}
+    for kind, path, info in inputs:
         try:
             if kind == "error":
                 yield path, str(info)
@@ -434,7 +451,7 @@ def replay_paths(paths: Sequence[Path], *, target: str | None = None, impl: str 
                                    recorded=impl is None and chosen not in trusted,
                                    settings=settings)
                 run = run_case(runner, case, timeout, impl_name=chosen,
-                               isolated=finding.native_crash)
+                               isolated=finding.native_crash or finding.impl in crashing)
                 yield _finding_verdict(path, finding, run, overridden=impl is not None)
             else:
                 assert info is not None
@@ -586,6 +603,10 @@ def replay_open(findings: Path, impl: str, *, targets: Sequence[str] | None = No
             chosen.append((path, finding, target))
     # A recorded timeout may well take its whole timeout again: the others first.
     chosen.sort(key=lambda item: item[1].kind == "timeout")
+    # An implementation that crashed a process may crash this one at any question its
+    # findings' replays ask (a divergence's naming asks the set probe's character that
+    # killed a harness): each of them runs in a process of its own.
+    crashing = {f.impl for _p, f, _t in chosen if f.native_crash}
     for index, (path, finding, target) in enumerate(chosen):
         left = None if deadline is None else deadline - time.monotonic()
         if left is not None and left <= 0:
@@ -596,7 +617,7 @@ def replay_open(findings: Path, impl: str, *, targets: Sequence[str] | None = No
         try:
             bound = bound_for(target, finding.impl, subjects, settings=settings)
             case = finding.rebuild_case()
-            isolated = finding.native_crash
+            isolated = finding.native_crash or finding.impl in crashing
             if stop is None:
                 run = run_case(bound, case, budget, impl_name=finding.impl, isolated=isolated)
             else:
