@@ -60,6 +60,7 @@ rule, its modes), once per adapter.
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import functools
 import re
@@ -100,7 +101,7 @@ from pctfuzz._internal.checks.registry.lookup import (
     explain,
 )
 from pctfuzz._internal.encoding import lookup
-from pctfuzz._internal.errors import Deferred
+from pctfuzz._internal.errors import Deferred, NotModelled
 from pctfuzz._internal.identity.signatures import RAISED_AFTER
 from pctfuzz._internal.inputs import input_has, input_strs, with_texts, without_kind
 from pctfuzz._internal.operations import DECODE, ENCODE, FORM_PARSE, FORM_SERIALIZE
@@ -335,10 +336,10 @@ def _as_parts(check: str, case: Case, adapter: Impl,
     if any(answer is None for answer in answers):
         return
     together = joined(case, [a for a in answers if a is not None])
-    # (in a known finding's pair order: a parser grouping repeated names)
-    orders = [render(Model(order=order), check, case, together)
-              for order in known.pair_orders(check) if together is not None]
-    if actual.value != together and actual.value not in orders:
+    if together is None:
+        return
+    if actual.value != together and actual.value not in _reordered(
+            check, case, together, known.pair_orders(check)):
         return
     first: Divergence | None = None
     made = known.classes(check)
@@ -353,6 +354,16 @@ def _as_parts(check: str, case: Case, adapter: Impl,
     if first is not None:
         raise _divergence(check, case, adapter, refused, expected, actual,
                           first.difference, first.behaviour)
+
+
+def _reordered(check: str, case: Case, answer: Any, orders: list[str]) -> list[Any]:
+    """``answer`` in each of ``orders`` (a known finding's pair order: a parser grouping
+    repeated names), where the model can reorder it."""
+    found = []
+    for order in orders:
+        with contextlib.suppress(NotModelled):
+            found.append(render(Model(order=order), check, case, answer))
+    return found
 
 
 #: How many cuts of a refused input ``_raised_after_known`` tries from its end (and
