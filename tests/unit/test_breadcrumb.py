@@ -63,6 +63,19 @@ def no_fault_dump() -> Iterator[None]:
             faulthandler.enable(file=sys.__stderr__)
 
 
+def _ask_in_a_child(path: Path) -> int:
+    """The wait status of a forked harness that keeps its breadcrumb at ``path`` and asks
+    BEL, the question that kills it (unless it knows it killed one before)."""
+    pid = os.fork()
+    if pid == 0:
+        try:
+            Breadcrumb(path, COMPONENT).arm()
+            run_impl("encode", BEL, make_adapter())
+        finally:
+            os._exit(0)
+    return os.waitpid(pid, 0)[1]
+
+
 @pytest.fixture
 def armed(tmp_path: Path):  # type: ignore[no-untyped-def]
     """A breadcrumb armed for the test, disarmed after it."""
@@ -171,14 +184,7 @@ def test_a_base_exception_out_of_the_implementation_leaves_the_question(
 def test_a_process_that_dies_in_a_question_leaves_it_on_disk(tmp_path: Path) -> None:
     """The map is shared: what the process wrote before its SIGSEGV is in the file."""
     path = tmp_path / "asking.crumb"
-    pid = os.fork()
-    if pid == 0:  # the harness: one question, which kills it
-        try:
-            Breadcrumb(path, COMPONENT).arm()
-            run_impl("encode", BEL, make_adapter())
-        finally:
-            os._exit(0)
-    _, status = os.waitpid(pid, 0)
+    status = _ask_in_a_child(path)  # the harness: one question, which kills it
     assert os.WIFSIGNALED(status) and os.WTERMSIG(status) == signal.SIGSEGV
     assert read_breadcrumb(path) == Trail(COMPONENT, ("encode", BEL))
 
@@ -191,15 +197,7 @@ def test_a_restarted_process_does_not_ask_a_question_that_killed_one_before(
     answered as refused, without the implementation, in this process and the next."""
     path = tmp_path / "asking.crumb"
     for attempt in range(2):  # the first dies asking it, the second knows not to ask
-        pid = os.fork()
-        if pid == 0:
-            try:
-                Breadcrumb(path, COMPONENT).arm()
-                run_impl("encode", BEL, make_adapter())
-            finally:
-                os._exit(0)
-        _, status = os.waitpid(pid, 0)
-        assert os.WIFSIGNALED(status) == (attempt == 0)
+        assert os.WIFSIGNALED(_ask_in_a_child(path)) == (attempt == 0)
     for _ in range(2):  # the next processes: it is known, the rest is asked
         Breadcrumb(path, COMPONENT).arm()
         try:
@@ -404,15 +402,7 @@ def test_the_campaign_hands_a_killing_question_to_the_next_process(tmp_path: Pat
     first, second = tmp_path / "1" / "asking.crumb", tmp_path / "2" / "asking.crumb"
     first.parent.mkdir()
     second.parent.mkdir()
-    pid = os.fork()
-    if pid == 0:
-        try:
-            Breadcrumb(first, COMPONENT).arm()
-            run_impl("encode", BEL, make_adapter())
-        finally:
-            os._exit(0)
-    _, status = os.waitpid(pid, 0)
-    assert os.WIFSIGNALED(status)
+    assert os.WIFSIGNALED(_ask_in_a_child(first))
     questions = crashed_questions(first)
     assert len(questions) == 1
     remember_crashed(second, questions)
