@@ -48,6 +48,9 @@ __all__ = ["BREADCRUMB", "PROGRESS_SECONDS", "STARTUP", "command", "record_death
 #: The file a process keeps its breadcrumb in, in its artifacts folder (``checks.breadcrumb``).
 BREADCRUMB = "asking.crumb"
 
+#: libFuzzer's ``-max_len``: the longest input a harness is given (``command``).
+MAX_LEN = 8192
+
 #: Seconds between two progress reports of a running process.
 PROGRESS_SECONDS = 1.0
 
@@ -93,7 +96,7 @@ def command(target: str, harness: Path | None, out_dir: Path, seconds: int,
         f"-artifact_prefix={artifacts}/",
         # Room for the grammar's longest shapes (fuzz.mutator: a 4097-byte value, 2048
         # fields); libFuzzer's own mutations stay near each input's size.
-        "-max_len=8192",
+        f"-max_len={MAX_LEN}",
         "-print_final_stats=1",
         # SIGTERM (the deadline, a stop) is the harness's own: it flushes its hit
         # counts before it exits (fuzzing.main); libFuzzer's handler would _Exit first.
@@ -255,7 +258,7 @@ def record_death(target: str, kind: str, artifact: Path | None, impl: str, findi
         tgt = get_target(get_operation(check).differential_target)
         raw = _raw_input(tgt, case, trail.domain)
         evidence["died_on"] = "question"
-        if data is not None and len(data) <= _MAX_WHILE_CHECKING:
+        if data is not None and len(data) <= MAX_LEN:
             evidence["while_checking"] = base64.b64encode(data).decode("ascii")
     elif data is None:
         stats.errors.append(f"{kind} without an input file")
@@ -275,11 +278,6 @@ def record_death(target: str, kind: str, artifact: Path | None, impl: str, findi
     bucket = stats.new_findings if is_new else stats.known_findings
     if stored.id not in stats.new_findings and stored.id not in bucket:
         bucket.append(stored.id)
-
-
-#: The longest input a question's finding keeps as the one it was asked for (libFuzzer's
-#: ``-max_len``, ``command``).
-_MAX_WHILE_CHECKING = 8192
 
 
 def _case_of(target: Target, data: bytes, domain: AnswerDomain | None) -> Case | None:
