@@ -18,6 +18,10 @@ when ``tests/support/`` is on
   ``PCTFUZZ_TEST_COUNT_FILE`` for every call that is a *hit* (a libFuzzer execution),
   not for the recorder's own re-runs while it minimizes a new finding. The file's size
   is then exactly the number of hits the findings store should hold.
+- ``StallsOnce``: decodes ``+`` as a space (a difference to name), and the first time
+  the file named by ``PCTFUZZ_TEST_STALL_FILE`` is missing when it is asked a short
+  value with a ``+`` (a question of the naming, not a seed), creates it and busy-waits
+  ``STALL`` seconds: a stall of one naming, as a loaded machine makes it, not a hang.
 """
 
 from __future__ import annotations
@@ -114,6 +118,28 @@ class CountingCrash(UrllibAdapter):
     def decode(self, case: DecodeCase) -> bytes:
         _count_hit()
         raise CountedError("counted")
+
+
+#: Seconds ``StallsOnce`` stalls, once.
+STALL = 3.0
+
+
+class StallsOnce(UrllibAdapter):
+    """urllib's decoder with ``+`` as a space; one stall of ``STALL`` s (module
+    docstring)."""
+
+    name = "urllib-stalls-once"
+
+    def decode(self, case: DecodeCase) -> bytes:
+        value = case.value if isinstance(case.value, bytes) else case.value.encode("utf-8")
+        marker = os.environ.get("PCTFUZZ_TEST_STALL_FILE")
+        if marker and b"+" in value and len(value) <= 2 and not os.path.exists(marker):
+            with open(marker, "w") as handle:
+                handle.write(f"stalled on {value!r}\n")
+            deadline = time.monotonic() + STALL
+            while time.monotonic() < deadline:  # busy, as a loaded machine is
+                pass
+        return super().decode(DecodeCase(value.replace(b"+", b" ")))
 
 
 def touch_marker() -> None:

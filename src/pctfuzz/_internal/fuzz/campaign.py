@@ -28,7 +28,14 @@ from pathlib import Path
 
 from pctfuzz._internal.checks.breadcrumb import crashed_questions, remember_crashed
 from pctfuzz._internal.errors import PctfuzzError
-from pctfuzz._internal.fuzz.libfuzzer import BREADCRUMB, STARTUP, command, record_death, watch
+from pctfuzz._internal.fuzz.libfuzzer import (
+    BREADCRUMB,
+    STARTUP,
+    command,
+    record_death,
+    rerun_command,
+    watch,
+)
 from pctfuzz._internal.fuzz.protocol import HarnessSettings
 from pctfuzz._internal.fuzz.schedule import (
     MIN_SLICE,
@@ -226,12 +233,54 @@ def _run_slice(stats: TargetStats, seconds: float, staging: Path, known: set[str
             if death is None:
                 break
             stats.restarts += 1
-            record_death(target, death, artifact, job.impl, job.findings, stats,
-                         accepted=not job.handoff.no_accepted, breadcrumb=breadcrumb)
-            crashed = crashed_questions(breadcrumb)
+            if death == "timeout" and artifact is not None and not stats.timeout_confirmed:
+                death, breadcrumb = _confirm_timeout(stats, artifact, breadcrumb, crashed,
+                                                     job, supervisor, progress)
+            if death is not None:
+                record_death(target, death, artifact, job.impl, job.findings, stats,
+                             accepted=not job.handoff.no_accepted, breadcrumb=breadcrumb)
+                crashed = crashed_questions(breadcrumb)
         left = min(deadline - time.monotonic(), supervisor.remaining())
     stats.seconds += time.monotonic() - started
     stats.execs = base_execs
+
+
+#: How many times libFuzzer's per-input timeout an input that timed out is given when
+#: it is run again alone (``_confirm_timeout``).
+RERUN_FACTOR = 4
+
+
+def _confirm_timeout(stats: TargetStats, data: Path, first: Path, crashed: list[bytes],
+                     job: _Job, supervisor: Supervisor,
+                     progress: Callable[[TargetStats], None] | None) -> tuple[str | None, Path]:
+    """Whether a timeout is the implementation's: the input ``data`` libFuzzer stopped
+    on, run again alone by a fresh harness with ``RERUN_FACTOR`` times the timeout
+    (``libfuzzer.rerun_command``). Returns what stopped that run (None: it finished) and
+    the breadcrumb to read of it (``first``: the first process's).
+
+    libFuzzer's clock counts all the harness does with an input: the implementation's
+    answers, and pctfuzz naming, minimizing and saving a difference they show. On a
+    loaded machine (a busy CI runner) or a slow disk that work alone passed a 5 s
+    timeout, and the input was saved as a timeout finding it is not, while the
+    difference being named was not saved at all. Run again, in record mode, the
+    harness names and saves that difference itself. An input that times out again (a
+    hang, an implementation that slow) is a timeout finding, and once one is, the
+    target's later timeouts are recorded without a rerun: it would cost
+    ``RERUN_FACTOR`` timeouts each time. A rerun the campaign's end or a signal stops
+    is no answer: the input is saved as a timeout, as it would be without it."""
+    # Beside the first process's breadcrumb, not on it: a harness answers the question
+    # a file says was being asked as its process died as refused (``Breadcrumb``).
+    breadcrumb = first.with_name("rerun-" + first.name)
+    remember_crashed(breadcrumb, crashed)
+    cmd = rerun_command(stats.target, job.harness, data, RERUN_FACTOR * job.timeout,
+                        job.rss_limit_mb)
+    death, _artifact, _execs = watch(cmd, job.env(breadcrumb), stats, stats.execs, progress,
+                                     supervisor, log=job.log(stats.target))
+    if death is None and supervisor.remaining() > 0 and supervisor.stop_signal is None:
+        stats.timeouts_not_confirmed += 1
+        return None, breadcrumb
+    stats.timeout_confirmed = death == "timeout"
+    return death or "timeout", breadcrumb if death is not None else first
 
 
 def _count_files(folder: Path) -> int:

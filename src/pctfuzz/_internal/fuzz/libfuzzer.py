@@ -43,7 +43,8 @@ from pctfuzz._internal.fuzz.supervisor import Supervisor
 from pctfuzz._internal.operations import get_operation
 from pctfuzz._internal.targets import Target, get_target
 
-__all__ = ["BREADCRUMB", "PROGRESS_SECONDS", "STARTUP", "command", "record_death", "watch"]
+__all__ = ["BREADCRUMB", "PROGRESS_SECONDS", "STARTUP", "command", "record_death",
+           "rerun_command", "watch"]
 
 #: The file a process keeps its breadcrumb in, in its artifacts folder (``checks.breadcrumb``).
 BREADCRUMB = "asking.crumb"
@@ -80,14 +81,8 @@ def command(target: str, harness: Path | None, out_dir: Path, seconds: int,
     adds the packaged dictionary), or a ``fuzz_<target>.py`` script of ``harness``.
     libFuzzer writes new inputs into ``out_dir`` and only reads ``inputs`` (folders
     of seed inputs: ``staging.stage_for_reading``)."""
-    if harness is None:
-        cmd = [sys.executable, "-m", "pctfuzz._internal.harness", target]
-    else:
-        cmd = [sys.executable, str(harness / f"fuzz_{target}.py")]
-        dictionary = harness / f"{target}.dict"
-        if dictionary.is_file():
-            cmd.append(f"-dict={dictionary}")
-    cmd += [
+    return [
+        *_harness(target, harness),
         str(out_dir),
         *map(str, inputs),
         f"-max_total_time={seconds}",
@@ -101,8 +96,29 @@ def command(target: str, harness: Path | None, out_dir: Path, seconds: int,
         # SIGTERM (the deadline, a stop) is the harness's own: it flushes its hit
         # counts before it exits (fuzzing.main); libFuzzer's handler would _Exit first.
         "-handle_term=0",
+        *extra,
     ]
-    return [*cmd, *extra]
+
+
+def rerun_command(target: str, harness: Path | None, data: Path, timeout: int,
+                  rss_limit_mb: int) -> list[str]:
+    """A libFuzzer process that runs the harness once on the input file ``data`` (given
+    a file, libFuzzer runs it and exits: no fuzzing, no corpus), with a per-input
+    ``timeout`` of its own (``campaign``'s confirmation of a timeout)."""
+    return [*_harness(target, harness), str(data), f"-timeout={timeout}",
+            f"-rss_limit_mb={rss_limit_mb}", f"-max_len={MAX_LEN}", "-handle_term=0"]
+
+
+def _harness(target: str, harness: Path | None) -> list[str]:
+    """The command of a harness process of ``target``, before libFuzzer's flags."""
+    if harness is None:
+        return [sys.executable, "-m", "pctfuzz._internal.harness", target]
+    cmd = [sys.executable, str(harness / f"fuzz_{target}.py")]
+    dictionary = harness / f"{target}.dict"
+    if dictionary.is_file():
+        cmd.append(f"-dict={dictionary}")
+    return cmd
+
 
 def watch(cmd: list[str], env: dict[str, str], stats: TargetStats, base_execs: int,
           progress: Callable[[TargetStats], None] | None,

@@ -90,6 +90,10 @@ class TargetStats:
     corpus_run: int = 0
     #: why it never ran (its slot's time was gone before its first turn), if so
     no_turn: str | None = None
+    #: timeouts whose input finished when run again alone (``campaign._confirm_timeout``),
+    #: and whether one timed out again (later ones are then recorded without a rerun)
+    timeouts_not_confirmed: int = 0
+    timeout_confirmed: bool = False
 
     @property
     def findings(self) -> int:
@@ -222,6 +226,12 @@ class CampaignResult:
         if deferred:
             lines.append("diverging inputs left unnamed, as naming had half the time "
                          "(a known finding's hits, or met again): " + ", ".join(deferred))
+        rerun = [f"{s.target} {s.timeouts_not_confirmed}" for s in self.stats
+                 if s.timeouts_not_confirmed]
+        if rerun:
+            lines.append("timeouts not findings (each input, run again alone, finished: the "
+                         "time went to naming, saving, or a loaded machine): "
+                         + ", ".join(rerun))
         for s in self.stats:
             for module, why in s.not_reached().items():
                 lines.append(f"WARNING: {s.target}: code under test not reached: {module} {why}")
@@ -290,5 +300,7 @@ def merge_stats(target: str, parts: Sequence[TargetStats]) -> TargetStats:
         corpus_inputs=max(p.corpus_inputs for p in parts),
         corpus_run=max(p.corpus_run for p in parts),
         no_turn=next((p.no_turn for p in parts if p.no_turn), None),
+        timeouts_not_confirmed=sum(p.timeouts_not_confirmed for p in parts),
+        timeout_confirmed=any(p.timeout_confirmed for p in parts),
     )
 
