@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import re
 import string
+import unicodedata
 from pathlib import Path
 from urllib.parse import quote, quote_plus
 
@@ -1189,6 +1190,53 @@ def test_a_non_ascii_unit_names_only_what_its_variants_show(name: str) -> None:
     assert klass(digits, name + "=1") == "field=name;unit=non-ascii-Nd;diff=changed"
     drops = function_adapter("drops-non-ascii", form_parse=_drops_non_ascii)
     assert "unit=non-ascii;" in klass(drops, name + "=1")
+
+
+def _letters_raw(text: str) -> str:
+    """An encoder that leaves raw the non-ASCII characters ``str.isalpha`` accepts (an
+    IRI-minded ``re.sub(r"[^\\w]", ...)`` in spirit) and quotes the rest."""
+    return "".join(c if not c.isascii() and c.isalpha() else quote(c, safe="") for c in text)
+
+
+def _alnum_raw(text: str) -> str:
+    return "".join(c if not c.isascii() and c.isalnum() else quote(c, safe="") for c in text)
+
+
+@pytest.mark.parametrize(("encode", "unit"), [(_letters_raw, "non-ascii-L"),
+                                              (_alnum_raw, "non-ascii-L,N")])
+@pytest.mark.parametrize("value", ["\u00e9", "\u0416", "\u4e2d", "a\u01c5", "\u02b0b"])
+def test_a_non_ascii_unit_names_every_category_that_behaves_alike(
+        encode: object, unit: str, value: str) -> None:
+    """Named by its category alone, an encoder's letters left raw were two findings,
+    ``non-ascii-Ll`` and ``non-ascii-Lu`` (hold-out 13): the class is the character's
+    category and every other one whose characters behave alike, the same whichever
+    letter an input shows (Ll, Lu, Lo, Lt, Lm); a symbol or a mark is not in it."""
+    adapter = function_adapter(f"test-{unit}", encode=encode, sets={"c": "component"})
+    with pytest.raises(Divergence) as info:
+        check_encode(EncodeCase(value, "component"), adapter)  # type: ignore[arg-type]
+    assert f"unit={unit};" in info.value.difference
+    with pytest.raises(Divergence) as symbol:
+        check_encode(EncodeCase("\u20ac", "component"), function_adapter(  # type: ignore[arg-type]
+            "test-symbols-raw", sets={"c": "component"}, encode=lambda t: "".join(
+                c if unicodedata.category(c) == "Sc" else quote(c, safe="") for c in t)))
+    assert "unit=non-ascii-Sc;" in symbol.value.difference
+
+
+def test_a_known_category_class_names_another_member_without_variants() -> None:
+    """Once ``non-ascii-L`` is a finding's class, an input of another letter is its hit
+    with no variant asked (widening asks a few dozen)."""
+    from pctfuzz._internal.checks.generalize import widen
+
+    def never(_case: object) -> str | None:
+        raise AssertionError("a variant was asked")
+
+    made = "unit=non-ascii-L,Nd;diff=left-raw"
+    assert widen(EncodeCase("x\u0416", "component"), "unit=non-ascii;diff=left-raw", never,
+                 [made]) == made
+    assert widen(EncodeCase("\u0663", "component"), "unit=non-ascii;diff=left-raw", never,
+                 [made]) == made
+    with pytest.raises(AssertionError, match="variant"):  # a symbol: not a member
+        widen(EncodeCase("\u20ac", "component"), "unit=non-ascii;diff=left-raw", never, [made])
 
 
 def _drops_astral(text: str) -> str:

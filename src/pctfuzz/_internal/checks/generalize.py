@@ -33,7 +33,7 @@ import functools
 import re
 import string
 import unicodedata
-from collections.abc import Callable
+from collections.abc import Callable, Collection
 from dataclasses import replace
 from typing import Any
 
@@ -164,13 +164,14 @@ def _spread(members: list[str]) -> list[str]:
 
 
 # --- a class widened -----------------------------------------------------------------------
-def widen(case: Case, klass: str, classify: Classify) -> str:
+def widen(case: Case, klass: str, classify: Classify, known: Collection[str] = ()) -> str:
     """``klass``, the class of an unexplained difference on ``case``, widened where its
     variants agree: a unit that is only what comes after the behaviour (``_victim``)
     or only there to be lost before it (``_lost_first``), a valid escape's hex case
     (``pct-letters``), a letter or digit however written (``alnum-any``), an ASCII
     unit to its group or narrower group. An encoder that leaves every control raw is
-    one finding, not one per control."""
+    one finding, not one per control. ``known``: the classes of findings made, which a
+    non-ASCII unit's category may be among (``_non_ascii``)."""
     victim = _victim(case, klass, classify) or _lost_first(case, klass, classify) \
         or _any_escape(case, klass, classify) or _any_invalid_escape(case, klass, classify)
     if victim is not None:
@@ -182,7 +183,7 @@ def widen(case: Case, klass: str, classify: Classify) -> str:
     if _WRITTEN_SEG.search(klass):
         return _however_written(case, klass, classify)
     if _NON_ASCII_UNIT.search(klass):
-        return _non_ascii(case, klass, classify)
+        return _non_ascii(case, klass, classify, known)
     match = _UNIT.search(klass)
     if match is None:
         return klass
@@ -244,19 +245,26 @@ _NON_ASCII_VARIANTS = ("\u00e9", "\u4e2d", "\u20ac", "\u0416")
 _ASTRAL_VARIANTS = ("\U0001f600", "\U00020000", "\U0001d400", "\U00010400")
 
 
-def _non_ascii(case: Case, klass: str, classify: Classify) -> str:
+def _non_ascii(case: Case, klass: str, classify: Classify, known: Collection[str] = ()) -> str:
     """``klass`` (``unit=non-ascii``) where other non-ASCII characters in place of the
     input's one give it too; else ``unit=astral`` for an astral character where others
     of other planes do (an encoder dropping U+1F600 keeps ``é``); else, where three
-    others of its Unicode general category do, that category (``unit=non-ascii-Nd``: a
-    parser reading ``\u07c1``, an NKo digit, as ``1`` does so for every decimal digit,
-    not for ``é``); else as it was. An input of several non-ASCII characters, or of
-    bytes, is not varied."""
+    others of its Unicode general category do, that category and every other whose
+    characters do (``_categories``: ``unit=non-ascii-Nd``, a parser reading ``\u07c1``,
+    an NKo digit, as ``1`` does so for every decimal digit, not for ``é``;
+    ``unit=non-ascii-L,Nd,No``, an encoder leaving raw what ``str.isalnum`` accepts);
+    else as it was. A class of ``known`` (classes of findings made) of categories that
+    hold the character's is its class at once. An input of several non-ASCII
+    characters, or of bytes, is not varied."""
     chars = {c for t in input_strs(case) for c in t
              if ord(c) >= 0x80 and not 0xD800 <= ord(c) <= 0xDFFF}
     if len(chars) != 1 or any(isinstance(t, bytes) for t in input_texts(case)):
         return klass
     (char,) = chars
+    category = unicodedata.category(char)
+    for made in known:
+        if category in _categories_of(made, klass):
+            return made
 
     def alike(other: str) -> bool:
         return classify(_with_char(case, char, other)) == klass
@@ -266,11 +274,42 @@ def _non_ascii(case: Case, klass: str, classify: Classify) -> str:
     if ord(char) > 0xFFFF and all(
             alike(other) for other in [c for c in _ASTRAL_VARIANTS if c != char][:VARIANTS]):
         return klass.replace("unit=non-ascii", "unit=astral")
-    category = unicodedata.category(char)
+    # (``VARIANTS`` of them, or all there are: Lt has two blocks of the BMP)
     members = [c for c in _category_members(category) if c != char][:VARIANTS]
-    if len(members) == VARIANTS and all(alike(other) for other in members):
-        return klass.replace("unit=non-ascii", f"unit=non-ascii-{category}")
-    return klass
+    if not members or not all(alike(other) for other in members):
+        return klass
+    # Each other category joins where its first and last of ``_category_members`` do:
+    # one finding whichever category an input shows first (one per category was two
+    # findings of an encoder's letters, Ll and Lu, and two of its symbols).
+    same = [c for c in _CATEGORIES if c == category or (
+        (found := _category_members(c)) and all(alike(other) for other in {found[0], found[-1]}))]
+    return klass.replace("unit=non-ascii", f"unit=non-ascii-{_categories_name(same)}")
+
+
+#: The Unicode general categories a non-ASCII character of a case can be (not Cs, the
+#: surrogates, nor Cn), in ``unicodedata``'s order of major classes.
+_CATEGORIES = ("Lu", "Ll", "Lt", "Lm", "Lo", "Mn", "Mc", "Me", "Nd", "Nl", "No", "Pc", "Pd",
+               "Ps", "Pe", "Pi", "Pf", "Po", "Sm", "Sc", "Sk", "So", "Zs", "Zl", "Zp", "Cc",
+               "Cf", "Co")
+_NON_ASCII_CATEGORIES = re.compile(r"unit=non-ascii-([A-Za-z,]+)(?=;|$)")
+
+
+def _categories_name(categories: list[str]) -> str:
+    """``categories`` as a unit names them: a major class whose every category is among
+    them by its letter (``L``), the others each (``L,Nd,No``)."""
+    majors = {c[0] for c in _CATEGORIES}
+    whole = {m for m in majors if all(c in categories for c in _CATEGORIES if c[0] == m)}
+    return ",".join(dict.fromkeys(c[0] if c[0] in whole else c for c in categories))
+
+
+def _categories_of(made: str, klass: str) -> frozenset[str]:
+    """The categories the class ``made`` names where it is ``klass`` with its
+    ``non-ascii`` unit narrowed to categories (``_categories_name``); none otherwise."""
+    found = _NON_ASCII_CATEGORIES.search(made)
+    if found is None or made.replace(found.group(0), "unit=non-ascii") != klass:
+        return frozenset()
+    return frozenset(c for part in found.group(1).split(",") for c in _CATEGORIES
+                     if c == part or c[0] == part)
 
 
 @functools.lru_cache(maxsize=64)

@@ -426,7 +426,7 @@ def generalized(check: str, case: Case, adapter: Impl, klass: str, surrogates: S
         return _first_class(check, variant, adapter, want, got, surrogates, known,
                             settings=settings)
 
-    return widen(case, klass, classify)
+    return widen(case, klass, classify, () if known is None else known.unexplained(check))
 
 
 def shortest_prefix(case: EncodeCase, adapter: Impl, surrogates: Surrogates,
