@@ -289,6 +289,44 @@ def test_a_requoting_that_keeps_some_escapes_is_one_rule(tmp_path: Path) -> None
         {"mode": "decode-utf8", "kept": "/@"})
 
 
+def _reserved_expansion(value: str) -> str:
+    """uritemplate 4.2's ``{+var}`` (``Operator._only_quote_unquoted_characters``): the
+    reserved characters raw, and a value holding an escape taken as encoded already."""
+    from urllib.parse import quote, unquote
+
+    return quote(value, ":/?#[]@!$&'()*+,;=") if unquote(value) == value else value
+
+
+def _percent_means_encoded(value: str) -> str:
+    from urllib.parse import quote
+
+    return value if "%" in value else quote(value, safe="")
+
+
+@pytest.mark.parametrize(("encode", "when", "cases"), [
+    (_reserved_expansion, "escape", ("%41", "<%41", "a b%2F", "%E9#", " %0a\x01")),
+    (_percent_means_encoded, "percent", ("%41", "<%zz", "a b%", "%E9#")),
+])
+def test_an_input_with_an_escape_taken_as_encoded_is_one_rule(
+        tmp_path: Path, encode: Any, when: str, cases: tuple[str, ...]) -> None:
+    """An encoder that writes an input holding an escape back as it is was named
+    ``requoted(keep)`` on ``%41`` alone, and a finding per character before the escape
+    (``unit=0x3C;diff=left-raw``, ...) on the rest: its behaviour is one, encoding
+    turned off by one escape (its delimiters pass raw too), asked of it (``<%41``)."""
+    adapter = function_adapter(f"test-taken-{when}", encode=encode, sets={"c": "component"})
+    one(findings(tmp_path, check_encode, adapter, [EncodeCase(v, "component") for v in cases]),
+        "taken_as_encoded", {"when": when})
+
+
+def test_a_requoter_is_not_taken_as_encoding_nothing() -> None:
+    """requests' ``requote_uri`` keeps an escape but encodes a ``<`` beside it: no
+    ``taken_as_encoded``."""
+    with pytest.raises(Divergence) as info:
+        check_encode(EncodeCase("<%41", REQUOTE_SET), get_impl("requests"),
+                     settings=NO_ACCEPTED)
+    assert "taken_as_encoded" not in info.value.difference
+
+
 def test_urllib3_uppercasing_escapes_that_are_data_is_one_rule(tmp_path: Path) -> None:
     """urllib3 uppercases each ``%hh`` before it finds the path is not all escapes and
     encodes every ``%`` as data (a real bug, docs/in-the-wild.md): one finding per hex

@@ -25,7 +25,13 @@ from pctfuzz._internal.accept.model import (
     Model,
     render,
 )
-from pctfuzz._internal.accept.reconcilers import CUT_CHARS, DECODE_PARTS, PARTS, written_templates
+from pctfuzz._internal.accept.reconcilers import (
+    CUT_CHARS,
+    DECODE_PARTS,
+    PARTS,
+    TAKEN_AS_ENCODED,
+    written_templates,
+)
 from pctfuzz._internal.accept.rule import (
     UNPROBED,
     Chars,
@@ -182,7 +188,7 @@ def _refused_by_reference(check: str, case: Case, asks: _Asks) -> Iterator[Rule 
         if any(" " in t for t in strs):  # (urllib's urlencode(quote_via=quote))
             yield build_rule("space_as", "%20")
             yield build_rule("space_as", "+")
-        yield from _escape_rules(check, strs, asks.requote)
+        yield from _escape_rules(check, strs, asks.requote, asks.chars)
     yield from _unmappable(check)
     if legacy:
         yield build_rule("whole_characters")
@@ -302,7 +308,7 @@ def _writer(check: str, seen: _Seen, asks: _Asks) -> Iterator[Rule | None]:
     if isinstance(seen.got, str) and _LOWER_TRIPLET.search(seen.got):
         yield build_rule("lowercase_hex")
     yield from _written_rules(written, strs)
-    yield from _escape_rules(check, strs, asks.requote)
+    yield from _escape_rules(check, strs, asks.requote, asks.chars)
     # A cut of the answer, confirmed on a doubled input, before the guesses about
     # '%' below (made from the case alone): a '%' at the cut is explained by both.
     yield from _cuts(strs, chars, seen.want, seen.got, asks.confirm)
@@ -631,17 +637,25 @@ def _refusals(case: Case, chars: Chars | None) -> Iterator[Rule | None]:
             yield build_rule("refuses", kind)
 
 
-def _escape_rules(check: str, strs: Sequence[str],
-                  requote: Order | None) -> Iterator[Rule | None]:
+def _escape_rules(check: str, strs: Sequence[str], requote: Order | None,
+                  chars: Chars | None) -> Iterator[Rule | None]:
     """The rules about the input's own ``%HH``, before the guesses about ``%`` (made from
     the case alone: ``left_raw("%")`` explains ``%00`` kept as it is too):
 
+    - ``taken_as_encoded`` when the encoder writes an input with an escape back as it
+      is (``chars("taken_as_encoded")``: ``<%41`` answered so), before ``requoted``,
+      whose ``keep`` explains an input of escapes alone alike (uritemplate's ``{+var}``
+      was a finding per character before its escape);
     - ``requoted`` in the implementation's own mode, when it has one (urllib3 keeps an
       all-escapes path: ``%00`` is then requoted(upper), not a second finding);
     - ``escapes_uppercased`` when the input holds a ``%hh`` with a lowercase hex
       letter: urllib3 uppercases ``%aa`` before it encodes its ``%`` as data, which
       was one first-difference finding per hex letter a-f.
     """
+    when = chars("taken_as_encoded") if chars is not None and check == ENCODE.name \
+        and any("%" in t for t in strs) else None
+    if when and any(TAKEN_AS_ENCODED[when].search(t) for t in strs):
+        yield build_rule("taken_as_encoded", when)
     if not any(_VALID_TRIPLET.search(t) for t in strs):
         return
     own_mode = requote() if requote is not None and check == ENCODE.name else None

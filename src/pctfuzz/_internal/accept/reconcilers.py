@@ -696,6 +696,34 @@ def answered(text: str) -> Reconciler:
                       REWRITE)
 
 
+#: What makes an encoder that ``taken_as_encoded`` take its input as encoded already.
+TAKEN_AS_ENCODED = {"escape": re.compile(r"%[0-9A-Fa-f]{2}"), "percent": re.compile("%")}
+
+
+@rule((ENCODE,), "splits-field")
+def taken_as_encoded(when: str) -> Reconciler:
+    """An input that holds a valid ``%HH`` (``when="escape"``), or any ``%``
+    (``"percent"``), is taken as encoded already and written back as it is, where the
+    reference encodes it (uritemplate's ``{+var}``: ``if unquote(v) == v: quote(v)
+    else v``). Whatever else the input holds passes raw, its delimiters too: one
+    escape anywhere turns the encoding off."""
+    if when not in TAKEN_AS_ENCODED:
+        raise UsageError(f"taken_as_encoded: when must be one of {', '.join(TAKEN_AS_ENCODED)}, "
+                         f"not {when!r}")
+    trigger = TAKEN_AS_ENCODED[when]
+
+    def reconcile(case: Case, expected: Outcome, actual: Outcome) -> _Pair:
+        if expected.raised or not isinstance(case, EncodeCase) \
+                or not isinstance(case.value, str) or not trigger.search(case.value):
+            return None
+        return Outcome(case.value), actual
+
+    what = "a valid %HH" if when == "escape" else "a '%'"
+    return Reconciler("taken_as_encoded", frozenset({ENCODE.name}), reconcile,
+                      "encodes the input", f"writes an input holding {what} back as it is",
+                      REWRITE)
+
+
 # --- transforms of the input and of the structure (composed models) --------------------------
 _NAMED_CHARS = {"\t": "TAB", "\n": "LF", "\r": "CR", " ": "space", "\x00": "NUL"}
 

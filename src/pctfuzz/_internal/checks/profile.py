@@ -401,6 +401,19 @@ def _kept_escapes(case: Case, answer: Callable[[str], object]) -> str:
     return found
 
 
+def _taken_as_encoded(case: Case, answer: Callable[[str], object]) -> str:
+    """``taken_as_encoded``'s ``when``: "escape" when the implementation answers a
+    character its set encodes followed by a valid escape (``<%41``) as that text itself,
+    "percent" when it does so with a bare ``%`` too (``<%zz``), else ""."""
+    if not isinstance(case, EncodeCase) or not isinstance(case.value, str):
+        return ""
+    members = get_set(case.set_name).members
+    encoded = next((c for c in '<"\x01' if ord(c) in members), None)
+    if encoded is None or answer(f"{encoded}%41") != f"{encoded}%41":
+        return ""
+    return "percent" if answer(f"{encoded}%zz") == f"{encoded}%zz" else "escape"
+
+
 #: What ``own_chars`` found, per adapter and (rule, check, context).
 _OWN_CHARS: Asked[str | None] = Asked("own characters")
 _C0_SPACE = "".join(map(chr, range(0x21)))
@@ -434,6 +447,8 @@ def own_chars(rule: str, check: str, case: Case, adapter: Impl) -> str | None:
     - ``trimmed``: a C0 control or space dropped at both ends but kept inside;
     - ``requoted-kept``: the characters the set leaves raw whose escape an encoder
       answers as itself (``requoted``'s ``kept``: pip keeps ``%2F``);
+    - ``taken_as_encoded``: "escape" or "percent" when an encoder writes an input with
+      an escape, or any ``%``, back as it is (``_taken_as_encoded``);
     - ``trimmed-decoded``: the same, written as its escape (a decoder's decoded text
       stripped: ``%20a`` and ``a%20`` answered as ``a``, ``a%20b`` not as ``ab``).
     - ``decoded_repeatedly``: "yes" when a decoder answers ``%252541`` as ``A``.
@@ -508,6 +523,8 @@ def own_chars(rule: str, check: str, case: Case, adapter: Impl) -> str | None:
             if isinstance(case, DecodeCase) else ""
     elif rule == "requoted-kept":  # escapes a requoting encoder keeps as they are
         found = _kept_escapes(case, answer)
+    elif rule == "taken_as_encoded":  # an input with an escape written back as it is
+        found = _taken_as_encoded(case, answer)
     elif rule == "cut_at":
         if answer("abcd") != answer("ab"):
             found = "".join(c for c in CUT_CHARS
