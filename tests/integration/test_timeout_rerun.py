@@ -44,3 +44,5 @@ def test_a_stall_while_naming_is_no_timeout_finding(tmp_path: Path) -> None:
     assert records[0]["behaviour"], records[0]  # named, by the rerun's harness
     assert "timeouts not findings" in out and "diff_decode 1" in out, out
     assert run.returncode == ExitCode.FOUND, out
+    # (libFuzzer's files of the rerun stay in its private folder, as the first's do)
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["corpus", "findings", "stalled"]

@@ -273,7 +273,7 @@ def _confirm_timeout(stats: TargetStats, data: Path, first: Path, crashed: list[
     breadcrumb = first.with_name("rerun-" + first.name)
     remember_crashed(breadcrumb, crashed)
     cmd = rerun_command(stats.target, job.harness, data, RERUN_FACTOR * job.timeout,
-                        job.rss_limit_mb)
+                        job.rss_limit_mb, first.parent)
     death, _artifact, _execs = watch(cmd, job.env(breadcrumb), stats, stats.execs, progress,
                                      supervisor, log=job.log(stats.target))
     if death is None and supervisor.remaining() > 0 and supervisor.stop_signal is None:

@@ -101,12 +101,14 @@ def command(target: str, harness: Path | None, out_dir: Path, seconds: int,
 
 
 def rerun_command(target: str, harness: Path | None, data: Path, timeout: int,
-                  rss_limit_mb: int) -> list[str]:
+                  rss_limit_mb: int, artifacts: Path) -> list[str]:
     """A libFuzzer process that runs the harness once on the input file ``data`` (given
     a file, libFuzzer runs it and exits: no fuzzing, no corpus), with a per-input
-    ``timeout`` of its own (``campaign``'s confirmation of a timeout)."""
+    ``timeout`` of its own (``campaign``'s confirmation of a timeout); what it writes
+    if it dies goes into ``artifacts``, as ``command``'s does."""
     return [*_harness(target, harness), str(data), f"-timeout={timeout}",
-            f"-rss_limit_mb={rss_limit_mb}", f"-max_len={MAX_LEN}", "-handle_term=0"]
+            f"-rss_limit_mb={rss_limit_mb}", f"-artifact_prefix={artifacts}/",
+            f"-max_len={MAX_LEN}", "-handle_term=0"]
 
 
 def _harness(target: str, harness: Path | None) -> list[str]:
