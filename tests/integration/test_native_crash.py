@@ -1,9 +1,11 @@
 """A native crash reached only through a question (issue: "still failing: 0").
 
 The project's encoder dies of SIGSEGV on a value of exactly one BEL
-(``tests/support/crash_impls.py``): libFuzzer's inputs all but never are that, but the
-set probe asks it of the implementation while it names the first difference
-(``checks.profile.set_probe`` asks every ASCII character alone). The finding must be
+(``tests/support/crash_impls.py``), and the set probe asks it of the implementation
+while it names the first difference (``checks.profile.set_probe`` asks every ASCII
+character alone): the campaign's seed ``!`` differs, so the first process dies on that
+question at its first input. (Without the seed, libFuzzer's own inputs reached a value
+of exactly BEL first on a loaded CI runner: the finding was then that input's.) The finding must be
 that question (``checks.breadcrumb``), not the input being named, which does not crash:
 replayed, it reproduces, and the campaign that replays it at its end survives it and
 says so (exit 1). The restarted process answers that question as refused
@@ -65,6 +67,9 @@ def test_a_crash_in_a_probe_question_is_recorded_as_that_question(tmp_path: Path
     root.mkdir()
     (root / "pyproject.toml").write_text(PYPROJECT)
     shutil.copy(SUPPORT / "crash_impls.py", root / "crash_impls.py")
+    seeds = root / "fuzz/corpus/diff_encode"
+    seeds.mkdir(parents=True)
+    (seeds / "seed").write_bytes(b"\x00\x00!")  # encode('!'): '!' escaped, named
 
     run = run_until(["--json", "campaign.json"], lambda _out: _carried_on(root), cwd=root,
                     env=_env())
