@@ -192,6 +192,7 @@ _NOT_PERCENT_DECODE = {
     ("accept/model.py", "written"): "percent_u's %uXXXX, a UTF-16 code unit",
     ("accept/model.py", "_predecode"): "a parser decoding its delimiters' escapes first",
     ("checks/generalize.py", "swap"): "one escape's byte, generalizing a finding",
+    ("checks/locate.py", "unit_ends"): "a run of escapes kept whole where a prefix ends",
     ("checks/generalize.py", "widen"): "one escape's byte, generalizing a finding",
     ("checks/generalize.py", "_decoded"): "escapes of letters and digits only",
     ("checks/invariants/encode.py", "_alphabet_detail"): "names one triplet's byte",

@@ -697,7 +697,7 @@ def answered(text: str) -> Reconciler:
 
 
 #: What makes an encoder that ``taken_as_encoded`` take its input as encoded already.
-TAKEN_AS_ENCODED = {"escape": re.compile(r"%[0-9A-Fa-f]{2}"), "percent": re.compile("%")}
+TAKEN_AS_ENCODED = {"escape": PERCENT_ENCODED_BYTE, "percent": re.compile("%")}
 
 
 @rule((ENCODE,), "splits-field")

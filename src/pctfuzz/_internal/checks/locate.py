@@ -451,14 +451,71 @@ def shortest_prefix(case: EncodeCase, adapter: Impl, surrogates: Surrogates,
                                              surrogates, known, settings=settings)
         return seen[start, end]
 
-    end = _first_differing(len(value), lambda n: differs(0, n), quick)
+    ends = unit_ends(value)
+    end = _first_unit_end(ends, lambda n: differs(0, n), quick)
     if end is None:
         return None
-    size = _first_differing(end, lambda n: differs(end - n, end)) or end
+    size = _shortest_tail(ends, end, lambda n: differs(end - n, end))
     found = differs(end - size, end)
     assert found is not None
     return EncodeCase(value[end - size:end], case.set_name, case.encoding,
                       case.space_as_plus), found
+
+
+def unit_ends(value: str | bytes) -> list[int]:
+    """Where a prefix of ``value`` may end (1..len, ascending): never inside a valid
+    escape, nor inside a run of escapes that spells one UTF-8 character (``%C3%A9``),
+    nor, in bytes, inside a raw UTF-8 sequence. A cut there makes an input the case
+    does not hold (an escape cut short, an incomplete sequence), and the difference it
+    shows is another behaviour's: a latin-1 decoder's ``%C3%A9`` was located on
+    ``%C3%A``, a short escape, and named after a real bug it does not show."""
+    text = value.decode("latin-1") if isinstance(value, bytes) else value
+    ends: list[int] = []
+    at = 0
+    while at < len(text):
+        if PERCENT_ENCODED_BYTE.match(text, at) is not None:
+            after: list[int] = []  # (the escapes right after it, up to three)
+            while len(after) < 3 and PERCENT_ENCODED_BYTE.match(text, at + 3 + 3 * len(after)):
+                start = at + 4 + 3 * len(after)
+                after.append(int(text[start:start + 2], 16))
+            size = 3 * _sequence_length(int(text[at + 1:at + 3], 16), after)
+        else:
+            size = 1
+            if isinstance(value, bytes) and value[at] >= 0x80:
+                size = _sequence_length(value[at], list(value[at + 1:at + 4]))
+        at += size
+        ends.append(at)
+    return ends
+
+
+def _sequence_length(lead: int, after: list[int]) -> int:
+    """How many bytes from ``lead`` make one UTF-8 character with the bytes ``after``
+    it (1 where they make none: the lead alone is a unit)."""
+    size = 2 if 0xC2 <= lead <= 0xDF else 3 if 0xE0 <= lead <= 0xEF else \
+        4 if 0xF0 <= lead <= 0xF4 else 1
+    if size > 1 and len(after) >= size - 1 and \
+            all(0x80 <= b <= 0xBF for b in after[:size - 1]):
+        try:
+            bytes([lead, *after[:size - 1]]).decode("utf-8")
+            return size
+        except UnicodeDecodeError:
+            return 1
+    return 1
+
+
+def _first_unit_end(ends: list[int], differs: Callable[[int], object],
+                    quick: bool = False) -> int | None:
+    """``_first_differing`` over the prefixes that end at ``ends`` (``unit_ends``)."""
+    found = _first_differing(len(ends), lambda n: differs(ends[n - 1]), quick)
+    return None if found is None else ends[found - 1]
+
+
+def _shortest_tail(ends: list[int], end: int, differs: Callable[[int], object]) -> int:
+    """The size of the shortest end of ``value[:end]`` that ``differs(size)`` (it
+    starts where a unit does: ``unit_ends``); ``end`` when none shorter does."""
+    sizes = sorted(end - start for start in [0, *ends] if start < end)
+    found = _first_differing(len(sizes), lambda n: differs(sizes[n - 1]))
+    return end if found is None else sizes[found - 1]
 
 
 #: Prefixes up to this length are tried one by one (``_first_differing``).
@@ -746,7 +803,7 @@ def _form_parse_prefix(case: FormParseCase, adapter: Impl, surrogates: Surrogate
             return seen[end]
 
         # (O(log n) calls: no bound needed)
-        end = _first_differing(len(text), differs, quick)
+        end = _first_unit_end(unit_ends(text), differs, quick)
         if end is not None:
             break
     if end is None:
@@ -902,7 +959,8 @@ def _decode_prefix(case: DecodeCase, adapter: Impl, surrogates: Surrogates,
                                      adapter, names, surrogates, known, settings=settings)
         return seen[end]
 
-    end = _first_differing(len(value), differs, quick)  # (O(log n) calls: no bound needed)
+    ends = unit_ends(value)
+    end = _first_unit_end(ends, differs, quick)  # (O(log n) calls: no bound needed)
     if end is None:
         return None
     # Then the shortest end of that prefix that still differs: the class is read off
@@ -916,8 +974,8 @@ def _decode_prefix(case: DecodeCase, adapter: Impl, surrogates: Surrogates,
                 adapter, names, surrogates, known, settings=settings)
         return tails[size]
 
-    size = _first_differing(end, tail_differs) or end
-    answers = tails[size]
+    size = _shortest_tail(ends, end, tail_differs)
+    answers = tail_differs(size)
     assert answers is not None
     window = dataclasses.replace(case, value=value[end - size:end])
     return window, identity_difference(DECODE.name, window, *answers[0], surrogates=surrogates)
