@@ -22,6 +22,9 @@ when ``tests/support/`` is on
   the file named by ``PCTFUZZ_TEST_STALL_FILE`` is missing when it is asked a short
   value with a ``+`` (a question of the naming, not a seed), creates it and busy-waits
   ``STALL`` seconds: a stall of one naming, as a loaded machine makes it, not a hang.
+- ``SlowToName``: decodes ``+`` as a space, and takes ``SLOW_CALL`` seconds to answer
+  any call: an input is answered well within a second, but naming its difference asks
+  a few hundred questions (a library slow on long inputs).
 """
 
 from __future__ import annotations
@@ -139,6 +142,22 @@ class StallsOnce(UrllibAdapter):
             deadline = time.monotonic() + STALL
             while time.monotonic() < deadline:  # busy, as a loaded machine is
                 pass
+        return super().decode(DecodeCase(value.replace(b"+", b" ")))
+
+
+#: Seconds ``SlowToName`` takes per call.
+SLOW_CALL = 0.05
+
+
+class SlowToName(UrllibAdapter):
+    """urllib's decoder with ``+`` as a space, ``SLOW_CALL`` s a call (module
+    docstring)."""
+
+    name = "urllib-slow-to-name"
+
+    def decode(self, case: DecodeCase) -> bytes:
+        time.sleep(SLOW_CALL)
+        value = case.value if isinstance(case.value, bytes) else case.value.encode("utf-8")
         return super().decode(DecodeCase(value.replace(b"+", b" ")))
 
 

@@ -10,6 +10,7 @@ The byte formats (how fuzzer bytes become a case) are in ``pctfuzz._internal.for
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import re
 import zlib
@@ -282,6 +283,12 @@ class BoundInvariant:
 
         return as_adapter(self.subject)
 
+    def answer(self, data: bytes) -> None:
+        """The codec's checks of ``data``, a failure not recorded
+        (``BoundDifferential.answer``)."""
+        with contextlib.suppress(Exception):
+            self.run(data)
+
     def run(self, data: bytes, turn: int | None = None) -> tuple[str, ...]:
         """What the atheris driver runs on one input: ``check_fast`` at ``turn``, by
         default the input's CRC-32 (the same input always takes the same turn, so
@@ -366,6 +373,14 @@ class BoundDifferential:
     def run(self, data: bytes, turn: int | None = None) -> tuple[str, ...] | None:
         """What the atheris driver runs on one input: the check of its case."""
         return self.check(self.case_from_bytes(data))
+
+    def answer(self, data: bytes) -> None:
+        """The implementation asked the case of ``data`` alone: nothing compared,
+        nothing named (what a timeout is confirmed with, ``fuzz.campaign``). An error
+        it raises is an answer."""
+        from pctfuzz._internal.checks.profile import run_impl
+
+        run_impl(self.target.operation.name, self.case_from_bytes(data), self.subject)
 
 
 #: A target bound to its subject.

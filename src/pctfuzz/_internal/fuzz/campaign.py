@@ -92,14 +92,17 @@ class _Job:
     #: marks every process the campaign's harnesses start, and theirs (``_sweep``)
     token: str = ""
 
-    def env(self, breadcrumb: Path | None = None) -> dict[str, str]:
+    def env(self, breadcrumb: Path | None = None, *,
+            answer_only: bool = False) -> dict[str, str]:
         """A harness process's environment: this one, with the hand-off of the
         campaign's settings (``protocol.HarnessSettings``); ``breadcrumb``: the file
-        it keeps the question it asks in (``checks.breadcrumb``)."""
+        it keeps the question it asks in (``checks.breadcrumb``); ``answer_only``: it
+        only asks its implementation each input (``_confirm_timeout``)."""
         settings = dataclasses.replace(
             self.handoff, impl=self.impl, findings=str(self.findings),
             corpus=str(self.corpus), parent_pid=os.getpid(),
-            breadcrumb=None if breadcrumb is None else str(breadcrumb))
+            breadcrumb=None if breadcrumb is None else str(breadcrumb),
+            answer_only=answer_only)
         return {**settings.to_env(os.environ), "PYTHONUNBUFFERED": "1",
                 CAMPAIGN_TOKEN_ENV: self.token}
 
@@ -233,54 +236,79 @@ def _run_slice(stats: TargetStats, seconds: float, staging: Path, known: set[str
             if death is None:
                 break
             stats.restarts += 1
+            evidence: dict[str, object] = {}
             if death == "timeout" and artifact is not None and not stats.timeout_confirmed:
-                death, breadcrumb = _confirm_timeout(stats, artifact, breadcrumb, crashed,
-                                                     job, supervisor, progress)
+                death, breadcrumb, evidence = _confirm_timeout(
+                    stats, artifact, breadcrumb, crashed, job, supervisor, progress)
             if death is not None:
                 record_death(target, death, artifact, job.impl, job.findings, stats,
-                             accepted=not job.handoff.no_accepted, breadcrumb=breadcrumb)
+                             accepted=not job.handoff.no_accepted, breadcrumb=breadcrumb,
+                             evidence=evidence)
                 crashed = crashed_questions(breadcrumb)
         left = min(deadline - time.monotonic(), supervisor.remaining())
     stats.seconds += time.monotonic() - started
     stats.execs = base_execs
 
 
-#: How many times libFuzzer's per-input timeout an input that timed out is given when
-#: it is run again alone (``_confirm_timeout``).
+#: How many times libFuzzer's per-input timeout the harness that names the difference of
+#: an input that timed out is given (``_confirm_timeout``).
 RERUN_FACTOR = 4
 
 
 def _confirm_timeout(stats: TargetStats, data: Path, first: Path, crashed: list[bytes],
                      job: _Job, supervisor: Supervisor,
-                     progress: Callable[[TargetStats], None] | None) -> tuple[str | None, Path]:
-    """Whether a timeout is the implementation's: the input ``data`` libFuzzer stopped
-    on, run again alone by a fresh harness with ``RERUN_FACTOR`` times the timeout
-    (``libfuzzer.rerun_command``). Returns what stopped that run (None: it finished) and
-    the breadcrumb to read of it (``first``: the first process's).
+                     progress: Callable[[TargetStats], None] | None
+                     ) -> tuple[str | None, Path, dict[str, object]]:
+    """Whether a timeout is the implementation's; returns what to record of the input
+    ``data`` libFuzzer stopped on (None: nothing more), the breadcrumb to read
+    (``first``: the first process's) and evidence to add.
 
     libFuzzer's clock counts all the harness does with an input: the implementation's
-    answers, and pctfuzz naming, minimizing and saving a difference they show. On a
-    loaded machine (a busy CI runner) or a slow disk that work alone passed a 5 s
-    timeout, and the input was saved as a timeout finding it is not, while the
-    difference being named was not saved at all. Run again, in record mode, the
-    harness names and saves that difference itself. An input that times out again (a
-    hang, an implementation that slow) is a timeout finding, and once one is, the
-    target's later timeouts are recorded without a rerun: it would cost
-    ``RERUN_FACTOR`` timeouts each time. A rerun the campaign's end or a signal stops
-    is no answer: the input is saved as a timeout, as it would be without it."""
+    answer, and pctfuzz naming, minimizing and saving the difference it shows, which
+    asks the implementation thousands of questions more. On a loaded machine (a busy
+    CI runner), or for a library slow on a long input (0.2 s a call), that work alone
+    passed a 5 s timeout: the input was saved as a timeout finding it is not, and the
+    difference being named was not saved at all. So the input is run again, alone,
+    by fresh harnesses (``libfuzzer.rerun_command``):
+
+    1. the implementation asked the input and nothing more (``Bound.answer``), with
+       the campaign's timeout: a timeout there is the implementation's, a finding
+       (and the target's later timeouts are recorded without a rerun: it would cost
+       a timeout each time); a crash there is a crash finding of the input;
+    2. else the harness in record mode, with ``RERUN_FACTOR`` times the timeout, which
+       names and saves the difference itself: no timeout finding. One whose naming
+       overruns that too is saved as a timeout still (the input kept), its evidence
+       saying the implementation answered within the timeout.
+
+    A rerun the campaign's end or a signal stops is no answer: the input is saved as
+    a timeout, as it would be without it."""
+    def stopped() -> bool:
+        return supervisor.remaining() <= 0 or supervisor.stop_signal is not None
+
+    alone = first.with_name("alone-" + first.name)  # (none is written: a crash's input)
+    death, _artifact, _execs = watch(
+        rerun_command(stats.target, job.harness, data, job.timeout, job.rss_limit_mb,
+                      first.parent), job.env(answer_only=True), stats, stats.execs, progress,
+        supervisor, log=job.log(stats.target))
+    if death is not None or stopped():
+        stats.timeout_confirmed = death == "timeout"
+        return death or "timeout", alone, {}
     # Beside the first process's breadcrumb, not on it: a harness answers the question
     # a file says was being asked as its process died as refused (``Breadcrumb``).
     breadcrumb = first.with_name("rerun-" + first.name)
     remember_crashed(breadcrumb, crashed)
-    cmd = rerun_command(stats.target, job.harness, data, RERUN_FACTOR * job.timeout,
-                        job.rss_limit_mb, first.parent)
-    death, _artifact, _execs = watch(cmd, job.env(breadcrumb), stats, stats.execs, progress,
-                                     supervisor, log=job.log(stats.target))
-    if death is None and supervisor.remaining() > 0 and supervisor.stop_signal is None:
+    seconds = RERUN_FACTOR * job.timeout
+    death, _artifact, _execs = watch(
+        rerun_command(stats.target, job.harness, data, seconds, job.rss_limit_mb,
+                      first.parent), job.env(breadcrumb), stats, stats.execs, progress,
+        supervisor, log=job.log(stats.target))
+    if death is None and not stopped():
         stats.timeouts_not_confirmed += 1
-        return None, breadcrumb
-    stats.timeout_confirmed = death == "timeout"
-    return death or "timeout", breadcrumb if death is not None else first
+        return None, breadcrumb, {}
+    if death is not None and death != "timeout":
+        return death, breadcrumb, {}
+    return "timeout", first, {"answered_alone": f"within {job.timeout} s; its difference "
+                                                f"was not named within {seconds} s"}
 
 
 def _count_files(folder: Path) -> int:

@@ -276,6 +276,10 @@ def main(target_name: str, argv: list[str] | None = None,
     # (none for a library in a peer process: no line of it here to count)
     under_test = UnderTest(bound.code_under_test) \
         if differential and getattr(impl, "in_process", True) else None
+    if settings.answer_only:  # (a timeout confirmed: the implementation alone)
+        atheris.Setup(argv, bound.answer)
+        atheris.Fuzz()
+        return
     findings_dir = settings.findings
     corpus_dir = settings.corpus
     recorder = (

@@ -248,7 +248,8 @@ def _read(proc: subprocess.Popen[str], stats: TargetStats, base_execs: int,
 
 def record_death(target: str, kind: str, artifact: Path | None, impl: str, findings: Path,
                  stats: TargetStats, *, accepted: bool = True,
-                 breadcrumb: Path | None = None) -> None:
+                 breadcrumb: Path | None = None,
+                 evidence: dict[str, object] | None = None) -> None:
     """Save the input libFuzzer stopped on as a finding (timeout / oom / crash).
 
     ``breadcrumb``: the file the process kept the question it was asking its
@@ -259,7 +260,7 @@ def record_death(target: str, kind: str, artifact: Path | None, impl: str, findi
     libFuzzer's input, read within the adapter's answer domain as the harness read it
     (``died_on: input`` when the breadcrumb says no question was being asked; without a
     breadcrumb the record does not say: ``FindingStore.record`` keeps an input seen to
-    stop the process over it).
+    stop the process over it). ``evidence``: more to say (``campaign._confirm_timeout``).
 
     The input is kept in the finding only, not added to the corpus: the restarted
     process would load it as a seed and stop on it again."""
@@ -268,7 +269,7 @@ def record_death(target: str, kind: str, artifact: Path | None, impl: str, findi
     trail = read_breadcrumb(breadcrumb) if breadcrumb is not None else None
     data = artifact.read_bytes() if artifact is not None and artifact.is_file() else None
     tgt = get_target(target)
-    evidence: dict[str, object] = {}
+    evidence = dict(evidence or {})
     case: Case | None
     raw: bytes | None
     if kind == "crash" and trail is not None and trail.question is not None:

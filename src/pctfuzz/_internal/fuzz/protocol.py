@@ -123,8 +123,9 @@ PARENT_ENV = "PCTFUZZ_PARENT_PID"
 NO_ACCEPTED_ENV = "PCTFUZZ_NO_ACCEPTED"
 NO_GRAMMAR_ENV = "PCTFUZZ_NO_GRAMMAR"
 BREADCRUMB_ENV = "PCTFUZZ_BREADCRUMB"
+ANSWER_ONLY_ENV = "PCTFUZZ_ANSWER_ONLY"
 _ALL_ENV = (IMPL_ENV, FAULT_ENV, FINDINGS_ENV, CORPUS_ENV, ACCEPT_ENV, SETS_ENV, ROOT_ENV,
-            PARENT_ENV, NO_ACCEPTED_ENV, NO_GRAMMAR_ENV, BREADCRUMB_ENV)
+            PARENT_ENV, NO_ACCEPTED_ENV, NO_GRAMMAR_ENV, BREADCRUMB_ENV, ANSWER_ONLY_ENV)
 
 
 @dataclass(frozen=True)
@@ -142,7 +143,10 @@ class HarnessSettings:
     default the grammar-aware mutator of ``fuzz.mutator`` and the target's
     dictionary), and the file a record-mode differential harness keeps its breadcrumb
     in (``PCTFUZZ_BREADCRUMB``: the question it is asking its implementation,
-    ``checks.breadcrumb``; one per process, in its private artifacts folder).
+    ``checks.breadcrumb``; one per process, in its private artifacts folder), and
+    ``PCTFUZZ_ANSWER_ONLY=1``: the harness only asks its implementation each input
+    (``Bound.answer``), nothing compared or recorded, as the campaign confirms a
+    timeout (``fuzz.campaign``).
     ``to_env`` writes them, ``from_env`` reads them: the only place either side
     touches these variables."""
 
@@ -157,6 +161,7 @@ class HarnessSettings:
     no_accepted: bool = False
     grammar: bool = True
     breadcrumb: str | None = None
+    answer_only: bool = False
 
     def to_env(self, base: Mapping[str, str]) -> dict[str, str]:
         """``base`` (the parent's environment) with these settings, and none of an
@@ -170,7 +175,8 @@ class HarnessSettings:
                   PARENT_ENV: None if self.parent_pid is None else str(self.parent_pid),
                   NO_ACCEPTED_ENV: "1" if self.no_accepted else None,
                   NO_GRAMMAR_ENV: None if self.grammar else "1",
-                  BREADCRUMB_ENV: self.breadcrumb}
+                  BREADCRUMB_ENV: self.breadcrumb,
+                  ANSWER_ONLY_ENV: "1" if self.answer_only else None}
         env.update({k: v for k, v in values.items() if v})
         return env
 
@@ -195,7 +201,8 @@ class HarnessSettings:
                    parent_pid=int(parent) if parent and parent.isdigit() else None,
                    no_accepted=env.get(NO_ACCEPTED_ENV) == "1",
                    grammar=env.get(NO_GRAMMAR_ENV) != "1",
-                   breadcrumb=env.get(BREADCRUMB_ENV) or None)
+                   breadcrumb=env.get(BREADCRUMB_ENV) or None,
+                   answer_only=env.get(ANSWER_ONLY_ENV) == "1")
 
     def activate(self) -> None:
         """Apply the settings to this (harness) process: the project root importable
