@@ -1222,6 +1222,30 @@ def test_a_non_ascii_unit_names_every_category_that_behaves_alike(
     assert "unit=non-ascii-Sc;" in symbol.value.difference
 
 
+def _code_point_escapes(text: str) -> str:
+    """A non-ASCII letter or digit raw, any other non-ASCII character as '%' and its
+    code point in hex (not its UTF-8), ASCII as quote() writes it."""
+    return "".join(quote(c, safe="") if c.isascii() else c if c.isalnum()
+                   else f"%{ord(c):X}" for c in text)
+
+
+@pytest.mark.parametrize("value", ["\x80", "\u2603", "\u00a7", "\u0301", "\u2028"])
+def test_the_categories_of_one_behaviour_are_one_class_whichever_comes_first(
+        value: str) -> None:
+    """An encoder writing non-ASCII symbols, controls, marks and punctuation as its own
+    ``%<code point>`` was two findings (hold-out 13): ``unit=non-ascii`` on U+0080, a
+    control of a category with one block (never checked), and ``non-ascii-So`` on a
+    symbol. Each is now the class of every category that behaves alike."""
+    adapter = function_adapter("test-code-points", encode=_code_point_escapes,
+                               sets={"c": "component"})
+    with pytest.raises(Divergence) as first:
+        check_encode(EncodeCase("\u2603", "component"), adapter)  # type: ignore[arg-type]
+    with pytest.raises(Divergence) as other:
+        check_encode(EncodeCase(value, "component"), adapter)  # type: ignore[arg-type]
+    assert other.value.difference == first.value.difference
+    assert "unit=non-ascii-" in first.value.difference and ",S," in first.value.difference
+
+
 def test_a_known_category_class_names_another_member_without_variants() -> None:
     """Once ``non-ascii-L`` is a finding's class, an input of another letter is its hit
     with no variant asked (widening asks a few dozen)."""

@@ -30,6 +30,7 @@ is given.
 from __future__ import annotations
 
 import functools
+import itertools
 import re
 import string
 import unicodedata
@@ -274,15 +275,16 @@ def _non_ascii(case: Case, klass: str, classify: Classify, known: Collection[str
     if ord(char) > 0xFFFF and all(
             alike(other) for other in [c for c in _ASTRAL_VARIANTS if c != char][:VARIANTS]):
         return klass.replace("unit=non-ascii", "unit=astral")
-    # (``VARIANTS`` of them, or all there are: Lt has two blocks of the BMP)
-    members = [c for c in _category_members(category) if c != char][:VARIANTS]
-    if not members or not all(alike(other) for other in members):
+    # (``VARIANTS`` of them, or all there are: U+2028 is the only Zl)
+    found = _category_members(category)
+    members = [c for c in found if c != char][:VARIANTS]
+    if not (members or found == (char,)) or not all(alike(other) for other in members):
         return klass
     # Each other category joins where its first and last of ``_category_members`` do:
     # one finding whichever category an input shows first (one per category was two
     # findings of an encoder's letters, Ll and Lu, and two of its symbols).
     same = [c for c in _CATEGORIES if c == category or (
-        (found := _category_members(c)) and all(alike(other) for other in {found[0], found[-1]}))]
+        (them := _category_members(c)) and all(alike(other) for other in {them[0], them[-1]}))]
     return klass.replace("unit=non-ascii", f"unit=non-ascii-{_categories_name(same)}")
 
 
@@ -315,7 +317,9 @@ def _categories_of(made: str, klass: str) -> frozenset[str]:
 @functools.lru_cache(maxsize=64)
 def _category_members(category: str) -> tuple[str, ...]:
     """Characters of a Unicode general category from several blocks of the BMP (the
-    first of each 256 code points that has one), at most ``VARIANTS`` + 1."""
+    first of each 256 code points that has one), at most ``VARIANTS`` + 1; a category
+    of fewer blocks (Cc: U+0080-U+009F only) is filled from within them (its controls
+    were never checked, and each was the catch-all ``non-ascii``)."""
     found: list[str] = []
     for block in range(0x0080, 0xD800, 0x100):
         char = next((chr(c) for c in range(block, block + 0x100)
@@ -323,8 +327,10 @@ def _category_members(category: str) -> tuple[str, ...]:
         if char is not None:
             found.append(char)
             if len(found) > VARIANTS:
-                break
-    return tuple(found)
+                return tuple(found)
+    rest = (chr(c) for c in range(0x0080, 0xD800)
+            if unicodedata.category(chr(c)) == category and chr(c) not in found)
+    return tuple(found + list(itertools.islice(rest, VARIANTS + 1 - len(found))))
 
 
 #: What a located difference's last unit is replaced with to tell whether it matters
