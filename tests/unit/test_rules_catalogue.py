@@ -318,6 +318,25 @@ def test_an_input_with_an_escape_taken_as_encoded_is_one_rule(
         "taken_as_encoded", {"when": when})
 
 
+def _quote_via_quote(pairs: Any) -> str:
+    from urllib.parse import quote, urlencode
+
+    return urlencode(list(pairs), quote_via=quote)
+
+
+def test_rfc3986_encoding_for_a_forms_is_one_rule_with_its_space(tmp_path: Path) -> None:
+    """``urlencode(pairs, quote_via=quote)``, RFC 3986's percent-encoding for the
+    form's, was two findings: ``other_set(raw=~,encoded=*)`` and, on the inputs whose
+    only difference is a space, ``space_as("%20")``. The set's way with a space is
+    asked of the serializer (a space alone in a name and in a value), and it is one
+    rule."""
+    adapter = function_adapter("test-quote-via-quote", form_serialize=_quote_via_quote)
+    cases = [FormCase(p) for p in ((("a b", "1"),), (("~", ""),), (("x", "*"),),
+                                   (("a", "x y~*"),), ((" ", " "),))]
+    one(findings(tmp_path, check_form, adapter, cases), "other_set",
+        {"raw": "~", "encoded": "*", "space": "%20"})
+
+
 def test_a_requoter_is_not_taken_as_encoding_nothing() -> None:
     """requests' ``requote_uri`` keeps an escape but encodes a ``<`` beside it: no
     ``taken_as_encoded``."""

@@ -299,7 +299,9 @@ def _writer(check: str, seen: _Seen, asks: _Asks) -> Iterator[Rule | None]:
         yield from _unmappable(check)
     raw, enc, written = asks.probe() if asks.probe is not None \
         else _inferred_set(case, seen.got)
-    yield from _set_rules("left_raw", raw, strs, other=_other_set(case, raw, enc, strs))
+    space = chars("space") if chars is not None else None
+    yield from _set_rules("left_raw", raw, strs,
+                          other=_other_set(case, raw, enc, strs, space or None))
     yield from _set_rules("encoded", enc, strs)
     yield from _part_rules(check, strs, chars)
     if any(" " in t or "%20" in t or "+" in t for t in strs):
@@ -574,21 +576,25 @@ def _shared_text(chars: str, texts: list[str]) -> str | list[str]:
 
 
 def _other_set(case: Case, raw: frozenset[int], enc: frozenset[int],
-               strs: Sequence[str]) -> Rule | None:
+               strs: Sequence[str], space: str | None = None) -> Rule | None:
     """``other_set`` of the harmless characters left raw and of those encoded, when
-    there are both, none of those encoded is a delimiter, the input shows one of them,
-    and the set they make is another standard's (``_standard_set``): one finding for
-    both directions, whatever the input holds. A delimiter left raw stays a finding of
-    its own (``_split``); two unrelated bugs, a ``<`` left raw and a ``~`` encoded, make
-    no standard set."""
+    there are both, none of those encoded is a delimiter, the input shows one of them
+    (or a space, which the set writes as ``space``: ``chars("space")``), and the set
+    they make is another standard's (``_standard_set``): one finding for both
+    directions and the space, whatever the input holds. A delimiter left raw stays a
+    finding of its own (``_split``); two unrelated bugs, a ``<`` left raw and a ``~``
+    encoded, make no standard set."""
     harmless = frozenset(c for c in raw if chr(c) not in DELIMITERS + CONTROLS)
+    shows = any(_shows(c, strs) for c in _chars(harmless | enc)) or \
+        (space is not None and any(" " in t for t in strs))
     if not harmless or not enc or any(chr(c) in DELIMITERS + CONTROLS for c in enc) \
-            or not any(_shows(c, strs) for c in _chars(harmless | enc)):
+            or not shows:
         return None
     base = get_set(case.set_name) if isinstance(case, EncodeCase) else FORM
     if _standard_set((base.members | enc) - harmless) is None:
         return None
-    return build_rule("other_set", _chars(harmless), encoded=_chars(enc))
+    return build_rule("other_set", _chars(harmless), encoded=_chars(enc),
+                      **({"space": space} if space else {}))
 
 
 def _standard_set(members: frozenset[int]) -> str | None:

@@ -282,19 +282,25 @@ def encoded(chars: str, part: str | None = None) -> Reconciler:
 
 
 @rule((ENCODE, FORM_SERIALIZE), _other_set_impact)
-def other_set(raw: str, encoded: str = "") -> Reconciler:
+def other_set(raw: str, encoded: str = "", space: str | None = None) -> Reconciler:
     """Another standard's set, in both directions at once: RAW written as themselves
     and ENCODED as ``%HH`` where the reference does the opposite (WHATWG URL 1.3), as
     one behaviour: ``quote_plus`` (RFC 3986's unreserved characters: ``~`` raw, ``*``
-    encoded) for the application/x-www-form-urlencoded set. Named so when the
-    characters of both directions are harmless; a delimiter stays a ``left_raw``
-    finding of its own (``accept.meaning``)."""
-    model = Model(raw=_chars(raw), encoded=_chars(encoded) if encoded else frozenset())
+    encoded) for the application/x-www-form-urlencoded set. ``space``: the set's way
+    with a space too, where it is not the reference's (``"%20"``: ``urlencode(...,
+    quote_via=quote)``, RFC 3986 percent-encoding for the form's, was two findings, a
+    space and the set). Named so when the characters of both directions are harmless;
+    a delimiter stays a ``left_raw`` finding of its own (``accept.meaning``)."""
+    if space not in (None, "%20", "+"):
+        raise UsageError(f"other_set: space must be '%20' or '+', not {space!r}")
+    model = Model(raw=_chars(raw), encoded=_chars(encoded) if encoded else frozenset(),
+                  space=space)
+    written = f", writes a space as {space}" if space else ""
     return _declared("other_set", {ENCODE.name, FORM_SERIALIZE.name}, model,
                      f"percent-encodes {raw!r}" + (f", leaves {encoded!r} as is" if encoded
                                                    else ""),
                      f"leaves {raw!r} as is" + (f", percent-encodes {encoded!r}" if encoded
-                                                else ""))
+                                                else "") + written)
 
 
 #: The parts of a form a set change may be limited to (``left_raw``/``encoded``).

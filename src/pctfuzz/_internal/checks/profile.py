@@ -414,6 +414,22 @@ def _taken_as_encoded(case: Case, answer: Callable[[str], object]) -> str:
     return "percent" if answer(f"{encoded}%zz") == f"{encoded}%zz" else "escape"
 
 
+def _own_space(check: str, case: Case, adapter: Impl, answer: Callable[[str], object]) -> str:
+    """``%20`` or ``+``: how the implementation writes a space alone where the
+    reference writes the other (``answer``: in the case's context; a serializer's in a
+    name and in a value, alike), else ""."""
+    if isinstance(case, EncodeCase) and isinstance(case.value, str):
+        reference = "+" if case.space_as_plus else "%20"
+        got = answer(" ")
+        return next((s for s in ("%20", "+") if s != reference and got == s), "")
+    if isinstance(case, FormCase):
+        name = answer(" ")  # (a name with an empty value: "%20=")
+        value = run_impl(check, FormCase((("a", " "),), case.encoding), adapter)
+        return "%20" if name == "%20=" and value is not None and not value.raised \
+            and value.value == "a=%20" else ""
+    return ""
+
+
 #: What ``own_chars`` found, per adapter and (rule, check, context).
 _OWN_CHARS: Asked[str | None] = Asked("own characters")
 _C0_SPACE = "".join(map(chr, range(0x21)))
@@ -449,6 +465,8 @@ def own_chars(rule: str, check: str, case: Case, adapter: Impl) -> str | None:
       answers as itself (``requoted``'s ``kept``: pip keeps ``%2F``);
     - ``taken_as_encoded``: "escape" or "percent" when an encoder writes an input with
       an escape, or any ``%``, back as it is (``_taken_as_encoded``);
+    - ``space``: "%20" or "+" where the implementation writes a space so and the
+      reference the other way (``_own_space``);
     - ``trimmed-decoded``: the same, written as its escape (a decoder's decoded text
       stripped: ``%20a`` and ``a%20`` answered as ``a``, ``a%20b`` not as ``ab``).
     - ``decoded_repeatedly``: "yes" when a decoder answers ``%252541`` as ``A``.
@@ -525,6 +543,8 @@ def own_chars(rule: str, check: str, case: Case, adapter: Impl) -> str | None:
         found = _kept_escapes(case, answer)
     elif rule == "taken_as_encoded":  # an input with an escape written back as it is
         found = _taken_as_encoded(case, answer)
+    elif rule == "space":  # a space written otherwise than the reference writes it
+        found = _own_space(check, case, adapter, answer)
     elif rule == "cut_at":
         if answer("abcd") != answer("ab"):
             found = "".join(c for c in CUT_CHARS
