@@ -251,7 +251,7 @@ def _non_ascii(case: Case, klass: str, classify: Classify, known: Collection[str
     input's one give it too; else ``unit=astral`` for an astral character where others
     of other planes do (an encoder dropping U+1F600 keeps ``é``); else, where three
     others of its Unicode general category do, that category and every other whose
-    characters do (``_categories``: ``unit=non-ascii-Nd``, a parser reading ``\u07c1``,
+    characters do (``_categories_name``: ``unit=non-ascii-Nd``, a parser reading ``\u07c1``,
     an NKo digit, as ``1`` does so for every decimal digit, not for ``é``;
     ``unit=non-ascii-L,Nd,No``, an encoder leaving raw what ``str.isalnum`` accepts);
     else as it was. A class of ``known`` (classes of findings made) of categories that
