@@ -280,6 +280,12 @@ def _non_ascii(case: Case, klass: str, classify: Classify, known: Collection[str
     members = [c for c in found if c != char][:VARIANTS]
     if not (members or found == (char,)) or not all(alike(other) for other in members):
         return klass
+    # A category of one block (Cc: U+0080-U+009F) must also part from another category
+    # there: a decoder reading U+0080-U+00FF as their low bytes does so for 'é' too,
+    # and named Cc its 'é' was a second finding.
+    neighbour = _neighbour(category)
+    if neighbour is not None and alike(neighbour):
+        return klass
     # Each other category joins where its first and last of ``_category_members`` do:
     # one finding whichever category an input shows first (one per category was two
     # findings of an encoder's letters, Ll and Lu, and two of its symbols).
@@ -312,6 +318,18 @@ def _categories_of(made: str, klass: str) -> frozenset[str]:
         return frozenset()
     return frozenset(c for part in found.group(1).split(",") for c in _CATEGORIES
                      if c == part or c[0] == part)
+
+
+@functools.lru_cache(maxsize=64)
+def _neighbour(category: str) -> str | None:
+    """A letter of the one 256-code-point block that holds every BMP member of
+    ``category`` (None when they are in several blocks, or the block has no letter)."""
+    blocks = {ord(c) >> 8 for c in _category_members(category)}
+    if len(blocks) != 1:
+        return None
+    (block,) = blocks
+    return next((chr(c) for c in range(max(block << 8, 0x80), (block + 1) << 8)
+                 if unicodedata.category(chr(c)) in ("Ll", "Lu", "Lo")), None)
 
 
 @functools.lru_cache(maxsize=64)
