@@ -281,8 +281,9 @@ def _form_class(adapter: str, *pairs: tuple[str, str]) -> str:
     (("", "\ud800"), ("", "a")),
 ])
 def test_one_pair_per_name_is_one_class_whatever_the_names(pairs: tuple[tuple[str, str]]) -> None:
-    """Was one finding per first differing character (43 in a 60 s campaign)."""
-    assert _form_class("dict", *pairs) == "field=pair;unit=repeated-name;diff=missing-pair"
+    """Was one finding per first differing character (43 in a 60 s campaign), then one
+    class (``field=pair;unit=repeated-name``); the mode asked of it names it now."""
+    assert _form_class("dict", *pairs) == "rule=pairs_order(mode=last-per-name)"
 
 
 @pytest.mark.parametrize("pairs", [
@@ -325,8 +326,8 @@ def test_a_raw_equals_in_a_name_is_not_the_repeated_name() -> None:
     """Two behaviours of one serializer stay two findings: the delimiter is its own."""
     repeated = _form_class("dict-raw-equals", ("a", "1"), ("a", "2"))
     raw = _form_class("dict-raw-equals", ("a=b", "1"))
-    assert repeated == "field=pair;unit=repeated-name;diff=missing-pair"
-    assert raw != repeated and "repeated-name" not in raw
+    assert repeated == "rule=pairs_order(mode=last-per-name)"
+    assert raw != repeated and "pairs_order" not in raw
 
 
 def _values_stripped(text: str) -> list[tuple[str, str]]:
@@ -514,10 +515,11 @@ LAST_WINS = function_adapter("test-last-wins", form_parse=_last_value_per_name)
 def test_a_parser_keeping_one_pair_per_name_is_one_class_whatever_the_names(text: str) -> None:
     """A dict of the pairs: the name's kind named it (a letter, a digit, '%26', a space,
     a control, non-ASCII: 15 findings in a 60 s campaign of a tuning parser); the pair
-    agrees once renamed, so the repeat is what differs, as for a serializer."""
+    agrees once renamed, so the repeat is what differs, as for a serializer; the mode
+    asked of it names it."""
     with pytest.raises(Divergence) as info:
         check_form_parse(FormParseCase(text), LAST_WINS)
-    assert info.value.difference == "field=pair;unit=repeated-name;diff=missing-pair"
+    assert info.value.difference == "rule=pairs_order(mode=last-per-name)"
 
 
 def test_a_stripped_repeated_name_is_still_the_strip() -> None:

@@ -114,7 +114,13 @@ def test_the_recorder_knows_the_stores_findings(tmp_path: Path,
 
 
 def _one_pair_per_name(pairs: list[tuple[str, str]]) -> str:
-    return form_urlencode(dict(pairs).items())
+    """One pair per name, its last value where the name last came: no mode of
+    ``pairs_order`` (a mapping keeps a key where it first came)."""
+    kept: dict[str, str] = {}
+    for name, value in pairs:
+        kept.pop(name, None)
+        kept[name] = value
+    return form_urlencode(kept.items())
 
 
 DICT = function_adapter("test-dict", form_serialize=_one_pair_per_name)

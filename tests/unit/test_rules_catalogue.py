@@ -337,6 +337,46 @@ def test_rfc3986_encoding_for_a_forms_is_one_rule_with_its_space(tmp_path: Path)
         {"raw": "~", "encoded": "*", "space": "%20"})
 
 
+def _via_dict(pairs: Any) -> str:
+    from urllib.parse import urlencode
+
+    return urlencode(dict(pairs))
+
+
+def _into_dict(text: str) -> list[tuple[str, str]]:
+    from urllib.parse import parse_qsl
+
+    return list(dict(parse_qsl(text, keep_blank_values=True)).items())
+
+
+def _first_wins(text: str) -> list[tuple[str, str]]:
+    from urllib.parse import parse_qsl
+
+    kept: dict[str, str] = {}
+    for name, value in parse_qsl(text, keep_blank_values=True):
+        kept.setdefault(name, value)
+    return list(kept.items())
+
+
+def test_one_pair_per_name_as_a_mapping_keeps_them_is_one_rule(tmp_path: Path) -> None:
+    """A serializer given a dict keeps a repeated name's last value where the name
+    first came: a finding per shape of what the repeat hid before (``field=pair;
+    unit=repeated-name`` with ``missing-pair``, ``missing-output``, ``changed``, two of
+    them mixed with a raw ``&``: hold-out 13). The mode is asked of it, as the others."""
+    cases = [FormCase(p) for p in ((("a", "1"), ("a", "2")), (("b", "1"), ("a", ""), ("b", "x y")),
+                                   (("", ""), ("", "")), (("&", "1"), ("&", "2")))]
+    one(findings(tmp_path, check_form, function_adapter("test-via-dict", form_serialize=_via_dict),
+                 cases), "pairs_order", {"mode": "last-per-name"})
+
+
+@pytest.mark.parametrize(("parse", "mode"), [(_into_dict, "last-per-name"),
+                                             (_first_wins, "first-per-name")])
+def test_a_parser_answering_a_mapping_is_one_rule(tmp_path: Path, parse: Any, mode: str) -> None:
+    cases = [FormParseCase(t) for t in ("a=1&a=2", "b=1&a=2&b=3", "=&=", "a&a", "a=%26&a=1")]
+    one(findings(tmp_path, check_form_parse, function_adapter(f"test-{mode}", form_parse=parse),
+                 cases), "pairs_order", {"mode": mode})
+
+
 def test_a_requoter_is_not_taken_as_encoding_nothing() -> None:
     """requests' ``requote_uri`` keeps an escape but encodes a ``<`` beside it: no
     ``taken_as_encoded``."""

@@ -265,9 +265,17 @@ _SINGLE = ("space", "requote", "order", "empty", "normalize", "surrogates", "rep
 def reorder(pairs: Iterable[tuple[Any, Any]], mode: str,
             keys: Sequence[bytes] | None = None) -> list[tuple[Any, Any]]:
     """Pairs ``sorted`` by name (stable), ``sorted-bytes`` by the name's bytes
-    (``keys``: each pair's name as bytes before UTF-8 decoding, else its UTF-8), or
-    ``grouped`` by name in order of first appearance, as a multi-dict keeps them."""
+    (``keys``: each pair's name as bytes before UTF-8 decoding, else its UTF-8),
+    ``grouped`` by name in order of first appearance, as a multi-dict keeps them, or
+    one per name as a mapping keeps them: ``last-per-name`` the last value where the
+    name first came (``dict(pairs)``), ``first-per-name`` the first."""
     listed = list(pairs)
+    if mode in ("last-per-name", "first-per-name"):
+        kept: dict[Any, Any] = {}
+        for name, rest in listed:
+            if mode == "last-per-name" or name not in kept:
+                kept[name] = rest  # (a key updated keeps its place)
+        return list(kept.items())
     if mode == "sorted":
         return sorted(listed, key=lambda p: p[0])
     if mode == "sorted-bytes":

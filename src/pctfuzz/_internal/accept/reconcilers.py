@@ -470,7 +470,8 @@ def requoted(mode: str, scope: str | None = None, kept: str | None = None) -> Re
                      f"an existing %HH is an escape ({mode}){where}")
 
 
-_ORDER_MODES = ("grouped", "sorted", "grouped-bytes", "sorted-bytes")
+_ORDER_MODES = ("grouped", "sorted", "grouped-bytes", "sorted-bytes", "last-per-name",
+                "first-per-name")
 
 
 @rule((FORM_SERIALIZE, FORM_PARSE), "changes-data")
@@ -480,15 +481,20 @@ def pairs_order(mode: str) -> Reconciler:
     name's bytes before UTF-8 decoding, so ``%80`` before ``%C3%A9``; Go's map keys),
     values in input order (WHATWG URL 5.1/5.2 keep the list's order); ``grouped-bytes``
     (form-parse): grouped by the name's bytes before their UTF-8 decode (two names
-    that are not UTF-8 stay apart: tornado)."""
+    that are not UTF-8 stay apart: tornado); ``last-per-name``: one pair per name, its
+    last value where the name first came, as a mapping keeps them (``dict(pairs)``, a
+    serializer given a dict, a parser answering one), ``first-per-name`` its first
+    value (a serializer's repeated name was three findings, one per shape of what a
+    repeat hid)."""
     if mode not in _ORDER_MODES:
         raise UsageError(f"pairs_order: mode must be one of {', '.join(_ORDER_MODES)}")
     checks = {FORM_PARSE.name} if mode == "grouped-bytes" \
         else {FORM_SERIALIZE.name, FORM_PARSE.name}
+    said = {"sorted-bytes": "pairs sorted by the names' bytes",
+            "last-per-name": "one pair per name, its last value, where the name first came",
+            "first-per-name": "one pair per name, its first value"}
     return _declared("pairs_order", checks, Model(order=mode),
-                     "keeps the pairs in list order",
-                     "pairs sorted by the names' bytes" if mode == "sorted-bytes"
-                     else f"pairs {mode} by name")
+                     "keeps the pairs in list order", said.get(mode, f"pairs {mode} by name"))
 
 
 _EMPTY_MODES = ("dropped", "kept", "kept-but-last", "kept-but-trailing")

@@ -157,7 +157,8 @@ _ORDERS: Asked[str | None] = Asked("pair order")
 
 
 def pair_order(check: str, adapter: Impl) -> str | None:
-    """``sorted``, ``sorted-bytes`` (a parser, ``_sorts_bytes``) or ``grouped``: how the
+    """``sorted``, ``sorted-bytes`` (a parser, ``_sorts_bytes``), ``grouped``, or one
+    pair per name (``last-per-name``, ``first-per-name``): how the
     implementation orders ``ORDER_PAIRS`` (as a form serializer or parser; once per
     adapter), so a case both explain is named by the order it has
     (``pctfuzz._internal.accept.rules``)."""
@@ -171,7 +172,7 @@ def pair_order(check: str, adapter: Impl) -> str | None:
         got = run_impl(check, FormParseCase(str(case.text).encode()), adapter)
     found = None
     if got is not None and not got.raised:
-        for mode in ("sorted", "grouped"):
+        for mode in ("sorted", "grouped", "last-per-name", "first-per-name"):
             pairs = reorder(ORDER_PAIRS, mode)
             want: object = ("&".join(f"{n}={v}" for n, v in pairs) if check == FORM_SERIALIZE.name
                             else [tuple(p) for p in pairs])
