@@ -4,9 +4,13 @@
 from __future__ import annotations
 
 import argparse
+import atexit
+import contextlib
 import os
 import sys
+import threading
 from collections.abc import Sequence
+from typing import NoReturn
 
 from pctfuzz import __version__
 from pctfuzz._internal.cli import (
@@ -121,5 +125,37 @@ def main(argv: Sequence[str] | None = None) -> int:
     return code
 
 
+#: Seconds the exit handlers get at the end of a command (``run``).
+EXIT_GRACE = 5.0
+
+
+def run() -> NoReturn:
+    """The ``pctfuzz`` command: ``main``, then out with its exit code whatever the code
+    under test left running. An adapter's library may start threads that never end (a
+    worker pool) or hang in its exit handlers: ``pctfuzz fuzz`` printed its summary and
+    never exited (a CI job hangs until its own timeout). So the exit handlers
+    (pctfuzz's own, which close peer processes, and the libraries') get
+    ``EXIT_GRACE`` seconds, and the process ends without waiting for threads or
+    finalizers."""
+    try:
+        code = main()
+    except SystemExit as exc:  # (argparse's usage errors)
+        code = exc.code if isinstance(exc.code, int) else 0 if exc.code is None else 1
+    _flush()
+    watchdog = threading.Timer(EXIT_GRACE, os._exit, args=(code,))
+    watchdog.daemon = True
+    watchdog.start()
+    with contextlib.suppress(BaseException):
+        atexit._run_exitfuncs()
+    _flush()
+    os._exit(code)
+
+
+def _flush() -> None:
+    for stream in (sys.stdout, sys.stderr):
+        with contextlib.suppress(Exception):
+            stream.flush()
+
+
 if __name__ == "__main__":
-    sys.exit(main())
+    run()
