@@ -285,7 +285,10 @@ def _confirm_timeout(stats: TargetStats, data: Path, first: Path, crashed: list[
     def stopped() -> bool:
         return supervisor.remaining() <= 0 or supervisor.stop_signal is not None
 
-    alone = first.with_name("alone-" + first.name)  # (none is written: a crash's input)
+    # (no breadcrumb is kept: a crash there is its input's; the questions earlier
+    # processes died asking are listed beside it for the next one, as they were)
+    alone = first.with_name("alone-" + first.name)
+    remember_crashed(alone, crashed)
     death, _artifact, _execs = watch(
         rerun_command(stats.target, job.harness, data, job.timeout, job.rss_limit_mb,
                       first.parent), job.env(answer_only=True), stats, stats.execs, progress,
