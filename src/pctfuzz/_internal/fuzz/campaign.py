@@ -260,8 +260,8 @@ def _confirm_timeout(stats: TargetStats, data: Path, first: Path, crashed: list[
                      progress: Callable[[TargetStats], None] | None
                      ) -> tuple[str | None, Path, dict[str, object]]:
     """Whether a timeout is the implementation's; returns what to record of the input
-    ``data`` libFuzzer stopped on (None: nothing more), the breadcrumb to read
-    (``first``: the first process's) and evidence to add.
+    ``data`` libFuzzer stopped on (None: nothing more), the breadcrumb to read (a
+    rerun's, beside the first process's ``first``) and evidence to add.
 
     libFuzzer's clock counts all the harness does with an input: the implementation's
     answer, and pctfuzz naming, minimizing and saving the difference it shows, which
@@ -310,7 +310,9 @@ def _confirm_timeout(stats: TargetStats, data: Path, first: Path, crashed: list[
         return None, breadcrumb, {}
     if death is not None and death != "timeout":
         return death, breadcrumb, {}
-    return "timeout", first, {"answered_alone": f"within {job.timeout} s; its difference "
+    # (not the first's breadcrumb: the question it was asking killed nothing, and the
+    # next process would answer it as refused)
+    return "timeout", alone, {"answered_alone": f"within {job.timeout} s; its difference "
                                                 f"was not named within {seconds} s"}
 
 
