@@ -280,20 +280,21 @@ def _confirm_timeout(stats: TargetStats, data: Path, first: Path, crashed: list[
        overruns that too is saved as a timeout still (the input kept), its evidence
        saying the implementation answered within the timeout.
 
-    A rerun the campaign's end or a signal stops is no answer: the input is saved as
-    a timeout, as it would be without it."""
-    def stopped() -> bool:
-        return supervisor.remaining() <= 0 or supervisor.stop_signal is not None
-
+    A rerun that did not run the input through (the campaign's end or a signal stopped
+    it first) is no answer: the input is saved as a timeout, as it would be without
+    it; one that ran it through, or saved a finding before it was stopped or overran,
+    answered (a SIGINT right after the rerun saved its finding made a timeout finding
+    of it too)."""
     # (no breadcrumb is kept: a crash there is its input's; the questions earlier
     # processes died asking are listed beside it for the next one, as they were)
     alone = first.with_name("alone-" + first.name)
     remember_crashed(alone, crashed)
-    death, _artifact, _execs = watch(
+    death, _artifact, ran = watch(
         rerun_command(stats.target, job.harness, data, job.timeout, job.rss_limit_mb,
                       first.parent), job.env(answer_only=True), stats, stats.execs, progress,
         supervisor, log=job.log(stats.target))
-    if death is not None or stopped():
+    # (``ran``: libFuzzer ran the input through, whatever stopped the process after)
+    if death is not None or not ran:
         stats.timeout_confirmed = death == "timeout"
         return death or "timeout", alone, {}
     # Beside the first process's breadcrumb, not on it: a harness answers the question
@@ -301,11 +302,14 @@ def _confirm_timeout(stats: TargetStats, data: Path, first: Path, crashed: list[
     breadcrumb = first.with_name("rerun-" + first.name)
     remember_crashed(breadcrumb, crashed)
     seconds = RERUN_FACTOR * job.timeout
-    death, _artifact, _execs = watch(
+    reported = len(stats.new_findings) + len(stats.known_findings)
+    death, _artifact, ran = watch(
         rerun_command(stats.target, job.harness, data, seconds, job.rss_limit_mb,
                       first.parent), job.env(breadcrumb), stats, stats.execs, progress,
         supervisor, log=job.log(stats.target))
-    if death is None and not stopped():
+    # (a finding the rerun saved is the difference it was naming, however it ended)
+    saved = len(stats.new_findings) + len(stats.known_findings) > reported
+    if (death is None and ran) or (saved and death in (None, "timeout")):
         stats.timeouts_not_confirmed += 1
         return None, breadcrumb, {}
     if death is not None and death != "timeout":

@@ -62,6 +62,8 @@ _STATUS = re.compile(
     r"corp: (?P<units>\d+)/(?P<size>\S+).*?exec/s: (?P<eps>\d+)"
 )
 _ARTIFACT = re.compile(r"Test unit written to (?P<path>\S+)")
+#: libFuzzer ran an input file given alone through (``rerun_command``).
+_EXECUTED = re.compile(r"^Executed \S.* in \d+ ms$")
 #: libFuzzer starts to run its seed corpus (``INITED`` once it has run all of it).
 _LOADING = re.compile(r"^INFO:\s+\d+ files found in ")
 _DEATH = (
@@ -223,6 +225,8 @@ def _read(proc: subprocess.Popen[str], stats: TargetStats, base_execs: int,
                 stats.errors.append(line)
         elif m := _ARTIFACT.search(line):
             artifact = Path(m["path"])
+        elif _EXECUTED.match(line):  # (one input file, run through: an execution)
+            execs = max(execs, 1)
         elif not inited and _LOADING.match(line):
             supervisor.loading(proc)
         elif death is None:
