@@ -281,6 +281,10 @@ def encoded(chars: str, part: str | None = None) -> Reconciler:
                      f"leaves {chars!r} as is (outside the set)", f"percent-encodes {chars!r}")
 
 
+#: The ways a writer may write a space (``space_as``, ``other_set``'s ``space``).
+SPACES = ("%20", "+")
+
+
 @rule((ENCODE, FORM_SERIALIZE), _other_set_impact)
 def other_set(raw: str, encoded: str = "", space: str | None = None) -> Reconciler:
     """Another standard's set, in both directions at once: RAW written as themselves
@@ -291,7 +295,7 @@ def other_set(raw: str, encoded: str = "", space: str | None = None) -> Reconcil
     quote_via=quote)``, RFC 3986 percent-encoding for the form's, was two findings, a
     space and the set). Named so when the characters of both directions are harmless;
     a delimiter stays a ``left_raw`` finding of its own (``accept.meaning``)."""
-    if space not in (None, "%20", "+"):
+    if space is not None and space not in SPACES:
         raise UsageError(f"other_set: space must be '%20' or '+', not {space!r}")
     model = Model(raw=_chars(raw), encoded=_chars(encoded) if encoded else frozenset(),
                   space=space)
@@ -331,7 +335,7 @@ def _in_part(name: str, chars: str, part: str) -> Reconciler:
 def space_as(space: str) -> Reconciler:
     """The implementation writes a space as ``space`` (``"%20"`` or ``"+"``) where the
     reference writes the other (a model field: a ``+`` the set leaves raw stays one)."""
-    if space not in ("%20", "+"):
+    if space not in SPACES:
         raise UsageError(f"space_as: give '%20' or '+', not {space!r}")
     other = "+" if space == "%20" else "%20"
     return _declared("space_as", {ENCODE.name, FORM_SERIALIZE.name}, Model(space=space),

@@ -43,6 +43,7 @@ from pctfuzz._internal.accept.reconcilers import (
     MANGLING_PROBE,
     MANGLING_STYLES,
     RECONCILERS,
+    SPACES,
     mangled_pairs,
 )
 from pctfuzz._internal.accept.rule import UNPROBED, SetProbe
@@ -422,7 +423,7 @@ def _own_space(check: str, case: Case, adapter: Impl, answer: Callable[[str], ob
     if isinstance(case, EncodeCase) and isinstance(case.value, str):
         reference = "+" if case.space_as_plus else "%20"
         got = answer(" ")
-        return next((s for s in ("%20", "+") if s != reference and got == s), "")
+        return next((s for s in SPACES if s != reference and got == s), "")
     if isinstance(case, FormCase):
         name = answer(" ")  # (a name with an empty value: "%20=")
         value = run_impl(check, FormCase((("a", " "),), case.encoding), adapter)
