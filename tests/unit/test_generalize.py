@@ -1276,3 +1276,64 @@ def test_an_astral_unit_is_named_astral_where_only_astral_characters_show_it(
     more than it checked; other planes' characters show it, so ``unit=astral``."""
     adapter = function_adapter("drops-astral", encode=_drops_astral, sets={"c": "component"})
     assert _class(adapter, value) == "unit=astral;diff=missing-output"
+
+
+def _names_cut_at(text: str, raw: bool, escaped: str) -> list[tuple[str, str]]:
+    """A parser reading ``[`` in a name as the start of an array index (the name cut
+    there): a raw one if ``raw``; a ``%5B`` as ``escaped`` says: ``cut`` the same way,
+    ``dropped`` alone, ``kept`` (read right)."""
+    pairs = []
+    for sequence in text.split("&"):
+        name, equals, value = sequence.partition("=")
+        if raw:
+            name = name.partition("[")[0]
+        if escaped == "cut":
+            name = name.replace("%5B", "[").replace("%5b", "[")
+            name = name.partition("[")[0]
+        elif escaped == "dropped":
+            name = name.replace("%5B", "").replace("%5b", "")
+        if sequence:
+            pairs.extend(form_urldecode(name + equals + value) or [("", "")])
+    return pairs
+
+
+@pytest.mark.parametrize(("raw", "escaped", "classes"), [
+    # raw only: the escape is read right
+    (True, "kept", {"a[=1": "field=name;unit=0x5B;written=raw;diff=missing-output",
+                    "a%5B=1": None}),
+    # however written: one class
+    (False, "cut", {"a[=1": "field=name;unit=0x5B;diff=missing-output",
+                    "a%5b=1": "field=name;unit=0x5B;diff=missing-output"}),
+    (True, "cut", {"a[=1": "field=name;unit=0x5B;diff=missing-output",
+                   "x=1&a%5B": "field=name;unit=0x5B;diff=missing-output"}),
+    # two behaviours that part at the same unit of the shortest prefix alike: a raw '['
+    # cuts the name, a '%5B' is dropped alone (what follows it tells them apart)
+    (True, "dropped", {"a[b=1": "field=name;unit=0x5B;written=raw;diff=missing-output",
+                       "a%5Bb=1": "field=name;unit=0x5B;written=escaped;diff=missing-output"}),
+])
+def test_a_unit_is_however_written_only_where_each_way_is_answered_alike(
+        raw: bool, escaped: str, classes: dict[str, str | None]) -> None:
+    """A form parser's class names the character a unit decodes to, and how it was
+    written (``written=raw|escaped|plus``) unless the parser answers each way alike:
+    a raw ``[`` and a ``%5B`` were one class, which took two real bugs and a harmless
+    behaviour of one parser (hold-out 14)."""
+    adapter = function_adapter(f"test-brackets-{raw}-{escaped}",
+                               form_parse=lambda text: _names_cut_at(text, raw, escaped))
+    for text, klass in classes.items():
+        if klass is None:
+            check_form_parse(FormParseCase(text), adapter)
+            continue
+        with pytest.raises(Divergence) as info:
+            check_form_parse(FormParseCase(text), adapter)
+        assert info.value.difference == klass, text
+
+
+def test_a_known_unit_however_written_covers_each_way_and_one_way_only_its_own() -> None:
+    from pctfuzz._internal.identity.units import covers
+
+    anyhow = "field=name;unit=0x5B;diff=missing-output"
+    raw = "field=name;unit=0x5B;written=raw;diff=missing-output"
+    escaped = raw.replace("raw", "escaped")
+    assert covers(anyhow, raw) and covers(anyhow, escaped)
+    assert not covers(raw, escaped) and not covers(raw, anyhow)
+    assert covers("field=name;unit=printable;diff=missing-output", escaped)

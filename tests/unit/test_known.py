@@ -256,6 +256,8 @@ def test_a_hit_of_a_known_class_costs_one_call() -> None:
     first = _fails(bound, DecodeCase("%aa"))  # type: ignore[arg-type]
     assert first.behaviour is None and first.difference == "seg=pct-lower;diff=not-decoded"
     bound.known.add_unexplained("decode", first.difference)
+    for warm in ("y%2a%42", "z%2a%43"):  # (the class's 1st hit in this context, and 2nd
+        _fails(bound, DecodeCase(warm))  # hit, are named: ``names_class_hit``)
     DECODE_CALLS.clear()
     again = _fails(bound, DecodeCase("x" * 300 + "%2a%41"))  # type: ignore[arg-type]
     assert again.difference == first.difference
@@ -660,6 +662,22 @@ def test_a_sample_of_a_known_class_hits_is_named_by_the_catalogue() -> None:
     first = _fails(bound, DecodeCase("%zz"))  # type: ignore[arg-type]
     assert first.behaviour is None and first.difference == "seg=pct-nonhex;diff=changed"
     bound.known.add_unexplained("decode", first.difference)
+    # the harmless behaviour's hits first (one context: a letter before and after)
+    for letter in "ghij":
+        assert _fails(bound, DecodeCase(f"a%z{letter}b")).behaviour is None  # type: ignore[arg-type]
+    # then the bug's: its first hit is the first in its context ('+' after the '%'),
+    # named; then the 8th hit of the class
     names = [_fails(bound, DecodeCase(f"a%+{n}b")).behaviour  # type: ignore[arg-type]
              for n in range(4)]
-    assert [b and b["rule"] for b in names] == [None, "signed_escapes", None, "signed_escapes"]
+    assert [b and b["rule"] for b in names] == ["signed_escapes", None, None, "signed_escapes"]
+
+
+def test_a_known_class_hit_is_named_in_a_bounded_number_of_new_contexts() -> None:
+    from pctfuzz._internal.checks.known import NEW_CONTEXTS, KnownFindings
+
+    known = KnownFindings()
+    named = [known.names_class_hit("decode", "k", f"c{i}") for i in range(NEW_CONTEXTS + 4)]
+    assert named == [True] * NEW_CONTEXTS + [False] * 4
+    # a context met before is named only as a power of two
+    assert [known.names_class_hit("decode", "j", "c") for _ in range(5)] == \
+        [True, True, False, True, False]

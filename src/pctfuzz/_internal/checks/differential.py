@@ -102,6 +102,7 @@ from pctfuzz._internal.checks.registry.lookup import (
 )
 from pctfuzz._internal.encoding import lookup
 from pctfuzz._internal.errors import Deferred, NotModelled
+from pctfuzz._internal.identity.classes import difference_context
 from pctfuzz._internal.identity.signatures import RAISED_AFTER
 from pctfuzz._internal.inputs import input_has, input_strs, with_texts, without_kind
 from pctfuzz._internal.operations import DECODE, ENCODE, FORM_PARSE, FORM_SERIALIZE
@@ -292,7 +293,10 @@ def _check(check: str, case: Case, impl: Impl | str | None,
                                            settings=settings) \
                     if widens else located
         if klass in known.unexplained(check):
-            if not known_only and known.names_class_hit(check, klass):
+            context = difference_context(
+                check, case, expected.error if expected.error is not None else expected.value,
+                actual.error if actual.error is not None else actual.value)
+            if not known_only and known.names_class_hit(check, klass, context):
                 # a sample of the class's hits, named: a behaviour a rule names may part
                 # at a unit of the same class (``KnownFindings.names_class_hit``)
                 rule = _explaining_rule(check, case, adapter, expected, actual, surrogates,

@@ -41,6 +41,7 @@ from typing import Any
 from pctfuzz._internal.accept.meaning import DELIMITERS
 from pctfuzz._internal.cases import Case, DecodeCase, EncodeCase, FormCase, FormParseCase
 from pctfuzz._internal.identity import last_unit, leading_units
+from pctfuzz._internal.identity.classes import WRITTEN, without_written, writings
 from pctfuzz._internal.identity.units import SUBGROUPS, UNIT_GROUPS, unit_set
 from pctfuzz._internal.inputs import input_strs, input_texts, with_texts
 from pctfuzz._internal.spec import HEX_DIGIT, HEX_PAIR, PERCENT_ENCODED_BYTE
@@ -52,6 +53,9 @@ __all__ = ["VARIANTS", "as_any_escape", "as_lost_first", "as_victim", "holds_on_
 #: ``classify(variant)``: the class of the variant's difference (``identity``), None
 #: when the implementation agrees with the reference on it or does not answer it.
 Classify = Callable[[Case], "str | None"]
+#: ``answer(variant)``: the implementation's answer to the variant (its value, or what
+#: it raised), None when it does not answer it.
+Answer = Callable[[Case], Any]
 #: ``explained(variant)``: the rule predicts the implementation's answer on it (None:
 #: not answered).
 Explained = Callable[[Case], "bool | None"]
@@ -165,14 +169,16 @@ def _spread(members: list[str]) -> list[str]:
 
 
 # --- a class widened -----------------------------------------------------------------------
-def widen(case: Case, klass: str, classify: Classify, known: Collection[str] = ()) -> str:
+def widen(case: Case, klass: str, classify: Classify, known: Collection[str] = (),
+          answer: Answer | None = None) -> str:
     """``klass``, the class of an unexplained difference on ``case``, widened where its
     variants agree: a unit that is only what comes after the behaviour (``_victim``)
     or only there to be lost before it (``_lost_first``), a valid escape's hex case
     (``pct-letters``), a letter or digit however written (``alnum-any``), an ASCII
-    unit to its group or narrower group. An encoder that leaves every control raw is
-    one finding, not one per control. ``known``: the classes of findings made, which a
-    non-ASCII unit's category may be among (``_non_ascii``)."""
+    unit to its group or narrower group, a form parser's unit however written
+    (``_any_writing``). An encoder that leaves every control raw is one finding, not
+    one per control. ``known``: the classes of findings made, which a non-ASCII unit's
+    category may be among (``_non_ascii``); ``answer``: the implementation's answer."""
     victim = _victim(case, klass, classify) or _lost_first(case, klass, classify) \
         or _any_escape(case, klass, classify) or _any_invalid_escape(case, klass, classify)
     if victim is not None:
@@ -189,6 +195,14 @@ def widen(case: Case, klass: str, classify: Classify, known: Collection[str] = (
     if match is None:
         return klass
     char = chr(int(match.group(1), 16))
+    return _any_writing(case, char, _in_group(case, klass, char, classify), answer)
+
+
+def _in_group(case: Case, klass: str, char: str, classify: Classify) -> str:
+    """``klass``, whose unit is the ASCII ``char``, widened to ``char``'s group, a
+    narrower group or the set of its members that give the same class (``widen``)."""
+    match = _UNIT.search(klass)
+    assert match is not None
     group = next((name for name, members in UNIT_GROUPS.items() if char in members), None)
     if group is None:
         return klass
@@ -235,6 +249,61 @@ def widen(case: Case, klass: str, classify: Classify, known: Collection[str] = (
     if len(same) == 1:
         return klass
     return klass.replace(f"unit=0x{match.group(1)}", f"unit={unit_set(*same)}")
+
+
+def _any_writing(case: Case, char: str, klass: str, answer: Answer | None) -> str:
+    """A form parser's ``klass`` without its ``written=`` part (``identity.WRITTEN``)
+    when the implementation answers the case with each ``char`` written each other way
+    (``identity.writings``) as it answers the case, also with a letter after each
+    ``char`` (what a unit does to what follows it is part of it: a raw ``[`` that cuts
+    a name and a ``%5B`` dropped alone part at the same unit of the shortest prefix).
+    The reference reads every way alike, so the answers tell whether the code under
+    test does: a parser that strips a space does so to `` ``, ``+`` and ``%20`` alike,
+    one finding; one that reads a raw ``[`` as an array index and mishandles ``%5B``
+    otherwise is two (hold-out 14: two real bugs and a harmless behaviour were one
+    class of the character however written)."""
+    written = WRITTEN.search(klass)
+    if written is None or answer is None or not isinstance(case, FormParseCase):
+        return klass
+    ways = writings(char)
+    located = ways[written.group().partition("=")[2]]
+    letter = fresh_letter(*input_strs(case)) or ""
+    for after in ("", letter):
+        given = _written_as(case, char, located + after)
+        if given is None:
+            return klass
+        wanted = answer(given)
+        for text in ways.values():
+            variant = None if text == located else _written_as(case, char, text + after)
+            if text != located and (variant is None or answer(variant) != wanted):
+                return klass
+    return without_written(klass)
+
+
+def _written_as(case: FormParseCase, char: str, text: str) -> Case | None:
+    """A form-parse ``case`` with each way of writing ``char`` (``identity.writings``) in
+    its input written ``text``; None when that would make or unmake another escape (a
+    hex digit decoded after a ``%``)."""
+    ways = writings(char)
+
+    def written(chars: str) -> str:
+        parts = _SPLIT_ESCAPES.split(chars)  # (the odd ones are escapes)
+        for i, part in enumerate(parts):
+            if i % 2:
+                parts[i] = text if part.upper() == ways["escaped"] else part
+            else:
+                parts[i] = "".join(text if c in ways.values() else c for c in part)
+        return "".join(parts)
+
+    def escapes(chars: str) -> int:
+        return sum(1 for m in PERCENT_ENCODED_BYTE.finditer(chars)
+                   if m.group().upper() != ways["escaped"])
+
+    given = case.text.decode("latin-1") if isinstance(case.text, bytes) else case.text
+    made = written(given)
+    if escapes(made) != escapes(given):
+        return None
+    return replace(case, text=made.encode("latin-1") if isinstance(case.text, bytes) else made)
 
 
 _NON_ASCII_UNIT = re.compile(r"(?:^|;)unit=non-ascii(?:;|$)")
@@ -374,7 +443,8 @@ def as_victim(case: Case, klass: str) -> str | None:
     # Any shape: the unit after an invalid sequence lost (a letter, the bytes of an "é"
     # after a three-byte lead) or turned to U+FFFD (the lead byte of an "é" after a
     # two-byte one) is one behaviour, whose shape the unit and the lead decide.
-    return _DIFF.sub(f";after={found[2]};diff=any", klass.replace(part.group(1), "unit=any", 1))
+    return _DIFF.sub(f";after={found[2]};diff=any",
+                     without_written(klass.replace(part.group(1), "unit=any", 1)))
 
 
 def _victim(case: Case, klass: str, classify: Classify) -> str | None:
@@ -405,7 +475,8 @@ def _victim(case: Case, klass: str, classify: Classify) -> str | None:
         return None
     for variant, other in others:
         got = classify(variant)
-        if got is None or _DIFF.sub("", got) != _DIFF.sub("", klass.replace(part, other, 1)):
+        if got is None or _DIFF.sub("", without_written(got)) != _DIFF.sub(
+                "", without_written(klass.replace(part, other, 1))):
             return None
     return named
 
@@ -531,7 +602,8 @@ def _any_escape(case: Case, klass: str, classify: Classify) -> str | None:
     def anyhow(klass: str, part: str) -> str:
         # (a variant is classed as located, in one field: ``field=any`` was found
         # on the case already)
-        return _ANY_FIELD.sub("field=*", klass.replace(f"{key}={part}", f"{key}=*", 1), 1)
+        return _ANY_FIELD.sub("field=*", without_written(
+            klass.replace(f"{key}={part}", f"{key}=*", 1)), 1)
 
     anywise = anyhow(klass, part.group(1))
     for escape in _ANY_ESCAPES:
@@ -543,7 +615,7 @@ def _any_escape(case: Case, klass: str, classify: Classify) -> str | None:
         other = None if found is None else found_part.search(found)
         if found is None or other is None or anyhow(found, other.group(1)) != anywise:
             return None
-    return klass.replace(f"{key}={part.group(1)}", f"{key}=pct-any", 1)
+    return without_written(klass.replace(f"{key}={part.group(1)}", f"{key}=pct-any", 1))
 
 
 _INVALID_SEG = re.compile(r"(?:^|;)seg=(pct-short|pct-nonhex)(?:;|$)")
@@ -593,7 +665,7 @@ def as_any_escape(case: Case, klass: str) -> str | None:
         part = _UNIT_ANY.search(klass)
         if part is None or not _LAST_ESCAPE.search(text):
             return None
-        return klass.replace(f"unit={part.group(1)}", "unit=pct-any", 1)
+        return without_written(klass.replace(f"unit={part.group(1)}", "unit=pct-any", 1))
     return None
 
 

@@ -29,9 +29,9 @@ exact prediction. Its class is worked out (``identity``: tens of calls), and an 
 whose class is that of a known finding no rule names is its hit without being named
 again (``unexplained``: naming tries every catalogue rule, hundreds of calls; a form
 serializer keeping one pair per name ran at 40 checks a second), but for its 2nd,
-4th, 8th... hit (``names_class_hit``), which the catalogue is asked to name: another
-behaviour can part from the reference at a unit of the same class, and a rule names
-it there.
+4th, 8th... hit and its first hit in each new context (``names_class_hit``), which the
+catalogue is asked to name: another behaviour can part from the reference at a unit of
+the same class, and a rule names it there.
 
 Naming takes a bounded share of a campaign (``NamingBudget``): where the atheris driver
 gives one, an input none of the known findings explains is named only while naming has
@@ -119,6 +119,11 @@ class NamingBudget:
         return True
 
 
+#: The contexts (``identity.difference_context``) in which a known class's first hit is
+#: named, per class: a bound on the namings a class's hits cost beyond powers of two.
+NEW_CONTEXTS = 16
+
+
 @dataclass
 class Known:
     """One finding already made, named by a rule: what it predicts, and how often it has
@@ -168,8 +173,10 @@ class KnownFindings:
         self._models: dict[tuple[str, ...], Model] = {}
         #: per check, the classes of the findings no rule names (``unexplained``)
         self._classes: dict[str, set[str]] = {}
-        #: (check, class) -> the hits of that class so far (``names_class_hit``)
+        #: (check, class) -> the hits of that class so far, and the contexts its hits
+        #: were named in (``names_class_hit``)
         self._class_hits: dict[tuple[str, str], int] = {}
+        self._class_contexts: dict[tuple[str, str], set[str]] = {}
         #: per check, the refusal sites named past the naming budget (``new_refusal``)
         self._sites_named: dict[str, set[str]] = {}
         #: per check, refusal site -> the class and behaviour of its finding (``refused``)
@@ -254,16 +261,25 @@ class KnownFindings:
             return klass
         return next((known for known in sorted(classes) if covers(known, klass)), None)
 
-    def names_class_hit(self, check: str, klass: str) -> bool:
+    def names_class_hit(self, check: str, klass: str, context: str | None = None) -> bool:
         """Whether this hit of the known finding no rule names, ``klass``, is named by
-        the catalogue anyway: its 2nd, 4th, 8th... hit. A class is what the unit where
+        the catalogue anyway: its 2nd, 4th, 8th... hit, and its first hit in each
+        ``context`` (``identity.difference_context``: what surrounds the unit where the
+        answers part), up to ``NEW_CONTEXTS`` of them. A class is what the unit where
         two answers part looks like, and a behaviour a rule names can part there alike
         (a harmless invalid escape written '?' and a real bug's '%+1' read as the byte
         01 are both ``seg=pct-invalid;diff=changed``): without this, the bug's every
-        input was a hit of the harmless finding. Powers of two cost a few namings per
-        class, so hits stay cheap (``test_known``)."""
-        hits = self._class_hits.get((check, klass), 0) + 1
-        self._class_hits[(check, klass)] = hits
+        input was a hit of the harmless finding, and with powers of two alone, one whose
+        inputs are rare among the class's hits went unnamed (hold-out 11's signed
+        escapes, in a campaign's 2nd-to-last hit). Powers of two and a bounded number of
+        contexts cost a few namings per class, so hits stay cheap (``test_known``)."""
+        key = (check, klass)
+        hits = self._class_hits.get(key, 0) + 1
+        self._class_hits[key] = hits
+        seen = self._class_contexts.setdefault(key, set())
+        if context is not None and context not in seen and len(seen) < NEW_CONTEXTS:
+            seen.add(context)
+            return True
         return hits > 1 and hits & (hits - 1) == 0
 
     def forget_unexplained(self, check: str, klass: str) -> None:

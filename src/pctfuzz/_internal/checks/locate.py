@@ -426,7 +426,12 @@ def generalized(check: str, case: Case, adapter: Impl, klass: str, surrogates: S
         return _first_class(check, variant, adapter, want, got, surrogates, known,
                             settings=settings)
 
-    return widen(case, klass, classify, () if known is None else known.unexplained(check))
+    def answer(variant: Case) -> Any:
+        got = run_impl(check, variant, adapter)
+        return None if got is None else type(got.error) if got.raised else got.value
+
+    return widen(case, klass, classify, () if known is None else known.unexplained(check),
+                 answer)
 
 
 def shortest_prefix(case: EncodeCase, adapter: Impl, surrogates: Surrogates,

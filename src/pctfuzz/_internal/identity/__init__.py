@@ -58,11 +58,14 @@ that two bugs are two:
   class in the other field; ``field=separator;unit=0x26`` when another separator is
   written. ``shape`` as encode's, on the text between the common prefix and suffix,
   or ``missing-pair``/``extra-pair`` when a ``&``-separated pair is dropped or added.
-- **form-parse** ``field=name|value|separator;unit=<unit>;diff=<shape>``: located on
-  the shortest prefix of the input whose parses differ; ``unit`` is the character its
-  last unit decodes to, however written (``0xHH`` for ASCII, a ``+`` as ``0x20``,
+- **form-parse** ``field=name|value|separator;unit=<unit>[;written=<way>];diff=<shape>``:
+  located on the shortest prefix of the input whose parses differ; ``unit`` is the
+  character its last unit decodes to (``0xHH`` for ASCII, a ``+`` as ``0x20``,
   ``non-ascii``, ``lone-surrogate``; ``pct-invalid`` for a ``%`` without two hex
-  digits), in the field of the last sequence it ends in -- or, when that field's texts
+  digits) and, for an ASCII character that can be written more than one way
+  (``classes.writings``), how it was (``raw``, ``escaped``, ``plus``): no ``written``
+  when the parser answers every way alike (``checks.generalize``), in the field of the
+  last sequence it ends in -- or, when that field's texts
   part at an earlier unit (no ``%``: a ``%`` parts by what follows it), that unit's
   (the last one only set the code path off); ``shape`` is
   ``missing-pair``/``extra-pair``, else ``missing-output``/``extra-output``/``changed``
@@ -120,6 +123,7 @@ from __future__ import annotations
 
 from pctfuzz._internal.identity.classes import (
     difference,
+    difference_context,
     form_difference,
     form_parse_difference,
     form_shape,
@@ -159,6 +163,7 @@ __all__ = [
     "crash_class",
     "crash_location",
     "difference",
+    "difference_context",
     "finding_id",
     "form_difference",
     "form_parse_difference",

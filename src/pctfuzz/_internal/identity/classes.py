@@ -505,6 +505,44 @@ def form_difference(case: FormCase, field: str, index: int, length: int,
 _LAST_ESCAPE = re.compile(f"%({HEX_PAIR})\\Z")
 
 
+def writings(char: str) -> dict[str, str]:
+    """The ways a form parser's input writes the ASCII ``char`` (URL 5.1 step 3.4: a
+    ``+`` is a space, then percent-decode): ``raw``, ``escaped`` (``%HH``) and, for a
+    space, ``plus``. A raw ``%``, ``&``, ``=`` or ``+`` means something else, so those
+    are written escaped only."""
+    escaped = f"%{ord(char):02X}"
+    if char == " ":
+        return {"raw": " ", "plus": "+", "escaped": escaped}
+    if char in "%&=+":
+        return {"escaped": escaped}
+    return {"raw": char, "escaped": escaped}
+
+
+#: A form-parse class's ``written=`` part: how its unit's character was written, where
+#: it can be written more than one way (``writings``). No such part: however written
+#: (``checks.generalize`` checked the other ways give the same class).
+WRITTEN = re.compile(r";written=[a-z]+(?=;|$)")
+
+
+def without_written(klass: str) -> str:
+    """``klass`` without its ``written=`` part: the class of its unit however written."""
+    return WRITTEN.sub("", klass)
+
+
+def _written_unit(text: str) -> str:
+    """``_parse_unit`` of ``text``'s last unit and, for an ASCII character that can be
+    written more than one way, how it was: ``0x5B;written=raw``. A raw ``[`` and a
+    ``%5B`` may be two behaviours (a parser reading raw brackets as an array index, and
+    another bug in its decoding): located so, and widened to ``0x5B`` only where the
+    other ways were checked to give the same class (``checks.generalize``)."""
+    unit = _parse_unit(text)
+    if not unit.startswith("0x") or len(writings(chr(int(unit, 16)))) < 2:
+        return unit
+    written = "escaped" if _LAST_ESCAPE.search(text) else "plus" if text.endswith("+") \
+        else "raw"
+    return f"{unit};written={written}"
+
+
 def _parse_unit(text: str) -> str:
     """The class of the last unit of a form parser's input (str; bytes read as
     Latin-1): the character it decodes to, however written -- ``0xHH`` for ASCII (a
@@ -529,8 +567,9 @@ def form_parse_difference(text: str | bytes, expected: Any, actual: Any) -> str:
     parses differ, ends where they part: the field its last ``&``-separated sequence
     ends in (``name`` before a ``=``, else ``value``), the character its last unit
     decodes to (``_parse_unit``: a parser that strips a space does so whether it came
-    as `` ``, ``+`` or ``%20``) and the shape: ``missing-pair``/``extra-pair``, else
-    the first differing field ``missing-output``/``extra-output``/``changed``. A raw
+    as `` ``, ``+`` or ``%20``) with how it was written (``_written_unit``) and the
+    shape: ``missing-pair``/``extra-pair``, else the first differing field
+    ``missing-output``/``extra-output``/``changed``. A raw
     ``&`` or ``=`` there is ``field=separator`` with any shape."""
     chars = text.decode("latin-1") if isinstance(text, bytes) else text
     unit = _parse_unit(chars)
@@ -541,7 +580,8 @@ def form_parse_difference(text: str | bytes, expected: Any, actual: Any) -> str:
         # make of the answers ('&' not separating was a pair missing after a name, a
         # name longer without one: two findings); each delimiter its own.
         return f"field=separator;unit={unit};diff=any"
-    unit = _parted_at(sequence, field, expected, actual, isinstance(text, bytes)) or unit
+    unit = _parted_at(sequence, field, expected, actual, isinstance(text, bytes)) \
+        or _written_unit(chars)
     return f"field={field};unit={unit};diff={pairs_shape(expected, actual)}"
 
 
@@ -600,7 +640,7 @@ def _parted_at(sequence: str, field: str, expected: Any, actual: Any,
             # name answered as a value, parted at its first unit).
             rest = _field_text(raw[end:], of_bytes)
             alike = wanted.endswith(rest) and answered.endswith(rest)
-            return _parse_unit(raw[:end]) if alike else None
+            return _written_unit(raw[:end]) if alike else None
     return None
 
 
@@ -631,13 +671,12 @@ def pairs_shape(expected: Any, actual: Any) -> str:
 
 def _field_segment(raw: bytes, expected: str, actual: str, is_value: bool) -> str:
     """The class of the segment of one raw field where the decoded texts part."""
-    position = first_difference(expected, actual)
-    decoded = b""
-    for kind, segment in _decode_segments(raw[:_MAX_UNITS]):
-        decoded += percent_decode(segment.replace(b"+", b" "))
-        if len(decoded.decode("utf-8", "replace")) > position:
-            return "equals" if is_value and segment == b"=" else kind
-    return "end"
+    segments = _decode_segments(raw[:_MAX_UNITS])
+    index = _field_index(segments, expected, actual)
+    if index == len(segments):
+        return "end"
+    kind, segment = segments[index]
+    return "equals" if is_value and segment == b"=" else kind
 
 
 def _form_parse_class(case: FormParseCase, expected: list[tuple[str, str]],
@@ -668,6 +707,75 @@ def _form_parse_class(case: FormParseCase, expected: list[tuple[str, str]],
     if len(actual) > len(expected):
         return "field=pairs;diff=extra-pair"
     return "field=pairs;diff=changed"
+
+
+# --- what surrounds the unit where two answers part -----------------------------------------
+def difference_context(question: str, case: Case, expected: object, actual: object) -> str | None:
+    """What surrounds the unit of a decoder's or form parser's input where the answers
+    part, read off them alone (no call): the coarse kinds (``_coarse``) of the units
+    before and after it (in its field, for a form parser), ``before|after``; None for
+    other questions and for an answer of another type. Two behaviours can part from the
+    reference at units of one class -- a ``%`` that starts no escape, written ``?`` by
+    one code path and read as a signed number where a ``+`` follows it by another
+    (hold-out 11's ``int()`` decoder) --: a known class's hit in a context new to it is
+    asked of the catalogue (``checks.known``)."""
+    if question == DECODE.name and isinstance(case, DecodeCase) and isinstance(actual, bytes) \
+            and isinstance(expected, bytes):
+        segments = _decode_segments(case.value)
+        offset = 0
+        for index, (_kind, segment) in enumerate(segments):
+            piece = percent_decode(segment)
+            if not actual.startswith(piece, offset):
+                return _around(segments, index)
+            offset += len(piece)
+        return None
+    if question == FORM_PARSE.name and isinstance(case, FormParseCase) \
+            and isinstance(expected, list) and isinstance(actual, list):
+        text = case.text
+        sequences = form_sequences(surrogates_to_fffd(text).encode() if isinstance(text, str)
+                                   else text)
+        for (want, got), (name, value) in zip(zip(expected, actual, strict=False), sequences,
+                                              strict=False):
+            if want == got or not isinstance(got, tuple | list) or len(got) != 2:
+                continue
+            raw, wanted, answered = (name, want[0], got[0]) if want[0] != got[0] else (
+                value, want[1], got[1])
+            segments = _decode_segments(raw[:_MAX_UNITS])
+            return _around(segments, _field_index(segments, wanted, str(answered)))
+    return None
+
+
+def _around(segments: list[tuple[str, bytes]], index: int) -> str:
+    """``before|after``: the coarse kinds of the segments beside ``segments[index]``."""
+    before = _coarse(segments[index - 1][0]) if 0 < index <= len(segments) else "start"
+    after = _coarse(segments[index + 1][0]) if index + 1 < len(segments) else "end"
+    return f"{before}|{after}"
+
+
+def _coarse(kind: str) -> str:
+    """A segment kind (``_decode_segments``) as few kinds as tell contexts apart: a valid
+    escape of a plain character ``pct``, a raw ASCII character that is no letter or digit
+    by its group (``control``, ``printable``) unless it is a delimiter or the space (its
+    own), the rest as they are."""
+    if kind in ("pct-upper", "pct-lower", "pct-digits"):
+        return "pct"
+    if kind.startswith("0x"):
+        code = int(kind, 16)
+        return kind if chr(code) in DELIMITERS + " " else \
+            "control" if code < 0x20 or code == 0x7F else "printable"
+    return kind
+
+
+def _field_index(segments: list[tuple[str, bytes]], expected: str, actual: str) -> int:
+    """The index of the segment of one raw field where the decoded texts part (its
+    number of segments when none does)."""
+    position = first_difference(expected, actual)
+    decoded = b""
+    for index, (_kind, segment) in enumerate(segments):
+        decoded += percent_decode(segment.replace(b"+", b" "))
+        if len(decoded.decode("utf-8", "replace")) > position:
+            return index
+    return len(segments)
 
 
 # --- the last unit of a located difference, and what comes before it ----------------------

@@ -18,7 +18,12 @@ from collections.abc import Mapping
 from typing import Any
 
 from pctfuzz._internal.accept.meaning import CONTROLS, DELIMITERS
-from pctfuzz._internal.identity.classes import ESCAPED_APART, INVALID_ESCAPES
+from pctfuzz._internal.identity.classes import (
+    ESCAPED_APART,
+    INVALID_ESCAPES,
+    WRITTEN,
+    without_written,
+)
 
 __all__ = ["SUBGROUPS", "UNIT_GROUPS", "another_form", "covers", "unit_members", "unit_set"]
 
@@ -103,11 +108,14 @@ def covers(general: str, specific: str) -> bool:
     """The class ``general`` (of a known finding) names the behaviour of ``specific``
     (an input's class before it is widened): the same fields, each the same but the
     unit, which ``general`` names among others (``unit=upper`` covers ``unit=0x42``),
-    a segment it names too (``pct-letters`` covers ``pct-upper``) or a field
-    (``field=any`` covers ``field=name``). So an input of a
+    a segment it names too (``pct-letters`` covers ``pct-upper``), a field
+    (``field=any`` covers ``field=name``) or every way of writing it (no ``written=``
+    covers ``written=raw``). So an input of a
     known finding is its hit without being widened again, whichever member it shows."""
     if general == specific:
         return True
+    if not WRITTEN.search(general):  # (a unit however written names each way of writing it)
+        specific = without_written(specific)
     mine, theirs = general.split(";"), specific.split(";")
     if len(mine) != len(theirs):
         return False
