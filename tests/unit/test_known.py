@@ -681,3 +681,35 @@ def test_a_known_class_hit_is_named_in_a_bounded_number_of_new_contexts() -> Non
     # a context met before is named only as a power of two
     assert [known.names_class_hit("decode", "j", "c") for _ in range(5)] == \
         [True, True, False, True, False]
+
+
+def _decoded_until_none_left(text: str) -> str:
+    """A decoder that decodes the first ``%`` again and again, each escape's two
+    characters read by ``int()`` as a code point (hold-out 13's): every escape read as
+    latin-1 (``latin1_fallback``), ``%+a`` as the byte 0A (``signed_escapes``) and
+    ``%25a`` as ``\\n`` (decoded twice, no rule)."""
+    while "%" in text:
+        at = text.index("%")
+        text = text[:at] + chr(int(text[at + 1:at + 3], 16)) + text[at + 3:]
+    return text
+
+
+def test_a_model_written_as_code_beside_a_declared_one_is_in_force_alone() -> None:
+    """While a difference is located, each known finding is in force alone too: a model
+    written as code (``latin1_fallback``) is rendered over by a group's composed model
+    (``signed_escapes``), and each input of the decoder that also held an escape of a
+    third known behaviour was a finding of its own, named by its first escape
+    (hold-out 13: three of ten findings)."""
+    from pctfuzz._internal.cases import DecodeCase
+
+    adapter = function_adapter("test-decoded-until-none-left", decode=_decoded_until_none_left)
+    bound = get_target("diff_decode").bind(adapter)
+    for text, rule in (("%aa", "latin1_fallback"), ("%+a", "signed_escapes")):
+        found = _fails(bound, DecodeCase(text))  # type: ignore[arg-type]
+        assert found.behaviour is not None and found.behaviour["rule"] == rule
+        assert bound.known.add("decode", found.behaviour, found.case)
+    twice = _fails(bound, DecodeCase("%25a"))  # type: ignore[arg-type]
+    assert twice.behaviour is None
+    bound.known.add_unexplained("decode", twice.difference)
+    for text in ("%aa%25a", "%80%25b", "%C3%25a"):
+        assert _fails(bound, DecodeCase(text)).difference == twice.difference, text  # type: ignore[arg-type]

@@ -605,6 +605,12 @@ def _unexplained(check: str, case: Case, adapter: Impl, names: tuple[str, ...],
     # can: pip's encoded '=' beside its U+FFFD for '%aa' was the class of what its kept
     # '%2F' does, one finding per delimiter before it)
     groups = [] if known is None or not names else known.entry_groups(check, names[0])
+    # (and each finding of a group alone: a model written as code, replacing the
+    # reference's answer, is rendered over by the group's composed model, and a
+    # decoder's known latin1_fallback beside its signed_escapes explained no input, so
+    # each of its inputs with a second known behaviour was a finding of its own)
+    alone = {entry.id: [entry] for group in groups if len(group) > 1 for entry in group}
+    groups = [*groups, *alone.values()]
     replacement = _own_replacement(check, case, adapter)
     fixed: tuple[Outcome, Outcome] | None = None
     for entries in [*([*accepted, *own, *replacement] for own in groups),
