@@ -109,3 +109,21 @@ def test_a_crash_in_a_probe_question_is_recorded_as_that_question(tmp_path: Path
                      again.stdout), again.stdout
     (record,) = [r for r in _records(root) if r["kind"] == "crash"]
     assert record["status"] == "new" and record["case"]["value"] == {"text": "\x07"}  # type: ignore[index]
+
+
+def test_a_process_that_dies_on_its_way_out_is_no_crash_of_an_input(tmp_path: Path) -> None:
+    """A library whose processes die in C ``exit()`` (a static destructor) after
+    libFuzzer's run is done: libFuzzer's signal handler writes the last input it ran as
+    a crash, and each process end was a crash finding of a harmless input (hold-out
+    15's JavaScript engine, in both runs). The campaign says so and records none; the
+    difference the encoder has is still found."""
+    root = tmp_path / "project"
+    root.mkdir()
+    (root / "pyproject.toml").write_text(PYPROJECT.replace("crash_impls", "exit_crash_impls"))
+    shutil.copy(SUPPORT / "exit_crash_impls.py", root / "exit_crash_impls.py")
+    run = _pctfuzz(root, "fuzz", "--max-time", "10")
+    assert "Traceback" not in run.stderr, run.stderr
+    kinds = [r["kind"] for r in _records(root)]
+    assert "crash" not in kinds, run.stdout + run.stderr
+    assert "after its run was done, on its way out" in run.stderr
+    assert run.returncode in (0, 1), run.stdout + run.stderr  # (1: its difference found)

@@ -64,6 +64,8 @@ _STATUS = re.compile(
 _ARTIFACT = re.compile(r"Test unit written to (?P<path>\S+)")
 #: libFuzzer ran an input file given alone through (``rerun_command``).
 _EXECUTED = re.compile(r"^Executed \S.* in \d+ ms$")
+#: libFuzzer's run is over (``-max_total_time``, ``-runs``): no input is being run after it.
+_DONE = re.compile(r"^Done \d+ runs in \d+ second")
 #: libFuzzer starts to run its seed corpus (``INITED`` once it has run all of it).
 _LOADING = re.compile(r"^INFO:\s+\d+ files found in ")
 _DEATH = (
@@ -159,6 +161,8 @@ def _read(proc: subprocess.Popen[str], stats: TargetStats, base_execs: int,
           raw: TextIO | None) -> tuple[str | None, Path | None, int]:
     assert proc.stderr is not None
     death: str | None = None
+    at_exit: str | None = None  # a death after libFuzzer's run was done (``_DONE``)
+    done = False
     artifact: Path | None = None
     execs = 0
     last_progress = 0.0
@@ -227,12 +231,17 @@ def _read(proc: subprocess.Popen[str], stats: TargetStats, base_execs: int,
             artifact = Path(m["path"])
         elif _EXECUTED.match(line):  # (one input file, run through: an execution)
             execs = max(execs, 1)
+        elif _DONE.match(line):
+            done = True
         elif not inited and _LOADING.match(line):
             supervisor.loading(proc)
-        elif death is None:
+        elif death is None and at_exit is None:
             for kind, pattern in _DEATH:
                 if pattern.search(line):
-                    death = kind
+                    if done:
+                        at_exit = kind
+                    else:
+                        death = kind
                     break
         if m2 := re.match(r"^stat::number_of_executed_units:\s+(\d+)", line):
             execs = max(execs, int(m2[1]))
@@ -243,6 +252,17 @@ def _read(proc: subprocess.Popen[str], stats: TargetStats, base_execs: int,
     if not inited:  # stopped (or dead) before it had run its whole seed corpus
         stats.corpus_run = max(stats.corpus_run, execs)
     if supervisor.finished(proc):
+        return None, None, execs
+    if done and death is None and (at_exit is not None or code != 0):
+        # Its run was over: the process died on its way out (a compiled library's static
+        # destructor, an atexit handler), and the input libFuzzer writes then is whatever
+        # it ran last. Said, never a finding of that input (a held-out JavaScript
+        # engine's every process end was a crash finding of a harmless input).
+        note = (f"the harness process died ({at_exit or f'exit {code}'}) after its run was "
+                "done, on its way out (a library's exit code: a static destructor, an "
+                "atexit handler); no input caused it, none is recorded")
+        if note not in stats.errors:
+            stats.errors.append(note)
         return None, None, execs
     if code != 0 and death is None:
         death = "crash"
