@@ -64,8 +64,9 @@ _STATUS = re.compile(
 _ARTIFACT = re.compile(r"Test unit written to (?P<path>\S+)")
 #: libFuzzer ran an input file given alone through (``rerun_command``).
 _EXECUTED = re.compile(r"^Executed \S.* in \d+ ms$")
-#: libFuzzer's run is over (``-max_total_time``, ``-runs``): no input is being run after it.
-_DONE = re.compile(r"^Done \d+ runs in \d+ second")
+#: libFuzzer's run is over (``-max_total_time``, ``-runs``; or every input file given
+#: has run: a rerun's): no input is being run after it.
+_DONE = re.compile(r"^Done \d+ runs in \d+ second|^\*\*\* NOTE: fuzzing was not performed")
 #: libFuzzer starts to run its seed corpus (``INITED`` once it has run all of it).
 _LOADING = re.compile(r"^INFO:\s+\d+ files found in ")
 _DEATH = (
