@@ -379,6 +379,33 @@ def test_an_isolated_run_that_hangs_in_native_code_is_a_timeout(
     assert time.monotonic() - started < 10
 
 
+def test_an_isolated_run_that_takes_more_memory_than_the_limit_is_an_oom(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """A replayed stop finding whose input makes its library allocate without bound is
+    killed once it holds more than the memory limit (libFuzzer's ``-rss_limit_mb``): an
+    oom, not the machine's memory taken (a held-out parser's timeout finding, replayed,
+    took 24 GiB before its timeout)."""
+    import time
+
+    from pctfuzz._internal.fuzz import replay
+
+    monkeypatch.setattr(replay, "DEFAULT_RSS_LIMIT_MB", 64)
+
+    class Grows:
+        sets: ClassVar[dict[str, str]] = {"c": "component"}
+
+        def encode(self, case: EncodeCase) -> str:
+            held = []
+            while True:  # 8 MiB at a time, written (resident), never let go
+                held.append(b"x" * (8 << 20))
+                time.sleep(0.01)
+
+    bound = TARGETS["diff_encode"].bind(Grows())  # type: ignore[arg-type]
+    run = run_case(bound, enc("a"), 600.0, impl_name="x", isolated=True)
+    assert run.signature == stop_signature("diff_encode", "oom", "x"), run
+    assert "more than 64 MiB" in run.evidence
+
+
 def test_a_merge_keeps_no_input_that_stops_the_process(tmp_path: Path) -> None:
     store = FindingStore(tmp_path)
     store.record(_stop(b"\x00\x00\x07", BEL, {"died_on": "input"}))

@@ -34,6 +34,7 @@ from pctfuzz._internal.cli.results import (
 )
 from pctfuzz._internal.errors import PctfuzzError
 from pctfuzz._internal.exits import ExitCode
+from pctfuzz._internal.fuzz.protocol import DEFAULT_RSS_LIMIT_MB
 from pctfuzz._internal.settings import DEFAULT_SETTINGS, RunSettings
 
 if TYPE_CHECKING:
@@ -360,9 +361,10 @@ def add_command(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> Non
                       help="bound on the replay of open findings after the campaign (default: "
                       "--max-time); those it leaves stay open, are listed, and the run is "
                       "incomplete")
-    fuzz.add_argument("--rss-limit-mb", type=memory_mb, default=2048, metavar="MB",
-                      help="memory limit; exceeding it is an oom finding (0: no limit, "
-                      "so a memory blow-up is no finding; default 2048)")
+    fuzz.add_argument("--rss-limit-mb", type=memory_mb, default=DEFAULT_RSS_LIMIT_MB,
+                      metavar="MB", help="memory limit; exceeding it is an oom finding (0: no "
+                      "limit, so a memory blow-up is no finding; default "
+                      f"{DEFAULT_RSS_LIMIT_MB})")
     fuzz.add_argument("--driver", choices=("libfuzzer", "hypothesis"), default="libfuzzer",
                       help="libfuzzer (default): atheris processes, coverage-guided; "
                       "hypothesis: a quick run in this process, the targets' Hypothesis "

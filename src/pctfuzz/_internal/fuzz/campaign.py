@@ -36,7 +36,7 @@ from pctfuzz._internal.fuzz.libfuzzer import (
     rerun_command,
     watch,
 )
-from pctfuzz._internal.fuzz.protocol import HarnessSettings
+from pctfuzz._internal.fuzz.protocol import DEFAULT_RSS_LIMIT_MB, HarnessSettings
 from pctfuzz._internal.fuzz.schedule import (
     MIN_SLICE,
     SLICE_OVERHEAD,
@@ -339,7 +339,7 @@ def run_campaign(
     findings: Path = Path("findings"),
     harness: Path | None = None,
     timeout: int = 5,
-    rss_limit_mb: int = 2048,
+    rss_limit_mb: int = DEFAULT_RSS_LIMIT_MB,
     libfuzzer_args: Sequence[str] = (),
     progress: Callable[[TargetStats], None] | None = None,
     log_dir: Path | None = None,

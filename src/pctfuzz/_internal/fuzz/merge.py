@@ -40,7 +40,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from pctfuzz._internal.errors import UsageError
-from pctfuzz._internal.fuzz.protocol import HarnessSettings
+from pctfuzz._internal.fuzz.protocol import DEFAULT_RSS_LIMIT_MB, HarnessSettings
 from pctfuzz._internal.scratch import owned_dir, remove_abandoned
 from pctfuzz._internal.targets import get_target
 
@@ -272,7 +272,8 @@ def _link_or_write(source: Path, final: Path, data: bytes | None = None) -> None
 
 def merge_target(target: str, corpus: Path, *, harness: Path | None = None,
                  impl: str = "urllib",
-                 inputs: Sequence[Path] = (), timeout: int = 5, rss_limit_mb: int = 2048,
+                 inputs: Sequence[Path] = (), timeout: int = 5,
+                 rss_limit_mb: int = DEFAULT_RSS_LIMIT_MB,
                  max_seconds: float = 3600, keep: Sequence[bytes] = (),
                  lock_timeout: float = LOCK_TIMEOUT,
                  handoff: HarnessSettings | None = None) -> MergeResult:

@@ -115,6 +115,9 @@ def say(line: str) -> None:
 
 #: The environment variables of the hand-off (``HarnessSettings``).
 IMPL_ENV = "PCTFUZZ_IMPL"
+#: The memory a harness process, or a replayed stop finding's process, may hold (MiB;
+#: libFuzzer's ``-rss_limit_mb`` default): more is an ``oom``.
+DEFAULT_RSS_LIMIT_MB = 2048
 FAULT_ENV = "PCTFUZZ_FAULT"
 FINDINGS_ENV = "PCTFUZZ_FINDINGS"
 CORPUS_ENV = "PCTFUZZ_CORPUS"

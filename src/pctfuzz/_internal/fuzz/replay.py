@@ -30,6 +30,7 @@ from typing import TYPE_CHECKING, Any
 
 from pctfuzz import __version__
 from pctfuzz._internal.errors import PctfuzzError
+from pctfuzz._internal.fuzz.protocol import DEFAULT_RSS_LIMIT_MB
 from pctfuzz._internal.identity import (
     SIGNATURE_VERSION,
     made_without_accepted,
@@ -218,7 +219,8 @@ def _run_in_child(bound: Bound, case: Any, timeout: float, impl_name: str | None
     exit of the implementation: a finding ``native_crash``) kills the child, and that
     death is the stop's own signature (``stop_signature``, kind ``crash``) again. A
     child still running ``_CHILD_GRACE`` seconds past ``timeout`` is killed: a
-    timeout. A stop signal (``StopOnSignals``) kills the child and goes on up."""
+    timeout; one holding more than ``DEFAULT_RSS_LIMIT_MB`` of memory is killed: an
+    oom. A stop signal (``StopOnSignals``) kills the child and goes on up."""
     read_end, write_end = os.pipe()
     sys.stdout.flush()
     sys.stderr.flush()
@@ -238,10 +240,16 @@ def _run_in_child(bound: Bound, case: Any, timeout: float, impl_name: str | None
     deadline = None if timeout <= 0 else time.monotonic() + timeout + _CHILD_GRACE
     chunks: list[bytes] = []
     reaped = False
+    grew = None  # the child's memory, when it passed ``DEFAULT_RSS_LIMIT_MB``
     try:
         while deadline is None or time.monotonic() < deadline:
-            wait = None if deadline is None else max(0.0, deadline - time.monotonic())
+            wait = _MEMORY_POLL if deadline is None else \
+                max(0.0, min(_MEMORY_POLL, deadline - time.monotonic()))
             if not select.select([read_end], [], [], wait)[0]:
+                grew = _over_memory(pid)
+                if grew is not None:  # (libFuzzer's -rss_limit_mb, for a replay)
+                    os.kill(pid, signal.SIGKILL)
+                    break
                 continue
             chunk = os.read(read_end, 1 << 16)
             if not chunk:
@@ -265,6 +273,9 @@ def _run_in_child(bound: Bound, case: Any, timeout: float, impl_name: str | None
                    got["supported"], got["timed_out"])
     except (ValueError, KeyError, TypeError):
         pass
+    if grew is not None:
+        return Run(stop_signature(bound.target.name, "oom", impl_name, accepted=accepted),
+                   f"its process held {grew} MiB, more than {DEFAULT_RSS_LIMIT_MB} MiB")
     if os.WIFSIGNALED(status) and os.WTERMSIG(status) == signal.SIGKILL and \
             deadline is not None and time.monotonic() >= deadline:
         return Run(stop_signature(bound.target.name, "timeout", impl_name, accepted=accepted),
@@ -274,6 +285,24 @@ def _run_in_child(bound: Bound, case: Any, timeout: float, impl_name: str | None
     else:
         died = f"its process exited with status {os.waitstatus_to_exitcode(status)}"
     return Run(stop_signature(bound.target.name, "crash", impl_name, accepted=accepted), died)
+
+
+#: Seconds between looks at an isolated run's memory (``_over_memory``).
+_MEMORY_POLL = 0.1
+
+
+def _over_memory(pid: int) -> int | None:
+    """The resident memory of process ``pid`` in MiB when it holds more than
+    ``DEFAULT_RSS_LIMIT_MB``, else None (also where ``/proc`` does not say). An input
+    that makes its library allocate without bound was a timeout finding whose replay
+    took the machine's 24 GiB before its timeout (a held-out parser)."""
+    try:
+        with open(f"/proc/{pid}/statm", "rb") as statm:
+            pages = int(statm.read().split()[1])
+    except (OSError, ValueError, IndexError):
+        return None
+    held = pages * os.sysconf("SC_PAGE_SIZE") >> 20
+    return held if held > DEFAULT_RSS_LIMIT_MB else None
 
 
 def _signal_name(signum: int) -> str:
