@@ -1337,3 +1337,24 @@ def test_a_known_unit_however_written_covers_each_way_and_one_way_only_its_own()
     assert covers(anyhow, raw) and covers(anyhow, escaped)
     assert not covers(raw, escaped) and not covers(raw, anyhow)
     assert covers("field=name;unit=printable;diff=missing-output", escaped)
+
+
+def _values_quoted(pairs: tuple[tuple[str, str], ...]) -> str:
+    """A serializer writing names as the reference does and values with urllib's
+    ``quote`` (RFC 3986: ``~`` raw, ``*`` encoded, a space as ``%20``)."""
+    return "&".join(form_urlencode([(name, "")])[:-1] + "=" + quote(value, safe="")
+                    for name, value in pairs)
+
+
+@pytest.mark.parametrize("pairs", [(("", "~"),), (("", "*"),), (("a", "b c"),),
+                                   (("a", "x~*"),)])
+def test_another_standards_set_in_values_only_is_one_rule(
+        pairs: tuple[tuple[str, str], ...]) -> None:
+    """``other_set`` with ``part``: a serializer whose values alone use another standard's
+    set is one finding, its raw ``~``, encoded ``*`` and ``%20`` (hold-out 13: three,
+    ``encoded(*, part=values)``, the space's class and ``left_raw(~)``); its names agree."""
+    adapter = function_adapter("test-values-quoted", form_serialize=_values_quoted)
+    with pytest.raises(Divergence) as info:
+        check_form(FormCase(pairs), adapter)
+    assert info.value.difference == "rule=other_set(raw=~,encoded=*,space=%20,part=values)"
+    check_form(FormCase((("~*", ""),)), adapter)

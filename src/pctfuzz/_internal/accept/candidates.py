@@ -575,8 +575,15 @@ def _shared_text(chars: str, texts: list[str]) -> str | list[str]:
     return shared[0] if shared else texts
 
 
+def _in_part(strs: Sequence[str], part: str) -> list[str]:
+    """The texts of a form's names (``part="names"``) or values among ``strs``, its
+    input texts in order (each pair's name, then its value)."""
+    return list(strs[0 if part == "names" else 1::2])
+
+
 def _other_set(case: Case, raw: frozenset[int], enc: frozenset[int],
-               strs: Sequence[str], space: str | None = None) -> Rule | None:
+               strs: Sequence[str], space: str | None = None,
+               part: str | None = None) -> Rule | None:
     """``other_set`` of the harmless characters left raw and of those encoded, when
     there are both, none of those encoded is a delimiter, the input shows one of them
     (or a space, which the set writes as ``space``: ``chars("space")``), and the set
@@ -594,7 +601,7 @@ def _other_set(case: Case, raw: frozenset[int], enc: frozenset[int],
     if _standard_set((base.members | enc) - harmless) is None:
         return None
     return build_rule("other_set", _chars(harmless), encoded=_chars(enc),
-                      **({"space": space} if space else {}))
+                      **({"space": space} if space else {}), **({"part": part} if part else {}))
 
 
 def _standard_set(members: frozenset[int]) -> str | None:
@@ -619,9 +626,17 @@ def _part_rules(check: str, strs: Sequence[str],
     """``left_raw``/``encoded`` in one ``part`` of a form (names or values) only, with
     the characters the serializer treats so there and not in the other part
     (``chars("left_raw:values")``, ...), when the input holds one: furl's ``=`` raw in
-    values was one first-difference finding per character beside it."""
+    values was one first-difference finding per character beside it. Before them,
+    ``other_set`` in a part, when the characters that part leaves raw and those it
+    encodes (whether the other part does too: ``chars("left_raw-all:values")``) and its
+    space make another standard's set, and the input's texts of that part show one."""
     if check != FORM_SERIALIZE.name or chars is None:
         return
+    for part in ("names", "values"):  # first another standard's set there, as a whole
+        raw, enc = chars(f"left_raw-all:{part}"), chars(f"encoded-all:{part}")
+        if raw and enc:
+            yield _other_set(FormCase(()), frozenset(map(ord, raw)), frozenset(map(ord, enc)),
+                             _in_part(strs, part), chars(f"space:{part}") or None, part)
     for name in ("left_raw", "encoded"):
         for part in PARTS:
             own = chars(f"{name}:{part}")

@@ -133,6 +133,11 @@ class Model:
     #: ... of the values of pairs whose name is empty only (furl).
     raw_empty_name_values: frozenset[int] = frozenset()
     encoded_empty_name_values: frozenset[int] = frozenset()
+    #: How a form serializer writes a space in its names only, or its values only
+    #: (``other_set`` with ``part``: the values written with another standard's set),
+    #: in place of ``space`` there.
+    space_names: str | None = None
+    space_values: str | None = None
     #: What becomes of a lone surrogate of a str input (``lone_surrogates``):
     #: ``dropped`` first, encoded as its ``surrogatepass`` bytes, ``replaced`` by U+FFFD,
     #: ``merged`` with the next code unit (``text.merge_surrogates``), or read as
@@ -259,7 +264,8 @@ _OPPOSED = (("raw", "encoded"), ("raw_names", "encoded_names"), ("raw_values", "
 
 #: Fields that are neither set arithmetic nor flags: two entries giving different
 #: values for one of them contradict each other.
-_SINGLE = ("space", "requote", "order", "empty", "normalize", "surrogates", "replacement")
+_SINGLE = ("space", "requote", "order", "empty", "normalize", "surrogates", "replacement",
+           "space_names", "space_values")
 
 
 def reorder(pairs: Iterable[tuple[Any, Any]], mode: str,
@@ -391,12 +397,14 @@ def _effective(model: Model, base: PercentEncodeSet, plus: bool,
     """The set the model encodes with (for ``part``, ``names`` or ``values`` of a form:
     with that part's own changes too) and whether a space is written ``+``."""
     members = (base.members | model.encoded) - model.raw
+    space = model.space
     for each in part.split():  # "values empty-name-values": both parts' changes
         field = each.replace("-", "_")
         members = (members | getattr(model, f"encoded_{field}")) - getattr(model, f"raw_{field}")
-    if model.space == "+":
+        space = getattr(model, f"space_{field}", None) or space
+    if space == "+":
         plus = plus or 0x20 in members
-    elif model.space == "%20":
+    elif space == "%20":
         members, plus = members | {0x20} if plus else members, False
     if members == base.members:
         return base, plus

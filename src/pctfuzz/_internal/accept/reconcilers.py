@@ -286,25 +286,36 @@ SPACES = ("%20", "+")
 
 
 @rule((ENCODE, FORM_SERIALIZE), _other_set_impact)
-def other_set(raw: str, encoded: str = "", space: str | None = None) -> Reconciler:
+def other_set(raw: str, encoded: str = "", space: str | None = None,
+              part: str | None = None) -> Reconciler:
     """Another standard's set, in both directions at once: RAW written as themselves
     and ENCODED as ``%HH`` where the reference does the opposite (WHATWG URL 1.3), as
     one behaviour: ``quote_plus`` (RFC 3986's unreserved characters: ``~`` raw, ``*``
     encoded) for the application/x-www-form-urlencoded set. ``space``: the set's way
     with a space too, where it is not the reference's (``"%20"``: ``urlencode(...,
     quote_via=quote)``, RFC 3986 percent-encoding for the form's, was two findings, a
-    space and the set). Named so when the characters of both directions are harmless;
-    a delimiter stays a ``left_raw`` finding of its own (``accept.meaning``)."""
+    space and the set). ``part`` (a form serializer only): in its ``names`` or its
+    ``values`` only (a serializer quoting values with ``quote`` and names otherwise was
+    three findings, ``*``, the space and ``~``). Named so when the characters of both
+    directions are harmless; a delimiter stays a ``left_raw`` finding of its own
+    (``accept.meaning``)."""
     if space is not None and space not in SPACES:
         raise UsageError(f"other_set: space must be '%20' or '+', not {space!r}")
-    model = Model(raw=_chars(raw), encoded=_chars(encoded) if encoded else frozenset(),
-                  space=space)
+    if part is not None and part not in ("names", "values"):
+        raise UsageError(f"other_set: part must be names or values, not {part!r}")
+    codes, encodes = _chars(raw), _chars(encoded) if encoded else frozenset()
+    model = (Model(raw=codes, encoded=encodes, space=space) if part is None else
+             Model(raw_names=codes, encoded_names=encodes, space_names=space)
+             if part == "names" else
+             Model(raw_values=codes, encoded_values=encodes, space_values=space))
     written = f", writes a space as {space}" if space else ""
-    return _declared("other_set", {ENCODE.name, FORM_SERIALIZE.name}, model,
+    where = "" if part is None else f" in {part}"
+    return _declared("other_set", {FORM_SERIALIZE.name} if part else
+                     {ENCODE.name, FORM_SERIALIZE.name}, model,
                      f"percent-encodes {raw!r}" + (f", leaves {encoded!r} as is" if encoded
-                                                   else ""),
+                                                   else "") + where,
                      f"leaves {raw!r} as is" + (f", percent-encodes {encoded!r}" if encoded
-                                                else "") + written)
+                                                else "") + written + where)
 
 
 #: The parts of a form a set change may be limited to (``left_raw``/``encoded``).

@@ -700,13 +700,25 @@ def _own_part(rule: str, check: str, case: Case, adapter: Impl) -> str | None:
     serializer leaves raw (or encodes) where the reference does not, in that part of a
     pair only (``form_part_chars``): ``names`` those of names alone, ``values`` those of
     values after a name and after an empty name alike, ``empty-name-values`` those of
-    the last only (furl leaves ``=`` raw in a value after an empty name only). None when
-    the case is no form."""
+    the last only (furl leaves ``=`` raw in a value after an empty name only);
+    ``left_raw-all:values`` (``encoded-all:``) those of that part whether the other
+    shows them or not; ``space:names``, ``space:values``: ``%20`` when a space alone
+    there is written so. None when the case is no form."""
     if check != FORM_SERIALIZE.name or not isinstance(case, FormCase):
         return None
     name, _, part = rule.partition(":")
-    if name not in ("left_raw", "encoded"):
+    if name == "space" and part in ("names", "values"):
+        # ``%20`` where that part writes a space so (the reference: ``+``), else ""
+        pair = (" ", "") if part == "names" else ("a", " ")
+        got = run_impl(check, FormCase((pair,), case.encoding), adapter)
+        written = "%20=" if part == "names" else "a=%20"
+        return "%20" if got is not None and not got.raised and got.value == written else ""
+    if name not in ("left_raw", "encoded", "left_raw-all", "encoded-all"):
         return None
+    if name.endswith("-all"):
+        found = form_part_chars(adapter, case.encoding)
+        key = f"{name.removesuffix('-all')}:{part}"
+        return "".join(sorted(found[key])) if key in found else None
     own = part_chars(adapter, name, case.encoding)
     return "".join(sorted(own[part])) if part in own and part != "everywhere" else None
 
