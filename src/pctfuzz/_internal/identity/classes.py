@@ -473,11 +473,29 @@ def form_shape(expected: str, actual: str) -> str:
         return "space-as-%20"
     if piece == "%20" and got == "+":
         return "space-as-plus"
-    if _TRIPLET.fullmatch(piece) and got == chr(int(piece[1:3], 16)):
+    if _left_raw(piece, got):
         return "left-raw"
     if len(piece) == 1 and _TRIPLET.fullmatch(got) and int(got[1:3], 16) == ord(piece):
         return "encoded"
     return "changed"
+
+
+_TRIPLETS = re.compile(f"(?:{_TRIPLET.pattern})+")
+
+
+def _left_raw(piece: str, got: str) -> bool:
+    """The reference's ``piece`` of a serialization, written as ``got``, is a character
+    left raw: ``got`` is what ``piece``'s escapes decode to (a non-ASCII character's
+    UTF-8 bytes, each ``%HH``: a serializer writing names raw was ``changed`` for one),
+    or a space where the reference writes ``+``."""
+    if piece == "+":
+        return got == " "
+    if not _TRIPLETS.fullmatch(piece):
+        return False
+    try:
+        return percent_decode(piece.encode("ascii")).decode("utf-8") == got
+    except UnicodeDecodeError:
+        return False
 
 
 def form_difference(case: FormCase, field: str, index: int, length: int,
