@@ -498,7 +498,7 @@ def test_one_behaviour_in_a_name_and_a_value_and_at_any_length_is_one_class() ->
             classes.add(exc.difference)
     assert len(classes) == 1, classes
     (klass,) = classes
-    assert klass == "field=any;unit=hex-digit;diff=missing-output"
+    assert klass == "field=any;unit=hex-digit;diff=changed"
 
 
 def _last_value_per_name(text: str) -> list[tuple[str, str]]:
@@ -1135,12 +1135,12 @@ def test_a_parser_doing_alike_to_every_escape_is_one_finding_per_field(text: str
     the escape decodes to (``0x2F``, ``alnum``, ``0x26``, ``non-ascii``...)."""
     with pytest.raises(Divergence) as info:
         check_form_parse(FormParseCase(text), UNDECODED_AFTER_HASH)
-    assert info.value.difference == f"field={field};unit=pct-any;diff=extra-output"
+    assert info.value.difference == f"field={field};unit=pct-any;diff=not-decoded"
 
 
 @pytest.mark.parametrize(("adapter", "case", "klass"), [
     (STOPS_AT_HASH, DecodeCase("x#%3D"), "seg=pct-any;diff=not-decoded"),
-    (UNDECODED_AFTER_HASH, FormParseCase("#%2F=1"), "field=name;unit=pct-any;diff=extra-output"),
+    (UNDECODED_AFTER_HASH, FormParseCase("#%2F=1"), "field=name;unit=pct-any;diff=not-decoded"),
 ])
 def test_a_known_any_escape_finding_takes_an_escape_without_widening(
         adapter: object, case: object, klass: str, monkeypatch: pytest.MonkeyPatch) -> None:

@@ -137,7 +137,7 @@ def test_three_planted_bugs_have_three_classes_whatever_the_input() -> None:
     (DecodeCase("a\tb"), b"ab", "unit=0x09;diff=changed"),
     (FormParseCase("a=b#c"), [("a", "b")], "field=value;unit=0x23;diff=missing-output"),
     (FormParseCase("a=b&c"), [("a", "b")], "field=pairs;diff=missing-pair"),
-    (FormParseCase("a=%41+b"), [("a", "%41 b")], "field=value;seg=pct-digits;diff=extra-output"),
+    (FormParseCase("a=%41+b"), [("a", "%41 b")], "field=value;seg=pct-digits;diff=not-decoded"),
     (FormParseCase("a=b=c"), [("a", "b")], "field=value;seg=equals;diff=missing-output"),
 ])
 def test_difference_classes(case: object, actual: object, klass: str) -> None:

@@ -68,9 +68,11 @@ that two bugs are two:
   last sequence it ends in -- or, when that field's texts
   part at an earlier unit (no ``%``: a ``%`` parts by what follows it), that unit's
   (the last one only set the code path off); ``shape`` is
-  ``missing-pair``/``extra-pair``, else ``missing-output``/``extra-output``/``changed``
-  of the first differing field; ``field=name;unit=any;diff=merged`` when the last
-  pair's name is read as an earlier pair's, and that pair alone agrees
+  ``missing-pair``/``extra-pair``, else, between the first differing field's common start
+  and end, ``missing-output`` (nothing answered there), ``extra-output`` (nothing wanted),
+  ``not-decoded`` (the escapes of what is wanted answered as written) or ``changed``;
+  ``field=name;unit=any;diff=merged`` when the last pair's name is read as an earlier
+  pair's, and that pair alone agrees
   (``classes.MERGED_NAMES``); ``unit=pct-any`` when the last unit is an escape and
   every kind of escape there gives the same class (``checks.generalize``). When no
   prefix shows the difference:

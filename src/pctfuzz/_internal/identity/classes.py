@@ -586,8 +586,8 @@ def form_parse_difference(text: str | bytes, expected: Any, actual: Any) -> str:
     ends in (``name`` before a ``=``, else ``value``), the character its last unit
     decodes to (``_parse_unit``: a parser that strips a space does so whether it came
     as `` ``, ``+`` or ``%20``) with how it was written (``_written_unit``) and the
-    shape: ``missing-pair``/``extra-pair``, else the first differing field
-    ``missing-output``/``extra-output``/``changed``. A raw
+    shape: ``missing-pair``/``extra-pair``, else the first differing field's
+    (``_field_shape``). A raw
     ``&`` or ``=`` there is ``field=separator`` with any shape."""
     chars = text.decode("latin-1") if isinstance(text, bytes) else text
     unit = _parse_unit(chars)
@@ -681,9 +681,34 @@ def pairs_shape(expected: Any, actual: Any) -> str:
             return "changed"
         for wanted, answered in zip(want, got, strict=True):
             if wanted != answered:
-                answered = str(answered)
-                return ("missing-output" if len(answered) < len(wanted) else
-                        "extra-output" if len(answered) > len(wanted) else "changed")
+                return _field_shape(str(wanted), str(answered))
+    return "changed"
+
+
+def _field_shape(wanted: str, answered: str) -> str:
+    """How a parsed field differs from the reference's, between their common start and
+    end: nothing answered there is ``missing-output``, nothing wanted ``extra-output``,
+    the escapes of what is wanted (or a ``+`` for a space) ``not-decoded``, else
+    ``changed`` (a character replaced by a shorter text, ``é`` as ``?``, was
+    ``missing-output`` when the shape was read off the lengths alone, and an escape kept
+    as written ``extra-output``)."""
+    start = first_difference(wanted, answered)
+    end = 0
+    while end < min(len(wanted), len(answered)) - start and \
+            wanted[len(wanted) - 1 - end] == answered[len(answered) - 1 - end]:
+        end += 1
+    # (the common end never splits an escape answered as written: '%35' for '5')
+    while end and any(_TRIPLET.match(answered, len(answered) - end - back)
+                      for back in (1, 2) if len(answered) - end - back >= start):
+        end -= 1
+    if len(answered) - end == start:
+        return "missing-output"
+    if len(wanted) - end == start:
+        return "extra-output"
+    kept = answered[start:len(answered) - end]
+    if (kept == "+" or _TRIPLETS.fullmatch(kept)) and wanted[start:len(wanted) - end] == \
+            percent_decode(kept.replace("+", " ").encode("ascii")).decode("utf-8", "replace"):
+        return "not-decoded"  # (its escapes, or a '+', answered as written)
     return "changed"
 
 
