@@ -332,7 +332,12 @@ def _as_collection(case: Case, expected: Outcome, actual: Outcome) -> Pair:
     if len(got) != len(modelled):
         return None
     for (name, value), (want_name, want_value) in zip(got, modelled, strict=True):
-        if name != want_name or not matches_with_replacements(want_value, value):
+        # A name is UrlDecode's string too: each run of the model's U+FFFD (Python's
+        # count) may be fewer as .NET counts them ('%E0%8a=' was a finding of a name)
+        as_bytes = (want_name or "").replace("\ufffd", "\udcff").encode("utf-8",
+                                                                      "surrogateescape")
+        if not (name == want_name or matches_with_replacements(as_bytes, name)) \
+                or not matches_with_replacements(want_value, value):
             return None
     return actual, actual
 
