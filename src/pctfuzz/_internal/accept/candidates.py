@@ -634,7 +634,7 @@ def _part_rules(check: str, strs: Sequence[str],
         return
     for part in ("names", "values"):  # first another standard's set there, as a whole
         raw, enc = chars(f"left_raw-all:{part}"), chars(f"encoded-all:{part}")
-        if raw and enc:
+        if raw and enc:  # (an empty form: what ``_other_set`` reads of it is its base set)
             yield _other_set(FormCase(()), frozenset(map(ord, raw)), frozenset(map(ord, enc)),
                              _in_part(strs, part), chars(f"space:{part}") or None, part)
     for name in ("left_raw", "encoded"):

@@ -293,10 +293,10 @@ def _check(check: str, case: Case, impl: Impl | str | None,
                                            settings=settings) \
                     if widens else located
         if klass in known.unexplained(check):
-            context = difference_context(
-                check, case, expected.error if expected.error is not None else expected.value,
-                actual.error if actual.error is not None else actual.value)
-            if not known_only and known.names_class_hit(check, klass, context):
+            if not known_only and known.names_class_hit(check, klass, difference_context(
+                    check, case,
+                    expected.error if expected.error is not None else expected.value,
+                    actual.error if actual.error is not None else actual.value)):
                 # a sample of the class's hits, named: a behaviour a rule names may part
                 # at a unit of the same class (``KnownFindings.names_class_hit``)
                 rule = _explaining_rule(check, case, adapter, expected, actual, surrogates,

@@ -274,8 +274,10 @@ def _any_writing(case: Case, char: str, klass: str, answer: Answer | None) -> st
             return klass
         wanted = answer(given)
         for text in ways.values():
-            variant = None if text == located else _written_as(case, char, text + after)
-            if text != located and (variant is None or answer(variant) != wanted):
+            if text == located:
+                continue
+            variant = _written_as(case, char, text + after)
+            if variant is None or answer(variant) != wanted:
                 return klass
     return without_written(klass)
 

@@ -271,7 +271,7 @@ class KnownFindings:
         01 are both ``seg=pct-invalid;diff=changed``): without this, the bug's every
         input was a hit of the harmless finding, and with powers of two alone, one whose
         inputs are rare among the class's hits went unnamed (hold-out 11's signed
-        escapes, in a campaign's 2nd-to-last hit). Powers of two and a bounded number of
+        escapes, in a tuning run). Powers of two and a bounded number of
         contexts cost a few namings per class, so hits stay cheap (``test_known``)."""
         key = (check, klass)
         hits = self._class_hits.get(key, 0) + 1
