@@ -44,6 +44,7 @@ __all__ = [
     "HEX_DIGIT",
     "HEX_PAIR",
     "PERCENT_ENCODED_BYTE",
+    "PERCENT_ENCODED_RUN",
     "form_urlencoded_parse",
     "form_urlencoded_serialize",
     "percent_decode",
@@ -65,6 +66,8 @@ HEX_DIGIT = "[0-9A-Fa-f]"
 HEX_PAIR = HEX_DIGIT + "{2}"
 #: URL Standard 1.3: a percent-encoded byte is "%" followed by two ASCII hex digits.
 PERCENT_ENCODED_BYTE = re.compile("%" + HEX_PAIR)
+#: One or more percent-encoded bytes in a row (the escapes of one character's UTF-8).
+PERCENT_ENCODED_RUN = re.compile(f"(?:{PERCENT_ENCODED_BYTE.pattern})+")
 
 
 def percent_encode_byte(byte: int) -> str:

@@ -45,7 +45,7 @@ from pctfuzz._internal.reference import (
     to_scalar_value_string,
 )
 from pctfuzz._internal.sets import FORM, PercentEncodeSet, get_set
-from pctfuzz._internal.spec import HEX_DIGIT, HEX_PAIR, PERCENT_ENCODED_BYTE
+from pctfuzz._internal.spec import HEX_DIGIT, HEX_PAIR, PERCENT_ENCODED_BYTE, PERCENT_ENCODED_RUN
 from pctfuzz._internal.text import (
     LONE_SURROGATE,
     has_lone_surrogate,
@@ -575,7 +575,6 @@ def _valid_encoded(segment: str, pes: PercentEncodeSet) -> bool:
 
 
 # requoted("decode-utf8"): urllib's quote(unquote(s), safe), furl's path segments.
-_ESCAPE_RUN = re.compile(f"(?:{PERCENT_ENCODED_BYTE.pattern})+")
 
 
 def _decode_utf8(value: str, run: Any) -> str:
@@ -585,7 +584,7 @@ def _decode_utf8(value: str, run: Any) -> str:
     escaped space stays ``%20``: ``quote`` never writes '+')."""
     out: list[str] = []
     pos = 0
-    for match in _ESCAPE_RUN.finditer(value):
+    for match in PERCENT_ENCODED_RUN.finditer(value):
         text = percent_decode_text(match.group())
         out += [run(value[pos:match.start()]), run(text, False)]
         pos = match.end()

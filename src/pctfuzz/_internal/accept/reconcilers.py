@@ -48,7 +48,7 @@ from pctfuzz._internal.operations import (
 from pctfuzz._internal.outcome import CHECKS, Outcome, Reconcile
 from pctfuzz._internal.reference import percent_decode, percent_encode
 from pctfuzz._internal.sets import FORM, PercentEncodeSet, get_set
-from pctfuzz._internal.spec import HEX_PAIR, PERCENT_ENCODED_BYTE
+from pctfuzz._internal.spec import PERCENT_ENCODED_BYTE, PERCENT_ENCODED_RUN
 from pctfuzz._internal.text import (
     count_lone_surrogates,
     one_line,
@@ -545,7 +545,7 @@ def _utf8_or_latin1(data: bytes) -> bytes:
     return data
 
 
-_ESCAPE_RUN = re.compile(b"(?:%" + HEX_PAIR.encode() + b")+")
+_ESCAPE_RUN = re.compile(PERCENT_ENCODED_RUN.pattern.encode("ascii"))
 
 
 def _escapes_as_latin1(data: bytes) -> bytes:

@@ -17,7 +17,12 @@ from pctfuzz._internal.form import form_sequences
 from pctfuzz._internal.operations import DECODE, ENCODE, FORM_PARSE, FORM_SERIALIZE
 from pctfuzz._internal.reference import percent_decode, percent_encode
 from pctfuzz._internal.sets import FORM
-from pctfuzz._internal.spec import ASCII_HEX_DIGITS, HEX_PAIR, PERCENT_ENCODED_BYTE
+from pctfuzz._internal.spec import (
+    ASCII_HEX_DIGITS,
+    HEX_PAIR,
+    PERCENT_ENCODED_BYTE,
+    PERCENT_ENCODED_RUN,
+)
 from pctfuzz._internal.text import first_difference, is_valid_utf8, surrogates_to_fffd
 
 #: Units past this index are not examined: the class of a long unminimized input is
@@ -480,9 +485,6 @@ def form_shape(expected: str, actual: str) -> str:
     return "changed"
 
 
-_TRIPLETS = re.compile(f"(?:{_TRIPLET.pattern})+")
-
-
 def _left_raw(piece: str, got: str) -> bool:
     """The reference's ``piece`` of a serialization, written as ``got``, is a character
     left raw: ``got`` is what ``piece``'s escapes decode to (a non-ASCII character's
@@ -490,7 +492,7 @@ def _left_raw(piece: str, got: str) -> bool:
     or a space where the reference writes ``+``."""
     if piece == "+":
         return got == " "
-    if not _TRIPLETS.fullmatch(piece):
+    if not PERCENT_ENCODED_RUN.fullmatch(piece):
         return False
     try:
         return percent_decode(piece.encode("ascii")).decode("utf-8") == got
@@ -706,7 +708,7 @@ def _field_shape(wanted: str, answered: str) -> str:
     if len(wanted) - end == start:
         return "extra-output"
     kept = answered[start:len(answered) - end]
-    if (kept == "+" or _TRIPLETS.fullmatch(kept)) and wanted[start:len(wanted) - end] == \
+    if (kept == "+" or PERCENT_ENCODED_RUN.fullmatch(kept)) and wanted[start:len(wanted) - end] == \
             percent_decode(kept.replace("+", " ").encode("ascii")).decode("utf-8", "replace"):
         return "not-decoded"  # (its escapes, or a '+', answered as written)
     return "changed"
