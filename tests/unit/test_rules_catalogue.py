@@ -369,12 +369,48 @@ def test_one_pair_per_name_as_a_mapping_keeps_them_is_one_rule(tmp_path: Path) -
                  cases), "pairs_order", {"mode": "last-per-name"})
 
 
+def _into_sorted_dict(text: str) -> list[tuple[str, str]]:
+    return sorted(_into_dict(text))
+
+
+def _trimmed_into_sorted_dict(text: str) -> list[tuple[str, str]]:
+    from urllib.parse import parse_qsl
+
+    return sorted(dict((n.strip(), v.strip())
+                       for n, v in parse_qsl(text, keep_blank_values=True)).items())
+
+
 @pytest.mark.parametrize(("parse", "mode"), [(_into_dict, "last-per-name"),
-                                             (_first_wins, "first-per-name")])
+                                             (_first_wins, "first-per-name"),
+                                             (_into_sorted_dict, "sorted-last-per-name")])
 def test_a_parser_answering_a_mapping_is_one_rule(tmp_path: Path, parse: Any, mode: str) -> None:
     cases = [FormParseCase(t) for t in ("a=1&a=2", "b=1&a=2&b=3", "=&=", "a&a", "a=%26&a=1")]
     one(findings(tmp_path, check_form_parse, function_adapter(f"test-{mode}", form_parse=parse),
                  cases), "pairs_order", {"mode": mode})
+
+
+def test_a_trim_beside_a_sorted_mapping_is_named_by_its_own_rule() -> None:
+    """A parser that strips each name and value, then answers a mapping sorted by name
+    (hold-out 15): once the sorted mapping is a finding, a trim is named by its own rule
+    beside it. Before the sorted mapping was a mode of its own, the trim's every variant
+    beside another pair came back reordered, and each trimmed character and field was a
+    finding of its own shape (``field=name;unit=control;diff=changed``, ...)."""
+    from pctfuzz._internal.targets import get_target
+
+    adapter = function_adapter("test-sorted-trim", form_parse=_trimmed_into_sorted_dict)
+    bound = get_target("diff_form_parse").bind(adapter)
+
+    def named(text: str) -> dict[str, Any]:
+        with pytest.raises(Divergence) as caught:
+            bound.check(FormParseCase(text))
+        assert caught.value.behaviour is not None, caught.value.difference
+        return caught.value.behaviour
+
+    order = named("b=1&a=2&b=3")
+    assert order["params"] == {"mode": "sorted-last-per-name"}
+    bound.known.add("form-parse", order, FormParseCase("b=1&a=2&b=3"))
+    for text in ("a\t=a", "a=%C2%85", "c=%0A&b=1"):
+        assert named(text)["rule"] == "trimmed", text
 
 
 def test_a_requoter_is_not_taken_as_encoding_nothing() -> None:

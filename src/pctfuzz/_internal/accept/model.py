@@ -274,8 +274,12 @@ def reorder(pairs: Iterable[tuple[Any, Any]], mode: str,
     (``keys``: each pair's name as bytes before UTF-8 decoding, else its UTF-8),
     ``grouped`` by name in order of first appearance, as a multi-dict keeps them, or
     one per name as a mapping keeps them: ``last-per-name`` the last value where the
-    name first came (``dict(pairs)``), ``first-per-name`` the first."""
+    name first came (``dict(pairs)``), ``first-per-name`` the first; ``sorted-`` before
+    either: that mapping sorted by name (``dict(sorted(pairs))``, a mapping whose keys
+    are kept sorted)."""
     listed = list(pairs)
+    if mode.startswith("sorted-") and mode.endswith("-per-name"):
+        return reorder(reorder(listed, mode.removeprefix("sorted-")), "sorted")
     if mode in ("last-per-name", "first-per-name"):
         kept: dict[Any, Any] = {}
         for name, rest in listed:

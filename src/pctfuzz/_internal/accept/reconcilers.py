@@ -486,7 +486,7 @@ def requoted(mode: str, scope: str | None = None, kept: str | None = None) -> Re
 
 
 _ORDER_MODES = ("grouped", "sorted", "grouped-bytes", "sorted-bytes", "last-per-name",
-                "first-per-name")
+                "first-per-name", "sorted-last-per-name", "sorted-first-per-name")
 
 
 @rule((FORM_SERIALIZE, FORM_PARSE), "changes-data")
@@ -500,14 +500,18 @@ def pairs_order(mode: str) -> Reconciler:
     last value where the name first came, as a mapping keeps them (``dict(pairs)``, a
     serializer given a dict, a parser answering one), ``first-per-name`` its first
     value (a serializer's repeated name was three findings, one per shape of what a
-    repeat hid)."""
+    repeat hid); ``sorted-last-per-name``, ``sorted-first-per-name``: that mapping
+    sorted by name (a parser that sorts the pairs, then keeps one per name: each
+    behaviour beside it was refuted by the reordered pairs of its variants)."""
     if mode not in _ORDER_MODES:
         raise UsageError(f"pairs_order: mode must be one of {', '.join(_ORDER_MODES)}")
     checks = {FORM_PARSE.name} if mode == "grouped-bytes" \
         else {FORM_SERIALIZE.name, FORM_PARSE.name}
     said = {"sorted-bytes": "pairs sorted by the names' bytes",
             "last-per-name": "one pair per name, its last value, where the name first came",
-            "first-per-name": "one pair per name, its first value"}
+            "first-per-name": "one pair per name, its first value",
+            "sorted-last-per-name": "one pair per name, its last value, sorted by name",
+            "sorted-first-per-name": "one pair per name, its first value, sorted by name"}
     return _declared("pairs_order", checks, Model(order=mode),
                      "keeps the pairs in list order", said.get(mode, f"pairs {mode} by name"))
 

@@ -159,7 +159,7 @@ _ORDERS: Asked[str | None] = Asked("pair order")
 
 def pair_order(check: str, adapter: Impl) -> str | None:
     """``sorted``, ``sorted-bytes`` (a parser, ``_sorts_bytes``), ``grouped``, or one
-    pair per name (``last-per-name``, ``first-per-name``): how the
+    pair per name (``last-per-name``, ``first-per-name``, either sorted by name): how the
     implementation orders ``ORDER_PAIRS`` (as a form serializer or parser; once per
     adapter), so a case both explain is named by the order it has
     (``pctfuzz._internal.accept.rules``)."""
@@ -173,7 +173,8 @@ def pair_order(check: str, adapter: Impl) -> str | None:
         got = run_impl(check, FormParseCase(str(case.text).encode()), adapter)
     found = None
     if got is not None and not got.raised:
-        for mode in ("sorted", "grouped", "last-per-name", "first-per-name"):
+        for mode in ("sorted", "grouped", "last-per-name", "first-per-name",
+                     "sorted-last-per-name", "sorted-first-per-name"):
             pairs = reorder(ORDER_PAIRS, mode)
             want: object = ("&".join(f"{n}={v}" for n, v in pairs) if check == FORM_SERIALIZE.name
                             else [tuple(p) for p in pairs])
