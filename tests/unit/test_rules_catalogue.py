@@ -376,8 +376,8 @@ def _into_sorted_dict(text: str) -> list[tuple[str, str]]:
 def _trimmed_into_sorted_dict(text: str) -> list[tuple[str, str]]:
     from urllib.parse import parse_qsl
 
-    return sorted(dict((n.strip(), v.strip())
-                       for n, v in parse_qsl(text, keep_blank_values=True)).items())
+    return sorted(dict((n.strip(), v.strip()) for n, v in parse_qsl(text, keep_blank_values=True)
+                       if n.strip()).items())
 
 
 @pytest.mark.parametrize(("parse", "mode"), [(_into_dict, "last-per-name"),
@@ -390,11 +390,13 @@ def test_a_parser_answering_a_mapping_is_one_rule(tmp_path: Path, parse: Any, mo
 
 
 def test_a_trim_beside_a_sorted_mapping_is_named_by_its_own_rule() -> None:
-    """A parser that strips each name and value, then answers a mapping sorted by name
-    (hold-out 15): once the sorted mapping is a finding, a trim is named by its own rule
-    beside it. Before the sorted mapping was a mode of its own, the trim's every variant
-    beside another pair came back reordered, and each trimmed character and field was a
-    finding of its own shape (``field=name;unit=control;diff=changed``, ...)."""
+    """A parser that strips each name and value, drops a pair whose name is then empty,
+    and answers a mapping sorted by name (hold-out 15): once the sorted mapping is a
+    finding, the trim and the dropped names are named by their own rules beside it, and
+    a name of spaces is both at once. Before the sorted mapping was a mode of its own,
+    the trim's every variant beside another pair came back reordered, and each trimmed
+    character and field was a finding of its own shape
+    (``field=name;unit=control;diff=changed``, ...)."""
     from pctfuzz._internal.targets import get_target
 
     adapter = function_adapter("test-sorted-trim", form_parse=_trimmed_into_sorted_dict)
@@ -411,6 +413,11 @@ def test_a_trim_beside_a_sorted_mapping_is_named_by_its_own_rule() -> None:
     bound.known.add("form-parse", order, FormParseCase("b=1&a=2&b=3"))
     for text in ("a\t=a", "a=%C2%85", "c=%0A&b=1"):
         assert named(text)["rule"] == "trimmed", text
+    bound.known.add("form-parse", named("a\t=a"), FormParseCase("a\t=a"))
+    dropped = named("=a&b=1")
+    assert (dropped["rule"], dropped["params"]) == ("empty_pairs", {"mode": "names-dropped"})
+    bound.known.add("form-parse", dropped, FormParseCase("=a&b=1"))
+    assert named("%20=a&%C2%85=b&c=1")["rule"] in ("trimmed", "empty_pairs")
 
 
 def test_a_requoter_is_not_taken_as_encoding_nothing() -> None:

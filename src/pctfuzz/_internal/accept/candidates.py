@@ -344,6 +344,8 @@ def _pair_structure(seen: _Seen, asks: _Asks) -> Iterator[Rule | None]:
             yield build_rule("pairs_order", each)
     if _has_empty(seen.case, "value"):
         yield build_rule("empty_pairs", "dropped")
+    if _has_empty(seen.case, "name"):
+        yield build_rule("empty_pairs", "names-dropped")
 
 
 def _reading(check: str, seen: _Seen,
@@ -466,11 +468,13 @@ def _predecoded(strs: Sequence[str]) -> Iterator[Rule | None]:
 
 
 def _has_empty(case: Case, what: str) -> bool:
-    """The case has a pair with an empty value (``what="value"``) or an empty sequence
-    (``"sequence"``: form-parse), where ``empty_pairs`` can show: otherwise its four
-    modes only push the rules after them out of the combined ones."""
+    """The case has a pair with an empty value (``what="value"``) or name (``"name"``;
+    a name a trim empties is the trim's and this rule's together), or an empty sequence
+    (``"sequence"``: form-parse), where ``empty_pairs`` can show: otherwise its modes
+    only push the rules after them out of the combined ones."""
     if isinstance(case, FormCase):
-        return what == "value" and any(not value for _, value in case.pairs)
+        return any(not value for _, value in case.pairs) if what == "value" else \
+            what == "name" and any(not name for name, _ in case.pairs)
     text = getattr(case, "text", None)
     if isinstance(text, bytes):
         text = text.decode("latin-1")
@@ -479,6 +483,8 @@ def _has_empty(case: Case, what: str) -> bool:
     sequences = text.split("&")  # (';' separates only by a rule of its own)
     if what == "sequence":
         return any(not sequence for sequence in sequences)
+    if what == "name":
+        return any(not name for name, _ in form_urldecode(text))
     return any(not sequence.partition("=")[2] for sequence in sequences)
 
 

@@ -180,6 +180,9 @@ class Model:
     #: A form-parse text without "=" is no form: no pairs (``needs_equals``: "text"),
     #: or each sequence without "=" is dropped ("sequence").
     needs_equals: str = ""
+    #: A pair whose name is empty, once decoded and trimmed, is left out
+    #: (``empty_pairs("names-dropped")``: ``if name:`` before a mapping is filled).
+    empty_names: bool = False
 
     def merge(self, other: Model) -> Model:
         """Both models at once; ``NotModelled`` when they contradict each other."""
@@ -205,6 +208,7 @@ class Model:
             "bytes_latin1": self.bytes_latin1 or other.bytes_latin1,
             **{name: getattr(self, name) | getattr(other, name) for name in _PARTS},
             "needs_equals": self.needs_equals or other.needs_equals,
+            "empty_names": self.empty_names or other.empty_names,
             "plus_as_space": self.plus_as_space or other.plus_as_space,
             "signed_escapes": self.signed_escapes or other.signed_escapes,
             "percent_u": self.percent_u or other.percent_u,
@@ -824,6 +828,9 @@ def _parse(model: Model, text: str | bytes) -> list[tuple[str, str]]:
         pairs = [p for p in pairs if p[1]]
     if model.trim_names or model.trim_values:  # (str.strip("") strips nothing)
         pairs = [(n.strip(model.trim_names), v.strip(model.trim_values)) for n, v in pairs]
+    if model.empty_names:  # (as trimmed: a name of spaces stripped is empty)
+        keys = [k for k, p in zip(keys, pairs, strict=True) if p[0]]
+        pairs = [p for p in pairs if p[0]]
     return reorder(pairs, model.order, keys) if model.order else pairs
 
 
@@ -880,7 +887,7 @@ def _grouped_by_bytes(model: Model, text: str | bytes,
     the UTF-8 decode: a dict keyed by bytes (tornado's ``parse_qs_bytes``) keeps
     ``%80`` and ``%A0`` apart, though both names decode to U+FFFD."""
     if model.twice or model.twice_names or model.twice_values or model.semicolon \
-            or model.empty in ("kept", "kept-but-last",
+            or model.empty_names or model.empty in ("kept", "kept-but-last",
                                                          "kept-but-trailing"):
         raise NotModelled("grouped-bytes with another structure")
     data = text if isinstance(text, bytes) else \
@@ -896,7 +903,7 @@ def _grouped_by_bytes(model: Model, text: str | bytes,
 def _structural(model: Model) -> bool:
     """Only the structure of the result changes: the model can reshape the answer it
     is given (one that an entry written as code made) instead of answering afresh."""
-    return model == Model(order=model.order, empty=model.empty) \
+    return model == Model(order=model.order, empty=model.empty, empty_names=model.empty_names) \
         and model.empty not in ("kept", "kept-but-last", "kept-but-trailing") \
         and model.order not in ("sorted-bytes", "grouped-bytes")  # the input's bytes
 
@@ -913,6 +920,8 @@ def _reshape(model: Model, check: str, case: Case, current: Any) -> Any:
                  in zip(case.pairs, segments, strict=True)]
         if model.empty == "dropped":
             keyed = [k for k in keyed if k[1][0]]
+        if model.empty_names:
+            keyed = [k for k in keyed if k[0]]
         if model.order:
             keyed = reorder(keyed, model.order)
         return "&".join(seg for _, (_, seg) in keyed)
@@ -922,6 +931,8 @@ def _reshape(model: Model, check: str, case: Case, current: Any) -> Any:
     keyed = list(zip(keys or [name for name, _ in pairs], pairs, strict=True))
     if model.empty == "dropped":
         keyed = [k for k in keyed if k[1][1]]
+    if model.empty_names:
+        keyed = [k for k in keyed if k[1][0]]
     if model.order:
         keyed = reorder(keyed, model.order)
     return [pair for _, pair in keyed]
@@ -969,6 +980,8 @@ def render(model: Model, check: str, case: Case, current: Any = None) -> Any:
         pairs = list(case.pairs)
         if model.empty == "dropped":
             pairs = [p for p in pairs if p[1]]
+        if model.empty_names:
+            pairs = [p for p in pairs if p[0]]
         if model.order:
             pairs = reorder(pairs, model.order)
         out = []

@@ -516,12 +516,12 @@ def pairs_order(mode: str) -> Reconciler:
                      "keeps the pairs in list order", said.get(mode, f"pairs {mode} by name"))
 
 
-_EMPTY_MODES = ("dropped", "kept", "kept-but-last", "kept-but-trailing")
+_EMPTY_MODES = ("dropped", "kept", "kept-but-last", "kept-but-trailing", "names-dropped")
 
 
 def _empty_impact(params: dict[str, Any]) -> str:
-    """loses-data when `dropped`, else changes-data"""
-    return "loses-data" if params.get("mode") == "dropped" else "changes-data"
+    """loses-data when `dropped` or `names-dropped`, else changes-data"""
+    return "loses-data" if params.get("mode") in ("dropped", "names-dropped") else "changes-data"
 
 
 @rule((FORM_SERIALIZE, FORM_PARSE), _empty_impact)
@@ -532,9 +532,15 @@ def empty_pairs(mode: str) -> Reconciler:
     but the last, after a final ``&`` (which ends a pair as a line end ends a line:
     Ruby's ``decode_www_form``, ``each_line("&")``); ``kept-but-trailing``: each but
     those at the end (Perl's ``split`` drops trailing empty fields: URI's
-    ``query_form``)."""
+    ``query_form``); ``names-dropped``: pairs whose name is empty, once decoded and
+    trimmed, are left out (``if name:`` before a mapping is filled), a mode that
+    composes with any other."""
     if mode not in _EMPTY_MODES:
         raise UsageError(f"empty_pairs: mode must be one of {', '.join(_EMPTY_MODES)}")
+    if mode == "names-dropped":
+        return _declared("empty_pairs", {FORM_SERIALIZE.name, FORM_PARSE.name},
+                         Model(empty_names=True), "keeps pairs with an empty name",
+                         "pairs with an empty name dropped")
     checks = {FORM_SERIALIZE.name, FORM_PARSE.name} if mode == "dropped" else {FORM_PARSE.name}
     return _declared("empty_pairs", checks, Model(empty=mode),
                      "keeps pairs with an empty value; skips empty sequences",

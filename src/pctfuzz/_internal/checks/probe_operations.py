@@ -231,9 +231,10 @@ def _order(asker: _Asker) -> tuple[str, Sequence[Any], str | None]:
                   else "&".join(f"{n}={v}" for n, v in ORDER_PAIRS))
     mode = pair_order(asker.check, asker.adapter)
     if mode is not None:
-        return f"{mode} by name", [given], None
+        return mode if mode.endswith("per-name") else f"{mode} by name", [given], None
     got = asker.value(given)
-    want = ("b=1&a=2&b=3" if asker.check == FORM_SERIALIZE.name else list(ORDER_PAIRS))
+    want = ("&".join(f"{n}={v}" for n, v in ORDER_PAIRS) if asker.check == FORM_SERIALIZE.name
+            else list(ORDER_PAIRS))
     return ("as given" if got == want else _other(got)), [given], None
 
 

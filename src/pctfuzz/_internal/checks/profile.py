@@ -152,8 +152,10 @@ def cut_at(check: str, case: Case, adapter: Impl, n: int) -> bool:
         and len(got.value) == n
 
 
-#: Pairs whose sorted order (a, b, b) and grouped order (b, b, a) differ.
-ORDER_PAIRS = (("b", "1"), ("a", "2"), ("b", "3"))
+#: Pairs each order of ``pairs_order`` answers apart (sorted a3 b2 b4 c1, grouped c1 b2
+#: b4 a3, one per name c1 b4 a3 or c1 b2 a3, sorted so a3 b4 c1 or a3 b2 c1), and apart
+#: from one pair per name where the name last came (c1 a3 b4), which is none of them.
+ORDER_PAIRS = (("c", "1"), ("b", "2"), ("a", "3"), ("b", "4"))
 _ORDERS: Asked[str | None] = Asked("pair order")
 
 
