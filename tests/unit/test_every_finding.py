@@ -41,9 +41,29 @@ def _record(tmp_path: Path, *names: str) -> list[str]:
 def test_a_non_ascii_name_is_its_own_finding_not_a_lowered_delimiter(tmp_path: Path) -> None:
     # Lowering 'é' to simpler characters met a raw ' ', '!', '#' in turn (each a new
     # failure), and the finding of a raw non-ASCII name was never made.
-    # (left raw: its UTF-8 bytes' escapes are what the reference writes; was "changed")
+    # (left raw: its UTF-8 bytes' escapes are what the reference writes; was "changed",
+    # then its class, ``field=name;unit=non-ascii;diff=left-raw``, a finding apart from
+    # the harmless ASCII characters the names leave raw: one behaviour, one rule now)
     (found,) = _record(tmp_path, "é")
-    assert found == "field=name;unit=non-ascii;diff=left-raw"
+    (named,) = [f.behaviour for f in FindingStore(tmp_path).iter_findings()]
+    assert named["rule"] == "left_raw", found
+    assert named["params"]["part"] == "names" and named["params"]["non_ascii"] is True
+    assert "!" in named["params"]["chars"] and not set("#&+=;%") & set(named["params"]["chars"])
+
+
+def test_a_names_harmless_characters_are_one_finding_and_its_controls_another(
+        tmp_path: Path) -> None:
+    """Names written as given (hold-out 15's serializer): a raw space, ``!``, non-ASCII
+    character of each UTF-8 length (a lone surrogate is ``lone_surrogates``) were four
+    findings of their classes beside the rule of the printable ones; the harmless
+    characters are one finding together now, the controls one (a raw CR splits a header
+    line), each delimiter its own."""
+    found = _record(tmp_path, "é", " ", "!", "\u4e2d", "\U0001f600", "a\x80b", "\x00", "a\x1fb")
+    assert len(found) == 2, found
+    rules = {f.behaviour["params"].get("non_ascii", False): f.behaviour["params"]["chars"]
+             for f in FindingStore(tmp_path).iter_findings()}
+    assert set(rules) == {True, False} and " " in rules[True] and "!" in rules[True]
+    assert set(rules[False]) == set(map(chr, [*range(0x20), 0x7F]))
 
 
 def test_an_input_of_two_behaviours_gives_both_findings(tmp_path: Path) -> None:

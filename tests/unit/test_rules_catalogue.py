@@ -420,6 +420,39 @@ def test_a_trim_beside_a_sorted_mapping_is_named_by_its_own_rule() -> None:
     assert named("%20=a&%C2%85=b&c=1")["rule"] in ("trimmed", "empty_pairs")
 
 
+def _non_ascii_raw(text: str) -> str:
+    from urllib.parse import quote
+
+    return "".join(c if not c.isascii() else quote(c, safe="") for c in text)
+
+
+def test_an_encoder_leaving_every_non_ascii_character_raw_is_one_rule(tmp_path: Path) -> None:
+    """An IRI-style encoder writes each character above U+007F as itself: one rule for
+    every such character (asked of it for each UTF-8 length), not a class finding."""
+    cases = [EncodeCase(v, "component") for v in ("\u00e9", "a\u4e2db", "\U0001f600", "\x85")]
+    one(findings(tmp_path, check_encode, function_adapter("test-iri", encode=_non_ascii_raw,
+                                                          sets={"c": "component"}), cases),
+        "left_raw", {"chars": "", "non_ascii": True})
+
+
+def _spaces_out_of_names(text: str) -> list[tuple[str, str]]:
+    from urllib.parse import parse_qsl
+
+    return [(n.replace(" ", ""), v.strip(" ")) for n, v in parse_qsl(text, keep_blank_values=True)]
+
+
+def test_a_rule_of_names_and_values_is_tried_in_a_value_too() -> None:
+    """A parser that removes spaces from names and trims values (hold-out 15) is no
+    parser removing every space, though a space in a name alone, and a value's leading
+    space moved to the name, say so: the rule's characters are tried in a value as well
+    (``generalize.holds_on_variants``)."""
+    adapter = function_adapter("test-name-spaces", form_parse=_spaces_out_of_names)
+    with pytest.raises(Divergence) as caught:
+        check_form_parse(FormParseCase("a= a"), adapter, settings=NO_ACCEPTED)
+    behaviour = caught.value.behaviour or {}
+    assert (behaviour.get("rule"), behaviour.get("params", {}).get("part")) != ("removed", None)
+
+
 def test_a_requoter_is_not_taken_as_encoding_nothing() -> None:
     """requests' ``requote_uri`` keeps an escape but encodes a ``<`` beside it: no
     ``taken_as_encoded``."""

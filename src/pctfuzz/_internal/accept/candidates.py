@@ -180,7 +180,8 @@ def _refused_by_reference(check: str, case: Case, asks: _Asks) -> Iterator[Rule 
         yield build_rule("python_codec")
     if (legacy or surrogate) and asks.probe is not None and writes:
         raw, enc, _written = asks.probe()  # with the implementation's set (urllib: ~ raw)
-        yield from _set_rules("left_raw", raw, input_strs(case))
+        wide = _non_ascii_raw(asks.chars, input_strs(case), _harmless(_chars(raw)))
+        yield from _set_rules("left_raw", raw, input_strs(case), wide=wide == "all")
         yield from _set_rules("encoded", enc, input_strs(case))
     if surrogate and writes:  # and its other ways with the text
         strs = [t for t in input_texts(case) if isinstance(t, str)]
@@ -300,8 +301,10 @@ def _writer(check: str, seen: _Seen, asks: _Asks) -> Iterator[Rule | None]:
     raw, enc, written = asks.probe() if asks.probe is not None \
         else _inferred_set(case, seen.got)
     space = chars("space") if chars is not None else None
+    wide = _non_ascii_raw(chars, strs, _harmless(_chars(raw)))
     yield from _set_rules("left_raw", raw, strs,
-                          other=_other_set(case, raw, enc, strs, space or None))
+                          other=_other_set(case, raw, enc, strs, space or None),
+                          wide=wide == "all")
     yield from _set_rules("encoded", enc, strs)
     yield from _part_rules(check, strs, chars)
     if any(" " in t or "%20" in t or "+" in t for t in strs):
@@ -525,34 +528,68 @@ def _shows(char: str, strs: Sequence[str]) -> bool:
     return any(char in t or escape in t.upper() for t in strs)
 
 
-def _split(chars: str, strs: Sequence[str]) -> list[str]:
+def _split(chars: str, strs: Sequence[str], non_ascii: bool = False) -> list[str]:
     """``chars`` split by impact (``accept.impact``): each delimiter the input shows on
     its own, first (a case several of them explain is named by its most telling one),
     then the controls together, then the other characters together, each if the input
     shows one of them. So a raw ``+`` is never one finding with a harmless raw ``~``,
-    whatever the input holds."""
+    whatever the input holds. ``non_ascii``: the characters above U+007F are harmless
+    ones too (``left_raw``'s ``non_ascii``), so the last group is there when the input
+    holds one of them, even empty."""
     groups = [c for c in chars if c in DELIMITERS and _shows(c, strs)]
-    for group in ("".join(c for c in chars if c in CONTROLS),
-                  "".join(c for c in chars if c not in DELIMITERS and c not in CONTROLS)):
+    harmless = _harmless(chars)
+    for group in ("".join(c for c in chars if c in CONTROLS), harmless):
         if group and any(_shows(c, strs) for c in group):
             groups.append(group)
+    if non_ascii and harmless not in groups and not all(t.isascii() for t in strs):
+        groups.append(harmless)
     return groups
 
 
+def _harmless(chars: str) -> str:
+    """The characters of ``chars`` that are neither a delimiter nor a control."""
+    return "".join(c for c in chars if c not in DELIMITERS and c not in CONTROLS)
+
+
+def _left_raw_rules(chars: str, strs: Sequence[str], wide: bool,
+                    **options: str) -> Iterator[tuple[str, Rule | None]]:
+    """``left_raw`` of ``chars`` split by impact (``_split``), each group with it; the
+    harmless group with ``non_ascii`` where ``wide`` (the writer leaves every character
+    above U+007F as itself there too): one finding for a raw ``é`` and a raw ``!``."""
+    harmless = _harmless(chars)
+    for group in _split(chars, strs, wide):
+        yield group, build_rule("left_raw", group, **options,
+                                **({"non_ascii": True} if wide and group == harmless else {}))
+
+
 def _set_rules(name: str, codes: frozenset[int], strs: Sequence[str],
-               other: Rule | None = None) -> Iterator[Rule | None]:
+               other: Rule | None = None, wide: bool = False) -> Iterator[Rule | None]:
     """``left_raw`` or ``encoded`` of the characters ``codes``, split by impact
     (``_split``), with ``other`` (``other_set``) after the delimiters: a case holding one
     is named by it. An escaped delimiter never splits a field, but it changes what the
     component says (``a%2Fb`` is one path segment, ``a%3Bb`` no parameter), so an
-    encoder escaping ``;`` beside a harmless ``!`` is two findings too."""
-    for group in _split(_chars(codes), strs) if codes else []:
-        if other is not None and group[0] not in DELIMITERS:
+    encoder escaping ``;`` beside a harmless ``!`` is two findings too. ``wide``
+    (``left_raw``): every character above U+007F is left raw too (``_left_raw_rules``)."""
+    groups = _left_raw_rules(_chars(codes), strs, wide) if name == "left_raw" else \
+        ((group, build_rule(name, group)) for group in _split(_chars(codes), strs))
+    for group, rule in groups:
+        if other is not None and not (group and group[0] in DELIMITERS):
             yield other
             other = None
-        yield build_rule(name, group)
+        yield rule
     if other is not None:
         yield other
+
+
+def _non_ascii_raw(chars: Chars | None, strs: Sequence[str], harmless: str) -> str:
+    """Where the writer leaves each character above U+007F as itself
+    (``chars("non_ascii")``: "all", a serializer's "names" or "values", else ""), asked
+    only where it can name a case: the input holds such a character, or one of the
+    harmless characters the writer leaves raw."""
+    if chars is None or (all(t.isascii() for t in strs)
+                         and not any(_shows(c, strs) for c in harmless)):
+        return ""
+    return chars("non_ascii") or ""
 
 
 def _written_rules(written: Sequence[tuple[int, str]],
@@ -643,13 +680,15 @@ def _part_rules(check: str, strs: Sequence[str],
         if raw and enc:  # (an empty form: what ``_other_set`` reads of it is its base set)
             yield _other_set(FormCase(()), frozenset(map(ord, raw)), frozenset(map(ord, enc)),
                              _in_part(strs, part), chars(f"space:{part}") or None, part)
-    for name in ("left_raw", "encoded"):
-        for part in PARTS:
-            own = chars(f"{name}:{part}")
-            groups = _split(own or "", strs) if name == "left_raw" else \
-                [own] if own and any(c in t for t in strs for c in own) else []
-            for group in groups:
-                yield build_rule(name, group, part=part)
+    for part in PARTS:
+        own = chars(f"left_raw:{part}") or ""
+        wide = part in ("names", "values") and \
+            _non_ascii_raw(chars, _in_part(strs, part), _harmless(own)) == part
+        yield from (rule for _, rule in _left_raw_rules(own, strs, wide, part=part))
+    for part in PARTS:
+        escaped = chars(f"encoded:{part}")
+        if escaped and any(c in t for t in strs for c in escaped):
+            yield build_rule("encoded", escaped, part=part)
 
 
 def _refusals(case: Case, chars: Chars | None) -> Iterator[Rule | None]:

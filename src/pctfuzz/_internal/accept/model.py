@@ -138,6 +138,10 @@ class Model:
     #: in place of ``space`` there.
     space_names: str | None = None
     space_values: str | None = None
+    #: Where each character above U+007F (a lone surrogate too) is written as itself,
+    #: not as its bytes' escapes (``left_raw``'s ``non_ascii``): ``all``, or a form's
+    #: ``names`` or ``values``.
+    raw_non_ascii: frozenset[str] = frozenset()
     #: What becomes of a lone surrogate of a str input (``lone_surrogates``):
     #: ``dropped`` first, encoded as its ``surrogatepass`` bytes, ``replaced`` by U+FFFD,
     #: ``merged`` with the next code unit (``text.merge_surrogates``), or read as
@@ -209,6 +213,7 @@ class Model:
             **{name: getattr(self, name) | getattr(other, name) for name in _PARTS},
             "needs_equals": self.needs_equals or other.needs_equals,
             "empty_names": self.empty_names or other.empty_names,
+            "raw_non_ascii": self.raw_non_ascii | other.raw_non_ascii,
             "plus_as_space": self.plus_as_space or other.plus_as_space,
             "signed_escapes": self.signed_escapes or other.signed_escapes,
             "percent_u": self.percent_u or other.percent_u,
@@ -406,11 +411,15 @@ def _effective(model: Model, base: PercentEncodeSet, plus: bool,
     with that part's own changes too) and whether a space is written ``+``."""
     members = (base.members | model.encoded) - model.raw
     space = model.space
+    raw = model.raw
     for each in part.split():  # "values empty-name-values": both parts' changes
         field = each.replace("-", "_")
         members = (members | getattr(model, f"encoded_{field}")) - getattr(model, f"raw_{field}")
         space = getattr(model, f"space_{field}", None) or space
-    if space == "+":
+        raw = raw | getattr(model, f"raw_{field}")
+    if 0x20 in raw:  # a space left raw (``left_raw(" ")``) is written as itself
+        members, plus = members - {0x20}, False
+    elif space == "+":
         plus = plus or 0x20 in members
     elif space == "%20":
         members, plus = members | {0x20} if plus else members, False
@@ -444,8 +453,14 @@ def _codec(model: Model, encoding: str) -> tuple[str | None, str]:
     return (python_codec_name(encoding) if model.python_codec else None), "xmlcharrefreplace"
 
 
+#: A run of characters above U+007F (``Model.raw_non_ascii``), as ``re.split`` keeps it.
+_NON_ASCII_RUN = re.compile("([^\x00-\x7f]+)")
+
+
 def _encode(model: Model, value: str | bytes, pes: PercentEncodeSet, encoding: str,
-            plus: bool) -> str:
+            plus: bool, non_ascii_raw: bool = False) -> str:
+    """``value`` encoded as the model says, with the set ``pes``; ``non_ascii_raw``:
+    each character above U+007F written as itself (``Model.raw_non_ascii``)."""
     codec, errors = _codec(model, encoding)
 
     def encode(part: str | bytes, plus: bool) -> str:
@@ -462,6 +477,10 @@ def _encode(model: Model, value: str | bytes, pes: PercentEncodeSet, encoding: s
                               surrogates="replace")
 
     def run(part: str | bytes, plus: bool = plus) -> str:
+        if non_ascii_raw and isinstance(part, str) and not part.isascii():
+            # (each run of them as itself, what is between as the set says)
+            return "".join(piece if index % 2 else run(piece, plus)
+                           for index, piece in enumerate(_NON_ASCII_RUN.split(part)))
         if model.written:  # (each character written so splits the text it is in)
             return _written(model.written, part, lambda piece: run_plain(piece, plus))
         return run_plain(part, plus)
@@ -490,13 +509,13 @@ def _encode(model: Model, value: str | bytes, pes: PercentEncodeSet, encoding: s
                           re.IGNORECASE)
         parts = kept.split(value)
         escapes = [m.group().upper() for m in kept.finditer(value)]
-        return "".join(_encode(within, part, pes, encoding, plus) + (
+        return "".join(_encode(within, part, pes, encoding, plus, non_ascii_raw) + (
             escapes[i] if i < len(escapes) else "") for i, part in enumerate(parts))
     if model.requote_segments:
         within = replace(model, requote_segments=False)
         slash = PercentEncodeSet(f"{pes.name} and '/'", pes.members | {0x2F}, pes.source,
                                  pes.space_as_plus)
-        return "/".join(_encode(within, segment, slash, encoding, plus)
+        return "/".join(_encode(within, segment, slash, encoding, plus, non_ascii_raw)
                         if _valid_encoded(segment, pes) else run(segment)
                         for segment in value.split("/"))
     if model.requote == "decode-utf8":
@@ -971,7 +990,8 @@ def render(model: Model, check: str, case: Case, current: Any = None) -> Any:
     case = _input(model, case)
     if isinstance(case, EncodeCase) and check == ENCODE.name:
         pes, plus = _effective(model, get_set(case.set_name), case.space_as_plus)
-        return _encode(model, case.value, pes, case.encoding, plus)
+        return _encode(model, case.value, pes, case.encoding, plus,
+                       "all" in model.raw_non_ascii)
     if isinstance(case, FormCase) and check == FORM_SERIALIZE.name:
         pes, plus = _effective(model, FORM, True, "names")
         # A value's set: with the changes of values, and of values after an empty name.
@@ -985,10 +1005,13 @@ def render(model: Model, check: str, case: Case, current: Any = None) -> Any:
         if model.order:
             pairs = reorder(pairs, model.order)
         out = []
+        raw_names = bool(model.raw_non_ascii & {"all", "names"})
+        raw_values = bool(model.raw_non_ascii & {"all", "values"})
         for name, value in pairs:
             value_set, value_plus = of_values[bool(name)]
-            out.append(_encode(model, name, pes, case.encoding, plus) + "="
-                       + _encode(model, value, value_set, case.encoding, value_plus))
+            out.append(_encode(model, name, pes, case.encoding, plus, raw_names) + "="
+                       + _encode(model, value, value_set, case.encoding, value_plus,
+                                 raw_values))
         return "&".join(out)
     if isinstance(case, DecodeCase) and check == DECODE.name:
         encoded: str | bytes = case.value

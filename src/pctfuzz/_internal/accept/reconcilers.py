@@ -262,13 +262,21 @@ def _other_set_impact(params: dict[str, Any]) -> str:
 
 
 @rule((ENCODE, FORM_SERIALIZE), _raw_impact)
-def left_raw(chars: str, part: str | None = None) -> Reconciler:
+def left_raw(chars: str, part: str | None = None, non_ascii: bool = False) -> Reconciler:
     """CHARS written as themselves where the reference writes ``%HH`` (WHATWG URL 1.3);
-    ``part`` (a form serializer only): in its ``names`` or its ``values`` only."""
+    ``part`` (a form serializer only): in its ``names`` or its ``values`` only;
+    ``non_ascii``: each character above U+007F too, where the reference writes its
+    UTF-8 bytes' escapes (harmless characters are one finding together: a raw ``é``
+    and a raw ``!`` are one behaviour of a set, ``accept.meaning``)."""
+    if non_ascii and part not in (None, "names", "values"):
+        raise UsageError(f"left_raw: non_ascii in part {part!r}: only names or values")
+    wide = Model(raw_non_ascii=frozenset({part or "all"})) if non_ascii else Model()
     if part is not None:
-        return _in_part("left_raw", chars, part)
-    return _declared("left_raw", {ENCODE.name, FORM_SERIALIZE.name}, Model(raw=_chars(chars)),
-                     f"percent-encodes {chars!r} (in the set)", f"leaves {chars!r} as is")
+        return _in_part("left_raw", chars, part, wide)
+    shown = _shown(chars, non_ascii)
+    codes = _chars(chars) if chars or not non_ascii else frozenset()
+    return _declared("left_raw", {ENCODE.name, FORM_SERIALIZE.name}, Model(raw=codes).merge(wide),
+                     f"percent-encodes {shown} (in the set)", f"leaves {shown} as is")
 
 
 @rule((ENCODE, FORM_SERIALIZE), _escaped_impact)
@@ -322,13 +330,21 @@ def other_set(raw: str, encoded: str = "", space: str | None = None,
 PARTS = ("names", "values", "empty-name-values")
 
 
-def _in_part(name: str, chars: str, part: str) -> Reconciler:
+def _shown(chars: str, non_ascii: bool) -> str:
+    """``left_raw``'s characters as its text says them."""
+    if not non_ascii:
+        return repr(chars)
+    return f"{chars!r} and every non-ASCII character" if chars else "every non-ASCII character"
+
+
+def _in_part(name: str, chars: str, part: str, wide: Model | None = None) -> Reconciler:
     """``left_raw``/``encoded`` in the names or the values of a form only, or in the
     values of pairs whose name is empty (``empty-name-values``: furl writes ``=`` raw
-    in a value after an empty name only, so that ``?===`` round-trips)."""
+    in a value after an empty name only, so that ``?===`` round-trips); ``wide``: the
+    non-ASCII characters left raw there too (``left_raw``'s ``non_ascii``)."""
     if part not in PARTS:
         raise UsageError(f"{name}: part must be one of {', '.join(PARTS)}, not {part!r}")
-    codes = _chars(chars)
+    codes = _chars(chars) if chars or wide is None or not wide.raw_non_ascii else frozenset()
     model = {("left_raw", "names"): Model(raw_names=codes),
              ("left_raw", "values"): Model(raw_values=codes),
              ("left_raw", "empty-name-values"): Model(raw_empty_name_values=codes),
@@ -336,10 +352,13 @@ def _in_part(name: str, chars: str, part: str) -> Reconciler:
              ("encoded", "values"): Model(encoded_values=codes),
              ("encoded", "empty-name-values"): Model(encoded_empty_name_values=codes),
              }[(name, part)]
-    done = "leaves {!r} as is" if name == "left_raw" else "percent-encodes {!r}"
-    other = "percent-encodes {!r}" if name == "left_raw" else "leaves {!r} as is"
+    done = "leaves {} as is" if name == "left_raw" else "percent-encodes {}"
+    other = "percent-encodes {}" if name == "left_raw" else "leaves {} as is"
+    shown = repr(chars)
+    if wide is not None and wide.raw_non_ascii:
+        model, shown = model.merge(wide), _shown(chars, True)
     return _declared(name, {FORM_SERIALIZE.name}, model,
-                     other.format(chars) + f" in {part}", done.format(chars) + f" in {part}")
+                     other.format(shown) + f" in {part}", done.format(shown) + f" in {part}")
 
 
 @rule((ENCODE, FORM_SERIALIZE), "cosmetic")

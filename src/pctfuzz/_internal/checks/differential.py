@@ -619,10 +619,12 @@ def _holds_on_variants(check: str, case: Case, adapter: Impl, rule: Rule,
             alone = with_texts(case, functools.partial(one_field, part=part))
             if acts_on(alone, []) and not acts_on(alone):
                 return False
-    claimed = dict(rule.params).get("chars")
+    params = dict(rule.params)
+    claimed, scope = params.get("chars"), params.get("part")
     return not explained(case) or holds_on_variants(
         case, explained, claimed if isinstance(claimed, str) else "",
-        check != FORM_PARSE.name or separator(adapter) is not None)
+        check != FORM_PARSE.name or separator(adapter) is not None,
+        scope if isinstance(scope, str) else None)
 
 
 #: What a case keeps of its shape (``_shape_of``): ASCII letters and

@@ -759,7 +759,7 @@ CLAIMED = 8
 
 
 def holds_on_variants(case: Case, explained: Explained, claimed: str = "",
-                      beside: bool = True) -> bool:
+                      beside: bool = True, part: str | None = None) -> bool:
     """A name never claims more than was checked: ``explained`` (the rule, beside the
     entries in force, predicts the implementation's answer) holds on the case padded
     with two letters it does not hold, before and after (two: hyperlink picks its code
@@ -780,7 +780,10 @@ def holds_on_variants(case: Case, explained: Explained, claimed: str = "",
     tried alone between the padding (``CLAIMED`` of them, spread): "removes every
     whitespace" holds only if a space and a VT in the middle of a text are removed; and
     so are up to ``CLAIMED`` of the input's own characters, non-ASCII first ("normalizes
-    with NFKC" holds only if a fullwidth digit alone is normalized)."""
+    with NFKC" holds only if a fullwidth digit alone is normalized). A rule of a form's
+    ``part`` (``names`` or ``values``) is tried on its characters there only: what the
+    other part does with them is another behaviour (a serializer leaving a space raw in
+    names and writing it ``%20`` in values)."""
     strs = input_strs(case)
     escaped = {t[i] for t in strs for i in range(len(t)) if "%" in t[max(0, i - 2):i]}
     present = set("".join(strs))
@@ -814,8 +817,13 @@ def holds_on_variants(case: Case, explained: Explained, claimed: str = "",
         own = sorted(present - set(alone) - set(pad) - apart,
                      key=lambda c: (c.isascii(), c.isascii() and c.isalnum(), c))
         alone += "".join(own[:CLAIMED])
-        variants += [with_texts(case, _between(char, pad, isinstance(case, FormParseCase)))
-                     for char in alone
+        # (a form-parse text's: in a name, and in a value, as far as the rule's part
+        # goes: a parser removing spaces from names and trimming values is no parser
+        # removing every space, though a space in a name alone says so)
+        fields = {"names": ("name",), "values": ("value",)}.get(part or "", ("name", "value")) \
+            if isinstance(case, FormParseCase) else ("",)
+        variants += [_in_fields(case, _between(char, pad, field), part)
+                     for char in alone for field in fields
                      if ord(char) < 0x100 or all(isinstance(t, str) for t in input_texts(case))]
     if isinstance(case, DecodeCase | EncodeCase) and pad is not None:
         # each delimiter the rule does not name written as a letter (not '%', nor one
@@ -854,15 +862,26 @@ def holds_on_variants(case: Case, explained: Explained, claimed: str = "",
     return all(explained(variant) is not False for variant in variants)
 
 
-def _between(char: str, pad: str, pair: bool = False) -> Callable[[Any], Any]:
+def _in_fields(case: Case, change: Callable[[Any], Any], part: str | None) -> Case:
+    """``case`` with ``change`` applied to each input text, or to a form's names only
+    (``part="names"``) or its values only (``"values"``)."""
+    if isinstance(case, FormCase) and part in ("names", "values"):
+        return replace(case, pairs=tuple((change(n), v) if part == "names" else (n, change(v))
+                                         for n, v in case.pairs))
+    return with_texts(case, change)
+
+
+def _between(char: str, pad: str, field: str = "") -> Callable[[Any], Any]:
     """A text's replacement: ``char`` alone between ``pad`` (str or bytes, as the text),
     as long as the text is odd or even (one more pad letter at the end: an adapter may
     pick its code path by the parity of the input's length, as urllib's does);
-    ``pair`` (a form-parse text): in a name with the value ``pad`` (a parser may refuse
-    a name alone, which refuted every rule of its other behaviours there)."""
+    ``field`` (a form-parse text): ``name``, in a name with the value ``pad`` (a parser
+    may refuse a name alone, which refuted every rule of its other behaviours there),
+    or ``value``, in a value after the name ``pad``."""
     def change(text: Any) -> Any:
         middle: Any = char.encode("latin-1") if isinstance(text, bytes) else char
-        after = pad + f"={pad}" * pair
-        after += pad[0] * ((len(text) - len(after) - len(pad) - 1) % 2)
-        return _padded(_padded(middle, pad, True), after, False)
+        before = f"{pad}={pad}" if field == "value" else pad
+        after = pad + f"={pad}" * (field == "name")
+        after += pad[0] * ((len(text) - len(after) - len(before) - 1) % 2)
+        return _padded(_padded(middle, before, True), after, False)
     return change

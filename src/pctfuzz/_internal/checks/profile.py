@@ -19,7 +19,7 @@ one caching policy: ``_PROBED`` (``set_probe``), ``_OWN_CHARS`` (``own_chars``),
 ``separator``), ``_REPLACEMENTS`` (``parser_replacement``, whose first mode is
 ``own_parser_mode``'s ``replacement``),
 ``_REQUOTES`` (``requote_mode``), ``_ORDERS`` (``pair_order``, with the byte orders it
-asks).
+asks), ``_NON_ASCII`` (``own_chars("non_ascii")``).
 ``cut_at`` is the one question of a case, not of the adapter (the case's own input
 twice), and is asked each time.
 
@@ -477,6 +477,9 @@ def own_chars(rule: str, check: str, case: Case, adapter: Impl) -> str | None:
     - ``decoded_repeatedly``: "yes" when a decoder answers ``%252541`` as ``A``.
     - ``latin1_chars``: "latin-1" when a decoder answers ``%41é`` as ``A`` and the byte E9
       (or its U+FFFD), "" when not (Mono's ``UrlDecode``).
+    - ``non_ascii``: where a writer leaves each character above U+007F as itself
+      (``left_raw``'s ``non_ascii``, ``_own_non_ascii``): "all", a serializer's "names"
+      or "values", else "".
 
     None when it answers none of the inputs (the rule then tries every set).
     ``refuses``, ``kept_encoded`` and ``replacement``: ``own_refusals``,
@@ -487,6 +490,8 @@ def own_chars(rule: str, check: str, case: Case, adapter: Impl) -> str | None:
         return own_refusals(check, case, adapter)
     if ":" in rule:  # left_raw:names, encoded:values, ...
         return _own_part(rule, check, case, adapter)
+    if rule == "non_ascii":
+        return _own_non_ascii(check, case, adapter)
     context = (type(case), getattr(case, "set_name", None), getattr(case, "encoding", None),
                getattr(case, "space_as_plus", None),
                isinstance(getattr(case, "value", getattr(case, "text", "")), bytes))
@@ -652,12 +657,51 @@ def refused_inputs(check: str, case: Case, adapter: Impl) -> dict[str, str]:
     return _REFUSALS.put(adapter, key, refused)
 
 
+#: Characters above U+007F of each UTF-8 length, a C1 control first: a writer that
+#: leaves each of them alone as itself leaves every one (``_own_non_ascii``).
+NON_ASCII_PROBES = ("\u0080", "\u00e9", "\u4e2d", "\U0001f600")
+
+
+_NON_ASCII: Asked[str] = Asked("non-ASCII left raw")
+
+
+def _own_non_ascii(check: str, case: Case, adapter: Impl) -> str:
+    """"all" when the writer answers each of ``NON_ASCII_PROBES`` alone as itself
+    (the reference writes its bytes' escapes), a serializer's "names" or "values"
+    when only there (asked beside a plain field: a pair may be dropped), else "";
+    once per adapter and context."""
+    key = (check, getattr(case, "set_name", None), getattr(case, "encoding", None),
+           getattr(case, "space_as_plus", None))
+    known = _NON_ASCII.get(adapter, key)
+    if known is UNASKED:
+        known = _NON_ASCII.put(adapter, key, _non_ascii_where(check, case, adapter))
+    return known
+
+
+def _non_ascii_where(check: str, case: Case, adapter: Impl) -> str:
+    def raw(make: Callable[[str], Case], before: str, after: str) -> bool:
+        for char in NON_ASCII_PROBES:
+            got = run_impl(check, make(char), adapter)
+            if got is None or got.raised or got.value != before + char + after:
+                return False
+        return True
+
+    if isinstance(case, EncodeCase) and isinstance(case.value, str):
+        return "all" if raw(lambda c: dataclasses.replace(case, value=c), "", "") else ""
+    if not isinstance(case, FormCase):
+        return ""
+    names = raw(lambda c: FormCase(((c, "1"),), case.encoding), "", "=1")
+    values = raw(lambda c: FormCase((("1", c),), case.encoding), "1=", "")
+    return "all" if names and values else "names" if names else "values" if values else ""
+
+
 _PART_PROBES: Asked[dict[str, frozenset[str]]] = Asked("characters by part")
 
 
 def form_part_chars(adapter: Impl, encoding: str = "utf-8") -> dict[str, frozenset[str]]:
-    """The printable ASCII characters but ``%`` a form serializer leaves raw (or
-    encodes) where the reference does not, by where they were seen: ``left_raw:names``,
+    """The ASCII characters but ``%`` a form serializer leaves raw (or encodes) where
+    the reference does not, by where they were seen (a space left raw where the
+    reference writes ``+``): ``left_raw:names``,
     ``left_raw:values``, ``left_raw:empty-name-values``, the same with ``encoded``. Each
     is asked alone as a name (beside an empty and a non-empty value), as a value after a
     name, and as a value after an empty name; once per adapter and encoding."""
@@ -668,7 +712,7 @@ def form_part_chars(adapter: Impl, encoding: str = "utf-8") -> dict[str, frozens
     surrogates = scalar_values(adapter)
     found: dict[str, set[str]] = {f"{n}:{p}": set() for n in ("left_raw", "encoded")
                                   for p in ("names", "values", "empty-name-values")}
-    for code in range(0x21, 0x7F):
+    for code in range(0x80):  # (the controls too: a name written as given holds them)
         char = chr(code)
         if char == "%":
             continue
@@ -689,7 +733,8 @@ def form_part_chars(adapter: Impl, encoding: str = "utf-8") -> dict[str, frozens
                             else pair[0] + "=" + field).upper()
 
                 raw, triplet = pair_text(char), pair_text(f"%{code:02X}")
-                if mine.upper() == triplet and theirs == raw:
+                escaped = pair_text("+") if char == " " else triplet  # (the reference's)
+                if mine.upper() == escaped and theirs == raw:
                     found[f"left_raw:{part}"].add(char)
                 elif mine.upper() == raw and theirs == triplet:
                     found[f"encoded:{part}"].add(char)
