@@ -651,17 +651,35 @@ def _parted_at(sequence: str, field: str, expected: Any, actual: Any,
     raw = sequence.partition("=")[2] if field == "value" else sequence.partition("=")[0]
     end = 0
     while end < len(raw):
-        end += 3 if _TRIPLET.match(raw, end) else 1
+        end = _char_end(raw, end)
         if len(_field_text(raw[:end], of_bytes)) > position:
             if end == len(raw) or _parse_unit(raw[:end]) == "pct-invalid":
                 # (a '%' parts by what follows it: "%a" read as a byte is the "a"'s)
                 return None
             # That unit's answer alone differs: the texts go on alike after it (not a
-            # name answered as a value, parted at its first unit).
+            # name answered as a value, parted at its first unit), a lone surrogate
+            # answered as U+FFFD as the non-scalar policy holds it (a parser writing
+            # the astral characters of a field holding one as code units parted at
+            # the astral one before the surrogate and after it: two findings).
             rest = _field_text(raw[end:], of_bytes)
-            alike = wanted.endswith(rest) and answered.endswith(rest)
+            alike = wanted.endswith(rest) and surrogates_to_fffd(answered).endswith(rest)
             return _written_unit(raw[:end]) if alike else None
     return None
+
+
+def _char_end(raw: str, start: int) -> int:
+    """Where the unit of a raw field at ``start`` ends: after one character, or one
+    escape, or the escapes of one UTF-8 sequence (a lead byte and as many continuation
+    bytes as it calls for: an astral character is four escapes, one unit)."""
+    if not _TRIPLET.match(raw, start):
+        return start + 1
+    lead = int(raw[start + 1:start + 3], 16)
+    length = 2 if 0xC2 <= lead <= 0xDF else 3 if 0xE0 <= lead <= 0xEF else \
+        4 if 0xF0 <= lead <= 0xF4 else 1
+    end = start + 3
+    while length > 1 and _TRIPLET.match(raw, end) and 0x80 <= int(raw[end + 1:end + 3], 16) <= 0xBF:
+        end, length = end + 3, length - 1
+    return end if length == 1 else start + 3
 
 
 def _field_text(raw: str, of_bytes: bool) -> str:
