@@ -296,7 +296,9 @@ _SMALL = 8
 def _plain_variants(case: Case) -> list[tuple[str, Case, Case]]:
     """(what is kept, a plain case as large as ``case``, a small plain case) for
     ``_size_class``: pairs ``a<i>=b`` (distinct names: a parser that keeps one pair per
-    name is no size bug) as many as the case's, or letters as many as its units."""
+    name is no size bug; ``i`` zero-padded, so the names sort in their order: a parser
+    that sorts the pairs by name read ``a10`` before ``a2`` as a bug of size) as many
+    as the case's, or letters as many as its units."""
     out: list[tuple[str, Case, Case]] = []
     if isinstance(case, FormParseCase):
         text = case.text
@@ -309,7 +311,7 @@ def _plain_variants(case: Case) -> list[tuple[str, Case, Case]]:
         if count >= _SIZE_MIN:
             out.append(("count",
                         dataclasses.replace(case, text=plain("&".join(
-                            f"a{i}=b" for i in range(count)))),
+                            f"a{name}=b" for name in _ordered_names(count)))),
                         dataclasses.replace(case, text=plain("a0=b&a1=b"))))
         if len(text) >= _SIZE_MIN:
             out += [("length", dataclasses.replace(case, text=plain(long)),
@@ -317,8 +319,8 @@ def _plain_variants(case: Case) -> list[tuple[str, Case, Case]]:
                     for long, short in _plain_texts(len(text))]
     elif isinstance(case, FormCase) and len(case.pairs) >= _SIZE_MIN:
         out.append(("count",
-                    dataclasses.replace(case, pairs=tuple((f"a{i}", "b")
-                                                          for i in range(len(case.pairs)))),
+                    dataclasses.replace(case, pairs=tuple((f"a{name}", "b") for name
+                                                          in _ordered_names(len(case.pairs)))),
                     dataclasses.replace(case, pairs=(("a0", "b"), ("a1", "b")))))
     elif isinstance(case, DecodeCase | EncodeCase) and len(case.value) >= _SIZE_MIN:
         texts = _plain_texts(len(case.value))
@@ -332,6 +334,12 @@ def _plain_variants(case: Case) -> list[tuple[str, Case, Case]]:
                 out.append(("length", dataclasses.replace(case, value=long),
                             dataclasses.replace(case, value=short)))
     return out
+
+
+def _ordered_names(count: int) -> list[str]:
+    """``count`` distinct digit strings, in their sorted order."""
+    width = len(str(count - 1))
+    return [f"{i:0{width}d}" for i in range(count)]
 
 
 def _plain_texts(length: int) -> list[tuple[str, str]]:
