@@ -69,12 +69,15 @@ def test_a_names_harmless_characters_are_one_finding_and_its_controls_another(
 def test_an_input_of_two_behaviours_gives_both_findings(tmp_path: Path) -> None:
     # '!' (harmless) and '%' (an escape's start: data changes) raw in one name: the
     # input was named by its first, and every later '%' counted as the '!' finding's.
+    # (the '%' is named by a rule of its own now, asked of the serializer as the other
+    # characters are: ``field=name;unit=0x25;diff=left-raw`` before)
     found = _record(tmp_path, "a!b%c")
     assert len(found) == 2, found
-    assert found[0] == "field=name;unit=0x25;diff=left-raw"
-    (named,) = [f.behaviour for f in FindingStore(tmp_path).iter_findings() if f.behaviour]
-    assert named["rule"] == "left_raw" and named["params"]["part"] == "names"
-    assert "!" in named["params"]["chars"] and "%" not in named["params"]["chars"]
+    named = [(f.behaviour["params"]["chars"], f.behaviour["params"]["part"])
+             for f in FindingStore(tmp_path).iter_findings()]
+    assert ("%", "names") in named
+    (other,) = [chars for chars, part in named if chars != "%" and part == "names"]
+    assert "!" in other and "%" not in other
 
 
 @pytest.mark.parametrize("pairs", [(("", "~"),), (("~", ""),)])

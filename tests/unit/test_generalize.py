@@ -303,8 +303,9 @@ def test_a_field_is_any_only_where_the_other_field_shows_the_same_difference_the
         pairs: tuple[tuple[str, str]]) -> None:
     """A name's raw '%' is of names, whatever comes before it: moved to a value, '!%'
     differs by its '!' (left raw there), not by its '%'. Was ``field=any`` there, named
-    by the '%' (a second finding of one behaviour in a tuning serializer's campaign)."""
-    assert _form_class("raw-percent-names", *pairs) == "field=name;unit=0x25;diff=left-raw"
+    by the '%' (a second finding of one behaviour in a tuning serializer's campaign);
+    named by its rule of names since the '%' is asked of the serializer too."""
+    assert _form_class("raw-percent-names", *pairs) == "rule=left_raw(chars=%,part=names)"
 
 
 @pytest.mark.parametrize("pairs", [(("a", ""),), (("", ""),), (("b", ""), ("c", "1"))])

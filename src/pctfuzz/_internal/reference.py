@@ -272,9 +272,11 @@ def _resolve(
         return _Call(_encoder(pes, plus), is_utf8=False, ascii_as_is=False)
     resolved = _Call(_encoder(pes, plus), enc.is_utf8, _ascii_as_is(enc), enc,
                      None if enc.is_utf8 else _inband_output(pes, plus))
-    # Only keys whose equality means "same call": a set name, None or a bool, a str label.
+    # Only keys whose equality means "same call": a set name or a set (frozen: the
+    # models of ``accept.model`` encode with sets of their own on every input they
+    # answer), None or a bool, a str label.
     if (
-        type(encode_set) is str
+        type(encode_set) in (str, PercentEncodeSet)
         and (space_as_plus is None or type(space_as_plus) is bool)
         and type(encoding) is str
     ):

@@ -699,8 +699,8 @@ _PART_PROBES: Asked[dict[str, frozenset[str]]] = Asked("characters by part")
 
 
 def form_part_chars(adapter: Impl, encoding: str = "utf-8") -> dict[str, frozenset[str]]:
-    """The ASCII characters but ``%`` a form serializer leaves raw (or encodes) where
-    the reference does not, by where they were seen (a space left raw where the
+    """The ASCII characters a form serializer leaves raw (or encodes) where the
+    reference does not, by where they were seen (a space left raw where the
     reference writes ``+``): ``left_raw:names``,
     ``left_raw:values``, ``left_raw:empty-name-values``, the same with ``encoded``. Each
     is asked alone as a name (beside an empty and a non-empty value), as a value after a
@@ -712,10 +712,11 @@ def form_part_chars(adapter: Impl, encoding: str = "utf-8") -> dict[str, frozens
     surrogates = scalar_values(adapter)
     found: dict[str, set[str]] = {f"{n}:{p}": set() for n in ("left_raw", "encoded")
                                   for p in ("names", "values", "empty-name-values")}
-    for code in range(0x80):  # (the controls too: a name written as given holds them)
+    # (the controls too, and '%': a name written as given holds them, and a finding of
+    # its own named by no rule cannot be in force beside the others: each input
+    # holding one with another behaviour was named again, the slow path)
+    for code in range(0x80):
         char = chr(code)
-        if char == "%":
-            continue
         for part, shapes in (("names", ((char, ""), (char, "a"))),
                              ("values", (("a", char),)),
                              ("empty-name-values", (("", char),))):
