@@ -245,6 +245,16 @@ class Model:
             changes[name] = mine if mine is not None else theirs
         return replace(self, **changes)
 
+    def __hash__(self) -> int:
+        # Computed once per model object (its fields never change): a model keys the
+        # caches of ``_effective`` on every input a known finding is tried on, and the
+        # generated hash walked its fifty fields each time.
+        cached = self.__dict__.get("_hash_")
+        if cached is None:
+            cached = hash(tuple(getattr(self, f.name) for f in fields(self)))
+            object.__setattr__(self, "_hash_", cached)
+        return cached  # type: ignore[no-any-return]
+
     def is_identity(self) -> bool:
         return self._facts()[0]
 
