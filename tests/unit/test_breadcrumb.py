@@ -379,17 +379,12 @@ def test_an_isolated_run_that_hangs_in_native_code_is_a_timeout(
     assert time.monotonic() - started < 10
 
 
-def test_an_isolated_run_that_takes_more_memory_than_the_limit_is_an_oom(
-        monkeypatch: pytest.MonkeyPatch) -> None:
+def test_an_isolated_run_that_takes_more_memory_than_the_limit_is_an_oom() -> None:
     """A replayed stop finding whose input makes its library allocate without bound is
     killed once it holds more than the memory limit (libFuzzer's ``-rss_limit_mb``): an
     oom, not the machine's memory taken (a held-out parser's timeout finding, replayed,
     took 24 GiB before its timeout)."""
     import time
-
-    from pctfuzz._internal.fuzz import replay
-
-    monkeypatch.setattr(replay, "DEFAULT_RSS_LIMIT_MB", 64)
 
     class Grows:
         sets: ClassVar[dict[str, str]] = {"c": "component"}
@@ -401,7 +396,7 @@ def test_an_isolated_run_that_takes_more_memory_than_the_limit_is_an_oom(
                 time.sleep(0.01)
 
     bound = TARGETS["diff_encode"].bind(Grows())  # type: ignore[arg-type]
-    run = run_case(bound, enc("a"), 600.0, impl_name="x", isolated=True)
+    run = run_case(bound, enc("a"), 600.0, impl_name="x", isolated=True, rss_limit_mb=64)
     assert run.signature == stop_signature("diff_encode", "oom", "x"), run
     assert "more than 64 MiB" in run.evidence
 

@@ -264,3 +264,33 @@ def test_toml_string_reads_back_as_the_same_text(text: str) -> None:
 def test_toml_string_refuses_a_lone_surrogate() -> None:
     with pytest.raises(UsageError, match="lone surrogate"):
         toml_string("a\ud800")
+
+
+def test_every_finding_that_stopped_its_process_is_replayed_in_a_process_of_its_own(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A timeout or an oom is replayed isolated, as a crash of the process is, with the
+    run's memory limit: an input that allocates without bound, recorded as a timeout,
+    took a machine's 24 GiB in the replaying process before its timeout."""
+    import pctfuzz._internal.fuzz.replay as replay
+    from pctfuzz._internal.store import new_stop_finding
+    from pctfuzz._internal.targets import get_target
+
+    store = FindingStore(tmp_path / "findings")
+    for kind in ("timeout", "oom"):
+        store.record(new_stop_finding(target=get_target("encode"), kind=kind,
+                                      raw_input=b"\0\0" + kind.encode()))
+    store.record(new_finding("encode", "violation", ValueError("x"),
+                             case=EncodeCase("violation", "component")))
+    ran: dict[str, tuple[bool, int]] = {}
+    real = replay.run_case
+
+    def seen(bound: Any, case: Any, timeout: float, **kwargs: Any) -> Any:
+        ran[case.value] = (kwargs["isolated"], kwargs["rss_limit_mb"])
+        return real(bound, case, timeout, **kwargs)
+
+    monkeypatch.setattr(replay, "run_case", seen)
+    replay_open(store.root, "urllib", targets=["encode"], rss_limit_mb=321)
+    assert ran == {"timeout": (True, 321), "oom": (True, 321), "violation": (False, 321)}
+    ran.clear()
+    list(replay.replay_paths([store.root], impl="urllib", rss_limit_mb=123))
+    assert ran == {"timeout": (True, 123), "oom": (True, 123), "violation": (False, 123)}

@@ -185,7 +185,7 @@ def _verify_open(args: argparse.Namespace, result: Any, out: TextIO, stop: Any,
     verified = replay_open(Path(args.findings), args.impl, targets=args.targets,
                            seen=result.known_findings, timeout=args.timeout,
                            max_seconds=args.replay_time or args.max_time, stop=stop,
-                           settings=settings)
+                           settings=settings, rss_limit_mb=args.rss_limit_mb)
     for line in verified.lines():
         print(f"pctfuzz: {line}", file=out)
     for path, message in verified.skipped:

@@ -16,7 +16,7 @@ import time
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from pctfuzz._internal.cli.args import folder_path, positive_seconds
+from pctfuzz._internal.cli.args import folder_path, memory_mb, positive_seconds
 from pctfuzz._internal.cli.divergences import add_accept_option, add_no_accepted_option
 from pctfuzz._internal.cli.results import (
     add_report_options,
@@ -26,6 +26,7 @@ from pctfuzz._internal.cli.results import (
 )
 from pctfuzz._internal.errors import UsageError
 from pctfuzz._internal.exits import ExitCode
+from pctfuzz._internal.fuzz.protocol import DEFAULT_RSS_LIMIT_MB
 
 if TYPE_CHECKING:
     from pctfuzz._internal.project import Project
@@ -54,7 +55,7 @@ def _cmd_replay_open(args: argparse.Namespace, project: Project, dests: Any, out
     with StopOnSignals() as stop:
         verified = replay_open(findings, impl, timeout=args.timeout,
                                max_seconds=args.max_time, stop=stop,
-                               settings=project.run_settings)
+                               settings=project.run_settings, rss_limit_mb=args.rss_limit_mb)
         for verdict in verified.verdicts:
             print(verdict.line(), file=out)
         print(verified.lines()[-1], file=out)
@@ -132,7 +133,8 @@ def _cmd_replay(args: argparse.Namespace) -> int:
     reproduced = unusable = 0
     for item in replay_paths(paths, target=args.target,
                              impl=args.impl, timeout=args.timeout, trusted=trusted,
-                             raw_impl=project.impl, settings=project.run_settings):
+                             raw_impl=project.impl, settings=project.run_settings,
+                             rss_limit_mb=args.rss_limit_mb):
         items.append(item)
         if isinstance(item, Verdict):
             reproduced += item.reproduces
@@ -205,6 +207,10 @@ def add_command(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> Non
     replay.add_argument("--impl", metavar="NAME", help="override the implementation")
     replay.add_argument("--timeout", type=positive_seconds, default=5, metavar="SECONDS",
                         help="per-input time limit; a slower input is a timeout (default 5)")
+    replay.add_argument("--rss-limit-mb", type=memory_mb, default=DEFAULT_RSS_LIMIT_MB,
+                        metavar="MB", help="memory limit of a finding that stopped its "
+                        "process (a crash, timeout or oom: run in a process of its own); "
+                        f"more is an oom (0: no limit; default {DEFAULT_RSS_LIMIT_MB})")
     replay.add_argument("--max-time", type=positive_seconds, metavar="SECONDS",
                         help="--open: bound on the whole replay (default: none); the open "
                         "findings it leaves are listed, still open, and the run is "

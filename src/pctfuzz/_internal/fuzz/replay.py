@@ -168,14 +168,16 @@ class Run:
 
 
 def run_case(bound: Bound, case: Any, timeout: float = DEFAULT_TIMEOUT, *,
-             impl_name: str | None = None, isolated: bool = False) -> Run:
+             impl_name: str | None = None, isolated: bool = False,
+             rss_limit_mb: int = DEFAULT_RSS_LIMIT_MB) -> Run:
     """Run the check of ``bound`` (a target bound to its subject, ``Target.bind``) on
     ``case``, its subject named ``impl_name`` in signatures; a run longer than
     ``timeout`` seconds is a timeout. The signatures are of the bound target's run
     (``settings.accepted``: ``--no-accepted`` or not). ``isolated``: in a child
-    process of its own (``_run_in_child``), for a finding that killed its process."""
+    process of its own (``_run_in_child``), for a finding that stopped its process,
+    killed once it holds more than ``rss_limit_mb`` MiB (0: no limit)."""
     if isolated and hasattr(os, "fork"):
-        return _run_in_child(bound, case, timeout, impl_name)
+        return _run_in_child(bound, case, timeout, impl_name, rss_limit_mb)
     target = bound.target
     accepted = bound.settings.accepted
 
@@ -213,14 +215,16 @@ def run_case(bound: Bound, case: Any, timeout: float = DEFAULT_TIMEOUT, *,
 _CHILD_GRACE = 2.0
 
 
-def _run_in_child(bound: Bound, case: Any, timeout: float, impl_name: str | None) -> Run:
+def _run_in_child(bound: Bound, case: Any, timeout: float, impl_name: str | None,
+                  rss_limit_mb: int = DEFAULT_RSS_LIMIT_MB) -> Run:
     """``run_case`` in a child process forked for it, which writes the ``Run`` back as
     JSON: a case that kills its process (a SIGSEGV in a C extension, ``abort()``, an
     exit of the implementation: a finding ``native_crash``) kills the child, and that
     death is the stop's own signature (``stop_signature``, kind ``crash``) again. A
     child still running ``_CHILD_GRACE`` seconds past ``timeout`` is killed: a
-    timeout; one holding more than ``DEFAULT_RSS_LIMIT_MB`` of memory is killed: an
-    oom. A stop signal (``StopOnSignals``) kills the child and goes on up."""
+    timeout; one holding more than ``rss_limit_mb`` MiB of memory is killed: an oom
+    (libFuzzer's ``-rss_limit_mb``, the campaign's). A stop signal
+    (``StopOnSignals``) kills the child and goes on up."""
     read_end, write_end = os.pipe()
     sys.stdout.flush()
     sys.stderr.flush()
@@ -240,13 +244,13 @@ def _run_in_child(bound: Bound, case: Any, timeout: float, impl_name: str | None
     deadline = None if timeout <= 0 else time.monotonic() + timeout + _CHILD_GRACE
     chunks: list[bytes] = []
     reaped = False
-    grew = None  # the child's memory, when it passed ``DEFAULT_RSS_LIMIT_MB``
+    grew = None  # the child's memory, when it passed ``rss_limit_mb``
     try:
         while deadline is None or time.monotonic() < deadline:
             wait = _MEMORY_POLL if deadline is None else \
                 max(0.0, min(_MEMORY_POLL, deadline - time.monotonic()))
             if not select.select([read_end], [], [], wait)[0]:
-                grew = _over_memory(pid)
+                grew = _over_memory(pid, rss_limit_mb)
                 if grew is not None:  # (libFuzzer's -rss_limit_mb, for a replay)
                     os.kill(pid, signal.SIGKILL)
                     break
@@ -275,7 +279,7 @@ def _run_in_child(bound: Bound, case: Any, timeout: float, impl_name: str | None
         pass
     if grew is not None:
         return Run(stop_signature(bound.target.name, "oom", impl_name, accepted=accepted),
-                   f"its process held {grew} MiB, more than {DEFAULT_RSS_LIMIT_MB} MiB")
+                   f"its process held {grew} MiB, more than {rss_limit_mb} MiB")
     if os.WIFSIGNALED(status) and os.WTERMSIG(status) == signal.SIGKILL and \
             deadline is not None and time.monotonic() >= deadline:
         return Run(stop_signature(bound.target.name, "timeout", impl_name, accepted=accepted),
@@ -291,9 +295,9 @@ def _run_in_child(bound: Bound, case: Any, timeout: float, impl_name: str | None
 _MEMORY_POLL = 0.1
 
 
-def _over_memory(pid: int) -> int | None:
+def _over_memory(pid: int, limit_mb: int = DEFAULT_RSS_LIMIT_MB) -> int | None:
     """The resident memory of process ``pid`` in MiB when it holds more than
-    ``DEFAULT_RSS_LIMIT_MB``, else None (also where ``/proc`` does not say). An input
+    ``limit_mb`` (0: no limit), else None (also where ``/proc`` does not say). An input
     that makes its library allocate without bound was a timeout finding whose replay
     took the machine's 24 GiB before its timeout (a held-out parser)."""
     try:
@@ -302,7 +306,7 @@ def _over_memory(pid: int) -> int | None:
     except (OSError, ValueError, IndexError):
         return None
     held = pages * os.sysconf("SC_PAGE_SIZE") >> 20
-    return held if held > DEFAULT_RSS_LIMIT_MB else None
+    return held if limit_mb and held > limit_mb else None
 
 
 def _signal_name(signum: int) -> str:
@@ -447,15 +451,18 @@ def _native_crash_impl(path: Path) -> str | None:
 
 def replay_paths(paths: Sequence[Path], *, target: str | None = None, impl: str | None = None,
                  timeout: float = DEFAULT_TIMEOUT, trusted: Sequence[str] = (),
-                 raw_impl: str | None = None,
-                 settings: RunSettings = DEFAULT_SETTINGS) -> Iterator[Verdict | tuple[Path, str]]:
+                 raw_impl: str | None = None, settings: RunSettings = DEFAULT_SETTINGS,
+                 rss_limit_mb: int = DEFAULT_RSS_LIMIT_MB
+                 ) -> Iterator[Verdict | tuple[Path, str]]:
     """Verdicts for every input under ``paths``; unusable inputs as (path, message).
 
     ``trusted``: implementations the user named elsewhere (``[tool.pctfuzz] impl``): a
     record naming one of them replays against it, as if given with ``--impl``.
     ``raw_impl``: what a raw corpus input of a differential target runs against when
     ``impl`` is not given (the project's implementation; default urllib).
-    ``settings``: the run's (``Project.run_settings``), carried by the bound targets."""
+    ``settings``: the run's (``Project.run_settings``), carried by the bound targets.
+    ``rss_limit_mb``: the memory a finding that stopped its process may take in the
+    process of its own it runs in (``run_case``)."""
     from pctfuzz._internal.store import StoreError, load_finding, read_input
 
     if target is not None:
@@ -480,7 +487,8 @@ def replay_paths(paths: Sequence[Path], *, target: str | None = None, impl: str 
                                    recorded=impl is None and chosen not in trusted,
                                    settings=settings)
                 run = run_case(runner, case, timeout, impl_name=chosen,
-                               isolated=finding.native_crash or finding.impl in crashing)
+                               isolated=finding.stopped_a_process or finding.impl in crashing,
+                               rss_limit_mb=rss_limit_mb)
                 yield _finding_verdict(path, finding, run, overridden=impl is not None)
             else:
                 assert info is not None
@@ -586,7 +594,8 @@ def replay_open(findings: Path, impl: str, *, targets: Sequence[str] | None = No
                 seen: Sequence[str] = (), timeout: float = DEFAULT_TIMEOUT,
                 max_seconds: float | None = None,
                 stop: StopOnSignals | None = None,
-                settings: RunSettings = DEFAULT_SETTINGS) -> OpenReplay:
+                settings: RunSettings = DEFAULT_SETTINGS,
+                rss_limit_mb: int = DEFAULT_RSS_LIMIT_MB) -> OpenReplay:
     """Replay every open finding of ``impl`` in the store ``findings`` (ClusterFuzz's
     verification of open testcases) and record the verdicts: one that no longer
     reproduces becomes ``fixed``, with the implementation's version and the date
@@ -603,7 +612,8 @@ def replay_open(findings: Path, impl: str, *, targets: Sequence[str] | None = No
     findings recorded as timeouts are replayed last (each may take its ``timeout``).
     ``stop``: a stop signal ends the replay early (``OpenReplay.stopped_by``). Either
     way, the findings left are listed (``OpenReplay.not_replayed``), still open.
-    ``settings``: the run's (``Project.run_settings``), carried by the bound targets."""
+    ``settings``: the run's (``Project.run_settings``), carried by the bound targets.
+    ``rss_limit_mb``: as for ``replay_paths``."""
     from pctfuzz._internal.oracles.base import impl_version
     from pctfuzz._internal.store import OPEN_STATUSES, FindingStore, StoreError, utc_now
 
@@ -646,13 +656,15 @@ def replay_open(findings: Path, impl: str, *, targets: Sequence[str] | None = No
         try:
             bound = bound_for(target, finding.impl, subjects, settings=settings)
             case = finding.rebuild_case()
-            isolated = finding.native_crash or finding.impl in crashing
+            isolated = finding.stopped_a_process or finding.impl in crashing
             if stop is None:
-                run = run_case(bound, case, budget, impl_name=finding.impl, isolated=isolated)
+                run = run_case(bound, case, budget, impl_name=finding.impl, isolated=isolated,
+                               rss_limit_mb=rss_limit_mb)
             else:
                 try:
                     run = stop.run(lambda b=bound, c=case, n=finding.impl, t=budget,
-                                   i=isolated: run_case(b, c, t, impl_name=n, isolated=i))
+                                   i=isolated: run_case(b, c, t, impl_name=n, isolated=i,
+                                                        rss_limit_mb=rss_limit_mb))
                 except ReplayStopped as exc:
                     result = replace(result, stopped_by=exc.signum)
                     result.not_replayed.extend((p, f.id) for p, f, _t in chosen[index:])

@@ -117,9 +117,15 @@ class Finding:
     @property
     def native_crash(self) -> bool:
         """A crash that stopped the process (``new_stop_finding``: a deadly signal, an
-        exit, an exception no check caught), not an exception a check raised: replay
-        runs it in a process of its own (``fuzz.replay.run_case``)."""
+        exit, an exception no check caught), not an exception a check raised."""
         return self.kind == "crash" and self.evidence.get("stopped") == "crash"
+
+    @property
+    def stopped_a_process(self) -> bool:
+        """An input libFuzzer stopped on (``new_stop_finding``: a crash of the process, a
+        timeout, an oom): replay runs it in a process of its own (``fuzz.replay.run_case``),
+        which a timeout that allocates without bound cannot take the machine's memory in."""
+        return "stopped" in self.evidence
 
     def raw_bytes(self) -> bytes | None:
         """The raw fuzzer input, decoded from base64."""
