@@ -294,3 +294,24 @@ def test_every_finding_that_stopped_its_process_is_replayed_in_a_process_of_its_
     ran.clear()
     list(replay.replay_paths([store.root], impl="urllib", rss_limit_mb=123))
     assert ran == {"timeout": (True, 123), "oom": (True, 123), "violation": (False, 123)}
+
+
+def test_a_timeout_replayed_as_an_oom_reproduces_and_a_crash_does_not(tmp_path: Path) -> None:
+    """One input that allocates without bound is stopped by whichever limit it meets
+    first (the machine's speed and load decide): a timeout finding replayed as an oom
+    (its replay runs in a process of its own, with the memory limit) still reproduces.
+    A crash of the process that replays as an oom fails differently."""
+    from pctfuzz._internal.fuzz.replay import Run, _finding_verdict
+    from pctfuzz._internal.identity import stop_signature
+    from pctfuzz._internal.store import new_stop_finding
+    from pctfuzz._internal.targets import get_target
+
+    def replayed(kind: str, now: str) -> str:
+        finding = new_stop_finding(target=get_target("diff_encode"), kind=kind, impl="urllib",
+                                   raw_input=b"\0\0x")
+        run = Run(stop_signature("diff_encode", now, "urllib"), "its process held 3000 MiB")
+        return _finding_verdict(tmp_path / "f.json", finding, run, overridden=False).outcome
+
+    assert replayed("timeout", "oom") == "reproduces"
+    assert replayed("oom", "timeout") == "reproduces"
+    assert replayed("crash", "oom") == "fails differently"
