@@ -306,6 +306,20 @@ def test_a_timeout_keeps_libfuzzer_s_input(tmp_path: Path) -> None:
     assert finding.kind == "timeout" and finding.rebuild_case() == named
 
 
+@pytest.mark.parametrize(("first", "then"), [("timeout", "oom"), ("oom", "timeout")])
+def test_a_timeout_and_an_oom_of_one_adapter_are_one_finding(tmp_path: Path, first: str,
+                                                              then: str) -> None:
+    """One input that allocates without bound is stopped by whichever limit it meets
+    first (hold-out 15's parser: a timeout finding and an oom finding): the second is a
+    hit of the first, its own kind kept in its evidence. A crash stays apart."""
+    stats = TargetStats("diff_encode")
+    for kind, value in ((first, "a*b"), (then, "ab*"), ("crash", "*")):
+        record_death("diff_encode", kind, _artifact(tmp_path, enc(value)), IMPL,
+                     tmp_path / "findings", stats)
+    found = {f.kind: f for f in FindingStore(tmp_path / "findings").iter_findings()}
+    assert sorted(found) == sorted([first, "crash"]) and found[first].hits == 2
+
+
 def _stop(raw: bytes, case: EncodeCase, evidence: dict[str, object] | None) -> Finding:
     return new_stop_finding(target=TARGETS["diff_encode"], kind="crash", raw_input=raw,
                             case=case, impl=IMPL, evidence=evidence)

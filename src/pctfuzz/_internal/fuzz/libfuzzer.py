@@ -22,7 +22,7 @@ import sys
 import time
 from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import TextIO, cast
+from typing import TYPE_CHECKING, TextIO, cast
 
 from pctfuzz._internal.cases import Case, EncodeCase
 from pctfuzz._internal.checks.breadcrumb import read_breadcrumb
@@ -42,6 +42,9 @@ from pctfuzz._internal.fuzz.stats import ModuleReach, TargetStats
 from pctfuzz._internal.fuzz.supervisor import Supervisor
 from pctfuzz._internal.operations import get_operation
 from pctfuzz._internal.targets import Target, get_target
+
+if TYPE_CHECKING:
+    from pctfuzz._internal.store import FindingStore
 
 __all__ = ["BREADCRUMB", "PROGRESS_SECONDS", "STARTUP", "command", "record_death",
            "rerun_command", "watch"]
@@ -311,9 +314,10 @@ def record_death(target: str, kind: str, artifact: Path | None, impl: str, findi
         raw, case = data, _case_of(tgt, data, None if trail is None else trail.domain)
         if kind == "crash" and trail is not None and not trail.torn:
             evidence["died_on"] = "input"
-    finding = new_stop_finding(target=tgt, kind=kind, raw_input=raw, case=case,
-                               impl=impl if tgt.differential else None, accepted=accepted,
-                               evidence=evidence)
+    owner = impl if tgt.differential else None
+    kind = _out_of_resources_as(FindingStore(findings), tgt.name, kind, owner, accepted, evidence)
+    finding = new_stop_finding(target=tgt, kind=kind, raw_input=raw, case=case, impl=owner,
+                               accepted=accepted, evidence=evidence)
     try:
         stored, is_new = FindingStore(findings).record(finding)
     except StoreError as exc:
@@ -322,6 +326,27 @@ def record_death(target: str, kind: str, artifact: Path | None, impl: str, findi
     bucket = stats.new_findings if is_new else stats.known_findings
     if stored.id not in stats.new_findings and stored.id not in bucket:
         bucket.append(stored.id)
+
+
+def _out_of_resources_as(store: FindingStore, target: str, kind: str, impl: str | None,
+                         accepted: bool, evidence: dict[str, object]) -> str:
+    """The kind a stop of ``kind`` is recorded as: a timeout as the store's oom of the
+    same target and implementation when there is one, and the reverse (the kind it
+    stopped as kept in its evidence, ``out_of``): one input that allocates without
+    bound meets whichever limit first, the machine's speed and load decide which (a
+    parser's unbounded list was a timeout finding and an oom finding)."""
+    from pctfuzz._internal.identity import finding_id, stop_signature
+    from pctfuzz._internal.store import StoreError
+
+    if kind not in ("timeout", "oom"):
+        return kind
+    other = "oom" if kind == "timeout" else "timeout"
+    try:
+        store.get(finding_id(stop_signature(target, other, impl, accepted=accepted)))
+    except StoreError:
+        return kind
+    evidence["out_of"] = "time" if kind == "timeout" else "memory"
+    return other
 
 
 def _case_of(target: Target, data: bytes, domain: AnswerDomain | None) -> Case | None:
