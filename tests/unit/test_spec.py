@@ -209,6 +209,7 @@ _NOT_PERCENT_DECODE = {
     ("identity/classes.py", "_parse_unit"): "a finding's name: one escape's byte",
     ("identity/classes.py", "_written_unit"): "reads a unit name 0xHH",
     ("identity/classes.py", "_coarse"): "reads a segment kind 0xHH",
+    ("identity/classes.py", "_char_end"): "a UTF-8 lead escape's length, where a unit ends",
     ("identity/units.py", "unit_members"): "reads unit names 0xHH",
     ("oracles/faults.py", "_decode_short_escape"): "an injected fault",
     ("oracles/faults.py", "_decode_uppercase_only"): "an injected fault",
