@@ -273,8 +273,6 @@ def located(check: str, case: Case, adapter: Impl, expected: Outcome, actual: Ou
     sized = _size_class(check, case, adapter, surrogates, known, settings=settings)
     if sized is not None:
         return case, sized, False
-    if _set_off_by_a_surrogate(check, case, adapter, surrogates, known, settings=settings):
-        return case, SURROGATE_SET_OFF, False
     located: tuple[Case, str] | None = None
     if check == FORM_PARSE.name and isinstance(case, FormParseCase) and case.text:
         located = _form_parse_prefix(case, adapter, surrogates, known, quick, settings=settings)
@@ -286,27 +284,6 @@ def located(check: str, case: Case, adapter: Impl, expected: Outcome, actual: Ou
         return located[0], located[1], True
     return case, _first_class(check, case, adapter, expected, actual, surrogates, known,
                               quick, settings=settings), True
-
-
-#: The class of a difference a lone surrogate sets off (``_set_off_by_a_surrogate``).
-SURROGATE_SET_OFF = "field=any;unit=lone-surrogate;diff=any"
-
-
-def _set_off_by_a_surrogate(check: str, case: Case, adapter: Impl, surrogates: Surrogates,
-                            known: KnownFindings | None, *, settings: RunSettings) -> bool:
-    """The case holds a lone surrogate, and with each one written U+FFFD (what the
-    non-scalar policy holds the answer to) the implementation answers it as the
-    reference does, or as what is in force explains: the surrogate sets the difference
-    off, wherever the answers part. A binding that hands back a field holding one as
-    UTF-16 code units parted at the astral character before it, after it, in a name or
-    a value: a finding each (hold-out 15)."""
-    if not input_has(case, "lone-surrogate"):
-        return False
-    scalar = with_texts(case, lambda t: surrogates_to_fffd(t) if isinstance(t, str) else t)
-    answered = run_impl(check, scalar, adapter)
-    return answered is not None and not answered.raised and _unexplained(
-        check, scalar, adapter, registry_names(adapter), surrogates, known,
-        settings=settings) is None
 
 
 #: An input of fewer units (pairs, characters) is not tried as a difference of size;
