@@ -101,3 +101,24 @@ class TrimsC0Space(Adapter):
         _utf8_str(case)
         value = str(case.value).strip("".join(map(chr, range(0x21))))
         return percent_encode(value, case.set_name, space_as_plus=case.space_as_plus)
+
+
+class SortedMapping(Adapter):
+    """A form parser of four behaviours (hold-out 15's, planted): each name and value
+    stripped of white space, a pair whose name is then empty dropped, each value
+    percent-decoded twice, the pairs answered as a mapping sorted by name (one pair per
+    name, its last value)."""
+
+    name = "sorted-mapping"
+    distribution = "hypothesis"
+
+    def form_parse(self, case: FormParseCase) -> list[tuple[str, str]]:
+        if not isinstance(case.text, str):
+            raise Unsupported("str text only")
+        kept: dict[str, str] = {}
+        for name, value in form_urldecode(case.text):
+            name = name.strip()
+            if name:
+                kept[name] = percent_decode(value.encode("utf-8", "surrogatepass")).decode(
+                    "utf-8", "replace").strip()
+        return sorted(kept.items())
