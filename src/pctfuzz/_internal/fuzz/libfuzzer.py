@@ -332,15 +332,13 @@ def _out_of_resources_as(store: FindingStore, target: str, kind: str, impl: str 
                          accepted: bool, evidence: dict[str, object]) -> str:
     """The kind a stop of ``kind`` is recorded as: a timeout as the store's oom of the
     same target and implementation when there is one, and the reverse (the kind it
-    stopped as kept in its evidence, ``out_of``): one input that allocates without
-    bound meets whichever limit first, the machine's speed and load decide which (a
-    parser's unbounded list was a timeout finding and an oom finding)."""
-    from pctfuzz._internal.identity import finding_id, stop_signature
+    stopped as kept in its evidence, ``out_of``): ``identity.signatures.RESOURCE_STOPS``."""
+    from pctfuzz._internal.identity import finding_id, other_resource_stop, stop_signature
     from pctfuzz._internal.store import StoreError
 
-    if kind not in ("timeout", "oom"):
+    other = other_resource_stop(kind)
+    if other is None:
         return kind
-    other = "oom" if kind == "timeout" else "timeout"
     try:
         store.get(finding_id(stop_signature(target, other, impl, accepted=accepted)))
     except StoreError:

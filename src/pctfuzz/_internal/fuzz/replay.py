@@ -34,6 +34,7 @@ from pctfuzz._internal.fuzz.protocol import DEFAULT_RSS_LIMIT_MB
 from pctfuzz._internal.identity import (
     SIGNATURE_VERSION,
     made_without_accepted,
+    resource_stop,
     signature_of,
     stop_signature,
     without_accepted_mode,
@@ -342,23 +343,13 @@ def _finding_verdict(path: Path, finding: Any, run: Run, *, overridden: bool) ->
         same = observed.split("|")[:3] == recorded.split("|")[:3]
         note = f" (signature format {finding.signature_version}; run pctfuzz migrate)"
         return verdict("reproduces" if same else "fails differently", run.evidence + note)
-    resources = _out_of_resources(recorded)
-    if observed != recorded and resources is not None \
-            and _out_of_resources(observed) == resources:
+    resources = resource_stop(recorded)
+    if observed != recorded and resources is not None and resource_stop(observed) == resources:
         # A timeout replayed as an oom, or the reverse: one input that allocates without
         # bound, stopped by whichever limit it met first (the machine's speed and load
         # decide which, for libFuzzer too).
         return verdict("reproduces", f"{run.evidence} (recorded as {recorded.split('|')[1]})")
     return verdict("reproduces" if observed == recorded else "fails differently")
-
-
-def _out_of_resources(signature: str) -> str | None:
-    """A stop signature of kind ``timeout`` or ``oom`` with its kind written
-    ``resources``, else None."""
-    fields = signature.split("|")
-    if len(fields) < 5 or fields[1] not in ("timeout", "oom") or fields[2:4] != ["-", "-"]:
-        return None
-    return "|".join([fields[0], "resources", *fields[2:]])
 
 
 def bound_for(target: Target, name: str | None, cache: dict[Any, Bound],

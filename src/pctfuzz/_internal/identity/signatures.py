@@ -235,6 +235,28 @@ def stop_signature(target: str, kind: str, impl: str | None = None, *,
     return make_signature(target, kind, None, "-", impl, accepted=accepted)
 
 
+#: The stops of an input that takes more than a run allows, one behaviour whichever it
+#: meets: an input that allocates without bound meets the time limit or the memory
+#: limit first as the machine's speed and load decide (a held-out parser's unbounded
+#: list was a timeout finding and an oom finding).
+RESOURCE_STOPS = ("timeout", "oom")
+
+
+def other_resource_stop(kind: str) -> str | None:
+    """The other kind of ``RESOURCE_STOPS`` than ``kind``; None for any other kind."""
+    return {"timeout": "oom", "oom": "timeout"}.get(kind)
+
+
+def resource_stop(signature: str) -> str | None:
+    """A stop signature (``stop_signature``) of a kind of ``RESOURCE_STOPS`` with its
+    kind written ``resources``, so a timeout and an oom of one target and
+    implementation compare equal; None for any other signature."""
+    fields = signature.split("|")
+    if len(fields) < 5 or fields[1] not in RESOURCE_STOPS or fields[2:4] != ["-", "-"]:
+        return None
+    return "|".join([fields[0], "resources", *fields[2:]])
+
+
 def signature_of(target: str, exc: BaseException | None, *, case: Case | None = None,
                  subject: Any = None, impl: str | None = None,
                  code_under_test: Sequence[str] = (), kind: str | None = None,
