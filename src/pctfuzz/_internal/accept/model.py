@@ -937,6 +937,16 @@ def _structural(model: Model) -> bool:
         and model.order not in ("sorted-bytes", "grouped-bytes")  # the input's bytes
 
 
+def _kept_pairs(model: Model, items: list[Any], pair_of: Callable[[Any], Any]) -> list[Any]:
+    """``items`` without those whose (name, value) pair (``pair_of``) the model leaves
+    out: an empty value (``empty_pairs("dropped")``), an empty name
+    (``empty_pairs("names-dropped")``). A parser's own order of the two, around its
+    trims, is ``_parse``'s."""
+    return [item for item in items
+            if (model.empty != "dropped" or pair_of(item)[1])
+            and (not model.empty_names or pair_of(item)[0])]
+
+
 def _reshape(model: Model, check: str, case: Case, current: Any) -> Any:
     if check == FORM_PARSE.name and isinstance(current, list):
         pairs = list(current)
@@ -947,21 +957,15 @@ def _reshape(model: Model, check: str, case: Case, current: Any) -> Any:
             raise NotModelled("the answer's segments are not the case's pairs")
         keyed = [(name, (value, seg)) for (name, value), seg
                  in zip(case.pairs, segments, strict=True)]
-        if model.empty == "dropped":
-            keyed = [k for k in keyed if k[1][0]]
-        if model.empty_names:
-            keyed = [k for k in keyed if k[0]]
+        keyed = _kept_pairs(model, keyed, lambda k: (k[0], k[1][0]))
         if model.order:
             keyed = reorder(keyed, model.order)
         return "&".join(seg for _, (_, seg) in keyed)
     else:
         raise NotModelled(f"{check}: no answer to reshape")
     keys = _names_as_parsed(case, len(pairs)) if model.order == "grouped" else None
-    keyed = list(zip(keys or [name for name, _ in pairs], pairs, strict=True))
-    if model.empty == "dropped":
-        keyed = [k for k in keyed if k[1][1]]
-    if model.empty_names:
-        keyed = [k for k in keyed if k[1][0]]
+    keyed = _kept_pairs(model, list(zip(keys or [name for name, _ in pairs], pairs, strict=True)),
+                        lambda k: k[1])
     if model.order:
         keyed = reorder(keyed, model.order)
     return [pair for _, pair in keyed]
@@ -1007,11 +1011,7 @@ def render(model: Model, check: str, case: Case, current: Any = None) -> Any:
         # A value's set: with the changes of values, and of values after an empty name.
         of_values = {named: _effective(model, FORM, True, "values" if named else
                                        "values empty-name-values") for named in (False, True)}
-        pairs = list(case.pairs)
-        if model.empty == "dropped":
-            pairs = [p for p in pairs if p[1]]
-        if model.empty_names:
-            pairs = [p for p in pairs if p[0]]
+        pairs = _kept_pairs(model, list(case.pairs), lambda p: p)
         if model.order:
             pairs = reorder(pairs, model.order)
         out = []
