@@ -298,6 +298,33 @@ def test_a_finding_no_rule_names_merges_into_the_rule_found_after_it(tmp_path: P
     assert merge_into_named(tmp_path, STRICT, [named]) == []  # (nothing left to merge)
 
 
+SORTED = "behaviour_impls:SortedMapping"
+
+
+def test_a_class_met_before_its_context_is_named_at_the_end(tmp_path: Path) -> None:
+    """A parser that decodes values twice and answers a sorted mapping (hold-out 15's,
+    ``behaviour_impls.SortedMapping``): met first beside an empty name, before the
+    sorting and the dropped empty names were known, the decoding was a class (its rule
+    refuted by a variant beside another pair, which the sorting reorders). The class's
+    fast path then took every later hit of the decoding, so no rule named it; the
+    campaign's end names it again with the findings met after it known: one finding per
+    behaviour, the decoding ``decoded_twice``."""
+    from behaviour_impls import SortedMapping
+
+    from pctfuzz._internal.fuzz.migrate import merge_into_named
+
+    target, impl, name = get_target("diff_form_parse"), SortedMapping(), SORTED
+    ids: list[str] = []
+    for text in ("=x&a=%2541", "b=1&a=2&b=3", "a= x &b=1", "=1&c=2"):
+        ids += record_case(target, impl, name, tmp_path, FormParseCase(text)).values()
+    before = {f.id: f.behaviour for f in FindingStore(tmp_path).iter_findings()}
+    (klass,) = [ident for ident, behaviour in before.items() if not behaviour]
+    merged = merge_into_named(tmp_path, name, list(dict.fromkeys(ids)))
+    assert [(ident, new) for ident, _into, new in merged] == [(klass, True)]
+    rules = sorted(f.behaviour["rule"] for f in FindingStore(tmp_path).iter_findings())
+    assert rules == ["decoded_twice", "empty_pairs", "pairs_order", "trimmed"]
+
+
 def _requoting(text: str) -> str:
     from urllib.parse import quote
 

@@ -164,8 +164,8 @@ def _merge_into_named(args: argparse.Namespace, result: Any, out: TextIO,
         stats.new_findings[:] = list(dict.fromkeys(
             renamed.get(i, i) for i in stats.new_findings if i in renamed or i not in gone))
     for ident, into, new in merged:
-        print(f"pctfuzz: {ident} renamed {into}: a refusal of what a known finding's cut "
-              "lets through" if new else f"pctfuzz: {ident} merged into {into}: its case is "
+        print(f"pctfuzz: {ident} renamed {into}: named again with the findings met after it "
+              "known" if new else f"pctfuzz: {ident} merged into {into}: its case is "
               "a hit of that finding's rule, found after it", file=out)
 
 

@@ -260,7 +260,11 @@ def merge_into_named(folder: Path, impl: str, ids: Sequence[str],
     merges two records (``FindingStore.record``: hits summed, its id kept in
     ``previous_ids``). A crash named by the statement that raised it, met before the cut
     whose end it refuses was known, is renamed ``raised=any;after(...)``
-    (``checks.differential``), and the next ones merge into it. Returns (merged id, id
+    (``checks.differential``), and the next ones merge into it. So is a divergence no
+    rule named when it was met, which a rule names now that the findings met after it
+    are known (and holds on its variants with them in force): a parser's decoding bug
+    met beside its sorted answer, before the sorting was known, was a class whose fast
+    path then took every later hit of the decoding, never named. Returns (merged id, id
     merged into, whether that id is the finding renamed) for each."""
     store = FindingStore(folder)
     cache: dict[Any, Any] = {}
@@ -308,12 +312,17 @@ def merge_into_named(folder: Path, impl: str, ids: Sequence[str],
             signature = recorder.signature(exc, b"")
             after = site is not None and exc.difference.startswith(RAISED_AFTER)
             into = recorder.ids.get(signature) if exc.behaviour or after else None
-            if after and into is None:  # (the first of them: named so, it takes the rest)
+            if (after or (exc.behaviour and site is None)) and into is None:
+                # (the first of them: named so, it takes the rest)
                 into = finding_id(signature)
-                if _recorded_as(store, finding, signature, exc.behaviour):
+                if signature != finding.signature and _recorded_as(
+                        store, finding, signature, exc.behaviour):
                     recorder.ids[signature] = into
+                    if exc.behaviour:  # (its rule's hits are now this finding's)
+                        bound.known.add(check, exc.behaviour, case)
                     merged.append((finding.id, into, True))
-                continue
+                    continue
+                into = None
             if into is not None and into != finding.id:
                 if _recorded_as(store, finding, store.get(into).signature, exc.behaviour):
                     merged.append((finding.id, into, False))
