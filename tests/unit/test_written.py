@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import html
 import re
+from pathlib import Path
 from urllib.parse import quote
 
 import pytest
@@ -150,3 +151,37 @@ def test_a_list_of_texts_is_one_per_character() -> None:
     assert render(rule.model, "encode", EncodeCase("<a\"", "component")) == "&lt;a&quot;"
     with pytest.raises(UsageError):
         written_as("<\"", text=["&lt;"])
+
+
+def _cut_at_decoded_nul(text: str) -> str:
+    """A decoder answering a C string: urllib's decoding, cut at its first NUL."""
+    from urllib.parse import unquote
+
+    return unquote(text).split("\x00", 1)[0]
+
+
+CUT_NUL = function_adapter("cut-nul", decode=_cut_at_decoded_nul)
+
+
+#: A campaign's input (a tuning decoder's): invalid UTF-8, decoded NULs.
+_LONG = ('C�%2%25�59�%%7%39C�%%u004125a=�540%%%EF%'
+         'BF%BDE459�a=�540%%%EF%BF%BDE459�%255B$2%'
+         '7C�%%u0%255B$2%7C�%%u004125�%80%8E25�%21'
+         '��%2%u%00')
+
+
+@pytest.mark.parametrize("value", ["%EF%BDa%00b", "%C3%00x", _LONG])
+def test_an_answer_made_of_the_input_is_no_fixed_answer(value: str, tmp_path: Path) -> None:
+    """The input up to a decoded NUL, its invalid UTF-8 replaced (a finding made before),
+    is a text of the input's own characters: it was ``answered(text=...)``, one finding
+    per input, none minimized (each shorter input answers another text)."""
+    from pctfuzz._internal.fuzz.recorder import Recorder, record_case
+
+    target = get_target("diff_decode")
+    record_case(target, CUT_NUL, "test_written:CUT_NUL", tmp_path,
+                DecodeCase("%aa"))
+    bound = target.bind(CUT_NUL)
+    Recorder(target, CUT_NUL, "test_written:CUT_NUL", tmp_path, None, bound=bound)
+    with pytest.raises(Divergence) as info:
+        bound.check(DecodeCase(value))
+    assert not info.value.difference.startswith("rule=answered"), info.value.difference

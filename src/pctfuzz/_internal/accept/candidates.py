@@ -448,15 +448,26 @@ def _text_transforms(check: str, seen: _Seen, asks: _Asks) -> Iterator[Rule | No
 def _fixed_answer(got: Any, want: Any, texts: Sequence[str | bytes],
                   confirm: Confirm | None) -> bool:
     """``got`` may be a fixed answer (``answered``): a text that neither holds the
-    input's text nor is held by it or by the reference's answer, and the answer to the
-    input twice is as long (``confirm``: asked of the implementation)."""
+    input's text nor is held by it or by the reference's answer, that has a character
+    none of them holds (nor U+FFFD, which decoding makes), and the answer to the input
+    twice is as long (``confirm``: asked of the implementation). A decoder cutting its
+    answer at a decoded NUL, its invalid UTF-8 replaced, answered the input up to
+    there: a text of the input's own characters, "answered" for each input apart."""
     if not isinstance(got, str | bytes) or not got or type(got) is not type(want) \
             or confirm is None:
         return False
     if got in want or any(type(t) is type(got) and (got in t or (t and t in got))  # type: ignore[operator]
                           for t in texts):
         return False
+    made = {"\ufffd"}.union(*map(_as_text, [want, *texts]))
+    if set(_as_text(got)) <= made:
+        return False
     return confirm(len(got))
+
+
+def _as_text(text: str | bytes) -> str:
+    """A text, bytes read as UTF-8 (U+FFFD where they are not)."""
+    return text if isinstance(text, str) else text.decode("utf-8", "replace")
 
 
 def _predecoded(strs: Sequence[str]) -> Iterator[Rule | None]:
