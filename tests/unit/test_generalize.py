@@ -1391,3 +1391,32 @@ def test_a_behaviour_of_two_units_is_one_class_in_either_order() -> None:
             check_form_parse(FormParseCase(text), adapter)
         classes.add(caught.value.difference)
     assert len(classes) == 1, classes
+
+
+def _second_digit_unchecked(text: str) -> str:
+    """A decoder checking only an escape's first hex digit: the second, any byte, is read
+    as its low four bits (a C ``hex()`` of ``c - 'a' + 10``)."""
+    data, out, i = text.encode("utf-8", "surrogatepass"), bytearray(), 0
+    while i < len(data):
+        first = chr(data[i + 1]) if i + 2 < len(data) else ""
+        if data[i] == 0x25 and first and first in string.hexdigits:
+            second = chr(data[i + 2])
+            low = int(second, 16) if second in string.hexdigits else (data[i + 2] - 87) & 15
+            out.append(int(first, 16) * 16 + low)
+            i += 3
+            continue
+        out.append(data[i])
+        i += 1
+    return out.decode("utf-8", "replace")
+
+
+@pytest.mark.parametrize("value", ["%2;", "%2!", "%2,", "%2<", "%2\\"])
+def test_an_answer_that_matches_the_reference_by_chance_is_its_neighbours_class(
+        value: str) -> None:
+    """``%2,`` decodes to ``%`` here, which reads as the input's ``%`` kept and ``2,``
+    lost (``seg=alnum;diff=missing-output``); ``%2;`` is an escape read wrong. One
+    behaviour, one class: the class most of the character's neighbours give."""
+    adapter = function_adapter("second-digit", decode=_second_digit_unchecked)
+    with pytest.raises(Divergence) as info:
+        check_decode(DecodeCase(value), adapter)
+    assert info.value.difference == "seg=pct-short;diff=changed"

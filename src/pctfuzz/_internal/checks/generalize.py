@@ -161,11 +161,11 @@ def _with_equals(text: Any, split: bool = True) -> Any:
     return amp.join(s if not s or eq in s else s + eq for s in _sequences(text, split))
 
 
-def _spread(members: list[str]) -> list[str]:
-    """``VARIANTS`` of ``members``, spread over them (an unlucky pick of neighbours
+def _spread(members: list[str], count: int = VARIANTS) -> list[str]:
+    """``count`` of ``members``, spread over them (an unlucky pick of neighbours
     must not widen a class)."""
-    step = max(1, len(members) // VARIANTS)
-    return members[::step][:VARIANTS]
+    step = max(1, len(members) // count)
+    return members[::step][:count]
 
 
 # --- a class widened -----------------------------------------------------------------------
@@ -179,6 +179,10 @@ def widen(case: Case, klass: str, classify: Classify, known: Collection[str] = (
     (``_any_writing``). An encoder that leaves every control raw is one finding, not
     one per control. ``known``: the classes of findings made, which a non-ASCII unit's
     category may be among (``_non_ascii``); ``answer``: the implementation's answer."""
+    chance = _by_chance(case, klass, classify)
+    if chance is not None:
+        variant, other = chance
+        return widen(variant, other, classify, known, answer)
     victim = _victim(case, klass, classify) or _lost_first(case, klass, classify) \
         or _any_escape(case, klass, classify) or _any_invalid_escape(case, klass, classify)
     if victim is not None:
@@ -196,6 +200,48 @@ def widen(case: Case, klass: str, classify: Classify, known: Collection[str] = (
         return klass
     char = chr(int(match.group(1), 16))
     return _any_writing(case, char, _in_group(case, klass, char, classify), answer)
+
+
+#: The shapes a difference has where an answer's unit matches an input's by chance (an
+#: answer aligned on the input's text): ``_by_chance``.
+_ALIGNED = re.compile(r";diff=(?:missing-output|extra-output)$")
+#: How many of a character's neighbours ``_by_chance`` asks: more than ``VARIANTS``, as a
+#: chance match can be one byte value in sixteen ('%2,', '%2<', '%2\\' all decode to '%').
+_BY_CHANCE = 5
+
+
+def _by_chance(case: Case, klass: str, classify: Classify) -> tuple[Case, str] | None:
+    """(a variant, its class) when ``klass`` is the implementation's answer matching the
+    reference's by chance: for one character of the input (ASCII, no delimiter, no
+    escape's hex digit), most of ``_BY_CHANCE`` others of its group give one other class
+    and the rest its own. A decoder reading an escape's second digit wrong decodes
+    ``%2,`` to ``%``, which reads as the input's own ``%`` kept and ``2,`` lost
+    (``missing-output`` at ``2``), where ``%2;``, ``%2!`` and ``%2.`` are each an escape
+    read wrong (``seg=pct-short;diff=changed``): one behaviour, two findings, the first
+    named by a coincidence."""
+    if not _ALIGNED.search(klass):
+        return None
+    present = set("".join(input_strs(case)))
+    digits = {t[i] for t in input_strs(case) for i in range(len(t))
+              if "%" in t[max(0, i - 2):i] and t[i] in _HEX_DIGITS}
+    for char in sorted(c for c in present if c.isascii() and c not in DELIMITERS
+                       and c not in digits):
+        group = next((g for g, members in UNIT_GROUPS.items() if char in members), None)
+        if group is None:
+            continue
+        others = _spread([c for c in UNIT_GROUPS[group] if c not in present
+                          and (char in _HEX_DIGITS or c not in _HEX_DIGITS)], _BY_CHANCE)
+        if len(others) < _BY_CHANCE:
+            continue
+        variants = [_with_char(case, char, other) for other in others]
+        classes = [classify(variant) for variant in variants]
+        # (most of them: a neighbour may match by chance too, '%2\\' decodes to '%')
+        for variant, other_class in zip(variants, classes, strict=True):
+            if other_class not in (None, klass) and not _ALIGNED.search(other_class) \
+                    and classes.count(other_class) * 2 > len(classes) \
+                    and set(classes) <= {klass, other_class}:
+                return variant, other_class
+    return None
 
 
 def _in_group(case: Case, klass: str, char: str, classify: Classify) -> str:
