@@ -9,7 +9,7 @@ import re
 import string
 import unicodedata
 from pathlib import Path
-from urllib.parse import quote, quote_plus
+from urllib.parse import parse_qsl, quote, quote_plus
 
 import impact_impls
 import pytest
@@ -564,6 +564,29 @@ def test_a_parser_stripping_names_only_is_no_parser_stripping_every_field() -> N
         check_form_parse(FormParseCase("a+=1"), NAMES_STRIPPED)
     assert info.value.behaviour is None or \
         info.value.behaviour["params"].get("part") != "fields", info.value.behaviour
+
+
+def _names_squeezed(text: str) -> list[tuple[str, str]]:
+    """Hold-out 15's nested-key parser's fields: every space of a name removed, then
+    each name and value stripped."""
+    return [(n.replace(" ", "").strip(), v.strip())
+            for n, v in parse_qsl(text, keep_blank_values=True)]
+
+
+NAMES_SQUEEZED = function_adapter("names-squeezed", form_parse=_names_squeezed)
+
+
+@pytest.mark.parametrize("text", ["a= ", "a=x ", "a=+x"])
+def test_a_space_trimmed_in_values_and_removed_in_names_is_the_values_trim(text: str) -> None:
+    """The space is no character this parser trims in both fields (names lose it inside
+    too), so a value's trailing space was a class of its own beside the trim rule; each
+    field's own characters name it ``trimmed(part=values)`` with the space."""
+    with pytest.raises(Divergence) as info:
+        check_form_parse(FormParseCase(text), NAMES_SQUEEZED)
+    assert info.value.behaviour is not None, info.value.difference
+    params = info.value.behaviour["params"]
+    assert (info.value.behaviour["rule"], params["part"]) == ("trimmed", "values")
+    assert " " in params["chars"] and "\t" in params["chars"]
 
 
 def _swallowing_utf8(data: bytes) -> str:

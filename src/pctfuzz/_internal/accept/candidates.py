@@ -439,6 +439,12 @@ def _text_transforms(check: str, seen: _Seen, asks: _Asks) -> Iterator[Rule | No
             yield build_rule("trimmed", trimmed, part="names")
         if any(t != t.strip(trimmed) for t in strs):
             yield build_rule("trimmed", trimmed)
+    if check == FORM_PARSE.name:
+        # each field's own: a parser removing every space of a name and trimming values
+        # trims no space in both, and its value's space was a finding beside the rule
+        for part in ("values", "names"):
+            for trimmed in _own_chars(chars, f"trimmed-{part}", held, ()):
+                yield build_rule("trimmed", trimmed, part=part)
     # (at the start only: Python's urlsplit; each C0 control and the space alike)
     for start in _own_chars(chars, "trimmed-start", strs, (_C0_SPACE,)):
         if any(t != t.lstrip(start) for t in strs):

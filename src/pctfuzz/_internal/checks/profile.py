@@ -472,6 +472,8 @@ def own_chars(rule: str, check: str, case: Case, adapter: Impl) -> str | None:
       an escape, or any ``%``, back as it is (``_taken_as_encoded``);
     - ``space``: "%20" or "+" where the implementation writes a space so and the
       reference the other way (``_own_space``);
+    - ``trimmed-names``, ``trimmed-values``: ``trimmed`` in a form parser's names
+      alone, values alone;
     - ``trimmed-decoded``: the same, written as its escape (a decoder's decoded text
       stripped: ``%20a`` and ``a%20`` answered as ``a``, ``a%20b`` not as ``ab``).
     - ``decoded_repeatedly``: "yes" when a decoder answers ``%252541`` as ``A``.
@@ -563,10 +565,14 @@ def own_chars(rule: str, check: str, case: Case, adapter: Impl) -> str | None:
         # (a form parser's names given a value, then its values: one that strips values
         # only keeps a name's space, and one that drops a name alone answers no pairs
         # for 'a b' and 'ab' alike, which is no space removed)
-        fields = (("", "=v"), ("k=", "")) if isinstance(case, FormParseCase) else (("", ""),)
+        # (``trimmed-names``, ``trimmed-values``: that field alone; a parser removing
+        # every space of a name and trimming values trims no space in both fields)
+        fields = {"trimmed-names": (("", "=v"),), "trimmed-values": (("k=", ""),)}.get(
+            rule, (("", "=v"), ("k=", ""))) if isinstance(case, FormParseCase) else (("", ""),)
         # (``trimmed-decoded``: each written as its escape, so only what decoding gives;
         # a raw space is the input's trim too)
-        trims = rule in ("trimmed", "trimmed-decoded", "trimmed-start")
+        trims = rule in ("trimmed", "trimmed-decoded", "trimmed-start", "trimmed-names",
+                         "trimmed-values")
         for char in (_C0_SPACE if trims else " \t\n\r\x0b\x0c") + (
                 _UNICODE_SPACE if isinstance(getattr(case, "value", getattr(case, "text", "")),
                                              str) else ""):
