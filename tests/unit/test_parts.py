@@ -1,6 +1,7 @@
-"""A form case as its parts (``pctfuzz._internal.checks.parts``): a case whose answer is
-its pairs' answers put together, each pair that differs alone a known finding's hit, is
-that finding's hit, so two known findings no rule names are no third one together."""
+"""A case as its parts (``pctfuzz._internal.checks.parts``): a case whose answer is its
+pairs' (a form's) or its runs' (a decoder's, an encoder's) answers put together, each
+part that differs alone a known finding's hit, is that finding's hit, so two known
+findings are no third one together."""
 
 from __future__ import annotations
 
@@ -99,3 +100,52 @@ def test_parts_and_their_answers_put_together() -> None:
     assert joined(FormCase((("a", "1"), ("b", ""))), [Outcome("a=1"), Outcome("b=")]) == "a=1&b="
     assert joined(FormParseCase("a&b"), [Outcome([("a", "")]), Outcome([])]) == [("a", "")]
     assert joined(FormParseCase("a&b"), [Outcome([]), Outcome(error=ValueError())]) is None
+
+
+def _int_decode(text: str) -> str:
+    """Hold-out 15's int()-reading decoder, in short: each ``%`` and the two characters
+    after it read as ``chr(int(xx, 16))`` (every escape latin-1, a sign taken), every
+    other character copied."""
+    out, i = [], 0
+    while i < len(text):
+        if text[i] == "%":
+            out.append(chr(int(text[i + 1:i + 3], 16)))
+            i += 3
+        else:
+            out.append(text[i])
+            i += 1
+    return "".join(out)
+
+
+INT_DECODER = function_adapter("test-int-decode", decode=_int_decode)
+
+
+@pytest.mark.parametrize(("value", "rule"), [("%aa%+a", "latin1_fallback"),
+                                             ("%C3a%+a", "latin1_fallback"),
+                                             ("x%+a%C3", "signed_escapes")])
+def test_a_decoders_runs_of_two_known_findings_are_no_third(value: str, rule: str) -> None:
+    """Two rules that do not compose (latin-1 reads the escapes anew): their input
+    together was a new class (``seg=alnum;diff=changed``); cut into runs before a
+    ``%``, each run a known finding's hit, it is the first run's."""
+    from pctfuzz._internal.cases import DecodeCase
+
+    bound = get_target("diff_decode").bind(INT_DECODER)
+    for alone in ("%aa", "%+a"):
+        with pytest.raises(Divergence) as info:
+            bound.check(DecodeCase(alone))  # type: ignore[attr-defined]
+        assert info.value.behaviour is not None, info.value.difference
+        bound.known.add("decode", info.value.behaviour, info.value.case)  # type: ignore[attr-defined]
+    with pytest.raises(Divergence) as info:
+        bound.check(DecodeCase(value))  # type: ignore[attr-defined]
+    assert (info.value.behaviour or {}).get("rule") == rule, info.value.difference
+
+
+def test_runs_of_a_decoders_and_an_encoders_text() -> None:
+    from pctfuzz._internal.cases import DecodeCase, EncodeCase
+
+    runs = parts(DecodeCase("ab%C3%A9c%41%+1"))
+    assert runs is not None and [r.value for r in runs] == ["ab", "%C3%A9c", "%41", "%+1"]  # type: ignore[attr-defined]
+    assert parts(DecodeCase("%C3%A9")) is None  # (no cut before a continuation byte)
+    chars = parts(EncodeCase("a\ud83d\ude00b", "component"))
+    assert chars is not None and [r.value for r in chars] == ["a", "\ud83d\ude00", "b"]  # type: ignore[attr-defined]
+    assert joined(DecodeCase("ab"), [Outcome(b"a"), Outcome(b"b")]) == b"ab"

@@ -253,9 +253,16 @@ def _check(check: str, case: Case, impl: Impl | str | None,
         # given: a behaviour of the lone surrogate's own is never hidden behind a new
         # name for what the USVString shows.
         named_as(scalar, True)
-    if known is not None and not known_only and len(known) + len(known.unexplained(check)):
-        # (each part alone: a combination of known findings is no new one)
-        _as_parts(check, case, adapter, (refused, expected, actual), known, settings=settings)
+    runs = isinstance(case, DecodeCase | EncodeCase)
+
+    def as_parts() -> None:
+        """Each part alone: a combination of known findings is no new one."""
+        if known is not None and not known_only and len(known) + len(known.unexplained(check)):
+            _as_parts(check, case, adapter, (refused, expected, actual), known,
+                      settings=settings)
+
+    if not runs:  # (a decoder's or encoder's runs: only before a new finding is named)
+        as_parts()
     klass = None
     unexplained = known is not None and bool(known.unexplained(check))
     if unexplained:
@@ -289,6 +296,8 @@ def _check(check: str, case: Case, impl: Impl | str | None,
                               as_any_escape(where, located)):
                     klass = klass or (None if other is None else known.covering(check, other))
             if klass is None and not known_only:  # (widening names a new finding)
+                if runs:
+                    as_parts()
                 klass = locate.generalized(check, where, adapter, located, surrogates, known,
                                            settings=settings) \
                     if widens else located
@@ -307,6 +316,8 @@ def _check(check: str, case: Case, impl: Impl | str | None,
             raise _divergence(check, case, adapter, refused, expected, actual, klass, None)
     if known_only:
         return None
+    if runs and not unexplained:
+        as_parts()
     rule = _explaining_rule(check, case, adapter, expected, actual, surrogates, known,
                             settings=settings)
     if rule is not None:
@@ -327,7 +338,8 @@ def _as_parts(check: str, case: Case, adapter: Impl,
     that differs alone is, when the implementation's answer is its parts' answers put
     together (in a known pair order or not: ``checks.parts``) and every part that
     differs alone is a known finding's hit: the case is those findings together, where
-    the whole, two behaviours no rule names, would be a class of its own. Else nothing:
+    the whole, two behaviours no rule names (or two rules that do not compose), would
+    be a class of its own. Else nothing:
     a part no known finding explains is named with the whole case, as before (named by
     the part, a serializer's harmless behaviour was three findings, two of them
     mixed). ``outcomes``: the reference's answer, the one the implementation is held
@@ -348,13 +360,19 @@ def _as_parts(check: str, case: Case, adapter: Impl,
     first: Divergence | None = None
     made = known.classes(check)
     for piece in pieces:
-        # (named as any input is, widened: a known class is widened, ``non-ascii-Nd``)
+        # (named as any input is, widened: a known class is widened, ``non-ascii-Nd``;
+        # a decoder's or an encoder's run only as a known finding's hit: a run of a new
+        # behaviour is not named twice, as a run and whole)
         try:
-            _check(check, piece, adapter, known, settings=settings)
+            agreed = _check(check, piece, adapter, known, settings=settings,
+                            known_only=isinstance(piece, DecodeCase | EncodeCase))
         except Divergence as exc:
             if exc.difference not in made:
                 return  # (a part no known finding explains: the case is named whole)
             first = first or exc
+        else:
+            if agreed is None:  # (a run unanswered, or none of the known findings')
+                return
     if first is not None:
         raise _divergence(check, case, adapter, refused, expected, actual,
                           first.difference, first.behaviour)
