@@ -411,34 +411,3 @@ def test_a_merge_that_cannot_bind_or_read_keeps_every_record(tmp_path: Path) -> 
     path.write_text("{ not json")
     assert merge_into_named(tmp_path, STRICT, [tab]) == []
     assert path.read_text() == "{ not json"
-
-
-def test_what_the_campaign_could_not_minimize_is_minimized_at_its_end(tmp_path: Path) -> None:
-    """A slow parser's long input is not minimized within the campaign's time: its
-    finding was named on it, mixed with what else it shows. The campaign's end
-    minimizes it, the store's findings known, then names it again."""
-    from behaviour_impls import SortedMapping
-
-    from pctfuzz._internal.fuzz.migrate import merge_into_named
-    from pctfuzz._internal.fuzz.minimize import raw_input_for
-    from pctfuzz._internal.fuzz.recorder import Recorder
-
-    target, impl = get_target("diff_form_parse"), SortedMapping()
-    bound = target.bind(impl)
-    recorder = Recorder(target, impl, SORTED, tmp_path, None, bound=bound,
-                        minimize_seconds=0.0)
-    case = FormParseCase("zz=1&=x&a=%2541&b=2&c=3")
-    with pytest.raises(Divergence) as info:
-        bound.check(case)
-    data = raw_input_for(target, case, impl)
-    assert data is not None
-    recorder.record(data, info.value)
-    recorder.flush()
-    (long,) = [f for f in FindingStore(tmp_path).iter_findings() if not f.minimized]
-    shrunk: list[tuple[str, str]] = []
-    merge_into_named(tmp_path, SORTED, [long.id], minimize_seconds=30.0, minimized=shrunk)
-    assert [ident for ident, _ in shrunk] == [long.id]
-    records = list(FindingStore(tmp_path).iter_findings())
-    assert all(f.minimized for f in records), [(f.id, f.case) for f in records]
-    smaller = [f.rebuild_case().text for f in records]  # type: ignore[attr-defined]
-    assert max(map(len, smaller)) < len(case.text), smaller

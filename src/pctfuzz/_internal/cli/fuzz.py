@@ -141,10 +141,6 @@ def _describe_new_findings(idents: list[str], findings: Path, out: TextIO) -> No
               file=out)
 
 
-#: Seconds a campaign's end may spend minimizing what the campaign could not.
-_END_MINIMIZE = 30.0
-
-
 def _merge_into_named(args: argparse.Namespace, result: Any, out: TextIO,
                       settings: RunSettings = DEFAULT_SETTINGS) -> None:
     """Merge each new finding no rule names into the finding a rule names whose hit its
@@ -155,18 +151,13 @@ def _merge_into_named(args: argparse.Namespace, result: Any, out: TextIO,
 
     if result.stopped_by or not result.new_findings:
         return
-    shrunk: list[tuple[str, str]] = []
     try:
-        # (what the campaign could not minimize, within a quarter of its time, 30 s at most)
         merged = merge_into_named(Path(args.findings), args.impl, result.new_findings,
-                                  settings, minimized=shrunk,
-                                  minimize_seconds=min(_END_MINIMIZE, args.max_time / 4))
+                                  settings)
     except Exception as exc:  # (the findings stand as recorded: nothing is lost)
         print(f"pctfuzz: WARNING: new findings not merged: {type(exc).__name__}: "
               f"{one_line(str(exc), 200)}", file=sys.stderr)
         return
-    for ident, change in shrunk:
-        print(f"pctfuzz: {ident} minimized at the campaign's end: {change}", file=out)
     renamed = {ident: into for ident, into, new in merged if new}
     gone = {ident for ident, _into, _new in merged}
     for stats in result.stats:

@@ -35,14 +35,13 @@ from __future__ import annotations
 import contextlib
 import dataclasses
 import os
-import time
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from pctfuzz._internal.errors import PctfuzzError, UsageError
-from pctfuzz._internal.fuzz.minimize import DEFAULT_SECONDS, minimize_case, raw_input_for
+from pctfuzz._internal.fuzz.minimize import minimize_case, raw_input_for
 from pctfuzz._internal.fuzz.recorder import Recorder, build_finding
 from pctfuzz._internal.fuzz.replay import DEFAULT_TIMEOUT, bound_for, run_case
 from pctfuzz._internal.identity import (
@@ -105,11 +104,9 @@ def _new_signature(finding: Finding, impl: str | None, cache: dict[Any, Any],
 
 
 def _minimized(store: FindingStore, finding: Finding, impl: str | None,
-               cache: dict[Any, Any], settings: RunSettings,
-               max_seconds: float = DEFAULT_SECONDS) -> str:
-    """Re-minimize ``finding``'s case (module docstring), within ``max_seconds``;
-    returns what changed ("" if it was 1-minimal and simplest already). ``UsageError``
-    when it cannot be done."""
+               cache: dict[Any, Any], settings: RunSettings) -> str:
+    """Re-minimize ``finding``'s case (module docstring); returns what changed ("" if
+    it was 1-minimal and simplest already). ``UsageError`` when it cannot be done."""
     if finding.kind in ("timeout", "oom") or finding.native_crash or finding.case is None:
         return ""
     target = get_target(finding.target)
@@ -130,7 +127,7 @@ def _minimized(store: FindingStore, finding: Finding, impl: str | None,
         return run_case(bound, candidate, DEFAULT_TIMEOUT,
                         impl_name=name).signature == finding.signature
 
-    found = minimize_case(case, keeps, max_seconds=max_seconds)
+    found = minimize_case(case, keeps)
     try:
         bound.check(found.case)
     except Exception as exc:
@@ -249,10 +246,7 @@ def _migrate_one(store: FindingStore, finding: Finding, impl: str | None, reiden
 
 
 def merge_into_named(folder: Path, impl: str, ids: Sequence[str],
-                     settings: RunSettings = DEFAULT_SETTINGS, *,
-                     minimize_seconds: float = 0.0,
-                     minimized: list[tuple[str, str]] | None = None
-                     ) -> list[tuple[str, str, bool]]:
+                     settings: RunSettings = DEFAULT_SETTINGS) -> list[tuple[str, str, bool]]:
     """Merge each of ``ids`` (a campaign's new divergences) into the finding a rule names
     whose hit its case is: the check of its case, with the store's open findings of its
     target and implementation known but itself (``fuzz.recorder.Recorder`` seeds them),
@@ -271,13 +265,7 @@ def merge_into_named(folder: Path, impl: str, ids: Sequence[str],
     are known (and holds on its variants with them in force): a parser's decoding bug
     met beside its sorted answer, before the sorting was known, was a class whose fast
     path then took every later hit of the decoding, never named. Returns (merged id, id
-    merged into, whether that id is the finding renamed) for each.
-
-    First, a divergence the campaign could not minimize within its time (a slow parser's
-    long input) is minimized again, the store's findings known, within
-    ``minimize_seconds`` for all of them (``_minimized``; each change appended to
-    ``minimized`` as (id, what changed)): named on a long input that also shows known
-    behaviours, it was mixed, and named by a unit that plays no part."""
+    merged into, whether that id is the finding renamed) for each."""
     store = FindingStore(folder)
     cache: dict[Any, Any] = {}
     recorders: dict[str, Recorder] = {}
@@ -311,16 +299,6 @@ def merge_into_named(folder: Path, impl: str, ids: Sequence[str],
             case = finding.rebuild_case()
         except (PctfuzzError, OSError):
             continue
-        if minimize_seconds > 0 and not finding.minimized and finding.kind == "divergence":
-            started = time.monotonic()
-            with contextlib.suppress(PctfuzzError, StoreError, OSError):
-                change = _minimized(store, finding, impl, cache, settings,
-                                    max_seconds=minimize_seconds)
-                finding = store.get(ident)
-                case = finding.rebuild_case()
-                if change and minimized is not None:
-                    minimized.append((ident, change))
-            minimize_seconds -= time.monotonic() - started
         check = str(finding.evidence.get("check", ""))
         if site is not None:
             bound.known.forget_refusal_site(check, site)
