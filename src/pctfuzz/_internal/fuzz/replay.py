@@ -444,18 +444,6 @@ def _inputs(paths: Sequence[Path], target: str | None) -> Iterator[tuple[str, Pa
                 yield "raw", path, name
 
 
-def _native_crash_impl(path: Path) -> str | None:
-    """The implementation of the finding at ``path`` when it crashed the process (None
-    when it did not, or cannot be read: its replay says so)."""
-    from pctfuzz._internal.store import StoreError, load_finding
-
-    try:
-        finding = load_finding(path)
-    except (StoreError, OSError, ValueError):
-        return None
-    return finding.impl if finding.native_crash else None
-
-
 def replay_paths(paths: Sequence[Path], *, target: str | None = None, impl: str | None = None,
                  timeout: float = DEFAULT_TIMEOUT, trusted: Sequence[str] = (),
                  raw_impl: str | None = None, settings: RunSettings = DEFAULT_SETTINGS,
@@ -470,23 +458,33 @@ def replay_paths(paths: Sequence[Path], *, target: str | None = None, impl: str 
     ``settings``: the run's (``Project.run_settings``), carried by the bound targets.
     ``rss_limit_mb``: the memory a finding that stopped its process may take in the
     process of its own it runs in (``run_case``)."""
-    from pctfuzz._internal.store import StoreError, load_finding, read_input
+    from pctfuzz._internal.store import Finding, StoreError, load_finding, read_input
 
     if target is not None:
         get_target(target)
     impls: dict[Any, Bound] = {}
     inputs = list(_inputs(paths, target))
+    # Each record read once: what it says, or why it cannot be read (said at its turn).
+    records: dict[Path, Finding | Exception] = {}
+    for kind, path, _ in inputs:
+        if kind == "finding":
+            try:
+                records[path] = load_finding(path)
+            except (PctfuzzError, OSError, ValueError) as exc:
+                records[path] = exc
     # (as ``replay_open``: every finding of an implementation that crashed a process
     # runs in a process of its own)
-    crashing = {impl_of for kind, path, _ in inputs
-                if kind == "finding" and (impl_of := _native_crash_impl(path)) is not None}
+    crashing = {record.impl for record in records.values()
+                if isinstance(record, Finding) and record.native_crash}
     for kind, path, info in inputs:
         try:
             if kind == "error":
                 yield path, str(info)
                 continue
             if kind == "finding":
-                finding = load_finding(path)
+                finding = records[path]
+                if isinstance(finding, Exception):
+                    raise finding
                 tgt = get_target(finding.target)
                 case = finding.rebuild_case()
                 chosen = impl or finding.impl
