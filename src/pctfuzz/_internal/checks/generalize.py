@@ -161,6 +161,11 @@ def _with_equals(text: Any, split: bool = True) -> Any:
     return amp.join(s if not s or eq in s else s + eq for s in _sequences(text, split))
 
 
+def _group_of(char: str) -> str | None:
+    """The group of ``UNIT_GROUPS`` that ``char`` is a member of; None for none."""
+    return next((g for g, members in UNIT_GROUPS.items() if char in members), None)
+
+
 def _spread(members: list[str], count: int = VARIANTS) -> list[str]:
     """``count`` of ``members``, spread over them (an unlucky pick of neighbours
     must not widen a class)."""
@@ -226,7 +231,7 @@ def _by_chance(case: Case, klass: str, classify: Classify) -> tuple[Case, str] |
               if "%" in t[max(0, i - 2):i] and t[i] in _HEX_DIGITS}
     for char in sorted(c for c in present if c.isascii() and c not in DELIMITERS
                        and c not in digits):
-        group = next((g for g, members in UNIT_GROUPS.items() if char in members), None)
+        group = _group_of(char)
         if group is None:
             continue
         others = _spread([c for c in UNIT_GROUPS[group] if c not in present
@@ -901,7 +906,7 @@ def holds_on_variants(case: Case, explained: Explained, claimed: str = "",
         extra = ((plain, plain),) if len(case.pairs) % 2 == 0 else ()
         variants += [replace(case, pairs=(pair, *extra)) for pair in dict.fromkeys(case.pairs)]
     for char in sorted({c for c in present if c.isascii()} - escaped):
-        group = next((g for g, members in UNIT_GROUPS.items() if char in members), None)
+        group = _group_of(char)
         if group is not None:
             variants += [_with_char(case, char, other) for other in
                          _spread([c for c in UNIT_GROUPS[group] if c not in present])]
