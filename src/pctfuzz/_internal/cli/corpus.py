@@ -15,6 +15,7 @@ from pathlib import Path
 from pctfuzz._internal.cli.args import folder_path, whole_seconds
 from pctfuzz._internal.errors import UsageError
 from pctfuzz._internal.exits import ExitCode
+from pctfuzz._internal.identity import RESOURCE_STOPS
 
 __all__ = ["add_command"]
 
@@ -81,7 +82,7 @@ def _finding_inputs(folder: Path) -> dict[str, list[bytes]]:
     keep: dict[str, list[bytes]] = {}
     for finding in FindingStore(folder).iter_findings(problems):
         raw = finding.raw_bytes()
-        if raw is not None and finding.kind not in ("timeout", "oom") \
+        if raw is not None and finding.kind not in RESOURCE_STOPS \
                 and not finding.native_crash:
             keep.setdefault(finding.target, []).append(raw)
     for problem in problems:

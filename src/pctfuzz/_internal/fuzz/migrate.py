@@ -46,6 +46,7 @@ from pctfuzz._internal.fuzz.recorder import Recorder, build_finding
 from pctfuzz._internal.fuzz.replay import DEFAULT_TIMEOUT, bound_for, run_case
 from pctfuzz._internal.identity import (
     RAISED_AFTER,
+    RESOURCE_STOPS,
     SIGNATURE_VERSION,
     finding_id,
     made_without_accepted,
@@ -88,7 +89,7 @@ def _new_signature(finding: Finding, impl: str | None, cache: dict[Any, Any],
                    settings: RunSettings) -> str:
     target = get_target(finding.target)
     name = impl or finding.impl
-    if finding.kind in ("timeout", "oom") or finding.native_crash:
+    if finding.kind in RESOURCE_STOPS or finding.native_crash:
         return stop_signature(target.name, finding.kind, name, accepted=settings.accepted)
     bound = bound_for(target, name, cache, recorded=impl is None, settings=settings)
     run = run_case(bound, finding.rebuild_case(), DEFAULT_TIMEOUT, impl_name=name)
@@ -107,7 +108,7 @@ def _minimized(store: FindingStore, finding: Finding, impl: str | None,
                cache: dict[Any, Any], settings: RunSettings) -> str:
     """Re-minimize ``finding``'s case (module docstring); returns what changed ("" if
     it was 1-minimal and simplest already). ``UsageError`` when it cannot be done."""
-    if finding.kind in ("timeout", "oom") or finding.native_crash or finding.case is None:
+    if finding.kind in RESOURCE_STOPS or finding.native_crash or finding.case is None:
         return ""
     target = get_target(finding.target)
     name = impl or finding.impl
@@ -189,7 +190,7 @@ def _migrate_one(store: FindingStore, finding: Finding, impl: str | None, reiden
     path = store.path_for(finding)
     migrated = False
     if finding.signature_version < SIGNATURE_VERSION or (
-            reidentify and finding.kind not in ("timeout", "oom")
+            reidentify and finding.kind not in RESOURCE_STOPS
             and not finding.native_crash):
         try:
             signature = _new_signature(finding, impl, cache, settings)

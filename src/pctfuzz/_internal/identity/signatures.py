@@ -244,7 +244,8 @@ RESOURCE_STOPS = ("timeout", "oom")
 
 def other_resource_stop(kind: str) -> str | None:
     """The other kind of ``RESOURCE_STOPS`` than ``kind``; None for any other kind."""
-    return {"timeout": "oom", "oom": "timeout"}.get(kind)
+    return next((other for other in RESOURCE_STOPS if other != kind), None) \
+        if kind in RESOURCE_STOPS else None
 
 
 def resource_stop(signature: str) -> str | None:

@@ -25,6 +25,7 @@ from pctfuzz._internal.checks.differential import resolve_impl
 from pctfuzz._internal.checks.registry import divergences_for, reference_outcome
 from pctfuzz._internal.errors import UsageError
 from pctfuzz._internal.fuzz.replay import is_builtin_impl
+from pctfuzz._internal.identity import RESOURCE_STOPS
 from pctfuzz._internal.operations import ENCODE, OPERATIONS
 from pctfuzz._internal.oracles.base import registry_names
 from pctfuzz._internal.oracles.faults import FAULTS
@@ -115,7 +116,7 @@ def _direct_test(finding: Finding) -> list[str] | None:
     if finding.case is None or finding.impl not in ("urllib", "urllib-unquote"):
         return None
     target = get_target(finding.target)
-    if not target.differential or finding.kind in ("timeout", "oom"):
+    if not target.differential or finding.kind in RESOURCE_STOPS:
         return None
     case = finding.rebuild_case()
     check = str(finding.case.get("type"))
