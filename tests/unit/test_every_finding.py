@@ -325,6 +325,49 @@ def test_a_class_met_before_its_context_is_named_at_the_end(tmp_path: Path) -> N
     assert rules == ["decoded_twice", "empty_pairs", "pairs_order", "trimmed"]
 
 
+def _sorted_mapping_store(folder: Path) -> tuple[list[str], str]:
+    """The records of ``test_a_class_met_before_its_context_is_named_at_the_end``: the
+    new ids in the order met, and the class's."""
+    from behaviour_impls import SortedMapping
+
+    target, impl, ids = get_target("diff_form_parse"), SortedMapping(), []
+    for text in ("=x&a=%2541", "b=1&a=2&b=3", "a= x &b=1", "=1&c=2"):
+        ids += record_case(target, impl, SORTED, folder, FormParseCase(text)).values()
+    (klass,) = [f.id for f in FindingStore(folder).iter_findings() if not f.behaviour]
+    return list(dict.fromkeys(ids)), klass
+
+
+@pytest.mark.parametrize("second_signal", [False, True])
+def test_a_campaign_stopped_by_a_signal_still_names_the_class_again(
+        tmp_path: Path, second_signal: bool) -> None:
+    """Ctrl-C ends a campaign before its end, which used to skip the merge: the class
+    met before its context stayed a finding of its own. ``fuzz`` now does the merge
+    after the signal too (one check per new finding); a second signal ends it, the
+    records as the campaign left them."""
+    import argparse
+    import io
+    import signal
+    from types import SimpleNamespace
+
+    from pctfuzz._internal.cli.fuzz import _merge_into_named
+    from pctfuzz._internal.fuzz.replay import StopOnSignals
+
+    ids, klass = _sorted_mapping_store(tmp_path)
+    stats = SimpleNamespace(new_findings=list(ids))  # (what the summary counts)
+    result = SimpleNamespace(stopped_by=signal.SIGINT, new_findings=ids, stats=[stats])
+    args = argparse.Namespace(findings=str(tmp_path), impl=SORTED)
+    stop, out = StopOnSignals(), io.StringIO()
+    stop.signum = signal.SIGINT if second_signal else None
+    _merge_into_named(args, result, out, stop)
+    rules = sorted((f.behaviour or {}).get("rule", "") for f in
+                   FindingStore(tmp_path).iter_findings())
+    if second_signal:
+        assert out.getvalue() == "" and "" in rules and stats.new_findings == ids
+    else:
+        assert rules == ["decoded_twice", "empty_pairs", "pairs_order", "trimmed"]
+        assert f"{klass} renamed " in out.getvalue() and klass not in stats.new_findings
+
+
 def _requoting(text: str) -> str:
     from urllib.parse import quote
 

@@ -141,19 +141,21 @@ def _describe_new_findings(idents: list[str], findings: Path, out: TextIO) -> No
               file=out)
 
 
-def _merge_into_named(args: argparse.Namespace, result: Any, out: TextIO,
+def _merge_into_named(args: argparse.Namespace, result: Any, out: TextIO, stop: Any,
                       settings: RunSettings = DEFAULT_SETTINGS) -> None:
     """Merge each new finding no rule names into the finding a rule names whose hit its
-    case is (``migrate.merge_into_named``), before the summary counts them; not after a
-    stop signal (the user asked the run to end)."""
+    case is (``migrate.merge_into_named``), before the summary counts them. Also after
+    the stop signal that ended the campaign: a class met before its context would
+    otherwise stay a finding of its own after a Ctrl-C; one check per new finding, and
+    the next signal ends it (``stop``)."""
     from pctfuzz._internal.fuzz.migrate import merge_into_named
     from pctfuzz._internal.text import one_line
 
-    if result.stopped_by or not result.new_findings:
+    if not result.new_findings:
         return
     try:
         merged = merge_into_named(Path(args.findings), args.impl, result.new_findings,
-                                  settings)
+                                  settings, stop)
     except Exception as exc:  # (the findings stand as recorded: nothing is lost)
         print(f"pctfuzz: WARNING: new findings not merged: {type(exc).__name__}: "
               f"{one_line(str(exc), 200)}", file=sys.stderr)
@@ -273,7 +275,7 @@ def _finish(args: argparse.Namespace, result: Any, stop: Any, *, dests: Any, out
     from pctfuzz._internal.reports import fuzz_results
     from pctfuzz._internal.store import printable_path
 
-    _merge_into_named(args, result, out, run_settings)
+    _merge_into_named(args, result, out, stop, run_settings)
     print(result.summary(), file=out)
     _describe_new_findings(result.new_findings, Path(args.findings), out)
     verified = _verify_open(args, result, out, stop, run_settings)

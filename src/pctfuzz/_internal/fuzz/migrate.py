@@ -34,6 +34,7 @@ from __future__ import annotations
 
 import contextlib
 import dataclasses
+import functools
 import os
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
@@ -43,7 +44,13 @@ from typing import Any
 from pctfuzz._internal.errors import PctfuzzError, UsageError
 from pctfuzz._internal.fuzz.minimize import minimize_case, raw_input_for
 from pctfuzz._internal.fuzz.recorder import Recorder, build_finding
-from pctfuzz._internal.fuzz.replay import DEFAULT_TIMEOUT, bound_for, run_case
+from pctfuzz._internal.fuzz.replay import (
+    DEFAULT_TIMEOUT,
+    ReplayStopped,
+    StopOnSignals,
+    bound_for,
+    run_case,
+)
 from pctfuzz._internal.identity import (
     RAISED_AFTER,
     RESOURCE_STOPS,
@@ -247,7 +254,8 @@ def _migrate_one(store: FindingStore, finding: Finding, impl: str | None, reiden
 
 
 def merge_into_named(folder: Path, impl: str, ids: Sequence[str],
-                     settings: RunSettings = DEFAULT_SETTINGS) -> list[tuple[str, str, bool]]:
+                     settings: RunSettings = DEFAULT_SETTINGS,
+                     stop: StopOnSignals | None = None) -> list[tuple[str, str, bool]]:
     """Merge each of ``ids`` (a campaign's new divergences) into the finding a rule names
     whose hit its case is: the check of its case, with the store's open findings of its
     target and implementation known but itself (``fuzz.recorder.Recorder`` seeds them),
@@ -265,8 +273,10 @@ def merge_into_named(folder: Path, impl: str, ids: Sequence[str],
     rule named when it was met, which a rule names now that the findings met after it
     are known (and holds on its variants with them in force): a parser's decoding bug
     met beside its sorted answer, before the sorting was known, was a class whose fast
-    path then took every later hit of the decoding, never named. Returns (merged id, id
-    merged into, whether that id is the finding renamed) for each."""
+    path then took every later hit of the decoding, never named. A stop signal
+    (``stop``) ends it between two findings or in a check, never in a record's write.
+    Returns (merged id, id merged into, whether that id is the finding renamed) for
+    each."""
     store = FindingStore(folder)
     cache: dict[Any, Any] = {}
     recorders: dict[str, Recorder] = {}
@@ -277,6 +287,8 @@ def merge_into_named(folder: Path, impl: str, ids: Sequence[str],
     if any(f.native_crash and f.impl == impl for f in store.iter_findings([])):
         return merged
     for ident in dict.fromkeys(ids):
+        if stop is not None and stop.signum is not None:
+            break
         try:
             finding = store.get(ident)
             target = get_target(finding.target)
@@ -308,7 +320,12 @@ def merge_into_named(folder: Path, impl: str, ids: Sequence[str],
         else:
             bound.known.forget_unexplained(check, parts[3])
         try:
-            bound.check(case)
+            if stop is not None:
+                stop.run(functools.partial(bound.check, case))
+            else:
+                bound.check(case)
+        except ReplayStopped:
+            break
         except Divergence as exc:
             signature = recorder.signature(exc, b"")
             after = site is not None and exc.difference.startswith(RAISED_AFTER)
