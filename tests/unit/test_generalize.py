@@ -965,6 +965,38 @@ def test_a_refusal_of_what_a_known_cut_lets_through_is_one_finding(value: str) -
         "crash", "decode", f"raised=any;after({cut})"]
 
 
+def _strict_hash_cut(text: str) -> str:
+    """A reader that refuses two '[' in a row anywhere in its input and ignores what
+    follows a '#': the refusal needs no cut before it."""
+    if "[[" in text:
+        raise ValueError("nested too deep")
+    return percent_decode(text.partition("#")[0]).decode("utf-8", "replace")
+
+
+STRICT_HASH_CUT = function_adapter("test-strict-hash-cut", decode=_strict_hash_cut)
+
+
+def test_a_refusal_that_needs_no_cut_is_not_named_after_it() -> None:
+    """A long input not minimized yet holds a known cut ('#') and, after it, what the
+    reader refuses anywhere ('[['): the end alone is refused too, so the refusal is
+    not what the cut lets through, and is located where it rose (hold-out 17: two
+    crashes of a form parser named after a cut that played no part)."""
+    from pctfuzz._internal.checks.differential import _check
+    from pctfuzz._internal.checks.known import KnownFindings
+    from pctfuzz._internal.settings import DEFAULT_SETTINGS
+
+    with pytest.raises(Divergence) as first:
+        _check("decode", DecodeCase("a#b"), STRICT_HASH_CUT, settings=DEFAULT_SETTINGS)
+    assert first.value.difference == "rule=cut_at(chars=#)"
+    known = KnownFindings()
+    known.add("decode", first.value.behaviour, DecodeCase("a#b"))
+    with pytest.raises(Divergence) as info:
+        _check("decode", DecodeCase("ab#cd[[e"), STRICT_HASH_CUT, known,
+               settings=DEFAULT_SETTINGS)
+    assert info.value.impl_error is not None
+    assert not info.value.difference.startswith("raised=any;after(")
+
+
 def _nested_names(text: str) -> str:
     """A reader that drops each ``[]`` (querystring-parser's nested names) and fails on
     two of them in a row: the drop loses a unit, but no end of the input."""

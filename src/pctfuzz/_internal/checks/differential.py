@@ -430,6 +430,20 @@ def _raised_after_known(check: str, case: Case, adapter: Impl, known: KnownFindi
         return (first is not None and second is not None and not first.raised
                 and not second.raised and first.value == second.value)
 
+    def refused_alone(start: str, end: int) -> bool:
+        # What the cut ignores, from where it starts, alone is refused too: the
+        # refusal needs no cut before it (a reader that refuses '[[' anywhere, beside
+        # a known cut at '#' earlier in a long input not minimized yet, refuses for
+        # the '[[', not for what the cut lets through).
+        answer = run_impl(check, cut(end, start), adapter)
+        while end > 0 and answer is not None:
+            shorter = run_impl(check, cut(end - 1, start), adapter)
+            if shorter is None or shorter.raised or shorter.value != answer.value:
+                break
+            end -= 1
+        alone = run_impl(check, with_texts(case, lambda t: _as_type(t, text[end:])), adapter)
+        return alone is not None and alone.raised
+
     def cut_class(end: int, start: str = text) -> str | None:
         try:
             _check(check, cut(end, start), adapter, known, known_only=True, settings=settings)
@@ -437,7 +451,7 @@ def _raised_after_known(check: str, case: Case, adapter: Impl, known: KnownFindi
             # (and the end is no part of the answer: a name that loses a unit, as a
             # nested name '[]' answered as '', is no cut of what follows it)
             if exc.impl_error is None and _CUT.search(exc.difference or "") \
-                    and ignores_end(start, end):
+                    and ignores_end(start, end) and not refused_alone(start, end):
                 return f"{RAISED_AFTER}{exc.difference})"
         return None
 
