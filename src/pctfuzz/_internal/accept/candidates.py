@@ -267,12 +267,12 @@ def _parser(seen: _Seen, asks: _Asks) -> Iterator[Rule | None]:
     yield from _replacements(own_replacement, asks)
     # (a form parser reading %2B as a space decodes a second time as a form does)
     twice = {"plus": "space"} if asks.mode("decoded_twice") == "space" else {}
-    # A parser that decodes the whole text before it splits: each delimiter its own
-    # rule, asked of it (it decodes twice too, but an escaped '&' splits a pair there).
-    predecodes = asks.mode("decoded_before_split") is not None
-    if predecodes:
+    # A parser that decodes the whole text, or each sequence, before it splits: each
+    # delimiter its own rule, asked of it (it decodes twice too, but an escaped '&' or
+    # '=' splits there); then a second decoding of its own (a name decoded again).
+    if asks.mode("decoded_before_split") is not None:
         yield from _predecoded(strs)
-    elif seen.holds("%"):
+    if seen.holds("%"):
         yield build_rule("decoded_twice", **twice)
     yield from _cuts(strs, asks.chars, seen.want, seen.got, asks.confirm)
     yield from _text_transforms(FORM_PARSE.name, seen, asks)
@@ -280,7 +280,7 @@ def _parser(seen: _Seen, asks: _Asks) -> Iterator[Rule | None]:
     # they would leave a lone surrogate's rule out of the combined ones
     if seen.holds("+"):
         yield from _in_each_part("plus_kept")
-    if seen.holds("%") and not predecodes:
+    if seen.holds("%"):
         yield from _in_each_part("decoded_twice", **twice)
 
 

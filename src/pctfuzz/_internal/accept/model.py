@@ -54,9 +54,9 @@ from pctfuzz._internal.text import (
     surrogates_to_fffd,
 )
 
-__all__ = ["PREDECODE_DELIMITERS", "REPLACEMENT_ERRORS", "REQUOTE_MODES", "U_ESCAPE", "Model",
-           "NotModelled", "python_codec_name", "read_input", "render", "reorder",
-           "u_escapes_as_utf8"]
+__all__ = ["LATIN1", "PREDECODE_DELIMITERS", "REPLACEMENT_ERRORS", "REQUOTE_MODES", "U_ESCAPE",
+           "Model", "NotModelled", "python_codec_name", "read_input", "render", "reorder",
+           "u_escapes_as_utf8", "utf8_decoded"]
 
 
 #: How an encoder writes a valid ``%HH`` of its input (``requoted``, ``pctfuzz.accept``),
@@ -158,8 +158,10 @@ class Model:
     #: ``hex="upper"``: mdurl's decode), not as given.
     kept_upper: bool = False
     #: How invalid UTF-8 of a decoded answer is written (``replacement``): a Python
-    #: error handler's name (``REPLACEMENT_ERRORS``); the reference keeps the bytes
-    #: (decode) or writes U+FFFD per maximal subpart (form-parse).
+    #: error handler's name (``REPLACEMENT_ERRORS``), or ``latin1``: a decoded answer,
+    #: name or value that is not UTF-8 read as latin-1 whole (``latin1_fallback``); the
+    #: reference keeps the bytes (decode) or writes U+FFFD per maximal subpart
+    #: (form-parse).
     replacement: str | None = None
     #: A decoder reads ``+`` as a space before percent-decoding (``plus_as_space``).
     plus_as_space: bool = False
@@ -665,6 +667,21 @@ REPLACEMENT_ERRORS = {"per-byte": "pctfuzz-per-byte", "per-sequence": "replace",
                       "surrogateescape": "surrogateescape"}
 
 
+def utf8_decoded(data: bytes, mode: str) -> str:
+    """``data`` decoded from UTF-8, its invalid UTF-8 written as the ``replacement``
+    ``mode`` says; ``latin1``: the whole of it read as latin-1 where it is not UTF-8."""
+    if mode == LATIN1:
+        try:
+            return data.decode("utf-8")
+        except UnicodeDecodeError:
+            return data.decode("latin-1")
+    return data.decode("utf-8", REPLACEMENT_ERRORS[mode])
+
+
+#: The ``replacement`` mode of ``latin1_fallback``: no error handler (it reads the whole).
+LATIN1 = "latin1"
+
+
 # --- a decoder that reads an escape as a signed number (``signed_escapes``) ----------------
 _SIGNED = re.compile(rf"%(?:\+({HEX_DIGIT})|-(0))")
 _SIGNED_BYTES = re.compile(_SIGNED.pattern.encode("ascii"))
@@ -905,9 +922,8 @@ def _pair_with(mode: str, sequence: str | bytes) -> tuple[str, str]:
     data = sequence if isinstance(sequence, bytes) else \
         to_scalar_value_string(sequence, "replace").encode("utf-8")
     name, _, value = data.partition(b"=")
-    errors = REPLACEMENT_ERRORS[mode]
-    return (percent_decode(name.replace(b"+", b" ")).decode("utf-8", errors),
-            percent_decode(value.replace(b"+", b" ")).decode("utf-8", errors))
+    return (utf8_decoded(percent_decode(name.replace(b"+", b" ")), mode),
+            utf8_decoded(percent_decode(value.replace(b"+", b" ")), mode))
 
 
 def _grouped_by_bytes(model: Model, text: str | bytes,
@@ -1040,8 +1056,7 @@ def render(model: Model, check: str, case: Case, current: Any = None) -> Any:
         if model.until_stable:
             data = _decoded_until_stable(data)
         if model.replacement:  # the answer is text: written back as UTF-8
-            return data.decode("utf-8", REPLACEMENT_ERRORS[model.replacement]).encode(
-                "utf-8", "surrogatepass")
+            return utf8_decoded(data, model.replacement).encode("utf-8", "surrogatepass")
         return data
     if isinstance(case, FormParseCase) and check == FORM_PARSE.name:
         if model.order == "grouped-bytes":  # keyed by the names' bytes, as parsed

@@ -26,6 +26,7 @@ from pctfuzz._internal.accept.entry import MODEL, REPLACE, REWRITE, KnownDiverge
 from pctfuzz._internal.accept.javascript import node_unescape, querystring_scan
 from pctfuzz._internal.accept.meaning import CONTROLS, DELIMITERS, IMPACTS
 from pctfuzz._internal.accept.model import (
+    LATIN1,
     PREDECODE_DELIMITERS,
     REQUOTE_MODES,
     Model,
@@ -566,14 +567,6 @@ def empty_pairs(mode: str) -> Reconciler:
                      f"empty pairs {mode}")
 
 
-def _utf8_or_latin1(data: bytes) -> bytes:
-    try:
-        data.decode("utf-8")
-    except UnicodeDecodeError:
-        return data.decode("latin-1").encode("utf-8")
-    return data
-
-
 _ESCAPE_RUN = re.compile(PERCENT_ENCODED_RUN.pattern.encode("ascii"))
 
 
@@ -600,6 +593,10 @@ def latin1_fallback(scope: str = "not-utf8") -> Reconciler:
     if scope not in _LATIN1_SCOPES:
         raise UsageError(f"latin1_fallback: scope must be one of {', '.join(_LATIN1_SCOPES)}, "
                          f"not {scope!r}")
+    if scope == "not-utf8":  # (a model: it composes with the other rules, '+' kept...)
+        return _declared("latin1_fallback", {DECODE.name, FORM_PARSE.name},
+                         Model(replacement=LATIN1), "U+FFFD for invalid UTF-8",
+                         "latin-1 for a value that is not UTF-8")
 
     def reconcile(case: Case, expected: Outcome, actual: Outcome) -> _Pair:
         if expected.raised:
@@ -607,31 +604,26 @@ def latin1_fallback(scope: str = "not-utf8") -> Reconciler:
         if isinstance(case, DecodeCase):
             if scope == "answer":
                 return Outcome(expected.value.decode("latin-1").encode("utf-8")), actual
-            if scope == "always":
-                value = case.value
-                data = value if isinstance(value, bytes) else \
-                    surrogates_to_fffd(value).encode("utf-8")
-                return Outcome(_escapes_as_latin1(data)), actual
-            return Outcome(_utf8_or_latin1(expected.value)), actual
+            value = case.value
+            data = value if isinstance(value, bytes) else \
+                surrogates_to_fffd(value).encode("utf-8")
+            return Outcome(_escapes_as_latin1(data)), actual
         if isinstance(case, FormParseCase):
             text = case.text
             data = text if isinstance(text, bytes) else text.encode("utf-8", "replace")
             if scope == "answer":
                 pairs = [tuple(part.decode("latin-1") for part in pair)
                          for pair in form_urldecode_bytes(data)]
-            elif scope == "always":
+            else:
                 pairs = [tuple(_escapes_as_latin1(part.replace(b"+", b" ")).decode(
                     "utf-8", "replace") for part in pair) for pair in form_sequences(data)]
-            else:
-                pairs = [tuple(_utf8_or_latin1(part).decode("utf-8") for part in pair)
-                         for pair in form_urldecode_bytes(data)]
             return Outcome(pairs), actual
         return None
 
     return Reconciler("latin1_fallback", frozenset({DECODE.name, FORM_PARSE.name}), reconcile,
                       "U+FFFD for invalid UTF-8",
                       "every escaped byte read as latin-1" if scope == "always"
-                      else "latin-1 for a value that is not UTF-8",
+                      else "every byte of the answer read as latin-1",
                       REPLACE)
 
 

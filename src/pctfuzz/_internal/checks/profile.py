@@ -297,7 +297,7 @@ def own_parser_mode(rule: str, check: str, adapter: Impl) -> str | None:
     ``replacement`` mode whose model answers ``REPLACEMENT_PROBES`` as it does,
     ``space`` for ``decoded_twice``'s ``plus`` when it answers a space for ``%2B`` in a
     name or a value, ``yes`` for ``decoded_before_split`` when it answers ``a=1%26b=2``
-    as two pairs. None for none."""
+    as two pairs or ``a%3Db`` as the pair ``('a', 'b')``. None for none."""
     if check != FORM_PARSE.name or rule not in ("names_mangled", "empty_pairs", "needs_equals",
                                              "replacement", "decoded_twice",
                                              "decoded_before_split"):
@@ -305,8 +305,10 @@ def own_parser_mode(rule: str, check: str, adapter: Impl) -> str | None:
     known = _PARSER_MODES.get(adapter, rule)
     if known is not UNASKED:
         return known
-    if rule == "decoded_before_split":  # an escaped '&' splits a pair
-        found = "yes" if _pairs_of(adapter, "a=1%26b=2") == [("a", "1"), ("b", "2")] else None
+    if rule == "decoded_before_split":  # an escaped '&' splits a pair, or an escaped '='
+        # a name from its value (a parser that decodes each sequence before its '=')
+        found = "yes" if _pairs_of(adapter, "a=1%26b=2") == [("a", "1"), ("b", "2")] \
+            or _pairs_of(adapter, "a%3Db") == [("a", "b")] else None
         _PARSER_MODES.put(adapter, rule, found)
         return found
     if rule == "decoded_twice":
