@@ -265,10 +265,13 @@ def test_two_campaigns_share_one_store_without_losing_a_hit(tmp_path: Path) -> N
     assert counted > 1000
     # A campaign that ends at its deadline replays the open findings (a call of the
     # implementation that is a verification, not a hit); one stopped by a signal does
-    # not: none here.
-    verified = sum(int(m) for out, err in outs
+    # not: none here. The campaign that made the finding asks its case once more at its
+    # end, also after a signal, whether a finding met after it names it
+    # (``migrate.merge_into_named``): one call that is no hit.
+    replayed = sum(int(m) for out, err in outs
                    for m in re.findall(r"open findings replayed: (\d+)", out + err))
-    assert verified == 0, outs
+    assert replayed == 0, outs
+    verified = replayed + 1
     assert records[0].hits == counted - verified, \
         f"stored {records[0].hits}, counted {counted} (of which {verified} verifications)"
 
