@@ -316,14 +316,14 @@ def _plain_variants(case: Case) -> list[tuple[str, Case, Case]]:
         if len(text) >= _SIZE_MIN:
             out += [("length", dataclasses.replace(case, text=plain(long)),
                      dataclasses.replace(case, text=plain(short)))
-                    for long, short in _plain_texts(len(text))]
+                    for long, short in _plain_texts(len(text), _utf8_size(text))]
     elif isinstance(case, FormCase) and len(case.pairs) >= _SIZE_MIN:
         out.append(("count",
                     dataclasses.replace(case, pairs=tuple((f"a{name}", "b") for name
                                                           in _ordered_names(len(case.pairs)))),
                     dataclasses.replace(case, pairs=(("a0", "b"), ("a1", "b")))))
     elif isinstance(case, DecodeCase | EncodeCase) and len(case.value) >= _SIZE_MIN:
-        texts = _plain_texts(len(case.value))
+        texts = _plain_texts(len(case.value), _utf8_size(case.value))
         if isinstance(case, EncodeCase):
             texts = texts[:1]  # an encoder writes "%" as "%25" wherever it is
         for long, short in texts:
@@ -336,20 +336,30 @@ def _plain_variants(case: Case) -> list[tuple[str, Case, Case]]:
     return out
 
 
+def _utf8_size(text: str | bytes) -> int:
+    """How many bytes ``text`` is as UTF-8 (bytes: as they are)."""
+    return len(text) if isinstance(text, bytes) else len(text.encode("utf-8", "surrogatepass"))
+
+
 def _ordered_names(count: int) -> list[str]:
     """``count`` distinct digit strings, in their sorted order."""
     width = len(str(count - 1))
     return [f"{i:0{width}d}" for i in range(count)]
 
 
-def _plain_texts(length: int) -> list[tuple[str, str]]:
+def _plain_texts(length: int, size: int = 0) -> list[tuple[str, str]]:
     """(a plain text of ``length`` characters, the same of ``_SMALL`` characters):
     letters, then escapes of a letter at each of the three alignments (a decoder that
-    works in blocks splits an escape only where one straddles a block's end). An
-    escape cut at the end is letters: ``%4`` is no plain input (a decoder that reads
-    ``%a`` as a byte was named a bug of size on it)."""
+    works in blocks splits an escape only where one straddles a block's end), then a
+    two-byte character at both (a parser that UTF-8-decodes in chunks of bytes splits
+    one only where it straddles a chunk's end; as many bytes as the input's ``size``
+    in bytes, where that is more than ``length``). An escape cut at the end is letters:
+    ``%4`` is no plain input (a decoder that reads ``%a`` as a byte was named a bug of
+    size on it)."""
+    two_byte = max(length, (size + 1) // 2)  # (as many bytes as the input's UTF-8)
     return [(_whole_escapes(text[:length]), _whole_escapes(text[:_SMALL])) for text in
-            ("a" * length, *((pad + "%41" * length) for pad in ("", "a", "aa")))]
+            ("a" * length, *((pad + "%41" * length) for pad in ("", "a", "aa")))] + [
+        ((pad + "\u00e9" * two_byte)[:two_byte], "\u00e9" * _SMALL) for pad in ("", "a")]
 
 
 def _whole_escapes(text: str) -> str:
