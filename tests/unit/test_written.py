@@ -86,6 +86,26 @@ def test_a_fixed_answer_is_one_finding_whatever_set_it_off(value: str) -> None:
     assert _found(LINK, value, "encodeURI").difference == "rule=answered(text=#harmful-link)"
 
 
+def _percent_swallowed(text: str) -> bytes:
+    """A decoder that reads '+' as a space and drops a '%' that starts no escape with
+    the two characters after it."""
+    from urllib.parse import unquote_to_bytes
+
+    return unquote_to_bytes(re.sub("%(?![0-9A-Fa-f]{2}).{0,2}", "", text.replace("+", " "),
+                                   flags=re.DOTALL))
+
+
+def test_an_answer_that_follows_the_input_is_no_fixed_answer() -> None:
+    """'+%' is answered ' ', as is '+%+%' (its '%' swallows '+%'): no fixed answer,
+    which stands for the input whatever follows it ('+%xyz' is ' yz')."""
+    from pctfuzz._internal.checks.differential import check_decode
+
+    swallowed = function_adapter("test-percent-swallowed", decode=_percent_swallowed)
+    with pytest.raises(Divergence) as info:
+        check_decode(DecodeCase("+%"), swallowed)
+    assert not info.value.difference.startswith("rule=answered(")
+
+
 @pytest.mark.parametrize("value", ["a+b", "+", "x+ y"])
 def test_a_plus_escaped_twice_is_written_as_its_escape_escaped(value: str) -> None:
     found = _found(PLUS_TWICE, value, "application/x-www-form-urlencoded", plus=True)

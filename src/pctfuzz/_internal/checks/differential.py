@@ -581,6 +581,26 @@ def _explaining_rule(check: str, case: Case, adapter: Impl, expected: Outcome,
     return rule
 
 
+def _answered_after_letters(check: str, case: Case, adapter: Impl) -> bool:
+    """A fixed answer (``answered``) stands for the input whatever follows it: the input
+    with three letters after it is answered the same. Where the rule does not act it
+    says nothing on a variant, so no other variant refutes it: a decoder dropping a
+    '%' with the two characters after it answered ' ' for '+%' and for '+%+%'."""
+    text = "".join(input_strs(case))
+    letter = fresh_letter(text)
+    if letter is None:
+        return False
+    variant = with_texts(case, lambda t: _as_type(t, _as_str(t) + letter * 3))
+    got, first = run_impl(check, variant, adapter), run_impl(check, case, adapter)
+    return got is not None and first is not None and not got.raised and not first.raised \
+        and got.value == first.value
+
+
+def _as_str(text: Any) -> str:
+    """A text as ``input_strs`` reads it: bytes as Latin-1, one character a byte."""
+    return text.decode("latin-1") if isinstance(text, bytes) else text
+
+
 def _holds_on_variants(check: str, case: Case, adapter: Impl, rule: Rule,
                        surrogates: Surrogates, entries: list[KnownDivergence]) -> bool:
     """A name never claims more than was checked: ``rule``, beside ``entries`` (those it
@@ -595,6 +615,8 @@ def _holds_on_variants(check: str, case: Case, adapter: Impl, rule: Rule,
         variant = without_kind(case, str(dict(rule.params)["input"]))
         got = None if variant is None else run_impl(check, variant, adapter)
         return got is None or not got.raised
+    if rule.name == "answered" and not _answered_after_letters(check, case, adapter):
+        return False
     entry = as_entry(rule, check, names[0], case)
 
     def acts_on(variant: Case, beside: list[KnownDivergence] = entries) -> bool:
