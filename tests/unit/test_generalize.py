@@ -116,6 +116,11 @@ def test_impact() -> None:
     tilde = {"rule": "left_raw", "params": {"chars": "~"}}
     assert impact_of("divergence", "", plus) == "splits-field"
     assert impact_of("divergence", "", tilde) == "cosmetic"
+    # '=' raw in a form's value: a parser splits a pair at its first '=' (URL 5.1)
+    for part, impact in (("values", "cosmetic"), ("names", "splits-field"),
+                         (None, "splits-field")):
+        equals = {"rule": "left_raw", "params": {"chars": "=", "part": part}}
+        assert impact_of("divergence", "", equals) == impact, part
     assert impact_of("divergence", "", {"rule": "truncated", "params": {"n": 3}}) \
         == "loses-data"
     assert impact_of("crash", "raised=KeyError@m:f", None) == "crash"

@@ -247,8 +247,11 @@ def set_change(add: frozenset[int], remove: frozenset[int]) -> Reconcile:
 
 
 def _raw_impact(params: dict[str, Any]) -> str:
-    """splits-field for a delimiter or an ASCII control, else cosmetic"""
+    """splits-field for a delimiter or an ASCII control (but '=' in a form's values: a
+    parser splits a pair at its first '=', URL 5.1 step 3.2), else cosmetic"""
     chars = set(str(params.get("chars", "")))
+    if params.get("part") == "values":
+        chars.discard("=")
     return "splits-field" if chars & set(DELIMITERS + CONTROLS) else "cosmetic"
 
 
