@@ -399,6 +399,44 @@ def test_a_campaign_stopped_by_a_signal_still_names_the_class_again(
         assert f"{klass} renamed " in out.getvalue() and klass not in stats.new_findings
 
 
+def _percent_swallowed(text: str) -> bytes:
+    """A decoder that drops a '%' that starts no escape with the two characters after it."""
+    import re
+    from urllib.parse import unquote_to_bytes
+
+    return unquote_to_bytes(re.sub("%(?![0-9A-Fa-f]{2}).{0,2}", "", text, flags=re.DOTALL))
+
+
+percent_swallowed = function_adapter("percent-swallowed", decode=_percent_swallowed)
+SWALLOWED = "test_every_finding:percent_swallowed"
+
+
+def test_a_rule_finding_that_a_class_finding_takes_is_merged_into_it(tmp_path: Path) -> None:
+    """A case named by a rule of its own when nothing was known, which the behaviour's
+    class finding, met after it, takes as its hit, merges into that class finding at
+    the campaign's end (hold-out 18: one real bug was two findings, the first named by
+    a rule; the merge took only a rule's or a refusal's answer as another finding's).
+    The rule's record is written as such a campaign wrote it: the class's, on another
+    case of it, under a rule."""
+    import dataclasses
+
+    from pctfuzz._internal.fuzz.migrate import merge_into_named
+    from pctfuzz._internal.identity.signatures import finding_id
+
+    (klass,) = record_case(get_target("diff_decode"), percent_swallowed, SWALLOWED, tmp_path,
+                           DecodeCase("%")).values()
+    store = FindingStore(tmp_path)
+    found = store.get(klass)
+    signature = found.signature.replace(found.signature.split("|")[3], "rule=answered(text=a)")
+    first = finding_id(signature)
+    store.record(dataclasses.replace(
+        found, signature=signature, id=first, case=DecodeCase("a%zz").to_json(),
+        behaviour={"rule": "answered", "params": {"text": "a"}, "text": "answers 'a'"}))
+    assert merge_into_named(tmp_path, SWALLOWED, [first, klass]) == [(first, klass, False)]
+    (left,) = FindingStore(tmp_path).iter_findings()
+    assert left.id == klass and first in (left.previous_ids or ())
+
+
 def _requoting(text: str) -> str:
     from urllib.parse import quote
 

@@ -267,7 +267,10 @@ def merge_into_named(folder: Path, impl: str, ids: Sequence[str],
     was named, was a finding of its own class beside ``removed('\\t\\n\\r')``. Only an
     untriaged record (status ``new``) of ``impl`` is merged, as ``pctfuzz migrate``
     merges two records (``FindingStore.record``: hits summed, its id kept in
-    ``previous_ids``). A crash named by the statement that raised it, met before the cut
+    ``previous_ids``). So is a rule's finding whose case, its rule forgotten, is a
+    class finding's hit (met first, with nothing known, it was named by a rule of its
+    own; the behaviour's class, met after it, takes its case). A crash named by the
+    statement that raised it, met before the cut
     whose end it refuses was known, is renamed ``raised=any;after(...)``
     (``checks.differential``), and the next ones merge into it. So is a divergence no
     rule named when it was met, which a rule names now that the findings met after it
@@ -329,7 +332,10 @@ def merge_into_named(folder: Path, impl: str, ids: Sequence[str],
         except Divergence as exc:
             signature = recorder.signature(exc, b"")
             after = site is not None and exc.difference.startswith(RAISED_AFTER)
-            into = recorder.ids.get(signature) if exc.behaviour or after else None
+            # (a rule's finding whose case is now a class finding's hit merges into it:
+            # met first, before that class was known, it split the behaviour in two)
+            into = recorder.ids.get(signature) \
+                if exc.behaviour or after or finding.behaviour else None
             if (after or (exc.behaviour and site is None)) and into is None:
                 # (the first of them: named so, it takes the rest)
                 into = finding_id(signature)
