@@ -51,7 +51,7 @@ from pctfuzz._internal.inputs import REFUSAL_INPUTS, input_has, input_strs, inpu
 from pctfuzz._internal.operations import DECODE, ENCODE, FORM_PARSE, FORM_SERIALIZE
 from pctfuzz._internal.outcome import Outcome
 from pctfuzz._internal.reference import percent_decode
-from pctfuzz._internal.sets import FORM, get_set, set_names
+from pctfuzz._internal.sets import FORM, PercentEncodeSet, get_set, set_names
 from pctfuzz._internal.spec import HEX_DIGIT, PERCENT_ENCODED_BYTE
 from pctfuzz._internal.text import strip_lone_surrogates
 
@@ -303,7 +303,7 @@ def _writer(check: str, seen: _Seen, asks: _Asks) -> Iterator[Rule | None]:
     space = chars("space") if chars is not None else None
     wide = _non_ascii_raw(chars, strs, _harmless(_chars(raw)))
     yield from _set_rules("left_raw", raw, strs,
-                          other=_other_set(case, raw, enc, strs, space or None),
+                          other=_other_set(_base_set(case), raw, enc, strs, space or None),
                           wide=wide == "all")
     yield from _set_rules("encoded", enc, strs)
     yield from _part_rules(check, strs, chars)
@@ -641,7 +641,12 @@ def _in_part(strs: Sequence[str], part: str) -> list[str]:
     return list(strs[0 if part == "names" else 1::2])
 
 
-def _other_set(case: Case, raw: frozenset[int], enc: frozenset[int],
+def _base_set(case: Case) -> PercentEncodeSet:
+    """The set the reference holds ``case`` to: an encoder's own, a serializer's form set."""
+    return get_set(case.set_name) if isinstance(case, EncodeCase) else FORM
+
+
+def _other_set(base: PercentEncodeSet, raw: frozenset[int], enc: frozenset[int],
                strs: Sequence[str], space: str | None = None,
                part: str | None = None) -> Rule | None:
     """``other_set`` of the harmless characters left raw and of those encoded, when
@@ -657,7 +662,6 @@ def _other_set(case: Case, raw: frozenset[int], enc: frozenset[int],
     if not harmless or not enc or any(chr(c) in DELIMITERS + CONTROLS for c in enc) \
             or not shows:
         return None
-    base = get_set(case.set_name) if isinstance(case, EncodeCase) else FORM
     if _standard_set((base.members | enc) - harmless) is None:
         return None
     return build_rule("other_set", _chars(harmless), encoded=_chars(enc),
@@ -694,8 +698,8 @@ def _part_rules(check: str, strs: Sequence[str],
         return
     for part in ("names", "values"):  # first another standard's set there, as a whole
         raw, enc = chars(f"left_raw-all:{part}"), chars(f"encoded-all:{part}")
-        if raw and enc:  # (an empty form: what ``_other_set`` reads of it is its base set)
-            yield _other_set(FormCase(()), frozenset(map(ord, raw)), frozenset(map(ord, enc)),
+        if raw and enc:
+            yield _other_set(FORM, frozenset(map(ord, raw)), frozenset(map(ord, enc)),
                              _in_part(strs, part), chars(f"space:{part}") or None, part)
     for part in PARTS:
         own = chars(f"left_raw:{part}") or ""
