@@ -590,15 +590,10 @@ def _answered_after_letters(check: str, case: Case, adapter: Impl) -> bool:
     letter = fresh_letter(text)
     if letter is None:
         return False
-    variant = with_texts(case, lambda t: _as_type(t, _as_str(t) + letter * 3))
+    variant = with_texts(case, lambda t: t + _as_type(t, letter * 3))
     got, first = run_impl(check, variant, adapter), run_impl(check, case, adapter)
     return got is not None and first is not None and not got.raised and not first.raised \
         and got.value == first.value
-
-
-def _as_str(text: Any) -> str:
-    """A text as ``input_strs`` reads it: bytes as Latin-1, one character a byte."""
-    return text.decode("latin-1") if isinstance(text, bytes) else text
 
 
 def _holds_on_variants(check: str, case: Case, adapter: Impl, rule: Rule,
