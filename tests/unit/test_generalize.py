@@ -691,10 +691,11 @@ def test_a_unit_at_a_fields_start_is_never_named_by_what_comes_before() -> None:
 
 def _decoded_only_with_a_percent(field: str) -> str:
     """A field decoded only when it holds a '%' (a fast path returns it as it is), and
-    then each character up to U+00FF as its low byte (Mono's HttpUtility.UrlDecode)."""
+    then each character U+0080-U+00FF as '?' (as Mono's HttpUtility.UrlDecode writes them
+    as their low byte, which the rule ``latin1_chars`` names: here no rule does)."""
     if "%" not in field:
         return field
-    low = "".join(f"%{ord(c):02X}" if 0x80 <= ord(c) < 0x100 else c for c in field)
+    low = "".join("?" if 0x80 <= ord(c) < 0x100 else c for c in field)
     return percent_decode(low).decode("utf-8", "replace")
 
 

@@ -372,3 +372,23 @@ def test_java_urlencoder_whole_characters_is_one_rule(tmp_path: Path) -> None:
     one(findings(tmp_path / "w", check_encode, adapter, cases), "whole_characters", {})
     mixed = [EncodeCase(v, form, "Shift_JIS", True) for v in ("\ud800", "\ud800\u0411")]
     one(findings(tmp_path / "m", check_encode, adapter, mixed), "unmappable_replaced", {})
+
+
+# --- Mono's ParseQueryString: its entry a model, so its real bugs are named by rules --------
+@pytest.mark.parametrize(("texts", "rule", "params"), [
+    # HtmlDecode of the whole query first (dotnet/corefx#23582): six classes before.
+    (("&#0", "a&#0", "a=&#0", "a&#00", "&#3;", "x&amp;y"), "html_unescaped", {"mode": "mono"}),
+    # UrlDecode's low byte of a raw character beside a '%' or '+': five classes before.
+    (("%\x80", "?\x80%", "%u00aa", "\x80\x80%0a", "%Ea\x80", "a=\U00010000%"), "latin1_chars",
+     {}),
+])
+def test_mono_parse_query_strings_bugs_are_one_finding_each(
+        tmp_path: Path, texts: tuple[str, ...], rule: str, params: dict[str, str]) -> None:
+    """With its entries in force: the collection entry was code that no rule composed
+    with (15 form-parse findings for three bugs in a 90 s campaign)."""
+    from pctfuzz._internal.settings import DEFAULT_SETTINGS
+
+    adapter = _peer("mono-httputility", lambda a: a.form_parse(FormParseCase("a=1")))
+    cases = [FormParseCase(text) for text in texts]
+    one(findings(tmp_path, check_form_parse, adapter, cases, settings=DEFAULT_SETTINGS), rule,
+        params)

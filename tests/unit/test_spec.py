@@ -186,6 +186,7 @@ _NOT_PERCENT_DECODE = {
     ("accept/model.py", "_decode_keeping"): "a decoder that keeps some escapes",
     ("accept/model.py", "keep"): "a form parser that keeps some escapes (marks them)",
     ("accept/javascript.py", "unescape_buffer"): "Node's unescapeBuffer (UTF-16 units)",
+    ("accept/html_refs.py", "_mono_html_decode"): "an HTML reference's hex digits (&#xH;)",
     ("accept/javascript.py", "decode_uri_component"): "ECMA-262 Decode (throws)",
     ("checks/registry/haskell.py", "_byte"): "network-uri's unEscapeByte (its own UTF-8)",
     ("checks/registry/qt.py", "query_field"): "QUrlQuery's TolerantMode field (its own UTF-8)",

@@ -17,6 +17,7 @@ from collections.abc import Callable, Generator, Iterator, Sequence
 from dataclasses import dataclass, replace
 from typing import Any
 
+from pctfuzz._internal.accept.html_refs import HTML_MODES
 from pctfuzz._internal.accept.meaning import CONTROLS, DELIMITERS
 from pctfuzz._internal.accept.model import (
     PREDECODE_DELIMITERS,
@@ -86,6 +87,9 @@ _WHITESPACE = " \t\n\r\x0b\x0c"
 _C0_SPACE = "".join(map(chr, range(0x21)))
 _REMOVED = ("\t\n\r", _WHITESPACE, "\t", "\n", "\r")
 #: An escape a signed hex number reads: ``%+H``, ``%-0`` (``signed_escapes``).
+#: The start of an HTML character reference (``html_unescaped``): ``&#``, or ``&`` and a
+#: name ended by ``;``.
+_HTML_REFERENCE = re.compile("&(?:#|[A-Za-z][A-Za-z0-9]*;)")
 _SIGNED = re.compile(rf"%(?:\+{HEX_DIGIT}|-0)")
 
 
@@ -224,12 +228,7 @@ def _decoder(seen: _Seen, asks: _Asks) -> Iterator[Rule | None]:
         yield build_rule("signed_escapes")  # (Java's %+1: one finding per segment before it)
     if any(U_ESCAPE.search(t) for t in strs):
         yield build_rule("percent_u")  # (.NET's %u0041: a model field, beside '+' as a space)
-    if chars is not None and any(
-            re.search("[\x80-\xff\ud800-\udfff\U00010000-\U0010ffff]|%u(?:00[89a-f]|d)",
-                      t, re.IGNORECASE) for t in strs) and chars("latin1_chars"):
-        # (Mono's raw 'é' as the byte E9, beside '+' and %u: asked of the decoder, as
-        # what a hand-rolled UTF-8 decoder loses after '%e2%82' can look the same)
-        yield build_rule("latin1_chars")
+    yield from _latin1_chars(seen, asks)
     yield from _replacements(own_replacement or (chars is not None and chars("replacement")),
                              asks)
     if seen.holds("+"):
@@ -241,6 +240,17 @@ def _decoder(seen: _Seen, asks: _Asks) -> Iterator[Rule | None]:
     yield from _cuts(strs, chars, seen.want, seen.got, asks.confirm)
     yield from _answer_rewrites(DECODE.name, seen, asks)
     yield from _text_transforms(DECODE.name, seen, asks)
+
+
+def _latin1_chars(seen: _Seen, asks: _Asks) -> Iterator[Rule | None]:
+    """``latin1_chars`` where the input holds a character it writes otherwise and the
+    implementation answers ``%41é`` so (Mono's raw 'é' as the byte E9, beside '+' and
+    %u: asked, as what a hand-rolled UTF-8 decoder loses after '%e2%82' can look the
+    same)."""
+    if asks.chars is not None and any(
+            re.search("[\x80-\xff\ud800-\udfff\U00010000-\U0010ffff]|%u(?:00[89a-f]|d)",
+                      t, re.IGNORECASE) for t in seen.strs) and asks.chars("latin1_chars"):
+        yield build_rule("latin1_chars")
 
 
 def _parser(seen: _Seen, asks: _Asks) -> Iterator[Rule | None]:
@@ -263,7 +273,14 @@ def _parser(seen: _Seen, asks: _Asks) -> Iterator[Rule | None]:
         yield build_rule("plus_kept")
     if seen.holds(";"):
         yield build_rule("semicolon_separates")
+    if any(_HTML_REFERENCE.search(t) for t in strs):
+        # (before the decoders' rules: '&#0' read as '&#' looked like data dropped);
+        # the parser's own mode, asked, as '&amp;' alone is read alike by both
+        own_html = asks.mode("html_unescaped")
+        for mode in [own_html] if own_html else HTML_MODES:
+            yield build_rule("html_unescaped", mode)
     own_replacement = yield from _reading(FORM_PARSE.name, seen, asks)
+    yield from _latin1_chars(seen, asks)  # (it decodes each name and value so)
     yield from _replacements(own_replacement, asks)
     # (a form parser reading %2B as a space decodes a second time as a form does)
     twice = {"plus": "space"} if asks.mode("decoded_twice") == "space" else {}
@@ -371,7 +388,7 @@ def _replacements(known_mode: object, asks: _Asks) -> Iterator[Rule | None]:
     known (``known_mode``: asked of it already; they would push the rules after them
     out of the combined ones, '+' as a space), then the latin-1 fallback."""
     if not known_mode:
-        for mode in ("per-sequence", "per-byte", "percent-encoded", "dropped",
+        for mode in ("per-sequence", "per-byte", "dotnet", "percent-encoded", "dropped",
                      "surrogateescape", "undecoded", "low-byte"):
             yield build_rule("replacement", mode)
     scope = asks.chars("latin1_fallback") if asks.chars is not None else None

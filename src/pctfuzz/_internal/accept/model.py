@@ -32,6 +32,7 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, fields, replace
 from typing import Any
 
+from pctfuzz._internal.accept.html_refs import html_unescape
 from pctfuzz._internal.cases import Case, DecodeCase, EncodeCase, FormCase, FormParseCase
 from pctfuzz._internal.encoding import lookup
 from pctfuzz._internal.errors import NotModelled
@@ -54,8 +55,9 @@ from pctfuzz._internal.text import (
     surrogates_to_fffd,
 )
 
-__all__ = ["LATIN1", "PREDECODE_DELIMITERS", "REPLACEMENT_ERRORS", "REQUOTE_MODES", "U_ESCAPE",
-           "Model", "NotModelled", "python_codec_name", "read_input", "render", "reorder",
+__all__ = ["GROUPED_INVARIANT", "LATIN1", "PREDECODE_DELIMITERS", "REPLACEMENT_ERRORS",
+           "REQUOTE_MODES", "U_ESCAPE", "Model", "NotModelled", "python_codec_name",
+           "read_input", "render", "reorder",
            "u_escapes_as_utf8", "utf8_decoded"]
 
 
@@ -189,6 +191,17 @@ class Model:
     #: A pair whose name is empty, once decoded and trimmed, is left out
     #: (``empty_pairs("names-dropped")``: ``if name:`` before a mapping is filled).
     empty_names: bool = False
+    #: A form parser reads a sequence without "=" (an empty one too) as a value without a
+    #: name, answered with the name '' but kept apart from the name '' when grouped: the
+    #: null key of .NET's ``NameValueCollection`` (``HttpUtility.ParseQueryString``).
+    bare_values: bool = False
+    #: One "?" at the start of a form-parse text is dropped first (URL 6.2's
+    #: ``URLSearchParams`` constructor does so; .NET's ``ParseQueryString`` too).
+    query_mark: bool = False
+    #: A form parser reads the HTML character references of the whole text before it
+    #: splits it (``html_unescaped``: ``&amp;`` separates pairs), as the ``html5`` or the
+    #: ``mono`` decoder reads them (``accept.html_refs``).
+    html: str | None = None
 
     def merge(self, other: Model) -> Model:
         """Both models at once; ``NotModelled`` when they contradict each other."""
@@ -215,6 +228,8 @@ class Model:
             **{name: getattr(self, name) | getattr(other, name) for name in _PARTS},
             "needs_equals": self.needs_equals or other.needs_equals,
             "empty_names": self.empty_names or other.empty_names,
+            "bare_values": self.bare_values or other.bare_values,
+            "query_mark": self.query_mark or other.query_mark,
             "raw_non_ascii": self.raw_non_ascii | other.raw_non_ascii,
             "plus_as_space": self.plus_as_space or other.plus_as_space,
             "signed_escapes": self.signed_escapes or other.signed_escapes,
@@ -286,7 +301,7 @@ _OPPOSED = (("raw", "encoded"), ("raw_names", "encoded_names"), ("raw_values", "
 #: Fields that are neither set arithmetic nor flags: two entries giving different
 #: values for one of them contradict each other.
 _SINGLE = ("space", "requote", "order", "empty", "normalize", "surrogates", "replacement",
-           "space_names", "space_values")
+           "space_names", "space_values", "html")
 
 
 def reorder(pairs: Iterable[tuple[Any, Any]], mode: str,
@@ -311,10 +326,42 @@ def reorder(pairs: Iterable[tuple[Any, Any]], mode: str,
         return sorted(listed, key=lambda p: p[0])
     if mode == "sorted-bytes":
         return _sorted_by_bytes(listed, keys)
+    if mode == GROUPED_INVARIANT:
+        return _grouped_invariant(listed)
     first: dict[Any, int] = {}
     for name, _ in listed:
         first.setdefault(name, len(first))
     return sorted(listed, key=lambda p: first[p[0]])
+
+
+#: ``order``: grouped as .NET's ``NameValueCollection`` groups its keys
+#: (``_invariant_key``), each pair answered with its group's first name; a name None (a
+#: ``bare_values`` value) is a group of its own.
+GROUPED_INVARIANT = "grouped-invariant"
+
+#: The controls and format characters that Mono 6.8.0.105's invariant collation ignores
+#: (measured: StringComparer.InvariantCultureIgnoreCase.Equals("a" + c + "b", "ab") over
+#: every BMP control and format character; U+0001 and U+200B, say, are not ignored).
+_IGNORED = re.compile("[\x00\u06dd\u180e\u200c-\u200f\u202a-\u202e\u206a-\u206f"
+                      "\ufeff\ufff9-\ufffb]")
+
+
+def _invariant_key(name: str) -> str:
+    """A name as .NET's StringComparer.InvariantCultureIgnoreCase compares it (the
+    default comparer of a ``NameValueCollection``), approximately: canonically
+    decomposed, the ``_IGNORED`` characters removed, case folded ('\u00df' is 'ss').
+    Mono's collation table ignores more (7,175 BMP code points, letters it does not know
+    among them: a real bug, docs/in-the-wild.md) and keeps some canonical singletons
+    apart (U+212A KELVIN SIGN from 'K'); names it groups otherwise stay findings."""
+    return _IGNORED.sub("", unicodedata.normalize("NFD", name)).casefold()
+
+
+def _grouped_invariant(pairs: list[tuple[Any, Any]]) -> list[tuple[Any, Any]]:
+    groups: dict[Any, tuple[Any, list[Any]]] = {}
+    for name, rest in pairs:
+        key = None if name is None else _invariant_key(name)
+        groups.setdefault(key, (name, []))[1].append(rest)
+    return [(name, rest) for name, values in groups.values() for rest in values]
 
 
 def _sorted_by_bytes(pairs: list[tuple[Any, Any]],
@@ -659,12 +706,34 @@ def _percent_kept(error: UnicodeError) -> tuple[str, int]:
     return "".join(f"%{b:02X}" for b in error.object[error.start:error.end]), error.end
 
 
+#: Lead bytes whose second byte has a narrower range than 80-BF (Unicode 15.0 section
+#: 3.9, Table 3-7): an overlong form, a surrogate, a code point above U+10FFFF.
+_NARROW_SECOND = {0xE0: (0xA0, 0xBF), 0xED: (0x80, 0x9F), 0xF0: (0x90, 0xBF), 0xF4: (0x80, 0x8F)}
+
+
+def _dotnet(error: UnicodeError) -> tuple[str, int]:
+    """One U+FFFD per maximal subpart, as "replace", but a lead byte and a continuation
+    byte out of its narrower range (``E0 80``, ``ED A0``, ``F4 90``) are one: .NET
+    Framework's ``UTF8Encoding``, which Mono 6.8 runs (measured on Mono's
+    ``HttpUtility.UrlDecode`` and ``WebUtility.UrlDecode``: every sequence of up to two
+    bytes of 31 telling ones, 1,920 of three and four, 20,000 random ones of up to eight:
+    ``ED A0 80`` is two, the Encoding Standard's decoder writes three)."""
+    assert isinstance(error, UnicodeDecodeError)
+    data, start = error.object, error.start
+    second = _NARROW_SECOND.get(data[start])
+    if second and error.end == start + 1 and start + 1 < len(data) \
+            and 0x80 <= data[start + 1] <= 0xBF:
+        return "\ufffd", start + 2
+    return "\ufffd", error.end
+
+
 codecs.register_error("pctfuzz-per-byte", _per_byte)
+codecs.register_error("pctfuzz-dotnet", _dotnet)
 codecs.register_error("pctfuzz-percent-encoded", _percent_kept)
 #: ``replacement`` mode -> the error handler that writes invalid UTF-8 so.
 REPLACEMENT_ERRORS = {"per-byte": "pctfuzz-per-byte", "per-sequence": "replace",
                       "percent-encoded": "pctfuzz-percent-encoded", "dropped": "ignore",
-                      "surrogateescape": "surrogateescape"}
+                      "surrogateescape": "surrogateescape", "dotnet": "pctfuzz-dotnet"}
 
 
 def utf8_decoded(data: bytes, mode: str) -> str:
@@ -828,6 +897,14 @@ def _parse(model: Model, text: str | bytes) -> list[tuple[str, str]]:
     def has_equals(part: str | bytes) -> bool:
         return b"=" in part if isinstance(part, bytes) else "=" in part
 
+    if model.query_mark and text[:1] in ("?", b"?"):
+        text = text[1:]
+    if model.html:
+        if not isinstance(text, str):
+            raise NotModelled("HTML references of bytes")
+        text = html_unescape(text, model.html)
+    if not text:  # (no sequence, not even an empty one: every parser answers none)
+        return []
     if model.predecoded:
         text = _predecode(text, model.predecoded)
     if model.needs_equals == "text" and not has_equals(text):
@@ -837,7 +914,8 @@ def _parse(model: Model, text: str | bytes) -> list[tuple[str, str]]:
         sequences: list[Any] = re.split(f"[{separators}]".encode(), text)
     else:
         sequences = re.split(f"[{separators}]", text)
-    pairs: list[tuple[str, str]] = []
+    # A name None is a ``bare_values`` value's (answered '', grouped apart from it).
+    pairs: list[tuple[str | None, str]] = []
     keys: list[bytes] = []  # each pair's name as decoded bytes, for ``sorted-bytes``
     kept_names, kept_values = model.kept | model.kept_names, model.kept | model.kept_values
     if (kept_names or kept_values) and model.kept_upper:
@@ -853,31 +931,39 @@ def _parse(model: Model, text: str | bytes) -> list[tuple[str, str]]:
                                   model.plus_kept or model.plus_kept_values)
         if sequence and model.needs_equals == "sequence" and not has_equals(sequence):
             continue
-        if sequence:
-            pairs += [_pair_with(model.replacement, sequence)] if model.replacement \
+        if sequence and model.bare_values and not has_equals(sequence):
+            pairs.append((None, _part_with(model, sequence)))
+            keys.append(b"")
+        elif sequence:
+            pairs += [_pair_with(model, sequence)] if _decodes_own_way(model) \
                 else form_urldecode(sequence)
             keys.append(_name_bytes(sequence, model.twice or model.twice_names)
                         if model.order == "sorted-bytes" else b"")
         elif model.empty == "kept" or (model.empty == "kept-but-last"
                                        and index < len(sequences) - 1) or (
                 model.empty == "kept-but-trailing" and any(sequences[index + 1:])):
-            pairs.append(("", ""))
+            pairs.append((None if model.bare_values else "", ""))
             keys.append(b"")
     names_twice, values_twice = model.twice or model.twice_names, \
         model.twice or model.twice_values
     if names_twice or values_twice:
-        pairs = [(_decode_again(n, model.twice_plus) if names_twice else n,
+        pairs = [(_decode_again(n, model.twice_plus) if names_twice and n is not None else n,
                   _decode_again(v, model.twice_plus) if values_twice else v)
                  for n, v in pairs]
     if model.empty == "dropped":  # (as parsed: a value trimmed empty after is kept)
         keys = [k for k, p in zip(keys, pairs, strict=True) if p[1]]
         pairs = [p for p in pairs if p[1]]
     if model.trim_names or model.trim_values:  # (str.strip("") strips nothing)
-        pairs = [(n.strip(model.trim_names), v.strip(model.trim_values)) for n, v in pairs]
+        pairs = [(n if n is None else n.strip(model.trim_names), v.strip(model.trim_values))
+                 for n, v in pairs]
     if model.empty_names:  # (as trimmed: a name of spaces stripped is empty)
         keys = [k for k, p in zip(keys, pairs, strict=True) if p[0]]
         pairs = [p for p in pairs if p[0]]
-    return reorder(pairs, model.order, keys) if model.order else pairs
+    if model.order != GROUPED_INVARIANT:  # (the null name is '' to every other order)
+        pairs = [("" if name is None else name, value) for name, value in pairs]
+    if model.order:
+        pairs = reorder(pairs, model.order, keys)
+    return [("" if name is None else name, value) for name, value in pairs]
 
 
 def _escapes_kept(sequence: Any, names: frozenset[int], values: frozenset[int]) -> Any:
@@ -916,14 +1002,36 @@ def _name_bytes(sequence: str | bytes, twice: bool) -> bytes:
     return percent_decode(data) if twice else data
 
 
-def _pair_with(mode: str, sequence: str | bytes) -> tuple[str, str]:
-    """One sequence as WHATWG URL 5.1 parses it, its name and value decoded from UTF-8
-    with the ``replacement`` mode's error handler instead of U+FFFD per subpart."""
-    data = sequence if isinstance(sequence, bytes) else \
-        to_scalar_value_string(sequence, "replace").encode("utf-8")
-    name, _, value = data.partition(b"=")
-    return (utf8_decoded(percent_decode(name.replace(b"+", b" ")), mode),
-            utf8_decoded(percent_decode(value.replace(b"+", b" ")), mode))
+def _decodes_own_way(model: Model) -> bool:
+    """The model decodes a form's names and values otherwise than URL 5.1 (``_part_with``)."""
+    return bool(model.replacement or model.percent_u or model.latin1_chars)
+
+
+def _pair_with(model: Model, sequence: str | bytes) -> tuple[str, str]:
+    """One sequence as WHATWG URL 5.1 parses it, its name and value each decoded as
+    ``_part_with`` says."""
+    if isinstance(sequence, str):
+        name, _, value = sequence.partition("=")
+        return _part_with(model, name), _part_with(model, value)
+    name_bytes, _, value_bytes = sequence.partition(b"=")
+    return _part_with(model, name_bytes), _part_with(model, value_bytes)
+
+
+def _part_with(model: Model, part: str | bytes) -> str:
+    """A name or value as URL 5.1 step 3.3-3.4 decodes it (``+`` a space, percent-decoded,
+    UTF-8 decoded), but with the model's decoder: ``%uXXXX`` escapes (``percent_u``),
+    code units below 256 as their byte (``latin1_chars``), invalid UTF-8 as its
+    ``replacement`` mode writes it (one U+FFFD per maximal subpart without)."""
+    if isinstance(part, str):
+        text: str | bytes = part
+        if model.percent_u:
+            text = u_escapes_as_utf8(text, model.latin1_chars)
+        if model.latin1_chars:
+            text = latin1_chars_escaped(text)
+        assert isinstance(text, str)
+        part = to_scalar_value_string(text, "replace").encode("utf-8")
+    return utf8_decoded(percent_decode(part.replace(b"+", b" ")),
+                        model.replacement or "per-sequence")
 
 
 def _grouped_by_bytes(model: Model, text: str | bytes,
@@ -950,7 +1058,8 @@ def _structural(model: Model) -> bool:
     is given (one that an entry written as code made) instead of answering afresh."""
     return model == Model(order=model.order, empty=model.empty, empty_names=model.empty_names) \
         and model.empty not in ("kept", "kept-but-last", "kept-but-trailing") \
-        and model.order not in ("sorted-bytes", "grouped-bytes")  # the input's bytes
+        and model.order not in ("sorted-bytes", "grouped-bytes",  # the input's bytes
+                                GROUPED_INVARIANT)  # (the bare values' null name)
 
 
 def _kept_pairs(model: Model, items: list[Any], pair_of: Callable[[Any], Any]) -> list[Any]:

@@ -23,6 +23,7 @@ from dataclasses import dataclass, replace
 from typing import Any, TypeVar
 
 from pctfuzz._internal.accept.entry import MODEL, REPLACE, REWRITE, KnownDivergence
+from pctfuzz._internal.accept.html_refs import HTML_MODES
 from pctfuzz._internal.accept.javascript import node_unescape, querystring_scan
 from pctfuzz._internal.accept.meaning import CONTROLS, DELIMITERS, IMPACTS
 from pctfuzz._internal.accept.model import (
@@ -76,6 +77,7 @@ __all__ = [
     "encode_model",
     "encoded",
     "escapes_uppercased",
+    "html_unescaped",
     "kept_encoded",
     "latin1_bytes",
     "latin1_fallback",
@@ -83,6 +85,7 @@ __all__ = [
     "lone_surrogates",
     "lowercase_hex",
     "mangled_pairs",
+    "modelled",
     "names_mangled",
     "ncr_unescaped",
     "needs_equals",
@@ -185,7 +188,7 @@ def rule(checks: tuple[Operation, ...], impact: Impact) -> Callable[[_Maker], _M
     return enter
 
 
-def _modelled(model: Model) -> Reconcile:
+def modelled(model: Model) -> Reconcile:
     """``model`` alone as a ``Reconcile`` (``KnownDivergence.matches``; the engine
     composes the models of all applicable entries instead)."""
 
@@ -202,7 +205,7 @@ def _modelled(model: Model) -> Reconcile:
 
 def _declared(name: str, checks: set[str], model: Model, reference: str,
               implementation: str) -> Reconciler:
-    return Reconciler(name, frozenset(checks), _modelled(model), reference, implementation,
+    return Reconciler(name, frozenset(checks), modelled(model), reference, implementation,
                       MODEL, model)
 
 
@@ -999,6 +1002,21 @@ def semicolon_separates() -> Reconciler:
                      "only & separates pairs", "; separates pairs too")
 
 
+@rule((FORM_PARSE,), "splits-field")
+def html_unescaped(mode: str) -> Reconciler:
+    """The parser reads the HTML character references of the whole text before it
+    splits it: ``&amp;`` and ``&#38;`` separate pairs, ``&#61;`` is an ``=``, ``&lt;`` a
+    ``<`` (WHATWG URL 5.1 splits the text as given). ``html5``: the HTML Standard's
+    references (13.2.5.72; Python's ``html.unescape``); ``mono``: Mono's
+    ``HttpEncoder.HtmlDecode`` (HTML 4.01's names, a reference read only when ended by
+    ``;``, an unended number's digits dropped), which its ``ParseQueryString`` runs on
+    the query (dotnet/corefx#23582, a real bug)."""
+    if mode not in HTML_MODES:
+        raise UsageError(f"html_unescaped: mode must be one of {', '.join(HTML_MODES)}")
+    return _declared("html_unescaped", {FORM_PARSE.name}, Model(html=mode),
+                     "splits the text as given", f"reads its HTML references ({mode}) first")
+
+
 @rule((ENCODE, FORM_SERIALIZE), "cosmetic")
 def escapes_uppercased() -> Reconciler:
     """Each valid ``%hh`` of the input is uppercased before it is encoded, also where its
@@ -1090,9 +1108,11 @@ def latin1_bytes() -> Reconciler:
 
 
 # --- invalid UTF-8 of a decoded answer ----------------------------------------------------
-_REPLACEMENT_MODES = ("per-byte", "per-sequence", "percent-encoded", "dropped",
+_REPLACEMENT_MODES = ("per-byte", "per-sequence", "dotnet", "percent-encoded", "dropped",
                       "surrogateescape", "undecoded", "low-byte", "low-byte-shared-scan")
 _REPLACEMENT_TEXT = {"percent-encoded": "invalid UTF-8 left percent-encoded",
+                     "dotnet": "one U+FFFD per invalid sequence as .NET counts them ('ED A0 "
+                     "80' two)",
                      "dropped": "invalid UTF-8 dropped",
                      "surrogateescape": "each byte of invalid UTF-8 as a lone surrogate"}
 
@@ -1109,13 +1129,16 @@ def _replaced_impact(params: dict[str, Any]) -> str:
 def replacement(mode: str) -> Reconciler:
     """The answer is text: invalid UTF-8 becomes U+FFFD, one ``per-byte`` or one
     ``per-sequence`` (maximal subpart, Encoding Standard 4.1 UTF-8 decoder, what the
-    form parser does). For decode, where the reference answers bytes, the text is
-    compared as UTF-8; form-parse differs only ``per-byte``. ``percent-encoded``: each
-    invalid sequence is written back as ``%HH`` (Werkzeug's ``werkzeug.url_quote``
-    error handler); ``dropped``: each is removed (``urllib.parse.unquote(errors=
-    "ignore")``); ``surrogateescape``: each byte of it is the lone surrogate U+DC80 +
-    (byte - 0x80) (PEP 383, ``unquote(errors="surrogateescape")``: no byte is lost, but
-    the text is no scalar value string). ``undecoded`` (decode only): when the decoded
+    form parser does); ``dotnet``: per maximal subpart, but a lead byte and a
+    continuation byte out of its range are one (``ED A0 80`` is two U+FFFD, not three:
+    .NET Framework's ``UTF8Encoding``, Mono's). For decode, where the reference answers
+    bytes, the text is compared as UTF-8; form-parse differs only ``per-byte`` and
+    ``dotnet``. ``percent-encoded``: each invalid sequence is written back as ``%HH``
+    (Werkzeug's ``werkzeug.url_quote`` error handler); ``dropped``: each is removed
+    (``urllib.parse.unquote(errors="ignore")``); ``surrogateescape``: each byte of it is
+    the lone surrogate U+DC80 + (byte - 0x80) (PEP 383,
+    ``unquote(errors="surrogateescape")``: no byte is lost, but the text is no scalar
+    value string). ``undecoded`` (decode only): when the decoded
     bytes are not UTF-8, the answer is the input as given, no escape decoded
     (hyperlink's ``to_iri``).
     ``low-byte``: when they are not UTF-8 or a ``%`` starts no escape, each UTF-16 code
@@ -1228,7 +1251,7 @@ def percent_u() -> Reconciler:
                      "keeps '%u0041' as it is", "'%u0041' is 'A'")
 
 
-@rule((DECODE,), "loses-data")
+@rule((DECODE, FORM_PARSE), "loses-data")
 def latin1_chars() -> Reconciler:
     """A decoder writes each UTF-16 code unit of the text on its own: one below 256 as
     that one byte (its Latin-1), not as its UTF-8, a surrogate half as U+FFFD, before it
@@ -1237,9 +1260,10 @@ def latin1_chars() -> Reconciler:
     and an astral character two U+FFFD. Mono's ``HttpUtility.UrlDecode`` (its
     ``WriteCharBytes`` writes a char below 256 as ``(byte) ch``, a real bug; with
     ``percent_u``, each ``%uXXXX`` so too; a text with no ``%`` and no ``+`` it returns
-    as it is). A model field: it composes with ``plus_as_space``, ``percent_u`` and the
-    replacement of invalid UTF-8."""
-    return _declared("latin1_chars", {DECODE.name}, Model(latin1_chars=True),
+    as it is; ``ParseQueryString`` decodes each name and value so). A model field: it
+    composes with ``plus_as_space``, ``percent_u`` and the replacement of invalid UTF-8,
+    and in a form parser with its way of splitting and grouping."""
+    return _declared("latin1_chars", {DECODE.name, FORM_PARSE.name}, Model(latin1_chars=True),
                      "writes 'é' as its UTF-8 (C3 A9)", "writes 'é' as the byte E9")
 
 

@@ -62,6 +62,8 @@ _REFERENCE: Impl = as_adapter(REFERENCE)
 _REPLACEMENT_WORDS = {
     "per-sequence": "one U+FFFD per invalid sequence",
     "per-byte": "one U+FFFD per invalid byte",
+    "dotnet": "one U+FFFD per invalid sequence, a lead byte and a byte out of its range one "
+              "(.NET)",
     "percent-encoded": "kept percent-encoded",
     "dropped": "dropped",
     "undecoded": "the whole input left undecoded",

@@ -297,14 +297,22 @@ def own_parser_mode(rule: str, check: str, adapter: Impl) -> str | None:
     ``replacement`` mode whose model answers ``REPLACEMENT_PROBES`` as it does,
     ``space`` for ``decoded_twice``'s ``plus`` when it answers a space for ``%2B`` in a
     name or a value, ``yes`` for ``decoded_before_split`` when it answers ``a=1%26b=2``
-    as two pairs or ``a%3Db`` as the pair ``('a', 'b')``. None for none."""
+    as two pairs or ``a%3Db`` as the pair ``('a', 'b')``, the ``html_unescaped`` mode
+    that reads ``b=&#65`` as it does (``A`` in ``html5``; ``&#``, its ``&`` a separator
+    then, in ``mono``). None for none."""
     if check != FORM_PARSE.name or rule not in ("names_mangled", "empty_pairs", "needs_equals",
                                              "replacement", "decoded_twice",
-                                             "decoded_before_split"):
+                                             "decoded_before_split", "html_unescaped"):
         return None
     known = _PARSER_MODES.get(adapter, rule)
     if known is not UNASKED:
         return known
+    if rule == "html_unescaped":  # an unended reference: read, or its digits dropped
+        parts = [part for pair in _pairs_of(adapter, "b=&#65") or () for part in pair]
+        found = "html5" if "A" in parts else "mono" if "#" in parts and not any(
+            "65" in part for part in parts) else None
+        _PARSER_MODES.put(adapter, rule, found)
+        return found
     if rule == "decoded_before_split":  # an escaped '&' splits a pair, or an escaped '='
         # a name from its value (a parser that decodes each sequence before its '=')
         found = "yes" if _pairs_of(adapter, "a=1%26b=2") == [("a", "1"), ("b", "2")] \
@@ -480,7 +488,8 @@ def own_chars(rule: str, check: str, case: Case, adapter: Impl) -> str | None:
       stripped: ``%20a`` and ``a%20`` answered as ``a``, ``a%20b`` not as ``ab``).
     - ``decoded_repeatedly``: "yes" when a decoder answers ``%252541`` as ``A``.
     - ``latin1_chars``: "latin-1" when a decoder answers ``%41é`` as ``A`` and the byte E9
-      (or its U+FFFD), "" when not (Mono's ``UrlDecode``).
+      (or its U+FFFD), or a form parser so in a name or value, "" when not (Mono's
+      ``UrlDecode`` and ``ParseQueryString``).
     - ``non_ascii``: where a writer leaves each character above U+007F as itself
       (``left_raw``'s ``non_ascii``, ``_own_non_ascii``): "all", a serializer's "names"
       or "values", else "".
@@ -527,8 +536,10 @@ def own_chars(rule: str, check: str, case: Case, adapter: Impl) -> str | None:
     elif rule == "decoded_repeatedly":  # decoded until nothing changes
         found = "yes" if answer("%252541") in (b"A", "A") else ""
     elif rule == "latin1_chars":  # a raw 'é' beside an escape written as the byte E9
-        found = "latin-1" if answer("%41\u00e9") in (
-            b"A\xe9", b"A\xef\xbf\xbd", "A\ufffd") else ""
+        got = answer("%41\u00e9")  # (a form parser's: in a name or a value)
+        parts = [part for pair in got for part in pair] if isinstance(got, list) else [got]
+        found = "latin-1" if any(part in (b"A\xe9", b"A\xef\xbf\xbd", "A\ufffd")
+                                 for part in parts) else ""
     elif rule == "latin1_fallback":  # every escape read as latin-1, valid UTF-8 too
         read = ("\u00c3\u00a9".encode(), [("\u00c3\u00a9", "")])
         # and every byte of the answer: a raw character's UTF-8 bytes too
@@ -796,6 +807,7 @@ def part_chars(adapter: Impl, rule: str, encoding: str = "utf-8") -> dict[str, f
 #: (replacement mode, a probe of ``_own_decoding``, its answer in that mode), first
 #: match wins: Node's low-byte fallback answers the second probe as per-sequence does.
 REPLACEMENT_ANSWERS = (("low-byte", "%FF\u00e9", "\ufffd\ufffd"),
+                        ("dotnet", "%41%e0%80", "A\ufffd"),
                         ("per-sequence", "%41%e2%82", "A\ufffd"),
                         ("per-byte", "%41%e2%82", "A\ufffd\ufffd"),
                         ("percent-encoded", "%41%e2%82", "A%E2%82"),

@@ -16,13 +16,12 @@ pairs; dotnet/corefx#23582), and strips a second leading ``?`` (dotnet/corefx#23
 from __future__ import annotations
 
 import functools
-import re
-import unicodedata
 
 from pctfuzz._internal.accept.entry import MODEL, KnownDivergence
-from pctfuzz._internal.accept.model import U_ESCAPE, u_escapes_as_utf8
+from pctfuzz._internal.accept.model import GROUPED_INVARIANT, U_ESCAPE, Model
 from pctfuzz._internal.accept.reconcilers import (
     lowercase_hex,
+    modelled,
     percent_u,
     plus_as_space,
     replacement,
@@ -33,16 +32,15 @@ from pctfuzz._internal.checks.registry.common import (
     WHATWG_PCT,
     Pair,
     add_entry,
-    is_valid_utf8,
     str_value_with_surrogate,
 )
 from pctfuzz._internal.operations import DECODE, ENCODE, FORM_PARSE
 from pctfuzz._internal.outcome import Outcome
-from pctfuzz._internal.reference import percent_decode, percent_encode
+from pctfuzz._internal.reference import percent_encode
 from pctfuzz._internal.sets import get_set
 from pctfuzz._internal.text import surrogates_to_fffd
 
-__all__ = ["ENTRIES", "matches_with_replacements", "parse_query_string"]
+__all__ = ["ENTRIES"]
 
 ENTRIES: list[KnownDivergence] = []
 _entry = functools.partial(add_entry, ENTRIES)
@@ -175,37 +173,8 @@ _entry(
 # --- HttpUtility and WebUtility: decode -----------------------------------------------------
 
 
-def url_decode_bytes(text: str) -> bytes:
-    """UrlDecode's bytes before its UTF-8 decode, without its low-byte bug: each
-    '%uXXXX' its character (``percent_u``), '+' a space, each '%HH' its byte, every
-    other character its UTF-8 (a lone surrogate U+FFFD's)."""
-    return percent_decode(str(u_escapes_as_utf8(surrogates_to_fffd(text))).replace("+", " "))
-
-
-def matches_with_replacements(expected: bytes, actual: str) -> bool:
-    """``actual`` is ``expected`` decoded as UTF-8 with each maximal run of invalid bytes
-    written as one to as many U+FFFD as the run has bytes (how many is the decoder's
-    choice: .NET writes two for 'ED A0 80', the Encoding Standard three, for 'C0 AF'
-    both two)."""
-    text = expected.decode("utf-8", "surrogateescape")
-    pattern = "".join(
-        f"\ufffd{{1,{len(part)}}}" if "\udc80" <= part[0] <= "\udcff" else re.escape(part)
-        for part in re.findall("[\udc80-\udcff]+|[^\udc80-\udcff]+", text))
-    return re.fullmatch(pattern, actual) is not None
-
-
-def _replaced(case: Case, expected: Outcome, actual: Outcome) -> Pair:
-    """The decoded bytes as a string, invalid UTF-8 as U+FFFD as .NET counts them."""
-    if expected.raised or actual.raised or not isinstance(expected.value, bytes):
-        return None
-    if not isinstance(actual.value, bytes) or is_valid_utf8(expected.value):
-        return None
-    if matches_with_replacements(expected.value, actual.value.decode("utf-8", "replace")):
-        return actual, actual
-    return None
-
-
 _PLUS = plus_as_space()
+_DOTNET = replacement("dotnet")
 _U = percent_u()
 _WEBUTILITY = (f"{_MONO} System.Net.WebUtility (CoreFX's WebUtility.cs: UrlDecodeInternal "
                "and its UrlDecoder, whose FlushBytes decodes the bytes with Encoding.UTF8)")
@@ -259,8 +228,9 @@ for _impl, _function, _source in (("mono-httputility", "HttpUtility.UrlDecode",
         summary=f"{_function} returns a string: invalid UTF-8 as U+FFFD, one to one per "
         "byte of each invalid run as .NET's decoder counts them",
         applies=lambda case: isinstance(case, DecodeCase),
-        reconcile=_replaced,
-        phase=MODEL,
+        reconcile=_DOTNET.reconcile,
+        model=_DOTNET.model,
+        phase=_DOTNET.phase,
         reference="the bytes (percent-decode, URL 1.3): '%FF' is the byte FF",
         implementation="U+FFFD for invalid UTF-8: 'ED A0 80' two, 'C0 AF' two, 'F0 9F 98' "
         "one",
@@ -274,72 +244,15 @@ for _impl, _function, _source in (("mono-httputility", "HttpUtility.UrlDecode",
 
 
 # --- HttpUtility.ParseQueryString -----------------------------------------------------------
-#: The controls and format characters that Mono 6.8.0.105's invariant collation ignores
-#: (measured: StringComparer.InvariantCultureIgnoreCase.Equals("a" + c + "b", "ab") over
-#: every BMP control and format character; U+0001 and U+200B, say, are not ignored).
-_IGNORED = re.compile("[\x00\u06dd\u180e\u200c-\u200f\u202a-\u202e\u206a-\u206f"
-                      "\ufeff\ufff9-\ufffb]")
-
-
-def _fold(key: str) -> str:
-    """A key as StringComparer.InvariantCultureIgnoreCase compares it, approximately:
-    canonically decomposed, the ``_IGNORED`` characters removed, case folded ('\u00df' is
-    'ss'). Mono's collation table ignores more (7,175 BMP code points, unassigned ones of
-    its Unicode version among them) and keeps some canonical singletons apart (U+212A
-    KELVIN SIGN from 'K'), so a key it groups otherwise is left a finding (the letters
-    it ignores, U+0218 among them, are a real bug: docs/in-the-wild.md)."""
-    return _IGNORED.sub("", unicodedata.normalize("NFD", key)).casefold()
-
-
-def parse_query_string(text: str) -> list[tuple[str | None, list[bytes]]]:
-    """Mono's ParseQueryString without its two bugs (the HtmlDecode of the query, the
-    second '?' stripped): one leading '?' dropped; the rest split at every '&' (an empty
-    sequence, and the one after a final '&', included); a sequence's name up to its
-    first '=', or none (the null key) without '='; names and values as UrlDecode's bytes;
-    grouped as a NameValueCollection groups them: keys compared as ``_fold`` gives them,
-    in the order first added, each with its values in order. An empty text (or '?') is
-    none."""
-    text = surrogates_to_fffd(text)
-    if text.startswith("?"):
-        text = text[1:]
-    if not text:
-        return []
-    groups: dict[str | None, tuple[str | None, list[bytes]]] = {}
-    for sequence in text.split("&"):
-        name, equals, value = sequence.partition("=")
-        key: str | None = None
-        if equals:
-            # A name is compared as the text UrlDecode returns (invalid UTF-8 replaced).
-            key = url_decode_bytes(name).decode("utf-8", "replace")
-        else:
-            value = sequence
-        decoded = url_decode_bytes(value)
-        folded = _fold(key) if key is not None else None
-        groups.setdefault(folded, (key, []))[1].append(decoded)
-    return list(groups.values())
-
-
-def _as_collection(case: Case, expected: Outcome, actual: Outcome) -> Pair:
-    if not isinstance(case, FormParseCase) or not isinstance(case.text, str):
-        return None
-    if actual.raised or not isinstance(actual.value, list):
-        return None
-    modelled = [(key or "", value) for key, values in parse_query_string(case.text)
-                for value in values]
-    # A value UrlDecode leaves alone (no '%' or '+') keeps a lone surrogate, which the
-    # reference's USVString would hold as U+FFFD.
-    got = [(surrogates_to_fffd(name), surrogates_to_fffd(value)) for name, value in actual.value]
-    if len(got) != len(modelled):
-        return None
-    for (name, value), (want_name, want_value) in zip(got, modelled, strict=True):
-        # A name is UrlDecode's string too: each run of the model's U+FFFD (Python's
-        # count) may be fewer as .NET counts them ('%E0%8a=' was a finding of a name)
-        as_bytes = (want_name or "").replace("\ufffd", "\udcff").encode("utf-8",
-                                                                      "surrogateescape")
-        if not (name == want_name or matches_with_replacements(as_bytes, name)) \
-                or not matches_with_replacements(want_value, value):
-            return None
-    return actual, actual
+#: Mono's ParseQueryString without its two bugs (the HTML decode of the query, the second
+#: '?' stripped): one leading '?' dropped; the rest split at every '&' (an empty
+#: sequence, and the one after a final '&', kept); a sequence without '=' a value of the
+#: null key; names and values as UrlDecode decodes them ('+' a space, '%uXXXX', invalid
+#: UTF-8 as .NET counts it); grouped as a NameValueCollection groups its keys. A model,
+#: so a rule found beside it composes with it (a form finding named against code was one
+#: finding per input shape: 15 in a 90 s campaign).
+_COLLECTION = Model(query_mark=True, empty="kept", bare_values=True, order=GROUPED_INVARIANT,
+                    percent_u=True, replacement="dotnet")
 
 
 _entry(
@@ -350,7 +263,9 @@ _entry(
     "compared as culture-aware text without case, a sequence without '=' (an empty one "
     "too) a value without a name",
     applies=lambda case: isinstance(case, FormParseCase) and isinstance(case.text, str),
-    reconcile=_as_collection,
+    reconcile=modelled(_COLLECTION),
+    model=_COLLECTION,
+    phase=MODEL,
     reference="the pairs in order; a sequence without '=' is a name with an empty value; "
     "empty sequences skipped",
     implementation="the keys in the order first added, each with its values ('a=1&b=2&A=3' "
