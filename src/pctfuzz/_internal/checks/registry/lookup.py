@@ -34,6 +34,7 @@ from pctfuzz._internal.checks.registry import (
     go,
     haskell,
     java,
+    lua,
     nim,
     node,
     perl,
@@ -66,8 +67,8 @@ __all__ = [
 DIVERGENCES: tuple[KnownDivergence, ...] = tuple(sorted(
     (*urllib.ENTRIES, *urllib_legacy.ENTRIES, *yarl.ENTRIES, *ada.ENTRIES, *node.ENTRIES,
      *go.ENTRIES, *java.ENTRIES, *php.ENTRIES, *ruby.ENTRIES, *perl.ENTRIES, *curl.ENTRIES,
-     *tcl.ENTRIES, *r.ENTRIES, *haskell.ENTRIES, *nim.ENTRIES, *qt.ENTRIES, *erlang.ENTRIES,
-     *elixir.ENTRIES, *glib.ENTRIES, *csharp.ENTRIES, *engines.ENTRIES),
+     *tcl.ENTRIES, *r.ENTRIES, *lua.ENTRIES, *haskell.ENTRIES, *nim.ENTRIES, *qt.ENTRIES,
+     *erlang.ENTRIES, *elixir.ENTRIES, *glib.ENTRIES, *csharp.ENTRIES, *engines.ENTRIES),
     key=lambda d: d.phase,
 ))
 
