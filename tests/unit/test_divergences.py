@@ -51,6 +51,7 @@ from pctfuzz._internal.checks.registry import glib as glib_entries
 from pctfuzz._internal.checks.registry import go as go_entries
 from pctfuzz._internal.checks.registry import haskell as haskell_entries
 from pctfuzz._internal.checks.registry import java as java_entries
+from pctfuzz._internal.checks.registry import lua as lua_entries
 from pctfuzz._internal.checks.registry import nim as nim_entries
 from pctfuzz._internal.checks.registry import node as node_entries
 from pctfuzz._internal.checks.registry import perl as perl_entries
@@ -339,6 +340,7 @@ _FAMILIES = {
     engine_entries: {"bun", "bun-url", "deno", "deno-url"},
     tcl_entries: {"tcl-http"},
     r_entries: {"r-urlencode"},
+    lua_entries: {"lua-socket-url"},
     haskell_entries: {"haskell-network-uri"},
     nim_entries: {"nim-uri", "nim-uri-plus"},
     qt_entries: {"qt-qurl", "qt-qurlquery"},
