@@ -678,6 +678,8 @@ def test_dotnet_replacement_counts_invalid_utf8_as_mono_does(data: bytes, text: 
     ("a=%C3%A9&%ED%A0%80=x&%u0041=1&a",
      [("a", "\u00e9"), ("a", "1"), ("\ufffd\ufffd", "x"), ("", "a")], None),
     ("=1&&=2&b", [("", "1"), ("", "2"), ("", ""), ("", "b")], None),
+    # The empty name is a key of its own; names that fold alike (a NUL ignored) are one.
+    ("\x00=1&b=2&=3&\x00\x00=4", [("\x00", "1"), ("\x00", "4"), ("b", "2"), ("", "3")], None),
     ("?", [], None),
     ("a=\u00e9+&b=\u00e9", [("a", "\u00e9 "), ("b", "\u00e9")],
      [("a", "\ufffd "), ("b", "\u00e9")]),

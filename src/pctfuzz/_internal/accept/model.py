@@ -359,7 +359,9 @@ def _invariant_key(name: str) -> str:
 def _grouped_invariant(pairs: list[tuple[Any, Any]]) -> list[tuple[Any, Any]]:
     groups: dict[Any, tuple[Any, list[Any]]] = {}
     for name, rest in pairs:
-        key = None if name is None else _invariant_key(name)
+        # (the empty name is a key of its own: Mono groups '\x00' with '\x00\x00' and
+        # 'a' with 'a\x00', never '' with '\x00', measured)
+        key = None if name is None else (name == "", _invariant_key(name))
         groups.setdefault(key, (name, []))[1].append(rest)
     return [(name, rest) for name, values in groups.values() for rest in values]
 
