@@ -666,7 +666,7 @@ def test_mono_parse_query_string_entry_both_ways(text: str, pairs: list[tuple[st
     (b"\xe0\x80\xc2\x80", "\ufffd\x80"), (b"\xe0\xa0A", "\ufffdA"), (b"\xed\x9f\x80", "\ud7c0"),
 ])
 def test_dotnet_replacement_counts_invalid_utf8_as_mono_does(data: bytes, text: str) -> None:
-    from pctfuzz._internal.accept.model import utf8_decoded
+    from pctfuzz._internal.accept.decoders import utf8_decoded
 
     assert utf8_decoded(data, "dotnet") == text
 

@@ -17,15 +17,10 @@ from collections.abc import Callable, Generator, Iterator, Sequence
 from dataclasses import dataclass, replace
 from typing import Any
 
+from pctfuzz._internal.accept.decoders import PREDECODE_DELIMITERS, U_ESCAPE
 from pctfuzz._internal.accept.html_refs import HTML_MODES
 from pctfuzz._internal.accept.meaning import CONTROLS, DELIMITERS
-from pctfuzz._internal.accept.model import (
-    PREDECODE_DELIMITERS,
-    REQUOTE_MODES,
-    U_ESCAPE,
-    Model,
-    render,
-)
+from pctfuzz._internal.accept.model import REQUOTE_MODES, Model, render
 from pctfuzz._internal.accept.reconcilers import (
     CUT_CHARS,
     DECODE_PARTS,

@@ -22,18 +22,12 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import Any, TypeVar
 
+from pctfuzz._internal.accept.decoders import LATIN1, PREDECODE_DELIMITERS
 from pctfuzz._internal.accept.entry import MODEL, REPLACE, REWRITE, KnownDivergence
 from pctfuzz._internal.accept.html_refs import HTML_MODES
 from pctfuzz._internal.accept.javascript import node_unescape, querystring_scan
 from pctfuzz._internal.accept.meaning import CONTROLS, DELIMITERS, IMPACTS
-from pctfuzz._internal.accept.model import (
-    LATIN1,
-    PREDECODE_DELIMITERS,
-    REQUOTE_MODES,
-    Model,
-    NotModelled,
-    render,
-)
+from pctfuzz._internal.accept.model import REQUOTE_MODES, Model, NotModelled, render
 from pctfuzz._internal.cases import Case, DecodeCase, EncodeCase, FormCase, FormParseCase
 from pctfuzz._internal.encoding import encode_ncr, lookup
 from pctfuzz._internal.errors import PctfuzzError, UsageError

@@ -17,8 +17,9 @@ from __future__ import annotations
 
 import functools
 
+from pctfuzz._internal.accept.decoders import U_ESCAPE
 from pctfuzz._internal.accept.entry import MODEL, KnownDivergence
-from pctfuzz._internal.accept.model import GROUPED_INVARIANT, U_ESCAPE, Model
+from pctfuzz._internal.accept.model import GROUPED_INVARIANT, Model
 from pctfuzz._internal.accept.reconcilers import (
     lowercase_hex,
     modelled,
