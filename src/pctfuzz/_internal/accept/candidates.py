@@ -18,7 +18,6 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from pctfuzz._internal.accept.decoders import PREDECODE_DELIMITERS, U_ESCAPE
-from pctfuzz._internal.accept.html_refs import HTML_MODES
 from pctfuzz._internal.accept.meaning import CONTROLS, DELIMITERS
 from pctfuzz._internal.accept.model import REQUOTE_MODES, Model, render
 from pctfuzz._internal.accept.reconcilers import (
@@ -268,12 +267,14 @@ def _parser(seen: _Seen, asks: _Asks) -> Iterator[Rule | None]:
         yield build_rule("plus_kept")
     if seen.holds(";"):
         yield build_rule("semicolon_separates")
-    if any(_HTML_REFERENCE.search(t) for t in strs):
-        # (before the decoders' rules: '&#0' read as '&#' looked like data dropped);
-        # the parser's own mode, asked, as '&amp;' alone is read alike by both
-        own_html = asks.mode("html_unescaped")
-        for mode in [own_html] if own_html else HTML_MODES:
-            yield build_rule("html_unescaped", mode)
+    own_html = asks.mode("html_unescaped") if any(
+        _HTML_REFERENCE.search(t) for t in strs) else None
+    if own_html:
+        # (before the decoders' rules: '&#0' read as '&#' looked like data dropped). Only
+        # the mode the parser is asked to read as: '&amp;' alone is read alike by both,
+        # and a parser that reads numbers its own way (Erlang's dissect_query, an error
+        # for '&#65' unended) met the mono mode's answer on '&#3;' by chance.
+        yield build_rule("html_unescaped", own_html)
     own_replacement = yield from _reading(FORM_PARSE.name, seen, asks)
     yield from _latin1_chars(seen, asks)  # (it decodes each name and value so)
     yield from _replacements(own_replacement, asks)
