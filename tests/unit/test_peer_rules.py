@@ -392,3 +392,13 @@ def test_mono_parse_query_strings_bugs_are_one_finding_each(
     cases = [FormParseCase(text) for text in texts]
     one(findings(tmp_path, check_form_parse, adapter, cases, settings=DEFAULT_SETTINGS), rule,
         params)
+
+
+def test_a_parser_reading_references_its_own_way_is_not_named_after_another_decoder() -> None:
+    """Erlang's dissect_query reads '&#N;' after percent-decoding and refuses '&#65'
+    unended; the mono mode of html_unescaped answered its '&#3;' by chance, and named it
+    (a half-true name beside the classes of the same behaviour)."""
+    adapter = _peer("erlang-uri-string-query", lambda a: a.form_parse(FormParseCase("a=1")))
+    with pytest.raises(Divergence) as raised:
+        check_form_parse(FormParseCase("&#3;"), adapter)
+    assert (raised.value.behaviour or {}).get("rule") != "html_unescaped"
