@@ -672,6 +672,33 @@ def test_a_sample_of_a_known_class_hits_is_named_by_the_catalogue() -> None:
     assert [b and b["rule"] for b in names] == ["signed_escapes", None, None, "signed_escapes"]
 
 
+def test_a_rule_named_on_a_sampled_hit_is_recorded_under_the_rule(tmp_path: Path) -> None:
+    """A real bug named by its rule on a sampled hit of a known harmless class was
+    minimized and checked again as hits of the class, not samples, so the finding was
+    stored under the class and the rule's never made (a blind diagnosis of hold-out 19:
+    a form parser's real bug had no finding of its own in both runs of a version)."""
+    from pctfuzz._internal.cases import DecodeCase
+    from pctfuzz._internal.checks.known import NEW_CONTEXTS
+    from pctfuzz._internal.fuzz.minimize import raw_input_for
+
+    adapter = function_adapter("test-signed-or-question-rec", decode=_signed_or_question)
+    target = get_target("diff_decode")
+    bound = target.bind(adapter)
+    first = _fails(bound, DecodeCase("%zz"))  # type: ignore[arg-type]
+    bound.known.add_unexplained("decode", first.difference)
+    for n in range(NEW_CONTEXTS + 40):  # (its new contexts and early powers of two used)
+        bound.known.names_class_hit("decode", first.difference, f"seen{n}")
+    with bound.known.naming_every_hit():  # (the sample)
+        sampled = _fails(bound, DecodeCase("aa%+1bb"))  # type: ignore[arg-type]
+    assert sampled.behaviour is not None and sampled.behaviour["rule"] == "signed_escapes"
+    recorder = Recorder(target, adapter, "test-signed-or-question-rec", tmp_path, None,
+                        bound=bound)
+    recorder.record(raw_input_for(target, sampled.case, adapter) or b"", sampled)
+    recorder.flush()
+    stored = [json.loads(p.read_text()) for p in tmp_path.glob("*.json")]
+    assert [r["behaviour"] and r["behaviour"]["rule"] for r in stored] == ["signed_escapes"]
+
+
 def test_a_known_class_hit_is_named_in_a_bounded_number_of_new_contexts() -> None:
     from pctfuzz._internal.checks.known import NEW_CONTEXTS, KnownFindings
 

@@ -6,6 +6,7 @@ signature), its hits counted and flushed, its input added to the corpus
 
 from __future__ import annotations
 
+import contextlib
 import os
 import time
 from collections.abc import Sequence
@@ -241,23 +242,29 @@ class Recorder:
                              else self._unknown, settings=self.settings)
         if not rounds:
             self._deadline = time.monotonic() + self.minimize_seconds
-        found = minimize_case(original, keeps,
-                              max_seconds=max(0.0, self._deadline - time.monotonic()))
-        case, small_exc = found.case, exc
-        small = raw_input_for(self.target, case, self.impl, self.settings)
-        if provisional is not None and self.known is not None:
-            # The finding is named on its minimal input (DDSET: the generalized minimal
-            # input is the behaviour), not on the long one, where a class may not widen
-            # (a long input's B lowercased is unit=0x42; the minimal "B", unit=upper).
-            self.known.forget_unexplained(*provisional)
-        try:
-            self.check(case)
-            case, small = original, data  # it passed this time (a flaky implementation)
-        except Exception as again:
-            # Raised while the original failure is being handled: keep its traceback
-            # free of that unrelated context.
-            again.__suppress_context__ = True
-            small_exc = again
+        # A rule's finding is minimized and checked again with every class hit named, as
+        # the hit it came from was (``KnownFindings.naming_every_hit``).
+        naming = self.known.naming_every_hit() if self.known is not None and isinstance(
+            exc, Divergence) and exc.behaviour else contextlib.nullcontext()
+        with naming:
+            found = minimize_case(original, keeps,
+                                  max_seconds=max(0.0, self._deadline - time.monotonic()))
+            case, small_exc = found.case, exc
+            small = raw_input_for(self.target, case, self.impl, self.settings)
+            if provisional is not None and self.known is not None:
+                # The finding is named on its minimal input (DDSET: the generalized
+                # minimal input is the behaviour), not on the long one, where a class may
+                # not widen (a long input's B lowercased is unit=0x42; the minimal "B",
+                # unit=upper).
+                self.known.forget_unexplained(*provisional)
+            try:
+                self.check(case)
+                case, small = original, data  # it passed this time (a flaky implementation)
+            except Exception as again:
+                # Raised while the original failure is being handled: keep its traceback
+                # free of that unrelated context.
+                again.__suppress_context__ = True
+                small_exc = again
         finding = build_finding(
             self.target, self.impl_name, case, small, small_exc,
             minimized=found.complete and case is found.case,
