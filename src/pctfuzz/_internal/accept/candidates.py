@@ -80,10 +80,10 @@ _VALID_TRIPLET = PERCENT_ENCODED_BYTE
 _WHITESPACE = " \t\n\r\x0b\x0c"
 _C0_SPACE = "".join(map(chr, range(0x21)))
 _REMOVED = ("\t\n\r", _WHITESPACE, "\t", "\n", "\r")
-#: An escape a signed hex number reads: ``%+H``, ``%-0`` (``signed_escapes``).
 #: The start of an HTML character reference (``html_unescaped``): ``&#``, or ``&`` and a
 #: name ended by ``;``.
 _HTML_REFERENCE = re.compile("&(?:#|[A-Za-z][A-Za-z0-9]*;)")
+#: An escape a signed hex number reads: ``%+H``, ``%-0`` (``signed_escapes``).
 _SIGNED = re.compile(rf"%(?:\+{HEX_DIGIT}|-0)")
 
 
