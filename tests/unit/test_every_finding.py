@@ -437,6 +437,28 @@ def test_a_rule_finding_that_a_class_finding_takes_is_merged_into_it(tmp_path: P
     assert left.id == klass and first in (left.previous_ids or ())
 
 
+def test_a_rule_finding_of_another_impact_is_not_merged_into_a_class(tmp_path: Path) -> None:
+    """The merge above never puts a finding under a class of another impact: a broad
+    class of a harmless behaviour took a form parser's real bug's case at a version's
+    end, and the bug had no finding of its own (a blind diagnosis of hold-out 19)."""
+    import dataclasses
+
+    from pctfuzz._internal.fuzz.migrate import merge_into_named
+    from pctfuzz._internal.identity.signatures import finding_id
+
+    (klass,) = record_case(get_target("diff_decode"), percent_swallowed, SWALLOWED, tmp_path,
+                           DecodeCase("%")).values()
+    store = FindingStore(tmp_path)
+    found = store.get(klass)
+    signature = found.signature.replace(found.signature.split("|")[3], "rule=plus_as_space()")
+    first = finding_id(signature)
+    store.record(dataclasses.replace(
+        found, signature=signature, id=first, case=DecodeCase("a%zz").to_json(),
+        behaviour={"rule": "plus_as_space", "params": {}, "text": "decodes '+' as a space"}))
+    assert merge_into_named(tmp_path, SWALLOWED, [first, klass]) == []
+    assert {f.id for f in FindingStore(tmp_path).iter_findings()} == {first, klass}
+
+
 def _requoting(text: str) -> str:
     from urllib.parse import quote
 
