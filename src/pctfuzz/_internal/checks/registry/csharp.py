@@ -226,8 +226,8 @@ for _impl, _function, _source in (("mono-httputility", "HttpUtility.UrlDecode",
         id=f"{_impl}-urldecode-replacement",
         impl=_impl,
         check=DECODE.name,
-        summary=f"{_function} returns a string: invalid UTF-8 as U+FFFD, one to one per "
-        "byte of each invalid run as .NET's decoder counts them",
+        summary=f"{_function} returns a string: invalid UTF-8 as U+FFFD, one per maximal "
+        "subpart, a lead byte and a continuation byte out of its range one (.NET's decoder)",
         applies=lambda case: isinstance(case, DecodeCase),
         reconcile=_DOTNET.reconcile,
         model=_DOTNET.model,
