@@ -10,7 +10,9 @@ from __future__ import annotations
 from typing import Any, TypeAlias
 
 from pctfuzz._internal.accept.entry import REPLACE, REWRITE, KnownDivergence
-from pctfuzz._internal.cases import Case, FormCase, FormParseCase
+from pctfuzz._internal.accept.reconcilers import lowercase_hex
+from pctfuzz._internal.cases import Case, EncodeCase, FormCase, FormParseCase
+from pctfuzz._internal.operations import ENCODE
 from pctfuzz._internal.outcome import Outcome, Reconcile
 from pctfuzz._internal.spec import PERCENT_ENCODED_BYTE
 from pctfuzz._internal.text import has_lone_surrogate, is_valid_utf8
@@ -24,6 +26,7 @@ __all__ = [
     "WHATWG_PCT",
     "Pair",
     "add_entry",
+    "add_lowercase_hex",
     "is_valid_utf8",
     "pairs_with_surrogate",
     "replace_in_expected",
@@ -49,6 +52,31 @@ PCT_TRIPLET = PERCENT_ENCODED_BYTE
 def add_entry(entries: list[KnownDivergence], *, phase: int = REPLACE, **kwargs: Any) -> None:
     """Append one entry to a library's ``ENTRIES`` (each module binds its own list)."""
     entries.append(KnownDivergence(phase=phase, **kwargs))
+
+
+def add_lowercase_hex(entries: list[KnownDivergence], *, id: str, impl: str, function: str,
+                      source: str, example: EncodeCase) -> None:
+    """Append the entry of an encoder whose escapes have lowercase hex digits (``%2f``):
+    cosmetic, RFC 3986 2.1's equivalence; ``source`` cites where its digits come from."""
+    lower = lowercase_hex()
+    add_entry(
+        entries,
+        id=id,
+        impl=impl,
+        check=ENCODE.name,
+        summary=f"{function} writes escapes with lowercase hex digits",
+        applies=lambda case: isinstance(case, EncodeCase),
+        reconcile=lower.reconcile,
+        model=lower.model,
+        phase=lower.phase,
+        reference="uppercase hex digits (%2F)",
+        implementation="lowercase hex digits (%2f, %c3%a9)",
+        citation=f"{source}; RFC 3986 2.1 ('For consistency, URI producers and normalizers "
+        f"should use uppercase hexadecimal digits'); {WHATWG_PCT}",
+        why="equivalent escapes: RFC 3986 2.1 'The uppercase hexadecimal digits ... are "
+        "equivalent to the lowercase digits'; every decoder reads both",
+        example=example,
+    )
 
 
 def str_value_with_surrogate(case: Case) -> bool:

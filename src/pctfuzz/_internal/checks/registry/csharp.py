@@ -21,7 +21,6 @@ from pctfuzz._internal.accept.decoders import U_ESCAPE
 from pctfuzz._internal.accept.entry import MODEL, KnownDivergence
 from pctfuzz._internal.accept.model import GROUPED_INVARIANT, Model
 from pctfuzz._internal.accept.reconcilers import (
-    lowercase_hex,
     modelled,
     percent_u,
     plus_as_space,
@@ -33,6 +32,7 @@ from pctfuzz._internal.checks.registry.common import (
     WHATWG_PCT,
     Pair,
     add_entry,
+    add_lowercase_hex,
     str_value_with_surrogate,
 )
 from pctfuzz._internal.operations import DECODE, ENCODE, FORM_PARSE
@@ -151,23 +151,13 @@ _entry(
 # --- HttpUtility and WebUtility: encode -----------------------------------------------------
 # Both write a lone surrogate as %EF%BF%BD (Encoding.UTF8's replacement fallback): what a
 # USVString conversion gives it, which the differential check counts as agreement.
-_LOWER = lowercase_hex()
-_entry(
+add_lowercase_hex(
+    ENTRIES,
     id="mono-httputility-urlencode-lowercase",
     impl="mono-httputility",
-    check=ENCODE.name,
-    summary="HttpUtility.UrlEncode writes escapes with lowercase hex digits",
-    applies=lambda case: isinstance(case, EncodeCase),
-    reconcile=_LOWER.reconcile,
-    model=_LOWER.model,
-    phase=_LOWER.phase,
-    reference="uppercase hex digits (%2F)",
-    implementation="lowercase hex digits (%2f, %c3%a9)",
-    citation=f"{_HTTPUTILITY}, UrlEncodeChar (its hexChars table holds the lowercase digits "
-    "a-f; WebUtility.UrlEncode writes uppercase); RFC 3986 2.1 ('For consistency, URI producers "
-    f"and normalizers should use uppercase hexadecimal digits'); {WHATWG_PCT}",
-    why="equivalent escapes: RFC 3986 2.1 'The uppercase hexadecimal digits ... are "
-    "equivalent to the lowercase digits'; every decoder reads both",
+    function="HttpUtility.UrlEncode",
+    source=f"{_HTTPUTILITY}, UrlEncodeChar (its hexChars table holds the lowercase digits "
+    "a-f; WebUtility.UrlEncode writes uppercase)",
     example=EncodeCase("/", "component+'~", "UTF-8", True),
 )
 
