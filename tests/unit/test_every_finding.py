@@ -411,6 +411,29 @@ percent_swallowed = function_adapter("percent-swallowed", decode=_percent_swallo
 SWALLOWED = "test_every_finding:percent_swallowed"
 
 
+def _rule_record_beside_class(tmp_path: Path, rule: str,
+                              params: dict[str, str]) -> tuple[str, str]:
+    """(a rule's record, a class finding's id) in a store: the swallowing decoder's class
+    of ``%``, and a record of ``a%zz`` under ``rule`` as a campaign that met it first,
+    with nothing known, wrote it (the class's, on another case of it)."""
+    import dataclasses
+
+    from pctfuzz._internal.accept.rule import rule_from
+    from pctfuzz._internal.identity.signatures import finding_id
+
+    (klass,) = record_case(get_target("diff_decode"), percent_swallowed, SWALLOWED, tmp_path,
+                           DecodeCase("%")).values()
+    store = FindingStore(tmp_path)
+    found = store.get(klass)
+    named = rule_from(rule, params)
+    signature = found.signature.replace(found.signature.split("|")[3], named.klass())
+    first = finding_id(signature)
+    store.record(dataclasses.replace(found, signature=signature, id=first,
+                                     case=DecodeCase("a%zz").to_json(),
+                                     behaviour=named.behaviour()))
+    return first, klass
+
+
 def test_a_rule_finding_that_a_class_finding_takes_is_merged_into_it(tmp_path: Path) -> None:
     """A case named by a rule of its own when nothing was known, which the behaviour's
     class finding, met after it, takes as its hit, merges into that class finding at
@@ -418,20 +441,9 @@ def test_a_rule_finding_that_a_class_finding_takes_is_merged_into_it(tmp_path: P
     a rule; the merge took only a rule's or a refusal's answer as another finding's).
     The rule's record is written as such a campaign wrote it: the class's, on another
     case of it, under a rule."""
-    import dataclasses
-
     from pctfuzz._internal.fuzz.migrate import merge_into_named
-    from pctfuzz._internal.identity.signatures import finding_id
 
-    (klass,) = record_case(get_target("diff_decode"), percent_swallowed, SWALLOWED, tmp_path,
-                           DecodeCase("%")).values()
-    store = FindingStore(tmp_path)
-    found = store.get(klass)
-    signature = found.signature.replace(found.signature.split("|")[3], "rule=answered(text=a)")
-    first = finding_id(signature)
-    store.record(dataclasses.replace(
-        found, signature=signature, id=first, case=DecodeCase("a%zz").to_json(),
-        behaviour={"rule": "answered", "params": {"text": "a"}, "text": "answers 'a'"}))
+    first, klass = _rule_record_beside_class(tmp_path, "answered", {"text": "a"})
     assert merge_into_named(tmp_path, SWALLOWED, [first, klass]) == [(first, klass, False)]
     (left,) = FindingStore(tmp_path).iter_findings()
     assert left.id == klass and first in (left.previous_ids or ())
@@ -441,20 +453,9 @@ def test_a_rule_finding_of_another_impact_is_not_merged_into_a_class(tmp_path: P
     """The merge above never puts a finding under a class of another impact: a broad
     class of a harmless behaviour took a form parser's real bug's case at a version's
     end, and the bug had no finding of its own (a blind diagnosis of hold-out 19)."""
-    import dataclasses
-
     from pctfuzz._internal.fuzz.migrate import merge_into_named
-    from pctfuzz._internal.identity.signatures import finding_id
 
-    (klass,) = record_case(get_target("diff_decode"), percent_swallowed, SWALLOWED, tmp_path,
-                           DecodeCase("%")).values()
-    store = FindingStore(tmp_path)
-    found = store.get(klass)
-    signature = found.signature.replace(found.signature.split("|")[3], "rule=plus_as_space()")
-    first = finding_id(signature)
-    store.record(dataclasses.replace(
-        found, signature=signature, id=first, case=DecodeCase("a%zz").to_json(),
-        behaviour={"rule": "plus_as_space", "params": {}, "text": "decodes '+' as a space"}))
+    first, klass = _rule_record_beside_class(tmp_path, "plus_as_space", {})
     assert merge_into_named(tmp_path, SWALLOWED, [first, klass]) == []
     assert {f.id for f in FindingStore(tmp_path).iter_findings()} == {first, klass}
 
