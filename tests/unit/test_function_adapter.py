@@ -40,6 +40,24 @@ def test_it_is_an_adapter() -> None:
     assert not any(m.startswith("pctfuzz") for m in URLLIB.modules_under_test)
 
 
+def test_each_operation_has_its_own_code_under_test() -> None:
+    """A campaign on the encoder instruments and counts the encoder's modules, not the
+    form parser's: a user trial's encode target warned "code under test not reached"
+    for the module of the project's form parser (courlan, 42 s campaign)."""
+    import json
+
+    from pctfuzz._internal.operations import ENCODE, FORM_PARSE
+    from pctfuzz._internal.targets import get_target, modules_under_test
+
+    mixed = function_adapter("mixed", encode=quote, form_parse=json.loads,
+                             sets={"path": "urllib-safe:/"})
+    assert modules_under_test(mixed, ENCODE) == ("urllib.parse",)
+    assert modules_under_test(mixed, FORM_PARSE) == ("json", "json.decoder")
+    assert set(mixed.modules_under_test) == {"urllib.parse", "json", "json.decoder"}
+    assert get_target("diff_encode").bind(mixed).code_under_test == ("urllib.parse",)
+    assert "urllib.parse" not in get_target("diff_form_parse").bind(mixed).code_under_test
+
+
 @pytest.mark.parametrize("set_name", ["urllib-safe:/", "rfc3986-unreserved-/"])
 def test_encode_answers_its_set_in_any_spelling(set_name: str) -> None:
     assert check_encode(EncodeCase("a/b c\u00e9~", set_name), URLLIB) == ()

@@ -218,7 +218,8 @@ class DifferentialTarget(Target):
     def bind(self, subject: Subject | str | None = None,
              settings: RunSettings = DEFAULT_SETTINGS) -> BoundDifferential:
         impl = _impl(self, subject)
-        return BoundDifferential(self, impl, modules_under_test(impl), settings=settings)
+        return BoundDifferential(self, impl, modules_under_test(impl, self.operation),
+                                 settings=settings)
 
 
 @dataclass(frozen=True)
@@ -389,10 +390,15 @@ Bound: TypeAlias = BoundInvariant | BoundDifferential
 
 _ALL = AnswerDomain()
 
-def modules_under_test(impl: Any) -> tuple[str, ...]:
+def modules_under_test(impl: Any, operation: Operation | None = None) -> tuple[str, ...]:
     """The Python modules holding the code of an implementation under test: the
-    adapter's ``modules_under_test``, else the adapter's own module (what the atheris
-    driver instruments and ``pctfuzz coverage`` measures)."""
+    adapter's ``modules_of(operation)`` when it has one (a function adapter: the
+    modules of that operation's function), else its ``modules_under_test``, else the
+    adapter's own module (what the atheris driver instruments, ``pctfuzz coverage``
+    measures and the summary's "not reached" warning counts)."""
+    of = getattr(impl, "modules_of", None)
+    if operation is not None and callable(of) and (own := tuple(of(operation))):
+        return own
     declared: tuple[str, ...] = tuple(getattr(impl, "modules_under_test", ()) or ())
     return declared or (type(impl).__module__,)
 

@@ -67,6 +67,9 @@ Optional attributes:
   lists its parent too, so ``yarl-c`` shares the entries written for ``yarl``);
 - ``modules_under_test``: the Python modules holding the library code the adapter
   calls, which a coverage-guided driver should instrument (empty for compiled code);
+- ``modules_of(operation)``: the modules of one operation's code, when they differ
+  by operation (``function_adapter``'s: each function's own); a campaign on that
+  operation instruments and counts only them (default: ``modules_under_test``);
 - ``divergences``: the adapter's accepted differences, entries built with
   ``divergence(...)`` and the ready-made reconcilers of
   (``pctfuzz.accept``; ``pctfuzz divergences --impl MOD:CLASS --check`` verifies them);

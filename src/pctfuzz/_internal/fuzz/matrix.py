@@ -202,7 +202,7 @@ class _Recorder:
         from pctfuzz._internal.store import FindingStore, StoreError
 
         name = impl_name(impl)
-        code = modules_under_test(impl)
+        code = modules_under_test(impl, target.operation)
         bound = self.bound(target, impl)
         try:
             bound.check(case)

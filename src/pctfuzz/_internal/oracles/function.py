@@ -33,6 +33,7 @@ from types import MappingProxyType, ModuleType
 from pctfuzz._internal.cases import Case, DecodeCase, EncodeCase, FormCase, FormParseCase
 from pctfuzz._internal.encoding import lookup
 from pctfuzz._internal.errors import UsageError
+from pctfuzz._internal.operations import DECODE, ENCODE, FORM_PARSE, FORM_SERIALIZE, Operation
 from pctfuzz._internal.oracles.base import Adapter, Unsupported, library_call
 from pctfuzz._internal.sets import PercentEncodeSet, get_set
 
@@ -114,6 +115,20 @@ def standard_modules_called(fn: Callable[..., object]) -> set[str]:
     return found
 
 
+def _code_under_test(callables: Iterable[Callable[..., object] | None]) -> tuple[str, ...]:
+    """The modules of ``callables``, then the libraries they call (whose version a
+    finding records when the functions' own modules are in no distribution: a
+    wrapper's) and the standard library modules they name, for coverage and for where
+    a crash rose: not builtins, not this package."""
+    fns = [fn for fn in callables if fn is not None]
+    modules = {m for fn in fns if isinstance(m := getattr(fn, "__module__", None), str)}
+    libraries = sorted(({lib for m in modules for lib in libraries_of(m)}
+                        | {m for fn in fns for m in standard_modules_called(fn)}) - modules)
+    return tuple(m for m in (*sorted(modules), *libraries)
+                 if m not in sys.builtin_module_names and m != "builtins"
+                 and not m.startswith("pctfuzz."))
+
+
 class FunctionAdapter(Adapter):
     """An ``Adapter`` whose answers come from plain callables (module docstring)."""
 
@@ -153,20 +168,19 @@ class FunctionAdapter(Adapter):
         self._form_parse = form_parse
         #: ``label_of``'s answers by set name and spaceAsPlus
         self._labels: dict[tuple[str, bool], str] = {}
-        callables = [fn for _, fn in encoders.values()] + [decode, form_serialize, form_parse]
-        modules = {m for fn in callables if fn is not None
-                   if isinstance(m := getattr(fn, "__module__", None), str)}
-        # The functions' modules, then the libraries they call (whose version a finding
-        # records when the functions' own modules are in no distribution: a wrapper's)
-        # and the standard library modules they name, for coverage and for where a
-        # crash rose: not builtins, not this package.
-        libraries = sorted(({lib for m in modules for lib in libraries_of(m)}
-                            | {m for fn in callables if fn is not None
-                               for m in standard_modules_called(fn)}) - modules)
-        self.modules_under_test = tuple(
-            m for m in (*sorted(modules), *libraries)
-            if m not in sys.builtin_module_names and m != "builtins"
-            and not m.startswith("pctfuzz."))
+        by_operation: dict[Operation, list[Callable[..., object] | None]] = {
+            ENCODE: [fn for _, fn in encoders.values()], DECODE: [decode],
+            FORM_SERIALIZE: [form_serialize], FORM_PARSE: [form_parse]}
+        #: Each operation's code under test: a campaign on the encoder neither
+        #: instruments the form parser's module nor warns that it never reached it.
+        self._modules = {op: _code_under_test(fns) for op, fns in by_operation.items()}
+        self.modules_under_test = _code_under_test(
+            [fn for fns in by_operation.values() for fn in fns])
+
+    def modules_of(self, operation: Operation) -> tuple[str, ...]:
+        """The modules of the functions that answer ``operation`` (``modules_under_test``
+        is all of them)."""
+        return self._modules.get(operation, ())
 
     def encode(self, case: EncodeCase) -> str:
         if not self._encoders:
