@@ -186,7 +186,8 @@ def _check(check: str, case: Case, impl: Impl | str | None,
     """The differential check of ``case``: the ids of the accepted entries that explain
     its difference (``()`` when the answers agree), None when the implementation does
     not answer; ``Divergence`` otherwise, named by a known finding (the fast path), a
-    catalogue rule or its class. ``known_only``: raise only a known finding's hit."""
+    catalogue rule or its class (``_Naming``). ``known_only``: raise only a known
+    finding's hit."""
     adapter = resolve_impl(impl)
     actual = run_impl(check, case, adapter)
     if actual is None:
@@ -202,133 +203,197 @@ def _check(check: str, case: Case, impl: Impl | str | None,
         judged = judge(check, case, adapter, expected, actual, settings=settings)
         if judged is not None:
             return judged
-    names = registry_names(adapter)
-    hit = None
-    if known is not None:
+    _Naming(check, case, adapter, known, known_only, settings, refused, expected, actual,
+            surrogates).name()
+    return None
+
+
+@dataclasses.dataclass
+class _Naming:
+    """What names one difference that no accepted entry explains, cheapest first: a
+    known finding's exact answer (the fast path), the case as the implementation reads
+    it, a known finding's class, a catalogue rule that holds on variants, and last the
+    class of the difference. Each step either raises the case's ``Divergence`` (or
+    ``Deferred``) or hands on to the next."""
+
+    check: str
+    case: Case
+    adapter: Impl
+    known: KnownFindings | None
+    known_only: bool
+    settings: RunSettings
+    #: the reference's answer, and the one the implementation is held to
+    refused: Outcome
+    expected: Outcome
+    actual: Outcome
+    surrogates: Surrogates
+
+    @property
+    def runs(self) -> bool:
+        """A decoder's or encoder's input: runs of units, whose parts are checked only
+        before a new finding is named (a form's pairs: first)."""
+        return isinstance(self.case, DecodeCase | EncodeCase)
+
+    def diverge(self, klass: str, behaviour: dict[str, Any] | None) -> Divergence:
+        return _divergence(self.check, self.case, self.adapter, self.refused, self.expected,
+                           self.actual, klass, behaviour)
+
+    def name(self) -> None:
+        """Raise the case's ``Divergence``; return only when ``known_only`` and no known
+        finding's hit is the case's."""
+        self._known_hit()
+        self._read_otherwise()
+        if not self.runs:
+            self._as_parts()
+        unexplained = self.known is not None and bool(self.known.unexplained(self.check))
+        klass = self._known_class() if unexplained else None
+        if klass is None:
+            plain = locate.as_unescaped(self.check, self.case, self.adapter, self.expected,
+                                        self.actual, self.surrogates)
+            if plain is not None:  # (its escapes of plain characters are no part of it)
+                self._named_as(plain, self.known_only)
+        if unexplained:
+            klass = self._unexplained_class(klass)
+        if self.known_only:
+            return
+        if self.runs and not unexplained:
+            self._as_parts()
+        rule = _explaining_rule(self.check, self.case, self.adapter, self.expected,
+                                self.actual, self.surrogates, self.known,
+                                settings=self.settings)
+        if rule is not None:
+            raise self.diverge(rule.klass(), rule.behaviour())
+        if self.actual.raised and self.known is not None:  # (before the refusal's class)
+            klass = _raised_after_known(self.check, self.case, self.adapter, self.known,
+                                        settings=self.settings) or klass
+        if klass is None:
+            klass = locate.difference(self.check, self.case, self.adapter, self.expected,
+                                      self.actual, self.surrogates, self.known,
+                                      settings=self.settings)
+        raise self.diverge(klass, None)
+
+    def _known_hit(self) -> None:
+        """The fast path: raise the hit of a finding already made (``checks.known``),
+        or ``Deferred`` when naming had its share of the campaign."""
+        known, check, actual = self.known, self.check, self.actual
+        if known is None:
+            return
         # Beside the accepted entries, else alone: an implementation that falls back to
         # another code path on some inputs (requote_uri quotes every '%' when an escape
         # is invalid) does there what the finding says, and nothing the entries say.
-        accepted = entries_for(check, names, accepted_entries(adapter, settings), settings)
-        for answer in _as_answered(case, actual):
-            hit = known.explain(check, names, case, expected, answer, accepted)
+        names = registry_names(self.adapter)
+        accepted = entries_for(check, names, accepted_entries(self.adapter, self.settings),
+                               self.settings)
+        for answer in _as_answered(self.case, actual):
+            hit = known.explain(check, names, self.case, self.expected, answer, accepted)
             if hit is None and accepted:
-                hit = known.explain(check, names, case, expected, answer, ())
+                hit = known.explain(check, names, self.case, self.expected, answer, ())
             if hit is not None:
-                break
-    if hit is not None:  # the fast path: a finding already made (checks.known)
-        raise _divergence(check, case, adapter, refused, expected, actual,
-                          hit.klass, hit.behaviour)
-    if known is not None and actual.error is not None:
-        # A refusal by the statement that refused a known finding's input is its hit
-        # (``checks.known``: one check of the characters, however many kinds of input).
-        same = known.refused(check, actual.error)
-        if same is not None:
-            raise _divergence(check, case, adapter, refused, expected, actual, *same)
-    if known is not None and not known.may_name() and not (
-            actual.error is not None and known.new_refusal(check, actual.error)):
-        # naming had its share of the campaign: the input is counted, not named (but a
-        # refusal by a statement no finding reached yet: ``KnownFindings.new_refusal``)
-        raise Deferred(check)
-    def named_as(other: Case, only_known: bool) -> None:
-        """Raise the divergence of ``case`` named as ``other`` is, if it diverges."""
+                raise self.diverge(hit.klass, hit.behaviour)
+        if actual.error is not None:
+            # A refusal by the statement that refused a known finding's input is its hit
+            # (``checks.known``: one check of the characters, however many kinds of input).
+            same = known.refused(check, actual.error)
+            if same is not None:
+                raise self.diverge(*same)
+        if not known.may_name() and not (
+                actual.error is not None and known.new_refusal(check, actual.error)):
+            # naming had its share of the campaign: the input is counted, not named (but a
+            # refusal by a statement no finding reached yet: ``KnownFindings.new_refusal``)
+            raise Deferred(check)
+
+    def _named_as(self, other: Case, only_known: bool) -> None:
+        """Raise the divergence of the case named as ``other`` is, if it diverges."""
         try:
-            _check(check, other, adapter, known, known_only=only_known, settings=settings)
+            _check(self.check, other, self.adapter, self.known, known_only=only_known,
+                   settings=self.settings)
         except Divergence as exc:
-            raise _divergence(check, case, adapter, refused, expected, actual,
-                              exc.difference, exc.behaviour) from None
+            raise self.diverge(exc.difference, exc.behaviour) from None
 
-    read = locate.as_read(check, case, adapter, actual, known, settings=settings)
-    if read is not None:
-        # named and classed as the implementation reads it: what the transforms in
-        # force take out (a known removed TAB) is no part of another behaviour's class
-        named_as(read, known_only)
-    scalar = None if known is None or actual.raised or known_only else _as_scalar_values(case)
-    if scalar is not None:
-        # A kept lone surrogate is held to U+FFFD (the non-scalar policy), but kept it
-        # can still change what another behaviour does: a parser grouping pairs by name
-        # sees '\ud800' and U+FFFD as two names, so no known finding predicts its
-        # order, and each such input was named anew (7 findings of 9 on a grouping
-        # parser). Judged as the USVString the standard's algorithms get (WebIDL), a
-        # known finding's hit there is its hit. Anything else is named on the input as
-        # given: a behaviour of the lone surrogate's own is never hidden behind a new
-        # name for what the USVString shows.
-        named_as(scalar, True)
-    runs = isinstance(case, DecodeCase | EncodeCase)
+    def _read_otherwise(self) -> None:
+        """Named as the implementation reads the case, then as its USVString."""
+        read = locate.as_read(self.check, self.case, self.adapter, self.actual, self.known,
+                              settings=self.settings)
+        if read is not None:
+            # named and classed as the implementation reads it: what the transforms in
+            # force take out (a known removed TAB) is no part of another behaviour's class
+            self._named_as(read, self.known_only)
+        if self.known is None or self.actual.raised or self.known_only:
+            return
+        scalar = _as_scalar_values(self.case)
+        if scalar is not None:
+            # A kept lone surrogate is held to U+FFFD (the non-scalar policy), but kept it
+            # can still change what another behaviour does: a parser grouping pairs by
+            # name sees '\ud800' and U+FFFD as two names, so no known finding predicts its
+            # order, and each such input was named anew (7 findings of 9 on a grouping
+            # parser). Judged as the USVString the standard's algorithms get (WebIDL), a
+            # known finding's hit there is its hit. Anything else is named on the input
+            # as given: a behaviour of the lone surrogate's own is never hidden behind a
+            # new name for what the USVString shows.
+            self._named_as(scalar, True)
 
-    def as_parts() -> None:
+    def _as_parts(self) -> None:
         """Each part alone: a combination of known findings is no new one."""
-        if known is not None and not known_only and len(known) + len(known.unexplained(check)):
-            _as_parts(check, case, adapter, (refused, expected, actual), known,
-                      settings=settings)
+        known = self.known
+        if known is not None and not self.known_only \
+                and len(known) + len(known.unexplained(self.check)):
+            _as_parts(self.check, self.case, self.adapter,
+                      (self.refused, self.expected, self.actual), known,
+                      settings=self.settings)
 
-    if not runs:  # (a decoder's or encoder's runs: only before a new finding is named)
-        as_parts()
-    klass = None
-    unexplained = known is not None and bool(known.unexplained(check))
-    if unexplained:
+    def _known_class(self) -> str | None:
+        """The class of a known finding that no rule names covering the case, the
+        cheapest ways first: the class of the first unit where the answers part (no
+        call), then located on the implementation by bisection alone (a campaign's
+        inputs are long: a few calls, not one per unit of the first
+        ``locate._LINEAR``)."""
+        known = self.known
         assert known is not None
-        # the next fastest: a known finding that no rule names, by its class. First the
-        # class of the first unit where the answers part, which costs no call; then the
-        # class located on the implementation (a prefix that differs: O(log n) calls),
-        # and only then widened: one that names the input's class spares the rest.
-        klass = known.covering(check, locate.unlocated_class(check, case, expected, actual,
-                                                             surrogates))
-        if klass is None and not actual.raised:
-            # then located by bisection alone (a campaign's inputs are long: a few
-            # calls, not one per unit of the first ``locate._LINEAR``); the exact search
-            # below is for what this does not name a known finding's
-            klass = known.covering(check, locate.located(check, case, adapter, expected, actual,
-                                                         surrogates, known, quick=True,
-                                                         settings=settings)[1])
-    if klass is None:
-        plain = locate.as_unescaped(check, case, adapter, expected, actual, surrogates)
-        if plain is not None:  # (its escapes of plain characters are no part of it)
-            named_as(plain, known_only)
-    if unexplained:
+        klass = known.covering(self.check, locate.unlocated_class(
+            self.check, self.case, self.expected, self.actual, self.surrogates))
+        if klass is None and not self.actual.raised:
+            klass = known.covering(self.check, locate.located(
+                self.check, self.case, self.adapter, self.expected, self.actual,
+                self.surrogates, known, quick=True, settings=self.settings)[1])
+        return klass
+
+    def _unexplained_class(self, klass: str | None) -> str | None:
+        """With findings that no rule names known: raise the case as a hit of the class
+        that covers it (located exactly, then widened: a finding of what comes before
+        the unit, of a first unit there only to be lost, or of any escape), else
+        return its new class (generalized), or None when only a known hit was asked."""
+        known, check = self.known, self.check
         assert known is not None
         if klass is None:
-            where, located, widens = locate.located(check, case, adapter, expected, actual,
-                                                    surrogates, known, settings=settings)
+            where, located, widens = locate.located(check, self.case, self.adapter,
+                                                    self.expected, self.actual,
+                                                    self.surrogates, known,
+                                                    settings=self.settings)
             klass = known.covering(check, located)
-            if klass is None and widens:  # (a finding of what comes before the unit,
-                # or after a first unit there only to be lost, or of any escape)
+            if klass is None and widens:
                 for other in (as_victim(where, located), *as_lost_first(where, located),
                               as_any_escape(where, located)):
                     klass = klass or (None if other is None else known.covering(check, other))
-            if klass is None and not known_only:  # (widening names a new finding)
-                if runs:
-                    as_parts()
-                klass = locate.generalized(check, where, adapter, located, surrogates, known,
-                                           settings=settings) \
+            if klass is None and not self.known_only:  # (widening names a new finding)
+                if self.runs:
+                    self._as_parts()
+                klass = locate.generalized(check, where, self.adapter, located,
+                                           self.surrogates, known, settings=self.settings) \
                     if widens else located
         if klass in known.unexplained(check):
-            if not known_only and known.names_class_hit(check, klass, difference_context(
-                    check, case,
+            actual, expected = self.actual, self.expected
+            if not self.known_only and known.names_class_hit(check, klass, difference_context(
+                    check, self.case,
                     expected.error if expected.error is not None else expected.value,
                     actual.error if actual.error is not None else actual.value)):
                 # a sample of the class's hits, named: a behaviour a rule names may part
                 # at a unit of the same class (``KnownFindings.names_class_hit``)
-                rule = _explaining_rule(check, case, adapter, expected, actual, surrogates,
-                                        known, settings=settings)
+                rule = _explaining_rule(check, self.case, self.adapter, expected, actual,
+                                        self.surrogates, known, settings=self.settings)
                 if rule is not None:
-                    raise _divergence(check, case, adapter, refused, expected, actual,
-                                      rule.klass(), rule.behaviour())
-            raise _divergence(check, case, adapter, refused, expected, actual, klass, None)
-    if known_only:
-        return None
-    if runs and not unexplained:
-        as_parts()
-    rule = _explaining_rule(check, case, adapter, expected, actual, surrogates, known,
-                            settings=settings)
-    if rule is not None:
-        raise _divergence(check, case, adapter, refused, expected, actual, rule.klass(),
-                          rule.behaviour())
-    if actual.raised and known is not None:  # (before the class of the refusal)
-        klass = _raised_after_known(check, case, adapter, known, settings=settings) or klass
-    if klass is None:
-        klass = locate.difference(check, case, adapter, expected, actual, surrogates, known,
-                                  settings=settings)
-    raise _divergence(check, case, adapter, refused, expected, actual, klass, None)
+                    raise self.diverge(rule.klass(), rule.behaviour())
+            raise self.diverge(klass, None)
+        return klass
 
 
 def _as_parts(check: str, case: Case, adapter: Impl,
