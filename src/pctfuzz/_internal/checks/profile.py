@@ -575,39 +575,46 @@ def own_chars(rule: str, check: str, case: Case, adapter: Impl) -> str | None:
             found = "".join(c for c in CUT_CHARS
                             if drops((f"ab{c}cd", "ab"), (f"xab{c}cd", "xab")))
     else:
-        # (a form parser's names given a value, then its values: one that strips values
-        # only keeps a name's space, and one that drops a name alone answers no pairs
-        # for 'a b' and 'ab' alike, which is no space removed)
-        # (``trimmed-names``, ``trimmed-values``: that field alone; a parser removing
-        # every space of a name and trimming values trims no space in both fields)
-        fields = {"trimmed-names": (("", "=v"),), "trimmed-values": (("k=", ""),)}.get(
-            rule, (("", "=v"), ("k=", ""))) if isinstance(case, FormParseCase) else (("", ""),)
-        # (``trimmed-decoded``: each written as its escape, so only what decoding gives;
-        # a raw space is the input's trim too)
-        trims = rule in ("trimmed", "trimmed-decoded", "trimmed-start", "trimmed-names",
-                         "trimmed-values")
-        for char in (_C0_SPACE if trims else " \t\n\r\x0b\x0c") + (
-                _UNICODE_SPACE if isinstance(getattr(case, "value", getattr(case, "text", "")),
-                                             str) else ""):
-            c = "".join(f"%{b:02X}" for b in char.encode("utf-8")) \
-                if rule == "trimmed-decoded" else char
-            inner, ends, start = False, False, False
-            for p, s in fields:
-                inside = drops((f"{p}a{c}b{s}", f"{p}ab{s}"), (f"{p}xa{c}b{s}", f"{p}xab{s}"))
-                lead = drops((f"{p}{c}a{s}", f"{p}a{s}"), (f"{p}{c}ax{s}", f"{p}ax{s}"))
-                trail = drops((f"{p}a{c}{s}", f"{p}a{s}"), (f"{p}xa{c}{s}", f"{p}xa{s}"))
-                inner = inner or inside
-                ends = ends or (lead and trail and not inside)
-                start = start or (lead and not trail and not inside)
-            # "removed" is removed in the middle too: a character stripped at the start
-            # only (httplib2's and urlsplit's leading C0 and space) is "trimmed-start"
-            if rule == "trimmed-start":
-                found += char if start and not inner else ""
-            elif (rule == "removed" and inner) or (trims and ends and not inner):
-                found += char
+        found = _own_whitespace(rule, case, drops)
     own = None if all(value is None for value in answers.values()) else found
     _OWN_CHARS.put(adapter, key, own)
     return own
+
+
+def _own_whitespace(rule: str, case: Case, drops: Callable[..., bool]) -> str:
+    """``own_chars`` of ``removed``, ``trimmed`` and its variants: each whitespace
+    character (each C0 control and space, for a trim) asked inside a text and at each
+    end, in a form parser's names (given a value) and then its values: one that strips
+    values only keeps a name's space, and one that drops a name alone answers no pairs
+    for 'a b' and 'ab' alike, which is no space removed. ``trimmed-names``,
+    ``trimmed-values``: that field alone (a parser removing every space of a name and
+    trimming values trims no space in both fields); ``trimmed-decoded``: each written
+    as its escape, so only what decoding gives (a raw space is the input's trim too)."""
+    fields = {"trimmed-names": (("", "=v"),), "trimmed-values": (("k=", ""),)}.get(
+        rule, (("", "=v"), ("k=", ""))) if isinstance(case, FormParseCase) else (("", ""),)
+    trims = rule in ("trimmed", "trimmed-decoded", "trimmed-start", "trimmed-names",
+                     "trimmed-values")
+    text = getattr(case, "value", getattr(case, "text", ""))
+    found = ""
+    for char in (_C0_SPACE if trims else " \t\n\r\x0b\x0c") + (
+            _UNICODE_SPACE if isinstance(text, str) else ""):
+        c = "".join(f"%{b:02X}" for b in char.encode("utf-8")) \
+            if rule == "trimmed-decoded" else char
+        inner, ends, start = False, False, False
+        for p, s in fields:
+            inside = drops((f"{p}a{c}b{s}", f"{p}ab{s}"), (f"{p}xa{c}b{s}", f"{p}xab{s}"))
+            lead = drops((f"{p}{c}a{s}", f"{p}a{s}"), (f"{p}{c}ax{s}", f"{p}ax{s}"))
+            trail = drops((f"{p}a{c}{s}", f"{p}a{s}"), (f"{p}xa{c}{s}", f"{p}xa{s}"))
+            inner = inner or inside
+            ends = ends or (lead and trail and not inside)
+            start = start or (lead and not trail and not inside)
+        # "removed" is removed in the middle too: a character stripped at the start
+        # only (httplib2's and urlsplit's leading C0 and space) is "trimmed-start"
+        if rule == "trimmed-start":
+            found += char if start and not inner else ""
+        elif (rule == "removed" and inner) or (trims and ends and not inner):
+            found += char
+    return found
 
 
 #: refuses' input kinds -> inputs of that kind alone, at two lengths and with the bad
