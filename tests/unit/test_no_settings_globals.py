@@ -41,7 +41,7 @@ ALLOWED: dict[str, str] = {
     "pure function of its key",
     "_internal/checks/registry/urllib_legacy.py:_KINDS": "cache: pure per codec name",
     "_internal/oracles/urllib_parse.py:_CODECS": "cache: pure per encoding label",
-    "_internal/accept/reconcilers.py:CATALOGUE": "registry filled at import: each @rule maker "
+    "_internal/accept/reconcilers/base.py:CATALOGUE": "registry filled at import: each @rule maker "
     "enters the catalogue as it is defined, never later",
     "_internal/oracles/peer.py:_REMOTE_TYPES": "cache: one exception class per remote "
     "type name (pure)",

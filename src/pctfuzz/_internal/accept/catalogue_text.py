@@ -1,10 +1,10 @@
 """The rule catalogue's text, written from ``reconcilers.CATALOGUE``: one home per rule.
 
-A rule is its maker in ``accept/reconcilers.py``: its name, parameters and optional
-keys are the maker's signature, what it accepts is its docstring, where it applies and
-what it means are its ``@rule(checks, impact)``. Everything else that lists the rules
-is written from there by ``make docs`` (``python -m
-pctfuzz._internal.accept.catalogue_text``), between marker lines:
+A rule is its maker in its family's module of ``accept/reconcilers/``: its name,
+parameters and optional keys are the maker's signature, what it accepts is its
+docstring, where it applies and what it means are its ``@rule(checks, impact)``.
+Everything else that lists the rules is written from there by ``make docs``
+(``python -m pctfuzz._internal.accept.catalogue_text``), between marker lines:
 
 - docs/adapters.md, the table of reconcilers (``rules-table``);
 - docs/api.md, the rules in ``pctfuzz.accept``'s list of names (``rules-list``);

@@ -1,7 +1,7 @@
 """``pctfuzz accept ID [ID ...]``: accept a finding's behaviour in one command.
 
 A finding (a divergence, or a crash a ``refuses`` rule explains) whose difference a rule
-explains (its ``behaviour``: a reconciler of ``pctfuzz.reconcilers.RECONCILERS`` and
+explains (its ``behaviour``: a reconciler of ``accept.reconcilers.RECONCILERS`` and
 that entry's parameters) becomes a
 ``[[divergence]]`` table of the project's accept file (``[tool.pctfuzz] accept``, the
 TOML format of ``pctfuzz.accept``), with its minimized case as the pinned ``example``,
