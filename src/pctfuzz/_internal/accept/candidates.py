@@ -356,7 +356,8 @@ def _pair_structure(seen: _Seen, asks: _Asks) -> Iterator[Rule | None]:
         # Where both explain a case (its names already in order), the implementation's
         # own order (``order``: asked on pairs only one of them explains) names it.
         own = asks.order() if asks.order is not None else None
-        for each in ([own] if own else ["sorted", "grouped", "sorted-bytes"]):
+        for each in ([own] if own else [] if own == "" else
+                     ["sorted", "grouped", "sorted-bytes", "sorted-pairs"]):
             yield build_rule("pairs_order", each)
     if _has_empty(seen.case, "value"):
         yield build_rule("empty_pairs", "dropped")

@@ -314,15 +314,28 @@ _SINGLE = ("space", "requote", "order", "empty", "normalize", "surrogates", "rep
 
 
 def reorder(pairs: Iterable[tuple[Any, Any]], mode: str,
-            keys: Sequence[bytes] | None = None) -> list[tuple[Any, Any]]:
+            keys: Sequence[bytes] | None = None, values: Sequence[Any] | None = None,
+            written: Sequence[str] | None = None) -> list[tuple[Any, Any]]:
     """Pairs ``sorted`` by name (stable), ``sorted-bytes`` by the name's bytes
     (``keys``: each pair's name as bytes before UTF-8 decoding, else its UTF-8),
     ``grouped`` by name in order of first appearance, as a multi-dict keeps them, or
     one per name as a mapping keeps them: ``last-per-name`` the last value where the
     name first came (``dict(pairs)``), ``first-per-name`` the first; ``sorted-`` before
     either: that mapping sorted by name (``dict(sorted(pairs))``, a mapping whose keys
-    are kept sorted)."""
+    are kept sorted). ``sorted-pairs``: by name, then value (``sorted(pairs)``; a
+    mapping of lists with each list sorted); ``values``: each pair's value where the
+    pair is not (name, value). ``sorted-written``: a serializer's, by the text each
+    pair is written as (``written``: ``name=value`` encoded; AWS's canonical query
+    sorts so)."""
     listed = list(pairs)
+    if mode == "sorted-pairs":
+        of = list(values) if values is not None else [rest for _, rest in listed]
+        order = sorted(range(len(listed)), key=lambda i: (listed[i][0], of[i]))
+        return [listed[i] for i in order]
+    if mode == "sorted-written":
+        if written is None:
+            raise NotModelled("pairs sorted as they are written: a serializer's order")
+        return [listed[i] for i in sorted(range(len(listed)), key=list(written).__getitem__)]
     if mode.startswith("sorted-") and mode.endswith("-per-name"):
         return reorder(reorder(listed, mode.removeprefix("sorted-")), "sorted")
     if mode in ("last-per-name", "first-per-name"):
@@ -894,7 +907,8 @@ def _reshape(model: Model, check: str, case: Case, current: Any) -> Any:
                  in zip(case.pairs, segments, strict=True)]
         keyed = _kept_pairs(model, keyed, lambda k: (k[0], k[1][0]))
         if model.order:
-            keyed = reorder(keyed, model.order)
+            keyed = reorder(keyed, model.order, values=[v for _, (v, _) in keyed],
+                            written=[seg for _, (_, seg) in keyed])
         return "&".join(seg for _, (_, seg) in keyed)
     else:
         raise NotModelled(f"{check}: no answer to reshape")
@@ -902,7 +916,7 @@ def _reshape(model: Model, check: str, case: Case, current: Any) -> Any:
     keyed = _kept_pairs(model, list(zip(keys or [name for name, _ in pairs], pairs, strict=True)),
                         lambda k: k[1])
     if model.order:
-        keyed = reorder(keyed, model.order)
+        keyed = reorder(keyed, model.order, values=[pair[1] for _, pair in keyed])
     return [pair for _, pair in keyed]
 
 
@@ -947,7 +961,7 @@ def render(model: Model, check: str, case: Case, current: Any = None) -> Any:
         of_values = {named: _effective(model, FORM, True, "values" if named else
                                        "values empty-name-values") for named in (False, True)}
         pairs = _kept_pairs(model, list(case.pairs), lambda p: p)
-        if model.order:
+        if model.order and model.order != "sorted-written":
             pairs = reorder(pairs, model.order)
         out = []
         raw_names = bool(model.raw_non_ascii & {"all", "names"})
@@ -957,6 +971,8 @@ def render(model: Model, check: str, case: Case, current: Any = None) -> Any:
             out.append(_encode(model, name, pes, case.encoding, plus, raw_names) + "="
                        + _encode(model, value, value_set, case.encoding, value_plus,
                                  raw_values))
+        if model.order == "sorted-written":  # (reorder's: by the text written)
+            out.sort()
         return "&".join(out)
     if isinstance(case, DecodeCase) and check == DECODE.name:
         encoded: str | bytes = case.value

@@ -51,7 +51,13 @@ from pctfuzz._internal.identity import (
     size_difference,
     unit_difference,
 )
-from pctfuzz._internal.identity.classes import ESCAPED_APART, MERGED_NAMES, last_name_merged
+from pctfuzz._internal.identity.classes import (
+    ESCAPED_APART,
+    MERGED_NAMES,
+    REORDERED,
+    last_name_merged,
+    reordered,
+)
 from pctfuzz._internal.inputs import input_has, with_texts
 from pctfuzz._internal.operations import DECODE, ENCODE, FORM_PARSE, FORM_SERIALIZE
 from pctfuzz._internal.oracles.base import Impl, registry_names
@@ -281,9 +287,10 @@ def located(check: str, case: Case, adapter: Impl, expected: Outcome, actual: Ou
     if located is not None:
         # widened on the prefix that shows it: the whole input may write its unit
         # otherwise (the "A" of "%A" is the escape "%AF" once "F" follows)
-        return located[0], located[1], True
-    return case, _first_class(check, case, adapter, expected, actual, surrogates, known,
-                              quick, settings=settings), True
+        return located[0], located[1], located[1] != REORDERED
+    klass = _first_class(check, case, adapter, expected, actual, surrogates, known, quick,
+                         settings=settings)
+    return case, klass, klass != REORDERED  # (an order has no unit to widen)
 
 
 #: An input of fewer units (pairs, characters) is not tried as a difference of size;
@@ -724,6 +731,8 @@ def _form_prefix_class(case: FormCase, adapter: Impl, surrogates: Surrogates,
     sub = _form_cut(case, cuts[n - 1], by_name)
     answers = seen[n]
     assert answers is not None
+    if any(reordered(*each) for each in answers):
+        return REORDERED
     name, value = sub.pairs[-1]
     fresh = fresh_letter(*(p + v for p, v in sub.pairs))
     if field == "value" and name and fresh is not None:
@@ -850,6 +859,8 @@ def _form_parse_prefix(case: FormParseCase, adapter: Impl, surrogates: Surrogate
         if got is not None:
             prefix, answers = dataclasses.replace(case, text=text[start:end]), got
             break
+    if any(reordered(*each) for each in answers):
+        return prefix, REORDERED
     klass = form_parse_difference(prefix.text, *answers[0])
     repeated = _repeated_name(prefix, answers[0], adapter, surrogates, known, settings=settings) \
         or _merged_name(prefix, answers[0], adapter, surrogates, known, settings=settings)

@@ -232,8 +232,10 @@ def _order(asker: _Asker) -> tuple[str, Sequence[Any], str | None]:
     given: Any = (ORDER_PAIRS if asker.check == FORM_SERIALIZE.name
                   else "&".join(f"{n}={v}" for n, v in ORDER_PAIRS))
     mode = pair_order(asker.check, asker.adapter)
-    if mode is not None:
-        return mode if mode.endswith("per-name") else f"{mode} by name", [given], None
+    if mode:
+        said = mode if mode.endswith("per-name") or mode in ("sorted-pairs", "sorted-written") \
+            else f"{mode} by name"
+        return said, [given], None
     got = asker.value(given)
     want = ("&".join(f"{n}={v}" for n, v in ORDER_PAIRS) if asker.check == FORM_SERIALIZE.name
             else list(ORDER_PAIRS))

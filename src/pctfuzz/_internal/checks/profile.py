@@ -160,11 +160,15 @@ _ORDERS: Asked[str | None] = Asked("pair order")
 
 
 def pair_order(check: str, adapter: Impl) -> str | None:
-    """``sorted``, ``sorted-bytes`` (a parser, ``_sorts_bytes``), ``grouped``, or one
-    pair per name (``last-per-name``, ``first-per-name``, either sorted by name): how the
+    """``sorted``, ``sorted-bytes`` (a parser, ``_sorts_bytes``), ``sorted-pairs``,
+    ``sorted-written`` (``_sorted_by``), ``grouped``, or one pair per name
+    (``last-per-name``, ``first-per-name``, either sorted by name): how the
     implementation orders ``ORDER_PAIRS`` (as a form serializer or parser; once per
     adapter), so a case both explain is named by the order it has
-    (``pctfuzz._internal.accept.rules``)."""
+    (``pctfuzz._internal.accept.rules``). "" when it answers them in list order or in
+    an order no mode gives (no order rule names it: a serializer that reverses the
+    pairs was "sorted by name" on two pairs it happened to sort); None when it does
+    not answer them."""
     known = _ORDERS.get(adapter, check)
     if known is not UNASKED:
         return known
@@ -175,6 +179,7 @@ def pair_order(check: str, adapter: Impl) -> str | None:
         got = run_impl(check, FormParseCase(str(case.text).encode()), adapter)
     found = None
     if got is not None and not got.raised:
+        found = ""  # (answered: in list order, or in an order no mode gives)
         for mode in ("sorted", "grouped", "last-per-name", "first-per-name",
                      "sorted-last-per-name", "sorted-first-per-name"):
             pairs = reorder(ORDER_PAIRS, mode)
@@ -188,10 +193,41 @@ def pair_order(check: str, adapter: Impl) -> str | None:
                 found = mode
     if found == "grouped" and check == FORM_PARSE.name and _groups_bytes(adapter):
         found = "grouped-bytes"
+    if found == "sorted":
+        found = _sorted_by(check, adapter)
     if found == "sorted" and check == FORM_PARSE.name and _sorts_bytes(adapter):
         found = "sorted-bytes"
     _ORDERS.put(adapter, check, found)
     return found
+
+
+#: Pairs that ``sorted`` (by name: a9 a-1 b2 b1), ``sorted-pairs`` (by name, then value:
+#: a9 a-1 b1 b2) and ``sorted-written`` (by the text written: 'a-=1' before 'a=9', as '-'
+#: is before '=') answer apart.
+SORT_PAIRS = (("b", "2"), ("a-", "1"), ("b", "1"), ("a", "9"))
+
+
+def _sorted_by(check: str, adapter: Impl) -> str:
+    """Which sort an implementation that sorts ``ORDER_PAIRS`` by name applies
+    (``SORT_PAIRS``): ``sorted``, ``sorted-pairs`` or ``sorted-written``."""
+    serializer = check == FORM_SERIALIZE.name
+    case: Case = FormCase(SORT_PAIRS) if serializer \
+        else FormParseCase("&".join(f"{n}={v}" for n, v in SORT_PAIRS))
+    got = run_impl(check, case, adapter)
+    if got is None or got.raised:
+        return "sorted"
+    for mode in ("sorted-pairs", "sorted-written") if serializer else ("sorted-pairs",):
+        written = [f"{n}={v}" for n, v in SORT_PAIRS]
+        pairs = reorder(SORT_PAIRS, mode, written=written)
+        want: object = "&".join(f"{n}={v}" for n, v in pairs) if serializer \
+            else [tuple(p) for p in pairs]
+        try:
+            answered = got.value if serializer else [tuple(p) for p in got.value]
+        except TypeError:
+            return "sorted"
+        if answered == want:
+            return mode
+    return "sorted"
 
 
 #: Two names that are not UTF-8 and decode to U+FFFD alike; grouped by their bytes

@@ -605,6 +605,28 @@ def form_parse_difference(text: str | bytes, expected: Any, actual: Any) -> str:
     return f"field={field};unit={unit};diff={pairs_shape(expected, actual)}"
 
 
+#: The class of a form answer that holds the reference's pairs in another order,
+#: whatever units the pairs hold (``reordered``).
+REORDERED = "field=pairs;unit=any;diff=reordered"
+
+
+def reordered(expected: Any, actual: Any) -> bool:
+    """The answer holds each of the reference's pairs as often, in another order: a
+    serializer's ``&``-separated segments, a parser's pairs. Its shape is the order
+    alone, so it is no unit's: a serializer that sorts by a key no order rule models
+    was one finding per kind of character where two sorted pairs first differ (a
+    tuning serializer that sorts each name's values: 5 findings in a 60 s campaign)."""
+    if isinstance(expected, str) and isinstance(actual, str):
+        want, got = expected.split("&"), actual.split("&")
+    elif isinstance(expected, list) and isinstance(actual, list):
+        if not all(isinstance(p, tuple | list) for p in (*expected, *actual)):
+            return False
+        want, got = [repr(tuple(p)) for p in expected], [repr(tuple(p)) for p in actual]
+    else:
+        return False
+    return want != got and sorted(want) == sorted(got)
+
+
 #: The class of a form parse that reads a pair's name as an earlier pair's
 #: (``last_name_merged``), whatever units make the two names differ.
 MERGED_NAMES = "field=name;unit=any;diff=merged"

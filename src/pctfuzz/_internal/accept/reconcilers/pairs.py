@@ -16,7 +16,8 @@ __all__ = ["empty_pairs", "pairs_order"]
 
 
 _ORDER_MODES = ("grouped", "sorted", "grouped-bytes", "sorted-bytes", "last-per-name",
-                "first-per-name", "sorted-last-per-name", "sorted-first-per-name")
+                "first-per-name", "sorted-last-per-name", "sorted-first-per-name",
+                "sorted-pairs", "sorted-written")
 
 
 @rule((FORM_SERIALIZE, FORM_PARSE), "changes-data")
@@ -32,16 +33,23 @@ def pairs_order(mode: str) -> Reconciler:
     value (a serializer's repeated name was three findings, one per shape of what a
     repeat hid); ``sorted-last-per-name``, ``sorted-first-per-name``: that mapping
     sorted by name (a parser that sorts the pairs, then keeps one per name: each
-    behaviour beside it was refuted by the reordered pairs of its variants)."""
+    behaviour beside it was refuted by the reordered pairs of its variants);
+    ``sorted-pairs``: by name, then by value (``sorted(pairs)``; minio's query builder
+    sorts its names and each name's values); ``sorted-written`` (form-serialize): by
+    the text each pair is written as, ``name=value`` encoded (a canonical query string,
+    AWS Signature Version 4's)."""
     if mode not in _ORDER_MODES:
         raise UsageError(f"pairs_order: mode must be one of {', '.join(_ORDER_MODES)}")
     checks = {FORM_PARSE.name} if mode == "grouped-bytes" \
+        else {FORM_SERIALIZE.name} if mode == "sorted-written" \
         else {FORM_SERIALIZE.name, FORM_PARSE.name}
     said = {"sorted-bytes": "pairs sorted by the names' bytes",
             "last-per-name": "one pair per name, its last value, where the name first came",
             "first-per-name": "one pair per name, its first value",
             "sorted-last-per-name": "one pair per name, its last value, sorted by name",
-            "sorted-first-per-name": "one pair per name, its first value, sorted by name"}
+            "sorted-first-per-name": "one pair per name, its first value, sorted by name",
+            "sorted-pairs": "pairs sorted by name, then by value",
+            "sorted-written": "pairs sorted by the text they are written as"}
     return _declared("pairs_order", checks, Model(order=mode),
                      "keeps the pairs in list order", said.get(mode, f"pairs {mode} by name"))
 
