@@ -169,6 +169,21 @@ def test_a_cut_at_a_hash_is_one_rule_not_one_truncation_per_position(tmp_path: P
     one(findings(tmp_path, check_encode, CutAtHash(), cases), "cut_at", {"chars": "#"})
 
 
+def test_a_parser_that_drops_names_alone_is_asked_where_it_cuts() -> None:
+    """A form parser's cut is asked with pairs that have values: one that drops a
+    name alone answered no pairs for 'abcd' and 'ab' alike, so its cut at '#' was never
+    asked and each place of the '#' was a finding of its own (a tuning parser, sanic's
+    query: '#=a' and '=a#', two findings in both 60 s campaigns)."""
+    from urllib.parse import parse_qsl
+
+    from pctfuzz._internal.checks.profile import own_chars
+
+    adapter = function_adapter("cuts-hash", form_parse=lambda t: parse_qsl(t.split("#")[0]))
+    assert own_chars("cut_at", "form-parse", FormParseCase("=a#"), adapter) == "#"
+    keeps = function_adapter("no-cut", form_parse=lambda t: parse_qsl(t))
+    assert own_chars("cut_at", "form-parse", FormParseCase("=a#"), keeps) == ""
+
+
 def _go_url_query() -> Impl:
     try:
         adapter = get_impl("go-url-query")

@@ -607,9 +607,13 @@ def own_chars(rule: str, check: str, case: Case, adapter: Impl) -> str | None:
     elif rule == "space":  # a space written otherwise than the reference writes it
         found = _own_space(check, case, adapter, answer)
     elif rule == "cut_at":
-        if answer("abcd") != answer("ab"):
-            found = "".join(c for c in CUT_CHARS
-                            if drops((f"ab{c}cd", "ab"), (f"xab{c}cd", "xab")))
+        # (a form parser's asked with values too: one that drops a name alone answers
+        # no pairs for 'abcd' and 'ab' alike, and sanic's query ends at '#' unasked)
+        shapes = [("", "")] + ([("k=", "=ef")] if isinstance(case, FormParseCase) else [])
+        cuts = {c for p, s in shapes if answer(f"{p}abcd") != answer(f"{p}ab")
+                for c in CUT_CHARS if drops((f"{p}ab{c}cd{s}", f"{p}ab"),
+                                            (f"{p}xab{c}cd{s}", f"{p}xab"))}
+        found = "".join(c for c in CUT_CHARS if c in cuts)
     else:
         found = _own_whitespace(rule, case, drops)
     own = None if all(value is None for value in answers.values()) else found
