@@ -104,7 +104,7 @@ def test_a_refusal_is_named_by_the_class_the_implementation_refuses(tmp_path: Pa
     byte 80 holds both, and was named refuses(invalid-utf8), a second finding."""
     cases = [FormParseCase(t) for t in (b"%\x80", "a=%", "%zz&b", b"\xff%")]
     one(findings(tmp_path, check_form_parse, _parser("go-values"), cases, "crash"),
-         "refuses", {"input": "invalid-percent"})
+         "refuses", {"input": "invalid-percent", "raised": "EscapeError"})
 
 
 def test_go_raw_query_refuses_control_characters_one_rule(tmp_path: Path) -> None:
@@ -113,7 +113,7 @@ def test_go_raw_query_refuses_control_characters_one_rule(tmp_path: Path) -> Non
     adapter = _peer("go-url-query", lambda a: a.encode(EncodeCase("a", "c0-control")))
     cases = [EncodeCase(v, "c0-control") for v in ("a\nb", "\x01", "%\x7f", "\x00%zz", "\t")]
     one(findings(tmp_path, check_encode, adapter, cases, "crash"),
-         "refuses", {"input": "control-char"})
+         "refuses", {"input": "control-char", "raised": "Error"})
 
 
 def test_ruby_refuses_non_ascii_one_rule(tmp_path: Path) -> None:
@@ -121,7 +121,7 @@ def test_ruby_refuses_non_ascii_one_rule(tmp_path: Path) -> None:
     findings in 90 s (refuses invalid-percent, invalid-utf8, and the exception type)."""
     cases = [FormParseCase(t) for t in ("\x80%", b"\x80", "\x80", "\u00e9=1", b"a=\xc3\xa9")]
     one(findings(tmp_path, check_form_parse, _parser("ruby-www-form"), cases, "crash"),
-         "refuses", {"input": "non-ascii"})
+         "refuses", {"input": "non-ascii", "raised": "ArgumentError"})
 
 
 @pytest.mark.parametrize(("kind", "case", "holds"), [

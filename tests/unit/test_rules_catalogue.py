@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from pathlib import Path
 from typing import Any
-from urllib.parse import unquote_plus
+from urllib.parse import unquote_plus, unquote_to_bytes
 
 import pytest
 from behaviour_impls import CutAtHash, TrimsC0Space
@@ -95,7 +95,8 @@ def test_a_refusal_a_rule_names_is_one_crash_finding_whichever_path_raised(
                                  accepted=False))
     (record,) = store.iter_findings()
     assert record.signature.split("|")[:4] == [
-        "diff_form_parse", "crash", "form-parse", "rule=refuses(input=invalid-utf8)"]
+        "diff_form_parse", "crash", "form-parse",
+        "rule=refuses(input=invalid-utf8,raised=ValueError)"]
     assert record.hits == 3
 
 
@@ -748,8 +749,43 @@ def test_a_parser_that_refuses_raw_invalid_utf8_only_is_named_a_refusal(tmp_path
         store.record(new_finding("diff_form_parse", "crash", caught.value, case=case,
                                  accepted=False))
     (record,) = store.iter_findings()
-    assert record.behaviour == {"rule": "refuses", "params": {"input": "invalid-utf8"},
-                                "text": "refuses an input with invalid utf8"}
+    assert record.behaviour == {
+        "rule": "refuses", "params": {"input": "invalid-utf8", "raised": "ValueError"},
+        "text": "refuses an input with invalid UTF-8 (ValueError)"}
+
+
+class _CurlError(Exception):
+    """libcurl's refusal, as pycurl raises it (``pycurl.error``)."""
+
+
+def _curl_decode(text: str) -> bytes:
+    """pycurl's query decoding: a NUL refused by pycurl (``ValueError``), then every
+    byte below 0x20 once decoded, raw or escaped, by libcurl (``REJECT_CTRL``); DEL is
+    data."""
+    if "\x00" in text:
+        raise ValueError("embedded null byte")
+    decoded = unquote_to_bytes(text)
+    if any(byte < 0x20 for byte in decoded):
+        raise _CurlError("URL decode error, most likely because of rubbish in the input")
+    return decoded
+
+
+def test_a_refusal_is_one_finding_per_family_of_what_was_raised(tmp_path: Path) -> None:
+    """A tuning decoder (pycurl's): its NUL refusal and libcurl's refusal of every
+    control were one finding, "refuses an input with control char", which DEL is not
+    refused for, and '%0a' a finding of its own. Now: a C0 control raw or escaped is one
+    finding of libcurl's refusal, a NUL one of pycurl's."""
+    adapter = function_adapter("curlish", decode=_curl_decode)
+    cases = [DecodeCase(t) for t in ("%0a", "\t", "a%1Fb", "\x01x", "\x00", "a\x00")]
+    records = sorted(findings(tmp_path, check_decode, adapter, cases, "crash"),
+                     key=lambda r: -r.hits)
+    assert [r.hits for r in records] == [4, 2], [r.signature for r in records]
+    assert records[0].behaviour["params"] == {"input": "c0-control",
+                                              "raised": "test_rules_catalogue._CurlError"}
+    # the NUL's ValueError is no refusal of every control: its own, by where it rose
+    assert records[1].behaviour is None
+    assert records[1].signature.split("|")[3].startswith("raised=ValueError@")
+    assert check_decode(DecodeCase("a\x7fb"), adapter) == ()
 
 
 def _node(name: str) -> Impl:

@@ -17,7 +17,7 @@ from typing import Any
 
 from pctfuzz._internal.cases import Case, DecodeCase, EncodeCase, FormCase, FormParseCase
 from pctfuzz._internal.reference import percent_decode
-from pctfuzz._internal.spec import HEX_PAIR
+from pctfuzz._internal.spec import HEX_DIGIT, HEX_PAIR
 from pctfuzz._internal.text import has_lone_surrogate, strip_lone_surrogates
 
 __all__ = ["REFUSAL_INPUTS", "input_has", "input_strs", "input_texts", "with_texts",
@@ -26,13 +26,20 @@ __all__ = ["REFUSAL_INPUTS", "input_has", "input_strs", "input_texts", "with_tex
 _INVALID_PCT = re.compile(f"%(?!{HEX_PAIR})")
 _INVALID_PCT_BYTES = re.compile(_INVALID_PCT.pattern.encode("ascii"))
 REFUSAL_INPUTS = ("lone-surrogate", "invalid-utf8", "invalid-percent", "control-char",
-                  "non-ascii")
+                  "c0-control", "non-ascii")
 #: ``control-char``: an ASCII control (C0 or DEL) as given, which a URL parser may
 #: refuse (Go's url.Parse, against request smuggling: go.dev/issue/27302);
+#: ``c0-control``: a C0 control as given, or once decoded by a decoder or form parser
+#: (libcurl's URL decoding refuses a byte below 20 however written, and answers DEL);
 #: ``non-ascii``: a character or byte above 7F as given (Ruby's decode_www_form: "must
 #: be ASCII only string").
 _CONTROL = re.compile("[\x00-\x1f\x7f]")
 _CONTROL_BYTES = re.compile(b"[\x00-\x1f\x7f]")
+_C0 = re.compile("[\x00-\x1f]")
+_C0_BYTES = re.compile(b"[\x00-\x1f]")
+#: a C0 control, or an escape of one
+_C0_ANY = re.compile(f"[\x00-\x1f]|%[01]{HEX_DIGIT}")
+_C0_ANY_BYTES = re.compile(_C0_ANY.pattern.encode("ascii"))
 
 
 def input_texts(case: Case) -> list[str | bytes]:
@@ -65,6 +72,7 @@ _WITHOUT_KIND: dict[str, tuple[Callable[[str], str], Callable[[bytes], bytes]]] 
     "invalid-percent": (lambda t: _INVALID_PCT.sub("", t),
                         lambda t: _INVALID_PCT_BYTES.sub(b"", t)),
     "control-char": (lambda t: _CONTROL.sub("", t), lambda t: _CONTROL_BYTES.sub(b"", t)),
+    "c0-control": (lambda t: _C0_ANY.sub("", t), lambda t: _C0_ANY_BYTES.sub(b"", t)),
     "non-ascii": (lambda t: "".join(c for c in t if c.isascii()),
                   lambda t: bytes(b for b in t if b < 0x80)),
     "lone-surrogate": (strip_lone_surrogates, lambda t: t),
@@ -93,6 +101,11 @@ def input_has(case: Case, kind: str) -> bool:
                    for t in texts)
     if kind == "non-ascii":
         return not all(t.isascii() for t in texts)
+    if kind == "c0-control":
+        return any(_C0.search(t) for t in input_strs(case)) or (
+            isinstance(case, DecodeCase | FormParseCase)
+            and any(_C0_BYTES.search(percent_decode(t)) for t in input_strs(case)
+                    if not has_lone_surrogate(t)))
     if isinstance(case, EncodeCase | FormCase):
         return False
     for text in texts:

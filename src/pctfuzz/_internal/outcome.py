@@ -22,7 +22,8 @@ from pctfuzz._internal.operations import DECODE, ENCODE, FORM_PARSE, FORM_SERIAL
 from pctfuzz._internal.reference import Surrogates, percent_decode, percent_encode
 
 __all__ = [
-    "CHECKS", "Outcome", "Reconcile", "case_text", "reference_answer", "reference_outcome",
+    "CHECKS", "Outcome", "Reconcile", "case_text", "qualified_type", "reference_answer",
+    "reference_outcome", "refusal_type",
 ]
 
 #: The four differential checks, named as in findings (``Divergence.check``).
@@ -50,6 +51,37 @@ class Outcome:
         if self.error is not None:
             return f"raises {type(self.error).__name__}: {self.error}"
         return repr(self.value)
+
+
+def qualified_type(exc: BaseException) -> str:
+    """An exception's type as ``module.QualName`` (``builtins`` left out)."""
+    cls = type(exc)
+    if cls.__module__ == "builtins":
+        return cls.__qualname__
+    return f"{cls.__module__}.{cls.__qualname__}"
+
+
+def refusal_type(exc: BaseException) -> str:
+    """The family of exceptions a refusal finding names (``refuses``' ``raised``): the
+    topmost class of the exception's own library in its MRO (a library's error base),
+    else the builtin right below ``Exception`` (``ValueError`` for a
+    ``UnicodeDecodeError``: urllib refuses invalid UTF-8 with it and with a
+    ``UnicodeEncodeError``, one refusal); a peer's error by its own name (the class
+    pctfuzz makes for it, ``EscapeError``). So a crash of another family on such input
+    (an ``IndexError`` beside a deliberate ``ValueError``; pycurl's ``ValueError`` for a
+    NUL beside libcurl's ``pycurl.error`` for every control) is a finding of its own."""
+    cls = type(exc)
+    if cls.__module__.startswith("pctfuzz."):
+        return cls.__qualname__
+    own = [c for c in cls.__mro__ if c.__module__ != "builtins"]
+    if own:
+        top = own[-1]
+    else:
+        mro = cls.__mro__
+        top = mro[mro.index(Exception) - 1] if Exception in mro and mro[0] is not Exception \
+            else cls
+    return top.__qualname__ if top.__module__ == "builtins" \
+        else f"{top.__module__}.{top.__qualname__}"
 
 
 #: ``reconcile(case, reference's outcome, implementation's outcome)``: both outcomes

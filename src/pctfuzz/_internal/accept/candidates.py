@@ -44,7 +44,7 @@ from pctfuzz._internal.errors import PctfuzzError
 from pctfuzz._internal.form import form_urldecode
 from pctfuzz._internal.inputs import REFUSAL_INPUTS, input_has, input_strs, input_texts
 from pctfuzz._internal.operations import DECODE, ENCODE, FORM_PARSE, FORM_SERIALIZE
-from pctfuzz._internal.outcome import Outcome
+from pctfuzz._internal.outcome import Outcome, refusal_type
 from pctfuzz._internal.reference import percent_decode
 from pctfuzz._internal.sets import FORM, PercentEncodeSet, get_set, set_names
 from pctfuzz._internal.spec import HEX_DIGIT, PERCENT_ENCODED_BYTE
@@ -156,8 +156,8 @@ def candidates(check: str, case: Case, expected: Outcome, actual: Outcome,
     (``_BY_OPERATION``). The callables ask the implementation what the case alone
     cannot tell (``accept.rule``'s types)."""
     asks = _Asks(probe, confirm, order, requote, chars, parser_mode)
-    if actual.raised and not expected.raised:
-        yield from _refusals(case, chars)
+    if actual.error is not None and not expected.raised:
+        yield from _refusals(case, chars, refusal_type(actual.error))
     elif actual.raised:
         assert actual.error is not None
         yield build_rule("both_refuse", type(actual.error).__name__)
@@ -726,16 +726,18 @@ def _part_rules(check: str, strs: Sequence[str],
             yield build_rule("encoded", escaped, part=part)
 
 
-def _refusals(case: Case, chars: Chars | None) -> Iterator[Rule | None]:
+def _refusals(case: Case, chars: Chars | None, raised: str) -> Iterator[Rule | None]:
     """``refuses`` for each kind of input the case holds and the implementation refuses
     when asked a short input of that kind alone (``chars("refuses")``: the kinds,
     space-separated): a crash that is no refusal of such input (hyperlink raises for a
-    newline in a fragment, ``"\n%a"``, and answers ``"%a"``) keeps its own finding."""
+    newline in a fragment, ``"\n%a"``, and answers ``"%a"``) keeps its own finding. Each
+    of the type ``raised`` (pycurl's ``ValueError`` for a NUL and libcurl's refusal of
+    every control, ``pycurl.error``, were one finding)."""
     own = chars("refuses") if chars is not None else None
     kinds = [k for k in REFUSAL_INPUTS if own is None or k in own.split()]
     for kind in kinds:
         if input_has(case, kind):
-            yield build_rule("refuses", kind)
+            yield build_rule("refuses", kind, raised=raised)
 
 
 def _escape_rules(check: str, strs: Sequence[str], requote: Order | None,

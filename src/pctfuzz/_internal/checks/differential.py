@@ -89,6 +89,7 @@ from pctfuzz._internal.checks.profile import (
     own_chars,
     own_parser_mode,
     pair_order,
+    refusal_family,
     requote_mode,
     run_impl,
     scalar_values,
@@ -672,7 +673,13 @@ def _holds_on_variants(check: str, case: Case, adapter: Impl, rule: Rule,
     if not names:
         return True
     if rule.name == "refuses":
-        variant = without_kind(case, str(dict(rule.params)["input"]))
+        params = dict(rule.params)
+        kind, raised = str(params["input"]), params.get("raised")
+        # (and what was raised is what a probe of its kind alone raises: pycurl's
+        # ValueError for a NUL is no refusal of every C0 control, which libcurl refuses)
+        if raised is not None and refusal_family(check, case, adapter, kind) != raised:
+            return False
+        variant = without_kind(case, kind)
         got = None if variant is None else run_impl(check, variant, adapter)
         return got is None or not got.raised
     if rule.name == "answered" and not _answered_after_letters(check, case, adapter):

@@ -53,7 +53,7 @@ from pctfuzz._internal.checks.breadcrumb import Breadcrumb
 from pctfuzz._internal.errors import AskedBefore, PctfuzzError
 from pctfuzz._internal.operations import ENCODE, FORM_PARSE, FORM_SERIALIZE, OPERATIONS
 from pctfuzz._internal.oracles.base import Impl, Unsupported, impl_name
-from pctfuzz._internal.outcome import Outcome, reference_outcome
+from pctfuzz._internal.outcome import Outcome, reference_outcome, refusal_type
 from pctfuzz._internal.reference import Surrogates
 from pctfuzz._internal.sets import get_set
 
@@ -692,6 +692,16 @@ def own_refusals(check: str, case: Case, adapter: Impl) -> str:
     return " ".join(refused_inputs(check, case, adapter))
 
 
+def refusal_family(check: str, case: Case, adapter: Impl, kind: str) -> str | None:
+    """The family of what the implementation raises for ``kind``'s probe text alone in
+    the case's context (``outcome.refusal_type``; ``refused_inputs``); None when it
+    refuses no such probe."""
+    text = refused_inputs(check, case, adapter).get(kind)
+    sub = None if text is None else _with_text(case, text)
+    got = None if sub is None else run_impl(check, sub, adapter)
+    return None if got is None or got.error is None else refusal_type(got.error)
+
+
 def refused_inputs(check: str, case: Case, adapter: Impl) -> dict[str, str]:
     """``own_refusals``' kinds, each with the first text of ``REFUSAL_PROBES`` that the
     implementation refused alone in the case's context (``pctfuzz probe`` shows it)."""
@@ -714,6 +724,20 @@ def refused_inputs(check: str, case: Case, adapter: Impl) -> dict[str, str]:
                     and not _refuses(check, case, adapter, _PLAIN.sub("x", text)):
                 refused[kind] = text
                 break
+    if "control-char" in refused and not any(
+            _refuses(check, case, adapter, before + text)
+            for text in ("a\x7fb", "\x7f") for before in shapes):
+        # DEL answered: a refusal of C0 controls, as given and (a decoder's, a parser's)
+        # once decoded, where '%01' is refused too (libcurl's URL decoding: its refusal
+        # was "control char", DEL and all, and '%0a' a finding of its own)
+        decodes = isinstance(case, DecodeCase | FormParseCase)
+        text = refused.pop("control-char")
+        if not decodes or any(_refuses(check, case, adapter, before + escaped)
+                              and not _refuses(check, case, adapter, before + "x01")
+                              for escaped in ("%01", "x%01") for before in shapes):
+            refused["c0-control"] = text
+        else:
+            refused["control-char"] = text  # (C0 as given only: no kind says just that)
     if "non-ascii" in refused and "invalid-utf8" in refused and not any(
             _refuses(check, case, adapter, text) for text in ("%FF", "x%FF", "%C3x")):
         # Only raw bytes 80-FF were refused, which are non-ASCII: one refusal (Ruby's

@@ -15,6 +15,7 @@ from pctfuzz._internal.encoding import lookup
 from pctfuzz._internal.errors import NotScalarValueError, PctfuzzError
 from pctfuzz._internal.form import form_sequences
 from pctfuzz._internal.operations import DECODE, ENCODE, FORM_PARSE, FORM_SERIALIZE
+from pctfuzz._internal.outcome import qualified_type
 from pctfuzz._internal.reference import percent_decode, percent_encode
 from pctfuzz._internal.sets import FORM
 from pctfuzz._internal.spec import (
@@ -923,14 +924,6 @@ def _invalid_end(data: bytes) -> str | None:
     invalid = bool(decoder.getstate()[0]) or (
         text.endswith("\ufffd") and not data.endswith("\ufffd".encode()))
     return "invalid-utf8" if invalid else None
-
-
-def qualified_type(exc: BaseException) -> str:
-    """An exception's type as ``module.QualName`` (``builtins`` left out)."""
-    cls = type(exc)
-    if cls.__module__ == "builtins":
-        return cls.__qualname__
-    return f"{cls.__module__}.{cls.__qualname__}"
 
 
 def size_difference(question: str, case: Case, expected: object, actual: object, *,

@@ -14,8 +14,9 @@ from pctfuzz._internal.accept.rule import rule_class
 from pctfuzz._internal.cases import Case, DecodeCase, EncodeCase, FormCase, FormParseCase
 from pctfuzz._internal.errors import PctfuzzError
 from pctfuzz._internal.form import form_urldecode, form_urlencode
-from pctfuzz._internal.identity.classes import difference, qualified_type
+from pctfuzz._internal.identity.classes import difference
 from pctfuzz._internal.operations import OPERATIONS
+from pctfuzz._internal.outcome import qualified_type
 from pctfuzz._internal.reference import percent_decode, percent_encode
 from pctfuzz._internal.violations import Divergence, Violation
 

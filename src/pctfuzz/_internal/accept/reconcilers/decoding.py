@@ -28,7 +28,7 @@ from pctfuzz._internal.operations import (
     FORM_SERIALIZE,
     OPERATIONS,
 )
-from pctfuzz._internal.outcome import CHECKS, Outcome
+from pctfuzz._internal.outcome import CHECKS, Outcome, refusal_type
 from pctfuzz._internal.reference import percent_decode
 from pctfuzz._internal.text import count_lone_surrogates, surrogates_to_fffd
 
@@ -300,23 +300,34 @@ def names_mangled(style: str) -> Reconciler:
                       f"names made {style.upper()} variables", REPLACE)
 
 
+#: What each kind of ``refuses`` is called in its finding's words.
+_REFUSED = {"lone-surrogate": "a lone surrogate", "invalid-utf8": "invalid UTF-8",
+            "invalid-percent": "an invalid %", "control-char": "a control character",
+            "c0-control": "a C0 control, raw or escaped", "non-ascii": "a non-ASCII character"}
+
+
 @rule(OPERATIONS, "crash")
-def refuses(input: str) -> Reconciler:
-    """The implementation raises (any exception) for an input holding ``input``
-    (``lone-surrogate``, ``invalid-utf8`` as given or once decoded, ``invalid-percent``: a ``%``
-    without two hex digits, ``control-char``: a C0 control or DEL as given,
-    ``non-ascii``: a character or byte above 7F as given), where the reference
-    answers."""
+def refuses(input: str, raised: str | None = None) -> Reconciler:
+    """The implementation raises for an input holding ``input`` (``lone-surrogate``,
+    ``invalid-utf8`` as given or once decoded, ``invalid-percent``: a ``%`` without two
+    hex digits, ``control-char``: a C0 control or DEL as given, ``c0-control``: a C0
+    control as given, or once decoded by a decoder or form parser, ``non-ascii``: a
+    character or byte above 7F as given), where the reference answers. ``raised``: only
+    an exception of this type (``module.QualName``, builtins without a module): a
+    finding names the type it met, so a crash of another type on such input (an
+    ``IndexError`` beside a deliberate ``ValueError``) is a finding of its own."""
     if input not in REFUSAL_INPUTS:
         raise UsageError(f"refuses: input must be one of {', '.join(REFUSAL_INPUTS)}")
 
     def reconcile(case: Case, expected: Outcome, actual: Outcome) -> _Pair:
-        if actual.raised and not expected.raised and input_has(case, input):
+        if actual.error is not None and not expected.raised and input_has(case, input) \
+                and (raised is None or refusal_type(actual.error) == raised):
             return actual, actual
         return None
 
+    said = f"refuses an input with {_REFUSED[input]}"
     return Reconciler("refuses", frozenset(CHECKS), reconcile, "answers",
-                      f"refuses an input with {input.replace('-', ' ')}", REPLACE)
+                      said if raised is None else f"{said} ({raised})", REPLACE)
 
 
 def pairs_surrogates_to_fffd(case: Case, expected: Outcome, actual: Outcome) -> _Pair:
