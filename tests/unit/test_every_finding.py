@@ -470,25 +470,30 @@ requoting = function_adapter("requoting", encode=_requoting, sets={"p": "path"})
 REQUOTING = "test_every_finding:requoting"
 
 
-def test_a_narrower_rule_named_first_merges_into_the_wider_one(tmp_path: Path) -> None:
+def test_a_requoting_and_the_data_it_loses_stay_two_findings(tmp_path: Path) -> None:
     """``%30`` alone is named ``requoted(decode-unreserved)``, the simplest rule that
-    explains it; ``%aa`` then ``requoted(decode-utf8)``, which explains ``%30`` too: at
-    the campaign's end the first is merged into the second (one behaviour: the
-    encoder decodes every escape before it quotes)."""
+    explains it; ``%aa`` ``requoted(decode-utf8)`` of invalid UTF-8, which loses the
+    byte. Once, the second explained the first too and the end merged them into one
+    finding: accepting it accepted the data loss (issue 31). Now the second names only
+    what its case showed, and the two stay apart."""
     from pctfuzz._internal.cases import EncodeCase
     from pctfuzz._internal.fuzz.migrate import merge_into_named
 
     target = get_target("diff_encode")
     (first,) = record_case(target, requoting, REQUOTING, tmp_path,
                            EncodeCase("%30", "path", "UTF-8")).values()
-    (wider,) = set(record_case(target, requoting, REQUOTING, tmp_path,
-                               EncodeCase("%aa", "path", "UTF-8")).values()) - {first}
-    rules = {f.id: dict(f.behaviour["params"])["mode"]
-             for f in FindingStore(tmp_path).iter_findings()}
-    assert rules == {first: "decode-unreserved", wider: "decode-utf8"}
-    assert merge_into_named(tmp_path, REQUOTING, [first, wider]) == [(first, wider, False)]
-    (left,) = FindingStore(tmp_path).iter_findings()
-    assert left.id == wider and first in (left.previous_ids or ())
+    (lost,) = set(record_case(target, requoting, REQUOTING, tmp_path,
+                              EncodeCase("%aa", "path", "UTF-8")).values()) - {first}
+    rules = {f.id: dict(f.behaviour["params"]) for f in FindingStore(tmp_path).iter_findings()}
+    assert rules == {first: {"mode": "decode-unreserved"},
+                     lost: {"mode": "decode-utf8", "decoded": "invalid"}}
+    # (the end names the first again, the second known: decode-utf8 of plain
+    # characters, its own finding still)
+    merged = merge_into_named(tmp_path, REQUOTING, [first, lost])
+    assert all(into != lost for _ident, into, _renamed in merged), merged
+    left = {f.id: dict(f.behaviour["params"]).get("decoded")
+            for f in FindingStore(tmp_path).iter_findings()}
+    assert sorted(left.values()) == ["harmless", "invalid"], left
 
 
 def _closing_tag(text: str) -> str:

@@ -597,7 +597,7 @@ def test_findings_whose_models_cannot_be_one_are_tried_in_groups() -> None:
         named[text] = found.difference
         bound.known.add("encode", found.behaviour, found.case)
     assert named["%30"] == "rule=requoted(mode=decode-unreserved)"
-    assert named["%aa"] == "rule=requoted(mode=decode-utf8)"
+    assert named["%aa"] == "rule=requoted(mode=decode-utf8,decoded=invalid)"
     assert _fails(bound, EncodeCase("!%aa", "path")).difference in (named["!"], named["%aa"])
 
 

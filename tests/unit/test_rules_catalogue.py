@@ -159,7 +159,7 @@ def test_a_requoting_is_named_by_the_implementations_own_mode(tmp_path: Path) ->
     cases = [EncodeCase(v, s) for v, s in (("%2a", "data-uri"), ("%41", "query"),
                                            ("%2A", "data-uri"), ("a%41%2f", "rfc3986-query"))]
     one(findings(tmp_path, check_encode, "yarl-requote", cases), "requoted",
-         {"mode": "decode-safe"})
+         {"mode": "decode-safe", "decoded": "harmless"})
 
 
 def test_a_cut_at_a_hash_is_one_rule_not_one_truncation_per_position(tmp_path: Path) -> None:
@@ -884,15 +884,42 @@ def test_quote_of_unquote_is_named_decode_utf8(tmp_path: Path) -> None:
     """``quote(unquote(s))`` (furl's path segments) decodes every escape as UTF-8 and
     encodes again: ``%E9`` becomes U+FFFD, where decode-safe keeps it. The mode asked of
     the implementation tells them apart (it was named decode-safe, which does not
-    explain ``%E9``: a second finding)."""
+    explain ``%E9``: a second finding). What its decoding does is split by what it
+    means: the escapes of plain characters decoded, and invalid UTF-8 replaced (data
+    lost), are two findings (one rule was both: accepting it accepted data loss)."""
     from urllib.parse import quote, unquote
 
     from pctfuzz.oracles import function_adapter
 
     adapter = function_adapter("requotes", lambda s: quote(unquote(s), safe=""),
                                sets={"v": "rfc3986-unreserved"})
-    cases = [EncodeCase(v, "rfc3986-unreserved") for v in ("%41b", "%2fx", "a%E9", "%7E%41")]
-    one(findings(tmp_path, check_encode, adapter, cases), "requoted", {"mode": "decode-utf8"})
+    cases = [EncodeCase(v, "rfc3986-unreserved") for v in ("%41b", "%2fx", "a%E9", "%7E%41",
+                                                          "%80x", "%C3%A9")]
+    records = findings(tmp_path, check_encode, adapter, cases)
+    named = {r.behaviour["params"].get("decoded"): (r.hits, r.behaviour["params"]["mode"])
+             for r in records}
+    assert named == {"harmless": (4, "decode-utf8"), "invalid": (2, "decode-utf8")}, named
+
+
+def test_a_delimiter_a_requoting_lets_out_is_a_finding_of_its_own(tmp_path: Path) -> None:
+    """``quote(unquote(s))`` with the query's delimiters raw: an escaped '&' comes out
+    raw (the value read back as two fields), a finding of its own beside the harmless
+    requoting, with its impact; as a left_raw of each delimiter is (issue 31)."""
+    from urllib.parse import quote, unquote
+
+    from pctfuzz._internal.accept.impact import impact_of
+    from pctfuzz.oracles import function_adapter
+
+    adapter = function_adapter("requotes-query", lambda s: quote(unquote(s), safe="&=/+"),
+                               sets={"q": "query"})
+    cases = [EncodeCase(v, "query") for v in ("%41", "a%42c", "%26", "x%26y", "%3D", "%E9")]
+    records = findings(tmp_path, check_encode, adapter, cases)
+    named = {r.behaviour["params"].get("decoded", "plain"): (r.hits, impact_of(
+        r.kind, r.signature.split("|")[3], r.behaviour)) for r in records}
+    # (its own mode cannot be asked, as its set is not the query's: the plain escapes
+    # are named by the narrowest mode that explains them, decode-unreserved)
+    assert named == {"plain": (2, "changes-data"), "&": (2, "splits-field"),
+                     "=": (1, "splits-field"), "invalid": (1, "loses-data")}, named
 
 
 def _normalize_rfc3986(text: str) -> str:
@@ -1407,7 +1434,7 @@ def test_a_rules_name_and_parameters_are_its_makers_signature() -> None:
 
     assert RECONCILERS["requoted"] == (requoted, "mode")
     assert RECONCILERS["lowercase_hex"][1] is None
-    assert OPTIONAL_PARAMS["requoted"] == ("scope", "kept")
+    assert OPTIONAL_PARAMS["requoted"] == ("scope", "kept", "decoded")
     assert OPTIONAL_PARAMS["trimmed"] == ("part",) and "cut_at" not in OPTIONAL_PARAMS
 
 

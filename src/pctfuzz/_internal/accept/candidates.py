@@ -19,7 +19,13 @@ from typing import Any
 
 from pctfuzz._internal.accept.decoders import PREDECODE_DELIMITERS, U_ESCAPE
 from pctfuzz._internal.accept.meaning import CONTROLS, DELIMITERS
-from pctfuzz._internal.accept.model import REQUOTE_MODES, Model, render
+from pctfuzz._internal.accept.model import (
+    REQUOTE_MODES,
+    Model,
+    decoded_meaning,
+    render,
+    utf8_pieces,
+)
 from pctfuzz._internal.accept.reconcilers import (
     CUT_CHARS,
     DECODE_PARTS,
@@ -27,6 +33,7 @@ from pctfuzz._internal.accept.reconcilers import (
     TAKEN_AS_ENCODED,
     written_templates,
 )
+from pctfuzz._internal.accept.reconcilers.sets import DECODING_MODES
 from pctfuzz._internal.accept.rule import (
     UNPROBED,
     Chars,
@@ -45,9 +52,9 @@ from pctfuzz._internal.form import form_urldecode
 from pctfuzz._internal.inputs import REFUSAL_INPUTS, input_has, input_strs, input_texts
 from pctfuzz._internal.operations import DECODE, ENCODE, FORM_PARSE, FORM_SERIALIZE
 from pctfuzz._internal.outcome import Outcome, refusal_type
-from pctfuzz._internal.reference import percent_decode
+from pctfuzz._internal.reference import percent_decode, percent_encode
 from pctfuzz._internal.sets import FORM, PercentEncodeSet, get_set, set_names
-from pctfuzz._internal.spec import HEX_DIGIT, PERCENT_ENCODED_BYTE
+from pctfuzz._internal.spec import HEX_DIGIT, PERCENT_ENCODED_BYTE, PERCENT_ENCODED_RUN
 from pctfuzz._internal.text import strip_lone_surrogates
 
 __all__ = ["candidates"]
@@ -187,7 +194,7 @@ def _refused_by_reference(check: str, case: Case, asks: _Asks) -> Iterator[Rule 
         if any(" " in t for t in strs):  # (urllib's urlencode(quote_via=quote))
             yield build_rule("space_as", "%20")
             yield build_rule("space_as", "+")
-        yield from _escape_rules(check, strs, asks.requote, asks.chars)
+        yield from _escape_rules(check, case, strs, asks.requote, asks.chars)
     yield from _unmappable(check)
     if legacy:
         yield build_rule("whole_characters")
@@ -326,7 +333,7 @@ def _writer(check: str, seen: _Seen, asks: _Asks) -> Iterator[Rule | None]:
     if isinstance(seen.got, str) and _LOWER_TRIPLET.search(seen.got):
         yield build_rule("lowercase_hex")
     yield from _written_rules(written, strs)
-    yield from _escape_rules(check, strs, asks.requote, asks.chars)
+    yield from _escape_rules(check, case, strs, asks.requote, asks.chars)
     # A cut of the answer, confirmed on a doubled input, before the guesses about
     # '%' below (made from the case alone): a '%' at the cut is explained by both.
     yield from _cuts(strs, chars, seen.want, seen.got, asks.confirm)
@@ -341,7 +348,11 @@ def _writer(check: str, seen: _Seen, asks: _Asks) -> Iterator[Rule | None]:
             decoded = _decoded_by(mode, kept or "", case)
             if decoded:  # (first: without it, an input holding one is another finding)
                 yield _requoted(mode, kept=decoded)
-            yield _requoted(mode)
+            if mode in DECODING_MODES and isinstance(case, EncodeCase):
+                for meaning in _decoded_meanings(case):  # (``_escape_rules``)
+                    yield build_rule("requoted", mode, decoded=meaning)
+            else:
+                yield _requoted(mode)
     if _has_legacy_encoding(case):
         if check == ENCODE.name:
             yield build_rule("ncr_unescaped")
@@ -740,7 +751,23 @@ def _refusals(case: Case, chars: Chars | None, raised: str) -> Iterator[Rule | N
             yield build_rule("refuses", kind, raised=raised)
 
 
-def _escape_rules(check: str, strs: Sequence[str], requote: Order | None,
+def _decoded_meanings(case: EncodeCase) -> list[str]:
+    """What the case's valid escapes mean once decoded as UTF-8 and encoded with its
+    set (``model.decoded_meaning``), in the order they come."""
+    if not isinstance(case.value, str):
+        return []
+    pes = get_set(case.set_name)
+
+    def run(text: str, _plus: bool = False) -> str:
+        return percent_encode(text, pes, encoding=case.encoding,
+                              space_as_plus=case.space_as_plus)
+
+    return list(dict.fromkeys(decoded_meaning(text, valid, run)
+                              for match in PERCENT_ENCODED_RUN.finditer(case.value)
+                              for _escapes, text, valid in utf8_pieces(match.group())))
+
+
+def _escape_rules(check: str, case: Case, strs: Sequence[str], requote: Order | None,
                   chars: Chars | None) -> Iterator[Rule | None]:
     """The rules about the input's own ``%HH``, before the guesses about ``%`` (made from
     the case alone: ``left_raw("%")`` explains ``%00`` kept as it is too):
@@ -762,7 +789,13 @@ def _escape_rules(check: str, strs: Sequence[str], requote: Order | None,
     if not any(_VALID_TRIPLET.search(t) for t in strs):
         return
     own_mode = requote() if requote is not None and check == ENCODE.name else None
-    if own_mode:
+    if own_mode in DECODING_MODES and isinstance(case, EncodeCase):
+        # what this case's escapes mean once decoded, each its own finding: a harmless
+        # requoting, the data it loses, a delimiter it lets out (one rule covered all
+        # three; accepting it accepted data loss)
+        for meaning in _decoded_meanings(case):
+            yield build_rule("requoted", own_mode, decoded=meaning)
+    elif own_mode:
         yield _requoted(own_mode)
     if any(m.group() != m.group().upper() for t in strs for m in _VALID_TRIPLET.finditer(t)):
         yield build_rule("escapes_uppercased")  # (%aa, %Ae, %dA: any lowercase hex letter)

@@ -44,6 +44,7 @@ from pctfuzz._internal.accept.decoders import (
     utf8_decoded,
 )
 from pctfuzz._internal.accept.html_refs import html_unescape
+from pctfuzz._internal.accept.meaning import DELIMITERS
 from pctfuzz._internal.cases import Case, DecodeCase, EncodeCase, FormCase, FormParseCase
 from pctfuzz._internal.encoding import lookup
 from pctfuzz._internal.errors import NotModelled
@@ -52,7 +53,6 @@ from pctfuzz._internal.operations import DECODE, ENCODE, FORM_PARSE, FORM_SERIAL
 from pctfuzz._internal.reference import (
     encode_bytes_lowercase,
     percent_decode,
-    percent_decode_text,
     percent_encode,
     to_scalar_value_string,
 )
@@ -66,8 +66,8 @@ from pctfuzz._internal.text import (
     surrogates_to_fffd,
 )
 
-__all__ = ["GROUPED_INVARIANT", "REQUOTE_MODES", "Model", "NotModelled", "python_codec_name",
-           "read_input", "render", "reorder"]
+__all__ = ["GROUPED_INVARIANT", "REQUOTE_MODES", "Model", "NotModelled", "decoded_meaning",
+           "python_codec_name", "read_input", "render", "reorder", "utf8_pieces"]
 
 
 #: How an encoder writes a valid ``%HH`` of its input (``requoted``, ``pctfuzz.accept``),
@@ -99,6 +99,10 @@ class Model:
     #: Bytes whose escape ``requote`` keeps as it is (uppercased), the text split there:
     #: ``requoted``'s ``kept`` (pip's link cleaning keeps ``%2F`` and ``%40``).
     requote_kept: frozenset[int] = frozenset()
+    #: What ``requote="decode-utf8"`` decodes, by what it means (``requoted``'s
+    #: ``decoded``): "invalid" (a run that is not UTF-8, as U+FFFD), each delimiter
+    #: that comes out raw, "harmless" (any other character); "all", or None, for all.
+    requote_decoded: frozenset[str] | None = None
     order: str | None = None
     empty: str | None = None
     semicolon: bool = False
@@ -225,6 +229,9 @@ class Model:
             **{name: getattr(self, name) or getattr(other, name) for name in _DECODE_PARTS},
             "requote_segments": self.requote_segments or other.requote_segments,
             "requote_kept": self.requote_kept | other.requote_kept,
+            "requote_decoded": other.requote_decoded if self.requote_decoded is None
+            else self.requote_decoded if other.requote_decoded is None
+            else self.requote_decoded | other.requote_decoded,
             "python_codec": self.python_codec or other.python_codec,
             "unmappable": self.unmappable or other.unmappable,
             "whole_characters": self.whole_characters or other.whole_characters,
@@ -509,7 +516,10 @@ def _effective(model: Model, base: PercentEncodeSet, plus: bool,
                             base.space_as_plus), plus
 
 
-def _escape(triplet: str, mode: str, pes: PercentEncodeSet) -> str:
+def _escape(triplet: str, mode: str, pes: PercentEncodeSet,
+            decoded: frozenset[str] | None = None) -> str:
+    """How ``requoted(mode)`` writes one valid escape; ``decoded``: what ``decode-safe``
+    decodes, by what it means (``decoded_meaning``), None or "all" for all."""
     byte = int(triplet[1:], 16)
     if mode == "keep":
         return triplet
@@ -518,7 +528,9 @@ def _escape(triplet: str, mode: str, pes: PercentEncodeSet) -> str:
     if mode == "decode-unreserved":
         return triplet
     if mode == "decode-safe" and byte not in pes:
-        return chr(byte)
+        meaning = chr(byte) if chr(byte) in DELIMITERS else "harmless"
+        if decoded is None or "all" in decoded or meaning in decoded:
+            return chr(byte)
     return triplet.upper()
 
 
@@ -599,11 +611,12 @@ def _encode(model: Model, value: str | bytes, pes: PercentEncodeSet, encoding: s
                         if _valid_encoded(segment, pes) else run(segment)
                         for segment in value.split("/"))
     if model.requote == "decode-utf8":
-        return _decode_utf8(value, run)
+        return _decode_utf8(value, run, model.requote_decoded)
     out: list[str] = []
     pos = 0
     for match in _VALID_TRIPLET.finditer(value):
-        out += [run(value[pos:match.start()]), _escape(match.group(), model.requote, pes)]
+        out += [run(value[pos:match.start()]), _escape(match.group(), model.requote, pes,
+                                                            model.requote_decoded)]
         pos = match.end()
     out.append(run(value[pos:]))
     return "".join(out)
@@ -684,19 +697,64 @@ def _valid_encoded(segment: str, pes: PercentEncodeSet) -> bool:
 # requoted("decode-utf8"): urllib's quote(unquote(s), safe), furl's path segments.
 
 
-def _decode_utf8(value: str, run: Any) -> str:
+def _decode_utf8(value: str, run: Any, decoded: frozenset[str] | None = None) -> str:
     """Each run of valid ``%HH`` percent-decoded and read as UTF-8 (U+FFFD for each
     invalid sequence, as ``urllib.parse.unquote``), then encoded again like the rest:
     an escape of a byte the set leaves raw becomes the byte, the others ``%HH`` (an
-    escaped space stays ``%20``: ``quote`` never writes '+')."""
+    escaped space stays ``%20``: ``quote`` never writes '+'). ``decoded``: only what
+    it names (``decoded_meaning``) is decoded; the other escapes are data, as the
+    reference reads them."""
     out: list[str] = []
     pos = 0
     for match in PERCENT_ENCODED_RUN.finditer(value):
-        text = percent_decode_text(match.group())
-        out += [run(value[pos:match.start()]), run(text, False)]
+        out.append(run(value[pos:match.start()]))
+        for escapes, text, valid in utf8_pieces(match.group()):
+            every = decoded is None or "all" in decoded
+            out.append(run(text, False)
+                       if every or decoded_meaning(text, valid, run) in (decoded or ())
+                       else run(escapes))
         pos = match.end()
     out.append(run(value[pos:]))
     return "".join(out)
+
+
+def utf8_pieces(escapes: str) -> list[tuple[str, str, bool]]:
+    """A run of ``%HH`` as (its escapes, their text, valid) per UTF-8 character, and
+    per stretch of bytes that is not UTF-8 (its text the U+FFFD of each maximal
+    subpart, not valid)."""
+    data = percent_decode(escapes)
+    pieces: list[tuple[str, str, bool]] = []
+    start = i = 0
+    while i < len(data):
+        size = next((n for n in (1, 2, 3, 4) if _one_character(data[i:i + n])), 0)
+        if size:
+            if start < i:  # (the bytes before it that were not UTF-8)
+                pieces.append((escapes[3 * start:3 * i],
+                               data[start:i].decode("utf-8", "replace"), False))
+            pieces.append((escapes[3 * i:3 * (i + size)], data[i:i + size].decode("utf-8"),
+                           True))
+            i = start = i + size
+        else:
+            i += 1
+    if start < len(data):
+        pieces.append((escapes[3 * start:], data[start:].decode("utf-8", "replace"), False))
+    return pieces
+
+
+def _one_character(data: bytes) -> bool:
+    try:
+        return len(data.decode("utf-8")) == 1
+    except UnicodeDecodeError:
+        return False
+
+
+def decoded_meaning(text: str, valid: bool, run: Any) -> str:
+    """What decoding escapes to ``text`` means (``requoted``'s ``decoded``): "invalid"
+    for bytes that are not UTF-8 (``valid`` False: their U+FFFD), the delimiter itself
+    when it comes out raw (``run``: the encoder), else "harmless"."""
+    if not valid:
+        return "invalid"
+    return text if text in DELIMITERS and run(text, False) == text else "harmless"
 
 
 def python_codec_name(label: str) -> str | None:

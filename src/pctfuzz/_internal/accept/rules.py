@@ -99,7 +99,7 @@ _MAX_COMBINED = 8
 _ALWAYS_COMBINED = ("removed", "trimmed", "cut_at", "truncated", "normalized")
 #: Rules two of which (other characters) may combine; two modes of any other rule are
 #: alternatives.
-_SETS = ("left_raw", "encoded", "decoded_before_split", "written_as")
+_SETS = ("left_raw", "encoded", "decoded_before_split", "written_as", "requoted")
 #: Text added before or after the answer, read off the case alone: it explains any
 #: answer that ends (or starts) longer, so it names a case alone only when no other
 #: rule, nor two or three of them together, does (yarl's requoting and its bare '%'
