@@ -48,6 +48,18 @@ def test_unreached_and_untraceable_modules_are_named() -> None:
     assert set(_stats(10).not_reached()) == {"_json"}
 
 
+def test_compiled_code_beside_reached_code_is_a_note_not_a_warning() -> None:
+    """A C extension cannot be traced: where the target's other code under test is
+    reached (a wrapper calling it), that is a note; a Python module never reached is
+    still a WARNING (a tuning trial's pycurl wrapper warned on every target)."""
+    lines = _stats(UNREACHED_AFTER).reach_lines()
+    assert [line.split(":")[0] for line in lines if "json.decoder" in line] == ["WARNING"]
+    assert [line.split(":")[0] for line in lines if "_json" in line] == ["note"]
+    alone = TargetStats("diff_encode", execs=UNREACHED_AFTER)
+    alone.modules["_json"] = ModuleReach(0, 0, UNREACHED_AFTER)  # nothing else reached
+    assert alone.reach_lines()[0].startswith("WARNING: diff_encode: ")
+
+
 def test_warning_in_summary_status_and_json(tmp_path: Path) -> None:
     stats = _stats(UNREACHED_AFTER)
     summary = CampaignResult([stats], 10.0).summary()

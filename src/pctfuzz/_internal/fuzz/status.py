@@ -113,11 +113,11 @@ class Board:
         return [head, *table, *self.warnings()]
 
     def warnings(self) -> list[str]:
-        """One line per module under test that a target does not reach."""
+        """One line per module under test that a target does not reach
+        (``TargetStats.reach_lines``)."""
         with self.lock:
             stats = [self.stats[name] for name in self.targets if name in self.stats]
-        return [one_line(f"WARNING: {s.target}: code under test not reached: {module} {why}",
-                         300) for s in stats for module, why in s.not_reached().items()]
+        return [one_line(line, 300) for s in stats for line in s.reach_lines()]
 
     def plain(self, name: str) -> str:
         """One target's figures as one plain line (``PlainStatus``)."""
