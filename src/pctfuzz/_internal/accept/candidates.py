@@ -17,15 +17,14 @@ from collections.abc import Callable, Generator, Iterator, Sequence
 from dataclasses import dataclass, replace
 from typing import Any
 
-from pctfuzz._internal.accept.decoders import PREDECODE_DELIMITERS, U_ESCAPE
-from pctfuzz._internal.accept.meaning import CONTROLS, DELIMITERS
-from pctfuzz._internal.accept.model import (
-    REQUOTE_MODES,
-    Model,
+from pctfuzz._internal.accept.decoders import (
+    PREDECODE_DELIMITERS,
+    U_ESCAPE,
     decoded_meaning,
-    render,
     utf8_pieces,
 )
+from pctfuzz._internal.accept.meaning import CONTROLS, DELIMITERS
+from pctfuzz._internal.accept.model import REQUOTE_MODES, Model, render
 from pctfuzz._internal.accept.reconcilers import (
     CUT_CHARS,
     DECODE_PARTS,

@@ -36,6 +36,7 @@ from pctfuzz._internal.accept.decoders import (
     ESCAPE_BYTES,
     decode_again,
     decode_keeping,
+    decode_utf8_again,
     decoded_until_stable,
     latin1_chars_escaped,
     predecode,
@@ -57,7 +58,7 @@ from pctfuzz._internal.reference import (
     to_scalar_value_string,
 )
 from pctfuzz._internal.sets import FORM, PercentEncodeSet, get_set
-from pctfuzz._internal.spec import HEX_DIGIT, PERCENT_ENCODED_BYTE, PERCENT_ENCODED_RUN
+from pctfuzz._internal.spec import HEX_DIGIT, PERCENT_ENCODED_BYTE
 from pctfuzz._internal.text import (
     LONE_SURROGATE,
     has_lone_surrogate,
@@ -66,8 +67,8 @@ from pctfuzz._internal.text import (
     surrogates_to_fffd,
 )
 
-__all__ = ["GROUPED_INVARIANT", "REQUOTE_MODES", "Model", "NotModelled", "decoded_meaning",
-           "python_codec_name", "read_input", "render", "reorder", "utf8_pieces"]
+__all__ = ["GROUPED_INVARIANT", "REQUOTE_MODES", "Model", "NotModelled", "python_codec_name",
+           "read_input", "render", "reorder"]
 
 
 #: How an encoder writes a valid ``%HH`` of its input (``requoted``, ``pctfuzz.accept``),
@@ -611,7 +612,7 @@ def _encode(model: Model, value: str | bytes, pes: PercentEncodeSet, encoding: s
                         if _valid_encoded(segment, pes) else run(segment)
                         for segment in value.split("/"))
     if model.requote == "decode-utf8":
-        return _decode_utf8(value, run, model.requote_decoded)
+        return decode_utf8_again(value, run, model.requote_decoded)
     out: list[str] = []
     pos = 0
     for match in _VALID_TRIPLET.finditer(value):
@@ -692,69 +693,6 @@ def _valid_encoded(segment: str, pes: PercentEncodeSet) -> bool:
     return all(c.isalnum() or c == "_" or (c.isascii() and ord(c) not in pes.members
                                            and c != "%")
                for c in PERCENT_ENCODED_BYTE.sub("", segment))
-
-
-# requoted("decode-utf8"): urllib's quote(unquote(s), safe), furl's path segments.
-
-
-def _decode_utf8(value: str, run: Any, decoded: frozenset[str] | None = None) -> str:
-    """Each run of valid ``%HH`` percent-decoded and read as UTF-8 (U+FFFD for each
-    invalid sequence, as ``urllib.parse.unquote``), then encoded again like the rest:
-    an escape of a byte the set leaves raw becomes the byte, the others ``%HH`` (an
-    escaped space stays ``%20``: ``quote`` never writes '+'). ``decoded``: only what
-    it names (``decoded_meaning``) is decoded; the other escapes are data, as the
-    reference reads them."""
-    out: list[str] = []
-    pos = 0
-    for match in PERCENT_ENCODED_RUN.finditer(value):
-        out.append(run(value[pos:match.start()]))
-        for escapes, text, valid in utf8_pieces(match.group()):
-            every = decoded is None or "all" in decoded
-            out.append(run(text, False)
-                       if every or decoded_meaning(text, valid, run) in (decoded or ())
-                       else run(escapes))
-        pos = match.end()
-    out.append(run(value[pos:]))
-    return "".join(out)
-
-
-def utf8_pieces(escapes: str) -> list[tuple[str, str, bool]]:
-    """A run of ``%HH`` as (its escapes, their text, valid) per UTF-8 character, and
-    per stretch of bytes that is not UTF-8 (its text the U+FFFD of each maximal
-    subpart, not valid)."""
-    data = percent_decode(escapes)
-    pieces: list[tuple[str, str, bool]] = []
-    start = i = 0
-    while i < len(data):
-        size = next((n for n in (1, 2, 3, 4) if _one_character(data[i:i + n])), 0)
-        if size:
-            if start < i:  # (the bytes before it that were not UTF-8)
-                pieces.append((escapes[3 * start:3 * i],
-                               data[start:i].decode("utf-8", "replace"), False))
-            pieces.append((escapes[3 * i:3 * (i + size)], data[i:i + size].decode("utf-8"),
-                           True))
-            i = start = i + size
-        else:
-            i += 1
-    if start < len(data):
-        pieces.append((escapes[3 * start:], data[start:].decode("utf-8", "replace"), False))
-    return pieces
-
-
-def _one_character(data: bytes) -> bool:
-    try:
-        return len(data.decode("utf-8")) == 1
-    except UnicodeDecodeError:
-        return False
-
-
-def decoded_meaning(text: str, valid: bool, run: Any) -> str:
-    """What decoding escapes to ``text`` means (``requoted``'s ``decoded``): "invalid"
-    for bytes that are not UTF-8 (``valid`` False: their U+FFFD), the delimiter itself
-    when it comes out raw (``run``: the encoder), else "harmless"."""
-    if not valid:
-        return "invalid"
-    return text if text in DELIMITERS and run(text, False) == text else "harmless"
 
 
 def python_codec_name(label: str) -> str | None:
