@@ -298,8 +298,8 @@ def _one_character(data: bytes) -> bool:
 
 def decoded_meaning(text: str, valid: bool, run: Any) -> str:
     """What decoding escapes to ``text`` means (``requoted``'s ``decoded``): "invalid"
-    for bytes that are not UTF-8 (``valid`` False: their U+FFFD), the delimiter itself
-    when it comes out raw (``run``: the encoder), else "harmless"."""
+    for bytes that are not UTF-8 (``valid`` False: their U+FFFD), "delimiters" for a
+    delimiter that comes out raw (``run``: the encoder), else "harmless"."""
     if not valid:
         return "invalid"
-    return text if text in DELIMITERS and run(text, False) == text else "harmless"
+    return "delimiters" if text in DELIMITERS and run(text, False) == text else "harmless"

@@ -529,7 +529,7 @@ def _escape(triplet: str, mode: str, pes: PercentEncodeSet,
     if mode == "decode-unreserved":
         return triplet
     if mode == "decode-safe" and byte not in pes:
-        meaning = chr(byte) if chr(byte) in DELIMITERS else "harmless"
+        meaning = "delimiters" if chr(byte) in DELIMITERS else "harmless"
         if decoded is None or "all" in decoded or meaning in decoded:
             return chr(byte)
     return triplet.upper()
