@@ -616,9 +616,18 @@ def reordered(expected: Any, actual: Any) -> bool:
     serializer's ``&``-separated segments, a parser's pairs. Its shape is the order
     alone, so it is no unit's: a serializer that sorts by a key no order rule models
     was one finding per kind of character where two sorted pairs first differ (a
-    tuning serializer that sorts each name's values: 5 findings in a 60 s campaign)."""
+    tuning serializer that sorts each name's values: 5 findings in a 60 s campaign).
+    A serializer's segments are compared as they decode (their bytes, '+' a space),
+    so its own spelling beside the order (``~`` raw, ``%20``) is no unit's either: a
+    hold-out serializer's sort met through pairs it also spells its own way was a
+    finding per kind of unit where the two first differed."""
     if isinstance(expected, str) and isinstance(actual, str):
         want, got = expected.split("&"), actual.split("&")
+        if sorted(want) != sorted(got):
+            def decoded(segments: list[str]) -> list[str]:
+                return [repr(percent_decode(surrogates_to_fffd(seg).replace("+", " ")))
+                        for seg in segments]
+            want, got = decoded(want), decoded(got)
     elif isinstance(expected, list) and isinstance(actual, list):
         if not all(isinstance(p, tuple | list) for p in (*expected, *actual)):
             return False

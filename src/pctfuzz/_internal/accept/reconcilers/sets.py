@@ -367,7 +367,7 @@ def requoted(mode: str, scope: str | None = None, kept: str | None = None,
                          f"or more of {', '.join(DECODED_MEANINGS)}")
     if meanings is not None and "all" not in meanings:
         said = {"invalid": "invalid UTF-8 as U+FFFD", "harmless": "plain characters",
-                "delimiters": f"delimiters ({DELIMITERS}) left raw"}
+                "delimiters": "escaped delimiters, raw where the set leaves them raw"}
         where += ": " + ", ".join(said[m] for m in sorted(meanings))
     return _declared("requoted", {ENCODE.name},
                      Model(requote=mode, requote_segments=scope == "segments",
