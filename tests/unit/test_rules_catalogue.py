@@ -754,6 +754,30 @@ def test_a_parser_that_refuses_raw_invalid_utf8_only_is_named_a_refusal(tmp_path
         "text": "refuses an input with invalid UTF-8 (ValueError)"}
 
 
+def test_newlines_written_crlf_as_html_forms_do_is_one_rule(tmp_path: Path) -> None:
+    """A serializer writing every newline (CR, LF, CR LF) as CR LF, as HTML's form
+    submission normalizes them: '\n' alone was written_as('\n', '%0D%0A') and every
+    input with a CR before an LF a class of its own (a planted serializer: 13-18
+    findings in 30 s). One that writes a lone LF as CR LF but keeps a CR LF's CR is
+    not named so (Tcl's formatQuery: '\r\n' as '%0D%0D%0A')."""
+    import re
+
+    from pctfuzz._internal.form import form_urlencode
+
+    newline = re.compile("\r\n|\r|\n")
+    html = function_adapter("crlf", form_serialize=lambda pairs: form_urlencode(
+        (newline.sub("\r\n", n), newline.sub("\r\n", v)) for n, v in pairs))
+    cases = [FormCase(p) for p in ((("a", "x\ny"),), (("\r\r\n", ""),), (("", "\r\n\n"),),
+                                   (("\r%\r\n", ""),))]
+    one(findings(tmp_path, check_form, html, cases), "newlines_normalized", {})
+    lf_only = function_adapter("lf-only", form_serialize=lambda pairs: form_urlencode(
+        (n.replace("\n", "\r\n"), v.replace("\n", "\r\n")) for n, v in pairs))
+    with pytest.raises(Divergence) as info:
+        check_form(FormCase((("a\nb", ""),)), lf_only)
+    assert info.value.behaviour is None or \
+        info.value.behaviour["rule"] != "newlines_normalized", info.value.behaviour
+
+
 class _CurlError(Exception):
     """libcurl's refusal, as pycurl raises it (``pycurl.error``)."""
 

@@ -331,6 +331,10 @@ def _writer(check: str, seen: _Seen, asks: _Asks) -> Iterator[Rule | None]:
         yield build_rule("space_as", "+")
     if isinstance(seen.got, str) and _LOWER_TRIPLET.search(seen.got):
         yield build_rule("lowercase_hex")
+    if seen.holds("\r\n") and chars is not None and chars("newlines_normalized"):
+        # (before the characters written otherwise: '\n' alone is written_as's too,
+        # and then every CR LF of the input a finding of its own class)
+        yield build_rule("newlines_normalized")
     yield from _written_rules(written, strs)
     yield from _escape_rules(check, case, strs, asks.requote, asks.chars)
     # A cut of the answer, confirmed on a doubled input, before the guesses about

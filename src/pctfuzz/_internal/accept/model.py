@@ -140,6 +140,9 @@ class Model:
     #: Each input text ends before its first character of these (``cut_at``).
     cut: str = ""
     normalize: str | None = None
+    #: Every newline of a text (CR LF, a CR alone, an LF alone) written CR LF first, as
+    #: HTML's form submission normalizes them (``newlines_normalized``).
+    crlf: bool = False
     #: The set changes of names only and of values only, for a form serializer
     #: (``left_raw``/``encoded`` with ``part``): added to ``raw``/``encoded`` there.
     raw_names: frozenset[int] = frozenset()
@@ -258,6 +261,7 @@ class Model:
             "trim_names": "".join(sorted(set(self.trim_names + other.trim_names))),
             "trim_values": "".join(sorted(set(self.trim_values + other.trim_values))),
             "cut": "".join(sorted(set(self.cut + other.cut))),
+            "crlf": self.crlf or other.crlf,
         }
         written = dict(self.written)
         for code, text in other.written:
@@ -414,7 +418,7 @@ def _text(model: Model, text: Any) -> Any:
     if isinstance(text, bytes) and model.bytes_latin1:
         text = text.decode("latin-1")
     if isinstance(text, bytes):
-        if model.normalize:
+        if model.normalize or model.crlf:
             raise NotModelled("normalization of bytes")
         chars = model.remove.encode("ascii", "ignore")  # (U+0085 is no byte 85)
         if chars:
@@ -443,7 +447,13 @@ def _text(model: Model, text: Any) -> Any:
         text = _cut(text, model.cut)
     if model.normalize:
         text = unicodedata.normalize(model.normalize, text)  # type: ignore[arg-type]
+    if model.crlf:
+        text = _NEWLINE.sub("\r\n", text)
     return _upper_escapes(text) if model.upper_escapes else text
+
+
+#: A newline as HTML's "normalize newlines" reads it: CR LF, a lone CR, a lone LF.
+_NEWLINE = re.compile("\r\n|\r|\n")
 
 
 def _upper_escapes(text: Any) -> Any:
@@ -473,7 +483,7 @@ def read_input(model: Model, case: Case) -> Case:
 
 def _input(model: Model, case: Case) -> Case:
     if not (model.remove or model.trim or model.trim_start or model.cut or model.normalize
-            or model.upper_escapes
+            or model.upper_escapes or model.crlf
             or model.surrogates in _INPUT_SURROGATES or model.bytes_latin1):
         return case
     if isinstance(case, EncodeCase):

@@ -523,6 +523,9 @@ def own_chars(rule: str, check: str, case: Case, adapter: Impl) -> str | None:
     - ``trimmed-decoded``: the same, written as its escape (a decoder's decoded text
       stripped: ``%20a`` and ``a%20`` answered as ``a``, ``a%20b`` not as ``ab``).
     - ``decoded_repeatedly``: "yes" when a decoder answers ``%252541`` as ``A``.
+    - ``newlines_normalized``: "yes" when a writer answers ``a\r\nb``, ``a\nb`` and
+      ``a\rb`` alike (HTML's newline normalization), so ``\n`` alone is not named
+      ``written_as`` when CR LF is one newline.
     - ``latin1_chars``: "latin-1" when a decoder answers ``%41é`` as ``A`` and the byte E9
       (or its U+FFFD), or a form parser so in a name or value, "" when not (Mono's
       ``UrlDecode`` and ``ParseQueryString``).
@@ -569,6 +572,10 @@ def own_chars(rule: str, check: str, case: Case, adapter: Impl) -> str | None:
         got = answer("\xc3\xa9")  # (bytes in a bytes case's context: _with_text)
         found = "latin-1" if got in ([("\u00c3\u00a9", "")], "\u00c3\u00a9".encode(),
                                      "\u00c3\u00a9") else ""
+    elif rule == "newlines_normalized":  # CR, LF and CR LF all written as one CR LF
+        newlines = [answer(f"a{n}b") for n in ("\r\n", "\n", "\r")]
+        found = "yes" if newlines[0] is not None and newlines.count(newlines[0]) == 3 \
+            and newlines[0] != answer("ab") else ""
     elif rule == "decoded_repeatedly":  # decoded until nothing changes
         found = "yes" if answer("%252541") in (b"A", "A") else ""
     elif rule == "latin1_chars":  # a raw 'é' beside an escape written as the byte E9

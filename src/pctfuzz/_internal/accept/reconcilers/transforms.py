@@ -164,6 +164,16 @@ def normalized(form: str) -> Reconciler:
                      "encodes the text as given", f"normalizes the text to {form} first")
 
 
+@rule((ENCODE, FORM_SERIALIZE), "changes-data")
+def newlines_normalized() -> Reconciler:
+    """Every newline of the text (CR LF, a CR alone, an LF alone) is written CR LF
+    before it is encoded, as HTML's form submission normalizes newlines in names and
+    values (HTML "constructing the entry list": "normalize newlines")."""
+    return _declared("newlines_normalized", {ENCODE.name, FORM_SERIALIZE.name},
+                     Model(crlf=True), "encodes each newline as given",
+                     "writes every newline (CR, LF, CR LF) as CR LF")
+
+
 @rule((ENCODE,), "changes-data")
 def normalized_escaped(form: str) -> Reconciler:
     """The text is escaped by the set but for its non-ASCII characters, the result
