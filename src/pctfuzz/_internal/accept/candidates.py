@@ -756,7 +756,7 @@ def _refusals(case: Case, chars: Chars | None, raised: str) -> Iterator[Rule | N
 
 def _decoded_meanings(case: EncodeCase) -> list[str]:
     """What the case's valid escapes mean once decoded as UTF-8 and encoded with its
-    set (``model.decoded_meaning``), in the order they come."""
+    set (``decoders.decoded_meaning``), in the order they come."""
     if not isinstance(case.value, str):
         return []
     pes = get_set(case.set_name)
