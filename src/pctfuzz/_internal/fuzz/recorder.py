@@ -10,6 +10,7 @@ import contextlib
 import os
 import time
 from collections.abc import Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -39,6 +40,19 @@ __all__ = ["Recorder", "build_finding", "record_case"]
 #: At most this many findings from one input that keeps showing a failure none of its
 #: findings explains (each round minimizes it with the findings before known).
 _MAX_ROUNDS = 3
+
+
+@dataclass(frozen=True)
+class _Minimal:
+    """A failure minimized (``Recorder._minimized``): its case and raw input, what it
+    raised there, whether the minimizer finished, and the class it was known by while
+    minimized (an unnamed divergence's: ``(check, difference)``), if any."""
+
+    case: Case
+    data: bytes | None
+    exc: Exception
+    complete: bool
+    provisional: tuple[str, str] | None
 
 
 class Recorder:
@@ -212,17 +226,59 @@ class Recorder:
         findings this input has already given (``_MAX_ROUNDS``)."""
         signature = self.signature(exc, data)
         if signature in self.ids:
-            if signature in self.seeded:  # a store's finding, first hit in this process
-                self.seeded.discard(signature)
-                say(finding_line(False, signature.split("|")[1], self.ids[signature],
-                                 signature))
-            self.pending[signature] = self.pending.get(signature, 0) + 1
-            if time.monotonic() - self.last_flush > self.flush_seconds:
-                self.flush()
+            self._hit(signature)
             return
         if signature in self.unsaved:  # reported once; do not minimize it on every hit
             return
         original = self._case_from_bytes(data)
+        minimal = self._minimized(original, data, exc, signature, rounds)
+        case, small, small_exc = minimal.case, minimal.data, minimal.exc
+        finding = build_finding(
+            self.target, self.impl_name, case, small, small_exc,
+            minimized=minimal.complete,
+            signature=signature_of(self.target.name, small_exc, case=case, subject=self.impl,
+                                   impl=self.impl_name, code_under_test=self.impl_modules,
+                                   accepted=self.settings.accepted),
+            impl=self.impl, code_under_test=self.impl_modules)
+        stored_new = self._store(finding, signature)
+        if stored_new is None:
+            return
+        stored, is_new = stored_new
+        self._learn(small_exc, exc, case, stored.signature, stored.id)
+        # The long input's class is the finding's (its next hits are the finding's) when
+        # the finding explains it. It may not: the minimizer may have kept a smaller
+        # input of another new failure (``same_failure``'s ``unknown``: a name's raw '!'
+        # beside its raw '%' became left_raw('!'), and every '%' then counted as its
+        # hit), and an input of two behaviours is named by its first (``checks``). Then
+        # the long input gives another finding, with this one known.
+        self.ids.setdefault(stored.signature, stored.id)
+        owner, unexplained = stored.id, None
+        if rounds + 1 < _MAX_ROUNDS and isinstance(small_exc, Violation) \
+                and (is_new or not rounds):  # (a later round's known one: its hit)
+            hit, unexplained = self._owner(original, data)
+            owner = hit or stored.id
+        if unexplained is None:
+            self.ids[signature] = owner
+            if minimal.provisional is not None and self.known is not None:
+                self.known.add_unexplained(*minimal.provisional)
+        self._save_inputs(stored.id, data, small)
+        say(finding_line(is_new, stored.kind, stored.id, stored.signature))
+        if unexplained is not None:
+            self.record(data, unexplained, rounds + 1)
+
+    def _hit(self, signature: str) -> None:
+        """One more hit of a finding this process knows, flushed now and then."""
+        if signature in self.seeded:  # a store's finding, first hit in this process
+            self.seeded.discard(signature)
+            say(finding_line(False, signature.split("|")[1], self.ids[signature], signature))
+        self.pending[signature] = self.pending.get(signature, 0) + 1
+        if time.monotonic() - self.last_flush > self.flush_seconds:
+            self.flush()
+
+    def _minimized(self, original: Case, data: bytes, exc: Exception, signature: str,
+                   rounds: int) -> _Minimal:
+        """The failure of ``original`` minimized (within the input's share of
+        ``minimize_seconds``) and checked again on its minimal case."""
         provisional = None
         if self.known is not None and isinstance(exc, Divergence) and not exc.behaviour \
                 and exc.impl_error is None:
@@ -250,7 +306,7 @@ class Recorder:
             found = minimize_case(original, keeps,
                                   max_seconds=max(0.0, self._deadline - time.monotonic()))
             case, small_exc = found.case, exc
-            small = raw_input_for(self.target, case, self.impl, self.settings)
+            small: bytes | None = raw_input_for(self.target, case, self.impl, self.settings)
             if provisional is not None and self.known is not None:
                 # The finding is named on its minimal input (DDSET: the generalized
                 # minimal input is the behaviour), not on the long one, where a class may
@@ -265,13 +321,12 @@ class Recorder:
                 # free of that unrelated context.
                 again.__suppress_context__ = True
                 small_exc = again
-        finding = build_finding(
-            self.target, self.impl_name, case, small, small_exc,
-            minimized=found.complete and case is found.case,
-            signature=signature_of(self.target.name, small_exc, case=case, subject=self.impl,
-                                   impl=self.impl_name, code_under_test=self.impl_modules,
-                                   accepted=self.settings.accepted),
-            impl=self.impl, code_under_test=self.impl_modules)
+        return _Minimal(case, small, small_exc, found.complete and case is found.case,
+                        provisional)
+
+    def _store(self, finding: Any, signature: str) -> tuple[Any, bool] | None:
+        """``finding`` recorded in the store: (the stored record, whether it is new);
+        None when it could not be saved (said as LOST, and not tried again)."""
         from pctfuzz._internal.store import StoreError
 
         try:
@@ -279,7 +334,7 @@ class Recorder:
         except StoreError as err:
             self.unsaved.add(signature)
             say(lost_line(f"FINDING {signature}", err))
-            return
+            return None
         finally:  # e.g. an unreadable record of this id that had to be moved aside
             for problem in self.findings.problems:
                 _warn(str(problem))
@@ -288,45 +343,37 @@ class Recorder:
             _warn(f"finding {fixed} was fixed and is back in another form: reopened as "
                   f"{reopened}")
         self.findings.reopened.clear()
-        if self.known is not None and isinstance(small_exc, Violation):
-            # named as the stored finding is: its later hits take the fast path
-            if small_exc.behaviour:
-                self.known.add(small_exc.check, small_exc.behaviour, case)
-            elif isinstance(small_exc, Divergence) and small_exc.impl_error is None:
-                self.known.add_unexplained(small_exc.check, small_exc.difference)
-            if isinstance(small_exc, Divergence) and small_exc.impl_error is not None:
-                # and a refusal by the statement that raised it, on either input
-                for error in (small_exc.impl_error, getattr(exc, "impl_error", None)):
-                    if error is not None:
-                        self.known.add_refusal(small_exc.check, error,
-                                               small_exc.difference, small_exc.behaviour)
-            self.ids[stored.signature] = stored.id
-        # The long input's class is the finding's (its next hits are the finding's) when
-        # the finding explains it. It may not: the minimizer may have kept a smaller
-        # input of another new failure (``same_failure``'s ``unknown``: a name's raw '!'
-        # beside its raw '%' became left_raw('!'), and every '%' then counted as its
-        # hit), and an input of two behaviours is named by its first (``checks``). Then
-        # the long input gives another finding, with this one known.
-        self.ids.setdefault(stored.signature, stored.id)
-        owner, unexplained = stored.id, None
-        if rounds + 1 < _MAX_ROUNDS and isinstance(small_exc, Violation) \
-                and (is_new or not rounds):  # (a later round's known one: its hit)
-            hit, unexplained = self._owner(original, data)
-            owner = hit or stored.id
-        if unexplained is None:
-            self.ids[signature] = owner
-            if provisional is not None and self.known is not None:
-                self.known.add_unexplained(*provisional)
-        if self.corpus is not None:
-            try:
-                self.corpus.add(self.target.name, data)
-                if small is not None:
-                    self.corpus.add(self.target.name, small)
-            except StoreError as err:
-                _warn(f"CANNOT SAVE INPUT of {stored.id}: {err}")
-        say(finding_line(is_new, stored.kind, stored.id, stored.signature))
-        if unexplained is not None:
-            self.record(data, unexplained, rounds + 1)
+        return stored, is_new
+
+    def _learn(self, small_exc: Exception, exc: Exception, case: Case, stored_signature: str,
+               stored_id: str) -> None:
+        """The stored finding known as it is named: its later hits take the fast path."""
+        if self.known is None or not isinstance(small_exc, Violation):
+            return
+        if small_exc.behaviour:
+            self.known.add(small_exc.check, small_exc.behaviour, case)
+        elif isinstance(small_exc, Divergence) and small_exc.impl_error is None:
+            self.known.add_unexplained(small_exc.check, small_exc.difference)
+        if isinstance(small_exc, Divergence) and small_exc.impl_error is not None:
+            # and a refusal by the statement that raised it, on either input
+            for error in (small_exc.impl_error, getattr(exc, "impl_error", None)):
+                if error is not None:
+                    self.known.add_refusal(small_exc.check, error,
+                                           small_exc.difference, small_exc.behaviour)
+        self.ids[stored_signature] = stored_id
+
+    def _save_inputs(self, stored_id: str, data: bytes, small: bytes | None) -> None:
+        """The input and its minimal form kept in the corpus."""
+        from pctfuzz._internal.store import StoreError
+
+        if self.corpus is None:
+            return
+        try:
+            self.corpus.add(self.target.name, data)
+            if small is not None:
+                self.corpus.add(self.target.name, small)
+        except StoreError as err:
+            _warn(f"CANNOT SAVE INPUT of {stored_id}: {err}")
 
     def _owner(self, case: Case, data: bytes) -> tuple[str | None, Exception | None]:
         """The id of the finding that ``case`` (of input ``data``) is a hit of, now, and
