@@ -87,13 +87,19 @@ def instrument_modules(names: Iterable[str]) -> int:
 
 
 def _functions_of(obj: Any, module_name: str) -> Iterable[types.FunctionType]:
-    obj = getattr(obj, "__wrapped__", obj)
+    try:
+        obj = getattr(obj, "__wrapped__", obj)
+    except Exception:  # a lazy attribute that imports on access (six.moves: dbm.gnu
+        return  # without _gdbm) is no function of this module: the harness ran 0 inputs
     if isinstance(obj, types.FunctionType) and obj.__module__ == module_name:
         yield obj
     elif inspect.isclass(obj) and obj.__module__ == module_name:
         for member in vars(obj).values():
-            member = getattr(member, "__func__", member)
-            member = getattr(member, "__wrapped__", member)
+            try:
+                member = getattr(member, "__func__", member)
+                member = getattr(member, "__wrapped__", member)
+            except Exception:  # (as above: a lazy attribute)
+                continue
             if isinstance(member, types.FunctionType):
                 yield member
 
