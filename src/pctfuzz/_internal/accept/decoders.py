@@ -36,6 +36,7 @@ __all__ = [
     "decoded_until_stable",
     "latin1_chars_escaped",
     "predecode",
+    "raw_meaning",
     "u_escapes_as_utf8",
     "unsigned",
     "utf8_decoded",
@@ -302,4 +303,10 @@ def decoded_meaning(text: str, valid: bool, run: Any) -> str:
     delimiter that comes out raw (``run``: the encoder), else "harmless"."""
     if not valid:
         return "invalid"
-    return "delimiters" if text in DELIMITERS and run(text, False) == text else "harmless"
+    return raw_meaning(text) if run(text, False) == text else "harmless"
+
+
+def raw_meaning(char: str) -> str:
+    """What a decoded character left raw means: "delimiters" for one of
+    ``accept.meaning.DELIMITERS``, else "harmless" (``requoted``'s ``decoded``)."""
+    return "delimiters" if char in DELIMITERS else "harmless"

@@ -40,12 +40,12 @@ from pctfuzz._internal.accept.decoders import (
     decoded_until_stable,
     latin1_chars_escaped,
     predecode,
+    raw_meaning,
     u_escapes_as_utf8,
     unsigned,
     utf8_decoded,
 )
 from pctfuzz._internal.accept.html_refs import html_unescape
-from pctfuzz._internal.accept.meaning import DELIMITERS
 from pctfuzz._internal.cases import Case, DecodeCase, EncodeCase, FormCase, FormParseCase
 from pctfuzz._internal.encoding import lookup
 from pctfuzz._internal.errors import NotModelled
@@ -538,10 +538,9 @@ def _escape(triplet: str, mode: str, pes: PercentEncodeSet,
         return chr(byte)
     if mode == "decode-unreserved":
         return triplet
-    if mode == "decode-safe" and byte not in pes:
-        meaning = "delimiters" if chr(byte) in DELIMITERS else "harmless"
-        if decoded is None or "all" in decoded or meaning in decoded:
-            return chr(byte)
+    if mode == "decode-safe" and byte not in pes and (
+            decoded is None or "all" in decoded or raw_meaning(chr(byte)) in decoded):
+        return chr(byte)
     return triplet.upper()
 
 
