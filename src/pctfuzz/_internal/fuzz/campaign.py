@@ -26,7 +26,11 @@ from concurrent.futures import ThreadPoolExecutor, wait
 from dataclasses import dataclass
 from pathlib import Path
 
-from pctfuzz._internal.checks.breadcrumb import crashed_questions, remember_crashed
+from pctfuzz._internal.checks.breadcrumb import (
+    crashed_questions,
+    read_breadcrumb,
+    remember_crashed,
+)
 from pctfuzz._internal.errors import PctfuzzError
 from pctfuzz._internal.fuzz.libfuzzer import (
     BREADCRUMB,
@@ -167,6 +171,8 @@ def _run_slot(plan: Sequence[str], slice_len: float, job: _Job, *, supervisor: S
             _run_slice(stats[name], min(slice_len, max(MIN_SLICE, share)), *stagings[name],
                        job, supervisor=supervisor, extra=extra, progress=progress,
                        enforce_end=first_turns)
+            if stats[name].cannot_start is not None:  # (said as a problem of the run)
+                runnable.remove(name)
     finally:
         for name, (staging, known, _inputs) in stagings.items():
             unstage(store, name, staging, known=known, lost=stats[name].lost)
@@ -210,6 +216,7 @@ def _run_slice(stats: TargetStats, seconds: float, staging: Path, known: set[str
     # them as refused (``Breadcrumb.killed_before``), where it would die at the same
     # question of its first naming (a set probe's character).
     crashed: list[bytes] = []
+    failed_starts = 0  # processes in a row that died before their first input
     while left >= MIN_SLICE:
         # Artifact folders carry the pid and an owner file, so a later start-up can
         # remove those of campaigns that were killed, and only those (``scratch``).
@@ -236,6 +243,15 @@ def _run_slice(stats: TargetStats, seconds: float, staging: Path, known: set[str
             if death is None:
                 break
             stats.restarts += 1
+            if _died_starting(run_execs, artifact, breadcrumb):
+                failed_starts += 1
+                if failed_starts >= START_ATTEMPTS:
+                    stats.cannot_start = stats.errors[-1] if stats.errors else \
+                        f"its process died ({death}) before its first input"
+                    break
+                left = min(deadline - time.monotonic(), supervisor.remaining())
+                continue  # (no input to record: it never had one)
+            failed_starts = 0
             evidence: dict[str, object] = {}
             if death == "timeout" and artifact is not None and not stats.timeout_confirmed:
                 death, breadcrumb, evidence = _confirm_timeout(
@@ -248,6 +264,23 @@ def _run_slice(stats: TargetStats, seconds: float, staging: Path, known: set[str
         left = min(deadline - time.monotonic(), supervisor.remaining())
     stats.seconds += time.monotonic() - started
     stats.execs = base_execs
+
+
+#: Processes of one target in a row that may die before their first input before the
+#: campaign starts it no more (``_run_slice``): the second rules out a passing cause,
+#: and a harness that cannot import its implementation (botocore's lazy ``six.moves``,
+#: once) was otherwise restarted until the deadline, 214 times in 40 s, running nothing.
+START_ATTEMPTS = 2
+
+
+def _died_starting(execs: int, artifact: Path | None, breadcrumb: Path) -> bool:
+    """Whether a process died before its first input: no execution, no input file
+    from libFuzzer, and no question of its implementation in hand (a death in the set
+    probe is that question's finding: ``record_death``)."""
+    if execs or artifact is not None:
+        return False
+    trail = read_breadcrumb(breadcrumb)
+    return trail is None or trail.question is None
 
 
 #: How many times libFuzzer's per-input timeout the harness that names the difference of

@@ -270,7 +270,9 @@ def _read(proc: subprocess.Popen[str], stats: TargetStats, base_execs: int,
         return None, None, execs
     if code != 0 and death is None:
         death = "crash"
-        stats.errors.append(f"exit {code}: " + " | ".join(tail[-5:]))
+        said = f"exit {code}: " + " | ".join(tail[-5:])
+        if said not in stats.errors:  # (a restarted process saying it again is one error)
+            stats.errors.append(said)
     return death, artifact, execs
 
 

@@ -90,6 +90,9 @@ class TargetStats:
     corpus_run: int = 0
     #: why it never ran (its slot's time was gone before its first turn), if so
     no_turn: str | None = None
+    #: what its last harness said when its processes kept dying before their first
+    #: input (``campaign.START_ATTEMPTS`` in a row): it was not started again
+    cannot_start: str | None = None
     #: timeouts whose input finished when run again alone (``campaign._confirm_timeout``),
     #: and whether one timed out again (later ones are then recorded without a rerun)
     timeouts_not_confirmed: int = 0
@@ -143,7 +146,9 @@ class TargetStats:
         to run every target: then only what was lost counts."""
         problems = [f"lost {what}" for what in self.lost]
         problems += [f"peer failed: {what}" for what in self.peer_failures]
-        if self.execs == 0 and not stopped:
+        if self.cannot_start is not None:
+            problems.append(f"its harness could not start: {self.cannot_start}")
+        elif self.execs == 0 and not stopped:
             problems.append(f"ran 0 executions: not reached: {self.no_turn}"
                             if self.no_turn else
                             "ran 0 executions (its harness did not start, or --max-time "
@@ -310,6 +315,7 @@ def merge_stats(target: str, parts: Sequence[TargetStats]) -> TargetStats:
         corpus_inputs=max(p.corpus_inputs for p in parts),
         corpus_run=max(p.corpus_run for p in parts),
         no_turn=next((p.no_turn for p in parts if p.no_turn), None),
+        cannot_start=next((p.cannot_start for p in parts if p.cannot_start), None),
         timeouts_not_confirmed=sum(p.timeouts_not_confirmed for p in parts),
         timeout_confirmed=any(p.timeout_confirmed for p in parts),
     )
