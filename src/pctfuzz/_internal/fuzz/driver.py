@@ -57,7 +57,7 @@ from pctfuzz._internal.fuzz.protocol import (
 )
 from pctfuzz._internal.fuzz.recorder import Recorder
 from pctfuzz._internal.fuzz.undertest import UnderTest, loaded_modules
-from pctfuzz._internal.targets import Bound, BoundDifferential, get_target
+from pctfuzz._internal.targets import Bound, BoundDifferential, Target, get_target
 
 __all__ = ["instrument_modules", "main", "minimize_seconds", "run_input"]
 
@@ -255,111 +255,28 @@ def main(target_name: str, argv: list[str] | None = None,
 
     argv = list(sys.argv if argv is None else argv)
     target = get_target(target_name)
-    try:
-        if settings is None:  # an OSS-Fuzz script: the hand-off is the environment
-            settings = HarnessSettings.from_env(os.environ)
-        settings.activate()
-    except (ValueError, PctfuzzError) as exc:
-        print(f"pctfuzz harness: error: {exc}", file=sys.stderr)
-        sys.exit(ExitCode.USAGE)
-    # The implementation names a differential target's adapter; the fault, one of the
-    # deliberately wrong codecs of pctfuzz._internal.oracles.faults for an invariant target (to
-    # measure time-to-first-finding). Bound once: resolve_subject refuses a mismatch in
-    # one line, and no input resolves it again.
-    impl_name = (settings.impl or "urllib" if target.differential else settings.fault)
-    try:
-        bound = target.bind(impl_name, settings.run_settings)
-    except PctfuzzError as exc:
-        print(f"pctfuzz harness: error: {exc}", file=sys.stderr)
-        sys.exit(ExitCode.USAGE)
-    impl = bound.subject
+    settings, bound = _bind(target, settings)
     # atheris itself imports urllib.parse, so instrument_imports alone never sees the
     # code under test: it is instrumented after the fact, and with it the reference a
     # differential target compares it with (its harness imports pctfuzz unhooked).
     instrument_modules(bound.instrumented_modules)
-    # The lines of the code under test reached, for the campaign's status.
-    differential = isinstance(bound, BoundDifferential)
-    # (none for a library in a peer process: no line of it here to count)
-    under_test = UnderTest(bound.code_under_test) \
-        if differential and getattr(impl, "in_process", True) else None
     if settings.answer_only:  # (a timeout confirmed: the implementation alone)
         atheris.Setup(argv, bound.answer)
         atheris.Fuzz()
         return
-    findings_dir = settings.findings
-    corpus_dir = settings.corpus
     recorder = (
-        Recorder(target, impl, impl_name, Path(findings_dir),
-                 Path(corpus_dir) if corpus_dir else None,
+        Recorder(target, bound.subject, _impl_name(target, settings),
+                 Path(settings.findings),
+                 Path(settings.corpus) if settings.corpus else None,
                  minimize_seconds=minimize_seconds(argv), bound=bound)
-        if findings_dir
+        if settings.findings
         else None
     )
-
-    # Naming takes at most half of the campaign (``checks.known.NamingBudget``).
-    budget = NamingBudget()
-    if isinstance(bound, BoundDifferential) and recorder is not None:
-        bound.known.budget = budget
-    # The question being asked of the implementation, for the campaign to read if the
-    # process dies in it (``checks.breadcrumb``); the input's own case is not written.
-    crumb = _breadcrumb(bound, settings) if recorder is not None else None
-    last_said = time.monotonic()
-
-    def test_one_input(data: bytes) -> None:
-        nonlocal last_said
-        if recorder is None:
-            bound.run(data)
-            return
-        _Count.asked += 1
-        _Stop.in_input = True
-        if crumb is not None:
-            crumb.primary = True  # its first question is libFuzzer's input
-        try:
-            with budget.one_input():
-                try:
-                    if under_test is None:
-                        _Count.answered += bound.run(data) is not None
-                    else:
-                        _Count.answered += under_test.run(lambda: bound.run(data)) is not None
-                except Deferred:
-                    _Count.answered += 1  # a difference, left unnamed: naming had its share
-                except Exception as exc:
-                    _Count.answered += 1  # a failure is an answer
-                    if crumb is not None:
-                        crumb.primary = False  # (whether or not the check asked it)
-                    recorder.record(data, exc)
-        finally:
-            _Stop.in_input = False
-        if _Stop.requested:
-            _stop_now(recorder)
-        if differential and time.monotonic() - last_said > 1.0:
-            say_counts()
-            last_said = time.monotonic()
-
-    def say_counts() -> None:
-        # How many cases the implementation answered (not Unsupported): a campaign on an
-        # adapter that hides behind Unsupported must show it; and what of the code
-        # under test it reached, per module (one never reached is a warning).
-        say(answered_line(_Count.answered, _Count.asked, budget.deferred))
-        if under_test is not None:
-            say(under_test_line(under_test.count, under_test.total))
-            for module, reached, lines in under_test.modules():
-                say(module_line(module, reached, lines, under_test.executions,
-                                under_test.compiled.get(module, 0)))
-
-    hooks: dict[str, Any] = {}
-    if settings.grammar:  # the grammar-aware mutator, beside libFuzzer's own
-        from pctfuzz._internal.fuzz.mutator import GrammarMutator, libfuzzer_mutator
-
-        grammar = GrammarMutator(target.operation, bound.case_from_bytes)
-        # atheris.Mutate is looked up on each call: Setup replaces the module's stub,
-        # which refuses to run before Fuzz(), with libFuzzer's.
-        hooks = {"custom_mutator": libfuzzer_mutator(
-                     grammar, lambda data, size: atheris.Mutate(data, size)),
-                 "custom_crossover": grammar.crossover}
-    atheris.Setup(argv, test_one_input, **hooks)
-    if recorder is not None and differential:
-        _LAST_WORDS.append(say_counts)
+    one_input = _OneInput(bound, recorder, settings)
+    hooks = _grammar_hooks(target, bound) if settings.grammar else {}
+    atheris.Setup(argv, one_input, **hooks)
+    if recorder is not None and one_input.differential:
+        _LAST_WORDS.append(one_input.say_counts)
     if recorder is not None:
         _flush_at_exit(recorder)
         _flush_on_sigterm(recorder)
@@ -368,3 +285,107 @@ def main(target_name: str, argv: list[str] | None = None,
     finally:  # only if Fuzz() returns or raises (not libFuzzer's exit(): see above)
         if recorder is not None:
             recorder.flush()
+
+
+def _impl_name(target: Target, settings: HarnessSettings) -> str | None:
+    """What the target is bound to: a differential target's implementation (default
+    urllib); an invariant target's fault, one of the deliberately wrong codecs of
+    ``oracles.faults`` (to measure time-to-first-finding), or none: the reference."""
+    return settings.impl or "urllib" if target.differential else settings.fault
+
+
+def _bind(target: Target, settings: HarnessSettings | None) -> tuple[HarnessSettings, Bound]:
+    """The hand-off (an OSS-Fuzz script's is the environment) and ``target`` bound to
+    its subject, once: ``resolve_subject`` refuses a mismatch in one line, and no input
+    resolves it again. A problem of either is one line and exit 2."""
+    try:
+        if settings is None:
+            settings = HarnessSettings.from_env(os.environ)
+        settings.activate()
+        return settings, target.bind(_impl_name(target, settings), settings.run_settings)
+    except (ValueError, PctfuzzError) as exc:
+        print(f"pctfuzz harness: error: {exc}", file=sys.stderr)
+        sys.exit(ExitCode.USAGE)
+
+
+class _OneInput:
+    """libFuzzer's ``TestOneInput`` of a harness: the bound check of one input, and in
+    record mode (``recorder``) its failure recorded, the time naming takes bounded
+    (``checks.known.NamingBudget``: at most half of the campaign), the question in hand
+    kept in the breadcrumb (``checks.breadcrumb``; the input's own case is not written)
+    and the counts said about once a second."""
+
+    def __init__(self, bound: Bound, recorder: Recorder | None,
+                 settings: HarnessSettings) -> None:
+        self.bound, self.recorder = bound, recorder
+        self.differential = isinstance(bound, BoundDifferential)
+        # The lines of the code under test reached, for the campaign's status (none
+        # for a library in a peer process: no line of it here to count).
+        self.under_test = UnderTest(bound.code_under_test) \
+            if self.differential and getattr(bound.subject, "in_process", True) else None
+        self.budget = NamingBudget()
+        if isinstance(bound, BoundDifferential) and recorder is not None:
+            bound.known.budget = self.budget
+        self.crumb = _breadcrumb(bound, settings) if recorder is not None else None
+        self.last_said = time.monotonic()
+
+    def __call__(self, data: bytes) -> None:
+        if self.recorder is None:
+            self.bound.run(data)
+            return
+        _Count.asked += 1
+        _Stop.in_input = True
+        if self.crumb is not None:
+            self.crumb.primary = True  # its first question is libFuzzer's input
+        try:
+            with self.budget.one_input():
+                self._check(data, self.recorder)
+        finally:
+            _Stop.in_input = False
+        if _Stop.requested:
+            _stop_now(self.recorder)
+        if self.differential and time.monotonic() - self.last_said > 1.0:
+            self.say_counts()
+            self.last_said = time.monotonic()
+
+    def _check(self, data: bytes, recorder: Recorder) -> None:
+        try:
+            if self.under_test is None:
+                _Count.answered += self.bound.run(data) is not None
+            else:
+                _Count.answered += self.under_test.run(lambda: self.bound.run(data)) \
+                    is not None
+        except Deferred:
+            _Count.answered += 1  # a difference, left unnamed: naming had its share
+        except Exception as exc:
+            _Count.answered += 1  # a failure is an answer
+            if self.crumb is not None:
+                self.crumb.primary = False  # (whether or not the check asked it)
+            recorder.record(data, exc)
+
+    def say_counts(self) -> None:
+        """How many cases the implementation answered (not Unsupported): a campaign on
+        an adapter that hides behind Unsupported must show it; and what of the code
+        under test it reached, per module (one never reached is a warning)."""
+        say(answered_line(_Count.answered, _Count.asked, self.budget.deferred))
+        under_test = self.under_test
+        if under_test is not None:
+            say(under_test_line(under_test.count, under_test.total))
+            for module, reached, lines in under_test.modules():
+                say(module_line(module, reached, lines, under_test.executions,
+                                under_test.compiled.get(module, 0)))
+
+
+def _grammar_hooks(target: Target, bound: Bound) -> dict[str, Any]:
+    """libFuzzer's custom mutator and crossover: the grammar-aware mutator, beside
+    libFuzzer's own (``fuzz.mutator``)."""
+    import atheris
+
+    from pctfuzz._internal.fuzz.mutator import GrammarMutator, libfuzzer_mutator
+
+    grammar = GrammarMutator(target.operation, bound.case_from_bytes)
+    # atheris.Mutate is looked up on each call: Setup replaces the module's stub,
+    # which refuses to run before Fuzz(), with libFuzzer's.
+    return {"custom_mutator": libfuzzer_mutator(
+                grammar, lambda data, size: atheris.Mutate(data, size)),
+            "custom_crossover": grammar.crossover}
