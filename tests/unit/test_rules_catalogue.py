@@ -177,7 +177,7 @@ def test_a_parser_that_drops_names_alone_is_asked_where_it_cuts() -> None:
     query: '#=a' and '=a#', two findings in both 60 s campaigns)."""
     from urllib.parse import parse_qsl
 
-    from pctfuzz._internal.checks.profile import own_chars
+    from pctfuzz._internal.checks.own_chars import own_chars
 
     adapter = function_adapter("cuts-hash", form_parse=lambda t: parse_qsl(t.split("#")[0]))
     assert own_chars("cut_at", "form-parse", FormParseCase("=a#"), adapter) == "#"

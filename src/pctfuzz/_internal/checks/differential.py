@@ -83,10 +83,10 @@ from pctfuzz._internal.checks.generalize import (
     one_field,
 )
 from pctfuzz._internal.checks.known import KnownFindings
+from pctfuzz._internal.checks.own_chars import own_chars
 from pctfuzz._internal.checks.parts import joined, parts
 from pctfuzz._internal.checks.profile import (
     cut_at,
-    own_chars,
     own_parser_mode,
     pair_order,
     refusal_family,

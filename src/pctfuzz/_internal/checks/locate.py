@@ -38,7 +38,8 @@ from pctfuzz._internal.accept.rules import as_entry
 from pctfuzz._internal.cases import Case, DecodeCase, EncodeCase, FormCase, FormParseCase
 from pctfuzz._internal.checks.generalize import widen
 from pctfuzz._internal.checks.known import KnownFindings
-from pctfuzz._internal.checks.profile import own_chars, own_parser_mode, run_impl
+from pctfuzz._internal.checks.own_chars import own_chars
+from pctfuzz._internal.checks.profile import own_parser_mode, run_impl
 from pctfuzz._internal.checks.registry.lookup import accepted_entries, entries_for
 from pctfuzz._internal.encoding import lookup
 from pctfuzz._internal.errors import NotScalarValueError

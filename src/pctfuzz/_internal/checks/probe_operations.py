@@ -28,14 +28,13 @@ from pctfuzz._internal.accept.rule import rule_class
 from pctfuzz._internal.cases import Case, DecodeCase, FormCase, FormParseCase
 from pctfuzz._internal.checks.differential import judge, rule_for
 from pctfuzz._internal.checks.locate import agree
+from pctfuzz._internal.checks.own_chars import REPLACEMENT_ANSWERS, own_chars
 from pctfuzz._internal.checks.probe import _hex_case
 from pctfuzz._internal.checks.profile import (
     EMPTY_PROBE,
     ORDER_PAIRS,
-    REPLACEMENT_ANSWERS,
     REPLACEMENT_PROBES,
     form_part_chars,
-    own_chars,
     own_parser_mode,
     pair_order,
     parser_replacement,

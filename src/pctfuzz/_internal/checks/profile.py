@@ -2,8 +2,7 @@
 
 The differential check names a difference by what the implementation does beyond the
 case in hand (``pctfuzz._internal.accept.rules``): the characters it leaves raw or
-encodes (``set_probe``, ``form_part_chars``), its own characters of a rule (``own_chars``:
-what it cuts at, removes, trims, keeps escaped, refuses: ``own_refusals``), its
+encodes (``set_probe``, ``form_part_chars``), the inputs it refuses (``own_refusals``), its
 modes (``own_parser_mode``: a form parser's mangling, empty pairs, ``=`` scope,
 U+FFFD replacement and second decoding's ``+``; ``separator``; ``requote_mode``;
 ``pair_order``). Each is asked here, of the
@@ -13,13 +12,13 @@ behaviour as a campaign names its finding.
 
 Each question is asked once per adapter (and per context where the answer depends on
 one: a set, an encoding, str or bytes) and kept in its table of ``checks.asked``, the
-one caching policy: ``_PROBED`` (``set_probe``), ``_OWN_CHARS`` (``own_chars``),
-``_REFUSALS`` (``own_refusals``, ``refused_inputs``), ``_PART_PROBES``
-(``form_part_chars``, ``part_chars``), ``_PARSER_MODES`` (``own_parser_mode`` and
-``separator``), ``_REPLACEMENTS`` (``parser_replacement``, whose first mode is
-``own_parser_mode``'s ``replacement``),
+one caching policy: ``_PROBED`` (``set_probe``), ``_REFUSALS`` (``own_refusals``,
+``refused_inputs``), ``_PART_PROBES`` (``form_part_chars``, ``part_chars``),
+``_PARSER_MODES`` (``own_parser_mode`` and ``separator``), ``_REPLACEMENTS``
+(``parser_replacement``, whose first mode is ``own_parser_mode``'s ``replacement``),
 ``_REQUOTES`` (``requote_mode``), ``_ORDERS`` (``pair_order``, with the byte orders it
-asks), ``_NON_ASCII`` (``own_chars("non_ascii")``).
+asks). The characters it applies a rule to are asked on top of these, in
+``checks.own_chars``.
 ``cut_at`` is the one question of a case, not of the adapter (the case's own input
 twice), and is asked each time.
 
@@ -27,7 +26,7 @@ twice), and is asked each time.
 ``scalar_values`` reads how it takes a lone surrogate; both are used from here up.
 This module imports no other module of the checks but ``checks.asked`` and
 ``checks.breadcrumb`` (where ``run_impl`` writes the question it asks, in a harness):
-``checks.locate`` and ``checks.differential`` import it.
+``checks.own_chars``, ``checks.locate`` and ``checks.differential`` import it.
 """
 
 from __future__ import annotations
@@ -39,11 +38,9 @@ from typing import Any
 
 from pctfuzz._internal.accept.model import REQUOTE_MODES, Model, render, reorder
 from pctfuzz._internal.accept.reconcilers import (
-    CUT_CHARS,
     MANGLING_PROBE,
     MANGLING_STYLES,
     RECONCILERS,
-    SPACES,
     mangled_pairs,
 )
 from pctfuzz._internal.accept.rule import UNPROBED, SetProbe
@@ -55,27 +52,26 @@ from pctfuzz._internal.operations import ENCODE, FORM_PARSE, FORM_SERIALIZE, OPE
 from pctfuzz._internal.oracles.base import Impl, Unsupported, impl_name
 from pctfuzz._internal.outcome import Outcome, reference_outcome, refusal_type
 from pctfuzz._internal.reference import Surrogates
-from pctfuzz._internal.sets import get_set
 
 __all__ = [
     "EMPTY_PROBE",
     "ORDER_PAIRS",
     "REFUSAL_PROBES",
-    "REPLACEMENT_ANSWERS",
     "REPLACEMENT_PROBES",
     "cut_at",
     "form_part_chars",
-    "own_chars",
     "own_parser_mode",
     "own_refusals",
     "pair_order",
     "parser_replacement",
     "part_chars",
     "refused_inputs",
+    "renders",
     "requote_mode",
     "run_impl",
     "scalar_values",
     "set_probe",
+    "with_text",
 ]
 
 
@@ -419,77 +415,23 @@ def requote_mode(case: Case, adapter: Impl) -> str | None:
     # decoded '/' written %2F); where both give the escapes' answers, the segments
     # probe tells (a segment with a bare '%' encoded as data).
     found = next(((mode, segments) for mode in REQUOTE_MODES for segments in (False, True)
-                  if all(answer is not None and _renders(
+                  if all(answer is not None and renders(
                       Model(requote=mode, requote_segments=segments), ENCODE.name, probe, answer)
                       for probe, answer in asked)), None)
     if found is not None and not found[1]:
         probe = EncodeCase(_SEGMENTS_PROBE, case.set_name, "utf-8", case.space_as_plus)
         got = run_impl(ENCODE.name, probe, adapter)
-        found = (found[0], got is not None and not got.raised and _renders(
+        found = (found[0], got is not None and not got.raised and renders(
             Model(requote=found[0], requote_segments=True), ENCODE.name, probe, got.value)
-            and not _renders(Model(requote=found[0]), ENCODE.name, probe, got.value))
+            and not renders(Model(requote=found[0]), ENCODE.name, probe, got.value))
     mode = None if found is None else found[0] + " segments" * found[1]
     _REQUOTES.put(adapter, key, mode)
     return mode
 
 
-def _kept_escapes(case: Case, answer: Callable[[str], object]) -> str:
-    """The printable ASCII characters the case's set leaves raw whose escape the
-    implementation answers as itself (uppercased), alone and in a text, while it answers
-    the character raw (``answer``: in the case's context): escapes a requoting keeps
-    (pip's ``%2F``)."""
-    if not isinstance(case, EncodeCase):
-        return ""
-    members = get_set(case.set_name).members
-    found = ""
-    for code in range(0x21, 0x7F):
-        char, escape = chr(code), f"%{code:02X}"
-        if code in members or char == "%":
-            continue
-        if answer(escape.lower()) == escape and answer(f"a{escape}b") == f"a{escape}b" \
-                and answer(char) == char:
-            found += char
-    return found
 
 
-def _taken_as_encoded(case: Case, answer: Callable[[str], object]) -> str:
-    """``taken_as_encoded``'s ``when``: "escape" when the implementation answers a
-    character its set encodes followed by a valid escape (``<%41``) as that text itself,
-    "percent" when it does so with a bare ``%`` too (``<%zz``), else ""."""
-    if not isinstance(case, EncodeCase) or not isinstance(case.value, str):
-        return ""
-    members = get_set(case.set_name).members
-    encoded = next((c for c in '<"\x01' if ord(c) in members), None)
-    if encoded is None or answer(f"{encoded}%41") != f"{encoded}%41":
-        return ""
-    return "percent" if answer(f"{encoded}%zz") == f"{encoded}%zz" else "escape"
-
-
-def _own_space(check: str, case: Case, adapter: Impl, answer: Callable[[str], object]) -> str:
-    """``%20`` or ``+``: how the implementation writes a space alone where the
-    reference writes the other (``answer``: in the case's context; a serializer's in a
-    name and in a value, alike), else ""."""
-    if isinstance(case, EncodeCase) and isinstance(case.value, str):
-        reference = "+" if case.space_as_plus else "%20"
-        got = answer(" ")
-        return next((s for s in SPACES if s != reference and got == s), "")
-    if isinstance(case, FormCase):
-        name = answer(" ")  # (a name with an empty value: "%20=")
-        value = run_impl(check, FormCase((("a", " "),), case.encoding), adapter)
-        return "%20" if name == "%20=" and value is not None and not value.raised \
-            and value.value == "a=%20" else ""
-    return ""
-
-
-#: What ``own_chars`` found, per adapter and (rule, check, context).
-_OWN_CHARS: Asked[str | None] = Asked("own characters")
-_C0_SPACE = "".join(map(chr, range(0x21)))
-#: The whitespace beyond ASCII that Python's ``str.strip()`` and ``str.split()`` take
-#: (``str.isspace``): an adapter that strips its input with it trims these too.
-_UNICODE_SPACE = "".join(c for c in map(chr, range(0x80, 0x3001)) if c.isspace())
-
-
-def _with_text(case: Case, text: str) -> Case | None:
+def with_text(case: Case, text: str) -> Case | None:
     """A case of the same kind and context as ``case`` whose one input text is
     ``text`` (bytes when the case's are); None for a shape it has no such case for."""
     if isinstance(case, EncodeCase | DecodeCase):
@@ -503,171 +445,12 @@ def _with_text(case: Case, text: str) -> Case | None:
     return None
 
 
-def own_chars(rule: str, check: str, case: Case, adapter: Impl) -> str | None:
-    """The characters the implementation applies ``rule`` to (``pctfuzz.accept.rules``:
-    ``Chars``), each asked alone in the case's context, once per adapter and context:
-
-    - ``cut_at``: ``#``, ``?`` or NUL after which nothing counts (``ab#cd`` answered as
-      ``ab``, while ``abcd`` is not: no fixed truncation);
-    - ``removed``: whitespace dropped inside (``a\nb`` as ``ab``) or at one end only
-      (hyperlink drops a last LF: its pattern's ``$`` matches before it);
-    - ``trimmed``: a C0 control or space dropped at both ends but kept inside;
-    - ``requoted-kept``: the characters the set leaves raw whose escape an encoder
-      answers as itself (``requoted``'s ``kept``: pip keeps ``%2F``);
-    - ``taken_as_encoded``: "escape" or "percent" when an encoder writes an input with
-      an escape, or any ``%``, back as it is (``_taken_as_encoded``);
-    - ``space``: "%20" or "+" where the implementation writes a space so and the
-      reference the other way (``_own_space``);
-    - ``trimmed-names``, ``trimmed-values``: ``trimmed`` in a form parser's names
-      alone, values alone;
-    - ``trimmed-decoded``: the same, written as its escape (a decoder's decoded text
-      stripped: ``%20a`` and ``a%20`` answered as ``a``, ``a%20b`` not as ``ab``).
-    - ``decoded_repeatedly``: "yes" when a decoder answers ``%252541`` as ``A``.
-    - ``newlines_normalized``: "yes" when a writer answers ``a\r\nb``, ``a\nb`` and
-      ``a\rb`` alike (HTML's newline normalization), so ``\n`` alone is not named
-      ``written_as`` when CR LF is one newline.
-    - ``latin1_chars``: "latin-1" when a decoder answers ``%41é`` as ``A`` and the byte E9
-      (or its U+FFFD), or a form parser so in a name or value, "" when not (Mono's
-      ``UrlDecode`` and ``ParseQueryString``).
-    - ``non_ascii``: where a writer leaves each character above U+007F as itself
-      (``left_raw``'s ``non_ascii``, ``_own_non_ascii``): "all", a serializer's "names"
-      or "values", else "".
-
-    None when it answers none of the inputs (the rule then tries every set).
-    ``refuses``, ``kept_encoded`` and ``replacement``: ``own_refusals``,
-    ``_own_decoding``; ``lone_surrogates``: the mode whose model answers ``a\\ud800b``
-    as an encoder does ("" for none).
-    """
-    if rule == "refuses":
-        return own_refusals(check, case, adapter)
-    if ":" in rule:  # left_raw:names, encoded:values, ...
-        return _own_part(rule, check, case, adapter)
-    if rule == "non_ascii":
-        return _own_non_ascii(check, case, adapter)
-    context = (type(case), getattr(case, "set_name", None), getattr(case, "encoding", None),
-               getattr(case, "space_as_plus", None),
-               isinstance(getattr(case, "value", getattr(case, "text", "")), bytes))
-    key = (rule, check, context)
-    known = _OWN_CHARS.get(adapter, key)
-    if known is not UNASKED:
-        return known
-    answers: dict[str, object] = {}
-
-    def answer(text: str) -> object:
-        if text not in answers:
-            sub = _with_text(case, text)
-            got = None if sub is None else run_impl(check, sub, adapter)
-            answers[text] = None if got is None or got.raised else got.value
-        return answers[text]
-
-    def drops(*pairs: tuple[str, str]) -> bool:
-        """The answer to some ``text`` of ``pairs`` is that to its ``without``: each
-        asked at two lengths, as an adapter may pick its API by the input (hyperlink's
-        decode by parity) and the behaviour live in one of them only."""
-        return any(answer(text) is not None and answer(text) == answer(without)
-                   for text, without in pairs)
-
-    found = ""
-    if rule == "latin1_bytes":
-        got = answer("\xc3\xa9")  # (bytes in a bytes case's context: _with_text)
-        found = "latin-1" if got in ([("\u00c3\u00a9", "")], "\u00c3\u00a9".encode(),
-                                     "\u00c3\u00a9") else ""
-    elif rule == "newlines_normalized":  # CR, LF and CR LF all written as one CR LF
-        newlines = [answer(f"a{n}b") for n in ("\r\n", "\n", "\r")]
-        found = "yes" if newlines[0] is not None and newlines.count(newlines[0]) == 3 \
-            and newlines[0] != answer("ab") else ""
-    elif rule == "decoded_repeatedly":  # decoded until nothing changes
-        found = "yes" if answer("%252541") in (b"A", "A") else ""
-    elif rule == "latin1_chars":  # a raw 'é' beside an escape written as the byte E9
-        got = answer("%41\u00e9")  # (a form parser's: in a name or a value)
-        parts = [part for pair in got for part in pair] if isinstance(got, list) else [got]
-        found = "latin-1" if any(part in (b"A\xe9", b"A\xef\xbf\xbd", "A\ufffd")
-                                 for part in parts) else ""
-    elif rule == "latin1_fallback":  # every escape read as latin-1, valid UTF-8 too
-        read = ("\u00c3\u00a9".encode(), [("\u00c3\u00a9", "")])
-        # and every byte of the answer: a raw character's UTF-8 bytes too
-        found = "" if answer("%C3%A9") not in read else \
-            "answer" if answer("\u00e9") in read else "always"
-    elif rule == "kept_encoded-hex":  # a kept escape asked in lowercase: %2f
-        kept = own_chars("kept_encoded", check, case, adapter) or ""
-        # one whose hex has a letter (%2F, not %23): the hex case shows only there
-        lettered = [c for c in kept if not f"{ord(c):02X}".isdigit()]
-        code = ord(lettered[0]) if lettered else 0
-        found = "upper" if lettered and isinstance(case, DecodeCase) and any(
-            _same_bytes(answer(p + f"%{code:02x}"), p + f"%{code:02X}") for p in ("", "x")) \
-            else ""
-    elif rule == "lone_surrogates":  # encode and form: as it answers a\ud800b
-        sub = _with_text(case, "a\ud800b")
-        got = answer("a\ud800b")
-        found = next((mode for mode in _SURROGATE_MODES if sub is not None and got is not None
-                      and _renders(Model(surrogates=mode), check, sub, got)), "") \
-            if isinstance(case, EncodeCase | FormCase) else ""
-    elif rule.startswith("kept_encoded") and isinstance(case, FormParseCase):
-        found = _own_kept_escapes(rule.removeprefix("kept_encoded").lstrip("-"), answer)
-    elif rule in ("kept_encoded", "replacement"):
-        found = _own_decoding(rule, answer, isinstance(getattr(case, "value", None), bytes)) \
-            if isinstance(case, DecodeCase) else ""
-    elif rule == "requoted-kept":  # escapes a requoting encoder keeps as they are
-        found = _kept_escapes(case, answer)
-    elif rule == "taken_as_encoded":  # an input with an escape written back as it is
-        found = _taken_as_encoded(case, answer)
-    elif rule == "space":  # a space written otherwise than the reference writes it
-        found = _own_space(check, case, adapter, answer)
-    elif rule == "cut_at":
-        # (a form parser's asked with values too: one that drops a name alone answers
-        # no pairs for 'abcd' and 'ab' alike, and sanic's query ends at '#' unasked)
-        shapes = [("", "")] + ([("k=", "=ef")] if isinstance(case, FormParseCase) else [])
-        cuts = {c for p, s in shapes if answer(f"{p}abcd") != answer(f"{p}ab")
-                for c in CUT_CHARS if drops((f"{p}ab{c}cd{s}", f"{p}ab"),
-                                            (f"{p}xab{c}cd{s}", f"{p}xab"))}
-        found = "".join(c for c in CUT_CHARS if c in cuts)
-    else:
-        found = _own_whitespace(rule, case, drops)
-    own = None if all(value is None for value in answers.values()) else found
-    _OWN_CHARS.put(adapter, key, own)
-    return own
-
-
-def _own_whitespace(rule: str, case: Case, drops: Callable[..., bool]) -> str:
-    """``own_chars`` of ``removed``, ``trimmed`` and its variants: each whitespace
-    character (each C0 control and space, for a trim) asked inside a text and at each
-    end, in a form parser's names (given a value) and then its values: one that strips
-    values only keeps a name's space, and one that drops a name alone answers no pairs
-    for 'a b' and 'ab' alike, which is no space removed. ``trimmed-names``,
-    ``trimmed-values``: that field alone (a parser removing every space of a name and
-    trimming values trims no space in both fields); ``trimmed-decoded``: each written
-    as its escape, so only what decoding gives (a raw space is the input's trim too)."""
-    fields = {"trimmed-names": (("", "=v"),), "trimmed-values": (("k=", ""),)}.get(
-        rule, (("", "=v"), ("k=", ""))) if isinstance(case, FormParseCase) else (("", ""),)
-    trims = rule in ("trimmed", "trimmed-decoded", "trimmed-start", "trimmed-names",
-                     "trimmed-values")
-    text = getattr(case, "value", getattr(case, "text", ""))
-    found = ""
-    for char in (_C0_SPACE if trims else " \t\n\r\x0b\x0c") + (
-            _UNICODE_SPACE if isinstance(text, str) else ""):
-        c = "".join(f"%{b:02X}" for b in char.encode("utf-8")) \
-            if rule == "trimmed-decoded" else char
-        inner, ends, start = False, False, False
-        for p, s in fields:
-            inside = drops((f"{p}a{c}b{s}", f"{p}ab{s}"), (f"{p}xa{c}b{s}", f"{p}xab{s}"))
-            lead = drops((f"{p}{c}a{s}", f"{p}a{s}"), (f"{p}{c}ax{s}", f"{p}ax{s}"))
-            trail = drops((f"{p}a{c}{s}", f"{p}a{s}"), (f"{p}xa{c}{s}", f"{p}xa{s}"))
-            inner = inner or inside
-            ends = ends or (lead and trail and not inside)
-            start = start or (lead and not trail and not inside)
-        # "removed" is removed in the middle too: a character stripped at the start
-        # only (httplib2's and urlsplit's leading C0 and space) is "trimmed-start"
-        if rule == "trimmed-start":
-            found += char if start and not inner else ""
-        elif (rule == "removed" and inner) or (trims and ends and not inner):
-            found += char
-    return found
 
 
 #: refuses' input kinds -> inputs of that kind alone, at two lengths and with the bad
 #: part inside and at the end (an implementation may refuse one shape only).
 REFUSAL_PROBES = {"lone-surrogate": ("\ud800", "x\ud800", "\ud800x"),
-                   # (raw bytes in a bytes case's context: _with_text)
+                   # (raw bytes in a bytes case's context: with_text)
                    "invalid-utf8": ("%FF", "x%FF", "%C3x", "\xff", "x\xff"),
                    "invalid-percent": ("%zz", "x%zz", "%", "x%"),
                    "control-char": ("a\x01b", "\x01", "x\x01"),
@@ -682,7 +465,7 @@ _PLAIN = re.compile("[^A-Za-z0-9=]")
 def _refuses(check: str, case: Case, adapter: Impl, text: str) -> bool:
     """The implementation raises for ``text`` alone in the case's context."""
     try:
-        sub = _with_text(case, text)
+        sub = with_text(case, text)
     except UnicodeEncodeError:  # a lone surrogate in a bytes input: no such case
         return False
     got = None if sub is None else run_impl(check, sub, adapter)
@@ -704,7 +487,7 @@ def refusal_family(check: str, case: Case, adapter: Impl, kind: str) -> str | No
     the case's context (``outcome.refusal_type``; ``refused_inputs``); None when it
     refuses no such probe."""
     text = refused_inputs(check, case, adapter).get(kind)
-    sub = None if text is None else _with_text(case, text)
+    sub = None if text is None else with_text(case, text)
     got = None if sub is None else run_impl(check, sub, adapter)
     return None if got is None or got.error is None else refusal_type(got.error)
 
@@ -753,43 +536,6 @@ def refused_inputs(check: str, case: Case, adapter: Impl) -> dict[str, str]:
         del refused["invalid-utf8"]
     return _REFUSALS.put(adapter, key, refused)
 
-
-#: Characters above U+007F of each UTF-8 length, a C1 control first: a writer that
-#: leaves each of them alone as itself leaves every one (``_own_non_ascii``).
-NON_ASCII_PROBES = ("\u0080", "\u00e9", "\u4e2d", "\U0001f600")
-
-
-_NON_ASCII: Asked[str] = Asked("non-ASCII left raw")
-
-
-def _own_non_ascii(check: str, case: Case, adapter: Impl) -> str:
-    """"all" when the writer answers each of ``NON_ASCII_PROBES`` alone as itself
-    (the reference writes its bytes' escapes), a serializer's "names" or "values"
-    when only there (asked beside a plain field: a pair may be dropped), else "";
-    once per adapter and context."""
-    key = (check, getattr(case, "set_name", None), getattr(case, "encoding", None),
-           getattr(case, "space_as_plus", None))
-    known = _NON_ASCII.get(adapter, key)
-    if known is UNASKED:
-        known = _NON_ASCII.put(adapter, key, _non_ascii_where(check, case, adapter))
-    return known
-
-
-def _non_ascii_where(check: str, case: Case, adapter: Impl) -> str:
-    def raw(make: Callable[[str], Case], before: str, after: str) -> bool:
-        for char in NON_ASCII_PROBES:
-            got = run_impl(check, make(char), adapter)
-            if got is None or got.raised or got.value != before + char + after:
-                return False
-        return True
-
-    if isinstance(case, EncodeCase) and isinstance(case.value, str):
-        return "all" if raw(lambda c: dataclasses.replace(case, value=c), "", "") else ""
-    if not isinstance(case, FormCase):
-        return ""
-    names = raw(lambda c: FormCase(((c, "1"),), case.encoding), "", "=1")
-    values = raw(lambda c: FormCase((("1", c),), case.encoding), "1=", "")
-    return "all" if names and values else "names" if names else "values" if values else ""
 
 
 _PART_PROBES: Asked[dict[str, frozenset[str]]] = Asked("characters by part")
@@ -841,33 +587,6 @@ def form_part_chars(adapter: Impl, encoding: str = "utf-8") -> dict[str, frozens
     return chars
 
 
-def _own_part(rule: str, check: str, case: Case, adapter: Impl) -> str | None:
-    """``left_raw:names``, ``encoded:values``, ...: the printable ASCII characters a form
-    serializer leaves raw (or encodes) where the reference does not, in that part of a
-    pair only (``form_part_chars``): ``names`` those of names alone, ``values`` those of
-    values after a name and after an empty name alike, ``empty-name-values`` those of
-    the last only (furl leaves ``=`` raw in a value after an empty name only);
-    ``left_raw-all:values`` (``encoded-all:``) those of that part whether the other
-    shows them or not; ``space:names``, ``space:values``: ``%20`` when a space alone
-    there is written so. None when the case is no form."""
-    if check != FORM_SERIALIZE.name or not isinstance(case, FormCase):
-        return None
-    name, _, part = rule.partition(":")
-    if name == "space" and part in ("names", "values"):
-        # ``%20`` where that part writes a space so (the reference: ``+``), else ""
-        pair = (" ", "") if part == "names" else ("a", " ")
-        got = run_impl(check, FormCase((pair,), case.encoding), adapter)
-        written = "%20=" if part == "names" else "a=%20"
-        return "%20" if got is not None and not got.raised and got.value == written else ""
-    if name not in ("left_raw", "encoded", "left_raw-all", "encoded-all"):
-        return None
-    if name.endswith("-all"):
-        found = form_part_chars(adapter, case.encoding)
-        key = f"{name.removesuffix('-all')}:{part}"
-        return "".join(sorted(found[key])) if key in found else None
-    own = part_chars(adapter, name, case.encoding)
-    return "".join(sorted(own[part])) if part in own and part != "everywhere" else None
-
 
 def part_chars(adapter: Impl, rule: str, encoding: str = "utf-8") -> dict[str, frozenset[str]]:
     """The characters of ``rule`` (``left_raw`` or ``encoded``) a form serializer shows
@@ -882,79 +601,15 @@ def part_chars(adapter: Impl, rule: str, encoding: str = "utf-8") -> dict[str, f
             "values": (values & empty) - names, "empty-name-values": empty - values - names}
 
 
-#: (replacement mode, a probe of ``_own_decoding``, its answer in that mode), first
-#: match wins: Node's low-byte fallback answers the second probe as per-sequence does.
-REPLACEMENT_ANSWERS = (("low-byte", "%FF\u00e9", "\ufffd\ufffd"),
-                        ("dotnet", "%41%e0%80", "A\ufffd"),
-                        ("per-sequence", "%41%e2%82", "A\ufffd"),
-                        ("per-byte", "%41%e2%82", "A\ufffd\ufffd"),
-                        ("percent-encoded", "%41%e2%82", "A%E2%82"),
-                        ("dropped", "%41%e2%82", "A"),
-                        ("surrogateescape", "%41%e2%82", "A\udce2\udc82"),
-                        ("undecoded", "%41%e2%82", "%41%e2%82"))
 
 
-def _same_bytes(got: object, want: str) -> bool:
-    """A decoder's answer (bytes, or text compared as UTF-8) is ``want``."""
-    return got is not None and (got if isinstance(got, bytes) else str(got).encode(
-        "utf-8", "surrogatepass")) == want.encode("utf-8", "surrogatepass")
-
-
-#: ``lone_surrogates`` modes an encoder's answer to ``a\ud800b`` tells apart.
-_SURROGATE_MODES = ("dropped", "surrogatepass", "merged", "replaced")
-
-
-def _renders(model: Model, check: str, case: Case, got: object) -> bool:
+def renders(model: Model, check: str, case: Case, got: object) -> bool:
     """The model's answer to ``case`` is ``got`` (False where it has none)."""
     try:
         return bool(render(model, check, case) == got)
     except Exception:  # NotModelled, or an input the model's encoder refuses
         return False
 
-
-def _own_kept_escapes(part: str, answer: Callable[[str], object]) -> str:
-    """The bytes (as U+0000-U+00FF) whose escape ``%HH`` a form parser answers as is in
-    its names and its values (``part`` ""), in its names only (``names``) or its values
-    only (``values``): each asked as a name and as a value, at two lengths."""
-    def kept(code: int) -> tuple[bool, bool]:
-        escape = f"%{code:02X}"
-        # (a name beside a value: a parser may drop a pair with an empty value)
-        return (any(answer(f"{p}{escape}=1") == [(p + escape, "1")] for p in ("", "x")),
-                any(answer(f"k={p}{escape}") == [("k", p + escape)] for p in ("", "x")))
-
-    wanted = {"": (True, True), "names": (True, False), "values": (False, True)}[part]
-    found = [code for code in range(0x80) if kept(code) == wanted]
-    # A non-ASCII byte's escape alone is invalid UTF-8, which a parser may keep encoded
-    # as its replacement mode (Werkzeug): counted only where every ASCII one is kept.
-    if len(found) == 0x80:
-        found += [code for code in range(0x80, 0x100) if kept(code) == wanted]
-    return "".join(map(chr, found))
-
-
-def _own_decoding(rule: str, answer: Callable[[str], object], of_bytes: bool = False) -> str:
-    """A decoder's own parameter of ``rule`` (``own_chars``), each input asked at two
-    lengths (hyperlink picks its API by the parity of the input):
-
-    - ``kept_encoded``: the ASCII characters whose escape ``%HH`` it answers as is;
-    - ``replacement``: its mode, as it answers ``%41%e2%82`` (a truncated sequence):
-      ``A`` then U+FFFD once or twice, ``A%E2%82``, or the input undecoded; and
-      ``%FF\u00e9``: U+FFFD twice is Node's low-byte fallback ("": none), asked of
-      text only (``of_bytes``: as bytes, FF E9 is U+FFFD twice per sequence too).
-    """
-    def same(text: str, want: str) -> bool:
-        got = answer(text)
-        return got is not None and (got if isinstance(got, bytes) else str(got).encode(
-            "utf-8", "surrogatepass")) == want.encode("utf-8", "surrogatepass")
-
-    if rule == "kept_encoded":
-        return "".join(chr(code) for code in range(0x80)
-                       if any(same(p + f"%{code:02X}", p + f"%{code:02X}") for p in ("", "x")))
-    for mode, text, want in REPLACEMENT_ANSWERS:
-        if of_bytes and mode == "low-byte":
-            continue
-        if any(same(p + text, p + want) for p in ("", "x")):
-            return mode
-    return ""
 
 
 #: (adapter, check, set, encoding, space_as_plus) -> what ``set_probe`` found.
