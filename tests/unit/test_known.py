@@ -740,3 +740,32 @@ def test_a_model_written_as_code_beside_a_declared_one_is_in_force_alone() -> No
     bound.known.add_unexplained("decode", twice.difference)
     for text in ("%aa%25a", "%80%25b", "%C3%25a"):
         assert _fails(bound, DecodeCase(text)).difference == twice.difference, text  # type: ignore[arg-type]
+
+
+def test_a_new_finding_is_said_before_the_long_input_is_checked_again(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str],
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """The campaign learns of a finding from its line; a process killed after the record
+    was stored and before the line (the long input checked again, a naming: the
+    campaign kills a process ``KILL_AFTER`` s past its stop) left a finding on disk
+    that was never merged nor counted (the likeliest cause of the sorted-mapping
+    campaign's one extra class, seen once in a loaded slow suite). Here the check of
+    the long input is where the process dies."""
+    target = get_target("diff_encode")
+    bound = target.bind(LOWER)
+    recorder = Recorder(target, LOWER, "test-lower", tmp_path, None, bound=bound)
+
+    def killed(*_args: object) -> None:
+        raise KeyboardInterrupt  # (the SIGKILL: nothing after this line runs)
+
+    monkeypatch.setattr(recorder, "_owner", killed)
+    case = EncodeCase("é", "component")
+    with pytest.raises(Divergence) as info:
+        bound.check(case)
+    from pctfuzz._internal.fuzz.minimize import raw_input_for
+    data = raw_input_for(target, case, LOWER) or b""
+    with pytest.raises(KeyboardInterrupt):
+        recorder.record(data, info.value)
+    (record,) = tmp_path.glob("*.json")
+    said = capsys.readouterr().err
+    assert "NEW FINDING" in said and record.stem.rsplit("-", 1)[1] in said

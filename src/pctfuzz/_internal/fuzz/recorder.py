@@ -244,6 +244,11 @@ class Recorder:
         if stored_new is None:
             return
         stored, is_new = stored_new
+        # Said as soon as it is stored: what follows checks the long input again (a
+        # naming, seconds on a loaded machine), and a process the campaign kills there
+        # (``supervisor.KILL_AFTER`` past its stop) left a finding on disk the campaign
+        # never heard of, so never merged (``migrate.merge_into_named``) nor counted.
+        say(finding_line(is_new, stored.kind, stored.id, stored.signature))
         self._learn(small_exc, exc, case, stored.signature, stored.id)
         # The long input's class is the finding's (its next hits are the finding's) when
         # the finding explains it. It may not: the minimizer may have kept a smaller
@@ -262,7 +267,6 @@ class Recorder:
             if minimal.provisional is not None and self.known is not None:
                 self.known.add_unexplained(*minimal.provisional)
         self._save_inputs(stored.id, data, small)
-        say(finding_line(is_new, stored.kind, stored.id, stored.signature))
         if unexplained is not None:
             self.record(data, unexplained, rounds + 1)
 
