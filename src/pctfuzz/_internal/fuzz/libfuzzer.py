@@ -21,6 +21,7 @@ import subprocess
 import sys
 import time
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, TextIO, cast
 
@@ -163,6 +164,9 @@ def watch(cmd: list[str], env: dict[str, str], stats: TargetStats, base_execs: i
 def _read(proc: subprocess.Popen[str], stats: TargetStats, base_execs: int,
           progress: Callable[[TargetStats], None] | None, supervisor: Supervisor,
           raw: TextIO | None) -> tuple[str | None, Path | None, int]:
+    """Read one process's stderr to its end: libFuzzer's lines (status, the input it
+    stopped on, why it died) here, the harness's own (``fuzz.protocol``) in
+    ``_HarnessLines``; then why it ended (``_ended``)."""
     assert proc.stderr is not None
     death: str | None = None
     at_exit: str | None = None  # a death after libFuzzer's run was done (``_DONE``)
@@ -172,9 +176,7 @@ def _read(proc: subprocess.Popen[str], stats: TargetStats, base_execs: int,
     last_progress = 0.0
     tail: list[str] = []
     inited = False
-    base_asked, base_answered, base_deferred = stats.asked, stats.answered, stats.deferred
-    # a restarted process counts its executions from 0 again
-    base_runs = {name: reach.executions for name, reach in stats.modules.items()}
+    harness = _HarnessLines(stats, base_execs)
     for line in proc.stderr:
         if raw is not None:
             raw.write(line if line.endswith("\n") else line + "\n")
@@ -194,43 +196,11 @@ def _read(proc: subprocess.Popen[str], stats: TargetStats, base_execs: int,
             stats.cov = max(stats.cov, int(m["cov"]))
             stats.ft = max(stats.ft, int(m["ft"]))
             stats.corpus_units = int(m["units"])
-        elif m := FINDING.match(line):
-            urgent = True  # a finding is shown at once, not at the next refresh
-            # A restarted process, or another process of this target, prints KNOWN
-            # for a finding this campaign saved: it is counted once, as new.
-            if m["word"] == "NEW":
-                if m["id"] not in stats.new_findings:
-                    stats.new_findings.append(m["id"])
-                if m["id"] in stats.known_findings:
-                    stats.known_findings.remove(m["id"])
-            elif m["id"] not in stats.new_findings and m["id"] not in stats.known_findings:
-                stats.known_findings.append(m["id"])
-        elif m := ANSWERED.match(line):  # running counts of this process
-            stats.asked = base_asked + int(m["asked"])
-            stats.answered = base_answered + int(m["answered"])
-            stats.deferred = base_deferred + int(m["deferred"] or 0)
-        elif m := EXECUTIONS.match(line):  # the harness's own count, as it ends
-            execs = max(execs, int(m["count"]))
-            stats.execs = base_execs + execs
-        elif m := UNDER_TEST.match(line):  # lines of the code under test reached
-            stats.under_test = max(stats.under_test or 0, int(m["reached"]))
-            stats.under_test_total = int(m["total"])
-        elif m := MODULE.match(line):  # the same, per module under test
-            reach = stats.modules.setdefault(m["module"], ModuleReach())
-            reach.reached = max(reach.reached, int(m["reached"]))
-            reach.total = int(m["total"])
-            reach.executions = base_runs.get(m["module"], 0) + int(m["executions"])
-            reach.compiled = int(m["compiled"] or 0)
-        elif m := LOST.match(line):
-            stats.add_lost(m["what"], _MAX_ERRORS)
-        elif m := PEER_FAILED.match(line):
-            failures = stats.peer_failures
-            if m["what"] not in failures and len(failures) < _MAX_ERRORS:
-                failures.append(m["what"])
-        elif line.startswith(WARNING_PREFIX):
-            # The recorder could not save something (e.g. a hostile findings folder).
-            if line not in stats.errors and len(stats.errors) < _MAX_ERRORS:
-                stats.errors.append(line)
+        elif (said := harness.read(line)) is not None:
+            urgent = said.urgent
+            if said.execs:
+                execs = max(execs, said.execs)
+                stats.execs = base_execs + execs
         elif m := _ARTIFACT.search(line):
             artifact = Path(m["path"])
         elif _EXECUTED.match(line):  # (one input file, run through: an execution)
@@ -240,13 +210,11 @@ def _read(proc: subprocess.Popen[str], stats: TargetStats, base_execs: int,
         elif not inited and _LOADING.match(line):
             supervisor.loading(proc)
         elif death is None and at_exit is None:
-            for kind, pattern in _DEATH:
-                if pattern.search(line):
-                    if done:
-                        at_exit = kind
-                    else:
-                        death = kind
-                    break
+            kind = next((kind for kind, pattern in _DEATH if pattern.search(line)), None)
+            if done:
+                at_exit = kind
+            else:
+                death = kind
         if m2 := re.match(r"^stat::number_of_executed_units:\s+(\d+)", line):
             execs = max(execs, int(m2[1]))
         if progress and (urgent or time.monotonic() - last_progress > PROGRESS_SECONDS):
@@ -257,7 +225,17 @@ def _read(proc: subprocess.Popen[str], stats: TargetStats, base_execs: int,
         stats.corpus_run = max(stats.corpus_run, execs)
     if supervisor.finished(proc):
         return None, None, execs
-    if done and death is None and (at_exit is not None or code != 0):
+    death = _ended(stats, code, death, done, at_exit, tail)
+    return death, artifact if death is not None else None, execs
+
+
+def _ended(stats: TargetStats, code: int, death: str | None, done: bool,
+           at_exit: str | None, tail: list[str]) -> str | None:
+    """Why a process the supervisor did not stop ended: ``death`` (libFuzzer said it
+    stopped on an input), a crash (it exited non-zero without saying: its last lines
+    kept as an error), or None. ``done``: libFuzzer's run was over, and a death then
+    (``at_exit``, or an exit code) is no input's."""
+    if death is None and done and (at_exit is not None or code != 0):
         # Its run was over: the process died on its way out (a compiled library's static
         # destructor, an atexit handler), and the input libFuzzer writes then is whatever
         # it ran last. Said, never a finding of that input (a held-out JavaScript
@@ -267,13 +245,77 @@ def _read(proc: subprocess.Popen[str], stats: TargetStats, base_execs: int,
                 "atexit handler); no input caused it, none is recorded")
         if note not in stats.errors:
             stats.errors.append(note)
-        return None, None, execs
-    if code != 0 and death is None:
-        death = "crash"
+        return None
+    if death is None and code != 0:
         said = f"exit {code}: " + " | ".join(tail[-5:])
         if said not in stats.errors:  # (a restarted process saying it again is one error)
             stats.errors.append(said)
-    return death, artifact, execs
+        return "crash"
+    return death
+
+
+class _HarnessLines:
+    """The lines a harness says of itself (``fuzz.protocol``), read into ``stats``:
+    its findings, answered counts, executions, code under test reached, what it lost,
+    its peers' failures and warnings. A restarted process counts from 0 again, so its
+    counts are added to what ``stats`` held when it started."""
+
+    def __init__(self, stats: TargetStats, base_execs: int) -> None:
+        self.stats, self.base_execs = stats, base_execs
+        self.base_asked, self.base_answered = stats.asked, stats.answered
+        self.base_deferred = stats.deferred
+        self.base_runs = {name: reach.executions for name, reach in stats.modules.items()}
+
+    def read(self, line: str) -> _Said | None:
+        """What ``line`` said (None: not a harness line)."""
+        stats = self.stats
+        if m := FINDING.match(line):
+            # A restarted process, or another process of this target, prints KNOWN
+            # for a finding this campaign saved: it is counted once, as new.
+            if m["word"] == "NEW":
+                if m["id"] not in stats.new_findings:
+                    stats.new_findings.append(m["id"])
+                if m["id"] in stats.known_findings:
+                    stats.known_findings.remove(m["id"])
+            elif m["id"] not in stats.new_findings and m["id"] not in stats.known_findings:
+                stats.known_findings.append(m["id"])
+            return _Said(urgent=True)  # a finding is shown at once, not at the next refresh
+        if m := ANSWERED.match(line):  # running counts of this process
+            stats.asked = self.base_asked + int(m["asked"])
+            stats.answered = self.base_answered + int(m["answered"])
+            stats.deferred = self.base_deferred + int(m["deferred"] or 0)
+        elif m := EXECUTIONS.match(line):  # the harness's own count, as it ends
+            return _Said(execs=int(m["count"]))
+        elif m := UNDER_TEST.match(line):  # lines of the code under test reached
+            stats.under_test = max(stats.under_test or 0, int(m["reached"]))
+            stats.under_test_total = int(m["total"])
+        elif m := MODULE.match(line):  # the same, per module under test
+            reach = stats.modules.setdefault(m["module"], ModuleReach())
+            reach.reached = max(reach.reached, int(m["reached"]))
+            reach.total = int(m["total"])
+            reach.executions = self.base_runs.get(m["module"], 0) + int(m["executions"])
+            reach.compiled = int(m["compiled"] or 0)
+        elif m := LOST.match(line):
+            stats.add_lost(m["what"], _MAX_ERRORS)
+        elif m := PEER_FAILED.match(line):
+            if m["what"] not in stats.peer_failures and len(stats.peer_failures) < _MAX_ERRORS:
+                stats.peer_failures.append(m["what"])
+        elif line.startswith(WARNING_PREFIX):
+            # The recorder could not save something (e.g. a hostile findings folder).
+            if line not in stats.errors and len(stats.errors) < _MAX_ERRORS:
+                stats.errors.append(line)
+        else:
+            return None
+        return _Said()
+
+
+@dataclass(frozen=True)
+class _Said:
+    """What a harness line changes in the reading of its process: shown at once
+    (``urgent``), the executions the harness counted (``execs``)."""
+
+    urgent: bool = False
+    execs: int = 0
 
 
 def record_death(target: str, kind: str, artifact: Path | None, impl: str, findings: Path,
