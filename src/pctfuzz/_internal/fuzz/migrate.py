@@ -62,7 +62,7 @@ from pctfuzz._internal.identity import (
 )
 from pctfuzz._internal.settings import DEFAULT_SETTINGS, RunSettings
 from pctfuzz._internal.store import Finding, FindingStore, StoreError
-from pctfuzz._internal.targets import BoundDifferential, get_target
+from pctfuzz._internal.targets import BoundDifferential, Target, get_target
 from pctfuzz._internal.text import one_line
 from pctfuzz._internal.violations import Divergence
 
@@ -281,92 +281,144 @@ def merge_into_named(folder: Path, impl: str, ids: Sequence[str],
     (``stop``) ends it between two findings or in a check, never in a record's write.
     Returns (merged id, id merged into, whether that id is the finding renamed) for
     each."""
-    store = FindingStore(folder)
-    cache: dict[Any, Any] = {}
-    recorders: dict[str, Recorder] = {}
-    merged: list[tuple[str, str, bool]] = []
+    merging = _Merging(FindingStore(folder), impl, settings)
     # An implementation that crashed a process natively may crash this one at any
     # question a check asks (the set probe's character that killed a harness): its
     # findings are left as the campaign made them, as migrate leaves such crashes.
-    if any(f.native_crash and f.impl == impl for f in store.iter_findings([])):
-        return merged
+    if any(f.native_crash and f.impl == impl for f in merging.store.iter_findings([])):
+        return merging.merged
     for ident in dict.fromkeys(ids):
         if stop is not None and stop.signum is not None:
             break
         try:
-            finding = store.get(ident)
+            merging.merge(ident, stop)
+        except ReplayStopped:
+            break
+    return merging.merged
+
+
+@dataclass
+class _Merge:
+    """One new finding ``merge_into_named`` may merge: its record, target, the
+    signature's parts and, for a crash named by its statement, that statement."""
+
+    finding: Finding
+    target: Target
+    parts: list[str]
+    site: str | None
+
+    @property
+    def check(self) -> str:
+        return str(self.finding.evidence.get("check", ""))
+
+
+class _Merging:
+    """``merge_into_named``'s state: the store, one bound implementation per target
+    (``bound_for``'s cache) and its recorder, which knows the store's findings as a
+    campaign knows them (``fuzz.recorder.Recorder`` seeds them), and what was merged."""
+
+    def __init__(self, store: FindingStore, impl: str, settings: RunSettings) -> None:
+        self.store, self.impl, self.settings = store, impl, settings
+        self.cache: dict[Any, Any] = {}
+        self.recorders: dict[str, Recorder] = {}
+        self.merged: list[tuple[str, str, bool]] = []
+
+    def _candidate(self, ident: str) -> _Merge | None:
+        """``ident``'s record if it may be merged: an untriaged divergence of this
+        implementation with a case, or such a crash named by its statement."""
+        try:
+            finding = self.store.get(ident)
             target = get_target(finding.target)
         except PctfuzzError:
-            continue
+            return None
         parts = finding.signature.split("|")
         # (a crash by its statement: it may be what a cut named later lets through)
         site = parts[3].removeprefix("raised=") if len(parts) > 3 and finding.kind == "crash" \
             and not finding.behaviour and "@" in parts[3] else None
         if (finding.kind != "divergence" and site is None) or finding.status != "new" \
-                or finding.impl != impl or finding.case is None or len(parts) < 4:
-            continue
+                or finding.impl != self.impl or finding.case is None or len(parts) < 4:
+            return None
+        return _Merge(finding, target, parts, site)
+
+    def merge(self, ident: str, stop: StopOnSignals | None) -> None:
+        """Check ``ident``'s case with the findings known but itself, and merge or
+        rename it as the check names it (``merge_into_named``); else it is known again
+        as it was, for the next ones."""
+        merge = self._candidate(ident)
+        if merge is None:
+            return
+        finding, site, check = merge.finding, merge.site, merge.check
         try:  # (an implementation that cannot be bound, a case that cannot be read: kept)
-            bound = bound_for(target, impl, cache, settings=settings)
+            bound = bound_for(merge.target, self.impl, self.cache, settings=self.settings)
             if not isinstance(bound, BoundDifferential):
-                continue
-            recorder = recorders.get(target.name)
+                return
+            recorder = self.recorders.get(merge.target.name)
             if recorder is None:  # (the store's findings known, as a campaign knows them)
-                recorder = recorders[target.name] = Recorder(
-                    target, bound.subject, impl, folder, None, bound=bound)
+                recorder = self.recorders[merge.target.name] = Recorder(
+                    merge.target, bound.subject, self.impl, self.store.root, None, bound=bound)
             case = finding.rebuild_case()
         except (PctfuzzError, OSError):
-            continue
-        check = str(finding.evidence.get("check", ""))
+            return
         if site is not None:
             bound.known.forget_refusal_site(check, site)
         elif finding.behaviour:  # (a narrower rule named first: decode-unreserved on %30)
             bound.known.forget(check, finding.behaviour)
         else:
-            bound.known.forget_unexplained(check, parts[3])
+            bound.known.forget_unexplained(check, merge.parts[3])
         try:
             if stop is not None:
                 stop.run(functools.partial(bound.check, case))
             else:
                 bound.check(case)
         except ReplayStopped:
-            break
+            raise
         except Divergence as exc:
-            signature = recorder.signature(exc, b"")
-            after = site is not None and exc.difference.startswith(RAISED_AFTER)
-            # (a rule's finding whose case is now a class finding's hit merges into it:
-            # met first, before that class was known, it split the behaviour in two)
-            into = recorder.ids.get(signature) \
-                if exc.behaviour or after or finding.behaviour else None
-            if (after or (exc.behaviour and site is None)) and into is None:
-                # (the first of them: named so, it takes the rest)
-                into = finding_id(signature)
-                if signature != finding.signature and _recorded_as(
-                        store, finding, signature, exc.behaviour):
-                    recorder.ids[signature] = into
-                    if exc.behaviour:  # (its rule's hits are now this finding's)
-                        bound.known.add(check, exc.behaviour, case)
-                    merged.append((finding.id, into, True))
-                    continue
-                into = None
-            if into is not None and into != finding.id and finding.behaviour \
-                    and not exc.behaviour and not _same_impact(finding, store.get(into)):
-                # (a rule's finding a broader class takes, of another impact: a real bug
-                # under a harmless behaviour's class, hidden there; a blind diagnosis of
-                # hold-out 19 found a form parser's bug merged so)
-                into = None
-            if into is not None and into != finding.id:
-                if _recorded_as(store, finding, store.get(into).signature, exc.behaviour):
-                    merged.append((finding.id, into, False))
-                continue  # (not written: it stands as it was, a finding of its own)
+            if self._merged(merge, exc, recorder, bound, case):
+                return
         except Exception:  # (a failure of another kind: the record stands)
             pass
         if site is not None:
-            bound.known.add_refusal_site(check, site, parts[3], None)
+            bound.known.add_refusal_site(check, site, merge.parts[3], None)
         elif finding.behaviour:
             bound.known.add(check, finding.behaviour, case)
         else:
-            bound.known.add_unexplained(check, parts[3])
-    return merged
+            bound.known.add_unexplained(check, merge.parts[3])
+
+    def _merged(self, merge: _Merge, exc: Divergence, recorder: Recorder,
+                bound: BoundDifferential, case: Any) -> bool:
+        """Whether the finding, checked again as ``exc``, is done with: renamed by the
+        rule that names it now, merged into the finding whose hit it is, or left as a
+        finding of its own that is no longer known as it was (True); False when it is
+        known again as it was."""
+        store, finding, site = self.store, merge.finding, merge.site
+        signature = recorder.signature(exc, b"")
+        after = site is not None and exc.difference.startswith(RAISED_AFTER)
+        # (a rule's finding whose case is now a class finding's hit merges into it:
+        # met first, before that class was known, it split the behaviour in two)
+        into = recorder.ids.get(signature) if exc.behaviour or after or finding.behaviour \
+            else None
+        if (after or (exc.behaviour and site is None)) and into is None:
+            # (the first of them: named so, it takes the rest)
+            into = finding_id(signature)
+            if signature != finding.signature and _recorded_as(
+                    store, finding, signature, exc.behaviour):
+                recorder.ids[signature] = into
+                if exc.behaviour:  # (its rule's hits are now this finding's)
+                    bound.known.add(merge.check, exc.behaviour, case)
+                self.merged.append((finding.id, into, True))
+                return True
+            into = None
+        if into is not None and into != finding.id and finding.behaviour \
+                and not exc.behaviour and not _same_impact(finding, store.get(into)):
+            # (a rule's finding a broader class takes, of another impact: a real bug
+            # under a harmless behaviour's class, hidden there; a blind diagnosis of
+            # hold-out 19 found a form parser's bug merged so)
+            into = None
+        if into is not None and into != finding.id:
+            if _recorded_as(store, finding, store.get(into).signature, exc.behaviour):
+                self.merged.append((finding.id, into, False))
+            return True  # (not written: it stands as it was, a finding of its own)
+        return False
 
 
 def _same_impact(one: Finding, other: Finding) -> bool:
