@@ -129,17 +129,6 @@ def test_full_findings_disk_is_an_incomplete_run(tmp_path: Path, tmpfs: Path) ->
     _incomplete_run(tmp_path, tmpfs)
 
 
-def test_harness_that_cannot_start_is_an_incomplete_run(tmp_path: Path) -> None:
-    out = tmp_path / "results.json"
-    run = pctfuzz("fuzz", "diff_decode", "--jobs", "1", "--max-time", "4",
-                  "--impl", "broken_impls:FailsInHarness", "--corpus", str(tmp_path / "c"),
-                  "--findings", str(tmp_path / "f"), "--json", str(out))
-    assert run.returncode == ExitCode.INCOMPLETE, run.stdout + run.stderr
-    assert "ran 0 executions" in run.stdout
-    document = json.loads(out.read_text())
-    assert document["exit_code"] == ExitCode.INCOMPLETE and document["errors"]
-
-
 def _corpus_on(mount: Path) -> Path:
     """Three seed inputs of ``decode`` on the small tmpfs (4 KiB a file there)."""
     (corpus := mount / "corpus" / "decode").mkdir(parents=True)

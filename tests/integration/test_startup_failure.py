@@ -5,7 +5,7 @@ no more, and the campaign says why, once per target, and exits INCOMPLETE (3).
 Found by a user trial on botocore: its lazy ``six.moves`` attributes ended every
 harness while the driver instrumented them; the campaign restarted them 214 times in
 40 s, ran no input and reported nothing useful until a Ctrl-C.
-``startup_fails:StartupFails`` plants it: its module cannot be imported in a harness.
+``broken_impls:FailsInHarness`` plants it: it loads in the campaign, not in a harness.
 The test counts restarts (events), not seconds: a campaign given 300 s that stops on
 its own has stopped for this reason."""
 
@@ -21,7 +21,7 @@ from pctfuzz._internal.exits import ExitCode
 from pctfuzz._internal.fuzz.campaign import START_ATTEMPTS
 
 SUPPORT = Path(__file__).resolve().parents[1] / "support"
-PLANTED = "startup_fails: a dependency is missing in the harness (planted)"
+PLANTED = "this adapter cannot start in a harness"
 
 
 def test_a_harness_that_cannot_start_stops_its_target_and_says_why(tmp_path: Path) -> None:
@@ -30,7 +30,7 @@ def test_a_harness_that_cannot_start_stops_its_target_and_says_why(tmp_path: Pat
     result = tmp_path / "result.json"
     run = subprocess.run(
         [sys.executable, "-m", "pctfuzz", "fuzz", "diff_encode", "diff_decode",
-         "--impl", "startup_fails:StartupFails", "--max-time", "300", "--jobs", "1",
+         "--impl", "broken_impls:FailsInHarness", "--max-time", "300", "--jobs", "1",
          "--corpus", str(tmp_path / "corpus"), "--findings", str(tmp_path / "findings"),
          "--json", str(result)],
         cwd=tmp_path, env=env, capture_output=True, text=True, timeout=600, check=False)
@@ -46,3 +46,5 @@ def test_a_harness_that_cannot_start_stops_its_target_and_says_why(tmp_path: Pat
     # (no input was run, so none is recorded: no finding of a crash "without an input")
     assert not list((tmp_path / "findings").glob("*.json"))
     assert "without an input file" not in output
+    document = json.loads(result.read_text())
+    assert document["exit_code"] == ExitCode.INCOMPLETE and document["errors"]
