@@ -19,7 +19,7 @@ import binascii
 import json
 import math
 import re
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, Final
@@ -248,11 +248,23 @@ def _case_type_of(target: str) -> type | None:
 
 def validate_record(data: object, source: Path) -> dict[str, Any]:
     """The fields of a valid record, as keyword arguments of ``records.Finding``
-    (a schema-1 record is brought to schema 2); ``FindingFormatError`` otherwise."""
+    (a schema-1 record is brought to schema 2); ``FindingFormatError`` otherwise:
+    its shape (schema, fields, types), its identity (target, kind, status, id and
+    signature), its labels and its contents (times, input, case), checked in turn."""
 
     def bad(message: str) -> FindingFormatError:
         return FindingFormatError(source, message)
 
+    data = _shaped(data, bad)
+    _check_identity(data, bad)
+    _check_labels(data, bad)
+    _check_contents(data, bad)
+    return data
+
+
+def _shaped(data: object, bad: Callable[[str], FindingFormatError]) -> dict[str, Any]:
+    """``data`` as a record's fields (schema 1 brought to 2, optional fields filled),
+    each of its type."""
     if not isinstance(data, dict):
         raise bad(f"expected a JSON object, got {type_name(data)}")
     if "schema" not in data:
@@ -285,7 +297,12 @@ def validate_record(data: object, source: Path) -> dict[str, Any]:
         if type(value) not in types:
             allowed = " or ".join("null" if t is type(None) else t.__name__ for t in types)
             raise bad(f"field {name!r} must be {allowed}, not {type_name(value)}")
+    return data
 
+
+def _check_identity(data: dict[str, Any], bad: Callable[[str], FindingFormatError]) -> None:
+    """Its target, kind and status are known; its id is its signature's, which names
+    them; its hits and signature version are in range."""
     target, kind, status = data["target"], data["kind"], data["status"]
     if not is_target_name(target):
         raise bad(f"invalid target {short(target)}: use {TARGET_NAME}")
@@ -310,6 +327,11 @@ def validate_record(data: object, source: Path) -> dict[str, Any]:
     if not 1 <= data["signature_version"] <= SIGNATURE_VERSION:
         raise bad(f"signature_version must be 1..{SIGNATURE_VERSION}, "
                   f"got {data['signature_version']}")
+
+
+def _check_labels(data: dict[str, Any], bad: Callable[[str], FindingFormatError]) -> None:
+    """Its numbers are finite; its texts (implementation, check, behaviour, note,
+    versions, fixes, previous ids) are what they may be: data, one line each."""
     if _non_finite(data):
         raise bad("holds a non-finite number (NaN, Infinity, or a literal like 1e999)")
     for name, value in (("impl", data["impl"]), ("evidence.check", data["evidence"].get("check"))):
@@ -333,6 +355,11 @@ def validate_record(data: object, source: Path) -> dict[str, Any]:
             not previous or len(previous) > _MAX_PREVIOUS_IDS or data["id"] in previous
             or not all(isinstance(i, str) and ID_RE.fullmatch(i) for i in previous)):
         raise bad(f"field 'previous_ids' must be 1..{_MAX_PREVIOUS_IDS} other finding ids")
+
+
+def _check_contents(data: dict[str, Any], bad: Callable[[str], FindingFormatError]) -> None:
+    """Its times are UTC and in order; its input is base64; its case reads as a case
+    of its target."""
     if not all(_UTC_STAMP.fullmatch(data[name]) for name in ("first_seen", "last_seen")):
         raise bad("first_seen/last_seen must be ISO 8601 UTC timestamps")
     try:
@@ -352,9 +379,9 @@ def validate_record(data: object, source: Path) -> dict[str, Any]:
             case = case_from_json(data["case"])
         except PctfuzzError as exc:
             raise bad(f"case: {exc}") from None
+        target = data["target"]
         expected = _case_type_of(target)
         if expected is not None and type(case) is not expected:
             # e.g. a decode case under diff_encode: replaying it would run the wrong check
             raise bad(f"case: a {type(case).__name__} does not belong to target {target} "
                       f"(expects {expected.__name__})")
-    return data
