@@ -243,6 +243,24 @@ def test_a_cut_at_toml_entry_is_checked_as_it_loads(tmp_path: Path) -> None:
             load_accept_file(str(path))
 
 
+def _plus_and_raw_nul_cut(text: str) -> bytes:
+    """A bytes decoder (no replacement: the reference's answer is bytes too) that reads
+    '+' as a space and whose input ends at a raw NUL (its length from ``strlen``)."""
+    return unquote_to_bytes(text.split("\x00")[0].replace("+", " "))
+
+
+def test_a_bytes_decoder_with_no_replacement_is_not_guessed_eight_modes(tmp_path: Path) -> None:
+    """Asked, its replacement mode is none ("") and no mode is guessed: the eight
+    guesses pushed ``plus_as_space`` out of the rules combined with ``cut_at``, and
+    each case of both was a finding of its own answer (``answered(text=...)``): 6
+    findings for these 2 behaviours (a newcomer's trial of the catalogue found it)."""
+    adapter = function_adapter("plus-raw-nul", decode=_plus_and_raw_nul_cut)
+    cases = [DecodeCase(v) for v in ("a+b", "a\x00b", "a+b\x00c", "x+%41\x00y+z", "+\x00+",
+                                     "q+r+s\x00t")]
+    assert sorted(r.behaviour["rule"] for r in findings(tmp_path, check_decode, adapter, cases)) \
+        == ["cut_at", "plus_as_space"]
+
+
 def test_hyperlinks_lost_newline_is_one_finding_not_removed_everywhere(tmp_path: Path) -> None:
     """hyperlink's from_text drops a last LF (its pattern's '$' matches before it) and
     keeps a TAB or CR: named removed(chars=\\t\\n\\r) on "\\n" and removed(chars=\\n) on

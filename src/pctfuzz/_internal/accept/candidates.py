@@ -229,8 +229,8 @@ def _decoder(seen: _Seen, asks: _Asks) -> Iterator[Rule | None]:
     if any(U_ESCAPE.search(t) for t in strs):
         yield build_rule("percent_u")  # (.NET's %u0041: a model field, beside '+' as a space)
     yield from _latin1_chars(seen, asks)
-    yield from _replacements(own_replacement or (chars is not None and chars("replacement")),
-                             asks)
+    yield from _replacements(own_replacement or (None if chars is None
+                                                 else chars("replacement")), asks)
     if seen.holds("+"):
         yield build_rule("plus_as_space")  # (a model field: it composes with replacement)
     if chars is not None and chars("decoded_repeatedly") and seen.holds("%"):
@@ -283,7 +283,7 @@ def _parser(seen: _Seen, asks: _Asks) -> Iterator[Rule | None]:
         yield build_rule("html_unescaped", own_html)
     own_replacement = yield from _reading(FORM_PARSE.name, seen, asks)
     yield from _latin1_chars(seen, asks)  # (it decodes each name and value so)
-    yield from _replacements(own_replacement, asks)
+    yield from _replacements(own_replacement or None, asks)
     # (a form parser reading %2B as a space decodes a second time as a form does)
     twice = {"plus": "space"} if asks.mode("decoded_twice") == "space" else {}
     # A parser that decodes the whole text, or each sequence, before it splits: each
@@ -394,11 +394,13 @@ def _reading(check: str, seen: _Seen,
     return own_replacement
 
 
-def _replacements(known_mode: object, asks: _Asks) -> Iterator[Rule | None]:
+def _replacements(known_mode: str | None, asks: _Asks) -> Iterator[Rule | None]:
     """Each replacement mode of invalid UTF-8 when the implementation's own is not
-    known (``known_mode``: asked of it already; they would push the rules after them
-    out of the combined ones, '+' as a space), then the latin-1 fallback."""
-    if not known_mode:
+    known (``known_mode``: asked of it already, "" when it answers as none of them: a
+    bytes decoder; eight guesses would push the rules after them out of the combined
+    ones, '+' as a space: such a decoder that also cut at a raw NUL was a finding per
+    answer), then the latin-1 fallback."""
+    if known_mode is None:
         for mode in ("per-sequence", "per-byte", "dotnet", "percent-encoded", "dropped",
                      "surrogateescape", "undecoded", "low-byte"):
             yield build_rule("replacement", mode)
