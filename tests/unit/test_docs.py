@@ -102,3 +102,14 @@ def test_each_rule_of_the_catalogue_is_described_and_has_an_impact() -> None:
             assert entry.impact in IMPACTS, name
         assert entry.checks, name
         assert any(impact in rule_impact_text(name) for impact in IMPACTS), name
+
+
+def test_each_rule_is_given_by_the_package_from_its_familys_list() -> None:
+    """A maker is re-exported from its family's ``__all__`` (the package lists no rule
+    by hand: a new rule touches its family module only, not the package as well)."""
+    from pctfuzz._internal.accept import reconcilers
+
+    for name, entry in reconcilers.CATALOGUE.items():
+        family = __import__(entry.maker.__module__, fromlist=["__all__"])
+        assert entry.maker.__name__ in family.__all__, name
+        assert getattr(reconcilers, entry.maker.__name__) is entry.maker, name

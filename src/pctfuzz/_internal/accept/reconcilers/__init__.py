@@ -17,8 +17,10 @@ type, ``CATALOGUE`` and its ``@rule`` decorator): ``sets`` (an encoder's set),
 ``rewrites`` (of the whole answer), ``transforms`` (of the input and the structure)
 and ``decoding`` (invalid UTF-8 and a decoder's other readings, then the last rules).
 This package imports them in that order, the order the catalogue lists the rules in
-(``make docs`` writes the docs' table in it), and re-exports their names: the rest of
-pctfuzz imports them from here; a family module imports ``base`` only.
+(``make docs`` writes the docs' table in it), and re-exports what each family's
+``__all__`` lists: the rest of pctfuzz imports them from here; a family module
+imports ``base`` only. A new rule is its maker and its name in its family's
+``__all__``: nothing here changes.
 """
 
 from __future__ import annotations
@@ -38,74 +40,23 @@ from pctfuzz._internal.accept.reconcilers.base import (
 )
 
 # The rule families, in the catalogue's order (each @rule enters the catalogue as its
-# module is imported), not sorted by name.
+# module is imported), not sorted by name. Each family's ``__all__`` lists what it
+# gives the rest of pctfuzz: a new rule is its maker and that name, in its module.
 # isort: off
-from pctfuzz._internal.accept.reconcilers.sets import (
-    PARTS,
-    SPACES,
-    both_refuse,
-    encode_model,
-    encoded,
-    left_raw,
-    lowercase_hex,
-    other_set,
-    requoted,
-    set_change,
-    space_as,
-    written_as,
-    written_templates,
-    written_text,
+from pctfuzz._internal.accept.reconcilers import (
+    sets,
+    pairs,
+    encodings,
+    rewrites,
+    transforms,
+    decoding,
 )
-from pctfuzz._internal.accept.reconcilers.pairs import empty_pairs, pairs_order
-from pctfuzz._internal.accept.reconcilers.encodings import (
-    latin1_fallback,
-    ncr_unescaped,
-    python_codec,
-)
-from pctfuzz._internal.accept.reconcilers.rewrites import (
-    TAKEN_AS_ENCODED,
-    answered,
-    prefixed,
-    suffixed,
-    taken_as_encoded,
-    truncated,
-)
-from pctfuzz._internal.accept.reconcilers.transforms import (
-    CUT_CHARS,
-    DECODE_PARTS,
-    cut_at,
-    decoded_before_split,
-    decoded_repeatedly,
-    decoded_twice,
-    escapes_uppercased,
-    html_unescaped,
-    kept_encoded,
-    latin1_bytes,
-    lone_surrogates,
-    newlines_normalized,
-    normalized,
-    normalized_escaped,
-    plus_kept,
-    removed,
-    semicolon_separates,
-    trimmed,
-)
-from pctfuzz._internal.accept.reconcilers.decoding import (
-    MANGLING_PROBE,
-    MANGLING_STYLES,
-    latin1_chars,
-    mangled_pairs,
-    names_mangled,
-    needs_equals,
-    pairs_surrogates_to_fffd,
-    percent_u,
-    plus_as_space,
-    refuses,
-    replacement,
-    signed_escapes,
-    unmappable_replaced,
-    whole_characters,
-)
+from pctfuzz._internal.accept.reconcilers.sets import *  # noqa: F403
+from pctfuzz._internal.accept.reconcilers.pairs import *  # noqa: F403
+from pctfuzz._internal.accept.reconcilers.encodings import *  # noqa: F403
+from pctfuzz._internal.accept.reconcilers.rewrites import *  # noqa: F403
+from pctfuzz._internal.accept.reconcilers.transforms import *  # noqa: F403
+from pctfuzz._internal.accept.reconcilers.decoding import *  # noqa: F403
 
 # isort: on
 from pctfuzz._internal.cases import Case
@@ -115,76 +66,25 @@ from pctfuzz._internal.text import one_line
 
 __all__ = [
     "CATALOGUE",
-    "CUT_CHARS",
-    "DECODE_PARTS",
-    "MANGLING_PROBE",
-    "MANGLING_STYLES",
     "MODEL",
     "OPTIONAL_PARAMS",
-    "PARTS",
     "RECONCILERS",
     "REPLACE",
     "REWRITE",
-    "SPACES",
-    "TAKEN_AS_ENCODED",
     "CatalogueEntry",
     "Impact",
     "Reconciler",
-    "answered",
-    "both_refuse",
-    "cut_at",
-    "decoded_before_split",
-    "decoded_repeatedly",
-    "decoded_twice",
     "divergence",
-    "empty_pairs",
-    "encode_model",
-    "encoded",
-    "escapes_uppercased",
-    "html_unescaped",
-    "kept_encoded",
-    "latin1_bytes",
-    "latin1_chars",
-    "latin1_fallback",
-    "left_raw",
-    "lone_surrogates",
-    "lowercase_hex",
-    "mangled_pairs",
     "modelled",
-    "names_mangled",
-    "ncr_unescaped",
-    "needs_equals",
-    "newlines_normalized",
-    "normalized",
-    "normalized_escaped",
     "not_acceptable",
-    "other_set",
-    "pairs_order",
-    "pairs_surrogates_to_fffd",
-    "percent_u",
-    "plus_as_space",
-    "plus_kept",
-    "prefixed",
-    "python_codec",
-    "refuses",
-    "removed",
-    "replacement",
-    "requoted",
     "rule",
-    "semicolon_separates",
-    "set_change",
-    "signed_escapes",
-    "space_as",
-    "suffixed",
-    "taken_as_encoded",
-    "trimmed",
-    "truncated",
-    "unmappable_replaced",
-    "whole_characters",
-    "written_as",
-    "written_templates",
-    "written_text",
 ]
+__all__ += sets.__all__
+__all__ += pairs.__all__
+__all__ += encodings.__all__
+__all__ += rewrites.__all__
+__all__ += transforms.__all__
+__all__ += decoding.__all__
 
 
 #: Ready-made reconcilers by the name a TOML entry gives, with their parameter; also

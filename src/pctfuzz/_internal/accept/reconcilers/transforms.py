@@ -42,6 +42,7 @@ __all__ = [
     "kept_encoded",
     "latin1_bytes",
     "lone_surrogates",
+    "newlines_normalized",
     "normalized",
     "normalized_escaped",
     "plus_kept",
