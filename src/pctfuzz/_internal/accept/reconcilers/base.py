@@ -80,9 +80,9 @@ _Maker = TypeVar("_Maker", bound=Callable[..., Reconciler])
 
 def rule(checks: tuple[Operation, ...], impact: Impact) -> Callable[[_Maker], _Maker]:
     """Enter the decorated maker in ``CATALOGUE``: adding a rule is this decorator on its
-    maker (with its docstring and impact), its model field (``accept.model``) if it has
-    one, and the names a finding is tried with (``accept.rules``); ``make docs`` writes
-    the rest."""
+    maker (with its docstring and impact) and its name in its family's ``__all__``, its
+    model field (``accept.model``) if it has one, and where a finding may be named by it
+    (``accept.candidates``); ``make docs`` writes the docs and ``pctfuzz.accept``."""
     assert callable(impact) or impact in IMPACTS, impact
 
     def enter(maker: _Maker) -> _Maker:
