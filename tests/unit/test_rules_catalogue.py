@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from pathlib import Path
 from typing import Any
-from urllib.parse import unquote_plus, unquote_to_bytes
+from urllib.parse import parse_qsl, unquote_plus, unquote_to_bytes
 
 import pytest
 from behaviour_impls import CutAtHash, TrimsC0Space
@@ -259,6 +259,43 @@ def test_a_bytes_decoder_with_no_replacement_is_not_guessed_eight_modes(tmp_path
                                      "q+r+s\x00t")]
     assert sorted(r.behaviour["rule"] for r in findings(tmp_path, check_decode, adapter, cases)) \
         == ["cut_at", "plus_as_space"]
+
+
+_C0_SPACE = "".join(map(chr, range(0x21)))
+
+
+def _rstripped_query(text: str) -> list[tuple[str, str]]:
+    """A form parser that drops the C0 controls and spaces trailing its query (an
+    ``rstrip``, the end of WHATWG URL 4.4 step 1's trim) and nothing at its start."""
+    return parse_qsl(text.rstrip(_C0_SPACE), keep_blank_values=True)
+
+
+def _removes_and_rstrips(text: str) -> list[tuple[str, str]]:
+    """The same, after removing TAB, LF and CR anywhere (WHATWG URL 4.4 step 3)."""
+    return _rstripped_query(text.replace("\t", "").replace("\n", "").replace("\r", ""))
+
+
+def test_a_trim_at_the_end_only_is_one_rule_not_a_class_per_character(tmp_path: Path) -> None:
+    """``trimmed(part="end")``, asked of the parser (``own_chars("trimmed-end")``):
+    before it, no rule named a trim of the end alone, and its cases were four classes,
+    by character (a space, a control) and by field (a lone name, a value)."""
+    adapter = function_adapter("rstrip-parser", form_parse=_rstripped_query)
+    cases = [FormParseCase(v) for v in ("a=b ", "a=b\x01", "a=b&c=d\x1f ", "x= \t", "k=v&\x00",
+                                        " \x03", "a=%41 ")]
+    one(findings(tmp_path, check_form_parse, adapter, cases), "trimmed",
+        {"chars": _C0_SPACE, "part": "end"})
+
+
+def test_a_removal_inside_and_a_trim_at_the_end_are_two_findings(tmp_path: Path) -> None:
+    """A removal of TAB, LF and CR anywhere beside the end's trim: each its rule, the
+    removal's case named so though a trailing LF is trimmed too (a blind triage found
+    the removal's finding renamed as a class of the trim, a real bug without its own)."""
+    adapter = function_adapter("removes-and-rstrips", form_parse=_removes_and_rstrips)
+    cases = [FormParseCase(v) for v in ("a=b\x01", "a\tb=c", "x=y\n", "a=b ", "k=v\r\x02",
+                                        "q\nr=s t ")]
+    named = {(r.behaviour["rule"], r.behaviour["params"].get("part"))
+             for r in findings(tmp_path, check_form_parse, adapter, cases)}
+    assert named == {("removed", None), ("trimmed", "end")}
 
 
 def test_hyperlinks_lost_newline_is_one_finding_not_removed_everywhere(tmp_path: Path) -> None:

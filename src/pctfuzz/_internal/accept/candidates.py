@@ -475,10 +475,15 @@ def _text_transforms(check: str, seen: _Seen, asks: _Asks) -> Iterator[Rule | No
         for part in ("values", "names"):
             for trimmed in _own_chars(chars, f"trimmed-{part}", held, ()):
                 yield build_rule("trimmed", trimmed, part=part)
-    # (at the start only: Python's urlsplit; each C0 control and the space alike)
+    # (at the start only: Python's urlsplit; each C0 control and the space alike; at
+    # the end only: a parser's rstrip of its query, a finding per character class
+    # and field where no rule named it)
     for start in _own_chars(chars, "trimmed-start", strs, (_C0_SPACE,)):
         if any(t != t.lstrip(start) for t in strs):
             yield build_rule("trimmed", start, part="start")
+    for end in _own_chars(chars, "trimmed-end", strs, (_C0_SPACE,)):
+        if any(t != t.rstrip(end) for t in strs):
+            yield build_rule("trimmed", end, part="end")
 
 
 def _fixed_answer(got: Any, want: Any, texts: Sequence[str | bytes],

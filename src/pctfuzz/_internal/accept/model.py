@@ -133,6 +133,9 @@ class Model:
     #: Stripped from the start of each input text only (``trimmed``'s ``part="start"``:
     #: Python's ``urlsplit``).
     trim_start: str = ""
+    #: Stripped from the end of each input text only (``trimmed``'s ``part="end"``:
+    #: ``rstrip``, a parser that drops what trails its query).
+    trim_end: str = ""
     #: A form parser's decoded names, and its decoded values, each stripped of these
     #: (``trimmed`` with ``part``: ``str.strip()`` on each name, value or both).
     trim_names: str = ""
@@ -258,6 +261,7 @@ class Model:
             "remove": "".join(sorted(set(self.remove + other.remove))),
             "trim": "".join(sorted(set(self.trim + other.trim))),
             "trim_start": "".join(sorted(set(self.trim_start + other.trim_start))),
+            "trim_end": "".join(sorted(set(self.trim_end + other.trim_end))),
             "trim_names": "".join(sorted(set(self.trim_names + other.trim_names))),
             "trim_values": "".join(sorted(set(self.trim_values + other.trim_values))),
             "cut": "".join(sorted(set(self.cut + other.cut))),
@@ -427,6 +431,8 @@ def _text(model: Model, text: Any) -> Any:
             text = text.strip(model.trim.encode("ascii", "ignore"))
         if model.trim_start:
             text = text.lstrip(model.trim_start.encode("ascii", "ignore"))
+        if model.trim_end:
+            text = text.rstrip(model.trim_end.encode("ascii", "ignore"))
         text = _cut(text, model.cut.encode("latin-1")) if model.cut else text
         return _upper_escapes(text) if model.upper_escapes else text
     if model.surrogates == "dropped":
@@ -443,6 +449,8 @@ def _text(model: Model, text: Any) -> Any:
         text = text.strip(model.trim)
     if model.trim_start:
         text = text.lstrip(model.trim_start)
+    if model.trim_end:
+        text = text.rstrip(model.trim_end)
     if model.cut:
         text = _cut(text, model.cut)
     if model.normalize:
@@ -482,7 +490,8 @@ def read_input(model: Model, case: Case) -> Case:
 
 
 def _input(model: Model, case: Case) -> Case:
-    if not (model.remove or model.trim or model.trim_start or model.cut or model.normalize
+    if not (model.remove or model.trim or model.trim_start or model.trim_end or model.cut
+            or model.normalize
             or model.upper_escapes or model.crlf
             or model.surrogates in _INPUT_SURROGATES or model.bytes_latin1):
         return case

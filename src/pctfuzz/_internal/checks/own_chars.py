@@ -228,7 +228,7 @@ _PROBES: dict[str, Callable[[_Asker], str]] = {
 def _probe_of(rule: str, case: Case) -> Callable[[_Asker], str]:
     """``rule``'s probe: its own, a form parser's escapes kept in one part
     (``kept_encoded-names``), else the whitespace dropped (``removed``, ``trimmed``,
-    ``trimmed-start``, ``-names``, ``-values``, ``-decoded``)."""
+    ``trimmed-start``, ``-end``, ``-names``, ``-values``, ``-decoded``)."""
     if rule in _PROBES:
         return _PROBES[rule]
     if rule.startswith("kept_encoded") and isinstance(case, FormParseCase):
@@ -256,15 +256,15 @@ def _own_whitespace(rule: str, case: Case, drops: Callable[..., bool]) -> str:
     as its escape, so only what decoding gives (a raw space is the input's trim too)."""
     fields = {"trimmed-names": (("", "=v"),), "trimmed-values": (("k=", ""),)}.get(
         rule, (("", "=v"), ("k=", ""))) if isinstance(case, FormParseCase) else (("", ""),)
-    trims = rule in ("trimmed", "trimmed-decoded", "trimmed-start", "trimmed-names",
-                     "trimmed-values")
+    trims = rule in ("trimmed", "trimmed-decoded", "trimmed-start", "trimmed-end",
+                     "trimmed-names", "trimmed-values")
     text = getattr(case, "value", getattr(case, "text", ""))
     found = ""
     for char in (_C0_SPACE if trims else " \t\n\r\x0b\x0c") + (
             _UNICODE_SPACE if isinstance(text, str) else ""):
         c = "".join(f"%{b:02X}" for b in char.encode("utf-8")) \
             if rule == "trimmed-decoded" else char
-        inner, ends, start = False, False, False
+        inner, ends, start, end = False, False, False, False
         for p, s in fields:
             inside = drops((f"{p}a{c}b{s}", f"{p}ab{s}"), (f"{p}xa{c}b{s}", f"{p}xab{s}"))
             lead = drops((f"{p}{c}a{s}", f"{p}a{s}"), (f"{p}{c}ax{s}", f"{p}ax{s}"))
@@ -272,10 +272,17 @@ def _own_whitespace(rule: str, case: Case, drops: Callable[..., bool]) -> str:
             inner = inner or inside
             ends = ends or (lead and trail and not inside)
             start = start or (lead and not trail and not inside)
+            # (an end's trim strips every one there, not one: hyperlink's pattern
+            # ends before a last LF, and raises for two)
+            end = end or (trail and not lead and not inside and rule == "trimmed-end"
+                          and drops((f"{p}a{c}{c}{s}", f"{p}a{s}"),
+                                    (f"{p}xa{c}{c}{s}", f"{p}xa{s}")))
         # "removed" is removed in the middle too: a character stripped at the start
         # only (httplib2's and urlsplit's leading C0 and space) is "trimmed-start"
         if rule == "trimmed-start":
             found += char if start and not inner else ""
+        elif rule == "trimmed-end":
+            found += char if end and not inner else ""
         elif (rule == "removed" and inner) or (trims and ends and not inner):
             found += char
     return found

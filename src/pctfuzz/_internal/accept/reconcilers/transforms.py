@@ -91,16 +91,21 @@ def trimmed(chars: str, part: str | None = None) -> Reconciler:
     (``values``); ``decoded`` (decode): from both ends of the decoded text
     (``unquote(s).strip()``: ``%20`` at an end goes too); ``start``: from the start of
     each input text only (Python's ``urlsplit`` strips leading C0 control or space,
-    ``lstrip``, since bpo-43882)."""
-    if part is not None and part not in (*_TRIMMED_PARTS, "decoded", "start"):
+    ``lstrip``, since bpo-43882); ``end``: from the end of each input text only
+    (``rstrip``: a parser that drops what trails its query)."""
+    if part is not None and part not in (*_TRIMMED_PARTS, "decoded", "start", "end"):
         raise UsageError(f"trimmed: part must be one of {', '.join(_TRIMMED_PARTS)}, "
-                         f"decoded, start or left out, not {part!r}")
+                         f"decoded, start, end or left out, not {part!r}")
     if part == "decoded":
         return _trimmed_decoded(_space_chars(chars))
     if part == "start":
         return _declared("trimmed", set(CHECKS), Model(trim_start=_space_chars(chars)),
                          "keeps every character",
                          f"trims {_char_names(chars)} from the start")
+    if part == "end":
+        return _declared("trimmed", set(CHECKS), Model(trim_end=_space_chars(chars)),
+                         "keeps every character",
+                         f"trims {_char_names(chars)} from the end")
     if part:
         names, values, where = _TRIMMED_PARTS[part]
         space = _space_chars(chars)
