@@ -460,6 +460,42 @@ def test_a_parser_answering_a_mapping_is_one_rule(tmp_path: Path, parse: Any, mo
                  cases), "pairs_order", {"mode": mode})
 
 
+def _nested_into_dict(text: str) -> list[tuple[str, str]]:
+    """A parser answering a mapping in which ``a[b]`` is the key ``b`` of a mapping
+    under ``a`` (PHP's and qs's nesting), flattened back to pairs: a plain ``a`` and a
+    nested ``a[b]`` share one slot, and the later takes it."""
+    import re
+    from urllib.parse import parse_qsl
+
+    slots: dict[str, Any] = {}
+    for name, value in parse_qsl(text, keep_blank_values=True):
+        nested = re.fullmatch(r"([^\[\]]*)\[([^\[\]]+)\]", name)
+        if nested:
+            base, key = nested.groups()
+            if not isinstance(slots.get(base), dict):
+                slots[base] = {}
+            slots[base][key] = value
+        else:
+            slots[name] = value
+    return [pair for base, slot in slots.items() for pair in (
+        [(f"{base}[{key}]", v) for key, v in slot.items()] if isinstance(slot, dict)
+        else [(base, slot)])]
+
+
+def test_two_names_sharing_a_slot_are_one_class_not_one_per_unit(tmp_path: Path) -> None:
+    """The later of a nested name and a plain one takes their slot: each pair alone is
+    read right, together one is missing (``field=pair;unit=earlier-pair``). Before, the
+    class was a unit of whichever name ended the shortest differing prefix (a letter,
+    a non-ASCII character, an escape's digit), each alone read right: a misnamed
+    finding per unit (a blind triage of hold-out 21 found 4-5 a run so)."""
+    adapter = function_adapter("nested-dict", form_parse=_nested_into_dict)
+    cases = [FormParseCase(t) for t in ("b[x]=1&b=%E9", "c=3&\u00e9[y]=%41&\u00e9=2",
+                                        "k%zz[y]=z&k%zz=%E9", "n%32[w]=1&n%32=q")]
+    records = findings(tmp_path, check_form_parse, adapter, cases)
+    assert [r.signature.split("|")[3] for r in records] == [
+        "field=pair;unit=earlier-pair;diff=missing-pair"]
+
+
 def test_a_trim_beside_a_sorted_mapping_is_named_by_its_own_rule() -> None:
     """A parser that strips each name and value, drops a pair whose name is then empty,
     and answers a mapping sorted by name (hold-out 15): once the sorted mapping is a

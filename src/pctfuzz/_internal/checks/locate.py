@@ -53,6 +53,7 @@ from pctfuzz._internal.identity import (
     unit_difference,
 )
 from pctfuzz._internal.identity.classes import (
+    BESIDE_EARLIER,
     ESCAPED_APART,
     MERGED_NAMES,
     REORDERED,
@@ -864,7 +865,8 @@ def _form_parse_prefix(case: FormParseCase, adapter: Impl, surrogates: Surrogate
         return prefix, REORDERED
     klass = form_parse_difference(prefix.text, *answers[0])
     repeated = _repeated_name(prefix, answers[0], adapter, surrogates, known, settings=settings) \
-        or _merged_name(prefix, answers[0], adapter, surrogates, known, settings=settings)
+        or _merged_name(prefix, answers[0], adapter, surrogates, known, settings=settings) \
+        or _beside_earlier(prefix, klass, answers[0], ask)
     klass = repeated or _in_either_field(prefix, klass, adapter, surrogates, known,
                                          settings=settings)
     # Widened on the prefix as it is where it shows a difference alone, else as given
@@ -908,6 +910,25 @@ def _repeated_name(case: FormParseCase, answers: tuple[Any, Any], adapter: Impl,
             settings=settings) is not None:
         return None
     return "field=pair;unit=repeated-name;diff=" + pairs_shape(*answers)
+
+
+def _beside_earlier(case: FormParseCase, klass: str, answers: tuple[Any, Any],
+                    ask: Callable[[Any], list[tuple[Any, Any]] | None]) -> str | None:
+    """``identity.classes.BESIDE_EARLIER`` and the pairs' shape when ``case`` (a
+    shortest differing prefix, its fewest last sequences that differ) holds pairs
+    before its last ``&`` and that last pair alone agrees (``ask``: as the prefixes
+    were asked): the pairs differ together, not by a unit of the last one. A parser
+    answering a mapping whose slot two names share (a nested ``a[b]`` and a plain
+    ``a``) was a class per unit of whichever name ended the prefix, each alone read
+    right. A separator's difference is the separator's (``field=separator``)."""
+    if klass.startswith("field=separator;"):
+        return None
+    raw = case.text
+    text = raw.decode("latin-1") if isinstance(raw, bytes) else raw
+    start = text.rfind("&") + 1
+    if start == 0 or start == len(text) or ask(raw[start:]) is not None:
+        return None
+    return BESIDE_EARLIER + pairs_shape(*answers)
 
 
 def _last_name_variants(case: FormParseCase) -> tuple[FormParseCase, FormParseCase] | None:

@@ -72,8 +72,10 @@ that two bugs are two:
   and end, ``missing-output`` (nothing answered there), ``extra-output`` (nothing wanted),
   ``not-decoded`` (the escapes of what is wanted answered as written) or ``changed``;
   ``field=name;unit=any;diff=merged`` when the last pair's name is read as an earlier
-  pair's, and that pair alone agrees
-  (``classes.MERGED_NAMES``); ``unit=pct-any`` when the last unit is an escape and
+  pair's, and that pair alone agrees (``classes.MERGED_NAMES``);
+  ``field=pair;unit=earlier-pair;diff=<pairs shape>`` when the last pair alone agrees
+  and beside the earlier ones does not (two names sharing a mapping's slot:
+  ``classes.BESIDE_EARLIER``); ``unit=pct-any`` when the last unit is an escape and
   every kind of escape there gives the same class (``checks.generalize``). When no
   prefix shows the difference:
   ``field=name|value;seg=<segment>;diff=changed`` for a pair that differs (segments and units as

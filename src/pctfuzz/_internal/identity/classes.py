@@ -640,6 +640,10 @@ def reordered(expected: Any, actual: Any) -> bool:
 #: The class of a form parse that reads a pair's name as an earlier pair's
 #: (``last_name_merged``), whatever units make the two names differ.
 MERGED_NAMES = "field=name;unit=any;diff=merged"
+#: A form parser's class of a difference its pairs make together: the last pair alone
+#: is read right, beside the earlier ones it is not (``checks.locate``); the shape
+#: (``pairs_shape``) follows.
+BESIDE_EARLIER = "field=pair;unit=earlier-pair;diff="
 
 
 def last_name_merged(expected: Any, actual: Any) -> bool:
