@@ -298,6 +298,45 @@ def test_a_removal_inside_and_a_trim_at_the_end_are_two_findings(tmp_path: Path)
     assert named == {("removed", None), ("trimmed", "end")}
 
 
+def _path_resolving_dots(escaped: bool) -> Any:
+    """A path encoder that removes TAB, LF and CR, resolves the dot segments (their
+    ``%2e`` spellings too when ``escaped``: a URL parser's path state) and encodes
+    with the path set."""
+    from pctfuzz import percent_encode
+    from pctfuzz._internal.accept.model import resolved_dots
+
+    def encode(text: str) -> str:
+        text = text.replace("\t", "").replace("\n", "").replace("\r", "")
+        return percent_encode(resolved_dots(text, escaped=escaped), "path")
+    return function_adapter(f"dots-{escaped}", encode=encode, sets={"path": "path"})
+
+
+@pytest.mark.parametrize("escaped", [True, False])
+def test_a_path_resolving_its_dot_segments_is_one_rule(tmp_path: Path, escaped: bool) -> None:
+    """``dot_segments``, asked of the encoder (``own_chars("dot_segments")``): a raw
+    dot segment and an escaped one were a class each (``unit=0x2E``, ``pct-triplet``:
+    hold-out 21), and a TAB removed from ``.\t`` made a dot segment of it, a third
+    (the removal and the resolution together)."""
+    cases = [EncodeCase(v, "path") for v in ("a/./b", "x/y/../z", "a/.\t/b", "/../q", ".",
+                                             *(("a/%2e/b", "a/%2E%2e/b", "b/%2e%2E")
+                                               if escaped else ()))]
+    one(findings(tmp_path, check_encode, _path_resolving_dots(escaped), cases), "dot_segments",
+        {"escaped": True} if escaped else {})
+
+
+def test_dot_segments_are_resolved_as_rfc_3986_resolves_them() -> None:
+    """RFC 3986 5.2.4's examples, and 5.4.2's abnormal ones within a path: ``..``
+    never climbs above the root; a dot segment last leaves a '/'."""
+    from pctfuzz._internal.accept.model import resolved_dots
+
+    for path, want in (("/a/b/c/./../../g", "/a/g"), ("mid/content=5/../6", "mid/6"),
+                       ("/../g", "/g"), ("/./g", "/g"), ("/b/c/.", "/b/c/"),
+                       ("/b/c/..", "/b/"), ("/b/c/g.", "/b/c/g."), ("/b/c/..g", "/b/c/..g"),
+                       ("/b/%2e/g", "/b/%2e/g")):
+        assert resolved_dots(path, escaped=False) == want, path
+    assert resolved_dots("/b/%2E/g/%2e%2E", escaped=True) == "/b/"
+
+
 def test_hyperlinks_lost_newline_is_one_finding_not_removed_everywhere(tmp_path: Path) -> None:
     """hyperlink's from_text drops a last LF (its pattern's '$' matches before it) and
     keeps a TAB or CR: named removed(chars=\\t\\n\\r) on "\\n" and removed(chars=\\n) on

@@ -204,8 +204,27 @@ def _encoder(seen: _Seen, asks: _Asks) -> Iterator[Rule | None]:
     its answer rewritten."""
     yield from _writer(ENCODE.name, seen, asks)
     yield from _normalizations(ENCODE.name, seen)
+    yield from _dot_segments(seen, asks)
     yield from _answer_rewrites(ENCODE.name, seen, asks)
     yield from _text_transforms(ENCODE.name, seen, asks)
+
+
+#: A dot, raw or escaped (``dot_segments``).
+_DOT = re.compile(r"\.|%2e", re.IGNORECASE)
+
+
+def _dot_segments(seen: _Seen, asks: _Asks) -> Iterator[Rule | None]:
+    """An encoder that resolves a path's dot segments, where the input holds a dot
+    (a segment may be one only once another rule has removed a TAB from it): as the
+    implementation spells a dot (asked: ``chars("dot_segments")``), else either way.
+    A raw dot and an escaped one were a class each."""
+    if not any(_DOT.search(t) for t in seen.strs):
+        return
+    spelled = asks.chars("dot_segments") if asks.chars is not None else None
+    if spelled in (None, "raw"):
+        yield build_rule("dot_segments")
+    if spelled in (None, "escaped"):
+        yield build_rule("dot_segments", escaped=True)
 
 
 def _serializer(seen: _Seen, asks: _Asks) -> Iterator[Rule | None]:

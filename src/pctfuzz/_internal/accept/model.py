@@ -136,6 +136,9 @@ class Model:
     #: Stripped from the end of each input text only (``trimmed``'s ``part="end"``:
     #: ``rstrip``, a parser that drops what trails its query).
     trim_end: str = ""
+    #: An encoder's input is a path whose dot segments are resolved first
+    #: (``dot_segments``): "raw" (``.`` and ``..``), "escaped" (``%2e`` a dot too).
+    dots: str = ""
     #: A form parser's decoded names, and its decoded values, each stripped of these
     #: (``trimmed`` with ``part``: ``str.strip()`` on each name, value or both).
     trim_names: str = ""
@@ -262,6 +265,7 @@ class Model:
             "trim": "".join(sorted(set(self.trim + other.trim))),
             "trim_start": "".join(sorted(set(self.trim_start + other.trim_start))),
             "trim_end": "".join(sorted(set(self.trim_end + other.trim_end))),
+            "dots": max(self.dots, other.dots),  # ("escaped" resolves what "raw" does)
             "trim_names": "".join(sorted(set(self.trim_names + other.trim_names))),
             "trim_values": "".join(sorted(set(self.trim_values + other.trim_values))),
             "cut": "".join(sorted(set(self.cut + other.cut))),
@@ -422,7 +426,7 @@ def _text(model: Model, text: Any) -> Any:
     if isinstance(text, bytes) and model.bytes_latin1:
         text = text.decode("latin-1")
     if isinstance(text, bytes):
-        if model.normalize or model.crlf:
+        if model.normalize or model.crlf or model.dots:
             raise NotModelled("normalization of bytes")
         chars = model.remove.encode("ascii", "ignore")  # (U+0085 is no byte 85)
         if chars:
@@ -453,11 +457,33 @@ def _text(model: Model, text: Any) -> Any:
         text = text.rstrip(model.trim_end)
     if model.cut:
         text = _cut(text, model.cut)
+    if model.dots:
+        text = resolved_dots(text, escaped=model.dots == "escaped")
     if model.normalize:
         text = unicodedata.normalize(model.normalize, text)  # type: ignore[arg-type]
     if model.crlf:
         text = _NEWLINE.sub("\r\n", text)
     return _upper_escapes(text) if model.upper_escapes else text
+
+
+def resolved_dots(path: str, *, escaped: bool) -> str:
+    """``path`` with its dot segments resolved, RFC 3986 5.2.4's remove_dot_segments on
+    its '/'-separated segments: a ``.`` dropped, a ``..`` dropping the segment before it
+    (never the empty first one of an absolute path), either of them last leaving the
+    path ending in '/'. ``escaped``: ``%2e`` in either case is a dot there too (URL
+    Standard 4.4, the single-dot and double-dot URL path segments)."""
+    segments = path.split("/")
+    kept: list[str] = []
+    for index, segment in enumerate(segments):
+        dots = segment.lower().replace("%2e", ".") if escaped else segment
+        if dots not in (".", ".."):
+            kept.append(segment)
+            continue
+        if dots == ".." and kept and kept != [""]:
+            kept.pop()
+        if index == len(segments) - 1:
+            kept.append("")
+    return "/".join(kept)
 
 
 #: A newline as HTML's "normalize newlines" reads it: CR LF, a lone CR, a lone LF.
@@ -491,7 +517,7 @@ def read_input(model: Model, case: Case) -> Case:
 
 def _input(model: Model, case: Case) -> Case:
     if not (model.remove or model.trim or model.trim_start or model.trim_end or model.cut
-            or model.normalize
+            or model.dots or model.normalize
             or model.upper_escapes or model.crlf
             or model.surrogates in _INPUT_SURROGATES or model.bytes_latin1):
         return case

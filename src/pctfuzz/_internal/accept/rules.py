@@ -96,7 +96,7 @@ _MAX_COMBINED = 8
 #: (a normalization), so they are few and never a guess, though they are yielded last
 #: (a user's ``value.strip()`` before an encoder that keeps escapes was a
 #: first-difference finding per mix of the two).
-_ALWAYS_COMBINED = ("removed", "trimmed", "cut_at", "truncated", "normalized")
+_ALWAYS_COMBINED = ("removed", "trimmed", "cut_at", "truncated", "normalized", "dot_segments")
 #: Rules two of which (other characters) may combine; two modes of any other rule are
 #: alternatives.
 _SETS = ("left_raw", "encoded", "decoded_before_split", "written_as", "requoted")

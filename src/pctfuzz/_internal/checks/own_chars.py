@@ -203,6 +203,18 @@ def _cut_at(ask: _Asker) -> str:
     return "".join(c for c in CUT_CHARS if c in cuts)
 
 
+def _dot_segments(ask: _Asker) -> str:
+    """"escaped" when an encoder answers ``a/%2e/b`` and ``a/./b`` as it answers
+    ``a/b`` (its dot segments resolved, an escaped dot too), "raw" when ``a/./b``
+    only, else ""."""
+    if not isinstance(ask.case, EncodeCase) or not isinstance(ask.case.value, str):
+        return ""
+    plain = ask.answer("a/b")
+    if plain is None or ask.answer("a/./b") != plain:
+        return ""
+    return "escaped" if ask.answer("a/%2e/b") == plain else "raw"
+
+
 def _whitespace(ask: _Asker) -> str:
     return _own_whitespace(ask.rule, ask.case, ask.drops)
 
@@ -222,6 +234,7 @@ _PROBES: dict[str, Callable[[_Asker], str]] = {
     "taken_as_encoded": _taken_as_encoded_when,
     "space": _space,
     "cut_at": _cut_at,
+    "dot_segments": _dot_segments,
 }
 
 

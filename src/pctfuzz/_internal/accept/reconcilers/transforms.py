@@ -37,6 +37,7 @@ __all__ = [
     "decoded_before_split",
     "decoded_repeatedly",
     "decoded_twice",
+    "dot_segments",
     "escapes_uppercased",
     "html_unescaped",
     "kept_encoded",
@@ -74,6 +75,22 @@ def removed(chars: str) -> Reconciler:
     newline, WHATWG URL 4.4 basic URL parser step 3)."""
     return _declared("removed", set(CHECKS), Model(remove=_space_chars(chars)),
                      "keeps every character", f"removes {_char_names(chars)} from the input")
+
+
+@rule((ENCODE,), "loses-data")
+def dot_segments(escaped: bool = False) -> Reconciler:
+    """The input is a path whose dot segments are resolved before it is encoded: each
+    ``.`` segment dropped, each ``..`` dropping the segment before it (RFC 3986 5.2.4
+    remove_dot_segments); ``escaped``: ``%2e`` in either case spells a dot there too
+    (URL Standard 4.4 path state, the single-dot and double-dot URL path segments), so
+    an escaped dot is no way around the resolution."""
+    if not isinstance(escaped, bool):
+        raise UsageError(f"dot_segments: escaped must be true or false, not {escaped!r}")
+    spelled = " or %2e" if escaped else ""
+    return _declared("dot_segments", {ENCODE.name},
+                     Model(dots="escaped" if escaped else "raw"),
+                     "keeps '.' and '..' segments",
+                     f"resolves '.' and '..'{spelled} segments (RFC 3986 5.2.4)")
 
 
 #: Where ``trimmed`` strips a form parser's fields: (names, values), and the words.
