@@ -45,7 +45,7 @@ from pctfuzz._internal.targets import TARGETS, Bound, Target, get_target
 from pctfuzz._internal.text import one_line
 
 if TYPE_CHECKING:
-    pass
+    from pctfuzz._internal.store import FindingStore
 
 __all__ = ["FAILING_OUTCOMES", "OpenReplay", "ReplayStopped", "Run", "StopOnSignals", "Verdict",
            "bound_for", "check_recorded_impl", "is_builtin_impl", "replay_open", "replay_paths",
@@ -619,34 +619,15 @@ def replay_open(findings: Path, impl: str, *, targets: Sequence[str] | None = No
     way, the findings left are listed (``OpenReplay.not_replayed``), still open.
     ``settings``: the run's (``Project.run_settings``), carried by the bound targets.
     ``rss_limit_mb``: as for ``replay_paths``."""
-    from pctfuzz._internal.oracles.base import impl_version
-    from pctfuzz._internal.store import OPEN_STATUSES, FindingStore, StoreError, utc_now
+    from pctfuzz._internal.store import FindingStore
 
     deadline = None if max_seconds is None else time.monotonic() + max_seconds
     store = FindingStore(findings)
     result = OpenReplay()
-    for ident in dict.fromkeys(seen):
-        try:
-            if store.get(ident).status == "fixed":
-                store.update_status(ident, "new")
-                result.reopened.append(ident)
-        except StoreError as exc:
-            result.errors.append((findings, str(exc)))
+    _reopen_seen(store, findings, seen, result)
     problems: list[Any] = []
     subjects: dict[Any, Bound] = {}
-    chosen: list[tuple[Path, Any, Target]] = []
-    for finding in list(store.iter_findings(problems)):
-        path = findings / finding.file_name
-        try:
-            target = get_target(finding.target)
-        except PctfuzzError as exc:
-            result.errors.append((path, str(exc)))
-            continue
-        if finding.status in OPEN_STATUSES and _belongs(target, finding, impl, targets,
-                                                        settings.accepted):
-            chosen.append((path, finding, target))
-    # A recorded timeout may well take its whole timeout again: the others first.
-    chosen.sort(key=lambda item: item[1].kind == "timeout")
+    chosen = _open_of(store, findings, impl, targets, settings, result, problems)
     # An implementation that crashed a process may crash this one at any question its
     # findings' replays ask (a divergence's naming asks the set probe's character that
     # killed a harness): each of them runs in a process of its own.
@@ -679,22 +660,72 @@ def replay_open(findings: Path, impl: str, *, targets: Sequence[str] | None = No
                 result = replace(result, out_of_time=max_seconds)
                 result.not_replayed.extend((p, f.id) for p, f, _t in chosen[index:])
                 break
-            verdict = _finding_verdict(path, finding, run, overridden=False)
-            if verdict.outcome == "no longer reproduces":
-                version = (impl_version(bound.subject) if target.differential
-                           else f"pctfuzz {__version__}")  # the reference is pctfuzz's
-                store.update_status(finding.id, "fixed",
-                                    fixed_in={"version": one_line(version, 200),
-                                              "date": utc_now()})
-                result.fixed.append(finding.id)
-                verdict = replace(verdict, status="fixed")
-            elif verdict.outcome == "accepted":
-                store.update_status(finding.id, "known-divergence",
-                                    note=one_line(f"accepted by {', '.join(run.accepted)}", 500))
-                result.accepted.append(finding.id)
-                verdict = replace(verdict, status="known-divergence")
-            result.verdicts.append(verdict)
+            result.verdicts.append(_recorded(store, path, finding, run, bound, result))
         except (PctfuzzError, OSError) as exc:
             result.errors.append((path, str(exc)))
     result.skipped.extend((p.path, p.message) for p in problems)
     return result
+
+
+def _reopen_seen(store: FindingStore, folder: Path, seen: Sequence[str],
+                 result: OpenReplay) -> None:
+    """Each ``fixed`` finding among ``seen`` (a campaign just hit it) is open again;
+    ``folder``: the store's folder as the user gave it, for the messages."""
+    from pctfuzz._internal.store import StoreError
+
+    for ident in dict.fromkeys(seen):
+        try:
+            if store.get(ident).status == "fixed":
+                store.update_status(ident, "new")
+                result.reopened.append(ident)
+        except StoreError as exc:
+            result.errors.append((folder, str(exc)))
+
+
+def _open_of(store: FindingStore, folder: Path, impl: str, targets: Sequence[str] | None,
+             settings: RunSettings, result: OpenReplay, problems: list[Any]
+             ) -> list[tuple[Path, Any, Target]]:
+    """The open findings of ``impl`` (``_belongs``), each with its record's path and
+    its target, the recorded timeouts last: each may well take its whole timeout
+    again. A record of an unknown target is an error of ``result``; one that cannot
+    be read, a problem of ``problems``."""
+    from pctfuzz._internal.store import OPEN_STATUSES
+
+    chosen: list[tuple[Path, Any, Target]] = []
+    for finding in list(store.iter_findings(problems)):
+        path = folder / finding.file_name
+        try:
+            target = get_target(finding.target)
+        except PctfuzzError as exc:
+            result.errors.append((path, str(exc)))
+            continue
+        if finding.status in OPEN_STATUSES and _belongs(target, finding, impl, targets,
+                                                        settings.accepted):
+            chosen.append((path, finding, target))
+    chosen.sort(key=lambda item: item[1].kind == "timeout")
+    return chosen
+
+
+def _recorded(store: FindingStore, path: Path, finding: Any, run: Run, bound: Bound,
+              result: OpenReplay) -> Verdict:
+    """The verdict of ``finding``'s replay ``run``, its status changed in the store where
+    the verdict says: ``fixed`` (with the implementation's version and the date) when
+    it no longer reproduces, ``known-divergence`` when an accepted difference explains
+    it now."""
+    from pctfuzz._internal.oracles.base import impl_version
+    from pctfuzz._internal.store import utc_now
+
+    verdict = _finding_verdict(path, finding, run, overridden=False)
+    if verdict.outcome == "no longer reproduces":
+        version = (impl_version(bound.subject) if get_target(finding.target).differential
+                   else f"pctfuzz {__version__}")  # the reference is pctfuzz's
+        store.update_status(finding.id, "fixed",
+                            fixed_in={"version": one_line(version, 200), "date": utc_now()})
+        result.fixed.append(finding.id)
+        return replace(verdict, status="fixed")
+    if verdict.outcome == "accepted":
+        store.update_status(finding.id, "known-divergence",
+                            note=one_line(f"accepted by {', '.join(run.accepted)}", 500))
+        result.accepted.append(finding.id)
+        return replace(verdict, status="known-divergence")
+    return verdict
