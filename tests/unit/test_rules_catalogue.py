@@ -335,6 +335,59 @@ def test_dot_segments_are_resolved_as_rfc_3986_resolves_them() -> None:
                        ("/b/%2e/g", "/b/%2e/g")):
         assert resolved_dots(path, escaped=False) == want, path
     assert resolved_dots("/b/%2E/g/%2e%2E", escaped=True) == "/b/"
+def _c_string_unquote(text: str) -> bytes:
+    """A decoder whose answer is a C string (libevent's ``evhttp_decode_uri`` returns a
+    NUL-terminated ``char *``): what follows a decoded NUL is lost."""
+    return unquote_to_bytes(text).split(b"\x00")[0]
+
+
+def test_a_decoder_ending_at_a_decoded_nul_is_one_rule(tmp_path: Path) -> None:
+    """Before ``nul_terminated``, one finding named cut_at(chars=NUL), as the ``%00`` is
+    written raw before a case is named (``locate.as_unescaped``), and the entry it
+    made accepted none of its cases: ``cut_at`` cuts the input as given."""
+    adapter = function_adapter("c-string-unquote", decode=_c_string_unquote)
+    cases = [DecodeCase(v) for v in ("a%00b", "ab%00c", "%00xyz", "x%41%00%42", "abcd%00e%00")]
+    one(findings(tmp_path, check_decode, adapter, cases), "nul_terminated", {})
+
+
+def _raw_nul_cut_unquote(text: str) -> bytes:
+    """A decoder whose input is a C string (``curl_easy_unescape(h, s, 0, &n)``: its
+    length from ``strlen``) but whose answer has its length: ``%00`` decoded whole."""
+    return unquote_to_bytes(text.split("\x00")[0])
+
+
+def test_a_decoder_cutting_its_input_at_a_raw_nul_is_still_cut_at(tmp_path: Path) -> None:
+    """Asked (``own_chars("nul_terminated")``): both rules explain a raw NUL's case."""
+    adapter = function_adapter("raw-nul-cut", decode=_raw_nul_cut_unquote)
+    cases = [DecodeCase(v) for v in ("a\x00b", "ab\x00c%41", "\x00x%00y")]
+    one(findings(tmp_path, check_decode, adapter, cases), "cut_at", {"chars": "\x00"})
+
+
+def _c_string_unquote_plus(text: str) -> str:
+    return unquote_plus(text).split("\x00")[0]
+
+
+def test_a_decoded_nul_composes_with_plus_and_replacement(tmp_path: Path) -> None:
+    """A rewrite of the answer, after the model: '+' as a space and U+FFFD before the
+    NUL are findings of their own, and a case with all three a hit of each."""
+    adapter = function_adapter("c-string-unquote-plus", decode=_c_string_unquote_plus)
+    cases = [DecodeCase(v) for v in ("a+b", "%e9", "a%00b", "a+b%00c", "x%41+%e9%00", "%e9%00")]
+    assert sorted(r.behaviour["rule"] for r in findings(tmp_path, check_decode, adapter, cases)) \
+        == ["nul_terminated", "plus_as_space", "replacement"]
+
+
+def test_a_nul_terminated_entry_accepts_the_cut_and_nothing_else() -> None:
+    from pctfuzz._internal.accept.reconcilers import nul_terminated
+
+    adapter = function_adapter("c-string-unquote", decode=_c_string_unquote)
+    adapter.divergences = (divergence(  # type: ignore[attr-defined]
+        id="c-string", check="decode", reconcile=nul_terminated(), why="a C string",
+        citation="libevent http.c evhttp_decode_uri", example=DecodeCase("a%00b")),)
+    assert check_decode(DecodeCase("a%00b%00c"), adapter) == ("c-string",)
+    assert check_decode(DecodeCase("a%01b"), adapter) == ()
+    with pytest.raises(Divergence):  # a cut elsewhere is no C string's end
+        check_decode(DecodeCase("a%00b"), function_adapter(
+            "cuts-one-late", decode=lambda t: unquote_to_bytes(t)[:2]))
 
 
 def test_hyperlinks_lost_newline_is_one_finding_not_removed_everywhere(tmp_path: Path) -> None:

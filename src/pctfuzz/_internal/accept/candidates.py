@@ -238,7 +238,8 @@ def _serializer(seen: _Seen, asks: _Asks) -> Iterator[Rule | None]:
 
 def _decoder(seen: _Seen, asks: _Asks) -> Iterator[Rule | None]:
     """A decoder's: how it reads bytes and escapes, its replacement of invalid UTF-8,
-    a second decoding, a cut, its answer rewritten, its input trimmed."""
+    a second decoding, its answer ended at a NUL, a cut, its answer rewritten, its
+    input trimmed."""
     chars, strs = asks.chars, seen.strs
     if input_has(seen.case, "lone-surrogate"):  # held to U+FFFD (the non-scalar policy)
         yield from _unmappable(DECODE.name)
@@ -256,6 +257,11 @@ def _decoder(seen: _Seen, asks: _Asks) -> Iterator[Rule | None]:
         yield build_rule("decoded_repeatedly")  # (asked: %252541 answered as A)
     elif seen.holds("%"):
         yield build_rule("decoded_twice")
+    if isinstance(seen.want, bytes) and b"\x00" in seen.want \
+            and (chars is None or chars("nul_terminated")):
+        # (before the input's cut at a raw NUL: asked, as a decoded '%00' is written raw
+        # before it is named, ``locate.as_unescaped``, where cut_at(NUL) explains it too)
+        yield build_rule("nul_terminated")
     yield from _cuts(strs, chars, seen.want, seen.got, asks.confirm)
     yield from _answer_rewrites(DECODE.name, seen, asks)
     yield from _text_transforms(DECODE.name, seen, asks)

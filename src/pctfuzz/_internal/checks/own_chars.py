@@ -118,6 +118,13 @@ def _decoded_repeatedly(ask: _Asker) -> str:
     return "yes" if ask.answer("%252541") in (b"A", "A") else ""
 
 
+def _nul_terminated(ask: _Asker) -> str:
+    """"yes" when a decoder answers ``ab%00cd`` as ``ab`` (a C string's end, ``%00``
+    decoded too), while ``abcd`` is not."""
+    return "yes" if isinstance(ask.case, DecodeCase) and ask.answer("abcd") != ask.answer("ab") \
+        and ask.drops(("ab%00cd", "ab"), ("xab%00cd", "xab")) else ""
+
+
 def _latin1_chars(ask: _Asker) -> str:
     """"latin-1" when a decoder answers ``%41\u00e9`` as ``A`` and the byte E9 (or its
     U+FFFD), or a form parser so in a name or a value, "" when not (Mono's
@@ -224,6 +231,7 @@ _PROBES: dict[str, Callable[[_Asker], str]] = {
     "latin1_bytes": _latin1_bytes,
     "newlines_normalized": _newlines_normalized,
     "decoded_repeatedly": _decoded_repeatedly,
+    "nul_terminated": _nul_terminated,
     "latin1_chars": _latin1_chars,
     "latin1_fallback": _latin1_fallback,
     "kept_encoded-hex": _kept_encoded_hex,

@@ -16,8 +16,8 @@ from pctfuzz._internal.operations import DECODE, ENCODE, FORM_SERIALIZE, OPERATI
 from pctfuzz._internal.outcome import CHECKS, Outcome
 from pctfuzz._internal.spec import PERCENT_ENCODED_BYTE
 
-__all__ = ["TAKEN_AS_ENCODED", "answered", "prefixed", "suffixed", "taken_as_encoded",
-           "truncated"]
+__all__ = ["TAKEN_AS_ENCODED", "answered", "nul_terminated", "prefixed", "suffixed",
+           "taken_as_encoded", "truncated"]
 
 
 def _as_answer(text: str, like: object) -> Any:
@@ -39,6 +39,25 @@ def truncated(n: int) -> Reconciler:
 
     return Reconciler("truncated", frozenset(CHECKS), reconcile,
                       "the whole answer", f"output truncated at {n} characters", REWRITE)
+
+
+@rule((DECODE,), "loses-data")
+def nul_terminated() -> Reconciler:
+    """The decoded answer ends before its first NUL byte, written raw or as ``%00``,
+    where the reference's percent-decode keeps the NUL and what follows it (WHATWG URL
+    1.3): a decoder whose answer is a C string without its length (libcurl's
+    deprecated ``curl_unescape``, whose ``char *`` has none; ``curl_easy_unescape``
+    added ``outlength`` for it)."""
+
+    def reconcile(case: Case, expected: Outcome, actual: Outcome) -> _Pair:
+        value = expected.value
+        if expected.raised or not isinstance(value, bytes) or b"\x00" not in value:
+            return None
+        return Outcome(value[:value.index(b"\x00")]), actual
+
+    return Reconciler("nul_terminated", frozenset({DECODE.name}), reconcile,
+                      "the whole decoded answer", "the decoded answer up to its first NUL",
+                      REWRITE)
 
 
 def _affix(name: str, text: str, before: bool) -> Reconciler:
