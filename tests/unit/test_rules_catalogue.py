@@ -298,30 +298,37 @@ def test_a_removal_inside_and_a_trim_at_the_end_are_two_findings(tmp_path: Path)
     assert named == {("removed", None), ("trimmed", "end")}
 
 
-def _path_resolving_dots(escaped: bool) -> Any:
+def _path_resolving_dots(escaped: bool, past_root: bool) -> Any:
     """A path encoder that removes TAB, LF and CR, resolves the dot segments (their
-    ``%2e`` spellings too when ``escaped``: a URL parser's path state) and encodes
-    with the path set."""
+    ``%2e`` spellings too when ``escaped``: a URL parser's path state; below a root of
+    its own when ``past_root``: ``/../q`` as ``q``) and encodes with the path set."""
     from pctfuzz import percent_encode
     from pctfuzz._internal.accept.model import resolved_dots
 
     def encode(text: str) -> str:
         text = text.replace("\t", "").replace("\n", "").replace("\r", "")
+        if past_root:
+            return percent_encode(resolved_dots("/" + text, escaped=escaped)[1:], "path")
         return percent_encode(resolved_dots(text, escaped=escaped), "path")
-    return function_adapter(f"dots-{escaped}", encode=encode, sets={"path": "path"})
+    return function_adapter(f"dots-{escaped}-{past_root}", encode=encode,
+                            sets={"path": "path"})
 
 
-@pytest.mark.parametrize("escaped", [True, False])
-def test_a_path_resolving_its_dot_segments_is_one_rule(tmp_path: Path, escaped: bool) -> None:
+@pytest.mark.parametrize(("escaped", "past_root"), [(True, False), (False, False), (True, True)])
+def test_a_path_resolving_its_dot_segments_is_one_rule(tmp_path: Path, escaped: bool,
+                                                       past_root: bool) -> None:
     """``dot_segments``, asked of the encoder (``own_chars("dot_segments")``): a raw
     dot segment and an escaped one were a class each (``unit=0x2E``, ``pct-triplet``:
     hold-out 21), and a TAB removed from ``.\t`` made a dot segment of it, a third
-    (the removal and the resolution together)."""
+    (the removal and the resolution together). An encoder resolving below a root of its
+    own drops the empty first segment too (``/../q`` as ``q``): that case was a class
+    of the '/' beside the rule (hold-out 21, a blind triage)."""
     cases = [EncodeCase(v, "path") for v in ("a/./b", "x/y/../z", "a/.\t/b", "/../q", ".",
                                              *(("a/%2e/b", "a/%2E%2e/b", "b/%2e%2E")
                                                if escaped else ()))]
-    one(findings(tmp_path, check_encode, _path_resolving_dots(escaped), cases), "dot_segments",
-        {"escaped": True} if escaped else {})
+    params = {"escaped": True} if escaped else {}
+    one(findings(tmp_path, check_encode, _path_resolving_dots(escaped, past_root), cases),
+        "dot_segments", {**params, **({"past_root": True} if past_root else {})})
 
 
 def test_dot_segments_are_resolved_as_rfc_3986_resolves_them() -> None:
@@ -335,6 +342,7 @@ def test_dot_segments_are_resolved_as_rfc_3986_resolves_them() -> None:
                        ("/b/%2e/g", "/b/%2e/g")):
         assert resolved_dots(path, escaped=False) == want, path
     assert resolved_dots("/b/%2E/g/%2e%2E", escaped=True) == "/b/"
+    assert resolved_dots("/../g", escaped=False, past_root=True) == "g"
 def _c_string_unquote(text: str) -> bytes:
     """A decoder whose answer is a C string (libevent's ``evhttp_decode_uri`` returns a
     NUL-terminated ``char *``): what follows a decoded NUL is lost."""

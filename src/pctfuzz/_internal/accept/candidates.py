@@ -220,11 +220,12 @@ def _dot_segments(seen: _Seen, asks: _Asks) -> Iterator[Rule | None]:
     A raw dot and an escaped one were a class each."""
     if not any(_DOT.search(t) for t in seen.strs):
         return
-    spelled = asks.chars("dot_segments") if asks.chars is not None else None
-    if spelled in (None, "raw"):
-        yield build_rule("dot_segments")
-    if spelled in (None, "escaped"):
-        yield build_rule("dot_segments", escaped=True)
+    own = asks.chars("dot_segments") if asks.chars is not None else None
+    past = {"past_root": True} if own and own.endswith("past-root") else {}
+    if own is None or own.startswith("raw"):
+        yield build_rule("dot_segments", **past)
+    if own is None or own.startswith("escaped"):
+        yield build_rule("dot_segments", escaped=True, **past)
 
 
 def _serializer(seen: _Seen, asks: _Asks) -> Iterator[Rule | None]:

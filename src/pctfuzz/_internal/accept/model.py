@@ -137,7 +137,8 @@ class Model:
     #: ``rstrip``, a parser that drops what trails its query).
     trim_end: str = ""
     #: An encoder's input is a path whose dot segments are resolved first
-    #: (``dot_segments``): "raw" (``.`` and ``..``), "escaped" (``%2e`` a dot too).
+    #: (``dot_segments``): "raw" (``.`` and ``..``), "escaped" (``%2e`` a dot too),
+    #: each with " past-root" when a ``..`` drops the empty first segment too.
     dots: str = ""
     #: A form parser's decoded names, and its decoded values, each stripped of these
     #: (``trimmed`` with ``part``: ``str.strip()`` on each name, value or both).
@@ -458,7 +459,8 @@ def _text(model: Model, text: Any) -> Any:
     if model.cut:
         text = _cut(text, model.cut)
     if model.dots:
-        text = resolved_dots(text, escaped=model.dots == "escaped")
+        text = resolved_dots(text, escaped=model.dots.startswith("escaped"),
+                             past_root=model.dots.endswith("past-root"))
     if model.normalize:
         text = unicodedata.normalize(model.normalize, text)  # type: ignore[arg-type]
     if model.crlf:
@@ -466,12 +468,14 @@ def _text(model: Model, text: Any) -> Any:
     return _upper_escapes(text) if model.upper_escapes else text
 
 
-def resolved_dots(path: str, *, escaped: bool) -> str:
+def resolved_dots(path: str, *, escaped: bool, past_root: bool = False) -> str:
     """``path`` with its dot segments resolved, RFC 3986 5.2.4's remove_dot_segments on
     its '/'-separated segments: a ``.`` dropped, a ``..`` dropping the segment before it
     (never the empty first one of an absolute path), either of them last leaving the
     path ending in '/'. ``escaped``: ``%2e`` in either case is a dot there too (URL
-    Standard 4.4, the single-dot and double-dot URL path segments)."""
+    Standard 4.4, the single-dot and double-dot URL path segments). ``past_root``: the
+    empty first segment is one like the others (the path resolved below a root of the
+    implementation's own, and answered without it: ``/../b`` as ``b``)."""
     segments = path.split("/")
     kept: list[str] = []
     for index, segment in enumerate(segments):
@@ -479,7 +483,7 @@ def resolved_dots(path: str, *, escaped: bool) -> str:
         if dots not in (".", ".."):
             kept.append(segment)
             continue
-        if dots == ".." and kept and kept != [""]:
+        if dots == ".." and kept and (past_root or kept != [""]):
             kept.pop()
         if index == len(segments) - 1:
             kept.append("")

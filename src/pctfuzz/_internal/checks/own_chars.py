@@ -213,13 +213,17 @@ def _cut_at(ask: _Asker) -> str:
 def _dot_segments(ask: _Asker) -> str:
     """"escaped" when an encoder answers ``a/%2e/b`` and ``a/./b`` as it answers
     ``a/b`` (its dot segments resolved, an escaped dot too), "raw" when ``a/./b``
-    only, else ""."""
+    only, else ""; with " past-root" when it answers ``/../b`` as ``b`` (a ``..``
+    drops the empty first segment too)."""
     if not isinstance(ask.case, EncodeCase) or not isinstance(ask.case.value, str):
         return ""
     plain = ask.answer("a/b")
     if plain is None or ask.answer("a/./b") != plain:
         return ""
-    return "escaped" if ask.answer("a/%2e/b") == plain else "raw"
+    spelled = "escaped" if ask.answer("a/%2e/b") == plain else "raw"
+    below = ask.answer("b")
+    return spelled + (" past-root" if below is not None and ask.answer("/../b") == below
+                      else "")
 
 
 def _whitespace(ask: _Asker) -> str:

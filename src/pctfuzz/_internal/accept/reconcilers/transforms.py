@@ -78,19 +78,24 @@ def removed(chars: str) -> Reconciler:
 
 
 @rule((ENCODE,), "loses-data")
-def dot_segments(escaped: bool = False) -> Reconciler:
+def dot_segments(escaped: bool = False, past_root: bool = False) -> Reconciler:
     """The input is a path whose dot segments are resolved before it is encoded: each
     ``.`` segment dropped, each ``..`` dropping the segment before it (RFC 3986 5.2.4
     remove_dot_segments); ``escaped``: ``%2e`` in either case spells a dot there too
     (URL Standard 4.4 path state, the single-dot and double-dot URL path segments), so
-    an escaped dot is no way around the resolution."""
-    if not isinstance(escaped, bool):
-        raise UsageError(f"dot_segments: escaped must be true or false, not {escaped!r}")
+    an escaped dot is no way around the resolution; ``past_root``: a ``..`` drops the
+    empty segment before a leading '/' too (the value resolved below a root of the
+    implementation's own: ``/../b`` as ``b``, where RFC 3986 keeps ``/b``)."""
+    for name, value in (("escaped", escaped), ("past_root", past_root)):
+        if not isinstance(value, bool):
+            raise UsageError(f"dot_segments: {name} must be true or false, not {value!r}")
     spelled = " or %2e" if escaped else ""
     return _declared("dot_segments", {ENCODE.name},
-                     Model(dots="escaped" if escaped else "raw"),
+                     Model(dots=("escaped" if escaped else "raw")
+                           + (" past-root" if past_root else "")),
                      "keeps '.' and '..' segments",
-                     f"resolves '.' and '..'{spelled} segments (RFC 3986 5.2.4)")
+                     f"resolves '.' and '..'{spelled} segments (RFC 3986 5.2.4)"
+                     + (", past the root" if past_root else ""))
 
 
 #: Where ``trimmed`` strips a form parser's fields: (names, values), and the words.
