@@ -398,6 +398,18 @@ def test_a_nul_terminated_entry_accepts_the_cut_and_nothing_else() -> None:
             "cuts-one-late", decode=lambda t: unquote_to_bytes(t)[:2]))
 
 
+def test_a_decoder_that_decodes_nothing_is_one_rule(tmp_path: Path) -> None:
+    """Every escape kept, a non-ASCII byte's too (asked where every ASCII one is kept):
+    ``kept_encoded`` of all 256 bytes. Before, the ASCII escapes were ``kept_encoded``,
+    an invalid UTF-8 escape ``replacement(undecoded)`` and a valid UTF-8 one a class: 3
+    findings for a wrapper that forgot to unquote (a user trial on ``email.utils``,
+    whose ``collapse_rfc2231_value`` expects a value unquoted already)."""
+    adapter = function_adapter("decodes-nothing", decode=lambda text: text)
+    cases = [DecodeCase(v) for v in ("%26", "%aa", "%F0%aa%aa%aa", "%C3%A9", "a%41b", "%E2%82%AC")]
+    one(findings(tmp_path, check_decode, adapter, cases), "kept_encoded",
+        {"chars": "".join(map(chr, range(0x100)))})
+
+
 def test_hyperlinks_lost_newline_is_one_finding_not_removed_everywhere(tmp_path: Path) -> None:
     """hyperlink's from_text drops a last LF (its pattern's '$' matches before it) and
     keeps a TAB or CR: named removed(chars=\\t\\n\\r) on "\\n" and removed(chars=\\n) on

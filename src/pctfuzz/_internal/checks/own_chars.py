@@ -472,7 +472,8 @@ def _own_decoding(rule: str, answer: Callable[[str], object], of_bytes: bool = F
     """A decoder's own parameter of ``rule`` (``own_chars``), each input asked at two
     lengths (hyperlink picks its API by the parity of the input):
 
-    - ``kept_encoded``: the ASCII characters whose escape ``%HH`` it answers as is;
+    - ``kept_encoded``: the ASCII characters whose escape ``%HH`` it answers as is (and
+      the non-ASCII bytes whose escape it keeps, where it keeps every ASCII one);
     - ``replacement``: its mode, as it answers ``%41%e2%82`` (a truncated sequence):
       ``A`` then U+FFFD once or twice, ``A%E2%82``, or the input undecoded; and
       ``%FF\u00e9``: U+FFFD twice is Node's low-byte fallback ("": none), asked of
@@ -481,9 +482,18 @@ def _own_decoding(rule: str, answer: Callable[[str], object], of_bytes: bool = F
     def same(text: str, want: str) -> bool:
         return _same_bytes(answer(text), want)
 
+    def kept(code: int) -> bool:
+        return any(same(p + f"%{code:02X}", p + f"%{code:02X}") for p in ("", "x"))
+
     if rule == "kept_encoded":
-        return "".join(chr(code) for code in range(0x80)
-                       if any(same(p + f"%{code:02X}", p + f"%{code:02X}") for p in ("", "x")))
+        found = [code for code in range(0x80) if kept(code)]
+        # A non-ASCII byte's escape alone is invalid UTF-8, which a decoder may keep as
+        # its replacement mode: counted only where every ASCII one is kept (a decoder
+        # that decodes nothing: its valid UTF-8 escapes were a class of their own, as
+        # the form parser's, ``_own_kept_escapes``)
+        if len(found) == 0x80:
+            found += [code for code in range(0x80, 0x100) if kept(code)]
+        return "".join(map(chr, found))
     for mode, text, want in REPLACEMENT_ANSWERS:
         if of_bytes and mode == "low-byte":
             continue
