@@ -35,17 +35,21 @@ from types import MappingProxyType
 from typing import Any
 
 from pctfuzz._internal.accept.entry import REPLACE as _REPLACE
-from pctfuzz._internal.accept.reconcilers import Reconciler, divergence
+from pctfuzz._internal.accept.reconcilers import (
+    Reconciler,
+    divergence,
+    normalized,
+    semicolon_separates,
+)
 from pctfuzz._internal.cases import Case, DecodeCase, EncodeCase, FormCase, FormParseCase
 from pctfuzz._internal.encoding import lookup
-from pctfuzz._internal.form import form_urldecode
 from pctfuzz._internal.operations import DECODE, ENCODE, FORM_PARSE, FORM_SERIALIZE
 from pctfuzz._internal.oracles.base import Adapter, Unsupported, library_call
 from pctfuzz._internal.oracles.urllib_parse import unquote_text
 from pctfuzz._internal.outcome import Outcome
 from pctfuzz._internal.sets import get_set
 
-from .hyperlink import nfc_model, rfc3986_form_model
+from .hyperlink import rfc3986_form_model
 
 __all__ = ["BoltonsAdapter", "readable_route"]
 
@@ -81,17 +85,6 @@ def readable_route(case: FormCase) -> bool:
         c in _READABLE_AS_FORM for pair in case.pairs for text in pair for c in text)
 
 
-def _semicolon_separates() -> Reconciler:
-    def reconcile(case: Case, expected: Outcome, actual: Outcome) -> Any:
-        if expected.raised or not isinstance(case, FormParseCase) or not isinstance(
-                case.text, str):
-            return None
-        return Outcome(form_urldecode(case.text.replace(";", "&"))), actual
-
-    return Reconciler("semicolon_separates", frozenset({FORM_PARSE.name}), reconcile,
-                      "only & separates pairs", "; separates pairs too", _REPLACE)
-
-
 class BoltonsAdapter(Adapter):
     """boltons.urlutils: quote_*_part, unquote(_to_bytes), QueryParamDict (module
     docstring)."""
@@ -105,7 +98,7 @@ class BoltonsAdapter(Adapter):
     spaces = (False,)
     divergences = (
         divergence(
-            id="boltons-nfc", check=ENCODE.name, reconcile=nfc_model(), citation=_CITE_NFC,
+            id="boltons-nfc", check=ENCODE.name, reconcile=normalized("NFC"), citation=_CITE_NFC,
             why="urlutils follows RFC 3987 (IRIs, 5.3.2.2: NFC); canonically equivalent "
                 "text gets one spelling",
             example=EncodeCase("e\u0301", SETS["quote_path_part"]),
@@ -135,7 +128,7 @@ class BoltonsAdapter(Adapter):
             applies=lambda case: isinstance(case, FormCase) and not readable_route(case),
         ),
         divergence(
-            id="boltons-parse-semicolon", check=FORM_PARSE.name, reconcile=_semicolon_separates(),
+            id="boltons-parse-semicolon", check=FORM_PARSE.name, reconcile=semicolon_separates(),
             citation="boltons/urlutils.py parse_qsl: pairs = [s2 for s1 in qs.split('&') for "
                      "s2 in s1.split(';')]; HTML 4.01 B.2.2 recommended ';' as a separator",
             why="urlutils keeps the old HTML 4 recommendation (CPython dropped it in 3.10, "

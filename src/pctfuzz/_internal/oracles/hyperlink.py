@@ -48,7 +48,12 @@ from types import MappingProxyType
 from typing import Any
 
 from pctfuzz._internal.accept.entry import REPLACE as _REPLACE
-from pctfuzz._internal.accept.reconcilers import Reconciler, divergence, empty_pairs
+from pctfuzz._internal.accept.reconcilers import (
+    Reconciler,
+    divergence,
+    empty_pairs,
+    normalized,
+)
 from pctfuzz._internal.cases import Case, DecodeCase, EncodeCase, FormCase, FormParseCase
 from pctfuzz._internal.encoding import lookup
 from pctfuzz._internal.form import form_urldecode_bytes
@@ -60,7 +65,7 @@ from pctfuzz._internal.sets import PercentEncodeSet, get_set
 from pctfuzz._internal.spec import ASCII_HEX_DIGITS
 from pctfuzz._internal.text import surrogates_to_fffd
 
-__all__ = ["HyperlinkAdapter", "nfc_model", "rfc3986_form_model"]
+__all__ = ["HyperlinkAdapter", "rfc3986_form_model"]
 
 #: pctfuzz probe of DecodedURL().replace(query=[("a", v)]).to_text()[3:]: exact set.
 DECODED_SET = "rfc3986-unreserved"
@@ -83,21 +88,6 @@ def _not_nfc(case: Case) -> bool:
     if isinstance(case, FormCase):
         return any(not unicodedata.is_normalized("NFC", t) for pair in case.pairs for t in pair)
     return False
-
-
-def nfc_model() -> Reconciler:
-    """The value is normalized to NFC, then encoded as the reference encodes it (UAX #15;
-    RFC 3987 5.3.2.2 recommends NFC for IRIs)."""
-
-    def reconcile(case: Case, expected: Outcome, actual: Outcome) -> Any:
-        if expected.raised or not isinstance(case, EncodeCase) or not isinstance(case.value, str):
-            return None
-        value = unicodedata.normalize("NFC", case.value)
-        return Outcome(percent_encode(value, get_set(case.set_name), encoding=case.encoding,
-                                      space_as_plus=case.space_as_plus)), actual
-
-    return Reconciler("nfc", frozenset({ENCODE.name}), reconcile,
-                      "encodes the text as given", "normalizes the text to NFC first")
 
 
 def rfc3986_form_model(spec: str, describe: str) -> Reconciler:
@@ -213,7 +203,7 @@ class HyperlinkAdapter(Adapter):
     spaces = (False,)
     divergences = (
         divergence(
-            id="hyperlink-nfc", check=ENCODE.name, reconcile=nfc_model(), citation=CITE_NFC,
+            id="hyperlink-nfc", check=ENCODE.name, reconcile=normalized("NFC"), citation=CITE_NFC,
             why="hyperlink treats a URL as an IRI (RFC 3987 5.3.2.2: NFC); canonically "
                 "equivalent text gets one spelling",
             example=EncodeCase("e\u0301", DECODED_SET), applies=_not_nfc,
