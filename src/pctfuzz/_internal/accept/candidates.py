@@ -23,7 +23,7 @@ from pctfuzz._internal.accept.decoders import (
     decoded_meaning,
     utf8_pieces,
 )
-from pctfuzz._internal.accept.meaning import CONTROLS, DELIMITERS
+from pctfuzz._internal.accept.meaning import C0_SPACE, CONTROLS, DELIMITERS, WHITESPACE
 from pctfuzz._internal.accept.model import REQUOTE_MODES, Model, render
 from pctfuzz._internal.accept.reconcilers import (
     CUT_CHARS,
@@ -83,9 +83,7 @@ def _inferred_set(case: Case, actual: Any) -> SetProbe:
 
 _LOWER_TRIPLET = re.compile("%([0-9a-f][a-f]|[a-f][0-9a-f])")
 _VALID_TRIPLET = PERCENT_ENCODED_BYTE
-_WHITESPACE = " \t\n\r\x0b\x0c"
-_C0_SPACE = "".join(map(chr, range(0x21)))
-_REMOVED = ("\t\n\r", _WHITESPACE, "\t", "\n", "\r")
+_REMOVED = ("\t\n\r", WHITESPACE, "\t", "\n", "\r")
 #: The start of an HTML character reference (``html_unescaped``): ``&#``, or ``&`` and a
 #: name ended by ``;``.
 _HTML_REFERENCE = re.compile("&(?:#|[A-Za-z][A-Za-z0-9]*;)")
@@ -479,10 +477,10 @@ def _text_transforms(check: str, seen: _Seen, asks: _Asks) -> Iterator[Rule | No
         # named after the input's trim it was a second finding (``%20`` alone)
         texts_decoded = [percent_decode(t).decode("utf-8", "replace") for t in strs]
         for trimmed in _own_chars(chars, "trimmed-decoded", texts_decoded,
-                                  (_WHITESPACE, _C0_SPACE)):
+                                  (WHITESPACE, C0_SPACE)):
             if any(t != t.strip(trimmed) for t in texts_decoded):
                 yield build_rule("trimmed", trimmed, part="decoded")
-    for trimmed in _own_chars(chars, "trimmed", held, (_WHITESPACE, _C0_SPACE)):
+    for trimmed in _own_chars(chars, "trimmed", held, (WHITESPACE, C0_SPACE)):
         if check == FORM_PARSE.name:
             # each decoded name and value first (str.strip() on each; '+' and %20 are
             # spaces there): beside another sequence, a parser trimming its whole text
@@ -504,10 +502,10 @@ def _text_transforms(check: str, seen: _Seen, asks: _Asks) -> Iterator[Rule | No
     # (at the start only: Python's urlsplit; each C0 control and the space alike; at
     # the end only: a parser's rstrip of its query, a finding per character class
     # and field where no rule named it)
-    for start in _own_chars(chars, "trimmed-start", strs, (_C0_SPACE,)):
+    for start in _own_chars(chars, "trimmed-start", strs, (C0_SPACE,)):
         if any(t != t.lstrip(start) for t in strs):
             yield build_rule("trimmed", start, part="start")
-    for end in _own_chars(chars, "trimmed-end", strs, (_C0_SPACE,)):
+    for end in _own_chars(chars, "trimmed-end", strs, (C0_SPACE,)):
         if any(t != t.rstrip(end) for t in strs):
             yield build_rule("trimmed", end, part="end")
 

@@ -19,6 +19,7 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Callable
 
+from pctfuzz._internal.accept.meaning import C0_SPACE, WHITESPACE
 from pctfuzz._internal.accept.model import Model
 from pctfuzz._internal.accept.reconcilers import CUT_CHARS, SPACES
 from pctfuzz._internal.cases import Case, DecodeCase, EncodeCase, FormCase, FormParseCase
@@ -263,8 +264,6 @@ def _probe_of(rule: str, case: Case) -> Callable[[_Asker], str]:
 
 #: What ``own_chars`` found, per adapter and (rule, check, context).
 _OWN_CHARS: Asked[str | None] = Asked("own characters")
-#: The C0 controls and space: the characters a trim is asked of.
-_C0_SPACE = "".join(map(chr, range(0x21)))
 #: The whitespace beyond ASCII that Python's ``str.strip()`` and ``str.split()`` take
 #: (``str.isspace``): an adapter that strips its input with it trims these too.
 _UNICODE_SPACE = "".join(c for c in map(chr, range(0x80, 0x3001)) if c.isspace())
@@ -285,7 +284,7 @@ def _own_whitespace(rule: str, case: Case, drops: Callable[..., bool]) -> str:
                      "trimmed-names", "trimmed-values")
     text = getattr(case, "value", getattr(case, "text", ""))
     found = ""
-    for char in (_C0_SPACE if trims else " \t\n\r\x0b\x0c") + (
+    for char in (C0_SPACE if trims else WHITESPACE) + (
             _UNICODE_SPACE if isinstance(text, str) else ""):
         c = "".join(f"%{b:02X}" for b in char.encode("utf-8")) \
             if rule == "trimmed-decoded" else char

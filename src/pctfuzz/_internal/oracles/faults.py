@@ -17,6 +17,7 @@ from collections.abc import Callable, Iterator, Mapping, Sequence
 from types import MappingProxyType
 
 from pctfuzz._internal import encoding as _encoding
+from pctfuzz._internal.accept.meaning import C0_SPACE
 from pctfuzz._internal.form import form_sequences, form_urldecode, form_urldecode_bytes
 from pctfuzz._internal.oracles.codec import (
     REFERENCE,
@@ -131,7 +132,6 @@ def _requote(value: str | bytes, set_name: str, *, encoding: str, space_as_plus:
     return "".join(out)
 
 
-_C0_OR_SPACE = "".join(map(chr, range(0x21)))
 
 
 def _strip(value: str | bytes, set_name: str, *, encoding: str, space_as_plus: bool) -> str:
@@ -139,9 +139,9 @@ def _strip(value: str | bytes, set_name: str, *, encoding: str, space_as_plus: b
     step, misapplied to a component."""
     stripped: str | bytes
     if isinstance(value, bytes):
-        stripped = value.strip(_C0_OR_SPACE.encode("ascii"))
+        stripped = value.strip(C0_SPACE.encode("ascii"))
     else:
-        stripped = value.strip(_C0_OR_SPACE)
+        stripped = value.strip(C0_SPACE)
     return percent_encode(stripped, set_name, encoding=encoding, space_as_plus=space_as_plus)
 
 

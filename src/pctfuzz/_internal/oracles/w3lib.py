@@ -39,6 +39,7 @@ import urllib.parse
 from types import MappingProxyType
 from typing import Any
 
+from pctfuzz._internal.accept.meaning import C0_SPACE
 from pctfuzz._internal.accept.reconcilers import Reconciler, divergence, requoted
 from pctfuzz._internal.accept.reconcilers import encode_model as _encode_model
 from pctfuzz._internal.cases import Case, EncodeCase, FormParseCase
@@ -59,14 +60,12 @@ SAFE_URL_SET = "encodeURI-%25"
 SPECIAL_QUERY_SET = "rfc3986-query+'-%25"
 USERINFO_SET = "userinfo+%25"
 _AUTHORITY_BREAKERS = frozenset(":/?#[]\\\t\n\r")
-#: WHATWG URL 4.4: leading and trailing C0 control or space are stripped.
-_C0_OR_SPACE = "".join(map(chr, range(0x21)))
 _SPECIAL = frozenset({"ftp", "file", "http", "https", "ws", "wss"})
 
 
 def _kept_url(value: str) -> bool:
     """safe_url_string keeps this value's URL structure (module docstring)."""
-    if value.strip(_C0_OR_SPACE) != value or any(c in value for c in "\t\n\r"):
+    if value.strip(C0_SPACE) != value or any(c in value for c in "\t\n\r"):
         return False
     try:
         parts = urllib.parse.urlsplit(value)
@@ -98,7 +97,7 @@ def _hash_in_fragment() -> Reconciler:
 
 def _special_query(value: str) -> str:
     if "#" in value or any(c in value for c in "\t\n\r") \
-            or value.rstrip(_C0_OR_SPACE) != value:
+            or value.rstrip(C0_SPACE) != value:
         raise Unsupported("a '#', tab or newline, or a trailing C0 control or space: the "
                           "URL's fragment, or removed")
     url = importlib.import_module("w3lib.url")
