@@ -343,6 +343,13 @@ def test_dot_segments_are_resolved_as_rfc_3986_resolves_them() -> None:
         assert resolved_dots(path, escaped=False) == want, path
     assert resolved_dots("/b/%2E/g/%2e%2E", escaped=True) == "/b/"
     assert resolved_dots("/../g", escaped=False, past_root=True) == "g"
+    # URL Standard 4.1's single-dot and double-dot URL path segments, the escaped mode's
+    from pctfuzz._internal.spec import is_double_dot_segment, is_single_dot_segment
+
+    assert [s for s in (".", "%2e", "%2E", "..", ".%2E", "%2e.", "%2E%2e", "...", "%2e%2e%2e",
+                        ".%2", "%252e") if is_single_dot_segment(s)] == [".", "%2e", "%2E"]
+    assert [s for s in (".", "%2e", "..", ".%2E", "%2e.", "%2E%2e", "...", "%2e%2e%2e")
+            if is_double_dot_segment(s)] == ["..", ".%2E", "%2e.", "%2E%2e"]
 def _c_string_unquote(text: str) -> bytes:
     """A decoder whose answer is a C string (libevent's ``evhttp_decode_uri`` returns a
     NUL-terminated ``char *``): what follows a decoded NUL is lost."""

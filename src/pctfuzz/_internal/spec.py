@@ -47,6 +47,8 @@ __all__ = [
     "PERCENT_ENCODED_RUN",
     "form_urlencoded_parse",
     "form_urlencoded_serialize",
+    "is_double_dot_segment",
+    "is_single_dot_segment",
     "percent_decode",
     "percent_decode_string",
     "percent_encode_after_encoding",
@@ -199,3 +201,16 @@ def form_urlencoded_serialize(
         output += name + "=" + value
     # 4. Return output.
     return output
+
+
+def is_single_dot_segment(segment: str) -> bool:
+    """URL Standard 4.1: a single-dot URL path segment is "." or an ASCII
+    case-insensitive match for "%2e"."""
+    return segment == "." or (segment.isascii() and segment.lower() == "%2e")
+
+
+def is_double_dot_segment(segment: str) -> bool:
+    """URL Standard 4.1: a double-dot URL path segment is ".." or an ASCII
+    case-insensitive match for ".%2e", "%2e." or "%2e%2e"."""
+    return segment == ".." or (segment.isascii()
+                               and segment.lower() in (".%2e", "%2e.", "%2e%2e"))

@@ -58,7 +58,12 @@ from pctfuzz._internal.reference import (
     to_scalar_value_string,
 )
 from pctfuzz._internal.sets import FORM, PercentEncodeSet, get_set
-from pctfuzz._internal.spec import HEX_DIGIT, PERCENT_ENCODED_BYTE
+from pctfuzz._internal.spec import (
+    HEX_DIGIT,
+    PERCENT_ENCODED_BYTE,
+    is_double_dot_segment,
+    is_single_dot_segment,
+)
 from pctfuzz._internal.text import (
     LONE_SURROGATE,
     has_lone_surrogate,
@@ -479,11 +484,11 @@ def resolved_dots(path: str, *, escaped: bool, past_root: bool = False) -> str:
     segments = path.split("/")
     kept: list[str] = []
     for index, segment in enumerate(segments):
-        dots = segment.lower().replace("%2e", ".") if escaped else segment
-        if dots not in (".", ".."):
+        double = is_double_dot_segment(segment) if escaped else segment == ".."
+        if not double and not (is_single_dot_segment(segment) if escaped else segment == "."):
             kept.append(segment)
             continue
-        if dots == ".." and kept and (past_root or kept != [""]):
+        if double and kept and (past_root or kept != [""]):
             kept.pop()
         if index == len(segments) - 1:
             kept.append("")

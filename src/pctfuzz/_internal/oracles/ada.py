@@ -31,12 +31,11 @@ from typing import Any
 from pctfuzz._internal.cases import DecodeCase, EncodeCase, FormCase, FormParseCase
 from pctfuzz._internal.oracles.base import Adapter, Unsupported
 from pctfuzz._internal.sets import FORM, get_set
+from pctfuzz._internal.spec import is_double_dot_segment, is_single_dot_segment
 
 __all__ = ["AdaAdapter"]
 
 _TAB_OR_NEWLINE = frozenset("\t\n\r")
-# WHATWG URL 4.4 path state: single-dot and double-dot URL path segments.
-_DOT_SEGMENTS = frozenset({".", "%2e", "..", ".%2e", "%2e.", "%2e%2e"})
 
 
 def _is_utf8(label: str) -> bool:
@@ -89,7 +88,8 @@ class AdaAdapter(Adapter):
         if name == "special-query":
             return self._setter("https://h/", "search", "?", value)
         if name == "path":
-            if any(seg.lower() in _DOT_SEGMENTS for seg in value.split("/")):
+            if any(is_single_dot_segment(seg) or is_double_dot_segment(seg)
+                   for seg in value.split("/")):
                 raise Unsupported("the path state resolves '.' and '..' segments")
             return self._setter("x://h", "pathname", "/", value)
         if name == "userinfo":
