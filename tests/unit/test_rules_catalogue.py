@@ -343,6 +343,12 @@ def test_dot_segments_are_resolved_as_rfc_3986_resolves_them() -> None:
         assert resolved_dots(path, escaped=False) == want, path
     assert resolved_dots("/b/%2E/g/%2e%2E", escaped=True) == "/b/"
     assert resolved_dots("/../g", escaped=False, past_root=True) == "g"
+    # two entries of the rule together: the wider of each parameter
+    from pctfuzz._internal.accept.model import Model
+
+    assert Model(dots="raw").merge(Model(dots="escaped")).dots == "escaped"
+    assert Model(dots="raw past-root").merge(Model(dots="escaped")).dots == "escaped past-root"
+    assert Model(dots="raw").merge(Model()).dots == "raw"
     # URL Standard 4.1's single-dot and double-dot URL path segments, the escaped mode's
     from pctfuzz._internal.spec import is_double_dot_segment, is_single_dot_segment
 

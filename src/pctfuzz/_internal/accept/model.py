@@ -271,7 +271,7 @@ class Model:
             "trim": "".join(sorted(set(self.trim + other.trim))),
             "trim_start": "".join(sorted(set(self.trim_start + other.trim_start))),
             "trim_end": "".join(sorted(set(self.trim_end + other.trim_end))),
-            "dots": max(self.dots, other.dots),  # ("escaped" resolves what "raw" does)
+            "dots": _merged_dots(self.dots, other.dots),
             "trim_names": "".join(sorted(set(self.trim_names + other.trim_names))),
             "trim_values": "".join(sorted(set(self.trim_values + other.trim_values))),
             "cut": "".join(sorted(set(self.cut + other.cut))),
@@ -471,6 +471,16 @@ def _text(model: Model, text: Any) -> Any:
     if model.crlf:
         text = _NEWLINE.sub("\r\n", text)
     return _upper_escapes(text) if model.upper_escapes else text
+
+
+def _merged_dots(one: str, other: str) -> str:
+    """Two ``dots`` modes as one: escaped where either is (it resolves what "raw" does),
+    past the root where either is ("" where both are)."""
+    if not one or not other:
+        return one or other
+    both = (one, other)
+    return ("escaped" if any(m.startswith("escaped") for m in both) else "raw") \
+        + (" past-root" if any(m.endswith("past-root") for m in both) else "")
 
 
 def resolved_dots(path: str, *, escaped: bool, past_root: bool = False) -> str:
