@@ -246,6 +246,7 @@ def _run_slice(stats: TargetStats, seconds: float, staging: Path, known: set[str
             if _died_starting(run_execs, artifact, breadcrumb):
                 failed_starts += 1
                 if failed_starts >= START_ATTEMPTS:
+                    # (what the last process said is the last error: ``libfuzzer._ended``)
                     stats.cannot_start = stats.errors[-1] if stats.errors else \
                         f"its process died ({death}) before its first input"
                     break

@@ -248,8 +248,9 @@ def _ended(stats: TargetStats, code: int, death: str | None, done: bool,
         return None
     if death is None and code != 0:
         said = f"exit {code}: " + " | ".join(tail[-5:])
-        if said not in stats.errors:  # (a restarted process saying it again is one error)
-            stats.errors.append(said)
+        if said in stats.errors:  # (a restarted process saying it again is one error,
+            stats.errors.remove(said)  # kept last: what the last process said)
+        stats.errors.append(said)
         return "crash"
     return death
 
