@@ -171,11 +171,12 @@ def _kept_encoded(ask: _Asker) -> str:
     ``-values``: ``_own_kept_escapes``), or a decoder (``_own_decoding``)."""
     if isinstance(ask.case, FormParseCase):
         return _own_kept_escapes(ask.rule.removeprefix("kept_encoded").lstrip("-"), ask.answer)
-    return _replacement(ask)
+    return _decoding(ask)
 
 
-def _replacement(ask: _Asker) -> str:
-    """A decoder's kept escapes or replacement mode (``_own_decoding``)."""
+def _decoding(ask: _Asker) -> str:
+    """A decoder's kept escapes or replacement mode, as ``ask.rule`` says
+    (``_own_decoding``)."""
     return _own_decoding(ask.rule, ask.answer, isinstance(getattr(ask.case, "value", None),
                                                           bytes)) \
         if isinstance(ask.case, DecodeCase) else ""
@@ -242,7 +243,7 @@ _PROBES: dict[str, Callable[[_Asker], str]] = {
     "kept_encoded-hex": _kept_encoded_hex,
     "lone_surrogates": _lone_surrogates,
     "kept_encoded": _kept_encoded,
-    "replacement": _replacement,
+    "replacement": _decoding,
     "requoted-kept": _requoted_kept,
     "taken_as_encoded": _taken_as_encoded_when,
     "space": _space,
